@@ -1,0 +1,20 @@
+// Each subcommand registers its options on the CLI11 app and returns what to run once parsing
+// succeeded. Commands return an exit code; library exceptions propagate to main(), which maps
+// them (see exit_codes.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace docsift::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_inspect_command(CLI::App& root);
+Command add_config_command(CLI::App& root);
+int print_version();
+
+}  // namespace docsift::cli

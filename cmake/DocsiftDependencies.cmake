@@ -1,0 +1,73 @@
+# Third-party dependencies. Each one is a Debian package installed by scripts/setup.sh except
+# LibTorch, which comes from the pinned torch wheel or from the user (CMAKE_PREFIX_PATH/Torch_DIR).
+
+find_package(CLI11 REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+
+# Debian splits OpenCV into per-module -dev packages and only the full libopencv-dev (200+
+# packages) ships OpenCVConfig.cmake; we need three modules, so find them directly.
+find_package(OpenCV QUIET COMPONENTS core imgproc imgcodecs)
+if(OpenCV_FOUND)
+  add_library(docsift_opencv INTERFACE)
+  target_link_libraries(docsift_opencv INTERFACE ${OpenCV_LIBS})
+  target_include_directories(docsift_opencv SYSTEM INTERFACE ${OpenCV_INCLUDE_DIRS})
+else()
+  find_path(OPENCV_INCLUDE_DIR opencv2/core.hpp PATH_SUFFIXES opencv4 REQUIRED)
+  add_library(docsift_opencv INTERFACE)
+  target_include_directories(docsift_opencv SYSTEM INTERFACE ${OPENCV_INCLUDE_DIR})
+  foreach(module core imgproc imgcodecs)
+    find_library(OPENCV_${module}_LIBRARY opencv_${module} REQUIRED)
+    target_link_libraries(docsift_opencv INTERFACE ${OPENCV_${module}_LIBRARY})
+  endforeach()
+endif()
+add_library(docsift::opencv ALIAS docsift_opencv)
+
+# Without an arch list, Caffe2's CUDA setup compiles and runs a probe to detect local GPUs, which
+# fails on a machine without one. The list only sets nvcc flags for .cu sources; docsift has
+# none (all device code is LibTorch's), so any valid value does.
+if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+  set(TORCH_CUDA_ARCH_LIST "8.0;9.0")
+endif()
+find_package(Torch REQUIRED)
+if(TORCH_CXX_FLAGS MATCHES "_GLIBCXX_USE_CXX11_ABI=0")
+  message(FATAL_ERROR "The LibTorch at ${Torch_DIR} uses the pre-C++11 std::string ABI, which cannot "
+                      "link with the Debian-packaged libraries docsift uses. Download the "
+                      "'cxx11 ABI' LibTorch build instead.")
+endif()
+if(Torch_VERSION AND Torch_VERSION VERSION_LESS 2.4)
+  message(FATAL_ERROR "LibTorch ${Torch_VERSION} found at ${Torch_DIR}; docsift needs 2.4 or newer")
+endif()
+# TORCH_LIBRARIES carries the imported torch target plus, for CUDA builds, the CUDA libraries.
+add_library(docsift_torch INTERFACE)
+target_link_libraries(docsift_torch INTERFACE ${TORCH_LIBRARIES})
+target_include_directories(docsift_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+add_library(docsift::torch ALIAS docsift_torch)
+# The PyPI wheel's libtorch.so exports its own static copy of std::filesystem (remove_all,
+# status, ...), and whichever library comes first in the executable's DT_NEEDED list serves
+# those symbols to the whole program. Its remove_all crashes when called from our code, so put
+# the system libstdc++ first: the program then always gets the toolchain's own std::filesystem.
+target_link_options(docsift_torch INTERFACE "LINKER:--push-state,--no-as-needed" "-lstdc++"
+                    "LINKER:--pop-state")
+
+if(TORCH_CUDA_LIBRARIES OR TARGET torch_cuda)
+  set(DOCSIFT_WITH_CUDA ON)
+else()
+  set(DOCSIFT_WITH_CUDA OFF)
+endif()
+message(STATUS "docsift: LibTorch ${Torch_VERSION} at ${Torch_DIR} (CUDA compiled in: ${DOCSIFT_WITH_CUDA})")
+
+# A LibTorch installed from a wheel with `pip install --no-deps` (what setup.sh does) finds its
+# remaining CUDA libraries in sibling nvidia/*/lib folders of site-packages; a full pip install
+# keeps all of them there. The linker needs them to resolve libtorch_cuda.so's own dependencies
+# (-rpath-link) and the program needs them at run time (RPATH).
+get_filename_component(_torch_root "${Torch_DIR}/../../.." ABSOLUTE)
+file(GLOB DOCSIFT_WHEEL_LIB_DIRS LIST_DIRECTORIES true "${_torch_root}/../nvidia/*/lib")
+set(DOCSIFT_RUNTIME_LIB_DIRS "${_torch_root}/lib" ${DOCSIFT_WHEEL_LIB_DIRS})
+foreach(dir ${DOCSIFT_WHEEL_LIB_DIRS})
+  target_link_options(docsift_torch INTERFACE "LINKER:-rpath-link,${dir}")
+endforeach()
+set(CMAKE_BUILD_RPATH ${DOCSIFT_RUNTIME_LIB_DIRS})

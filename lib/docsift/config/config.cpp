@@ -1,0 +1,505 @@
+#include "docsift/config/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "docsift/config/allocator_conf.h"
+#include "docsift/error.h"
+
+namespace docsift::config {
+namespace {
+
+// Where a value came from, for error messages: "configs/a.yaml:12:5" or "--set a.b=c".
+struct Where {
+  std::string source;
+  const YAML::Node* node = nullptr;  // gives line:column when the source is a file
+  bool is_file = false;
+
+  std::string text() const {
+    if (is_file && node != nullptr && node->Mark().line >= 0) {
+      return source + ":" + std::to_string(node->Mark().line + 1) + ":" +
+             std::to_string(node->Mark().column + 1);
+    }
+    return source;
+  }
+};
+
+[[noreturn]] void fail(const Where& where, std::string_view key, const std::string& problem) {
+  throw ConfigError(where.text() + ": " + std::string(key) + ": " + problem);
+}
+
+std::string shown(const YAML::Node& node) {
+  if (node.IsNull()) return "null";
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsSequence()) return "a list";
+  return "a mapping";
+}
+
+template <class E, std::size_t N>
+using Names = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr Names<Precision, 3> kPrecisions{{{Precision::Float32, "float32"},
+                                           {Precision::Float16, "float16"},
+                                           {Precision::BFloat16, "bfloat16"}}};
+constexpr Names<Tier, 5> kTiers{{{Tier::Standard, "standard"},
+                                 {Tier::OffloadedCache, "offloaded_cache"},
+                                 {Tier::Reload, "reload"},
+                                 {Tier::ReloadRetry, "reload_retry"},
+                                 {Tier::Cpu, "cpu"}}};
+constexpr Names<Cleanup, 2> kCleanups{{{Cleanup::AfterImage, "after_image"}, {Cleanup::Never, "never"}}};
+constexpr Names<Isolation, 2> kIsolations{{{Isolation::None, "none"}, {Isolation::Worker, "worker"}}};
+
+template <class E, std::size_t N>
+std::string_view name_of(const Names<E, N>& names, E value) {
+  for (const auto& [v, n] : names) {
+    if (v == value) return n;
+  }
+  return "?";
+}
+
+template <class E, std::size_t N>
+std::string choices(const Names<E, N>& names) {
+  std::string out;
+  for (const auto& [v, n] : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+// ---- scalar decoders: each checks the YAML node and the range, naming key and source ----
+
+std::string scalar(const YAML::Node& node, const Where& where, std::string_view key,
+                   std::string_view want) {
+  if (!node.IsScalar()) fail(where, key, "expected " + std::string(want) + ", got " + shown(node));
+  return node.Scalar();
+}
+
+long long integer(const YAML::Node& node, const Where& where, std::string_view key, long long lo,
+                  long long hi) {
+  const std::string want = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const std::string s = scalar(node, where, key, want);
+  long long value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size() || value < lo || value > hi) {
+    fail(where, key, "expected " + want + ", got '" + s + "'");
+  }
+  return value;
+}
+
+double real(const YAML::Node& node, const Where& where, std::string_view key, double lo, double hi,
+            bool lo_open) {
+  std::ostringstream want;
+  want << "a number " << (lo_open ? "> " : ">= ") << lo << " and <= " << hi;
+  const std::string s = scalar(node, where, key, want.str());
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(value) ||
+      (lo_open ? value <= lo : value < lo) || value > hi) {
+    fail(where, key, "expected " + want.str() + ", got '" + s + "'");
+  }
+  return value;
+}
+
+std::string text(const YAML::Node& node, const Where& where, std::string_view key) {
+  return scalar(node, where, key, "a string");
+}
+
+template <class E, std::size_t N>
+E choice(const YAML::Node& node, const Where& where, std::string_view key,
+         const Names<E, N>& names) {
+  const std::string s = scalar(node, where, key, "one of " + choices(names));
+  for (const auto& [v, n] : names) {
+    if (n == s) return v;
+  }
+  fail(where, key, "expected one of " + choices(names) + ", got '" + s + "'");
+}
+
+void check_device(const std::string& device, const Where& where, std::string_view key) {
+  if (device == "cpu" || device == "cuda") return;
+  if (device.starts_with("cuda:")) {
+    int index = -1;
+    const char* first = device.data() + 5;
+    const char* last = device.data() + device.size();
+    const auto [ptr, ec] = std::from_chars(first, last, index);
+    if (ec == std::errc() && ptr == last && first != last && index >= 0 && index < 64) return;
+  }
+  fail(where, key, "expected cpu, cuda or cuda:N, got '" + device + "'");
+}
+
+// ---- the schema: one entry per leaf key, in the order to_yaml writes them ----
+
+struct Field {
+  std::string_view key;
+  std::string_view help;
+  std::function<void(Config&, const YAML::Node&, const Where&)> set;
+  std::function<YAML::Node(const Config&)> get;
+};
+
+YAML::Node node_of(const std::string& s) { return YAML::Node(s); }
+YAML::Node node_of(std::string_view s) { return YAML::Node(std::string(s)); }
+
+const std::vector<Field>& schema() {
+  static const std::vector<Field> fields = [] {
+    std::vector<Field> f;
+    f.push_back({"model.path", "model folder (Hugging Face layout: config.json + *.safetensors)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.model.path = n.IsNull() ? "" : text(n, w, "model.path");
+                 },
+                 [](const Config& c) { return c.model.path.empty() ? YAML::Node() : node_of(c.model.path); }});
+    f.push_back({"model.dtype", "weights and activations on the device: float32, float16 or bfloat16",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.model.dtype = choice(n, w, "model.dtype", kPrecisions);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.model.dtype)); }});
+    f.push_back({"model.device", "cpu, cuda or cuda:N",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   auto d = text(n, w, "model.device");
+                   check_device(d, w, "model.device");
+                   c.model.device = d;
+                 },
+                 [](const Config& c) { return node_of(c.model.device); }});
+    f.push_back({"model.max_tiles", "most image tiles per document (1-40)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.model.max_tiles = static_cast<int>(integer(n, w, "model.max_tiles", 1, 40));
+                 },
+                 [](const Config& c) { return YAML::Node(c.model.max_tiles); }});
+    f.push_back({"generation.max_new_tokens", "auto (from the field count) or 1-32768",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   if (n.IsScalar() && n.Scalar() == "auto") {
+                     c.generation.max_new_tokens.reset();
+                   } else {
+                     c.generation.max_new_tokens =
+                         static_cast<int>(integer(n, w, "generation.max_new_tokens", 1, 32768));
+                   }
+                 },
+                 [](const Config& c) {
+                   return c.generation.max_new_tokens ? YAML::Node(*c.generation.max_new_tokens)
+                                                      : YAML::Node("auto");
+                 }});
+    f.push_back({"generation.temperature", "0 = greedy; otherwise sampling temperature (<= 10)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.generation.temperature = real(n, w, "generation.temperature", 0.0, 10.0, false);
+                 },
+                 [](const Config& c) { return YAML::Node(c.generation.temperature); }});
+    f.push_back({"generation.top_p", "nucleus sampling mass, > 0 and <= 1",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.generation.top_p = real(n, w, "generation.top_p", 0.0, 1.0, true);
+                 },
+                 [](const Config& c) { return YAML::Node(c.generation.top_p); }});
+    f.push_back({"generation.seed", "sampling seed (a non-negative integer)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.generation.seed = static_cast<std::uint64_t>(
+                       integer(n, w, "generation.seed", 0, std::numeric_limits<long long>::max()));
+                 },
+                 [](const Config& c) { return YAML::Node(c.generation.seed); }});
+    f.push_back({"memory.allocator", "CUDA caching allocator settings (PYTORCH_CUDA_ALLOC_CONF syntax)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   const std::string s = n.IsNull() ? "" : text(n, w, "memory.allocator");
+                   try {
+                     parse_allocator_conf(s);
+                   } catch (const ConfigError& e) {
+                     fail(w, "memory.allocator", e.what());
+                   }
+                   c.memory.allocator = s;
+                 },
+                 [](const Config& c) { return node_of(c.memory.allocator); }});
+    f.push_back({"memory.fragmentation_threshold_mb",
+                 "empty the allocator cache when reserved-allocated or inactive split exceeds this",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.memory.fragmentation_threshold_mb = static_cast<int>(
+                       integer(n, w, "memory.fragmentation_threshold_mb", 0, 1 << 20));
+                 },
+                 [](const Config& c) { return YAML::Node(c.memory.fragmentation_threshold_mb); }});
+    f.push_back({"memory.cleanup", "after_image or never",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.memory.cleanup = choice(n, w, "memory.cleanup", kCleanups);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.memory.cleanup)); }});
+    f.push_back({"memory.budget_gb", "null (whole device) or the GB to emulate, e.g. 16 for a V100",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   if (n.IsNull()) {
+                     c.memory.budget_gb.reset();
+                   } else {
+                     c.memory.budget_gb = real(n, w, "memory.budget_gb", 0.0, 4096.0, true);
+                   }
+                 },
+                 [](const Config& c) {
+                   return c.memory.budget_gb ? YAML::Node(*c.memory.budget_gb) : YAML::Node();
+                 }});
+    f.push_back({"memory.tiers", "out-of-memory ladder, tried in order (any of standard, offloaded_cache, reload, reload_retry, cpu)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   if (!n.IsSequence() || n.size() == 0) {
+                     fail(w, "memory.tiers", "expected a non-empty list of tiers (" +
+                                                 choices(kTiers) + "), got " + shown(n));
+                   }
+                   std::vector<Tier> tiers;
+                   for (const auto& item : n) {
+                     const Tier t = choice(item, w, "memory.tiers", kTiers);
+                     if (std::find(tiers.begin(), tiers.end(), t) != tiers.end()) {
+                       fail(w, "memory.tiers", "tier '" + item.Scalar() + "' is listed twice");
+                     }
+                     tiers.push_back(t);
+                   }
+                   c.memory.tiers = tiers;
+                 },
+                 [](const Config& c) {
+                   YAML::Node list(YAML::NodeType::Sequence);
+                   for (const Tier t : c.memory.tiers) list.push_back(std::string(to_string(t)));
+                   list.SetStyle(YAML::EmitterStyle::Flow);
+                   return list;
+                 }});
+    f.push_back({"memory.cpu_dtype", "precision of the cpu tier: float32 or bfloat16",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   const Precision p = choice(n, w, "memory.cpu_dtype", kPrecisions);
+                   if (p == Precision::Float16) {
+                     fail(w, "memory.cpu_dtype", "float16 matmuls on the CPU are slow and lossy; "
+                                                 "use float32 or bfloat16");
+                   }
+                   c.memory.cpu_dtype = p;
+                 },
+                 [](const Config& c) { return node_of(to_string(c.memory.cpu_dtype)); }});
+    f.push_back({"memory.isolate", "none, or worker (model in a child process)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.memory.isolate = choice(n, w, "memory.isolate", kIsolations);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.memory.isolate)); }});
+    f.push_back({"memory.worker.recycle_after_images", "restart the worker after N images (0 = never)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.memory.worker.recycle_after_images = static_cast<int>(
+                       integer(n, w, "memory.worker.recycle_after_images", 0, 1'000'000));
+                 },
+                 [](const Config& c) { return YAML::Node(c.memory.worker.recycle_after_images); }});
+    f.push_back({"memory.worker.recycle_above_mb",
+                 "restart the worker when its device memory passes N MB (0 = never)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.memory.worker.recycle_above_mb = static_cast<int>(
+                       integer(n, w, "memory.worker.recycle_above_mb", 0, 1 << 24));
+                 },
+                 [](const Config& c) { return YAML::Node(c.memory.worker.recycle_above_mb); }});
+    f.push_back({"memory.worker.timeout_s", "kill a worker that takes longer than this per image",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.memory.worker.timeout_s =
+                       static_cast<int>(integer(n, w, "memory.worker.timeout_s", 1, 86'400));
+                 },
+                 [](const Config& c) { return YAML::Node(c.memory.worker.timeout_s); }});
+    f.push_back({"extraction.fields", "field schema file",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.extraction.fields = text(n, w, "extraction.fields");
+                   if (c.extraction.fields.empty()) fail(w, "extraction.fields", "must not be empty");
+                 },
+                 [](const Config& c) { return node_of(c.extraction.fields); }});
+    f.push_back({"output.dir", "where results.jsonl, predictions.csv and summary.json go",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.output.dir = text(n, w, "output.dir");
+                   if (c.output.dir.empty()) fail(w, "output.dir", "must not be empty");
+                 },
+                 [](const Config& c) { return node_of(c.output.dir); }});
+    f.push_back({"output.formats", "list of jsonl (the journal, always on) and csv",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   if (!n.IsSequence()) fail(w, "output.formats", "expected a list, got " + shown(n));
+                   std::vector<std::string> formats;
+                   for (const auto& item : n) {
+                     const auto s = scalar(item, w, "output.formats", "jsonl or csv");
+                     if (s != "jsonl" && s != "csv") {
+                       fail(w, "output.formats", "unknown format '" + s + "' (expected jsonl, csv)");
+                     }
+                     if (std::find(formats.begin(), formats.end(), s) != formats.end()) {
+                       fail(w, "output.formats", "format '" + s + "' is listed twice");
+                     }
+                     formats.push_back(s);
+                   }
+                   if (std::find(formats.begin(), formats.end(), "jsonl") == formats.end()) {
+                     fail(w, "output.formats",
+                          "jsonl is the run journal that --resume reads; it cannot be turned off");
+                   }
+                   c.output.formats = formats;
+                 },
+                 [](const Config& c) {
+                   YAML::Node list(YAML::NodeType::Sequence);
+                   for (const auto& s : c.output.formats) list.push_back(s);
+                   list.SetStyle(YAML::EmitterStyle::Flow);
+                   return list;
+                 }});
+    return f;
+  }();
+  return fields;
+}
+
+const Field* find_field(std::string_view key) {
+  for (const auto& f : schema()) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
+}
+
+// A section is any proper prefix of a key: "model", "memory", "memory.worker".
+bool is_section(std::string_view path) {
+  for (const auto& f : schema()) {
+    if (f.key.size() > path.size() && f.key.starts_with(path) && f.key[path.size()] == '.') {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string unknown_key_message(std::string_view path) {
+  std::string best;
+  std::size_t best_distance = 4;  // suggest only near misses
+  std::set<std::string> candidates;
+  for (const auto& f : schema()) {
+    candidates.insert(std::string(f.key));
+    for (auto dot = f.key.find('.'); dot != std::string_view::npos; dot = f.key.find('.', dot + 1)) {
+      candidates.insert(std::string(f.key.substr(0, dot)));
+    }
+  }
+  for (const auto& c : candidates) {
+    const auto d = edit_distance(path, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  std::string msg = "unknown key";
+  if (!best.empty()) msg += " (did you mean " + best + "?)";
+  msg += "; `docsift config` lists every key";
+  return msg;
+}
+
+void apply_map(Config& config, const YAML::Node& map, const std::string& prefix,
+               const std::string& source) {
+  std::set<std::string> seen;
+  for (const auto& item : map) {
+    const YAML::Node key_node = item.first;
+    const YAML::Node value = item.second;
+    Where where{source, &key_node, true};
+    if (!key_node.IsScalar()) fail(where, prefix.empty() ? "(top level)" : prefix, "keys must be plain names");
+    const std::string path = prefix.empty() ? key_node.Scalar() : prefix + "." + key_node.Scalar();
+    if (!seen.insert(key_node.Scalar()).second) fail(where, path, "key appears twice");
+    if (const Field* field = find_field(path)) {
+      Where value_where{source, &value, true};
+      field->set(config, value, value_where);
+    } else if (is_section(path)) {
+      if (value.IsNull()) continue;  // "memory:" with nothing under it keeps the defaults
+      if (!value.IsMap()) fail(where, path, "expected a mapping of keys, got " + shown(value));
+      apply_map(config, value, path, source);
+    } else {
+      fail(where, path, unknown_key_message(path));
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Precision v) { return name_of(kPrecisions, v); }
+std::string_view to_string(Tier v) { return name_of(kTiers, v); }
+std::string_view to_string(Cleanup v) { return name_of(kCleanups, v); }
+std::string_view to_string(Isolation v) { return name_of(kIsolations, v); }
+
+void apply_file(Config& config, const std::filesystem::path& file) {
+  const std::string source = file.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw ConfigError(source + ": config file not found (check the --config path)");
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(source);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(source + ": cannot read the config file");
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                      std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (root.IsNull()) return;  // an empty file means all defaults
+  if (!root.IsMap()) {
+    throw ConfigError(source + ": expected a mapping of sections (model, generation, memory, "
+                               "extraction, output) at the top level");
+  }
+  apply_map(config, root, "", source);
+}
+
+void apply_override(Config& config, std::string_view assignment) {
+  const std::string source = "--set " + std::string(assignment);
+  const auto eq = assignment.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    throw ConfigError(source + ": expected key.path=value, e.g. --set memory.budget_gb=16");
+  }
+  const std::string key(assignment.substr(0, eq));
+  const std::string value_text(assignment.substr(eq + 1));
+  const Where where{source, nullptr, false};
+  const Field* field = find_field(key);
+  if (field == nullptr) {
+    if (is_section(key)) {
+      fail(where, key, "is a section; set one of its keys, e.g. " + key + ".<key>=value");
+    }
+    fail(where, key, unknown_key_message(key));
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_text);
+  } catch (const YAML::ParserException& e) {
+    fail(where, key, "value is not valid YAML: " + e.msg);
+  }
+  field->set(config, value, where);
+}
+
+Config load(const std::optional<std::filesystem::path>& file,
+            const std::vector<std::string>& overrides) {
+  Config config;
+  if (file) apply_file(config, *file);
+  for (const auto& assignment : overrides) apply_override(config, assignment);
+  return config;
+}
+
+std::string to_yaml(const Config& config) {
+  YAML::Node root(YAML::NodeType::Map);
+  for (const auto& field : schema()) {
+    // Walk/create the nested maps for "a.b.c".
+    std::vector<std::string> parts;
+    std::string_view rest = field.key;
+    for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+      parts.emplace_back(rest.substr(0, dot));
+      rest.remove_prefix(dot + 1);
+    }
+    std::vector<YAML::Node> chain{root};
+    for (const auto& part : parts) {
+      YAML::Node child = chain.back()[part];
+      if (!child.IsMap()) child = YAML::Node(YAML::NodeType::Map);
+      chain.back()[part] = child;
+      chain.push_back(chain.back()[part]);
+    }
+    chain.back()[std::string(rest)] = field.get(config);
+  }
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::vector<KeyHelp> keys() {
+  std::vector<KeyHelp> out;
+  for (const auto& f : schema()) out.push_back({f.key, f.help});
+  return out;
+}
+
+}  // namespace docsift::config

@@ -1,0 +1,94 @@
+// Typed run configuration. Every key has a default; a YAML file and `--set key=value`
+// overrides change them; unknown keys, wrong types and out-of-range values are ConfigErrors
+// that name the source (file:line:column or the --set text) and the key.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace docsift::config {
+
+enum class Precision { Float32, Float16, BFloat16 };
+enum class Tier { Standard, OffloadedCache, Reload, ReloadRetry, Cpu };
+enum class Cleanup { AfterImage, Never };
+enum class Isolation { None, Worker };
+
+std::string_view to_string(Precision value);
+std::string_view to_string(Tier value);
+std::string_view to_string(Cleanup value);
+std::string_view to_string(Isolation value);
+
+struct ModelConfig {
+  std::string path;                 // model folder; empty until --model or the config names one
+  Precision dtype = Precision::Float16;
+  std::string device = "cuda:0";    // "cpu", "cuda" or "cuda:N"
+  int max_tiles = 12;
+};
+
+struct GenerationConfig {
+  std::optional<int> max_new_tokens;  // nullopt = "auto": derived from the field count
+  double temperature = 0.0;           // 0 = greedy
+  double top_p = 1.0;
+  std::uint64_t seed = 0;
+};
+
+struct WorkerConfig {
+  int recycle_after_images = 0;  // 0 = never
+  int recycle_above_mb = 0;      // 0 = never
+  int timeout_s = 600;
+};
+
+struct MemoryConfig {
+  std::string allocator = "max_split_size_mb:64";  // becomes PYTORCH_CUDA_ALLOC_CONF
+  int fragmentation_threshold_mb = 1024;
+  Cleanup cleanup = Cleanup::AfterImage;
+  std::optional<double> budget_gb;  // emulate a smaller card; nullopt = whole device
+  std::vector<Tier> tiers{Tier::Standard, Tier::OffloadedCache, Tier::Reload, Tier::ReloadRetry,
+                          Tier::Cpu};
+  Precision cpu_dtype = Precision::Float32;
+  Isolation isolate = Isolation::None;
+  WorkerConfig worker;
+};
+
+struct ExtractionConfig {
+  std::string fields = "configs/fields/business-documents.yaml";
+};
+
+struct OutputConfig {
+  std::string dir = "results";
+  std::vector<std::string> formats{"jsonl", "csv"};
+};
+
+struct Config {
+  ModelConfig model;
+  GenerationConfig generation;
+  MemoryConfig memory;
+  ExtractionConfig extraction;
+  OutputConfig output;
+};
+
+// Applies the YAML file on top of `config`. Throws ConfigError.
+void apply_file(Config& config, const std::filesystem::path& file);
+// Applies one "key.path=value" assignment (the value is parsed as YAML, so lists work:
+// memory.tiers=[standard,cpu]). Throws ConfigError.
+void apply_override(Config& config, std::string_view assignment);
+
+// Defaults, then the file (if any), then the overrides in order.
+Config load(const std::optional<std::filesystem::path>& file,
+            const std::vector<std::string>& overrides);
+
+// The effective configuration as YAML that apply_file accepts back unchanged.
+std::string to_yaml(const Config& config);
+
+// Every settable key with its help text, in schema order (for --help and the README).
+struct KeyHelp {
+  std::string_view key;
+  std::string_view help;
+};
+std::vector<KeyHelp> keys();
+
+}  // namespace docsift::config

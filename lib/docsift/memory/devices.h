@@ -1,0 +1,31 @@
+// What accelerators this process can see. Never throws for a machine without a GPU or driver:
+// it reports why CUDA is unavailable instead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace docsift::memory {
+
+struct CudaDevice {
+  int index = 0;
+  std::string name;
+  int major = 0;  // compute capability
+  int minor = 0;
+  std::uint64_t total_bytes = 0;
+  std::uint64_t free_bytes = 0;  // driver view: includes other processes and CUDA contexts
+};
+
+struct CudaStatus {
+  bool compiled = false;       // built against a LibTorch with CUDA
+  std::string runtime_version;  // CUDA runtime the build uses, "13.0"; empty without CUDA
+  bool available = false;      // a driver and at least one device
+  std::string reason;          // why not available
+  std::vector<CudaDevice> devices;
+};
+
+// Queries the driver; creates a CUDA context on each visible device to read free memory.
+CudaStatus cuda_status();
+
+}  // namespace docsift::memory

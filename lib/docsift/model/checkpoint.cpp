@@ -1,0 +1,162 @@
+#include "docsift/model/checkpoint.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "docsift/error.h"
+#include "docsift/model/strict_json.h"
+
+namespace docsift::model {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kSingleFile = "model.safetensors";
+constexpr const char* kIndexFile = "model.safetensors.index.json";
+
+bool is_pickle_weight(const fs::path& p) {
+  const auto ext = p.extension().string();
+  return ext == ".bin" || ext == ".pt" || ext == ".pth" || ext == ".ckpt";
+}
+
+[[noreturn]] void refuse_pickles(const fs::path& dir, const std::string& example) {
+  throw FileError(
+      dir.string() + ": holds only pickled PyTorch weights (" + example +
+      "); docsift never loads pickles because unpickling can run arbitrary code. Convert the "
+      "checkpoint once with transformers: model = AutoModel.from_pretrained(DIR, "
+      "trust_remote_code=True); model.save_pretrained(OUT, safe_serialization=True)");
+}
+
+// A shard name must be a plain file name inside the folder: the index is untrusted input and
+// "../../etc/x" or "/abs/path" must not reach open().
+void check_shard_name(const fs::path& index_path, const std::string& shard) {
+  const fs::path p(shard);
+  if (shard.empty() || p.has_parent_path() || p.is_absolute() || shard == "." || shard == ".." ||
+      p.extension() != ".safetensors") {
+    throw FileError(index_path.string() + ": weight_map names shard '" + shard +
+                    "', which is not a .safetensors file name in the same folder");
+  }
+}
+
+}  // namespace
+
+Checkpoint::Checkpoint(const fs::path& dir) : dir_(dir) {
+  std::error_code ec;
+  if (is_pickle_weight(dir) && fs::is_regular_file(dir, ec)) {
+    refuse_pickles(dir.parent_path(), dir.filename().string());
+  }
+  if (!fs::is_directory(dir, ec)) {
+    throw FileError(dir.string() + ": not a folder; pass the model folder that holds config.json "
+                                   "and the .safetensors weights");
+  }
+  const fs::path config_path = dir / "config.json";
+  if (!fs::is_regular_file(config_path, ec)) {
+    throw FileError(dir.string() + ": no config.json; is this a Hugging Face model folder?");
+  }
+  // config.json of a multimodal model nests vision/text configs with rope_scaling etc.
+  config_ = read_json_file(config_path.string(), /*max_depth=*/16);
+  if (!config_.is_object()) throw FileError(config_path.string() + ": top level is not an object");
+
+  const fs::path index_path = dir / kIndexFile;
+  const fs::path single_path = dir / kSingleFile;
+  if (fs::is_regular_file(index_path, ec)) {
+    const auto index = read_json_file(index_path.string(), /*max_depth=*/4);
+    const auto map_it = index.is_object() ? index.find("weight_map") : index.end();
+    if (map_it == index.end() || !map_it->is_object()) {
+      throw FileError(index_path.string() + ": has no \"weight_map\" object");
+    }
+    std::map<std::string, std::set<std::string>> names_by_shard;
+    for (const auto& [name, shard] : map_it->items()) {
+      if (!shard.is_string()) {
+        throw FileError(index_path.string() + ": weight_map entry for '" + name +
+                        "' is not a file name");
+      }
+      check_shard_name(index_path, shard.get<std::string>());
+      names_by_shard[shard.get<std::string>()].insert(name);
+    }
+    if (names_by_shard.empty()) throw FileError(index_path.string() + ": weight_map is empty");
+    for (const auto& [shard, names] : names_by_shard) {
+      const fs::path shard_path = dir / shard;
+      if (!fs::is_regular_file(shard_path, ec)) {
+        throw FileError(index_path.string() + ": lists shard " + shard +
+                        ", which is missing from the folder (incomplete download?)");
+      }
+      auto file = std::make_unique<SafetensorsFile>(shard_path);
+      for (const auto& name : names) {
+        if (file->find(name) == nullptr) {
+          throw FileError(shard_path.string() + ": has no tensor '" + name + "', which " +
+                          kIndexFile + " places there");
+        }
+      }
+      for (const auto& t : file->header().tensors) {
+        if (!names.contains(t.name)) {
+          throw FileError(shard_path.string() + ": holds tensor '" + t.name + "', which " +
+                          kIndexFile + " does not place there");
+        }
+      }
+      add_file(std::move(file));
+    }
+  } else if (fs::is_regular_file(single_path, ec)) {
+    add_file(std::make_unique<SafetensorsFile>(single_path));
+  } else {
+    std::vector<std::string> safetensors, pickles;
+    for (const auto& item : fs::directory_iterator(dir, ec)) {
+      const auto name = item.path().filename().string();
+      if (item.path().extension() == ".safetensors") safetensors.push_back(name);
+      if (is_pickle_weight(item.path())) pickles.push_back(name);
+    }
+    std::sort(safetensors.begin(), safetensors.end());
+    if (safetensors.size() == 1) {
+      add_file(std::make_unique<SafetensorsFile>(dir / safetensors.front()));
+    } else if (safetensors.size() > 1) {
+      throw FileError(dir.string() + ": has " + std::to_string(safetensors.size()) +
+                      " .safetensors files but no " + kIndexFile +
+                      " saying which tensor is where; restore the index file");
+    } else if (!pickles.empty()) {
+      refuse_pickles(dir, pickles.front());
+    } else {
+      throw FileError(dir.string() + ": no " + kSingleFile + " or " + kIndexFile +
+                      " (weights missing? docsift reads safetensors checkpoints)");
+    }
+  }
+}
+
+void Checkpoint::add_file(std::unique_ptr<SafetensorsFile> file) {
+  for (const auto& t : file->header().tensors) {
+    const auto [it, inserted] = by_name_.emplace(t.name, Location{file.get(), &t});
+    if (!inserted) {
+      throw FileError(dir_.string() + ": tensor '" + t.name + "' appears in both " +
+                      it->second.file->path().filename().string() + " and " +
+                      file->path().filename().string());
+    }
+  }
+  files_.push_back(std::move(file));
+}
+
+std::vector<const TensorEntry*> Checkpoint::entries() const {
+  std::vector<const TensorEntry*> out;
+  out.reserve(by_name_.size());
+  for (const auto& [name, loc] : by_name_) out.push_back(loc.entry);
+  return out;
+}
+
+const TensorEntry* Checkpoint::find(const std::string& name) const {
+  const auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second.entry;
+}
+
+const Checkpoint::Location& Checkpoint::locate(const std::string& name) const {
+  const auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    throw FileError(dir_.string() + ": checkpoint has no tensor '" + name + "'");
+  }
+  return it->second;
+}
+
+at::Tensor Checkpoint::load(const std::string& name, at::ScalarType dtype,
+                            at::Device device) const {
+  return locate(name).file->load(name, dtype, device);
+}
+
+}  // namespace docsift::model

@@ -1,0 +1,47 @@
+// A Hugging Face checkpoint folder: config.json plus one model.safetensors or shards listed in
+// model.safetensors.index.json. Pickled weights are refused: loading them can run code.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "docsift/model/safetensors.h"
+
+namespace docsift::model {
+
+class Checkpoint {
+ public:
+  // Reads config.json and every safetensors header (no weight data). Throws docsift::FileError
+  // naming the folder and file for anything missing or malformed.
+  explicit Checkpoint(const std::filesystem::path& dir);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  const nlohmann::json& config() const { return config_; }
+  const std::vector<std::unique_ptr<SafetensorsFile>>& files() const { return files_; }
+
+  // Every tensor, sorted by name.
+  std::vector<const TensorEntry*> entries() const;
+  const TensorEntry* find(const std::string& name) const;
+  at::Tensor load(const std::string& name, at::ScalarType dtype, at::Device device) const;
+
+ private:
+  struct Location {
+    const SafetensorsFile* file;
+    const TensorEntry* entry;
+  };
+  void add_file(std::unique_ptr<SafetensorsFile> file);
+  const Location& locate(const std::string& name) const;
+
+  std::filesystem::path dir_;
+  nlohmann::json config_;
+  std::vector<std::unique_ptr<SafetensorsFile>> files_;
+  std::map<std::string, Location> by_name_;
+};
+
+}  // namespace docsift::model

@@ -1,0 +1,156 @@
+#include "docsift/model/inspect.h"
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "docsift/model/checkpoint.h"
+
+namespace docsift::model {
+namespace {
+
+bool starts_with_any(std::string_view name, std::initializer_list<std::string_view> prefixes) {
+  for (const auto prefix : prefixes) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+void add(PartSummary& part, const TensorEntry& t) {
+  part.tensors += 1;
+  part.parameters += t.numel();
+  part.bytes += t.nbytes();
+  part.parameters_by_dtype[std::string(dtype_name(t.dtype))] += t.numel();
+}
+
+std::string config_string(const nlohmann::json& config, const char* key) {
+  const auto it = config.find(key);
+  return it != config.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::string_view model_part(std::string_view name) {
+  // InternVL original: vision_model / mlp1 / language_model; InternVL -hf: model.vision_tower /
+  // model.multi_modal_projector / model.language_model + lm_head; Mllama legacy and new layouts
+  // use vision_model / multi_modal_projector / language_model with or without "model.".
+  if (starts_with_any(name, {"vision_model.", "vision_tower.", "model.vision_tower.",
+                             "model.vision_model."})) {
+    return "vision";
+  }
+  if (starts_with_any(name, {"mlp1.", "multi_modal_projector.", "model.multi_modal_projector."})) {
+    return "projector";
+  }
+  if (starts_with_any(name, {"language_model.", "model.", "lm_head."})) return "language";
+  return "other";
+}
+
+ModelSummary summarize(const Checkpoint& checkpoint) {
+  ModelSummary s;
+  s.dir = checkpoint.dir().string();
+  const auto& config = checkpoint.config();
+  if (const auto it = config.find("architectures");
+      it != config.end() && it->is_array() && !it->empty() && it->front().is_string()) {
+    s.architecture = it->front().get<std::string>();
+  }
+  s.model_type = config_string(config, "model_type");
+  for (const auto& file : checkpoint.files()) {
+    s.files.push_back(file->path().filename().string());
+    s.file_bytes += file->header().data_offset + file->header().data_size;
+  }
+  constexpr std::array<std::string_view, 4> kParts{"vision", "projector", "language", "other"};
+  std::array<PartSummary, 4> parts;
+  for (std::size_t i = 0; i < kParts.size(); ++i) parts[i].part = kParts[i];
+  s.total.part = "total";
+  for (const TensorEntry* t : checkpoint.entries()) {
+    const auto part = model_part(t->name);
+    for (std::size_t i = 0; i < kParts.size(); ++i) {
+      if (kParts[i] == part) add(parts[i], *t);
+    }
+    add(s.total, *t);
+  }
+  for (auto& part : parts) {
+    if (part.tensors > 0) s.parts.push_back(std::move(part));
+  }
+  return s;
+}
+
+nlohmann::json to_json(const ModelSummary& s) {
+  auto part_json = [](const PartSummary& p) {
+    return nlohmann::json{{"tensors", p.tensors},
+                          {"parameters", p.parameters},
+                          {"bytes", p.bytes},
+                          {"parameters_by_dtype", p.parameters_by_dtype}};
+  };
+  nlohmann::json parts = nlohmann::json::object();
+  for (const auto& p : s.parts) parts[p.part] = part_json(p);
+  return {{"dir", s.dir},
+          {"architecture", s.architecture.empty() ? nlohmann::json() : nlohmann::json(s.architecture)},
+          {"model_type", s.model_type.empty() ? nlohmann::json() : nlohmann::json(s.model_type)},
+          {"files", s.files},
+          {"file_bytes", s.file_bytes},
+          {"parts", parts},
+          {"total", part_json(s.total)}};
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  constexpr std::array<const char*, 5> kUnits{"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < kUnits.size()) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f %s", value, kUnits[unit]);
+  }
+  return buf;
+}
+
+std::string human_count(std::uint64_t count) {
+  char buf[32];
+  if (count >= 1'000'000'000ULL) {
+    std::snprintf(buf, sizeof buf, "%.2f B", static_cast<double>(count) / 1e9);
+  } else if (count >= 1'000'000ULL) {
+    std::snprintf(buf, sizeof buf, "%.2f M", static_cast<double>(count) / 1e6);
+  } else if (count >= 1'000ULL) {
+    std::snprintf(buf, sizeof buf, "%.2f K", static_cast<double>(count) / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(count));
+  }
+  return buf;
+}
+
+std::string to_text(const ModelSummary& s) {
+  std::ostringstream out;
+  out << "model         " << s.dir << '\n';
+  out << "architecture  " << (s.architecture.empty() ? "(config.json names none)" : s.architecture);
+  if (!s.model_type.empty()) out << " (model_type " << s.model_type << ')';
+  out << '\n';
+  out << "files         " << s.files.size() << " safetensors file" << (s.files.size() == 1 ? "" : "s")
+      << ", " << human_bytes(s.file_bytes) << '\n';
+  char line[160];
+  std::snprintf(line, sizeof line, "%-10s %8s %14s %12s  %s\n", "part", "tensors", "parameters",
+                "bytes", "dtypes");
+  out << '\n' << line;
+  auto row = [&](const PartSummary& p) {
+    std::string dtypes;
+    for (const auto& [dtype, n] : p.parameters_by_dtype) {
+      dtypes += (dtypes.empty() ? "" : ", ") + dtype;
+      if (p.parameters_by_dtype.size() > 1) dtypes += " " + human_count(n);
+    }
+    std::snprintf(line, sizeof line, "%-10s %8llu %14s %12s  %s\n", p.part.c_str(),
+                  static_cast<unsigned long long>(p.tensors), human_count(p.parameters).c_str(),
+                  human_bytes(p.bytes).c_str(), dtypes.c_str());
+    out << line;
+  };
+  for (const auto& p : s.parts) row(p);
+  row(s.total);
+  return out.str();
+}
+
+}  // namespace docsift::model

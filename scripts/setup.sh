@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Sets up everything docsift needs and builds it (Release) into build/. Idempotent: a second run
+# downloads nothing and rebuilds only what changed.
+#
+#   scripts/setup.sh                       Debian packages + pinned torch wheel + build
+#   LIBTORCH_DIR=/opt/libtorch scripts/setup.sh   use your own LibTorch (e.g. a CUDA 12.6 build
+#                                          for a V100); no wheel is installed
+#   CMAKE_PREFIX_PATH=... scripts/setup.sh same, for any prefix CMake can find Torch in
+#
+# Other knobs: BUILD_DIR (default build), BUILD_TYPE (default Release), JOBS (default nproc),
+# DOCSIFT_SKIP_APT=1 (you installed the packages yourself).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+BUILD_TYPE="${BUILD_TYPE:-Release}"
+JOBS="${JOBS:-$(nproc)}"
+DEPS="$ROOT/.deps"
+VENV="$DEPS/venv"
+
+# The pinned LibTorch. torch 2.11.0's PyPI wheel is built for CUDA 13.0 with cuDNN 9.19, the
+# toolkit this project's machines carry, so the wheel goes in with --no-deps and only the three
+# CUDA libraries the toolkit lacks are added (~0.3 GB instead of ~3 GB of nvidia-* wheels).
+TORCH_VERSION="2.11.0"
+TORCH_CUDA_MAJOR="13"
+CUDA_EXTRAS=("nvidia-cusparselt-cu13==0.8.0" "nvidia-nvshmem-cu13==3.4.5" "nvidia-cufile==1.15.1.6")
+
+APT_PACKAGES=(
+  build-essential cmake pkg-config ccache python3-venv
+  libcli11-dev libyaml-cpp-dev nlohmann-json3-dev doctest-dev
+  libpcre2-dev libutf8proc-dev
+  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
+)
+
+mkdir -p "$DEPS"
+
+step() { printf '\n==> %s\n' "$*"; }
+die() {
+  printf '\nsetup.sh: FAILED at step "%s": %s\n' "${CURRENT_STEP:-?}" "$*" >&2
+  exit 1
+}
+trap 'rc=$?; [ $rc -ne 0 ] && printf "\nsetup.sh: FAILED at step \"%s\" (exit %d)\n" "${CURRENT_STEP:-?}" "$rc" >&2' EXIT
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    die "need root to run: $* (install the packages yourself and set DOCSIFT_SKIP_APT=1)"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+CURRENT_STEP="Debian packages"
+step "$CURRENT_STEP"
+if [ "${DOCSIFT_SKIP_APT:-0}" = 1 ]; then
+  echo "skipped (DOCSIFT_SKIP_APT=1)"
+else
+  missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    echo "all ${#APT_PACKAGES[@]} packages present"
+  else
+    echo "installing: ${missing[*]}"
+    as_root apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+CURRENT_STEP="LibTorch"
+step "$CURRENT_STEP"
+PREFIX=""
+if [ -n "${LIBTORCH_DIR:-}" ]; then
+  [ -f "$LIBTORCH_DIR/share/cmake/Torch/TorchConfig.cmake" ] ||
+    die "LIBTORCH_DIR=$LIBTORCH_DIR has no share/cmake/Torch/TorchConfig.cmake (point it at the unzipped libtorch folder)"
+  PREFIX="$LIBTORCH_DIR"
+  echo "using LIBTORCH_DIR=$PREFIX (no wheel installed)"
+elif [ -n "${CMAKE_PREFIX_PATH:-}" ]; then
+  PREFIX="$CMAKE_PREFIX_PATH"
+  echo "using CMAKE_PREFIX_PATH=$PREFIX (no wheel installed)"
+else
+  NVCC="$(command -v nvcc || true)"
+  [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+  if [ -z "$NVCC" ]; then
+    die "no CUDA toolkit (nvcc) found. The PyPI torch wheel is a CUDA build whose CMake files need the
+toolkit. Install CUDA toolkit $TORCH_CUDA_MAJOR.x, or download a LibTorch (cxx11 ABI; CPU or CUDA)
+and run: LIBTORCH_DIR=/path/to/libtorch scripts/setup.sh"
+  fi
+  cuda_version="$("$NVCC" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p')"
+  if [ "${cuda_version%%.*}" != "$TORCH_CUDA_MAJOR" ]; then
+    die "CUDA toolkit $cuda_version found at $NVCC, but the pinned torch $TORCH_VERSION wheel is built for
+CUDA $TORCH_CUDA_MAJOR; mixing majors breaks linking. Bring a LibTorch built for CUDA ${cuda_version%%.*}:
+LIBTORCH_DIR=/path/to/libtorch scripts/setup.sh"
+  fi
+  echo "CUDA toolkit $cuda_version at $NVCC"
+  if [ ! -x "$VENV/bin/python" ]; then
+    echo "creating $VENV"
+    python3 -m venv "$VENV"
+  fi
+  installed="$("$VENV/bin/python" -m pip list --format=freeze 2>/dev/null || true)"
+  if grep -qx "torch==$TORCH_VERSION" <<<"$installed"; then
+    echo "torch $TORCH_VERSION already installed"
+  else
+    echo "installing torch $TORCH_VERSION (CUDA $TORCH_CUDA_MAJOR wheel, ~900 MB, without its nvidia-* dependencies)"
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q --no-deps "torch==$TORCH_VERSION"
+  fi
+  for pkg in "${CUDA_EXTRAS[@]}"; do
+    if ! grep -qx "$pkg" <<<"$installed"; then
+      echo "installing $pkg (a library libtorch_cuda needs that the toolkit lacks)"
+      "$VENV/bin/python" -m pip install --disable-pip-version-check -q --no-deps "$pkg"
+    fi
+  done
+  # Same path as torch.utils.cmake_prefix_path, found without importing torch (whose Python
+  # dependencies we do not install: docsift never runs Python).
+  PREFIX="$("$VENV/bin/python" -c 'import importlib.util, os; print(os.path.join(importlib.util.find_spec("torch").submodule_search_locations[0], "share", "cmake"))')"
+  echo "LibTorch CMake files: $PREFIX"
+fi
+
+# ---------------------------------------------------------------------------------------------
+CURRENT_STEP="configure ($BUILD_TYPE, $BUILD_DIR)"
+step "$CURRENT_STEP"
+cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_PREFIX_PATH="$PREFIX" \
+  ${DOCSIFT_CMAKE_ARGS:-} >"$DEPS/configure.log" 2>&1 || {
+  tail -40 "$DEPS/configure.log" >&2
+  die "cmake configure failed (full log: $DEPS/configure.log)"
+}
+grep -E '^-- docsift:' "$DEPS/configure.log" || true
+
+CURRENT_STEP="build"
+step "$CURRENT_STEP ($JOBS jobs)"
+cmake --build "$BUILD_DIR" -j "$JOBS"
+
+trap - EXIT
+step "done: $BUILD_DIR/docsift"
+"$BUILD_DIR/docsift" --version

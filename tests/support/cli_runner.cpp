@@ -1,0 +1,44 @@
+#include "support/cli_runner.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "support/temp_dir.h"
+
+namespace docsift::testing {
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+CliResult run_docsift(const std::string& args) {
+  TempDir dir;
+  const auto out = dir / "stdout";
+  const auto err = dir / "stderr";
+  const std::string command = shell_quote(DOCSIFT_BIN) + " " + args + " >" +
+                              shell_quote(out.string()) + " 2>" + shell_quote(err.string()) +
+                              " </dev/null";
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace docsift::testing

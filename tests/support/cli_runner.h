@@ -1,0 +1,20 @@
+// Runs the built docsift binary as a user would and captures exit code, stdout and stderr.
+#pragma once
+
+#include <string>
+
+namespace docsift::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `args` is appended to the binary's path and run through /bin/sh (quote paths yourself).
+CliResult run_docsift(const std::string& args);
+
+// Wraps a string in single quotes for /bin/sh.
+std::string shell_quote(const std::string& s);
+
+}  // namespace docsift::testing

@@ -1,0 +1,94 @@
+// The built binary, run as a user runs it: exit codes, stdout/stderr split, one-line errors.
+#include <doctest/doctest.h>
+
+#include <ATen/ops/arange.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/safetensors_writer.h"
+#include "support/temp_dir.h"
+
+using docsift::testing::run_docsift;
+using docsift::testing::shell_quote;
+using docsift::testing::TempDir;
+
+namespace {
+
+bool one_line_error(const std::string& err) {
+  return err.starts_with("docsift: error: ") && err.find('\n') == err.size() - 1;
+}
+
+}  // namespace
+
+TEST_CASE("--version prints docsift, LibTorch and CUDA status") {
+  const auto r = run_docsift("--version");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.starts_with("docsift 0.1.0\nLibTorch 2."));
+  CHECK(r.out.find("CUDA: ") != std::string::npos);
+}
+
+TEST_CASE("usage errors exit 2") {
+  CHECK(run_docsift("").exit_code == 2);
+  CHECK(run_docsift("frobnicate").exit_code == 2);
+  CHECK(run_docsift("--no-such-flag").exit_code == 2);
+  CHECK(run_docsift("inspect").exit_code == 2);  // MODEL_DIR is required
+  CHECK(run_docsift("--help").exit_code == 0);
+  CHECK(run_docsift("inspect --help").out.find("MODEL_DIR") != std::string::npos);
+}
+
+TEST_CASE("inspect a checkpoint: table and JSON") {
+  TempDir dir;
+  docsift::testing::write_tiny_internvl_checkpoint(dir.path());
+  const auto table = run_docsift("inspect " + shell_quote(dir.path().string()));
+  CHECK(table.exit_code == 0);
+  CHECK(table.err.empty());
+  CHECK(table.out.find("InternVLChatModel") != std::string::npos);
+  CHECK(table.out.find("vision") != std::string::npos);
+
+  const auto js = run_docsift("inspect --json " + shell_quote(dir.path().string()));
+  REQUIRE(js.exit_code == 0);
+  const auto j = nlohmann::json::parse(js.out);
+  CHECK(j["architecture"] == "InternVLChatModel");
+  CHECK(j["total"]["parameters"] == 244);
+  CHECK(j["parts"]["language"]["tensors"] == 2);
+}
+
+TEST_CASE("inspect a malformed or missing model: exit 3 and a one-line reason") {
+  TempDir dir;
+  docsift::testing::write_tiny_internvl_checkpoint(dir.path());
+  docsift::testing::write_bytes(dir / "model.safetensors",
+                                docsift::testing::raw_safetensors(R"({"x":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", "short"));
+  const auto bad = run_docsift("inspect " + shell_quote(dir.path().string()));
+  CHECK(bad.exit_code == 3);
+  CHECK(bad.out.empty());
+  CHECK(one_line_error(bad.err));
+  CHECK(bad.err.find("model.safetensors: invalid safetensors header: tensor 'x'") != std::string::npos);
+
+  const auto missing = run_docsift("inspect " + shell_quote((dir / "nope").string()));
+  CHECK(missing.exit_code == 3);
+  CHECK(one_line_error(missing.err));
+}
+
+TEST_CASE("config prints the effective YAML; bad values exit 2") {
+  TempDir dir;
+  docsift::testing::write_text(dir / "c.yaml", "memory:\n  budget_gb: 16\n");
+  const auto ok = run_docsift("config --config " + shell_quote((dir / "c.yaml").string()) +
+                              " --set model.dtype=bfloat16");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("budget_gb: 16") != std::string::npos);
+  CHECK(ok.out.find("dtype: bfloat16") != std::string::npos);
+
+  const auto keys = run_docsift("config --keys");
+  CHECK(keys.exit_code == 0);
+  CHECK(keys.out.find("memory.worker.timeout_s") != std::string::npos);
+
+  const auto bad_set = run_docsift("config --set model.max_tiles=0");
+  CHECK(bad_set.exit_code == 2);
+  CHECK(one_line_error(bad_set.err));
+
+  docsift::testing::write_text(dir / "bad.yaml", "memory:\n  tiers: [warp]\n");
+  const auto bad_file = run_docsift("config --config " + shell_quote((dir / "bad.yaml").string()));
+  CHECK(bad_file.exit_code == 2);
+  CHECK(bad_file.err.find("bad.yaml:2:10: memory.tiers:") != std::string::npos);
+}

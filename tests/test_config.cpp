@@ -1,0 +1,213 @@
+#include <doctest/doctest.h>
+
+#include "docsift/config/config.h"
+#include "docsift/error.h"
+#include "support/temp_dir.h"
+
+using namespace docsift::config;
+using docsift::ConfigError;
+using docsift::testing::TempDir;
+using docsift::testing::write_text;
+
+namespace {
+
+Config from_yaml(const TempDir& dir, const std::string& yaml) {
+  write_text(dir / "c.yaml", yaml);
+  Config c;
+  apply_file(c, dir / "c.yaml");
+  return c;
+}
+
+// Loading must fail with a message that starts at the file:line and contains `expected`.
+void check_file_error(const std::string& yaml, const std::string& where, const std::string& expected) {
+  TempDir dir;
+  CAPTURE(yaml);
+  try {
+    from_yaml(dir, yaml);
+    FAIL("config was accepted");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.starts_with((dir / "c.yaml").string() + ":" + where));
+    CHECK(what.find(expected) != std::string::npos);
+  }
+}
+
+void check_override_error(const std::string& assignment, const std::string& expected) {
+  Config c;
+  CAPTURE(assignment);
+  try {
+    apply_override(c, assignment);
+    FAIL("override was accepted");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.starts_with("--set " + assignment + ": "));
+    CHECK(what.find(expected) != std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("defaults are the documented schema") {
+  const Config c;
+  CHECK(c.model.dtype == Precision::Float16);
+  CHECK(c.model.device == "cuda:0");
+  CHECK(c.model.max_tiles == 12);
+  CHECK_FALSE(c.generation.max_new_tokens.has_value());
+  CHECK(c.generation.temperature == 0.0);
+  CHECK(c.memory.allocator == "max_split_size_mb:64");
+  CHECK(c.memory.fragmentation_threshold_mb == 1024);
+  CHECK(c.memory.tiers.size() == 5);
+  CHECK(c.memory.tiers.back() == Tier::Cpu);
+  CHECK_FALSE(c.memory.budget_gb.has_value());
+  CHECK(c.memory.worker.timeout_s == 600);
+  CHECK(c.output.formats == std::vector<std::string>{"jsonl", "csv"});
+}
+
+TEST_CASE("a valid file sets every kind of value") {
+  TempDir dir;
+  const Config c = from_yaml(dir, R"(
+model: {path: /models/InternVL3-8B, dtype: bfloat16, device: cuda:1, max_tiles: 6}
+generation:
+  max_new_tokens: 800
+  temperature: 0.7
+  top_p: 0.9
+  seed: 42
+memory:
+  allocator: "max_split_size_mb:128,expandable_segments:False"
+  budget_gb: 16
+  tiers: [standard, cpu]
+  cpu_dtype: bfloat16
+  isolate: worker
+  worker: {recycle_after_images: 50, timeout_s: 120}
+extraction: {fields: my/fields.yaml}
+output: {dir: out, formats: [jsonl]}
+)");
+  CHECK(c.model.path == "/models/InternVL3-8B");
+  CHECK(c.model.dtype == Precision::BFloat16);
+  CHECK(c.model.device == "cuda:1");
+  CHECK(c.model.max_tiles == 6);
+  CHECK(c.generation.max_new_tokens == 800);
+  CHECK(c.generation.temperature == doctest::Approx(0.7));
+  CHECK(c.generation.seed == 42);
+  CHECK(c.memory.budget_gb == doctest::Approx(16.0));
+  CHECK(c.memory.tiers == std::vector<Tier>{Tier::Standard, Tier::Cpu});
+  CHECK(c.memory.isolate == Isolation::Worker);
+  CHECK(c.memory.worker.recycle_after_images == 50);
+  CHECK(c.memory.worker.recycle_above_mb == 0);  // untouched keys keep defaults
+  CHECK(c.memory.worker.timeout_s == 120);
+  CHECK(c.extraction.fields == "my/fields.yaml");
+  CHECK(c.output.formats == std::vector<std::string>{"jsonl"});
+}
+
+TEST_CASE("null and auto values") {
+  TempDir dir;
+  const Config c = from_yaml(dir, "generation: {max_new_tokens: auto}\nmemory: {budget_gb: null, allocator: ''}\n");
+  CHECK_FALSE(c.generation.max_new_tokens.has_value());
+  CHECK_FALSE(c.memory.budget_gb.has_value());
+  CHECK(c.memory.allocator.empty());
+  const Config empty = from_yaml(dir, "");
+  CHECK(empty.model.max_tiles == 12);
+  const Config empty_section = from_yaml(dir, "memory:\n");
+  CHECK(empty_section.memory.tiers.size() == 5);
+}
+
+TEST_CASE("unknown keys name file, line and the nearest key") {
+  check_file_error("model:\n  dtype: float16\n  max_tile: 4\n", "3:3", "model.max_tile: unknown key (did you mean model.max_tiles?)");
+  check_file_error("memroy: {}\n", "1:1", "memroy: unknown key (did you mean memory?)");
+  check_file_error("memory:\n  worker:\n    timeout: 5\n", "3:5", "memory.worker.timeout: unknown key (did you mean memory.worker.timeout_s?)");
+  check_file_error("zzzzzz: 1\n", "1:1", "zzzzzz: unknown key; `docsift config` lists every key");
+}
+
+TEST_CASE("wrong types name file, line and key") {
+  check_file_error("model:\n  max_tiles: many\n", "2:14", "model.max_tiles: expected an integer from 1 to 40, got 'many'");
+  check_file_error("model:\n  max_tiles: [1]\n", "2:14", "got a list");
+  check_file_error("model: 5\n", "1:1", "model: expected a mapping of keys");
+  check_file_error("generation: {temperature: warm}\n", "1:27", "generation.temperature: expected a number");
+  check_file_error("model: {dtype: fp16}\n", "1:16", "expected one of float32, float16, bfloat16, got 'fp16'");
+  check_file_error("output: {formats: csv}\n", "1:19", "output.formats: expected a list");
+  check_file_error("model: {path: {a: 1}}\n", "1:15", "model.path: expected a string, got a mapping");
+}
+
+TEST_CASE("out-of-range values") {
+  check_file_error("model: {max_tiles: 0}\n", "1:20", "expected an integer from 1 to 40, got '0'");
+  check_file_error("generation: {top_p: 0}\n", "1:21", "generation.top_p: expected a number > 0");
+  check_file_error("generation: {temperature: -1}\n", "1:27", "expected a number >= 0");
+  check_file_error("generation: {max_new_tokens: 0}\n", "1:30", "expected an integer from 1 to 32768");
+  check_file_error("generation: {seed: -3}\n", "1:20", "generation.seed");
+  check_file_error("memory: {budget_gb: 0}\n", "1:21", "memory.budget_gb: expected a number > 0");
+  check_file_error("memory: {tiers: []}\n", "1:17", "expected a non-empty list of tiers");
+  check_file_error("memory: {tiers: [standard, turbo]}\n", "1:17", "expected one of standard, offloaded_cache, reload, reload_retry, cpu, got 'turbo'");
+  check_file_error("memory: {tiers: [cpu, cpu]}\n", "1:17", "tier 'cpu' is listed twice");
+  check_file_error("memory: {cpu_dtype: float16}\n", "1:21", "use float32 or bfloat16");
+  check_file_error("memory: {allocator: 'max_split_size_mb:10'}\n", "1:21", "expected an integer number of MB > 20");
+  check_file_error("memory: {allocator: 'garbage:1'}\n", "1:21", "unknown allocator option 'garbage'");
+  check_file_error("model: {device: gpu}\n", "1:17", "expected cpu, cuda or cuda:N, got 'gpu'");
+  check_file_error("model: {device: 'cuda:x'}\n", "1:17", "expected cpu, cuda or cuda:N");
+  check_file_error("output: {formats: [csv]}\n", "1:19", "jsonl is the run journal");
+  check_file_error("output: {formats: [jsonl, pdf]}\n", "1:19", "unknown format 'pdf'");
+  check_file_error("output: {dir: ''}\n", "1:15", "output.dir: must not be empty");
+}
+
+TEST_CASE("structural problems") {
+  check_file_error("model:\n  dtype: float16\n  dtype: float32\n", "3:3", "model.dtype: key appears twice");
+  check_file_error("model: {dtype: [float16\n", "", "not valid YAML");
+  check_file_error("- a\n- b\n", "", "expected a mapping of sections");
+  CHECK_THROWS_WITH_AS(load(std::filesystem::path("/no/such/config.yaml"), {}),
+                       doctest::Contains("/no/such/config.yaml: config file not found"), ConfigError);
+}
+
+TEST_CASE("--set overrides any key after the file") {
+  TempDir dir;
+  write_text(dir / "c.yaml", "memory: {budget_gb: 8}\nmodel: {dtype: float32}\n");
+  const Config c = load(dir / "c.yaml", {"memory.budget_gb=16", "memory.tiers=[standard, offloaded_cache]",
+                                         "generation.max_new_tokens=auto", "model.path=/m",
+                                         "memory.worker.timeout_s=30", "memory.budget_gb=null"});
+  CHECK(c.model.dtype == Precision::Float32);  // from the file
+  CHECK_FALSE(c.memory.budget_gb.has_value());  // the last --set wins
+  CHECK(c.memory.tiers == std::vector<Tier>{Tier::Standard, Tier::OffloadedCache});
+  CHECK(c.model.path == "/m");
+  CHECK(c.memory.worker.timeout_s == 30);
+
+  check_override_error("memory.budget=16", "unknown key (did you mean memory.budget_gb?)");
+  check_override_error("memory=1", "is a section");
+  check_override_error("memory.worker=1", "is a section");
+  check_override_error("nonsense", "expected key.path=value");
+  check_override_error("=5", "expected key.path=value");
+  check_override_error("model.max_tiles=lots", "expected an integer from 1 to 40, got 'lots'");
+  check_override_error("memory.tiers=[standard", "value is not valid YAML");
+}
+
+TEST_CASE("to_yaml round-trips the effective config") {
+  Config c;
+  apply_override(c, "model.path=/models/x");
+  apply_override(c, "memory.budget_gb=15.5");
+  apply_override(c, "memory.tiers=[reload, cpu]");
+  apply_override(c, "generation.max_new_tokens=321");
+  apply_override(c, "output.formats=[jsonl]");
+  const std::string yaml = to_yaml(c);
+  TempDir dir;
+  const Config back = from_yaml(dir, yaml);
+  CHECK(to_yaml(back) == yaml);
+  CHECK(back.memory.budget_gb == doctest::Approx(15.5));
+  CHECK(back.memory.tiers == std::vector<Tier>{Tier::Reload, Tier::Cpu});
+  CHECK(back.generation.max_new_tokens == 321);
+  // Defaults round-trip too, including null path and budget and "auto".
+  CHECK(to_yaml(from_yaml(dir, to_yaml(Config{}))) == to_yaml(Config{}));
+}
+
+TEST_CASE("every key is documented and every shipped config loads") {
+  for (const auto& k : keys()) {
+    CAPTURE(k.key);
+    CHECK_FALSE(k.help.empty());
+  }
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(DOCSIFT_SOURCE_DIR "/configs")) {
+    if (entry.path().extension() != ".yaml") continue;
+    CAPTURE(entry.path().string());
+    CHECK_NOTHROW(load(entry.path(), {}));
+    ++loaded;
+  }
+  CHECK(loaded >= 1);
+}
