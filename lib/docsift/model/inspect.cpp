@@ -140,8 +140,9 @@ std::string to_text(const ModelSummary& s) {
   auto row = [&](const PartSummary& p) {
     std::string dtypes;
     for (const auto& [dtype, n] : p.parameters_by_dtype) {
-      dtypes += (dtypes.empty() ? "" : ", ") + dtype;
-      if (p.parameters_by_dtype.size() > 1) dtypes += " " + human_count(n);
+      if (!dtypes.empty()) dtypes.append(", ");
+      dtypes.append(dtype);
+      if (p.parameters_by_dtype.size() > 1) dtypes.append(" ").append(human_count(n));
     }
     std::snprintf(line, sizeof line, "%-10s %8llu %14s %12s  %s\n", p.part.c_str(),
                   static_cast<unsigned long long>(p.tensors), human_count(p.parameters).c_str(),
