@@ -1,6 +1,7 @@
 // Built only when the LibTorch has CUDA (DOCSIFT_WITH_CUDA); talks to the CUDA runtime directly
 // so that a missing driver is a reason to print, not a warning from deep inside LibTorch.
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include "docsift/memory/devices.h"
 
@@ -17,6 +18,18 @@ CudaStatus cuda_status() {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     status.reason = cudaGetErrorString(err);
+    // The runtime reports a machine with no driver at all as an "insufficient" driver; say
+    // which of the two it is.
+    if (err == cudaErrorInsufficientDriver) {
+      if (void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD | RTLD_LOCAL)) {
+        ::dlclose(driver);
+      } else if (void* probe = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+        ::dlclose(probe);
+        status.reason += " (update the NVIDIA driver)";
+      } else {
+        status.reason = "no NVIDIA driver installed (libcuda.so.1 not found)";
+      }
+    }
     cudaGetLastError();  // clear the sticky error so LibTorch's own probe starts clean
     return status;
   }
