@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "docsift/model/checkpoint.h"
+#include "docsift/format.h"
 #include "docsift/model/inspect.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
@@ -51,6 +52,8 @@ TEST_CASE("summarize counts parameters and bytes per part from headers") {
 }
 
 TEST_CASE("human-readable units") {
+  using docsift::human_bytes;
+  using docsift::human_count;
   CHECK(human_bytes(512) == "512 B");
   CHECK(human_bytes(1536) == "1.50 KiB");
   CHECK(human_bytes(16ULL << 30) == "16.00 GiB");

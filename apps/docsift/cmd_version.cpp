@@ -3,7 +3,7 @@
 
 #include "commands.h"
 #include "docsift/memory/devices.h"
-#include "docsift/model/inspect.h"
+#include "docsift/format.h"
 #include "docsift/version.h"
 #include "exit_codes.h"
 
@@ -23,7 +23,7 @@ int print_version() {
               << cuda.devices.size() << " device" << (cuda.devices.size() == 1 ? "" : "s") << '\n';
     for (const auto& d : cuda.devices) {
       std::cout << "  cuda:" << d.index << "  " << d.name << "  sm_" << d.major << d.minor << "  "
-                << model::human_bytes(d.total_bytes) << " total, " << model::human_bytes(d.free_bytes)
+                << human_bytes(d.total_bytes) << " total, " << human_bytes(d.free_bytes)
                 << " free\n";
     }
   }

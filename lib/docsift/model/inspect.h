@@ -39,8 +39,4 @@ ModelSummary summarize(const Checkpoint& checkpoint);
 nlohmann::json to_json(const ModelSummary& summary);
 std::string to_text(const ModelSummary& summary);
 
-// 1536 -> "1.5 KiB"; 3'000'000 params -> "3.00 M".
-std::string human_bytes(std::uint64_t bytes);
-std::string human_count(std::uint64_t count);
-
 }  // namespace docsift::model
