@@ -35,8 +35,9 @@ APT_PACKAGES=(
 mkdir -p "$DEPS"
 
 step() { printf '\n==> %s\n' "$*"; }
+# Prints the reason; the EXIT trap below then names the step, once, for every kind of failure.
 die() {
-  printf '\nsetup.sh: FAILED at step "%s": %s\n' "${CURRENT_STEP:-?}" "$*" >&2
+  printf '\nsetup.sh: %s\n' "$*" >&2
   exit 1
 }
 trap 'rc=$?; [ $rc -ne 0 ] && printf "\nsetup.sh: FAILED at step \"%s\" (exit %d)\n" "${CURRENT_STEP:-?}" "$rc" >&2' EXIT

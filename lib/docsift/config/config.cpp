@@ -144,6 +144,14 @@ struct Field {
 YAML::Node node_of(const std::string& s) { return YAML::Node(s); }
 YAML::Node node_of(std::string_view s) { return YAML::Node(std::string(s)); }
 
+// A list written on one line, as in the documented schema: [standard, cpu].
+YAML::Node flow_list(const std::vector<std::string>& items) {
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (const auto& item : items) list.push_back(item);
+  list.SetStyle(YAML::EmitterStyle::Flow);
+  return list;
+}
+
 const std::vector<Field>& schema() {
   static const std::vector<Field> fields = [] {
     std::vector<Field> f;
@@ -249,10 +257,9 @@ const std::vector<Field>& schema() {
                    c.memory.tiers = tiers;
                  },
                  [](const Config& c) {
-                   YAML::Node list(YAML::NodeType::Sequence);
-                   for (const Tier t : c.memory.tiers) list.push_back(std::string(to_string(t)));
-                   list.SetStyle(YAML::EmitterStyle::Flow);
-                   return list;
+                   std::vector<std::string> names;
+                   for (const Tier t : c.memory.tiers) names.emplace_back(to_string(t));
+                   return flow_list(names);
                  }});
     f.push_back({"memory.cpu_dtype", "precision of the cpu tier: float32 or bfloat16",
                  [](Config& c, const YAML::Node& n, const Where& w) {
@@ -320,12 +327,7 @@ const std::vector<Field>& schema() {
                    }
                    c.output.formats = formats;
                  },
-                 [](const Config& c) {
-                   YAML::Node list(YAML::NodeType::Sequence);
-                   for (const auto& s : c.output.formats) list.push_back(s);
-                   list.SetStyle(YAML::EmitterStyle::Flow);
-                   return list;
-                 }});
+                 [](const Config& c) { return flow_list(c.output.formats); }});
     return f;
   }();
   return fields;

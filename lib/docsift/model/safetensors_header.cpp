@@ -1,7 +1,6 @@
 #include "docsift/model/safetensors_header.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -34,7 +33,6 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
   out << ']';
   return out.str();
 }
-
 
 std::uint64_t as_u64(const json& value, const std::string& label, const std::string& name,
                      const char* field) {

@@ -1,0 +1,7 @@
+# Sources of the LibTorch-free parsers (safetensors header, strict JSON). One list, used by the
+# normal build (lib/CMakeLists.txt) and the instrumented fuzz build (tests/fuzz/CMakeLists.txt).
+set(DOCSIFT_PARSER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/docsift/model/dtype.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/docsift/model/safetensors_header.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/docsift/model/strict_json.cpp
+)
