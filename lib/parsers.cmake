@@ -3,5 +3,5 @@
 set(DOCSIFT_PARSER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/docsift/model/dtype.cpp
   ${CMAKE_CURRENT_LIST_DIR}/docsift/model/safetensors_header.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/docsift/model/strict_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/docsift/strict_json.cpp
 )

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "docsift/error.h"
-#include "docsift/model/strict_json.h"
+#include "docsift/strict_json.h"
 
 namespace docsift::model {
 namespace fs = std::filesystem;

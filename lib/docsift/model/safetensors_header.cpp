@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "docsift/error.h"
-#include "docsift/model/strict_json.h"
+#include "docsift/strict_json.h"
 
 namespace docsift::model {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace docsift::model {
+namespace docsift {
 
 // Parses `text`, rejecting malformed JSON, duplicate keys in any object (nlohmann would keep
 // the last one silently) and nesting deeper than `max_depth` (root = depth 0; deeper values
@@ -16,4 +16,4 @@ nlohmann::json parse_json_strict(std::string_view text, const std::string& label
 nlohmann::json read_json_file(const std::string& path, int max_depth,
                               std::size_t max_bytes = 64u << 20);
 
-}  // namespace docsift::model
+}  // namespace docsift

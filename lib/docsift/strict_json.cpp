@@ -1,4 +1,4 @@
-#include "docsift/model/strict_json.h"
+#include "docsift/strict_json.h"
 
 #include <fstream>
 #include <set>
@@ -7,7 +7,7 @@
 
 #include "docsift/error.h"
 
-namespace docsift::model {
+namespace docsift {
 
 using nlohmann::json;
 
@@ -72,4 +72,4 @@ json read_json_file(const std::string& path, int max_depth, std::size_t max_byte
   return parse_json_strict(text, path, max_depth);
 }
 
-}  // namespace docsift::model
+}  // namespace docsift

@@ -1,0 +1,444 @@
+// Reading tokenizers from files: tokenizer.json, and the vocab.json + merges.txt layout.
+// Every field the reference would act on is either implemented or rejected by name.
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "docsift/error.h"
+#include "docsift/strict_json.h"
+#include "docsift/text/tokenizer_impl.h"
+#include "docsift/text/utf8.h"
+
+namespace docsift::text {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Qwen2's pre-tokenizer pattern, which the slow→fast converter writes for the vocab.json layout
+// (transformers convert_slow_tokenizer.Qwen2Converter).
+constexpr const char* kQwen2Pattern =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+// Builds a Tokenizer from parts; the one place that can call the private constructor.
+struct TokenizerBuilder {
+  static Tokenizer build(std::shared_ptr<Tokenizer::Impl> impl) {
+    impl->max_id = static_cast<int64_t>(impl->bpe->id_limit()) - 1;
+    impl->finish_setup();
+    return Tokenizer(std::move(impl));
+  }
+};
+
+namespace {
+
+constexpr std::size_t kMaxTokenizerFileBytes = 256u << 20;
+
+// Typed access to a JSON object with errors that say where. `where` is "file: section".
+class Fields {
+ public:
+  Fields(const json& object, std::string where) : object_(object), where_(std::move(where)) {
+    if (!object_.is_object()) fail("expected a JSON object, found " + std::string(object_.type_name()));
+  }
+  [[noreturn]] void fail(const std::string& message) const { throw FileError(where_ + ": " + message); }
+  const std::string& where() const { return where_; }
+
+  const json* find(const char* key) const {
+    const auto it = object_.find(key);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+  const json& require(const char* key) const {
+    const json* value = find(key);
+    if (value == nullptr) fail(std::string("missing \"") + key + "\"");
+    return *value;
+  }
+  std::string string(const char* key) const {
+    const json& value = require(key);
+    if (!value.is_string()) fail(std::string("\"") + key + "\" must be a string");
+    return value.get<std::string>();
+  }
+  std::optional<std::string> optional_string(const char* key) const {
+    if (find(key) == nullptr) return std::nullopt;
+    return string(key);
+  }
+  bool boolean(const char* key, bool fallback) const {
+    const json* value = find(key);
+    if (value == nullptr) return fallback;
+    if (!value->is_boolean()) fail(std::string("\"") + key + "\" must be true or false");
+    return value->get<bool>();
+  }
+
+ private:
+  const json& object_;
+  std::string where_;
+};
+
+std::string read_text_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path.string() + ": cannot open for reading");
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) throw FileError(path.string() + ": cannot read the size: " + ec.message());
+  if (size > kMaxTokenizerFileBytes) {
+    throw FileError(path.string() + ": " + std::to_string(size) + " bytes is larger than the " +
+                    std::to_string(kMaxTokenizerFileBytes) + "-byte limit for tokenizer files");
+  }
+  std::string text(size, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (!in) throw FileError(path.string() + ": read failed");
+  return text;
+}
+
+AddedToken parse_added_token(const json& entry, const std::string& where) {
+  const Fields f(entry, where);
+  AddedToken token;
+  const json& id = f.require("id");
+  if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
+    f.fail("\"id\" must be an integer from 0 to 2^31-1");
+  }
+  token.id = id.get<int32_t>();
+  token.content = f.string("content");
+  if (token.content.empty()) f.fail("\"content\" is empty");
+  token.special = f.boolean("special", false);
+  token.lstrip = f.boolean("lstrip", false);
+  token.rstrip = f.boolean("rstrip", false);
+  token.single_word = f.boolean("single_word", false);
+  token.normalized = f.boolean("normalized", !token.special);
+  return token;
+}
+
+Normalizer parse_normalizer(const json* node, const std::string& where) {
+  Normalizer normalizer;
+  if (node == nullptr) return normalizer;
+  const Fields f(*node, where);
+  const std::string type = f.string("type");
+  if (type == "NFC") {
+    normalizer.nfc = true;
+  } else if (type == "Sequence") {
+    const json& list = f.require("normalizers");
+    if (!list.is_array()) f.fail("\"normalizers\" must be a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (parse_normalizer(&list[i], where + "[" + std::to_string(i) + "]").nfc) normalizer.nfc = true;
+    }
+  } else {
+    f.fail("normalizer type \"" + type + "\" is not supported (supported: NFC, Sequence of NFC)");
+  }
+  return normalizer;
+}
+
+void parse_pre_tokenizer_step(const json& node, const std::string& where, std::vector<SplitStep>& splits,
+                              std::optional<ByteLevelStep>& byte_level) {
+  const Fields f(node, where);
+  const std::string type = f.string("type");
+  if (byte_level) f.fail("\"" + type + "\" after ByteLevel is not supported: ByteLevel must come last");
+  if (type == "Sequence") {
+    const json& list = f.require("pretokenizers");
+    if (!list.is_array()) f.fail("\"pretokenizers\" must be a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      parse_pre_tokenizer_step(list[i], where + "[" + std::to_string(i) + "]", splits, byte_level);
+    }
+  } else if (type == "Split") {
+    const Fields pattern(f.require("pattern"), where + ".pattern");
+    SplitStep step;
+    if (const auto regex = pattern.optional_string("Regex")) {
+      step.regex = std::make_shared<Regex>(*regex, /*literal=*/false, where);
+    } else if (const auto literal = pattern.optional_string("String")) {
+      step.regex = std::make_shared<Regex>(*literal, /*literal=*/true, where);
+    } else {
+      pattern.fail("expected {\"Regex\": ...} or {\"String\": ...}");
+    }
+    const std::string behavior = f.string("behavior");
+    if (behavior == "Isolated") {
+      step.behavior = SplitBehavior::kIsolated;
+    } else if (behavior == "Removed") {
+      step.behavior = SplitBehavior::kRemoved;
+    } else {
+      f.fail("Split behavior \"" + behavior + "\" is not supported (supported: Isolated, Removed)");
+    }
+    if (f.boolean("invert", false)) f.fail("Split with \"invert\": true is not supported");
+    splits.push_back(std::move(step));
+  } else if (type == "ByteLevel") {
+    ByteLevelStep step;
+    step.add_prefix_space = f.boolean("add_prefix_space", true);
+    if (f.boolean("use_regex", true)) step.gpt2_regex = std::make_shared<Regex>(gpt2_pattern(), false, where);
+    byte_level = std::move(step);
+  } else {
+    f.fail("pre-tokenizer type \"" + type + "\" is not supported (supported: Sequence, Split, ByteLevel)");
+  }
+}
+
+std::unique_ptr<PreTokenizer> parse_pre_tokenizer(const json* node, const std::string& where) {
+  if (node == nullptr) {
+    throw FileError(where + ": missing; docsift supports byte-level BPE tokenizers, which need a ByteLevel pre-tokenizer");
+  }
+  std::vector<SplitStep> splits;
+  std::optional<ByteLevelStep> byte_level;
+  parse_pre_tokenizer_step(*node, where, splits, byte_level);
+  if (!byte_level) {
+    throw FileError(where + ": has no ByteLevel step; docsift supports byte-level BPE tokenizers only");
+  }
+  return std::make_unique<PreTokenizer>(std::move(splits), std::move(*byte_level));
+}
+
+void check_decoder(const json* node, const std::string& where) {
+  if (node == nullptr) throw FileError(where + ": missing; a ByteLevel decoder is required");
+  const Fields f(*node, where);
+  const std::string type = f.string("type");
+  if (type != "ByteLevel") f.fail("decoder type \"" + type + "\" is not supported (supported: ByteLevel)");
+}
+
+// TemplateProcessing for a single sequence: special token ids around "$A".
+void parse_post_processor(const json* node, const std::string& where, Tokenizer::Impl& impl,
+                          bool& seen_template) {
+  if (node == nullptr) return;
+  const Fields f(*node, where);
+  const std::string type = f.string("type");
+  if (type == "ByteLevel") return;  // only adjusts offsets, never ids
+  if (type == "Sequence") {
+    const json& list = f.require("processors");
+    if (!list.is_array()) f.fail("\"processors\" must be a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      parse_post_processor(&list[i], where + "[" + std::to_string(i) + "]", impl, seen_template);
+    }
+    return;
+  }
+  if (type != "TemplateProcessing") {
+    f.fail("post-processor type \"" + type + "\" is not supported (supported: ByteLevel, TemplateProcessing, Sequence)");
+  }
+  if (seen_template) f.fail("more than one TemplateProcessing is not supported");
+  seen_template = true;
+  const json& specials = f.require("special_tokens");
+  if (!specials.is_object()) f.fail("\"special_tokens\" must be an object");
+  const json& single = f.require("single");
+  if (!single.is_array()) f.fail("\"single\" must be a list");
+  bool seen_sequence = false;
+  for (const json& item : single) {
+    const Fields piece(item, where + ".single");
+    if (const json* seq = piece.find("Sequence")) {
+      const Fields s(*seq, where + ".single.Sequence");
+      if (s.string("id") != "A") s.fail("a single-sequence template may only use sequence A");
+      if (seen_sequence) s.fail("sequence A appears twice");
+      seen_sequence = true;
+    } else if (const json* special = piece.find("SpecialToken")) {
+      const std::string name = Fields(*special, where + ".single.SpecialToken").string("id");
+      const auto it = specials.find(name);
+      if (it == specials.end()) f.fail("template uses \"" + name + "\", which \"special_tokens\" does not define");
+      const Fields entry(*it, where + ".special_tokens." + name);
+      const json& ids = entry.require("ids");
+      if (!ids.is_array()) entry.fail("\"ids\" must be a list");
+      for (const json& id : ids) {
+        if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
+          entry.fail("\"ids\" must hold non-negative integers");
+        }
+        (seen_sequence ? impl.template_suffix : impl.template_prefix).push_back(id.get<int32_t>());
+      }
+    } else {
+      piece.fail("expected {\"Sequence\": ...} or {\"SpecialToken\": ...}");
+    }
+  }
+  if (!seen_sequence) f.fail("\"single\" never places sequence A");
+}
+
+std::vector<std::pair<std::string, std::string>> parse_merges(const json& merges, const Fields& f) {
+  if (!merges.is_array()) f.fail("\"merges\" must be a list");
+  std::vector<std::pair<std::string, std::string>> result;
+  result.reserve(merges.size());
+  for (std::size_t rank = 0; rank < merges.size(); ++rank) {
+    const json& m = merges[rank];
+    if (m.is_string()) {  // "a b", the older format: exactly one space
+      const std::string& s = m.get_ref<const std::string&>();
+      const auto space = s.find(' ');
+      if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
+        f.fail("merge " + std::to_string(rank) + " (\"" + s + "\") is not two tokens separated by one space");
+      }
+      result.emplace_back(s.substr(0, space), s.substr(space + 1));
+    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      result.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
+    } else {
+      f.fail("merge " + std::to_string(rank) + " must be \"a b\" or [\"a\", \"b\"], found " + m.dump());
+    }
+  }
+  return result;
+}
+
+std::vector<std::pair<std::string, int32_t>> parse_vocab(const json& vocab, const std::string& where) {
+  if (!vocab.is_object()) throw FileError(where + ": the vocabulary must be an object of token → id");
+  std::vector<std::pair<std::string, int32_t>> result;
+  result.reserve(vocab.size());
+  for (const auto& [token, id] : vocab.items()) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
+      throw FileError(where + ": the id of '" + token + "' must be an integer from 0 to 2^31-1");
+    }
+    result.emplace_back(token, id.get<int32_t>());
+  }
+  return result;
+}
+
+std::unique_ptr<BpeModel> parse_model(const json& node, const std::string& where) {
+  const Fields f(node, where);
+  const std::string type = f.string("type");
+  if (type != "BPE") f.fail("model type \"" + type + "\" is not supported (supported: BPE)");
+  if (const json* dropout = f.find("dropout")) {
+    if (!dropout->is_number() || dropout->get<double>() != 0.0) {
+      f.fail("\"dropout\" is set; BPE dropout is for training and makes ids random, so it is not supported");
+    }
+  }
+  if (f.boolean("byte_fallback", false)) f.fail("\"byte_fallback\": true is not supported");
+  for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (const auto value = f.optional_string(key); value && !value->empty()) {
+      f.fail(std::string("\"") + key + "\" (\"" + *value + "\") is not supported");
+    }
+  }
+  BpeOptions options;
+  options.ignore_merges = f.boolean("ignore_merges", false);
+  options.unk_token = f.optional_string("unk_token");
+  options.fuse_unk = f.boolean("fuse_unk", false);
+  return std::make_unique<BpeModel>(parse_vocab(f.require("vocab"), where + ".vocab"),
+                                    parse_merges(f.require("merges"), f), std::move(options), where);
+}
+
+void check_added_ids(const Tokenizer::Impl& impl, const std::string& where) {
+  std::unordered_map<int32_t, const std::string*> seen;
+  for (const AddedToken& token : impl.added) {
+    const auto [it, inserted] = seen.emplace(token.id, &token.content);
+    if (!inserted) {
+      throw FileError(where + ": id " + std::to_string(token.id) + " is given to both '" + *it->second +
+                      "' and '" + token.content + "'");
+    }
+    if (find_invalid_utf8(token.content) != kNoError) throw FileError(where + ": token content is not UTF-8");
+  }
+}
+
+}  // namespace
+
+Tokenizer Tokenizer::from_tokenizer_json_text(std::string_view text, const std::string& label) {
+  const json root = parse_json_strict(text, label, /*max_depth=*/16);
+  const Fields top(root, label);
+  for (const char* key : {"truncation", "padding"}) {
+    if (top.find(key) != nullptr) {
+      top.fail(std::string("\"") + key + "\" is set; docsift encodes whole prompts and does not support it");
+    }
+  }
+  auto impl = std::make_shared<Impl>();
+  impl->source = label;
+  impl->bpe = parse_model(top.require("model"), label + ": model");
+  impl->normalizer = parse_normalizer(top.find("normalizer"), label + ": normalizer");
+  impl->pre_tokenizer = parse_pre_tokenizer(top.find("pre_tokenizer"), label + ": pre_tokenizer");
+  check_decoder(top.find("decoder"), label + ": decoder");
+  bool seen_template = false;
+  parse_post_processor(top.find("post_processor"), label + ": post_processor", *impl, seen_template);
+  if (const json* added = top.find("added_tokens")) {
+    if (!added->is_array()) top.fail("\"added_tokens\" must be a list");
+    for (std::size_t i = 0; i < added->size(); ++i) {
+      impl->added.push_back(parse_added_token((*added)[i], label + ": added_tokens[" + std::to_string(i) + "]"));
+    }
+  }
+  check_added_ids(*impl, label + ": added_tokens");
+  return TokenizerBuilder::build(std::move(impl));
+}
+
+Tokenizer Tokenizer::from_tokenizer_json(const fs::path& file) {
+  return from_tokenizer_json_text(read_text_file(file), file.string());
+}
+
+// The layout of `save_pretrained` for slow tokenizers. Rebuilt as transformers' Qwen2 slow→fast
+// converter does: NFC, the Qwen2 split pattern, ByteLevel without prefix space, no unk token;
+// added tokens and their flags from tokenizer_config.json's added_tokens_decoder, plus any
+// added_tokens.json entry it lacks (as a normalized, non-special token).
+Tokenizer Tokenizer::from_vocab_merges(const fs::path& folder) {
+  const fs::path vocab_path = folder / "vocab.json";
+  const fs::path merges_path = folder / "merges.txt";
+  const fs::path config_path = folder / "tokenizer_config.json";
+  const fs::path added_path = folder / "added_tokens.json";
+
+  json config = json::object();
+  if (fs::exists(config_path)) config = parse_json_strict(read_text_file(config_path), config_path.string(), 8);
+  const Fields config_fields(config, config_path.string());
+  if (const auto cls = config_fields.optional_string("tokenizer_class")) {
+    if (*cls != "Qwen2Tokenizer" && *cls != "Qwen2TokenizerFast") {
+      config_fields.fail("tokenizer_class \"" + *cls +
+                         "\" is not supported without a tokenizer.json (supported: Qwen2Tokenizer); "
+                         "save the tokenizer with a fast tokenizer to get tokenizer.json");
+    }
+  }
+
+  auto vocab = parse_vocab(parse_json_strict(read_text_file(vocab_path), vocab_path.string(), 2),
+                           vocab_path.string());
+  std::vector<std::pair<std::string, std::string>> merges;
+  {
+    const std::string text = read_text_file(merges_path);
+    std::size_t line_no = 0, start = 0;
+    while (start < text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string_view line(text.data() + start, end - start);
+      start = end + 1;
+      ++line_no;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.empty() || line.starts_with("#version")) continue;
+      const auto space = line.find(' ');
+      if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos) {
+        throw FileError(merges_path.string() + ":" + std::to_string(line_no) +
+                        ": expected two tokens separated by one space, found \"" + std::string(line) + "\"");
+      }
+      merges.emplace_back(std::string(line.substr(0, space)), std::string(line.substr(space + 1)));
+    }
+  }
+
+  auto impl = std::make_shared<Impl>();
+  impl->source = folder.string();
+  impl->normalizer.nfc = true;
+  impl->bpe = std::make_unique<BpeModel>(std::move(vocab), merges, BpeOptions{}, vocab_path.string());
+  std::vector<SplitStep> splits;
+  splits.push_back({std::make_shared<Regex>(kQwen2Pattern, false, "Qwen2 pattern"), SplitBehavior::kIsolated});
+  impl->pre_tokenizer = std::make_unique<PreTokenizer>(std::move(splits), ByteLevelStep{});
+
+  if (const json* decoder = config_fields.find("added_tokens_decoder")) {
+    const Fields entries(*decoder, config_path.string() + ": added_tokens_decoder");
+    for (const auto& [key, value] : decoder->items()) {
+      json entry = value;
+      if (!entry.is_object()) entries.fail("entry \"" + key + "\" must be an object");
+      try {
+        std::size_t used = 0;
+        const long long id = std::stoll(key, &used);
+        if (used != key.size() || id < 0 || id > INT32_MAX) throw std::invalid_argument(key);
+        entry["id"] = id;
+      } catch (const std::exception&) {
+        entries.fail("key \"" + key + "\" is not a token id");
+      }
+      impl->added.push_back(parse_added_token(entry, entries.where() + "." + key));
+    }
+  }
+  if (fs::exists(added_path)) {
+    const json added = parse_json_strict(read_text_file(added_path), added_path.string(), 2);
+    for (const auto& [content, id] : parse_vocab(added, added_path.string())) {
+      const bool known = std::any_of(impl->added.begin(), impl->added.end(),
+                                     [&](const AddedToken& t) { return t.content == content; });
+      if (known) continue;
+      AddedToken token;
+      token.id = id;
+      token.content = content;
+      token.normalized = true;
+      impl->added.push_back(std::move(token));
+    }
+  }
+  std::sort(impl->added.begin(), impl->added.end(),
+            [](const AddedToken& a, const AddedToken& b) { return a.id < b.id; });
+  check_added_ids(*impl, folder.string() + ": added tokens");
+  return TokenizerBuilder::build(std::move(impl));
+}
+
+Tokenizer Tokenizer::load(const fs::path& file_or_folder) {
+  std::error_code ec;
+  if (fs::is_directory(file_or_folder, ec)) {
+    if (fs::exists(file_or_folder / "tokenizer.json")) return from_tokenizer_json(file_or_folder / "tokenizer.json");
+    if (fs::exists(file_or_folder / "vocab.json") && fs::exists(file_or_folder / "merges.txt")) {
+      return from_vocab_merges(file_or_folder);
+    }
+    throw FileError(file_or_folder.string() +
+                    ": no tokenizer found; expected tokenizer.json, or vocab.json with merges.txt");
+  }
+  if (!fs::exists(file_or_folder, ec)) {
+    throw FileError(file_or_folder.string() + ": no such file or folder; pass a tokenizer.json or a model folder");
+  }
+  return from_tokenizer_json(file_or_folder);
+}
+
+}  // namespace docsift::text
