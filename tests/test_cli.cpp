@@ -92,3 +92,37 @@ TEST_CASE("config prints the effective YAML; bad values exit 2") {
   CHECK(bad_file.exit_code == 2);
   CHECK(bad_file.err.find("bad.yaml:2:10: memory.tiers:") != std::string::npos);
 }
+
+TEST_CASE("tokenize: ids as JSON, decode back, and clear errors") {
+  const std::string tokenizer =
+      shell_quote((std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/tokenizers/tiny-qwen").string());
+  const auto encoded = run_docsift("tokenize --tokenizer " + tokenizer + " --text 'Total: $1,234.56<|im_end|>' --json");
+  REQUIRE(encoded.exit_code == 0);
+  const auto ids = nlohmann::json::parse(encoded.out);
+  REQUIRE(ids.is_array());
+  CHECK(ids.size() > 5);
+  const auto plain = run_docsift("tokenize --tokenizer " + tokenizer + " --text 'Total: $1,234.56<|im_end|>'");
+  CHECK(plain.out.find(',') == std::string::npos);  // space-separated ids on one line
+  const auto decoded = run_docsift("tokenize --tokenizer " + tokenizer + " --decode " + shell_quote(ids.dump()));
+  CHECK(decoded.exit_code == 0);
+  CHECK(decoded.out == "Total: $1,234.56<|im_end|>\n");
+  const auto skipped = run_docsift("tokenize --tokenizer " + tokenizer + " --skip-special-tokens --decode " +
+                                   shell_quote(ids.dump()));
+  CHECK(skipped.out == "Total: $1,234.56\n");
+
+  TempDir dir;
+  docsift::testing::write_bytes(dir / "latin1.txt", std::string("caf\xE9\n"));
+  const auto bad_text = run_docsift("tokenize --tokenizer " + tokenizer + " --file " + shell_quote((dir / "latin1.txt").string()));
+  CHECK(bad_text.exit_code == 2);
+  CHECK(one_line_error(bad_text.err));
+  CHECK(bad_text.err.find("latin1.txt: input text is not valid UTF-8: byte 0xE9 at offset 3") != std::string::npos);
+
+  const auto missing = run_docsift("tokenize --tokenizer " + shell_quote((dir / "nope").string()) + " --text x");
+  CHECK(missing.exit_code == 3);
+  CHECK(one_line_error(missing.err));
+  CHECK(run_docsift("tokenize --tokenizer " + tokenizer).exit_code == 2);                       // no input
+  CHECK(run_docsift("tokenize --tokenizer " + tokenizer + " --text a --decode 1").exit_code == 2);  // two inputs
+  const auto bad_ids = run_docsift("tokenize --tokenizer " + tokenizer + " --decode 1,x");
+  CHECK(bad_ids.exit_code == 2);
+  CHECK(bad_ids.err.find("\"x\" is not a token id") != std::string::npos);
+}

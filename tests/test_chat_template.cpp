@@ -1,0 +1,106 @@
+// Chat templates: the exact prompt strings of model-porting-notes.md §1.7 / §2.6, and their ids.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "docsift/error.h"
+#include "docsift/text/chat_template.h"
+
+namespace fs = std::filesystem;
+using docsift::text::ChatFormat;
+using docsift::text::ChatTemplate;
+using docsift::text::Tokenizer;
+
+namespace {
+
+const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/tokenizers";
+
+std::string repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+const std::string kSystem =
+    "你是书生·万象，英文名是InternVL，是由上海人工智能实验室、清华大学及多家合作单位联合开发的多模态大语言模型。";
+
+}  // namespace
+
+TEST_CASE("InternVL original format: system block, <image> expansion, generation prompt") {
+  const ChatTemplate chat(ChatFormat::kInternVL, Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json"));
+  const std::string image = "<img>" + repeat("<IMG_CONTEXT>", 256 * 3) + "</img>";
+  CHECK(chat.render("What is the total?", 3) ==
+        "<|im_start|>system\n" + kSystem + "<|im_end|>\n<|im_start|>user\n" + image +
+            "\nWhat is the total?<|im_end|>\n<|im_start|>assistant\n");
+  // A question that places the image itself keeps that place, and only the first <image> expands.
+  CHECK(chat.render("Look: <image> and <image>", 1).find("Look: <img><IMG_CONTEXT>") != std::string::npos);
+  CHECK(chat.render("Look: <image> and <image>", 1).find("</img> and <image><|im_end|>") != std::string::npos);
+  const ChatTemplate custom(ChatFormat::kInternVL, chat.tokenizer(), std::string("Be terse."));
+  CHECK(custom.render("Q", 1).starts_with("<|im_start|>system\nBe terse.<|im_end|>\n"));
+}
+
+TEST_CASE("InternVL -hf format equals the original minus the system block") {
+  const Tokenizer tokenizer = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
+  const ChatTemplate original(ChatFormat::kInternVL, tokenizer);
+  const ChatTemplate hf(ChatFormat::kInternVLHf, tokenizer);
+  const std::string system_block = "<|im_start|>system\n" + kSystem + "<|im_end|>\n";
+  CHECK(hf.render("Extract the ABN.", 7) == original.render("Extract the ABN.", 7).substr(system_block.size()));
+  CHECK(hf.render("Q", 1) == "<|im_start|>user\n<img>" + repeat("<IMG_CONTEXT>", 256) +
+                                 "</img>\nQ<|im_end|>\n<|im_start|>assistant\n");
+}
+
+TEST_CASE("InternVL prompt ids: one image token per feature, specials as single ids, stop set") {
+  const Tokenizer tokenizer = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
+  const ChatTemplate chat(ChatFormat::kInternVLHf, tokenizer);
+  for (const int tiles : {1, 2, 13}) {
+    CAPTURE(tiles);
+    const auto ids = chat.encode("What is the invoice total?", tiles);
+    CHECK(std::count(ids.begin(), ids.end(), chat.image_token_id()) == 256 * tiles);
+    CHECK(ids.front() == *tokenizer.token_to_id("<|im_start|>"));
+    CHECK(std::count(ids.begin(), ids.end(), *tokenizer.token_to_id("<img>")) == 1);
+    CHECK(std::count(ids.begin(), ids.end(), *tokenizer.token_to_id("</img>")) == 1);
+    CHECK(tokenizer.decode(ids) == chat.render("What is the invoice total?", tiles));
+  }
+  const auto& stops = chat.stop_ids();
+  CHECK(std::find(stops.begin(), stops.end(), *tokenizer.token_to_id("<|im_end|>")) != stops.end());
+  CHECK(std::find(stops.begin(), stops.end(), *tokenizer.token_to_id("<|endoftext|>")) != stops.end());
+  CHECK_THROWS_AS(chat.render("Q", 0), docsift::Error);
+}
+
+TEST_CASE("Llama 3.2 Vision: BOS exactly once even when the tokenizer's post-processor adds one") {
+  const Tokenizer tokenizer = Tokenizer::load(kFixtures / "tiny-llama/tokenizer.json");
+  const ChatTemplate chat(ChatFormat::kLlama32Vision, tokenizer);
+  const std::string prompt = chat.render("What is the total?", /*num_tiles=*/4);
+  CHECK(prompt ==
+        "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n<|image|>What is the total?"
+        "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+  const int32_t bos = *tokenizer.token_to_id("<|begin_of_text|>");
+  const auto ids = chat.encode("What is the total?", 4);
+  CHECK(std::count(ids.begin(), ids.end(), bos) == 1);
+  CHECK(ids.front() == bos);
+  const auto image = std::find(ids.begin(), ids.end(), chat.image_token_id());
+  REQUIRE(image != ids.end());
+  CHECK(std::count(ids.begin(), ids.end(), chat.image_token_id()) == 1);  // Llama does not expand it
+  CHECK(tokenizer.decode(std::vector<int32_t>(ids.begin(), image)) ==
+        "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n");
+  // The file's template would add a second BOS: the reason chat templates encode without it.
+  const auto doubled = tokenizer.encode(prompt, /*add_special_tokens=*/true);
+  CHECK(std::count(doubled.begin(), doubled.end(), bos) == 2);
+  const auto& stops = chat.stop_ids();
+  for (const char* stop : {"<|eot_id|>", "<|end_of_text|>", "<|eom_id|>"}) {
+    CHECK(std::find(stops.begin(), stops.end(), *tokenizer.token_to_id(stop)) != stops.end());
+  }
+}
+
+TEST_CASE("a tokenizer from the other family is refused with the missing token named") {
+  const Tokenizer llama = Tokenizer::load(kFixtures / "tiny-llama/tokenizer.json");
+  CHECK_THROWS_WITH_AS(ChatTemplate(ChatFormat::kInternVL, llama), doctest::Contains("has no token \"<|im_start|>\""),
+                       docsift::FileError);
+  const Tokenizer qwen = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
+  CHECK_THROWS_WITH_AS(ChatTemplate(ChatFormat::kLlama32Vision, qwen),
+                       doctest::Contains("\"<|begin_of_text|>\""), docsift::FileError);
+  CHECK(docsift::text::parse_chat_format("internvl-hf") == ChatFormat::kInternVLHf);
+  CHECK_THROWS_WITH_AS(docsift::text::parse_chat_format("chatml"), doctest::Contains("known: internvl"),
+                       docsift::ConfigError);
+}
