@@ -1,7 +1,7 @@
 #include "docsift/strict_json.h"
 
 #include <fstream>
-#include <set>
+#include <unordered_set>
 #include <sstream>
 #include <vector>
 
@@ -12,7 +12,7 @@ namespace docsift {
 using nlohmann::json;
 
 json parse_json_strict(std::string_view text, const std::string& label, int max_depth) {
-  std::vector<std::set<std::string>> keys_per_object;
+  std::vector<std::unordered_set<std::string>> keys_per_object;
   std::string duplicate;
   bool too_deep = false;
   auto callback = [&](int depth, json::parse_event_t event, json& parsed) {

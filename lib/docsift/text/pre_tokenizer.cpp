@@ -18,8 +18,8 @@ Regex::Regex(const std::string& pattern, bool literal, const std::string& label)
   PCRE2_SIZE error_offset = 0;
   // UCP: \s, \w, \d and POSIX classes use Unicode properties, as Oniguruma does for the
   // reference tokenizer; without it \s would miss U+3000 and friends.
-  uint32_t options = PCRE2_UTF | PCRE2_UCP;
-  if (literal) options |= PCRE2_LITERAL;
+  // PCRE2 refuses UCP together with LITERAL; a literal has no classes for it to affect anyway.
+  const uint32_t options = literal ? (PCRE2_UTF | PCRE2_LITERAL) : (PCRE2_UTF | PCRE2_UCP);
   impl_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options,
                               &error_code, &error_offset, nullptr);
   if (impl_->code == nullptr) {

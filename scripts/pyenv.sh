@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The Python used by the fixture and reference scripts (never by docsift itself):
+# .deps/venv, the venv scripts/setup.sh made for the torch wheel, plus pinned reference
+# packages. Idempotent and quiet when everything is present.
+#   scripts/pyenv.sh                      make sure the packages are there
+#   scripts/pyenv.sh python3 SCRIPT ...   run a command with the venv first on PATH
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.deps/venv"
+# transformers and tokenizers versions the vectors and fixtures were made with; torch itself is
+# pinned (and installed without its CUDA wheels) by setup.sh, so it is never reinstalled here.
+PACKAGES=(tokenizers==0.23.3 transformers==5.23.0 safetensors==0.8.0 pillow==13.0.0 numpy==2.4.6
+          typing_extensions==4.16.0 sympy==1.14.0 networkx==3.6.1 Jinja2==3.1.6 fsspec==2026.9.0 filelock==4.2.11)
+
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+if ! "$VENV/bin/python" - <<'PY' >/dev/null 2>&1
+import importlib.metadata as m, sys
+want = {"tokenizers": "0.23.3", "transformers": "5.23.0"}
+sys.exit(any(m.version(k) != v for k, v in want.items()))
+PY
+then
+  echo "==> installing Python reference packages into $VENV" >&2
+  # torch is already there (setup.sh); pip warns that its CUDA wheels are absent, which is intended.
+  "$VENV/bin/pip" install -q --disable-pip-version-check "${PACKAGES[@]}" >&2
+fi
+if [ "$#" -gt 0 ]; then
+  PATH="$VENV/bin:$PATH" exec "$@"
+fi
