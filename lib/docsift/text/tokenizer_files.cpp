@@ -408,9 +408,10 @@ Tokenizer Tokenizer::from_vocab_merges(const fs::path& folder) {
   }
   if (fs::exists(added_path)) {
     const json added = parse_json_strict(read_text_file(added_path), added_path.string(), 2);
-    for (const auto& [content, id] : parse_vocab(added, added_path.string())) {
+    for (const auto& entry : parse_vocab(added, added_path.string())) {
+      const auto& [content, id] = entry;  // clang: structured bindings cannot be captured (C++20)
       const bool known = std::any_of(impl->added.begin(), impl->added.end(),
-                                     [&](const AddedToken& t) { return t.content == content; });
+                                     [&](const AddedToken& t) { return t.content == entry.first; });
       if (known) continue;
       AddedToken token;
       token.id = id;
