@@ -70,7 +70,7 @@ TEST_CASE("inspect a malformed or missing model: exit 3 and a one-line reason") 
   CHECK(one_line_error(missing.err));
 }
 
-TEST_CASE("config prints the effective YAML; bad values exit 2") {
+TEST_CASE("config prints the effective YAML, bad values exit 2") {
   TempDir dir;
   docsift::testing::write_text(dir / "c.yaml", "memory:\n  budget_gb: 16\n");
   const auto ok = run_docsift("config --config " + shell_quote((dir / "c.yaml").string()) +

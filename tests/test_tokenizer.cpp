@@ -166,7 +166,7 @@ TEST_CASE("byte-level alphabet is a bijection over 256 bytes") {
   CHECK(docsift::text::byte_to_char('A') == U'A');
 }
 
-TEST_CASE("encode rejects invalid UTF-8 with the offset; decode skips unknown ids like the reference") {
+TEST_CASE("encode rejects invalid UTF-8 with the offset, decode skips unknown ids like the reference") {
   const Tokenizer tokenizer = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
   try {
     (void)tokenizer.encode("total \xFF\xFE 12");
