@@ -15,13 +15,15 @@ PACKAGES=(tokenizers==0.23.3 transformers==5.23.0 safetensors==0.8.0 pillow==13.
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 if ! "$VENV/bin/python" - <<'PY' >/dev/null 2>&1
 import importlib.metadata as m, sys
-want = {"tokenizers": "0.23.3", "transformers": "5.23.0"}
+want = {"tokenizers": "0.23.3", "transformers": "5.23.0", "torchvision": "0.26.0"}
 sys.exit(any(m.version(k) != v for k, v in want.items()))
 PY
 then
   echo "==> installing Python reference packages into $VENV" >&2
   # torch is already there (setup.sh); pip warns that its CUDA wheels are absent, which is intended.
   "$VENV/bin/pip" install -q --disable-pip-version-check "${PACKAGES[@]}" >&2
+  # torchvision runs the -hf image processor; like torch it must not pull CUDA wheels.
+  "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps torchvision==0.26.0 >&2
 fi
 if [ "$#" -gt 0 ]; then
   PATH="$VENV/bin:$PATH" exec "$@"

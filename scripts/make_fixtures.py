@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Tiny random InternVL3 checkpoints and reference outputs from transformers, for the parity tests.
+
+Run from the repository root:  scripts/pyenv.sh python3 scripts/make_fixtures.py
+
+Nothing is downloaded. With a fixed seed it builds a 1-layer-deep-enough InternVL3 (InternViT + pixel
+shuffle + MLP projector + Qwen2 with dynamic RoPE) from transformers configs, using the tiny Qwen-style
+tokenizer of tests/fixtures/tokenizers, and writes under tests/fixtures/internvl/:
+  hf/          transformers-native layout (InternVLForConditionalGeneration, tokenizer.json)
+  original/    InternVLChatModel layout (fused qkv, llm_config, vocab.json + merges.txt)
+  images/      two synthetic document images: one tile (640x560) and many tiles + thumbnail (900x300)
+  reference/   per image: the processor's tiles as lossless PNG (uint8, before normalisation), input
+               ids, InternViT output, projected image features, first-step logits, 16 greedy tokens
+Both layouts hold the same weights, so both must reproduce the same reference.
+"""
+import json
+import os
+import shutil
+
+import numpy as np
+import torch
+from PIL import Image, ImageDraw, ImageFont
+from safetensors.torch import save_file
+from tokenizers import Tokenizer
+import transformers
+from transformers import GotOcr2ImageProcessor, InternVLConfig, InternVLForConditionalGeneration
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "fixtures", "internvl")
+TOKENIZERS = os.path.join(ROOT, "tests", "fixtures", "tokenizers")
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+MAX_TILES = 6
+NEW_TOKENS = 16
+QUESTION = "What is the total amount? Answer with TOTAL: value."
+
+VISION = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+              attention_bias=True, use_qk_norm=False, norm_type="layer_norm", layer_norm_eps=1e-6,
+              image_size=[448, 448], patch_size=[14, 14], hidden_act="gelu", use_mean_pooling=True,
+              layer_scale_init_value=0.1)
+# max_position_embeddings is small on purpose: the many-tile prompt runs past it, so the dynamic
+# RoPE rule (rescaled base, recomputed per step) is exercised; the one-tile prompt stays below it.
+TEXT = dict(model_type="qwen2", hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, rms_norm_eps=1e-6, max_position_embeddings=512, hidden_act="silu",
+            rope_parameters={"rope_type": "dynamic", "factor": 2.0, "rope_theta": 1000000.0},
+            tie_word_embeddings=False, use_sliding_window=False)
+
+
+def render(width, height, seed, lines):
+    rng = np.random.default_rng(seed)
+    img = Image.new("RGB", (width, height), (250, 248, 240))
+    draw = ImageDraw.Draw(img)
+    font_path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    font = ImageFont.truetype(font_path, 22) if os.path.exists(font_path) else ImageFont.load_default()
+    y = 15
+    for line in lines:
+        draw.text((20, y), line, fill=(20, 20, 60), font=font)
+        y += 32
+    draw.rectangle([10, 5, width - 10, height - 5], outline=(120, 30, 30), width=3)
+    # A soft diagonal shading (cheap to store as PNG, unlike noise) so that no tile is flat.
+    yy, xx = np.mgrid[0:height, 0:width]
+    shade = ((xx + yy) * 40 // (width + height)).astype(np.int16)[..., None]
+    arr = np.clip(np.asarray(img, dtype=np.int16) - shade + rng.integers(0, 2, size=3), 0, 255).astype(np.uint8)
+    return Image.fromarray(arr)
+
+
+def randomize(model, seed):
+    """Replace the tiny init with values of a realistic scale, so every weight moves the output."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("bias"):
+                p.copy_(torch.randn(p.shape, generator=g) * 0.05)
+            elif "norm" in name or "layernorm" in name:
+                p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
+            elif "lambda" in name:
+                p.copy_(0.5 + torch.randn(p.shape, generator=g) * 0.1)
+            elif p.dim() >= 2:
+                fan_in = p[0].numel()
+                p.copy_(torch.randn(p.shape, generator=g) / fan_in ** 0.5)
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
+        # Rows of equal norm: with raw Gaussian rows a few "hub" tokens win every argmax and greedy
+        # decoding repeats one token, which would make the greedy-token test weak.
+        for head in (model.lm_head.weight, model.model.language_model.embed_tokens.weight):
+            head.copy_(torch.nn.functional.normalize(torch.randn(head.shape, generator=g), dim=1) * 4.0)
+
+
+def prompt_text(num_tiles):
+    image = "<img>" + "<IMG_CONTEXT>" * (256 * num_tiles) + "</img>"
+    return f"<|im_start|>user\n{image}\n{QUESTION}<|im_end|>\n<|im_start|>assistant\n"
+
+
+def to_original(state):
+    """transformers names → InternVLChatModel names (the converter's mapping, reversed)."""
+    out = {}
+    layers = {}
+    for name, t in state.items():
+        if name.startswith("model.vision_tower."):
+            n = name[len("model.vision_tower."):]
+            n = n.replace("encoder.layer.", "encoder.layers.")
+            n = n.replace("embeddings.cls_token", "embeddings.class_embedding")
+            n = n.replace("embeddings.position_embeddings", "embeddings.position_embedding")
+            n = n.replace("embeddings.patch_embeddings.projection", "embeddings.patch_embedding")
+            n = n.replace("lambda_1", "ls1").replace("lambda_2", "ls2")
+            n = n.replace("attention.projection_layer", "attn.proj")
+            n = n.replace("layernorm_before", "norm1").replace("layernorm_after", "norm2")
+            if ".attention." in n and any(p in n for p in ("q_proj", "k_proj", "v_proj")):
+                prefix, rest = n.split(".attention.")
+                proj, kind = rest.split(".")
+                layers.setdefault((prefix, kind), {})[proj] = t
+                continue
+            out["vision_model." + n] = t
+        elif name.startswith("model.multi_modal_projector."):
+            n = name[len("model.multi_modal_projector."):]
+            n = n.replace("layer_norm", "0").replace("linear_1", "1").replace("linear_2", "3")
+            out["mlp1." + n] = t
+        elif name.startswith("model.language_model."):
+            out["language_model.model." + name[len("model.language_model."):]] = t
+        elif name == "lm_head.weight":
+            out["language_model.lm_head.weight"] = t
+        else:
+            raise SystemExit(f"unmapped tensor {name}")
+    for (prefix, kind), parts in layers.items():
+        out[f"vision_model.{prefix}.attn.qkv.{kind}"] = torch.cat([parts["q_proj"], parts["k_proj"], parts["v_proj"]], 0)
+    return {k: v.contiguous() for k, v in sorted(out.items())}
+
+
+def original_config(config):
+    v, t = config.vision_config, config.text_config
+    text = t.to_dict()
+    text["architectures"] = ["Qwen2ForCausalLM"]
+    text["rope_scaling"] = {"type": "dynamic", "rope_type": "dynamic", "factor": 2.0}
+    text["rope_theta"] = 1000000.0
+    text.pop("rope_parameters", None)
+    return {
+        "architectures": ["InternVLChatModel"], "model_type": "internvl_chat", "template": "internvl2_5",
+        "downsample_ratio": 0.5, "force_image_size": 448, "select_layer": -1, "ps_version": "v2",
+        "dynamic_image_size": True, "use_thumbnail": True, "min_dynamic_patch": 1, "max_dynamic_patch": MAX_TILES,
+        "tie_word_embeddings": False, "torch_dtype": "float32",
+        "vision_config": {"architectures": ["InternVisionModel"], "model_type": "intern_vit_6b",
+                          "hidden_size": v.hidden_size, "num_hidden_layers": v.num_hidden_layers,
+                          "num_attention_heads": v.num_attention_heads, "intermediate_size": v.intermediate_size,
+                          "image_size": 448, "patch_size": 14, "layer_norm_eps": v.layer_norm_eps,
+                          "norm_type": "layer_norm", "qkv_bias": True, "qk_normalization": False,
+                          "hidden_act": "gelu", "use_flash_attn": False, "drop_path_rate": 0.0},
+        "llm_config": text,
+    }
+
+
+def main():
+    torch.manual_seed(0)
+    shutil.rmtree(OUT, ignore_errors=True)
+    for d in ("hf", "original", "images", "reference"):
+        os.makedirs(os.path.join(OUT, d))
+    tok = Tokenizer.from_file(os.path.join(TOKENIZERS, "tiny-qwen", "tokenizer.json"))
+    image_token_id = tok.token_to_id("<IMG_CONTEXT>")
+    vocab_size = tok.get_vocab_size(with_added_tokens=True)
+
+    config = InternVLConfig(vision_config=VISION, text_config=dict(TEXT, vocab_size=vocab_size),
+                            image_token_id=image_token_id, image_seq_length=256, downsample_ratio=0.5,
+                            projector_hidden_act="gelu", vision_feature_layer=-1,
+                            vision_feature_select_strategy="default", tie_word_embeddings=False)
+    config.text_config.eos_token_id = tok.token_to_id("<|im_end|>")
+    config.text_config.bos_token_id = tok.token_to_id("<|endoftext|>")
+    model = InternVLForConditionalGeneration(config).eval()
+    randomize(model, 1234)
+    model.config._attn_implementation = "eager"
+
+    model.save_pretrained(os.path.join(OUT, "hf"), safe_serialization=True)
+    shutil.copy(os.path.join(TOKENIZERS, "tiny-qwen", "tokenizer.json"), os.path.join(OUT, "hf"))
+    save_file(to_original(model.state_dict()), os.path.join(OUT, "original", "model.safetensors"),
+              metadata={"format": "pt"})
+    with open(os.path.join(OUT, "original", "config.json"), "w") as f:
+        json.dump(original_config(config), f, indent=2)
+    for name in os.listdir(os.path.join(TOKENIZERS, "tiny-qwen-slow")):
+        shutil.copy(os.path.join(TOKENIZERS, "tiny-qwen-slow", name), os.path.join(OUT, "original"))
+
+    processor = GotOcr2ImageProcessor(crop_to_patches=True, min_patches=1, max_patches=MAX_TILES,
+                                      size={"height": 448, "width": 448}, resample=3,  # BICUBIC
+                                      do_rescale=True, rescale_factor=1 / 255, do_normalize=True,
+                                      image_mean=IMAGENET_MEAN, image_std=IMAGENET_STD)
+    images = {
+        "one_tile": render(640, 560, 1, ["TAX INVOICE", "Acme Pty Ltd", "ABN 51 824 753 556", "Date 12/03/2024",
+                                         "Widgets x3  $30.00", "GST  $3.00", "TOTAL $33.00"]),
+        "many_tiles": render(900, 300, 2, ["RECEIPT  Blue Gum Cafe  12 Mar 2024", "Flat white  4.50",
+                                           "Banana bread 5.00", "TOTAL AUD 9.50   EFTPOS APPROVED"]),
+    }
+    summary = {"transformers": transformers.__version__, "torch": torch.__version__, "max_tiles": MAX_TILES,
+               "question": QUESTION, "image_token_id": image_token_id, "images": {}}
+    for name, img in images.items():
+        img.save(os.path.join(OUT, "images", name + ".png"))
+        pv = processor(images=[img], return_tensors="pt")["pixel_values"].float()
+        tiles = pv.shape[0]
+        mean = torch.tensor(IMAGENET_MEAN).view(1, 3, 1, 1)
+        std = torch.tensor(IMAGENET_STD).view(1, 3, 1, 1)
+        u8 = torch.round((pv * std + mean) * 255).clamp(0, 255).to(torch.uint8)
+        # The processor resizes uint8 images, so the tiles are exactly uint8 before normalisation.
+        assert torch.allclose(((u8.float() / 255) - mean) / std, pv, atol=1e-5), "tiles are not uint8-exact"
+        for k in range(tiles):
+            Image.fromarray(u8[k].permute(1, 2, 0).numpy()).save(os.path.join(OUT, "reference", f"{name}.tile{k}.png"))
+        ids = tok.encode(prompt_text(tiles), add_special_tokens=False).ids
+        input_ids = torch.tensor([ids])
+        with torch.no_grad():
+            vit = model.model.vision_tower(pixel_values=pv).last_hidden_state
+            features = model.model.get_image_features(pixel_values=pv, vision_feature_layer=-1,
+                                                      vision_feature_select_strategy="default", tie_word_embeddings=False)
+            if not torch.is_tensor(features):
+                features = features.pooler_output if getattr(features, "pooler_output", None) is not None else features[0]
+            logits = model(input_ids=input_ids, pixel_values=pv).logits[0, -1]
+            generated = model.generate(input_ids=input_ids, pixel_values=pv, max_new_tokens=NEW_TOKENS,
+                                       min_new_tokens=NEW_TOKENS, do_sample=False, eos_token_id=None, pad_token_id=0)
+        new_tokens = generated[0, input_ids.shape[1]:].tolist()
+        assert len(new_tokens) == NEW_TOKENS
+        tensors = {"input_ids": input_ids[0].to(torch.int64), "logits": logits.float().contiguous(),
+                   "features": features.reshape(tiles, 256, -1).float().contiguous(),
+                   "greedy": torch.tensor(new_tokens, dtype=torch.int64)}
+        if name == "one_tile":
+            tensors["vit"] = vit.float().contiguous()  # [tiles, 1025, 32], CLS first
+        save_file(tensors, os.path.join(OUT, "reference", name + ".safetensors"))
+        summary["images"][name] = {"size": list(img.size), "tiles": tiles, "prompt_tokens": len(ids),
+                                   "greedy": new_tokens}
+        print(f"{name}: {img.size[0]}x{img.size[1]} → {tiles} tiles, {len(ids)} prompt tokens, greedy {new_tokens}")
+    with open(os.path.join(OUT, "reference", "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    total = sum(os.path.getsize(os.path.join(dp, fn)) for dp, _, fns in os.walk(OUT) for fn in fns)
+    print(f"fixtures: {total / 1e6:.2f} MB in {OUT}")
+
+
+if __name__ == "__main__":
+    main()

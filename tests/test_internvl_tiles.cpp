@@ -1,0 +1,79 @@
+// InternVL3 preprocessing against the transformers -hf image processor (GotOcr2ImageProcessor,
+// torchvision bicubic + antialias): reference tiles from scripts/make_fixtures.py.
+#include <doctest/doctest.h>
+
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/tensor.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "docsift/vision/internvl_tiles.h"
+
+namespace fs = std::filesystem;
+using docsift::vision::choose_grid;
+
+namespace {
+
+const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl";
+
+// [H, W, 3] uint8 RGB tensor owning a copy of the PNG's pixels.
+at::Tensor read_rgb(const fs::path& path) {
+  cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_COLOR);
+  REQUIRE_MESSAGE(!bgr.empty(), "cannot read " << path);
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  return at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, at::kByte).clone();
+}
+
+}  // namespace
+
+TEST_CASE("InternVL tile grid: closest aspect ratio, tie rule, max_tiles") {
+  // Worked examples from model-porting-notes.md §1.5 (max 12 tiles).
+  CHECK(choose_grid(640, 480, 1, 12).columns == 4);
+  CHECK(choose_grid(640, 480, 1, 12).rows == 3);
+  CHECK(choose_grid(1920, 1080, 1, 12).tiles() == 8);
+  CHECK(choose_grid(1920, 1080, 1, 12).columns == 4);
+  CHECK(choose_grid(800, 1280, 1, 12).columns == 2);
+  CHECK(choose_grid(800, 1280, 1, 12).rows == 3);
+  CHECK(choose_grid(448, 448, 1, 12).tiles() == 1);
+  // Square and large: (1,1), (2,2) and (3,3) tie exactly; more tiles win while the image area
+  // exceeds half of the grid's: 800² > 0.5·448²·4 but not > 0.5·448²·9.
+  CHECK(choose_grid(800, 800, 1, 12).columns == 2);
+  CHECK(choose_grid(2000, 2000, 1, 12).columns == 3);
+  CHECK(choose_grid(900, 300, 1, 6).columns == 3);
+  CHECK(choose_grid(900, 300, 1, 1).tiles() == 1);  // max_tiles 1: never tiles
+  CHECK(choose_grid(10000, 10, 1, 12).columns == 12);
+}
+
+TEST_CASE("InternVL tiles match the transformers -hf processor byte for byte") {
+  std::ifstream in(kFixtures / "reference/summary.json");
+  REQUIRE_MESSAGE(in.good(), "run scripts/make_fixtures.py");
+  const auto summary = nlohmann::json::parse(in);
+  const int max_tiles = summary["max_tiles"];
+  for (const auto& [name, info] : summary["images"].items()) {
+    CAPTURE(name);
+    const auto image = docsift::vision::preprocess_internvl(read_rgb(kFixtures / "images" / (name + ".png")), max_tiles);
+    const int tiles = info["tiles"];
+    REQUIRE(image.tiles_u8.size(0) == tiles);
+    CHECK(image.pixel_values.sizes() == at::IntArrayRef({tiles, 3, 448, 448}));
+    int64_t max_level_diff = 0;
+    double max_pixel_diff = 0;
+    for (int k = 0; k < tiles; ++k) {
+      const at::Tensor want = read_rgb(kFixtures / "reference" / (name + ".tile" + std::to_string(k) + ".png")).permute({2, 0, 1});
+      const at::Tensor diff = image.tiles_u8[k].to(at::kInt).sub(want.to(at::kInt)).abs();
+      max_level_diff = std::max<int64_t>(max_level_diff, diff.max().item<int>());
+      const at::Tensor mean = at::tensor({0.485f, 0.456f, 0.406f}).view({3, 1, 1});
+      const at::Tensor std = at::tensor({0.229f, 0.224f, 0.225f}).view({3, 1, 1});
+      const at::Tensor want_pixels = want.to(at::kFloat).div(255.0f).sub(mean).div(std);
+      max_pixel_diff = std::max(max_pixel_diff, image.pixel_values[k].sub(want_pixels).abs().max().item<double>());
+    }
+    MESSAGE(name << ": " << tiles << " tiles, max uint8 difference " << max_level_diff
+                 << ", max pixel_values difference " << max_pixel_diff);
+    CHECK(max_level_diff == 0);
+    CHECK(max_pixel_diff <= 1e-4);
+  }
+}
