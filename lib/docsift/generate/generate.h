@@ -1,0 +1,42 @@
+// The generation loop: prefill the prompt (with image features merged), then decode one token at
+// a time until a stop token or max_new_tokens. The session owns the KV cache, so everything a
+// generation allocates is released when generate() returns.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "docsift/model/internvl.h"
+
+namespace docsift::generate {
+
+struct GenerationOptions {
+  int max_new_tokens = 256;
+  bool greedy = true;
+  double temperature = 1.0;  // sampling only
+  double top_p = 1.0;        // sampling only: smallest set of tokens whose probability reaches top_p
+  uint64_t seed = 0;         // sampling only
+  std::vector<int32_t> stop_ids;
+};
+
+struct GenerationResult {
+  std::vector<int32_t> tokens;  // generated ids, without the stop token
+  int32_t stop_token = -1;      // the stop token that ended generation, or -1 (max_new_tokens)
+  int64_t prompt_tokens = 0;
+  double vision_seconds = 0, prefill_seconds = 0, decode_seconds = 0;
+  at::Tensor first_logits;  // float32 [vocab] after the prompt (for parity checks)
+};
+
+// `pixel_values` [N, 3, 448, 448] (undefined for text only); `prompt` ids with one image token
+// per image feature.
+GenerationResult generate(const model::InternVLModel& model, const at::Tensor& pixel_values,
+                          const std::vector<int32_t>& prompt, const GenerationOptions& options);
+
+// Picks the next token from float32 logits [vocab]: argmax, or a seeded draw after temperature
+// and top-p filtering. Exposed for tests.
+int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options, at::Generator& generator);
+
+}  // namespace docsift::generate

@@ -1,0 +1,75 @@
+#include "docsift/model/blocks.h"
+
+#include <ATen/ops/arange.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/layer_norm.h>
+#include <ATen/ops/linear.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/pow.h>
+#include <ATen/ops/rsqrt.h>
+#include <ATen/ops/scaled_dot_product_attention.h>
+#include <ATen/ops/tril.h>
+
+#include <cmath>
+
+namespace docsift::model {
+
+at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
+  return at::linear(x, weight, bias.defined() ? std::optional<at::Tensor>(bias) : std::nullopt);
+}
+
+at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps) {
+  return at::layer_norm(x, {x.size(-1)}, weight, bias, eps);
+}
+
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  const at::Tensor xf = x.to(at::kFloat);
+  const at::Tensor normed = xf.mul(at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true).add(eps)));
+  return weight.mul(normed.to(x.scalar_type())).to(x.scalar_type());
+}
+
+RopeTables rope_tables(const RopeConfig& config, int64_t start, int64_t length, at::ScalarType dtype,
+                       at::Device device) {
+  const auto float_options = at::TensorOptions().dtype(at::kFloat).device(device);
+  const int64_t dim = config.head_dim;
+  double base = config.theta;
+  if (config.dynamic) {
+    // base · (factor · L / max − (factor − 1))^(dim / (dim − 2)), L = max(seq_len, max), in float32.
+    const int64_t seq_len = std::max(start + length, config.max_position_embeddings);
+    const float ratio = static_cast<float>(config.factor) * static_cast<float>(seq_len) /
+                            static_cast<float>(config.max_position_embeddings) -
+                        static_cast<float>(config.factor - 1.0);
+    base = static_cast<float>(config.theta) *
+           std::pow(ratio, static_cast<float>(static_cast<double>(dim) / static_cast<double>(dim - 2)));
+  }
+  // inv_freq[i] = 1 / base^(2i / dim); [dim/2]
+  const at::Tensor exponents = at::arange(0, dim, 2, float_options.dtype(at::kLong)).to(at::kFloat).div(dim);
+  const at::Tensor inv_freq = at::pow(base, exponents).reciprocal();
+  const at::Tensor positions = at::arange(start, start + length, float_options.dtype(at::kLong)).to(at::kFloat);
+  const at::Tensor freqs = positions.unsqueeze(1).mul(inv_freq.unsqueeze(0));  // [T, dim/2]
+  const at::Tensor emb = at::cat({freqs, freqs}, -1);                           // [T, dim]
+  return {emb.cos().to(dtype), emb.sin().to(dtype)};
+}
+
+at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
+  const int64_t half = x.size(-1) / 2;
+  const at::Tensor rotated = at::cat({x.slice(-1, half).neg(), x.slice(-1, 0, half)}, -1);
+  return x.mul(tables.cos).add(rotated.mul(tables.sin));
+}
+
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
+  const int64_t groups = q.size(1) / k.size(1);
+  at::Tensor keys = k, values = v;
+  if (groups > 1) {  // [B, nkv, S, hd] → [B, nkv·groups, S, hd], each kv head serving `groups` q heads
+    keys = k.repeat_interleave(groups, 1);
+    values = v.repeat_interleave(groups, 1);
+  }
+  const int64_t t = q.size(2), s = keys.size(2);
+  if (!causal || t == 1) return at::scaled_dot_product_attention(q, keys, values);
+  if (t == s) return at::scaled_dot_product_attention(q, keys, values, {}, 0.0, /*is_causal=*/true);
+  // Queries after a cached prefix: query i sits at position s − t + i.
+  const at::Tensor mask = at::ones({t, s}, q.options().dtype(at::kBool)).tril(s - t);
+  return at::scaled_dot_product_attention(q, keys, values, mask);
+}
+
+}  // namespace docsift::model

@@ -1,0 +1,48 @@
+// Building blocks shared by the model files: projections, norms, rotary embeddings, attention.
+// Shapes: B batch, T query tokens, S key tokens, H hidden, nh/nkv heads, hd head dim.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <optional>
+
+namespace docsift::model {
+
+// x @ weightᵀ + bias; weight [out, in], bias [out] or undefined.
+at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias = {});
+
+// LayerNorm over the last dimension.
+at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps);
+
+// Llama/Qwen RMSNorm: normalised in float32, cast back to x's dtype, then scaled by `weight`
+// (held in float32; the product is cast to x's dtype as the reference does).
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
+
+// Rotary position embedding (Hugging Face "rotate half" convention) with the scaling rules the
+// supported checkpoints use: "default" and "dynamic" (NTK: when the sequence is longer than
+// max_position_embeddings, the base grows with the current length, recomputed each step).
+struct RopeConfig {
+  int64_t head_dim = 0;
+  double theta = 10000.0;
+  bool dynamic = false;
+  double factor = 1.0;
+  int64_t max_position_embeddings = 0;
+};
+
+struct RopeTables {
+  at::Tensor cos, sin;  // [T, hd] in the activation dtype
+};
+
+// Tables for positions [start, start + length); `seq_len` = start + length selects the dynamic
+// base. float32 arithmetic throughout, as the reference computes it.
+RopeTables rope_tables(const RopeConfig& config, int64_t start, int64_t length, at::ScalarType dtype,
+                       at::Device device);
+
+// x [B, heads, T, hd] rotated by the tables.
+at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables);
+
+// Softmax attention. q [B, nh, T, hd]; k, v [B, nkv, S, hd] with nh a multiple of nkv (grouped
+// query attention). `causal`: query i (at absolute position S − T + i) sees keys ≤ its position.
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal);
+
+}  // namespace docsift::model

@@ -1,0 +1,438 @@
+#include "docsift/model/internvl.h"
+
+#include <ATen/ops/cat.h>
+#include <ATen/ops/conv2d.h>
+#include <ATen/ops/embedding.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/silu.h>
+
+#include <algorithm>
+
+#include "docsift/error.h"
+#include "docsift/model/checkpoint.h"
+#include "docsift/model/weights.h"
+
+namespace docsift::model {
+namespace {
+
+using nlohmann::json;
+
+// Typed reads from config.json with the key path in every error.
+class ConfigReader {
+ public:
+  ConfigReader(const json& node, std::string where) : node_(node), where_(std::move(where)) {
+    if (!node_.is_object()) throw FileError(where_ + ": expected an object");
+  }
+  const json* find(const char* key) const {
+    const auto it = node_.find(key);
+    return it == node_.end() || it->is_null() ? nullptr : &*it;
+  }
+  int64_t integer(const char* key) const {
+    const json* v = find(key);
+    if (v == nullptr || !v->is_number_integer()) fail(key, "missing or not an integer");
+    return v->get<int64_t>();
+  }
+  int64_t integer(const char* key, int64_t fallback) const { return find(key) ? integer(key) : fallback; }
+  double number(const char* key, double fallback) const {
+    const json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_number()) fail(key, "not a number");
+    return v->get<double>();
+  }
+  bool boolean(const char* key, bool fallback) const {
+    const json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_boolean()) fail(key, "not true or false");
+    return v->get<bool>();
+  }
+  std::string string(const char* key, const std::string& fallback) const {
+    const json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_string()) fail(key, "not a string");
+    return v->get<std::string>();
+  }
+  // An int, or a [height, width] list with equal sides (the -hf vision config writes lists).
+  int64_t square(const char* key, int64_t fallback) const {
+    const json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (v->is_number_integer()) return v->get<int64_t>();
+    if (v->is_array() && v->size() == 2 && (*v)[0].is_number_integer() && (*v)[0] == (*v)[1]) {
+      return (*v)[0].get<int64_t>();
+    }
+    fail(key, "must be an integer or a square [n, n]");
+  }
+  ConfigReader child(const char* key) const {
+    const json* v = find(key);
+    if (v == nullptr) fail(key, "missing");
+    return ConfigReader(*v, where_ + "." + key);
+  }
+  [[noreturn]] void fail(const char* key, const std::string& problem) const {
+    throw FileError(where_ + "." + key + ": " + problem);
+  }
+  [[noreturn]] void unsupported(const char* key, const std::string& value, const std::string& supported) const {
+    throw FileError(where_ + "." + key + " = " + value + " is not supported (supported: " + supported + ")");
+  }
+
+ private:
+  const json& node_;
+  std::string where_;
+};
+
+void parse_text_config(const ConfigReader& text, InternVLConfig& c) {
+  c.hidden = text.integer("hidden_size");
+  c.layers = text.integer("num_hidden_layers");
+  c.heads = text.integer("num_attention_heads");
+  c.kv_heads = text.integer("num_key_value_heads", c.heads);
+  c.head_dim = text.integer("head_dim", c.heads > 0 ? c.hidden / c.heads : 0);
+  c.intermediate = text.integer("intermediate_size");
+  c.vocab = text.integer("vocab_size");
+  c.rms_eps = text.number("rms_norm_eps", 1e-6);
+  if (const auto act = text.string("hidden_act", "silu"); act != "silu") text.unsupported("hidden_act", act, "silu");
+  if (text.boolean("use_sliding_window", false)) text.unsupported("use_sliding_window", "true", "false");
+  c.rope.head_dim = c.head_dim;
+  c.rope.max_position_embeddings = text.integer("max_position_embeddings");
+  // transformers 5 writes rope_parameters {rope_type, factor, rope_theta}; 4.x and the original
+  // checkpoints write rope_theta plus rope_scaling {type or rope_type, factor}.
+  c.rope.theta = text.number("rope_theta", 10000.0);
+  const json* scaling = text.find("rope_parameters");
+  if (scaling == nullptr) scaling = text.find("rope_scaling");
+  if (scaling != nullptr) {
+    const ConfigReader s(*scaling, "rope");
+    c.rope.theta = s.number("rope_theta", c.rope.theta);
+    const std::string type = s.string("rope_type", s.string("type", "default"));
+    if (type == "dynamic") {
+      c.rope.dynamic = true;
+      c.rope.factor = s.number("factor", 1.0);
+    } else if (type != "default") {
+      text.unsupported("rope type", "\"" + type + "\"", "default, dynamic");
+    }
+  }
+  c.tie_embeddings = text.boolean("tie_word_embeddings", c.tie_embeddings);
+  if (c.hidden <= 0 || c.layers <= 0 || c.heads <= 0 || c.kv_heads <= 0 || c.heads % c.kv_heads != 0 ||
+      c.head_dim <= 0 || c.head_dim % 2 != 0 || c.vocab <= 0 || c.intermediate <= 0) {
+    throw FileError("language model config: sizes must be positive, heads a multiple of kv heads, head_dim even");
+  }
+  if (c.rope.dynamic && (c.rope.max_position_embeddings <= 0 || c.rope.factor < 1.0)) {
+    throw FileError("dynamic RoPE needs max_position_embeddings > 0 and factor >= 1");
+  }
+}
+
+}  // namespace
+
+int64_t InternVLConfig::tokens_per_tile() const {
+  const auto side = static_cast<int64_t>(static_cast<double>(patches_per_side()) * downsample_ratio);
+  return side * side;
+}
+
+InternVLConfig parse_internvl_config(const json& config, const std::string& label) {
+  const ConfigReader top(config, label);
+  InternVLConfig c;
+  const json* archs = top.find("architectures");
+  std::string arch = archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()
+                         ? (*archs)[0].get<std::string>()
+                         : "";
+  if (arch == "InternVLChatModel") {
+    c.layout = InternVLConfig::Layout::kOriginal;
+  } else if (arch == "InternVLForConditionalGeneration") {
+    c.layout = InternVLConfig::Layout::kHf;
+  } else {
+    throw FileError(label + ": architecture \"" + arch +
+                    "\" is not supported (supported: InternVLChatModel, InternVLForConditionalGeneration)");
+  }
+  c.downsample_ratio = top.number("downsample_ratio", 0.5);
+  if (c.downsample_ratio != 0.5) top.unsupported("downsample_ratio", std::to_string(c.downsample_ratio), "0.5");
+  c.tie_embeddings = top.boolean("tie_word_embeddings", false);
+  const ConfigReader vision = top.child("vision_config");
+  c.vision_hidden = vision.integer("hidden_size");
+  c.vision_layers = vision.integer("num_hidden_layers");
+  c.vision_heads = vision.integer("num_attention_heads");
+  c.vision_intermediate = vision.integer("intermediate_size");
+  c.image_size = vision.square("image_size", 448);
+  c.patch_size = vision.square("patch_size", 14);
+  c.vision_eps = vision.number("layer_norm_eps", 1e-6);
+  if (const auto norm = vision.string("norm_type", "layer_norm"); norm != "layer_norm") {
+    vision.unsupported("norm_type", norm, "layer_norm");
+  }
+  if (const auto act = vision.string("hidden_act", "gelu"); act != "gelu") vision.unsupported("hidden_act", act, "gelu");
+
+  if (c.layout == InternVLConfig::Layout::kOriginal) {
+    if (top.integer("select_layer", -1) != -1) top.unsupported("select_layer", "not -1", "-1");
+    if (const auto ps = top.string("ps_version", "v2"); ps != "v2") top.unsupported("ps_version", ps, "v2");
+    if (vision.boolean("qk_normalization", false)) vision.unsupported("qk_normalization", "true", "false");
+    if (!vision.boolean("qkv_bias", true)) vision.unsupported("qkv_bias", "false", "true");
+    parse_text_config(top.child("llm_config"), c);
+  } else {
+    c.image_token_id = top.integer("image_token_id");
+    if (top.integer("vision_feature_layer", -1) != -1) top.unsupported("vision_feature_layer", "not -1", "-1");
+    if (const auto s = top.string("vision_feature_select_strategy", "default"); s != "default") {
+      top.unsupported("vision_feature_select_strategy", s, "default");
+    }
+    if (const auto act = top.string("projector_hidden_act", "gelu"); act != "gelu") {
+      top.unsupported("projector_hidden_act", act, "gelu");
+    }
+    if (vision.boolean("use_qk_norm", false)) vision.unsupported("use_qk_norm", "true", "false");
+    if (!vision.boolean("attention_bias", true)) vision.unsupported("attention_bias", "false", "true");
+    if (!vision.boolean("use_mean_pooling", true)) vision.unsupported("use_mean_pooling", "false", "true");
+    parse_text_config(top.child("text_config"), c);
+  }
+  if (c.vision_hidden <= 0 || c.vision_layers <= 0 || c.vision_heads <= 0 || c.vision_hidden % c.vision_heads != 0 ||
+      c.patch_size <= 0 || c.image_size % c.patch_size != 0 || c.patches_per_side() % 2 != 0) {
+    throw FileError(label + ": vision_config sizes are inconsistent (hidden divisible by heads, image by patch, "
+                            "an even number of patches per side)");
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct InternVLModel::Weights {
+  struct VisionLayer {
+    at::Tensor norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b, norm2_w, norm2_b, fc1_w, fc1_b, fc2_w, fc2_b, ls1, ls2;
+  };
+  struct TextLayer {
+    at::Tensor input_norm, q_w, q_b, k_w, k_b, v_w, v_b, o_w, post_norm, gate_w, up_w, down_w;
+  };
+  at::Tensor cls, position, patch_w, patch_b;
+  std::vector<VisionLayer> vision;
+  at::Tensor proj_norm_w, proj_norm_b, proj1_w, proj1_b, proj2_w, proj2_b;
+  at::Tensor embed, norm, lm_head;
+  std::vector<TextLayer> text;
+};
+
+namespace {
+
+// Where each weight lives in the two layouts. Names are built from the original layout's
+// vocabulary (model-porting-notes.md §1.3).
+struct Names {
+  std::string vision, projector, language, lm_head;
+  bool hf = false;
+
+  static Names detect(const InternVLConfig& c, const WeightLoader& w) {
+    Names n;
+    if (c.layout == InternVLConfig::Layout::kOriginal) {
+      n = {"vision_model.", "mlp1.", "language_model.model.", "language_model.lm_head.weight", false};
+    } else if (w.has("model.language_model.embed_tokens.weight")) {  // transformers >= 4.52
+      n = {"model.vision_tower.", "model.multi_modal_projector.", "model.language_model.", "lm_head.weight", true};
+    } else {  // the first -hf releases
+      n = {"vision_tower.", "multi_modal_projector.", "language_model.model.", "language_model.lm_head.weight", true};
+    }
+    return n;
+  }
+};
+
+}  // namespace
+
+InternVLModel::InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype, at::Device device)
+    : config_(parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
+      dtype_(dtype),
+      device_(device),
+      w_(std::make_unique<Weights>()) {
+  const InternVLConfig& c = config_;
+  WeightLoader load(checkpoint, dtype, device);
+  const Names n = Names::detect(c, load);
+  Weights& w = *w_;
+  const int64_t cv = c.vision_hidden, grid = c.patches_per_side();
+
+  // Vision tower.
+  const std::string emb = n.vision + "embeddings.";
+  w.cls = load.take(emb + (n.hf ? "cls_token" : "class_embedding"), {1, 1, cv});
+  w.position = load.take(emb + (n.hf ? "position_embeddings" : "position_embedding"), {1, grid * grid + 1, cv});
+  const std::string patch = emb + (n.hf ? "patch_embeddings.projection." : "patch_embedding.");
+  w.patch_w = load.take(patch + "weight", {cv, 3, c.patch_size, c.patch_size});
+  w.patch_b = load.take(patch + "bias", {cv});
+  for (int64_t i = 0; i < c.vision_layers; ++i) {
+    const std::string p = n.vision + (n.hf ? "encoder.layer." : "encoder.layers.") + std::to_string(i) + ".";
+    Weights::VisionLayer l;
+    const char* norm1 = n.hf ? "layernorm_before." : "norm1.";
+    const char* norm2 = n.hf ? "layernorm_after." : "norm2.";
+    l.norm1_w = load.take(p + norm1 + "weight", {cv});
+    l.norm1_b = load.take(p + norm1 + "bias", {cv});
+    l.norm2_w = load.take(p + norm2 + "weight", {cv});
+    l.norm2_b = load.take(p + norm2 + "bias", {cv});
+    if (n.hf) {  // separate q, k, v: fuse them into the original's one projection
+      std::vector<at::Tensor> ws, bs;
+      for (const char* proj : {"q_proj.", "k_proj.", "v_proj."}) {
+        ws.push_back(load.take(p + "attention." + proj + "weight", {cv, cv}));
+        bs.push_back(load.take(p + "attention." + proj + "bias", {cv}));
+      }
+      if (ws[0].defined() && ws[1].defined() && ws[2].defined()) l.qkv_w = at::cat(ws, 0);
+      if (bs[0].defined() && bs[1].defined() && bs[2].defined()) l.qkv_b = at::cat(bs, 0);
+    } else {
+      l.qkv_w = load.take(p + "attn.qkv.weight", {3 * cv, cv});
+      l.qkv_b = load.take(p + "attn.qkv.bias", {3 * cv});
+    }
+    const std::string proj = p + (n.hf ? "attention.projection_layer." : "attn.proj.");
+    l.proj_w = load.take(proj + "weight", {cv, cv});
+    l.proj_b = load.take(proj + "bias", {cv});
+    l.fc1_w = load.take(p + "mlp.fc1.weight", {c.vision_intermediate, cv});
+    l.fc1_b = load.take(p + "mlp.fc1.bias", {c.vision_intermediate});
+    l.fc2_w = load.take(p + "mlp.fc2.weight", {cv, c.vision_intermediate});
+    l.fc2_b = load.take(p + "mlp.fc2.bias", {cv});
+    l.ls1 = load.take(p + (n.hf ? "lambda_1" : "ls1"), {cv});
+    l.ls2 = load.take(p + (n.hf ? "lambda_2" : "ls2"), {cv});
+    w.vision.push_back(std::move(l));
+  }
+
+  // Projector: 4·cv after the pixel shuffle.
+  const int64_t shuffled = cv * 4;
+  w.proj_norm_w = load.take(n.projector + (n.hf ? "layer_norm.weight" : "0.weight"), {shuffled});
+  w.proj_norm_b = load.take(n.projector + (n.hf ? "layer_norm.bias" : "0.bias"), {shuffled});
+  w.proj1_w = load.take(n.projector + (n.hf ? "linear_1.weight" : "1.weight"), {c.hidden, shuffled});
+  w.proj1_b = load.take(n.projector + (n.hf ? "linear_1.bias" : "1.bias"), {c.hidden});
+  w.proj2_w = load.take(n.projector + (n.hf ? "linear_2.weight" : "3.weight"), {c.hidden, c.hidden});
+  w.proj2_b = load.take(n.projector + (n.hf ? "linear_2.bias" : "3.bias"), {c.hidden});
+
+  // Language model.
+  const int64_t q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
+  w.embed = load.take(n.language + "embed_tokens.weight", {c.vocab, c.hidden});
+  for (int64_t i = 0; i < c.layers; ++i) {
+    const std::string p = n.language + "layers." + std::to_string(i) + ".";
+    Weights::TextLayer l;
+    l.input_norm = load.take(p + "input_layernorm.weight", {c.hidden});
+    l.post_norm = load.take(p + "post_attention_layernorm.weight", {c.hidden});
+    l.q_w = load.take(p + "self_attn.q_proj.weight", {q_out, c.hidden});
+    l.q_b = load.take(p + "self_attn.q_proj.bias", {q_out});
+    l.k_w = load.take(p + "self_attn.k_proj.weight", {kv_out, c.hidden});
+    l.k_b = load.take(p + "self_attn.k_proj.bias", {kv_out});
+    l.v_w = load.take(p + "self_attn.v_proj.weight", {kv_out, c.hidden});
+    l.v_b = load.take(p + "self_attn.v_proj.bias", {kv_out});
+    l.o_w = load.take(p + "self_attn.o_proj.weight", {c.hidden, q_out});
+    l.gate_w = load.take(p + "mlp.gate_proj.weight", {c.intermediate, c.hidden});
+    l.up_w = load.take(p + "mlp.up_proj.weight", {c.intermediate, c.hidden});
+    l.down_w = load.take(p + "mlp.down_proj.weight", {c.hidden, c.intermediate});
+    w.text.push_back(std::move(l));
+  }
+  w.norm = load.take(n.language + "norm.weight", {c.hidden});
+  // Tied embeddings: config says so, or the checkpoint simply has no lm_head.
+  if (c.tie_embeddings || !load.has(n.lm_head)) {
+    if (load.has(n.lm_head)) load.skip(n.lm_head);
+    w.lm_head = w.embed;
+  } else {
+    w.lm_head = load.take(n.lm_head, {c.vocab, c.hidden});
+  }
+  load.finish();
+}
+
+InternVLModel::~InternVLModel() = default;
+
+void InternVLModel::set_image_token_id(int64_t id) {
+  if (id < 0 || id >= config_.vocab) {
+    throw Error("image token id " + std::to_string(id) + " is outside the model's vocabulary of " +
+                std::to_string(config_.vocab));
+  }
+  config_.image_token_id = id;
+}
+
+std::size_t InternVLModel::parameter_bytes() const {
+  std::size_t total = 0;
+  const auto add = [&](const at::Tensor& t) {
+    if (t.defined()) total += t.nbytes();
+  };
+  const Weights& w = *w_;
+  for (const auto* t : {&w.cls, &w.position, &w.patch_w, &w.patch_b, &w.proj_norm_w, &w.proj_norm_b, &w.proj1_w,
+                        &w.proj1_b, &w.proj2_w, &w.proj2_b, &w.embed, &w.norm}) {
+    add(*t);
+  }
+  if (!w.lm_head.is_same(w.embed)) add(w.lm_head);
+  for (const auto& l : w.vision) {
+    for (const auto* t : {&l.norm1_w, &l.norm1_b, &l.qkv_w, &l.qkv_b, &l.proj_w, &l.proj_b, &l.norm2_w, &l.norm2_b,
+                          &l.fc1_w, &l.fc1_b, &l.fc2_w, &l.fc2_b, &l.ls1, &l.ls2}) {
+      add(*t);
+    }
+  }
+  for (const auto& l : w.text) {
+    for (const auto* t : {&l.input_norm, &l.q_w, &l.q_b, &l.k_w, &l.k_b, &l.v_w, &l.v_b, &l.o_w, &l.post_norm,
+                          &l.gate_w, &l.up_w, &l.down_w}) {
+      add(*t);
+    }
+  }
+  return total;
+}
+
+at::Tensor InternVLModel::vision_tower(const at::Tensor& pixel_values) const {
+  const InternVLConfig& c = config_;
+  const Weights& w = *w_;
+  const at::Tensor pixels = pixel_values.to(device_, dtype_);
+  const int64_t n = pixels.size(0), cv = c.vision_hidden, heads = c.vision_heads, hd = cv / heads;
+  // Patchify: [N, 3, 448, 448] → [N, cv, 32, 32] → [N, 1024, cv]; CLS in front; absolute positions.
+  at::Tensor x = at::conv2d(pixels, w.patch_w, w.patch_b, {c.patch_size, c.patch_size});
+  x = x.flatten(2).transpose(1, 2);
+  x = at::cat({w.cls.expand({n, 1, cv}), x}, 1).add(w.position);
+  const int64_t tokens = x.size(1);
+  for (const auto& l : w.vision) {
+    // Pre-norm block with layer scale: x += ls1·Attn(LN1(x)); x += ls2·MLP(LN2(x)).
+    const at::Tensor h = layer_norm(x, l.norm1_w, l.norm1_b, c.vision_eps);
+    const at::Tensor qkv = linear(h, l.qkv_w, l.qkv_b).view({n, tokens, 3, heads, hd}).permute({2, 0, 3, 1, 4});
+    const at::Tensor a = attention(qkv[0], qkv[1], qkv[2], /*causal=*/false).transpose(1, 2).reshape({n, tokens, cv});
+    x = x.add(linear(a, l.proj_w, l.proj_b).mul(l.ls1));
+    const at::Tensor m = linear(at::gelu(linear(layer_norm(x, l.norm2_w, l.norm2_b, c.vision_eps), l.fc1_w, l.fc1_b)),
+                                l.fc2_w, l.fc2_b);
+    x = x.add(m.mul(l.ls2));
+  }
+  return x;  // no final norm in InternViT-300M
+}
+
+at::Tensor InternVLModel::image_features(const at::Tensor& pixel_values) const {
+  const InternVLConfig& c = config_;
+  const Weights& w = *w_;
+  const at::Tensor x = vision_tower(pixel_values).slice(1, 1);  // drop CLS: [N, g², cv]
+  const int64_t n = x.size(0), g = c.patches_per_side(), cv = c.vision_hidden;
+  // Pixel shuffle (ps v2): output token (u, t) concatenates X(2u,2t), X(2u,2t+1), X(2u+1,2t),
+  // X(2u+1,2t+1): [N, g/2, 2, g/2, 2, cv] → [N, g/2, g/2, 2, 2, cv] → [N, (g/2)², 4·cv].
+  const at::Tensor shuffled =
+      x.reshape({n, g / 2, 2, g / 2, 2, cv}).permute({0, 1, 3, 2, 4, 5}).reshape({n, (g / 2) * (g / 2), 4 * cv});
+  const at::Tensor h = layer_norm(shuffled, w.proj_norm_w, w.proj_norm_b, 1e-5);
+  return linear(at::gelu(linear(h, w.proj1_w, w.proj1_b)), w.proj2_w, w.proj2_b);
+}
+
+at::Tensor InternVLModel::embed_tokens(const at::Tensor& ids) const {
+  return at::embedding(w_->embed, ids.to(device_, at::kLong));
+}
+
+at::Tensor InternVLModel::embed(const at::Tensor& ids, const at::Tensor& features) const {
+  at::Tensor embeds = embed_tokens(ids).unsqueeze(0);  // [1, T, hidden]
+  if (!features.defined()) return embeds;
+  if (config_.image_token_id < 0) throw Error("InternVL: the image token id is not set");
+  const at::Tensor mask = ids.to(device_, at::kLong).eq(config_.image_token_id).unsqueeze(0);  // [1, T]
+  const int64_t slots = mask.sum().item<int64_t>();
+  const int64_t rows = features.size(0) * features.size(1);
+  if (slots != rows) {
+    throw Error("the prompt has " + std::to_string(slots) + " image tokens but the image gives " +
+                std::to_string(rows) + " features (" + std::to_string(features.size(0)) + " tiles × " +
+                std::to_string(features.size(1)) + ")");
+  }
+  // Image-token rows are overwritten in order, tile-major (thumbnail last).
+  embeds.masked_scatter_(mask.unsqueeze(-1).expand_as(embeds), features.to(embeds.scalar_type()));
+  return embeds;
+}
+
+KVCache InternVLModel::make_cache(int64_t capacity) const {
+  return KVCache(config_.layers, config_.kv_heads, config_.head_dim, capacity,
+                 at::TensorOptions().dtype(dtype_).device(device_));
+}
+
+at::Tensor InternVLModel::forward(const at::Tensor& embeds, KVCache& cache) const {
+  const InternVLConfig& c = config_;
+  const Weights& w = *w_;
+  const int64_t t = embeds.size(1);
+  const RopeTables rope = rope_tables(c.rope, cache.length(), t, dtype_, device_);
+  at::Tensor x = embeds;
+  for (int64_t i = 0; i < c.layers; ++i) {
+    const auto& l = w.text[i];
+    const at::Tensor h = rms_norm(x, l.input_norm, c.rms_eps);
+    // [1, T, heads·hd] → [1, heads, T, hd]
+    const at::Tensor q = apply_rope(linear(h, l.q_w, l.q_b).view({1, t, c.heads, c.head_dim}).transpose(1, 2), rope);
+    const at::Tensor k = apply_rope(linear(h, l.k_w, l.k_b).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2), rope);
+    const at::Tensor v = linear(h, l.v_w, l.v_b).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2);
+    const auto [keys, values] = cache.append(i, k, v);
+    const at::Tensor a = attention(q, keys, values, /*causal=*/true).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
+    x = x.add(linear(a, l.o_w));
+    const at::Tensor m = rms_norm(x, l.post_norm, c.rms_eps);
+    x = x.add(linear(at::silu(linear(m, l.gate_w)).mul(linear(m, l.up_w)), l.down_w));
+  }
+  cache.commit(t);
+  const at::Tensor last = rms_norm(x.select(1, t - 1), w.norm, c.rms_eps);  // [1, hidden]
+  return linear(last, w.lm_head).to(at::kFloat).squeeze(0);
+}
+
+}  // namespace docsift::model

@@ -1,0 +1,81 @@
+// InternVL3: InternViT vision tower → pixel shuffle → MLP projector → Qwen2 decoder.
+// Reads both checkpoint layouts (original InternVLChatModel and transformers-native -hf) into one
+// set of weights; the math follows ../shared/docs/model-porting-notes.md §1.4.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "docsift/model/blocks.h"
+#include "docsift/model/kv_cache.h"
+
+namespace docsift::model {
+
+class Checkpoint;
+
+struct InternVLConfig {
+  enum class Layout { kOriginal, kHf };
+  Layout layout = Layout::kOriginal;
+  // Vision tower (InternViT).
+  int64_t vision_hidden = 0, vision_layers = 0, vision_heads = 0, vision_intermediate = 0;
+  int64_t image_size = 448, patch_size = 14;
+  double vision_eps = 1e-6;
+  // Projector: pixel shuffle by `downsample_ratio`, then LayerNorm(eps 1e-5) → Linear → GELU → Linear.
+  double downsample_ratio = 0.5;
+  // Language model (Qwen2).
+  int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
+  double rms_eps = 1e-6;
+  RopeConfig rope;
+  bool tie_embeddings = false;
+  int64_t image_token_id = -1;  // -hf configs name it; the original layout takes it from the tokenizer
+
+  int64_t patches_per_side() const { return image_size / patch_size; }
+  int64_t tokens_per_tile() const;  // (448/14)² · 0.5² = 256
+};
+
+// Parses config.json (either layout); throws docsift::FileError naming the key for anything
+// missing or unsupported.
+InternVLConfig parse_internvl_config(const nlohmann::json& config, const std::string& label);
+
+class InternVLModel {
+ public:
+  // Loads every weight in `dtype` onto `device`, checking names and shapes against config.json.
+  InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype, at::Device device);
+  ~InternVLModel();
+
+  const InternVLConfig& config() const { return config_; }
+  // The original layout's config.json does not name the image token; the tokenizer does
+  // (<IMG_CONTEXT>). Throws when `id` is outside the vocabulary.
+  void set_image_token_id(int64_t id);
+  at::ScalarType dtype() const { return dtype_; }
+  at::Device device() const { return device_; }
+  std::size_t parameter_bytes() const;
+
+  // InternViT last hidden state, [N, 1 + patches, vision_hidden] (CLS first).
+  at::Tensor vision_tower(const at::Tensor& pixel_values) const;
+  // Projected image features, [N, tokens_per_tile, hidden].
+  at::Tensor image_features(const at::Tensor& pixel_values) const;
+  // Token embeddings with every image-token position replaced, in order, by the image features.
+  // ids [T] int64; features [N, tokens_per_tile, hidden]. Throws when the counts differ.
+  at::Tensor embed(const at::Tensor& ids, const at::Tensor& features) const;
+  at::Tensor embed_tokens(const at::Tensor& ids) const;
+  // Runs the decoder over embeds [1, T, hidden] at positions [cache.length(), +T), appends to the
+  // cache, and returns the float32 logits of the last position, [vocab].
+  at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
+  // A cache sized for `capacity` tokens in this model's dtype and device.
+  KVCache make_cache(int64_t capacity) const;
+
+ private:
+  struct Weights;
+  InternVLConfig config_;
+  at::ScalarType dtype_;
+  at::Device device_;
+  std::unique_ptr<Weights> w_;
+};
+
+}  // namespace docsift::model

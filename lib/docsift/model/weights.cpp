@@ -1,0 +1,60 @@
+#include "docsift/model/weights.h"
+
+#include "docsift/error.h"
+
+namespace docsift::model {
+
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+WeightLoader::WeightLoader(const Checkpoint& checkpoint, at::ScalarType dtype, at::Device device)
+    : checkpoint_(checkpoint), dtype_(dtype), device_(device) {}
+
+at::Tensor WeightLoader::take(const std::string& name, const std::vector<int64_t>& expected) {
+  return take_as(name, expected, dtype_);
+}
+
+at::Tensor WeightLoader::take_float(const std::string& name, const std::vector<int64_t>& expected) {
+  return take_as(name, expected, at::kFloat);
+}
+
+at::Tensor WeightLoader::take_as(const std::string& name, const std::vector<int64_t>& expected,
+                                 at::ScalarType dtype) {
+  const TensorEntry* entry = checkpoint_.find(name);
+  if (entry == nullptr) {
+    missing_.push_back(name);
+    return {};
+  }
+  used_.insert(name);
+  if (entry->shape != expected) {
+    misshapen_.push_back(name + " is " + shape_string(entry->shape) + ", config.json implies " +
+                         shape_string(expected));
+    return {};
+  }
+  return checkpoint_.load(name, dtype, device_);
+}
+
+void WeightLoader::finish() const {
+  std::vector<std::string> unexpected;
+  for (const TensorEntry* entry : checkpoint_.entries()) {
+    if (used_.count(entry->name) == 0) unexpected.push_back(entry->name);
+  }
+  if (missing_.empty() && misshapen_.empty() && unexpected.empty()) return;
+  std::string message = checkpoint_.dir().string() + ": the weights do not match config.json:";
+  const auto list = [&](const char* what, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    message += std::string(" ") + what + " (" + std::to_string(names.size()) + "): ";
+    for (std::size_t i = 0; i < names.size() && i < 5; ++i) message += (i ? "; " : "") + names[i];
+    if (names.size() > 5) message += " and " + std::to_string(names.size() - 5) + " more";
+    message += ".";
+  };
+  list("missing", missing_);
+  list("wrong shape", misshapen_);
+  list("unexpected", unexpected);
+  throw FileError(message + " Is this checkpoint complete, and is config.json the one it was saved with?");
+}
+
+}  // namespace docsift::model

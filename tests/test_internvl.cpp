@@ -1,0 +1,151 @@
+// InternVL3 in LibTorch against transformers (float32, CPU): the tiny random checkpoints and
+// reference outputs of scripts/make_fixtures.py, in both checkpoint layouts.
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/tensor.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "docsift/error.h"
+#include "docsift/generate/generate.h"
+#include "docsift/model/checkpoint.h"
+#include "docsift/model/internvl.h"
+#include "docsift/model/safetensors.h"
+#include "docsift/text/chat_template.h"
+#include "docsift/vision/internvl_tiles.h"
+#include "support/temp_dir.h"
+
+// After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+using docsift::model::Checkpoint;
+using docsift::model::InternVLModel;
+
+namespace {
+
+const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl";
+
+nlohmann::json summary() {
+  std::ifstream in(kFixtures / "reference/summary.json");
+  REQUIRE_MESSAGE(in.good(), "run scripts/make_fixtures.py");
+  return nlohmann::json::parse(in);
+}
+
+at::Tensor read_rgb(const fs::path& path) {
+  cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_COLOR);
+  REQUIRE_MESSAGE(!bgr.empty(), "cannot read " << path);
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  return at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, at::kByte).clone();
+}
+
+double max_diff(const at::Tensor& a, const at::Tensor& b) {
+  REQUIRE(a.sizes() == b.sizes());
+  return a.to(at::kFloat).sub(b.to(at::kFloat)).abs().max().item<double>();
+}
+
+struct Loaded {
+  std::unique_ptr<Checkpoint> checkpoint;
+  std::unique_ptr<InternVLModel> model;
+  docsift::text::Tokenizer tokenizer;
+};
+
+Loaded load(const std::string& layout) {
+  auto checkpoint = std::make_unique<Checkpoint>(kFixtures / layout);
+  auto model = std::make_unique<InternVLModel>(*checkpoint, at::kFloat, at::Device(at::kCPU));
+  auto tokenizer = docsift::text::Tokenizer::load(kFixtures / layout);
+  const int32_t image_token = *tokenizer.token_to_id("<IMG_CONTEXT>");
+  if (layout == "original") {
+    model->set_image_token_id(image_token);
+  } else {
+    CHECK(model->config().image_token_id == image_token);
+  }
+  return {std::move(checkpoint), std::move(model), std::move(tokenizer)};
+}
+
+}  // namespace
+
+TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 greedy tokens, both layouts") {
+  const auto info = summary();
+  std::map<std::string, at::Tensor> features_by_layout;
+  for (const std::string layout : {"hf", "original"}) {
+    CAPTURE(layout);
+    const Loaded loaded = load(layout);
+    CHECK(loaded.model->config().tokens_per_tile() == 256);
+    const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
+    for (const auto& [name, image_info] : info["images"].items()) {
+      CAPTURE(name);
+      const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));
+      const auto image = docsift::vision::preprocess_internvl(read_rgb(kFixtures / "images" / (name + ".png")),
+                                                              info["max_tiles"].get<int>());
+      const int64_t tiles = image.pixel_values.size(0);
+      REQUIRE(tiles == image_info["tiles"].get<int64_t>());
+
+      // The prompt: chat template + tokenizer give the reference's ids exactly.
+      const auto prompt = chat.encode(info["question"].get<std::string>(), static_cast<int>(tiles));
+      const at::Tensor want_ids = ref.view("input_ids");
+      REQUIRE(static_cast<int64_t>(prompt.size()) == want_ids.numel());
+      CHECK(at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong).equal(want_ids));
+
+      if (ref.find("vit") != nullptr) {
+        const double d = max_diff(loaded.model->vision_tower(image.pixel_values), ref.view("vit"));
+        MESSAGE(layout << " " << name << ": InternViT max abs diff " << d);
+        CHECK(d <= 1e-4);
+      }
+      const at::Tensor features = loaded.model->image_features(image.pixel_values);
+      const double feature_diff = max_diff(features, ref.view("features"));
+      features_by_layout[layout + name] = features;
+
+      docsift::generate::GenerationOptions options;
+      options.max_new_tokens = 16;  // no stop tokens: exactly 16, as the reference generated
+      const auto result = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, options);
+      const double logit_diff = max_diff(result.first_logits, ref.view("logits"));
+      const at::Tensor greedy = ref.view("greedy");
+      std::vector<int32_t> want(greedy.data_ptr<int64_t>(), greedy.data_ptr<int64_t>() + greedy.numel());
+      MESSAGE(layout << " " << name << " (" << tiles << " tiles, " << prompt.size() << " prompt tokens): features max abs diff "
+                     << feature_diff << ", first-step logits max abs diff " << logit_diff
+                     << ", greedy tokens " << (result.tokens == want ? "identical" : "DIFFERENT"));
+      CHECK(feature_diff <= 1e-4);
+      CHECK(logit_diff <= 1e-4);
+      CHECK(result.tokens == want);
+    }
+  }
+  for (const auto& name : {"one_tile", "many_tiles"}) {
+    CHECK(max_diff(features_by_layout[std::string("hf") + name], features_by_layout[std::string("original") + name]) == 0.0);
+  }
+}
+
+TEST_CASE("InternVL3 checkpoints with wrong or missing tensors are refused, naming them") {
+  docsift::testing::TempDir dir;
+  for (const auto& entry : fs::directory_iterator(kFixtures / "hf")) fs::copy(entry.path(), dir / entry.path().filename().string());
+  // Claim a wider model than the weights hold: every vision tensor disagrees, named with both shapes.
+  nlohmann::json config;
+  {
+    std::ifstream in(dir / "config.json");
+    config = nlohmann::json::parse(in);
+  }
+  config["vision_config"]["intermediate_size"] = 96;
+  std::ofstream(dir / "config.json") << config.dump(2);
+  Checkpoint checkpoint(dir.path());
+  CHECK_THROWS_WITH_AS(InternVLModel(checkpoint, at::kFloat, at::Device(at::kCPU)),
+                       doctest::Contains("mlp.fc1.weight is [64, 32], config.json implies [96, 32]"),
+                       docsift::FileError);
+  config["vision_config"]["intermediate_size"] = 64;
+  // Layer 1's tensors become unexpected. (transformers 5 saves -hf checkpoints with the first -hf
+  // release's names, language_model.model.*, which docsift reads as well as model.language_model.*.)
+  config["text_config"]["num_hidden_layers"] = 1;
+  std::ofstream(dir / "config.json") << config.dump(2);
+  Checkpoint fewer(dir.path());
+  CHECK_THROWS_WITH_AS(InternVLModel(fewer, at::kFloat, at::Device(at::kCPU)),
+                       doctest::Contains("unexpected (12): language_model.model.layers.1."), docsift::FileError);
+  config["architectures"] = {"LlavaForConditionalGeneration"};
+  std::ofstream(dir / "config.json") << config.dump(2);
+  Checkpoint other(dir.path());
+  CHECK_THROWS_WITH_AS(InternVLModel(other, at::kFloat, at::Device(at::kCPU)),
+                       doctest::Contains("supported: InternVLChatModel, InternVLForConditionalGeneration"),
+                       docsift::FileError);
+}
