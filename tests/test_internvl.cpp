@@ -3,6 +3,7 @@
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/tensor.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -148,4 +149,35 @@ TEST_CASE("InternVL3 checkpoints with wrong or missing tensors are refused, nami
   CHECK_THROWS_WITH_AS(InternVLModel(other, at::kFloat, at::Device(at::kCPU)),
                        doctest::Contains("supported: InternVLChatModel, InternVLForConditionalGeneration"),
                        docsift::FileError);
+}
+
+TEST_CASE("generation: stop tokens end it, seeded sampling repeats, top_p near 0 is greedy") {
+  const Loaded loaded = load("hf");
+  const auto info = summary();
+  const auto image = docsift::vision::preprocess_internvl(read_rgb(kFixtures / "images/one_tile.png"),
+                                                          info["max_tiles"].get<int>());
+  const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
+  const auto prompt = chat.encode(info["question"].get<std::string>(), 1);
+  const std::vector<int32_t> greedy = info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>();
+
+  docsift::generate::GenerationOptions stop;
+  stop.max_new_tokens = 16;
+  stop.stop_ids = {greedy[3]};
+  REQUIRE(std::find(greedy.begin(), greedy.begin() + 3, greedy[3]) == greedy.begin() + 3);
+  const auto stopped = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, stop);
+  CHECK(stopped.tokens == std::vector<int32_t>(greedy.begin(), greedy.begin() + 3));
+  CHECK(stopped.stop_token == greedy[3]);
+
+  docsift::generate::GenerationOptions sample;
+  sample.max_new_tokens = 12;
+  sample.greedy = false;
+  sample.temperature = 1.5;
+  sample.seed = 7;
+  const auto a = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, sample);
+  const auto b = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, sample);
+  CHECK(a.tokens == b.tokens);
+  CHECK(a.tokens != std::vector<int32_t>(greedy.begin(), greedy.begin() + 12));  // it really samples
+  sample.top_p = 1e-6;  // only the most likely token survives the nucleus
+  const auto nucleus = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, sample);
+  CHECK(nucleus.tokens == std::vector<int32_t>(greedy.begin(), greedy.begin() + 12));
 }

@@ -2,6 +2,8 @@
 // it reports why CUDA is unavailable instead.
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,5 +29,9 @@ struct CudaStatus {
 
 // Queries the driver; creates a CUDA context on each visible device to read free memory.
 CudaStatus cuda_status();
+
+// "cpu", "cuda" or "cuda:N" (already syntax-checked by config) as a device this process can use.
+// Throws docsift::ConfigError saying why a CUDA device is unusable and suggesting --device cpu.
+c10::Device resolve_device(const std::string& spec);
 
 }  // namespace docsift::memory

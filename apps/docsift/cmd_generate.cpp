@@ -1,0 +1,145 @@
+// `docsift generate`: one image, one prompt, for debugging and parity checks.
+#include <ATen/ops/from_blob.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "commands.h"
+#include "docsift/config/config.h"
+#include "docsift/error.h"
+#include "docsift/generate/generate.h"
+#include "docsift/memory/devices.h"
+#include "docsift/model/checkpoint.h"
+#include "docsift/model/internvl.h"
+#include "docsift/model/precision.h"
+#include "docsift/text/chat_template.h"
+#include "docsift/vision/internvl_tiles.h"
+#include "exit_codes.h"
+
+namespace docsift::cli {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// [H, W, 3] uint8 RGB. (The batch runner's decoder adds EXIF orientation, 16-bit and CMYK
+// handling and a pixel limit read from the header; OpenCV's own limit of 2^30 pixels applies here.)
+at::Tensor read_image(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) throw FileError(path + ": no such image file");
+  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
+  if (bgr.empty()) throw FileError(path + ": not an image OpenCV can decode (jpg, png, tiff, webp, bmp)");
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  return at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, at::kByte).clone();
+}
+
+}  // namespace
+
+Command add_generate_command(CLI::App& root) {
+  struct Options {
+    std::string model, image, prompt, config_file, device, dtype;
+    std::vector<std::string> overrides;
+    std::optional<int> max_new_tokens, max_tiles;
+    std::optional<uint64_t> seed;
+    std::optional<double> temperature, top_p;
+    bool greedy = false, json = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* app = root.add_subcommand("generate", "Run the model on one image with one prompt (debugging, parity)");
+  app->add_option("--model", o->model, "Model folder (default: model.path from the config)");
+  app->add_option("--image", o->image, "Image file")->required();
+  app->add_option("--prompt", o->prompt, "The question; \"<image>\" marks where the image goes (default: before it)")
+      ->required();
+  app->add_option("--max-new-tokens", o->max_new_tokens, "Stop after this many tokens (default: config, else 256)");
+  app->add_flag("--greedy", o->greedy, "Always take the most likely token (default when temperature is 0)");
+  app->add_option("--temperature", o->temperature, "Sampling temperature (default: config generation.temperature)");
+  app->add_option("--top-p", o->top_p, "Nucleus sampling mass (default: config generation.top_p)");
+  app->add_option("--seed", o->seed, "Sampling seed (default: config generation.seed)");
+  app->add_option("--device", o->device, "cpu, cuda or cuda:N (default: config model.device)");
+  app->add_option("--dtype", o->dtype, "float32, float16 or bfloat16 (default: config model.dtype)");
+  app->add_option("--max-tiles", o->max_tiles, "Most image tiles (default: config model.max_tiles)");
+  app->add_option("--config", o->config_file, "YAML config file");
+  app->add_option("--set", o->overrides, "Override a config key, e.g. --set model.max_tiles=6 (repeatable)")
+      ->take_all()
+      ->allow_extra_args(false);
+  app->add_flag("--json", o->json, "Print JSON: text, ids, token counts, tiles and timings");
+  return {app, [o] {
+            const auto start = std::chrono::steady_clock::now();
+            std::vector<std::string> overrides = o->overrides;
+            if (!o->device.empty()) overrides.push_back("model.device=" + o->device);
+            if (!o->dtype.empty()) overrides.push_back("model.dtype=" + o->dtype);
+            if (o->max_tiles) overrides.push_back("model.max_tiles=" + std::to_string(*o->max_tiles));
+            if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
+            std::optional<std::filesystem::path> file;
+            if (!o->config_file.empty()) file = o->config_file;
+            const config::Config cfg = config::load(file, overrides);
+            if (cfg.model.path.empty()) throw ConfigError("generate: give --model DIR (or model.path in the config)");
+
+            const c10::Device device = memory::resolve_device(cfg.model.device);
+            const model::Checkpoint checkpoint(cfg.model.path);
+            model::InternVLModel model(checkpoint, model::scalar_type(cfg.model.dtype), device);
+            const auto tokenizer = text::Tokenizer::load(cfg.model.path);
+            const bool original = model.config().layout == model::InternVLConfig::Layout::kOriginal;
+            const text::ChatTemplate chat(original ? text::ChatFormat::kInternVL : text::ChatFormat::kInternVLHf,
+                                          tokenizer);
+            if (original) model.set_image_token_id(chat.image_token_id());
+            if (model.config().image_token_id != chat.image_token_id()) {
+              throw FileError(cfg.model.path + ": config.json's image_token_id " +
+                              std::to_string(model.config().image_token_id) + " is not the tokenizer's <IMG_CONTEXT> (" +
+                              std::to_string(chat.image_token_id()) + ")");
+            }
+            const double load_seconds = seconds_since(start);
+
+            const auto preprocess_start = std::chrono::steady_clock::now();
+            const auto image = vision::preprocess_internvl(read_image(o->image), cfg.model.max_tiles);
+            const auto prompt = chat.encode(o->prompt, static_cast<int>(image.pixel_values.size(0)));
+            const double preprocess_seconds = seconds_since(preprocess_start);
+
+            generate::GenerationOptions options;
+            options.max_new_tokens = o->max_new_tokens.value_or(cfg.generation.max_new_tokens.value_or(256));
+            options.temperature = o->temperature.value_or(cfg.generation.temperature);
+            options.top_p = o->top_p.value_or(cfg.generation.top_p);
+            options.seed = o->seed.value_or(cfg.generation.seed);
+            options.greedy = o->greedy || options.temperature <= 0.0;
+            options.stop_ids = chat.stop_ids();
+            const auto result = generate::generate(model, image.pixel_values, prompt, options);
+            const std::string text = tokenizer.decode(result.tokens, /*skip_special_tokens=*/true);
+            if (!o->json) {
+              std::cout << text << '\n';
+              return kExitOk;
+            }
+            const auto per_second = [](double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; };
+            nlohmann::json out = {
+                {"text", text},
+                {"ids", result.tokens},
+                {"prompt_tokens", result.prompt_tokens},
+                {"generated_tokens", result.tokens.size()},
+                {"stopped_by", result.stop_token >= 0 ? tokenizer.id_to_token(result.stop_token) : "max_new_tokens"},
+                {"tiles", image.pixel_values.size(0)},
+                {"grid", {image.grid.columns, image.grid.rows}},
+                {"device", device.str()},
+                {"dtype", std::string(config::to_string(cfg.model.dtype))},
+                {"greedy", options.greedy},
+                {"timings_s",
+                 {{"load", load_seconds},
+                  {"preprocess", preprocess_seconds},
+                  {"vision", result.vision_seconds},
+                  {"prefill", result.prefill_seconds},
+                  {"decode", result.decode_seconds}}},
+                {"tokens_per_s",
+                 {{"prefill", per_second(static_cast<double>(result.prompt_tokens), result.prefill_seconds)},
+                  // The first token comes out of prefill; decode produced the rest.
+                  {"decode", per_second(result.tokens.empty() ? 0.0 : static_cast<double>(result.tokens.size() - 1),
+                                        result.decode_seconds)}}},
+            };
+            std::cout << out.dump(2) << '\n';
+            return kExitOk;
+          }};
+}
+
+}  // namespace docsift::cli
