@@ -47,7 +47,7 @@ Command add_generate_command(CLI::App& root) {
     std::optional<int> max_new_tokens, max_tiles;
     std::optional<uint64_t> seed;
     std::optional<double> temperature, top_p;
-    bool greedy = false, json = false;
+    bool greedy = false, json = false, no_stop = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand("generate", "Run the model on one image with one prompt (debugging, parity)");
@@ -68,6 +68,7 @@ Command add_generate_command(CLI::App& root) {
       ->take_all()
       ->allow_extra_args(false);
   app->add_flag("--json", o->json, "Print JSON: text, ids, token counts, tiles and timings");
+  app->add_flag("--no-stop", o->no_stop, "Ignore stop tokens and generate exactly --max-new-tokens (benchmarks)");
   return {app, [o] {
             const auto start = std::chrono::steady_clock::now();
             std::vector<std::string> overrides = o->overrides;
@@ -106,7 +107,7 @@ Command add_generate_command(CLI::App& root) {
             options.top_p = o->top_p.value_or(cfg.generation.top_p);
             options.seed = o->seed.value_or(cfg.generation.seed);
             options.greedy = o->greedy || options.temperature <= 0.0;
-            options.stop_ids = chat.stop_ids();
+            if (!o->no_stop) options.stop_ids = chat.stop_ids();
             const auto result = generate::generate(model, image.pixel_values, prompt, options);
             const std::string text = tokenizer.decode(result.tokens, /*skip_special_tokens=*/true);
             if (!o->json) {

@@ -45,6 +45,15 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
   return std::shared_ptr<const MappedFile>(new MappedFile(path, static_cast<std::byte*>(data), size));
 }
 
+void MappedFile::release(std::size_t offset, std::size_t length) const {
+  if (data_ == nullptr || offset >= size_) return;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t end = std::min(size_, offset + length);
+  const std::size_t first = (offset + page - 1) / page * page;  // whole pages inside the range only
+  const std::size_t last = end / page * page;
+  if (last > first) ::madvise(data_ + first, last - first, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(data_, size_);
 }
@@ -112,7 +121,13 @@ at::Tensor SafetensorsFile::load(std::string_view name, at::ScalarType dtype,
                                  at::Device device) const {
   at::Tensor t = view(name);
   if (t.scalar_type() == dtype && t.device() == device) return t;
-  return t.to(device, dtype);
+  at::Tensor converted = t.to(device, dtype);
+  const TensorEntry& e = entry(name);
+  t.reset();
+  // The mapping's copy is no longer referenced by this tensor: drop its pages, so converting a
+  // bf16 checkpoint to fp32 peaks at the fp32 size, not fp32 + the whole file.
+  mapping_->release(header_.data_offset + e.begin, e.nbytes());
+  return converted;
 }
 
 }  // namespace docsift::model

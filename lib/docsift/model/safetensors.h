@@ -25,6 +25,10 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::span<const std::byte> bytes() const { return {data_, size_}; }
+  // Tells the kernel the pages inside [offset, offset + length) are not needed now. They are
+  // clean file pages, so nothing is lost: a later read faults them back in from the file. Called
+  // after a tensor was converted to a copy, so the source bytes stop counting towards RSS.
+  void release(std::size_t offset, std::size_t length) const;
   const std::filesystem::path& path() const { return path_; }
 
  private:
