@@ -181,3 +181,26 @@ TEST_CASE("generation: stop tokens end it, seeded sampling repeats, top_p near 0
   const auto nucleus = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, sample);
   CHECK(nucleus.tokens == std::vector<int32_t>(greedy.begin(), greedy.begin() + 12));
 }
+
+TEST_CASE("InternVL3 tied embeddings: lm_head is the embedding table when config.json says so") {
+  docsift::testing::TempDir dir;
+  for (const auto& entry : fs::directory_iterator(kFixtures / "hf")) fs::copy(entry.path(), dir / entry.path().filename().string());
+  nlohmann::json config;
+  {
+    std::ifstream in(dir / "config.json");
+    config = nlohmann::json::parse(in);
+  }
+  config["text_config"]["tie_word_embeddings"] = true;
+  std::ofstream(dir / "config.json") << config.dump(2);
+  Checkpoint tied_checkpoint(dir.path());
+  InternVLModel tied(tied_checkpoint, at::kFloat, at::Device(at::kCPU));  // the file's lm_head is skipped, not "unexpected"
+  const Loaded untied = load("hf");
+  auto cache_tied = tied.make_cache(4);
+  auto cache_untied = untied.model->make_cache(4);
+  const at::Tensor ids = at::tensor({5, 6, 7}, at::kLong);
+  const at::Tensor tied_logits = tied.forward(tied.embed_tokens(ids).unsqueeze(0), cache_tied);
+  const at::Tensor untied_logits = untied.model->forward(untied.model->embed_tokens(ids).unsqueeze(0), cache_untied);
+  // Tied logits are the last hidden state against the embedding rows: a different head entirely.
+  CHECK(max_diff(tied_logits, untied_logits) > 1e-2);
+  CHECK(tied.parameter_bytes() < untied.model->parameter_bytes());
+}
