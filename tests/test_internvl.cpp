@@ -4,11 +4,10 @@
 #include <ATen/ops/tensor.h>
 
 #include <algorithm>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
@@ -17,12 +16,14 @@
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
 #include "docsift/vision/internvl_tiles.h"
+#include "support/images.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
+using docsift::testing::read_rgb;
 using docsift::model::Checkpoint;
 using docsift::model::InternVLModel;
 
@@ -36,13 +37,6 @@ nlohmann::json summary() {
   return nlohmann::json::parse(in);
 }
 
-at::Tensor read_rgb(const fs::path& path) {
-  cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_COLOR);
-  REQUIRE_MESSAGE(!bgr.empty(), "cannot read " << path);
-  cv::Mat rgb;
-  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-  return at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, at::kByte).clone();
-}
 
 double max_diff(const at::Tensor& a, const at::Tensor& b) {
   REQUIRE(a.sizes() == b.sizes());
@@ -66,6 +60,20 @@ Loaded load(const std::string& layout) {
     CHECK(model->config().image_token_id == image_token);
   }
   return {std::move(checkpoint), std::move(model), std::move(tokenizer)};
+}
+
+// A copy of a fixture checkpoint folder with config.json edited by `edit`.
+void copy_with_config(const fs::path& from, const fs::path& to, const std::function<void(nlohmann::json&)>& edit) {
+  for (const auto& entry : fs::directory_iterator(from)) {
+    fs::copy(entry.path(), to / entry.path().filename(), fs::copy_options::overwrite_existing);
+  }
+  nlohmann::json config;
+  {
+    std::ifstream in(to / "config.json");
+    config = nlohmann::json::parse(in);
+  }
+  edit(config);
+  std::ofstream(to / "config.json") << config.dump(2);
 }
 
 }  // namespace
@@ -122,29 +130,20 @@ TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 gre
 
 TEST_CASE("InternVL3 checkpoints with wrong or missing tensors are refused, naming them") {
   docsift::testing::TempDir dir;
-  for (const auto& entry : fs::directory_iterator(kFixtures / "hf")) fs::copy(entry.path(), dir / entry.path().filename().string());
   // Claim a wider model than the weights hold: every vision tensor disagrees, named with both shapes.
-  nlohmann::json config;
-  {
-    std::ifstream in(dir / "config.json");
-    config = nlohmann::json::parse(in);
-  }
-  config["vision_config"]["intermediate_size"] = 96;
-  std::ofstream(dir / "config.json") << config.dump(2);
+  copy_with_config(kFixtures / "hf", dir.path(), [](nlohmann::json& c) { c["vision_config"]["intermediate_size"] = 96; });
   Checkpoint checkpoint(dir.path());
   CHECK_THROWS_WITH_AS(InternVLModel(checkpoint, at::kFloat, at::Device(at::kCPU)),
                        doctest::Contains("mlp.fc1.weight is [64, 32], config.json implies [96, 32]"),
                        docsift::FileError);
-  config["vision_config"]["intermediate_size"] = 64;
   // Layer 1's tensors become unexpected. (transformers 5 saves -hf checkpoints with the first -hf
   // release's names, language_model.model.*, which docsift reads as well as model.language_model.*.)
-  config["text_config"]["num_hidden_layers"] = 1;
-  std::ofstream(dir / "config.json") << config.dump(2);
+  copy_with_config(kFixtures / "hf", dir.path(), [](nlohmann::json& c) { c["text_config"]["num_hidden_layers"] = 1; });
   Checkpoint fewer(dir.path());
   CHECK_THROWS_WITH_AS(InternVLModel(fewer, at::kFloat, at::Device(at::kCPU)),
                        doctest::Contains("unexpected (12): language_model.model.layers.1."), docsift::FileError);
-  config["architectures"] = {"LlavaForConditionalGeneration"};
-  std::ofstream(dir / "config.json") << config.dump(2);
+  copy_with_config(kFixtures / "hf", dir.path(),
+                   [](nlohmann::json& c) { c["architectures"] = {"LlavaForConditionalGeneration"}; });
   Checkpoint other(dir.path());
   CHECK_THROWS_WITH_AS(InternVLModel(other, at::kFloat, at::Device(at::kCPU)),
                        doctest::Contains("supported: InternVLChatModel, InternVLForConditionalGeneration"),
@@ -184,14 +183,7 @@ TEST_CASE("generation: stop tokens end it, seeded sampling repeats, top_p near 0
 
 TEST_CASE("InternVL3 tied embeddings: lm_head is the embedding table when config.json says so") {
   docsift::testing::TempDir dir;
-  for (const auto& entry : fs::directory_iterator(kFixtures / "hf")) fs::copy(entry.path(), dir / entry.path().filename().string());
-  nlohmann::json config;
-  {
-    std::ifstream in(dir / "config.json");
-    config = nlohmann::json::parse(in);
-  }
-  config["text_config"]["tie_word_embeddings"] = true;
-  std::ofstream(dir / "config.json") << config.dump(2);
+  copy_with_config(kFixtures / "hf", dir.path(), [](nlohmann::json& c) { c["text_config"]["tie_word_embeddings"] = true; });
   Checkpoint tied_checkpoint(dir.path());
   InternVLModel tied(tied_checkpoint, at::kFloat, at::Device(at::kCPU));  // the file's lm_head is skipped, not "unexpected"
   const Loaded untied = load("hf");

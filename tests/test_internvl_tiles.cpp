@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "docsift/vision/internvl_tiles.h"
+#include "support/images.h"
 
 namespace fs = std::filesystem;
+using docsift::testing::read_rgb;
 using docsift::vision::choose_grid;
 
 namespace {
@@ -21,13 +21,6 @@ namespace {
 const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl";
 
 // [H, W, 3] uint8 RGB tensor owning a copy of the PNG's pixels.
-at::Tensor read_rgb(const fs::path& path) {
-  cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_COLOR);
-  REQUIRE_MESSAGE(!bgr.empty(), "cannot read " << path);
-  cv::Mat rgb;
-  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-  return at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, at::kByte).clone();
-}
 
 }  // namespace
 
