@@ -1,0 +1,38 @@
+#include "docsift/extract/field.h"
+
+#include <cctype>
+
+#include "docsift/error.h"
+
+namespace docsift::extract {
+
+FieldType parse_field_type(std::string_view name) {
+  if (name == "numeric_id") return FieldType::kNumericId;
+  if (name == "monetary") return FieldType::kMonetary;
+  if (name == "date") return FieldType::kDate;
+  if (name == "list") return FieldType::kList;
+  if (name == "text") return FieldType::kText;
+  throw ConfigError("unknown field type \"" + std::string(name) + "\" (known: numeric_id, monetary, date, list, text)");
+}
+
+std::string_view to_string(FieldType type) {
+  switch (type) {
+    case FieldType::kNumericId: return "numeric_id";
+    case FieldType::kMonetary: return "monetary";
+    case FieldType::kDate: return "date";
+    case FieldType::kList: return "list";
+    case FieldType::kText: return "text";
+  }
+  return "?";
+}
+
+bool is_missing(std::string_view value) {
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
+  if (value.empty()) return true;
+  std::string upper;
+  for (const char c : value) upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  return upper == "N/A" || upper == "NOT_FOUND";
+}
+
+}  // namespace docsift::extract
