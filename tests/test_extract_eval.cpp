@@ -1,9 +1,19 @@
-// Response parsing (realistic model output styles) and the reference's scoring rules, edge by edge.
+// Response parsing (realistic model output styles), the reference's scoring rules edge by edge, the
+// field schema and prompt, CSV, evaluation reports and the eval command's gates.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "docsift/error.h"
+#include "docsift/eval/evaluate.h"
 #include "docsift/eval/scoring.h"
 #include "docsift/extract/response_parser.h"
+#include "docsift/extract/schema.h"
+#include "docsift/io/csv.h"
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
 
 using docsift::eval::score_field;
 using docsift::extract::FieldType;
@@ -107,4 +117,137 @@ TEST_CASE("scoring: text by containment, then word overlap of at least 0.8") {
   CHECK(score_field(FieldType::kText, "Level 3 12 George Street Sydney NSW", "12 George Street Sydney NSW 2000") ==
         doctest::Approx(5.0 / 6));
   CHECK(score_field(FieldType::kText, "George Street", "12 Pitt Street Sydney NSW 2000") == 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema, prompt, CSV, evaluation and the eval command.
+namespace {
+const std::filesystem::path kSchemaPath = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "configs/fields/business-documents.yaml";
+}
+
+TEST_CASE("the business-documents schema: 25 fields in ground-truth order, the reference's types") {
+  const auto schema = docsift::extract::load_field_schema(kSchemaPath);
+  REQUIRE(schema.fields.size() == 25);
+  CHECK(schema.fields.front().name == "DOCUMENT_TYPE");
+  CHECK(schema.fields.back().name == "DESCRIPTIONS");
+  CHECK(schema.find("ABN")->type == FieldType::kNumericId);
+  CHECK(schema.find("TOTAL")->type == FieldType::kMonetary);
+  CHECK(schema.find("STATEMENT_PERIOD")->type == FieldType::kDate);
+  CHECK(schema.find("PRICES")->type == FieldType::kList);
+  CHECK(schema.find("BSB_NUMBER")->type == FieldType::kNumericId);
+  int required = 0;
+  for (const auto& f : schema.fields) required += f.required;
+  CHECK(required == 2);
+  const std::string prompt = docsift::extract::build_prompt(schema);
+  CHECK(prompt.starts_with("Extract key-value data from this business document image."));
+  CHECK(prompt.find("REQUIRED OUTPUT FORMAT - EXACTLY 25 LINES:\nDOCUMENT_TYPE: [") != std::string::npos);
+  CHECK(prompt.find("\nABN: [11-digit Australian Business Number or N/A]\n") != std::string::npos);
+  CHECK(docsift::extract::auto_max_new_tokens(schema, docsift::extract::ModelFamily::kInternVL) == 1250);
+  CHECK(docsift::extract::auto_max_new_tokens(schema, docsift::extract::ModelFamily::kLlama) == 750);
+}
+
+TEST_CASE("schema errors name the file and line") {
+  docsift::testing::TempDir dir;
+  const auto path = dir / "f.yaml";
+  docsift::testing::write_text(path, "fields:\n  - {name: ABN, type: numeric_id, instruction: x}\n  - {name: TOTAL, type: money, instruction: y}\n");
+  CHECK_THROWS_WITH_AS(docsift::extract::load_field_schema(path), doctest::Contains("f.yaml:3:"), docsift::ConfigError);
+  CHECK_THROWS_WITH_AS(docsift::extract::load_field_schema(path), doctest::Contains("unknown field type \"money\""),
+                       docsift::ConfigError);
+  docsift::testing::write_text(path, "fields:\n  - {name: ABN, type: numeric_id, instruction: x}\n  - {name: ABN, type: text, instruction: y}\n");
+  CHECK_THROWS_WITH_AS(docsift::extract::load_field_schema(path), doctest::Contains("appears twice"), docsift::ConfigError);
+}
+
+TEST_CASE("CSV: RFC 4180 quoting, CRLF, embedded newlines, and clear errors") {
+  const auto t = docsift::io::parse_csv("\xEF\xBB\xBFimage_file,NAME,NOTE\r\na.png,\"Smith, J\",\"said \"\"hi\"\"\nthen left\"\r\n\r\nb.png,,x\n", "t.csv");
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.header[0] == "image_file");
+  CHECK(t.rows[0][1] == "Smith, J");
+  CHECK(t.rows[0][2] == "said \"hi\"\nthen left");
+  CHECK(t.rows[1][1].empty());
+  CHECK(docsift::io::csv_field("a,b") == "\"a,b\"");
+  CHECK(docsift::io::csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
+  CHECK(docsift::io::csv_field("plain") == "plain");
+  CHECK_THROWS_WITH_AS(docsift::io::parse_csv("a,b\n1,2,3\n", "t.csv"), doctest::Contains("row 2 has 3 fields"), docsift::FileError);
+  CHECK_THROWS_WITH_AS(docsift::io::parse_csv("a,b\n\"1,2\n", "t.csv"), doctest::Contains("never closed"), docsift::FileError);
+}
+
+namespace {
+
+// A three-image ground truth over two fields of a small schema, and predictions.
+struct EvalFiles {
+  docsift::testing::TempDir dir;
+  EvalFiles() {
+    docsift::testing::write_text(dir / "fields.yaml",
+                                 "fields:\n  - {name: DOCUMENT_TYPE, type: text, instruction: t}\n"
+                                 "  - {name: TOTAL, type: monetary, instruction: m, required: true}\n");
+    docsift::testing::write_text(dir / "gt.csv",
+                                 "image_file,DOCUMENT_TYPE,TOTAL\n"
+                                 "a.png,TAX INVOICE,$10.00\nb.png,RECEIPT,$5.00\nc.png,RECEIPT,NOT_FOUND\n");
+    docsift::testing::write_text(dir / "pred.csv",
+                                 "image_file,DOCUMENT_TYPE,TOTAL\n"
+                                 "a.png,TAX INVOICE,$10.05\nb.png,RECEIPT,$9.99\nz.png,RECEIPT,$1.00\n");
+  }
+  std::string path(const std::string& name) const { return docsift::testing::shell_quote((dir / name).string()); }
+};
+
+}  // namespace
+
+TEST_CASE("evaluate: per field, per image, per document type, overall; missing and extra images reported") {
+  EvalFiles files;
+  const auto schema = docsift::extract::load_field_schema(files.dir / "fields.yaml");
+  const auto truth = docsift::eval::read_records_csv(files.dir / "gt.csv");
+  const auto e = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "pred.csv"), "gt.csv");
+  REQUIRE(e.images.size() == 3);
+  CHECK(e.images[0].accuracy == 1.0);   // a: both fields right ($10.05 within 1 %)
+  CHECK(e.images[1].accuracy == 0.5);   // b: type right, total wrong
+  CHECK_FALSE(e.images[2].predicted);   // c: no prediction, scored 0
+  CHECK(e.overall == doctest::Approx(0.5));
+  CHECK(e.field_accuracy.at("TOTAL") == 0.5);
+  CHECK(e.document_type_accuracy.at("RECEIPT") == doctest::Approx(0.25));
+  CHECK(e.missing_predictions == std::vector<std::string>{"c.png"});
+  CHECK(e.unexpected_predictions == std::vector<std::string>{"z.png"});
+
+  // The same predictions as a journal: last record per file wins, a torn last line is ignored.
+  docsift::testing::write_text(files.dir / "results.jsonl",
+                               "{\"file\": \"/in/a.png\", \"status\": \"failed\"}\n"
+                               "{\"file\": \"/in/a.png\", \"status\": \"ok\", \"fields\": {\"DOCUMENT_TYPE\": \"TAX INVOICE\", \"TOTAL\": \"$10.00\"}}\n"
+                               "{\"file\": \"/in/b.png\", \"status\": \"ok\", \"fields\": {\"DOCUMENT_TYPE\": \"RECEIPT\", \"TOTAL\": \"$5\"}}\n"
+                               "{\"file\": \"/in/c.png\", \"sta");
+  const auto j = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "results.jsonl"), "gt.csv");
+  CHECK(j.images[0].accuracy == 1.0);
+  CHECK(j.images[1].accuracy == 1.0);
+  CHECK(j.missing_predictions == std::vector<std::string>{"c.png"});
+}
+
+TEST_CASE("docsift eval: table, reports, --min-accuracy and --baseline gates (exit 4)") {
+  using docsift::testing::run_docsift;
+  EvalFiles f;
+  const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml");
+  const auto ok = run_docsift(args + " --report " + f.path("r.json") + " --report " + f.path("r.md"));
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("overall 0.500 (poor) over 3 images") != std::string::npos);
+  CHECK(ok.err.find("c.png: in the ground truth but not in the predictions") != std::string::npos);
+  CHECK(ok.err.find("z.png: predicted but not in the ground truth") != std::string::npos);
+  std::ifstream report(f.dir / "r.json");
+  const auto json = nlohmann::json::parse(report);
+  CHECK(json["overall"] == 0.5);
+  CHECK(std::filesystem::file_size(f.dir / "r.md") > 100);
+
+  CHECK(run_docsift(args + " --min-accuracy 0.5").exit_code == 0);
+  const auto below = run_docsift(args + " --min-accuracy 0.6");
+  CHECK(below.exit_code == 4);
+  CHECK(below.err.find("below --min-accuracy") != std::string::npos);
+
+  // A better baseline: this run regressed on TOTAL and overall.
+  nlohmann::json better = json;
+  better["overall"] = 0.9;
+  better["fields"]["TOTAL"] = 0.9;
+  std::ofstream(f.dir / "base.json") << better.dump();
+  const auto regressed = run_docsift(args + " --baseline " + f.path("base.json"));
+  CHECK(regressed.exit_code == 4);
+  CHECK(regressed.err.find("regression: TOTAL fell from 0.900 to 0.500") != std::string::npos);
+  CHECK(run_docsift(args + " --baseline " + f.path("r.json")).exit_code == 0);  // against itself
+
+  CHECK(run_docsift("eval " + f.path("nope.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml")).exit_code == 3);
+  CHECK(run_docsift("eval " + f.path("pred.csv")).exit_code == 2);
 }

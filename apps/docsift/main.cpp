@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
   app.add_flag("--version", show_version, "Print docsift, LibTorch and CUDA versions and the visible devices");
 
   std::vector<Command> commands{add_inspect_command(app), add_config_command(app),
-                                   add_tokenize_command(app), add_generate_command(app)};
+                                   add_tokenize_command(app), add_generate_command(app),
+                                   add_eval_command(app)};
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,111 @@
+#include "docsift/extract/schema.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+
+#include "docsift/error.h"
+
+namespace docsift::extract {
+namespace {
+
+std::string where(const std::filesystem::path& path, const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  return path.string() + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+bool valid_name(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+}  // namespace
+
+std::vector<std::string> FieldSchema::names() const {
+  std::vector<std::string> out;
+  for (const Field& f : fields) out.push_back(f.name);
+  return out;
+}
+
+const Field* FieldSchema::find(std::string_view name) const {
+  for (const Field& f : fields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+FieldSchema load_field_schema(const std::filesystem::path& path) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw ConfigError(path.string() + ": field schema not found (extraction.fields in the config names it)");
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path.string());
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (!root.IsMap() || !root["fields"] || !root["fields"].IsSequence()) {
+    throw ConfigError(path.string() + ": expected a mapping with a 'fields' list");
+  }
+  FieldSchema schema;
+  schema.source = path.string();
+  std::set<std::string> seen;
+  for (const YAML::Node& node : root["fields"]) {
+    if (!node.IsMap()) throw ConfigError(where(path, node) + ": each field must be a mapping");
+    Field field;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.as<std::string>();
+      const YAML::Node& value = kv.second;
+      try {
+        if (key == "name") {
+          field.name = value.as<std::string>();
+        } else if (key == "type") {
+          field.type = parse_field_type(value.as<std::string>());
+        } else if (key == "instruction") {
+          field.instruction = value.as<std::string>();
+        } else if (key == "required") {
+          field.required = value.as<bool>();
+        } else {
+          throw ConfigError("unknown key '" + key + "' (known: name, type, instruction, required)");
+        }
+      } catch (const YAML::Exception& e) {
+        throw ConfigError(where(path, value) + ": " + key + ": " + e.msg);
+      } catch (const ConfigError& e) {
+        throw ConfigError(where(path, value) + ": " + e.what());
+      }
+    }
+    if (!valid_name(field.name)) {
+      throw ConfigError(where(path, node) + ": field name '" + field.name + "' must be upper-case letters, digits and _");
+    }
+    if (!seen.insert(field.name).second) throw ConfigError(where(path, node) + ": field " + field.name + " appears twice");
+    if (field.instruction.empty()) throw ConfigError(where(path, node) + ": field " + field.name + " has no instruction");
+    schema.fields.push_back(std::move(field));
+  }
+  if (schema.fields.empty()) throw ConfigError(path.string() + ": the field list is empty");
+  return schema;
+}
+
+std::string build_prompt(const FieldSchema& schema) {
+  const std::string first = schema.fields.front().name, last = schema.fields.back().name;
+  std::string prompt = "Extract key-value data from this business document image.\n\n";
+  prompt += "OUTPUT RULES:\n";
+  prompt += "- Output ONLY the fields below, nothing before or after them.\n";
+  prompt += "- Start with " + first + " and stop after " + last + ".\n\n";
+  prompt += "REQUIRED OUTPUT FORMAT - EXACTLY " + std::to_string(schema.fields.size()) + " LINES:\n";
+  for (const Field& f : schema.fields) prompt += f.name + ": [" + f.instruction + "]\n";
+  prompt += "\nFORMAT RULES:\n";
+  prompt += "- Write every line exactly as KEY: value.\n";
+  prompt += "- No markdown, no bullet points, no explanations.\n";
+  prompt += "- Include every key, even when its value is absent.\n";
+  prompt += "- Write N/A when a value is not in the document.\n";
+  return prompt;
+}
+
+int auto_max_new_tokens(const FieldSchema& schema, ModelFamily family) {
+  const int n = static_cast<int>(schema.fields.size());
+  return family == ModelFamily::kInternVL ? std::max(1000, 50 * n) : std::max(600, 30 * n);
+}
+
+}  // namespace docsift::extract

@@ -1,0 +1,41 @@
+// The field schema (configs/fields/*.yaml), the extraction prompt built from it, and the token
+// budget that prompt needs.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "docsift/extract/field.h"
+
+namespace docsift::extract {
+
+struct Field {
+  std::string name;         // upper case, as the model must write it
+  FieldType type = FieldType::kText;
+  std::string instruction;  // what goes in the prompt's [brackets]
+  bool required = false;
+};
+
+struct FieldSchema {
+  std::string source;  // the file it came from
+  std::vector<Field> fields;
+  std::vector<std::string> names() const;
+  const Field* find(std::string_view name) const;
+};
+
+// Reads a schema file. Throws docsift::ConfigError with file:line for unknown keys, unknown
+// types, duplicate or malformed names, and empty instructions.
+FieldSchema load_field_schema(const std::filesystem::path& path);
+
+// The reference's prompt: the task, the output rules, "REQUIRED OUTPUT FORMAT - EXACTLY N
+// LINES:", one `NAME: [instruction]` line per field, and the format rules.
+std::string build_prompt(const FieldSchema& schema);
+
+enum class ModelFamily { kInternVL, kLlama };
+
+// max_new_tokens "auto": max(base, fields × per field); InternVL3 1000 / 50, Llama 600 / 30, the
+// reference's values, which leave room for every line plus the chatter models add.
+int auto_max_new_tokens(const FieldSchema& schema, ModelFamily family);
+
+}  // namespace docsift::extract
