@@ -76,11 +76,14 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_t
     impl.pre_tokenizer->run(piece, [&](std::string_view word) { impl.bpe->tokenize(word, ids); });
   };
   const auto normalized_stage = [&](std::string_view raw_piece) {
-    const std::string normalized = normalize_text(impl.normalizer, raw_piece);
+    // Only a normalizer needs a copy of the text; without one the raw piece is used in place.
+    std::string normalized;
+    if (impl.normalizer.nfc) normalized = normalize_text(impl.normalizer, raw_piece);
+    const std::string_view piece = impl.normalizer.nfc ? std::string_view(normalized) : raw_piece;
     if (impl.normalized_matcher.empty()) {
-      to_model(normalized);
+      to_model(piece);
     } else {
-      impl.normalized_matcher.split(normalized, to_model, push_token);
+      impl.normalized_matcher.split(piece, to_model, push_token);
     }
   };
   if (impl.raw_matcher.empty()) {
