@@ -1,0 +1,16 @@
+// Host memory of this process, on every platform docsift builds on (Linux: /proc/self/status;
+// elsewhere the peak from getrusage and no current value).
+#pragma once
+
+#include <cstdint>
+
+namespace docsift::memory {
+
+struct HostMemory {
+  std::uint64_t rss_bytes = 0;       // resident now (0 when the platform cannot say)
+  std::uint64_t peak_rss_bytes = 0;  // high-water mark of the process
+};
+
+HostMemory read_host_memory();
+
+}  // namespace docsift::memory

@@ -1,0 +1,134 @@
+#include "docsift/resilience/faults.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "docsift/error.h"
+
+namespace docsift::resilience {
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return parts;
+}
+
+int positive(std::string_view value, const std::string& spec, std::string_view key) {
+  int n = 0;
+  for (const char c : value) {
+    if (c < '0' || c > '9' || n > 1'000'000) {
+      throw ConfigError("fault spec \"" + spec + "\": " + std::string(key) + " must be a positive integer");
+    }
+    n = n * 10 + (c - '0');
+  }
+  if (value.empty() || n < 1) {
+    throw ConfigError("fault spec \"" + spec + "\": " + std::string(key) + " must be a positive integer");
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string_view to_string(FaultPoint point) {
+  switch (point) {
+    case FaultPoint::kLoad: return "load";
+    case FaultPoint::kVision: return "vision";
+    case FaultPoint::kPrefill: return "prefill";
+    case FaultPoint::kDecode: return "decode";
+  }
+  return "?";
+}
+
+FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>& known_tiers) {
+  FaultPlan plan;
+  if (text.find_first_not_of(" \t") == std::string_view::npos) return plan;
+  for (const std::string_view raw : split(text, ',')) {
+    const std::string spec(raw);
+    const auto fail = [&](const std::string& problem) -> ConfigError {
+      return ConfigError("fault spec \"" + spec + "\": " + problem +
+                         " (grammar: oom@load|vision|prefill|decode[:image=N][:tier=NAME][:attempt=N][:step=N])");
+    };
+    const auto parts = split(raw, ':');
+    const std::size_t at = parts[0].find('@');
+    if (at == std::string_view::npos) throw fail("expected KIND@POINT");
+    FaultSpec f;
+    f.text = spec;
+    const std::string_view kind = parts[0].substr(0, at), point = parts[0].substr(at + 1);
+    if (kind == "oom") {
+      f.kind = FaultKind::kOom;
+    } else if (kind == "crash" || kind == "hang") {
+      throw fail("\"" + std::string(kind) + "\" needs worker isolation, which this build does not have yet");
+    } else {
+      throw fail("unknown kind \"" + std::string(kind) + "\" (known: oom)");
+    }
+    if (point == "load") f.point = FaultPoint::kLoad;
+    else if (point == "vision") f.point = FaultPoint::kVision;
+    else if (point == "prefill") f.point = FaultPoint::kPrefill;
+    else if (point == "decode") f.point = FaultPoint::kDecode;
+    else throw fail("unknown point \"" + std::string(point) + "\" (known: load, vision, prefill, decode)");
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      const std::size_t eq = parts[i].find('=');
+      if (eq == std::string_view::npos) throw fail("qualifier \"" + std::string(parts[i]) + "\" is not KEY=VALUE");
+      const std::string_view key = parts[i].substr(0, eq), value = parts[i].substr(eq + 1);
+      const auto once = [&](bool already) {
+        if (already) throw fail(std::string(key) + " given twice");
+      };
+      if (key == "image") {
+        once(f.image.has_value());
+        f.image = positive(value, spec, key);
+      } else if (key == "attempt") {
+        once(f.attempt.has_value());
+        f.attempt = positive(value, spec, key);
+      } else if (key == "step") {
+        once(f.step.has_value());
+        if (f.point != FaultPoint::kDecode) throw fail("step= only applies to decode");
+        f.step = positive(value, spec, key);
+      } else if (key == "tier") {
+        once(f.tier.has_value());
+        if (std::find(known_tiers.begin(), known_tiers.end(), value) == known_tiers.end()) {
+          std::string known;
+          for (const auto& t : known_tiers) known += (known.empty() ? "" : ", ") + t;
+          throw fail("unknown tier \"" + std::string(value) + "\" (known: " + known + ")");
+        }
+        f.tier = std::string(value);
+      } else {
+        throw fail("unknown qualifier \"" + std::string(key) + "\" (known: image, tier, attempt, step)");
+      }
+    }
+    plan.specs_.push_back(std::move(f));
+  }
+  return plan;
+}
+
+FaultPlan FaultPlan::from_environment(const std::vector<std::string>& known_tiers) {
+  const char* value = std::getenv("DOCSIFT_FAULTS");
+  if (value == nullptr) return {};
+  try {
+    return parse(value, known_tiers);
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string("DOCSIFT_FAULTS: ") + e.what());
+  }
+}
+
+const FaultSpec* FaultPlan::match(const FaultSite& site) const {
+  for (const FaultSpec& f : specs_) {
+    if (f.point != site.point) continue;
+    if (f.image && *f.image != site.image) continue;
+    if (f.step && *f.step != site.step) continue;
+    if (f.tier && *f.tier != site.tier) continue;
+    if (f.attempt && *f.attempt != site.attempt) continue;
+    // Without tier= or attempt=, only the first attempt: the ladder's retry then succeeds.
+    if (!f.tier && !f.attempt && site.attempt != 1) continue;
+    return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace docsift::resilience

@@ -1,0 +1,62 @@
+// Fault injection for testing the out-of-memory ladder without a GPU: a plan parsed from
+// DOCSIFT_FAULTS says at which named point of which image, tier and attempt a fault fires.
+//
+//   spec      := KIND "@" POINT { ":" QUALIFIER }
+//   KIND      := "oom"
+//   POINT     := "load" | "vision" | "prefill" | "decode"
+//   QUALIFIER := "image=" N | "tier=" TIER | "attempt=" N | "step=" N      (step: decode only)
+//   plan      := spec { "," spec }
+//
+// Images and attempts count from 1 in processing order; decode steps count from 1. A spec
+// without tier= or attempt= fires on an image's first attempt only, so the ladder can recover.
+// Example: oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace docsift::resilience {
+
+enum class FaultKind { kOom };
+enum class FaultPoint { kLoad, kVision, kPrefill, kDecode };
+
+std::string_view to_string(FaultPoint point);
+
+struct FaultSpec {
+  FaultKind kind = FaultKind::kOom;
+  FaultPoint point = FaultPoint::kPrefill;
+  std::optional<int> image, attempt, step;
+  std::optional<std::string> tier;
+  std::string text;  // as written, for messages
+};
+
+// Where the program is when it asks whether to fail.
+struct FaultSite {
+  FaultPoint point;
+  int image = 1;           // 1-based, processing order
+  std::string tier;        // "standard", "offloaded_cache", ...
+  int attempt = 1;         // 1-based attempt of this image
+  int step = 0;            // decode step, 1-based; 0 elsewhere
+};
+
+class FaultPlan {
+ public:
+  FaultPlan() = default;
+  // Throws docsift::ConfigError naming the bad spec and what is wrong with it. `known_tiers`
+  // are the ladder's tier names (a tier= that names none of them is an error).
+  static FaultPlan parse(std::string_view text, const std::vector<std::string>& known_tiers);
+  // The plan from the DOCSIFT_FAULTS environment variable (empty when unset).
+  static FaultPlan from_environment(const std::vector<std::string>& known_tiers);
+
+  bool empty() const { return specs_.empty(); }
+  const std::vector<FaultSpec>& specs() const { return specs_; }
+  // The first spec that fires at `site`, if any.
+  const FaultSpec* match(const FaultSite& site) const;
+
+ private:
+  std::vector<FaultSpec> specs_;
+};
+
+}  // namespace docsift::resilience

@@ -1,0 +1,73 @@
+// The fault-injection grammar and its firing rules; host memory readings.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <memory>
+
+#include "docsift/error.h"
+#include "docsift/memory/host.h"
+#include "docsift/resilience/faults.h"
+
+using docsift::resilience::FaultPlan;
+using docsift::resilience::FaultPoint;
+using docsift::resilience::FaultSite;
+
+namespace {
+const std::vector<std::string> kTiers = {"standard", "offloaded_cache", "reload", "reload_retry", "cpu"};
+}
+
+TEST_CASE("fault plan: the issue's example and each qualifier") {
+  const auto plan = FaultPlan::parse("oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache", kTiers);
+  REQUIRE(plan.specs().size() == 2);
+  CHECK(plan.match({FaultPoint::kPrefill, 2, "standard", 1}) != nullptr);
+  CHECK(plan.match({FaultPoint::kPrefill, 2, "offloaded_cache", 2}) != nullptr);  // tier= fires on any attempt
+  CHECK(plan.match({FaultPoint::kPrefill, 2, "reload", 3}) == nullptr);
+  CHECK(plan.match({FaultPoint::kPrefill, 1, "standard", 1}) == nullptr);          // another image
+  CHECK(plan.match({FaultPoint::kVision, 2, "standard", 1}) == nullptr);           // another point
+
+  // No tier= or attempt=: first attempt only, so the ladder's retry succeeds.
+  const auto once = FaultPlan::parse("oom@vision", kTiers);
+  CHECK(once.match({FaultPoint::kVision, 1, "standard", 1}) != nullptr);
+  CHECK(once.match({FaultPoint::kVision, 1, "offloaded_cache", 2}) == nullptr);
+  CHECK(once.match({FaultPoint::kVision, 7, "standard", 1}) != nullptr);  // every image's first attempt
+
+  const auto step = FaultPlan::parse("oom@decode:step=5", kTiers);
+  CHECK(step.match({FaultPoint::kDecode, 1, "standard", 1, 4}) == nullptr);
+  CHECK(step.match({FaultPoint::kDecode, 1, "standard", 1, 5}) != nullptr);
+
+  const auto attempt = FaultPlan::parse("oom@load:attempt=3", kTiers);
+  CHECK(attempt.match({FaultPoint::kLoad, 1, "reload", 3}) != nullptr);
+  CHECK(attempt.match({FaultPoint::kLoad, 1, "standard", 1}) == nullptr);
+  CHECK(FaultPlan::parse("", kTiers).empty());
+}
+
+TEST_CASE("fault plan: malformed specs are refused with the spec and the problem named") {
+  const auto refused = [](const char* text, const char* needle) {
+    CAPTURE(text);
+    CHECK_THROWS_WITH_AS(FaultPlan::parse(text, kTiers), doctest::Contains(needle), docsift::ConfigError);
+  };
+  refused("oom", "expected KIND@POINT");
+  refused("boom@prefill", "unknown kind \"boom\"");
+  refused("crash@prefill", "needs worker isolation");
+  refused("oom@softmax", "unknown point \"softmax\"");
+  refused("oom@prefill:tier=gpu", "unknown tier \"gpu\" (known: standard, offloaded_cache");
+  refused("oom@prefill:image=0", "image must be a positive integer");
+  refused("oom@prefill:image=x", "image must be a positive integer");
+  refused("oom@prefill:step=2", "step= only applies to decode");
+  refused("oom@prefill:image=1:image=2", "image given twice");
+  refused("oom@prefill:colour=red", "unknown qualifier \"colour\"");
+  refused("oom@prefill,", "expected KIND@POINT");
+}
+
+TEST_CASE("host memory: RSS follows touched memory, peak is at least RSS") {
+  const auto before = docsift::memory::read_host_memory();
+  REQUIRE(before.peak_rss_bytes > 0);
+  CHECK(before.peak_rss_bytes >= before.rss_bytes);
+  constexpr std::size_t kBytes = 256u << 20;
+  auto block = std::make_unique<char[]>(kBytes);
+  std::memset(block.get(), 1, kBytes);  // touch every page so it is resident
+  const auto during = docsift::memory::read_host_memory();
+  CHECK(during.rss_bytes >= before.rss_bytes + kBytes * 9 / 10);
+  CHECK(during.peak_rss_bytes >= during.rss_bytes);
+  CHECK(block[kBytes - 1] == 1);
+}
