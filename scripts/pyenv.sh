@@ -13,10 +13,10 @@ PACKAGES=(tokenizers==0.23.3 transformers==5.23.0 safetensors==0.8.0 pillow==13.
           typing_extensions==4.16.0 sympy==1.14.0 networkx==3.6.1 Jinja2==3.1.6 fsspec==2026.9.0 filelock==4.2.11)
 
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-if ! "$VENV/bin/python" - <<'PY' >/dev/null 2>&1
+# Fast path (~0.1 s): every pinned package (and torchvision) is there at its version.
+if ! "$VENV/bin/python" - "${PACKAGES[@]}" torchvision==0.26.0 <<'PY' >/dev/null 2>&1
 import importlib.metadata as m, sys
-want = {"tokenizers": "0.23.3", "transformers": "5.23.0", "torchvision": "0.26.0"}
-sys.exit(any(m.version(k) != v for k, v in want.items()))
+sys.exit(any(m.version(n) != v for n, v in (a.split("==") for a in sys.argv[1:])))
 PY
 then
   echo "==> installing Python reference packages into $VENV" >&2
