@@ -387,6 +387,12 @@ def main():
     disagree = [c["name"] for c in out["encode"] if fast.encode(c["text"], add_special_tokens=False).ids != c["ids"]]
     print(f"tiny-qwen-slow: transformers {type(slow_tok).__name__} disagrees with tokenizer.json on "
           f"{len(disagree)} strings: {disagree}")
+    # transformers 5 has no pure-Python Qwen2 tokenizer: Qwen2Tokenizer is the tokenizers-backed class that
+    # AutoTokenizer picks, rebuilt from vocab.json + merges.txt. Loaded by name, it must give the same ids.
+    named = transformers.Qwen2Tokenizer.from_pretrained(slow)
+    disagree = [c["name"] for c in out["encode"] if named.encode(c["text"], add_special_tokens=False) != c["ids"]]
+    print(f"tiny-qwen-slow: Qwen2Tokenizer.from_pretrained disagrees with AutoTokenizer on {len(disagree)} strings: "
+          f"{disagree}")
 
     # ignore_merges must matter somewhere, or the tiny-llama vectors would not test it.
     j = json.load(open(tiny_llama, encoding="utf-8"))
