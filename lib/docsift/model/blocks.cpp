@@ -59,12 +59,19 @@ at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
 
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
   const int64_t groups = q.size(1) / k.size(1);
+  const int64_t t = q.size(2), s = k.size(2);
+  if (groups > 1 && t == 1) {
+    // Decode step: the `groups` query heads sharing a kv head become that head's query rows,
+    // [B, nh, 1, hd] → [B, nkv, groups, hd], so the cache is read in place instead of copied
+    // `groups` times every token. One query position sees every key: no mask.
+    const int64_t b = q.size(0), hd = q.size(3);
+    return at::scaled_dot_product_attention(q.reshape({b, k.size(1), groups, hd}), k, v).reshape({b, q.size(1), 1, hd});
+  }
   at::Tensor keys = k, values = v;
   if (groups > 1) {  // [B, nkv, S, hd] → [B, nkv·groups, S, hd], each kv head serving `groups` q heads
     keys = k.repeat_interleave(groups, 1);
     values = v.repeat_interleave(groups, 1);
   }
-  const int64_t t = q.size(2), s = keys.size(2);
   if (!causal || t == 1) return at::scaled_dot_product_attention(q, keys, values);
   if (t == s) return at::scaled_dot_product_attention(q, keys, values, {}, 0.0, /*is_causal=*/true);
   // Queries after a cached prefix: query i sits at position s − t + i.
