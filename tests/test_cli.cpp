@@ -146,6 +146,15 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
   // the ids themselves are pinned by the parity test, which uses the reference prompt.
   CHECK(out["generated_tokens"].get<int>() + (out["stopped_by"] == "max_new_tokens" ? 0 : 1) <= 16);
 
+  // The -hf layout prompts exactly as the reference did: with stop tokens ignored, the 16 greedy
+  // ids are the reference's, end to end through the binary.
+  const auto hf = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+                              shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
+                              shell_quote(summary["question"].get<std::string>()) +
+                              " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop --json");
+  REQUIRE(hf.exit_code == 0);
+  CHECK(nlohmann::json::parse(hf.out)["ids"] == summary["images"]["many_tiles"]["greedy"]);
+
   const auto no_gpu = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
                                   shell_quote((fixtures / "images/one_tile.png").string()) +
                                   " --prompt hi --device cuda:7");
