@@ -9,11 +9,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "docsift/io/image_file.h"
 #include "docsift/vision/internvl_tiles.h"
-#include "support/images.h"
 
 namespace fs = std::filesystem;
-using docsift::testing::read_rgb;
+using docsift::io::read_rgb_image;
 using docsift::vision::choose_grid;
 
 namespace {
@@ -49,14 +49,14 @@ TEST_CASE("InternVL tiles match the transformers -hf processor byte for byte") {
   const int max_tiles = summary["max_tiles"];
   for (const auto& [name, info] : summary["images"].items()) {
     CAPTURE(name);
-    const auto image = docsift::vision::preprocess_internvl(read_rgb(kFixtures / "images" / (name + ".png")), max_tiles);
+    const auto image = docsift::vision::preprocess_internvl(read_rgb_image(kFixtures / "images" / (name + ".png")), max_tiles);
     const int tiles = info["tiles"];
     REQUIRE(image.tiles_u8.size(0) == tiles);
     CHECK(image.pixel_values.sizes() == at::IntArrayRef({tiles, 3, 448, 448}));
     int64_t max_level_diff = 0;
     double max_pixel_diff = 0;
     for (int k = 0; k < tiles; ++k) {
-      const at::Tensor want = read_rgb(kFixtures / "reference" / (name + ".tile" + std::to_string(k) + ".png")).permute({2, 0, 1});
+      const at::Tensor want = read_rgb_image(kFixtures / "reference" / (name + ".tile" + std::to_string(k) + ".png")).permute({2, 0, 1});
       const at::Tensor diff = image.tiles_u8[k].to(at::kInt).sub(want.to(at::kInt)).abs();
       max_level_diff = std::max<int64_t>(max_level_diff, diff.max().item<int>());
       const at::Tensor mean = at::tensor({0.485f, 0.456f, 0.406f}).view({3, 1, 1});

@@ -1,17 +1,14 @@
 // `docsift generate`: one image, one prompt, for debugging and parity checks.
-#include <ATen/ops/from_blob.h>
-
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "commands.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
+#include "docsift/io/image_file.h"
 #include "docsift/memory/devices.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/internvl.h"
@@ -25,17 +22,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// [H, W, 3] uint8 RGB. (The batch runner's decoder adds EXIF orientation, 16-bit and CMYK
-// handling and a pixel limit read from the header; OpenCV's own limit of 2^30 pixels applies here.)
-at::Tensor read_image(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) throw FileError(path + ": no such image file");
-  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
-  if (bgr.empty()) throw FileError(path + ": not an image OpenCV can decode (jpg, png, tiff, webp, bmp)");
-  cv::Mat rgb;
-  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-  return at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, at::kByte).clone();
 }
 
 }  // namespace
@@ -97,7 +83,7 @@ Command add_generate_command(CLI::App& root) {
             const double load_seconds = seconds_since(start);
 
             const auto preprocess_start = std::chrono::steady_clock::now();
-            const auto image = vision::preprocess_internvl(read_image(o->image), cfg.model.max_tiles);
+            const auto image = vision::preprocess_internvl(io::read_rgb_image(o->image), cfg.model.max_tiles);
             const auto prompt = chat.encode(o->prompt, static_cast<int>(image.pixel_values.size(0)));
             const double preprocess_seconds = seconds_since(preprocess_start);
 

@@ -53,7 +53,7 @@ json parse_json_strict(std::string_view text, const std::string& label, int max_
   return root;
 }
 
-json read_json_file(const std::string& path, int max_depth, std::size_t max_bytes) {
+std::string read_text_file(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError(path + ": cannot open for reading");
   std::string text;
@@ -69,7 +69,11 @@ json read_json_file(const std::string& path, int max_depth, std::size_t max_byte
   in.seekg(0);
   in.read(text.data(), size);
   if (!in) throw FileError(path + ": read failed");
-  return parse_json_strict(text, path, max_depth);
+  return text;
+}
+
+json read_json_file(const std::string& path, int max_depth, std::size_t max_bytes) {
+  return parse_json_strict(read_text_file(path, max_bytes), path, max_depth);
 }
 
 }  // namespace docsift

@@ -12,6 +12,9 @@ namespace docsift {
 // are never built). Errors throw docsift::FileError prefixed with `label`.
 nlohmann::json parse_json_strict(std::string_view text, const std::string& label, int max_depth);
 
+// Reads a whole file, refusing one larger than `max_bytes` (FileError naming the path).
+std::string read_text_file(const std::string& path, std::size_t max_bytes);
+
 // Reads a whole file (at most `max_bytes`) and parses it as above.
 nlohmann::json read_json_file(const std::string& path, int max_depth,
                               std::size_t max_bytes = 64u << 20);

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "docsift/error.h"
+#include "docsift/json_fields.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/weights.h"
 
@@ -17,68 +18,23 @@ namespace {
 
 using nlohmann::json;
 
-// Typed reads from config.json with the key path in every error.
-class ConfigReader {
- public:
-  ConfigReader(const json& node, std::string where) : node_(node), where_(std::move(where)) {
-    if (!node_.is_object()) throw FileError(where_ + ": expected an object");
+// config.json reads on top of JsonFields: the -hf vision config writes sizes as [n, n] lists.
+int64_t square(const JsonFields& f, const char* key, int64_t fallback) {
+  const json* v = f.find(key);
+  if (v == nullptr) return fallback;
+  if (v->is_number_integer()) return v->get<int64_t>();
+  if (v->is_array() && v->size() == 2 && (*v)[0].is_number_integer() && (*v)[0] == (*v)[1]) {
+    return (*v)[0].get<int64_t>();
   }
-  const json* find(const char* key) const {
-    const auto it = node_.find(key);
-    return it == node_.end() || it->is_null() ? nullptr : &*it;
-  }
-  int64_t integer(const char* key) const {
-    const json* v = find(key);
-    if (v == nullptr || !v->is_number_integer()) fail(key, "missing or not an integer");
-    return v->get<int64_t>();
-  }
-  int64_t integer(const char* key, int64_t fallback) const { return find(key) ? integer(key) : fallback; }
-  double number(const char* key, double fallback) const {
-    const json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (!v->is_number()) fail(key, "not a number");
-    return v->get<double>();
-  }
-  bool boolean(const char* key, bool fallback) const {
-    const json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (!v->is_boolean()) fail(key, "not true or false");
-    return v->get<bool>();
-  }
-  std::string string(const char* key, const std::string& fallback) const {
-    const json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (!v->is_string()) fail(key, "not a string");
-    return v->get<std::string>();
-  }
-  // An int, or a [height, width] list with equal sides (the -hf vision config writes lists).
-  int64_t square(const char* key, int64_t fallback) const {
-    const json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (v->is_number_integer()) return v->get<int64_t>();
-    if (v->is_array() && v->size() == 2 && (*v)[0].is_number_integer() && (*v)[0] == (*v)[1]) {
-      return (*v)[0].get<int64_t>();
-    }
-    fail(key, "must be an integer or a square [n, n]");
-  }
-  ConfigReader child(const char* key) const {
-    const json* v = find(key);
-    if (v == nullptr) fail(key, "missing");
-    return ConfigReader(*v, where_ + "." + key);
-  }
-  [[noreturn]] void fail(const char* key, const std::string& problem) const {
-    throw FileError(where_ + "." + key + ": " + problem);
-  }
-  [[noreturn]] void unsupported(const char* key, const std::string& value, const std::string& supported) const {
-    throw FileError(where_ + "." + key + " = " + value + " is not supported (supported: " + supported + ")");
-  }
+  f.fail(std::string("\"") + key + "\" must be an integer or a square [n, n]");
+}
 
- private:
-  const json& node_;
-  std::string where_;
-};
+[[noreturn]] void unsupported(const JsonFields& f, const char* key, const std::string& value,
+                              const std::string& supported) {
+  f.fail(std::string(key) + " = " + value + " is not supported (supported: " + supported + ")");
+}
 
-void parse_text_config(const ConfigReader& text, InternVLConfig& c) {
+void parse_text_config(const JsonFields& text, InternVLConfig& c) {
   c.hidden = text.integer("hidden_size");
   c.layers = text.integer("num_hidden_layers");
   c.heads = text.integer("num_attention_heads");
@@ -87,8 +43,8 @@ void parse_text_config(const ConfigReader& text, InternVLConfig& c) {
   c.intermediate = text.integer("intermediate_size");
   c.vocab = text.integer("vocab_size");
   c.rms_eps = text.number("rms_norm_eps", 1e-6);
-  if (const auto act = text.string("hidden_act", "silu"); act != "silu") text.unsupported("hidden_act", act, "silu");
-  if (text.boolean("use_sliding_window", false)) text.unsupported("use_sliding_window", "true", "false");
+  if (const auto act = text.string("hidden_act", "silu"); act != "silu") unsupported(text, "hidden_act", act, "silu");
+  if (text.boolean("use_sliding_window", false)) unsupported(text, "use_sliding_window", "true", "false");
   c.rope.head_dim = c.head_dim;
   c.rope.max_position_embeddings = text.integer("max_position_embeddings");
   // transformers 5 writes rope_parameters {rope_type, factor, rope_theta}; 4.x and the original
@@ -97,14 +53,14 @@ void parse_text_config(const ConfigReader& text, InternVLConfig& c) {
   const json* scaling = text.find("rope_parameters");
   if (scaling == nullptr) scaling = text.find("rope_scaling");
   if (scaling != nullptr) {
-    const ConfigReader s(*scaling, "rope");
+    const JsonFields s(*scaling, text.where() + ".rope");
     c.rope.theta = s.number("rope_theta", c.rope.theta);
     const std::string type = s.string("rope_type", s.string("type", "default"));
     if (type == "dynamic") {
       c.rope.dynamic = true;
       c.rope.factor = s.number("factor", 1.0);
     } else if (type != "default") {
-      text.unsupported("rope type", "\"" + type + "\"", "default, dynamic");
+      unsupported(text, "rope type", "\"" + type + "\"", "default, dynamic");
     }
   }
   c.tie_embeddings = text.boolean("tie_word_embeddings", c.tie_embeddings);
@@ -125,7 +81,7 @@ int64_t InternVLConfig::tokens_per_tile() const {
 }
 
 InternVLConfig parse_internvl_config(const json& config, const std::string& label) {
-  const ConfigReader top(config, label);
+  const JsonFields top(config, label);
   InternVLConfig c;
   const json* archs = top.find("architectures");
   std::string arch = archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()
@@ -140,39 +96,39 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
                     "\" is not supported (supported: InternVLChatModel, InternVLForConditionalGeneration)");
   }
   c.downsample_ratio = top.number("downsample_ratio", 0.5);
-  if (c.downsample_ratio != 0.5) top.unsupported("downsample_ratio", std::to_string(c.downsample_ratio), "0.5");
+  if (c.downsample_ratio != 0.5) unsupported(top, "downsample_ratio", std::to_string(c.downsample_ratio), "0.5");
   c.tie_embeddings = top.boolean("tie_word_embeddings", false);
-  const ConfigReader vision = top.child("vision_config");
+  const JsonFields vision = top.child("vision_config");
   c.vision_hidden = vision.integer("hidden_size");
   c.vision_layers = vision.integer("num_hidden_layers");
   c.vision_heads = vision.integer("num_attention_heads");
   c.vision_intermediate = vision.integer("intermediate_size");
-  c.image_size = vision.square("image_size", 448);
-  c.patch_size = vision.square("patch_size", 14);
+  c.image_size = square(vision, "image_size", 448);
+  c.patch_size = square(vision, "patch_size", 14);
   c.vision_eps = vision.number("layer_norm_eps", 1e-6);
   if (const auto norm = vision.string("norm_type", "layer_norm"); norm != "layer_norm") {
-    vision.unsupported("norm_type", norm, "layer_norm");
+    unsupported(vision, "norm_type", norm, "layer_norm");
   }
-  if (const auto act = vision.string("hidden_act", "gelu"); act != "gelu") vision.unsupported("hidden_act", act, "gelu");
+  if (const auto act = vision.string("hidden_act", "gelu"); act != "gelu") unsupported(vision, "hidden_act", act, "gelu");
 
   if (c.layout == InternVLConfig::Layout::kOriginal) {
-    if (top.integer("select_layer", -1) != -1) top.unsupported("select_layer", "not -1", "-1");
-    if (const auto ps = top.string("ps_version", "v2"); ps != "v2") top.unsupported("ps_version", ps, "v2");
-    if (vision.boolean("qk_normalization", false)) vision.unsupported("qk_normalization", "true", "false");
-    if (!vision.boolean("qkv_bias", true)) vision.unsupported("qkv_bias", "false", "true");
+    if (top.integer("select_layer", -1) != -1) unsupported(top, "select_layer", "not -1", "-1");
+    if (const auto ps = top.string("ps_version", "v2"); ps != "v2") unsupported(top, "ps_version", ps, "v2");
+    if (vision.boolean("qk_normalization", false)) unsupported(vision, "qk_normalization", "true", "false");
+    if (!vision.boolean("qkv_bias", true)) unsupported(vision, "qkv_bias", "false", "true");
     parse_text_config(top.child("llm_config"), c);
   } else {
     c.image_token_id = top.integer("image_token_id");
-    if (top.integer("vision_feature_layer", -1) != -1) top.unsupported("vision_feature_layer", "not -1", "-1");
+    if (top.integer("vision_feature_layer", -1) != -1) unsupported(top, "vision_feature_layer", "not -1", "-1");
     if (const auto s = top.string("vision_feature_select_strategy", "default"); s != "default") {
-      top.unsupported("vision_feature_select_strategy", s, "default");
+      unsupported(top, "vision_feature_select_strategy", s, "default");
     }
     if (const auto act = top.string("projector_hidden_act", "gelu"); act != "gelu") {
-      top.unsupported("projector_hidden_act", act, "gelu");
+      unsupported(top, "projector_hidden_act", act, "gelu");
     }
-    if (vision.boolean("use_qk_norm", false)) vision.unsupported("use_qk_norm", "true", "false");
-    if (!vision.boolean("attention_bias", true)) vision.unsupported("attention_bias", "false", "true");
-    if (!vision.boolean("use_mean_pooling", true)) vision.unsupported("use_mean_pooling", "false", "true");
+    if (vision.boolean("use_qk_norm", false)) unsupported(vision, "use_qk_norm", "true", "false");
+    if (!vision.boolean("attention_bias", true)) unsupported(vision, "attention_bias", "false", "true");
+    if (!vision.boolean("use_mean_pooling", true)) unsupported(vision, "use_mean_pooling", "false", "true");
     parse_text_config(top.child("text_config"), c);
   }
   if (c.vision_hidden <= 0 || c.vision_layers <= 0 || c.vision_heads <= 0 || c.vision_hidden % c.vision_heads != 0 ||

@@ -1,10 +1,10 @@
 // Reading tokenizers from files: tokenizer.json, and the vocab.json + merges.txt layout.
 // Every field the reference would act on is either implemented or rejected by name.
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "docsift/error.h"
+#include "docsift/json_fields.h"
 #include "docsift/strict_json.h"
 #include "docsift/text/tokenizer_impl.h"
 #include "docsift/text/utf8.h"
@@ -31,63 +31,12 @@ namespace {
 
 constexpr std::size_t kMaxTokenizerFileBytes = 256u << 20;
 
-// Typed access to a JSON object with errors that say where. `where` is "file: section".
-class Fields {
- public:
-  Fields(const json& object, std::string where) : object_(object), where_(std::move(where)) {
-    if (!object_.is_object()) fail("expected a JSON object, found " + std::string(object_.type_name()));
-  }
-  [[noreturn]] void fail(const std::string& message) const { throw FileError(where_ + ": " + message); }
-  const std::string& where() const { return where_; }
-
-  const json* find(const char* key) const {
-    const auto it = object_.find(key);
-    return it == object_.end() || it->is_null() ? nullptr : &*it;
-  }
-  const json& require(const char* key) const {
-    const json* value = find(key);
-    if (value == nullptr) fail(std::string("missing \"") + key + "\"");
-    return *value;
-  }
-  std::string string(const char* key) const {
-    const json& value = require(key);
-    if (!value.is_string()) fail(std::string("\"") + key + "\" must be a string");
-    return value.get<std::string>();
-  }
-  std::optional<std::string> optional_string(const char* key) const {
-    if (find(key) == nullptr) return std::nullopt;
-    return string(key);
-  }
-  bool boolean(const char* key, bool fallback) const {
-    const json* value = find(key);
-    if (value == nullptr) return fallback;
-    if (!value->is_boolean()) fail(std::string("\"") + key + "\" must be true or false");
-    return value->get<bool>();
-  }
-
- private:
-  const json& object_;
-  std::string where_;
-};
-
 std::string read_text_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path.string() + ": cannot open for reading");
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) throw FileError(path.string() + ": cannot read the size: " + ec.message());
-  if (size > kMaxTokenizerFileBytes) {
-    throw FileError(path.string() + ": " + std::to_string(size) + " bytes is larger than the " +
-                    std::to_string(kMaxTokenizerFileBytes) + "-byte limit for tokenizer files");
-  }
-  std::string text(size, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  if (!in) throw FileError(path.string() + ": read failed");
-  return text;
+  return docsift::read_text_file(path.string(), kMaxTokenizerFileBytes);
 }
 
 AddedToken parse_added_token(const json& entry, const std::string& where) {
-  const Fields f(entry, where);
+  const JsonFields f(entry, where);
   AddedToken token;
   const json& id = f.require("id");
   if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
@@ -107,7 +56,7 @@ AddedToken parse_added_token(const json& entry, const std::string& where) {
 Normalizer parse_normalizer(const json* node, const std::string& where) {
   Normalizer normalizer;
   if (node == nullptr) return normalizer;
-  const Fields f(*node, where);
+  const JsonFields f(*node, where);
   const std::string type = f.string("type");
   if (type == "NFC") {
     normalizer.nfc = true;
@@ -125,7 +74,7 @@ Normalizer parse_normalizer(const json* node, const std::string& where) {
 
 void parse_pre_tokenizer_step(const json& node, const std::string& where, std::vector<SplitStep>& splits,
                               std::optional<ByteLevelStep>& byte_level) {
-  const Fields f(node, where);
+  const JsonFields f(node, where);
   const std::string type = f.string("type");
   if (byte_level) f.fail("\"" + type + "\" after ByteLevel is not supported: ByteLevel must come last");
   if (type == "Sequence") {
@@ -135,7 +84,7 @@ void parse_pre_tokenizer_step(const json& node, const std::string& where, std::v
       parse_pre_tokenizer_step(list[i], where + "[" + std::to_string(i) + "]", splits, byte_level);
     }
   } else if (type == "Split") {
-    const Fields pattern(f.require("pattern"), where + ".pattern");
+    const JsonFields pattern(f.require("pattern"), where + ".pattern");
     SplitStep step;
     if (const auto regex = pattern.optional_string("Regex")) {
       step.regex = std::make_shared<Regex>(*regex, /*literal=*/false, where);
@@ -179,7 +128,7 @@ std::unique_ptr<PreTokenizer> parse_pre_tokenizer(const json* node, const std::s
 
 void check_decoder(const json* node, const std::string& where) {
   if (node == nullptr) throw FileError(where + ": missing; a ByteLevel decoder is required");
-  const Fields f(*node, where);
+  const JsonFields f(*node, where);
   const std::string type = f.string("type");
   if (type != "ByteLevel") f.fail("decoder type \"" + type + "\" is not supported (supported: ByteLevel)");
 }
@@ -188,7 +137,7 @@ void check_decoder(const json* node, const std::string& where) {
 void parse_post_processor(const json* node, const std::string& where, Tokenizer::Impl& impl,
                           bool& seen_template) {
   if (node == nullptr) return;
-  const Fields f(*node, where);
+  const JsonFields f(*node, where);
   const std::string type = f.string("type");
   if (type == "ByteLevel") return;  // only adjusts offsets, never ids
   if (type == "Sequence") {
@@ -210,17 +159,17 @@ void parse_post_processor(const json* node, const std::string& where, Tokenizer:
   if (!single.is_array()) f.fail("\"single\" must be a list");
   bool seen_sequence = false;
   for (const json& item : single) {
-    const Fields piece(item, where + ".single");
+    const JsonFields piece(item, where + ".single");
     if (const json* seq = piece.find("Sequence")) {
-      const Fields s(*seq, where + ".single.Sequence");
+      const JsonFields s(*seq, where + ".single.Sequence");
       if (s.string("id") != "A") s.fail("a single-sequence template may only use sequence A");
       if (seen_sequence) s.fail("sequence A appears twice");
       seen_sequence = true;
     } else if (const json* special = piece.find("SpecialToken")) {
-      const std::string name = Fields(*special, where + ".single.SpecialToken").string("id");
+      const std::string name = JsonFields(*special, where + ".single.SpecialToken").string("id");
       const auto it = specials.find(name);
       if (it == specials.end()) f.fail("template uses \"" + name + "\", which \"special_tokens\" does not define");
-      const Fields entry(*it, where + ".special_tokens." + name);
+      const JsonFields entry(*it, where + ".special_tokens." + name);
       const json& ids = entry.require("ids");
       if (!ids.is_array()) entry.fail("\"ids\" must be a list");
       for (const json& id : ids) {
@@ -236,7 +185,7 @@ void parse_post_processor(const json* node, const std::string& where, Tokenizer:
   if (!seen_sequence) f.fail("\"single\" never places sequence A");
 }
 
-std::vector<std::pair<std::string, std::string>> parse_merges(const json& merges, const Fields& f) {
+std::vector<std::pair<std::string, std::string>> parse_merges(const json& merges, const JsonFields& f) {
   if (!merges.is_array()) f.fail("\"merges\" must be a list");
   std::vector<std::pair<std::string, std::string>> result;
   result.reserve(merges.size());
@@ -272,7 +221,7 @@ std::vector<std::pair<std::string, int32_t>> parse_vocab(const json& vocab, cons
 }
 
 std::unique_ptr<BpeModel> parse_model(const json& node, const std::string& where) {
-  const Fields f(node, where);
+  const JsonFields f(node, where);
   const std::string type = f.string("type");
   if (type != "BPE") f.fail("model type \"" + type + "\" is not supported (supported: BPE)");
   if (const json* dropout = f.find("dropout")) {
@@ -310,7 +259,7 @@ void check_added_ids(const Tokenizer::Impl& impl, const std::string& where) {
 
 Tokenizer Tokenizer::from_tokenizer_json_text(std::string_view text, const std::string& label) {
   const json root = parse_json_strict(text, label, /*max_depth=*/16);
-  const Fields top(root, label);
+  const JsonFields top(root, label);
   for (const char* key : {"truncation", "padding"}) {
     if (top.find(key) != nullptr) {
       top.fail(std::string("\"") + key + "\" is set; docsift encodes whole prompts and does not support it");
@@ -350,7 +299,7 @@ Tokenizer Tokenizer::from_vocab_merges(const fs::path& folder) {
 
   json config = json::object();
   if (fs::exists(config_path)) config = parse_json_strict(read_text_file(config_path), config_path.string(), 8);
-  const Fields config_fields(config, config_path.string());
+  const JsonFields config_fields(config, config_path.string());
   if (const auto cls = config_fields.optional_string("tokenizer_class")) {
     if (*cls != "Qwen2Tokenizer" && *cls != "Qwen2TokenizerFast") {
       config_fields.fail("tokenizer_class \"" + *cls +
@@ -391,7 +340,7 @@ Tokenizer Tokenizer::from_vocab_merges(const fs::path& folder) {
   impl->pre_tokenizer = std::make_unique<PreTokenizer>(std::move(splits), ByteLevelStep{});
 
   if (const json* decoder = config_fields.find("added_tokens_decoder")) {
-    const Fields entries(*decoder, config_path.string() + ": added_tokens_decoder");
+    const JsonFields entries(*decoder, config_path.string() + ": added_tokens_decoder");
     for (const auto& [key, value] : decoder->items()) {
       json entry = value;
       if (!entry.is_object()) entries.fail("entry \"" + key + "\" must be an object");

@@ -1,0 +1,72 @@
+// Typed reads from a JSON object we did not write (tokenizer.json, config.json), with errors
+// that say where: "<file>: <section>: "key" must be a string". Wraps an object owned elsewhere.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "docsift/error.h"
+
+namespace docsift {
+
+class JsonFields {
+ public:
+  // `where` names the object in messages ("tokenizer.json: model"). Throws FileError unless
+  // `object` is a JSON object.
+  JsonFields(const nlohmann::json& object, std::string where) : object_(object), where_(std::move(where)) {
+    if (!object_.is_object()) fail("expected a JSON object, found " + std::string(object_.type_name()));
+  }
+  [[noreturn]] void fail(const std::string& message) const { throw FileError(where_ + ": " + message); }
+  const std::string& where() const { return where_; }
+
+  // The value, or nullptr when the key is absent or null.
+  const nlohmann::json* find(const char* key) const {
+    const auto it = object_.find(key);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+  const nlohmann::json& require(const char* key) const {
+    const nlohmann::json* value = find(key);
+    if (value == nullptr) fail(std::string("missing \"") + key + "\"");
+    return *value;
+  }
+  JsonFields child(const char* key) const { return JsonFields(require(key), where_ + "." + key); }
+
+  std::string string(const char* key) const {
+    const nlohmann::json& value = require(key);
+    if (!value.is_string()) fail(std::string("\"") + key + "\" must be a string");
+    return value.get<std::string>();
+  }
+  std::optional<std::string> optional_string(const char* key) const {
+    if (find(key) == nullptr) return std::nullopt;
+    return string(key);
+  }
+  std::string string(const char* key, const std::string& fallback) const {
+    return optional_string(key).value_or(fallback);
+  }
+  bool boolean(const char* key, bool fallback) const {
+    const nlohmann::json* value = find(key);
+    if (value == nullptr) return fallback;
+    if (!value->is_boolean()) fail(std::string("\"") + key + "\" must be true or false");
+    return value->get<bool>();
+  }
+  int64_t integer(const char* key) const {
+    const nlohmann::json& value = require(key);
+    if (!value.is_number_integer()) fail(std::string("\"") + key + "\" must be an integer");
+    return value.get<int64_t>();
+  }
+  int64_t integer(const char* key, int64_t fallback) const { return find(key) ? integer(key) : fallback; }
+  double number(const char* key, double fallback) const {
+    const nlohmann::json* value = find(key);
+    if (value == nullptr) return fallback;
+    if (!value->is_number()) fail(std::string("\"") + key + "\" must be a number");
+    return value->get<double>();
+  }
+
+ private:
+  const nlohmann::json& object_;
+  std::string where_;
+};
+
+}  // namespace docsift
