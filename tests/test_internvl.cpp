@@ -190,8 +190,8 @@ TEST_CASE("InternVL3 tied embeddings: lm_head is the embedding table when config
   auto cache_tied = tied.make_cache(4);
   auto cache_untied = untied.model->make_cache(4);
   const at::Tensor ids = at::tensor({5, 6, 7}, at::kLong);
-  const at::Tensor tied_logits = tied.forward(tied.embed_tokens(ids).unsqueeze(0), cache_tied);
-  const at::Tensor untied_logits = untied.model->forward(untied.model->embed_tokens(ids).unsqueeze(0), cache_untied);
+  const at::Tensor tied_logits = tied.forward(tied.embed_tokens(ids).unsqueeze(0), *cache_tied);
+  const at::Tensor untied_logits = untied.model->forward(untied.model->embed_tokens(ids).unsqueeze(0), *cache_untied);
   // Tied logits are the last hidden state against the embedding rows: a different head entirely.
   CHECK(max_diff(tied_logits, untied_logits) > 1e-2);
   CHECK(tied.parameter_bytes() < untied.model->parameter_bytes());

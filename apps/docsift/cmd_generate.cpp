@@ -9,11 +9,9 @@
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/io/image_file.h"
-#include "docsift/memory/devices.h"
-#include "docsift/model/checkpoint.h"
-#include "docsift/model/internvl.h"
-#include "docsift/model/precision.h"
-#include "docsift/text/chat_template.h"
+#include "device_setup.h"
+#include "docsift/generate/engine.h"
+#include "docsift/resilience/ladder.h"
 #include "docsift/vision/internvl_tiles.h"
 #include "exit_codes.h"
 
@@ -22,6 +20,12 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+nlohmann::json attempts_json(const resilience::ImageRun& run) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& a : run.attempts) out.push_back(resilience::to_json(a));
+  return out;
 }
 
 }  // namespace
@@ -67,20 +71,12 @@ Command add_generate_command(CLI::App& root) {
             const config::Config cfg = config::load(file, overrides);
             if (cfg.model.path.empty()) throw ConfigError("generate: give --model DIR (or model.path in the config)");
 
-            const c10::Device device = memory::resolve_device(cfg.model.device);
-            const model::Checkpoint checkpoint(cfg.model.path);
-            model::InternVLModel model(checkpoint, model::scalar_type(cfg.model.dtype), device);
-            const auto tokenizer = text::Tokenizer::load(cfg.model.path);
-            const bool original = model.config().layout == model::InternVLConfig::Layout::kOriginal;
-            const text::ChatTemplate chat(original ? text::ChatFormat::kInternVL : text::ChatFormat::kInternVLHf,
-                                          tokenizer);
-            if (original) model.set_image_token_id(chat.image_token_id());
-            if (model.config().image_token_id != chat.image_token_id()) {
-              throw FileError(cfg.model.path + ": config.json's image_token_id " +
-                              std::to_string(model.config().image_token_id) + " is not the tokenizer's <IMG_CONTEXT> (" +
-                              std::to_string(chat.image_token_id()) + ")");
-            }
-            const double load_seconds = seconds_since(start);
+            const c10::Device device = start_device(cfg);
+            generate::Engine engine(cfg.model.path);
+            resilience::Ladder ladder(engine, resilience::ladder_settings(cfg, device));
+            const auto& chat = engine.chat();
+            const auto& tokenizer = engine.tokenizer();
+            const double setup_seconds = seconds_since(start);
 
             const auto preprocess_start = std::chrono::steady_clock::now();
             const auto image = vision::preprocess_internvl(io::read_rgb_image(o->image), cfg.model.max_tiles);
@@ -94,7 +90,14 @@ Command add_generate_command(CLI::App& root) {
             options.seed = o->seed.value_or(cfg.generation.seed);
             options.greedy = o->greedy || options.temperature <= 0.0;
             if (!o->no_stop) options.stop_ids = chat.stop_ids();
-            const auto result = generate::generate(model, image.pixel_values, prompt, options);
+            // Through the tier ladder, so memory.tiers and fault injection apply here too; the
+            // model is loaded by the first tier.
+            const resilience::ImageRun run = ladder.run(1, image.pixel_values, prompt, options);
+            if (!run.ok) {
+              if (o->json) std::cout << nlohmann::json{{"ok", false}, {"error", run.error}, {"attempts", attempts_json(run)}}.dump(2) << '\n';
+              throw Error("generate: " + o->image + ": " + run.error);
+            }
+            const generate::GenerationResult& result = run.result;
             const std::string text = tokenizer.decode(result.tokens, /*skip_special_tokens=*/true);
             if (!o->json) {
               std::cout << text << '\n';
@@ -109,11 +112,14 @@ Command add_generate_command(CLI::App& root) {
                 {"stopped_by", result.stop_token >= 0 ? tokenizer.id_to_token(result.stop_token) : "max_new_tokens"},
                 {"tiles", image.pixel_values.size(0)},
                 {"grid", {image.grid.columns, image.grid.rows}},
-                {"device", device.str()},
-                {"dtype", std::string(config::to_string(cfg.model.dtype))},
+                {"device", engine.model().device().str()},
+                {"dtype", std::string(c10::toString(engine.model().dtype()))},
+                {"tier", std::string(config::to_string(run.tier))},
+                {"attempts", attempts_json(run)},
+                {"cache_bytes", {{"device", result.cache_device_bytes}, {"host", result.cache_host_bytes}}},
                 {"greedy", options.greedy},
                 {"timings_s",
-                 {{"load", load_seconds},
+                 {{"setup", setup_seconds},
                   {"preprocess", preprocess_seconds},
                   {"vision", result.vision_seconds},
                   {"prefill", result.prefill_seconds},

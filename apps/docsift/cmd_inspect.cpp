@@ -1,29 +1,94 @@
+#include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "commands.h"
+#include "docsift/config/config.h"
+#include "docsift/error.h"
+#include "docsift/extract/schema.h"
+#include "docsift/generate/engine.h"
+#include "docsift/memory/plan.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
+#include "docsift/model/precision.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
+namespace {
+
+struct PlanOptions {
+  std::optional<double> budget_gb;
+  std::optional<int> tiles, max_new_tokens;
+  std::string config_file;
+  std::vector<std::string> overrides;
+};
+
+std::size_t element_size(config::Precision p) { return c10::elementSize(model::scalar_type(p)); }
+
+// The plan for the largest image the config allows (max_tiles plus the thumbnail) and the
+// config's field prompt, encoded with the model's own tokenizer.
+memory::MemoryPlan plan_for(const std::string& model_dir, const PlanOptions& o) {
+  std::optional<std::filesystem::path> file;
+  if (!o.config_file.empty()) file = o.config_file;
+  const config::Config cfg = config::load(file, o.overrides);
+  const generate::Engine engine(model_dir);
+  const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
+  memory::PlanRequest r;
+  r.model = engine.memory_shape();
+  r.dtype_bytes = element_size(cfg.model.dtype);
+  r.cpu_dtype_bytes = element_size(cfg.memory.cpu_dtype);
+  r.tiles = o.tiles.value_or(cfg.model.max_tiles > 1 ? cfg.model.max_tiles + 1 : 1);
+  r.prompt_tokens = static_cast<std::int64_t>(engine.chat().encode(extract::build_prompt(schema), static_cast<int>(r.tiles)).size());
+  r.max_new_tokens = o.max_new_tokens.value_or(
+      cfg.generation.max_new_tokens.value_or(extract::auto_max_new_tokens(schema, extract::ModelFamily::kInternVL)));
+  r.tiers = cfg.memory.tiers;
+  const std::optional<double> budget = o.budget_gb ? o.budget_gb : cfg.memory.budget_gb;
+  if (budget) r.device_budget = static_cast<std::uint64_t>(std::llround(*budget * 1024.0 * 1024.0 * 1024.0));
+  return memory::plan_memory(r);
+}
+
+}  // namespace
 
 Command add_inspect_command(CLI::App& root) {
   struct Options {
     std::string model_dir;
     bool json = false;
+    PlanOptions plan;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
       "inspect", "Describe a model folder from config.json and the safetensors headers (no weights are read)");
   app->add_option("MODEL_DIR", options->model_dir, "Hugging Face model folder")->required();
   app->add_flag("--json", options->json, "Print JSON instead of a table (default: table)");
+  app->add_option("--budget-gb", options->plan.budget_gb,
+                  "Print the memory plan per tier for a device with this many GiB (e.g. 16 for a V100)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--tiles", options->plan.tiles, "Plan for this many image tiles (default: max_tiles + thumbnail)")
+      ->check(CLI::Range(1, 64));
+  app->add_option("--max-new-tokens", options->plan.max_new_tokens,
+                  "Plan for this many new tokens (default: config, else auto from the field count)")
+      ->check(CLI::Range(1, 1 << 20));
+  app->add_option("--config", options->plan.config_file, "YAML config (dtype, tiers, fields, max_tiles)");
+  app->add_option("--set", options->plan.overrides, "Override a config key (repeatable)")->take_all();
   return {app, [options] {
             const model::Checkpoint checkpoint(options->model_dir);
             const auto summary = model::summarize(checkpoint);
+            const bool want_plan = options->plan.budget_gb || options->plan.tiles || options->plan.max_new_tokens;
+            std::optional<memory::MemoryPlan> plan;
+            if (want_plan) {
+              if (summary.model_type != "internvl" && summary.model_type != "internvl_chat") {
+                throw ConfigError(options->model_dir + ": a memory plan needs an InternVL3 checkpoint (this is '" +
+                                  summary.model_type + "')");
+              }
+              plan = plan_for(options->model_dir, options->plan);
+            }
             if (options->json) {
-              std::cout << model::to_json(summary).dump(2) << '\n';
+              nlohmann::json out = model::to_json(summary);
+              if (plan) out["memory_plan"] = memory::to_json(*plan);
+              std::cout << out.dump(2) << '\n';
             } else {
               std::cout << model::to_text(summary);
+              if (plan) std::cout << '\n' << memory::to_text(*plan);
             }
             return kExitOk;
           }};

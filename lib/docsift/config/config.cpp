@@ -13,6 +13,7 @@
 
 #include "docsift/config/allocator_conf.h"
 #include "docsift/error.h"
+#include "docsift/resilience/faults.h"
 
 namespace docsift::config {
 namespace {
@@ -328,6 +329,18 @@ const std::vector<Field>& schema() {
                    c.output.formats = formats;
                  },
                  [](const Config& c) { return flow_list(c.output.formats); }});
+    f.push_back({"testing.faults",
+                 "fault injection plan, e.g. oom@prefill:image=2 (same grammar as DOCSIFT_FAULTS, which is added to it)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   const std::string plan = n.IsNull() ? std::string() : text(n, w, "testing.faults");
+                   try {
+                     (void)resilience::FaultPlan::parse(plan, tier_names());
+                   } catch (const ConfigError& e) {
+                     fail(w, "testing.faults", e.what());
+                   }
+                   c.testing.faults = plan;
+                 },
+                 [](const Config& c) { return node_of(c.testing.faults); }});
     return f;
   }();
   return fields;
@@ -415,6 +428,12 @@ void apply_map(Config& config, const YAML::Node& map, const std::string& prefix,
 
 std::string_view to_string(Precision v) { return name_of(kPrecisions, v); }
 std::string_view to_string(Tier v) { return name_of(kTiers, v); }
+
+std::vector<std::string> tier_names() {
+  std::vector<std::string> names;
+  for (const auto& [tier, name] : kTiers) names.emplace_back(name);
+  return names;
+}
 std::string_view to_string(Cleanup v) { return name_of(kCleanups, v); }
 std::string_view to_string(Isolation v) { return name_of(kIsolations, v); }
 

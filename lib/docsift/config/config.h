@@ -19,6 +19,8 @@ enum class Isolation { None, Worker };
 
 std::string_view to_string(Precision value);
 std::string_view to_string(Tier value);
+// Every tier name, in ladder order (what memory.tiers and fault specs' tier= accept).
+std::vector<std::string> tier_names();
 std::string_view to_string(Cleanup value);
 std::string_view to_string(Isolation value);
 
@@ -63,12 +65,17 @@ struct OutputConfig {
   std::vector<std::string> formats{"jsonl", "csv"};
 };
 
+struct TestingConfig {
+  std::string faults;  // fault injection plan (resilience/faults.h grammar); empty = none
+};
+
 struct Config {
   ModelConfig model;
   GenerationConfig generation;
   MemoryConfig memory;
   ExtractionConfig extraction;
   OutputConfig output;
+  TestingConfig testing;
 };
 
 // Applies the YAML file on top of `config`. Throws ConfigError.

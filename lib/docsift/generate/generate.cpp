@@ -48,19 +48,27 @@ GenerationResult generate(const model::InternVLModel& model, const at::Tensor& p
   result.prompt_tokens = static_cast<int64_t>(prompt.size());
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
 
+  const auto before = [&](Stage stage, int step) {
+    if (options.before_stage) options.before_stage(stage, step);
+  };
   auto start = std::chrono::steady_clock::now();
   at::Tensor features;
   if (pixel_values.defined()) {
+    before(Stage::kVision, 0);
     features = model.image_features(pixel_values);
     synchronize(features);
   }
   result.vision_seconds = seconds_since(start);
 
   start = std::chrono::steady_clock::now();
-  model::KVCache cache = model.make_cache(result.prompt_tokens + options.max_new_tokens);
+  before(Stage::kPrefill, 0);
+  const std::unique_ptr<model::KVCache> cache =
+      model.make_cache(result.prompt_tokens + options.max_new_tokens, options.cache);
+  result.cache_device_bytes = cache->device_bytes();
+  result.cache_host_bytes = cache->host_bytes();
   std::vector<int64_t> ids64(prompt.begin(), prompt.end());
   const at::Tensor ids = at::tensor(ids64, at::kLong);
-  at::Tensor logits = model.forward(model.embed(ids, features), cache);
+  at::Tensor logits = model.forward(model.embed(ids, features), *cache);
   features.reset();  // the merged embeddings hold what the decoder needs
   result.first_logits = logits.to(at::kCPU);
   int32_t next = pick_token(logits, options, generator);
@@ -77,8 +85,9 @@ GenerationResult generate(const model::InternVLModel& model, const at::Tensor& p
     }
     result.tokens.push_back(next);
     if (static_cast<int>(result.tokens.size()) >= options.max_new_tokens) break;
+    before(Stage::kDecode, static_cast<int>(result.tokens.size()));
     const at::Tensor token = at::tensor({static_cast<int64_t>(next)}, at::kLong);
-    logits = model.forward(model.embed_tokens(token).unsqueeze(0), cache);
+    logits = model.forward(model.embed_tokens(token).unsqueeze(0), *cache);
     next = pick_token(logits, options, generator);
   }
   result.decode_seconds = seconds_since(start);

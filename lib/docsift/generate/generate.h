@@ -6,12 +6,15 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "docsift/model/internvl.h"
 
 namespace docsift::generate {
+
+enum class Stage { kVision, kPrefill, kDecode };
 
 struct GenerationOptions {
   int max_new_tokens = 256;
@@ -20,6 +23,11 @@ struct GenerationOptions {
   double top_p = 1.0;        // sampling only: smallest set of tokens whose probability reaches top_p
   uint64_t seed = 0;         // sampling only
   std::vector<int32_t> stop_ids;
+  // Where the KV cache lives: on the model's device, or in host memory a layer at a time.
+  model::CachePlacement cache = model::CachePlacement::kDevice;
+  // Called before the vision encoder, before prefill and before each decode step (step counts
+  // from 1; 0 elsewhere). Fault injection throws from here; nothing else should.
+  std::function<void(Stage, int step)> before_stage;
 };
 
 struct GenerationResult {
@@ -27,6 +35,7 @@ struct GenerationResult {
   int32_t stop_token = -1;      // the stop token that ended generation, or -1 (max_new_tokens)
   int64_t prompt_tokens = 0;
   double vision_seconds = 0, prefill_seconds = 0, decode_seconds = 0;
+  std::size_t cache_device_bytes = 0, cache_host_bytes = 0;
   at::Tensor first_logits;  // float32 [vocab] after the prompt (for parity checks)
 };
 

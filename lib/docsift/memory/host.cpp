@@ -34,4 +34,12 @@ HostMemory read_host_memory() {
   return m;
 }
 
+bool reset_peak_host_memory() {
+  // Linux ≥ 4.0: writing 5 to clear_refs resets VmHWM to the current RSS.
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return clear.good();
+}
+
 }  // namespace docsift::memory

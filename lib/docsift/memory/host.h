@@ -13,4 +13,8 @@ struct HostMemory {
 
 HostMemory read_host_memory();
 
+// Starts a new peak from the current RSS, so the peak can be read per image. Returns false where
+// the platform cannot (the peak then stays the process's high-water mark).
+bool reset_peak_host_memory();
+
 }  // namespace docsift::memory

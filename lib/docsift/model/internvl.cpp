@@ -7,6 +7,7 @@
 #include <ATen/ops/silu.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "docsift/error.h"
 #include "docsift/json_fields.h"
@@ -176,7 +177,30 @@ struct Names {
   }
 };
 
+// Counted once construction has succeeded (a throwing constructor runs no destructor).
+std::atomic<int> g_live_models{0};
+
 }  // namespace
+
+memory::ModelShape memory_shape(const InternVLConfig& c, std::uint64_t parameters) {
+  memory::ModelShape m;
+  m.parameters = parameters;
+  m.layers = c.layers;
+  m.heads = c.heads;
+  m.kv_heads = c.kv_heads;
+  m.head_dim = c.head_dim;
+  m.hidden = c.hidden;
+  m.intermediate = c.intermediate;
+  m.vocab = c.vocab;
+  m.vision_hidden = c.vision_hidden;
+  m.vision_heads = c.vision_heads;
+  m.vision_intermediate = c.vision_intermediate;
+  m.vision_tokens = c.patches_per_side() * c.patches_per_side() + 1;  // patches + CLS
+  m.image_size = c.image_size;
+  return m;
+}
+
+int InternVLModel::live_instances() { return g_live_models.load(); }
 
 InternVLModel::InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype, at::Device device)
     : config_(parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
@@ -267,9 +291,10 @@ InternVLModel::InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype,
     w.lm_head = load.take(n.lm_head, {c.vocab, c.hidden});
   }
   load.finish();
+  ++g_live_models;
 }
 
-InternVLModel::~InternVLModel() = default;
+InternVLModel::~InternVLModel() { --g_live_models; }
 
 void InternVLModel::set_image_token_id(int64_t id) {
   if (id < 0 || id >= config_.vocab) {
@@ -362,9 +387,12 @@ at::Tensor InternVLModel::embed(const at::Tensor& ids, const at::Tensor& feature
   return embeds;
 }
 
-KVCache InternVLModel::make_cache(int64_t capacity) const {
-  return KVCache(config_.layers, config_.kv_heads, config_.head_dim, capacity,
-                 at::TensorOptions().dtype(dtype_).device(device_));
+KVCacheShape InternVLModel::cache_shape(int64_t capacity) const {
+  return {config_.layers, config_.kv_heads, config_.head_dim, capacity};
+}
+
+std::unique_ptr<KVCache> InternVLModel::make_cache(int64_t capacity, CachePlacement placement) const {
+  return make_kv_cache(cache_shape(capacity), at::TensorOptions().dtype(dtype_).device(device_), placement);
 }
 
 at::Tensor InternVLModel::forward(const at::Tensor& embeds, KVCache& cache) const {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/memory/plan.h"
 #include "docsift/model/blocks.h"
 #include "docsift/model/kv_cache.h"
 
@@ -42,6 +43,9 @@ struct InternVLConfig {
 // missing or unsupported.
 InternVLConfig parse_internvl_config(const nlohmann::json& config, const std::string& label);
 
+// The shapes the memory plan needs; `parameters` counts every weight in the checkpoint.
+memory::ModelShape memory_shape(const InternVLConfig& config, std::uint64_t parameters);
+
 class InternVLModel {
  public:
   // Loads every weight in `dtype` onto `device`, checking names and shapes against config.json.
@@ -67,8 +71,11 @@ class InternVLModel {
   // Runs the decoder over embeds [1, T, hidden] at positions [cache.length(), +T), appends to the
   // cache, and returns the float32 logits of the last position, [vocab].
   at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
-  // A cache sized for `capacity` tokens in this model's dtype and device.
-  KVCache make_cache(int64_t capacity) const;
+  // A cache sized for `capacity` tokens in this model's dtype, on its device or offloaded.
+  std::unique_ptr<KVCache> make_cache(int64_t capacity, CachePlacement placement = CachePlacement::kDevice) const;
+  KVCacheShape cache_shape(int64_t capacity) const;
+  // How many InternVLModel objects exist in this process (a reload must free the old one first).
+  static int live_instances();
 
  private:
   struct Weights;

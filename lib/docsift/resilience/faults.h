@@ -51,6 +51,8 @@ class FaultPlan {
   static FaultPlan from_environment(const std::vector<std::string>& known_tiers);
 
   bool empty() const { return specs_.empty(); }
+  // Appends `other`'s specs (testing.faults, then DOCSIFT_FAULTS).
+  void add(const FaultPlan& other) { specs_.insert(specs_.end(), other.specs_.begin(), other.specs_.end()); }
   const std::vector<FaultSpec>& specs() const { return specs_; }
   // The first spec that fires at `site`, if any.
   const FaultSpec* match(const FaultSite& site) const;

@@ -1,0 +1,117 @@
+#include "docsift/memory/plan.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "docsift/format.h"
+
+namespace docsift::memory {
+namespace {
+
+using u64 = std::uint64_t;
+
+// Elements alive at the widest point of one vision layer over every tile: hidden states,
+// q/k/v, the MLP's intermediate, and the attention scores.
+u64 vision_elements(const ModelShape& m, std::int64_t tiles) {
+  const u64 t = static_cast<u64>(tiles), n = static_cast<u64>(m.vision_tokens);
+  const u64 pixels = t * 3 * static_cast<u64>(m.image_size * m.image_size);
+  return pixels + t * n * static_cast<u64>(6 * m.vision_hidden + m.vision_intermediate) +
+         t * static_cast<u64>(m.vision_heads) * n * n;
+}
+
+// The same for one decoder layer over the prompt in prefill (grouped keys and values are
+// expanded to every head for the causal pass), plus float32 logits for the last position.
+u64 prefill_elements(const ModelShape& m, std::int64_t tokens) {
+  const u64 t = static_cast<u64>(tokens);
+  const u64 per_token = static_cast<u64>(4 * m.hidden + 2 * m.intermediate + 2 * m.heads * m.head_dim);
+  return t * per_token + static_cast<u64>(m.heads) * t * t;
+}
+
+}  // namespace
+
+config::Tier MemoryPlan::first_fitting() const {
+  for (const TierPlan& t : tiers) {
+    if (t.fits) return t.tier;
+  }
+  return tiers.empty() ? config::Tier::Standard : tiers.back().tier;
+}
+
+MemoryPlan plan_memory(const PlanRequest& r) {
+  MemoryPlan plan;
+  plan.request = r;
+  const ModelShape& m = r.model;
+  const std::int64_t cache_tokens = r.prompt_tokens + r.max_new_tokens;
+  // Keys and values, every layer: 2 · layers · kv_heads · head_dim per token.
+  const u64 kv_per_token = 2 * static_cast<u64>(m.layers * m.kv_heads * m.head_dim);
+  const u64 kv_elements = kv_per_token * static_cast<u64>(cache_tokens);
+  const u64 kv_two_layers = m.layers > 0 ? kv_elements / static_cast<u64>(m.layers) * std::min<u64>(2, m.layers) : 0;
+  const u64 activation_elements =
+      std::max(vision_elements(m, r.tiles), prefill_elements(m, r.prompt_tokens)) + static_cast<u64>(m.vocab);
+  for (const config::Tier tier : r.tiers) {
+    TierPlan p;
+    p.tier = tier;
+    const bool cpu = tier == config::Tier::Cpu;
+    const u64 bytes = cpu ? r.cpu_dtype_bytes : r.dtype_bytes;
+    p.weights = m.parameters * bytes;
+    p.activations = activation_elements * bytes;
+    if (cpu) {
+      p.kv_cache = kv_elements * bytes;
+      p.host_bytes = p.weights + p.kv_cache + p.activations;
+    } else if (tier == config::Tier::Standard) {
+      p.kv_cache = kv_elements * bytes;
+      p.device_bytes = p.weights + p.kv_cache + p.activations;
+    } else {  // offloaded cache: two layer slots on the device, every layer in pinned host memory
+      p.kv_cache = kv_two_layers * bytes;
+      p.device_bytes = p.weights + p.kv_cache + p.activations;
+      p.host_bytes = kv_elements * bytes;
+    }
+    p.fits = cpu || !r.device_budget || p.device_bytes <= *r.device_budget;
+    plan.tiers.push_back(p);
+  }
+  return plan;
+}
+
+nlohmann::json to_json(const MemoryPlan& plan) {
+  const PlanRequest& r = plan.request;
+  nlohmann::json tiers = nlohmann::json::array();
+  for (const TierPlan& t : plan.tiers) {
+    tiers.push_back({{"tier", std::string(config::to_string(t.tier))},
+                     {"weights", t.weights},
+                     {"kv_cache", t.kv_cache},
+                     {"activations", t.activations},
+                     {"device_bytes", t.device_bytes},
+                     {"host_bytes", t.host_bytes},
+                     {"fits", t.fits}});
+  }
+  return {{"tiles", r.tiles},
+          {"prompt_tokens", r.prompt_tokens},
+          {"max_new_tokens", r.max_new_tokens},
+          {"device_budget", r.device_budget ? nlohmann::json(*r.device_budget) : nlohmann::json(nullptr)},
+          {"first_fitting_tier", std::string(config::to_string(plan.first_fitting()))},
+          {"tiers", tiers}};
+}
+
+std::string to_text(const MemoryPlan& plan) {
+  const PlanRequest& r = plan.request;
+  std::ostringstream out;
+  out << "memory plan: " << r.tiles << " tiles, " << r.prompt_tokens << " prompt tokens + " << r.max_new_tokens
+      << " new tokens";
+  if (r.device_budget) out << ", device budget " << human_bytes(*r.device_budget);
+  out << '\n';
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %12s %12s  %s\n", "tier", "weights", "kv cache",
+                "activations", "device", "host", "fits");
+  out << line;
+  for (const TierPlan& t : plan.tiers) {
+    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %12s %12s  %s\n",
+                  std::string(config::to_string(t.tier)).c_str(), human_bytes(t.weights).c_str(),
+                  human_bytes(t.kv_cache).c_str(), human_bytes(t.activations).c_str(),
+                  human_bytes(t.device_bytes).c_str(), human_bytes(t.host_bytes).c_str(), t.fits ? "yes" : "no");
+    out << line;
+  }
+  out << "  start at: " << config::to_string(plan.first_fitting())
+      << " (activations are an upper estimate: attention scores counted as materialised)\n";
+  return out.str();
+}
+
+}  // namespace docsift::memory

@@ -1,0 +1,60 @@
+// A memory plan: what one image needs on the device and on the host at each tier, predicted from
+// the model's shapes, this image's token count and max_new_tokens, so the runner can start at a
+// tier that fits instead of discovering the limit through out-of-memory.
+//
+// Activations are an upper estimate: attention scores are counted as if materialised (the math
+// SDPA path), which fused kernels avoid.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "docsift/config/config.h"
+
+namespace docsift::memory {
+
+// What the plan needs to know of a vision-language model.
+struct ModelShape {
+  std::uint64_t parameters = 0;
+  // Decoder.
+  std::int64_t layers = 0, heads = 0, kv_heads = 0, head_dim = 0, hidden = 0, intermediate = 0, vocab = 0;
+  // Vision encoder, per tile: `vision_tokens` positions (patches + CLS) of width vision_hidden.
+  std::int64_t vision_hidden = 0, vision_heads = 0, vision_intermediate = 0, vision_tokens = 0;
+  std::int64_t image_size = 448;
+};
+
+struct PlanRequest {
+  ModelShape model;
+  std::size_t dtype_bytes = 2;      // model.dtype
+  std::size_t cpu_dtype_bytes = 4;  // memory.cpu_dtype
+  std::int64_t tiles = 1;
+  std::int64_t prompt_tokens = 0;   // image tokens included
+  std::int64_t max_new_tokens = 0;
+  std::vector<config::Tier> tiers;
+  std::optional<std::uint64_t> device_budget;  // bytes the allocator may use; nullopt: unknown
+};
+
+struct TierPlan {
+  config::Tier tier = config::Tier::Standard;
+  std::uint64_t weights = 0, kv_cache = 0, activations = 0;  // on the tier's compute device
+  std::uint64_t device_bytes = 0;  // what the tier needs on the GPU (0 for cpu)
+  std::uint64_t host_bytes = 0;    // what it needs in host memory beyond the process's baseline
+  bool fits = true;                // device_bytes within the budget (always true without one)
+};
+
+struct MemoryPlan {
+  PlanRequest request;
+  std::vector<TierPlan> tiers;
+  // The first tier predicted to fit, or the last tier when none does.
+  config::Tier first_fitting() const;
+};
+
+MemoryPlan plan_memory(const PlanRequest& request);
+
+nlohmann::json to_json(const MemoryPlan& plan);
+std::string to_text(const MemoryPlan& plan);
+
+}  // namespace docsift::memory

@@ -1,0 +1,149 @@
+#include "docsift/resilience/ladder.h"
+
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "docsift/error.h"
+#include "docsift/model/precision.h"
+
+namespace docsift::resilience {
+namespace {
+
+FaultPoint point_of(generate::Stage stage) {
+  switch (stage) {
+    case generate::Stage::kVision: return FaultPoint::kVision;
+    case generate::Stage::kPrefill: return FaultPoint::kPrefill;
+    case generate::Stage::kDecode: return FaultPoint::kDecode;
+  }
+  return FaultPoint::kPrefill;
+}
+
+bool offloads_cache(config::Tier tier) {
+  return tier == config::Tier::OffloadedCache || tier == config::Tier::Reload || tier == config::Tier::ReloadRetry;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Attempt& a) {
+  nlohmann::json j = {{"tier", std::string(config::to_string(a.tier))},
+                      {"attempt", a.number},
+                      {"ok", a.ok},
+                      {"seconds", a.seconds},
+                      {"memory", memory::to_json(a.memory)}};
+  if (!a.ok) {
+    j["error_class"] = std::string(to_string(a.error_class));
+    j["message"] = a.message;
+  }
+  return j;
+}
+
+LadderSettings ladder_settings(const config::Config& config, at::Device device) {
+  LadderSettings s;
+  s.tiers = config.memory.tiers;
+  s.device = device;
+  s.dtype = model::scalar_type(config.model.dtype);
+  s.cpu_dtype = model::scalar_type(config.memory.cpu_dtype);
+  s.cleanup_threshold_bytes = static_cast<std::uint64_t>(config.memory.fragmentation_threshold_mb) << 20;
+  s.faults = FaultPlan::parse(config.testing.faults, config::tier_names());
+  s.faults.add(FaultPlan::from_environment(config::tier_names()));
+  return s;
+}
+
+Ladder::Ladder(generate::Engine& engine, LadderSettings settings) : engine_(engine), settings_(std::move(settings)) {
+  if (settings_.tiers.empty()) throw ConfigError("memory.tiers is empty: name at least one tier");
+}
+
+void Ladder::check_fault(const FaultSite& site) const {
+  const FaultSpec* spec = settings_.faults.match(site);
+  if (spec == nullptr) return;
+  // The allocator's own exception type, so the code under test cannot tell it from a real one.
+  throw c10::OutOfMemoryError(
+      c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)},
+      "CUDA out of memory. Tried to allocate 2.00 GiB (injected by DOCSIFT_FAULTS spec \"" + spec->text +
+          "\" at " + std::string(to_string(site.point)) + ", image " + std::to_string(site.image) + ", tier " +
+          site.tier + ", attempt " + std::to_string(site.attempt) +
+          (site.step > 0 ? ", step " + std::to_string(site.step) : std::string()) + ")");
+}
+
+void Ladder::prepare(config::Tier tier, const FaultSite& site) {
+  const bool cpu = tier == config::Tier::Cpu;
+  const at::Device device = cpu ? at::Device(at::kCPU) : settings_.device;
+  const at::ScalarType dtype = cpu ? settings_.cpu_dtype : settings_.dtype;
+  const bool reload = tier == config::Tier::Reload || tier == config::Tier::ReloadRetry;
+  if (!reload && engine_.loaded_as(device, dtype)) return;
+  // Free the model and the allocator's cache before loading: the new weights need that room.
+  engine_.unload();
+  memory::cleanup(settings_.device, settings_.cleanup_threshold_bytes, /*force=*/true);
+  FaultSite load_site = site;
+  load_site.point = FaultPoint::kLoad;
+  check_fault(load_site);
+  engine_.load(device, dtype);
+}
+
+ImageRun Ladder::run(int image, const at::Tensor& pixel_values, const std::vector<int32_t>& prompt,
+                     const generate::GenerationOptions& options, std::optional<config::Tier> start) {
+  ImageRun run;
+  const auto& tiers = settings_.tiers;
+  auto first = tiers.begin();
+  if (start) {
+    const auto found = std::find(tiers.begin(), tiers.end(), *start);
+    if (found != tiers.end()) first = found;
+  }
+  memory::reset_peak_device_memory(settings_.device);
+  memory::reset_peak_host_memory();
+  int number = 0;
+  for (auto it = first; it != tiers.end(); ++it) {
+    const config::Tier tier = *it;
+    Attempt attempt;
+    attempt.tier = tier;
+    attempt.number = ++number;
+    FaultSite site{FaultPoint::kLoad, image, std::string(config::to_string(tier)), attempt.number, 0};
+    const auto started = std::chrono::steady_clock::now();
+    bool loading = true;
+    try {
+      prepare(tier, site);
+      loading = false;
+      generate::GenerationOptions tier_options = options;
+      tier_options.cache = offloads_cache(tier) ? model::CachePlacement::kOffloaded : model::CachePlacement::kDevice;
+      tier_options.before_stage = [&](generate::Stage stage, int step) {
+        FaultSite at = site;
+        at.point = point_of(stage);
+        at.step = step;
+        check_fault(at);
+      };
+      run.result = generate::generate(engine_.model(), pixel_values, prompt, tier_options);
+      attempt.ok = true;
+    } catch (...) {
+      const ClassifiedError error = classify(std::current_exception());
+      attempt.error_class = error.error_class;
+      attempt.message = error.message;
+    }
+    attempt.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    attempt.memory = memory::read_memory(settings_.device);
+    run.attempts.push_back(attempt);
+    if (attempt.ok) {
+      run.ok = true;
+      run.tier = tier;
+      break;
+    }
+    if (!is_out_of_memory(attempt.error_class)) {
+      run.error = std::string(config::to_string(tier)) + ": " + attempt.message;
+      // A model that cannot be loaded for a reason other than memory fails every image alike.
+      run.fatal = loading;
+      break;
+    }
+    // Whatever the failed attempt allocated is unreachable now; give the cache back before the
+    // next tier tries.
+    memory::cleanup(settings_.device, settings_.cleanup_threshold_bytes, /*force=*/true);
+  }
+  if (!run.ok && run.error.empty()) {
+    run.error = "out of memory on every tier (" + std::to_string(run.attempts.size()) + " attempts); last: " +
+                run.attempts.back().message;
+  }
+  run.peak = memory::read_device_memory(settings_.device);
+  return run;
+}
+
+}  // namespace docsift::resilience

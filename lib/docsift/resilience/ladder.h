@@ -1,0 +1,78 @@
+// The per-image tier ladder: standard → offloaded_cache → reload → reload_retry → cpu (or the
+// tiers memory.tiers names, in its order). Out-of-memory in any of its shapes moves the image to
+// the next tier after the allocator's cache is emptied; any other error fails the image at once.
+// Every attempt is recorded. Each image starts again at the first tier (or where the caller's
+// memory plan says it will fit).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "docsift/config/config.h"
+#include "docsift/generate/engine.h"
+#include "docsift/generate/generate.h"
+#include "docsift/memory/cleanup.h"
+#include "docsift/resilience/faults.h"
+#include "docsift/resilience/oom.h"
+
+namespace docsift::resilience {
+
+struct LadderSettings {
+  std::vector<config::Tier> tiers{config::Tier::Standard};
+  at::Device device = at::kCPU;             // standard, offloaded_cache, reload, reload_retry
+  at::ScalarType dtype = at::kFloat;
+  at::ScalarType cpu_dtype = at::kFloat;    // the cpu tier
+  std::uint64_t cleanup_threshold_bytes = 1ull << 30;
+  FaultPlan faults;
+};
+
+struct Attempt {
+  config::Tier tier = config::Tier::Standard;
+  int number = 1;  // 1-based within the image
+  bool ok = false;
+  ErrorClass error_class = ErrorClass::kOther;  // meaningful when !ok
+  std::string message;
+  memory::MemoryReading memory;  // at the failure, or at the end of a successful attempt
+  double seconds = 0;
+};
+
+struct ImageRun {
+  bool ok = false;
+  config::Tier tier = config::Tier::Standard;  // the tier that succeeded
+  generate::GenerationResult result;
+  std::vector<Attempt> attempts;
+  std::string error;   // why the image failed
+  bool fatal = false;  // the model itself could not be loaded for a non-memory reason
+  memory::DeviceMemory peak;  // device counters at the end, peaks since the image started
+};
+
+nlohmann::json to_json(const Attempt& attempt);
+
+// The ladder's settings from the config: memory.tiers, model.dtype, memory.cpu_dtype, the
+// fragmentation threshold, and the fault plan of testing.faults plus DOCSIFT_FAULTS.
+LadderSettings ladder_settings(const config::Config& config, at::Device device);
+
+class Ladder {
+ public:
+  Ladder(generate::Engine& engine, LadderSettings settings);
+
+  // Runs one image (`image` counts from 1 in processing order). `start` skips the tiers before
+  // it (a memory plan's prediction); the ladder still escalates past it on out-of-memory.
+  ImageRun run(int image, const at::Tensor& pixel_values, const std::vector<int32_t>& prompt,
+               const generate::GenerationOptions& options, std::optional<config::Tier> start = std::nullopt);
+
+  const LadderSettings& settings() const { return settings_; }
+
+ private:
+  // Puts the model where `tier` needs it, reloading for the reload tiers.
+  void prepare(config::Tier tier, const FaultSite& site);
+  void check_fault(const FaultSite& site) const;
+
+  generate::Engine& engine_;
+  LadderSettings settings_;
+};
+
+}  // namespace docsift::resilience
