@@ -155,6 +155,37 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
   REQUIRE(hf.exit_code == 0);
   CHECK(nlohmann::json::parse(hf.out)["ids"] == summary["images"]["many_tiles"]["greedy"]);
 
+  // The same generation with OOM injected at prefill of the standard tier (DOCSIFT_FAULTS) and at
+  // decode step 3 of the offloaded tier (testing.faults): it finishes at reload, same 16 ids.
+  const auto faulted = run_docsift(
+      "generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+      shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
+      shell_quote(summary["question"].get<std::string>()) +
+      " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop --json"
+      " --set testing.faults=oom@decode:step=3:tier=offloaded_cache",
+      "DOCSIFT_FAULTS=oom@prefill:tier=standard");
+  REQUIRE(faulted.exit_code == 0);
+  const auto faulted_out = nlohmann::json::parse(faulted.out);
+  CHECK(faulted_out["ids"] == summary["images"]["many_tiles"]["greedy"]);
+  CHECK(faulted_out["tier"] == "reload");
+  REQUIRE(faulted_out["attempts"].size() == 3);
+  CHECK(faulted_out["attempts"][0]["error_class"] == "allocator_oom");
+  const auto bad_faults = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) +
+                                      " --image x.png --prompt hi --device cpu", "DOCSIFT_FAULTS=oom@nowhere");
+  CHECK(bad_faults.exit_code == 2);
+  CHECK(bad_faults.err.find("DOCSIFT_FAULTS") != std::string::npos);
+
+  // inspect --budget-gb prints the plan per tier.
+  const auto plan = run_docsift("inspect " + shell_quote((fixtures / "hf").string()) +
+                                " --budget-gb 16 --tiles 7 --max-new-tokens 100 --json --set extraction.fields=" +
+                                shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml"));
+  REQUIRE(plan.exit_code == 0);
+  const auto plan_json = nlohmann::json::parse(plan.out)["memory_plan"];
+  CHECK(plan_json["tiles"] == 7);
+  CHECK(plan_json["max_new_tokens"] == 100);
+  CHECK(plan_json["tiers"].size() == 5);
+  CHECK(plan_json["first_fitting_tier"] == "standard");
+
   const auto no_gpu = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
                                   shell_quote((fixtures / "images/one_tile.png").string()) +
                                   " --prompt hi --device cuda:7");

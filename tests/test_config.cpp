@@ -158,6 +158,13 @@ TEST_CASE("structural problems") {
                        doctest::Contains("/no/such/config.yaml: config file not found"), ConfigError);
 }
 
+TEST_CASE("testing.faults is checked against the fault grammar when the config is read") {
+  Config c = docsift::config::load(std::nullopt, {"testing.faults=oom@prefill:image=2:tier=reload"});
+  CHECK(c.testing.faults == "oom@prefill:image=2:tier=reload");
+  CHECK_THROWS_WITH_AS(docsift::config::load(std::nullopt, {"testing.faults=oom@prefill:tier=gpu"}),
+                       doctest::Contains("testing.faults"), docsift::ConfigError);
+}
+
 TEST_CASE("--set overrides any key after the file") {
   TempDir dir;
   write_text(dir / "c.yaml", "memory: {budget_gb: 8}\nmodel: {dtype: float32}\n");

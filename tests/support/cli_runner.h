@@ -12,7 +12,8 @@ struct CliResult {
 };
 
 // `args` is appended to the binary's path and run through /bin/sh (quote paths yourself).
-CliResult run_docsift(const std::string& args);
+// `env`: shell assignments put before the command, e.g. "DOCSIFT_FAULTS=oom@prefill".
+CliResult run_docsift(const std::string& args, const std::string& env = "");
 
 // Wraps a string in single quotes for /bin/sh.
 std::string shell_quote(const std::string& s);
