@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   bool show_version = false;
   app.add_flag("--version", show_version, "Print docsift, LibTorch and CUDA versions and the visible devices");
 
-  std::vector<Command> commands{add_inspect_command(app), add_config_command(app),
+  std::vector<Command> commands{add_run_command(app), add_inspect_command(app), add_config_command(app),
                                    add_tokenize_command(app), add_generate_command(app),
                                    add_eval_command(app)};
 

@@ -2,20 +2,158 @@
 
 #include <ATen/ops/from_blob.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
 
 #include "docsift/error.h"
 
 namespace docsift::io {
+namespace fs = std::filesystem;
+namespace {
 
-at::Tensor read_rgb_image(const std::filesystem::path& path) {
-  if (!std::filesystem::is_regular_file(path)) throw FileError(path.string() + ": no such image file");
-  const cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_COLOR);
-  if (bgr.empty()) throw FileError(path.string() + ": not an image OpenCV can decode (jpg, png, tiff, webp, bmp)");
+std::uint32_t be32(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+std::uint32_t le32(const unsigned char* p) {
+  return (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
+}
+
+std::vector<unsigned char> read_prefix(const fs::path& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<unsigned char> data(bytes);
+  in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(bytes));
+  data.resize(static_cast<std::size_t>(in.gcount()));
+  return data;
+}
+
+// JPEG: walk the marker segments to the first start-of-frame (SOF0..SOF15 except DHT, JPG, DAC).
+std::optional<std::pair<std::uint64_t, std::uint64_t>> jpeg_size(const std::vector<unsigned char>& d,
+                                                                 const fs::path& path) {
+  std::size_t i = 2;
+  while (i + 4 <= d.size()) {
+    if (d[i] != 0xFF) throw FileError(path.string() + ": damaged JPEG (bad marker before the frame header)");
+    const unsigned char marker = d[i + 1];
+    if (marker == 0xFF) {
+      ++i;  // fill byte
+      continue;
+    }
+    const std::size_t length = (std::size_t{d[i + 2]} << 8) | d[i + 3];
+    if (length < 2) throw FileError(path.string() + ": damaged JPEG (segment length " + std::to_string(length) + ")");
+    const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    if (sof) {
+      if (i + 9 > d.size()) return std::nullopt;
+      const std::uint64_t h = (std::uint64_t{d[i + 5]} << 8) | d[i + 6];
+      const std::uint64_t w = (std::uint64_t{d[i + 7]} << 8) | d[i + 8];
+      return std::make_pair(w, h);
+    }
+    i += 2 + length;
+  }
+  return std::nullopt;  // the frame header lies beyond what we read; OpenCV's limit still applies
+}
+
+// OpenCV reads its decoder limit from the environment once, on first use.
+void set_opencv_limit(std::uint64_t max_pixels) {
+  static std::once_flag once;
+  std::call_once(once, [&] { ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(max_pixels).c_str(), 0); });
+}
+
+cv::Mat to_rgb8(const cv::Mat& in, const fs::path& path) {
+  cv::Mat img = in;
+  if (img.depth() == CV_16U) {
+    img.convertTo(img, CV_8U, 1.0 / 257.0);
+  } else if (img.depth() == CV_32F || img.depth() == CV_64F) {
+    img.convertTo(img, CV_8U, 255.0);
+  } else if (img.depth() != CV_8U) {
+    throw FileError(path.string() + ": unsupported pixel depth (OpenCV depth " + std::to_string(img.depth()) + ")");
+  }
   cv::Mat rgb;
-  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-  return at::from_blob(rgb.data, {rgb.rows, rgb.cols, 3}, at::kByte).clone();
+  switch (img.channels()) {
+    case 1: cv::cvtColor(img, rgb, cv::COLOR_GRAY2RGB); break;
+    case 3: cv::cvtColor(img, rgb, cv::COLOR_BGR2RGB); break;
+    case 4: {
+      // Composite onto white: out = rgb·a + 255·(1 − a).
+      std::vector<cv::Mat> ch;
+      cv::split(img, ch);
+      cv::Mat alpha;
+      ch[3].convertTo(alpha, CV_32F, 1.0 / 255.0);
+      cv::Mat bgr;
+      cv::merge(std::vector<cv::Mat>{ch[0], ch[1], ch[2]}, bgr);
+      bgr.convertTo(bgr, CV_32FC3);
+      cv::Mat a3;
+      cv::merge(std::vector<cv::Mat>{alpha, alpha, alpha}, a3);
+      cv::Mat out = bgr.mul(a3) + (cv::Scalar::all(1.0) - a3) * 255.0;
+      out.convertTo(out, CV_8UC3);
+      cv::cvtColor(out, rgb, cv::COLOR_BGR2RGB);
+      break;
+    }
+    default:
+      throw FileError(path.string() + ": unsupported channel count " + std::to_string(img.channels()));
+  }
+  return rgb;
+}
+
+}  // namespace
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const fs::path& path) {
+  const std::vector<unsigned char> d = read_prefix(path, 64 * 1024);
+  static const unsigned char kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (d.size() >= 8 && std::equal(kPng, kPng + 8, d.begin())) {
+    if (d.size() < 24 || std::string(d.begin() + 12, d.begin() + 16) != "IHDR") {
+      throw FileError(path.string() + ": damaged PNG (no IHDR header)");
+    }
+    return std::make_pair(std::uint64_t{be32(&d[16])}, std::uint64_t{be32(&d[20])});
+  }
+  if (d.size() >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) return jpeg_size(d, path);
+  if (d.size() >= 26 && d[0] == 'B' && d[1] == 'M') {
+    const auto h = static_cast<std::int32_t>(le32(&d[22]));  // negative: top-down rows
+    return std::make_pair(std::uint64_t{le32(&d[18])}, static_cast<std::uint64_t>(h < 0 ? -std::int64_t{h} : h));
+  }
+  return std::nullopt;
+}
+
+at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw FileError(path.string() + ": no such image file");
+  const std::uint64_t bytes = fs::file_size(path, ec);
+  if (ec || bytes == 0) throw FileError(path.string() + ": empty file (0 bytes)");
+  if (bytes > limits.max_file_bytes) {
+    throw FileError(path.string() + ": file of " + std::to_string(bytes >> 20) + " MiB exceeds the " +
+                    std::to_string(limits.max_file_bytes >> 20) + " MiB limit");
+  }
+  if (const auto size = read_image_size(path)) {
+    const auto [w, h] = *size;
+    if (w == 0 || h == 0) throw FileError(path.string() + ": the header declares an empty image (" +
+                                          std::to_string(w) + "×" + std::to_string(h) + ")");
+    if (w > limits.max_pixels / h) {
+      throw FileError(path.string() + ": the header declares " + std::to_string(w) + "×" + std::to_string(h) +
+                      " pixels, over the limit of " + std::to_string(limits.max_pixels / 1'000'000) +
+                      " megapixels; downscale the scan");
+    }
+  }
+  set_opencv_limit(limits.max_pixels);
+  const std::string ext = path.extension().string();
+  const std::vector<unsigned char> head = read_prefix(path, 3);
+  const bool jpeg = head.size() == 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF;
+  cv::Mat img;
+  try {
+    // JPEG through IMREAD_COLOR so libjpeg converts CMYK/YCCK and EXIF orientation is applied;
+    // the rest unchanged so that alpha and 16-bit samples can be handled here.
+    img = cv::imread(path.string(), jpeg ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED);
+  } catch (const cv::Exception& e) {
+    throw FileError(path.string() + ": cannot decode: " + e.what());
+  }
+  if (img.empty()) {
+    throw FileError(path.string() + ": not a decodable image (truncated, damaged, or not really a " +
+                    (ext.empty() ? std::string("image") : ext.substr(1)) + " file)");
+  }
+  const cv::Mat rgb = to_rgb8(img, path);
+  return at::from_blob(const_cast<unsigned char*>(rgb.data), {rgb.rows, rgb.cols, 3}, at::kByte).clone();
 }
 
 }  // namespace docsift::io

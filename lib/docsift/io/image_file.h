@@ -1,16 +1,29 @@
-// Reading an image file into an RGB tensor. (The batch decoder of `docsift run` will add EXIF
-// orientation, 16-bit and CMYK handling and a pixel limit read from the header; until then
-// OpenCV's own limit of 2^30 pixels applies.)
+// Reading an image file into an RGB tensor, defensively: the pixel count is read from the header
+// (PNG, JPEG, BMP) and refused before any pixel is decoded; OpenCV's own limit is set to the same
+// value for the other formats. JPEG: EXIF orientation applied, grayscale and CMYK converted. PNG,
+// TIFF, WebP, BMP: 16-bit scaled to 8-bit, grayscale expanded, alpha composited onto white (a
+// transparent page background is paper, not black).
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 
 namespace docsift::io {
 
-// [H, W, 3] uint8 RGB tensor owning the pixels. Throws docsift::FileError naming the file when it
-// is missing or not an image OpenCV can decode.
-at::Tensor read_rgb_image(const std::filesystem::path& path);
+struct ImageLimits {
+  std::uint64_t max_pixels = 200'000'000;        // 200 MP: far above any scan at 600 dpi A3
+  std::uint64_t max_file_bytes = 512ull << 20;   // 512 MiB
+};
+
+// Width and height from the file header, for PNG, JPEG and BMP; nullopt for other formats or a
+// header too short to say. Throws docsift::FileError for a malformed header.
+std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const std::filesystem::path& path);
+
+// [H, W, 3] uint8 RGB tensor owning the pixels. Throws docsift::FileError naming the file and the
+// problem: missing, empty, too large, too many pixels, or not decodable.
+at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {});
 
 }  // namespace docsift::io

@@ -1,0 +1,70 @@
+// `docsift run DIR`: the main job. Maps the batch result to exit codes: 0 every image succeeded,
+// 1 some failed (each has a record in results.jsonl); run-level failures throw (2 or 3).
+#include <unistd.h>
+
+#include <iostream>
+
+#include "commands.h"
+#include "device_setup.h"
+#include "docsift/batch/run.h"
+#include "docsift/config/config.h"
+#include "docsift/error.h"
+#include "exit_codes.h"
+
+namespace docsift::cli {
+
+Command add_run_command(CLI::App& root) {
+  struct Options {
+    std::string dir, config_file, model, out, device, log_format = "text";
+    std::vector<std::string> overrides;
+    std::optional<int> limit;
+    bool resume = false, recursive = false, quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* app = root.add_subcommand("run", "Extract fields from every image in a folder (the main job)");
+  app->add_option("DIR", o->dir, "Folder of document images (jpg, jpeg, png, tif, tiff, webp, bmp)")->required();
+  app->add_option("--config", o->config_file, "YAML config file (see configs/)");
+  app->add_option("--model", o->model, "Model folder (default: model.path from the config)");
+  app->add_option("--out", o->out, "Output folder for results.jsonl, predictions.csv, summary.json (default: output.dir)");
+  app->add_flag("--resume", o->resume, "Continue the run in --out: skip every image its journal already has");
+  app->add_flag("--recursive,-r", o->recursive, "Also process images in subfolders");
+  app->add_option("--limit", o->limit, "Process at most N images in this run")->check(CLI::PositiveNumber);
+  app->add_option("--device", o->device, "cpu, cuda or cuda:N (default: config model.device)");
+  app->add_option("--set", o->overrides, "Override a config key, e.g. --set memory.budget_gb=16 (repeatable)")
+      ->take_all()
+      ->allow_extra_args(false);
+  app->add_flag("--quiet,-q", o->quiet, "No progress output (errors still go to stderr)");
+  app->add_option("--log-format", o->log_format, "text or json (one JSON object per image on stderr)")
+      ->check(CLI::IsMember({"text", "json"}));
+  return {app, [o] {
+            std::vector<std::string> overrides = o->overrides;
+            if (!o->device.empty()) overrides.push_back("model.device=" + o->device);
+            if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
+            if (!o->out.empty()) overrides.push_back("output.dir=" + o->out);
+            std::optional<std::filesystem::path> file;
+            if (!o->config_file.empty()) file = o->config_file;
+            const config::Config cfg = config::load(file, overrides);
+            if (cfg.model.path.empty()) throw ConfigError("run: give --model DIR (or model.path in the config)");
+            if (cfg.memory.isolate == config::Isolation::Worker) {
+              throw ConfigError("memory.isolate: worker is not implemented yet; use none");
+            }
+            (void)start_device(cfg, o->quiet);
+            batch::RunOptions options;
+            options.input_dir = o->dir;
+            options.out_dir = cfg.output.dir;
+            options.recursive = o->recursive;
+            options.resume = o->resume;
+            options.limit = o->limit;
+            options.quiet = o->quiet;
+            options.log_format = o->log_format == "json" ? batch::LogFormat::kJson : batch::LogFormat::kText;
+            options.progress_bar = ::isatty(STDERR_FILENO) != 0;
+            const batch::RunSummary s = batch::run_batch(cfg, options, std::cerr);
+            if (!o->quiet) {
+              std::cerr << "docsift: " << s.processed << " processed (" << s.ok << " ok, " << s.failed << " failed), "
+                        << s.skipped << " already done; " << cfg.output.dir << "/results.jsonl\n";
+            }
+            return s.total_failed > 0 ? kExitSomeFailed : kExitOk;
+          }};
+}
+
+}  // namespace docsift::cli

@@ -1,0 +1,21 @@
+// One run per output folder: an advisory lock on OUT/.docsift.lock, held for the run's life. The
+// kernel releases it when the process dies, even by kill -9, so a stale lock never blocks --resume.
+#pragma once
+
+#include <filesystem>
+
+namespace docsift::batch {
+
+class OutputLock {
+ public:
+  // Throws docsift::FileError naming the folder and the other process's pid when it is taken.
+  explicit OutputLock(const std::filesystem::path& out_dir);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace docsift::batch

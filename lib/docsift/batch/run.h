@@ -1,0 +1,40 @@
+// `docsift run`: the batch loop. Scan → (skip what the journal has) → per image: decode,
+// preprocess, prompt, tier ladder, parse, journal record (fsync), CSV, cleanup → summary.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "docsift/config/config.h"
+
+namespace docsift::batch {
+
+enum class LogFormat { kText, kJson };
+
+struct RunOptions {
+  std::filesystem::path input_dir;
+  std::filesystem::path out_dir;
+  bool recursive = false;
+  bool resume = false;
+  std::optional<int> limit;  // process at most N images this run
+  bool quiet = false;
+  LogFormat log_format = LogFormat::kText;
+  bool progress_bar = false;  // a TTY: redraw one line instead of a line per image
+};
+
+struct RunSummary {
+  int scanned = 0, processed = 0, skipped = 0, ok = 0, failed = 0;  // processed = this run
+  int total_ok = 0, total_failed = 0;                                // over the whole journal
+  std::map<std::string, int> tiers;                                  // successful tier → images
+  double seconds = 0;
+};
+
+// Throws docsift::FileError / ConfigError when the run cannot start (folder, lock, journal,
+// model, fields) or the model cannot be loaded at all; single images never throw.
+RunSummary run_batch(const config::Config& config, const RunOptions& options, std::ostream& log);
+
+}  // namespace docsift::batch

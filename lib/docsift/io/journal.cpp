@@ -1,0 +1,111 @@
+#include "docsift/io/journal.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "docsift/error.h"
+
+namespace docsift::io {
+namespace fs = std::filesystem;
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+void write_all(int fd, const std::string& data, const fs::path& path) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw FileError(path.string() + ": cannot write: " + errno_text());
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void sync_folder(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+Journal::Journal(const fs::path& path, bool resume) : path_(path) {
+  std::error_code ec;
+  const bool exists = fs::exists(path, ec);
+  if (exists && fs::file_size(path, ec) > 0 && !resume) {
+    throw FileError(path.string() + ": a journal from an earlier run is here; pass --resume to continue it, or "
+                    "choose another --out");
+  }
+  if (exists && resume) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    std::size_t start = 0, good_end = 0, line_number = 0;
+    while (start < text.size()) {
+      const std::size_t end = text.find('\n', start);
+      ++line_number;
+      if (end == std::string::npos) break;  // no newline: the write was cut short
+      const std::string line = text.substr(start, end - start);
+      nlohmann::json record;
+      try {
+        record = nlohmann::json::parse(line);
+      } catch (const nlohmann::json::exception&) {
+        throw FileError(path.string() + ":" + std::to_string(line_number) +
+                        ": not a JSON record; the journal is damaged (move it away to start over)");
+      }
+      if (!record.is_object() || !record.contains("file") || !record["file"].is_string()) {
+        throw FileError(path.string() + ":" + std::to_string(line_number) + ": record has no \"file\"");
+      }
+      std::string file = record["file"].get<std::string>();  // before the move below
+      records_[file] = std::move(record);
+      start = end + 1;
+      good_end = start;
+    }
+    torn_bytes_ = text.size() - good_end;
+    if (torn_bytes_ > 0) fs::resize_file(path, good_end);  // the image in flight is redone
+  }
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
+  if (!exists) sync_folder(path.parent_path());
+}
+
+Journal::~Journal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Journal::append(const nlohmann::json& record) {
+  // One write() of the whole line, then fsync: a crash leaves either the full record or a torn
+  // tail that the next --resume cuts off.
+  write_all(fd_, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path_);
+  if (::fsync(fd_) != 0) throw FileError(path_.string() + ": fsync failed: " + errno_text());
+  records_[record.at("file").get<std::string>()] = record;
+}
+
+void write_file_atomic(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw FileError(tmp.string() + ": cannot create: " + errno_text());
+  try {
+    write_all(fd, text, tmp);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  const bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  if (!synced) throw FileError(tmp.string() + ": fsync failed: " + errno_text());
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw FileError(path.string() + ": cannot replace: " + errno_text());
+  sync_folder(path.parent_path());
+}
+
+}  // namespace docsift::io

@@ -1,0 +1,255 @@
+// `docsift run` end to end with the fixture model: samples/, the journal, kill -9 and --resume, the
+// output lock, bad files, and the decoder on odd but valid images.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "docsift/batch/lock.h"
+#include "docsift/error.h"
+#include "docsift/io/csv.h"
+#include "docsift/io/image_file.h"
+#include "docsift/io/journal.h"
+#include "docsift/io/scan.h"
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+
+// After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+using docsift::testing::run_docsift;
+using docsift::testing::shell_quote;
+using docsift::testing::TempDir;
+
+namespace {
+
+const fs::path kSource = DOCSIFT_SOURCE_DIR;
+const std::string kModel = shell_quote((kSource / "tests/fixtures/internvl/hf").string());
+// Small and fast: the fixture model on the CPU in float32, two tiles at most.
+const std::string kFast = " --model " + kModel +
+                          " --device cpu --set model.dtype=float32 --set model.max_tiles=2 --set extraction.fields=" +
+                          shell_quote((kSource / "configs/fields/business-documents.yaml").string());
+
+std::vector<nlohmann::json> journal_lines(const fs::path& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+void write_bytes(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+}  // namespace
+
+TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-truth layout, eval runs") {
+  TempDir out;
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                             " --set generation.max_new_tokens=8 --out " + shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto records = journal_lines(out.path() / "results.jsonl");
+  REQUIRE(records.size() == 20);
+  std::set<std::string> files;
+  for (const auto& rec : records) {
+    files.insert(rec["file"].get<std::string>());
+    CHECK(rec["status"] == "ok");
+    CHECK(rec["tier"] == "standard");
+    CHECK(rec["fields"].size() == 25);
+    CHECK(rec["tokens"]["generated"] == 8);
+    CHECK(rec["timings_s"]["total"].get<double>() > 0);
+    CHECK(rec["memory"]["after"]["host_rss"].get<double>() > 0);
+    CHECK(rec["attempts"].size() == 1);
+  }
+  CHECK(files.size() == 20);
+  const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
+  const auto truth = docsift::io::read_csv(kSource / "samples/ground_truth.csv");
+  CHECK(csv.header == truth.header);
+  CHECK(csv.rows.size() == 20);
+  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  CHECK(summary["images"]["ok"] == 20);
+  CHECK(summary["tiers"]["standard"] == 20);
+  const auto eval = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
+                                shell_quote((kSource / "samples/ground_truth.csv").string()) + " --fields " +
+                                shell_quote((kSource / "configs/fields/business-documents.yaml").string()));
+  CHECK_MESSAGE(eval.exit_code == 0, eval.err);
+  CHECK(eval.out.find("overall") != std::string::npos);
+
+  // A second run into the same folder without --resume refuses to touch the journal.
+  const auto again = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out " +
+                                 shell_quote(out.path().string()));
+  CHECK(again.exit_code == 3);
+  CHECK(again.err.find("--resume") != std::string::npos);
+  // --resume with everything done processes nothing and keeps every record.
+  const auto resumed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --resume --out " +
+                                   shell_quote(out.path().string()));
+  CHECK(resumed.exit_code == 0);
+  CHECK(journal_lines(out.path() / "results.jsonl").size() == 20);
+}
+
+TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matches the journal") {
+  TempDir out;
+  const std::string command = std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
+                              " --set generation.max_new_tokens=150 --quiet --out " + shell_quote(out.path().string());
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Kill it once a few images are journaled, while later ones are in flight.
+  const fs::path journal = out.path() / "results.jsonl";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::size_t lines = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    lines = fs::exists(journal) ? static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(journal)), {}, '\n')) : 0;
+    if (lines >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  const auto before = journal_lines(journal).size();
+  MESSAGE("killed after " << before << " of 20 images were journaled");
+  REQUIRE(before >= 4);
+  REQUIRE(before < 20);
+
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                             " --set generation.max_new_tokens=150 --resume --out " + shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto records = journal_lines(journal);
+  std::set<std::string> files;
+  for (const auto& rec : records) CHECK(files.insert(rec["file"].get<std::string>()).second);  // none twice
+  CHECK(records.size() == 20);
+  const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
+  REQUIRE(csv.rows.size() == 20);
+  std::set<std::string> csv_files;
+  for (const auto& row : csv.rows) csv_files.insert(row[0]);
+  CHECK(csv_files == files);
+  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  CHECK(summary["images"]["resumed_from_journal"] == before);
+}
+
+TEST_CASE("journal: a torn last line is cut on resume, a damaged middle line is an error") {
+  TempDir dir;
+  const fs::path path = dir / "results.jsonl";
+  write_bytes(path, "{\"file\":\"a.png\",\"status\":\"ok\"}\n{\"file\":\"b.png\",\"sta");
+  {
+    docsift::io::Journal journal(path, /*resume=*/true);
+    CHECK(journal.finished("a.png"));
+    CHECK_FALSE(journal.finished("b.png"));
+    CHECK(journal.dropped_torn_bytes() == 20);  // {"file":"b.png","sta
+    journal.append({{"file", "b.png"}, {"status", "ok"}});
+  }
+  CHECK(journal_lines(path).size() == 2);
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, false), doctest::Contains("--resume"), docsift::FileError);
+  write_bytes(path, "{\"file\":\"a.png\"}\nnot json\n{\"file\":\"c.png\"}\n");
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true), doctest::Contains("results.jsonl:2"), docsift::FileError);
+}
+
+TEST_CASE("the output lock refuses a second run on the same --out and is released with the process") {
+  TempDir out;
+  {
+    docsift::batch::OutputLock held(out.path());
+    const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out " +
+                               shell_quote(out.path().string()));
+    CHECK(r.exit_code == 3);
+    CHECK(r.err.find("another docsift run is writing here (pid " + std::to_string(::getpid()) + ")") !=
+          std::string::npos);
+  }
+  CHECK_NOTHROW(docsift::batch::OutputLock(out.path()));
+}
+
+TEST_CASE("run over bad files: each fails with its reason, the good ones succeed, exit 1") {
+  TempDir in, out;
+  fs::copy_file(kSource / "samples/synthetic_invoice_001.png", in / "good_1.png");
+  fs::copy_file(kSource / "tests/fixtures/images/exif_rotated.jpg", in / "good_2.JPG");
+  write_bytes(in / "empty.png", "");
+  const std::string png = file_bytes(kSource / "samples/synthetic_invoice_002.png");
+  write_bytes(in / "truncated.png", png.substr(0, png.size() / 3));
+  write_bytes(in / "text.jpg", "This is a text file, not a JPEG.\n");
+  // A PNG header declaring 100000 × 100000 pixels, and nothing else.
+  std::string huge("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\x01\x86\xa0\0\x01\x86\xa0\x08\x02\0\0\0", 29);
+  write_bytes(in / "huge.png", huge + std::string(4, '\0'));
+  write_bytes(in / ".hidden.png", png);
+  write_bytes(in / "notes.txt", "not an image extension");
+  const auto r = run_docsift("run " + shell_quote(in.path().string()) + kFast +
+                             " --set generation.max_new_tokens=4 --log-format json --out " + shell_quote(out.path().string()));
+  CHECK(r.exit_code == 1);
+  std::map<std::string, nlohmann::json> by_file;
+  for (const auto& rec : journal_lines(out.path() / "results.jsonl")) by_file[rec["file"]] = rec;
+  REQUIRE(by_file.size() == 6);  // hidden and non-image files skipped
+  CHECK(by_file["good_1.png"]["status"] == "ok");
+  CHECK(by_file["good_2.JPG"]["status"] == "ok");
+  const auto reason = [&](const std::string& f) { return by_file[f]["error"].get<std::string>(); };
+  CHECK(by_file["empty.png"]["status"] == "failed");
+  CHECK(reason("empty.png").find("empty file") != std::string::npos);
+  CHECK(reason("truncated.png").find("not a decodable image") != std::string::npos);
+  CHECK(reason("text.jpg").find("not a decodable image") != std::string::npos);
+  CHECK(reason("huge.png").find("100000×100000") != std::string::npos);
+  // --log-format json: one object per image on stderr.
+  int json_lines = 0;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);) {
+    if (!line.empty() && line[0] == '{') {
+      CHECK(nlohmann::json::parse(line)["event"] == "image");
+      ++json_lines;
+    }
+  }
+  CHECK(json_lines == 6);
+}
+
+TEST_CASE("decoder: odd but valid images come out as RGB with the right content") {
+  const fs::path images = kSource / "tests/fixtures/images";
+  using docsift::io::read_rgb_image;
+  const at::Tensor one = read_rgb_image(images / "one_pixel.png");
+  CHECK(one.sizes() == at::IntArrayRef({1, 1, 3}));
+  CHECK(one[0][0][1].item<int>() == 200);
+  const at::Tensor g16 = read_rgb_image(images / "gray16.png");  // 16-bit gray, 8 bands 0..65535
+  CHECK(g16.sizes() == at::IntArrayRef({8, 64, 3}));
+  CHECK(g16[0][0][0].item<int>() == 0);
+  CHECK(g16[0][63][2].item<int>() == 255);
+  CHECK(std::abs(g16[0][32][0].item<int>() - 146) <= 1);  // band 4: 65535·4/7 → 145.7
+  const at::Tensor rgba = read_rgb_image(images / "transparent.png");
+  CHECK(rgba[0][0][0].item<int>() == 255);  // transparent → white paper
+  CHECK(rgba[0][0][2].item<int>() == 255);
+  CHECK(rgba[10][10][0].item<int>() == 255);  // opaque red stays red
+  CHECK(rgba[10][10][1].item<int>() == 0);
+  const at::Tensor cmyk = read_rgb_image(images / "cmyk.jpg");  // pure cyan
+  CHECK(cmyk[8][8][0].item<int>() < 40);
+  CHECK(cmyk[8][8][1].item<int>() > 200);
+  CHECK(cmyk[8][8][2].item<int>() > 200);
+  const at::Tensor rotated = read_rgb_image(images / "exif_rotated.jpg");  // stored 40×20, orientation 6
+  CHECK(rotated.sizes() == at::IntArrayRef({40, 20, 3}));
+  CHECK(rotated[2][10][0].item<int>() < 60);    // the stored left edge is now the top
+  CHECK(rotated[37][10][0].item<int>() > 200);
+}
+
+TEST_CASE("scan: sorted, any-case extensions, hidden skipped, each file once, symlink loops survived") {
+  TempDir dir;
+  fs::create_directories(dir / "sub/deeper");
+  fs::create_directories(dir / ".cache");
+  for (const char* f : {"b.PNG", "a.jpeg", "c.TiFf", "sub/d.webp", "sub/deeper/e.bmp", ".cache/x.png", "z.pdf"}) {
+    write_bytes(dir / f, "x");
+  }
+  fs::create_directory_symlink(dir.path(), dir / "sub/loop");
+  fs::create_symlink(dir / "b.PNG", dir / "b_link.png");
+  std::vector<std::string> flat, deep;
+  for (const auto& s : docsift::io::scan_images(dir.path(), false)) flat.push_back(s.relative);
+  for (const auto& s : docsift::io::scan_images(dir.path(), true)) deep.push_back(s.relative);
+  CHECK(flat == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf"});
+  CHECK(deep == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf", "sub/d.webp", "sub/deeper/e.bmp"});
+  CHECK_THROWS_AS(docsift::io::scan_images(dir / "missing", false), docsift::FileError);
+}
