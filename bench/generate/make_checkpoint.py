@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """An InternVL3-1B-shaped checkpoint with random weights (-hf layout, bfloat16), for the generation
 benchmark. Made locally, never committed (about 1.9 GB).
-    make_checkpoint.py OUT_DIR
+    make_checkpoint.py OUT_DIR [KV_HEADS]
 Shapes from model-porting-notes.md §1.2 (InternVL3-1B): InternViT-300M (1024 wide, 24 layers) and a
 Qwen2.5-0.5B-sized decoder (896 wide, 24 layers, 14 heads, 2 KV heads, vocabulary 151674). The tiny
-test tokenizer is copied in; its ids all fall inside the vocabulary.
+test tokenizer is copied in; its ids all fall inside the vocabulary. KV_HEADS (default 2, the real
+model's) can be raised to 14 to make the KV cache 7x larger, for the GPU memory benchmark.
 """
 import os
 import shutil
@@ -19,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def main():
     out = sys.argv[1]
+    kv_heads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     tok_path = os.path.join(ROOT, "tests", "fixtures", "tokenizers", "tiny-qwen", "tokenizer.json")
     tok = Tokenizer.from_file(tok_path)
     config = InternVLConfig(
@@ -26,7 +28,7 @@ def main():
                            attention_bias=True, use_qk_norm=False, norm_type="layer_norm", layer_norm_eps=1e-6,
                            image_size=[448, 448], patch_size=[14, 14], hidden_act="gelu", use_mean_pooling=True),
         text_config=dict(model_type="qwen2", hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
-                         num_attention_heads=14, num_key_value_heads=2, vocab_size=151674, rms_norm_eps=1e-6,
+                         num_attention_heads=14, num_key_value_heads=kv_heads, vocab_size=151674, rms_norm_eps=1e-6,
                          max_position_embeddings=32768, hidden_act="silu", tie_word_embeddings=False,
                          rope_parameters={"rope_type": "dynamic", "factor": 2.0, "rope_theta": 1000000.0}),
         image_token_id=tok.token_to_id("<IMG_CONTEXT>"), downsample_ratio=0.5, projector_hidden_act="gelu",

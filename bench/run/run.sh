@@ -2,7 +2,7 @@
 # docsift's own per-image overhead in `docsift run` (scan, image decode, preprocessing, prompt,
 # journal append + fsync, CSV rewrite, cleanup) against the model's time (vision + prefill +
 # decode), on samples/ (20 documents), both read from the run's own results.jsonl and wall clock.
-#   bench/run/run.sh [MODEL_DIR] [MAX_NEW_TOKENS]
+#   [MAX_TILES=6] bench/run/run.sh [MODEL_DIR] [MAX_NEW_TOKENS]
 # Default model: the tiny fixture (model time is then small, so the overhead share is an upper
 # bound); pass a real or 1B-shaped checkpoint (bench/generate/make_checkpoint.py) for a real ratio.
 set -euo pipefail
@@ -12,7 +12,7 @@ NEW="${2:-32}"
 BIN="${BIN:-$ROOT/build/docsift}"
 OUT="$(mktemp -d)"; trap 'rm -rf "$OUT"' EXIT
 start=$(date +%s.%N)
-"$BIN" run "$ROOT/samples" --model "$MODEL" --device cpu --set model.dtype=float32 --set model.max_tiles=6 \
+"$BIN" run "$ROOT/samples" --model "$MODEL" --device cpu --set model.dtype=float32 --set model.max_tiles="${MAX_TILES:-6}" \
   --set generation.max_new_tokens="$NEW" --set extraction.fields="$ROOT/configs/fields/business-documents.yaml" \
   --quiet --out "$OUT"
 end=$(date +%s.%N)

@@ -1,6 +1,7 @@
 // Built only when the LibTorch has CUDA. The allocator API moved between releases (DeviceStats
 // went to c10/core/CachingDeviceAllocator.h around 2.5 with aliases kept; emptyCache gained a
 // defaulted argument around 2.8); the calls below compile on 2.4 and newer.
+#include <ATen/ops/empty.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -14,9 +15,19 @@ namespace {
 namespace alloc = c10::cuda::CUDACachingAllocator;
 constexpr std::size_t kAggregate = 0;  // StatType::AGGREGATE
 
-bool usable(c10::Device device) { return device.is_cuda() && c10::cuda::device_count() > 0; }
-
 c10::DeviceIndex index_of(c10::Device device) { return device.has_index() ? device.index() : 0; }
+
+// The caching allocator's per-device state is created by LibTorch's lazy CUDA initialisation,
+// which the first CUDA tensor triggers; its stats and fraction calls fail ("Invalid device
+// argument") before that. A one-element tensor is the version-stable way to trigger it.
+bool usable(c10::Device device) {
+  if (!device.is_cuda() || c10::cuda::device_count() <= index_of(device)) return false;
+  static const bool initialised = [&] {
+    (void)at::empty({1}, at::TensorOptions().dtype(at::kByte).device(device));
+    return true;
+  }();
+  return initialised;
+}
 
 }  // namespace
 
@@ -49,7 +60,7 @@ DeviceMemory read_device_memory(c10::Device device) {
 }
 
 void empty_device_cache() {
-  if (c10::cuda::device_count() > 0) alloc::emptyCache();
+  if (usable(c10::Device(c10::kCUDA, 0))) alloc::emptyCache();
 }
 
 void reset_peak_device_memory(c10::Device device) {
