@@ -1,10 +1,12 @@
 // The fault-injection grammar and its firing rules; host memory readings.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
 #include "docsift/error.h"
+#include "docsift/memory/allocator_env.h"
 #include "docsift/memory/host.h"
 #include "docsift/resilience/faults.h"
 
@@ -70,4 +72,26 @@ TEST_CASE("host memory: RSS follows touched memory, peak is at least RSS") {
   CHECK(during.rss_bytes >= before.rss_bytes + kBytes * 9 / 10);
   CHECK(during.peak_rss_bytes >= during.rss_bytes);
   CHECK(block[kBytes - 1] == 1);
+}
+
+TEST_CASE("allocator settings go into the environment, with a warning when the user's differ") {
+  ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  ::unsetenv("PYTORCH_ALLOC_CONF");
+  CHECK(docsift::memory::apply_allocator_settings("max_split_size_mb:64").empty());
+  CHECK(std::string(std::getenv("PYTORCH_CUDA_ALLOC_CONF")) == "max_split_size_mb:64");
+  CHECK(std::getenv("PYTORCH_ALLOC_CONF") == nullptr);  // not created: LibTorch 2.4 does not read it
+
+  ::setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 1);
+  ::setenv("PYTORCH_ALLOC_CONF", "max_split_size_mb:64", 1);
+  const auto warnings = docsift::memory::apply_allocator_settings("max_split_size_mb:64");
+  REQUIRE(warnings.size() == 1);  // PYTORCH_ALLOC_CONF already agreed
+  CHECK(warnings[0].find("PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments:True\"") != std::string::npos);
+  CHECK(warnings[0].find("--set memory.allocator") != std::string::npos);
+  CHECK(std::string(std::getenv("PYTORCH_CUDA_ALLOC_CONF")) == "max_split_size_mb:64");
+
+  ::setenv("PYTORCH_CUDA_ALLOC_CONF", "mine", 1);
+  CHECK(docsift::memory::apply_allocator_settings("").empty());  // empty setting: leave the environment alone
+  CHECK(std::string(std::getenv("PYTORCH_CUDA_ALLOC_CONF")) == "mine");
+  ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  ::unsetenv("PYTORCH_ALLOC_CONF");
 }
