@@ -61,7 +61,8 @@ Command add_run_command(CLI::App& root) {
             const batch::RunSummary s = batch::run_batch(cfg, options, std::cerr);
             if (!o->quiet) {
               std::cerr << "docsift: " << s.processed << " processed (" << s.ok << " ok, " << s.failed << " failed), "
-                        << s.skipped << " already done; " << cfg.output.dir << "/results.jsonl\n";
+                        << s.skipped << " already done; " << (std::filesystem::path(cfg.output.dir) / "results.jsonl").string()
+                        << '\n';
             }
             return s.total_failed > 0 ? kExitSomeFailed : kExitOk;
           }};
