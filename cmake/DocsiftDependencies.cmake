@@ -26,11 +26,22 @@ else()
 endif()
 add_library(docsift::opencv ALIAS docsift_opencv)
 
-# Without an arch list, Caffe2's CUDA setup compiles and runs a probe to detect local GPUs, which
-# fails on a machine without one. The list only sets nvcc flags for .cu sources; docsift has
-# none (all device code is LibTorch's), so any valid value does.
+# The GPU architectures nvcc compiles docsift's own kernels (lib/docsift/kernels/) for. LibTorch's
+# CUDA setup turns TORCH_CUDA_ARCH_LIST into the -gencode flags of every .cu file (and without a
+# list it compiles and runs a probe for local GPUs, which fails on a machine without one). The
+# default follows the toolkit: CUDA 12.x still targets the V100 (sm_70), CUDA 13 starts at sm_75;
+# the newest listed architecture also gets PTX, which the driver compiles for later GPUs.
 if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
-  set(TORCH_CUDA_ARCH_LIST "8.0;9.0")
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 13.0)
+    set(TORCH_CUDA_ARCH_LIST "7.5;8.0;8.6;8.9;9.0;10.0;12.0+PTX")
+  elseif(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 12.8)
+    set(TORCH_CUDA_ARCH_LIST "7.0;7.5;8.0;8.6;8.9;9.0;10.0;12.0+PTX")
+  elseif(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 11.8)
+    set(TORCH_CUDA_ARCH_LIST "7.0;7.5;8.0;8.6;8.9;9.0+PTX")
+  else()
+    set(TORCH_CUDA_ARCH_LIST "7.0;7.5;8.0;8.6+PTX")
+  endif()
 endif()
 find_package(Torch REQUIRED)
 if(TORCH_CXX_FLAGS MATCHES "_GLIBCXX_USE_CXX11_ABI=0")
@@ -59,6 +70,13 @@ else()
   set(DOCSIFT_WITH_CUDA OFF)
 endif()
 message(STATUS "docsift: LibTorch ${Torch_VERSION} at ${Torch_DIR} (CUDA compiled in: ${DOCSIFT_WITH_CUDA})")
+# docsift's own CUDA kernels need nvcc, which LibTorch's CUDA setup has found and enabled.
+if(DOCSIFT_WITH_CUDA AND CMAKE_CUDA_COMPILER)
+  set(DOCSIFT_WITH_CUDA_KERNELS ON)
+  message(STATUS "docsift: CUDA kernels for TORCH_CUDA_ARCH_LIST ${TORCH_CUDA_ARCH_LIST} (nvcc ${CMAKE_CUDA_COMPILER_VERSION})")
+else()
+  set(DOCSIFT_WITH_CUDA_KERNELS OFF)
+endif()
 
 # A LibTorch installed from a wheel with `pip install --no-deps` (what setup.sh does) finds its
 # remaining CUDA libraries in sibling nvidia/*/lib folders of site-packages; a full pip install

@@ -1,4 +1,3 @@
-#include <doctest/doctest.h>
 
 #include <ATen/ops/arange.h>
 #include <ATen/ops/equal.h>
@@ -7,6 +6,9 @@
 #include "docsift/model/checkpoint.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
+
+// After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
+#include <doctest/doctest.h>
 
 using namespace docsift;
 using docsift::testing::TempDir;

@@ -1,6 +1,4 @@
 // The built binary, run as a user runs it: exit codes, stdout/stderr split, one-line errors.
-#include <doctest/doctest.h>
-
 #include <ATen/ops/arange.h>
 
 #include <fstream>
@@ -9,6 +7,9 @@
 #include "support/cli_runner.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
+
+// After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
+#include <doctest/doctest.h>
 
 using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
@@ -197,4 +198,85 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
                                     " --image /nonexistent.png --prompt hi --device cpu");
   CHECK(no_image.exit_code == 3);
   CHECK(no_image.err.find("/nonexistent.png: no such image file") != std::string::npos);
+}
+
+namespace {
+
+// An InternVL3-8B-shaped folder with config.json and the tokenizer but no weights (the real 8B
+// sizes, model-porting-notes.md §1.2), as a user has it before downloading 16 GB.
+void write_8b_config_folder(const std::filesystem::path& dir) {
+  const std::filesystem::path hf = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl/hf";
+  std::filesystem::copy(hf / "tokenizer.json", dir / "tokenizer.json");
+  std::ifstream in(hf / "config.json");
+  nlohmann::json c = nlohmann::json::parse(in);
+  c["vision_config"].merge_patch({{"hidden_size", 1024}, {"num_hidden_layers", 24}, {"num_attention_heads", 16},
+                                  {"intermediate_size", 4096}});
+  c["text_config"].merge_patch({{"hidden_size", 3584}, {"num_hidden_layers", 28}, {"num_attention_heads", 28},
+                                {"num_key_value_heads", 4}, {"head_dim", 128}, {"intermediate_size", 18944},
+                                {"vocab_size", 151674}, {"max_position_embeddings", 32768}});
+  std::ofstream(dir / "config.json") << c.dump(2);
+}
+
+}  // namespace
+
+TEST_CASE("inspect plans an InternVL3-8B-shaped folder without weights: int8 starts at standard on a 16 GB card") {
+  docsift::testing::TempDir dir;
+  write_8b_config_folder(dir.path());
+  const std::string model = shell_quote(dir.path().string());
+  const std::string fields = " --set extraction.fields=" +
+                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const auto table = run_docsift("inspect " + model + " --budget-gb 16 --set model.quantization=int8 --set model.dtype=float16" + fields);
+  REQUIRE_MESSAGE(table.exit_code == 0, table.err);
+  CHECK(table.out.find("no weight files") != std::string::npos);
+  CHECK(table.out.find("start at: standard") != std::string::npos);
+  MESSAGE(table.out);
+  const auto plan = [&](const std::string& args) {
+    const auto r = run_docsift("inspect " + model + " --json" + args);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return nlohmann::json::parse(r.out)["memory_plan"];
+  };
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  for (const std::string& args :
+       {std::string(" --budget-gb 16 --set model.quantization=int8 --set model.dtype=float16") + fields,
+        " --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl3-8b.yaml") + fields}) {
+    CAPTURE(args);
+    const auto p = plan(args);
+    CHECK(p["tiles"] == 13);
+    CHECK(p["quantization"] == "int8");
+    CHECK(p["first_fitting_tier"] == "standard");
+    const auto& standard = p["tiers"][0];
+    CHECK(standard["tier"] == "standard");
+    CHECK(standard["spare"].get<double>() >= 2 * gib);  // the margin for a 13-tile page
+    CHECK(standard["overhead"].get<double>() > 0);       // the CUDA context is counted
+    // 7.94 B parameters: about 7 B in int8 and the rest (vision tower, embeddings) in float16.
+    CHECK(standard["weights"].get<double>() > 8.0 * gib);
+    CHECK(standard["weights"].get<double>() < 9.0 * gib);
+  }
+  // Unquantized float16 does not fit the card: the plan falls to the CPU, as before int8.
+  const auto fp16 = plan(" --budget-gb 16 --set model.dtype=float16" + fields);
+  CHECK(fp16["quantization"] == "none");
+  CHECK(fp16["first_fitting_tier"] == "cpu");
+  CHECK(fp16["tiers"][0]["weights"].get<double>() > 14.7 * gib);
+
+  // generate refuses the same folder with a reason: it needs the weights.
+  const auto run = run_docsift("generate --model " + model + " --image " +
+                               shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/tests/fixtures/internvl/images/one_tile.png") +
+                               " --prompt hi --device cpu");
+  CHECK(run.exit_code == 3);
+  CHECK(run.err.find("weights missing?") != std::string::npos);
+}
+
+TEST_CASE("config: model.quantization, model.float16_residual and memory.cpu_quantization") {
+  const auto keys = run_docsift("config --keys");
+  REQUIRE(keys.exit_code == 0);
+  for (const char* key : {"model.quantization", "model.float16_residual", "memory.cpu_quantization"}) {
+    CHECK(keys.out.find(key) != std::string::npos);
+  }
+  const auto bad = run_docsift("config --set model.quantization=int4");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("model.quantization") != std::string::npos);
+  CHECK(bad.err.find("int8") != std::string::npos);
+  const auto shown = run_docsift("config --set model.quantization=int8 --set memory.cpu_quantization=int8");
+  REQUIRE(shown.exit_code == 0);
+  CHECK(shown.out.find("quantization: int8") != std::string::npos);
 }

@@ -1,6 +1,5 @@
 // InternVL3 preprocessing against the transformers -hf image processor (GotOcr2ImageProcessor,
 // torchvision bicubic + antialias): reference tiles from scripts/make_fixtures.py.
-#include <doctest/doctest.h>
 
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/tensor.h>
@@ -11,6 +10,9 @@
 
 #include "docsift/io/image_file.h"
 #include "docsift/vision/internvl_tiles.h"
+
+// After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
+#include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
 using docsift::io::read_rgb_image;

@@ -253,3 +253,40 @@ TEST_CASE("scan: sorted, any-case extensions, hidden skipped, each file once, sy
   CHECK(deep == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf", "sub/d.webp", "sub/deeper/e.bmp"});
   CHECK_THROWS_AS(docsift::io::scan_images(dir / "missing", false), docsift::FileError);
 }
+
+TEST_CASE("run and generate with model.quantization=int8: records say so, the weight bytes drop as measured") {
+  TempDir fp32_out, int8_out;
+  const std::string samples = shell_quote((kSource / "samples").string());
+  const auto plain = run_docsift("run " + samples + kFast + " --limit 2 --set generation.max_new_tokens=4 --out " +
+                                 shell_quote(fp32_out.path().string()));
+  REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
+  const auto quantized = run_docsift("run " + samples + kFast +
+                                     " --limit 2 --set generation.max_new_tokens=4 --set model.quantization=int8 --out " +
+                                     shell_quote(int8_out.path().string()));
+  REQUIRE_MESSAGE(quantized.exit_code == 0, quantized.err);
+  const auto a = journal_lines(fp32_out.path() / "results.jsonl");
+  const auto b = journal_lines(int8_out.path() / "results.jsonl");
+  REQUIRE(a.size() == 2);
+  REQUIRE(b.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(b[i]["status"] == "ok");
+    CHECK(a[i]["model"]["quantization"] == "none");
+    CHECK(b[i]["model"]["quantization"] == "int8");
+    CHECK(b[i]["config_hash"] != a[i]["config_hash"]);
+  }
+  // The fixture's decoder linears are 4× smaller in int8 (plus a float32 scale per row); the vision
+  // tower and embeddings stay float32, so the whole model shrinks by the factor printed here.
+  const double fp32_bytes = a[0]["model"]["weight_bytes"].get<double>(), int8_bytes = b[0]["model"]["weight_bytes"].get<double>();
+  MESSAGE("journal weight bytes: float32 " << fp32_bytes << ", int8 " << int8_bytes << " (" << fp32_bytes / int8_bytes
+                                           << "x smaller)");
+  CHECK(int8_bytes < fp32_bytes * 0.7);
+
+  const auto gen = run_docsift("generate --model " + kModel + " --image " +
+                               shell_quote((kSource / "tests/fixtures/internvl/images/one_tile.png").string()) +
+                               " --prompt hi --device cpu --dtype float32 --max-new-tokens 3 --json --set model.quantization=int8");
+  REQUIRE_MESSAGE(gen.exit_code == 0, gen.err);
+  const auto g = nlohmann::json::parse(gen.out);
+  CHECK(g["quantization"] == "int8");
+  CHECK(g["weight_bytes"] == b[0]["model"]["weight_bytes"]);
+  CHECK(g["generated_tokens"] == 3);
+}

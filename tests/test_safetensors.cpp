@@ -1,4 +1,3 @@
-#include <doctest/doctest.h>
 
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/arange.h>
@@ -10,6 +9,9 @@
 #include "docsift/model/safetensors.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
+
+// After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
+#include <doctest/doctest.h>
 
 using namespace docsift;
 using docsift::testing::TempDir;
@@ -38,7 +40,7 @@ TEST_CASE("round trip: every written tensor reads back bit-exact as a zero-copy 
                                {"u8", u8}, {"flags", flags}, {"scalar", scalar}, {"empty", empty}}) {
       CAPTURE(name);
       const at::Tensor got = file.view(name);
-      CHECK(got.scalar_type() == expected.scalar_type());
+      CHECK((got.scalar_type() == expected.scalar_type()));
       CHECK(got.sizes() == expected.sizes());
       CHECK(at::equal(got, expected));
     }
@@ -57,7 +59,7 @@ TEST_CASE("load converts dtype and leaves matching tensors as views") {
   testing::write_safetensors(dir / "m.safetensors", {{"w", bf16}});
   const model::SafetensorsFile file(dir / "m.safetensors");
   const at::Tensor as_f32 = file.load("w", at::kFloat, at::kCPU);
-  CHECK(as_f32.scalar_type() == at::kFloat);
+  CHECK((as_f32.scalar_type() == at::kFloat));
   CHECK(at::equal(as_f32, bf16.to(at::kFloat)));
   CHECK(file.load("w", at::kBFloat16, at::kCPU).data_ptr() == file.view("w").data_ptr());
 }

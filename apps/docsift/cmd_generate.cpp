@@ -114,6 +114,8 @@ Command add_generate_command(CLI::App& root) {
                 {"grid", {image.grid.columns, image.grid.rows}},
                 {"device", engine.model().device().str()},
                 {"dtype", std::string(c10::toString(engine.model().dtype()))},
+                {"quantization", std::string(config::to_string(engine.model().numerics().quantization))},
+                {"weight_bytes", engine.model().parameter_bytes()},
                 {"tier", std::string(config::to_string(run.tier))},
                 {"attempts", attempts_json(run)},
                 {"cache_bytes", {{"device", result.cache_device_bytes}, {"host", result.cache_host_bytes}}},

@@ -31,19 +31,25 @@ memory::MemoryPlan plan_for(const std::string& model_dir, const PlanOptions& o) 
   std::optional<std::filesystem::path> file;
   if (!o.config_file.empty()) file = o.config_file;
   const config::Config cfg = config::load(file, o.overrides);
-  const generate::Engine engine(model_dir);
+  const generate::Engine engine(model_dir, /*require_weights=*/false);
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   memory::PlanRequest r;
   r.model = engine.memory_shape();
   r.dtype_bytes = element_size(cfg.model.dtype);
   r.cpu_dtype_bytes = element_size(cfg.memory.cpu_dtype);
+  r.int8 = cfg.model.quantization == config::Quantization::Int8;
+  r.cpu_int8 = cfg.memory.cpu_quantization == config::Quantization::Int8;
   r.tiles = o.tiles.value_or(cfg.model.max_tiles > 1 ? cfg.model.max_tiles + 1 : 1);
   r.prompt_tokens = static_cast<std::int64_t>(engine.chat().encode(extract::build_prompt(schema), static_cast<int>(r.tiles)).size());
   r.max_new_tokens = o.max_new_tokens.value_or(
       cfg.generation.max_new_tokens.value_or(extract::auto_max_new_tokens(schema, extract::ModelFamily::kInternVL)));
   r.tiers = cfg.memory.tiers;
   const std::optional<double> budget = o.budget_gb ? o.budget_gb : cfg.memory.budget_gb;
-  if (budget) r.device_budget = static_cast<std::uint64_t>(std::llround(*budget * 1024.0 * 1024.0 * 1024.0));
+  if (budget) {
+    // A card of that size: the CUDA context comes out of it too (run reads what is left instead).
+    r.device_budget = static_cast<std::uint64_t>(std::llround(*budget * 1024.0 * 1024.0 * 1024.0));
+    r.device_overhead = memory::kCudaContextEstimate;
+  }
   return memory::plan_memory(r);
 }
 
@@ -57,7 +63,9 @@ Command add_inspect_command(CLI::App& root) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
-      "inspect", "Describe a model folder from config.json and the safetensors headers (no weights are read)");
+      "inspect",
+      "Describe a model folder from config.json and the safetensors headers (no weights are read); a folder with "
+      "config.json and the tokenizer but no weight files can be planned before downloading them");
   app->add_option("MODEL_DIR", options->model_dir, "Hugging Face model folder")->required();
   app->add_flag("--json", options->json, "Print JSON instead of a table (default: table)");
   app->add_option("--budget-gb", options->plan.budget_gb,
@@ -68,12 +76,17 @@ Command add_inspect_command(CLI::App& root) {
   app->add_option("--max-new-tokens", options->plan.max_new_tokens,
                   "Plan for this many new tokens (default: config, else auto from the field count)")
       ->check(CLI::Range(1, 1 << 20));
-  app->add_option("--config", options->plan.config_file, "YAML config (dtype, tiers, fields, max_tiles)");
-  app->add_option("--set", options->plan.overrides, "Override a config key (repeatable)")->take_all();
+  app->add_option("--config", options->plan.config_file,
+                  "YAML config, as for run (dtype, quantization, budget_gb, tiers, fields, max_tiles); implies the plan");
+  app->add_option("--set", options->plan.overrides,
+                  "Override a config key, as for run (repeatable), e.g. --set model.quantization=int8; implies the plan")
+      ->take_all();
   return {app, [options] {
-            const model::Checkpoint checkpoint(options->model_dir);
+            const model::Checkpoint checkpoint(options->model_dir, /*require_weights=*/false);
             const auto summary = model::summarize(checkpoint);
-            const bool want_plan = options->plan.budget_gb || options->plan.tiles || options->plan.max_new_tokens;
+            const PlanOptions& po = options->plan;
+            const bool want_plan = po.budget_gb || po.tiles || po.max_new_tokens || !po.config_file.empty() ||
+                                   !po.overrides.empty();
             std::optional<memory::MemoryPlan> plan;
             if (want_plan) {
               if (summary.model_type != "internvl" && summary.model_type != "internvl_chat") {

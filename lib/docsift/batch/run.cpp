@@ -188,6 +188,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
         r.model = engine.memory_shape();
         r.dtype_bytes = c10::elementSize(ladder.settings().dtype);
         r.cpu_dtype_bytes = c10::elementSize(ladder.settings().cpu_dtype);
+        r.int8 = ladder.settings().quantization == config::Quantization::Int8;
+        r.cpu_int8 = ladder.settings().cpu_quantization == config::Quantization::Int8;
         r.tiles = tiles;
         r.prompt_tokens = static_cast<std::int64_t>(prompt.size());
         r.max_new_tokens = gen.max_new_tokens;
@@ -210,6 +212,12 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
         record["fields"] = extract::parse_response(text, field_names);
         record["raw_response"] = text;
         record["tokens"] = {{"prompt", run.result.prompt_tokens}, {"generated", run.result.tokens.size()}};
+        // The weights that produced this record, as held (bytes summed over the loaded tensors).
+        const auto& model = engine.model();
+        record["model"] = {{"dtype", std::string(c10::toString(model.dtype()))},
+                           {"quantization", std::string(config::to_string(model.numerics().quantization))},
+                           {"weight_bytes", model.parameter_bytes()},
+                           {"scratch_bytes", model.scratch_bytes()}};
         timings["vision"] = run.result.vision_seconds;
         timings["prefill"] = run.result.prefill_seconds;
         timings["decode"] = run.result.decode_seconds;

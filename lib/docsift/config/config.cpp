@@ -57,6 +57,10 @@ constexpr Names<Tier, 5> kTiers{{{Tier::Standard, "standard"},
                                  {Tier::Cpu, "cpu"}}};
 constexpr Names<Cleanup, 2> kCleanups{{{Cleanup::AfterImage, "after_image"}, {Cleanup::Never, "never"}}};
 constexpr Names<Isolation, 2> kIsolations{{{Isolation::None, "none"}, {Isolation::Worker, "worker"}}};
+constexpr Names<Quantization, 2> kQuantizations{{{Quantization::None, "none"}, {Quantization::Int8, "int8"}}};
+constexpr Names<Float16Residual, 3> kFloat16Residuals{{{Float16Residual::Float32, "float32"},
+                                                       {Float16Residual::Float16, "float16"},
+                                                       {Float16Residual::Clamp, "clamp"}}};
 
 template <class E, std::size_t N>
 std::string_view name_of(const Names<E, N>& names, E value) {
@@ -178,6 +182,20 @@ const std::vector<Field>& schema() {
                    c.model.max_tiles = static_cast<int>(integer(n, w, "model.max_tiles", 1, 40));
                  },
                  [](const Config& c) { return YAML::Node(c.model.max_tiles); }});
+    f.push_back({"model.quantization",
+                 "none, or int8: language-model linear layers as int8 with one scale per output channel "
+                 "(vision tower and projector stay in model.dtype)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.model.quantization = choice(n, w, "model.quantization", kQuantizations);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.model.quantization)); }});
+    f.push_back({"model.float16_residual",
+                 "with dtype float16, the residual stream between decoder layers: float32 (safe), "
+                 "float16 (overflows on Qwen2's massive activations) or clamp",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.model.float16_residual = choice(n, w, "model.float16_residual", kFloat16Residuals);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.model.float16_residual)); }});
     f.push_back({"generation.max_new_tokens", "auto (from the field count) or 1-32768",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    if (n.IsScalar() && n.Scalar() == "auto") {
@@ -272,6 +290,12 @@ const std::vector<Field>& schema() {
                    c.memory.cpu_dtype = p;
                  },
                  [](const Config& c) { return node_of(to_string(c.memory.cpu_dtype)); }});
+    f.push_back({"memory.cpu_quantization",
+                 "none (as the reference), or int8 for hosts without room for the full-precision model",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.memory.cpu_quantization = choice(n, w, "memory.cpu_quantization", kQuantizations);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.memory.cpu_quantization)); }});
     f.push_back({"memory.isolate", "none, or worker (model in a child process)",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    c.memory.isolate = choice(n, w, "memory.isolate", kIsolations);
@@ -436,6 +460,8 @@ std::vector<std::string> tier_names() {
 }
 std::string_view to_string(Cleanup v) { return name_of(kCleanups, v); }
 std::string_view to_string(Isolation v) { return name_of(kIsolations, v); }
+std::string_view to_string(Quantization v) { return name_of(kQuantizations, v); }
+std::string_view to_string(Float16Residual v) { return name_of(kFloat16Residuals, v); }
 
 void apply_file(Config& config, const std::filesystem::path& file) {
   const std::string source = file.string();

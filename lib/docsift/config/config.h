@@ -16,6 +16,11 @@ enum class Precision { Float32, Float16, BFloat16 };
 enum class Tier { Standard, OffloadedCache, Reload, ReloadRetry, Cpu };
 enum class Cleanup { AfterImage, Never };
 enum class Isolation { None, Worker };
+// Language-model linear layers: as stored, or int8 weights with one scale per output channel.
+enum class Quantization { None, Int8 };
+// The residual stream between decoder layers when model.dtype is float16 (Qwen2's massive
+// activations pass 65,504): kept in float32, left in float16, or clamped to float16's range.
+enum class Float16Residual { Float32, Float16, Clamp };
 
 std::string_view to_string(Precision value);
 std::string_view to_string(Tier value);
@@ -23,12 +28,16 @@ std::string_view to_string(Tier value);
 std::vector<std::string> tier_names();
 std::string_view to_string(Cleanup value);
 std::string_view to_string(Isolation value);
+std::string_view to_string(Quantization value);
+std::string_view to_string(Float16Residual value);
 
 struct ModelConfig {
   std::string path;                 // model folder; empty until --model or the config names one
   Precision dtype = Precision::Float16;
   std::string device = "cuda:0";    // "cpu", "cuda" or "cuda:N"
   int max_tiles = 12;
+  Quantization quantization = Quantization::None;
+  Float16Residual float16_residual = Float16Residual::Float32;
 };
 
 struct GenerationConfig {
@@ -52,6 +61,7 @@ struct MemoryConfig {
   std::vector<Tier> tiers{Tier::Standard, Tier::OffloadedCache, Tier::Reload, Tier::ReloadRetry,
                           Tier::Cpu};
   Precision cpu_dtype = Precision::Float32;
+  Quantization cpu_quantization = Quantization::None;
   Isolation isolate = Isolation::None;
   WorkerConfig worker;
 };

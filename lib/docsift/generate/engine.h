@@ -18,15 +18,17 @@ class Engine {
  public:
   // Reads config.json, the safetensors headers and the tokenizer; loads no weights. Throws
   // docsift::FileError for anything missing or malformed.
-  explicit Engine(const std::filesystem::path& model_dir);
+  // With `require_weights` false a folder without weight files is accepted (`inspect` plans it from
+  // config.json); load() then throws.
+  explicit Engine(const std::filesystem::path& model_dir, bool require_weights = true);
   ~Engine();
 
   // Loads the weights in `dtype` onto `device`. The model already loaded, if any, is destroyed
   // first, so two copies never coexist.
-  void load(at::Device device, at::ScalarType dtype);
+  void load(at::Device device, const model::Numerics& numerics);
   void unload();
   bool loaded() const { return model_ != nullptr; }
-  bool loaded_as(at::Device device, at::ScalarType dtype) const;
+  bool loaded_as(at::Device device, const model::Numerics& numerics) const;
   int loads() const { return loads_; }  // how many times weights were loaded
 
   const model::InternVLModel& model() const;  // throws docsift::Error when nothing is loaded

@@ -27,6 +27,14 @@ u64 prefill_elements(const ModelShape& m, std::int64_t tokens) {
   return t * per_token + static_cast<u64>(m.heads) * t * t;
 }
 
+// The weights as held: dense in the dtype, or int8 (one byte each, one float32 scale per output
+// row) plus the dequantize scratch buffer in the dtype.
+u64 weight_bytes(const ModelShape& m, u64 dtype_bytes, bool int8) {
+  if (!int8) return m.parameters * dtype_bytes;
+  return (m.parameters - m.quantized_parameters) * dtype_bytes + m.quantized_parameters + m.added_int8_parameters +
+         m.quantized_rows * 4 + m.scratch_elements * dtype_bytes;
+}
+
 }  // namespace
 
 config::Tier MemoryPlan::first_fitting() const {
@@ -52,17 +60,18 @@ MemoryPlan plan_memory(const PlanRequest& r) {
     p.tier = tier;
     const bool cpu = tier == config::Tier::Cpu;
     const u64 bytes = cpu ? r.cpu_dtype_bytes : r.dtype_bytes;
-    p.weights = m.parameters * bytes;
+    p.weights = weight_bytes(m, bytes, cpu ? r.cpu_int8 : r.int8);
     p.activations = activation_elements * bytes;
+    p.overhead = cpu ? 0 : r.device_overhead;
     if (cpu) {
       p.kv_cache = kv_elements * bytes;
       p.host_bytes = p.weights + p.kv_cache + p.activations;
     } else if (tier == config::Tier::Standard) {
       p.kv_cache = kv_elements * bytes;
-      p.device_bytes = p.weights + p.kv_cache + p.activations;
+      p.device_bytes = p.weights + p.kv_cache + p.activations + p.overhead;
     } else {  // offloaded cache: two layer slots on the device, every layer in pinned host memory
       p.kv_cache = kv_two_layers * bytes;
-      p.device_bytes = p.weights + p.kv_cache + p.activations;
+      p.device_bytes = p.weights + p.kv_cache + p.activations + p.overhead;
       p.host_bytes = kv_elements * bytes;
     }
     p.fits = cpu || !r.device_budget || p.device_bytes <= *r.device_budget;
@@ -79,6 +88,10 @@ nlohmann::json to_json(const MemoryPlan& plan) {
                      {"weights", t.weights},
                      {"kv_cache", t.kv_cache},
                      {"activations", t.activations},
+                     {"overhead", t.overhead},
+                     {"spare", r.device_budget && t.device_bytes <= *r.device_budget && t.tier != config::Tier::Cpu
+                                   ? nlohmann::json(*r.device_budget - t.device_bytes)
+                                   : nlohmann::json(nullptr)},
                      {"device_bytes", t.device_bytes},
                      {"host_bytes", t.host_bytes},
                      {"fits", t.fits}});
@@ -86,6 +99,9 @@ nlohmann::json to_json(const MemoryPlan& plan) {
   return {{"tiles", r.tiles},
           {"prompt_tokens", r.prompt_tokens},
           {"max_new_tokens", r.max_new_tokens},
+          {"quantization", r.int8 ? "int8" : "none"},
+          {"cpu_quantization", r.cpu_int8 ? "int8" : "none"},
+          {"device_overhead", r.device_overhead},
           {"device_budget", r.device_budget ? nlohmann::json(*r.device_budget) : nlohmann::json(nullptr)},
           {"first_fitting_tier", std::string(config::to_string(plan.first_fitting()))},
           {"tiers", tiers}};
@@ -97,16 +113,21 @@ std::string to_text(const MemoryPlan& plan) {
   out << "memory plan: " << r.tiles << " tiles, " << r.prompt_tokens << " prompt tokens + " << r.max_new_tokens
       << " new tokens";
   if (r.device_budget) out << ", device budget " << human_bytes(*r.device_budget);
+  out << ", weights " << (r.int8 ? "int8" : "unquantized") << " (cpu tier " << (r.cpu_int8 ? "int8" : "unquantized")
+      << ")";
+  if (r.device_overhead > 0) out << ", CUDA context estimate " << human_bytes(r.device_overhead);
   out << '\n';
-  char line[200];
-  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %12s %12s  %s\n", "tier", "weights", "kv cache",
-                "activations", "device", "host", "fits");
+  char line[240];
+  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %12s %12s %12s  %s\n", "tier", "weights", "kv cache",
+                "activations", "device", "host", "spare", "fits");
   out << line;
   for (const TierPlan& t : plan.tiers) {
-    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %12s %12s  %s\n",
+    const bool spare = r.device_budget && t.tier != config::Tier::Cpu && t.device_bytes <= *r.device_budget;
+    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %12s %12s %12s  %s\n",
                   std::string(config::to_string(t.tier)).c_str(), human_bytes(t.weights).c_str(),
                   human_bytes(t.kv_cache).c_str(), human_bytes(t.activations).c_str(),
-                  human_bytes(t.device_bytes).c_str(), human_bytes(t.host_bytes).c_str(), t.fits ? "yes" : "no");
+                  human_bytes(t.device_bytes).c_str(), human_bytes(t.host_bytes).c_str(),
+                  spare ? human_bytes(*r.device_budget - t.device_bytes).c_str() : "-", t.fits ? "yes" : "no");
     out << line;
   }
   out << "  start at: " << config::to_string(plan.first_fitting())

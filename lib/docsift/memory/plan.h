@@ -24,12 +24,26 @@ struct ModelShape {
   // Vision encoder, per tile: `vision_tokens` positions (patches + CLS) of width vision_hidden.
   std::int64_t vision_hidden = 0, vision_heads = 0, vision_intermediate = 0, vision_tokens = 0;
   std::int64_t image_size = 448;
+  // int8 weight-only quantization: parameters stored as int8 (part of `parameters`), int8 copies
+  // added beside them (a tied lm_head), output rows (one float32 scale each), and the dequantize
+  // scratch buffer in elements of the compute dtype.
+  std::uint64_t quantized_parameters = 0, added_int8_parameters = 0, quantized_rows = 0, scratch_elements = 0;
 };
+
+// Device memory a card loses outside the caching allocator: the CUDA context (driver state and the
+// kernels loaded lazily, ~300 MB with CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) plus
+// cuBLAS handles and workspaces. The estimate `inspect --budget-gb` adds for a card of that size;
+// bench/README.md has the figure measured on an H100. `run` needs none: its budget is what the
+// allocator can still get, read after the context exists.
+constexpr std::uint64_t kCudaContextEstimate = 512ull << 20;
 
 struct PlanRequest {
   ModelShape model;
   std::size_t dtype_bytes = 2;      // model.dtype
   std::size_t cpu_dtype_bytes = 4;  // memory.cpu_dtype
+  bool int8 = false;                // model.quantization: int8 (device tiers)
+  bool cpu_int8 = false;            // memory.cpu_quantization: int8 (the cpu tier)
+  std::uint64_t device_overhead = 0;  // CUDA context and cuBLAS workspace (device_overhead_bytes)
   std::int64_t tiles = 1;
   std::int64_t prompt_tokens = 0;   // image tokens included
   std::int64_t max_new_tokens = 0;
@@ -40,6 +54,7 @@ struct PlanRequest {
 struct TierPlan {
   config::Tier tier = config::Tier::Standard;
   std::uint64_t weights = 0, kv_cache = 0, activations = 0;  // on the tier's compute device
+  std::uint64_t overhead = 0;  // CUDA context and workspaces (device tiers)
   std::uint64_t device_bytes = 0;  // what the tier needs on the GPU (0 for cpu)
   std::uint64_t host_bytes = 0;    // what it needs in host memory beyond the process's baseline
   bool fits = true;                // device_bytes within the budget (always true without one)

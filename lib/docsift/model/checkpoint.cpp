@@ -39,9 +39,40 @@ void check_shard_name(const fs::path& index_path, const std::string& shard) {
   }
 }
 
+// A checkpoint saved already quantized stores packed integers, zero points and group scales under
+// names and shapes docsift would mis-read as plain weights; refuse it by its quantization_config
+// (top level, or the nested text/LLM config) and name the scheme.
+void refuse_quantized(const fs::path& config_path, const nlohmann::json& config) {
+  for (const char* where : {"", "text_config", "llm_config", "vision_config"}) {
+    const nlohmann::json* node = &config;
+    if (*where != '\0') {
+      const auto it = config.find(where);
+      if (it == config.end() || !it->is_object()) continue;
+      node = &*it;
+    }
+    const auto q = node->find("quantization_config");
+    if (q == node->end() || q->is_null()) continue;
+    std::string scheme = "unknown scheme";
+    if (q->is_object()) {
+      for (const char* key : {"quant_method", "quant_type", "format"}) {
+        const auto k = q->find(key);
+        if (k != q->end() && k->is_string()) {
+          scheme = k->get<std::string>();
+          break;
+        }
+      }
+      if (scheme == "unknown scheme" && (q->contains("load_in_8bit") || q->contains("load_in_4bit"))) scheme = "bitsandbytes";
+    }
+    throw FileError(config_path.string() + ": this checkpoint is already quantized (" +
+                    (*where ? std::string(where) + "." : std::string()) + "quantization_config: " + scheme +
+                    "); docsift reads unquantized float32, float16 or bfloat16 safetensors checkpoints and "
+                    "quantizes them itself. Use the original model's folder and set model.quantization: int8");
+  }
+}
+
 }  // namespace
 
-Checkpoint::Checkpoint(const fs::path& dir) : dir_(dir) {
+Checkpoint::Checkpoint(const fs::path& dir, bool require_weights) : dir_(dir) {
   std::error_code ec;
   if (is_pickle_weight(dir) && fs::is_regular_file(dir, ec)) {
     refuse_pickles(dir.parent_path(), dir.filename().string());
@@ -57,6 +88,7 @@ Checkpoint::Checkpoint(const fs::path& dir) : dir_(dir) {
   // config.json of a multimodal model nests vision/text configs with rope_scaling etc.
   config_ = read_json_file(config_path.string(), /*max_depth=*/16);
   if (!config_.is_object()) throw FileError(config_path.string() + ": top level is not an object");
+  refuse_quantized(config_path, config_);
 
   const fs::path index_path = dir / kIndexFile;
   const fs::path single_path = dir / kSingleFile;
@@ -115,7 +147,7 @@ Checkpoint::Checkpoint(const fs::path& dir) : dir_(dir) {
                       " saying which tensor is where; restore the index file");
     } else if (!pickles.empty()) {
       refuse_pickles(dir, pickles.front());
-    } else {
+    } else if (require_weights) {
       throw FileError(dir.string() + ": no " + kSingleFile + " or " + kIndexFile +
                       " (weights missing? docsift reads safetensors checkpoints)");
     }
@@ -158,5 +190,9 @@ at::Tensor Checkpoint::load(const std::string& name, at::ScalarType dtype,
                             at::Device device) const {
   return locate(name).file->load(name, dtype, device);
 }
+
+at::Tensor Checkpoint::view(const std::string& name) const { return locate(name).file->view(name); }
+
+void Checkpoint::release(const std::string& name) const { locate(name).file->release(name); }
 
 }  // namespace docsift::model

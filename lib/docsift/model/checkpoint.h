@@ -18,8 +18,12 @@ namespace docsift::model {
 class Checkpoint {
  public:
   // Reads config.json and every safetensors header (no weight data). Throws docsift::FileError
-  // naming the folder and file for anything missing or malformed.
-  explicit Checkpoint(const std::filesystem::path& dir);
+  // naming the folder and file for anything missing or malformed, and for a checkpoint that is
+  // already quantized (a quantization_config: GPTQ, AWQ, bitsandbytes, fp8...), which docsift
+  // does not read. With `require_weights` false, a folder with config.json but no weight files at
+  // all is accepted (nothing to load; `inspect` plans from the config's shapes).
+  explicit Checkpoint(const std::filesystem::path& dir, bool require_weights = true);
+  bool has_weights() const { return !files_.empty(); }
 
   const std::filesystem::path& dir() const { return dir_; }
   const nlohmann::json& config() const { return config_; }
@@ -29,6 +33,10 @@ class Checkpoint {
   std::vector<const TensorEntry*> entries() const;
   const TensorEntry* find(const std::string& name) const;
   at::Tensor load(const std::string& name, at::ScalarType dtype, at::Device device) const;
+  // The stored tensor as a zero-copy CPU view of the mapping, and dropping its pages once a
+  // caller has made what it needs from it (the int8 quantizer reads it block by block).
+  at::Tensor view(const std::string& name) const;
+  void release(const std::string& name) const;
 
  private:
   struct Location {

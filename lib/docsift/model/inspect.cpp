@@ -101,6 +101,10 @@ std::string to_text(const ModelSummary& s) {
   out << "architecture  " << (s.architecture.empty() ? "(config.json names none)" : s.architecture);
   if (!s.model_type.empty()) out << " (model_type " << s.model_type << ')';
   out << '\n';
+  if (s.files.empty()) {
+    out << "files         no weight files: shapes and parameter counts for a plan come from config.json\n";
+    return out.str();
+  }
   out << "files         " << s.files.size() << " safetensors file" << (s.files.size() == 1 ? "" : "s")
       << ", " << human_bytes(s.file_bytes) << '\n';
   char line[160];

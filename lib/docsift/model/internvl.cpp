@@ -147,12 +147,14 @@ struct InternVLModel::Weights {
     at::Tensor norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b, norm2_w, norm2_b, fc1_w, fc1_b, fc2_w, fc2_b, ls1, ls2;
   };
   struct TextLayer {
-    at::Tensor input_norm, q_w, q_b, k_w, k_b, v_w, v_b, o_w, post_norm, gate_w, up_w, down_w;
+    at::Tensor input_norm, post_norm;
+    LinearWeight q, k, v, o, gate, up, down;  // int8 under model.quantization: int8
   };
   at::Tensor cls, position, patch_w, patch_b;
   std::vector<VisionLayer> vision;
   at::Tensor proj_norm_w, proj_norm_b, proj1_w, proj1_b, proj2_w, proj2_b;
-  at::Tensor embed, norm, lm_head;
+  at::Tensor embed, norm;
+  LinearWeight lm_head;  // shares `embed` when tied and not quantized
   std::vector<TextLayer> text;
 };
 
@@ -177,6 +179,10 @@ struct Names {
   }
 };
 
+// Where `clamp` holds the float16 residual stream: float16's largest finite value less a margin,
+// as transformers' T5 clamps (so one more addition of a small update stays finite).
+constexpr double kFloat16ResidualLimit = 65504.0 - 1000.0;
+
 // Counted once construction has succeeded (a throwing constructor runs no destructor).
 std::atomic<int> g_live_models{0};
 
@@ -197,18 +203,40 @@ memory::ModelShape memory_shape(const InternVLConfig& c, std::uint64_t parameter
   m.vision_intermediate = c.vision_intermediate;
   m.vision_tokens = c.patches_per_side() * c.patches_per_side() + 1;  // patches + CLS
   m.image_size = c.image_size;
+  // What model.quantization: int8 turns into int8: every decoder projection and lm_head (an int8
+  // copy of the embeddings when tied: the lookup keeps the dense table).
+  const std::uint64_t q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
+  m.quantized_parameters = c.layers * (c.hidden * (2 * q_out + 2 * kv_out) + 3 * c.hidden * c.intermediate) +
+                           (c.tie_embeddings ? 0 : c.vocab * c.hidden);
+  m.added_int8_parameters = c.tie_embeddings ? c.vocab * c.hidden : 0;
+  m.quantized_rows = c.layers * (q_out + 2 * kv_out + c.hidden + 2 * c.intermediate + c.hidden) + c.vocab;
+  m.scratch_elements = std::max<std::uint64_t>(c.intermediate * c.hidden, q_out * c.hidden);
   return m;
+}
+
+std::uint64_t parameter_count(const InternVLConfig& c) {
+  using u64 = std::uint64_t;
+  const u64 cv = c.vision_hidden, vi = c.vision_intermediate, g = c.patches_per_side(), p = c.patch_size;
+  const u64 vision = cv + (g * g + 1) * cv + cv * 3 * p * p + cv +
+                     c.vision_layers * (4 * cv + 3 * cv * cv + 3 * cv + cv * cv + cv + 2 * vi * cv + vi + cv + 2 * cv);
+  const u64 h = c.hidden, shuffled = 4 * cv;
+  const u64 projector = 2 * shuffled + h * shuffled + h + h * h + h;
+  const u64 q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim, inter = c.intermediate, vocab = c.vocab;
+  const u64 layer = 2 * h + (q_out + 2 * kv_out) * (h + 1) + h * q_out + 3 * h * inter;
+  const u64 language = vocab * h + c.layers * layer + h + (c.tie_embeddings ? 0 : vocab * h);
+  return vision + projector + language;
 }
 
 int InternVLModel::live_instances() { return g_live_models.load(); }
 
-InternVLModel::InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype, at::Device device)
+InternVLModel::InternVLModel(const Checkpoint& checkpoint, const Numerics& numerics, at::Device device)
     : config_(parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
-      dtype_(dtype),
+      numerics_(numerics),
       device_(device),
       w_(std::make_unique<Weights>()) {
   const InternVLConfig& c = config_;
-  WeightLoader load(checkpoint, dtype, device);
+  const bool int8 = numerics.quantization == config::Quantization::Int8;
+  WeightLoader load(checkpoint, numerics.dtype, device);
   const Names n = Names::detect(c, load);
   Weights& w = *w_;
   const int64_t cv = c.vision_hidden, grid = c.patches_per_side();
@@ -270,27 +298,32 @@ InternVLModel::InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype,
     Weights::TextLayer l;
     l.input_norm = load.take(p + "input_layernorm.weight", {c.hidden});
     l.post_norm = load.take(p + "post_attention_layernorm.weight", {c.hidden});
-    l.q_w = load.take(p + "self_attn.q_proj.weight", {q_out, c.hidden});
-    l.q_b = load.take(p + "self_attn.q_proj.bias", {q_out});
-    l.k_w = load.take(p + "self_attn.k_proj.weight", {kv_out, c.hidden});
-    l.k_b = load.take(p + "self_attn.k_proj.bias", {kv_out});
-    l.v_w = load.take(p + "self_attn.v_proj.weight", {kv_out, c.hidden});
-    l.v_b = load.take(p + "self_attn.v_proj.bias", {kv_out});
-    l.o_w = load.take(p + "self_attn.o_proj.weight", {c.hidden, q_out});
-    l.gate_w = load.take(p + "mlp.gate_proj.weight", {c.intermediate, c.hidden});
-    l.up_w = load.take(p + "mlp.up_proj.weight", {c.intermediate, c.hidden});
-    l.down_w = load.take(p + "mlp.down_proj.weight", {c.hidden, c.intermediate});
+    l.q = load.take_linear(p + "self_attn.q_proj.", q_out, c.hidden, /*bias=*/true, int8);
+    l.k = load.take_linear(p + "self_attn.k_proj.", kv_out, c.hidden, /*bias=*/true, int8);
+    l.v = load.take_linear(p + "self_attn.v_proj.", kv_out, c.hidden, /*bias=*/true, int8);
+    l.o = load.take_linear(p + "self_attn.o_proj.", c.hidden, q_out, /*bias=*/false, int8);
+    l.gate = load.take_linear(p + "mlp.gate_proj.", c.intermediate, c.hidden, /*bias=*/false, int8);
+    l.up = load.take_linear(p + "mlp.up_proj.", c.intermediate, c.hidden, /*bias=*/false, int8);
+    l.down = load.take_linear(p + "mlp.down_proj.", c.hidden, c.intermediate, /*bias=*/false, int8);
     w.text.push_back(std::move(l));
   }
   w.norm = load.take(n.language + "norm.weight", {c.hidden});
   // Tied embeddings: config says so, or the checkpoint simply has no lm_head.
   if (c.tie_embeddings || !load.has(n.lm_head)) {
     if (load.has(n.lm_head)) load.skip(n.lm_head);
-    w.lm_head = w.embed;
+    // Tied and int8: an int8 copy for the output projection (the lookup keeps the dense table).
+    w.lm_head = int8 && w.embed.defined() ? quantize_int8(w.embed, device) : LinearWeight{w.embed, {}, {}};
   } else {
-    w.lm_head = load.take(n.lm_head, {c.vocab, c.hidden});
+    const std::string prefix = n.lm_head.substr(0, n.lm_head.size() - std::string("weight").size());
+    w.lm_head = load.take_linear(prefix, c.vocab, c.hidden, /*bias=*/false, int8);
   }
   load.finish();
+  if (int8) {
+    // The dequantize path (prefill on the GPU, the CPU without _weight_int8pack_mm) reuses one
+    // buffer as large as the largest decoder projection; larger layers go through it in blocks.
+    scratch_ = DequantScratch(std::max({c.intermediate * c.hidden, c.heads * c.head_dim * c.hidden}), numerics.dtype,
+                              device);
+  }
   ++g_live_models;
 }
 
@@ -314,7 +347,7 @@ std::size_t InternVLModel::parameter_bytes() const {
                         &w.proj1_b, &w.proj2_w, &w.proj2_b, &w.embed, &w.norm}) {
     add(*t);
   }
-  if (!w.lm_head.is_same(w.embed)) add(w.lm_head);
+  if (!w.lm_head.weight.is_same(w.embed)) total += w.lm_head.nbytes();
   for (const auto& l : w.vision) {
     for (const auto* t : {&l.norm1_w, &l.norm1_b, &l.qkv_w, &l.qkv_b, &l.proj_w, &l.proj_b, &l.norm2_w, &l.norm2_b,
                           &l.fc1_w, &l.fc1_b, &l.fc2_w, &l.fc2_b, &l.ls1, &l.ls2}) {
@@ -322,10 +355,9 @@ std::size_t InternVLModel::parameter_bytes() const {
     }
   }
   for (const auto& l : w.text) {
-    for (const auto* t : {&l.input_norm, &l.q_w, &l.q_b, &l.k_w, &l.k_b, &l.v_w, &l.v_b, &l.o_w, &l.post_norm,
-                          &l.gate_w, &l.up_w, &l.down_w}) {
-      add(*t);
-    }
+    add(l.input_norm);
+    add(l.post_norm);
+    for (const auto* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) total += p->nbytes();
   }
   return total;
 }
@@ -333,7 +365,7 @@ std::size_t InternVLModel::parameter_bytes() const {
 at::Tensor InternVLModel::vision_tower(const at::Tensor& pixel_values) const {
   const InternVLConfig& c = config_;
   const Weights& w = *w_;
-  const at::Tensor pixels = pixel_values.to(device_, dtype_);
+  const at::Tensor pixels = pixel_values.to(device_, dtype());
   const int64_t n = pixels.size(0), cv = c.vision_hidden, heads = c.vision_heads, hd = cv / heads;
   // Patchify: [N, 3, 448, 448] → [N, cv, 32, 32] → [N, 1024, cv]; CLS in front; absolute positions.
   at::Tensor x = at::conv2d(pixels, w.patch_w, w.patch_b, {c.patch_size, c.patch_size});
@@ -392,31 +424,47 @@ KVCacheShape InternVLModel::cache_shape(int64_t capacity) const {
 }
 
 std::unique_ptr<KVCache> InternVLModel::make_cache(int64_t capacity, CachePlacement placement) const {
-  return make_kv_cache(cache_shape(capacity), at::TensorOptions().dtype(dtype_).device(device_), placement);
+  return make_kv_cache(cache_shape(capacity), at::TensorOptions().dtype(dtype()).device(device_), placement);
+}
+
+at::ScalarType InternVLModel::residual_dtype() const {
+  const bool guard = numerics_.dtype == at::kHalf && numerics_.float16_residual == config::Float16Residual::Float32;
+  return guard ? at::kFloat : numerics_.dtype;
 }
 
 at::Tensor InternVLModel::forward(const at::Tensor& embeds, KVCache& cache) const {
   const InternVLConfig& c = config_;
   const Weights& w = *w_;
+  const DequantScratch* scratch = &scratch_;
+  const at::ScalarType dtype = numerics_.dtype;
   const int64_t t = embeds.size(1);
-  const RopeTables rope = rope_tables(c.rope, cache.length(), t, dtype_, device_);
-  at::Tensor x = embeds;
+  const RopeTables rope = rope_tables(c.rope, cache.length(), t, dtype, device_);
+  // The residual stream x [1, T, hidden]. Under the float16 guard it stays in float32: Qwen2's
+  // massive activations grow past 65,504 over a few layers while every sublayer output (what the
+  // matmuls produce) stays in range. The norms compute in float32 anyway; their outputs, which
+  // feed the matmuls, are in `dtype`. With `clamp` the float16 stream is clamped instead.
+  const bool clamp = dtype == at::kHalf && numerics_.float16_residual == config::Float16Residual::Clamp;
+  const auto add_residual = [&](const at::Tensor& x, const at::Tensor& update) {
+    at::Tensor sum = x.add(update);  // float32 + float16 promotes to float32 under the guard
+    return clamp ? sum.clamp(-kFloat16ResidualLimit, kFloat16ResidualLimit) : sum;
+  };
+  at::Tensor x = embeds.to(residual_dtype());
   for (int64_t i = 0; i < c.layers; ++i) {
     const auto& l = w.text[i];
-    const at::Tensor h = rms_norm(x, l.input_norm, c.rms_eps);
+    const at::Tensor h = rms_norm(x, l.input_norm, c.rms_eps).to(dtype);
     // [1, T, heads·hd] → [1, heads, T, hd]
-    const at::Tensor q = apply_rope(linear(h, l.q_w, l.q_b).view({1, t, c.heads, c.head_dim}).transpose(1, 2), rope);
-    const at::Tensor k = apply_rope(linear(h, l.k_w, l.k_b).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2), rope);
-    const at::Tensor v = linear(h, l.v_w, l.v_b).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2);
+    const at::Tensor q = apply_rope(linear(h, l.q, scratch).view({1, t, c.heads, c.head_dim}).transpose(1, 2), rope);
+    const at::Tensor k = apply_rope(linear(h, l.k, scratch).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2), rope);
+    const at::Tensor v = linear(h, l.v, scratch).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2);
     const auto [keys, values] = cache.append(i, k, v);
     const at::Tensor a = attention(q, keys, values, /*causal=*/true).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
-    x = x.add(linear(a, l.o_w));
-    const at::Tensor m = rms_norm(x, l.post_norm, c.rms_eps);
-    x = x.add(linear(at::silu(linear(m, l.gate_w)).mul(linear(m, l.up_w)), l.down_w));
+    x = add_residual(x, linear(a, l.o, scratch));
+    const at::Tensor m = rms_norm(x, l.post_norm, c.rms_eps).to(dtype);
+    x = add_residual(x, linear(at::silu(linear(m, l.gate, scratch)).mul(linear(m, l.up, scratch)), l.down, scratch));
   }
   cache.commit(t);
-  const at::Tensor last = rms_norm(x.select(1, t - 1), w.norm, c.rms_eps);  // [1, hidden]
-  return linear(last, w.lm_head).to(at::kFloat).squeeze(0);
+  const at::Tensor last = rms_norm(x.select(1, t - 1), w.norm, c.rms_eps).to(dtype);  // [1, hidden]
+  return linear(last, w.lm_head, scratch).to(at::kFloat).squeeze(0);
 }
 
 }  // namespace docsift::model

@@ -14,6 +14,8 @@
 #include "docsift/memory/plan.h"
 #include "docsift/model/blocks.h"
 #include "docsift/model/kv_cache.h"
+#include "docsift/model/linear.h"
+#include "docsift/model/precision.h"
 
 namespace docsift::model {
 
@@ -45,20 +47,31 @@ InternVLConfig parse_internvl_config(const nlohmann::json& config, const std::st
 
 // The shapes the memory plan needs; `parameters` counts every weight in the checkpoint.
 memory::ModelShape memory_shape(const InternVLConfig& config, std::uint64_t parameters);
+// Every weight the architecture has, from config.json alone (a folder without weight files can
+// still be planned): vision tower, projector, language model, lm_head unless tied.
+std::uint64_t parameter_count(const InternVLConfig& config);
 
 class InternVLModel {
  public:
-  // Loads every weight in `dtype` onto `device`, checking names and shapes against config.json.
-  InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype, at::Device device);
+  // Loads every weight onto `device`, checking names and shapes against config.json. With int8,
+  // the language model's linear layers are quantized tensor by tensor as they stream from the
+  // memory-mapped file; the vision tower, projector, embeddings and norms stay in the dtype.
+  InternVLModel(const Checkpoint& checkpoint, const Numerics& numerics, at::Device device);
+  InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype, at::Device device)
+      : InternVLModel(checkpoint, Numerics{dtype}, device) {}
   ~InternVLModel();
 
   const InternVLConfig& config() const { return config_; }
   // The original layout's config.json does not name the image token; the tokenizer does
   // (<IMG_CONTEXT>). Throws when `id` is outside the vocabulary.
   void set_image_token_id(int64_t id);
-  at::ScalarType dtype() const { return dtype_; }
+  at::ScalarType dtype() const { return numerics_.dtype; }
+  const Numerics& numerics() const { return numerics_; }
   at::Device device() const { return device_; }
+  // Bytes of every weight as held (int8 weights and their scales included), and of the
+  // dequantize scratch buffer.
   std::size_t parameter_bytes() const;
+  std::size_t scratch_bytes() const { return scratch_.nbytes(); }
 
   // InternViT last hidden state, [N, 1 + patches, vision_hidden] (CLS first).
   at::Tensor vision_tower(const at::Tensor& pixel_values) const;
@@ -79,10 +92,14 @@ class InternVLModel {
 
  private:
   struct Weights;
+  // The residual stream's dtype between decoder layers (float32 under the float16 guard).
+  at::ScalarType residual_dtype() const;
+
   InternVLConfig config_;
-  at::ScalarType dtype_;
+  Numerics numerics_;
   at::Device device_;
   std::unique_ptr<Weights> w_;
+  DequantScratch scratch_;
 };
 
 }  // namespace docsift::model

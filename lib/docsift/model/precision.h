@@ -16,4 +16,14 @@ inline c10::ScalarType scalar_type(config::Precision precision) {
   return c10::kFloat;
 }
 
+// How a model's weights are held and its decoder computed; a reload with other Numerics gives
+// another model (the cpu tier: float32, unquantized by default).
+struct Numerics {
+  c10::ScalarType dtype = c10::kFloat;
+  config::Quantization quantization = config::Quantization::None;
+  // Only read when dtype is float16.
+  config::Float16Residual float16_residual = config::Float16Residual::Float32;
+  bool operator==(const Numerics&) const = default;
+};
+
 }  // namespace docsift::model

@@ -122,12 +122,16 @@ at::Tensor SafetensorsFile::load(std::string_view name, at::ScalarType dtype,
   at::Tensor t = view(name);
   if (t.scalar_type() == dtype && t.device() == device) return t;
   at::Tensor converted = t.to(device, dtype);
-  const TensorEntry& e = entry(name);
   t.reset();
   // The mapping's copy is no longer referenced by this tensor: drop its pages, so converting a
   // bf16 checkpoint to fp32 peaks at the fp32 size, not fp32 + the whole file.
-  mapping_->release(header_.data_offset + e.begin, e.nbytes());
+  release(name);
   return converted;
+}
+
+void SafetensorsFile::release(std::string_view name) const {
+  const TensorEntry& e = entry(name);
+  mapping_->release(header_.data_offset + e.begin, e.nbytes());
 }
 
 }  // namespace docsift::model

@@ -54,6 +54,8 @@ class SafetensorsFile {
   at::Tensor view(std::string_view name) const;
   // The tensor in `dtype` on `device`; the view itself when nothing needs converting.
   at::Tensor load(std::string_view name, at::ScalarType dtype, at::Device device) const;
+  // Drops the mapped pages of `name` (after a caller converted its view), see MappedFile::release.
+  void release(std::string_view name) const;
 
  private:
   const TensorEntry& entry(std::string_view name) const;

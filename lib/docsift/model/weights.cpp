@@ -1,5 +1,7 @@
 #include "docsift/model/weights.h"
 
+#include <algorithm>
+
 #include "docsift/error.h"
 
 namespace docsift::model {
@@ -21,20 +23,44 @@ at::Tensor WeightLoader::take_float(const std::string& name, const std::vector<i
   return take_as(name, expected, at::kFloat);
 }
 
-at::Tensor WeightLoader::take_as(const std::string& name, const std::vector<int64_t>& expected,
-                                 at::ScalarType dtype) {
+bool WeightLoader::check(const std::string& name, const std::vector<int64_t>& expected) {
   const TensorEntry* entry = checkpoint_.find(name);
   if (entry == nullptr) {
     missing_.push_back(name);
-    return {};
+    return false;
   }
   used_.insert(name);
   if (entry->shape != expected) {
     misshapen_.push_back(name + " is " + shape_string(entry->shape) + ", config.json implies " +
                          shape_string(expected));
-    return {};
+    return false;
   }
-  return checkpoint_.load(name, dtype, device_);
+  return true;
+}
+
+at::Tensor WeightLoader::take_as(const std::string& name, const std::vector<int64_t>& expected,
+                                 at::ScalarType dtype) {
+  return check(name, expected) ? checkpoint_.load(name, dtype, device_) : at::Tensor();
+}
+
+LinearWeight WeightLoader::take_linear(const std::string& prefix, int64_t out, int64_t in, bool bias, bool int8) {
+  LinearWeight l;
+  const std::string name = prefix + "weight";
+  if (bias) l.bias = take(prefix + "bias", {out});
+  if (!int8) {
+    l.weight = take(name, {out, in});
+    return l;
+  }
+  if (!check(name, {out, in})) return l;
+  // Blocks of about 16 M elements (64 MB in float32) on the target device.
+  constexpr int64_t kBlockElements = int64_t{1} << 24;
+  l = [&] {
+    LinearWeight q = quantize_int8(checkpoint_.view(name), device_, std::max<int64_t>(1, kBlockElements / in));
+    q.bias = l.bias;
+    return q;
+  }();
+  checkpoint_.release(name);
+  return l;
 }
 
 void WeightLoader::finish() const {

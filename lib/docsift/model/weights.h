@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "docsift/model/checkpoint.h"
+#include "docsift/model/linear.h"
 
 namespace docsift::model {
 
@@ -23,6 +24,11 @@ class WeightLoader {
   at::Tensor take(const std::string& name, const std::vector<int64_t>& expected);
   // Like take(), in float32 whatever the model dtype (norm weights used in fp32 math).
   at::Tensor take_float(const std::string& name, const std::vector<int64_t>& expected);
+  // A linear layer `prefix`weight [out, in] (and `prefix`bias [out] when `bias`): in the model's
+  // dtype, or with `int8` quantized as it streams from the mapping, a block of rows at a time, so
+  // neither the host nor the device ever holds the whole tensor in full precision. Undefined
+  // (with a recorded problem) when missing or misshapen.
+  LinearWeight take_linear(const std::string& prefix, int64_t out, int64_t in, bool bias, bool int8);
   // Marks a tensor as knowingly unused (e.g. a tied lm_head copy).
   void skip(const std::string& name) { used_.insert(name); }
 
@@ -31,6 +37,8 @@ class WeightLoader {
 
  private:
   at::Tensor take_as(const std::string& name, const std::vector<int64_t>& expected, at::ScalarType dtype);
+  // Records the name as used and checks it; false (problem recorded) when missing or misshapen.
+  bool check(const std::string& name, const std::vector<int64_t>& expected);
 
   const Checkpoint& checkpoint_;
   at::ScalarType dtype_;

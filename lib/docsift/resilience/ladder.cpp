@@ -45,6 +45,9 @@ LadderSettings ladder_settings(const config::Config& config, at::Device device) 
   s.device = device;
   s.dtype = model::scalar_type(config.model.dtype);
   s.cpu_dtype = model::scalar_type(config.memory.cpu_dtype);
+  s.quantization = config.model.quantization;
+  s.cpu_quantization = config.memory.cpu_quantization;
+  s.float16_residual = config.model.float16_residual;
   s.cleanup_threshold_bytes = static_cast<std::uint64_t>(config.memory.fragmentation_threshold_mb) << 20;
   s.faults = FaultPlan::parse(config.testing.faults, config::tier_names());
   s.faults.add(FaultPlan::from_environment(config::tier_names()));
@@ -70,16 +73,17 @@ void Ladder::check_fault(const FaultSite& site) const {
 void Ladder::prepare(config::Tier tier, const FaultSite& site) {
   const bool cpu = tier == config::Tier::Cpu;
   const at::Device device = cpu ? at::Device(at::kCPU) : settings_.device;
-  const at::ScalarType dtype = cpu ? settings_.cpu_dtype : settings_.dtype;
+  const model::Numerics numerics{cpu ? settings_.cpu_dtype : settings_.dtype,
+                                 cpu ? settings_.cpu_quantization : settings_.quantization, settings_.float16_residual};
   const bool reload = tier == config::Tier::Reload || tier == config::Tier::ReloadRetry;
-  if (!reload && engine_.loaded_as(device, dtype)) return;
+  if (!reload && engine_.loaded_as(device, numerics)) return;
   // Free the model and the allocator's cache before loading: the new weights need that room.
   engine_.unload();
   memory::cleanup(settings_.device, settings_.cleanup_threshold_bytes, /*force=*/true);
   FaultSite load_site = site;
   load_site.point = FaultPoint::kLoad;
   check_fault(load_site);
-  engine_.load(device, dtype);
+  engine_.load(device, numerics);
 }
 
 ImageRun Ladder::run(int image, const at::Tensor& pixel_values, const std::vector<int32_t>& prompt,

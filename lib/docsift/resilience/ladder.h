@@ -25,6 +25,9 @@ struct LadderSettings {
   at::Device device = at::kCPU;             // standard, offloaded_cache, reload, reload_retry
   at::ScalarType dtype = at::kFloat;
   at::ScalarType cpu_dtype = at::kFloat;    // the cpu tier
+  config::Quantization quantization = config::Quantization::None;      // device tiers (reloads too)
+  config::Quantization cpu_quantization = config::Quantization::None;  // the cpu tier
+  config::Float16Residual float16_residual = config::Float16Residual::Float32;
   std::uint64_t cleanup_threshold_bytes = 1ull << 30;
   FaultPlan faults;
 };
