@@ -201,9 +201,9 @@ TEST_CASE("parameter_count from config.json equals the checkpoint's tensors, tie
     const auto config = docsift::model::parse_internvl_config(checkpoint.config(), layout);
     CHECK(docsift::model::parameter_count(config) == docsift::model::summarize(checkpoint).total.parameters);
     auto tied = config;
-    tied.tie_embeddings = true;
+    tied.text.tie_embeddings = true;
     CHECK(docsift::model::parameter_count(config) - docsift::model::parameter_count(tied) ==
-          static_cast<std::uint64_t>(config.vocab * config.hidden));
+          static_cast<std::uint64_t>(config.text.vocab * config.text.hidden));
   }
 }
 

@@ -278,3 +278,33 @@ TEST_CASE("30 consecutive images in one process: host RSS after cleanup stays fl
   CHECK(growth <= 8.0);
   for (std::size_t i = 1; i < after.size(); ++i) CHECK(after[i] <= after.front() + (8u << 20));
 }
+
+TEST_CASE("ladder with int8: the reload tiers reload int8, the cpu tier follows memory.cpu_quantization") {
+  docsift::generate::Engine engine(kFixtures / "hf");
+  const Input in = input(engine, "one_tile.png", 1);
+  using docsift::config::Quantization;
+  // standard fails, offloaded_cache fails, reload succeeds: the reloaded model is int8 again.
+  LadderSettings s = settings("oom@prefill:tier=standard,oom@prefill:tier=offloaded_cache");
+  s.quantization = Quantization::Int8;
+  Ladder ladder(engine, s);
+  const ImageRun reloaded = ladder.run(1, in.pixel_values, in.prompt, greedy(4));
+  REQUIRE(reloaded.ok);
+  CHECK(reloaded.tier == Tier::Reload);
+  CHECK((engine.model().numerics().quantization == Quantization::Int8));
+  const int loads = engine.loads();
+  // Every device tier fails: the cpu tier reloads unquantized (as the reference), or int8 when asked.
+  for (const auto cpu_quantization : {Quantization::None, Quantization::Int8}) {
+    LadderSettings c = settings("oom@prefill:tier=standard,oom@prefill:tier=offloaded_cache,"
+                                "oom@prefill:tier=reload,oom@prefill:tier=reload_retry");
+    c.quantization = Quantization::Int8;
+    c.cpu_quantization = cpu_quantization;
+    c.cpu_dtype = at::kBFloat16;  // differs from the device tiers' dtype, so the cpu tier must reload
+    Ladder to_cpu(engine, c);
+    const ImageRun run = to_cpu.run(1, in.pixel_values, in.prompt, greedy(4));
+    REQUIRE(run.ok);
+    CHECK(run.tier == Tier::Cpu);
+    CHECK((engine.model().numerics().quantization == cpu_quantization));
+    CHECK((engine.model().dtype() == at::kBFloat16));
+  }
+  CHECK(engine.loads() > loads);
+}

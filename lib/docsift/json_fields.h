@@ -57,12 +57,12 @@ class JsonFields {
     return value.get<int64_t>();
   }
   int64_t integer(const char* key, int64_t fallback) const { return find(key) ? integer(key) : fallback; }
-  double number(const char* key, double fallback) const {
-    const nlohmann::json* value = find(key);
-    if (value == nullptr) return fallback;
-    if (!value->is_number()) fail(std::string("\"") + key + "\" must be a number");
-    return value->get<double>();
+  double number(const char* key) const {
+    const nlohmann::json& value = require(key);
+    if (!value.is_number()) fail(std::string("\"") + key + "\" must be a number");
+    return value.get<double>();
   }
+  double number(const char* key, double fallback) const { return find(key) ? number(key) : fallback; }
 
  private:
   const nlohmann::json& object_;

@@ -9,6 +9,7 @@
 #include <ATen/ops/rsqrt.h>
 #include <ATen/ops/scaled_dot_product_attention.h>
 #include <ATen/ops/tril.h>
+#include <ATen/ops/where.h>
 
 #include <cmath>
 
@@ -28,15 +29,14 @@ at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   return weight.mul(normed.to(x.scalar_type())).to(x.scalar_type());
 }
 
-RopeTables rope_tables(const RopeConfig& config, int64_t start, int64_t length, at::ScalarType dtype,
-                       at::Device device) {
+at::Tensor rope_inv_freq(const RopeConfig& config, int64_t seq_len, at::Device device) {
   const auto float_options = at::TensorOptions().dtype(at::kFloat).device(device);
   const int64_t dim = config.head_dim;
   double base = config.theta;
   if (config.dynamic) {
     // base · (factor · L / max − (factor − 1))^(dim / (dim − 2)), L = max(seq_len, max), in float32.
-    const int64_t seq_len = std::max(start + length, config.max_position_embeddings);
-    const float ratio = static_cast<float>(config.factor) * static_cast<float>(seq_len) /
+    const int64_t len = std::max(seq_len, config.max_position_embeddings);
+    const float ratio = static_cast<float>(config.factor) * static_cast<float>(len) /
                             static_cast<float>(config.max_position_embeddings) -
                         static_cast<float>(config.factor - 1.0);
     base = static_cast<float>(config.theta) *
@@ -44,7 +44,27 @@ RopeTables rope_tables(const RopeConfig& config, int64_t start, int64_t length, 
   }
   // inv_freq[i] = 1 / base^(2i / dim); [dim/2]
   const at::Tensor exponents = at::arange(0, dim, 2, float_options.dtype(at::kLong)).to(at::kFloat).div(dim);
-  const at::Tensor inv_freq = at::pow(base, exponents).reciprocal();
+  at::Tensor inv_freq = at::pow(base, exponents).reciprocal();
+  if (config.llama3) {
+    // By wavelength 2π/inv_freq against L = original_max_position_embeddings: longer than L/low →
+    // inv_freq/factor; shorter than L/high → unchanged; between, a linear blend in L/wavelength.
+    const double l = static_cast<double>(config.original_max_position_embeddings);
+    const double low = config.low_freq_factor, high = config.high_freq_factor, factor = config.factor;
+    const at::Tensor wavelen = inv_freq.reciprocal().mul(2.0 * M_PI);
+    const at::Tensor smooth = wavelen.reciprocal().mul(l).sub(low).div(high - low);  // (L/wavelen − low)/(high − low)
+    // transformers' order of operations, so float32 results match bit for bit: ((1 − s)·f)/factor + s·f.
+    const at::Tensor blended = smooth.neg().add(1.0).mul(inv_freq).div(factor).add(smooth.mul(inv_freq));
+    const at::Tensor scaled = at::where(wavelen.gt(l / low), inv_freq.div(factor), inv_freq);
+    const at::Tensor medium = wavelen.ge(l / high).logical_and(wavelen.le(l / low));
+    inv_freq = at::where(medium, blended, scaled);
+  }
+  return inv_freq;
+}
+
+RopeTables rope_tables(const RopeConfig& config, int64_t start, int64_t length, at::ScalarType dtype,
+                       at::Device device) {
+  const at::Tensor inv_freq = rope_inv_freq(config, start + length, device);
+  const auto float_options = at::TensorOptions().dtype(at::kFloat).device(device);
   const at::Tensor positions = at::arange(start, start + length, float_options.dtype(at::kLong)).to(at::kFloat);
   const at::Tensor freqs = positions.unsqueeze(1).mul(inv_freq.unsqueeze(0));  // [T, dim/2]
   const at::Tensor emb = at::cat({freqs, freqs}, -1);                           // [T, dim]

@@ -19,15 +19,23 @@ at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::T
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
 // Rotary position embedding (Hugging Face "rotate half" convention) with the scaling rules the
-// supported checkpoints use: "default" and "dynamic" (NTK: when the sequence is longer than
-// max_position_embeddings, the base grows with the current length, recomputed each step).
+// supported checkpoints use: "default"; "dynamic" (NTK: when the sequence is longer than
+// max_position_embeddings, the base grows with the current length, recomputed each step); and
+// "llama3" (Llama 3.1+: low frequencies divided by `factor`, high ones kept, a smooth blend between,
+// by wavelength against original_max_position_embeddings; model-porting-notes.md §0.3).
 struct RopeConfig {
   int64_t head_dim = 0;
   double theta = 10000.0;
   bool dynamic = false;
+  bool llama3 = false;
   double factor = 1.0;
   int64_t max_position_embeddings = 0;
+  double low_freq_factor = 1.0, high_freq_factor = 4.0;  // llama3
+  int64_t original_max_position_embeddings = 8192;        // llama3
 };
+
+// inv_freq [hd/2] float32 for a sequence of `seq_len` tokens (the dynamic rule reads it).
+at::Tensor rope_inv_freq(const RopeConfig& config, int64_t seq_len, at::Device device);
 
 struct RopeTables {
   at::Tensor cos, sin;  // [T, hd] in the activation dtype

@@ -2,9 +2,7 @@
 
 #include <ATen/ops/cat.h>
 #include <ATen/ops/conv2d.h>
-#include <ATen/ops/embedding.h>
 #include <ATen/ops/gelu.h>
-#include <ATen/ops/silu.h>
 
 #include <algorithm>
 #include <atomic>
@@ -35,45 +33,6 @@ int64_t square(const JsonFields& f, const char* key, int64_t fallback) {
   f.fail(std::string(key) + " = " + value + " is not supported (supported: " + supported + ")");
 }
 
-void parse_text_config(const JsonFields& text, InternVLConfig& c) {
-  c.hidden = text.integer("hidden_size");
-  c.layers = text.integer("num_hidden_layers");
-  c.heads = text.integer("num_attention_heads");
-  c.kv_heads = text.integer("num_key_value_heads", c.heads);
-  c.head_dim = text.integer("head_dim", c.heads > 0 ? c.hidden / c.heads : 0);
-  c.intermediate = text.integer("intermediate_size");
-  c.vocab = text.integer("vocab_size");
-  c.rms_eps = text.number("rms_norm_eps", 1e-6);
-  if (const auto act = text.string("hidden_act", "silu"); act != "silu") unsupported(text, "hidden_act", act, "silu");
-  if (text.boolean("use_sliding_window", false)) unsupported(text, "use_sliding_window", "true", "false");
-  c.rope.head_dim = c.head_dim;
-  c.rope.max_position_embeddings = text.integer("max_position_embeddings");
-  // transformers 5 writes rope_parameters {rope_type, factor, rope_theta}; 4.x and the original
-  // checkpoints write rope_theta plus rope_scaling {type or rope_type, factor}.
-  c.rope.theta = text.number("rope_theta", 10000.0);
-  const json* scaling = text.find("rope_parameters");
-  if (scaling == nullptr) scaling = text.find("rope_scaling");
-  if (scaling != nullptr) {
-    const JsonFields s(*scaling, text.where() + ".rope");
-    c.rope.theta = s.number("rope_theta", c.rope.theta);
-    const std::string type = s.string("rope_type", s.string("type", "default"));
-    if (type == "dynamic") {
-      c.rope.dynamic = true;
-      c.rope.factor = s.number("factor", 1.0);
-    } else if (type != "default") {
-      unsupported(text, "rope type", "\"" + type + "\"", "default, dynamic");
-    }
-  }
-  c.tie_embeddings = text.boolean("tie_word_embeddings", c.tie_embeddings);
-  if (c.hidden <= 0 || c.layers <= 0 || c.heads <= 0 || c.kv_heads <= 0 || c.heads % c.kv_heads != 0 ||
-      c.head_dim <= 0 || c.head_dim % 2 != 0 || c.vocab <= 0 || c.intermediate <= 0) {
-    throw FileError("language model config: sizes must be positive, heads a multiple of kv heads, head_dim even");
-  }
-  if (c.rope.dynamic && (c.rope.max_position_embeddings <= 0 || c.rope.factor < 1.0)) {
-    throw FileError("dynamic RoPE needs max_position_embeddings > 0 and factor >= 1");
-  }
-}
-
 }  // namespace
 
 int64_t InternVLConfig::tokens_per_tile() const {
@@ -98,7 +57,7 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
   }
   c.downsample_ratio = top.number("downsample_ratio", 0.5);
   if (c.downsample_ratio != 0.5) unsupported(top, "downsample_ratio", std::to_string(c.downsample_ratio), "0.5");
-  c.tie_embeddings = top.boolean("tie_word_embeddings", false);
+  const bool tie_embeddings = top.boolean("tie_word_embeddings", false);
   const JsonFields vision = top.child("vision_config");
   c.vision_hidden = vision.integer("hidden_size");
   c.vision_layers = vision.integer("num_hidden_layers");
@@ -117,7 +76,7 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
     if (const auto ps = top.string("ps_version", "v2"); ps != "v2") unsupported(top, "ps_version", ps, "v2");
     if (vision.boolean("qk_normalization", false)) unsupported(vision, "qk_normalization", "true", "false");
     if (!vision.boolean("qkv_bias", true)) unsupported(vision, "qkv_bias", "false", "true");
-    parse_text_config(top.child("llm_config"), c);
+    c.text = parse_decoder_config(top.child("llm_config"), /*attention_bias=*/true, tie_embeddings);
   } else {
     c.image_token_id = top.integer("image_token_id");
     if (top.integer("vision_feature_layer", -1) != -1) unsupported(top, "vision_feature_layer", "not -1", "-1");
@@ -130,7 +89,7 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
     if (vision.boolean("use_qk_norm", false)) unsupported(vision, "use_qk_norm", "true", "false");
     if (!vision.boolean("attention_bias", true)) unsupported(vision, "attention_bias", "false", "true");
     if (!vision.boolean("use_mean_pooling", true)) unsupported(vision, "use_mean_pooling", "false", "true");
-    parse_text_config(top.child("text_config"), c);
+    c.text = parse_decoder_config(top.child("text_config"), /*attention_bias=*/true, tie_embeddings);
   }
   if (c.vision_hidden <= 0 || c.vision_layers <= 0 || c.vision_heads <= 0 || c.vision_hidden % c.vision_heads != 0 ||
       c.patch_size <= 0 || c.image_size % c.patch_size != 0 || c.patches_per_side() % 2 != 0) {
@@ -146,16 +105,10 @@ struct InternVLModel::Weights {
   struct VisionLayer {
     at::Tensor norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b, norm2_w, norm2_b, fc1_w, fc1_b, fc2_w, fc2_b, ls1, ls2;
   };
-  struct TextLayer {
-    at::Tensor input_norm, post_norm;
-    LinearWeight q, k, v, o, gate, up, down;  // int8 under model.quantization: int8
-  };
   at::Tensor cls, position, patch_w, patch_b;
   std::vector<VisionLayer> vision;
   at::Tensor proj_norm_w, proj_norm_b, proj1_w, proj1_b, proj2_w, proj2_b;
-  at::Tensor embed, norm;
-  LinearWeight lm_head;  // shares `embed` when tied and not quantized
-  std::vector<TextLayer> text;
+  std::unique_ptr<Decoder> text;  // the Qwen2 language model (int8 under model.quantization: int8)
 };
 
 namespace {
@@ -179,25 +132,22 @@ struct Names {
   }
 };
 
-// Where `clamp` holds the float16 residual stream: float16's largest finite value less a margin,
-// as transformers' T5 clamps (so one more addition of a small update stays finite).
-constexpr double kFloat16ResidualLimit = 65504.0 - 1000.0;
-
 // Counted once construction has succeeded (a throwing constructor runs no destructor).
 std::atomic<int> g_live_models{0};
 
 }  // namespace
 
 memory::ModelShape memory_shape(const InternVLConfig& c, std::uint64_t parameters) {
+  const DecoderConfig& t = c.text;
   memory::ModelShape m;
   m.parameters = parameters;
-  m.layers = c.layers;
-  m.heads = c.heads;
-  m.kv_heads = c.kv_heads;
-  m.head_dim = c.head_dim;
-  m.hidden = c.hidden;
-  m.intermediate = c.intermediate;
-  m.vocab = c.vocab;
+  m.layers = t.layers;
+  m.heads = t.heads;
+  m.kv_heads = t.kv_heads;
+  m.head_dim = t.head_dim;
+  m.hidden = t.hidden;
+  m.intermediate = t.intermediate;
+  m.vocab = t.vocab;
   m.vision_hidden = c.vision_hidden;
   m.vision_heads = c.vision_heads;
   m.vision_intermediate = c.vision_intermediate;
@@ -205,12 +155,12 @@ memory::ModelShape memory_shape(const InternVLConfig& c, std::uint64_t parameter
   m.image_size = c.image_size;
   // What model.quantization: int8 turns into int8: every decoder projection and lm_head (an int8
   // copy of the embeddings when tied: the lookup keeps the dense table).
-  const std::uint64_t q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
-  m.quantized_parameters = c.layers * (c.hidden * (2 * q_out + 2 * kv_out) + 3 * c.hidden * c.intermediate) +
-                           (c.tie_embeddings ? 0 : c.vocab * c.hidden);
-  m.added_int8_parameters = c.tie_embeddings ? c.vocab * c.hidden : 0;
-  m.quantized_rows = c.layers * (q_out + 2 * kv_out + c.hidden + 2 * c.intermediate + c.hidden) + c.vocab;
-  m.scratch_elements = std::max<std::uint64_t>(c.intermediate * c.hidden, q_out * c.hidden);
+  const std::uint64_t q_out = t.heads * t.head_dim, kv_out = t.kv_heads * t.head_dim;
+  m.quantized_parameters = t.layers * (t.hidden * (2 * q_out + 2 * kv_out) + 3 * t.hidden * t.intermediate) +
+                           (t.tie_embeddings ? 0 : t.vocab * t.hidden);
+  m.added_int8_parameters = t.tie_embeddings ? t.vocab * t.hidden : 0;
+  m.quantized_rows = t.layers * (q_out + 2 * kv_out + t.hidden + 2 * t.intermediate + t.hidden) + t.vocab;
+  m.scratch_elements = std::max<std::uint64_t>(t.intermediate * t.hidden, q_out * t.hidden);
   return m;
 }
 
@@ -219,12 +169,9 @@ std::uint64_t parameter_count(const InternVLConfig& c) {
   const u64 cv = c.vision_hidden, vi = c.vision_intermediate, g = c.patches_per_side(), p = c.patch_size;
   const u64 vision = cv + (g * g + 1) * cv + cv * 3 * p * p + cv +
                      c.vision_layers * (4 * cv + 3 * cv * cv + 3 * cv + cv * cv + cv + 2 * vi * cv + vi + cv + 2 * cv);
-  const u64 h = c.hidden, shuffled = 4 * cv;
+  const u64 h = c.text.hidden, shuffled = 4 * cv;
   const u64 projector = 2 * shuffled + h * shuffled + h + h * h + h;
-  const u64 q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim, inter = c.intermediate, vocab = c.vocab;
-  const u64 layer = 2 * h + (q_out + 2 * kv_out) * (h + 1) + h * q_out + 3 * h * inter;
-  const u64 language = vocab * h + c.layers * layer + h + (c.tie_embeddings ? 0 : vocab * h);
-  return vision + projector + language;
+  return vision + projector + decoder_parameters(c.text);
 }
 
 int InternVLModel::live_instances() { return g_live_models.load(); }
@@ -235,7 +182,6 @@ InternVLModel::InternVLModel(const Checkpoint& checkpoint, const Numerics& numer
       device_(device),
       w_(std::make_unique<Weights>()) {
   const InternVLConfig& c = config_;
-  const bool int8 = numerics.quantization == config::Quantization::Int8;
   WeightLoader load(checkpoint, numerics.dtype, device);
   const Names n = Names::detect(c, load);
   Weights& w = *w_;
@@ -282,57 +228,26 @@ InternVLModel::InternVLModel(const Checkpoint& checkpoint, const Numerics& numer
   }
 
   // Projector: 4·cv after the pixel shuffle.
-  const int64_t shuffled = cv * 4;
+  const int64_t shuffled = cv * 4, hidden = c.text.hidden;
   w.proj_norm_w = load.take(n.projector + (n.hf ? "layer_norm.weight" : "0.weight"), {shuffled});
   w.proj_norm_b = load.take(n.projector + (n.hf ? "layer_norm.bias" : "0.bias"), {shuffled});
-  w.proj1_w = load.take(n.projector + (n.hf ? "linear_1.weight" : "1.weight"), {c.hidden, shuffled});
-  w.proj1_b = load.take(n.projector + (n.hf ? "linear_1.bias" : "1.bias"), {c.hidden});
-  w.proj2_w = load.take(n.projector + (n.hf ? "linear_2.weight" : "3.weight"), {c.hidden, c.hidden});
-  w.proj2_b = load.take(n.projector + (n.hf ? "linear_2.bias" : "3.bias"), {c.hidden});
+  w.proj1_w = load.take(n.projector + (n.hf ? "linear_1.weight" : "1.weight"), {hidden, shuffled});
+  w.proj1_b = load.take(n.projector + (n.hf ? "linear_1.bias" : "1.bias"), {hidden});
+  w.proj2_w = load.take(n.projector + (n.hf ? "linear_2.weight" : "3.weight"), {hidden, hidden});
+  w.proj2_b = load.take(n.projector + (n.hf ? "linear_2.bias" : "3.bias"), {hidden});
 
-  // Language model.
-  const int64_t q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
-  w.embed = load.take(n.language + "embed_tokens.weight", {c.vocab, c.hidden});
-  for (int64_t i = 0; i < c.layers; ++i) {
-    const std::string p = n.language + "layers." + std::to_string(i) + ".";
-    Weights::TextLayer l;
-    l.input_norm = load.take(p + "input_layernorm.weight", {c.hidden});
-    l.post_norm = load.take(p + "post_attention_layernorm.weight", {c.hidden});
-    l.q = load.take_linear(p + "self_attn.q_proj.", q_out, c.hidden, /*bias=*/true, int8);
-    l.k = load.take_linear(p + "self_attn.k_proj.", kv_out, c.hidden, /*bias=*/true, int8);
-    l.v = load.take_linear(p + "self_attn.v_proj.", kv_out, c.hidden, /*bias=*/true, int8);
-    l.o = load.take_linear(p + "self_attn.o_proj.", c.hidden, q_out, /*bias=*/false, int8);
-    l.gate = load.take_linear(p + "mlp.gate_proj.", c.intermediate, c.hidden, /*bias=*/false, int8);
-    l.up = load.take_linear(p + "mlp.up_proj.", c.intermediate, c.hidden, /*bias=*/false, int8);
-    l.down = load.take_linear(p + "mlp.down_proj.", c.hidden, c.intermediate, /*bias=*/false, int8);
-    w.text.push_back(std::move(l));
-  }
-  w.norm = load.take(n.language + "norm.weight", {c.hidden});
-  // Tied embeddings: config says so, or the checkpoint simply has no lm_head.
-  if (c.tie_embeddings || !load.has(n.lm_head)) {
-    if (load.has(n.lm_head)) load.skip(n.lm_head);
-    // Tied and int8: an int8 copy for the output projection (the lookup keeps the dense table).
-    w.lm_head = int8 && w.embed.defined() ? quantize_int8(w.embed, device) : LinearWeight{w.embed, {}, {}};
-  } else {
-    const std::string prefix = n.lm_head.substr(0, n.lm_head.size() - std::string("weight").size());
-    w.lm_head = load.take_linear(prefix, c.vocab, c.hidden, /*bias=*/false, int8);
-  }
+  // Language model: the shared Llama-style decoder.
+  w.text = std::make_unique<Decoder>(load, c.text, n.language, n.lm_head, numerics, device);
   load.finish();
-  if (int8) {
-    // The dequantize path (prefill on the GPU, the CPU without _weight_int8pack_mm) reuses one
-    // buffer as large as the largest decoder projection; larger layers go through it in blocks.
-    scratch_ = DequantScratch(std::max({c.intermediate * c.hidden, c.heads * c.head_dim * c.hidden}), numerics.dtype,
-                              device);
-  }
   ++g_live_models;
 }
 
 InternVLModel::~InternVLModel() { --g_live_models; }
 
 void InternVLModel::set_image_token_id(int64_t id) {
-  if (id < 0 || id >= config_.vocab) {
+  if (id < 0 || id >= config_.text.vocab) {
     throw Error("image token id " + std::to_string(id) + " is outside the model's vocabulary of " +
-                std::to_string(config_.vocab));
+                std::to_string(config_.text.vocab));
   }
   config_.image_token_id = id;
 }
@@ -344,23 +259,20 @@ std::size_t InternVLModel::parameter_bytes() const {
   };
   const Weights& w = *w_;
   for (const auto* t : {&w.cls, &w.position, &w.patch_w, &w.patch_b, &w.proj_norm_w, &w.proj_norm_b, &w.proj1_w,
-                        &w.proj1_b, &w.proj2_w, &w.proj2_b, &w.embed, &w.norm}) {
+                        &w.proj1_b, &w.proj2_w, &w.proj2_b}) {
     add(*t);
   }
-  if (!w.lm_head.weight.is_same(w.embed)) total += w.lm_head.nbytes();
+  total += w.text->parameter_bytes();
   for (const auto& l : w.vision) {
     for (const auto* t : {&l.norm1_w, &l.norm1_b, &l.qkv_w, &l.qkv_b, &l.proj_w, &l.proj_b, &l.norm2_w, &l.norm2_b,
                           &l.fc1_w, &l.fc1_b, &l.fc2_w, &l.fc2_b, &l.ls1, &l.ls2}) {
       add(*t);
     }
   }
-  for (const auto& l : w.text) {
-    add(l.input_norm);
-    add(l.post_norm);
-    for (const auto* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) total += p->nbytes();
-  }
   return total;
 }
+
+std::size_t InternVLModel::scratch_bytes() const { return w_->text->scratch_bytes(); }
 
 at::Tensor InternVLModel::vision_tower(const at::Tensor& pixel_values) const {
   const InternVLConfig& c = config_;
@@ -398,9 +310,7 @@ at::Tensor InternVLModel::image_features(const at::Tensor& pixel_values) const {
   return linear(at::gelu(linear(h, w.proj1_w, w.proj1_b)), w.proj2_w, w.proj2_b);
 }
 
-at::Tensor InternVLModel::embed_tokens(const at::Tensor& ids) const {
-  return at::embedding(w_->embed, ids.to(device_, at::kLong));
-}
+at::Tensor InternVLModel::embed_tokens(const at::Tensor& ids) const { return w_->text->embed_tokens(ids); }
 
 at::Tensor InternVLModel::embed(const at::Tensor& ids, const at::Tensor& features) const {
   at::Tensor embeds = embed_tokens(ids).unsqueeze(0);  // [1, T, hidden]
@@ -420,51 +330,15 @@ at::Tensor InternVLModel::embed(const at::Tensor& ids, const at::Tensor& feature
 }
 
 KVCacheShape InternVLModel::cache_shape(int64_t capacity) const {
-  return {config_.layers, config_.kv_heads, config_.head_dim, capacity};
+  return {config_.text.layers, config_.text.kv_heads, config_.text.head_dim, capacity};
 }
 
 std::unique_ptr<KVCache> InternVLModel::make_cache(int64_t capacity, CachePlacement placement) const {
   return make_kv_cache(cache_shape(capacity), at::TensorOptions().dtype(dtype()).device(device_), placement);
 }
 
-at::ScalarType InternVLModel::residual_dtype() const {
-  const bool guard = numerics_.dtype == at::kHalf && numerics_.float16_residual == config::Float16Residual::Float32;
-  return guard ? at::kFloat : numerics_.dtype;
-}
-
 at::Tensor InternVLModel::forward(const at::Tensor& embeds, KVCache& cache) const {
-  const InternVLConfig& c = config_;
-  const Weights& w = *w_;
-  const DequantScratch* scratch = &scratch_;
-  const at::ScalarType dtype = numerics_.dtype;
-  const int64_t t = embeds.size(1);
-  const RopeTables rope = rope_tables(c.rope, cache.length(), t, dtype, device_);
-  // The residual stream x [1, T, hidden]. Under the float16 guard it stays in float32: Qwen2's
-  // massive activations grow past 65,504 over a few layers while every sublayer output (what the
-  // matmuls produce) stays in range. The norms compute in float32 anyway; their outputs, which
-  // feed the matmuls, are in `dtype`. With `clamp` the float16 stream is clamped instead.
-  const bool clamp = dtype == at::kHalf && numerics_.float16_residual == config::Float16Residual::Clamp;
-  const auto add_residual = [&](const at::Tensor& x, const at::Tensor& update) {
-    at::Tensor sum = x.add(update);  // float32 + float16 promotes to float32 under the guard
-    return clamp ? sum.clamp(-kFloat16ResidualLimit, kFloat16ResidualLimit) : sum;
-  };
-  at::Tensor x = embeds.to(residual_dtype());
-  for (int64_t i = 0; i < c.layers; ++i) {
-    const auto& l = w.text[i];
-    const at::Tensor h = rms_norm(x, l.input_norm, c.rms_eps).to(dtype);
-    // [1, T, heads·hd] → [1, heads, T, hd]
-    const at::Tensor q = apply_rope(linear(h, l.q, scratch).view({1, t, c.heads, c.head_dim}).transpose(1, 2), rope);
-    const at::Tensor k = apply_rope(linear(h, l.k, scratch).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2), rope);
-    const at::Tensor v = linear(h, l.v, scratch).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2);
-    const auto [keys, values] = cache.append(i, k, v);
-    const at::Tensor a = attention(q, keys, values, /*causal=*/true).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
-    x = add_residual(x, linear(a, l.o, scratch));
-    const at::Tensor m = rms_norm(x, l.post_norm, c.rms_eps).to(dtype);
-    x = add_residual(x, linear(at::silu(linear(m, l.gate, scratch)).mul(linear(m, l.up, scratch)), l.down, scratch));
-  }
-  cache.commit(t);
-  const at::Tensor last = rms_norm(x.select(1, t - 1), w.norm, c.rms_eps).to(dtype);  // [1, hidden]
-  return linear(last, w.lm_head, scratch).to(at::kFloat).squeeze(0);
+  return w_->text->forward(embeds, cache);
 }
 
 }  // namespace docsift::model

@@ -13,6 +13,7 @@
 
 #include "docsift/memory/plan.h"
 #include "docsift/model/blocks.h"
+#include "docsift/model/decoder.h"
 #include "docsift/model/kv_cache.h"
 #include "docsift/model/linear.h"
 #include "docsift/model/precision.h"
@@ -30,11 +31,8 @@ struct InternVLConfig {
   double vision_eps = 1e-6;
   // Projector: pixel shuffle by `downsample_ratio`, then LayerNorm(eps 1e-5) → Linear → GELU → Linear.
   double downsample_ratio = 0.5;
-  // Language model (Qwen2).
-  int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
-  double rms_eps = 1e-6;
-  RopeConfig rope;
-  bool tie_embeddings = false;
+  // Language model (Qwen2: q/k/v biases).
+  DecoderConfig text;
   int64_t image_token_id = -1;  // -hf configs name it; the original layout takes it from the tokenizer
 
   int64_t patches_per_side() const { return image_size / patch_size; }
@@ -71,7 +69,7 @@ class InternVLModel {
   // Bytes of every weight as held (int8 weights and their scales included), and of the
   // dequantize scratch buffer.
   std::size_t parameter_bytes() const;
-  std::size_t scratch_bytes() const { return scratch_.nbytes(); }
+  std::size_t scratch_bytes() const;
 
   // InternViT last hidden state, [N, 1 + patches, vision_hidden] (CLS first).
   at::Tensor vision_tower(const at::Tensor& pixel_values) const;
@@ -92,14 +90,10 @@ class InternVLModel {
 
  private:
   struct Weights;
-  // The residual stream's dtype between decoder layers (float32 under the float16 guard).
-  at::ScalarType residual_dtype() const;
-
   InternVLConfig config_;
   Numerics numerics_;
   at::Device device_;
   std::unique_ptr<Weights> w_;
-  DequantScratch scratch_;
 };
 
 }  // namespace docsift::model

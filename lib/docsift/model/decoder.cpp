@@ -1,0 +1,197 @@
+#include "docsift/model/decoder.h"
+
+#include <ATen/ops/embedding.h>
+#include <ATen/ops/silu.h>
+
+#include <algorithm>
+
+#include "docsift/error.h"
+#include "docsift/json_fields.h"
+#include "docsift/model/weights.h"
+
+namespace docsift::model {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void unsupported(const JsonFields& f, const char* key, const std::string& value,
+                              const std::string& supported) {
+  f.fail(std::string(key) + " = " + value + " is not supported (supported: " + supported + ")");
+}
+
+// Where `clamp` holds the float16 residual stream: float16's largest finite value less a margin,
+// as transformers' T5 clamps (so one more addition of a small update stays finite).
+constexpr double kFloat16ResidualLimit = 65504.0 - 1000.0;
+
+}  // namespace
+
+DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, bool tie_embeddings) {
+  DecoderConfig c;
+  c.hidden = text.integer("hidden_size");
+  c.layers = text.integer("num_hidden_layers");
+  c.heads = text.integer("num_attention_heads");
+  c.kv_heads = text.integer("num_key_value_heads", c.heads);
+  c.head_dim = text.integer("head_dim", c.heads > 0 ? c.hidden / c.heads : 0);
+  c.intermediate = text.integer("intermediate_size");
+  c.vocab = text.integer("vocab_size");
+  c.rms_eps = text.number("rms_norm_eps", 1e-6);
+  c.attention_bias = text.boolean("attention_bias", attention_bias);
+  if (text.boolean("mlp_bias", false)) unsupported(text, "mlp_bias", "true", "false");
+  if (const auto act = text.string("hidden_act", "silu"); act != "silu") unsupported(text, "hidden_act", act, "silu");
+  if (text.boolean("use_sliding_window", false)) unsupported(text, "use_sliding_window", "true", "false");
+  c.rope.head_dim = c.head_dim;
+  c.rope.max_position_embeddings = text.integer("max_position_embeddings");
+  // transformers 5 writes rope_parameters {rope_type, factor, rope_theta, ...}; 4.x and the
+  // original checkpoints write rope_theta plus rope_scaling {type or rope_type, factor, ...}.
+  c.rope.theta = text.number("rope_theta", 10000.0);
+  const json* scaling = text.find("rope_parameters");
+  if (scaling == nullptr) scaling = text.find("rope_scaling");
+  if (scaling != nullptr) {
+    const JsonFields s(*scaling, text.where() + ".rope");
+    c.rope.theta = s.number("rope_theta", c.rope.theta);
+    const std::string type = s.string("rope_type", s.string("type", "default"));
+    if (type == "dynamic") {
+      c.rope.dynamic = true;
+      c.rope.factor = s.number("factor", 1.0);
+    } else if (type == "llama3") {
+      c.rope.llama3 = true;
+      c.rope.factor = s.number("factor");
+      c.rope.low_freq_factor = s.number("low_freq_factor");
+      c.rope.high_freq_factor = s.number("high_freq_factor");
+      c.rope.original_max_position_embeddings = s.integer("original_max_position_embeddings");
+    } else if (type != "default") {
+      unsupported(text, "rope type", "\"" + type + "\"", "default, dynamic, llama3");
+    }
+  }
+  c.tie_embeddings = text.boolean("tie_word_embeddings", tie_embeddings);
+  if (c.hidden <= 0 || c.layers <= 0 || c.heads <= 0 || c.kv_heads <= 0 || c.heads % c.kv_heads != 0 ||
+      c.head_dim <= 0 || c.head_dim % 2 != 0 || c.vocab <= 0 || c.intermediate <= 0) {
+    throw FileError("language model config: sizes must be positive, heads a multiple of kv heads, head_dim even");
+  }
+  if (c.rope.dynamic && (c.rope.max_position_embeddings <= 0 || c.rope.factor < 1.0)) {
+    throw FileError("dynamic RoPE needs max_position_embeddings > 0 and factor >= 1");
+  }
+  if (c.rope.llama3 && (c.rope.factor <= 0 || c.rope.low_freq_factor <= 0 ||
+                        c.rope.high_freq_factor <= c.rope.low_freq_factor || c.rope.original_max_position_embeddings <= 0)) {
+    throw FileError("llama3 RoPE needs factor > 0, 0 < low_freq_factor < high_freq_factor and "
+                    "original_max_position_embeddings > 0");
+  }
+  return c;
+}
+
+std::uint64_t decoder_parameters(const DecoderConfig& c) {
+  using u64 = std::uint64_t;
+  const u64 h = c.hidden, q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim, inter = c.intermediate;
+  const u64 bias = c.attention_bias ? q_out + 2 * kv_out : 0;
+  const u64 layer = 2 * h + (q_out + 2 * kv_out) * h + bias + h * q_out + 3 * h * inter;
+  const u64 vocab = c.vocab;
+  return vocab * h + c.layers * layer + h + (c.tie_embeddings ? 0 : vocab * h);
+}
+
+Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& prefix, const std::string& lm_head,
+                 const Numerics& numerics, at::Device device)
+    : config_(c),
+      numerics_(numerics),
+      device_(device),
+      residual_dtype_(numerics.dtype == at::kHalf && numerics.float16_residual == config::Float16Residual::Float32
+                          ? at::kFloat
+                          : numerics.dtype) {
+  const bool int8 = numerics.quantization == config::Quantization::Int8;
+  const bool bias = c.attention_bias;
+  const int64_t q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
+  embed_ = load.take(prefix + "embed_tokens.weight", {c.vocab, c.hidden});
+  for (int64_t i = 0; i < c.layers; ++i) {
+    const std::string p = prefix + "layers." + std::to_string(i) + ".";
+    Layer l;
+    l.input_norm = load.take(p + "input_layernorm.weight", {c.hidden});
+    l.post_norm = load.take(p + "post_attention_layernorm.weight", {c.hidden});
+    l.q = load.take_linear(p + "self_attn.q_proj.", q_out, c.hidden, bias, int8);
+    l.k = load.take_linear(p + "self_attn.k_proj.", kv_out, c.hidden, bias, int8);
+    l.v = load.take_linear(p + "self_attn.v_proj.", kv_out, c.hidden, bias, int8);
+    l.o = load.take_linear(p + "self_attn.o_proj.", c.hidden, q_out, /*bias=*/false, int8);
+    l.gate = load.take_linear(p + "mlp.gate_proj.", c.intermediate, c.hidden, /*bias=*/false, int8);
+    l.up = load.take_linear(p + "mlp.up_proj.", c.intermediate, c.hidden, /*bias=*/false, int8);
+    l.down = load.take_linear(p + "mlp.down_proj.", c.hidden, c.intermediate, /*bias=*/false, int8);
+    layers_.push_back(std::move(l));
+  }
+  norm_ = load.take(prefix + "norm.weight", {c.hidden});
+  // Tied embeddings: config says so, or the checkpoint simply has no lm_head.
+  if (c.tie_embeddings || !load.has(lm_head)) {
+    if (load.has(lm_head)) load.skip(lm_head);
+    // Tied and int8: an int8 copy for the output projection (the lookup keeps the dense table).
+    lm_head_ = int8 && embed_.defined() ? quantize_int8(embed_, device) : LinearWeight{embed_, {}, {}};
+  } else {
+    lm_head_ = load.take_linear(lm_head.substr(0, lm_head.size() - std::string("weight").size()), c.vocab, c.hidden,
+                                /*bias=*/false, int8);
+  }
+  if (int8) {
+    // The dequantize path (prefill on the GPU, the CPU's prompt rows) reuses one buffer as large
+    // as the largest projection; larger layers (lm_head) go through it in blocks.
+    scratch_ = DequantScratch(std::max(c.intermediate * c.hidden, q_out * c.hidden), numerics.dtype, device);
+  }
+}
+
+bool Decoder::defined() const { return embed_.defined() && norm_.defined() && lm_head_.defined(); }
+
+std::size_t Decoder::parameter_bytes() const {
+  std::size_t total = embed_.defined() ? embed_.nbytes() : 0;
+  total += norm_.defined() ? norm_.nbytes() : 0;
+  if (!lm_head_.weight.is_same(embed_)) total += lm_head_.nbytes();
+  for (const auto& l : layers_) {
+    for (const at::Tensor* t : {&l.input_norm, &l.post_norm}) total += t->defined() ? t->nbytes() : 0;
+    for (const LinearWeight* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) total += p->nbytes();
+  }
+  return total;
+}
+
+at::Tensor Decoder::embed_tokens(const at::Tensor& ids) const { return at::embedding(embed_, ids.to(device_, at::kLong)); }
+
+at::Tensor Decoder::to_residual(const at::Tensor& embeds) const { return embeds.to(residual_dtype_); }
+
+RopeTables Decoder::rope(int64_t start, int64_t length) const {
+  return rope_tables(config_.rope, start, length, numerics_.dtype, device_);
+}
+
+at::Tensor Decoder::residual_add(const at::Tensor& x, const at::Tensor& update) const {
+  // Under the float16 guard x is float32 and the float16 update is promoted: Qwen2's massive
+  // activations grow past 65,504 over a few layers while every sublayer output stays in range.
+  at::Tensor sum = x.add(update);
+  const bool clamp = numerics_.dtype == at::kHalf && numerics_.float16_residual == config::Float16Residual::Clamp;
+  return clamp ? sum.clamp(-kFloat16ResidualLimit, kFloat16ResidualLimit) : sum;
+}
+
+at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_t cache_layer,
+                          const RopeTables& rope) const {
+  const DecoderConfig& c = config_;
+  const Layer& l = layers_[static_cast<std::size_t>(i)];
+  const at::ScalarType dtype = numerics_.dtype;
+  const int64_t t = x.size(1);
+  // The norms compute in float32; their outputs, which feed the matmuls, are in the dtype.
+  const at::Tensor h = rms_norm(x, l.input_norm, c.rms_eps).to(dtype);
+  // [1, T, nh·hd] → [1, nh, T, hd]
+  const at::Tensor q = apply_rope(linear(h, l.q, &scratch_).view({1, t, c.heads, c.head_dim}).transpose(1, 2), rope);
+  const at::Tensor k = apply_rope(linear(h, l.k, &scratch_).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2), rope);
+  const at::Tensor v = linear(h, l.v, &scratch_).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2);
+  const auto [keys, values] = cache.append(cache_layer, k, v);
+  const at::Tensor a = attention(q, keys, values, /*causal=*/true).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
+  const at::Tensor after_attention = residual_add(x, linear(a, l.o, &scratch_));
+  const at::Tensor m = rms_norm(after_attention, l.post_norm, c.rms_eps).to(dtype);
+  const at::Tensor mlp = linear(at::silu(linear(m, l.gate, &scratch_)).mul(linear(m, l.up, &scratch_)), l.down, &scratch_);
+  return residual_add(after_attention, mlp);
+}
+
+at::Tensor Decoder::logits(const at::Tensor& x) const {
+  const at::Tensor last = rms_norm(x.select(1, x.size(1) - 1), norm_, config_.rms_eps).to(numerics_.dtype);  // [1, H]
+  return linear(last, lm_head_, &scratch_).to(at::kFloat).squeeze(0);
+}
+
+at::Tensor Decoder::forward(const at::Tensor& embeds, KVCache& cache) const {
+  const int64_t t = embeds.size(1);
+  const RopeTables tables = rope(cache.length(), t);
+  at::Tensor x = to_residual(embeds);
+  for (int64_t i = 0; i < config_.layers; ++i) x = layer(i, x, cache, i, tables);
+  cache.commit(t);
+  return logits(x);
+}
+
+}  // namespace docsift::model

@@ -1,0 +1,87 @@
+// The Llama-style decoder that Qwen2 (InternVL3's language model) and Llama (the self-attention
+// layers of Llama 3.2 Vision) share: per layer, RMSNorm → grouped-query attention with RoPE
+// (optional q/k/v biases) → residual add; RMSNorm → SwiGLU MLP → residual add. Then a final
+// RMSNorm and lm_head. Linear layers are dense or int8 (linear.h); with float16 the residual
+// stream between layers is kept in float32 (model.float16_residual).
+// Shapes: T query tokens, H hidden, nh/nkv heads, hd head dim, V vocabulary.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <vector>
+
+#include "docsift/model/blocks.h"
+#include "docsift/model/kv_cache.h"
+#include "docsift/model/linear.h"
+#include "docsift/model/precision.h"
+
+namespace docsift {
+class JsonFields;
+}
+
+namespace docsift::model {
+
+class WeightLoader;
+
+struct DecoderConfig {
+  int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
+  double rms_eps = 1e-6;
+  RopeConfig rope;
+  bool attention_bias = false;  // q/k/v biases: Qwen2 has them, Llama does not
+  bool tie_embeddings = false;
+};
+
+// Reads a Qwen2 or Llama text config (transformers' text_config, InternVL's llm_config). RoPE:
+// "default", "dynamic" and "llama3", from rope_parameters (transformers 5) or rope_theta +
+// rope_scaling (4.x and original checkpoints). Throws docsift::FileError naming the key.
+// `attention_bias` is the family's default when the config does not say.
+DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, bool tie_embeddings);
+
+// Every weight of the decoder (embeddings, layers, final norm, lm_head unless tied).
+std::uint64_t decoder_parameters(const DecoderConfig& c);
+
+class Decoder {
+ public:
+  // Names: `prefix` + "embed_tokens.weight", "layers.{i}.…", "norm.weight"; lm_head at `lm_head`
+  // (absent or tied: the embedding table). With int8 every projection and lm_head are quantized
+  // as they stream in, and one dequantize scratch buffer is made for the largest projection.
+  Decoder(WeightLoader& load, const DecoderConfig& config, const std::string& prefix, const std::string& lm_head,
+          const Numerics& numerics, at::Device device);
+
+  const DecoderConfig& config() const { return config_; }
+  // ids [T] int64 → [T, H] in the dtype.
+  at::Tensor embed_tokens(const at::Tensor& ids) const;
+  // embeds [1, T, H] → the residual stream's dtype (float32 under the float16 guard).
+  at::Tensor to_residual(const at::Tensor& embeds) const;
+  // Self-attention layer `i` over x [1, T, H] (residual dtype) at positions [cache.length(), +T),
+  // appending its keys and values to `cache` layer `cache_layer`; returns the new x.
+  at::Tensor layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_t cache_layer, const RopeTables& rope) const;
+  // Final norm and lm_head of the last position: float32 logits [V].
+  at::Tensor logits(const at::Tensor& x) const;
+  // Every layer in order (cache layer i for layer i), then logits(); commits T tokens to the cache.
+  at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
+  RopeTables rope(int64_t start, int64_t length) const;
+
+  std::size_t parameter_bytes() const;  // as held, int8 and scales included
+  std::size_t scratch_bytes() const { return scratch_.nbytes(); }
+  bool defined() const;                 // every weight loaded (false after a load problem was recorded)
+
+ private:
+  struct Layer {
+    at::Tensor input_norm, post_norm;
+    LinearWeight q, k, v, o, gate, up, down;
+  };
+  at::Tensor residual_add(const at::Tensor& x, const at::Tensor& update) const;
+
+  DecoderConfig config_;
+  Numerics numerics_;
+  at::Device device_;
+  at::ScalarType residual_dtype_;
+  at::Tensor embed_, norm_;
+  LinearWeight lm_head_;  // shares embed_ when tied and not quantized
+  std::vector<Layer> layers_;
+  DequantScratch scratch_;
+};
+
+}  // namespace docsift::model
