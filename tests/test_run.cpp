@@ -290,3 +290,51 @@ TEST_CASE("run and generate with model.quantization=int8: records say so, the we
   CHECK(g["weight_bytes"] == b[0]["model"]["weight_bytes"]);
   CHECK(g["generated_tokens"] == 3);
 }
+
+TEST_CASE("run never writes through a planted symlink in --out, and refuses before any image") {
+  const std::string samples = shell_quote((kSource / "samples").string());
+  for (const std::string name : {".docsift.lock", "predictions.csv.tmp", "results.jsonl", "summary.json"}) {
+    for (const bool dangling : {false, true}) {
+      CAPTURE(name);
+      CAPTURE(dangling);
+      TempDir out, elsewhere;
+      const fs::path victim = elsewhere.path() / "victim.txt";
+      if (!dangling) write_bytes(victim, "precious\n");
+      fs::create_symlink(victim, out.path() / name);
+      const auto r = run_docsift("run " + samples + kFast + " --limit 1 --set generation.max_new_tokens=2 --out " +
+                                 shell_quote(out.path().string()));
+      CHECK(r.exit_code == 3);
+      CHECK(r.err.find(name + ": is a symbolic link") != std::string::npos);
+      if (dangling) {
+        CHECK_FALSE(fs::exists(victim));  // nothing was created through the link
+      } else {
+        CHECK(file_bytes(victim) == "precious\n");
+      }
+      CHECK_FALSE(fs::exists(out.path() / "results.jsonl.tmp"));
+      if (name != "results.jsonl") CHECK_FALSE(fs::exists(out.path() / "results.jsonl"));  // refused before any image
+    }
+  }
+  // A folder where a file goes is refused too.
+  TempDir out;
+  fs::create_directory(out.path() / "summary.json");
+  const auto r = run_docsift("run " + samples + kFast + " --limit 1 --out " + shell_quote(out.path().string()));
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("summary.json: exists and is not a regular file") != std::string::npos);
+}
+
+TEST_CASE("run: an empty --out is an error; a config file over 1 MiB is refused quickly") {
+  const auto empty = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out ''");
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err.find("--out: empty") != std::string::npos);
+  TempDir dir;
+  {
+    std::ofstream big(dir.path() / "big.yaml");
+    for (int i = 0; i < 400000; ++i) big << "unknown_key_" << i << ": " << i << "\n";  // ~9 MB
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_docsift("config --config " + shell_quote((dir.path() / "big.yaml").string()));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("a config file may be at most 1 MiB") != std::string::npos);
+  CHECK(seconds < 5);
+}

@@ -15,7 +15,8 @@ namespace docsift::cli {
 
 Command add_run_command(CLI::App& root) {
   struct Options {
-    std::string dir, config_file, model, out, device, log_format = "text";
+    std::string dir, config_file, model, device, log_format = "text";
+    std::optional<std::string> out;  // set but empty is an error, not the default folder
     std::vector<std::string> overrides;
     std::optional<int> limit;
     bool resume = false, recursive = false, quiet = false;
@@ -40,7 +41,10 @@ Command add_run_command(CLI::App& root) {
             std::vector<std::string> overrides = o->overrides;
             if (!o->device.empty()) overrides.push_back("model.device=" + o->device);
             if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
-            if (!o->out.empty()) overrides.push_back("output.dir=" + o->out);
+            if (o->out) {
+              if (o->out->empty()) throw ConfigError("--out: empty; give the output folder (or leave --out out for output.dir)");
+              overrides.push_back("output.dir=" + *o->out);
+            }
             std::optional<std::filesystem::path> file;
             if (!o->config_file.empty()) file = o->config_file;
             const config::Config cfg = config::load(file, overrides);

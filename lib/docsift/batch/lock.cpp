@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,8 +15,19 @@ namespace docsift::batch {
 
 OutputLock::OutputLock(const std::filesystem::path& out_dir) {
   const std::filesystem::path path = out_dir / ".docsift.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: a planted link must not have its target truncated and overwritten with our pid.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd_ < 0 && errno == ELOOP) {
+    throw FileError(path.string() + ": is a symbolic link; docsift never writes through links in the output folder. "
+                                    "Remove it, or choose another --out");
+  }
   if (fd_ < 0) throw FileError(path.string() + ": cannot create the run lock: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw FileError(path.string() + ": is not a regular file; remove it, or choose another --out");
+  }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char pid[32] = {};
     (void)!::pread(fd_, pid, sizeof pid - 1, 0);

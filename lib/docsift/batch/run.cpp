@@ -120,6 +120,11 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   if (ec) throw FileError(o.out_dir.string() + ": cannot create the output folder: " + ec.message());
+  // Before anything is written: no file docsift writes here may be a link or a non-regular file.
+  for (const char* name : {".docsift.lock", "results.jsonl", "predictions.csv", "predictions.csv.tmp", "summary.json",
+                           "summary.json.tmp"}) {
+    io::refuse_link(o.out_dir / name);
+  }
   const OutputLock lock(o.out_dir);
   io::Journal journal(o.out_dir / "results.jsonl", o.resume);
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);

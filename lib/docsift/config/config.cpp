@@ -469,6 +469,13 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(file, ec)) {
     throw ConfigError(source + ": config file not found (check the --config path)");
   }
+  // Every real config is a few KB; parsing a huge one costs seconds and gigabytes before the first
+  // unknown key could be reported.
+  constexpr std::uintmax_t kMaxConfigBytes = 1 << 20;
+  if (const auto size = std::filesystem::file_size(file, ec); !ec && size > kMaxConfigBytes) {
+    throw ConfigError(source + ": " + std::to_string(size) + " bytes; a config file may be at most 1 MiB (is this "
+                               "the right file?)");
+  }
   YAML::Node root;
   try {
     root = YAML::LoadFile(source);

@@ -38,7 +38,20 @@ void sync_folder(const fs::path& dir) {
 
 }  // namespace
 
+void refuse_link(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (fs::is_symlink(st)) {
+    throw FileError(path.string() + ": is a symbolic link; docsift never writes through links in the output folder "
+                                    "(one could redirect its writes to another file). Remove it, or choose another --out");
+  }
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    throw FileError(path.string() + ": exists and is not a regular file; remove it, or choose another --out");
+  }
+}
+
 Journal::Journal(const fs::path& path, bool resume) : path_(path) {
+  refuse_link(path);
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
   if (exists && fs::file_size(path, ec) > 0 && !resume) {
@@ -74,7 +87,7 @@ Journal::Journal(const fs::path& path, bool resume) : path_(path) {
     torn_bytes_ = text.size() - good_end;
     if (torn_bytes_ > 0) fs::resize_file(path, good_end);  // the image in flight is redone
   }
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
   if (!exists) sync_folder(path.parent_path());
 }
@@ -93,7 +106,12 @@ void Journal::append(const nlohmann::json& record) {
 
 void write_file_atomic(const fs::path& path, const std::string& text) {
   const fs::path tmp = path.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // O_EXCL: a file already there, a link above all, is never written through. A regular file left
+  // by a run that died between create and rename is ours to remove.
+  refuse_link(tmp);
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) throw FileError(tmp.string() + ": cannot create: " + errno_text());
   try {
     write_all(fd, text, tmp);

@@ -35,7 +35,13 @@ class Journal {
   std::size_t torn_bytes_ = 0;
 };
 
-// Writes `text` to `path` atomically: a temporary file in the same folder, fsynced, renamed over.
+// Writes `text` to `path` atomically: a temporary file in the same folder (`path`.tmp, created
+// exclusively and never through a symbolic link), fsynced, renamed over.
 void write_file_atomic(const std::filesystem::path& path, const std::string& text);
+
+// Throws docsift::FileError naming `path` when it is a symbolic link (dangling or not) or exists
+// as anything but a regular file: docsift never writes through a link in its output folder, where
+// a planted one would redirect the write to any file the user can change.
+void refuse_link(const std::filesystem::path& path);
 
 }  // namespace docsift::io
