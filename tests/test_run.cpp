@@ -1,6 +1,7 @@
 // `docsift run` end to end with the fixture model: samples/, the journal, kill -9 and --resume, the
 // output lock, bad files, and the decoder on odd but valid images.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +53,24 @@ std::string file_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+// Starts `command` through /bin/sh in the background and returns once `journal` has at least
+// `lines` complete lines (or two minutes passed), with the child's pid.
+pid_t start_and_wait_for_journal(const std::string& command, const fs::path& journal, std::size_t lines) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(journal);
+    if (in && static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(in), {}, '\n')) >= lines) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return child;
+}
+
 }  // namespace
 
 TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-truth layout, eval runs") {
@@ -92,31 +111,30 @@ TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-
   CHECK(again.exit_code == 3);
   CHECK(again.err.find("--resume") != std::string::npos);
   // --resume with everything done processes nothing and keeps every record.
-  const auto resumed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --resume --out " +
-                                   shell_quote(out.path().string()));
+  const auto resumed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                                   " --set generation.max_new_tokens=8 --resume --out " + shell_quote(out.path().string()));
   CHECK(resumed.exit_code == 0);
   CHECK(journal_lines(out.path() / "results.jsonl").size() == 20);
+  // --resume with another configuration would mix results: refused, unless asked for.
+  const auto changed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                                   " --set generation.max_new_tokens=9 --resume --out " + shell_quote(out.path().string()));
+  CHECK(changed.exit_code == 2);
+  CHECK(changed.err.find("another configuration") != std::string::npos);
+  CHECK(changed.err.find("--allow-config-change") != std::string::npos);
+  const auto allowed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                                   " --set generation.max_new_tokens=9 --resume --allow-config-change --out " +
+                                   shell_quote(out.path().string()));
+  CHECK(allowed.exit_code == 0);
+  CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["earlier_config_hashes"].size() == 1);
 }
 
 TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matches the journal") {
   TempDir out;
   const std::string command = std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
                               " --set generation.max_new_tokens=150 --quiet --out " + shell_quote(out.path().string());
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   // Kill it once a few images are journaled, while later ones are in flight.
   const fs::path journal = out.path() / "results.jsonl";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  std::size_t lines = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    lines = fs::exists(journal) ? static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(journal)), {}, '\n')) : 0;
-    if (lines >= 4) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const pid_t child = start_and_wait_for_journal(command, journal, 4);
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
@@ -142,21 +160,32 @@ TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matc
   CHECK(summary["images"]["resumed_from_journal"] == before);
 }
 
-TEST_CASE("journal: a torn last line is cut on resume, a damaged middle line is an error") {
+TEST_CASE("journal: a torn last line is cut on resume, a damaged or wrong-shaped line is an error with its number") {
   TempDir dir;
   const fs::path path = dir / "results.jsonl";
-  write_bytes(path, "{\"file\":\"a.png\",\"status\":\"ok\"}\n{\"file\":\"b.png\",\"sta");
+  // The smallest well-formed record: a failed image.
+  const auto rec = [](const std::string& file) {
+    return "{\"file\":\"" + file + "\",\"status\":\"failed\",\"error\":\"x\",\"timings_s\":{},\"memory\":{}}";
+  };
+  write_bytes(path, rec("a.png") + "\n{\"file\":\"b.png\",\"sta");
   {
     docsift::io::Journal journal(path, /*resume=*/true);
     CHECK(journal.finished("a.png"));
     CHECK_FALSE(journal.finished("b.png"));
     CHECK(journal.dropped_torn_bytes() == 20);  // {"file":"b.png","sta
-    journal.append({{"file", "b.png"}, {"status", "ok"}});
+    journal.append(nlohmann::json::parse(rec("b.png")));
   }
   CHECK(journal_lines(path).size() == 2);
   CHECK_THROWS_WITH_AS(docsift::io::Journal(path, false), doctest::Contains("--resume"), docsift::FileError);
-  write_bytes(path, "{\"file\":\"a.png\"}\nnot json\n{\"file\":\"c.png\"}\n");
+  write_bytes(path, rec("a.png") + "\nnot json\n" + rec("c.png") + "\n");
   CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true), doctest::Contains("results.jsonl:2"), docsift::FileError);
+  // Valid JSON of the wrong shape names the line and the key, not a library exception.
+  write_bytes(path, rec("a.png") + "\n" + rec("b.png") + "\n{\"file\":\"c.png\",\"status\":7}\n");
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true), doctest::Contains("results.jsonl:3: \"status\" must be"),
+                       docsift::FileError);
+  write_bytes(path, "{\"file\":\"a.png\",\"status\":\"ok\",\"timings_s\":{},\"memory\":{},\"fields\":[]}\n");
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true), doctest::Contains("results.jsonl:1: \"fields\" must be an object"),
+                       docsift::FileError);
 }
 
 TEST_CASE("the output lock refuses a second run on the same --out and is released with the process") {
@@ -337,4 +366,92 @@ TEST_CASE("run: an empty --out is an error; a config file over 1 MiB is refused 
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("a config file may be at most 1 MiB") != std::string::npos);
   CHECK(seconds < 5);
+}
+
+TEST_CASE("SIGTERM mid-run: the image in flight finishes, CSV and summary are written, exit 5, --resume completes") {
+  TempDir out;
+  const std::string command = std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
+                              " --set generation.max_new_tokens=40 --quiet --out " + shell_quote(out.path().string()) +
+                              " 2>" + shell_quote((out.path() / "stderr.txt").string());
+  const fs::path journal = out.path() / "results.jsonl";
+  const pid_t child = start_and_wait_for_journal(command, journal, 3);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 5);
+  const std::string err = file_bytes(out.path() / "stderr.txt");
+  CHECK(err.find("stopped by SIGTERM") != std::string::npos);
+  CHECK(err.find("--resume") != std::string::npos);
+  const auto records = journal_lines(journal);
+  MESSAGE("stopped after " << records.size() << " of 20 images");
+  REQUIRE(records.size() >= 3);
+  REQUIRE(records.size() < 20);
+  const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
+  CHECK(csv.rows.size() == records.size());  // consistent with the journal at the stop
+  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  CHECK(summary["interrupted"].get<std::string>().find("SIGTERM") != std::string::npos);
+  CHECK(summary["images"]["ok"] == records.size());
+
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                             " --set generation.max_new_tokens=40 --resume --out " + shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(journal_lines(journal).size() == 20);
+  CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["interrupted"].is_null());
+}
+
+TEST_CASE("a journal write that fails (file-size limit) leaves no half line: exit 5, --resume completes") {
+  TempDir out;
+  // Room for a couple of records (each a few KB) under RLIMIT_FSIZE; SIGXFSZ is ignored by docsift.
+  const auto limited = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                                       " --set generation.max_new_tokens=2 --quiet --out " + shell_quote(out.path().string()),
+                                   "ulimit -f 16;");
+  CHECK(limited.exit_code == 5);
+  CHECK(limited.err.find("results.jsonl: cannot write") != std::string::npos);
+  CHECK(limited.err.find("partial record was removed") != std::string::npos);
+  const std::string text = file_bytes(out.path() / "results.jsonl");
+  REQUIRE_FALSE(text.empty());
+  CHECK(text.back() == '\n');  // ends at a complete record
+  const auto before = journal_lines(out.path() / "results.jsonl").size();
+  MESSAGE("the limit stopped the run after " << before << " records");
+  CHECK(before < 20);
+  const auto resumed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                                   " --set generation.max_new_tokens=2 --resume --out " + shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  CHECK(journal_lines(out.path() / "results.jsonl").size() == 20);
+}
+
+TEST_CASE("scan and run: a link alias never replaces the real file's record; FIFOs, dangling links counted; names escaped in the log") {
+  TempDir in, out;
+  const fs::path sample = kSource / "samples" / "synthetic_invoice_001.png";
+  fs::copy_file(sample, in.path() / "with space.png");
+  fs::copy_file(sample, in.path() / "esc\x1b[31m.png");
+  fs::create_symlink("with space.png", in.path() / "alias.png");  // sorts before its target
+  fs::create_symlink("gone.png", in.path() / "dangling.png");
+  REQUIRE(::mkfifo((in.path() / "pipe.png").c_str(), 0644) == 0);
+  std::vector<docsift::io::SkippedFile> skipped;
+  const auto images = docsift::io::scan_images(in.path(), false, &skipped);
+  REQUIRE(images.size() == 2);
+  CHECK(images[0].relative == "esc\x1b[31m.png");
+  CHECK(images[1].relative == "with space.png");
+  REQUIRE(skipped.size() == 3);
+  CHECK(skipped[0].relative == "alias.png");
+  CHECK(skipped[0].reason == "another name of with space.png");
+  CHECK(skipped[1].relative == "dangling.png");
+  CHECK(skipped[1].reason == "dangling link");
+  CHECK(skipped[2].relative == "pipe.png");
+  CHECK(skipped[2].reason == "not a regular file");
+
+  const auto r = run_docsift("run " + shell_quote(in.path().string()) + kFast +
+                             " --set generation.max_new_tokens=2 --out " + shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto records = journal_lines(out.path() / "results.jsonl");
+  REQUIRE(records.size() == 2);
+  CHECK(records[1]["file"] == "with space.png");
+  CHECK(r.err.find("skipped: alias.png (another name of with space.png)") != std::string::npos);
+  CHECK(r.err.find("skipped: pipe.png (not a regular file)") != std::string::npos);
+  CHECK(r.err.find("esc\\x1b[31m.png") != std::string::npos);  // escaped, never the raw escape byte
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  CHECK(summary["skipped_files"].size() == 3);
 }

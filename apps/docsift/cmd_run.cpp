@@ -19,7 +19,7 @@ Command add_run_command(CLI::App& root) {
     std::optional<std::string> out;  // set but empty is an error, not the default folder
     std::vector<std::string> overrides;
     std::optional<int> limit;
-    bool resume = false, recursive = false, quiet = false;
+    bool resume = false, recursive = false, quiet = false, allow_config_change = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand("run", "Extract fields from every image in a folder (the main job)");
@@ -28,6 +28,8 @@ Command add_run_command(CLI::App& root) {
   app->add_option("--model", o->model, "Model folder (default: model.path from the config)");
   app->add_option("--out", o->out, "Output folder for results.jsonl, predictions.csv, summary.json (default: output.dir)");
   app->add_flag("--resume", o->resume, "Continue the run in --out: skip every image its journal already has");
+  app->add_flag("--allow-config-change", o->allow_config_change,
+                "With --resume: continue a journal written with another config or model (recorded in summary.json)");
   app->add_flag("--recursive,-r", o->recursive, "Also process images in subfolders");
   app->add_option("--limit", o->limit, "Process at most N images in this run")->check(CLI::PositiveNumber);
   app->add_option("--device", o->device, "cpu, cuda or cuda:N (default: config model.device)");
@@ -58,11 +60,19 @@ Command add_run_command(CLI::App& root) {
             options.out_dir = cfg.output.dir;
             options.recursive = o->recursive;
             options.resume = o->resume;
+            options.allow_config_change = o->allow_config_change;
             options.limit = o->limit;
             options.quiet = o->quiet;
             options.log_format = o->log_format == "json" ? batch::LogFormat::kJson : batch::LogFormat::kText;
             options.progress_bar = ::isatty(STDERR_FILENO) != 0;
             const batch::RunSummary s = batch::run_batch(cfg, options, std::cerr);
+            if (!s.stopped.empty()) {  // said even with --quiet: the run is not complete
+              std::cerr << "docsift: " << s.stopped << "; " << s.processed << " processed (" << s.ok << " ok, " << s.failed
+                        << " failed) and journaled in "
+                        << (std::filesystem::path(cfg.output.dir) / "results.jsonl").string()
+                        << "; continue with the same command plus --resume\n";
+              return kExitStopped;
+            }
             if (!o->quiet) {
               std::cerr << "docsift: " << s.processed << " processed (" << s.ok << " ok, " << s.failed << " failed), "
                         << s.skipped << " already done; " << (std::filesystem::path(cfg.output.dir) / "results.jsonl").string()

@@ -8,5 +8,6 @@ inline constexpr int kExitSomeFailed = 1;   // a batch finished, some images fai
 inline constexpr int kExitUsage = 2;        // bad command line or config
 inline constexpr int kExitCannotStart = 3;  // model, device or lock problem: nothing ran
 inline constexpr int kExitBelowGate = 4;    // eval below --min-accuracy or regressed
+inline constexpr int kExitStopped = 5;      // run stopped mid-batch (signal, failed journal write): --resume
 
 }  // namespace docsift::cli

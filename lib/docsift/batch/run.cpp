@@ -1,10 +1,14 @@
 #include "docsift/batch/run.h"
 
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "docsift/batch/lock.h"
@@ -61,6 +65,82 @@ std::string predictions_csv(const extract::FieldSchema& schema, const io::Journa
   return out.str();
 }
 
+// SIGINT/SIGTERM during a run: the image in flight may finish within kStopGraceSeconds (a second
+// signal cuts that short), then the run writes the CSV and summary.json and returns; the caller
+// exits with "stopped" and the journal holds every finished image for --resume.
+constexpr double kStopGraceSeconds = 3.0;
+std::atomic<int> g_stop_signal{0}, g_stop_count{0};
+std::atomic<std::int64_t> g_stop_ns{0};
+
+std::int64_t monotonic_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop_count.fetch_add(1) == 0) {
+    g_stop_ns.store(monotonic_ns());
+    g_stop_signal.store(sig);
+  }
+}
+
+// Installs the stop handlers for one run and restores the old ones. SIGXFSZ is ignored meanwhile,
+// so that a file-size limit makes the journal write fail with EFBIG, which is reported and undone,
+// instead of killing the process mid-record.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    g_stop_count = 0;
+    g_stop_ns = 0;
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGXFSZ, &ignore, &old_xfsz_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    ::sigaction(SIGXFSZ, &old_xfsz_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  bool requested() const { return g_stop_signal.load() != 0; }
+  // The image in flight is abandoned once the grace period is over, or at a second signal.
+  bool abandon() const {
+    return requested() && (g_stop_count.load() > 1 ||
+                           static_cast<double>(monotonic_ns() - g_stop_ns.load()) / 1e9 > kStopGraceSeconds);
+  }
+  std::string name() const { return g_stop_signal.load() == SIGINT ? "SIGINT" : "SIGTERM"; }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {}, old_xfsz_ {};
+};
+
+// A file name as the text log shows it: control characters (an escape sequence in a name must
+// not reach the terminal) as \xNN.
+std::string printable(const std::string& name) {
+  std::string out;
+  for (const unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 class Progress {
  public:
   Progress(const RunOptions& o, std::ostream& log, int total) : o_(o), log_(log), total_(total), start_(Clock::now()) {}
@@ -83,20 +163,29 @@ class Progress {
       constexpr int kWidth = 30;
       const int filled = total_ > 0 ? kWidth * done / total_ : kWidth;
       log_ << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done << '/' << total_
-           << " ETA " << clock_text(eta) << "  " << file.substr(0, 40) << "\033[K";
-      if (status != "ok") log_ << "\n  failed: " << file << ": " << record.value("error", "") << '\n';
+           << " ETA " << clock_text(eta) << "  " << printable(file.substr(0, 40)) << "\033[K";
+      if (status != "ok") log_ << "\n  failed: " << printable(file) << ": " << printable(record.value("error", "")) << '\n';
       log_.flush();
       return;
     }
-    log_ << '[' << done << '/' << total_ << "] " << file << ' ' << status;
+    log_ << '[' << done << '/' << total_ << "] " << printable(file) << ' ' << status;
     if (status == "ok") {
       log_ << " tier=" << record["tier"].get<std::string>();
     } else {
-      log_ << ": " << record.value("error", "");
+      log_ << ": " << printable(record.value("error", ""));
     }
     char t[64];
     std::snprintf(t, sizeof t, " %.2fs eta %s", record["timings_s"]["total"].get<double>(), clock_text(eta).c_str());
     log_ << t << std::endl;
+  }
+
+  void skipped(const io::SkippedFile& f) {
+    if (o_.quiet) return;
+    if (o_.log_format == LogFormat::kJson) {
+      log_ << nlohmann::json{{"event", "skipped"}, {"file", f.relative}, {"reason", f.reason}}.dump() << std::endl;
+    } else {
+      log_ << "skipped: " << printable(f.relative) << " (" << printable(f.reason) << ")" << std::endl;
+    }
   }
 
   void finish() {
@@ -115,7 +204,8 @@ class Progress {
 RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostream& log) {
   const auto run_start = Clock::now();
   RunSummary summary;
-  std::vector<io::ScannedImage> images = io::scan_images(o.input_dir, o.recursive);
+  std::vector<io::SkippedFile> skipped_files;
+  std::vector<io::ScannedImage> images = io::scan_images(o.input_dir, o.recursive, &skipped_files);
   summary.scanned = static_cast<int>(images.size());
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
@@ -126,6 +216,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     io::refuse_link(o.out_dir / name);
   }
   const OutputLock lock(o.out_dir);
+  const StopSignals stop;
   io::Journal journal(o.out_dir / "results.jsonl", o.resume);
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const bool write_csv = std::find(cfg.output.formats.begin(), cfg.output.formats.end(), "csv") != cfg.output.formats.end();
@@ -144,6 +235,15 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   }
 
   const std::string hash = config_hash(cfg);
+  std::set<std::string> earlier_hashes;
+  for (const auto& [file, record] : journal.records()) earlier_hashes.insert(record.value("config_hash", std::string()));
+  earlier_hashes.erase(hash);
+  if (!earlier_hashes.empty() && !o.allow_config_change) {
+    throw ConfigError((o.out_dir / "results.jsonl").string() + ": its records were made with another configuration (" +
+                      *earlier_hashes.begin() + ", now " + hash +
+                      "); resuming would mix their results. Use the same config and model, another --out, or "
+                      "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
+  }
   const c10::Device device = memory::resolve_device(cfg.model.device);
   generate::Engine engine(cfg.model.path);
   resilience::Ladder ladder(engine, resilience::ladder_settings(cfg, device));
@@ -157,6 +257,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   gen.seed = cfg.generation.seed;
   gen.greedy = cfg.generation.temperature <= 0.0;
   gen.stop_ids = engine.chat().stop_ids();
+  gen.interrupt = [&stop] { return stop.abandon(); };
   const std::uint64_t threshold = static_cast<std::uint64_t>(cfg.memory.fragmentation_threshold_mb) << 20;
   std::optional<std::uint64_t> budget;
   if (device.is_cuda()) {
@@ -168,8 +269,13 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   }
 
   Progress progress(o, log, static_cast<int>(todo.size()));
+  for (const auto& f : skipped_files) progress.skipped(f);
   int done = 0;
   for (const io::ScannedImage* image : todo) {
+    if (stop.requested()) {
+      summary.stopped = "stopped by " + stop.name();
+      break;
+    }
     const int index = summary.skipped + done + 1;  // processing order across resumed runs
     const auto start = Clock::now();
     nlohmann::json record = {{"file", image->relative}, {"config_hash", hash}};
@@ -206,7 +312,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
           if (tp.tier == *start_tier) record["plan"] = {{"start_tier", config::to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
         }
       }
-      const resilience::ImageRun run = ladder.run(index, pre.pixel_values, prompt, gen, start_tier);
+      const resilience::ImageRun run = ladder.run(index, pre.pixel_values, prompt, gen, start_tier);  // may throw Interrupted
       nlohmann::json attempts = nlohmann::json::array();
       for (const auto& a : run.attempts) attempts.push_back(resilience::to_json(a));
       record["attempts"] = attempts;
@@ -233,6 +339,10 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
         fatal = run.fatal;
         fatal_error = run.error;
       }
+    } catch (const generate::Interrupted&) {
+      // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.
+      summary.stopped = "stopped by " + stop.name() + "; the image in flight, " + image->relative + ", is left for --resume";
+      break;
     } catch (const std::exception& e) {  // decode and preprocess errors fail this image only
       record["status"] = "failed";
       record["error"] = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
@@ -244,7 +354,14 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     }
     timings["total"] = since(start);
     record["timings_s"] = timings;
-    journal.append(record);
+    try {
+      journal.append(record);
+    } catch (const io::JournalWriteError& e) {
+      // The journal is intact up to its last complete record; stop here, --resume goes on.
+      summary.stopped = e.what();
+      summary.write_failed = true;
+      break;
+    }
     ++done;
     ++summary.processed;
     if (record["status"] == "ok") {
@@ -260,7 +377,14 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     }
   }
   progress.finish();
-  rewrite_csv();
+  // The CSV matches the journal at every end, a stop included. After a failed journal write the disk
+  // may be full: what cannot be written now is rebuilt by --resume.
+  try {
+    rewrite_csv();
+  } catch (const std::exception& e) {
+    if (summary.stopped.empty()) throw;
+    summary.stopped += std::string("; ") + e.what();
+  }
 
   // The summary covers the whole journal (this run and the runs it resumed).
   nlohmann::json tiers = nlohmann::json::object();
@@ -299,8 +423,20 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
       {"memory_high_water", {{"device_peak_allocated", high_allocated}, {"host_peak_rss", high_rss}}},
       {"device", device.str()},
       {"config_hash", hash},
+      {"earlier_config_hashes", std::vector<std::string>(earlier_hashes.begin(), earlier_hashes.end())},
+      {"skipped_files", [&] {
+         nlohmann::json files = nlohmann::json::array();
+         for (const auto& f : skipped_files) files.push_back({{"file", f.relative}, {"reason", f.reason}});
+         return files;
+       }()},
+      {"interrupted", summary.stopped.empty() ? nlohmann::json(nullptr) : nlohmann::json(summary.stopped)},
   };
-  io::write_file_atomic(o.out_dir / "summary.json", out.dump(2) + "\n");
+  try {
+    io::write_file_atomic(o.out_dir / "summary.json", out.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    if (summary.stopped.empty()) throw;
+    summary.stopped += std::string("; ") + e.what();
+  }
   return summary;
 }
 

@@ -20,6 +20,8 @@ struct RunOptions {
   std::filesystem::path out_dir;
   bool recursive = false;
   bool resume = false;
+  // --resume into a journal written with another configuration mixes results; refused unless set.
+  bool allow_config_change = false;
   std::optional<int> limit;  // process at most N images this run
   bool quiet = false;
   LogFormat log_format = LogFormat::kText;
@@ -31,6 +33,10 @@ struct RunSummary {
   int total_ok = 0, total_failed = 0;                                // over the whole journal
   std::map<std::string, int> tiers;                                  // successful tier → images
   double seconds = 0;
+  // Why the run stopped before its last image (a SIGINT/SIGTERM, or a journal write that failed);
+  // empty when it ran to the end. The journal holds every finished image; --resume continues.
+  std::string stopped;
+  bool write_failed = false;
 };
 
 // Throws docsift::FileError / ConfigError when the run cannot start (folder, lock, journal,

@@ -49,6 +49,7 @@ GenerationResult generate(const model::InternVLModel& model, const at::Tensor& p
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
 
   const auto before = [&](Stage stage, int step) {
+    if (options.interrupt && options.interrupt()) throw Interrupted("generation interrupted: a stop was requested");
     if (options.before_stage) options.before_stage(stage, step);
   };
   auto start = std::chrono::steady_clock::now();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/error.h"
 #include "docsift/model/internvl.h"
 
 namespace docsift::generate {
@@ -28,6 +29,15 @@ struct GenerationOptions {
   // Called before the vision encoder, before prefill and before each decode step (step counts
   // from 1; 0 elsewhere). Fault injection throws from here; nothing else should.
   std::function<void(Stage, int step)> before_stage;
+  // Asked before every stage: true abandons the generation (throws generate::Interrupted), e.g.
+  // when a stop signal's grace period is over.
+  std::function<bool()> interrupt;
+};
+
+// Thrown when GenerationOptions::interrupt asked to stop; nothing of the image is kept.
+class Interrupted : public Error {
+ public:
+  using Error::Error;
 };
 
 struct GenerationResult {

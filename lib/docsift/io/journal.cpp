@@ -36,6 +36,27 @@ void sync_folder(const fs::path& dir) {
   }
 }
 
+// What a record must hold for --resume, the CSV and the summary to read it; "" when it does.
+std::string record_problem(const nlohmann::json& r) {
+  if (!r.is_object()) return "not a JSON object";
+  if (!r.contains("file") || !r["file"].is_string()) return "record has no \"file\" string";
+  const auto* status = r.contains("status") ? &r["status"] : nullptr;
+  if (status == nullptr || !status->is_string() || (*status != "ok" && *status != "failed")) {
+    return "\"status\" must be \"ok\" or \"failed\"";
+  }
+  const auto object = [&](const char* key) { return r.contains(key) && r[key].is_object(); };
+  if (!object("timings_s")) return "\"timings_s\" must be an object";
+  if (!object("memory")) return "\"memory\" must be an object";
+  if (*status == "ok") {
+    if (!object("fields")) return "\"fields\" must be an object";
+    if (!r.contains("tier") || !r["tier"].is_string()) return "\"tier\" must be a string";
+    if (!object("tokens") || !r["tokens"].contains("generated") || !r["tokens"]["generated"].is_number_integer()) {
+      return "\"tokens.generated\" must be an integer";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 void refuse_link(const fs::path& path) {
@@ -76,8 +97,9 @@ Journal::Journal(const fs::path& path, bool resume) : path_(path) {
         throw FileError(path.string() + ":" + std::to_string(line_number) +
                         ": not a JSON record; the journal is damaged (move it away to start over)");
       }
-      if (!record.is_object() || !record.contains("file") || !record["file"].is_string()) {
-        throw FileError(path.string() + ":" + std::to_string(line_number) + ": record has no \"file\"");
+      if (const std::string problem = record_problem(record); !problem.empty()) {
+        throw FileError(path.string() + ":" + std::to_string(line_number) + ": " + problem +
+                        "; the journal is damaged (move it away to start over)");
       }
       std::string file = record["file"].get<std::string>();  // before the move below
       records_[file] = std::move(record);
@@ -98,9 +120,17 @@ Journal::~Journal() {
 
 void Journal::append(const nlohmann::json& record) {
   // One write() of the whole line, then fsync: a crash leaves either the full record or a torn
-  // tail that the next --resume cuts off.
-  write_all(fd_, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path_);
-  if (::fsync(fd_) != 0) throw FileError(path_.string() + ": fsync failed: " + errno_text());
+  // tail that the next --resume cuts off. A failure we see is undone here and now.
+  const off_t end = ::lseek(fd_, 0, SEEK_END);
+  try {
+    write_all(fd_, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path_);
+    if (::fsync(fd_) != 0) throw FileError(path_.string() + ": fsync failed: " + errno_text());
+  } catch (const FileError& e) {
+    const bool cut = end >= 0 && ::ftruncate(fd_, end) == 0;
+    throw JournalWriteError(std::string(e.what()) + (cut ? "; the partial record was removed, the journal ends at its "
+                                                           "last complete record"
+                                                         : "; the partial record could not be removed"));
+  }
   records_[record.at("file").get<std::string>()] = record;
 }
 

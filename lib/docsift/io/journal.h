@@ -6,9 +6,16 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "docsift/error.h"
 #include <string>
 
 namespace docsift::io {
+
+class JournalWriteError : public FileError {
+ public:
+  using FileError::FileError;
+};
 
 class Journal {
  public:
@@ -20,7 +27,9 @@ class Journal {
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
-  // Appends one record (must carry a string "file") and fsyncs it.
+  // Appends one record (must carry a string "file") and fsyncs it. All or nothing: when the write
+  // or the fsync fails (a full disk, a file-size limit), the file is cut back to its last complete
+  // line and JournalWriteError names the file and the reason.
   void append(const nlohmann::json& record);
   bool finished(const std::string& file) const { return records_.count(file) > 0; }
   // The last record for each file, by file.

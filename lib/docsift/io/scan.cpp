@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "docsift/error.h"
 
@@ -14,8 +15,15 @@ bool hidden(const fs::path& p) {
   return !name.empty() && name[0] == '.';
 }
 
+// One image file found under one name.
+struct Found {
+  ScannedImage image;
+  fs::path real;  // the file it names, links resolved
+  bool link = false;
+};
+
 void walk(const fs::path& root, const fs::path& dir, bool recursive, std::set<fs::path>& seen_dirs,
-          std::set<fs::path>& seen_files, std::vector<ScannedImage>& out) {
+          std::vector<Found>& found, std::vector<SkippedFile>& skipped) {
   std::error_code ec;
   fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) return;  // an unreadable subfolder is skipped; the top folder was checked by the caller
@@ -23,16 +31,23 @@ void walk(const fs::path& root, const fs::path& dir, bool recursive, std::set<fs
     if (ec) break;
     const fs::path p = it->path();
     if (hidden(p)) continue;
+    const std::string relative = p.lexically_relative(root).generic_string();
+    const bool link = fs::is_symlink(fs::symlink_status(p, ec));
     const fs::path real = fs::weakly_canonical(p, ec);
-    if (ec) continue;  // a dangling symlink
-    if (fs::is_directory(p, ec)) {
+    const fs::file_status st = fs::status(p, ec);
+    if (fs::is_directory(st)) {
       // A symlink back to an ancestor would recurse forever: visit each real folder once.
-      if (recursive && seen_dirs.insert(real).second) walk(root, p, recursive, seen_dirs, seen_files, out);
+      if (recursive && seen_dirs.insert(real).second) walk(root, p, recursive, seen_dirs, found, skipped);
       continue;
     }
-    if (!fs::is_regular_file(p, ec) || !has_image_extension(p)) continue;
-    if (!seen_files.insert(real).second) continue;  // the same file through another link
-    out.push_back({p, p.lexically_relative(root).generic_string()});
+    if (!has_image_extension(p)) continue;
+    if (!fs::exists(st)) {
+      skipped.push_back({relative, "dangling link"});
+    } else if (!fs::is_regular_file(st)) {
+      skipped.push_back({relative, "not a regular file"});
+    } else {
+      found.push_back({{p, relative}, real, link});
+    }
   }
 }
 
@@ -45,13 +60,29 @@ bool has_image_extension(const fs::path& path) {
   return kExtensions.count(ext) > 0;
 }
 
-std::vector<ScannedImage> scan_images(const fs::path& dir, bool recursive) {
+std::vector<ScannedImage> scan_images(const fs::path& dir, bool recursive, std::vector<SkippedFile>* skipped) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw FileError(dir.string() + ": not a folder (give the folder of images to process)");
-  std::set<fs::path> seen_dirs{fs::weakly_canonical(dir, ec)}, seen_files;
+  std::set<fs::path> seen_dirs{fs::weakly_canonical(dir, ec)};
+  std::vector<Found> found;
+  std::vector<SkippedFile> skips;
+  walk(dir, dir, recursive, seen_dirs, found, skips);
+  // Per real file, the name that is not a link wins, then the first in sort order; the directory
+  // order the walk saw them in must not decide.
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return std::tie(a.real, a.link, a.image.relative) < std::tie(b.real, b.link, b.image.relative);
+  });
   std::vector<ScannedImage> out;
-  walk(dir, dir, recursive, seen_dirs, seen_files, out);
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (i > 0 && found[i].real == found[i - 1].real) {
+      skips.push_back({found[i].image.relative, "another name of " + out.back().relative});
+    } else {
+      out.push_back(found[i].image);
+    }
+  }
   std::sort(out.begin(), out.end(), [](const ScannedImage& a, const ScannedImage& b) { return a.relative < b.relative; });
+  std::sort(skips.begin(), skips.end(), [](const SkippedFile& a, const SkippedFile& b) { return a.relative < b.relative; });
+  if (skipped != nullptr) *skipped = std::move(skips);
   return out;
 }
 

@@ -119,6 +119,8 @@ ImageRun Ladder::run(int image, const at::Tensor& pixel_values, const std::vecto
       };
       run.result = generate::generate(engine_.model(), pixel_values, prompt, tier_options);
       attempt.ok = true;
+    } catch (const generate::Interrupted&) {
+      throw;  // a stop, not a failure: the caller abandons the image
     } catch (...) {
       const ClassifiedError error = classify(std::current_exception());
       attempt.error_class = error.error_class;
