@@ -455,3 +455,54 @@ TEST_CASE("scan and run: a link alias never replaces the real file's record; FIF
   const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
   CHECK(summary["skipped_files"].size() == 3);
 }
+
+TEST_CASE("file names that are not UTF-8 round-trip: one record each across resumes, CSV and eval agree") {
+  TempDir in, out;
+  const fs::path sample = kSource / "samples" / "synthetic_invoice_001.png";
+  fs::copy_file(sample, in.path() / "lat\xe9.png");  // Latin-1 é and è: invalid as UTF-8
+  fs::copy_file(sample, in.path() / "lat\xe8.png");
+  const std::string args = "run " + shell_quote(in.path().string()) + kFast + " --set generation.max_new_tokens=2 --out " +
+                           shell_quote(out.path().string());
+  REQUIRE(run_docsift(args).exit_code == 0);
+  for (int i = 0; i < 2; ++i) {
+    const auto again = run_docsift(args + " --resume");
+    REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+  }
+  const auto records = journal_lines(out.path() / "results.jsonl");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0]["file_bytes"] == "lat%E8.png");
+  CHECK(records[1]["file_bytes"] == "lat%E9.png");
+  CHECK(records[0]["file"] == "lat\xef\xbf\xbd.png");  // shown with U+FFFD
+  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  CHECK(summary["images"]["ok"] == 2);
+  CHECK(summary["images"]["scanned"] == 2);
+  const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
+  REQUIRE(csv.rows.size() == 2);
+  std::set<std::string> names{csv.rows[0][0], csv.rows[1][0]};
+  CHECK(names == std::set<std::string>{"lat%E8.png", "lat%E9.png"});
+  // A ground truth that names the files the same way is matched row for row.
+  const auto truth = docsift::io::read_csv(kSource / "samples/ground_truth.csv");
+  std::string gt;
+  const auto append_row = [&gt](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) gt.push_back(',');
+      gt.append(docsift::io::csv_field(cells[i]));
+    }
+    gt.push_back('\n');
+  };
+  append_row(truth.header);
+  for (const std::string name : {"lat%E8.png", "lat%E9.png"}) {
+    std::vector<std::string> row = truth.rows[0];
+    row[0] = name;
+    append_row(row);
+  }
+  write_bytes(out.path() / "gt.csv", gt);
+  const auto eval = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
+                                shell_quote((out.path() / "gt.csv").string()) + " --fields " +
+                                shell_quote((kSource / "configs/fields/business-documents.yaml").string()) + " --report " +
+                                shell_quote((out.path() / "report.json").string()));
+  REQUIRE_MESSAGE(eval.exit_code == 0, eval.err);
+  const auto report = nlohmann::json::parse(file_bytes(out.path() / "report.json"));
+  CHECK(report["images_scored"] == 2);
+  CHECK(report["missing_predictions"].size() == 0);
+}

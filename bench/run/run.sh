@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # docsift's own per-image overhead in `docsift run` (scan, image decode, preprocessing, prompt,
-# journal append + fsync, CSV rewrite, cleanup) against the model's time (vision + prefill +
+# journal append + fsync, CSV row append, cleanup) against the model's time (vision + prefill +
 # decode), on samples/ (20 documents), both read from the run's own results.jsonl and wall clock.
 #   [MAX_TILES=6] bench/run/run.sh [MODEL_DIR] [MAX_NEW_TOKENS]
 # Default model: the tiny fixture (model time is then small, so the overhead share is an upper

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -24,6 +26,7 @@
 #include "docsift/memory/devices.h"
 #include "docsift/memory/plan.h"
 #include "docsift/resilience/ladder.h"
+#include "docsift/text/utf8.h"
 #include "docsift/vision/internvl_tiles.h"
 
 namespace docsift::batch {
@@ -49,21 +52,98 @@ std::string clock_text(double seconds) {
   return out;
 }
 
-// predictions.csv in the ground-truth layout: image_file, then one column per field.
-std::string predictions_csv(const extract::FieldSchema& schema, const io::Journal& journal) {
-  std::ostringstream out;
-  out << "image_file";
-  for (const auto& f : schema.fields) out << ',' << io::csv_field(f.name);
-  out << '\n';
-  for (const auto& [file, record] : journal.records()) {
-    if (record.value("status", "") != "ok") continue;
-    out << io::csv_field(file);
-    const auto& fields = record["fields"];
-    for (const auto& f : schema.fields) out << ',' << io::csv_field(fields.value(f.name, "N/A"));
-    out << '\n';
+// predictions.csv in the ground-truth layout: image_file, then one column per field, one row per
+// successful image in journal order. Rebuilt from the journal when the run starts (so it matches
+// after any crash), then appended to as each record is journaled: consistent with the journal at
+// every stop, and never rewritten whole per image.
+class PredictionsCsv {
+ public:
+  PredictionsCsv(const fs::path& path, const extract::FieldSchema& schema, const io::Journal& journal)
+      : schema_(schema) {
+    io::AtomicFile file(path);
+    std::string header = "image_file";
+    for (const auto& f : schema.fields) header += ',' + io::csv_field(f.name);
+    file.write(header + "\n");
+    journal.for_each([&](const nlohmann::json& record) { file.write(row(record)); });
+    file.commit();
+    append_.emplace(path);
   }
-  return out.str();
+  void add(const nlohmann::json& record) { append_->write(row(record)); }
+
+ private:
+  std::string row(const nlohmann::json& record) const {
+    if (record.value("status", "") != "ok") return "";
+    std::string line = io::csv_field(io::record_key(record));
+    const auto& fields = record["fields"];
+    for (const auto& f : schema_.fields) line += ',' + io::csv_field(fields.value(f.name, "N/A"));
+    return line + "\n";
+  }
+  const extract::FieldSchema& schema_;
+  std::optional<io::AppendFile> append_;
+};
+
+// A file name in the journal, the CSV and the logs. Names are bytes; JSON and CSV are UTF-8. A
+// valid UTF-8 name is itself. Any other name is kept exactly as `file_bytes`, its bytes outside
+// printable ASCII (and '%') percent-escaped ("lat%E9.png"), which is also its CSV image_file and its
+// identity for --resume, while `file` shows it with U+FFFD for the invalid bytes.
+struct RecordName {
+  std::string file;
+  std::optional<std::string> file_bytes;
+  const std::string& key() const { return file_bytes ? *file_bytes : file; }
+};
+
+std::string display_name(const std::string& bytes) {
+  if (text::find_invalid_utf8(bytes) == text::kNoError) return bytes;
+  std::string out;
+  text::append_utf8_lossy(out, bytes);
+  return out;
 }
+
+RecordName record_name(const std::string& relative) {
+  if (text::find_invalid_utf8(relative) == text::kNoError) return {relative, std::nullopt};
+  std::string escaped;
+  for (const unsigned char c : relative) {
+    if (c < 0x20 || c >= 0x7f || c == '%') {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      escaped += hex;
+    } else {
+      escaped += static_cast<char>(c);
+    }
+  }
+  return {display_name(relative), escaped};
+}
+
+// What summary.json reports over the whole journal, accumulated record by record (at the start
+// from the journal, then from each new record), so nothing per image stays in memory.
+struct Totals {
+  int ok = 0, failed = 0;
+  std::map<std::string, int> tiers;
+  std::int64_t generated = 0, records = 0;
+  double model_seconds = 0, total_seconds = 0, high_allocated = 0, high_rss = 0;
+  std::set<std::string> config_hashes;
+
+  void add(const nlohmann::json& record) {
+    ++records;
+    config_hashes.insert(record.value("config_hash", std::string()));
+    const auto& t = record["timings_s"];
+    if (record.value("status", "") == "ok") {
+      ++ok;
+      ++tiers[record["tier"].get<std::string>()];
+      generated += record["tokens"]["generated"].get<std::int64_t>();
+      model_seconds += t.value("vision", 0.0) + t.value("prefill", 0.0) + t.value("decode", 0.0);
+    } else {
+      ++failed;
+    }
+    total_seconds += t.value("total", 0.0);
+    const auto& m = record["memory"];
+    const auto& before = m.contains("before") ? m["before"] : m.contains("after") ? m["after"] : m;
+    high_rss = std::max(high_rss, before.value("host_peak_rss", 0.0));
+    if (before.contains("device") && before["device"].is_object()) {
+      high_allocated = std::max(high_allocated, before["device"].value("peak_allocated", 0.0));
+    }
+  }
+};
 
 // SIGINT/SIGTERM during a run: the image in flight may finish within kStopGraceSeconds (a second
 // signal cuts that short), then the run writes the CSV and summary.json and returns; the caller
@@ -182,7 +262,8 @@ class Progress {
   void skipped(const io::SkippedFile& f) {
     if (o_.quiet) return;
     if (o_.log_format == LogFormat::kJson) {
-      log_ << nlohmann::json{{"event", "skipped"}, {"file", f.relative}, {"reason", f.reason}}.dump() << std::endl;
+      log_ << nlohmann::json{{"event", "skipped"}, {"file", display_name(f.relative)}, {"reason", display_name(f.reason)}}.dump()
+           << std::endl;
     } else {
       log_ << "skipped: " << printable(f.relative) << " (" << printable(f.reason) << ")" << std::endl;
     }
@@ -220,14 +301,15 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   io::Journal journal(o.out_dir / "results.jsonl", o.resume);
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const bool write_csv = std::find(cfg.output.formats.begin(), cfg.output.formats.end(), "csv") != cfg.output.formats.end();
-  const auto rewrite_csv = [&] {
-    if (write_csv) io::write_file_atomic(o.out_dir / "predictions.csv", predictions_csv(schema, journal));
-  };
-  if (o.resume) rewrite_csv();  // consistent with the journal even if the last run died mid-rewrite
+  // Consistent with the journal even if the last run died between the two appends.
+  std::optional<PredictionsCsv> csv;
+  if (write_csv) csv.emplace(o.out_dir / "predictions.csv", schema, journal);
+  Totals totals;
+  journal.for_each([&](const nlohmann::json& record) { totals.add(record); });
 
   std::vector<const io::ScannedImage*> todo;
   for (const auto& image : images) {
-    if (journal.finished(image.relative)) {
+    if (journal.finished(record_name(image.relative).key())) {
       ++summary.skipped;
     } else if (!o.limit || static_cast<int>(todo.size()) < *o.limit) {
       todo.push_back(&image);
@@ -235,8 +317,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   }
 
   const std::string hash = config_hash(cfg);
-  std::set<std::string> earlier_hashes;
-  for (const auto& [file, record] : journal.records()) earlier_hashes.insert(record.value("config_hash", std::string()));
+  std::set<std::string> earlier_hashes = totals.config_hashes;
   earlier_hashes.erase(hash);
   if (!earlier_hashes.empty() && !o.allow_config_change) {
     throw ConfigError((o.out_dir / "results.jsonl").string() + ": its records were made with another configuration (" +
@@ -278,7 +359,9 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     }
     const int index = summary.skipped + done + 1;  // processing order across resumed runs
     const auto start = Clock::now();
-    nlohmann::json record = {{"file", image->relative}, {"config_hash", hash}};
+    const RecordName name = record_name(image->relative);
+    nlohmann::json record = {{"file", name.file}, {"config_hash", hash}};
+    if (name.file_bytes) record["file_bytes"] = *name.file_bytes;
     nlohmann::json timings;
     bool fatal = false;
     std::string fatal_error;
@@ -341,7 +424,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
       }
     } catch (const generate::Interrupted&) {
       // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.
-      summary.stopped = "stopped by " + stop.name() + "; the image in flight, " + image->relative + ", is left for --resume";
+      summary.stopped = "stopped by " + stop.name() + "; the image in flight, " + name.file + ", is left for --resume";
       break;
     } catch (const std::exception& e) {  // decode and preprocess errors fail this image only
       record["status"] = "failed";
@@ -362,6 +445,16 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
       summary.write_failed = true;
       break;
     }
+    totals.add(record);
+    if (csv) {
+      try {
+        csv->add(record);
+      } catch (const std::exception& e) {  // the journal has the record; --resume rebuilds the CSV
+        summary.stopped = e.what();
+        summary.write_failed = true;
+        break;
+      }
+    }
     ++done;
     ++summary.processed;
     if (record["status"] == "ok") {
@@ -369,7 +462,6 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     } else {
       ++summary.failed;
     }
-    if (done <= 200 || done % 50 == 0 || done == static_cast<int>(todo.size())) rewrite_csv();
     progress.image_done(done, record);
     if (fatal) {
       progress.finish();
@@ -377,38 +469,12 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     }
   }
   progress.finish();
-  // The CSV matches the journal at every end, a stop included. After a failed journal write the disk
-  // may be full: what cannot be written now is rebuilt by --resume.
-  try {
-    rewrite_csv();
-  } catch (const std::exception& e) {
-    if (summary.stopped.empty()) throw;
-    summary.stopped += std::string("; ") + e.what();
-  }
 
   // The summary covers the whole journal (this run and the runs it resumed).
   nlohmann::json tiers = nlohmann::json::object();
-  double high_allocated = 0, high_rss = 0, model_seconds = 0, total_seconds = 0;
-  std::int64_t generated = 0;
-  for (const auto& [file, record] : journal.records()) {
-    if (record.value("status", "") == "ok") {
-      ++summary.total_ok;
-      const std::string tier = record["tier"];
-      ++summary.tiers[tier];
-      generated += record["tokens"]["generated"].get<std::int64_t>();
-      const auto& t = record["timings_s"];
-      model_seconds += t.value("vision", 0.0) + t.value("prefill", 0.0) + t.value("decode", 0.0);
-    } else {
-      ++summary.total_failed;
-    }
-    total_seconds += record["timings_s"].value("total", 0.0);
-    const auto& m = record["memory"];
-    const auto& before = m.contains("before") ? m["before"] : m["after"];
-    high_rss = std::max(high_rss, before.value("host_peak_rss", 0.0));
-    if (before.contains("device") && before["device"].is_object()) {
-      high_allocated = std::max(high_allocated, before["device"].value("peak_allocated", 0.0));
-    }
-  }
+  summary.total_ok = totals.ok;
+  summary.total_failed = totals.failed;
+  summary.tiers = totals.tiers;
   for (const auto& [tier, count] : summary.tiers) tiers[tier] = count;
   summary.seconds = since(run_start);
   const nlohmann::json out = {
@@ -416,17 +482,19 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
                   {"this_run", summary.processed}, {"resumed_from_journal", summary.skipped}}},
       {"tiers", tiers},
       {"throughput", {{"wall_seconds_this_run", summary.seconds},
-                      {"seconds_per_image", journal.records().empty() ? 0.0 : total_seconds / journal.records().size()},
-                      {"model_seconds", model_seconds},
-                      {"overhead_seconds", total_seconds - model_seconds},
-                      {"generated_tokens", generated}}},
-      {"memory_high_water", {{"device_peak_allocated", high_allocated}, {"host_peak_rss", high_rss}}},
+                      {"seconds_per_image", totals.records == 0 ? 0.0 : totals.total_seconds / totals.records},
+                      {"model_seconds", totals.model_seconds},
+                      {"overhead_seconds", totals.total_seconds - totals.model_seconds},
+                      {"generated_tokens", totals.generated}}},
+      {"memory_high_water", {{"device_peak_allocated", totals.high_allocated}, {"host_peak_rss", totals.high_rss}}},
       {"device", device.str()},
       {"config_hash", hash},
       {"earlier_config_hashes", std::vector<std::string>(earlier_hashes.begin(), earlier_hashes.end())},
       {"skipped_files", [&] {
          nlohmann::json files = nlohmann::json::array();
-         for (const auto& f : skipped_files) files.push_back({{"file", f.relative}, {"reason", f.reason}});
+         for (const auto& f : skipped_files) {
+           files.push_back({{"file", display_name(f.relative)}, {"reason", display_name(f.reason)}});
+         }
          return files;
        }()},
       {"interrupted", summary.stopped.empty() ? nlohmann::json(nullptr) : nlohmann::json(summary.stopped)},

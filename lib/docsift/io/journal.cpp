@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "docsift/error.h"
 
@@ -40,6 +39,7 @@ void sync_folder(const fs::path& dir) {
 std::string record_problem(const nlohmann::json& r) {
   if (!r.is_object()) return "not a JSON object";
   if (!r.contains("file") || !r["file"].is_string()) return "record has no \"file\" string";
+  if (r.contains("file_bytes") && !r["file_bytes"].is_string()) return "\"file_bytes\" must be a string";
   const auto* status = r.contains("status") ? &r["status"] : nullptr;
   if (status == nullptr || !status->is_string() || (*status != "ok" && *status != "failed")) {
     return "\"status\" must be \"ok\" or \"failed\"";
@@ -58,6 +58,11 @@ std::string record_problem(const nlohmann::json& r) {
 }
 
 }  // namespace
+
+std::string record_key(const nlohmann::json& record) {
+  const auto bytes = record.find("file_bytes");
+  return bytes != record.end() && bytes->is_string() ? bytes->get<std::string>() : record.at("file").get<std::string>();
+}
 
 void refuse_link(const fs::path& path) {
   std::error_code ec;
@@ -80,16 +85,13 @@ Journal::Journal(const fs::path& path, bool resume) : path_(path) {
                     "choose another --out");
   }
   if (exists && resume) {
+    // Line by line: a journal of 100,000 records is never held in memory, only its names.
     std::ifstream in(path, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
-    std::size_t start = 0, good_end = 0, line_number = 0;
-    while (start < text.size()) {
-      const std::size_t end = text.find('\n', start);
+    std::string line;
+    std::size_t good_end = 0, line_number = 0;
+    while (std::getline(in, line)) {
       ++line_number;
-      if (end == std::string::npos) break;  // no newline: the write was cut short
-      const std::string line = text.substr(start, end - start);
+      if (in.eof()) break;  // no newline after it: the write was cut short
       nlohmann::json record;
       try {
         record = nlohmann::json::parse(line);
@@ -101,17 +103,24 @@ Journal::Journal(const fs::path& path, bool resume) : path_(path) {
         throw FileError(path.string() + ":" + std::to_string(line_number) + ": " + problem +
                         "; the journal is damaged (move it away to start over)");
       }
-      std::string file = record["file"].get<std::string>();  // before the move below
-      records_[file] = std::move(record);
-      start = end + 1;
-      good_end = start;
+      files_.insert(record_key(record));
+      good_end += line.size() + 1;
     }
-    torn_bytes_ = text.size() - good_end;
+    torn_bytes_ = static_cast<std::size_t>(fs::file_size(path, ec)) - good_end;
     if (torn_bytes_ > 0) fs::resize_file(path, good_end);  // the image in flight is redone
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
   if (!exists) sync_folder(path.parent_path());
+}
+
+void Journal::for_each(const std::function<void(const nlohmann::json&)>& visit) const {
+  std::ifstream in(path_, std::ios::binary);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // a torn tail (cut at open; none can appear since)
+    visit(nlohmann::json::parse(line));
+  }
 }
 
 Journal::~Journal() {
@@ -131,29 +140,52 @@ void Journal::append(const nlohmann::json& record) {
                                                            "last complete record"
                                                          : "; the partial record could not be removed"));
   }
-  records_[record.at("file").get<std::string>()] = record;
+  files_.insert(record_key(record));
 }
 
-void write_file_atomic(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
+AtomicFile::AtomicFile(const fs::path& path) : path_(path), tmp_(path.string() + ".tmp") {
   // O_EXCL: a file already there, a link above all, is never written through. A regular file left
   // by a run that died between create and rename is ours to remove.
-  refuse_link(tmp);
+  refuse_link(tmp_);
   std::error_code ec;
-  fs::remove(tmp, ec);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw FileError(tmp.string() + ": cannot create: " + errno_text());
-  try {
-    write_all(fd, text, tmp);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  const bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced) throw FileError(tmp.string() + ": fsync failed: " + errno_text());
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw FileError(path.string() + ": cannot replace: " + errno_text());
-  sync_folder(path.parent_path());
+  fs::remove(tmp_, ec);
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd_ < 0) throw FileError(tmp_.string() + ": cannot create: " + errno_text());
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  std::error_code ec;
+  fs::remove(tmp_, ec);
+}
+
+void AtomicFile::write(const std::string& data) { write_all(fd_, data, tmp_); }
+
+void AtomicFile::commit() {
+  const bool synced = ::fsync(fd_) == 0;
+  ::close(fd_);
+  fd_ = -1;
+  if (!synced) throw FileError(tmp_.string() + ": fsync failed: " + errno_text());
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw FileError(path_.string() + ": cannot replace: " + errno_text());
+  sync_folder(path_.parent_path());
+}
+
+AppendFile::AppendFile(const fs::path& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+  if (fd_ < 0) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
+}
+
+AppendFile::~AppendFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void AppendFile::write(const std::string& data) { write_all(fd_, data, path_); }
+
+void write_file_atomic(const fs::path& path, const std::string& text) {
+  AtomicFile file(path);
+  file.write(text);
+  file.commit();
 }
 
 }  // namespace docsift::io

@@ -1,14 +1,16 @@
 // results.jsonl: the run's journal and source of truth. One JSON record per line, appended and
 // fsynced as each image ends, so `kill -9` at any moment loses at most the image in flight.
-// Reopening it (--resume) drops a torn last line and indexes which images are finished.
+// Reopening it (--resume) drops a torn last line and indexes which images are finished. Only the
+// names are kept in memory; whatever else needs the records streams through the file again.
 #pragma once
 
 #include <filesystem>
-#include <map>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 #include "docsift/error.h"
-#include <string>
 
 namespace docsift::io {
 
@@ -16,6 +18,10 @@ class JournalWriteError : public FileError {
  public:
   using FileError::FileError;
 };
+
+// A record's identity: its "file_bytes" (the exact name, percent-escaped, present when the name is
+// not valid UTF-8), else its "file".
+std::string record_key(const nlohmann::json& record);
 
 class Journal {
  public:
@@ -31,17 +37,50 @@ class Journal {
   // or the fsync fails (a full disk, a file-size limit), the file is cut back to its last complete
   // line and JournalWriteError names the file and the reason.
   void append(const nlohmann::json& record);
-  bool finished(const std::string& file) const { return records_.count(file) > 0; }
-  // The last record for each file, by file.
-  const std::map<std::string, nlohmann::json>& records() const { return records_; }
+  bool finished(const std::string& file) const { return files_.count(file) > 0; }
+  std::size_t size() const { return files_.size(); }
+  // Reads every complete record back from the file, in order, one at a time.
+  void for_each(const std::function<void(const nlohmann::json&)>& visit) const;
   const std::filesystem::path& path() const { return path_; }
   std::size_t dropped_torn_bytes() const { return torn_bytes_; }
 
  private:
   std::filesystem::path path_;
   int fd_ = -1;
-  std::map<std::string, nlohmann::json> records_;
+  std::set<std::string> files_;
   std::size_t torn_bytes_ = 0;
+};
+
+// A file written whole and atomically, in pieces: `path`.tmp (created exclusively, never through a
+// symbolic link), then commit() fsyncs it and renames it over `path`. Dropped uncommitted, the
+// temporary is removed and `path` is untouched.
+class AtomicFile {
+ public:
+  explicit AtomicFile(const std::filesystem::path& path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  void write(const std::string& data);
+  void commit();
+
+ private:
+  std::filesystem::path path_, tmp_;
+  int fd_ = -1;
+};
+
+// An existing file opened for appending (never through a symbolic link); each write() lands whole
+// at the end. No fsync: for files derived from the journal, which --resume rebuilds.
+class AppendFile {
+ public:
+  explicit AppendFile(const std::filesystem::path& path);
+  ~AppendFile();
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+  void write(const std::string& data);
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
 };
 
 // Writes `text` to `path` atomically: a temporary file in the same folder (`path`.tmp, created
