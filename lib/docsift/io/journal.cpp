@@ -140,7 +140,8 @@ void Journal::append(const nlohmann::json& record) {
                                                            "last complete record"
                                                          : "; the partial record could not be removed"));
   }
-  files_.insert(record_key(record));
+  // Not added to `files_`: those are the names an earlier run finished, which is what --resume
+  // skips; a run processes each image once, so adding this run's names would only grow memory.
 }
 
 AtomicFile::AtomicFile(const fs::path& path) : path_(path), tmp_(path.string() + ".tmp") {

@@ -37,8 +37,8 @@ class Journal {
   // or the fsync fails (a full disk, a file-size limit), the file is cut back to its last complete
   // line and JournalWriteError names the file and the reason.
   void append(const nlohmann::json& record);
+  // Whether the journal held a record for `file` when it was opened (what --resume skips).
   bool finished(const std::string& file) const { return files_.count(file) > 0; }
-  std::size_t size() const { return files_.size(); }
   // Reads every complete record back from the file, in order, one at a time.
   void for_each(const std::function<void(const nlohmann::json&)>& visit) const;
   const std::filesystem::path& path() const { return path_; }
