@@ -33,9 +33,12 @@ TEST_CASE("InternVL original format: system block, <image> expansion, generation
   CHECK(chat.render("What is the total?", 3) ==
         "<|im_start|>system\n" + kSystem + "<|im_end|>\n<|im_start|>user\n" + image +
             "\nWhat is the total?<|im_end|>\n<|im_start|>assistant\n");
-  // A question that places the image itself keeps that place, and only the first <image> expands.
-  CHECK(chat.render("Look: <image> and <image>", 1).find("Look: <img><IMG_CONTEXT>") != std::string::npos);
-  CHECK(chat.render("Look: <image> and <image>", 1).find("</img> and <image><|im_end|>") != std::string::npos);
+  // A question that places the image itself keeps that place. chat() would expand only the first
+  // of two placeholders and leave the second as text; docsift refuses such a prompt instead.
+  CHECK(chat.render("Look: <image> here", 1).find("Look: <img><IMG_CONTEXT>") != std::string::npos);
+  CHECK(chat.render("Look: <image> here", 1).find("</img> here<|im_end|>") != std::string::npos);
+  CHECK_THROWS_WITH_AS(chat.render("Look: <image> and <image>", 1), doctest::Contains("2 \"<image>\" placeholders"),
+                       docsift::ConfigError);
   const ChatTemplate custom(ChatFormat::kInternVL, chat.tokenizer(), std::string("Be terse."));
   CHECK(custom.render("Q", 1).starts_with("<|im_start|>system\nBe terse.<|im_end|>\n"));
 }
@@ -66,6 +69,10 @@ TEST_CASE("InternVL prompt ids: one image token per feature, specials as single 
   CHECK(std::find(stops.begin(), stops.end(), *tokenizer.token_to_id("<|im_end|>")) != stops.end());
   CHECK(std::find(stops.begin(), stops.end(), *tokenizer.token_to_id("<|endoftext|>")) != stops.end());
   CHECK_THROWS_AS(chat.render("Q", 0), docsift::Error);
+  // Text before the placeholder stays before the image; a second placeholder is refused.
+  const std::string placed = chat.render("Page 1: <image>\nWhat is the total?", 1);
+  CHECK(placed.find("Page 1: <img>") != std::string::npos);
+  CHECK_THROWS_WITH_AS(chat.render("<image><image>", 1), doctest::Contains("keep one"), docsift::ConfigError);
 }
 
 TEST_CASE("Llama 3.2 Vision: BOS exactly once even when the tokenizer's post-processor adds one") {
@@ -84,6 +91,12 @@ TEST_CASE("Llama 3.2 Vision: BOS exactly once even when the tokenizer's post-pro
   CHECK(std::count(ids.begin(), ids.end(), chat.image_token_id()) == 1);  // Llama does not expand it
   CHECK(tokenizer.decode(std::vector<int32_t>(ids.begin(), image)) ==
         "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n");
+  // The image goes where the question puts "<image>"; two placeholders are refused.
+  CHECK(chat.render("Read this: <image> What is the total?", 4) ==
+        "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nRead this: <|image|> What is the total?"
+        "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+  CHECK_THROWS_WITH_AS(chat.render("<image> and <image>", 4), doctest::Contains("2 \"<image>\" placeholders"),
+                       docsift::ConfigError);
   // The file's template would add a second BOS: the reason chat templates encode without it.
   const auto doubled = tokenizer.encode(prompt, /*add_special_tokens=*/true);
   CHECK(std::count(doubled.begin(), doubled.end(), bos) == 2);

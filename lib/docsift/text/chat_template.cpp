@@ -79,12 +79,24 @@ int32_t ChatTemplate::require_token(std::string_view token) const {
 }
 
 std::string ChatTemplate::render(std::string_view question, int num_tiles) const {
+  // One image per prompt: at the "<image>" placeholder when there is one, else first, as both
+  // references place it. A second placeholder would stay as literal text, so it is refused.
+  std::size_t placeholders = 0;
+  for (auto at = question.find(kImagePlaceholder); at != std::string_view::npos;
+       at = question.find(kImagePlaceholder, at + kImagePlaceholder.size())) {
+    ++placeholders;
+  }
+  if (placeholders > 1) {
+    throw ConfigError("the prompt has " + std::to_string(placeholders) +
+                      " \"<image>\" placeholders; it takes one image: keep one (the image goes there) or none (it "
+                      "goes first)");
+  }
   std::string prompt;
   switch (format_) {
     case ChatFormat::kInternVL:
     case ChatFormat::kInternVLHf: {
       std::string user(question);
-      if (user.find(kImagePlaceholder) == std::string::npos) user.insert(0, std::string(kImagePlaceholder) + "\n");
+      if (placeholders == 0) user.insert(0, std::string(kImagePlaceholder) + "\n");
       user.replace(user.find(kImagePlaceholder), kImagePlaceholder.size(), internvl_image_tokens(num_tiles));
       if (format_ == ChatFormat::kInternVL) {
         prompt += "<|im_start|>system\n" + system_message_ + "<|im_end|>\n";
@@ -92,11 +104,14 @@ std::string ChatTemplate::render(std::string_view question, int num_tiles) const
       prompt += "<|im_start|>user\n" + user + "<|im_end|>\n<|im_start|>assistant\n";
       break;
     }
-    case ChatFormat::kLlama32Vision:
-      prompt = "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n<|image|>";
-      prompt += question;
+    case ChatFormat::kLlama32Vision: {
+      std::string user(question);
+      if (placeholders == 0) user.insert(0, kImagePlaceholder);
+      user.replace(user.find(kImagePlaceholder), kImagePlaceholder.size(), "<|image|>");
+      prompt = "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n" + user;
       prompt += "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n";
       break;
+    }
   }
   return prompt;
 }

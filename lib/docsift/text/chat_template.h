@@ -38,9 +38,11 @@ class ChatTemplate {
   ChatTemplate(ChatFormat format, Tokenizer tokenizer,
                std::optional<std::string> system_message = std::nullopt);
 
-  // The prompt text for one image and one question. InternVL: `num_tiles` image tiles
-  // (thumbnail included), each 256 <IMG_CONTEXT> tokens; a question without "<image>" gets
-  // "<image>\n" in front, as model.chat() does. Llama: one <|image|> before the question.
+  // The prompt text for one image and one question. The image goes where the question says
+  // "<image>", or first when it does not say (as model.chat() and Meta's reference do); two
+  // placeholders are a docsift::ConfigError. InternVL: `num_tiles` image tiles (thumbnail
+  // included), each 256 <IMG_CONTEXT> tokens, and "<image>\n" in front by default. Llama: one
+  // <|image|> token.
   std::string render(std::string_view question, int num_tiles) const;
 
   // render() then encode without post-processing: every special token, BOS included, is in
