@@ -4,7 +4,6 @@
 // of scripts/make_fp16_fixture.py.
 #include <ATen/ops/linear.h>
 #include <ATen/ops/randn.h>
-#include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
 
 #include <filesystem>
@@ -139,23 +138,6 @@ TEST_CASE("int8 linear on CUDA: the fused kernel (1-8 rows) and the dequantize p
   }
 }
 
-namespace {
-
-// Logits at every generated position, feeding the reference tokens (teacher forcing): [steps, vocab].
-at::Tensor teacher_forced(const InternVLModel& model, const at::Tensor& pixels, const std::vector<int32_t>& prompt,
-                          const std::vector<int32_t>& tokens) {
-  auto cache = model.make_cache(static_cast<int64_t>(prompt.size() + tokens.size()));
-  const at::Tensor ids = at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
-  std::vector<at::Tensor> logits{model.forward(model.embed(ids, model.image_features(pixels)), *cache)};
-  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
-    const at::Tensor next = model.embed_tokens(at::tensor({static_cast<int64_t>(tokens[i])}, at::kLong)).unsqueeze(0);
-    logits.push_back(model.forward(next, *cache));
-  }
-  return at::stack(logits);
-}
-
-}  // namespace
-
 TEST_CASE("int8 InternVL3 fixture: weight bytes, logit error and top-1 agreement against float32") {
   const fs::path dir = kFixtures / "internvl/hf";
   const auto info = read_json(kFixtures / "internvl/reference/summary.json");
@@ -179,8 +161,8 @@ TEST_CASE("int8 InternVL3 fixture: weight bytes, logit error and top-1 agreement
         docsift::io::read_rgb_image(kFixtures / "internvl/images" / (name + ".png")), info["max_tiles"].get<int>());
     const auto prompt = chat.encode(info["question"].get<std::string>(), static_cast<int>(image.pixel_values.size(0)));
     const auto greedy = image_info["greedy"].get<std::vector<int32_t>>();
-    const at::Tensor want = teacher_forced(fp32, image.pixel_values, prompt, greedy);
-    const at::Tensor got = teacher_forced(int8, image.pixel_values, prompt, greedy);
+    const at::Tensor want = docsift::generate::teacher_forced_logits(fp32, image.pixel_values, prompt, greedy);
+    const at::Tensor got = docsift::generate::teacher_forced_logits(int8, image.pixel_values, prompt, greedy);
     // Relative error per position: max |Δlogit| / max |logit|.
     const at::Tensor rel = got.sub(want).abs().amax(1).div(want.abs().amax(1));
     worst = std::max(worst, rel.max().item<double>());

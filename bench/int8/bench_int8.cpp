@@ -10,7 +10,6 @@
 #include <ATen/ops/linear.h>
 #include <ATen/ops/randint.h>
 #include <ATen/ops/randn.h>
-#include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
 
 #include <chrono>
@@ -54,18 +53,6 @@ at::ScalarType parse_dtype(const std::string& s) {
   throw std::runtime_error("--dtype: float32, float16 or bfloat16");
 }
 
-// Logits at every generated position, feeding `tokens` (teacher forcing): [steps, vocab] float32 on the CPU.
-at::Tensor teacher_forced(const model::InternVLModel& m, const at::Tensor& pixels, const std::vector<int32_t>& prompt,
-                          const std::vector<int32_t>& tokens) {
-  auto cache = m.make_cache(static_cast<int64_t>(prompt.size() + tokens.size()));
-  const at::Tensor ids = at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
-  std::vector<at::Tensor> logits{m.forward(m.embed(ids, m.image_features(pixels)), *cache).cpu()};
-  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
-    const at::Tensor next = m.embed_tokens(at::tensor({static_cast<int64_t>(tokens[i])}, at::kLong)).unsqueeze(0);
-    logits.push_back(m.forward(next, *cache).cpu());
-  }
-  return at::stack(logits);
-}
 
 struct RunResult {
   nlohmann::json json;
@@ -93,7 +80,7 @@ RunResult measure(generate::Engine& engine, at::Device device, const model::Nume
   const auto result = generate::generate(engine.model(), pixels, prompt, o);
   const auto after = memory::read_memory(device);
   r.tokens = result.tokens;
-  r.forced = teacher_forced(engine.model(), pixels, prompt, reference ? *reference : result.tokens);
+  r.forced = generate::teacher_forced_logits(engine.model(), pixels, prompt, reference ? *reference : result.tokens);
   r.json = {{"quantization", std::string(config::to_string(numerics.quantization))},
             {"dtype", std::string(c10::toString(numerics.dtype))},
             {"float16_residual", std::string(config::to_string(numerics.float16_residual))},

@@ -19,6 +19,10 @@ class JsonFields {
     if (!object_.is_object()) fail("expected a JSON object, found " + std::string(object_.type_name()));
   }
   [[noreturn]] void fail(const std::string& message) const { throw FileError(where_ + ": " + message); }
+  // "<where>: key = value is not supported (supported: ...)", for config values docsift cannot run.
+  [[noreturn]] void unsupported(const char* key, const std::string& value, const std::string& supported) const {
+    fail(std::string(key) + " = " + value + " is not supported (supported: " + supported + ")");
+  }
   const std::string& where() const { return where_; }
 
   // The value, or nullptr when the key is absent or null.

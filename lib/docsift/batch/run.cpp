@@ -58,15 +58,19 @@ std::string clock_text(double seconds) {
 // every stop, and never rewritten whole per image.
 class PredictionsCsv {
  public:
-  PredictionsCsv(const fs::path& path, const extract::FieldSchema& schema, const io::Journal& journal)
-      : schema_(schema) {
-    io::AtomicFile file(path);
+  // Starts the rebuild: the header, into a temporary file; rebuild() adds the journal's records as
+  // the journal reads them back, start() puts the file in place and opens it for add().
+  PredictionsCsv(const fs::path& path, const extract::FieldSchema& schema) : path_(path), schema_(schema) {
+    rebuilding_.emplace(path);
     std::string header = "image_file";
     for (const auto& f : schema.fields) header += ',' + io::csv_field(f.name);
-    file.write(header + "\n");
-    journal.for_each([&](const nlohmann::json& record) { file.write(row(record)); });
-    file.commit();
-    append_.emplace(path);
+    rebuilding_->write(header + "\n");
+  }
+  void rebuild(const nlohmann::json& record) { rebuilding_->write(row(record)); }
+  void start() {
+    rebuilding_->commit();
+    rebuilding_.reset();
+    append_.emplace(path_);
   }
   void add(const nlohmann::json& record) { append_->write(row(record)); }
 
@@ -78,7 +82,9 @@ class PredictionsCsv {
     for (const auto& f : schema_.fields) line += ',' + io::csv_field(fields.value(f.name, "N/A"));
     return line + "\n";
   }
+  fs::path path_;
   const extract::FieldSchema& schema_;
+  std::optional<io::AtomicFile> rebuilding_;
   std::optional<io::AppendFile> append_;
 };
 
@@ -298,14 +304,18 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   }
   const OutputLock lock(o.out_dir);
   const StopSignals stop;
-  io::Journal journal(o.out_dir / "results.jsonl", o.resume);
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const bool write_csv = std::find(cfg.output.formats.begin(), cfg.output.formats.end(), "csv") != cfg.output.formats.end();
-  // Consistent with the journal even if the last run died between the two appends.
+  // The CSV is rebuilt and the totals counted in the one pass that reads the journal back, so the
+  // CSV is consistent with it even if the last run died between the two appends.
   std::optional<PredictionsCsv> csv;
-  if (write_csv) csv.emplace(o.out_dir / "predictions.csv", schema, journal);
+  if (write_csv) csv.emplace(o.out_dir / "predictions.csv", schema);
   Totals totals;
-  journal.for_each([&](const nlohmann::json& record) { totals.add(record); });
+  io::Journal journal(o.out_dir / "results.jsonl", o.resume, [&](const nlohmann::json& record) {
+    totals.add(record);
+    if (csv) csv->rebuild(record);
+  });
+  if (csv) csv->start();
 
   std::vector<const io::ScannedImage*> todo;
   for (const auto& image : images) {

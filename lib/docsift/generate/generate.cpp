@@ -5,6 +5,7 @@
 #include <ATen/ops/multinomial.h>
 #include <ATen/ops/softmax.h>
 #include <ATen/ops/sort.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros_like.h>
 
@@ -38,6 +39,20 @@ int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options, a
     probs = at::zeros_like(probs).scatter_(-1, order, sorted);
   }
   return static_cast<int32_t>(at::multinomial(probs, 1, false, generator).item<int64_t>());
+}
+
+at::Tensor teacher_forced_logits(const model::InternVLModel& model, const at::Tensor& pixel_values,
+                                 const std::vector<int32_t>& prompt, const std::vector<int32_t>& tokens) {
+  if (prompt.empty() || tokens.empty()) throw Error("teacher_forced_logits: the prompt and the tokens must not be empty");
+  auto cache = model.make_cache(static_cast<int64_t>(prompt.size() + tokens.size()));
+  const at::Tensor ids = at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
+  const at::Tensor features = pixel_values.defined() ? model.image_features(pixel_values) : at::Tensor();
+  std::vector<at::Tensor> logits{model.forward(model.embed(ids, features), *cache).cpu()};
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+    const at::Tensor next = model.embed_tokens(at::tensor({static_cast<int64_t>(tokens[i])}, at::kLong)).unsqueeze(0);
+    logits.push_back(model.forward(next, *cache).cpu());
+  }
+  return at::stack(logits);
 }
 
 GenerationResult generate(const model::InternVLModel& model, const at::Tensor& pixel_values,

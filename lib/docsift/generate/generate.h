@@ -54,6 +54,12 @@ struct GenerationResult {
 GenerationResult generate(const model::InternVLModel& model, const at::Tensor& pixel_values,
                           const std::vector<int32_t>& prompt, const GenerationOptions& options);
 
+// The logits at each generated position when `tokens` are fed after the prompt whatever the model
+// would pick (teacher forcing): float32 [tokens.size(), vocab] on the CPU, row i the prediction of
+// tokens[i]. Compares two numerics of one model position by position (int8 against float32).
+at::Tensor teacher_forced_logits(const model::InternVLModel& model, const at::Tensor& pixel_values,
+                                 const std::vector<int32_t>& prompt, const std::vector<int32_t>& tokens);
+
 // Picks the next token from float32 logits [vocab]: argmax, or a seeded draw after temperature
 // and top-p filtering. Exposed for tests.
 int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options, at::Generator& generator);

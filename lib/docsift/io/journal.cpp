@@ -76,7 +76,8 @@ void refuse_link(const fs::path& path) {
   }
 }
 
-Journal::Journal(const fs::path& path, bool resume) : path_(path) {
+Journal::Journal(const fs::path& path, bool resume, const std::function<void(const nlohmann::json&)>& visit)
+    : path_(path) {
   refuse_link(path);
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
@@ -104,6 +105,7 @@ Journal::Journal(const fs::path& path, bool resume) : path_(path) {
                         "; the journal is damaged (move it away to start over)");
       }
       files_.insert(record_key(record));
+      if (visit) visit(record);
       good_end += line.size() + 1;
     }
     torn_bytes_ = static_cast<std::size_t>(fs::file_size(path, ec)) - good_end;
@@ -112,15 +114,6 @@ Journal::Journal(const fs::path& path, bool resume) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
   if (!exists) sync_folder(path.parent_path());
-}
-
-void Journal::for_each(const std::function<void(const nlohmann::json&)>& visit) const {
-  std::ifstream in(path_, std::ios::binary);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (in.eof()) break;  // a torn tail (cut at open; none can appear since)
-    visit(nlohmann::json::parse(line));
-  }
 }
 
 Journal::~Journal() {

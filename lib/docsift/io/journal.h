@@ -28,7 +28,10 @@ class Journal {
   // Opens (creating) `path` for appending. With `resume`, existing records are read and a torn
   // last line is cut off; without it an existing non-empty journal is an error (FileError
   // suggesting --resume or another --out), so finished results are never overwritten.
-  Journal(const std::filesystem::path& path, bool resume);
+  // `visit` sees each complete record read back, in order, so a caller can rebuild what it derives
+  // from the journal (the CSV, totals) in the same single pass.
+  Journal(const std::filesystem::path& path, bool resume,
+          const std::function<void(const nlohmann::json&)>& visit = {});
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -39,8 +42,6 @@ class Journal {
   void append(const nlohmann::json& record);
   // Whether the journal held a record for `file` when it was opened (what --resume skips).
   bool finished(const std::string& file) const { return files_.count(file) > 0; }
-  // Reads every complete record back from the file, in order, one at a time.
-  void for_each(const std::function<void(const nlohmann::json&)>& visit) const;
   const std::filesystem::path& path() const { return path_; }
   std::size_t dropped_torn_bytes() const { return torn_bytes_; }
 

@@ -14,11 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void unsupported(const JsonFields& f, const char* key, const std::string& value,
-                              const std::string& supported) {
-  f.fail(std::string(key) + " = " + value + " is not supported (supported: " + supported + ")");
-}
-
 // Where `clamp` holds the float16 residual stream: float16's largest finite value less a margin,
 // as transformers' T5 clamps (so one more addition of a small update stays finite).
 constexpr double kFloat16ResidualLimit = 65504.0 - 1000.0;
@@ -36,9 +31,9 @@ DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, 
   c.vocab = text.integer("vocab_size");
   c.rms_eps = text.number("rms_norm_eps", 1e-6);
   c.attention_bias = text.boolean("attention_bias", attention_bias);
-  if (text.boolean("mlp_bias", false)) unsupported(text, "mlp_bias", "true", "false");
-  if (const auto act = text.string("hidden_act", "silu"); act != "silu") unsupported(text, "hidden_act", act, "silu");
-  if (text.boolean("use_sliding_window", false)) unsupported(text, "use_sliding_window", "true", "false");
+  if (text.boolean("mlp_bias", false)) text.unsupported("mlp_bias", "true", "false");
+  if (const auto act = text.string("hidden_act", "silu"); act != "silu") text.unsupported("hidden_act", act, "silu");
+  if (text.boolean("use_sliding_window", false)) text.unsupported("use_sliding_window", "true", "false");
   c.rope.head_dim = c.head_dim;
   c.rope.max_position_embeddings = text.integer("max_position_embeddings");
   // transformers 5 writes rope_parameters {rope_type, factor, rope_theta, ...}; 4.x and the
@@ -60,7 +55,7 @@ DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, 
       c.rope.high_freq_factor = s.number("high_freq_factor");
       c.rope.original_max_position_embeddings = s.integer("original_max_position_embeddings");
     } else if (type != "default") {
-      unsupported(text, "rope type", "\"" + type + "\"", "default, dynamic, llama3");
+      text.unsupported("rope type", "\"" + type + "\"", "default, dynamic, llama3");
     }
   }
   c.tie_embeddings = text.boolean("tie_word_embeddings", tie_embeddings);
@@ -86,6 +81,17 @@ std::uint64_t decoder_parameters(const DecoderConfig& c) {
   const u64 layer = 2 * h + (q_out + 2 * kv_out) * h + bias + h * q_out + 3 * h * inter;
   const u64 vocab = c.vocab;
   return vocab * h + c.layers * layer + h + (c.tie_embeddings ? 0 : vocab * h);
+}
+
+DecoderInt8Terms decoder_int8_terms(const DecoderConfig& c) {
+  const std::uint64_t h = c.hidden, q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
+  const std::uint64_t inter = c.intermediate, vocab = c.vocab, layers = c.layers;
+  DecoderInt8Terms t;
+  t.quantized_parameters = layers * (h * (2 * q_out + 2 * kv_out) + 3 * h * inter) + (c.tie_embeddings ? 0 : vocab * h);
+  t.added_int8_parameters = c.tie_embeddings ? vocab * h : 0;
+  t.quantized_rows = layers * (q_out + 2 * kv_out + h + 2 * inter + h) + vocab;
+  t.scratch_elements = std::max(c.intermediate * c.hidden, c.heads * c.head_dim * c.hidden);
+  return t;
 }
 
 Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& prefix, const std::string& lm_head,
@@ -127,7 +133,7 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
   if (int8) {
     // The dequantize path (prefill on the GPU, the CPU's prompt rows) reuses one buffer as large
     // as the largest projection; larger layers (lm_head) go through it in blocks.
-    scratch_ = DequantScratch(std::max(c.intermediate * c.hidden, q_out * c.hidden), numerics.dtype, device);
+    scratch_ = DequantScratch(decoder_int8_terms(c).scratch_elements, numerics.dtype, device);
   }
 }
 

@@ -41,6 +41,15 @@ DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, 
 // Every weight of the decoder (embeddings, layers, final norm, lm_head unless tied).
 std::uint64_t decoder_parameters(const DecoderConfig& c);
 
+// What model.quantization: int8 turns into int8, for the loader and the memory plan alike: every
+// projection and lm_head (a tied lm_head gets an int8 copy beside the dense embedding table), one
+// float32 scale per output row, and the dequantize scratch (the largest projection, in the dtype).
+struct DecoderInt8Terms {
+  std::uint64_t quantized_parameters = 0, added_int8_parameters = 0, quantized_rows = 0;
+  int64_t scratch_elements = 0;
+};
+DecoderInt8Terms decoder_int8_terms(const DecoderConfig& c);
+
 class Decoder {
  public:
   // Names: `prefix` + "embed_tokens.weight", "layers.{i}.…", "norm.weight"; lm_head at `lm_head`

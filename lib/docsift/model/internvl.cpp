@@ -28,11 +28,6 @@ int64_t square(const JsonFields& f, const char* key, int64_t fallback) {
   f.fail(std::string("\"") + key + "\" must be an integer or a square [n, n]");
 }
 
-[[noreturn]] void unsupported(const JsonFields& f, const char* key, const std::string& value,
-                              const std::string& supported) {
-  f.fail(std::string(key) + " = " + value + " is not supported (supported: " + supported + ")");
-}
-
 }  // namespace
 
 int64_t InternVLConfig::tokens_per_tile() const {
@@ -56,7 +51,7 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
                     "\" is not supported (supported: InternVLChatModel, InternVLForConditionalGeneration)");
   }
   c.downsample_ratio = top.number("downsample_ratio", 0.5);
-  if (c.downsample_ratio != 0.5) unsupported(top, "downsample_ratio", std::to_string(c.downsample_ratio), "0.5");
+  if (c.downsample_ratio != 0.5) top.unsupported("downsample_ratio", std::to_string(c.downsample_ratio), "0.5");
   const bool tie_embeddings = top.boolean("tie_word_embeddings", false);
   const JsonFields vision = top.child("vision_config");
   c.vision_hidden = vision.integer("hidden_size");
@@ -67,28 +62,28 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
   c.patch_size = square(vision, "patch_size", 14);
   c.vision_eps = vision.number("layer_norm_eps", 1e-6);
   if (const auto norm = vision.string("norm_type", "layer_norm"); norm != "layer_norm") {
-    unsupported(vision, "norm_type", norm, "layer_norm");
+    vision.unsupported("norm_type", norm, "layer_norm");
   }
-  if (const auto act = vision.string("hidden_act", "gelu"); act != "gelu") unsupported(vision, "hidden_act", act, "gelu");
+  if (const auto act = vision.string("hidden_act", "gelu"); act != "gelu") vision.unsupported("hidden_act", act, "gelu");
 
   if (c.layout == InternVLConfig::Layout::kOriginal) {
-    if (top.integer("select_layer", -1) != -1) unsupported(top, "select_layer", "not -1", "-1");
-    if (const auto ps = top.string("ps_version", "v2"); ps != "v2") unsupported(top, "ps_version", ps, "v2");
-    if (vision.boolean("qk_normalization", false)) unsupported(vision, "qk_normalization", "true", "false");
-    if (!vision.boolean("qkv_bias", true)) unsupported(vision, "qkv_bias", "false", "true");
+    if (top.integer("select_layer", -1) != -1) top.unsupported("select_layer", "not -1", "-1");
+    if (const auto ps = top.string("ps_version", "v2"); ps != "v2") top.unsupported("ps_version", ps, "v2");
+    if (vision.boolean("qk_normalization", false)) vision.unsupported("qk_normalization", "true", "false");
+    if (!vision.boolean("qkv_bias", true)) vision.unsupported("qkv_bias", "false", "true");
     c.text = parse_decoder_config(top.child("llm_config"), /*attention_bias=*/true, tie_embeddings);
   } else {
     c.image_token_id = top.integer("image_token_id");
-    if (top.integer("vision_feature_layer", -1) != -1) unsupported(top, "vision_feature_layer", "not -1", "-1");
+    if (top.integer("vision_feature_layer", -1) != -1) top.unsupported("vision_feature_layer", "not -1", "-1");
     if (const auto s = top.string("vision_feature_select_strategy", "default"); s != "default") {
-      unsupported(top, "vision_feature_select_strategy", s, "default");
+      top.unsupported("vision_feature_select_strategy", s, "default");
     }
     if (const auto act = top.string("projector_hidden_act", "gelu"); act != "gelu") {
-      unsupported(top, "projector_hidden_act", act, "gelu");
+      top.unsupported("projector_hidden_act", act, "gelu");
     }
-    if (vision.boolean("use_qk_norm", false)) unsupported(vision, "use_qk_norm", "true", "false");
-    if (!vision.boolean("attention_bias", true)) unsupported(vision, "attention_bias", "false", "true");
-    if (!vision.boolean("use_mean_pooling", true)) unsupported(vision, "use_mean_pooling", "false", "true");
+    if (vision.boolean("use_qk_norm", false)) vision.unsupported("use_qk_norm", "true", "false");
+    if (!vision.boolean("attention_bias", true)) vision.unsupported("attention_bias", "false", "true");
+    if (!vision.boolean("use_mean_pooling", true)) vision.unsupported("use_mean_pooling", "false", "true");
     c.text = parse_decoder_config(top.child("text_config"), /*attention_bias=*/true, tie_embeddings);
   }
   if (c.vision_hidden <= 0 || c.vision_layers <= 0 || c.vision_heads <= 0 || c.vision_hidden % c.vision_heads != 0 ||
@@ -153,14 +148,11 @@ memory::ModelShape memory_shape(const InternVLConfig& c, std::uint64_t parameter
   m.vision_intermediate = c.vision_intermediate;
   m.vision_tokens = c.patches_per_side() * c.patches_per_side() + 1;  // patches + CLS
   m.image_size = c.image_size;
-  // What model.quantization: int8 turns into int8: every decoder projection and lm_head (an int8
-  // copy of the embeddings when tied: the lookup keeps the dense table).
-  const std::uint64_t q_out = t.heads * t.head_dim, kv_out = t.kv_heads * t.head_dim;
-  m.quantized_parameters = t.layers * (t.hidden * (2 * q_out + 2 * kv_out) + 3 * t.hidden * t.intermediate) +
-                           (t.tie_embeddings ? 0 : t.vocab * t.hidden);
-  m.added_int8_parameters = t.tie_embeddings ? t.vocab * t.hidden : 0;
-  m.quantized_rows = t.layers * (q_out + 2 * kv_out + t.hidden + 2 * t.intermediate + t.hidden) + t.vocab;
-  m.scratch_elements = std::max<std::uint64_t>(t.intermediate * t.hidden, q_out * t.hidden);
+  const DecoderInt8Terms int8 = decoder_int8_terms(t);
+  m.quantized_parameters = int8.quantized_parameters;
+  m.added_int8_parameters = int8.added_int8_parameters;
+  m.quantized_rows = int8.quantized_rows;
+  m.scratch_elements = static_cast<std::uint64_t>(int8.scratch_elements);
   return m;
 }
 

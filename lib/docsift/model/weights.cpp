@@ -54,11 +54,9 @@ LinearWeight WeightLoader::take_linear(const std::string& prefix, int64_t out, i
   if (!check(name, {out, in})) return l;
   // Blocks of about 16 M elements (64 MB in float32) on the target device.
   constexpr int64_t kBlockElements = int64_t{1} << 24;
-  l = [&] {
-    LinearWeight q = quantize_int8(checkpoint_.view(name), device_, std::max<int64_t>(1, kBlockElements / in));
-    q.bias = l.bias;
-    return q;
-  }();
+  LinearWeight q = quantize_int8(checkpoint_.view(name), device_, std::max<int64_t>(1, kBlockElements / in));
+  q.bias = std::move(l.bias);
+  l = std::move(q);
   checkpoint_.release(name);
   return l;
 }
