@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tiny random InternVL3 checkpoints and reference outputs from transformers, for the parity tests.
 
-Run from the repository root:  scripts/pyenv.sh python3 scripts/make_fixtures.py
+Run from the repository root:  scripts/pyenv.sh python3 scripts/make_fixtures.py [internvl|mllama|all]
+(no argument = internvl; mllama runs scripts/make_mllama_fixtures.py, which writes tests/fixtures/mllama/)
 
 Nothing is downloaded. With a fixed seed it builds a 1-layer-deep-enough InternVL3 (InternViT + pixel
 shuffle + MLP projector + Qwen2 with dynamic RoPE) from transformers configs, using the tiny Qwen-style
@@ -228,4 +229,12 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    which = sys.argv[1] if len(sys.argv) > 1 else "internvl"
+    if which not in ("internvl", "mllama", "all") or len(sys.argv) > 2:
+        raise SystemExit("usage: make_fixtures.py [internvl|mllama|all]")
+    if which in ("internvl", "all"):
+        main()
+    if which in ("mllama", "all"):
+        import make_mllama_fixtures  # scripts/ is sys.path[0] when this file is run as a script
+        make_mllama_fixtures.main()

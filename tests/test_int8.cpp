@@ -16,11 +16,11 @@
 #include "docsift/memory/devices.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
-#include "docsift/model/internvl.h"
+#include "docsift/family/internvl/model.h"
 #include "docsift/model/linear.h"
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
-#include "docsift/vision/internvl_tiles.h"
+#include "docsift/family/internvl/tiles.h"
 #include "support/temp_dir.h"
 
 #include <doctest/doctest.h>

@@ -12,11 +12,11 @@
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/model/checkpoint.h"
-#include "docsift/model/internvl.h"
+#include "docsift/family/internvl/model.h"
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
 #include "docsift/io/image_file.h"
-#include "docsift/vision/internvl_tiles.h"
+#include "docsift/family/internvl/tiles.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "docsift/io/image_file.h"
-#include "docsift/vision/internvl_tiles.h"
+#include "docsift/family/internvl/tiles.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
 #include <doctest/doctest.h>

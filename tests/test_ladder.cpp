@@ -12,6 +12,7 @@
 
 #include "docsift/config/config.h"
 #include "docsift/error.h"
+#include "docsift/family/internvl/model.h"
 #include "docsift/generate/engine.h"
 #include "docsift/io/image_file.h"
 #include "docsift/memory/cleanup.h"
@@ -19,7 +20,7 @@
 #include "docsift/model/kv_cache.h"
 #include "docsift/resilience/ladder.h"
 #include "docsift/resilience/oom.h"
-#include "docsift/vision/internvl_tiles.h"
+#include "docsift/family/internvl/tiles.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
 #include <doctest/doctest.h>

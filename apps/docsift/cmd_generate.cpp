@@ -12,7 +12,6 @@
 #include "device_setup.h"
 #include "docsift/generate/engine.h"
 #include "docsift/resilience/ladder.h"
-#include "docsift/vision/internvl_tiles.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
@@ -79,8 +78,8 @@ Command add_generate_command(CLI::App& root) {
             const double setup_seconds = seconds_since(start);
 
             const auto preprocess_start = std::chrono::steady_clock::now();
-            const auto image = vision::preprocess_internvl(io::read_rgb_image(o->image), cfg.model.max_tiles);
-            const auto prompt = chat.encode(o->prompt, static_cast<int>(image.pixel_values.size(0)));
+            const family::ImageInputs image = engine.family().preprocess(io::read_rgb_image(o->image), cfg.model.max_tiles);
+            const auto prompt = chat.encode(o->prompt, image.tiles);
             const double preprocess_seconds = seconds_since(preprocess_start);
 
             generate::GenerationOptions options;
@@ -92,7 +91,7 @@ Command add_generate_command(CLI::App& root) {
             if (!o->no_stop) options.stop_ids = chat.stop_ids();
             // Through the tier ladder, so memory.tiers and fault injection apply here too; the
             // model is loaded by the first tier.
-            const resilience::ImageRun run = ladder.run(1, image.pixel_values, prompt, options);
+            const resilience::ImageRun run = ladder.run(1, image, prompt, options);
             if (!run.ok) {
               if (o->json) std::cout << nlohmann::json{{"ok", false}, {"error", run.error}, {"attempts", attempts_json(run)}}.dump(2) << '\n';
               throw Error("generate: " + o->image + ": " + run.error);
@@ -110,8 +109,9 @@ Command add_generate_command(CLI::App& root) {
                 {"prompt_tokens", result.prompt_tokens},
                 {"generated_tokens", result.tokens.size()},
                 {"stopped_by", result.stop_token >= 0 ? tokenizer.id_to_token(result.stop_token) : "max_new_tokens"},
-                {"tiles", image.pixel_values.size(0)},
-                {"grid", {image.grid.columns, image.grid.rows}},
+                {"family", std::string(engine.family().name())},
+                {"tiles", image.tiles},
+                {"grid", {image.columns, image.rows}},
                 {"device", engine.model().device().str()},
                 {"dtype", std::string(c10::toString(engine.model().dtype()))},
                 {"quantization", std::string(config::to_string(engine.model().numerics().quantization))},

@@ -25,7 +25,7 @@ struct PlanOptions {
 
 std::size_t element_size(config::Precision p) { return c10::elementSize(model::scalar_type(p)); }
 
-// The plan for the largest image the config allows (max_tiles plus the thumbnail) and the
+// The plan for the largest image the config allows (the family says how many tiles that is) and the
 // config's field prompt, encoded with the model's own tokenizer.
 memory::MemoryPlan plan_for(const std::string& model_dir, const PlanOptions& o) {
   std::optional<std::filesystem::path> file;
@@ -39,10 +39,10 @@ memory::MemoryPlan plan_for(const std::string& model_dir, const PlanOptions& o) 
   r.cpu_dtype_bytes = element_size(cfg.memory.cpu_dtype);
   r.int8 = cfg.model.quantization == config::Quantization::Int8;
   r.cpu_int8 = cfg.memory.cpu_quantization == config::Quantization::Int8;
-  r.tiles = o.tiles.value_or(cfg.model.max_tiles > 1 ? cfg.model.max_tiles + 1 : 1);
+  r.tiles = o.tiles.value_or(engine.family().plan_tiles(cfg.model.max_tiles));
   r.prompt_tokens = static_cast<std::int64_t>(engine.chat().encode(extract::build_prompt(schema), static_cast<int>(r.tiles)).size());
   r.max_new_tokens = o.max_new_tokens.value_or(
-      cfg.generation.max_new_tokens.value_or(extract::auto_max_new_tokens(schema, extract::ModelFamily::kInternVL)));
+      cfg.generation.max_new_tokens.value_or(engine.family().auto_max_new_tokens(schema)));
   r.tiers = cfg.memory.tiers;
   const std::optional<double> budget = o.budget_gb ? o.budget_gb : cfg.memory.budget_gb;
   if (budget) {
@@ -89,10 +89,6 @@ Command add_inspect_command(CLI::App& root) {
                                    !po.overrides.empty();
             std::optional<memory::MemoryPlan> plan;
             if (want_plan) {
-              if (summary.model_type != "internvl" && summary.model_type != "internvl_chat") {
-                throw ConfigError(options->model_dir + ": a memory plan needs an InternVL3 checkpoint (this is '" +
-                                  summary.model_type + "')");
-              }
               plan = plan_for(options->model_dir, options->plan);
             }
             if (options->json) {

@@ -261,7 +261,7 @@ int main(int argc, char** argv) try {
   bool failed = false;
   if (cuda) {
     // Kernel against cuBLAS on the decoder's layer shapes.
-    const auto& c = engine.config().text;
+    const auto& c = engine.memory_shape();
     double worst = 0;
     for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
              {c.heads * c.head_dim, c.hidden}, {c.intermediate, c.hidden}, {c.hidden, c.intermediate}, {1000, 48}}) {

@@ -23,7 +23,7 @@
 #include "docsift/memory/cleanup.h"
 #include "docsift/memory/devices.h"
 #include "docsift/resilience/ladder.h"
-#include "docsift/vision/internvl_tiles.h"
+#include "docsift/family/internvl/tiles.h"
 
 using namespace docsift;
 using config::Tier;

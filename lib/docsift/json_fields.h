@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "docsift/error.h"
 
@@ -67,6 +68,28 @@ class JsonFields {
     return value.get<double>();
   }
   double number(const char* key, double fallback) const { return find(key) ? number(key) : fallback; }
+  // An image or patch size: an integer, or a square [n, n] as some vision configs write it.
+  int64_t square_size(const char* key, int64_t fallback) const {
+    const nlohmann::json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (v->is_number_integer()) return v->get<int64_t>();
+    if (v->is_array() && v->size() == 2 && (*v)[0].is_number_integer() && (*v)[0] == (*v)[1]) {
+      return (*v)[0].get<int64_t>();
+    }
+    fail(std::string("\"") + key + "\" must be an integer or a square [n, n]");
+  }
+  // A list of integers (empty when absent).
+  std::vector<int64_t> integers(const char* key) const {
+    std::vector<int64_t> out;
+    const nlohmann::json* v = find(key);
+    if (v == nullptr) return out;
+    if (!v->is_array()) fail(std::string("\"") + key + "\" must be a list of integers");
+    for (const auto& e : *v) {
+      if (!e.is_number_integer()) fail(std::string("\"") + key + "\" must be a list of integers");
+      out.push_back(e.get<int64_t>());
+    }
+    return out;
+  }
 
  private:
   const nlohmann::json& object_;

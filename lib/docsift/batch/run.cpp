@@ -27,7 +27,6 @@
 #include "docsift/memory/plan.h"
 #include "docsift/resilience/ladder.h"
 #include "docsift/text/utf8.h"
-#include "docsift/vision/internvl_tiles.h"
 
 namespace docsift::batch {
 namespace fs = std::filesystem;
@@ -342,7 +341,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   const std::vector<std::string> field_names = schema.names();
   generate::GenerationOptions gen;
   gen.max_new_tokens =
-      cfg.generation.max_new_tokens.value_or(extract::auto_max_new_tokens(schema, extract::ModelFamily::kInternVL));
+      cfg.generation.max_new_tokens.value_or(engine.family().auto_max_new_tokens(schema));
   gen.temperature = cfg.generation.temperature;
   gen.top_p = cfg.generation.top_p;
   gen.seed = cfg.generation.seed;
@@ -380,8 +379,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
       const at::Tensor rgb = io::read_rgb_image(image->path);
       timings["decode_image"] = since(t);
       t = Clock::now();
-      const auto pre = vision::preprocess_internvl(rgb, cfg.model.max_tiles);
-      const int tiles = static_cast<int>(pre.pixel_values.size(0));
+      const family::ImageInputs inputs = engine.family().preprocess(rgb, cfg.model.max_tiles);
+      const int tiles = inputs.tiles;
       const std::vector<int32_t> prompt = engine.chat().encode(prompt_text, tiles);
       timings["preprocess"] = since(t);
       record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
@@ -405,7 +404,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
           if (tp.tier == *start_tier) record["plan"] = {{"start_tier", config::to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
         }
       }
-      const resilience::ImageRun run = ladder.run(index, pre.pixel_values, prompt, gen, start_tier);  // may throw Interrupted
+      const resilience::ImageRun run = ladder.run(index, inputs, prompt, gen, start_tier);  // may throw Interrupted
       nlohmann::json attempts = nlohmann::json::array();
       for (const auto& a : run.attempts) attempts.push_back(resilience::to_json(a));
       record["attempts"] = attempts;

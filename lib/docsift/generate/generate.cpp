@@ -6,7 +6,6 @@
 #include <ATen/ops/softmax.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/stack.h>
-#include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros_like.h>
 
 #include <algorithm>
@@ -41,21 +40,18 @@ int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options, a
   return static_cast<int32_t>(at::multinomial(probs, 1, false, generator).item<int64_t>());
 }
 
-at::Tensor teacher_forced_logits(const model::InternVLModel& model, const at::Tensor& pixel_values,
+at::Tensor teacher_forced_logits(const family::Model& model, const family::ImageInputs& image,
                                  const std::vector<int32_t>& prompt, const std::vector<int32_t>& tokens) {
   if (prompt.empty() || tokens.empty()) throw Error("teacher_forced_logits: the prompt and the tokens must not be empty");
-  auto cache = model.make_cache(static_cast<int64_t>(prompt.size() + tokens.size()));
-  const at::Tensor ids = at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
-  const at::Tensor features = pixel_values.defined() ? model.image_features(pixel_values) : at::Tensor();
-  std::vector<at::Tensor> logits{model.forward(model.embed(ids, features), *cache).cpu()};
-  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
-    const at::Tensor next = model.embed_tokens(at::tensor({static_cast<int64_t>(tokens[i])}, at::kLong)).unsqueeze(0);
-    logits.push_back(model.forward(next, *cache).cpu());
-  }
+  const at::Tensor state = image.defined() ? model.encode_image(image) : at::Tensor();
+  auto sequence = model.start(state, image, static_cast<int64_t>(prompt.size() + tokens.size()),
+                              model::CachePlacement::kDevice);
+  std::vector<at::Tensor> logits{sequence->prefill(prompt).cpu()};
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) logits.push_back(sequence->decode(tokens[i]).cpu());
   return at::stack(logits);
 }
 
-GenerationResult generate(const model::InternVLModel& model, const at::Tensor& pixel_values,
+GenerationResult generate(const family::Model& model, const family::ImageInputs& image,
                           const std::vector<int32_t>& prompt, const GenerationOptions& options) {
   if (prompt.empty()) throw Error("generate: the prompt is empty");
   if (options.max_new_tokens < 1) throw Error("generate: max_new_tokens must be at least 1");
@@ -68,24 +64,23 @@ GenerationResult generate(const model::InternVLModel& model, const at::Tensor& p
     if (options.before_stage) options.before_stage(stage, step);
   };
   auto start = std::chrono::steady_clock::now();
-  at::Tensor features;
-  if (pixel_values.defined()) {
+  at::Tensor image_state;
+  if (image.defined()) {
     before(Stage::kVision, 0);
-    features = model.image_features(pixel_values);
-    synchronize(features);
+    image_state = model.encode_image(image);
+    synchronize(image_state);
   }
   result.vision_seconds = seconds_since(start);
 
   start = std::chrono::steady_clock::now();
   before(Stage::kPrefill, 0);
-  const std::unique_ptr<model::KVCache> cache =
-      model.make_cache(result.prompt_tokens + options.max_new_tokens, options.cache);
-  result.cache_device_bytes = cache->device_bytes();
-  result.cache_host_bytes = cache->host_bytes();
-  std::vector<int64_t> ids64(prompt.begin(), prompt.end());
-  const at::Tensor ids = at::tensor(ids64, at::kLong);
-  at::Tensor logits = model.forward(model.embed(ids, features), *cache);
-  features.reset();  // the merged embeddings hold what the decoder needs
+  const std::unique_ptr<family::Sequence> sequence =
+      model.start(image_state, image, result.prompt_tokens + options.max_new_tokens, options.cache);
+  image_state.reset();  // the sequence holds what it needs of it
+  at::Tensor logits = sequence->prefill(prompt);
+  // After prefill: cross-attention keys and values exist only from then on.
+  result.cache_device_bytes = sequence->device_bytes();
+  result.cache_host_bytes = sequence->host_bytes();
   result.first_logits = logits.to(at::kCPU);
   int32_t next = pick_token(logits, options, generator);
   result.prefill_seconds = seconds_since(start);
@@ -102,8 +97,7 @@ GenerationResult generate(const model::InternVLModel& model, const at::Tensor& p
     result.tokens.push_back(next);
     if (static_cast<int>(result.tokens.size()) >= options.max_new_tokens) break;
     before(Stage::kDecode, static_cast<int>(result.tokens.size()));
-    const at::Tensor token = at::tensor({static_cast<int64_t>(next)}, at::kLong);
-    logits = model.forward(model.embed_tokens(token).unsqueeze(0), *cache);
+    logits = sequence->decode(next);
     next = pick_token(logits, options, generator);
   }
   result.decode_seconds = seconds_since(start);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "docsift/error.h"
-#include "docsift/model/internvl.h"
+#include "docsift/family/family.h"
 
 namespace docsift::generate {
 
@@ -49,15 +49,15 @@ struct GenerationResult {
   at::Tensor first_logits;  // float32 [vocab] after the prompt (for parity checks)
 };
 
-// `pixel_values` [N, 3, 448, 448] (undefined for text only); `prompt` ids with one image token
-// per image feature.
-GenerationResult generate(const model::InternVLModel& model, const at::Tensor& pixel_values,
+// `image` as the model's family preprocessed it (undefined pixel_values: text only); `prompt`
+// the ids the family's chat template made for it.
+GenerationResult generate(const family::Model& model, const family::ImageInputs& image,
                           const std::vector<int32_t>& prompt, const GenerationOptions& options);
 
 // The logits at each generated position when `tokens` are fed after the prompt whatever the model
 // would pick (teacher forcing): float32 [tokens.size(), vocab] on the CPU, row i the prediction of
 // tokens[i]. Compares two numerics of one model position by position (int8 against float32).
-at::Tensor teacher_forced_logits(const model::InternVLModel& model, const at::Tensor& pixel_values,
+at::Tensor teacher_forced_logits(const family::Model& model, const family::ImageInputs& image,
                                  const std::vector<int32_t>& prompt, const std::vector<int32_t>& tokens);
 
 // Picks the next token from float32 logits [vocab]: argmax, or a seeded draw after temperature

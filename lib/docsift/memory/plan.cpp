@@ -11,12 +11,19 @@ namespace {
 using u64 = std::uint64_t;
 
 // Elements alive at the widest point of one vision layer over every tile: hidden states,
-// q/k/v, the MLP's intermediate, and the attention scores.
+// q/k/v, the MLP's intermediate, and the attention scores. An encoder over all tile slots at once
+// (Llama 3.2 Vision) runs every slot whatever the image, keeps its intermediate hidden states, and
+// attends without a mask, so no score matrix exists; at its end the features and the projector
+// output are alive together.
 u64 vision_elements(const ModelShape& m, std::int64_t tiles) {
-  const u64 t = static_cast<u64>(tiles), n = static_cast<u64>(m.vision_tokens);
+  const bool joint = m.vision_tile_slots > 0;
+  const u64 t = static_cast<u64>(joint ? m.vision_tile_slots : tiles), n = static_cast<u64>(m.vision_tokens);
   const u64 pixels = t * 3 * static_cast<u64>(m.image_size * m.image_size);
-  return pixels + t * n * static_cast<u64>(6 * m.vision_hidden + m.vision_intermediate) +
-         t * static_cast<u64>(m.vision_heads) * n * n;
+  const u64 layer = t * n * static_cast<u64>(6 * m.vision_hidden + m.vision_intermediate);
+  if (!joint) return pixels + layer + t * static_cast<u64>(m.vision_heads) * n * n;
+  const u64 kept = t * n * static_cast<u64>(m.vision_kept * m.vision_hidden);
+  const u64 features = t * n * static_cast<u64>(2 * m.vision_output_dim + m.hidden);
+  return pixels + kept + std::max(layer, features);
 }
 
 // The same for one decoder layer over the prompt in prefill (grouped keys and values are
@@ -53,8 +60,12 @@ MemoryPlan plan_memory(const PlanRequest& r) {
   const u64 kv_per_token = 2 * static_cast<u64>(m.layers * m.kv_heads * m.head_dim);
   const u64 kv_elements = kv_per_token * static_cast<u64>(cache_tokens);
   const u64 kv_two_layers = m.layers > 0 ? kv_elements / static_cast<u64>(m.layers) * std::min<u64>(2, m.layers) : 0;
+  // Prefill also holds the projected image until the cross-attention K/V are made from it.
+  const u64 image_states = m.cross_kv_elements > 0 ? static_cast<u64>(m.vision_tile_slots * m.vision_tokens * m.hidden) : 0;
   const u64 activation_elements =
-      std::max(vision_elements(m, r.tiles), prefill_elements(m, r.prompt_tokens)) + static_cast<u64>(m.vocab);
+      std::max(vision_elements(m, r.tiles), prefill_elements(m, r.prompt_tokens) + image_states) +
+      static_cast<u64>(m.vocab);
+  const u64 cross = m.cross_kv_elements;
   for (const config::Tier tier : r.tiers) {
     TierPlan p;
     p.tier = tier;
@@ -64,13 +75,14 @@ MemoryPlan plan_memory(const PlanRequest& r) {
     p.activations = activation_elements * bytes;
     p.overhead = cpu ? 0 : r.device_overhead;
     if (cpu) {
-      p.kv_cache = kv_elements * bytes;
+      p.kv_cache = (kv_elements + cross) * bytes;
       p.host_bytes = p.weights + p.kv_cache + p.activations;
     } else if (tier == config::Tier::Standard) {
-      p.kv_cache = kv_elements * bytes;
+      p.kv_cache = (kv_elements + cross) * bytes;
       p.device_bytes = p.weights + p.kv_cache + p.activations + p.overhead;
-    } else {  // offloaded cache: two layer slots on the device, every layer in pinned host memory
-      p.kv_cache = kv_two_layers * bytes;
+    } else {  // offloaded cache: two layer slots on the device, every layer in pinned host memory;
+              // cross-attention K/V stay on the device (read by every token)
+      p.kv_cache = (kv_two_layers + cross) * bytes;
       p.device_bytes = p.weights + p.kv_cache + p.activations + p.overhead;
       p.host_bytes = kv_elements * bytes;
     }

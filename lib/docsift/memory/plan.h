@@ -24,6 +24,14 @@ struct ModelShape {
   // Vision encoder, per tile: `vision_tokens` positions (patches + CLS) of width vision_hidden.
   std::int64_t vision_hidden = 0, vision_heads = 0, vision_intermediate = 0, vision_tokens = 0;
   std::int64_t image_size = 448;
+  // Llama 3.2 Vision: the encoder runs all `vision_tile_slots` tile slots as one sequence, through
+  // mask-free attention (no score matrix), keeps `vision_kept` copies of its hidden states for the
+  // intermediate features, and hands the projector vision_output_dim channels per token. 0: the
+  // encoder runs each tile on its own (InternVL3).
+  std::int64_t vision_tile_slots = 0, vision_kept = 0, vision_output_dim = 0;
+  // Cross-attention keys and values of one image, all layers (elements; 0 without cross-attention).
+  // They live on the compute device for the whole generation, in every tier.
+  std::uint64_t cross_kv_elements = 0;
   // int8 weight-only quantization: parameters stored as int8 (part of `parameters`), int8 copies
   // added beside them (a tied lm_head), output rows (one float32 scale each), and the dequantize
   // scratch buffer in elements of the compute dtype.
@@ -53,7 +61,7 @@ struct PlanRequest {
 
 struct TierPlan {
   config::Tier tier = config::Tier::Standard;
-  std::uint64_t weights = 0, kv_cache = 0, activations = 0;  // on the tier's compute device
+  std::uint64_t weights = 0, kv_cache = 0, activations = 0;  // on the tier's compute device (kv: cross K/V included)
   std::uint64_t overhead = 0;  // CUDA context and workspaces (device tiers)
   std::uint64_t device_bytes = 0;  // what the tier needs on the GPU (0 for cpu)
   std::uint64_t host_bytes = 0;    // what it needs in host memory beyond the process's baseline

@@ -74,13 +74,32 @@ DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, 
   return c;
 }
 
+bool DecoderConfig::is_cross(int64_t layer) const {
+  return std::find(cross_layers.begin(), cross_layers.end(), layer) != cross_layers.end();
+}
+
 std::uint64_t decoder_parameters(const DecoderConfig& c) {
   using u64 = std::uint64_t;
   const u64 h = c.hidden, q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim, inter = c.intermediate;
   const u64 bias = c.attention_bias ? q_out + 2 * kv_out : 0;
-  const u64 layer = 2 * h + (q_out + 2 * kv_out) * h + bias + h * q_out + 3 * h * inter;
-  const u64 vocab = c.vocab;
-  return vocab * h + c.layers * layer + h + (c.tie_embeddings ? 0 : vocab * h);
+  const u64 layer = 2 * h + (q_out + 2 * kv_out) * h + h * q_out + 3 * h * inter;
+  const u64 cross = c.cross_layers.size(), self = c.layers - cross;
+  // A cross-attention layer: the same projections and MLP, no biases, q/k norms [hd], two gates.
+  const u64 layers = self * (layer + bias) + cross * (layer + 2 * c.head_dim + 2);
+  const u64 vocab = c.vocab, rows = c.embedding_table_rows();
+  return rows * h + layers + h + (c.tie_embeddings ? 0 : vocab * h);
+}
+
+SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8) {
+  SwiGLU m;
+  m.gate = load.take_linear(prefix + "gate_proj.", intermediate, hidden, /*bias=*/false, int8);
+  m.up = load.take_linear(prefix + "up_proj.", intermediate, hidden, /*bias=*/false, int8);
+  m.down = load.take_linear(prefix + "down_proj.", hidden, intermediate, /*bias=*/false, int8);
+  return m;
+}
+
+at::Tensor swiglu(const SwiGLU& m, const at::Tensor& x, const DequantScratch* scratch) {
+  return linear(at::silu(linear(x, m.gate, scratch)).mul(linear(x, m.up, scratch)), m.down, scratch);
 }
 
 DecoderInt8Terms decoder_int8_terms(const DecoderConfig& c) {
@@ -105,19 +124,21 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
   const bool int8 = numerics.quantization == config::Quantization::Int8;
   const bool bias = c.attention_bias;
   const int64_t q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
-  embed_ = load.take(prefix + "embed_tokens.weight", {c.vocab, c.hidden});
+  embed_ = load.take(prefix + "embed_tokens.weight", {c.embedding_table_rows(), c.hidden});
   for (int64_t i = 0; i < c.layers; ++i) {
-    const std::string p = prefix + "layers." + std::to_string(i) + ".";
     Layer l;
+    if (c.is_cross(i)) {
+      layers_.push_back(std::move(l));
+      continue;
+    }
+    const std::string p = prefix + "layers." + std::to_string(i) + ".";
     l.input_norm = load.take(p + "input_layernorm.weight", {c.hidden});
     l.post_norm = load.take(p + "post_attention_layernorm.weight", {c.hidden});
     l.q = load.take_linear(p + "self_attn.q_proj.", q_out, c.hidden, bias, int8);
     l.k = load.take_linear(p + "self_attn.k_proj.", kv_out, c.hidden, bias, int8);
     l.v = load.take_linear(p + "self_attn.v_proj.", kv_out, c.hidden, bias, int8);
     l.o = load.take_linear(p + "self_attn.o_proj.", c.hidden, q_out, /*bias=*/false, int8);
-    l.gate = load.take_linear(p + "mlp.gate_proj.", c.intermediate, c.hidden, /*bias=*/false, int8);
-    l.up = load.take_linear(p + "mlp.up_proj.", c.intermediate, c.hidden, /*bias=*/false, int8);
-    l.down = load.take_linear(p + "mlp.down_proj.", c.hidden, c.intermediate, /*bias=*/false, int8);
+    l.mlp = load_swiglu(load, p + "mlp.", c.hidden, c.intermediate, int8);
     layers_.push_back(std::move(l));
   }
   norm_ = load.take(prefix + "norm.weight", {c.hidden});
@@ -125,7 +146,8 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
   if (c.tie_embeddings || !load.has(lm_head)) {
     if (load.has(lm_head)) load.skip(lm_head);
     // Tied and int8: an int8 copy for the output projection (the lookup keeps the dense table).
-    lm_head_ = int8 && embed_.defined() ? quantize_int8(embed_, device) : LinearWeight{embed_, {}, {}};
+    const at::Tensor head = embed_.defined() ? embed_.slice(0, 0, c.vocab) : embed_;
+    lm_head_ = int8 && head.defined() ? quantize_int8(head, device) : LinearWeight{head, {}, {}};
   } else {
     lm_head_ = load.take_linear(lm_head.substr(0, lm_head.size() - std::string("weight").size()), c.vocab, c.hidden,
                                 /*bias=*/false, int8);
@@ -142,10 +164,14 @@ bool Decoder::defined() const { return embed_.defined() && norm_.defined() && lm
 std::size_t Decoder::parameter_bytes() const {
   std::size_t total = embed_.defined() ? embed_.nbytes() : 0;
   total += norm_.defined() ? norm_.nbytes() : 0;
-  if (!lm_head_.weight.is_same(embed_)) total += lm_head_.nbytes();
+  // A tied, unquantized lm_head is a view of the embedding table: counted once.
+  const bool shared = embed_.defined() && lm_head_.weight.defined() && !lm_head_.quantized() &&
+                      lm_head_.weight.data_ptr() == embed_.data_ptr();
+  if (!shared) total += lm_head_.nbytes();
   for (const auto& l : layers_) {
     for (const at::Tensor* t : {&l.input_norm, &l.post_norm}) total += t->defined() ? t->nbytes() : 0;
-    for (const LinearWeight* p : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) total += p->nbytes();
+    for (const LinearWeight* p : {&l.q, &l.k, &l.v, &l.o}) total += p->nbytes();
+    total += l.mlp.nbytes();
   }
   return total;
 }
@@ -182,8 +208,7 @@ at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_
   const at::Tensor a = attention(q, keys, values, /*causal=*/true).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
   const at::Tensor after_attention = residual_add(x, linear(a, l.o, &scratch_));
   const at::Tensor m = rms_norm(after_attention, l.post_norm, c.rms_eps).to(dtype);
-  const at::Tensor mlp = linear(at::silu(linear(m, l.gate, &scratch_)).mul(linear(m, l.up, &scratch_)), l.down, &scratch_);
-  return residual_add(after_attention, mlp);
+  return residual_add(after_attention, swiglu(l.mlp, m, &scratch_));
 }
 
 at::Tensor Decoder::logits(const at::Tensor& x) const {
@@ -192,6 +217,7 @@ at::Tensor Decoder::logits(const at::Tensor& x) const {
 }
 
 at::Tensor Decoder::forward(const at::Tensor& embeds, KVCache& cache) const {
+  if (!config_.cross_layers.empty()) throw Error("Decoder::forward: the family runs decoders with cross-attention layers");
   const int64_t t = embeds.size(1);
   const RopeTables tables = rope(cache.length(), t);
   at::Tensor x = to_residual(embeds);

@@ -30,7 +30,24 @@ struct DecoderConfig {
   RopeConfig rope;
   bool attention_bias = false;  // q/k/v biases: Qwen2 has them, Llama does not
   bool tie_embeddings = false;
+  // Layers that are not self-attention layers (Llama 3.2 Vision's cross-attention layers, which
+  // its own model file loads and runs); the decoder loads and runs every other index.
+  std::vector<int64_t> cross_layers;
+  // Rows of the embedding table when it has more than lm_head (Mllama appends 8); 0: vocab.
+  int64_t embedding_rows = 0;
+
+  bool is_cross(int64_t layer) const;
+  int64_t self_layers() const { return layers - static_cast<int64_t>(cross_layers.size()); }
+  int64_t embedding_table_rows() const { return embedding_rows > 0 ? embedding_rows : vocab; }
 };
+
+// The SwiGLU MLP both kinds of layer use: down(silu(gate(x)) · up(x)).
+struct SwiGLU {
+  LinearWeight gate, up, down;
+  std::size_t nbytes() const { return gate.nbytes() + up.nbytes() + down.nbytes(); }
+};
+SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8);
+at::Tensor swiglu(const SwiGLU& mlp, const at::Tensor& x, const DequantScratch* scratch);
 
 // Reads a Qwen2 or Llama text config (transformers' text_config, InternVL's llm_config). RoPE:
 // "default", "dynamic" and "llama3", from rope_parameters (transformers 5) or rope_theta +
@@ -38,7 +55,8 @@ struct DecoderConfig {
 // `attention_bias` is the family's default when the config does not say.
 DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, bool tie_embeddings);
 
-// Every weight of the decoder (embeddings, layers, final norm, lm_head unless tied).
+// Every weight of the decoder (embeddings, layers, final norm, lm_head unless tied); cross-attention
+// layers count their q/k norms and two gates.
 std::uint64_t decoder_parameters(const DecoderConfig& c);
 
 // What model.quantization: int8 turns into int8, for the loader and the memory plan alike: every
@@ -69,19 +87,25 @@ class Decoder {
   // Final norm and lm_head of the last position: float32 logits [V].
   at::Tensor logits(const at::Tensor& x) const;
   // Every layer in order (cache layer i for layer i), then logits(); commits T tokens to the cache.
+  // For decoders without cross-attention layers.
   at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
   RopeTables rope(int64_t start, int64_t length) const;
+  // x + update in the residual stream's dtype (clamped under float16_residual: clamp).
+  at::Tensor residual_add(const at::Tensor& x, const at::Tensor& update) const;
+  const Numerics& numerics() const { return numerics_; }
+  // The dequantize scratch, shared with the family's own layers (int8 only; else empty).
+  const DequantScratch* scratch() const { return &scratch_; }
 
   std::size_t parameter_bytes() const;  // as held, int8 and scales included
   std::size_t scratch_bytes() const { return scratch_.nbytes(); }
   bool defined() const;                 // every weight loaded (false after a load problem was recorded)
 
  private:
-  struct Layer {
+  struct Layer {  // empty at cross-attention indices
     at::Tensor input_norm, post_norm;
-    LinearWeight q, k, v, o, gate, up, down;
+    LinearWeight q, k, v, o;
+    SwiGLU mlp;
   };
-  at::Tensor residual_add(const at::Tensor& x, const at::Tensor& update) const;
 
   DecoderConfig config_;
   Numerics numerics_;

@@ -86,7 +86,7 @@ void Ladder::prepare(config::Tier tier, const FaultSite& site) {
   engine_.load(device, numerics);
 }
 
-ImageRun Ladder::run(int image, const at::Tensor& pixel_values, const std::vector<int32_t>& prompt,
+ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::vector<int32_t>& prompt,
                      const generate::GenerationOptions& options, std::optional<config::Tier> start) {
   ImageRun run;
   const auto& tiers = settings_.tiers;
@@ -117,7 +117,7 @@ ImageRun Ladder::run(int image, const at::Tensor& pixel_values, const std::vecto
         at.step = step;
         check_fault(at);
       };
-      run.result = generate::generate(engine_.model(), pixel_values, prompt, tier_options);
+      run.result = generate::generate(engine_.model(), inputs, prompt, tier_options);
       attempt.ok = true;
     } catch (const generate::Interrupted&) {
       throw;  // a stop, not a failure: the caller abandons the image

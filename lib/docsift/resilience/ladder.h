@@ -64,7 +64,7 @@ class Ladder {
 
   // Runs one image (`image` counts from 1 in processing order). `start` skips the tiers before
   // it (a memory plan's prediction); the ladder still escalates past it on out-of-memory.
-  ImageRun run(int image, const at::Tensor& pixel_values, const std::vector<int32_t>& prompt,
+  ImageRun run(int image, const family::ImageInputs& inputs, const std::vector<int32_t>& prompt,
                const generate::GenerationOptions& options, std::optional<config::Tier> start = std::nullopt);
 
   const LadderSettings& settings() const { return settings_; }

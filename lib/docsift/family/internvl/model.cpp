@@ -1,8 +1,9 @@
-#include "docsift/model/internvl.h"
+#include "docsift/family/internvl/model.h"
 
 #include <ATen/ops/cat.h>
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/gelu.h>
+#include <ATen/ops/tensor.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,17 +17,6 @@ namespace docsift::model {
 namespace {
 
 using nlohmann::json;
-
-// config.json reads on top of JsonFields: the -hf vision config writes sizes as [n, n] lists.
-int64_t square(const JsonFields& f, const char* key, int64_t fallback) {
-  const json* v = f.find(key);
-  if (v == nullptr) return fallback;
-  if (v->is_number_integer()) return v->get<int64_t>();
-  if (v->is_array() && v->size() == 2 && (*v)[0].is_number_integer() && (*v)[0] == (*v)[1]) {
-    return (*v)[0].get<int64_t>();
-  }
-  f.fail(std::string("\"") + key + "\" must be an integer or a square [n, n]");
-}
 
 }  // namespace
 
@@ -58,8 +48,8 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
   c.vision_layers = vision.integer("num_hidden_layers");
   c.vision_heads = vision.integer("num_attention_heads");
   c.vision_intermediate = vision.integer("intermediate_size");
-  c.image_size = square(vision, "image_size", 448);
-  c.patch_size = square(vision, "patch_size", 14);
+  c.image_size = vision.square_size("image_size", 448);
+  c.patch_size = vision.square_size("patch_size", 14);
   c.vision_eps = vision.number("layer_norm_eps", 1e-6);
   if (const auto norm = vision.string("norm_type", "layer_norm"); norm != "layer_norm") {
     vision.unsupported("norm_type", norm, "layer_norm");
@@ -331,6 +321,51 @@ std::unique_ptr<KVCache> InternVLModel::make_cache(int64_t capacity, CachePlacem
 
 at::Tensor InternVLModel::forward(const at::Tensor& embeds, KVCache& cache) const {
   return w_->text->forward(embeds, cache);
+}
+
+}  // namespace docsift::model
+
+// ---------------------------------------------------------------------------------------------
+// family::Model
+
+namespace docsift::model {
+namespace {
+
+// InternVL3's generation state: the image features wait for prefill, which writes them over the
+// prompt's <IMG_CONTEXT> rows; after that only the KV cache remains.
+class InternVLSequence final : public family::Sequence {
+ public:
+  InternVLSequence(const InternVLModel& model, at::Tensor features, std::unique_ptr<KVCache> cache)
+      : model_(model), features_(std::move(features)), cache_(std::move(cache)) {}
+
+  at::Tensor prefill(const std::vector<int32_t>& prompt) override {
+    const at::Tensor ids = at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
+    at::Tensor logits = model_.forward(model_.embed(ids, features_), *cache_);
+    features_.reset();  // the merged embeddings held what the decoder needs
+    return logits;
+  }
+  at::Tensor decode(int32_t token) override {
+    const at::Tensor id = at::tensor({static_cast<int64_t>(token)}, at::kLong);
+    return model_.forward(model_.embed_tokens(id).unsqueeze(0), *cache_);
+  }
+  std::size_t device_bytes() const override { return cache_->device_bytes(); }
+  std::size_t host_bytes() const override { return cache_->host_bytes(); }
+
+ private:
+  const InternVLModel& model_;
+  at::Tensor features_;
+  std::unique_ptr<KVCache> cache_;
+};
+
+}  // namespace
+
+at::Tensor InternVLModel::encode_image(const family::ImageInputs& image) const {
+  return image_features(image.pixel_values);
+}
+
+std::unique_ptr<family::Sequence> InternVLModel::start(const at::Tensor& features, const family::ImageInputs&,
+                                                       int64_t capacity, CachePlacement placement) const {
+  return std::make_unique<InternVLSequence>(*this, features, make_cache(capacity, placement));
 }
 
 }  // namespace docsift::model

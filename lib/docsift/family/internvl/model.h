@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/family/family.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/blocks.h"
 #include "docsift/model/decoder.h"
@@ -49,7 +50,7 @@ memory::ModelShape memory_shape(const InternVLConfig& config, std::uint64_t para
 // still be planned): vision tower, projector, language model, lm_head unless tied.
 std::uint64_t parameter_count(const InternVLConfig& config);
 
-class InternVLModel {
+class InternVLModel final : public family::Model {
  public:
   // Loads every weight onto `device`, checking names and shapes against config.json. With int8,
   // the language model's linear layers are quantized tensor by tensor as they stream from the
@@ -57,19 +58,20 @@ class InternVLModel {
   InternVLModel(const Checkpoint& checkpoint, const Numerics& numerics, at::Device device);
   InternVLModel(const Checkpoint& checkpoint, at::ScalarType dtype, at::Device device)
       : InternVLModel(checkpoint, Numerics{dtype}, device) {}
-  ~InternVLModel();
+  ~InternVLModel() override;
 
   const InternVLConfig& config() const { return config_; }
   // The original layout's config.json does not name the image token; the tokenizer does
   // (<IMG_CONTEXT>). Throws when `id` is outside the vocabulary.
   void set_image_token_id(int64_t id);
-  at::ScalarType dtype() const { return numerics_.dtype; }
-  const Numerics& numerics() const { return numerics_; }
-  at::Device device() const { return device_; }
-  // Bytes of every weight as held (int8 weights and their scales included), and of the
-  // dequantize scratch buffer.
-  std::size_t parameter_bytes() const;
-  std::size_t scratch_bytes() const;
+  const Numerics& numerics() const override { return numerics_; }
+  at::Device device() const override { return device_; }
+  std::size_t parameter_bytes() const override;
+  std::size_t scratch_bytes() const override;
+  // family::Model: image_features(); a sequence that merges them into the prompt at prefill.
+  at::Tensor encode_image(const family::ImageInputs& image) const override;
+  std::unique_ptr<family::Sequence> start(const at::Tensor& features, const family::ImageInputs& image,
+                                          int64_t capacity, CachePlacement placement) const override;
 
   // InternViT last hidden state, [N, 1 + patches, vision_hidden] (CLS first).
   at::Tensor vision_tower(const at::Tensor& pixel_values) const;

@@ -1,4 +1,4 @@
-#include "docsift/vision/internvl_tiles.h"
+#include "docsift/family/internvl/tiles.h"
 
 #include <ATen/ops/_upsample_bicubic2d_aa.h>
 #include <ATen/ops/stack.h>

@@ -1,0 +1,116 @@
+// The model-family interface: everything above the model layer (generate, the tier ladder, the
+// memory plan, run, inspect) sees a checkpoint only through these three classes.
+//
+//   Family   a recognised checkpoint folder: its config, chat template and image preprocessing,
+//            the memory plan's terms; loads weights into a Model. One per Engine.
+//   Model    loaded weights on one device in one Numerics: the vision encoder, and Sequences.
+//   Sequence one generation's state: the self-attention KV cache plus what the image leaves
+//            behind for the decoder (InternVL3: features merged into the prompt; Llama 3.2
+//            Vision: cross-attention keys and values). Dropping it frees them all.
+//
+// A family is a folder under family/ (model, preprocessing, adapter) plus one entry in
+// registry.cpp, which recognises a checkpoint from config.json's model_type / architectures.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "docsift/extract/schema.h"
+#include "docsift/memory/plan.h"
+#include "docsift/model/kv_cache.h"
+#include "docsift/model/precision.h"
+#include "docsift/text/chat_template.h"
+
+namespace docsift::model {
+class Checkpoint;
+}
+
+namespace docsift::family {
+
+// One image as a model takes it, made by Family::preprocess.
+struct ImageInputs {
+  ImageInputs() = default;
+  // InternVL3 needs only its tiles (tests and benches build inputs from a tensor).
+  ImageInputs(at::Tensor pixels) : pixel_values(std::move(pixels)) {  // NOLINT(google-explicit-constructor)
+    if (pixel_values.defined()) tiles = static_cast<int>(pixel_values.size(0));
+  }
+  // InternVL3: [N, 3, 448, 448], the grid's tiles then the thumbnail. Llama 3.2 Vision:
+  // [max_num_tiles, 3, S, S], every tile slot (unused ones zero). Undefined: a text-only prompt.
+  at::Tensor pixel_values;
+  int tiles = 0;                 // tiles holding the image (InternVL3: thumbnail included)
+  int columns = 1, rows = 1;     // the tile grid
+  int64_t aspect_ratio_id = 0;   // Llama 3.2 Vision: 1 + index of (rows, columns) in the supported list
+  bool defined() const { return pixel_values.defined(); }
+};
+
+class Sequence {
+ public:
+  virtual ~Sequence() = default;
+  // Runs the whole prompt (ids with the family's image tokens) and returns float32 logits of its
+  // last position, [vocab]. Called once, first.
+  virtual at::Tensor prefill(const std::vector<int32_t>& prompt) = 0;
+  // Feeds one token after what came before; float32 logits [vocab].
+  virtual at::Tensor decode(int32_t token) = 0;
+  // Bytes this sequence holds on the compute device and in host memory (caches, image state).
+  virtual std::size_t device_bytes() const = 0;
+  virtual std::size_t host_bytes() const = 0;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual at::Device device() const = 0;
+  virtual const model::Numerics& numerics() const = 0;
+  at::ScalarType dtype() const { return numerics().dtype; }
+  // Bytes of every weight as held (int8 weights and scales included), and of the dequantize
+  // scratch buffer.
+  virtual std::size_t parameter_bytes() const = 0;
+  virtual std::size_t scratch_bytes() const = 0;
+  // The vision encoder and projector: what the sequence needs of the image (InternVL3: features
+  // [N, 256, hidden]; Llama 3.2 Vision: cross-attention states [1, tiles·tokens, hidden]).
+  virtual at::Tensor encode_image(const ImageInputs& image) const = 0;
+  // A sequence with room for `capacity` tokens, its self-attention cache on the device or
+  // offloaded to host memory. `image_state` is encode_image's result (undefined: text only).
+  virtual std::unique_ptr<Sequence> start(const at::Tensor& image_state, const ImageInputs& image, int64_t capacity,
+                                          model::CachePlacement placement) const = 0;
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+  virtual std::string_view name() const = 0;  // "internvl3", "llama32-vision"
+  virtual const text::ChatTemplate& chat() const = 0;
+  // An RGB image [H, W, 3] uint8 → the model's inputs, at most `max_tiles` tiles (the family may
+  // cap it lower: Llama 3.2 Vision takes 4).
+  virtual ImageInputs preprocess(const at::Tensor& rgb_hwc, int max_tiles) const = 0;
+  // The tiles the plan should assume for the largest image `max_tiles` allows.
+  virtual int plan_tiles(int max_tiles) const = 0;
+  // max_new_tokens "auto" for the schema: the reference system's budget for this family.
+  virtual int auto_max_new_tokens(const extract::FieldSchema& schema) const = 0;
+  // The shapes and terms of the memory plan (parameters counted from the safetensors headers,
+  // or from config.json for a folder without weights).
+  virtual const memory::ModelShape& memory_shape() const = 0;
+  // Loads the weights; throws docsift::FileError for missing or misshapen tensors.
+  virtual std::unique_ptr<Model> load(const model::Checkpoint& checkpoint, const model::Numerics& numerics,
+                                      at::Device device) const = 0;
+};
+
+// Choices a family reads from docsift's config.
+struct FamilyOptions {
+  // Llama 3.2 Vision, text rows before <|image|>: false keeps transformers' behaviour (their gated
+  // cross-attention output stays), true follows Meta's reference (zeroed). model.cross_attention_rows.
+  bool meta_cross_attention_rows = false;
+};
+
+// The family of a checkpoint folder, from config.json's model_type (then architectures). An
+// unknown type is a docsift::FileError that lists the supported ones.
+std::unique_ptr<Family> open_family(const model::Checkpoint& checkpoint, const FamilyOptions& options = {});
+// "internvl_chat (InternVL3), ..." for messages and --help.
+std::string supported_model_types();
+
+}  // namespace docsift::family

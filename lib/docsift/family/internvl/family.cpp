@@ -1,0 +1,65 @@
+#include "docsift/family/internvl/family.h"
+
+#include "docsift/error.h"
+#include "docsift/family/internvl/model.h"
+#include "docsift/family/internvl/tiles.h"
+#include "docsift/model/checkpoint.h"
+#include "docsift/model/inspect.h"
+
+namespace docsift::family {
+namespace {
+
+class InternVLFamily final : public Family {
+ public:
+  explicit InternVLFamily(const model::Checkpoint& checkpoint)
+      : config_(model::parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
+        chat_(config_.layout == model::InternVLConfig::Layout::kOriginal ? text::ChatFormat::kInternVL
+                                                                           : text::ChatFormat::kInternVLHf,
+              text::Tokenizer::load(checkpoint.dir())) {
+    // The original layout's config.json does not name the image token; the tokenizer does. The
+    // -hf layout names it, and the two must agree.
+    if (config_.layout == model::InternVLConfig::Layout::kOriginal) {
+      config_.image_token_id = chat_.image_token_id();
+    } else if (config_.image_token_id != chat_.image_token_id()) {
+      throw FileError(checkpoint.dir().string() + ": config.json's image_token_id " +
+                      std::to_string(config_.image_token_id) + " is not the tokenizer's <IMG_CONTEXT> (" +
+                      std::to_string(chat_.image_token_id()) + ")");
+    }
+    shape_ = model::memory_shape(config_, checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
+                                                                   : model::parameter_count(config_));
+  }
+
+  std::string_view name() const override { return "internvl3"; }
+  const text::ChatTemplate& chat() const override { return chat_; }
+  ImageInputs preprocess(const at::Tensor& rgb_hwc, int max_tiles) const override {
+    const vision::InternVLImage image = vision::preprocess_internvl(rgb_hwc, max_tiles);
+    ImageInputs in(image.pixel_values);
+    in.columns = image.grid.columns;
+    in.rows = image.grid.rows;
+    return in;
+  }
+  int plan_tiles(int max_tiles) const override { return max_tiles > 1 ? max_tiles + 1 : 1; }  // + thumbnail
+  int auto_max_new_tokens(const extract::FieldSchema& schema) const override {
+    return extract::auto_max_new_tokens(schema, extract::ModelFamily::kInternVL);
+  }
+  const memory::ModelShape& memory_shape() const override { return shape_; }
+  std::unique_ptr<Model> load(const model::Checkpoint& checkpoint, const model::Numerics& numerics,
+                              at::Device device) const override {
+    auto m = std::make_unique<model::InternVLModel>(checkpoint, numerics, device);
+    m->set_image_token_id(config_.image_token_id);
+    return m;
+  }
+
+ private:
+  model::InternVLConfig config_;
+  text::ChatTemplate chat_;
+  memory::ModelShape shape_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> open_internvl(const model::Checkpoint& checkpoint, const FamilyOptions&) {
+  return std::make_unique<InternVLFamily>(checkpoint);
+}
+
+}  // namespace docsift::family

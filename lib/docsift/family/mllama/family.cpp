@@ -1,0 +1,69 @@
+#include "docsift/family/mllama/family.h"
+
+#include <algorithm>
+
+#include "docsift/error.h"
+#include "docsift/family/mllama/model.h"
+#include "docsift/family/mllama/tiles.h"
+#include "docsift/model/checkpoint.h"
+#include "docsift/model/inspect.h"
+
+namespace docsift::family {
+namespace {
+
+class MllamaFamily final : public Family {
+ public:
+  MllamaFamily(const model::Checkpoint& checkpoint, const FamilyOptions& options)
+      : config_(model::parse_mllama_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
+        chat_(text::ChatFormat::kLlama32Vision, text::Tokenizer::load(checkpoint.dir())),
+        rows_(options.meta_cross_attention_rows ? model::CrossAttentionRows::kMeta
+                                                : model::CrossAttentionRows::kTransformers) {
+    if (config_.image_token_id != chat_.image_token_id()) {
+      throw FileError(checkpoint.dir().string() + ": config.json's image_token_index " +
+                      std::to_string(config_.image_token_id) + " is not the tokenizer's <|image|> (" +
+                      std::to_string(chat_.image_token_id()) + ")");
+    }
+    shape_ = model::memory_shape(config_, checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
+                                                                   : model::parameter_count(config_));
+  }
+
+  std::string_view name() const override { return "llama32-vision"; }
+  const text::ChatTemplate& chat() const override { return chat_; }
+  ImageInputs preprocess(const at::Tensor& rgb_hwc, int max_tiles) const override {
+    const model::MllamaVisionConfig& v = config_.vision;
+    const vision::MllamaImage image = vision::preprocess_mllama(
+        rgb_hwc, max_tiles, static_cast<int>(v.image_size), static_cast<int>(v.max_num_tiles), v.aspect_ratios);
+    ImageInputs in;
+    in.pixel_values = image.pixel_values;
+    in.tiles = image.canvas.tiles();
+    in.columns = image.canvas.columns;
+    in.rows = image.canvas.rows;
+    in.aspect_ratio_id = image.canvas.aspect_ratio_id;
+    return in;
+  }
+  int plan_tiles(int max_tiles) const override {
+    return std::min(max_tiles, static_cast<int>(config_.vision.max_num_tiles));
+  }
+  int auto_max_new_tokens(const extract::FieldSchema& schema) const override {
+    return extract::auto_max_new_tokens(schema, extract::ModelFamily::kLlama);
+  }
+  const memory::ModelShape& memory_shape() const override { return shape_; }
+  std::unique_ptr<Model> load(const model::Checkpoint& checkpoint, const model::Numerics& numerics,
+                              at::Device device) const override {
+    return std::make_unique<model::MllamaModel>(checkpoint, numerics, device, rows_);
+  }
+
+ private:
+  model::MllamaConfig config_;
+  text::ChatTemplate chat_;
+  model::CrossAttentionRows rows_;
+  memory::ModelShape shape_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> open_mllama(const model::Checkpoint& checkpoint, const FamilyOptions& options) {
+  return std::make_unique<MllamaFamily>(checkpoint, options);
+}
+
+}  // namespace docsift::family
