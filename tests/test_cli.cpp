@@ -280,3 +280,77 @@ TEST_CASE("config: model.quantization, model.float16_residual and memory.cpu_qua
   REQUIRE(shown.exit_code == 0);
   CHECK(shown.out.find("quantization: int8") != std::string::npos);
 }
+
+namespace {
+
+// A Llama-3.2-Vision-shaped folder (config.json from the fixture with the real sizes, §2.1, and a
+// tokenizer whose <|image|> is 128256 as the Hub's) without weights.
+void write_mllama_config_folder(const std::filesystem::path& dir, bool ninety_b) {
+  const std::filesystem::path hub = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/mllama/hub";
+  nlohmann::json tokenizer = nlohmann::json::parse(std::ifstream(hub / "tokenizer.json"));
+  for (auto& added : tokenizer["added_tokens"]) {
+    if (added["content"] == "<|image|>") added["id"] = 128256;
+  }
+  std::ofstream(dir / "tokenizer.json") << tokenizer.dump();
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(hub / "config.json"));
+  c["image_token_index"] = 128256;
+  c["vision_config"].merge_patch({{"hidden_size", 1280}, {"attention_heads", 16}, {"num_hidden_layers", 32},
+                                  {"num_global_layers", 8}, {"intermediate_size", 5120}, {"image_size", 560},
+                                  {"vision_output_dim", 7680}, {"intermediate_layers_indices", {3, 7, 15, 23, 30}}});
+  nlohmann::json cross = nlohmann::json::array();
+  for (int i = 3; i < (ninety_b ? 100 : 40); i += 5) cross.push_back(i);
+  c["text_config"].merge_patch({{"hidden_size", ninety_b ? 8192 : 4096}, {"num_hidden_layers", ninety_b ? 100 : 40},
+                                {"num_attention_heads", ninety_b ? 64 : 32}, {"num_key_value_heads", 8},
+                                {"intermediate_size", ninety_b ? 28672 : 14336}, {"vocab_size", 128256},
+                                {"max_position_embeddings", 131072}, {"cross_attention_layers", cross}});
+  c["text_config"]["rope_scaling"]["original_max_position_embeddings"] = 8192;
+  std::ofstream(dir / "config.json") << c.dump(2);
+}
+
+}  // namespace
+
+TEST_CASE("inspect plans Llama-3.2-11B-Vision without weights: bfloat16 does not fit 16 GB, int8 starts at standard") {
+  docsift::testing::TempDir dir;
+  write_mllama_config_folder(dir.path(), /*ninety_b=*/false);
+  const std::string model = shell_quote(dir.path().string());
+  const std::string fields = " --set extraction.fields=" +
+                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const auto plan = [&](const std::string& args) {
+    const auto r = run_docsift("inspect " + model + " --json" + args + fields);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return nlohmann::json::parse(r.out);
+  };
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  // 10.67 B parameters: 19.9 GiB in bfloat16, the issue's figure.
+  const auto bf16 = plan(" --budget-gb 16 --set model.dtype=bfloat16");
+  const auto& p = bf16["memory_plan"];
+  CHECK(p["tiers"][0]["weights"].get<double>() / 2 == doctest::Approx(10.67e9).epsilon(0.005));
+  CHECK(p["tiles"] == 4);
+  CHECK(p["first_fitting_tier"] == "cpu");
+  CHECK(p["tiers"][0]["weights"].get<double>() / gib == doctest::Approx(19.87).epsilon(0.005));
+  CHECK(p["shortfall"].get<std::string>().find("standard does not fit") != std::string::npos);
+  CHECK(p["shortfall"].get<std::string>().find("model.quantization: int8") != std::string::npos);
+  // The shipped config: float16, int8, budget 16 GB. Standard, with at least 2 GiB to spare for
+  // a 4-tile page, the CUDA context and the cross-attention K/V (210 MB) included.
+  const auto int8 = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/llama32-vision-11b.yaml"));
+  const auto& q = int8["memory_plan"];
+  CHECK(q["quantization"] == "int8");
+  CHECK(q["first_fitting_tier"] == "standard");
+  CHECK(q["shortfall"] == "");
+  const auto& standard = q["tiers"][0];
+  CHECK(standard["spare"].get<double>() >= 2 * gib);
+  CHECK(standard["overhead"].get<double>() > 0);
+  CHECK(standard["kv_cache"].get<double>() > 210e6);  // cross K/V: 8 × 2 × 6404 × 8 × 128 × 2 B
+  MESSAGE("11B int8 standard: weights " << standard["weights"].get<double>() / gib << " GiB, spare "
+                                        << standard["spare"].get<double>() / gib << " GiB");
+
+  // 90B against the same card: no GPU tier fits, and the plan says what the smallest needs.
+  docsift::testing::TempDir big;
+  write_mllama_config_folder(big.path(), /*ninety_b=*/true);
+  const auto r = run_docsift("inspect " + shell_quote(big.path().string()) + " --config " +
+                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/llama32-vision-11b.yaml") + fields);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("start at: cpu") != std::string::npos);
+  CHECK(r.out.find("no GPU tier fits (the smallest, offloaded_cache, needs") != std::string::npos);
+  MESSAGE(r.out);
+}

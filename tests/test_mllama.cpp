@@ -179,7 +179,7 @@ TEST_CASE("Llama 3.2 Vision matches transformers: projector output, first logits
 TEST_CASE("Llama 3.2 Vision: Meta's rows before <|image|> (model.cross_attention_rows: meta) match the patched reference") {
   const auto info = summary();
   docsift::family::FamilyOptions meta;
-  meta.meta_cross_attention_rows = true;
+  meta.cross_attention_rows = docsift::config::CrossAttentionRows::Meta;
   Engine engine(kFixtures / "hub", /*require_weights=*/true, meta);
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const docsift::model::SafetensorsFile ref(kFixtures / "reference/grid_2x2.safetensors");

@@ -506,3 +506,30 @@ TEST_CASE("file names that are not UTF-8 round-trip: one record each across resu
   CHECK(report["images_scored"] == 2);
   CHECK(report["missing_predictions"].size() == 0);
 }
+
+TEST_CASE("run with the Llama 3.2 Vision config on an Mllama checkpoint: the same outputs as for InternVL3") {
+  TempDir out;
+  // The shipped 11B config, with only the device and dtype changed for the CI machine.
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --config " +
+                             shell_quote((kSource / "configs/llama32-vision-11b.yaml").string()) + " --model " +
+                             shell_quote((kSource / "tests/fixtures/mllama/hub").string()) +
+                             " --device cpu --set model.dtype=float32 --set generation.max_new_tokens=8 --set "
+                             "extraction.fields=" +
+                             shell_quote((kSource / "configs/fields/business-documents.yaml").string()) + " --out " +
+                             shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto records = journal_lines(out.path() / "results.jsonl");
+  REQUIRE(records.size() == 20);
+  for (const auto& rec : records) {
+    CHECK(rec["status"] == "ok");
+    CHECK(rec["fields"].size() == 25);
+    CHECK(rec["tokens"]["generated"] == 8);
+    CHECK(rec["model"]["quantization"] == "int8");  // the config's choice holds on the CPU too
+    CHECK(rec["image"]["tiles"].get<int>() >= 1);
+    CHECK(rec["image"]["tiles"].get<int>() <= 4);
+  }
+  const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
+  CHECK(csv.header == docsift::io::read_csv(kSource / "samples/ground_truth.csv").header);
+  CHECK(csv.rows.size() == 20);
+  CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["images"]["ok"] == 20);
+}

@@ -71,7 +71,7 @@ Command add_generate_command(CLI::App& root) {
             if (cfg.model.path.empty()) throw ConfigError("generate: give --model DIR (or model.path in the config)");
 
             const c10::Device device = start_device(cfg);
-            generate::Engine engine(cfg.model.path);
+            generate::Engine engine(cfg.model.path, /*require_weights=*/true, family::family_options(cfg));
             resilience::Ladder ladder(engine, resilience::ladder_settings(cfg, device));
             const auto& chat = engine.chat();
             const auto& tokenizer = engine.tokenizer();

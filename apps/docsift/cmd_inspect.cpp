@@ -31,7 +31,7 @@ memory::MemoryPlan plan_for(const std::string& model_dir, const PlanOptions& o) 
   std::optional<std::filesystem::path> file;
   if (!o.config_file.empty()) file = o.config_file;
   const config::Config cfg = config::load(file, o.overrides);
-  const generate::Engine engine(model_dir, /*require_weights=*/false);
+  const generate::Engine engine(model_dir, /*require_weights=*/false, family::family_options(cfg));
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   memory::PlanRequest r;
   r.model = engine.memory_shape();
@@ -71,7 +71,7 @@ Command add_inspect_command(CLI::App& root) {
   app->add_option("--budget-gb", options->plan.budget_gb,
                   "Print the memory plan per tier for a device with this many GiB (e.g. 16 for a V100)")
       ->check(CLI::PositiveNumber);
-  app->add_option("--tiles", options->plan.tiles, "Plan for this many image tiles (default: max_tiles + thumbnail)")
+  app->add_option("--tiles", options->plan.tiles, "Plan for this many image tiles (default: the most max_tiles allows: InternVL3 adds a thumbnail, Llama 3.2 Vision takes at most 4)")
       ->check(CLI::Range(1, 64));
   app->add_option("--max-new-tokens", options->plan.max_new_tokens,
                   "Plan for this many new tokens (default: config, else auto from the field count)")

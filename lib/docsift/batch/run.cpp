@@ -335,7 +335,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
                       "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
   }
   const c10::Device device = memory::resolve_device(cfg.model.device);
-  generate::Engine engine(cfg.model.path);
+  generate::Engine engine(cfg.model.path, /*require_weights=*/true, family::family_options(cfg));
   resilience::Ladder ladder(engine, resilience::ladder_settings(cfg, device));
   const std::string prompt_text = extract::build_prompt(schema);
   const std::vector<std::string> field_names = schema.names();

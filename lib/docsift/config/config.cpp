@@ -61,6 +61,8 @@ constexpr Names<Quantization, 2> kQuantizations{{{Quantization::None, "none"}, {
 constexpr Names<Float16Residual, 3> kFloat16Residuals{{{Float16Residual::Float32, "float32"},
                                                        {Float16Residual::Float16, "float16"},
                                                        {Float16Residual::Clamp, "clamp"}}};
+constexpr Names<CrossAttentionRows, 2> kCrossAttentionRows{
+    {{CrossAttentionRows::Transformers, "transformers"}, {CrossAttentionRows::Meta, "meta"}}};
 
 template <class E, std::size_t N>
 std::string_view name_of(const Names<E, N>& names, E value) {
@@ -196,6 +198,13 @@ const std::vector<Field>& schema() {
                    c.model.float16_residual = choice(n, w, "model.float16_residual", kFloat16Residuals);
                  },
                  [](const Config& c) { return node_of(to_string(c.model.float16_residual)); }});
+    f.push_back({"model.cross_attention_rows",
+                 "Llama 3.2 Vision, prompt rows before <|image|>: transformers (keep their gated cross-attention "
+                 "output, as published Hub results) or meta (zero it, as Meta's reference)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.model.cross_attention_rows = choice(n, w, "model.cross_attention_rows", kCrossAttentionRows);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.model.cross_attention_rows)); }});
     f.push_back({"generation.max_new_tokens", "auto (from the field count) or 1-32768",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    if (n.IsScalar() && n.Scalar() == "auto") {
@@ -462,6 +471,7 @@ std::string_view to_string(Cleanup v) { return name_of(kCleanups, v); }
 std::string_view to_string(Isolation v) { return name_of(kIsolations, v); }
 std::string_view to_string(Quantization v) { return name_of(kQuantizations, v); }
 std::string_view to_string(Float16Residual v) { return name_of(kFloat16Residuals, v); }
+std::string_view to_string(CrossAttentionRows v) { return name_of(kCrossAttentionRows, v); }
 
 void apply_file(Config& config, const std::filesystem::path& file) {
   const std::string source = file.string();

@@ -21,6 +21,10 @@ enum class Quantization { None, Int8 };
 // The residual stream between decoder layers when model.dtype is float16 (Qwen2's massive
 // activations pass 65,504): kept in float32, left in float16, or clamped to float16's range.
 enum class Float16Residual { Float32, Float16, Clamp };
+// Llama 3.2 Vision: what text rows before <|image|> get from cross-attention layers. transformers
+// (default; what published results on the Hub checkpoint used) keeps their gated attention output;
+// Meta's reference zeroes it. Both zero their MLP branch.
+enum class CrossAttentionRows { Transformers, Meta };
 
 std::string_view to_string(Precision value);
 std::string_view to_string(Tier value);
@@ -30,6 +34,7 @@ std::string_view to_string(Cleanup value);
 std::string_view to_string(Isolation value);
 std::string_view to_string(Quantization value);
 std::string_view to_string(Float16Residual value);
+std::string_view to_string(CrossAttentionRows value);
 
 struct ModelConfig {
   std::string path;                 // model folder; empty until --model or the config names one
@@ -38,6 +43,7 @@ struct ModelConfig {
   int max_tiles = 12;
   Quantization quantization = Quantization::None;
   Float16Residual float16_residual = Float16Residual::Float32;
+  CrossAttentionRows cross_attention_rows = CrossAttentionRows::Transformers;
 };
 
 struct GenerationConfig {

@@ -102,10 +102,10 @@ class Family {
 
 // Choices a family reads from docsift's config.
 struct FamilyOptions {
-  // Llama 3.2 Vision, text rows before <|image|>: false keeps transformers' behaviour (their gated
-  // cross-attention output stays), true follows Meta's reference (zeroed). model.cross_attention_rows.
-  bool meta_cross_attention_rows = false;
+  // Llama 3.2 Vision, text rows before <|image|> (model.cross_attention_rows).
+  config::CrossAttentionRows cross_attention_rows = config::CrossAttentionRows::Transformers;
 };
+inline FamilyOptions family_options(const config::Config& config) { return {config.model.cross_attention_rows}; }
 
 // The family of a checkpoint folder, from config.json's model_type (then architectures). An
 // unknown type is a docsift::FileError that lists the supported ones.

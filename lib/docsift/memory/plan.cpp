@@ -92,6 +92,28 @@ MemoryPlan plan_memory(const PlanRequest& r) {
   return plan;
 }
 
+std::string shortfall(const MemoryPlan& plan) {
+  const PlanRequest& r = plan.request;
+  if (!r.device_budget || plan.tiers.empty() || plan.tiers.front().fits) return "";
+  const TierPlan& first = plan.tiers.front();
+  const TierPlan* smallest = nullptr;  // the device tier that needs least
+  bool any_device_fits = false;
+  for (const TierPlan& t : plan.tiers) {
+    if (t.tier == config::Tier::Cpu) continue;
+    any_device_fits = any_device_fits || t.fits;
+    if (smallest == nullptr || t.device_bytes < smallest->device_bytes) smallest = &t;
+  }
+  std::string why = std::string(config::to_string(first.tier)) + " does not fit: it needs " +
+                    human_bytes(first.device_bytes) + " of the " + human_bytes(*r.device_budget) + " budget (weights " +
+                    human_bytes(first.weights) + ")";
+  if (!any_device_fits && smallest != nullptr) {
+    why += "; no GPU tier fits (the smallest, " + std::string(config::to_string(smallest->tier)) + ", needs " +
+           human_bytes(smallest->device_bytes) + ")";
+  }
+  if (!r.int8) why += "; model.quantization: int8 holds the language model's weights in a byte each";
+  return why;
+}
+
 nlohmann::json to_json(const MemoryPlan& plan) {
   const PlanRequest& r = plan.request;
   nlohmann::json tiers = nlohmann::json::array();
@@ -116,6 +138,7 @@ nlohmann::json to_json(const MemoryPlan& plan) {
           {"device_overhead", r.device_overhead},
           {"device_budget", r.device_budget ? nlohmann::json(*r.device_budget) : nlohmann::json(nullptr)},
           {"first_fitting_tier", std::string(config::to_string(plan.first_fitting()))},
+          {"shortfall", shortfall(plan)},
           {"tiers", tiers}};
 }
 
@@ -142,8 +165,8 @@ std::string to_text(const MemoryPlan& plan) {
                   spare ? human_bytes(*r.device_budget - t.device_bytes).c_str() : "-", t.fits ? "yes" : "no");
     out << line;
   }
-  out << "  start at: " << config::to_string(plan.first_fitting())
-      << " (activations are an upper estimate: attention scores counted as materialised)\n";
+  out << "  start at: " << config::to_string(plan.first_fitting()) << " (activations are an upper estimate)\n";
+  if (const std::string why = shortfall(plan); !why.empty()) out << "  " << why << '\n';
   return out.str();
 }
 

@@ -77,6 +77,9 @@ struct MemoryPlan {
 
 MemoryPlan plan_memory(const PlanRequest& request);
 
+// Why the first tier does not fit the budget, and whether any GPU tier does ("" when it fits or
+// there is no budget).
+std::string shortfall(const MemoryPlan& plan);
 nlohmann::json to_json(const MemoryPlan& plan);
 std::string to_text(const MemoryPlan& plan);
 

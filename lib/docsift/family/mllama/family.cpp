@@ -16,8 +16,7 @@ class MllamaFamily final : public Family {
   MllamaFamily(const model::Checkpoint& checkpoint, const FamilyOptions& options)
       : config_(model::parse_mllama_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
         chat_(text::ChatFormat::kLlama32Vision, text::Tokenizer::load(checkpoint.dir())),
-        rows_(options.meta_cross_attention_rows ? model::CrossAttentionRows::kMeta
-                                                : model::CrossAttentionRows::kTransformers) {
+        rows_(options.cross_attention_rows) {
     if (config_.image_token_id != chat_.image_token_id()) {
       throw FileError(checkpoint.dir().string() + ": config.json's image_token_index " +
                       std::to_string(config_.image_token_id) + " is not the tokenizer's <|image|> (" +
@@ -56,7 +55,7 @@ class MllamaFamily final : public Family {
  private:
   model::MllamaConfig config_;
   text::ChatTemplate chat_;
-  model::CrossAttentionRows rows_;
+  config::CrossAttentionRows rows_;
   memory::ModelShape shape_;
 };
 

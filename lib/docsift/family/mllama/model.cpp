@@ -188,7 +188,7 @@ at::Tensor MllamaModel::cross_layer(const CrossLayer& l, const at::Tensor& x, co
   std::vector<at::Tensor> parts;
   if (before > 0) {
     const at::Tensor rows = q.slice(2, 0, before);
-    parts.push_back(rows_ == CrossAttentionRows::kMeta ? at::zeros_like(rows)
+    parts.push_back(rows_ == CrossAttentionRows::Meta ? at::zeros_like(rows)
                                                         : attention(rows, kv.first, kv.second, /*causal=*/false));
   }
   if (before < t) {

@@ -29,10 +29,11 @@ namespace docsift::model {
 class Checkpoint;
 class MllamaVisionEncoder;
 
-// What text rows before the <|image|> token get from a cross-attention layer. transformers (what
-// published results on the Hub checkpoint used) keeps their gated attention output, unmasked over
-// all vision tokens, and zeroes only the MLP branch; Meta's reference zeroes both.
-enum class CrossAttentionRows { kTransformers, kMeta };
+// What text rows before the <|image|> token get from a cross-attention layer
+// (config::CrossAttentionRows): transformers (what published results on the Hub checkpoint used)
+// keeps their gated attention output, unmasked over all vision tokens, and zeroes only the MLP
+// branch; Meta's reference zeroes both.
+using config::CrossAttentionRows;
 
 struct MllamaConfig {
   MllamaVisionConfig vision;
@@ -49,7 +50,7 @@ std::uint64_t parameter_count(const MllamaConfig& config);
 class MllamaModel final : public family::Model {
  public:
   MllamaModel(const Checkpoint& checkpoint, const Numerics& numerics, at::Device device,
-              CrossAttentionRows rows = CrossAttentionRows::kTransformers);
+              CrossAttentionRows rows = CrossAttentionRows::Transformers);
   ~MllamaModel() override;
 
   const MllamaConfig& config() const { return config_; }

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""transformers half of the Llama 3.2 Vision generation benchmark (bench/generate/run_mllama.sh):
+MllamaForConditionalGeneration, CPU, float32, greedy, with Meta's intermediate-layer convention patched in (what
+docsift and the weights follow; see meta_intermediate_convention below). Prints one JSON line: prompt tokens,
+generated ids with the top-1 - top-2 logit gap of each, the vision seconds (vision_model + multi_modal_projector,
+timed in one extra call before prefill), prefill (the image encoded again inside the forward pass) and decode
+times, and this process's peak RSS (also after load, after the vision call and after prefill).
+    reference_mllama.py --model DIR --image FILE --prompt TEXT [--max-tiles 4] [--max-new-tokens 16]
+                        [--vision-attn eager|sdpa] [--vision-only]
+Text attention is always eager. --vision-attn sdpa runs the vision tower through SDPA (PyTorch's flash kernel on
+the CPU, which takes the additive mask) instead of eager attention, whose [16, N, N] float32 scores for a 4-tile
+page (N = 6432) are 2.65 GB each, two alive at once. --vision-only loads only vision_model.* and
+multi_modal_projector.* from the checkpoint and times the vision call alone (its peak RSS is then the vision
+tower's own), which measures eager vision on a machine that cannot hold the whole model plus eager scores.
+"""
+import argparse
+import json
+import os
+import resource
+import time
+
+import torch
+from PIL import Image
+from safetensors import safe_open
+from tokenizers import Tokenizer
+from transformers import (MllamaConfig, MllamaForConditionalGeneration, MllamaImageProcessor, MllamaProcessor,
+                          PreTrainedTokenizerFast)
+from transformers.modeling_outputs import BaseModelOutput
+from transformers.models.mllama import modeling_mllama
+
+TILE = 560
+# The 11B preprocessor's CLIP mean/std (the class defaults are 0.5/0.5) and bilinear resampling.
+CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073]
+CLIP_STD = [0.26862954, 0.26130258, 0.27577711]
+
+
+def meta_intermediate_convention():
+    """Meta's reference (and transformers 4.x, vLLM, TGI) take, for intermediate_layers_indices[i], the INPUT of
+    local vision layer i; transformers 5.23's MllamaVisionEncoder keeps each layer's OUTPUT, one layer later.
+    This swaps in the 4.x encoder loop (copied from scripts/make_mllama_fixtures.py), for the whole process."""
+    def forward(self, hidden_states, attention_mask=None):
+        states = ()
+        for layer in self.layers:
+            states = states + (hidden_states,)
+            hidden_states = layer(hidden_states=hidden_states, attention_mask=attention_mask)
+        states = states + (hidden_states,)
+        return BaseModelOutput(last_hidden_state=hidden_states, hidden_states=states)
+
+    modeling_mllama.MllamaVisionEncoder.forward = forward
+
+
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def rss_now_mb():
+    """Current anonymous and file-backed resident memory (MB) from /proc/self/status."""
+    out = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("RssAnon", "RssFile"):
+                out[key] = int(value.split()[0]) / 1024
+    return out
+
+
+def chat_prompt(question):
+    return ("<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n<|image|>" + question +
+            "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
+
+
+def load_vision_only(model_dir, vision_attn):
+    """MllamaVisionModel and the projector, with only their tensors read from the checkpoint."""
+    config = MllamaConfig.from_pretrained(model_dir)
+    config.vision_config._attn_implementation = vision_attn
+    vision = modeling_mllama.MllamaVisionModel(config.vision_config).eval()
+    projector = torch.nn.Linear(config.vision_config.vision_output_dim, config.text_config.hidden_size, bias=True)
+    wanted = {"vision_model.": vision, "model.vision_model.": vision,
+              "multi_modal_projector.": projector, "model.multi_modal_projector.": projector}
+    states = {id(m): {} for m in (vision, projector)}
+    modules = {id(vision): vision, id(projector): projector}
+    for fn in sorted(os.listdir(model_dir)):
+        if not fn.endswith(".safetensors"):
+            continue
+        with safe_open(os.path.join(model_dir, fn), "pt") as f:
+            for key in f.keys():
+                for prefix, module in wanted.items():
+                    if key.startswith(prefix):
+                        states[id(module)][key[len(prefix):]] = f.get_tensor(key).to(torch.float32)
+    for mid, sd in states.items():
+        modules[mid].load_state_dict(sd, strict=True)
+    return vision, projector.eval(), config
+
+
+def encode_image(vision, projector, inputs, hidden):
+    out = vision(pixel_values=inputs["pixel_values"], aspect_ratio_ids=inputs["aspect_ratio_ids"],
+                 aspect_ratio_mask=inputs["aspect_ratio_mask"]).last_hidden_state
+    return projector(out).reshape(-1, out.shape[-2], hidden)
+
+
+def checksum(states):
+    s = states.double()
+    return {"shape": list(states.shape), "sum": float(s.sum()), "abs_sum": float(s.abs().sum())}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--image", required=True)
+    parser.add_argument("--prompt", required=True)
+    parser.add_argument("--max-tiles", type=int, default=4)
+    parser.add_argument("--max-new-tokens", type=int, default=16)
+    parser.add_argument("--vision-attn", choices=("eager", "sdpa"), default="eager")
+    parser.add_argument("--vision-only", action="store_true")
+    args = parser.parse_args()
+    meta_intermediate_convention()
+
+    processor = MllamaProcessor(
+        image_processor=MllamaImageProcessor(size={"height": TILE, "width": TILE}, max_image_tiles=args.max_tiles,
+                                             resample=2, do_resize=True, do_rescale=True, rescale_factor=1 / 255,
+                                             do_normalize=True, image_mean=CLIP_MEAN, image_std=CLIP_STD, do_pad=True,
+                                             do_convert_rgb=True),
+        tokenizer=PreTrainedTokenizerFast(tokenizer_file=f"{args.model}/tokenizer.json", bos_token="<|begin_of_text|>",
+                                          eos_token="<|eot_id|>"))
+    text = chat_prompt(args.prompt)
+    inputs = processor(images=[Image.open(args.image).convert("RGB")], text=text, add_special_tokens=False,
+                       return_tensors="pt")
+    tok = Tokenizer.from_file(f"{args.model}/tokenizer.json")
+    assert inputs["input_ids"][0].tolist() == tok.encode(text, add_special_tokens=False).ids
+    tiles = int(inputs["aspect_ratio_mask"][0, 0].sum())
+    result = {"impl": "transformers", "threads": torch.get_num_threads(), "vision_attn": args.vision_attn,
+              "tiles": tiles, "prompt_tokens": int(inputs["input_ids"].shape[1])}
+
+    start = time.perf_counter()
+    if args.vision_only:
+        vision, projector, config = load_vision_only(args.model, args.vision_attn)
+        assert vision.config._attn_implementation == args.vision_attn
+    else:
+        model = MllamaForConditionalGeneration.from_pretrained(args.model, dtype=torch.float32,
+                                                               attn_implementation="eager").eval()
+        if args.vision_attn != "eager":
+            model.set_attn_implementation({"vision_config": args.vision_attn, "text_config": "eager"})
+        vision, projector, config = model.model.vision_model, model.model.multi_modal_projector, model.config
+        assert vision.config._attn_implementation == args.vision_attn
+        assert model.model.language_model.config._attn_implementation == "eager"
+    result["load_s"] = time.perf_counter() - start
+    result["rss_after_load_mb"] = {"peak": peak_mb(), **rss_now_mb()}
+
+    with torch.inference_mode():
+        # The vision stage alone (the extra call): vision_model + multi_modal_projector, as MllamaModel.forward runs them.
+        start = time.perf_counter()
+        states = encode_image(vision, projector, inputs, config.text_config.hidden_size)
+        result["vision_s"] = time.perf_counter() - start
+        result["cross_attention_states"] = checksum(states)
+        del states
+        result["rss_after_vision_mb"] = {"peak": peak_mb(), **rss_now_mb()}
+        if not args.vision_only:
+            cam = inputs["cross_attention_mask"]
+            start = time.perf_counter()
+            out = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"],
+                        pixel_values=inputs["pixel_values"], aspect_ratio_ids=inputs["aspect_ratio_ids"],
+                        aspect_ratio_mask=inputs["aspect_ratio_mask"], cross_attention_mask=cam, use_cache=True)
+            result["prefill_s"] = time.perf_counter() - start
+            result["rss_after_prefill_mb"] = {"peak": peak_mb(), **rss_now_mb()}
+            ids, gaps = [], []
+
+            def take(logits):
+                top2 = torch.topk(logits, 2)
+                gaps.append(float(top2.values[0] - top2.values[1]))
+                ids.append(int(top2.indices[0]))
+                return top2.indices[0].view(1, 1)
+
+            next_id = take(out.logits[0, -1])
+            cache = out.past_key_values
+            # Each new token's cross-attention mask row is a copy of the last one (as generate does).
+            row = cam[:, -1:]
+            start = time.perf_counter()
+            for _ in range(args.max_new_tokens - 1):
+                out = model(input_ids=next_id, cross_attention_mask=row, past_key_values=cache, use_cache=True)
+                cache = out.past_key_values
+                next_id = take(out.logits[0, -1])
+            decode_s = time.perf_counter() - start
+            result.update({
+                "ids": ids, "top2_gaps": [round(g, 5) for g in gaps], "decode_s": decode_s,
+                "prefill_tokens_per_s": result["prompt_tokens"] / result["prefill_s"],
+                "decode_tokens_per_s": (len(ids) - 1) / decode_s if decode_s > 0 else 0.0,
+                "decode_ms_per_token": 1000 * decode_s / (len(ids) - 1) if len(ids) > 1 else 0.0})
+    result["peak_rss_mb"] = peak_mb()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
