@@ -41,6 +41,21 @@ TEST_CASE("fault plan: the issue's example and each qualifier") {
   CHECK(attempt.match({FaultPoint::kLoad, 1, "reload", 3}) != nullptr);
   CHECK(attempt.match({FaultPoint::kLoad, 1, "standard", 1}) == nullptr);
   CHECK(FaultPlan::parse("", kTiers).empty());
+  // crash and hang: at the worker's start of the image by default, on the supervisor's first attempt.
+  const auto crash = FaultPlan::parse("crash@image=2,hang@decode:image=3:step=2", kTiers);
+  CHECK(crash.needs_isolation());
+  CHECK_FALSE(FaultPlan::parse("oom@prefill", kTiers).needs_isolation());
+  REQUIRE(crash.specs().size() == 2);
+  CHECK((crash.specs()[0].kind == docsift::resilience::FaultKind::kCrash));
+  CHECK((crash.specs()[0].point == FaultPoint::kStart));
+  CHECK(crash.match({FaultPoint::kStart, 2, "", 1, 0, 1}) != nullptr);
+  CHECK(crash.match({FaultPoint::kStart, 2, "", 1, 0, 2}) == nullptr);  // the retry in a fresh worker
+  CHECK(crash.match({FaultPoint::kStart, 1, "", 1, 0, 1}) == nullptr);
+  CHECK((crash.specs()[1].kind == docsift::resilience::FaultKind::kHang));
+  CHECK(crash.match({FaultPoint::kDecode, 3, "standard", 1, 2, 1}) == &crash.specs()[1]);
+  const auto second = FaultPlan::parse("crash@image=4:attempt=2", kTiers);
+  CHECK(second.match({FaultPoint::kStart, 4, "", 1, 0, 2}) != nullptr);
+  CHECK(second.match({FaultPoint::kStart, 4, "", 1, 0, 1}) == nullptr);
 }
 
 TEST_CASE("fault plan: malformed specs are refused with the spec and the problem named") {
@@ -50,7 +65,8 @@ TEST_CASE("fault plan: malformed specs are refused with the spec and the problem
   };
   refused("oom", "expected KIND@POINT");
   refused("boom@prefill", "unknown kind \"boom\"");
-  refused("crash@prefill", "needs worker isolation");
+  refused("crash@", "unknown point \"\"");
+  refused("oom@start", "unknown point \"start\"");
   refused("oom@softmax", "unknown point \"softmax\"");
   refused("oom@prefill:tier=gpu", "unknown tier \"gpu\" (known: standard, offloaded_cache");
   refused("oom@prefill:image=0", "image must be a positive integer");

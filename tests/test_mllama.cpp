@@ -176,6 +176,26 @@ TEST_CASE("Llama 3.2 Vision matches transformers: projector output, first logits
   }
 }
 
+TEST_CASE("Llama 3.2 Vision with the self-attention cache offloaded: the same tokens, cross K/V counted on the device side") {
+  const auto info = summary();
+  Engine engine(kFixtures / "hub");
+  engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
+  const docsift::model::SafetensorsFile ref(kFixtures / "reference/tall_3x1.safetensors");
+  ImageInputs inputs =
+      engine.family().preprocess(docsift::io::read_rgb_image(kFixtures / "images/tall_3x1.png"), 4);
+  const auto prompt = engine.chat().encode(question_for(info["images"]["tall_3x1"]["user_text"].get<std::string>()),
+                                           inputs.tiles);
+  docsift::generate::GenerationOptions options;
+  options.max_new_tokens = 16;
+  options.cache = docsift::model::CachePlacement::kOffloaded;
+  const auto result = docsift::generate::generate(engine.model(), inputs, prompt, options);
+  CHECK(result.tokens == ids_of(ref.view("greedy")));
+  // Self-attention K/V (3 layers × 2 × 2 heads × 16 × 58 tokens × 4 B) in host memory; the cross
+  // K/V of 2 layers × 2 × 4·65 keys × 2 heads × 16 × 4 B stay with the compute device (the CPU here,
+  // so they count as host bytes too).
+  CHECK(result.cache_host_bytes >= 3u * 2 * 2 * 16 * 58 * 4 + 2u * 2 * 260 * 2 * 16 * 4);
+}
+
 TEST_CASE("Llama 3.2 Vision: Meta's rows before <|image|> (model.cross_attention_rows: meta) match the patched reference") {
   const auto info = summary();
   docsift::family::FamilyOptions meta;

@@ -9,13 +9,14 @@
 #include "docsift/batch/run.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
+#include "docsift/memory/allocator_env.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
 
 Command add_run_command(CLI::App& root) {
   struct Options {
-    std::string dir, config_file, model, device, log_format = "text";
+    std::string dir, config_file, model, device, isolate, log_format = "text";
     std::optional<std::string> out;  // set but empty is an error, not the default folder
     std::vector<std::string> overrides;
     std::optional<int> limit;
@@ -33,6 +34,10 @@ Command add_run_command(CLI::App& root) {
   app->add_flag("--recursive,-r", o->recursive, "Also process images in subfolders");
   app->add_option("--limit", o->limit, "Process at most N images in this run")->check(CLI::PositiveNumber);
   app->add_option("--device", o->device, "cpu, cuda or cuda:N (default: config model.device)");
+  app->add_option("--isolate", o->isolate,
+                  "none, or worker: the model runs in a worker process that is recycled, and replaced when it "
+                  "crashes or hangs (default: config memory.isolate)")
+      ->check(CLI::IsMember({"none", "worker"}));
   app->add_option("--set", o->overrides, "Override a config key, e.g. --set memory.budget_gb=16 (repeatable)")
       ->take_all()
       ->allow_extra_args(false);
@@ -43,6 +48,7 @@ Command add_run_command(CLI::App& root) {
             std::vector<std::string> overrides = o->overrides;
             if (!o->device.empty()) overrides.push_back("model.device=" + o->device);
             if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
+            if (!o->isolate.empty()) overrides.push_back("memory.isolate=" + o->isolate);
             if (o->out) {
               if (o->out->empty()) throw ConfigError("--out: empty; give the output folder (or leave --out out for output.dir)");
               overrides.push_back("output.dir=" + *o->out);
@@ -52,9 +58,14 @@ Command add_run_command(CLI::App& root) {
             const config::Config cfg = config::load(file, overrides);
             if (cfg.model.path.empty()) throw ConfigError("run: give --model DIR (or model.path in the config)");
             if (cfg.memory.isolate == config::Isolation::Worker) {
-              throw ConfigError("memory.isolate: worker is not implemented yet; use none");
+              // The supervisor never touches the device: the worker sets it up. Allocator settings
+              // are environment variables, which the worker inherits; their warnings are said once.
+              for (const std::string& warning : memory::apply_allocator_settings(cfg.memory.allocator)) {
+                if (!o->quiet) std::cerr << "docsift: warning: " << warning << '\n';
+              }
+            } else {
+              (void)start_device(cfg, o->quiet);
             }
-            (void)start_device(cfg, o->quiet);
             batch::RunOptions options;
             options.input_dir = o->dir;
             options.out_dir = cfg.output.dir;

@@ -18,6 +18,7 @@ Command add_config_command(CLI::App& root);
 Command add_tokenize_command(CLI::App& root);
 Command add_generate_command(CLI::App& root);
 Command add_eval_command(CLI::App& root);
+Command add_worker_command(CLI::App& root);
 Command add_run_command(CLI::App& root);
 int print_version();
 

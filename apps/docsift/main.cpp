@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
 
   std::vector<Command> commands{add_run_command(app), add_inspect_command(app), add_config_command(app),
                                    add_tokenize_command(app), add_generate_command(app),
-                                   add_eval_command(app)};
+                                   add_eval_command(app), add_worker_command(app)};
 
   try {
     app.parse(argc, argv);

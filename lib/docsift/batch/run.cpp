@@ -13,19 +13,15 @@
 #include <set>
 #include <sstream>
 
+#include "docsift/batch/image_job.h"
 #include "docsift/batch/lock.h"
+#include "docsift/batch/worker.h"
 #include "docsift/error.h"
-#include "docsift/extract/response_parser.h"
 #include "docsift/extract/schema.h"
-#include "docsift/generate/engine.h"
+#include "docsift/generate/generate.h"
 #include "docsift/io/csv.h"
-#include "docsift/io/image_file.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/scan.h"
-#include "docsift/memory/cleanup.h"
-#include "docsift/memory/devices.h"
-#include "docsift/memory/plan.h"
-#include "docsift/resilience/ladder.h"
 #include "docsift/text/utf8.h"
 
 namespace docsift::batch {
@@ -274,6 +270,16 @@ class Progress {
     }
   }
 
+  // A worker event (worker isolation): started, recycled, crashed, timed out.
+  void worker(const std::string& event) {
+    if (o_.quiet) return;
+    if (o_.log_format == LogFormat::kJson) {
+      log_ << nlohmann::json{{"event", "worker"}, {"what", event}}.dump() << std::endl;
+    } else {
+      log_ << (o_.progress_bar ? "\r\033[K" : "") << "worker: " << event << std::endl;
+    }
+  }
+
   void finish() {
     if (!o_.quiet && o_.progress_bar && o_.log_format == LogFormat::kText) log_ << '\n';
   }
@@ -334,31 +340,18 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
                       "); resuming would mix their results. Use the same config and model, another --out, or "
                       "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
   }
-  const c10::Device device = memory::resolve_device(cfg.model.device);
-  generate::Engine engine(cfg.model.path, /*require_weights=*/true, family::family_options(cfg));
-  resilience::Ladder ladder(engine, resilience::ladder_settings(cfg, device));
-  const std::string prompt_text = extract::build_prompt(schema);
-  const std::vector<std::string> field_names = schema.names();
-  generate::GenerationOptions gen;
-  gen.max_new_tokens =
-      cfg.generation.max_new_tokens.value_or(engine.family().auto_max_new_tokens(schema));
-  gen.temperature = cfg.generation.temperature;
-  gen.top_p = cfg.generation.top_p;
-  gen.seed = cfg.generation.seed;
-  gen.greedy = cfg.generation.temperature <= 0.0;
-  gen.stop_ids = engine.chat().stop_ids();
-  gen.interrupt = [&stop] { return stop.abandon(); };
-  const std::uint64_t threshold = static_cast<std::uint64_t>(cfg.memory.fragmentation_threshold_mb) << 20;
-  std::optional<std::uint64_t> budget;
-  if (device.is_cuda()) {
-    if (cfg.memory.budget_gb) {
-      budget = static_cast<std::uint64_t>(*cfg.memory.budget_gb * 1073741824.0);
-    } else if (const auto d = memory::read_device_memory(device); d.valid) {
-      budget = d.driver_free + d.reserved;  // what this process can have
-    }
-  }
-
   Progress progress(o, log, static_cast<int>(todo.size()));
+  // In process, or (memory.isolate: worker) through a worker process: then this process never
+  // touches the device, and the worker's events go to the log.
+  std::unique_ptr<ImageJob> job;
+  std::unique_ptr<WorkerSupervisor> supervisor;
+  if (cfg.memory.isolate == config::Isolation::Worker) {
+    supervisor = std::make_unique<WorkerSupervisor>(cfg, o.out_dir.string(),
+                                                    [&progress](const std::string& event) { progress.worker(event); });
+  } else {
+    job = std::make_unique<ImageJob>(cfg);
+  }
+  const auto abandon = [&stop] { return stop.abandon(); };
   for (const auto& f : skipped_files) progress.skipped(f);
   int done = 0;
   for (const io::ScannedImage* image : todo) {
@@ -369,83 +362,22 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     const int index = summary.skipped + done + 1;  // processing order across resumed runs
     const auto start = Clock::now();
     const RecordName name = record_name(image->relative);
-    nlohmann::json record = {{"file", name.file}, {"config_hash", hash}};
-    if (name.file_bytes) record["file_bytes"] = *name.file_bytes;
-    nlohmann::json timings;
-    bool fatal = false;
-    std::string fatal_error;
+    ImageJob::Outcome outcome;
     try {
-      auto t = Clock::now();
-      const at::Tensor rgb = io::read_rgb_image(image->path);
-      timings["decode_image"] = since(t);
-      t = Clock::now();
-      const family::ImageInputs inputs = engine.family().preprocess(rgb, cfg.model.max_tiles);
-      const int tiles = inputs.tiles;
-      const std::vector<int32_t> prompt = engine.chat().encode(prompt_text, tiles);
-      timings["preprocess"] = since(t);
-      record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
-
-      std::optional<config::Tier> start_tier;
-      if (budget) {
-        memory::PlanRequest r;
-        r.model = engine.memory_shape();
-        r.dtype_bytes = c10::elementSize(ladder.settings().dtype);
-        r.cpu_dtype_bytes = c10::elementSize(ladder.settings().cpu_dtype);
-        r.int8 = ladder.settings().quantization == config::Quantization::Int8;
-        r.cpu_int8 = ladder.settings().cpu_quantization == config::Quantization::Int8;
-        r.tiles = tiles;
-        r.prompt_tokens = static_cast<std::int64_t>(prompt.size());
-        r.max_new_tokens = gen.max_new_tokens;
-        r.tiers = cfg.memory.tiers;
-        r.device_budget = budget;
-        const memory::MemoryPlan plan = memory::plan_memory(r);
-        start_tier = plan.first_fitting();
-        for (const auto& tp : plan.tiers) {
-          if (tp.tier == *start_tier) record["plan"] = {{"start_tier", config::to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
-        }
-      }
-      const resilience::ImageRun run = ladder.run(index, inputs, prompt, gen, start_tier);  // may throw Interrupted
-      nlohmann::json attempts = nlohmann::json::array();
-      for (const auto& a : run.attempts) attempts.push_back(resilience::to_json(a));
-      record["attempts"] = attempts;
-      if (run.ok) {
-        const std::string text = engine.tokenizer().decode(run.result.tokens, /*skip_special_tokens=*/true);
-        record["status"] = "ok";
-        record["tier"] = config::to_string(run.tier);
-        record["fields"] = extract::parse_response(text, field_names);
-        record["raw_response"] = text;
-        record["tokens"] = {{"prompt", run.result.prompt_tokens}, {"generated", run.result.tokens.size()}};
-        // The weights that produced this record, as held (bytes summed over the loaded tensors).
-        const auto& model = engine.model();
-        record["model"] = {{"dtype", std::string(c10::toString(model.dtype()))},
-                           {"quantization", std::string(config::to_string(model.numerics().quantization))},
-                           {"weight_bytes", model.parameter_bytes()},
-                           {"scratch_bytes", model.scratch_bytes()}};
-        timings["vision"] = run.result.vision_seconds;
-        timings["prefill"] = run.result.prefill_seconds;
-        timings["decode"] = run.result.decode_seconds;
-        if (run.peak.valid && record.contains("plan")) record["plan"]["measured_peak_allocated"] = run.peak.peak_allocated;
-      } else {
-        record["status"] = "failed";
-        record["error"] = run.error;
-        fatal = run.fatal;
-        fatal_error = run.error;
-      }
+      outcome = supervisor ? supervisor->process(image->path, index, abandon, image != todo.back())
+                           : job->process(image->path, index, abandon);
     } catch (const generate::Interrupted&) {
       // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.
       summary.stopped = "stopped by " + stop.name() + "; the image in flight, " + name.file + ", is left for --resume";
       break;
-    } catch (const std::exception& e) {  // decode and preprocess errors fail this image only
-      record["status"] = "failed";
-      record["error"] = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
     }
-    if (cfg.memory.cleanup == config::Cleanup::AfterImage) {
-      record["memory"] = memory::to_json(memory::cleanup(device, threshold));
-    } else {
-      record["memory"] = {{"after", memory::to_json(memory::read_memory(device))}};
-    }
-    timings["total"] = since(start);
-    record["timings_s"] = timings;
+    nlohmann::json record = std::move(outcome.record);
+    record["file"] = name.file;
+    record["config_hash"] = hash;
+    if (name.file_bytes) record["file_bytes"] = *name.file_bytes;
+    const bool fatal = outcome.fatal;
+    const std::string fatal_error = outcome.fatal_error;
+    record["timings_s"]["total"] = since(start);
     try {
       journal.append(record);
     } catch (const io::JournalWriteError& e) {
@@ -496,7 +428,14 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
                       {"overhead_seconds", totals.total_seconds - totals.model_seconds},
                       {"generated_tokens", totals.generated}}},
       {"memory_high_water", {{"device_peak_allocated", totals.high_allocated}, {"host_peak_rss", totals.high_rss}}},
-      {"device", device.str()},
+      {"device", supervisor ? supervisor->device() : job->device()},
+      {"isolation", supervisor ? nlohmann::json{{"mode", "worker"},
+                                                {"workers_started", supervisor->stats().started},
+                                                {"recycles", supervisor->stats().recycles},
+                                                {"crashes", supervisor->stats().crashes},
+                                                {"timeouts", supervisor->stats().timeouts},
+                                                {"supervisor_mapped_libcuda", libcuda_mapped()}}
+                               : nlohmann::json{{"mode", "none"}}},
       {"config_hash", hash},
       {"earlier_config_hashes", std::vector<std::string>(earlier_hashes.begin(), earlier_hashes.end())},
       {"skipped_files", [&] {

@@ -536,6 +536,20 @@ Config load(const std::optional<std::filesystem::path>& file,
   return config;
 }
 
+Config from_yaml(const std::string& yaml, const std::string& source) {
+  Config config;
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(source + ": not valid YAML: " + e.msg);
+  }
+  if (root.IsNull()) return config;
+  if (!root.IsMap()) throw ConfigError(source + ": expected a mapping of sections at the top level");
+  apply_map(config, root, "", source);
+  return config;
+}
+
 std::string to_yaml(const Config& config) {
   YAML::Node root(YAML::NodeType::Map);
   for (const auto& field : schema()) {

@@ -106,6 +106,9 @@ Config load(const std::optional<std::filesystem::path>& file,
 
 // The effective configuration as YAML that apply_file accepts back unchanged.
 std::string to_yaml(const Config& config);
+// Defaults, then `yaml` (to_yaml's output: how a run hands its config to its worker process);
+// `source` names it in errors. Throws ConfigError.
+Config from_yaml(const std::string& yaml, const std::string& source);
 
 // Every settable key with its help text, in schema order (for --help and the README).
 struct KeyHelp {

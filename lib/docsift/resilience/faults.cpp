@@ -1,6 +1,9 @@
 #include "docsift/resilience/faults.h"
 
 #include <algorithm>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "docsift/error.h"
@@ -38,6 +41,7 @@ int positive(std::string_view value, const std::string& spec, std::string_view k
 
 std::string_view to_string(FaultPoint point) {
   switch (point) {
+    case FaultPoint::kStart: return "start";
     case FaultPoint::kLoad: return "load";
     case FaultPoint::kVision: return "vision";
     case FaultPoint::kPrefill: return "prefill";
@@ -53,26 +57,35 @@ FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>
     const std::string spec(raw);
     const auto fail = [&](const std::string& problem) -> ConfigError {
       return ConfigError("fault spec \"" + spec + "\": " + problem +
-                         " (grammar: oom@load|vision|prefill|decode[:image=N][:tier=NAME][:attempt=N][:step=N])");
+                         " (grammar: oom@load|vision|prefill|decode[:image=N][:tier=NAME][:attempt=N][:step=N], "
+                         "crash|hang@[start|load|vision|prefill|decode:]image=N[:tier=NAME][:attempt=N][:step=N])");
     };
-    const auto parts = split(raw, ':');
+    auto parts = split(raw, ':');
     const std::size_t at = parts[0].find('@');
     if (at == std::string_view::npos) throw fail("expected KIND@POINT");
     FaultSpec f;
     f.text = spec;
-    const std::string_view kind = parts[0].substr(0, at), point = parts[0].substr(at + 1);
+    const std::string_view kind = parts[0].substr(0, at);
+    std::string_view point = parts[0].substr(at + 1);
     if (kind == "oom") {
       f.kind = FaultKind::kOom;
     } else if (kind == "crash" || kind == "hang") {
-      throw fail("\"" + std::string(kind) + "\" needs worker isolation, which this build does not have yet");
+      f.kind = kind == "crash" ? FaultKind::kCrash : FaultKind::kHang;
+      // crash@image=N: no point, the first qualifier follows the '@'; the fault fires at start.
+      if (point.find('=') != std::string_view::npos) {
+        parts.insert(parts.begin() + 1, point);
+        point = "start";
+      }
     } else {
-      throw fail("unknown kind \"" + std::string(kind) + "\" (known: oom)");
+      throw fail("unknown kind \"" + std::string(kind) + "\" (known: oom, crash, hang)");
     }
-    if (point == "load") f.point = FaultPoint::kLoad;
+    if (point == "start" && f.kind != FaultKind::kOom) f.point = FaultPoint::kStart;
+    else if (point == "load") f.point = FaultPoint::kLoad;
     else if (point == "vision") f.point = FaultPoint::kVision;
     else if (point == "prefill") f.point = FaultPoint::kPrefill;
     else if (point == "decode") f.point = FaultPoint::kDecode;
-    else throw fail("unknown point \"" + std::string(point) + "\" (known: load, vision, prefill, decode)");
+    else throw fail("unknown point \"" + std::string(point) + "\" (known: load, vision, prefill, decode" +
+                    (f.kind == FaultKind::kOom ? ")" : ", start)"));
     for (std::size_t i = 1; i < parts.size(); ++i) {
       const std::size_t eq = parts[i].find('=');
       if (eq == std::string_view::npos) throw fail("qualifier \"" + std::string(parts[i]) + "\" is not KEY=VALUE");
@@ -123,12 +136,28 @@ const FaultSpec* FaultPlan::match(const FaultSite& site) const {
     if (f.image && *f.image != site.image) continue;
     if (f.step && *f.step != site.step) continue;
     if (f.tier && *f.tier != site.tier) continue;
-    if (f.attempt && *f.attempt != site.attempt) continue;
-    // Without tier= or attempt=, only the first attempt: the ladder's retry then succeeds.
-    if (!f.tier && !f.attempt && site.attempt != 1) continue;
+    // oom counts the ladder's attempts; crash and hang the supervisor's (a fresh worker's retry).
+    const int attempt = f.kind == FaultKind::kOom ? site.attempt : site.process_attempt;
+    if (f.attempt && *f.attempt != attempt) continue;
+    // Without tier= or attempt=, only the first attempt: the retry then succeeds.
+    if (!f.tier && !f.attempt && (site.attempt != 1 || site.process_attempt != 1)) continue;
     return &f;
   }
   return nullptr;
+}
+
+bool FaultPlan::needs_isolation() const {
+  return std::any_of(specs_.begin(), specs_.end(), [](const FaultSpec& f) { return f.kind != FaultKind::kOom; });
+}
+
+void fire_process_fault(const FaultSpec& spec) {
+  if (spec.kind == FaultKind::kHang) {
+    while (true) ::pause();  // until the supervisor's timeout kills us
+  }
+  // An injected crash need not leave a core file of a process that held a model.
+  const rlimit none{0, 0};
+  ::setrlimit(RLIMIT_CORE, &none);
+  std::abort();
 }
 
 }  // namespace docsift::resilience

@@ -1,15 +1,19 @@
 // Fault injection for testing the out-of-memory ladder without a GPU: a plan parsed from
 // DOCSIFT_FAULTS says at which named point of which image, tier and attempt a fault fires.
 //
-//   spec      := KIND "@" POINT { ":" QUALIFIER }
-//   KIND      := "oom"
-//   POINT     := "load" | "vision" | "prefill" | "decode"
+//   spec      := "oom" "@" POINT { ":" QUALIFIER }
+//              | ("crash" | "hang") "@" [ POINT ":" ] QUALIFIER { ":" QUALIFIER }
+//   POINT     := "start" | "load" | "vision" | "prefill" | "decode"
 //   QUALIFIER := "image=" N | "tier=" TIER | "attempt=" N | "step=" N      (step: decode only)
 //   plan      := spec { "," spec }
 //
-// Images and attempts count from 1 in processing order; decode steps count from 1. A spec
-// without tier= or attempt= fires on an image's first attempt only, so the ladder can recover.
-// Example: oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache
+// Images and attempts count from 1 in processing order; decode steps count from 1. oom throws
+// the allocator's out-of-memory error, which the tier ladder handles; its attempt= counts the
+// ladder's attempts. crash (abort) and hang (sleep forever) need worker isolation: they fire in
+// the worker process, by default at "start" (when it takes the image), and their attempt= counts
+// the supervisor's attempts (a crashed image is retried once in a fresh worker). A spec without
+// tier= or attempt= fires on an image's first attempt only, so the image can recover.
+// Example: oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache,crash@image=5
 #pragma once
 
 #include <optional>
@@ -19,8 +23,8 @@
 
 namespace docsift::resilience {
 
-enum class FaultKind { kOom };
-enum class FaultPoint { kLoad, kVision, kPrefill, kDecode };
+enum class FaultKind { kOom, kCrash, kHang };
+enum class FaultPoint { kStart, kLoad, kVision, kPrefill, kDecode };
 
 std::string_view to_string(FaultPoint point);
 
@@ -32,6 +36,9 @@ struct FaultSpec {
   std::string text;  // as written, for messages
 };
 
+// What a crash or hang spec does once it fires: abort() (SIGABRT), or sleep until killed.
+[[noreturn]] void fire_process_fault(const FaultSpec& spec);
+
 // Where the program is when it asks whether to fail.
 struct FaultSite {
   FaultPoint point;
@@ -39,6 +46,7 @@ struct FaultSite {
   std::string tier;        // "standard", "offloaded_cache", ...
   int attempt = 1;         // 1-based attempt of this image
   int step = 0;            // decode step, 1-based; 0 elsewhere
+  int process_attempt = 1; // the supervisor's attempt at this image (worker isolation), 1-based
 };
 
 class FaultPlan {
@@ -56,6 +64,8 @@ class FaultPlan {
   const std::vector<FaultSpec>& specs() const { return specs_; }
   // The first spec that fires at `site`, if any.
   const FaultSpec* match(const FaultSite& site) const;
+  // Whether a spec crashes or hangs the process (only a run with worker isolation takes those).
+  bool needs_isolation() const;
 
  private:
   std::vector<FaultSpec> specs_;

@@ -58,9 +58,12 @@ Ladder::Ladder(generate::Engine& engine, LadderSettings settings) : engine_(engi
   if (settings_.tiers.empty()) throw ConfigError("memory.tiers is empty: name at least one tier");
 }
 
-void Ladder::check_fault(const FaultSite& site) const {
+void Ladder::check_fault(const FaultSite& at) const {
+  FaultSite site = at;
+  site.process_attempt = process_attempt_;
   const FaultSpec* spec = settings_.faults.match(site);
   if (spec == nullptr) return;
+  if (spec->kind != FaultKind::kOom) fire_process_fault(*spec);  // crash or hang (worker only)
   // The allocator's own exception type, so the code under test cannot tell it from a real one.
   throw c10::OutOfMemoryError(
       c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)},
@@ -70,11 +73,15 @@ void Ladder::check_fault(const FaultSite& site) const {
           (site.step > 0 ? ", step " + std::to_string(site.step) : std::string()) + ")");
 }
 
-void Ladder::prepare(config::Tier tier, const FaultSite& site) {
+std::pair<at::Device, model::Numerics> Ladder::placement(config::Tier tier) const {
   const bool cpu = tier == config::Tier::Cpu;
-  const at::Device device = cpu ? at::Device(at::kCPU) : settings_.device;
-  const model::Numerics numerics{cpu ? settings_.cpu_dtype : settings_.dtype,
-                                 cpu ? settings_.cpu_quantization : settings_.quantization, settings_.float16_residual};
+  return {cpu ? at::Device(at::kCPU) : settings_.device,
+          model::Numerics{cpu ? settings_.cpu_dtype : settings_.dtype,
+                          cpu ? settings_.cpu_quantization : settings_.quantization, settings_.float16_residual}};
+}
+
+void Ladder::prepare(config::Tier tier, const FaultSite& site) {
+  const auto [device, numerics] = placement(tier);
   const bool reload = tier == config::Tier::Reload || tier == config::Tier::ReloadRetry;
   if (!reload && engine_.loaded_as(device, numerics)) return;
   // Free the model and the allocator's cache before loading: the new weights need that room.
@@ -84,6 +91,13 @@ void Ladder::prepare(config::Tier tier, const FaultSite& site) {
   load_site.point = FaultPoint::kLoad;
   check_fault(load_site);
   engine_.load(device, numerics);
+}
+
+void Ladder::warm_up() {
+  if (settings_.tiers.empty()) return;
+  // No fault checks: load faults belong to an image's attempts.
+  const auto [device, numerics] = placement(settings_.tiers.front());
+  if (!engine_.loaded_as(device, numerics)) engine_.load(device, numerics);
 }
 
 ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::vector<int32_t>& prompt,

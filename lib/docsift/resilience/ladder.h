@@ -68,14 +68,22 @@ class Ladder {
                const generate::GenerationOptions& options, std::optional<config::Tier> start = std::nullopt);
 
   const LadderSettings& settings() const { return settings_; }
+  // Loads the model for the first tier now (a worker does it before taking images).
+  void warm_up();
+  // The supervisor's attempt at the images that follow (worker isolation: crash and hang
+  // faults count it); 1 in process.
+  void set_process_attempt(int attempt) { process_attempt_ = attempt; }
 
  private:
+  // Where `tier` runs the model and with which numerics.
+  std::pair<at::Device, model::Numerics> placement(config::Tier tier) const;
   // Puts the model where `tier` needs it, reloading for the reload tiers.
   void prepare(config::Tier tier, const FaultSite& site);
   void check_fault(const FaultSite& site) const;
 
   generate::Engine& engine_;
   LadderSettings settings_;
+  int process_attempt_ = 1;
 };
 
 }  // namespace docsift::resilience

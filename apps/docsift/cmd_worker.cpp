@@ -1,0 +1,20 @@
+// `docsift worker`: the process `docsift run --isolate worker` starts to hold the model (see
+// lib/docsift/batch/worker.h). Not for users: it speaks the supervisor's protocol on fds 3 and 4,
+// and is hidden from --help.
+#include "commands.h"
+#include "device_setup.h"
+#include "docsift/batch/worker.h"
+
+namespace docsift::cli {
+
+Command add_worker_command(CLI::App& root) {
+  auto tag = std::make_shared<std::string>();
+  CLI::App* app = root.add_subcommand("worker", "Model worker for run --isolate worker (internal)");
+  app->group("");  // hidden
+  app->add_option("--for", *tag, "The supervisor's output folder (shown by ps)");
+  return {app, [] {
+            return batch::run_worker([](const config::Config& cfg) { (void)start_device(cfg, /*quiet=*/true); });
+          }};
+}
+
+}  // namespace docsift::cli

@@ -1,0 +1,169 @@
+#include "docsift/batch/image_job.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <chrono>
+
+#include "docsift/error.h"
+#include "docsift/extract/response_parser.h"
+#include "docsift/family/family.h"
+#include "docsift/generate/engine.h"
+#include "docsift/generate/generate.h"
+#include "docsift/io/image_file.h"
+#include "docsift/memory/cleanup.h"
+#include "docsift/memory/devices.h"
+#include "docsift/memory/host.h"
+#include "docsift/memory/plan.h"
+#include "docsift/resilience/ladder.h"
+
+namespace docsift::batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+struct ImageJob::State {
+  config::Config cfg;
+  extract::FieldSchema schema;
+  c10::Device device;
+  generate::Engine engine;
+  resilience::Ladder ladder;
+  std::string prompt_text;
+  std::vector<std::string> field_names;
+  generate::GenerationOptions gen;
+  std::uint64_t threshold;
+  std::optional<std::uint64_t> budget;
+
+  explicit State(const config::Config& c)
+      : cfg(c),
+        schema(extract::load_field_schema(c.extraction.fields)),
+        device(memory::resolve_device(c.model.device)),
+        engine(c.model.path, /*require_weights=*/true, family::family_options(c)),
+        ladder(engine, resilience::ladder_settings(c, device)),
+        prompt_text(extract::build_prompt(schema)),
+        field_names(schema.names()),
+        threshold(static_cast<std::uint64_t>(c.memory.fragmentation_threshold_mb) << 20) {
+    gen.max_new_tokens = c.generation.max_new_tokens.value_or(engine.family().auto_max_new_tokens(schema));
+    gen.temperature = c.generation.temperature;
+    gen.top_p = c.generation.top_p;
+    gen.seed = c.generation.seed;
+    gen.greedy = c.generation.temperature <= 0.0;
+    gen.stop_ids = engine.chat().stop_ids();
+    if (device.is_cuda()) {
+      if (c.memory.budget_gb) {
+        budget = static_cast<std::uint64_t>(*c.memory.budget_gb * 1073741824.0);
+      } else if (const auto d = memory::read_device_memory(device); d.valid) {
+        budget = d.driver_free + d.reserved;  // what this process can have
+      }
+    }
+  }
+};
+
+ImageJob::ImageJob(const config::Config& config, bool in_worker) : s_(std::make_unique<State>(config)) {
+  if (!in_worker && s_->ladder.settings().faults.needs_isolation()) {
+    throw ConfigError("fault plan (testing.faults / DOCSIFT_FAULTS): crash and hang faults need worker isolation "
+                      "(--isolate worker, or memory.isolate: worker)");
+  }
+}
+
+const resilience::FaultPlan& ImageJob::faults() const { return s_->ladder.settings().faults; }
+ImageJob::~ImageJob() = default;
+
+void ImageJob::warm_up() { s_->ladder.warm_up(); }
+void ImageJob::set_process_attempt(int attempt) { s_->ladder.set_process_attempt(attempt); }
+std::string ImageJob::device() const { return s_->device.str(); }
+
+std::uint64_t ImageJob::memory_in_use() const {
+  if (s_->device.is_cuda()) {
+    if (const auto d = memory::read_device_memory(s_->device); d.valid) return d.reserved;
+  }
+  return memory::read_host_memory().rss_bytes;
+}
+
+ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int index,
+                                    const std::function<bool()>& interrupt) {
+  State& s = *s_;
+  Outcome out;
+  nlohmann::json& record = out.record;
+  record = nlohmann::json::object();
+  nlohmann::json timings;
+  generate::GenerationOptions gen = s.gen;
+  gen.interrupt = interrupt;
+  try {
+    auto t = Clock::now();
+    const at::Tensor rgb = io::read_rgb_image(path);
+    timings["decode_image"] = since(t);
+    t = Clock::now();
+    const family::ImageInputs inputs = s.engine.family().preprocess(rgb, s.cfg.model.max_tiles);
+    const int tiles = inputs.tiles;
+    const std::vector<int32_t> prompt = s.engine.chat().encode(s.prompt_text, tiles);
+    timings["preprocess"] = since(t);
+    record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
+
+    std::optional<config::Tier> start_tier;
+    if (s.budget) {
+      const auto& settings = s.ladder.settings();
+      memory::PlanRequest r;
+      r.model = s.engine.memory_shape();
+      r.dtype_bytes = c10::elementSize(settings.dtype);
+      r.cpu_dtype_bytes = c10::elementSize(settings.cpu_dtype);
+      r.int8 = settings.quantization == config::Quantization::Int8;
+      r.cpu_int8 = settings.cpu_quantization == config::Quantization::Int8;
+      r.tiles = tiles;
+      r.prompt_tokens = static_cast<std::int64_t>(prompt.size());
+      r.max_new_tokens = gen.max_new_tokens;
+      r.tiers = s.cfg.memory.tiers;
+      r.device_budget = s.budget;
+      const memory::MemoryPlan plan = memory::plan_memory(r);
+      start_tier = plan.first_fitting();
+      for (const auto& tp : plan.tiers) {
+        if (tp.tier == *start_tier) {
+          record["plan"] = {{"start_tier", config::to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
+        }
+      }
+    }
+    const resilience::ImageRun run = s.ladder.run(index, inputs, prompt, gen, start_tier);  // may throw Interrupted
+    nlohmann::json attempts = nlohmann::json::array();
+    for (const auto& a : run.attempts) attempts.push_back(resilience::to_json(a));
+    record["attempts"] = attempts;
+    if (run.ok) {
+      const std::string text = s.engine.tokenizer().decode(run.result.tokens, /*skip_special_tokens=*/true);
+      record["status"] = "ok";
+      record["tier"] = config::to_string(run.tier);
+      record["fields"] = extract::parse_response(text, s.field_names);
+      record["raw_response"] = text;
+      record["tokens"] = {{"prompt", run.result.prompt_tokens}, {"generated", run.result.tokens.size()}};
+      // The weights that produced this record, as held (bytes summed over the loaded tensors).
+      const auto& model = s.engine.model();
+      record["model"] = {{"dtype", std::string(c10::toString(model.dtype()))},
+                         {"quantization", std::string(config::to_string(model.numerics().quantization))},
+                         {"weight_bytes", model.parameter_bytes()},
+                         {"scratch_bytes", model.scratch_bytes()}};
+      timings["vision"] = run.result.vision_seconds;
+      timings["prefill"] = run.result.prefill_seconds;
+      timings["decode"] = run.result.decode_seconds;
+      if (run.peak.valid && record.contains("plan")) record["plan"]["measured_peak_allocated"] = run.peak.peak_allocated;
+    } else {
+      record["status"] = "failed";
+      record["error"] = run.error;
+      out.fatal = run.fatal;
+      out.fatal_error = run.error;
+    }
+  } catch (const generate::Interrupted&) {
+    throw;  // the caller abandons the image
+  } catch (const std::exception& e) {  // decode and preprocess errors fail this image only
+    record["status"] = "failed";
+    record["error"] = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
+  }
+  if (s.cfg.memory.cleanup == config::Cleanup::AfterImage) {
+    record["memory"] = memory::to_json(memory::cleanup(s.device, s.threshold));
+  } else {
+    record["memory"] = {{"after", memory::to_json(memory::read_memory(s.device))}};
+  }
+  record["timings_s"] = timings;
+  return out;
+}
+
+}  // namespace docsift::batch

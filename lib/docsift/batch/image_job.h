@@ -1,0 +1,64 @@
+// One image → its record: decode, preprocess, prompt, memory plan, tier ladder, response parsing,
+// cleanup. Owns the engine and the ladder. It lives in the run's own process, or, with
+// memory.isolate: worker, in the worker process (batch/worker.h), which is then the only process
+// that touches the device.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "docsift/config/config.h"
+#include "docsift/extract/schema.h"
+
+namespace docsift::generate {
+class Engine;
+}
+namespace docsift::resilience {
+class Ladder;
+class FaultPlan;
+}
+
+namespace docsift::batch {
+
+class ImageJob {
+ public:
+  // Resolves the device, reads the model folder and the field schema (no weights yet). Throws
+  // docsift::ConfigError / FileError when the run cannot start, and ConfigError for crash or hang
+  // faults outside a worker (`in_worker`).
+  explicit ImageJob(const config::Config& config, bool in_worker = false);
+  ~ImageJob();
+
+  struct Outcome {
+    // image, plan, attempts, status, tier, fields, raw_response, tokens, model, error, memory,
+    // timings_s (all but "total", which the run measures); not file or config_hash.
+    nlohmann::json record;
+    bool fatal = false;  // the model cannot be loaded for a reason other than memory
+    std::string fatal_error;
+  };
+  // `index` counts images from 1 in processing order (fault specs' image=). Throws
+  // generate::Interrupted when `interrupt` says so mid-generation; everything else becomes a
+  // failed record.
+  Outcome process(const std::filesystem::path& path, int index, const std::function<bool()>& interrupt);
+
+  // Loads the model for the first tier now (a worker does it before it says it is ready).
+  void warm_up();
+  // The supervisor's attempt at the next image (crash and hang faults count it).
+  void set_process_attempt(int attempt);
+  std::string device() const;
+  const resilience::FaultPlan& faults() const;
+  // What the worker reports for recycle_above_mb: bytes the caching allocator holds on a CUDA
+  // device, else this process's resident set.
+  std::uint64_t memory_in_use() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace docsift::batch

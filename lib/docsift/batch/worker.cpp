@@ -1,0 +1,372 @@
+#include "docsift/batch/worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "docsift/error.h"
+#include "docsift/generate/generate.h"
+#include "docsift/resilience/faults.h"
+
+namespace docsift::batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string to_hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (const unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+std::string from_hex(const std::string& hex) {
+  if (hex.size() % 2 != 0) throw Error("worker protocol: odd-length hex");
+  const auto value = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw Error("worker protocol: bad hex digit");
+  };
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) out += static_cast<char>(value(hex[i]) * 16 + value(hex[i + 1]));
+  return out;
+}
+
+// Writes a whole line; false when the other end is gone.
+bool write_line(int fd, const std::string& text) {
+  const std::string line = text + "\n";
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Lines from a pipe, with a timeout per call.
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) {}
+  enum class Result { kLine, kEof, kTimeout };
+  // timeout_ms < 0 waits indefinitely.
+  Result read(std::string& line, int timeout_ms) {
+    while (true) {
+      if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+        line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        return Result::kLine;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      const int ready = ::poll(&p, 1, timeout_ms);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) return Result::kTimeout;
+      char chunk[65536];
+      const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Result::kEof;
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string buffer_;
+};
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = sigabbrev_np(sig);
+    return "killed by signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "stopped (status " + std::to_string(status) + ")";
+}
+
+ImageJob::Outcome failed(const std::string& error) {
+  ImageJob::Outcome out;
+  out.record = {{"status", "failed"}, {"error", error}, {"timings_s", nlohmann::json::object()},
+                {"memory", nlohmann::json::object()}};
+  return out;
+}
+
+}  // namespace
+
+bool libcuda_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("/libcuda.so") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker side.
+
+int run_worker(const std::function<void(const config::Config&)>& prepare_device) {
+  LineReader in(kWorkerRequestFd);
+  const auto reply = [](const nlohmann::json& message) {
+    if (!write_line(kWorkerReplyFd, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))) {
+      std::_Exit(0);  // the supervisor is gone: nothing to report to
+    }
+  };
+  std::string line;
+  if (in.read(line, -1) != LineReader::Result::kLine) return 0;
+  std::unique_ptr<ImageJob> job;
+  try {
+    const nlohmann::json hello = nlohmann::json::parse(line);
+    if (hello.value("type", "") != "hello" || hello.value("protocol", 0) != kWorkerProtocol) {
+      throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
+    }
+    const config::Config cfg = config::from_yaml(hello.at("config").get<std::string>(), "worker config");
+    prepare_device(cfg);
+    job = std::make_unique<ImageJob>(cfg, /*in_worker=*/true);
+    job->warm_up();
+    reply({{"type", "ready"}, {"protocol", kWorkerProtocol}, {"pid", ::getpid()}, {"device", job->device()}});
+  } catch (const ConfigError& e) {
+    reply({{"type", "error"}, {"kind", "config"}, {"message", e.what()}});
+    return 3;
+  } catch (const std::exception& e) {
+    reply({{"type", "error"}, {"kind", "file"}, {"message", std::string(e.what()).substr(0, std::string(e.what()).find('\n'))}});
+    return 3;
+  }
+  const resilience::FaultPlan& faults = job->faults();
+  while (in.read(line, -1) == LineReader::Result::kLine) {
+    const nlohmann::json request = nlohmann::json::parse(line);
+    if (request.value("type", "") != "image") return 0;  // "exit", or anything else: stop
+    const int index = request.at("index").get<int>();
+    const int attempt = request.at("attempt").get<int>();
+    resilience::FaultSite site{resilience::FaultPoint::kStart, index, "", 1, 0, attempt};
+    if (const resilience::FaultSpec* spec = faults.match(site)) resilience::fire_process_fault(*spec);
+    job->set_process_attempt(attempt);
+    const ImageJob::Outcome outcome = job->process(from_hex(request.at("path_hex").get<std::string>()), index, nullptr);
+    reply({{"type", "record"}, {"record", outcome.record}, {"fatal", outcome.fatal}, {"fatal_error", outcome.fatal_error},
+           {"memory_in_use", job->memory_in_use()}});
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The supervisor side.
+
+struct WorkerSupervisor::Worker {
+  pid_t pid = -1;
+  int to = -1, from = -1;  // our ends of the pipes
+  std::unique_ptr<LineReader> reader;
+  bool ready = false;
+  int images = 0;  // since it started
+  ~Worker() {
+    if (to >= 0) ::close(to);
+    if (from >= 0) ::close(from);
+  }
+};
+
+WorkerSupervisor::WorkerSupervisor(const config::Config& config, std::string tag,
+                                   std::function<void(const std::string&)> note)
+    : config_(config), config_yaml_(config::to_yaml(config)), tag_(std::move(tag)), note_(std::move(note)) {
+  // A worker whose pipe closes while we write must not kill the supervisor with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+WorkerSupervisor::~WorkerSupervisor() { stop(/*gently=*/true); }
+
+void WorkerSupervisor::start() {
+  int to_worker[2], from_worker[2];
+  if (::pipe2(to_worker, O_CLOEXEC) != 0) throw FileError(std::string("worker: pipe: ") + std::strerror(errno));
+  if (::pipe2(from_worker, O_CLOEXEC) != 0) {
+    ::close(to_worker[0]);
+    ::close(to_worker[1]);
+    throw FileError(std::string("worker: pipe: ") + std::strerror(errno));
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw FileError(std::string("worker: fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // The child: die with the supervisor (even one killed with -9), leave Ctrl-C to it, and put
+    // the pipes on fds 3 and 4 (via fds above them, in case the pipes are 3 or 4 already).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGPIPE, SIG_DFL);
+    const int request = ::fcntl(to_worker[0], F_DUPFD_CLOEXEC, 10);
+    const int reply = ::fcntl(from_worker[1], F_DUPFD_CLOEXEC, 10);
+    if (request < 0 || reply < 0 || ::dup2(request, kWorkerRequestFd) < 0 || ::dup2(reply, kWorkerReplyFd) < 0) {
+      ::_exit(126);
+    }
+    ::execl("/proc/self/exe", "docsift", "worker", "--for", tag_.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(to_worker[0]);
+  ::close(from_worker[1]);
+  worker_ = std::make_unique<Worker>();
+  worker_->pid = pid;
+  worker_->to = to_worker[1];
+  worker_->from = from_worker[0];
+  worker_->reader = std::make_unique<LineReader>(worker_->from);
+  ++stats_.started;
+  // Sent now, so the worker loads the model while the supervisor goes on.
+  write_line(worker_->to, nlohmann::json{{"type", "hello"}, {"protocol", kWorkerProtocol}, {"config", config_yaml_}}.dump());
+  note_("worker " + std::to_string(pid) + " started");
+}
+
+void WorkerSupervisor::stop(bool gently) {
+  if (!worker_) return;
+  const pid_t pid = worker_->pid;
+  if (gently) write_line(worker_->to, R"({"type":"exit"})");
+  ::close(worker_->to);
+  worker_->to = -1;
+  int status = 0;
+  // A worker that was asked to exit gets a few seconds (it may be finishing a cleanup); then
+  // SIGTERM, then SIGKILL.
+  const auto wait_for = [&](double seconds) {
+    const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+    while (true) {
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno == ECHILD)) return true;
+      if (Clock::now() >= until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  if (!gently || !wait_for(10.0)) {
+    ::kill(pid, SIGTERM);
+    if (!wait_for(2.0)) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+    }
+  }
+  worker_.reset();
+}
+
+void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
+  std::string line;
+  while (!worker_->ready) {
+    const auto r = worker_->reader->read(line, 100);
+    if (r == LineReader::Result::kTimeout) {
+      if (abandon && abandon()) {
+        stop(/*gently=*/false);
+        throw generate::Interrupted("stopped while the worker was starting");
+      }
+      continue;
+    }
+    if (r == LineReader::Result::kEof) {
+      int status = 0;
+      ::waitpid(worker_->pid, &status, 0);
+      worker_->pid = -1;
+      worker_.reset();
+      throw FileError("the worker process " + describe_status(status) + " while starting (its stderr says why)");
+    }
+    const nlohmann::json message = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (message.value("type", "") == "ready") {
+      worker_->ready = true;
+      device_ = message.value("device", "");
+    } else if (message.value("type", "") == "error") {
+      const std::string text = message.value("message", "the worker could not start");
+      stop(/*gently=*/false);
+      if (message.value("kind", "") == "config") throw ConfigError(text);
+      throw FileError(text);
+    } else {
+      stop(/*gently=*/false);
+      throw FileError("the worker process spoke another protocol: " + line.substr(0, 200));
+    }
+  }
+}
+
+ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, int index,
+                                            const std::function<bool()>& abandon, bool more) {
+  std::vector<std::string> crashes;
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    if (!worker_) start();
+    await_ready(abandon);
+    Worker& w = *worker_;
+    const pid_t pid = w.pid;
+    const nlohmann::json request = {
+        {"type", "image"}, {"path_hex", to_hex(path.string())}, {"index", index}, {"attempt", attempt}};
+    write_line(w.to, request.dump());  // a dead worker shows as EOF below
+    const auto deadline = Clock::now() + std::chrono::seconds(config_.memory.worker.timeout_s);
+    std::string line;
+    while (true) {
+      const auto r = w.reader->read(line, 100);
+      if (r == LineReader::Result::kLine) {
+        const nlohmann::json reply = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (reply.is_discarded() || reply.value("type", "") != "record") {
+          stop(/*gently=*/false);
+          crashes.push_back("spoke another protocol");
+          break;
+        }
+        ImageJob::Outcome out;
+        out.record = reply["record"];
+        out.fatal = reply.value("fatal", false);
+        out.fatal_error = reply.value("fatal_error", "");
+        out.record["worker"] = {{"pid", pid}, {"attempt", attempt}};
+        if (!crashes.empty()) out.record["worker"]["crashes"] = crashes;
+        ++w.images;
+        // Recycle before memory creeps: by count, or by what the worker holds; the replacement
+        // starts (and loads) at once, while the supervisor journals this image.
+        const auto& wc = config_.memory.worker;
+        const std::uint64_t in_use = reply.value("memory_in_use", std::uint64_t{0});
+        std::string why;
+        if (wc.recycle_after_images > 0 && w.images >= wc.recycle_after_images) {
+          why = "after " + std::to_string(w.images) + " images (memory.worker.recycle_after_images)";
+        } else if (wc.recycle_above_mb > 0 && in_use > static_cast<std::uint64_t>(wc.recycle_above_mb) << 20) {
+          why = "holding " + std::to_string(in_use >> 20) + " MB (memory.worker.recycle_above_mb " +
+                std::to_string(wc.recycle_above_mb) + ")";
+        }
+        if (!why.empty() && more) {
+          stop(/*gently=*/true);
+          ++stats_.recycles;
+          note_("worker " + std::to_string(pid) + " recycled " + why);
+          out.record["worker"]["recycled"] = true;
+          start();
+        }
+        return out;
+      }
+      if (r == LineReader::Result::kEof) {  // crashed: a signal, an abort, an unexpected exit
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        w.pid = -1;
+        worker_.reset();
+        ++stats_.crashes;
+        crashes.push_back(describe_status(status));
+        note_("worker " + std::to_string(pid) + " " + crashes.back() + " on image " + std::to_string(index) +
+              (attempt == 1 ? "; retrying in a fresh worker" : ""));
+        break;
+      }
+      if (abandon && abandon()) {
+        stop(/*gently=*/false);
+        throw generate::Interrupted("stopped while the worker was processing an image");
+      }
+      if (Clock::now() >= deadline) {
+        stop(/*gently=*/false);
+        ++stats_.timeouts;
+        note_("worker " + std::to_string(pid) + " timed out on image " + std::to_string(index) + "; killed");
+        ImageJob::Outcome out = failed("timed out after " + std::to_string(config_.memory.worker.timeout_s) +
+                                       " s (memory.worker.timeout_s); the worker was killed");
+        out.record["worker"] = {{"pid", pid}, {"attempt", attempt}, {"timed_out", true}};
+        if (more) start();
+        return out;
+      }
+    }
+  }
+  ImageJob::Outcome out = failed("the worker crashed on this image twice: " + crashes.back());
+  out.record["worker"] = {{"crashes", crashes}};
+  if (more) start();
+  return out;
+}
+
+}  // namespace docsift::batch

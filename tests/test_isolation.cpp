@@ -1,0 +1,219 @@
+// `docsift run --isolate worker` end to end on the fixture model, with fault injection: crashes,
+// hangs, recycling, kill -9 of the worker and of the supervisor. Every batch must record each
+// image exactly once and leave no process behind.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+using docsift::testing::run_docsift;
+using docsift::testing::shell_quote;
+using docsift::testing::TempDir;
+
+namespace {
+
+const fs::path kSource = DOCSIFT_SOURCE_DIR;
+const std::string kFast = " --model " + shell_quote((kSource / "tests/fixtures/internvl/hf").string()) +
+                          " --device cpu --set model.dtype=float32 --set model.max_tiles=2 --set extraction.fields=" +
+                          shell_quote((kSource / "configs/fields/business-documents.yaml").string()) +
+                          " --set generation.max_new_tokens=8";
+const std::string kSamples = shell_quote((kSource / "samples").string());
+
+std::vector<nlohmann::json> journal_lines(const fs::path& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+std::map<std::string, nlohmann::json> by_file(const std::vector<nlohmann::json>& records) {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& r : records) {
+    CHECK_MESSAGE(out.emplace(r["file"].get<std::string>(), r).second, "recorded twice: " << r["file"]);
+  }
+  return out;
+}
+
+// Live (not zombie) processes whose command line is `docsift worker --for OUT`.
+std::vector<pid_t> workers_for(const fs::path& out) {
+  std::vector<pid_t> pids;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream cmd(entry.path() / "cmdline");
+    const std::string cmdline{std::istreambuf_iterator<char>(cmd), {}};
+    if (cmdline.find(std::string("worker") + '\0' + "--for" + '\0' + out.string() + '\0') == std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text{std::istreambuf_iterator<char>(stat), {}};
+    const auto close = text.rfind(')');
+    if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z') continue;
+    pids.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return pids;
+}
+
+pid_t start(const std::string& command) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return child;
+}
+
+template <class Pred>
+bool wait_until(Pred pred, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return pred();
+}
+
+}  // namespace
+
+TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, recycling; same results as in process") {
+  TempDir in_process, isolated;
+  const auto plain = run_docsift("run " + kSamples + kFast + " --limit 7 --quiet --out " + shell_quote(in_process.path().string()));
+  REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
+  const auto r = run_docsift(
+      "run " + kSamples + kFast +
+          " --limit 7 --isolate worker --set memory.worker.timeout_s=3 --set memory.worker.recycle_after_images=2 "
+          "--out " + shell_quote(isolated.path().string()),
+      "DOCSIFT_FAULTS=crash@image=2,crash@image=3:attempt=1,crash@image=3:attempt=2,hang@image=4");
+  CHECK(r.exit_code == 1);  // two images failed, as injected
+  const auto want = by_file(journal_lines(in_process.path() / "results.jsonl"));
+  const auto got = by_file(journal_lines(isolated.path() / "results.jsonl"));
+  REQUIRE(got.size() == 7);
+  int compared = 0;
+  for (const auto& [file, rec] : got) {
+    CAPTURE(file);
+    const auto& w = rec["worker"];
+    if (file == "synthetic_invoice_003.png") {
+      CHECK(rec["status"] == "failed");
+      CHECK(rec["error"].get<std::string>().find("crashed on this image twice: killed by signal 6 (SIGABRT)") !=
+            std::string::npos);
+    } else if (file == "synthetic_invoice_004.png") {
+      CHECK(rec["status"] == "failed");
+      CHECK(rec["error"].get<std::string>().find("timed out after 3 s") != std::string::npos);
+      CHECK(w["timed_out"] == true);
+    } else {
+      REQUIRE(rec["status"] == "ok");
+      // The same fields and text as the in-process run.
+      CHECK(rec["raw_response"] == want.at(file)["raw_response"]);
+      CHECK(rec["fields"] == want.at(file)["fields"]);
+      ++compared;
+      if (file == "synthetic_invoice_002.png") {
+        CHECK(w["attempt"] == 2);
+        CHECK(w["crashes"][0] == "killed by signal 6 (SIGABRT)");
+      }
+    }
+  }
+  CHECK(compared == 5);
+  const auto summary = nlohmann::json::parse(std::ifstream(isolated.path() / "summary.json"));
+  const auto& iso = summary["isolation"];
+  CHECK(iso["mode"] == "worker");
+  CHECK(iso["crashes"] == 3);
+  CHECK(iso["timeouts"] == 1);
+  CHECK(iso["recycles"] == 1);  // after images 5 and 6 in one worker
+  // The supervisor never loaded the CUDA driver (it never touched the device).
+  CHECK(iso["supervisor_mapped_libcuda"] == false);
+  CHECK(r.err.find("worker: worker") != std::string::npos);
+  CHECK(workers_for(isolated.path()).empty());
+}
+
+TEST_CASE("--isolate worker: a memory trigger recycles the worker between images") {
+  TempDir out;
+  // Any worker holds more than 1 MB of RSS: recycled after every image but the last.
+  const auto r = run_docsift("run " + kSamples + kFast + " --limit 3 --isolate worker --set memory.worker.recycle_above_mb=1 "
+                             "--quiet --out " + shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto summary = nlohmann::json::parse(std::ifstream(out.path() / "summary.json"));
+  CHECK(summary["isolation"]["recycles"] == 2);
+  CHECK(summary["isolation"]["workers_started"] == 3);
+  CHECK(journal_lines(out.path() / "results.jsonl").size() == 3);
+  CHECK(workers_for(out.path()).empty());
+}
+
+TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the supervisor; --resume completes") {
+  TempDir out;
+  const fs::path journal = out.path() / "results.jsonl";
+  const std::string command = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
+                              " --limit 8 --isolate worker --quiet --out " + shell_quote(out.path().string());
+  pid_t supervisor = start(command);
+  REQUIRE(wait_until([&] { return journal_lines(journal).size() >= 1; }, 120));
+  auto workers = workers_for(out.path());
+  REQUIRE(workers.size() == 1);
+  ::kill(workers[0], SIGKILL);
+  int status = 0;
+  ::waitpid(supervisor, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // the image in flight was retried in a fresh worker
+  auto records = by_file(journal_lines(journal));
+  CHECK(records.size() == 8);
+  for (const auto& [file, rec] : records) CHECK(rec["status"] == "ok");
+  CHECK(workers_for(out.path()).empty());
+
+  // The supervisor itself: its worker must follow it within a second.
+  TempDir second;
+  const std::string again = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
+                            " --limit 8 --isolate worker --quiet --out " + shell_quote(second.path().string());
+  supervisor = start(again);
+  REQUIRE(wait_until([&] { return journal_lines(second.path() / "results.jsonl").size() >= 1; }, 120));
+  REQUIRE(workers_for(second.path()).size() == 1);
+  ::kill(supervisor, SIGKILL);
+  ::waitpid(supervisor, &status, 0);
+  CHECK(wait_until([&] { return workers_for(second.path()).empty(); }, 1.0));
+  const auto resumed = run_docsift("run " + kSamples + kFast + " --limit 8 --isolate worker --resume --quiet --out " +
+                                   shell_quote(second.path().string()));
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  const auto all = by_file(journal_lines(second.path() / "results.jsonl"));
+  CHECK(all.size() >= 8);
+  CHECK(workers_for(second.path()).empty());
+}
+
+TEST_CASE("crash and hang faults without worker isolation are a usage error") {
+  TempDir out;
+  const auto r = run_docsift("run " + kSamples + kFast + " --limit 1 --out " + shell_quote(out.path().string()),
+                             "DOCSIFT_FAULTS=crash@image=1");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("crash and hang faults need worker isolation") != std::string::npos);
+}
+
+TEST_CASE("--isolate worker: SIGTERM to the supervisor stops and reaps the worker, exit 5, --resume completes") {
+  TempDir out;
+  const fs::path journal = out.path() / "results.jsonl";
+  const std::string command = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
+                              " --limit 6 --isolate worker --quiet --out " + shell_quote(out.path().string());
+  const pid_t supervisor = start(command);
+  REQUIRE(wait_until([&] { return journal_lines(journal).size() >= 1; }, 120));
+  ::kill(supervisor, SIGTERM);
+  int status = 0;
+  ::waitpid(supervisor, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 5);  // stopped; the journal holds every finished image
+  CHECK(workers_for(out.path()).empty());
+  const auto before = journal_lines(journal).size();
+  CHECK(before < 6);
+  const auto resumed = run_docsift("run " + kSamples + kFast + " --limit " + std::to_string(6 - before) +
+                                   " --isolate worker --resume --quiet --out " + shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  CHECK(by_file(journal_lines(journal)).size() == 6);
+}
