@@ -12,7 +12,7 @@ Command add_worker_command(CLI::App& root) {
   CLI::App* app = root.add_subcommand("worker", "Model worker for run --isolate worker (internal)");
   app->group("");  // hidden
   app->add_option("--for", *tag, "The supervisor's output folder (shown by ps)");
-  return {app, [] {
+  return {app, [tag] {  // `tag` must outlive parsing: CLI11 writes into it
             return batch::run_worker([](const config::Config& cfg) { (void)start_device(cfg, /*quiet=*/true); });
           }};
 }
