@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -532,4 +534,62 @@ TEST_CASE("run with the Llama 3.2 Vision config on an Mllama checkpoint: the sam
   CHECK(csv.header == docsift::io::read_csv(kSource / "samples/ground_truth.csv").header);
   CHECK(csv.rows.size() == 20);
   CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["images"]["ok"] == 20);
+}
+
+TEST_CASE("run --metrics writes Prometheus text format; eval --junit writes JUnit XML with a case per field") {
+  TempDir out;
+  const fs::path metrics = out.path() / "docsift.prom";
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                             " --set generation.max_new_tokens=8 --limit 3 --quiet --metrics " +
+                             shell_quote(metrics.string()) + " --out " + shell_quote((out.path() / "run").string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // Every line: a HELP or TYPE comment, or `name{label="value",...} number`; every sample's metric
+  // has a TYPE line before it.
+  const std::regex comment(R"(# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) .+)");
+  const std::regex sample_line(
+      R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\.)*")*\})? (-?[0-9.]+([eE][-+]?[0-9]+)?|NaN|[+-]Inf))");
+  std::set<std::string> typed;
+  std::map<std::string, double> samples;
+  std::ifstream in(metrics);
+  std::string line;
+  while (std::getline(in, line)) {
+    CAPTURE(line);
+    std::smatch m;
+    if (std::regex_match(line, m, comment)) {
+      if (m[1] == "TYPE") typed.insert(m[2]);
+      continue;
+    }
+    REQUIRE(std::regex_match(line, m, sample_line));
+    CHECK(typed.count(m[1]) == 1);
+    samples[line.substr(0, line.rfind(' '))] = std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  CHECK(samples["docsift_images{status=\"ok\"}"] == 3);
+  CHECK(samples["docsift_images_by_tier{tier=\"standard\"}"] == 3);
+  CHECK(samples["docsift_run_images"] == 3);
+  CHECK(samples["docsift_run_stopped"] == 0);
+  CHECK(samples["docsift_host_peak_rss_bytes"] > 0);
+
+  // The tiny model's fields are noise: every case fails a 0.99 gate, and the XML says so.
+  const fs::path junit = out.path() / "eval.xml";
+  const auto e = run_docsift("eval " + shell_quote((out.path() / "run/predictions.csv").string()) + " " +
+                             shell_quote((kSource / "samples/ground_truth.csv").string()) + " --fields " +
+                             shell_quote((kSource / "configs/fields/business-documents.yaml").string()) +
+                             " --min-accuracy 0.99 --junit " + shell_quote(junit.string()));
+  CHECK(e.exit_code == 4);
+  const std::string xml = file_bytes(junit);
+  CHECK(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0) == 0);
+  CHECK(xml.find("<testsuite name=\"docsift.eval\" tests=\"26\"") != std::string::npos);  // 25 fields + overall
+  CHECK(xml.find("<testcase classname=\"docsift.eval.field\" name=\"ABN\"") != std::string::npos);
+  CHECK(xml.find("<testcase classname=\"docsift.eval.overall\" name=\"overall\"") != std::string::npos);
+  CHECK(xml.find("is below --min-accuracy 0.9900") != std::string::npos);
+  // Balanced elements: as many closing tags as opening ones for each kind.
+  for (const std::string tag : {"testsuites", "testsuite", "testcase", "failure", "system-out"}) {
+    std::size_t open = 0, close = 0;
+    for (auto p = xml.find("<" + tag + " "); p != std::string::npos; p = xml.find("<" + tag + " ", p + 1)) ++open;
+    for (auto p = xml.find("<" + tag + ">"); p != std::string::npos; p = xml.find("<" + tag + ">", p + 1)) ++open;
+    for (auto p = xml.find("</" + tag + ">"); p != std::string::npos; p = xml.find("</" + tag + ">", p + 1)) ++close;
+    CAPTURE(tag);
+    CHECK(open == close);
+    CHECK(open > 0);
+  }
 }

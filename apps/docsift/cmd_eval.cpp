@@ -7,6 +7,8 @@
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/eval/evaluate.h"
+#include "docsift/eval/junit.h"
+#include "docsift/io/journal.h"
 #include "docsift/strict_json.h"
 #include "exit_codes.h"
 
@@ -14,7 +16,7 @@ namespace docsift::cli {
 
 Command add_eval_command(CLI::App& root) {
   struct Options {
-    std::string predictions, truth, fields, baseline, config_file;
+    std::string predictions, truth, fields, baseline, config_file, junit;
     std::vector<std::string> reports, overrides;
     std::optional<double> min_accuracy;
     double tolerance = 0.02;
@@ -25,6 +27,9 @@ Command add_eval_command(CLI::App& root) {
   app->add_option("GT", o->truth, "Ground-truth CSV (image_file + one column per field)")->required();
   app->add_option("--fields", o->fields, "Field schema (default: extraction.fields from the config)");
   app->add_option("--report", o->reports, "Write a report: FILE.json or FILE.md (repeatable)");
+  app->add_option("--junit", o->junit,
+                  "Write JUnit XML: one test case per field and one for overall, failed below --min-accuracy or "
+                  "regressed against --baseline");
   app->add_option("--min-accuracy", o->min_accuracy, "Exit 4 when overall accuracy is below this (0 to 1)")
       ->check(CLI::Range(0.0, 1.0));
   app->add_option("--baseline", o->baseline, "A previous --report JSON; exit 4 if overall or any field drops");
@@ -55,6 +60,12 @@ Command add_eval_command(CLI::App& root) {
             for (const auto& image : evaluation.unexpected_predictions) {
               std::cerr << "docsift: warning: " << image << ": predicted but not in the ground truth (not scored)\n";
             }
+            nlohmann::json baseline;
+            if (!o->baseline.empty()) baseline = read_json_file(o->baseline, 8);
+            if (!o->junit.empty()) {
+              eval::Gate gate{o->min_accuracy, o->baseline.empty() ? nullptr : &baseline, o->tolerance};
+              io::write_file_atomic(o->junit, eval::to_junit(evaluation, gate));
+            }
             int code = kExitOk;
             if (o->min_accuracy && evaluation.overall < *o->min_accuracy) {
               std::cerr << "docsift: gate: overall accuracy " << evaluation.overall << " is below --min-accuracy "
@@ -62,7 +73,6 @@ Command add_eval_command(CLI::App& root) {
               code = kExitBelowGate;
             }
             if (!o->baseline.empty()) {
-              const auto baseline = read_json_file(o->baseline, 8);
               for (const auto& regression : eval::regressions(evaluation, baseline, o->tolerance)) {
                 std::cerr << "docsift: regression: " << regression << '\n';
                 code = kExitBelowGate;

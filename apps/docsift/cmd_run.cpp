@@ -16,7 +16,7 @@ namespace docsift::cli {
 
 Command add_run_command(CLI::App& root) {
   struct Options {
-    std::string dir, config_file, model, device, isolate, log_format = "text";
+    std::string dir, config_file, model, device, isolate, metrics, log_format = "text";
     std::optional<std::string> out;  // set but empty is an error, not the default folder
     std::vector<std::string> overrides;
     std::optional<int> limit;
@@ -41,6 +41,9 @@ Command add_run_command(CLI::App& root) {
   app->add_option("--set", o->overrides, "Override a config key, e.g. --set memory.budget_gb=16 (repeatable)")
       ->take_all()
       ->allow_extra_args(false);
+  app->add_option("--metrics", o->metrics,
+                  "Write Prometheus text-format metrics here at the end of the run (node_exporter's textfile "
+                  "collector): images by status and tier, seconds, peak memory");
   app->add_flag("--quiet,-q", o->quiet, "No progress output (errors still go to stderr)");
   app->add_option("--log-format", o->log_format, "text or json (one JSON object per image on stderr)")
       ->check(CLI::IsMember({"text", "json"}));
@@ -73,6 +76,7 @@ Command add_run_command(CLI::App& root) {
             options.resume = o->resume;
             options.allow_config_change = o->allow_config_change;
             options.limit = o->limit;
+            options.metrics_path = o->metrics;
             options.quiet = o->quiet;
             options.log_format = o->log_format == "json" ? batch::LogFormat::kJson : batch::LogFormat::kText;
             options.progress_bar = ::isatty(STDERR_FILENO) != 0;

@@ -26,6 +26,9 @@ struct RunOptions {
   bool quiet = false;
   LogFormat log_format = LogFormat::kText;
   bool progress_bar = false;  // a TTY: redraw one line instead of a line per image
+  // --metrics: Prometheus text format (node_exporter's textfile collector), written atomically
+  // at the end of the run; empty: none.
+  std::filesystem::path metrics_path;
 };
 
 struct RunSummary {
