@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/scoring.h"
@@ -123,6 +124,21 @@ TEST_CASE("scoring: text by containment, then word overlap of at least 0.8") {
 // Schema, prompt, CSV, evaluation and the eval command.
 namespace {
 const std::filesystem::path kSchemaPath = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "configs/fields/business-documents.yaml";
+}
+
+TEST_CASE("the built-in schema is configs/fields/business-documents.yaml, field for field") {
+  const auto file = docsift::extract::load_field_schema(kSchemaPath);
+  const auto builtin = docsift::extract::load_field_schema(std::string(docsift::extract::kBuiltinSchema));
+  REQUIRE(builtin.fields.size() == file.fields.size());
+  for (std::size_t i = 0; i < file.fields.size(); ++i) {
+    CHECK(builtin.fields[i].name == file.fields[i].name);
+    CHECK((builtin.fields[i].type == file.fields[i].type));
+    CHECK(builtin.fields[i].instruction == file.fields[i].instruction);
+    CHECK(builtin.fields[i].required == file.fields[i].required);
+  }
+  CHECK(docsift::config::Config{}.extraction.fields == docsift::extract::kBuiltinSchema);
+  CHECK_THROWS_WITH_AS(docsift::extract::load_field_schema("no/such.yaml"),
+                       doctest::Contains("builtin:business-documents is the one built in"), docsift::ConfigError);
 }
 
 TEST_CASE("the business-documents schema: 25 fields in ground-truth order, the reference's types") {

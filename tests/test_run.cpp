@@ -593,3 +593,17 @@ TEST_CASE("run --metrics writes Prometheus text format; eval --junit writes JUni
     CHECK(open > 0);
   }
 }
+
+TEST_CASE("run from another working directory (/) with absolute paths and the built-in field schema") {
+  TempDir out;
+  // No extraction.fields: the built-in schema. A cron job starts in $HOME, not in the checkout.
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --model " + kModel +
+                                 " --device cpu --set model.dtype=float32 --set model.max_tiles=1 "
+                                 "--set generation.max_new_tokens=4 --limit 2 --quiet --out " +
+                                 shell_quote(out.path().string()),
+                             "", "/");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto records = journal_lines(out.path() / "results.jsonl");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0]["fields"].size() == 25);
+}

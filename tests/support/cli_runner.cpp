@@ -26,11 +26,12 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-CliResult run_docsift(const std::string& args, const std::string& env) {
+CliResult run_docsift(const std::string& args, const std::string& env, const std::string& cwd) {
   TempDir dir;
   const auto out = dir / "stdout";
   const auto err = dir / "stderr";
-  const std::string command = (env.empty() ? std::string() : env + " ") + shell_quote(DOCSIFT_BIN) + " " + args + " >" +
+  const std::string command = (cwd.empty() ? std::string() : "cd " + shell_quote(cwd) + " && ") +
+                              (env.empty() ? std::string() : env + " ") + shell_quote(DOCSIFT_BIN) + " " + args + " >" +
                               shell_quote(out.string()) + " 2>" + shell_quote(err.string()) +
                               " </dev/null";
   const int status = std::system(command.c_str());

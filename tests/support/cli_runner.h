@@ -12,8 +12,9 @@ struct CliResult {
 };
 
 // `args` is appended to the binary's path and run through /bin/sh (quote paths yourself).
-// `env`: shell assignments put before the command, e.g. "DOCSIFT_FAULTS=oom@prefill".
-CliResult run_docsift(const std::string& args, const std::string& env = "");
+// `env`: shell assignments put before the command, e.g. "DOCSIFT_FAULTS=oom@prefill"; `cwd`: the
+// working directory to start it in (default: the test's).
+CliResult run_docsift(const std::string& args, const std::string& env = "", const std::string& cwd = "");
 
 // Wraps a string in single quotes for /bin/sh.
 std::string shell_quote(const std::string& s);

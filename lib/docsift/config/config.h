@@ -73,7 +73,8 @@ struct MemoryConfig {
 };
 
 struct ExtractionConfig {
-  std::string fields = "configs/fields/business-documents.yaml";
+  // A schema file, or the built-in copy of configs/fields/business-documents.yaml.
+  std::string fields = "builtin:business-documents";
 };
 
 struct OutputConfig {

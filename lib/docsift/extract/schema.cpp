@@ -8,6 +8,10 @@
 #include "docsift/error.h"
 
 namespace docsift::extract {
+
+// Generated at build time from configs/fields/business-documents.yaml (lib/CMakeLists.txt).
+std::string_view builtin_schema_text();
+
 namespace {
 
 std::string where(const std::filesystem::path& path, const YAML::Node& node) {
@@ -37,12 +41,14 @@ const Field* FieldSchema::find(std::string_view name) const {
 }
 
 FieldSchema load_field_schema(const std::filesystem::path& path) {
-  if (!std::filesystem::is_regular_file(path)) {
-    throw ConfigError(path.string() + ": field schema not found (extraction.fields in the config names it)");
+  const bool builtin = path.string() == kBuiltinSchema;
+  if (!builtin && !std::filesystem::is_regular_file(path)) {
+    throw ConfigError(path.string() + ": field schema not found (extraction.fields in the config names it; " +
+                      std::string(kBuiltinSchema) + " is the one built in)");
   }
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path.string());
+    root = builtin ? YAML::Load(std::string(builtin_schema_text())) : YAML::LoadFile(path.string());
   } catch (const YAML::Exception& e) {
     throw ConfigError(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }

@@ -24,8 +24,14 @@ struct FieldSchema {
   const Field* find(std::string_view name) const;
 };
 
-// Reads a schema file. Throws docsift::ConfigError with file:line for unknown keys, unknown
-// types, duplicate or malformed names, and empty instructions.
+// The default schema, configs/fields/business-documents.yaml, compiled into the binary so that
+// docsift runs from any folder (a cron job starts in $HOME); extraction.fields names it as
+// "builtin:business-documents".
+constexpr std::string_view kBuiltinSchema = "builtin:business-documents";
+
+// Reads a schema file, or the built-in one when `path` is kBuiltinSchema. Throws
+// docsift::ConfigError with file:line for unknown keys, unknown types, duplicate or malformed
+// names, and empty instructions.
 FieldSchema load_field_schema(const std::filesystem::path& path);
 
 // The reference's prompt: the task, the output rules, "REQUIRED OUTPUT FORMAT - EXACTLY N
