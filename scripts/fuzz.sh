@@ -24,9 +24,11 @@ dpkg-query -W -f='${Status}' nlohmann-json3-dev 2>/dev/null | grep -q "install o
 echo "==> building the fuzz targets (clang, ASan + UBSan + libFuzzer)"
 cmake -S "$ROOT" -B "$BUILD" -DDOCSIFT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target fuzz_safetensors_header fuzz_tokenizer
+cmake --build "$BUILD" -j "$(nproc)" --target fuzz_safetensors_header fuzz_tokenizer fuzz_exif
 
-mkdir -p "$OUT/corpus" "$OUT/tokenizer-corpus" "$OUT/crashes"
+mkdir -p "$OUT/corpus" "$OUT/tokenizer-corpus" "$OUT/exif-corpus" "$OUT/crashes"
+# The EXIF parser starts from the fixture images that carry an orientation.
+cp "$ROOT"/tests/fixtures/images/exif_* "$OUT/exif-corpus/" 2>/dev/null || true
 python3 - "$OUT/corpus" <<'PY'
 import json, struct, sys, os
 out = sys.argv[1]
@@ -71,7 +73,9 @@ run_target() {  # name corpus
 case "$WHICH" in
   safetensors) run_target fuzz_safetensors_header "$OUT/corpus" ;;
   tokenizer) run_target fuzz_tokenizer "$OUT/tokenizer-corpus" ;;
-  all) run_target fuzz_safetensors_header "$OUT/corpus"; run_target fuzz_tokenizer "$OUT/tokenizer-corpus" ;;
-  *) echo "unknown target '$WHICH' (safetensors, tokenizer or all)" >&2; exit 2 ;;
+  exif) run_target fuzz_exif "$OUT/exif-corpus" ;;
+  all) run_target fuzz_safetensors_header "$OUT/corpus"; run_target fuzz_tokenizer "$OUT/tokenizer-corpus"
+       run_target fuzz_exif "$OUT/exif-corpus" ;;
+  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif or all)" >&2; exit 2 ;;
 esac
 exit "$status"

@@ -36,6 +36,23 @@ def main():
     exif = Image.Exif()
     exif[0x0112] = 6
     img.save(os.path.join(OUT, "exif_rotated.jpg"), exif=exif.tobytes(), quality=95)
+    # The same EXIF orientations in PNG (eXIf chunk), lossless WebP (EXIF chunk, after the image
+    # data) and TIFF (the file's own IFD), with the view Pillow's exif_transpose makes of each as a
+    # plain PNG beside it: every orientation that moves pixels differently (2-8) in one format or another.
+    from PIL import ImageOps
+    page = Image.new("RGB", (12, 7))
+    page.putdata([((x * 20) % 256, (y * 35) % 256, (x * y * 7) % 256) for y in range(7) for x in range(12)])
+    for fmt, ext, orientations, extra in (("PNG", "png", (3, 6), {}), ("WEBP", "webp", (5, 8), {"lossless": True}),
+                                          ("TIFF", "tif", (2, 4, 7), {})):
+        for o in orientations:
+            exif = Image.Exif()
+            exif[0x0112] = o
+            name = f"exif_{o}.{ext}"
+            page.save(os.path.join(OUT, name), fmt, exif=exif.tobytes(), **extra)
+            with Image.open(os.path.join(OUT, name)) as stored:
+                assert stored.getexif().get(0x0112) == o, name
+                ImageOps.exif_transpose(stored).convert("RGB").save(
+                    os.path.join(OUT, f"exif_{o}.{ext}.expected.png"))
     print(f"{OUT}: {len(os.listdir(OUT))} images")
 
 

@@ -17,6 +17,7 @@
 #include "docsift/batch/lock.h"
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
+#include "docsift/io/exif.h"
 #include "docsift/io/image_file.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/scan.h"
@@ -266,6 +267,40 @@ TEST_CASE("decoder: odd but valid images come out as RGB with the right content"
   CHECK(rotated.sizes() == at::IntArrayRef({40, 20, 3}));
   CHECK(rotated[2][10][0].item<int>() < 60);    // the stored left edge is now the top
   CHECK(rotated[37][10][0].item<int>() > 200);
+  // PNG (eXIf), WebP (EXIF chunk after the image data) and TIFF (its own IFD): every orientation
+  // 2-8 between them, each decoded exactly as Pillow's exif_transpose shows it.
+  for (const std::string name : {"exif_3.png", "exif_6.png", "exif_5.webp", "exif_8.webp", "exif_2.tif", "exif_4.tif",
+                                 "exif_7.tif"}) {
+    CAPTURE(name);
+    const at::Tensor got = read_rgb_image(images / name);
+    const at::Tensor want = read_rgb_image(images / (name + ".expected.png"));
+    REQUIRE(got.sizes() == want.sizes());
+    CHECK(got.equal(want));
+  }
+}
+
+TEST_CASE("EXIF orientation parser: bounded over malformed input") {
+  using docsift::io::exif_orientation;
+  using docsift::io::tiff_orientation;
+  // A big-endian TIFF IFD with orientation 8, then the same cut short at every length.
+  const std::vector<unsigned char> tiff = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0};
+  CHECK(tiff_orientation(tiff.data(), tiff.size()) == 8);
+  for (std::size_t n = 0; n < 20; ++n) CHECK(tiff_orientation(tiff.data(), n) == 1);
+  std::vector<unsigned char> exif = {'E', 'x', 'i', 'f', 0, 0};
+  exif.insert(exif.end(), tiff.begin(), tiff.end());
+  CHECK(exif_orientation(exif.data(), exif.size()) == 8);
+  // Out-of-range values, a wrong type, an IFD offset past the end, a PNG chunk claiming 4 GB.
+  auto bad = tiff;
+  bad[19] = 9;
+  CHECK(tiff_orientation(bad.data(), bad.size()) == 1);
+  bad = tiff;
+  bad[13] = 4;  // LONG
+  CHECK(tiff_orientation(bad.data(), bad.size()) == 1);
+  bad = tiff;
+  bad[4] = 0xFF;
+  CHECK(tiff_orientation(bad.data(), bad.size()) == 1);
+  const std::vector<unsigned char> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0xFF, 0xFF, 0xFF, 0xF0, 'e', 'X', 'I', 'f'};
+  CHECK(exif_orientation(png.data(), png.size()) == 1);
 }
 
 TEST_CASE("scan: sorted, any-case extensions, hidden skipped, each file once, symlink loops survived") {

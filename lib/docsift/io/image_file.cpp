@@ -2,6 +2,7 @@
 
 #include <ATen/ops/from_blob.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "docsift/error.h"
+#include "docsift/io/exif.h"
 
 namespace docsift::io {
 namespace fs = std::filesystem;
@@ -98,6 +100,31 @@ cv::Mat to_rgb8(const cv::Mat& in, const fs::path& path) {
   return rgb;
 }
 
+// OpenCV applies the orientation of JPEG (through IMREAD_COLOR) and TIFF (its decoder reads the
+// Orientation tag) itself; PNG and WebP decoded unchanged keep their stored orientation, so it is
+// applied here from their EXIF, as a viewer shows the page (tested against Pillow's exif_transpose
+// for all three).
+cv::Mat apply_exif_orientation(const cv::Mat& img, const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<unsigned char> bytes{std::istreambuf_iterator<char>(in), {}};
+  static const unsigned char kPng[4] = {0x89, 'P', 'N', 'G'};
+  const bool png = bytes.size() >= 4 && std::equal(kPng, kPng + 4, bytes.begin());
+  const bool webp = bytes.size() >= 12 && std::equal(bytes.begin(), bytes.begin() + 4, "RIFF") &&
+                    std::equal(bytes.begin() + 8, bytes.begin() + 12, "WEBP");
+  if (!png && !webp) return img;
+  cv::Mat out;
+  switch (exif_orientation(bytes.data(), bytes.size())) {
+    case 2: cv::flip(img, out, 1); return out;
+    case 3: cv::rotate(img, out, cv::ROTATE_180); return out;
+    case 4: cv::flip(img, out, 0); return out;
+    case 5: cv::transpose(img, out); return out;
+    case 6: cv::rotate(img, out, cv::ROTATE_90_CLOCKWISE); return out;
+    case 7: cv::transpose(img, out); cv::rotate(out, out, cv::ROTATE_180); return out;
+    case 8: cv::rotate(img, out, cv::ROTATE_90_COUNTERCLOCKWISE); return out;
+    default: return img;
+  }
+}
+
 }  // namespace
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const fs::path& path) {
@@ -152,6 +179,7 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits) {
     throw FileError(path.string() + ": not a decodable image (truncated, damaged, or not really a " +
                     (ext.empty() ? std::string("image") : ext.substr(1)) + " file)");
   }
+  if (!jpeg) img = apply_exif_orientation(img, path);
   const cv::Mat rgb = to_rgb8(img, path);
   return at::from_blob(const_cast<unsigned char*>(rgb.data), {rgb.rows, rgb.cols, 3}, at::kByte).clone();
 }
