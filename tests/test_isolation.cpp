@@ -1,6 +1,7 @@
 // `docsift run --isolate worker` end to end on the fixture model, with fault injection: crashes,
 // hangs, recycling, kill -9 of the worker and of the supervisor. Every batch must record each
 // image exactly once and leave no process behind.
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,7 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "docsift/batch/worker.h"
 #include "support/cli_runner.h"
+#include "support/fixture_files.h"
 #include "support/temp_dir.h"
 
 #include <doctest/doctest.h>
@@ -23,6 +26,7 @@ namespace fs = std::filesystem;
 using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
+using docsift::testing::journal_lines;
 
 namespace {
 
@@ -33,13 +37,6 @@ const std::string kFast = " --model " + shell_quote((kSource / "tests/fixtures/i
                           " --set generation.max_new_tokens=8";
 const std::string kSamples = shell_quote((kSource / "samples").string());
 
-std::vector<nlohmann::json> journal_lines(const fs::path& path) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
 
 std::map<std::string, nlohmann::json> by_file(const std::vector<nlohmann::json>& records) {
   std::map<std::string, nlohmann::json> out;
@@ -87,17 +84,44 @@ bool wait_until(Pred pred, double seconds) {
   return pred();
 }
 
+// The CUDA toolkit's stub driver library, if installed: a stand-in libcuda.so.1 that the CUDA
+// libraries load as they would the real driver. Returns an LD_LIBRARY_PATH assignment, or "".
+std::string stub_driver_env(const fs::path& dir) {
+  for (const char* stub : {"/usr/local/cuda/lib64/stubs/libcuda.so", "/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so"}) {
+    if (fs::exists(stub)) {
+      fs::create_symlink(stub, dir / "libcuda.so.1");
+      return "LD_LIBRARY_PATH=" + shell_quote(dir.string());
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
+TEST_CASE("cuda_footprint sees a mapped CUDA driver library") {
+  TempDir dir;
+  const std::string env = stub_driver_env(dir.path());
+  if (env.empty()) {
+    MESSAGE("no CUDA stub driver library on this machine: the control is skipped");
+    return;
+  }
+  CHECK_FALSE(docsift::batch::cuda_footprint().driver_library);
+  void* handle = ::dlopen((dir.path() / "libcuda.so.1").c_str(), RTLD_LAZY | RTLD_LOCAL);
+  REQUIRE(handle != nullptr);
+  CHECK(docsift::batch::cuda_footprint().driver_library);
+  CHECK_FALSE(docsift::batch::cuda_footprint().gpu_devices);  // a library, no device opened
+}
+
 TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, recycling; same results as in process") {
-  TempDir in_process, isolated;
+  TempDir in_process, isolated, stub;
   const auto plain = run_docsift("run " + kSamples + kFast + " --limit 7 --quiet --out " + shell_quote(in_process.path().string()));
   REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
   const auto r = run_docsift(
       "run " + kSamples + kFast +
           " --limit 7 --isolate worker --set memory.worker.timeout_s=3 --set memory.worker.recycle_after_images=2 "
           "--out " + shell_quote(isolated.path().string()),
-      "DOCSIFT_FAULTS=crash@image=2,crash@image=3:attempt=1,crash@image=3:attempt=2,hang@image=4");
+      // With the stub driver on the library path, as on a machine with the driver installed.
+      stub_driver_env(stub.path()) + " DOCSIFT_FAULTS=crash@image=2,crash@image=3:attempt=1,crash@image=3:attempt=2,hang@image=4");
   CHECK(r.exit_code == 1);  // two images failed, as injected
   const auto want = by_file(journal_lines(in_process.path() / "results.jsonl"));
   const auto got = by_file(journal_lines(isolated.path() / "results.jsonl"));
@@ -127,14 +151,16 @@ TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, 
     }
   }
   CHECK(compared == 5);
-  const auto summary = nlohmann::json::parse(std::ifstream(isolated.path() / "summary.json"));
+  const auto summary = nlohmann::json::parse(docsift::testing::file_bytes(isolated.path() / "summary.json"));
   const auto& iso = summary["isolation"];
   CHECK(iso["mode"] == "worker");
   CHECK(iso["crashes"] == 3);
   CHECK(iso["timeouts"] == 1);
   CHECK(iso["recycles"] == 1);  // after images 5 and 6 in one worker
-  // The supervisor never loaded the CUDA driver (it never touched the device).
-  CHECK(iso["supervisor_mapped_libcuda"] == false);
+  // The supervisor opened no GPU device (no CUDA context). libcuda itself is mapped wherever the
+  // driver library exists: cuBLASLt's static initializer loads it before main() (worker.h).
+  CHECK(iso["supervisor_mapped_gpu_devices"] == false);
+  MESSAGE("supervisor mapped libcuda (stub on the library path): " << iso["supervisor_mapped_libcuda"]);
   CHECK(r.err.find("worker: worker") != std::string::npos);
   CHECK(workers_for(isolated.path()).empty());
 }
@@ -145,7 +171,7 @@ TEST_CASE("--isolate worker: a memory trigger recycles the worker between images
   const auto r = run_docsift("run " + kSamples + kFast + " --limit 3 --isolate worker --set memory.worker.recycle_above_mb=1 "
                              "--quiet --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  const auto summary = nlohmann::json::parse(std::ifstream(out.path() / "summary.json"));
+  const auto summary = nlohmann::json::parse(docsift::testing::file_bytes(out.path() / "summary.json"));
   CHECK(summary["isolation"]["recycles"] == 2);
   CHECK(summary["isolation"]["workers_started"] == 3);
   CHECK(journal_lines(out.path() / "results.jsonl").size() == 3);

@@ -481,7 +481,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
                                                 {"recycles", supervisor->stats().recycles},
                                                 {"crashes", supervisor->stats().crashes},
                                                 {"timeouts", supervisor->stats().timeouts},
-                                                {"supervisor_mapped_libcuda", libcuda_mapped()}}
+                                                {"supervisor_mapped_libcuda", cuda_footprint().driver_library},
+                                                {"supervisor_mapped_gpu_devices", cuda_footprint().gpu_devices}}
                                : nlohmann::json{{"mode", "none"}}},
       {"config_hash", hash},
       {"earlier_config_hashes", std::vector<std::string>(earlier_hashes.begin(), earlier_hashes.end())},

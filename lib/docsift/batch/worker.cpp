@@ -107,13 +107,15 @@ ImageJob::Outcome failed(const std::string& error) {
 
 }  // namespace
 
-bool libcuda_mapped() {
+CudaFootprint cuda_footprint() {
+  CudaFootprint f;
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line)) {
-    if (line.find("/libcuda.so") != std::string::npos) return true;
+    f.driver_library = f.driver_library || line.find("/libcuda.so") != std::string::npos;
+    f.gpu_devices = f.gpu_devices || line.find("/dev/nvidia") != std::string::npos;
   }
-  return false;
+  return f;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -78,7 +78,16 @@ class WorkerSupervisor {
   std::string device_;
 };
 
-// Whether this process has the CUDA driver (libcuda.so) mapped: the supervisor's promise.
-bool libcuda_mapped();
+// What of CUDA this process has mapped (/proc/self/maps), for the supervisor's record.
+//  - driver_library: libcuda.so. Not a promise docsift can keep: cuBLASLt (linked by LibTorch's
+//    CUDA build) dlopens libcuda.so.1 from a static initializer in every process that has the
+//    driver installed, before main() (seen with LD_DEBUG=files against the toolkit's stub).
+//  - gpu_devices: /dev/nvidia* device files, mapped once the driver is initialised and a context
+//    exists, which is what costs GPU memory; the supervisor never gets that far.
+struct CudaFootprint {
+  bool driver_library = false;
+  bool gpu_devices = false;
+};
+CudaFootprint cuda_footprint();
 
 }  // namespace docsift::batch
