@@ -17,6 +17,7 @@
 #include "docsift/text/chat_template.h"
 #include "docsift/io/image_file.h"
 #include "docsift/family/internvl/tiles.h"
+#include "support/fixture_files.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -26,6 +27,8 @@ namespace fs = std::filesystem;
 using docsift::io::read_rgb_image;
 using docsift::model::Checkpoint;
 using docsift::model::InternVLModel;
+using docsift::testing::copy_with_config;
+using docsift::testing::max_diff;
 
 namespace {
 
@@ -38,10 +41,6 @@ nlohmann::json summary() {
 }
 
 
-double max_diff(const at::Tensor& a, const at::Tensor& b) {
-  REQUIRE(a.sizes() == b.sizes());
-  return a.to(at::kFloat).sub(b.to(at::kFloat)).abs().max().item<double>();
-}
 
 struct Loaded {
   std::unique_ptr<Checkpoint> checkpoint;
@@ -62,19 +61,6 @@ Loaded load(const std::string& layout) {
   return {std::move(checkpoint), std::move(model), std::move(tokenizer)};
 }
 
-// A copy of a fixture checkpoint folder with config.json edited by `edit`.
-void copy_with_config(const fs::path& from, const fs::path& to, const std::function<void(nlohmann::json&)>& edit) {
-  for (const auto& entry : fs::directory_iterator(from)) {
-    fs::copy(entry.path(), to / entry.path().filename(), fs::copy_options::overwrite_existing);
-  }
-  nlohmann::json config;
-  {
-    std::ifstream in(to / "config.json");
-    config = nlohmann::json::parse(in);
-  }
-  edit(config);
-  std::ofstream(to / "config.json") << config.dump(2);
-}
 
 }  // namespace
 

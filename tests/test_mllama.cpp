@@ -18,6 +18,7 @@
 #include "docsift/io/image_file.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/safetensors.h"
+#include "support/fixture_files.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -26,6 +27,8 @@
 namespace fs = std::filesystem;
 using docsift::family::ImageInputs;
 using docsift::generate::Engine;
+using docsift::testing::copy_with_config;
+using docsift::testing::max_diff;
 
 namespace {
 
@@ -37,10 +40,6 @@ nlohmann::json summary() {
   return nlohmann::json::parse(in);
 }
 
-double max_diff(const at::Tensor& a, const at::Tensor& b) {
-  REQUIRE(a.sizes() == b.sizes());
-  return a.to(at::kFloat).sub(b.to(at::kFloat)).abs().max().item<double>();
-}
 
 std::vector<int32_t> ids_of(const at::Tensor& t) {
   const at::Tensor c = t.to(at::kLong).contiguous();
@@ -71,19 +70,6 @@ Run run_image(const Engine& engine, const std::string& name, const nlohmann::jso
   return r;
 }
 
-// A copy of a fixture folder with config.json edited by `edit`.
-void copy_with_config(const fs::path& from, const fs::path& to, const std::function<void(nlohmann::json&)>& edit) {
-  for (const auto& entry : fs::directory_iterator(from)) {
-    fs::copy(entry.path(), to / entry.path().filename(), fs::copy_options::overwrite_existing);
-  }
-  nlohmann::json config;
-  {
-    std::ifstream in(to / "config.json");
-    config = nlohmann::json::parse(in);
-  }
-  edit(config);
-  std::ofstream(to / "config.json") << config.dump(2);
-}
 
 }  // namespace
 

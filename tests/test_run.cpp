@@ -22,6 +22,7 @@
 #include "docsift/io/journal.h"
 #include "docsift/io/scan.h"
 #include "support/cli_runner.h"
+#include "support/fixture_files.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -31,6 +32,8 @@ namespace fs = std::filesystem;
 using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
+using docsift::testing::file_bytes;
+using docsift::testing::journal_lines;
 
 namespace {
 
@@ -41,20 +44,9 @@ const std::string kFast = " --model " + kModel +
                           " --device cpu --set model.dtype=float32 --set model.max_tiles=2 --set extraction.fields=" +
                           shell_quote((kSource / "configs/fields/business-documents.yaml").string());
 
-std::vector<nlohmann::json> journal_lines(const fs::path& path) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
 
 void write_bytes(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 // Starts `command` through /bin/sh in the background and returns once `journal` has at least
 // `lines` complete lines (or two minutes passed), with the child's pid.

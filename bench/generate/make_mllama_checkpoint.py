@@ -29,6 +29,10 @@ import torch
 from safetensors import safe_open
 from transformers import MllamaConfig, MllamaForConditionalGeneration
 
+# Module-tree names -> the Hub's legacy names: the fixture script's mapping, one copy for both.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from make_mllama_fixtures import hub_name  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOKENIZER = os.environ.get("LLAMA3_TOKENIZER", os.path.join(os.path.dirname(ROOT), "shared", "tokenizers", "llama3",
                                                                "tokenizer.json"))
@@ -97,17 +101,6 @@ def build(config):
     return model
 
 
-def legacy_name(tree):
-    """Module-tree name -> the Hub's legacy name (what the converter wrote and save_pretrained writes back)."""
-    if tree == "lm_head.weight":
-        return "language_model.lm_head.weight"
-    for prefix, legacy in (("model.language_model.", "language_model.model."), ("model.vision_model.", "vision_model."),
-                           ("model.multi_modal_projector.", "multi_modal_projector.")):
-        if tree.startswith(prefix):
-            return legacy + tree[len(prefix):]
-    raise SystemExit(f"unmapped tensor {tree}")
-
-
 def written_names(folder):
     names = {}
     for fn in sorted(os.listdir(folder)):
@@ -127,7 +120,7 @@ def check_small_save():
     with tempfile.TemporaryDirectory() as d:
         small.save_pretrained(d)
         got = written_names(d)
-    want = {legacy_name(k) for k in small.state_dict()}
+    want = {hub_name(k) for k in small.state_dict()}
     assert set(got) == want, f"save_pretrained's names changed: {sorted(set(got) ^ want)[:6]}"
 
 
@@ -172,7 +165,7 @@ def main():
     # 5 GB shards, as the Hub's 11B checkpoint (the 2.1 GB tables each fit in one).
     model.save_pretrained(out, max_shard_size="5GB")
     written = written_names(out)
-    assert set(written) == {legacy_name(k) for k in model.state_dict()} and set(written.values()) == {"F32"}
+    assert set(written) == {hub_name(k) for k in model.state_dict()} and set(written.values()) == {"F32"}
     write_tokenizer(out)
     with open(os.path.join(out, "preprocessor_config.json"), "w") as f:
         json.dump({"do_convert_rgb": True, "do_normalize": True, "do_pad": True, "do_rescale": True, "do_resize": True,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """transformers half of the Llama 3.2 Vision generation benchmark (bench/generate/run_mllama.sh):
 MllamaForConditionalGeneration, CPU, float32, greedy, with Meta's intermediate-layer convention patched in (what
-docsift and the weights follow; see meta_intermediate_convention below). Prints one JSON line: prompt tokens,
+docsift and the weights follow; see meta_intermediate_convention in scripts/make_mllama_fixtures.py). Prints one JSON line: prompt tokens,
 generated ids with the top-1 - top-2 logit gap of each step, the vision seconds (vision_model +
 multi_modal_projector, timed in one extra call before prefill), prefill (the image encoded again inside the
 forward pass) and decode times, and this process's peak RSS (also after load, after the vision call and after
@@ -15,7 +15,9 @@ instead (the flash kernel on the CPU, which takes the additive mask), as a secon
 """
 import argparse
 import json
+import os
 import resource
+import sys
 import time
 
 import torch
@@ -23,28 +25,15 @@ from PIL import Image
 from tokenizers import Tokenizer
 from transformers import (MllamaForConditionalGeneration, MllamaImageProcessor, MllamaProcessor,
                           PreTrainedTokenizerFast)
-from transformers.modeling_outputs import BaseModelOutput
-from transformers.models.mllama import modeling_mllama
+
+# The fixture script's patch to Meta's intermediate-layer convention, one copy for both.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from make_mllama_fixtures import meta_intermediate_convention  # noqa: E402
 
 TILE = 560
 # The 11B preprocessor's CLIP mean/std (the class defaults are 0.5/0.5) and bilinear resampling.
 CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073]
 CLIP_STD = [0.26862954, 0.26130258, 0.27577711]
-
-
-def meta_intermediate_convention():
-    """Meta's reference (and transformers 4.x, vLLM, TGI) take, for intermediate_layers_indices[i], the INPUT of
-    local vision layer i; transformers 5.23's MllamaVisionEncoder keeps each layer's OUTPUT, one layer later.
-    This swaps in the 4.x encoder loop (copied from scripts/make_mllama_fixtures.py), for the whole process."""
-    def forward(self, hidden_states, attention_mask=None):
-        states = ()
-        for layer in self.layers:
-            states = states + (hidden_states,)
-            hidden_states = layer(hidden_states=hidden_states, attention_mask=attention_mask)
-        states = states + (hidden_states,)
-        return BaseModelOutput(last_hidden_state=hidden_states, hidden_states=states)
-
-    modeling_mllama.MllamaVisionEncoder.forward = forward
 
 
 def peak_mb():
@@ -87,7 +76,7 @@ def main():
     parser.add_argument("--max-new-tokens", type=int, default=16)
     parser.add_argument("--vision-attn", choices=("eager", "sdpa"), default="eager")
     args = parser.parse_args()
-    meta_intermediate_convention()
+    meta_intermediate_convention().__enter__()  # for the whole process
 
     processor = MllamaProcessor(
         image_processor=MllamaImageProcessor(size={"height": TILE, "width": TILE}, max_image_tiles=args.max_tiles,

@@ -104,16 +104,9 @@ cv::Mat to_rgb8(const cv::Mat& in, const fs::path& path) {
 // Orientation tag) itself; PNG and WebP decoded unchanged keep their stored orientation, so it is
 // applied here from their EXIF, as a viewer shows the page (tested against Pillow's exif_transpose
 // for all three).
-cv::Mat apply_exif_orientation(const cv::Mat& img, const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<unsigned char> bytes{std::istreambuf_iterator<char>(in), {}};
-  static const unsigned char kPng[4] = {0x89, 'P', 'N', 'G'};
-  const bool png = bytes.size() >= 4 && std::equal(kPng, kPng + 4, bytes.begin());
-  const bool webp = bytes.size() >= 12 && std::equal(bytes.begin(), bytes.begin() + 4, "RIFF") &&
-                    std::equal(bytes.begin() + 8, bytes.begin() + 12, "WEBP");
-  if (!png && !webp) return img;
+cv::Mat oriented(const cv::Mat& img, int orientation) {
   cv::Mat out;
-  switch (exif_orientation(bytes.data(), bytes.size())) {
+  switch (orientation) {
     case 2: cv::flip(img, out, 1); return out;
     case 3: cv::rotate(img, out, cv::ROTATE_180); return out;
     case 4: cv::flip(img, out, 0); return out;
@@ -165,13 +158,26 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits) {
   }
   set_opencv_limit(limits.max_pixels);
   const std::string ext = path.extension().string();
-  const std::vector<unsigned char> head = read_prefix(path, 3);
-  const bool jpeg = head.size() == 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF;
+  const std::vector<unsigned char> head = read_prefix(path, 12);
+  const bool jpeg = head.size() >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF;
+  static const unsigned char kPng[4] = {0x89, 'P', 'N', 'G'};
+  const bool png = head.size() >= 4 && std::equal(kPng, kPng + 4, head.begin());
+  const bool webp = head.size() >= 12 && std::equal(head.begin(), head.begin() + 4, "RIFF") &&
+                    std::equal(head.begin() + 8, head.begin() + 12, "WEBP");
   cv::Mat img;
+  int orientation = 1;
   try {
-    // JPEG through IMREAD_COLOR so libjpeg converts CMYK/YCCK and EXIF orientation is applied;
-    // the rest unchanged so that alpha and 16-bit samples can be handled here.
-    img = cv::imread(path.string(), jpeg ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED);
+    if (png || webp) {
+      // Read once: the same bytes are decoded and give the EXIF orientation.
+      std::ifstream in(path, std::ios::binary);
+      const std::vector<unsigned char> bytes{std::istreambuf_iterator<char>(in), {}};
+      img = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+      orientation = exif_orientation(bytes.data(), bytes.size());
+    } else {
+      // JPEG through IMREAD_COLOR so libjpeg converts CMYK/YCCK and EXIF orientation is applied;
+      // the rest unchanged so that alpha and 16-bit samples can be handled here.
+      img = cv::imread(path.string(), jpeg ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED);
+    }
   } catch (const cv::Exception& e) {
     throw FileError(path.string() + ": cannot decode: " + e.what());
   }
@@ -179,7 +185,7 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits) {
     throw FileError(path.string() + ": not a decodable image (truncated, damaged, or not really a " +
                     (ext.empty() ? std::string("image") : ext.substr(1)) + " file)");
   }
-  if (!jpeg) img = apply_exif_orientation(img, path);
+  img = oriented(img, orientation);
   const cv::Mat rgb = to_rgb8(img, path);
   return at::from_blob(const_cast<unsigned char*>(rgb.data), {rgb.rows, rgb.cols, 3}, at::kByte).clone();
 }

@@ -2,8 +2,9 @@
 // the model's shapes, this image's token count and max_new_tokens, so the runner can start at a
 // tier that fits instead of discovering the limit through out-of-memory.
 //
-// Activations are an upper estimate: attention scores are counted as if materialised (the math
-// SDPA path), which fused kernels avoid.
+// Activations are an upper estimate: a per-tile vision encoder's and the prefill's attention scores
+// are counted as if materialised (the math SDPA path), which fused kernels avoid; an encoder over
+// all tiles at once (Llama 3.2 Vision) runs without a mask and is counted without them.
 #pragma once
 
 #include <cstdint>

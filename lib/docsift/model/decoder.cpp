@@ -113,6 +113,24 @@ DecoderInt8Terms decoder_int8_terms(const DecoderConfig& c) {
   return t;
 }
 
+memory::ModelShape decoder_memory_shape(const DecoderConfig& c, std::uint64_t parameters) {
+  memory::ModelShape m;
+  m.parameters = parameters;
+  m.layers = c.self_layers();
+  m.heads = c.heads;
+  m.kv_heads = c.kv_heads;
+  m.head_dim = c.head_dim;
+  m.hidden = c.hidden;
+  m.intermediate = c.intermediate;
+  m.vocab = c.vocab;
+  const DecoderInt8Terms int8 = decoder_int8_terms(c);
+  m.quantized_parameters = int8.quantized_parameters;
+  m.added_int8_parameters = int8.added_int8_parameters;
+  m.quantized_rows = int8.quantized_rows;
+  m.scratch_elements = static_cast<std::uint64_t>(int8.scratch_elements);
+  return m;
+}
+
 Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& prefix, const std::string& lm_head,
                  const Numerics& numerics, at::Device device)
     : config_(c),

@@ -123,26 +123,12 @@ std::atomic<int> g_live_models{0};
 }  // namespace
 
 memory::ModelShape memory_shape(const InternVLConfig& c, std::uint64_t parameters) {
-  const DecoderConfig& t = c.text;
-  memory::ModelShape m;
-  m.parameters = parameters;
-  m.layers = t.layers;
-  m.heads = t.heads;
-  m.kv_heads = t.kv_heads;
-  m.head_dim = t.head_dim;
-  m.hidden = t.hidden;
-  m.intermediate = t.intermediate;
-  m.vocab = t.vocab;
+  memory::ModelShape m = decoder_memory_shape(c.text, parameters);
   m.vision_hidden = c.vision_hidden;
   m.vision_heads = c.vision_heads;
   m.vision_intermediate = c.vision_intermediate;
   m.vision_tokens = c.patches_per_side() * c.patches_per_side() + 1;  // patches + CLS
   m.image_size = c.image_size;
-  const DecoderInt8Terms int8 = decoder_int8_terms(t);
-  m.quantized_parameters = int8.quantized_parameters;
-  m.added_int8_parameters = int8.added_int8_parameters;
-  m.quantized_rows = int8.quantized_rows;
-  m.scratch_elements = static_cast<std::uint64_t>(int8.scratch_elements);
   return m;
 }
 

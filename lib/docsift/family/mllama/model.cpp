@@ -62,15 +62,8 @@ MllamaConfig parse_mllama_config(const nlohmann::json& config, const std::string
 memory::ModelShape memory_shape(const MllamaConfig& c, std::uint64_t parameters) {
   const DecoderConfig& t = c.text;
   const MllamaVisionConfig& v = c.vision;
-  memory::ModelShape m;
-  m.parameters = parameters;
-  m.layers = t.self_layers();  // the self-attention cache grows per token; cross K/V are per image
-  m.heads = t.heads;
-  m.kv_heads = t.kv_heads;
-  m.head_dim = t.head_dim;
-  m.hidden = t.hidden;
-  m.intermediate = t.intermediate;
-  m.vocab = t.vocab;
+  // The cache grows in the self-attention layers only; cross K/V are a fixed size per image.
+  memory::ModelShape m = decoder_memory_shape(t, parameters);
   m.vision_hidden = v.hidden;
   m.vision_heads = v.heads;
   m.vision_intermediate = v.intermediate;
@@ -81,11 +74,6 @@ memory::ModelShape memory_shape(const MllamaConfig& c, std::uint64_t parameters)
   m.vision_output_dim = v.output_dim;
   m.cross_kv_elements = static_cast<std::uint64_t>(t.cross_layers.size()) * 2 * t.kv_heads * t.head_dim *
                         v.max_num_tiles * v.tokens_per_tile();
-  const DecoderInt8Terms int8 = decoder_int8_terms(t);
-  m.quantized_parameters = int8.quantized_parameters;
-  m.added_int8_parameters = int8.added_int8_parameters;
-  m.quantized_rows = int8.quantized_rows;
-  m.scratch_elements = static_cast<std::uint64_t>(int8.scratch_elements);
   return m;
 }
 

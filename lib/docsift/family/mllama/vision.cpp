@@ -198,27 +198,21 @@ at::Tensor MllamaVisionEncoder::forward(const at::Tensor& pixel_values, int64_t 
 
   // Local layers; the INPUT of each listed layer is kept (Meta's convention, the one the weights
   // were trained with; transformers 5.x keeps the output instead).
-  std::vector<at::Tensor> kept;
+  // kept[j]: the input of local layer intermediate_layers[j], in the list's order.
+  std::vector<at::Tensor> kept(c.intermediate_layers.size());
   for (int64_t i = 0; i < c.layers; ++i) {
-    if (std::find(c.intermediate_layers.begin(), c.intermediate_layers.end(), i) != c.intermediate_layers.end()) {
-      kept.push_back(x);
-    }
+    const auto slot = std::find(c.intermediate_layers.begin(), c.intermediate_layers.end(), i);
+    if (slot != c.intermediate_layers.end()) kept[slot - c.intermediate_layers.begin()] = x;
     x = layer(local_[static_cast<std::size_t>(i)], x, real, pad);
   }
-  // kept in the order of intermediate_layers_indices, not of depth.
-  std::vector<at::Tensor> ordered;
-  for (const int64_t index : c.intermediate_layers) {
-    int64_t rank = 0;
-    for (const int64_t other : c.intermediate_layers) rank += other < index ? 1 : 0;
-    ordered.push_back(kept[static_cast<std::size_t>(rank)].view({k, p8, d}).slice(1, 0, p));
-  }
-  kept.clear();
+  for (at::Tensor& t : kept) t = t.view({k, p8, d}).slice(1, 0, p);
   x = layer_norm(x, post_norm_w, post_norm_b, 1e-5).view({k, p8, d});
   x = x.add(post_tile.select(0, aspect_ratio_id).view({k, 1, d}).mul(post_tile_gate.tanh())).view({1, k * p8, d});
   for (const Layer& l : global_) x = layer(l, x, real, pad);
   const at::Tensor final_states = x.view({k, p8, d}).slice(1, 0, p);  // [K, P, D]
+  if (kept.empty()) return final_states;
   // [K, P, D, L] → [K, P, D·L]: channel d·L + l, interleaved.
-  const at::Tensor intermediate = at::stack(ordered, -1).reshape({k, p, d * static_cast<int64_t>(ordered.size())});
+  const at::Tensor intermediate = at::stack(kept, -1).reshape({k, p, d * static_cast<int64_t>(kept.size())});
   return at::cat({final_states, intermediate}, -1);
 }
 

@@ -1,0 +1,38 @@
+#include "support/fixture_files.h"
+
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+namespace docsift::testing {
+
+double max_diff(const at::Tensor& a, const at::Tensor& b) {
+  if (a.sizes() != b.sizes()) return std::numeric_limits<double>::infinity();
+  return a.to(at::kFloat).sub(b.to(at::kFloat)).abs().max().item<double>();
+}
+
+void copy_with_config(const std::filesystem::path& from, const std::filesystem::path& to,
+                      const std::function<void(nlohmann::json&)>& edit) {
+  namespace fs = std::filesystem;
+  for (const auto& entry : fs::directory_iterator(from)) {
+    fs::copy(entry.path(), to / entry.path().filename(), fs::copy_options::overwrite_existing);
+  }
+  nlohmann::json config = nlohmann::json::parse(std::ifstream(to / "config.json"));
+  edit(config);
+  std::ofstream(to / "config.json") << config.dump(2);
+}
+
+std::vector<nlohmann::json> journal_lines(const std::filesystem::path& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+}  // namespace docsift::testing

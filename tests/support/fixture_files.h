@@ -1,0 +1,28 @@
+// Small helpers the tests share for reading fixtures and outputs: tensors compared element-wise,
+// a fixture folder copied with its config.json edited, a journal read back line by line.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace docsift::testing {
+
+// Largest |a − b| in float32; infinity when the shapes differ (so a CHECK on it fails).
+double max_diff(const at::Tensor& a, const at::Tensor& b);
+
+// Copies every file of `from` into `to`, then rewrites to/config.json through `edit`.
+void copy_with_config(const std::filesystem::path& from, const std::filesystem::path& to,
+                      const std::function<void(nlohmann::json&)>& edit);
+
+// Every line of a results.jsonl, parsed.
+std::vector<nlohmann::json> journal_lines(const std::filesystem::path& path);
+
+// A whole file as bytes ("" when it cannot be read).
+std::string file_bytes(const std::filesystem::path& path);
+
+}  // namespace docsift::testing
