@@ -1,2 +1,47 @@
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+// The test runner: doctest's own, plus one check. CTest runs each test case by name
+// (--test-case=NAME); a name CMake cannot carry (a ';' splits it into two "tests") would match
+// nothing, and doctest passes an empty run, so a test would silently never run. Here a filtered
+// run that started no test case fails instead.
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+int g_cases_started = 0;
+
+struct CountCases : doctest::IReporter {
+  explicit CountCases(const doctest::ContextOptions&) {}
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_run_end(const doctest::TestRunStats&) override {}
+  void test_case_start(const doctest::TestCaseData&) override { ++g_cases_started; }
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_exception(const doctest::TestCaseException&) override {}
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+
+}  // namespace
+
+REGISTER_LISTENER("count_cases", 1, CountCases);
+
+int main(int argc, char** argv) {
+  doctest::Context context(argc, argv);
+  const int result = context.run();
+  if (context.shouldExit()) return result;  // --help, --list-test-cases
+  for (int i = 1; i < argc; ++i) {
+    const bool filtered = std::strncmp(argv[i], "--test-case=", 12) == 0 || std::strncmp(argv[i], "-tc=", 4) == 0;
+    if (filtered && g_cases_started == 0) {
+      std::fprintf(stderr, "docsift_tests: no test case matches %s; a test name must not contain ';'\n", argv[i]);
+      return 1;
+    }
+  }
+  return result;
+}

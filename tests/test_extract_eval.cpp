@@ -208,7 +208,7 @@ struct EvalFiles {
 
 }  // namespace
 
-TEST_CASE("evaluate: per field, per image, per document type, overall; missing and extra images reported") {
+TEST_CASE("evaluate: per field, per image, per document type, overall, missing and extra images reported") {
   EvalFiles files;
   const auto schema = docsift::extract::load_field_schema(files.dir / "fields.yaml");
   const auto truth = docsift::eval::read_records_csv(files.dir / "gt.csv");

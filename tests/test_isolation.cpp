@@ -112,7 +112,7 @@ TEST_CASE("cuda_footprint sees a mapped CUDA driver library") {
   CHECK_FALSE(docsift::batch::cuda_footprint().gpu_devices);  // a library, no device opened
 }
 
-TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, recycling; same results as in process") {
+TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, recycling, same results as in process") {
   TempDir in_process, isolated, stub;
   const auto plain = run_docsift("run " + kSamples + kFast + " --limit 7 --quiet --out " + shell_quote(in_process.path().string()));
   REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
@@ -178,7 +178,7 @@ TEST_CASE("--isolate worker: a memory trigger recycles the worker between images
   CHECK(workers_for(out.path()).empty());
 }
 
-TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the supervisor; --resume completes") {
+TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the supervisor, --resume completes") {
   TempDir out;
   const fs::path journal = out.path() / "results.jsonl";
   const std::string command = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +

@@ -380,7 +380,7 @@ TEST_CASE("run never writes through a planted symlink in --out, and refuses befo
   CHECK(r.err.find("summary.json: exists and is not a regular file") != std::string::npos);
 }
 
-TEST_CASE("run: an empty --out is an error; a config file over 1 MiB is refused quickly") {
+TEST_CASE("run: an empty --out is an error, a config file over 1 MiB is refused quickly") {
   const auto empty = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out ''");
   CHECK(empty.exit_code == 2);
   CHECK(empty.err.find("--out: empty") != std::string::npos);
@@ -450,7 +450,7 @@ TEST_CASE("a journal write that fails (file-size limit) leaves no half line: exi
   CHECK(journal_lines(out.path() / "results.jsonl").size() == 20);
 }
 
-TEST_CASE("scan and run: a link alias never replaces the real file's record; FIFOs, dangling links counted; names escaped in the log") {
+TEST_CASE("scan and run: a link alias never replaces the real file's record, FIFOs, dangling links counted, names escaped in the log") {
   TempDir in, out;
   const fs::path sample = kSource / "samples" / "synthetic_invoice_001.png";
   fs::copy_file(sample, in.path() / "with space.png");
@@ -563,7 +563,7 @@ TEST_CASE("run with the Llama 3.2 Vision config on an Mllama checkpoint: the sam
   CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["images"]["ok"] == 20);
 }
 
-TEST_CASE("run --metrics writes Prometheus text format; eval --junit writes JUnit XML with a case per field") {
+TEST_CASE("run --metrics writes Prometheus text format, eval --junit writes JUnit XML with a case per field") {
   TempDir out;
   const fs::path metrics = out.path() / "docsift.prom";
   const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +

@@ -16,7 +16,8 @@ namespace docsift::cli {
 
 Command add_run_command(CLI::App& root) {
   struct Options {
-    std::string dir, config_file, model, device, isolate, metrics, log_format = "text";
+    std::string dir, config_file, model, device, isolate, metrics, shard, log_format = "text";
+    std::optional<int> shards;
     std::optional<std::string> out;  // set but empty is an error, not the default folder
     std::vector<std::string> overrides;
     std::optional<int> limit;
@@ -44,6 +45,12 @@ Command add_run_command(CLI::App& root) {
   app->add_option("--metrics", o->metrics,
                   "Write Prometheus text-format metrics here at the end of the run (node_exporter's textfile "
                   "collector): images by status and tier, seconds, peak memory");
+  app->add_option("--shard", o->shard,
+                  "K/N: process only shard K of N (1-based; by a hash of each file's path, so adding files never "
+                  "moves the others), into OUT/shard-K-of-N. auto: from a Slurm job array (SLURM_ARRAY_TASK_ID) or "
+                  "a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with --shards). Merge with docsift merge");
+  app->add_option("--shards", o->shards, "With --shard auto: the number of shards (a Kubernetes Job's completions)")
+      ->check(CLI::Range(1, batch::kMaxShards));
   app->add_flag("--quiet,-q", o->quiet, "No progress output (errors still go to stderr)");
   app->add_option("--log-format", o->log_format, "text or json (one JSON object per image on stderr)")
       ->check(CLI::IsMember({"text", "json"}));
@@ -60,6 +67,21 @@ Command add_run_command(CLI::App& root) {
             if (!o->config_file.empty()) file = o->config_file;
             const config::Config cfg = config::load(file, overrides);
             if (cfg.model.path.empty()) throw ConfigError("run: give --model DIR (or model.path in the config)");
+            batch::RunOptions options;
+            options.input_dir = o->dir;
+            options.out_dir = cfg.output.dir;
+            if (o->shards && o->shard != "auto") throw ConfigError("--shards N goes with --shard auto");
+            if (!o->shard.empty()) {
+              options.shard = o->shard == "auto" ? batch::shard_from_environment(o->shards, ::getenv)
+                                                 : batch::parse_shard(o->shard);
+              // Each shard its own folder (journal, CSV, summary, lock), so every task of an array
+              // runs the same command line.
+              options.out_dir /= options.shard->folder_name();
+              if (!o->quiet) {
+                std::cerr << "docsift: shard " << options.shard->index << " of " << options.shard->count << " ("
+                          << options.shard->source << "), writing to " << options.out_dir.string() << '\n';
+              }
+            }
             if (cfg.memory.isolate == config::Isolation::Worker) {
               // The supervisor never touches the device: the worker sets it up. Allocator settings
               // are environment variables, which the worker inherits; their warnings are said once.
@@ -69,9 +91,6 @@ Command add_run_command(CLI::App& root) {
             } else {
               (void)start_device(cfg, o->quiet);
             }
-            batch::RunOptions options;
-            options.input_dir = o->dir;
-            options.out_dir = cfg.output.dir;
             options.recursive = o->recursive;
             options.resume = o->resume;
             options.allow_config_change = o->allow_config_change;
@@ -84,13 +103,13 @@ Command add_run_command(CLI::App& root) {
             if (!s.stopped.empty()) {  // said even with --quiet: the run is not complete
               std::cerr << "docsift: " << s.stopped << "; " << s.processed << " processed (" << s.ok << " ok, " << s.failed
                         << " failed) and journaled in "
-                        << (std::filesystem::path(cfg.output.dir) / "results.jsonl").string()
+                        << (options.out_dir / "results.jsonl").string()
                         << "; continue with the same command plus --resume\n";
               return kExitStopped;
             }
             if (!o->quiet) {
               std::cerr << "docsift: " << s.processed << " processed (" << s.ok << " ok, " << s.failed << " failed), "
-                        << s.skipped << " already done; " << (std::filesystem::path(cfg.output.dir) / "results.jsonl").string()
+                        << s.skipped << " already done; " << (options.out_dir / "results.jsonl").string()
                         << '\n';
             }
             return s.total_failed > 0 ? kExitSomeFailed : kExitOk;

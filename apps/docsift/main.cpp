@@ -28,12 +28,12 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
   app.footer(
       "Exit codes: 0 success; 1 some images failed; 2 usage or config error; 3 could not start "
-      "(model, device, lock); 4 eval below the gate.\n"
+      "(model, device, lock); 4 eval below the gate; 5 run stopped early (continue with --resume).\n"
       "Environment: CUDA_VISIBLE_DEVICES selects the GPUs docsift can see.");
   bool show_version = false;
   app.add_flag("--version", show_version, "Print docsift, LibTorch and CUDA versions and the visible devices");
 
-  std::vector<Command> commands{add_run_command(app), add_inspect_command(app), add_config_command(app),
+  std::vector<Command> commands{add_run_command(app), add_merge_command(app), add_inspect_command(app), add_config_command(app),
                                    add_tokenize_command(app), add_generate_command(app),
                                    add_eval_command(app), add_worker_command(app)};
 

@@ -16,6 +16,9 @@ struct CliResult {
 // working directory to start it in (default: the test's).
 CliResult run_docsift(const std::string& args, const std::string& env = "", const std::string& cwd = "");
 
+// Runs `command` through /bin/sh with stdin from /dev/null and captures it the same way.
+CliResult run_shell(const std::string& command);
+
 // Wraps a string in single quotes for /bin/sh.
 std::string shell_quote(const std::string& s);
 

@@ -15,6 +15,7 @@
 
 #include "docsift/batch/image_job.h"
 #include "docsift/batch/lock.h"
+#include "docsift/batch/outputs.h"
 #include "docsift/batch/worker.h"
 #include "docsift/error.h"
 #include "docsift/extract/schema.h"
@@ -22,7 +23,6 @@
 #include "docsift/io/csv.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/scan.h"
-#include "docsift/text/utf8.h"
 
 namespace docsift::batch {
 namespace fs = std::filesystem;
@@ -31,8 +31,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// FNV-1a of the effective config: the same config gives the same hash on every platform.
-std::string config_hash(const config::Config& config) {
+// FNV-1a of the effective config: the same config gives the same hash on every platform. Where
+// results are written (output.dir) is not part of it: shards of one batch, each in its own
+// folder, have one hash, and `docsift merge` checks it.
+std::string config_hash(config::Config config) {
+  config.output.dir.clear();
   std::uint64_t h = 1469598103934665603ull;
   for (const unsigned char c : config::to_yaml(config)) h = (h ^ c) * 1099511628211ull;
   char out[17];
@@ -47,103 +50,31 @@ std::string clock_text(double seconds) {
   return out;
 }
 
-// predictions.csv in the ground-truth layout: image_file, then one column per field, one row per
-// successful image in journal order. Rebuilt from the journal when the run starts (so it matches
-// after any crash), then appended to as each record is journaled: consistent with the journal at
-// every stop, and never rewritten whole per image.
+// predictions.csv, one row per successful image in journal order. Rebuilt from the journal when
+// the run starts (so it matches after any crash), then appended to as each record is journaled:
+// consistent with the journal at every stop, and never rewritten whole per image.
 class PredictionsCsv {
  public:
   // Starts the rebuild: the header, into a temporary file; rebuild() adds the journal's records as
   // the journal reads them back, start() puts the file in place and opens it for add().
-  PredictionsCsv(const fs::path& path, const extract::FieldSchema& schema) : path_(path), schema_(schema) {
+  PredictionsCsv(const fs::path& path, const extract::FieldSchema& schema) : path_(path) {
+    for (const auto& f : schema.fields) fields_.push_back(f.name);
     rebuilding_.emplace(path);
-    std::string header = "image_file";
-    for (const auto& f : schema.fields) header += ',' + io::csv_field(f.name);
-    rebuilding_->write(header + "\n");
+    rebuilding_->write(csv_header(fields_));
   }
-  void rebuild(const nlohmann::json& record) { rebuilding_->write(row(record)); }
+  void rebuild(const nlohmann::json& record) { rebuilding_->write(csv_row(record, fields_)); }
   void start() {
     rebuilding_->commit();
     rebuilding_.reset();
     append_.emplace(path_);
   }
-  void add(const nlohmann::json& record) { append_->write(row(record)); }
+  void add(const nlohmann::json& record) { append_->write(csv_row(record, fields_)); }
 
  private:
-  std::string row(const nlohmann::json& record) const {
-    if (record.value("status", "") != "ok") return "";
-    std::string line = io::csv_field(io::record_key(record));
-    const auto& fields = record["fields"];
-    for (const auto& f : schema_.fields) line += ',' + io::csv_field(fields.value(f.name, "N/A"));
-    return line + "\n";
-  }
   fs::path path_;
-  const extract::FieldSchema& schema_;
+  std::vector<std::string> fields_;
   std::optional<io::AtomicFile> rebuilding_;
   std::optional<io::AppendFile> append_;
-};
-
-// A file name in the journal, the CSV and the logs. Names are bytes; JSON and CSV are UTF-8. A
-// valid UTF-8 name is itself. Any other name is kept exactly as `file_bytes`, its bytes outside
-// printable ASCII (and '%') percent-escaped ("lat%E9.png"), which is also its CSV image_file and its
-// identity for --resume, while `file` shows it with U+FFFD for the invalid bytes.
-struct RecordName {
-  std::string file;
-  std::optional<std::string> file_bytes;
-  const std::string& key() const { return file_bytes ? *file_bytes : file; }
-};
-
-std::string display_name(const std::string& bytes) {
-  if (text::find_invalid_utf8(bytes) == text::kNoError) return bytes;
-  std::string out;
-  text::append_utf8_lossy(out, bytes);
-  return out;
-}
-
-RecordName record_name(const std::string& relative) {
-  if (text::find_invalid_utf8(relative) == text::kNoError) return {relative, std::nullopt};
-  std::string escaped;
-  for (const unsigned char c : relative) {
-    if (c < 0x20 || c >= 0x7f || c == '%') {
-      char hex[4];
-      std::snprintf(hex, sizeof hex, "%%%02X", c);
-      escaped += hex;
-    } else {
-      escaped += static_cast<char>(c);
-    }
-  }
-  return {display_name(relative), escaped};
-}
-
-// What summary.json reports over the whole journal, accumulated record by record (at the start
-// from the journal, then from each new record), so nothing per image stays in memory.
-struct Totals {
-  int ok = 0, failed = 0;
-  std::map<std::string, int> tiers;
-  std::int64_t generated = 0, records = 0;
-  double model_seconds = 0, total_seconds = 0, high_allocated = 0, high_rss = 0;
-  std::set<std::string> config_hashes;
-
-  void add(const nlohmann::json& record) {
-    ++records;
-    config_hashes.insert(record.value("config_hash", std::string()));
-    const auto& t = record["timings_s"];
-    if (record.value("status", "") == "ok") {
-      ++ok;
-      ++tiers[record["tier"].get<std::string>()];
-      generated += record["tokens"]["generated"].get<std::int64_t>();
-      model_seconds += t.value("vision", 0.0) + t.value("prefill", 0.0) + t.value("decode", 0.0);
-    } else {
-      ++failed;
-    }
-    total_seconds += t.value("total", 0.0);
-    const auto& m = record["memory"];
-    const auto& before = m.contains("before") ? m["before"] : m.contains("after") ? m["after"] : m;
-    high_rss = std::max(high_rss, before.value("host_peak_rss", 0.0));
-    if (before.contains("device") && before["device"].is_object()) {
-      high_allocated = std::max(high_allocated, before["device"].value("peak_allocated", 0.0));
-    }
-  }
 };
 
 // SIGINT/SIGTERM during a run: the image in flight may finish within kStopGraceSeconds (a second
@@ -345,6 +276,12 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   RunSummary summary;
   std::vector<io::SkippedFile> skipped_files;
   std::vector<io::ScannedImage> images = io::scan_images(o.input_dir, o.recursive, &skipped_files);
+  summary.scanned_all = static_cast<int>(images.size());
+  if (o.shard) {
+    const auto other_shard = [&](const std::string& relative) { return shard_of(relative, o.shard->count) != o.shard->index; };
+    std::erase_if(images, [&](const io::ScannedImage& image) { return other_shard(image.relative); });
+    std::erase_if(skipped_files, [&](const io::SkippedFile& f) { return other_shard(f.relative); });
+  }
   summary.scanned = static_cast<int>(images.size());
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
@@ -459,22 +396,17 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   progress.finish();
 
   // The summary covers the whole journal (this run and the runs it resumed).
-  nlohmann::json tiers = nlohmann::json::object();
   summary.total_ok = totals.ok;
   summary.total_failed = totals.failed;
   summary.tiers = totals.tiers;
-  for (const auto& [tier, count] : summary.tiers) tiers[tier] = count;
   summary.seconds = since(run_start);
-  const nlohmann::json out = {
+  nlohmann::json out = {
       {"images", {{"scanned", summary.scanned}, {"ok", summary.total_ok}, {"failed", summary.total_failed},
                   {"this_run", summary.processed}, {"resumed_from_journal", summary.skipped}}},
-      {"tiers", tiers},
-      {"throughput", {{"wall_seconds_this_run", summary.seconds},
-                      {"seconds_per_image", totals.records == 0 ? 0.0 : totals.total_seconds / totals.records},
-                      {"model_seconds", totals.model_seconds},
-                      {"overhead_seconds", totals.total_seconds - totals.model_seconds},
-                      {"generated_tokens", totals.generated}}},
-      {"memory_high_water", {{"device_peak_allocated", totals.high_allocated}, {"host_peak_rss", totals.high_rss}}},
+      {"shard", o.shard ? nlohmann::json{{"index", o.shard->index}, {"count", o.shard->count},
+                                         {"scanned_all_shards", summary.scanned_all}}
+                        : nlohmann::json(nullptr)},
+      {"model", cfg.model.path},
       {"device", supervisor ? supervisor->device() : job->device()},
       {"isolation", supervisor ? nlohmann::json{{"mode", "worker"},
                                                 {"workers_started", supervisor->stats().started},
@@ -495,6 +427,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
        }()},
       {"interrupted", summary.stopped.empty() ? nlohmann::json(nullptr) : nlohmann::json(summary.stopped)},
   };
+  totals.describe(out);
+  out["throughput"]["wall_seconds_this_run"] = summary.seconds;
   if (!o.metrics_path.empty()) {
     try {
       io::write_file_atomic(o.metrics_path, prometheus_metrics(totals, summary, supervisor ? &supervisor->stats() : nullptr));

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "docsift/batch/shard.h"
 #include "docsift/config/config.h"
 
 namespace docsift::batch {
@@ -29,10 +30,14 @@ struct RunOptions {
   // --metrics: Prometheus text format (node_exporter's textfile collector), written atomically
   // at the end of the run; empty: none.
   std::filesystem::path metrics_path;
+  // --shard K/N: only the scanned files of shard K (and their skipped names) are this run's;
+  // summary.json records the shard for `docsift merge`. out_dir is the shard's own folder.
+  std::optional<Shard> shard;
 };
 
 struct RunSummary {
-  int scanned = 0, processed = 0, skipped = 0, ok = 0, failed = 0;  // processed = this run
+  // scanned: this shard's images (all when not sharded) of scanned_all; processed: this run.
+  int scanned = 0, scanned_all = 0, processed = 0, skipped = 0, ok = 0, failed = 0;
   int total_ok = 0, total_failed = 0;                                // over the whole journal
   std::map<std::string, int> tiers;                                  // successful tier → images
   double seconds = 0;

@@ -76,6 +76,34 @@ void refuse_link(const fs::path& path) {
   }
 }
 
+std::uint64_t read_journal(const fs::path& path,
+                           const std::function<void(const nlohmann::json&, std::uint64_t offset)>& visit) {
+  // Line by line: a journal of 100,000 records is never held in memory.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path.string() + ": cannot read the journal");
+  std::string line;
+  std::uint64_t good_end = 0;
+  std::size_t line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (in.eof()) break;  // no newline after it: the write was cut short
+    nlohmann::json record;
+    try {
+      record = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+      throw FileError(path.string() + ":" + std::to_string(line_number) +
+                      ": not a JSON record; the journal is damaged (move it away to start over)");
+    }
+    if (const std::string problem = record_problem(record); !problem.empty()) {
+      throw FileError(path.string() + ":" + std::to_string(line_number) + ": " + problem +
+                      "; the journal is damaged (move it away to start over)");
+    }
+    if (visit) visit(record, good_end);
+    good_end += line.size() + 1;
+  }
+  return good_end;
+}
+
 Journal::Journal(const fs::path& path, bool resume, const std::function<void(const nlohmann::json&)>& visit)
     : path_(path) {
   refuse_link(path);
@@ -86,29 +114,11 @@ Journal::Journal(const fs::path& path, bool resume, const std::function<void(con
                     "choose another --out");
   }
   if (exists && resume) {
-    // Line by line: a journal of 100,000 records is never held in memory, only its names.
-    std::ifstream in(path, std::ios::binary);
-    std::string line;
-    std::size_t good_end = 0, line_number = 0;
-    while (std::getline(in, line)) {
-      ++line_number;
-      if (in.eof()) break;  // no newline after it: the write was cut short
-      nlohmann::json record;
-      try {
-        record = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::exception&) {
-        throw FileError(path.string() + ":" + std::to_string(line_number) +
-                        ": not a JSON record; the journal is damaged (move it away to start over)");
-      }
-      if (const std::string problem = record_problem(record); !problem.empty()) {
-        throw FileError(path.string() + ":" + std::to_string(line_number) + ": " + problem +
-                        "; the journal is damaged (move it away to start over)");
-      }
+    const std::uint64_t good_end = read_journal(path, [&](const nlohmann::json& record, std::uint64_t) {
       files_.insert(record_key(record));
       if (visit) visit(record);
-      good_end += line.size() + 1;
-    }
-    torn_bytes_ = static_cast<std::size_t>(fs::file_size(path, ec)) - good_end;
+    });
+    torn_bytes_ = static_cast<std::size_t>(fs::file_size(path, ec) - good_end);
     if (torn_bytes_ > 0) fs::resize_file(path, good_end);  // the image in flight is redone
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);

@@ -4,6 +4,7 @@
 // names are kept in memory; whatever else needs the records streams through the file again.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,13 @@ class JournalWriteError : public FileError {
 // A record's identity: its "file_bytes" (the exact name, percent-escaped, present when the name is
 // not valid UTF-8), else its "file".
 std::string record_key(const nlohmann::json& record);
+
+// Reads the complete records of a journal without changing it: each record, checked as --resume
+// checks it, goes to `visit` with the byte offset of its line. Returns the bytes the complete
+// lines take; the file's size minus that is a torn last line (a run killed mid-write), which is
+// not visited. A damaged line is a FileError with its line number.
+std::uint64_t read_journal(const std::filesystem::path& path,
+                           const std::function<void(const nlohmann::json&, std::uint64_t offset)>& visit);
 
 class Journal {
  public:

@@ -1,0 +1,305 @@
+#include "docsift/batch/merge.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "docsift/batch/lock.h"
+#include "docsift/batch/outputs.h"
+#include "docsift/batch/shard.h"
+#include "docsift/error.h"
+#include "docsift/io/csv.h"
+#include "docsift/io/journal.h"
+#include "docsift/io/scan.h"
+
+namespace docsift::batch {
+namespace fs = std::filesystem;
+namespace {
+
+// A shared lock on a folder's existing .docsift.lock, held while it is read: a run (which takes
+// it exclusively) cannot be writing meanwhile. Never creates the file, so the folder is unchanged.
+class ReadLock {
+ public:
+  explicit ReadLock(const fs::path& folder) {
+    const fs::path path = folder / ".docsift.lock";
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd_ < 0) return;  // no lock file: no run has ever held it
+    if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) {
+      char pid[32] = {};
+      (void)!::pread(fd_, pid, sizeof pid - 1, 0);
+      ::close(fd_);
+      throw FileError(folder.string() + ": a docsift run is still writing here (pid " + std::string(pid) +
+                      "); merge when it has finished");
+    }
+  }
+  ~ReadLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ReadLock(const ReadLock&) = delete;
+  ReadLock& operator=(const ReadLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// One input folder, as far as the merge needs it.
+struct Folder {
+  fs::path path;
+  std::optional<nlohmann::json> summary;  // its summary.json, when the run wrote one
+  std::set<std::string> config_hashes;    // of its records (and its summary)
+  std::string model;                      // model.path from its summary
+  std::optional<Shard> shard;
+  int records = 0;
+  std::uint64_t torn_bytes = 0;
+  std::vector<std::string> csv_fields;  // predictions.csv's field columns; empty when it has none
+};
+
+// Where a merged record comes from: which folder, and its line's offset in that journal.
+struct Source {
+  std::size_t folder;
+  std::uint64_t offset;
+};
+
+std::optional<nlohmann::json> read_summary(const fs::path& folder) {
+  const fs::path path = folder / "summary.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path.string() + ": not JSON (" + e.what() + "); run that folder's shard again with --resume");
+  }
+}
+
+std::vector<std::string> read_csv_fields(const fs::path& folder) {
+  std::ifstream in(folder / "predictions.csv", std::ios::binary);
+  std::string header;
+  if (!in || !std::getline(in, header)) return {};
+  const auto table = io::parse_csv(header + "\n", (folder / "predictions.csv").string());
+  if (table.header.empty() || table.header.front() != "image_file") {
+    throw FileError((folder / "predictions.csv").string() + ": its header does not start with image_file");
+  }
+  return {table.header.begin() + 1, table.header.end()};
+}
+
+std::string describe(const Folder& f) {
+  std::string hashes;
+  for (const auto& h : f.config_hashes) hashes += (hashes.empty() ? "" : "+") + h;
+  return f.path.string() + " (config " + (hashes.empty() ? "none" : hashes) +
+         (f.model.empty() ? "" : ", model " + f.model) + ")";
+}
+
+// Whether `inner` is `outer` or lies inside it (both made absolute and normal).
+bool within(const fs::path& inner, const fs::path& outer) {
+  const fs::path a = fs::weakly_canonical(inner), b = fs::weakly_canonical(outer);
+  auto ai = a.begin();
+  for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
+    if (bi->empty()) continue;  // a trailing separator
+    if (ai == a.end() || *ai != *bi) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+MergeReport merge_outputs(const MergeOptions& o) {
+  if (o.folders.empty()) throw ConfigError("merge: give the output folders to merge (e.g. results/shard-*)");
+  std::vector<Folder> folders;
+  for (const auto& path : o.folders) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) throw FileError(path.string() + ": not a folder; pass the output folders of docsift run");
+    if (!fs::is_regular_file(path / "results.jsonl", ec)) {
+      throw FileError(path.string() + ": has no results.jsonl; not an output folder of docsift run");
+    }
+    for (const auto& earlier : folders) {
+      if (fs::equivalent(earlier.path, path, ec)) throw ConfigError(path.string() + ": given twice");
+    }
+    if (within(o.out_dir, path)) {
+      throw FileError(o.out_dir.string() + ": is, or is inside, the input folder " + path.string() +
+                      "; merge never changes its input folders. Choose another --out");
+    }
+    folders.push_back({path, {}, {}, {}, {}, 0, 0, {}});
+  }
+
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) throw FileError(o.out_dir.string() + ": cannot create the output folder: " + ec.message());
+  for (const char* name : {".docsift.lock", "results.jsonl", "results.jsonl.tmp", "predictions.csv",
+                           "predictions.csv.tmp", "summary.json", "summary.json.tmp"}) {
+    io::refuse_link(o.out_dir / name);
+  }
+  const OutputLock out_lock(o.out_dir);
+  // A run's own journal is never replaced: only a folder that a merge wrote can be merged into again.
+  if (fs::exists(o.out_dir / "results.jsonl", ec)) {
+    const auto summary = read_summary(o.out_dir);
+    if (!summary || !summary->contains("merged_from")) {
+      throw FileError(o.out_dir.string() + ": holds the journal of a docsift run, which a merge would replace; "
+                      "choose another --out");
+    }
+  }
+
+  // Read every folder under its shared lock: the records' names, sources and config hashes.
+  std::vector<std::unique_ptr<ReadLock>> locks;
+  std::map<std::string, Source> merged;  // by the name's bytes: the order `run` scans in
+  MergeReport report;
+  std::map<int, std::size_t> shard_folders;  // shard index → folder
+  std::optional<int> shard_count;
+  for (std::size_t i = 0; i < folders.size(); ++i) {
+    Folder& f = folders[i];
+    locks.push_back(std::make_unique<ReadLock>(f.path));
+    f.summary = read_summary(f.path);
+    if (f.summary) {
+      const auto& s = *f.summary;
+      if (s.contains("config_hash") && s["config_hash"].is_string()) f.config_hashes.insert(s["config_hash"].get<std::string>());
+      if (s.contains("model") && s["model"].is_string()) f.model = s["model"].get<std::string>();
+      if (s.contains("shard") && s["shard"].is_object()) {
+        f.shard = Shard{s["shard"].value("index", 0), s["shard"].value("count", 0), ""};
+      }
+    }
+    const fs::path journal = f.path / "results.jsonl";
+    const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& record, std::uint64_t offset) {
+      ++f.records;
+      f.config_hashes.insert(record.value("config_hash", std::string()));
+      const std::string relative = record_relative(record);
+      const auto [at, inserted] = merged.emplace(relative, Source{i, offset});
+      if (!inserted) {
+        report.duplicates.push_back(display_name(relative) + ": recorded in " + folders[at->second.folder].path.string() +
+                                    " and " + f.path.string() + " (the first is kept)");
+      }
+    });
+    f.torn_bytes = fs::file_size(journal) - good_end;
+    f.csv_fields = read_csv_fields(f.path);
+
+    // Is its run finished? Its summary says how many images the run had; a killed run wrote none.
+    if (f.torn_bytes > 0) {
+      report.unfinished.push_back(journal.string() + ": ends in a torn line (" + std::to_string(f.torn_bytes) +
+                                  " bytes; its run was killed mid-write), left out; run that shard again with --resume");
+    } else if (!f.summary) {
+      report.unfinished.push_back(f.path.string() + ": no summary.json, so its run has not finished (or was killed); "
+                                  "run that shard again with --resume");
+    } else {
+      const auto& images = (*f.summary)["images"];
+      const int scanned = images.value("scanned", 0), recorded = images.value("ok", 0) + images.value("failed", 0);
+      if (!(*f.summary)["interrupted"].is_null() || recorded < scanned || recorded != f.records) {
+        report.unfinished.push_back(f.path.string() + ": its run recorded " + std::to_string(f.records) + " of " +
+                                    std::to_string(scanned) + " images" +
+                                    ((*f.summary)["interrupted"].is_string()
+                                         ? " (" + (*f.summary)["interrupted"].get<std::string>() + ")"
+                                         : std::string()) +
+                                    "; run that shard again with --resume");
+      }
+    }
+    if (f.shard) {
+      if (shard_count && *shard_count != f.shard->count) {
+        throw ConfigError(f.path.string() + ": is shard " + std::to_string(f.shard->index) + " of " +
+                          std::to_string(f.shard->count) + ", but " + folders[shard_folders.begin()->second].path.string() +
+                          " is of " + std::to_string(*shard_count) + "; merge the shards of one batch");
+      }
+      shard_count = f.shard->count;
+      const auto [at, inserted] = shard_folders.emplace(f.shard->index, i);
+      if (!inserted) {
+        throw ConfigError("shard " + std::to_string(f.shard->index) + " of " + std::to_string(f.shard->count) +
+                          " is in both " + folders[at->second].path.string() + " and " + f.path.string() +
+                          "; merge one of them");
+      }
+    }
+  }
+
+  // One config (which includes the model folder) across every folder, unless asked otherwise.
+  std::set<std::string> hashes;
+  for (const auto& f : folders) hashes.insert(f.config_hashes.begin(), f.config_hashes.end());
+  hashes.erase("");
+  if (hashes.size() > 1 && !o.allow_config_change) {
+    std::string list;
+    for (const auto& f : folders) list += "\n  " + describe(f);
+    throw ConfigError("merge: the folders were made with different configurations or models, so their results do not "
+                      "belong in one table:" + list + "\nRun them again with one config, or pass --allow-config-change");
+  }
+  std::vector<std::string> fields;
+  for (const auto& f : folders) {
+    if (f.csv_fields.empty()) continue;
+    if (!fields.empty() && f.csv_fields != fields) {
+      throw ConfigError((f.path / "predictions.csv").string() + ": its columns differ from the other folders'");
+    }
+    fields = f.csv_fields;
+  }
+  if (shard_count) {
+    for (int k = 1; k <= *shard_count; ++k) {
+      if (!shard_folders.count(k)) {
+        report.unfinished.push_back("shard " + std::to_string(k) + " of " + std::to_string(*shard_count) +
+                                    " is not among the folders (its folder is shard-" + std::to_string(k) + "-of-" +
+                                    std::to_string(*shard_count) + ")");
+      }
+    }
+  }
+  if (o.expect_dir) {
+    for (const auto& image : io::scan_images(*o.expect_dir, o.recursive)) {
+      if (merged.count(image.relative)) continue;
+      std::string line = display_name(image.relative) + ": no folder recorded it";
+      if (shard_count) line += " (shard " + std::to_string(shard_of(image.relative, *shard_count)) + " of " +
+                               std::to_string(*shard_count) + ")";
+      report.missing.push_back(line);
+    }
+  }
+
+  // Write: the journal, the CSV from it, then the summary, each atomically.
+  Totals totals;
+  {
+    std::vector<std::ifstream> journals;
+    for (const auto& f : folders) journals.emplace_back(f.path / "results.jsonl", std::ios::binary);
+    io::AtomicFile journal(o.out_dir / "results.jsonl");
+    std::optional<io::AtomicFile> csv;
+    if (!fields.empty()) {
+      csv.emplace(o.out_dir / "predictions.csv");
+      csv->write(csv_header(fields));
+    }
+    std::string line;
+    for (const auto& [relative, source] : merged) {
+      auto& in = journals[source.folder];
+      in.seekg(static_cast<std::streamoff>(source.offset));
+      if (!std::getline(in, line)) {
+        throw FileError((folders[source.folder].path / "results.jsonl").string() + ": changed while it was merged");
+      }
+      const auto record = nlohmann::json::parse(line);
+      totals.add(record);
+      journal.write(line + "\n");
+      if (csv) csv->write(csv_row(record, fields));
+    }
+    journal.commit();
+    if (csv) csv->commit();
+  }
+  report.records = static_cast<int>(totals.records);
+  report.ok = totals.ok;
+  report.failed = totals.failed;
+
+  nlohmann::json from = nlohmann::json::array();
+  for (const auto& f : folders) {
+    from.push_back({{"folder", f.path.string()},
+                    {"records", f.records},
+                    {"shard", f.shard ? nlohmann::json{{"index", f.shard->index}, {"count", f.shard->count}}
+                                      : nlohmann::json(nullptr)},
+                    {"config_hashes", std::vector<std::string>(f.config_hashes.begin(), f.config_hashes.end())},
+                    {"model", f.model}});
+  }
+  nlohmann::json summary = {
+      {"images", {{"ok", totals.ok}, {"failed", totals.failed}, {"recorded", totals.records}}},
+      {"merged_from", from},
+      {"config_hashes", std::vector<std::string>(hashes.begin(), hashes.end())},
+      {"duplicates", report.duplicates},
+      {"unfinished", report.unfinished},
+      {"missing", o.expect_dir ? nlohmann::json(report.missing) : nlohmann::json(nullptr)},
+      {"complete", report.complete()},
+  };
+  totals.describe(summary);
+  io::write_file_atomic(o.out_dir / "summary.json", summary.dump(2) + "\n");
+  return report;
+}
+
+}  // namespace docsift::batch
