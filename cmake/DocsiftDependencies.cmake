@@ -7,6 +7,8 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+# The OCR engine: Tesseract 5's C++ API (libtesseract-dev, with Leptonica) and its English data.
+pkg_check_modules(TESSERACT REQUIRED IMPORTED_TARGET tesseract>=4.1 lept)
 
 # Debian splits OpenCV into per-module -dev packages and only the full libopencv-dev (200+
 # packages) ships OpenCVConfig.cmake; we need three modules, so find them directly.

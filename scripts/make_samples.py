@@ -46,8 +46,14 @@ def date(rng, year=2025):
 
 
 def abn(rng):
-    d = "".join(str(rng.randint(0, 9)) for _ in range(11))
-    return f"{d[:2]} {d[2:5]} {d[5:8]} {d[8:]}"
+    """A valid ABN: nine random digits and the two check digits that make the weighted sum (first
+    digit less one) divisible by 89, as the Australian Business Register assigns them. Draws 11
+    digits as before, so the other documents' random choices are unchanged."""
+    d = [rng.randint(0, 9) for _ in range(11)][2:]
+    weights = [3, 5, 7, 9, 11, 13, 15, 17, 19]
+    v = -sum(w * x for w, x in zip(weights, d)) % 89  # = 10 * (first - 1) + second
+    digits = f"{v // 10 + 1}{v % 10}" + "".join(map(str, d))
+    return f"{digits[:2]} {digits[2:5]} {digits[5:8]} {digits[8:]}"
 
 
 def phone(rng):
@@ -92,7 +98,8 @@ def invoice(rng, name, receipt=False):
     return row, lines
 
 
-def statement(rng, name):
+def statement_row(rng, name):
+    """A bank statement's ground-truth row, with its transactions and their amounts."""
     row = na_row(name, "BANK STATEMENT")
     holder = rng.choice(PAYERS)
     start = rng.randint(1, 12)
@@ -105,6 +112,12 @@ def statement(rng, name):
                BANK_ACCOUNT_NUMBER=str(rng.randint(10000000, 99999999)),
                STATEMENT_PERIOD=f"01/{start:02d}/2025 to 28/{start:02d}/2025", OPENING_BALANCE=money(opening),
                CLOSING_BALANCE=money(closing), DESCRIPTIONS=" | ".join(txns), PAYER_ADDRESS=rng.choice(STREETS))
+    return row, txns, amounts
+
+
+def statement(rng, name):
+    row, txns, amounts = statement_row(rng, name)
+    holder = row["ACCOUNT_HOLDER"]
     lines = [(row["BANK_NAME"], "title"), ("Account statement", "bold"), (f"Account holder: {holder}", ""),
              (row["PAYER_ADDRESS"], ""), (f"BSB: {row['BSB_NUMBER']}   Account: {row['BANK_ACCOUNT_NUMBER']}", ""),
              (f"Statement period: {row['STATEMENT_PERIOD']}", ""), ("", ""),
@@ -139,6 +152,14 @@ def render(rng, lines, path, rotate, noise):
     img.save(path, optimize=True)  # grayscale PNG: a third of the size, and the decoder expands it
 
 
+def write_ground_truth(out, rows):
+    with open(os.path.join(out, "ground_truth.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"{out}: {len(rows)} documents and ground_truth.csv")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "samples")
     os.makedirs(out, exist_ok=True)
@@ -150,11 +171,7 @@ def main():
         row, lines = statement(rng, name) if kind == "statement" else invoice(rng, name, receipt=kind == "receipt")
         render(rng, lines, os.path.join(out, name), rotate=i % 4 == 0, noise=i % 5 == 0)
         rows.append(row)
-    with open(os.path.join(out, "ground_truth.csv"), "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"{out}: {len(rows)} documents and ground_truth.csv")
+    write_ground_truth(out, rows)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 // 1 some failed (each has a record in results.jsonl); run-level failures throw (2 or 3).
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "commands.h"
@@ -16,7 +17,7 @@ namespace docsift::cli {
 
 Command add_run_command(CLI::App& root) {
   struct Options {
-    std::string dir, config_file, model, device, isolate, metrics, shard, log_format = "text";
+    std::string dir, config_file, model, device, isolate, metrics, shard, engine, log_format = "text";
     std::optional<int> shards;
     std::optional<std::string> out;  // set but empty is an error, not the default folder
     std::vector<std::string> overrides;
@@ -34,6 +35,10 @@ Command add_run_command(CLI::App& root) {
                 "With --resume: continue a journal written with another config or model (recorded in summary.json)");
   app->add_flag("--recursive,-r", o->recursive, "Also process images in subfolders");
   app->add_option("--limit", o->limit, "Process at most N images in this run")->check(CLI::PositiveNumber);
+  app->add_option("--engine", o->engine,
+                  "ocr (Tesseract and field rules, no weights), vlm (the model in --model) or auto: vlm when a "
+                  "model is given, else ocr (default: config extraction.engine)")
+      ->check(CLI::IsMember({"auto", "ocr", "vlm"}));
   app->add_option("--device", o->device, "cpu, cuda or cuda:N (default: config model.device)");
   app->add_option("--isolate", o->isolate,
                   "none, or worker: the model runs in a worker process that is recycled, and replaced when it "
@@ -59,6 +64,7 @@ Command add_run_command(CLI::App& root) {
             if (!o->device.empty()) overrides.push_back("model.device=" + o->device);
             if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
             if (!o->isolate.empty()) overrides.push_back("memory.isolate=" + o->isolate);
+            if (!o->engine.empty()) overrides.push_back("extraction.engine=" + o->engine);
             if (o->out) {
               if (o->out->empty()) throw ConfigError("--out: empty; give the output folder (or leave --out out for output.dir)");
               overrides.push_back("output.dir=" + *o->out);
@@ -66,7 +72,25 @@ Command add_run_command(CLI::App& root) {
             std::optional<std::filesystem::path> file;
             if (!o->config_file.empty()) file = o->config_file;
             const config::Config cfg = config::load(file, overrides);
-            if (cfg.model.path.empty()) throw ConfigError("run: give --model DIR (or model.path in the config)");
+            const bool ocr = config::resolved_engine(cfg) == config::Engine::Ocr;
+            if (!ocr && cfg.model.path.empty()) {
+              throw ConfigError("run: the vlm engine needs --model DIR (or model.path in the config); without one, "
+                                "--engine ocr reads pages with Tesseract");
+            }
+            if (ocr && std::getenv("OMP_THREAD_LIMIT") == nullptr && g_argv != nullptr) {
+              // Tesseract's OpenMP threads spin while they wait: on 2 cores the samples took 60 s
+              // with them and 11 s without (bench/README.md). OpenMP reads OMP_THREAD_LIMIT as the
+              // program loads, and LibTorch's own OpenMP must keep its threads for the vlm engine,
+              // so an OCR run sets it and starts itself again, once, before anything is done.
+              ::setenv("OMP_THREAD_LIMIT", "1", 1);
+              ::execv("/proc/self/exe", g_argv);  // returns only on failure: go on as we are
+            }
+            if (ocr && !o->quiet) {
+              std::cerr << "docsift: "
+                        << (cfg.extraction.engine == config::Engine::Auto ? "no --model given, so " : "")
+                        << "reading pages with the OCR engine (Tesseract and the rules in " << cfg.ocr.rules
+                        << "); pass --model DIR to use a vision-language model\n";
+            }
             batch::RunOptions options;
             options.input_dir = o->dir;
             options.out_dir = cfg.output.dir;
@@ -88,7 +112,7 @@ Command add_run_command(CLI::App& root) {
               for (const std::string& warning : memory::apply_allocator_settings(cfg.memory.allocator)) {
                 if (!o->quiet) std::cerr << "docsift: warning: " << warning << '\n';
               }
-            } else {
+            } else if (!ocr) {
               (void)start_device(cfg, o->quiet);
             }
             options.recursive = o->recursive;

@@ -13,6 +13,9 @@ struct Command {
   std::function<int()> run;
 };
 
+// The command line main() received, for a command that must start docsift again (run, for OCR).
+extern char** g_argv;
+
 Command add_inspect_command(CLI::App& root);
 Command add_config_command(CLI::App& root);
 Command add_tokenize_command(CLI::App& root);

@@ -22,8 +22,13 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 }  // namespace
 
+namespace docsift::cli {
+char** g_argv = nullptr;
+}
+
 int main(int argc, char** argv) {
   using namespace docsift::cli;
+  g_argv = argv;
   CLI::App app{"docsift: batch field extraction from document images with vision-language models"};
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
   app.footer(

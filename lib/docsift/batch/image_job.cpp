@@ -3,6 +3,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <chrono>
+#include <opencv2/core/mat.hpp>
 
 #include "docsift/error.h"
 #include "docsift/extract/response_parser.h"
@@ -14,6 +15,7 @@
 #include "docsift/memory/devices.h"
 #include "docsift/memory/host.h"
 #include "docsift/memory/plan.h"
+#include "docsift/ocr/engine.h"
 #include "docsift/resilience/ladder.h"
 
 namespace docsift::batch {
@@ -61,29 +63,79 @@ struct ImageJob::State {
   }
 };
 
-ImageJob::ImageJob(const config::Config& config, bool in_worker) : s_(std::make_unique<State>(config)) {
+// The OCR engine's share: no device, no ladder; the page is read on the CPU.
+struct ImageJob::OcrState {
+  extract::FieldSchema schema;
+  std::vector<std::string> field_names;
+  ocr::Engine engine;
+  resilience::FaultPlan no_faults;
+
+  explicit OcrState(const config::Config& c)
+      : schema(extract::load_field_schema(c.extraction.fields)), field_names(schema.names()), engine(c.ocr) {}
+};
+
+ImageJob::ImageJob(const config::Config& config, bool in_worker) {
+  if (config::resolved_engine(config) == config::Engine::Ocr) {
+    ocr_ = std::make_unique<OcrState>(config);
+    return;
+  }
+  s_ = std::make_unique<State>(config);
   if (!in_worker && s_->ladder.settings().faults.needs_isolation()) {
     throw ConfigError("fault plan (testing.faults / DOCSIFT_FAULTS): crash and hang faults need worker isolation "
                       "(--isolate worker, or memory.isolate: worker)");
   }
 }
 
-const resilience::FaultPlan& ImageJob::faults() const { return s_->ladder.settings().faults; }
+const resilience::FaultPlan& ImageJob::faults() const { return ocr_ ? ocr_->no_faults : s_->ladder.settings().faults; }
 ImageJob::~ImageJob() = default;
 
-void ImageJob::warm_up() { s_->ladder.warm_up(); }
-void ImageJob::set_process_attempt(int attempt) { s_->ladder.set_process_attempt(attempt); }
-std::string ImageJob::device() const { return s_->device.str(); }
+void ImageJob::warm_up() {
+  if (s_) s_->ladder.warm_up();
+}
+void ImageJob::set_process_attempt(int attempt) {
+  if (s_) s_->ladder.set_process_attempt(attempt);
+}
+std::string ImageJob::device() const { return s_ ? s_->device.str() : "cpu"; }
 
 std::uint64_t ImageJob::memory_in_use() const {
-  if (s_->device.is_cuda()) {
+  if (s_ && s_->device.is_cuda()) {
     if (const auto d = memory::read_device_memory(s_->device); d.valid) return d.reserved;
   }
   return memory::read_host_memory().rss_bytes;
 }
 
+ImageJob::Outcome ImageJob::process_ocr(const std::filesystem::path& path) {
+  Outcome out;
+  nlohmann::json& record = out.record;
+  record = nlohmann::json::object();
+  nlohmann::json timings;
+  try {
+    auto t = Clock::now();
+    const at::Tensor rgb = io::read_rgb_image(path);  // (H, W, 3) uint8, contiguous
+    timings["decode_image"] = since(t);
+    record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
+    t = Clock::now();
+    const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3, rgb.data_ptr());
+    ocr::Engine::Result read = ocr_->engine.read(view, ocr_->field_names);
+    timings["ocr"] = since(t);
+    record["status"] = "ok";
+    record["tier"] = "ocr";
+    record["fields"] = read.fields;
+    record["raw_response"] = read.text;
+    record["tokens"] = {{"prompt", 0}, {"generated", 0}};
+    record["engine"] = read.info;
+  } catch (const std::exception& e) {  // an unreadable image fails this image only
+    record["status"] = "failed";
+    record["error"] = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
+  }
+  record["memory"] = {{"after", memory::to_json(memory::read_memory(c10::Device(c10::kCPU)))}};
+  record["timings_s"] = timings;
+  return out;
+}
+
 ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int index,
                                     const std::function<bool()>& interrupt) {
+  if (ocr_) return process_ocr(path);
   State& s = *s_;
   Outcome out;
   nlohmann::json& record = out.record;
@@ -132,6 +184,7 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int index
       const std::string text = s.engine.tokenizer().decode(run.result.tokens, /*skip_special_tokens=*/true);
       record["status"] = "ok";
       record["tier"] = config::to_string(run.tier);
+      record["engine"] = {{"name", "vlm"}};
       record["fields"] = extract::parse_response(text, s.field_names);
       record["raw_response"] = text;
       record["tokens"] = {{"prompt", run.result.prompt_tokens}, {"generated", run.result.tokens.size()}};

@@ -1,5 +1,6 @@
 // One image → its record: decode, preprocess, prompt, memory plan, tier ladder, response parsing,
-// cleanup. Owns the engine and the ladder. It lives in the run's own process, or, with
+// cleanup. Owns the engine and the ladder; or, with the OCR engine (extraction.engine), reads the
+// page with Tesseract and the field rules instead, into a record of the same shape. It lives in the run's own process, or, with
 // memory.isolate: worker, in the worker process (batch/worker.h), which is then the only process
 // that touches the device.
 #pragma once
@@ -57,8 +58,11 @@ class ImageJob {
   std::uint64_t memory_in_use() const;
 
  private:
+  Outcome process_ocr(const std::filesystem::path& path);
   struct State;
-  std::unique_ptr<State> s_;
+  struct OcrState;
+  std::unique_ptr<State> s_;       // the vision-language model
+  std::unique_ptr<OcrState> ocr_;  // or the OCR engine
 };
 
 }  // namespace docsift::batch

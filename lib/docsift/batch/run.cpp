@@ -406,6 +406,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
       {"shard", o.shard ? nlohmann::json{{"index", o.shard->index}, {"count", o.shard->count},
                                          {"scanned_all_shards", summary.scanned_all}}
                         : nlohmann::json(nullptr)},
+      {"engine", config::to_string(config::resolved_engine(cfg))},
       {"model", cfg.model.path},
       {"device", supervisor ? supervisor->device() : job->device()},
       {"isolation", supervisor ? nlohmann::json{{"mode", "worker"},

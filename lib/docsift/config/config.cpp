@@ -61,6 +61,7 @@ constexpr Names<Quantization, 2> kQuantizations{{{Quantization::None, "none"}, {
 constexpr Names<Float16Residual, 3> kFloat16Residuals{{{Float16Residual::Float32, "float32"},
                                                        {Float16Residual::Float16, "float16"},
                                                        {Float16Residual::Clamp, "clamp"}}};
+constexpr Names<Engine, 3> kEngines{{{Engine::Auto, "auto"}, {Engine::Vlm, "vlm"}, {Engine::Ocr, "ocr"}}};
 constexpr Names<CrossAttentionRows, 2> kCrossAttentionRows{
     {{CrossAttentionRows::Transformers, "transformers"}, {CrossAttentionRows::Meta, "meta"}}};
 
@@ -335,6 +336,32 @@ const std::vector<Field>& schema() {
                    if (c.extraction.fields.empty()) fail(w, "extraction.fields", "must not be empty");
                  },
                  [](const Config& c) { return node_of(c.extraction.fields); }});
+    f.push_back({"extraction.engine",
+                 "auto (the model when model.path is set, else ocr), vlm (the vision-language model) or ocr "
+                 "(Tesseract and field rules, no weights)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.extraction.engine = choice(n, w, "extraction.engine", kEngines);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.extraction.engine)); }});
+    f.push_back({"ocr.language", "Tesseract language data, e.g. eng or eng+deu (Debian: tesseract-ocr-LANG)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.ocr.language = text(n, w, "ocr.language");
+                   if (c.ocr.language.empty()) fail(w, "ocr.language", "must not be empty");
+                 },
+                 [](const Config& c) { return node_of(c.ocr.language); }});
+    f.push_back({"ocr.rules", "the OCR engine's labels and rules: builtin:ocr-rules or a file in its layout",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.ocr.rules = text(n, w, "ocr.rules");
+                   if (c.ocr.rules.empty()) fail(w, "ocr.rules", "must not be empty");
+                 },
+                 [](const Config& c) { return node_of(c.ocr.rules); }});
+    f.push_back({"ocr.deskew", "true: straighten a skewed scan before reading it",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   const auto v = scalar(n, w, "ocr.deskew", "true or false");
+                   if (v != "true" && v != "false") fail(w, "ocr.deskew", "expected true or false, got " + shown(n));
+                   c.ocr.deskew = v == "true";
+                 },
+                 [](const Config& c) { return YAML::Node(c.ocr.deskew); }});
     f.push_back({"output.dir", "where results.jsonl, predictions.csv and summary.json go",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    c.output.dir = text(n, w, "output.dir");
@@ -472,6 +499,12 @@ std::string_view to_string(Isolation v) { return name_of(kIsolations, v); }
 std::string_view to_string(Quantization v) { return name_of(kQuantizations, v); }
 std::string_view to_string(Float16Residual v) { return name_of(kFloat16Residuals, v); }
 std::string_view to_string(CrossAttentionRows v) { return name_of(kCrossAttentionRows, v); }
+std::string_view to_string(Engine v) { return name_of(kEngines, v); }
+
+Engine resolved_engine(const Config& config) {
+  if (config.extraction.engine != Engine::Auto) return config.extraction.engine;
+  return config.model.path.empty() ? Engine::Ocr : Engine::Vlm;
+}
 
 void apply_file(Config& config, const std::filesystem::path& file) {
   const std::string source = file.string();
@@ -498,7 +531,7 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   if (root.IsNull()) return;  // an empty file means all defaults
   if (!root.IsMap()) {
     throw ConfigError(source + ": expected a mapping of sections (model, generation, memory, "
-                               "extraction, output) at the top level");
+                               "extraction, ocr, output) at the top level");
   }
   apply_map(config, root, "", source);
 }

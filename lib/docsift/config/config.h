@@ -25,6 +25,9 @@ enum class Float16Residual { Float32, Float16, Clamp };
 // (default; what published results on the Hub checkpoint used) keeps their gated attention output;
 // Meta's reference zeroes it. Both zero their MLP branch.
 enum class CrossAttentionRows { Transformers, Meta };
+// What reads the pages: a vision-language model from model.path, or Tesseract OCR with field rules
+// (no weights). auto: the model when model.path is set, else OCR.
+enum class Engine { Auto, Vlm, Ocr };
 
 std::string_view to_string(Precision value);
 std::string_view to_string(Tier value);
@@ -35,6 +38,7 @@ std::string_view to_string(Isolation value);
 std::string_view to_string(Quantization value);
 std::string_view to_string(Float16Residual value);
 std::string_view to_string(CrossAttentionRows value);
+std::string_view to_string(Engine value);
 
 struct ModelConfig {
   std::string path;                 // model folder; empty until --model or the config names one
@@ -75,6 +79,14 @@ struct MemoryConfig {
 struct ExtractionConfig {
   // A schema file, or the built-in copy of configs/fields/business-documents.yaml.
   std::string fields = "builtin:business-documents";
+  Engine engine = Engine::Auto;
+};
+
+// The OCR engine (extraction.engine: ocr): Tesseract's language data and the field rules.
+struct OcrConfig {
+  std::string language = "eng";             // Tesseract language(s), e.g. eng or eng+deu
+  std::string rules = "builtin:ocr-rules";  // or a file in configs/fields/ocr-rules.yaml's layout
+  bool deskew = true;                        // straighten a skewed scan before reading it
 };
 
 struct OutputConfig {
@@ -91,6 +103,7 @@ struct Config {
   GenerationConfig generation;
   MemoryConfig memory;
   ExtractionConfig extraction;
+  OcrConfig ocr;
   OutputConfig output;
   TestingConfig testing;
 };
@@ -100,6 +113,9 @@ void apply_file(Config& config, const std::filesystem::path& file);
 // Applies one "key.path=value" assignment (the value is parsed as YAML, so lists work:
 // memory.tiers=[standard,cpu]). Throws ConfigError.
 void apply_override(Config& config, std::string_view assignment);
+
+// The engine a run uses: extraction.engine, with auto resolved by whether model.path is set.
+Engine resolved_engine(const Config& config);
 
 // Defaults, then the file (if any), then the overrides in order.
 Config load(const std::optional<std::filesystem::path>& file,

@@ -1,0 +1,71 @@
+#include "docsift/ocr/page.h"
+
+#include <algorithm>
+
+namespace docsift::ocr {
+
+std::string Line::text() const {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w.text;
+  return out;
+}
+
+int Page::words() const {
+  int n = 0;
+  for (const auto& l : lines) n += static_cast<int>(l.words.size());
+  return n;
+}
+
+Page layout_page(std::vector<Word> words, int width, int height, double block_gap) {
+  Page page;
+  page.width = width;
+  page.height = height;
+  double confidence = 0;
+  for (const auto& w : words) confidence += w.confidence;
+  page.mean_confidence = words.empty() ? 0.0 : confidence / static_cast<double>(words.size());
+  // Top to bottom by centre, so each word meets the lines above it first.
+  std::sort(words.begin(), words.end(), [](const Word& a, const Word& b) {
+    return a.box.center_y() != b.box.center_y() ? a.box.center_y() < b.box.center_y() : a.box.left < b.box.left;
+  });
+  // Each line is matched against its core, the extent of the word that started it, so that a tall
+  // speck of noise joining one line cannot stretch it over the next rows.
+  std::vector<Box> cores;
+  for (auto& w : words) {
+    Line* home = nullptr;
+    // Only the last few lines can overlap a word this low.
+    for (std::size_t k = page.lines.size(); k-- > 0 && page.lines.size() - k <= 3;) {
+      const Box& core = cores[k];
+      const int overlap = std::min(core.bottom, w.box.bottom) - std::max(core.top, w.box.top);
+      if (overlap * 2 > std::min(core.height(), w.box.height())) {
+        home = &page.lines[k];
+        break;
+      }
+    }
+    if (home == nullptr) {
+      page.lines.push_back({{}, w.box, 0});
+      cores.push_back(w.box);
+      home = &page.lines.back();
+    }
+    home->box.left = std::min(home->box.left, w.box.left);
+    home->box.right = std::max(home->box.right, w.box.right);
+    home->box.top = std::min(home->box.top, w.box.top);
+    home->box.bottom = std::max(home->box.bottom, w.box.bottom);
+    home->words.push_back(std::move(w));
+  }
+  for (auto& l : page.lines) {
+    std::sort(l.words.begin(), l.words.end(), [](const Word& a, const Word& b) { return a.box.left < b.box.left; });
+  }
+  std::sort(page.lines.begin(), page.lines.end(), [](const Line& a, const Line& b) { return a.box.top < b.box.top; });
+  if (page.lines.empty()) return page;
+  std::vector<int> heights;
+  for (const auto& l : page.lines) heights.push_back(l.box.height());
+  std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2), heights.end());
+  const double median = heights[heights.size() / 2];
+  for (std::size_t i = 1; i < page.lines.size(); ++i) {
+    const int gap = page.lines[i].box.top - page.lines[i - 1].box.bottom;
+    page.lines[i].block = page.lines[i - 1].block + (gap > block_gap * median ? 1 : 0);
+  }
+  return page;
+}
+
+}  // namespace docsift::ocr

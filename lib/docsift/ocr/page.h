@@ -1,0 +1,44 @@
+// A page as OCR reads it: words with boxes and confidences, grouped into lines (words whose
+// vertical extents overlap, left to right) and blocks (lines without a large gap between them).
+// Lines are rebuilt from the word boxes rather than taken from the OCR engine's own layout, which
+// splits a table into column blocks: here a table row is one line, its cells in x order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace docsift::ocr {
+
+struct Box {
+  int left = 0, top = 0, right = 0, bottom = 0;
+  int height() const { return bottom - top; }
+  int center_y() const { return (top + bottom) / 2; }
+};
+
+struct Word {
+  std::string text;
+  Box box;
+  float confidence = 0;  // 0-100, as Tesseract reports it
+};
+
+struct Line {
+  std::vector<Word> words;  // left to right
+  Box box;
+  int block = 0;  // lines of one block have no gap larger than about one line between them
+  // The words joined by single spaces.
+  std::string text() const;
+};
+
+struct Page {
+  int width = 0, height = 0;
+  std::vector<Line> lines;  // top to bottom
+  double mean_confidence = 0;  // over the words, 0 when there are none
+  int words() const;
+};
+
+// Lines and blocks from words in any order. A word joins the line whose vertical centre it
+// overlaps by more than half of the smaller height; a new block starts where the gap to the line
+// above exceeds `block_gap` times the median line height.
+Page layout_page(std::vector<Word> words, int width, int height, double block_gap = 1.0);
+
+}  // namespace docsift::ocr
