@@ -9,6 +9,8 @@ pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 # The OCR engine: Tesseract 5's C++ API (libtesseract-dev, with Leptonica) and its English data.
 pkg_check_modules(TESSERACT REQUIRED IMPORTED_TARGET tesseract>=4.1 lept)
+# PDF pages: Poppler's C++ library (libpoppler-cpp-dev).
+pkg_check_modules(POPPLER REQUIRED IMPORTED_TARGET poppler-cpp>=0.89)
 
 # Debian splits OpenCV into per-module -dev packages and only the full libopencv-dev (200+
 # packages) ships OpenCVConfig.cmake; we need three modules, so find them directly.

@@ -10,7 +10,8 @@ VENV="$ROOT/.deps/venv"
 # transformers and tokenizers versions the vectors and fixtures were made with; torch itself is
 # pinned (and installed without its CUDA wheels) by setup.sh, so it is never reinstalled here.
 PACKAGES=(tokenizers==0.23.3 transformers==5.23.0 safetensors==0.8.0 pillow==13.0.0 numpy==2.4.6
-          typing_extensions==4.16.0 sympy==1.14.0 networkx==3.6.1 Jinja2==3.1.6 fsspec==2026.9.0 filelock==4.2.11)
+          typing_extensions==4.16.0 sympy==1.14.0 networkx==3.6.1 Jinja2==3.1.6 fsspec==2026.9.0 filelock==4.2.11
+          pypdf==5.4.0)
 
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 # Fast path (~0.1 s): every pinned package (and torchvision) is there at its version.

@@ -29,7 +29,8 @@ APT_PACKAGES=(
   build-essential cmake pkg-config ccache python3-venv
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev doctest-dev
   libpcre2-dev libutf8proc-dev parallel
-  libtesseract-dev tesseract-ocr-eng
+  libtesseract-dev tesseract-ocr-eng libpoppler-cpp-dev
+  libxml2-utils
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
 )
 

@@ -97,7 +97,7 @@ output: {dir: out, formats: [jsonl]}
   CHECK(c.memory.worker.recycle_after_images == 50);
   CHECK(c.memory.worker.recycle_above_mb == 0);  // untouched keys keep defaults
   CHECK(c.memory.worker.timeout_s == 120);
-  CHECK(c.extraction.fields == "my/fields.yaml");
+  CHECK(c.extraction.fields == (dir / "my/fields.yaml").string());  // relative to the file's folder
   CHECK(c.output.formats == std::vector<std::string>{"jsonl"});
 }
 
@@ -193,6 +193,7 @@ TEST_CASE("to_yaml round-trips the effective config") {
   apply_override(c, "memory.tiers=[reload, cpu]");
   apply_override(c, "generation.max_new_tokens=321");
   apply_override(c, "output.formats=[jsonl]");
+  apply_override(c, "output.dir=/srv/results");  // absolute: a relative one would move next to the file
   const std::string yaml = to_yaml(c);
   TempDir dir;
   const Config back = from_yaml(dir, yaml);
@@ -200,8 +201,10 @@ TEST_CASE("to_yaml round-trips the effective config") {
   CHECK(back.memory.budget_gb == doctest::Approx(15.5));
   CHECK(back.memory.tiers == std::vector<Tier>{Tier::Reload, Tier::Cpu});
   CHECK(back.generation.max_new_tokens == 321);
-  // Defaults round-trip too, including null path and budget and "auto".
-  CHECK(to_yaml(from_yaml(dir, to_yaml(Config{}))) == to_yaml(Config{}));
+  // Defaults round-trip too, including null path and budget and "auto" (output.dir absolute, as above).
+  Config defaults;
+  defaults.output.dir = "/srv/results";
+  CHECK(to_yaml(from_yaml(dir, to_yaml(defaults))) == to_yaml(defaults));
 }
 
 TEST_CASE("every key is documented and every shipped config loads") {
@@ -217,4 +220,43 @@ TEST_CASE("every key is documented and every shipped config loads") {
     ++loaded;
   }
   CHECK(loaded >= 1);
+}
+
+TEST_CASE("relative paths in a config file are next to the file, on the command line, the working directory's") {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "conf");
+  write_text(dir / "conf/docsift.yaml",
+             "model: {path: models/m}\nextraction: {fields: fields.yaml}\nocr: {rules: builtin:ocr-rules}\n"
+             "output: {dir: ../results}\n");
+  const std::filesystem::path file = dir / "conf/docsift.yaml";
+  const Config c = load(file, {});
+  CHECK(c.model.path == (dir / "conf/models/m").string());
+  CHECK(c.extraction.fields == (dir / "conf/fields.yaml").string());
+  CHECK(c.ocr.rules == "builtin:ocr-rules");  // built-ins are not paths
+  CHECK(c.output.dir == (dir / "results").string());
+  // --set (and --model, --out, which become --set) are relative to where docsift was started.
+  const Config o = load(file, {"model.path=here/m", "output.dir=out"});
+  CHECK(o.model.path == "here/m");
+  CHECK(o.output.dir == "out");
+  // Absolute paths and keys the file does not set are left alone.
+  write_text(dir / "conf/abs.yaml", "model: {path: /models/m}\n");
+  const Config a = load(dir / "conf/abs.yaml", {});
+  CHECK(a.model.path == "/models/m");
+  CHECK(a.output.dir == "results");
+  CHECK(a.extraction.fields == "builtin:business-documents");
+}
+
+TEST_CASE("engine: auto is ocr without a model and vlm with one, the shipped model configs ask for vlm") {
+  Config c;
+  CHECK(resolved_engine(c) == Engine::Ocr);
+  c.model.path = "/models/m";
+  CHECK(resolved_engine(c) == Engine::Vlm);
+  c.extraction.engine = Engine::Ocr;
+  CHECK(resolved_engine(c) == Engine::Ocr);
+  for (const char* name : {"internvl3-8b.yaml", "llama32-vision-11b.yaml"}) {
+    CAPTURE(std::string(name));
+    const Config shipped = load(std::filesystem::path(DOCSIFT_SOURCE_DIR) / "configs" / name, {});
+    CHECK(shipped.extraction.engine == Engine::Vlm);
+    CHECK(shipped.model.path.empty());
+  }
 }

@@ -299,7 +299,7 @@ TEST_CASE("scan: sorted, any-case extensions, hidden skipped, each file once, sy
   TempDir dir;
   fs::create_directories(dir / "sub/deeper");
   fs::create_directories(dir / ".cache");
-  for (const char* f : {"b.PNG", "a.jpeg", "c.TiFf", "sub/d.webp", "sub/deeper/e.bmp", ".cache/x.png", "z.pdf"}) {
+  for (const char* f : {"b.PNG", "a.jpeg", "c.TiFf", "sub/d.webp", "sub/deeper/e.bmp", ".cache/x.png", "z.txt", "f.Pdf"}) {
     write_bytes(dir / f, "x");
   }
   fs::create_directory_symlink(dir.path(), dir / "sub/loop");
@@ -307,8 +307,8 @@ TEST_CASE("scan: sorted, any-case extensions, hidden skipped, each file once, sy
   std::vector<std::string> flat, deep;
   for (const auto& s : docsift::io::scan_images(dir.path(), false)) flat.push_back(s.relative);
   for (const auto& s : docsift::io::scan_images(dir.path(), true)) deep.push_back(s.relative);
-  CHECK(flat == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf"});
-  CHECK(deep == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf", "sub/d.webp", "sub/deeper/e.bmp"});
+  CHECK(flat == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf", "f.Pdf"});
+  CHECK(deep == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf", "f.Pdf", "sub/d.webp", "sub/deeper/e.bmp"});
   CHECK_THROWS_AS(docsift::io::scan_images(dir / "missing", false), docsift::FileError);
 }
 
@@ -609,6 +609,17 @@ TEST_CASE("run --metrics writes Prometheus text format, eval --junit writes JUni
   CHECK(xml.find("<testcase classname=\"docsift.eval.field\" name=\"ABN\"") != std::string::npos);
   CHECK(xml.find("<testcase classname=\"docsift.eval.overall\" name=\"overall\"") != std::string::npos);
   CHECK(xml.find("is below --min-accuracy 0.9900") != std::string::npos);
+  // Valid against the JUnit schema's required elements and attributes (xmllint, libxml2-utils);
+  // the schema does reject a test case without its name.
+  const std::string xsd = shell_quote((kSource / "tests/fixtures/junit/junit.xsd").string());
+  const auto valid = docsift::testing::run_shell("xmllint --noout --schema " + xsd + " " + shell_quote(junit.string()));
+  CHECK_MESSAGE(valid.exit_code == 0, valid.err);
+  std::string broken = xml;
+  broken.replace(broken.find(" name=\"ABN\""), 11, "");
+  docsift::testing::write_text(out.path() / "broken.xml", broken);
+  CHECK(docsift::testing::run_shell("xmllint --noout --schema " + xsd + " " +
+                                    shell_quote((out.path() / "broken.xml").string()))
+            .exit_code != 0);
   // Balanced elements: as many closing tags as opening ones for each kind.
   for (const std::string tag : {"testsuites", "testsuite", "testcase", "failure", "system-out"}) {
     std::size_t open = 0, close = 0;

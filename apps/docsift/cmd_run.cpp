@@ -26,7 +26,7 @@ Command add_run_command(CLI::App& root) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand("run", "Extract fields from every image in a folder (the main job)");
-  app->add_option("DIR", o->dir, "Folder of document images (jpg, jpeg, png, tif, tiff, webp, bmp)")->required();
+  app->add_option("DIR", o->dir, "Folder of documents: images (jpg, jpeg, png, tif, tiff, webp, bmp) and PDFs; each page is a record")->required();
   app->add_option("--config", o->config_file, "YAML config file (see configs/)");
   app->add_option("--model", o->model, "Model folder (default: model.path from the config)");
   app->add_option("--out", o->out, "Output folder for results.jsonl, predictions.csv, summary.json (default: output.dir)");

@@ -10,7 +10,7 @@
 #include "docsift/family/family.h"
 #include "docsift/generate/engine.h"
 #include "docsift/generate/generate.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/memory/devices.h"
 #include "docsift/memory/host.h"
@@ -26,6 +26,13 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 }  // namespace
 
+io::PageOptions page_options(const config::Config& c) {
+  io::PageOptions o;
+  o.pdf_dpi = c.input.pdf_dpi.value_or(config::resolved_engine(c) == config::Engine::Ocr ? 300 : 160);
+  o.max_pages = c.input.max_pages;
+  return o;
+}
+
 struct ImageJob::State {
   config::Config cfg;
   extract::FieldSchema schema;
@@ -37,6 +44,7 @@ struct ImageJob::State {
   generate::GenerationOptions gen;
   std::uint64_t threshold;
   std::optional<std::uint64_t> budget;
+  io::PageOptions pages;
 
   explicit State(const config::Config& c)
       : cfg(c),
@@ -46,7 +54,8 @@ struct ImageJob::State {
         ladder(engine, resilience::ladder_settings(c, device)),
         prompt_text(extract::build_prompt(schema)),
         field_names(schema.names()),
-        threshold(static_cast<std::uint64_t>(c.memory.fragmentation_threshold_mb) << 20) {
+        threshold(static_cast<std::uint64_t>(c.memory.fragmentation_threshold_mb) << 20),
+        pages(page_options(c)) {
     gen.max_new_tokens = c.generation.max_new_tokens.value_or(engine.family().auto_max_new_tokens(schema));
     gen.temperature = c.generation.temperature;
     gen.top_p = c.generation.top_p;
@@ -68,10 +77,14 @@ struct ImageJob::OcrState {
   extract::FieldSchema schema;
   std::vector<std::string> field_names;
   ocr::Engine engine;
+  io::PageOptions pages;
   resilience::FaultPlan no_faults;
 
   explicit OcrState(const config::Config& c)
-      : schema(extract::load_field_schema(c.extraction.fields)), field_names(schema.names()), engine(c.ocr) {}
+      : schema(extract::load_field_schema(c.extraction.fields)),
+        field_names(schema.names()),
+        engine(c.ocr),
+        pages(page_options(c)) {}
 };
 
 ImageJob::ImageJob(const config::Config& config, bool in_worker) {
@@ -104,14 +117,14 @@ std::uint64_t ImageJob::memory_in_use() const {
   return memory::read_host_memory().rss_bytes;
 }
 
-ImageJob::Outcome ImageJob::process_ocr(const std::filesystem::path& path) {
+ImageJob::Outcome ImageJob::process_ocr(const std::filesystem::path& path, int page) {
   Outcome out;
   nlohmann::json& record = out.record;
   record = nlohmann::json::object();
   nlohmann::json timings;
   try {
     auto t = Clock::now();
-    const at::Tensor rgb = io::read_rgb_image(path);  // (H, W, 3) uint8, contiguous
+    const at::Tensor rgb = io::read_page(path, page, ocr_->pages);  // (H, W, 3) uint8, contiguous
     timings["decode_image"] = since(t);
     record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
     t = Clock::now();
@@ -133,9 +146,9 @@ ImageJob::Outcome ImageJob::process_ocr(const std::filesystem::path& path) {
   return out;
 }
 
-ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int index,
+ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int page, int index,
                                     const std::function<bool()>& interrupt) {
-  if (ocr_) return process_ocr(path);
+  if (ocr_) return process_ocr(path, page);
   State& s = *s_;
   Outcome out;
   nlohmann::json& record = out.record;
@@ -145,7 +158,7 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int index
   gen.interrupt = interrupt;
   try {
     auto t = Clock::now();
-    const at::Tensor rgb = io::read_rgb_image(path);
+    const at::Tensor rgb = io::read_page(path, page, s.pages);
     timings["decode_image"] = since(t);
     t = Clock::now();
     const family::ImageInputs inputs = s.engine.family().preprocess(rgb, s.cfg.model.max_tiles);

@@ -25,7 +25,15 @@ class Ladder;
 class FaultPlan;
 }
 
+namespace docsift::io {
+struct PageOptions;
+}
+
 namespace docsift::batch {
+
+// How the run reads pages: the PDF resolution for the engine in use (config.h says why) and the
+// page limit.
+io::PageOptions page_options(const config::Config& config);
 
 class ImageJob {
  public:
@@ -45,7 +53,8 @@ class ImageJob {
   // `index` counts images from 1 in processing order (fault specs' image=). Throws
   // generate::Interrupted when `interrupt` says so mid-generation; everything else becomes a
   // failed record.
-  Outcome process(const std::filesystem::path& path, int index, const std::function<bool()>& interrupt);
+  // `page`: 0-based, of a PDF or multi-page TIFF (0 for an image).
+  Outcome process(const std::filesystem::path& path, int page, int index, const std::function<bool()>& interrupt);
 
   // Loads the model for the first tier now (a worker does it before it says it is ready).
   void warm_up();
@@ -58,7 +67,7 @@ class ImageJob {
   std::uint64_t memory_in_use() const;
 
  private:
-  Outcome process_ocr(const std::filesystem::path& path);
+  Outcome process_ocr(const std::filesystem::path& path, int page);
   struct State;
   struct OcrState;
   std::unique_ptr<State> s_;       // the vision-language model

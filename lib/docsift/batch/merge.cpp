@@ -17,6 +17,7 @@
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/journal.h"
+#include "docsift/io/page_name.h"
 #include "docsift/io/scan.h"
 
 namespace docsift::batch {
@@ -240,8 +241,10 @@ MergeReport merge_outputs(const MergeOptions& o) {
     }
   }
   if (o.expect_dir) {
+    std::set<std::string_view> recorded_files;  // a PDF is recorded when any of its pages is
+    for (const auto& [relative, source] : merged) recorded_files.insert(io::file_of(relative));
     for (const auto& image : io::scan_images(*o.expect_dir, o.recursive)) {
-      if (merged.count(image.relative)) continue;
+      if (recorded_files.count(image.relative)) continue;
       std::string line = display_name(image.relative) + ": no folder recorded it";
       if (shard_count) line += " (shard " + std::to_string(shard_of(image.relative, *shard_count)) + " of " +
                                std::to_string(*shard_count) + ")";

@@ -22,6 +22,7 @@
 #include "docsift/generate/generate.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/journal.h"
+#include "docsift/io/pages.h"
 #include "docsift/io/scan.h"
 
 namespace docsift::batch {
@@ -306,12 +307,32 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   });
   if (csv) csv->start();
 
-  std::vector<const io::ScannedImage*> todo;
+  // Each file's pages (one for an image): a PDF's count comes from its page tree, without
+  // rendering. A file that cannot be opened (damaged, encrypted, too many pages) is one failed
+  // record with the reason; the batch goes on.
+  struct Page {
+    const io::ScannedImage* file;
+    int page;
+    std::string name;   // "invoice.pdf#page=2", or the file's name when it has one page
+    std::string error;  // why the file cannot be read, when it cannot
+  };
+  const io::PageOptions page_opts = page_options(cfg);
+  std::vector<Page> todo;
   for (const auto& image : images) {
-    if (journal.finished(record_name(image.relative).key())) {
-      ++summary.skipped;
-    } else if (!o.limit || static_cast<int>(todo.size()) < *o.limit) {
-      todo.push_back(&image);
+    std::vector<Page> pages;
+    try {
+      const int count = io::page_count(image.path, page_opts);
+      for (int p = 0; p < count; ++p) pages.push_back({&image, p, io::page_name(image.relative, p, count), ""});
+    } catch (const FileError& e) {
+      pages.push_back({&image, 0, image.relative, e.what()});
+    }
+    summary.pages += static_cast<int>(pages.size());
+    for (auto& page : pages) {
+      if (journal.finished(record_name(page.name).key())) {
+        ++summary.skipped;
+      } else if (!o.limit || static_cast<int>(todo.size()) < *o.limit) {
+        todo.push_back(std::move(page));
+      }
     }
   }
 
@@ -338,18 +359,24 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   const auto abandon = [&stop] { return stop.abandon(); };
   for (const auto& f : skipped_files) progress.skipped(f);
   int done = 0;
-  for (const io::ScannedImage* image : todo) {
+  for (const Page& page : todo) {
     if (stop.requested()) {
       summary.stopped = "stopped by " + stop.name();
       break;
     }
     const int index = summary.skipped + done + 1;  // processing order across resumed runs
     const auto start = Clock::now();
-    const RecordName name = record_name(image->relative);
+    const RecordName name = record_name(page.name);
     ImageJob::Outcome outcome;
     try {
-      outcome = supervisor ? supervisor->process(image->path, index, abandon, image != todo.back())
-                           : job->process(image->path, index, abandon);
+      if (!page.error.empty()) {
+        outcome.record = {{"status", "failed"}, {"error", page.error}, {"memory", nlohmann::json::object()},
+                          {"timings_s", nlohmann::json::object()}};
+      } else if (supervisor) {
+        outcome = supervisor->process(page.file->path, page.page, index, abandon, &page != &todo.back());
+      } else {
+        outcome = job->process(page.file->path, page.page, index, abandon);
+      }
     } catch (const generate::Interrupted&) {
       // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.
       summary.stopped = "stopped by " + stop.name() + "; the image in flight, " + name.file + ", is left for --resume";
@@ -401,7 +428,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   summary.tiers = totals.tiers;
   summary.seconds = since(run_start);
   nlohmann::json out = {
-      {"images", {{"scanned", summary.scanned}, {"ok", summary.total_ok}, {"failed", summary.total_failed},
+      {"images", {{"scanned", summary.scanned}, {"pages", summary.pages}, {"ok", summary.total_ok},
+                  {"failed", summary.total_failed},
                   {"this_run", summary.processed}, {"resumed_from_journal", summary.skipped}}},
       {"shard", o.shard ? nlohmann::json{{"index", o.shard->index}, {"count", o.shard->count},
                                          {"scanned_all_shards", summary.scanned_all}}

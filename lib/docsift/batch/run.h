@@ -37,7 +37,8 @@ struct RunOptions {
 
 struct RunSummary {
   // scanned: this shard's images (all when not sharded) of scanned_all; processed: this run.
-  int scanned = 0, scanned_all = 0, processed = 0, skipped = 0, ok = 0, failed = 0;
+  // pages: of this shard's files (a PDF or TIFF has several, each its own record).
+  int scanned = 0, scanned_all = 0, pages = 0, processed = 0, skipped = 0, ok = 0, failed = 0;
   int total_ok = 0, total_failed = 0;                                // over the whole journal
   std::map<std::string, int> tiers;                                  // successful tier → images
   double seconds = 0;

@@ -157,7 +157,7 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
     resilience::FaultSite site{resilience::FaultPoint::kStart, index, "", 1, 0, attempt};
     if (const resilience::FaultSpec* spec = faults.match(site)) resilience::fire_process_fault(*spec);
     job->set_process_attempt(attempt);
-    const ImageJob::Outcome outcome = job->process(from_hex(request.at("path_hex").get<std::string>()), index, nullptr);
+    const ImageJob::Outcome outcome = job->process(from_hex(request.at("path_hex").get<std::string>()), request.value("page", 0), index, nullptr);
     reply({{"type", "record"}, {"record", outcome.record}, {"fatal", outcome.fatal}, {"fatal_error", outcome.fatal_error},
            {"memory_in_use", job->memory_in_use()}});
   }
@@ -289,7 +289,7 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
   }
 }
 
-ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, int index,
+ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, int page, int index,
                                             const std::function<bool()>& abandon, bool more) {
   std::vector<std::string> crashes;
   for (int attempt = 1; attempt <= 2; ++attempt) {
@@ -298,7 +298,7 @@ ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, i
     Worker& w = *worker_;
     const pid_t pid = w.pid;
     const nlohmann::json request = {
-        {"type", "image"}, {"path_hex", to_hex(path.string())}, {"index", index}, {"attempt", attempt}};
+        {"type", "image"}, {"path_hex", to_hex(path.string())}, {"page", page}, {"index", index}, {"attempt", attempt}};
     write_line(w.to, request.dump());  // a dead worker shows as EOF below
     const auto deadline = Clock::now() + std::chrono::seconds(config_.memory.worker.timeout_s);
     std::string line;

@@ -11,7 +11,7 @@
 //   supervisor → worker  {"type":"hello","protocol":1,"config":"<effective config as YAML>"}
 //   worker → supervisor  {"type":"ready","protocol":1,"pid":N,"device":"cuda:0"}
 //                        or {"type":"error","kind":"config"|"file","message":"..."} and exit 3
-//   supervisor → worker  {"type":"image","path_hex":"<path bytes as hex>","index":N,"attempt":A}
+//   supervisor → worker  {"type":"image","path_hex":"<path bytes as hex>","page":P,"index":N,"attempt":A}
 //   worker → supervisor  {"type":"record","record":{...},"fatal":false,"fatal_error":"","memory_in_use":B}
 //   supervisor → worker  {"type":"exit"}   (or EOF): the worker exits 0
 // The worker dies with its supervisor (PR_SET_PDEATHSIG), so a supervisor killed with -9 leaves
@@ -56,8 +56,8 @@ class WorkerSupervisor {
   // worker is killed and reaped first); docsift::FileError / ConfigError when a worker cannot start.
   // `more` says whether images follow: a replacement worker starts (and loads the model) at once
   // only then.
-  ImageJob::Outcome process(const std::filesystem::path& path, int index, const std::function<bool()>& abandon,
-                            bool more = true);
+  ImageJob::Outcome process(const std::filesystem::path& path, int page, int index,
+                            const std::function<bool()>& abandon, bool more = true);
 
   const WorkerStats& stats() const { return stats_; }
   const std::string& device() const { return device_; }  // as the worker reported it

@@ -336,6 +336,22 @@ const std::vector<Field>& schema() {
                    if (c.extraction.fields.empty()) fail(w, "extraction.fields", "must not be empty");
                  },
                  [](const Config& c) { return node_of(c.extraction.fields); }});
+    f.push_back({"input.pdf_dpi",
+                 "auto (300 for ocr, 160 for a vision-language model) or 50-600: the resolution PDF pages are "
+                 "rendered at",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   if (n.IsScalar() && n.Scalar() == "auto") {
+                     c.input.pdf_dpi.reset();
+                   } else {
+                     c.input.pdf_dpi = static_cast<int>(integer(n, w, "input.pdf_dpi", 50, 600));
+                   }
+                 },
+                 [](const Config& c) { return c.input.pdf_dpi ? YAML::Node(*c.input.pdf_dpi) : YAML::Node("auto"); }});
+    f.push_back({"input.max_pages", "most pages per PDF or TIFF file (1-10000); a longer file fails",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.input.max_pages = static_cast<int>(integer(n, w, "input.max_pages", 1, 10000));
+                 },
+                 [](const Config& c) { return YAML::Node(c.input.max_pages); }});
     f.push_back({"extraction.engine",
                  "auto (the model when model.path is set, else ocr), vlm (the vision-language model) or ocr "
                  "(Tesseract and field rules, no weights)",
@@ -531,9 +547,21 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   if (root.IsNull()) return;  // an empty file means all defaults
   if (!root.IsMap()) {
     throw ConfigError(source + ": expected a mapping of sections (model, generation, memory, "
-                               "extraction, ocr, output) at the top level");
+                               "input, extraction, ocr, output) at the top level");
   }
   apply_map(config, root, "", source);
+  // A relative path in a config file means a place next to the file, wherever docsift is started
+  // (a cron job runs from the home folder); on the command line it means the working directory.
+  const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
+  const auto resolve = [&](const char* section, const char* key, std::string& value) {
+    const YAML::Node s = root[section];
+    if (!s.IsMap() || !s[key] || value.empty() || value.rfind("builtin:", 0) == 0) return;
+    if (std::filesystem::path(value).is_relative()) value = (base / value).lexically_normal().string();
+  };
+  resolve("model", "path", config.model.path);
+  resolve("extraction", "fields", config.extraction.fields);
+  resolve("ocr", "rules", config.ocr.rules);
+  resolve("output", "dir", config.output.dir);
 }
 
 void apply_override(Config& config, std::string_view assignment) {

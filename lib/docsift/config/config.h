@@ -89,6 +89,16 @@ struct OcrConfig {
   bool deskew = true;                        // straighten a skewed scan before reading it
 };
 
+// Documents with pages (PDF, multi-page TIFF): each page is a record.
+struct InputConfig {
+  // PDF pages are rendered at this resolution. nullopt = auto: 300 dpi for the OCR engine (what
+  // Tesseract's models were trained on), 160 for a vision-language model (an A4 page then comes
+  // to about 1,320 × 1,870 px, InternVL3's largest canvas of 12 tiles of 448 px: more pixels would
+  // only be resized away).
+  std::optional<int> pdf_dpi;
+  int max_pages = 100;  // per file; a longer file fails with its reason
+};
+
 struct OutputConfig {
   std::string dir = "results";
   std::vector<std::string> formats{"jsonl", "csv"};
@@ -102,6 +112,7 @@ struct Config {
   ModelConfig model;
   GenerationConfig generation;
   MemoryConfig memory;
+  InputConfig input;
   ExtractionConfig extraction;
   OcrConfig ocr;
   OutputConfig output;

@@ -8,6 +8,7 @@
 #include "docsift/error.h"
 #include "docsift/eval/scoring.h"
 #include "docsift/io/csv.h"
+#include "docsift/io/page_name.h"
 
 namespace docsift::eval {
 namespace {
@@ -27,7 +28,8 @@ Records read_records_csv(const std::filesystem::path& path) {
   const auto image_index = static_cast<std::size_t>(image_column - table.header.begin());
   Records records;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
-    const std::string& image = table.rows[r][image_index];
+    // "x.pdf#page=1" and "x.pdf" are one document (a one-page file keeps its plain name).
+    const std::string image(io::document_key(table.rows[r][image_index]));
     if (image.empty()) throw FileError(path.string() + ": row " + std::to_string(r + 2) + " has no image_file");
     if (records.count(image) != 0) throw FileError(path.string() + ": image " + image + " appears twice");
     auto& fields = records[image];
@@ -58,7 +60,7 @@ Records read_records_jsonl(const std::filesystem::path& path) {
     if (!record.is_object() || !record.contains("file") || !record["file"].is_string()) {
       throw FileError(path.string() + ":" + std::to_string(number) + ": record has no \"file\"");
     }
-    const std::string image = std::filesystem::path(record["file"].get<std::string>()).filename().string();
+    const std::string image(io::document_key(std::filesystem::path(record["file"].get<std::string>()).filename().string()));
     auto& fields = records[image];  // a later record for the same file replaces the earlier one
     fields.clear();
     if (record.contains("fields") && record["fields"].is_object()) {

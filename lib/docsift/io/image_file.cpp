@@ -118,6 +118,12 @@ cv::Mat oriented(const cv::Mat& img, int orientation) {
   }
 }
 
+bool is_tiff(const fs::path& path) {
+  const std::vector<unsigned char> head = read_prefix(path, 4);
+  return head.size() == 4 && ((head[0] == 'I' && head[1] == 'I' && head[2] == 42 && head[3] == 0) ||
+                              (head[0] == 'M' && head[1] == 'M' && head[2] == 0 && head[3] == 42));
+}
+
 }  // namespace
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const fs::path& path) {
@@ -137,7 +143,16 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const fs:
   return std::nullopt;
 }
 
-at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits) {
+int image_page_count(const fs::path& path) {
+  if (!is_tiff(path)) return 1;
+  try {
+    return static_cast<int>(std::max<std::size_t>(1, cv::imcount(path.string(), cv::IMREAD_UNCHANGED)));
+  } catch (const cv::Exception& e) {
+    throw FileError(path.string() + ": cannot read the TIFF's pages: " + e.what());
+  }
+}
+
+at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int page) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw FileError(path.string() + ": no such image file");
   const std::uint64_t bytes = fs::file_size(path, ec);
@@ -167,7 +182,14 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits) {
   cv::Mat img;
   int orientation = 1;
   try {
-    if (png || webp) {
+    if (page > 0) {
+      // A later page of a multi-page TIFF (page 0 goes the common way, with its orientation).
+      std::vector<cv::Mat> pages;
+      if (!is_tiff(path) || !cv::imreadmulti(path.string(), pages, page, 1, cv::IMREAD_UNCHANGED) || pages.empty()) {
+        throw FileError(path.string() + ": has no page " + std::to_string(page + 1));
+      }
+      img = pages.front();
+    } else if (png || webp) {
       // Read once: the same bytes are decoded and give the EXIF orientation.
       std::ifstream in(path, std::ios::binary);
       const std::vector<unsigned char> bytes{std::istreambuf_iterator<char>(in), {}};

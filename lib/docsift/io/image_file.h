@@ -23,7 +23,11 @@ struct ImageLimits {
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const std::filesystem::path& path);
 
 // [H, W, 3] uint8 RGB tensor owning the pixels. Throws docsift::FileError naming the file and the
-// problem: missing, empty, too large, too many pixels, or not decodable.
-at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {});
+// problem: missing, empty, too large, too many pixels, or not decodable. `page` (0-based) picks a
+// page of a multi-page TIFF; other formats have only page 0.
+at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0);
+
+// Pages of a TIFF (fax and scanner output often has several); 1 for every other format.
+int image_page_count(const std::filesystem::path& path);
 
 }  // namespace docsift::io

@@ -56,7 +56,7 @@ void walk(const fs::path& root, const fs::path& dir, bool recursive, std::set<fs
 bool has_image_extension(const fs::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  static const std::set<std::string> kExtensions{".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp"};
+  static const std::set<std::string> kExtensions{".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp", ".pdf"};
   return kExtensions.count(ext) > 0;
 }
 

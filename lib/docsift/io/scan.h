@@ -20,7 +20,7 @@ struct SkippedFile {
   std::string reason;
 };
 
-// jpg, jpeg, png, tif, tiff, webp, bmp in any case. A file reached under several names is processed
+// jpg, jpeg, png, tif, tiff, webp, bmp and pdf in any case. A file reached under several names is processed
 // once, under its real name when it is in the folder (not through a link), else under the first
 // link name in sort order; the other names go to `skipped`, as do dangling links and non-regular
 // files with an image extension (sorted). Throws docsift::FileError when `dir` is not a readable folder.

@@ -1,0 +1,29 @@
+// A scanned file as pages: an image is one page, a PDF (rendered with Poppler) or a multi-page
+// TIFF has several. Each page is its own record, named "invoice.pdf#page=2"; a file with one page
+// keeps its plain name, so ground truth written per file still matches (and eval treats
+// "x.pdf#page=1" and "x.pdf" as the same document).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+
+#include "docsift/io/image_file.h"
+#include "docsift/io/page_name.h"
+
+namespace docsift::io {
+
+struct PageOptions {
+  int pdf_dpi = 200;
+  int max_pages = 100;  // per file; more is a FileError for that file
+  ImageLimits limits;
+};
+
+// Pages in the file (1 for a single image). Throws FileError for a PDF that is damaged, encrypted
+// or empty, or a file with more than max_pages.
+int page_count(const std::filesystem::path& path, const PageOptions& options);
+
+// Page `page` (0-based) as an [H, W, 3] uint8 RGB tensor. Throws FileError.
+at::Tensor read_page(const std::filesystem::path& path, int page, const PageOptions& options);
+
+}  // namespace docsift::io

@@ -1,0 +1,101 @@
+#include "docsift/io/pdf.h"
+
+#include <poppler-document.h>
+#include <poppler-global.h>
+#include <poppler-image.h>
+#include <poppler-page-renderer.h>
+#include <poppler-page.h>
+
+#include <ATen/ops/empty.h>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+
+#include "docsift/error.h"
+
+namespace docsift::io {
+namespace fs = std::filesystem;
+namespace {
+
+// Poppler reports a damaged file's problems on stderr by default; docsift names them itself.
+void quiet_poppler() {
+  static const bool once = [] {
+    poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr);
+    return true;
+  }();
+  (void)once;
+}
+
+std::unique_ptr<poppler::document> open(const fs::path& path) {
+  quiet_poppler();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw FileError(path.string() + ": no such PDF file");
+  std::unique_ptr<poppler::document> doc(poppler::document::load_from_file(path.string()));
+  if (!doc) throw FileError(path.string() + ": not a readable PDF (damaged or truncated)");
+  if (doc->is_locked()) {
+    throw FileError(path.string() + ": the PDF is encrypted with a password; save an unprotected copy to process it");
+  }
+  return doc;
+}
+
+}  // namespace
+
+bool is_pdf(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[5] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == 5 && std::string(head, 5) == "%PDF-";
+}
+
+int pdf_page_count(const fs::path& path, int max_pages) {
+  const auto doc = open(path);
+  const int pages = doc->pages();
+  if (pages <= 0) throw FileError(path.string() + ": the PDF has no pages");
+  if (pages > max_pages) {
+    throw FileError(path.string() + ": " + std::to_string(pages) + " pages, over input.max_pages (" +
+                    std::to_string(max_pages) + "); split the file or raise the limit");
+  }
+  return pages;
+}
+
+at::Tensor read_pdf_page(const fs::path& path, int page, int dpi, const ImageLimits& limits) {
+  const auto doc = open(path);
+  if (page < 0 || page >= doc->pages()) throw FileError(path.string() + ": no page " + std::to_string(page + 1));
+  const std::unique_ptr<poppler::page> p(doc->create_page(page));
+  if (!p) throw FileError(path.string() + "#page=" + std::to_string(page + 1) + ": the page cannot be read");
+  // The size in points (1/72 inch) decides the pixels before anything is rendered.
+  const poppler::rectf box = p->page_rect(poppler::media_box);
+  const double w = std::ceil(box.width() * dpi / 72.0), h = std::ceil(box.height() * dpi / 72.0);
+  if (!(w >= 1 && h >= 1) || w * h > static_cast<double>(limits.max_pixels)) {
+    throw FileError(path.string() + "#page=" + std::to_string(page + 1) + ": renders to " +
+                    std::to_string(static_cast<long long>(w)) + "×" + std::to_string(static_cast<long long>(h)) +
+                    " pixels at " + std::to_string(dpi) + " dpi, over the limit of " +
+                    std::to_string(limits.max_pixels / 1'000'000) + " megapixels; lower input.pdf_dpi");
+  }
+  poppler::page_renderer renderer;
+  renderer.set_render_hints(poppler::page_renderer::antialiasing | poppler::page_renderer::text_antialiasing);
+  renderer.set_paper_color(0xffffffff);  // white, opaque: a page's background is paper
+  renderer.set_image_format(poppler::image::format_argb32);
+  const poppler::image image = renderer.render_page(p.get(), dpi, dpi);
+  if (!image.is_valid() || image.format() != poppler::image::format_argb32 || image.width() <= 0 ||
+      image.height() <= 0) {
+    throw FileError(path.string() + "#page=" + std::to_string(page + 1) + ": the page does not render");
+  }
+  // ARGB32 is stored B, G, R, A per pixel on little-endian machines; rows may be padded.
+  const int iw = image.width(), ih = image.height();
+  at::Tensor rgb = at::empty({ih, iw, 3}, at::kByte);
+  auto* out = rgb.data_ptr<std::uint8_t>();
+  const char* data = image.const_data();
+  for (int y = 0; y < ih; ++y) {
+    const auto* row = reinterpret_cast<const std::uint8_t*>(data + static_cast<std::ptrdiff_t>(y) * image.bytes_per_row());
+    for (int x = 0; x < iw; ++x) {
+      const std::uint8_t* px = row + 4 * x;
+      std::uint8_t* o = out + (static_cast<std::ptrdiff_t>(y) * iw + x) * 3;
+      o[0] = px[2], o[1] = px[1], o[2] = px[0];
+    }
+  }
+  return rgb;
+}
+
+}  // namespace docsift::io

@@ -1,0 +1,186 @@
+// Documents with pages: PDF through Poppler and multi-page TIFF, each page its own record; damaged,
+// encrypted, empty and over-long files fail alone with their reason; eval matches "x.pdf#page=1"
+// to "x.pdf".
+#include <ATen/ATen.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "docsift/error.h"
+#include "docsift/io/csv.h"
+#include "docsift/io/image_file.h"
+#include "docsift/io/page_name.h"
+#include "docsift/io/pdf.h"
+#include "support/cli_runner.h"
+#include "support/fixture_files.h"
+#include "support/temp_dir.h"
+
+// After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+using docsift::testing::file_bytes;
+using docsift::testing::journal_lines;
+using docsift::testing::run_docsift;
+using docsift::testing::shell_quote;
+using docsift::testing::TempDir;
+using docsift::testing::write_text;
+
+namespace {
+
+const fs::path kSource = DOCSIFT_SOURCE_DIR;
+const fs::path kPages = kSource / "tests/fixtures/pages";
+
+// An uncompressed multi-page TIFF of 8-bit grey pages, written by hand (little-endian, one strip
+// per page, each page's pixels followed by its directory).
+void write_grey_tiff(const fs::path& path, const std::vector<at::Tensor>& pages) {
+  std::string out = std::string("II*\0", 4) + std::string(4, '\0');
+  const auto put16 = [&](std::uint16_t v) { out += static_cast<char>(v & 0xff), out += static_cast<char>(v >> 8); };
+  const auto put32 = [&](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out += static_cast<char>(v >> (8 * i));
+  };
+  const auto patch32 = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  std::size_t link = 4;  // where the offset of the next directory goes
+  for (const auto& rgb : pages) {
+    const at::Tensor grey = rgb.to(at::kFloat).mean(2).round().to(at::kByte).contiguous();
+    const auto h = static_cast<std::uint32_t>(grey.size(0)), w = static_cast<std::uint32_t>(grey.size(1));
+    const auto data_at = static_cast<std::uint32_t>(out.size());
+    out.append(reinterpret_cast<const char*>(grey.data_ptr<std::uint8_t>()), static_cast<std::size_t>(w) * h);
+    if (out.size() % 2) out += '\0';
+    patch32(link, static_cast<std::uint32_t>(out.size()));
+    const std::vector<std::tuple<std::uint16_t, std::uint16_t, std::uint32_t>> tags{
+        {256, 4, w}, {257, 4, h}, {258, 3, 8}, {259, 3, 1}, {262, 3, 1}, {273, 4, data_at},
+        {277, 3, 1}, {278, 4, h}, {279, 4, w * h}};
+    put16(static_cast<std::uint16_t>(tags.size()));
+    for (const auto& [tag, type, value] : tags) {
+      put16(tag);
+      put16(type);
+      put32(1);
+      if (type == 3) {
+        put16(static_cast<std::uint16_t>(value));
+        put16(0);
+      } else {
+        put32(value);
+      }
+    }
+    link = out.size();
+    put32(0);
+  }
+  std::ofstream(path, std::ios::binary) << out;
+}
+
+std::map<std::string, std::map<std::string, std::string>> truth_rows() {
+  const auto t = docsift::io::read_csv(kSource / "samples/ground_truth.csv");
+  std::map<std::string, std::map<std::string, std::string>> rows;
+  for (const auto& row : t.rows) {
+    for (std::size_t c = 1; c < row.size(); ++c) rows[row[0]][t.header[c]] = row[c];
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("page names: #page=N for files with several pages, the plain name for one") {
+  using docsift::io::document_key;
+  using docsift::io::file_of;
+  using docsift::io::page_name;
+  CHECK(page_name("a/x.pdf", 1, 3) == "a/x.pdf#page=2");
+  CHECK(page_name("x.pdf", 0, 1) == "x.pdf");
+  CHECK(file_of("a/x.pdf#page=12") == "a/x.pdf");
+  CHECK(file_of("x.png") == "x.png");
+  CHECK(file_of("x#page=.png") == "x#page=.png");
+  CHECK(document_key("x.pdf#page=1") == "x.pdf");
+  CHECK(document_key("x.pdf#page=2") == "x.pdf#page=2");
+}
+
+TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail alone with their reason") {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  for (const char* name : {"three_pages.pdf", "one_page.pdf", "encrypted.pdf", "damaged.pdf", "empty.pdf"}) {
+    fs::copy_file(kPages / name, dir / "in" / name);
+  }
+  std::vector<at::Tensor> pages;
+  for (const char* n : {"001", "002", "003"}) {
+    pages.push_back(docsift::io::read_rgb_image(kSource / ("samples/synthetic_invoice_" + std::string(n) + ".png")));
+  }
+  write_grey_tiff(dir / "in/fax.tif", pages);
+  CHECK(docsift::io::image_page_count(dir / "in/fax.tif") == 3);
+
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                             shell_quote((dir / "out").string()) + " --quiet");
+  CHECK(r.exit_code == 1);  // three files fail; the others are recorded
+  std::map<std::string, nlohmann::json> by_name;
+  for (auto& rec : journal_lines(dir / "out/results.jsonl")) by_name[rec["file"]] = rec;
+  const auto truth = truth_rows();
+  for (const std::string file : {"three_pages.pdf", "fax.tif"}) {
+    for (int p = 1; p <= 3; ++p) {
+      const std::string name = file + "#page=" + std::to_string(p);
+      CAPTURE(name);
+      REQUIRE(by_name.count(name));
+      CHECK(by_name[name]["status"] == "ok");
+    }
+    CHECK(by_name[file + "#page=1"]["fields"]["TOTAL"] == truth.at("synthetic_invoice_001.png").at("TOTAL"));
+    CHECK(by_name[file + "#page=2"]["fields"]["TOTAL"] == truth.at("synthetic_invoice_002.png").at("TOTAL"));
+    CHECK(by_name[file + "#page=3"]["fields"]["DOCUMENT_TYPE"] == "BANK STATEMENT");
+  }
+  REQUIRE(by_name.count("one_page.pdf"));
+  CHECK(by_name["one_page.pdf"]["fields"]["TOTAL"] == truth.at("synthetic_invoice_005.png").at("TOTAL"));
+  const std::map<std::string, std::string> reasons{
+      {"encrypted.pdf", "encrypted"}, {"damaged.pdf", "damaged"}, {"empty.pdf", "no pages"}};
+  for (const auto& [name, reason] : reasons) {
+    CAPTURE(name);
+    REQUIRE(by_name.count(name));
+    CHECK(by_name[name]["status"] == "failed");
+    CHECK(by_name[name]["error"].get<std::string>().find(reason) != std::string::npos);
+    CHECK(by_name[name]["error"].get<std::string>().find(name) != std::string::npos);
+  }
+  CHECK(by_name.size() == 3 + 3 + 1 + 3);
+  const auto summary = nlohmann::json::parse(file_bytes(dir / "out/summary.json"));
+  CHECK(summary["images"]["scanned"] == 6);
+  CHECK(summary["images"]["pages"] == 10);
+
+  // eval: "one_page.pdf#page=1" in the ground truth is the record "one_page.pdf".
+  // The samples' header and sample 005's row, under the page's name.
+  const std::string all = file_bytes(kSource / "samples/ground_truth.csv");
+  const std::string sample = "synthetic_invoice_005.png";
+  const std::string row = all.substr(all.find(sample));
+  const std::string gt = all.substr(0, all.find('\n') + 1) + "one_page.pdf#page=1" +
+                         row.substr(sample.size(), row.find('\n') + 1 - sample.size());
+  write_text(dir / "gt.csv", gt);
+  const auto eval = run_docsift("eval " + shell_quote((dir / "out/predictions.csv").string()) + " " +
+                                shell_quote((dir / "gt.csv").string()) + " --fields " +
+                                shell_quote((kSource / "configs/fields/business-documents.yaml").string()));
+  CHECK_MESSAGE(eval.out.find("over 1 images") != std::string::npos, std::string(eval.out + eval.err));
+
+  // input.max_pages: a longer file fails with the limit named.
+  fs::create_directories(dir / "in2");
+  fs::copy_file(kPages / "three_pages.pdf", dir / "in2/three_pages.pdf");
+  const auto limited = run_docsift("run " + shell_quote((dir / "in2").string()) + " --engine ocr " +
+                                   "--set input.max_pages=2 --out " + shell_quote((dir / "out2").string()) + " --quiet");
+  CHECK(limited.exit_code == 1);
+  bool named = false;
+  for (const auto& rec : journal_lines(dir / "out2/results.jsonl")) {
+    named = named || rec.value("error", "").find("input.max_pages (2)") != std::string::npos;
+  }
+  CHECK(named);
+}
+
+TEST_CASE("PDF rendering is bounded: the page size is checked against the pixel limit before rendering") {
+  docsift::io::ImageLimits small;
+  small.max_pixels = 1'000'000;
+  const at::Tensor page = docsift::io::read_pdf_page(kPages / "one_page.pdf", 0, 100);
+  CHECK(page.size(0) == 1100);  // 11 in at 100 dpi
+  CHECK(page.size(1) == 850);
+  try {
+    docsift::io::read_pdf_page(kPages / "one_page.pdf", 0, 300, small);
+    FAIL("no error");
+  } catch (const docsift::FileError& e) {
+    CHECK(std::string(e.what()).find("lower input.pdf_dpi") != std::string::npos);
+  }
+  CHECK_THROWS_AS(docsift::io::read_pdf_page(kPages / "one_page.pdf", 1, 100), docsift::FileError);
+  CHECK_THROWS_AS(docsift::io::pdf_page_count(kPages / "three_pages.pdf", 2), docsift::FileError);
+}
