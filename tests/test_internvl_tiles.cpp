@@ -10,6 +10,7 @@
 
 #include "docsift/io/image_file.h"
 #include "docsift/family/internvl/tiles.h"
+#include "docsift/image/pil_resize.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
 #include <doctest/doctest.h>
@@ -71,4 +72,34 @@ TEST_CASE("InternVL tiles match the transformers -hf processor byte for byte") {
     CHECK(max_level_diff == 0);
     CHECK(max_pixel_diff <= 1e-4);
   }
+}
+
+TEST_CASE("Pillow's bicubic, exactly: enlarged, shrunk, and one axis up while the other goes down") {
+  const fs::path dir = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/resample";
+  const at::Tensor input = read_rgb_image(dir / "input.png");
+  REQUIRE(input.size(0) == 47);
+  REQUIRE(input.size(1) == 61);
+  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{150, 113}, {23, 17}, {97, 20}, {30, 80}, {7, 5}}) {
+    CAPTURE(w);
+    CAPTURE(h);
+    const at::Tensor pillow = read_rgb_image(dir / ("out_" + std::to_string(w) + "x" + std::to_string(h) + ".png"));
+    const at::Tensor ours = docsift::image::pil_resize_bicubic(input, h, w);
+    REQUIRE(ours.sizes() == pillow.sizes());
+    CHECK(ours.equal(pillow));  // identical bytes
+    // The pinned Pillow wheel's one-call output, where it differs from its source's two passes.
+    if (const fs::path direct = dir / ("direct_" + std::to_string(w) + "x" + std::to_string(h) + ".png"); fs::exists(direct)) {
+      const at::Tensor d = read_rgb_image(direct);
+      MESSAGE(w << "x" << h << ": the pillow 13.0.0 wheel's one-call resize differs from its source's two passes by up to "
+                << d.to(at::kInt).sub(pillow.to(at::kInt)).abs().max().item().toInt() << " levels");
+    }
+    // torchvision's tensor path (the -hf processor's) is not Pillow's: how far it is, for the record.
+    const at::Tensor torch_path =
+        docsift::vision::resize_bicubic_u8(input.permute({2, 0, 1}), h, w).permute({1, 2, 0}).contiguous();
+    MESSAGE(w << "x" << h << ": torchvision's path differs from Pillow by up to "
+              << torch_path.to(at::kInt).sub(pillow.to(at::kInt)).abs().max().item().toInt() << " levels");
+  }
+  // A stride-odd view (a crop) resizes as its contiguous copy does.
+  const at::Tensor crop = input.slice(1, 5, 50);
+  CHECK(docsift::image::pil_resize_bicubic(crop, 30, 20).equal(
+      docsift::image::pil_resize_bicubic(crop.contiguous(), 30, 20)));
 }

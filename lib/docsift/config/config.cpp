@@ -61,6 +61,7 @@ constexpr Names<Quantization, 2> kQuantizations{{{Quantization::None, "none"}, {
 constexpr Names<Float16Residual, 3> kFloat16Residuals{{{Float16Residual::Float32, "float32"},
                                                        {Float16Residual::Float16, "float16"},
                                                        {Float16Residual::Clamp, "clamp"}}};
+constexpr Names<Resample, 3> kResamples{{{Resample::Auto, "auto"}, {Resample::Pil, "pil"}, {Resample::Torch, "torch"}}};
 constexpr Names<Engine, 3> kEngines{{{Engine::Auto, "auto"}, {Engine::Vlm, "vlm"}, {Engine::Ocr, "ocr"}}};
 constexpr Names<CrossAttentionRows, 2> kCrossAttentionRows{
     {{CrossAttentionRows::Transformers, "transformers"}, {CrossAttentionRows::Meta, "meta"}}};
@@ -206,6 +207,13 @@ const std::vector<Field>& schema() {
                    c.model.cross_attention_rows = choice(n, w, "model.cross_attention_rows", kCrossAttentionRows);
                  },
                  [](const Config& c) { return node_of(to_string(c.model.cross_attention_rows)); }});
+    f.push_back({"vision.resample",
+                 "auto (as the checkpoint's reference code: pil for InternVL3's original layout, torch for -hf), "
+                 "pil (Pillow's bicubic, exactly) or torch (torchvision's tensor path)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.vision.resample = choice(n, w, "vision.resample", kResamples);
+                 },
+                 [](const Config& c) { return node_of(to_string(c.vision.resample)); }});
     f.push_back({"generation.max_new_tokens", "auto (from the field count) or 1-32768",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    if (n.IsScalar() && n.Scalar() == "auto") {
@@ -516,6 +524,7 @@ std::string_view to_string(Quantization v) { return name_of(kQuantizations, v); 
 std::string_view to_string(Float16Residual v) { return name_of(kFloat16Residuals, v); }
 std::string_view to_string(CrossAttentionRows v) { return name_of(kCrossAttentionRows, v); }
 std::string_view to_string(Engine v) { return name_of(kEngines, v); }
+std::string_view to_string(Resample v) { return name_of(kResamples, v); }
 
 Engine resolved_engine(const Config& config) {
   if (config.extraction.engine != Engine::Auto) return config.extraction.engine;

@@ -25,6 +25,10 @@ enum class Float16Residual { Float32, Float16, Clamp };
 // (default; what published results on the Hub checkpoint used) keeps their gated attention output;
 // Meta's reference zeroes it. Both zero their MLP branch.
 enum class CrossAttentionRows { Transformers, Meta };
+// How images are resized for the model: as the checkpoint's reference code does (auto), with
+// Pillow's bicubic (what InternVL3's original-layout chat() uses on PIL images), or with
+// torchvision's tensor path (what the -hf processor uses).
+enum class Resample { Auto, Pil, Torch };
 // What reads the pages: a vision-language model from model.path, or Tesseract OCR with field rules
 // (no weights). auto: the model when model.path is set, else OCR.
 enum class Engine { Auto, Vlm, Ocr };
@@ -39,6 +43,7 @@ std::string_view to_string(Quantization value);
 std::string_view to_string(Float16Residual value);
 std::string_view to_string(CrossAttentionRows value);
 std::string_view to_string(Engine value);
+std::string_view to_string(Resample value);
 
 struct ModelConfig {
   std::string path;                 // model folder; empty until --model or the config names one
@@ -48,6 +53,10 @@ struct ModelConfig {
   Quantization quantization = Quantization::None;
   Float16Residual float16_residual = Float16Residual::Float32;
   CrossAttentionRows cross_attention_rows = CrossAttentionRows::Transformers;
+};
+
+struct VisionConfig {
+  Resample resample = Resample::Auto;
 };
 
 struct GenerationConfig {
@@ -110,6 +119,7 @@ struct TestingConfig {
 
 struct Config {
   ModelConfig model;
+  VisionConfig vision;
   GenerationConfig generation;
   MemoryConfig memory;
   InputConfig input;

@@ -104,8 +104,12 @@ class Family {
 struct FamilyOptions {
   // Llama 3.2 Vision, text rows before <|image|> (model.cross_attention_rows).
   config::CrossAttentionRows cross_attention_rows = config::CrossAttentionRows::Transformers;
+  // How images are resized (vision.resample); auto is decided by the family from the checkpoint.
+  config::Resample resample = config::Resample::Auto;
 };
-inline FamilyOptions family_options(const config::Config& config) { return {config.model.cross_attention_rows}; }
+inline FamilyOptions family_options(const config::Config& config) {
+  return {config.model.cross_attention_rows, config.vision.resample};
+}
 
 // The family of a checkpoint folder, from config.json's model_type (then architectures). An
 // unknown type is a docsift::FileError that lists the supported ones.

@@ -11,11 +11,16 @@ namespace {
 
 class InternVLFamily final : public Family {
  public:
-  explicit InternVLFamily(const model::Checkpoint& checkpoint)
+  InternVLFamily(const model::Checkpoint& checkpoint, const FamilyOptions& options)
       : config_(model::parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
         chat_(config_.layout == model::InternVLConfig::Layout::kOriginal ? text::ChatFormat::kInternVL
                                                                            : text::ChatFormat::kInternVLHf,
-              text::Tokenizer::load(checkpoint.dir())) {
+              text::Tokenizer::load(checkpoint.dir())),
+        // auto: what each layout's reference code does: the original chat() resizes PIL images,
+        // the -hf processor resizes tensors with torchvision.
+        resample_(options.resample != config::Resample::Auto ? options.resample
+                  : config_.layout == model::InternVLConfig::Layout::kOriginal ? config::Resample::Pil
+                                                                               : config::Resample::Torch) {
     // The original layout's config.json does not name the image token; the tokenizer does. The
     // -hf layout names it, and the two must agree.
     if (config_.layout == model::InternVLConfig::Layout::kOriginal) {
@@ -32,7 +37,7 @@ class InternVLFamily final : public Family {
   std::string_view name() const override { return "internvl3"; }
   const text::ChatTemplate& chat() const override { return chat_; }
   ImageInputs preprocess(const at::Tensor& rgb_hwc, int max_tiles) const override {
-    const vision::InternVLImage image = vision::preprocess_internvl(rgb_hwc, max_tiles);
+    const vision::InternVLImage image = vision::preprocess_internvl(rgb_hwc, max_tiles, 448, resample_);
     ImageInputs in(image.pixel_values);
     in.columns = image.grid.columns;
     in.rows = image.grid.rows;
@@ -53,13 +58,14 @@ class InternVLFamily final : public Family {
  private:
   model::InternVLConfig config_;
   text::ChatTemplate chat_;
+  config::Resample resample_;
   memory::ModelShape shape_;
 };
 
 }  // namespace
 
-std::unique_ptr<Family> open_internvl(const model::Checkpoint& checkpoint, const FamilyOptions&) {
-  return std::make_unique<InternVLFamily>(checkpoint);
+std::unique_ptr<Family> open_internvl(const model::Checkpoint& checkpoint, const FamilyOptions& options) {
+  return std::make_unique<InternVLFamily>(checkpoint, options);
 }
 
 }  // namespace docsift::family

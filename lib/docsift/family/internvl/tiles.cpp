@@ -1,5 +1,7 @@
 #include "docsift/family/internvl/tiles.h"
 
+#include "docsift/image/pil_resize.h"
+
 #include <ATen/ops/_upsample_bicubic2d_aa.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
@@ -51,7 +53,7 @@ at::Tensor resize_bicubic_u8(const at::Tensor& chw_u8, int64_t height, int64_t w
   return at::_upsample_bicubic2d_aa(chw_u8.unsqueeze(0), {height, width}, /*align_corners=*/false).squeeze(0);
 }
 
-InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size) {
+InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size, config::Resample resample) {
   if (rgb_hwc.dim() != 3 || rgb_hwc.size(2) != 3 || rgb_hwc.scalar_type() != at::kByte) {
     throw Error("preprocess_internvl expects an [H, W, 3] uint8 RGB image");
   }
@@ -62,15 +64,20 @@ InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int 
   result.grid = choose_grid(width, height, 1, max_tiles, tile_size);
 
   const at::Tensor chw = rgb_hwc.permute({2, 0, 1});  // a view: channels-last strides
-  const at::Tensor canvas = resize_bicubic_u8(chw, static_cast<int64_t>(tile_size) * result.grid.rows,
-                                              static_cast<int64_t>(tile_size) * result.grid.columns);
+  // [3, h, w] uint8, resized as the checkpoint's reference code does.
+  const auto resize = [&](int64_t h, int64_t w) {
+    return resample == config::Resample::Pil ? image::pil_resize_bicubic(rgb_hwc, h, w).permute({2, 0, 1})
+                                             : resize_bicubic_u8(chw, h, w);
+  };
+  const at::Tensor canvas = resize(static_cast<int64_t>(tile_size) * result.grid.rows,
+                                   static_cast<int64_t>(tile_size) * result.grid.columns);
   std::vector<at::Tensor> tiles;
   for (int k = 0; k < result.grid.tiles(); ++k) {
     const int64_t column = k % result.grid.columns, row = k / result.grid.columns;
     tiles.push_back(canvas.slice(1, row * tile_size, (row + 1) * tile_size)
                         .slice(2, column * tile_size, (column + 1) * tile_size));
   }
-  if (tiles.size() > 1) tiles.push_back(resize_bicubic_u8(chw, tile_size, tile_size));
+  if (tiles.size() > 1) tiles.push_back(resize(tile_size, tile_size));
   result.tiles_u8 = at::stack(tiles).contiguous();  // [N, 3, T, T]
 
   const at::Tensor mean = at::tensor({0.485f, 0.456f, 0.406f}).view({1, 3, 1, 1});

@@ -1,17 +1,21 @@
 // InternVL3 image preprocessing: dynamic tiling into 448×448 tiles plus a thumbnail, as the
 // transformers-native (-hf) GotOcr2 image processor does it, then ImageNet normalisation.
 //
-// Resize choice: the -hf processor resizes uint8 CHW tensors with torchvision's bicubic +
-// antialias, which for uint8 on the CPU is LibTorch's native uint8 `_upsample_bicubic2d_aa`
-// (fixed-point, ported from Pillow-SIMD). docsift calls the same kernel, so the tiles are identical
-// to the reference's byte for byte (tested). The original remote-code path resizes with PIL's
-// bicubic, which this kernel matches within one level (measured on the fixture image). A float32
-// resize with clamp and round, the obvious alternative, differs by up to 13 levels at text edges.
+// Resize choice, by `resample`: the -hf processor resizes uint8 CHW tensors with torchvision's
+// bicubic + antialias, which for uint8 on the CPU is LibTorch's native uint8 `_upsample_bicubic2d_aa`
+// (fixed-point, ported from Pillow-SIMD); docsift calls the same kernel (Resample::Torch), so the
+// tiles are identical to the reference's byte for byte (tested). The original remote-code path
+// (`chat()`) resizes PIL images with Pillow's bicubic, which that kernel misses by a few levels
+// where one axis grows while the other shrinks; Resample::Pil is Pillow's algorithm exactly
+// (image/pil_resize.h, tested against Pillow's bytes). A float32 resize with clamp and round, the
+// obvious alternative, differs by up to 13 levels at text edges.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+
+#include "docsift/config/config.h"
 
 namespace docsift::vision {
 
@@ -37,7 +41,8 @@ struct InternVLImage {
 
 // `rgb_hwc` is a [H, W, 3] uint8 tensor (RGB order, any strides). Throws docsift::Error for other
 // shapes or types and for max_tiles < 1.
-InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size = 448);
+InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size = 448,
+                                  config::Resample resample = config::Resample::Torch);
 
 // Bicubic antialiased resize of a [C, H, W] uint8 CPU image (as torchvision does for uint8 input).
 at::Tensor resize_bicubic_u8(const at::Tensor& chw_u8, int64_t height, int64_t width);
