@@ -460,3 +460,38 @@ TEST_CASE("the README's recipes are the files that the tests run") {
     CHECK(block == file_bytes(kSource / name));
   }
 }
+
+TEST_CASE("merge orders a document's pages by number, as the run recorded them (page 2 before page 10)") {
+  TempDir tmp;
+  // Two shard folders as runs leave them, written here: a 12-page PDF's pages split between them.
+  for (int k = 1; k <= 2; ++k) {
+    const fs::path folder = tmp / ("shard-" + std::to_string(k) + "-of-2");
+    fs::create_directories(folder);
+    std::string journal;
+    int records = 0;
+    for (int page = k; page <= 12; page += 2) {
+      const nlohmann::json rec = {{"file", "doc.pdf#page=" + std::to_string(page)}, {"status", "ok"},
+                                  {"tier", "ocr"}, {"fields", {{"TOTAL", "$" + std::to_string(page) + ".00"}}},
+                                  {"tokens", {{"generated", 0}}}, {"timings_s", {{"total", 0.1}}},
+                                  {"memory", nlohmann::json::object()}, {"config_hash", "abc"}};
+      journal += rec.dump() + "\n";
+      ++records;
+    }
+    write_text(folder / "results.jsonl", journal);
+    write_text(folder / "predictions.csv", "image_file,TOTAL\n");
+    write_text(folder / "summary.json",
+               nlohmann::json{{"images", {{"scanned", 1}, {"ok", records}, {"failed", 0}}},
+                              {"shard", {{"index", k}, {"count", 2}}}, {"config_hash", "abc"},
+                              {"interrupted", nullptr}}
+                   .dump());
+  }
+  const auto r = run_docsift("merge " + shell_quote((tmp / "shard-1-of-2").string()) + " " +
+                             shell_quote((tmp / "shard-2-of-2").string()) + " --out " + shell_quote((tmp / "m").string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::vector<std::string> order;
+  for (const auto& rec : journal_lines(tmp / "m/results.jsonl")) order.push_back(rec["file"]);
+  REQUIRE(order.size() == 12);
+  for (int page = 1; page <= 12; ++page) CHECK(order[page - 1] == "doc.pdf#page=" + std::to_string(page));
+  const std::string csv = file_bytes(tmp / "m/predictions.csv");
+  CHECK(csv.find("doc.pdf#page=2,$2.00") < csv.find("doc.pdf#page=10,$10.00"));
+}

@@ -148,7 +148,10 @@ MergeReport merge_outputs(const MergeOptions& o) {
 
   // Read every folder under its shared lock: the records' names, sources and config hashes.
   std::vector<std::unique_ptr<ReadLock>> locks;
-  std::map<std::string, Source> merged;  // by the name's bytes: the order `run` scans in
+  // By the file's name bytes, then the page number: the order `run` scans and records in
+  // ("x.pdf#page=2" before "x.pdf#page=10").
+  using Key = std::pair<std::string, int>;
+  std::map<Key, Source> merged;
   MergeReport report;
   std::map<int, std::size_t> shard_folders;  // shard index → folder
   std::optional<int> shard_count;
@@ -169,7 +172,8 @@ MergeReport merge_outputs(const MergeOptions& o) {
       ++f.records;
       f.config_hashes.insert(record.value("config_hash", std::string()));
       const std::string relative = record_relative(record);
-      const auto [at, inserted] = merged.emplace(relative, Source{i, offset});
+      const auto [at, inserted] =
+          merged.emplace(Key{std::string(io::file_of(relative)), io::page_of(relative)}, Source{i, offset});
       if (!inserted) {
         report.duplicates.push_back(display_name(relative) + ": recorded in " + folders[at->second.folder].path.string() +
                                     " and " + f.path.string() + " (the first is kept)");
@@ -241,8 +245,8 @@ MergeReport merge_outputs(const MergeOptions& o) {
     }
   }
   if (o.expect_dir) {
-    std::set<std::string_view> recorded_files;  // a PDF is recorded when any of its pages is
-    for (const auto& [relative, source] : merged) recorded_files.insert(io::file_of(relative));
+    std::set<std::string> recorded_files;  // a PDF is recorded when any of its pages is
+    for (const auto& [key, source] : merged) recorded_files.insert(key.first);
     for (const auto& image : io::scan_images(*o.expect_dir, o.recursive)) {
       if (recorded_files.count(image.relative)) continue;
       std::string line = display_name(image.relative) + ": no folder recorded it";
@@ -264,7 +268,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
       csv->write(csv_header(fields));
     }
     std::string line;
-    for (const auto& [relative, source] : merged) {
+    for (const auto& [key, source] : merged) {
       auto& in = journals[source.folder];
       in.seekg(static_cast<std::streamoff>(source.offset));
       if (!std::getline(in, line)) {

@@ -29,6 +29,13 @@ std::string_view file_of(std::string_view name) {
   return at == std::string_view::npos ? name : name.substr(0, at);
 }
 
+int page_of(std::string_view name) {
+  const std::size_t at = page_mark(name);
+  if (at == std::string_view::npos) return 0;
+  const std::string_view digits = name.substr(at + kPageMark.size());
+  return digits.size() > 9 ? 0 : std::stoi(std::string(digits));
+}
+
 std::string_view document_key(std::string_view name) {
   const std::size_t at = page_mark(name);
   return at != std::string_view::npos && name.substr(at + kPageMark.size()) == "1" ? name.substr(0, at) : name;

@@ -12,6 +12,8 @@ namespace docsift::io {
 std::string page_name(const std::string& relative, int page, int pages);
 // The file a record name belongs to: the name without its "#page=N".
 std::string_view file_of(std::string_view name);
+// The page number (1-based) in a record name, 0 when it names a whole file.
+int page_of(std::string_view name);
 // A name as eval compares documents: "x.pdf#page=1" is "x.pdf".
 std::string_view document_key(std::string_view name);
 
