@@ -156,6 +156,21 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
   REQUIRE(hf.exit_code == 0);
   CHECK(nlohmann::json::parse(hf.out)["ids"] == summary["images"]["many_tiles"]["greedy"]);
 
+  // --count-ops: the operators each decode step dispatches, steps 2-15 of 16 tokens; counting
+  // changes nothing in the result.
+  const auto counted = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+                                   shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
+                                   shell_quote(summary["question"].get<std::string>()) +
+                                   " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop --json "
+                                   "--count-ops");
+  REQUIRE(counted.exit_code == 0);
+  const auto ops = nlohmann::json::parse(counted.out);
+  CHECK(ops["ids"] == summary["images"]["many_tiles"]["greedy"]);
+  CHECK(ops["decode_ops"]["decode_steps_counted"] == 14);
+  CHECK(ops["decode_ops"]["ops_per_step"].get<double>() > 10);
+  CHECK(ops["decode_ops"]["top"][0]["name"].get<std::string>().rfind("aten::", 0) == 0);
+  CHECK(nlohmann::json::parse(hf.out)["decode_ops"].is_null());
+
   // The same generation with OOM injected at prefill of the standard tier (DOCSIFT_FAULTS) and at
   // decode step 3 of the offloaded tier (testing.faults): it finishes at reload, same 16 ids.
   const auto faulted = run_docsift(

@@ -2,12 +2,14 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
+#include "docsift/generate/op_count.h"
 #include "docsift/io/image_file.h"
 #include "device_setup.h"
 #include "docsift/generate/engine.h"
@@ -36,7 +38,7 @@ Command add_generate_command(CLI::App& root) {
     std::optional<int> max_new_tokens, max_tiles;
     std::optional<uint64_t> seed;
     std::optional<double> temperature, top_p;
-    bool greedy = false, json = false, no_stop = false;
+    bool greedy = false, json = false, no_stop = false, count_ops = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand("generate", "Run the model on one image with one prompt (debugging, parity)");
@@ -58,6 +60,8 @@ Command add_generate_command(CLI::App& root) {
       ->allow_extra_args(false);
   app->add_flag("--json", o->json, "Print JSON: text, ids, token counts, tiles and timings");
   app->add_flag("--no-stop", o->no_stop, "Ignore stop tokens and generate exactly --max-new-tokens (benchmarks)");
+  app->add_flag("--count-ops", o->count_ops,
+                "With --json: count the LibTorch operators each decode step dispatches (host work per step)");
   return {app, [o] {
             const auto start = std::chrono::steady_clock::now();
             std::vector<std::string> overrides = o->overrides;
@@ -89,9 +93,16 @@ Command add_generate_command(CLI::App& root) {
             options.seed = o->seed.value_or(cfg.generation.seed);
             options.greedy = o->greedy || options.temperature <= 0.0;
             if (!o->no_stop) options.stop_ids = chat.stop_ids();
+            std::unique_ptr<generate::OpCounter> ops;
+            if (o->count_ops) {
+              ops = std::make_unique<generate::OpCounter>();
+              options.before_stage = [&ops](generate::Stage stage, int step) { ops->on_stage(stage, step); };
+            }
             // Through the tier ladder, so memory.tiers and fault injection apply here too; the
             // model is loaded by the first tier.
             const resilience::ImageRun run = ladder.run(1, image, prompt, options);
+            const nlohmann::json op_report = ops ? ops->report() : nlohmann::json(nullptr);
+            ops.reset();
             if (!run.ok) {
               if (o->json) std::cout << nlohmann::json{{"ok", false}, {"error", run.error}, {"attempts", attempts_json(run)}}.dump(2) << '\n';
               throw Error("generate: " + o->image + ": " + run.error);
@@ -120,6 +131,7 @@ Command add_generate_command(CLI::App& root) {
                 {"attempts", attempts_json(run)},
                 {"cache_bytes", {{"device", result.cache_device_bytes}, {"host", result.cache_host_bytes}}},
                 {"greedy", options.greedy},
+                {"decode_ops", op_report},
                 {"timings_s",
                  {{"setup", setup_seconds},
                   {"preprocess", preprocess_seconds},

@@ -125,11 +125,13 @@ ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::ve
       loading = false;
       generate::GenerationOptions tier_options = options;
       tier_options.cache = offloads_cache(tier) ? model::CachePlacement::kOffloaded : model::CachePlacement::kDevice;
-      tier_options.before_stage = [&](generate::Stage stage, int step) {
+      // Faults first, then the caller's own hook (a profiler counting decode steps, say).
+      tier_options.before_stage = [&, outer = options.before_stage](generate::Stage stage, int step) {
         FaultSite at = site;
         at.point = point_of(stage);
         at.step = step;
         check_fault(at);
+        if (outer) outer(stage, step);
       };
       run.result = generate::generate(engine_.model(), inputs, prompt, tier_options);
       attempt.ok = true;
