@@ -12,6 +12,7 @@
 #include "docsift/io/csv.h"
 #include "docsift/io/image_file.h"
 #include "docsift/io/page_name.h"
+#include "docsift/io/pages.h"
 #include "docsift/io/pdf.h"
 #include "support/cli_runner.h"
 #include "support/fixture_files.h"
@@ -182,5 +183,7 @@ TEST_CASE("PDF rendering is bounded: the page size is checked against the pixel 
     CHECK(std::string(e.what()).find("lower input.pdf_dpi") != std::string::npos);
   }
   CHECK_THROWS_AS(docsift::io::read_pdf_page(kPages / "one_page.pdf", 1, 100), docsift::FileError);
-  CHECK_THROWS_AS(docsift::io::pdf_page_count(kPages / "three_pages.pdf", 2), docsift::FileError);
+  docsift::io::PageOptions two_pages;
+  two_pages.max_pages = 2;
+  CHECK_THROWS_AS(docsift::io::page_count(kPages / "three_pages.pdf", two_pages), docsift::FileError);
 }

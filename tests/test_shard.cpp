@@ -200,7 +200,9 @@ TEST_CASE("--shard auto: Slurm job arrays and Kubernetes Indexed Jobs, each bad 
                              "JOB_COMPLETION_INDEX=2");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--shards N") != std::string::npos);
-  CHECK(run_docsift("run samples --model x --shard 1/2 --shards 2").exit_code == 2);
+  const auto shards_alone = run_docsift("run samples --model x --shard 1/2 --shards 2");
+  CHECK(shards_alone.exit_code == 2);
+  CHECK(shards_alone.err.find("--shards N goes with --shard auto") != std::string::npos);
 }
 
 TEST_CASE("shard_of: pinned values, even spread, independent of the other files") {

@@ -12,6 +12,16 @@
 #include "docsift/error.h"
 
 namespace docsift::batch {
+namespace {
+
+// The pid the holder of a lock wrote into the file ("" when it cannot be read).
+std::string holder_pid(int fd) {
+  char pid[32] = {};
+  (void)!::pread(fd, pid, sizeof pid - 1, 0);
+  return pid;
+}
+
+}  // namespace
 
 OutputLock::OutputLock(const std::filesystem::path& out_dir) {
   const std::filesystem::path path = out_dir / ".docsift.lock";
@@ -29,11 +39,10 @@ OutputLock::OutputLock(const std::filesystem::path& out_dir) {
     throw FileError(path.string() + ": is not a regular file; remove it, or choose another --out");
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    char pid[32] = {};
-    (void)!::pread(fd_, pid, sizeof pid - 1, 0);
+    const std::string pid = holder_pid(fd_);
     ::close(fd_);
     fd_ = -1;
-    throw FileError(out_dir.string() + ": another docsift run is writing here (pid " + std::string(pid) +
+    throw FileError(out_dir.string() + ": another docsift run is writing here (pid " + pid +
                     "); wait for it to finish, or choose another --out");
   }
   const std::string me = std::to_string(::getpid());
@@ -41,6 +50,22 @@ OutputLock::OutputLock(const std::filesystem::path& out_dir) {
 }
 
 OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+FolderReadLock::FolderReadLock(const std::filesystem::path& folder) {
+  fd_ = ::open((folder / ".docsift.lock").c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd_ < 0) return;  // no lock file: no run has ever held it
+  if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) {
+    const std::string pid = holder_pid(fd_);
+    ::close(fd_);
+    fd_ = -1;
+    throw FileError(folder.string() + ": a docsift run is still writing here (pid " + pid +
+                    "); merge when it has finished");
+  }
+}
+
+FolderReadLock::~FolderReadLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 

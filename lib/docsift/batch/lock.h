@@ -18,4 +18,19 @@ class OutputLock {
   int fd_ = -1;
 };
 
+// Reading a finished run's folder (docsift merge): a shared lock on its existing lock file, held
+// while it is read, so that no run writes there meanwhile. Never creates the file, so the folder is
+// unchanged; a folder whose lock file is absent has never had a run writing to it.
+class FolderReadLock {
+ public:
+  // Throws docsift::FileError naming the folder and the writing run's pid when it is taken.
+  explicit FolderReadLock(const std::filesystem::path& folder);
+  ~FolderReadLock();
+  FolderReadLock(const FolderReadLock&) = delete;
+  FolderReadLock& operator=(const FolderReadLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace docsift::batch

@@ -1,11 +1,6 @@
 #include "docsift/batch/merge.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,32 +18,6 @@
 namespace docsift::batch {
 namespace fs = std::filesystem;
 namespace {
-
-// A shared lock on a folder's existing .docsift.lock, held while it is read: a run (which takes
-// it exclusively) cannot be writing meanwhile. Never creates the file, so the folder is unchanged.
-class ReadLock {
- public:
-  explicit ReadLock(const fs::path& folder) {
-    const fs::path path = folder / ".docsift.lock";
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd_ < 0) return;  // no lock file: no run has ever held it
-    if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) {
-      char pid[32] = {};
-      (void)!::pread(fd_, pid, sizeof pid - 1, 0);
-      ::close(fd_);
-      throw FileError(folder.string() + ": a docsift run is still writing here (pid " + std::string(pid) +
-                      "); merge when it has finished");
-    }
-  }
-  ~ReadLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ReadLock(const ReadLock&) = delete;
-  ReadLock& operator=(const ReadLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 // One input folder, as far as the merge needs it.
 struct Folder {
@@ -147,7 +116,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
   }
 
   // Read every folder under its shared lock: the records' names, sources and config hashes.
-  std::vector<std::unique_ptr<ReadLock>> locks;
+  std::vector<std::unique_ptr<FolderReadLock>> locks;
   // By the file's name bytes, then the page number: the order `run` scans and records in
   // ("x.pdf#page=2" before "x.pdf#page=10").
   using Key = std::pair<std::string, int>;
@@ -157,7 +126,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
   std::optional<int> shard_count;
   for (std::size_t i = 0; i < folders.size(); ++i) {
     Folder& f = folders[i];
-    locks.push_back(std::make_unique<ReadLock>(f.path));
+    locks.push_back(std::make_unique<FolderReadLock>(f.path));
     f.summary = read_summary(f.path);
     if (f.summary) {
       const auto& s = *f.summary;

@@ -101,9 +101,10 @@ struct OcrConfig {
 // Documents with pages (PDF, multi-page TIFF): each page is a record.
 struct InputConfig {
   // PDF pages are rendered at this resolution. nullopt = auto: 300 dpi for the OCR engine (what
-  // Tesseract's models were trained on), 160 for a vision-language model (an A4 page then comes
-  // to about 1,320 × 1,870 px, InternVL3's largest canvas of 12 tiles of 448 px: more pixels would
-  // only be resized away).
+  // Tesseract's models were trained on), 160 for a vision-language model: a US Letter page then
+  // comes to 1,360 × 1,760 px, about the 3×4-tile canvas (1,344 × 1,792) InternVL3 picks for it at
+  // 12 tiles, so nothing is enlarged; an A4 page (1,323 × 1,870) picks 2×3 tiles (896 × 1,344) and
+  // is resized down.
   std::optional<int> pdf_dpi;
   int max_pages = 100;  // per file; a longer file fails with its reason
 };

@@ -143,6 +143,17 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const fs:
   return std::nullopt;
 }
 
+void check_file_size(const fs::path& path, const ImageLimits& limits) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw FileError(path.string() + ": no such image file");
+  const std::uint64_t bytes = fs::file_size(path, ec);
+  if (ec || bytes == 0) throw FileError(path.string() + ": empty file (0 bytes)");
+  if (bytes > limits.max_file_bytes) {
+    throw FileError(path.string() + ": file of " + std::to_string(bytes >> 20) + " MiB exceeds the " +
+                    std::to_string(limits.max_file_bytes >> 20) + " MiB limit");
+  }
+}
+
 int image_page_count(const fs::path& path) {
   if (!is_tiff(path)) return 1;
   try {
@@ -153,14 +164,7 @@ int image_page_count(const fs::path& path) {
 }
 
 at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int page) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw FileError(path.string() + ": no such image file");
-  const std::uint64_t bytes = fs::file_size(path, ec);
-  if (ec || bytes == 0) throw FileError(path.string() + ": empty file (0 bytes)");
-  if (bytes > limits.max_file_bytes) {
-    throw FileError(path.string() + ": file of " + std::to_string(bytes >> 20) + " MiB exceeds the " +
-                    std::to_string(limits.max_file_bytes >> 20) + " MiB limit");
-  }
+  check_file_size(path, limits);
   if (const auto size = read_image_size(path)) {
     const auto [w, h] = *size;
     if (w == 0 || h == 0) throw FileError(path.string() + ": the header declares an empty image (" +

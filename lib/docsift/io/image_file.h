@@ -18,6 +18,10 @@ struct ImageLimits {
   std::uint64_t max_file_bytes = 512ull << 20;   // 512 MiB
 };
 
+// Throws docsift::FileError when `path` is not a regular file, is empty, or is over
+// limits.max_file_bytes: checked before any file is decoded or rendered.
+void check_file_size(const std::filesystem::path& path, const ImageLimits& limits);
+
 // Width and height from the file header, for PNG, JPEG and BMP; nullopt for other formats or a
 // header too short to say. Throws docsift::FileError for a malformed header.
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const std::filesystem::path& path);

@@ -48,14 +48,9 @@ bool is_pdf(const fs::path& path) {
   return in.gcount() == 5 && std::string(head, 5) == "%PDF-";
 }
 
-int pdf_page_count(const fs::path& path, int max_pages) {
-  const auto doc = open(path);
-  const int pages = doc->pages();
+int pdf_page_count(const fs::path& path) {
+  const int pages = open(path)->pages();
   if (pages <= 0) throw FileError(path.string() + ": the PDF has no pages");
-  if (pages > max_pages) {
-    throw FileError(path.string() + ": " + std::to_string(pages) + " pages, over input.max_pages (" +
-                    std::to_string(max_pages) + "); split the file or raise the limit");
-  }
   return pages;
 }
 

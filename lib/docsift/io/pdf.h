@@ -13,9 +13,8 @@ namespace docsift::io {
 
 bool is_pdf(const std::filesystem::path& path);  // by the "%PDF-" signature
 
-// Pages in the file; throws FileError when it cannot be opened, is encrypted, has no page, or has
-// more than `max_pages`.
-int pdf_page_count(const std::filesystem::path& path, int max_pages);
+// Pages in the file; throws FileError when it cannot be opened, is encrypted or has no page.
+int pdf_page_count(const std::filesystem::path& path);
 
 // Page `page` (0-based) at `dpi` as an [H, W, 3] uint8 RGB tensor on white paper. Throws FileError
 // when the page would render to more than limits.max_pixels, or does not render.

@@ -17,12 +17,6 @@ std::string_view builtin_rules_text();  // generated from configs/fields/ocr-rul
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
 bool has_letters(std::string_view s) {
@@ -43,7 +37,7 @@ std::size_t find_phrase(const std::string& text, const std::string& phrase, std:
 std::vector<std::string> strings(const YAML::Node& node, const std::string& where) {
   if (!node || !node.IsSequence() || node.size() == 0) throw ConfigError(where + ": expected a non-empty list");
   std::vector<std::string> out;
-  for (const auto& item : node) out.push_back(lower(item.as<std::string>()));
+  for (const auto& item : node) out.push_back(lowercase(item.as<std::string>()));
   return out;
 }
 
@@ -118,7 +112,7 @@ std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
       if (k < line.words.size() && line.words[k].box.left - line.words[k - 1].box.right <= gap) continue;
       Segment seg{{}, {}, {}, i, line.block, line.box.top, line.words[start].box.left, line.words[k - 1].box.right};
       for (std::size_t w = start; w < k; ++w) seg.text += (seg.text.empty() ? "" : " ") + line.words[w].text;
-      seg.lowered = lower(seg.text);
+      seg.lowered = lowercase(seg.text);
       seg.hits = label_hits(seg.lowered, rules);
       out.push_back(std::move(seg));
       start = k;
@@ -263,7 +257,7 @@ Extraction extract_fields(const Page& page, const Rules& rules, const std::vecto
   }
   std::optional<std::size_t> table;
   for (std::size_t i = 0; i < page.lines.size() && !table; ++i) {
-    const std::string l = lower(page.lines[i].text());
+    const std::string l = lowercase(page.lines[i].text());
     if (any_word(l, rules.table_description) && (any_word(l, rules.table_quantity) || any_word(l, rules.table_price))) {
       table = i;
     }

@@ -9,12 +9,6 @@
 namespace docsift::ocr {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string digits_of(std::string_view s) {
   std::string out;
   for (const char c : s) {
@@ -41,7 +35,7 @@ std::optional<std::string> format_date(int d, int m, int y) {
 int month_of(std::string_view name) {
   static constexpr std::array<const char*, 12> kMonths{"jan", "feb", "mar", "apr", "may", "jun",
                                                        "jul", "aug", "sep", "oct", "nov", "dec"};
-  const std::string l = lower(name.substr(0, 3));
+  const std::string l = lowercase(name.substr(0, 3));
   for (int i = 0; i < 12; ++i) {
     if (l == kMonths[i]) return i + 1;
   }
@@ -176,7 +170,7 @@ std::optional<std::string> parse_email(std::string_view text) {
   std::smatch m;
   const std::string s(text);
   if (!std::regex_search(s, m, kEmail)) return std::nullopt;
-  return lower(m.str());
+  return lowercase(m.str());
 }
 
 std::optional<std::string> parse_website(std::string_view text) {
@@ -185,7 +179,7 @@ std::optional<std::string> parse_website(std::string_view text) {
   std::smatch m;
   const std::string s(text);
   if (!std::regex_search(s, m, kWeb)) return std::nullopt;
-  return lower(m.str());
+  return lowercase(m.str());
 }
 
 bool looks_like_address(std::string_view text) {
@@ -195,6 +189,12 @@ bool looks_like_address(std::string_view text) {
       std::regex::icase);
   const std::string s(text);
   return std::regex_search(s, kState) || std::regex_search(s, kStreet);
+}
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 std::string clean_text(std::string_view text) {

@@ -46,6 +46,9 @@ std::optional<std::string> parse_website(std::string_view text);
 // street word ("88 Collins Street").
 bool looks_like_address(std::string_view text);
 
+// ASCII letters lowered (labels and headings are matched so; other bytes are kept).
+std::string lowercase(std::string_view s);
+
 // `text` with runs of whitespace as one space, trimmed, and leading/trailing ':' '-' removed.
 std::string clean_text(std::string_view text);
 
