@@ -56,11 +56,30 @@ endif()
 if(Torch_VERSION AND Torch_VERSION VERSION_LESS 2.4)
   message(FATAL_ERROR "LibTorch ${Torch_VERSION} found at ${Torch_DIR}; docsift needs 2.4 or newer")
 endif()
-# TORCH_LIBRARIES carries the imported torch target plus, for CUDA builds, the CUDA libraries.
+if(TORCH_CUDA_LIBRARIES OR TARGET torch_cuda)
+  set(DOCSIFT_WITH_CUDA ON)
+else()
+  set(DOCSIFT_WITH_CUDA OFF)
+endif()
+# Two ways to link LibTorch. docsift::torch, for the program and everything else, is LibTorch's
+# CPU libraries only (libtorch_cpu, libc10): linking libtorch_cuda.so would map the NVIDIA driver
+# into every docsift process, the isolated run's supervisor included (lib/docsift/memory/
+# cuda_backend.h). docsift::torch_cuda, TORCH_LIBRARIES with the CUDA libraries, is for the CUDA
+# plugin (lib/docsift/cuda/), which a process loads when it asks for a GPU.
+separate_arguments(_torch_cxx_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 add_library(docsift_torch INTERFACE)
-target_link_libraries(docsift_torch INTERFACE ${TORCH_LIBRARIES})
+if(DOCSIFT_WITH_CUDA)
+  target_link_libraries(docsift_torch INTERFACE torch_cpu_library c10)
+else()
+  target_link_libraries(docsift_torch INTERFACE ${TORCH_LIBRARIES})
+endif()
+target_compile_options(docsift_torch INTERFACE ${_torch_cxx_flags})
 target_include_directories(docsift_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
 add_library(docsift::torch ALIAS docsift_torch)
+add_library(docsift_torch_cuda INTERFACE)
+target_link_libraries(docsift_torch_cuda INTERFACE ${TORCH_LIBRARIES})
+target_include_directories(docsift_torch_cuda SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+add_library(docsift::torch_cuda ALIAS docsift_torch_cuda)
 # The PyPI wheel's libtorch.so exports its own static copy of std::filesystem (remove_all,
 # status, ...), and whichever library comes first in the executable's DT_NEEDED list serves
 # those symbols to the whole program. Its remove_all crashes when called from our code, so put
@@ -68,11 +87,6 @@ add_library(docsift::torch ALIAS docsift_torch)
 target_link_options(docsift_torch INTERFACE "LINKER:--push-state,--no-as-needed" "-lstdc++"
                     "LINKER:--pop-state")
 
-if(TORCH_CUDA_LIBRARIES OR TARGET torch_cuda)
-  set(DOCSIFT_WITH_CUDA ON)
-else()
-  set(DOCSIFT_WITH_CUDA OFF)
-endif()
 message(STATUS "docsift: LibTorch ${Torch_VERSION} at ${Torch_DIR} (CUDA compiled in: ${DOCSIFT_WITH_CUDA})")
 # docsift's own CUDA kernels need nvcc, which LibTorch's CUDA setup has found and enabled.
 if(DOCSIFT_WITH_CUDA AND CMAKE_CUDA_COMPILER)
@@ -91,5 +105,6 @@ file(GLOB DOCSIFT_WHEEL_LIB_DIRS LIST_DIRECTORIES true "${_torch_root}/../nvidia
 set(DOCSIFT_RUNTIME_LIB_DIRS "${_torch_root}/lib" ${DOCSIFT_WHEEL_LIB_DIRS})
 foreach(dir ${DOCSIFT_WHEEL_LIB_DIRS})
   target_link_options(docsift_torch INTERFACE "LINKER:-rpath-link,${dir}")
+  target_link_options(docsift_torch_cuda INTERFACE "LINKER:-rpath-link,${dir}")
 endforeach()
 set(CMAKE_BUILD_RPATH ${DOCSIFT_RUNTIME_LIB_DIRS})

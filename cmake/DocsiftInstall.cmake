@@ -1,6 +1,7 @@
-# `cmake --install build --prefix P`: P/bin/docsift and P/share/docsift/configs (the shipped configs,
-# field schema and OCR rules; the default schema and rules are also compiled in). `cpack -G DEB` in
-# the build folder makes a .deb of the same files for /usr.
+# `cmake --install build --prefix P`: P/bin/docsift, P/lib/docsift/libdocsift_cuda.so (with a CUDA
+# LibTorch) and P/share/docsift/configs (the shipped configs, field schema and OCR rules; the
+# default schema and rules are also compiled in). `cpack -G DEB` in the build folder makes a .deb
+# of the same files for /usr.
 #
 # LibTorch is not copied: the installed binary finds the LibTorch it was built against through its
 # RUNPATH (the wheel in .deps/venv with its nvidia library folders, or your -DCMAKE_PREFIX_PATH).
@@ -9,6 +10,11 @@
 include(GNUInstallDirs)
 set_target_properties(docsift_cli PROPERTIES INSTALL_RPATH "${DOCSIFT_RUNTIME_LIB_DIRS}" INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS docsift_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET docsift_cuda)
+  # bin/../lib/docsift is where the program looks for its CUDA plugin (memory/cuda_backend.cpp).
+  set_target_properties(docsift_cuda PROPERTIES INSTALL_RPATH "${DOCSIFT_RUNTIME_LIB_DIRS}" INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS docsift_cuda LIBRARY DESTINATION lib/docsift)
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/docsift/configs)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/docsift)
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The installed docsift: `cmake --install` into a fresh prefix, and the .deb from CPack unpacked with
-# `dpkg -x`; each binary runs the samples from another working directory (/), with the OCR engine,
-# and its eval reaches 0.85. Run by CTest with the build folder and the source folder.
+# `dpkg -x`; each binary finds its own CUDA plugin (with a CUDA LibTorch), runs the samples from
+# another working directory (/) with the OCR engine, and its eval reaches 0.85. Run by CTest with the
+# build folder and the source folder.
 set -euo pipefail
 BUILD=$1
 SOURCE=$2
@@ -20,6 +21,12 @@ dpkg -x "$deb" "$WORK/unpacked"
 
 for bin in "$WORK/prefix/bin/docsift" "$WORK/unpacked/usr/bin/docsift"; do
   out=$WORK/out-$(basename "$(dirname "$(dirname "$bin")")")
+  # With a CUDA LibTorch the installed program finds its installed CUDA plugin, not the build's.
+  if [ -f "$BUILD/libdocsift_cuda.so" ]; then
+    plugin=$(dirname "$(dirname "$bin")")/lib/docsift/libdocsift_cuda.so
+    test -f "$plugin"
+    "$bin" --version | grep -qxF "CUDA plugin: $plugin" || { echo "$bin does not use $plugin:"; "$bin" --version; exit 1; }
+  fi
   (cd / && "$bin" run "$SOURCE/samples" --out "$out" --quiet)
   (cd / && "$bin" eval "$out/predictions.csv" "$SOURCE/samples/ground_truth.csv" --min-accuracy 0.85 | tail -1)
 done

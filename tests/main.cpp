@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "docsift/memory/cuda_backend.h"
+
 namespace {
 
 int g_cases_started = 0;
@@ -33,6 +35,9 @@ struct CountCases : doctest::IReporter {
 REGISTER_LISTENER("count_cases", 1, CountCases);
 
 int main(int argc, char** argv) {
+  // Before any test asks LibTorch about CUDA (at::manual_seed does): LibTorch keeps its first
+  // answer (memory/cuda_backend.h). Without CUDA this only records why.
+  (void)docsift::memory::load_cuda_backend();
   doctest::Context context(argc, argv);
   const int result = context.run();
   if (context.shouldExit()) return result;  // --help, --list-test-cases

@@ -252,3 +252,32 @@ TEST_CASE("float16 residual guard: the overflow fixture keeps float32's greedy t
                                                 << agreeing(int8.tokens) << "/16 tokens as float32");
   CHECK(non_finite(int8.first_logits) == 0);
 }
+
+TEST_CASE("stacked linear layers (q/k/v, gate/up) give each part's output, dense and int8") {
+  at::manual_seed(7);
+  const at::Tensor x = at::randn({3, 64});
+  std::vector<LinearWeight> dense;
+  for (const int64_t out : {32, 16, 16}) dense.push_back({at::randn({out, 64}), {}, at::randn({out})});
+  std::vector<LinearWeight> int8;
+  for (const auto& d : dense) {
+    LinearWeight q = docsift::model::quantize_int8(d.weight, at::kCPU);
+    q.bias = d.bias;
+    int8.push_back(q);
+  }
+  for (const auto* parts : {&dense, &int8}) {
+    const LinearWeight stacked = docsift::model::stack_outputs(*parts);
+    REQUIRE(stacked.out_features() == 64);
+    CHECK(stacked.quantized() == parts->front().quantized());
+    const at::Tensor y = docsift::model::linear(x, stacked);  // [3, 64]
+    int64_t row = 0;
+    for (const LinearWeight& p : *parts) {
+      // The same rows of the same weights: equal to the part's own matmul up to summation order.
+      CHECK(max_diff(y.narrow(1, row, p.out_features()), docsift::model::linear(x, p)) < 1e-4);
+      row += p.out_features();
+    }
+  }
+  CHECK_FALSE(docsift::model::stack_outputs({dense[0], LinearWeight{}}).defined());  // a missing part
+  CHECK_THROWS_AS(docsift::model::stack_outputs({dense[0], int8[1]}), docsift::Error);
+  CHECK_THROWS_AS(docsift::model::stack_outputs({dense[0], LinearWeight{at::randn({8, 32}), {}, at::randn({8})}}),
+                  docsift::Error);
+}

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "docsift/batch/worker.h"
+#include "docsift/memory/cuda_backend.h"
 #include "support/cli_runner.h"
 #include "support/fixture_files.h"
 #include "support/temp_dir.h"
@@ -31,6 +32,7 @@ using docsift::testing::journal_lines;
 namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
+const fs::path kBuild = fs::path(DOCSIFT_BIN).parent_path();
 const std::string kFast = " --model " + shell_quote((kSource / "tests/fixtures/internvl/hf").string()) +
                           " --device cpu --set model.dtype=float32 --set model.max_tiles=2 --set extraction.fields=" +
                           shell_quote((kSource / "configs/fields/business-documents.yaml").string()) +
@@ -112,6 +114,35 @@ TEST_CASE("cuda_footprint sees a mapped CUDA driver library") {
   CHECK_FALSE(docsift::batch::cuda_footprint().gpu_devices);  // a library, no device opened
 }
 
+TEST_CASE("only a process that asks for a GPU loads LibTorch's CUDA libraries and the driver") {
+  std::string why;
+  if (docsift::memory::load_cuda_backend(&why) == nullptr) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  TempDir stub, out;
+  const std::string env = stub_driver_env(stub.path());
+  if (env.empty()) {
+    MESSAGE("no CUDA stub driver library on this machine: skipped");
+    return;
+  }
+  // The dynamic loader's own trace of every library a process loads, and who asked for it.
+  const std::string trace = env + " LD_DEBUG=files";
+  // `--version` lists the GPUs, so it loads the plugin: LibTorch's CUDA libraries, and through
+  // cuBLASLt the (stub) driver.
+  const auto version = run_docsift("--version", trace);
+  REQUIRE_MESSAGE(version.exit_code == 0, version.err);
+  CHECK(version.err.find("file=" + (kBuild / "libdocsift_cuda.so").string()) != std::string::npos);
+  CHECK(version.err.find("file=libtorch_cuda.so") != std::string::npos);
+  CHECK(version.err.find("file=libcuda.so.1") != std::string::npos);
+  // A CPU run loads neither, and neither does the supervisor of an isolated run (previous test).
+  const auto cpu = run_docsift("run " + kSamples + kFast + " --limit 1 --quiet --out " + shell_quote(out.path().string()), trace);
+  REQUIRE_MESSAGE(cpu.exit_code == 0, cpu.err.substr(cpu.err.size() > 4000 ? cpu.err.size() - 4000 : 0));
+  CHECK(cpu.err.find("libdocsift_cuda") == std::string::npos);
+  CHECK(cpu.err.find("libtorch_cuda") == std::string::npos);
+  CHECK(cpu.err.find("libcuda.so") == std::string::npos);
+}
+
 TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, recycling, same results as in process") {
   TempDir in_process, isolated, stub;
   const auto plain = run_docsift("run " + kSamples + kFast + " --limit 7 --quiet --out " + shell_quote(in_process.path().string()));
@@ -157,10 +188,10 @@ TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, 
   CHECK(iso["crashes"] == 3);
   CHECK(iso["timeouts"] == 1);
   CHECK(iso["recycles"] == 1);  // after images 5 and 6 in one worker
-  // The supervisor opened no GPU device (no CUDA context). libcuda itself is mapped wherever the
-  // driver library exists: cuBLASLt's static initializer loads it before main() (worker.h).
+  // The supervisor mapped no CUDA driver and opened no GPU device, with a driver library (the
+  // stub) on its library path, where a process that loads the CUDA plugin maps it (test above).
+  CHECK(iso["supervisor_mapped_libcuda"] == false);
   CHECK(iso["supervisor_mapped_gpu_devices"] == false);
-  MESSAGE("supervisor mapped libcuda (stub on the library path): " << iso["supervisor_mapped_libcuda"]);
   CHECK(r.err.find("worker: worker") != std::string::npos);
   CHECK(workers_for(isolated.path()).empty());
 }

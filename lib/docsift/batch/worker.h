@@ -79,11 +79,10 @@ class WorkerSupervisor {
 };
 
 // What of CUDA this process has mapped (/proc/self/maps), for the supervisor's record.
-//  - driver_library: libcuda.so. Not a promise docsift can keep: cuBLASLt (linked by LibTorch's
-//    CUDA build) dlopens libcuda.so.1 from a static initializer in every process that has the
-//    driver installed, before main() (seen with LD_DEBUG=files against the toolkit's stub).
+//  - driver_library: libcuda.so, which LibTorch's CUDA libraries map as they load (cuBLASLt's
+//    static initializer dlopens it). The supervisor never loads them (memory/cuda_backend.h).
 //  - gpu_devices: /dev/nvidia* device files, mapped once the driver is initialised and a context
-//    exists, which is what costs GPU memory; the supervisor never gets that far.
+//    exists, which is what costs GPU memory.
 struct CudaFootprint {
   bool driver_library = false;
   bool gpu_devices = false;

@@ -1,13 +1,16 @@
 #include "docsift/memory/devices.h"
 
-#ifndef DOCSIFT_WITH_CUDA
+#include "docsift/memory/cuda_backend.h"
+
 namespace docsift::memory {
 
+// Loads the CUDA plugin: asking what GPUs there are is the first step towards using one.
 CudaStatus cuda_status() {
+  std::string why;
+  if (const CudaBackend* backend = load_cuda_backend(&why)) return backend->status();
   CudaStatus status;
-  status.reason = "this build's LibTorch has no CUDA support";
+  status.reason = why;
   return status;
 }
 
 }  // namespace docsift::memory
-#endif

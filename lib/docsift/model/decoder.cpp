@@ -92,14 +92,16 @@ std::uint64_t decoder_parameters(const DecoderConfig& c) {
 
 SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8) {
   SwiGLU m;
-  m.gate = load.take_linear(prefix + "gate_proj.", intermediate, hidden, /*bias=*/false, int8);
-  m.up = load.take_linear(prefix + "up_proj.", intermediate, hidden, /*bias=*/false, int8);
+  m.gate_up = load.take_linear_stacked({{prefix + "gate_proj.", intermediate}, {prefix + "up_proj.", intermediate}},
+                                       hidden, /*bias=*/false, int8);
   m.down = load.take_linear(prefix + "down_proj.", hidden, intermediate, /*bias=*/false, int8);
   return m;
 }
 
 at::Tensor swiglu(const SwiGLU& m, const at::Tensor& x, const DequantScratch* scratch) {
-  return linear(at::silu(linear(x, m.gate, scratch)).mul(linear(x, m.up, scratch)), m.down, scratch);
+  const at::Tensor gate_up = linear(x, m.gate_up, scratch);  // [..., 2·I]: gate, then up
+  const int64_t i = gate_up.size(-1) / 2;
+  return linear(at::silu(gate_up.narrow(-1, 0, i)).mul(gate_up.narrow(-1, i, i)), m.down, scratch);
 }
 
 DecoderInt8Terms decoder_int8_terms(const DecoderConfig& c) {
@@ -152,9 +154,9 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
     const std::string p = prefix + "layers." + std::to_string(i) + ".";
     l.input_norm = load.take(p + "input_layernorm.weight", {c.hidden});
     l.post_norm = load.take(p + "post_attention_layernorm.weight", {c.hidden});
-    l.q = load.take_linear(p + "self_attn.q_proj.", q_out, c.hidden, bias, int8);
-    l.k = load.take_linear(p + "self_attn.k_proj.", kv_out, c.hidden, bias, int8);
-    l.v = load.take_linear(p + "self_attn.v_proj.", kv_out, c.hidden, bias, int8);
+    l.qkv = load.take_linear_stacked(
+        {{p + "self_attn.q_proj.", q_out}, {p + "self_attn.k_proj.", kv_out}, {p + "self_attn.v_proj.", kv_out}},
+        c.hidden, bias, int8);
     l.o = load.take_linear(p + "self_attn.o_proj.", c.hidden, q_out, /*bias=*/false, int8);
     l.mlp = load_swiglu(load, p + "mlp.", c.hidden, c.intermediate, int8);
     layers_.push_back(std::move(l));
@@ -188,7 +190,7 @@ std::size_t Decoder::parameter_bytes() const {
   if (!shared) total += lm_head_.nbytes();
   for (const auto& l : layers_) {
     for (const at::Tensor* t : {&l.input_norm, &l.post_norm}) total += t->defined() ? t->nbytes() : 0;
-    for (const LinearWeight* p : {&l.q, &l.k, &l.v, &l.o}) total += p->nbytes();
+    total += l.qkv.nbytes() + l.o.nbytes();
     total += l.mlp.nbytes();
   }
   return total;
@@ -218,10 +220,11 @@ at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_
   const int64_t t = x.size(1);
   // The norms compute in float32; their outputs, which feed the matmuls, are in the dtype.
   const at::Tensor h = rms_norm(x, l.input_norm, c.rms_eps).to(dtype);
-  // [1, T, nh·hd] → [1, nh, T, hd]
-  const at::Tensor q = apply_rope(linear(h, l.q, &scratch_).view({1, t, c.heads, c.head_dim}).transpose(1, 2), rope);
-  const at::Tensor k = apply_rope(linear(h, l.k, &scratch_).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2), rope);
-  const at::Tensor v = linear(h, l.v, &scratch_).view({1, t, c.kv_heads, c.head_dim}).transpose(1, 2);
+  // [1, T, (nh + 2·nkv)·hd] → q [1, nh, T, hd], k and v [1, nkv, T, hd] (views of one matmul's output)
+  const at::Tensor qkv = linear(h, l.qkv, &scratch_).view({1, t, c.heads + 2 * c.kv_heads, c.head_dim});
+  const at::Tensor q = apply_rope(qkv.narrow(2, 0, c.heads).transpose(1, 2), rope);
+  const at::Tensor k = apply_rope(qkv.narrow(2, c.heads, c.kv_heads).transpose(1, 2), rope);
+  const at::Tensor v = qkv.narrow(2, c.heads + c.kv_heads, c.kv_heads).transpose(1, 2);
   const auto [keys, values] = cache.append(cache_layer, k, v);
   const at::Tensor a = attention(q, keys, values, /*causal=*/true).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
   const at::Tensor after_attention = residual_add(x, linear(a, l.o, &scratch_));

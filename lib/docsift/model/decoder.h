@@ -42,10 +42,11 @@ struct DecoderConfig {
   int64_t embedding_table_rows() const { return embedding_rows > 0 ? embedding_rows : vocab; }
 };
 
-// The SwiGLU MLP both kinds of layer use: down(silu(gate(x)) · up(x)).
+// The SwiGLU MLP both kinds of layer use: down(silu(gate(x)) · up(x)). gate and up are stacked
+// into one [2·I, H] layer at load (stack_outputs): one matmul, then the halves.
 struct SwiGLU {
-  LinearWeight gate, up, down;
-  std::size_t nbytes() const { return gate.nbytes() + up.nbytes() + down.nbytes(); }
+  LinearWeight gate_up, down;
+  std::size_t nbytes() const { return gate_up.nbytes() + down.nbytes(); }
 };
 SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8);
 at::Tensor swiglu(const SwiGLU& mlp, const at::Tensor& x, const DequantScratch* scratch);
@@ -109,7 +110,7 @@ class Decoder {
  private:
   struct Layer {  // empty at cross-attention indices
     at::Tensor input_norm, post_norm;
-    LinearWeight q, k, v, o;
+    LinearWeight qkv, o;  // q, k and v stacked at load: [nh·hd + 2·nkv·hd, H]
     SwiGLU mlp;
   };
 

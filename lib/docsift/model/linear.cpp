@@ -1,5 +1,6 @@
 #include "docsift/model/linear.h"
 
+#include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/linear.h>
 #include <ATen/ops/mul.h>
@@ -12,19 +13,13 @@
 #define DOCSIFT_HAS_INT8PACK_MM 0
 #endif
 
-#ifndef DOCSIFT_WITH_CUDA_KERNELS
-#define DOCSIFT_WITH_CUDA_KERNELS 0
-#endif
-#if DOCSIFT_WITH_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-
-#include "docsift/kernels/w8a16.h"
-#endif
 
 #include <algorithm>
 #include <optional>
 
 #include "docsift/error.h"
+#include "docsift/kernels/w8a16.h"
+#include "docsift/memory/cuda_backend.h"
 
 namespace docsift::model {
 namespace {
@@ -35,7 +30,6 @@ std::optional<at::Tensor> optional(const at::Tensor& t) {
   return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt;
 }
 
-#if DOCSIFT_WITH_CUDA_KERNELS
 std::optional<kernels::ActType> act_type(at::ScalarType t) {
   switch (t) {
     case at::kFloat: return kernels::ActType::kFloat32;
@@ -45,19 +39,26 @@ std::optional<kernels::ActType> act_type(at::ScalarType t) {
   }
 }
 
+// The CUDA plugin's kernel, when it has one (memory/cuda_backend.h): a CUDA tensor means the
+// plugin is loaded.
+const memory::CudaBackend* w8a16_backend() {
+  const memory::CudaBackend* cuda = memory::loaded_cuda_backend();
+  return cuda && cuda->has_w8a16_kernel() ? cuda : nullptr;
+}
+
 // x2d [rows, in] contiguous → [rows, out], or undefined when the kernel does not take the shape.
 at::Tensor fused_cuda(const at::Tensor& x2d, const LinearWeight& w) {
+  const memory::CudaBackend* cuda = w8a16_backend();
   const auto type = act_type(x2d.scalar_type());
-  if (!type || x2d.size(0) > kernels::kW8A16MaxRows) return {};
+  if (!cuda || !type || x2d.size(0) > kernels::kW8A16MaxRows) return {};
   const at::Tensor bias = w.bias.defined() ? w.bias.to(x2d.scalar_type()).contiguous() : at::Tensor();
   at::Tensor y = at::empty({x2d.size(0), w.out_features()}, x2d.options());
-  const bool launched = kernels::w8a16_gemv(*type, x2d.const_data_ptr(), w.weight.const_data_ptr<int8_t>(),
-                                            w.scale.const_data_ptr<float>(), bias.defined() ? bias.const_data_ptr() : nullptr,
-                                            y.mutable_data_ptr(), x2d.size(0), w.out_features(), w.in_features(),
-                                            c10::cuda::getCurrentCUDAStream(x2d.device().index()).stream());
+  const bool launched = cuda->w8a16_gemv(*type, x2d.const_data_ptr(), w.weight.const_data_ptr<int8_t>(),
+                                         w.scale.const_data_ptr<float>(), bias.defined() ? bias.const_data_ptr() : nullptr,
+                                         y.mutable_data_ptr(), x2d.size(0), w.out_features(), w.in_features(),
+                                         x2d.device());
   return launched ? y : at::Tensor();
 }
-#endif
 
 #if DOCSIFT_HAS_INT8PACK_MM
 // LibTorch's CPU int8 kernel is fast only with bfloat16 activations (measured on this project's
@@ -110,6 +111,28 @@ at::Tensor LinearWeight::dense(at::ScalarType dtype) const {
   return weight.to(at::kFloat).mul(scale.unsqueeze(1)).to(dtype);
 }
 
+LinearWeight stack_outputs(const std::vector<LinearWeight>& parts) {
+  if (parts.empty() || std::any_of(parts.begin(), parts.end(), [](const LinearWeight& p) { return !p.defined(); })) {
+    return {};
+  }
+  const LinearWeight& first = parts.front();
+  std::vector<at::Tensor> weights, scales, biases;
+  for (const LinearWeight& p : parts) {
+    if (p.in_features() != first.in_features() || p.weight.scalar_type() != first.weight.scalar_type() ||
+        p.quantized() != first.quantized() || p.bias.defined() != first.bias.defined()) {
+      throw Error("stack_outputs: the layers differ in input size, dtype, quantization or bias");
+    }
+    weights.push_back(p.weight);
+    if (p.quantized()) scales.push_back(p.scale);
+    if (p.bias.defined()) biases.push_back(p.bias);
+  }
+  LinearWeight out;
+  out.weight = at::cat(weights, 0);
+  if (!scales.empty()) out.scale = at::cat(scales, 0);
+  if (!biases.empty()) out.bias = at::cat(biases, 0);
+  return out;
+}
+
 LinearWeight quantize_int8(const at::Tensor& weight, at::Device device, int64_t block_rows) {
   if (weight.dim() != 2 || !at::isFloatingType(weight.scalar_type())) {
     throw Error("quantize_int8: expected a floating-point [out, in] weight");
@@ -149,16 +172,17 @@ std::string to_string(Int8Path path) {
   return "?";
 }
 
-bool fused_int8_kernel_compiled() { return DOCSIFT_WITH_CUDA_KERNELS != 0; }
+bool fused_int8_kernel_compiled() {
+  std::string why;
+  const memory::CudaBackend* cuda = memory::load_cuda_backend(&why);
+  return cuda && cuda->has_w8a16_kernel();
+}
 
 Int8Path int8_path(const at::Tensor& x, const LinearWeight& w) {
   if (!w.quantized()) return Int8Path::kDense;
   const int64_t rows = x.numel() / std::max<int64_t>(1, x.size(-1));
   if (x.is_cuda()) {
-#if DOCSIFT_WITH_CUDA_KERNELS
-    if (rows <= kernels::kW8A16MaxRows) return Int8Path::kFusedCuda;
-#endif
-    return Int8Path::kDequantize;
+    return w8a16_backend() && rows <= kernels::kW8A16MaxRows ? Int8Path::kFusedCuda : Int8Path::kDequantize;
   }
   // The CPU int8 kernel pays off for a few rows (decode); a prompt's many rows go through the
   // BLAS matmul on dequantized blocks instead (17× faster at 64 rows, measured as above).
@@ -177,9 +201,7 @@ at::Tensor linear_via(Int8Path path, const at::Tensor& x, const LinearWeight& w,
   at::Tensor y;
   switch (path) {
     case Int8Path::kFusedCuda:
-#if DOCSIFT_WITH_CUDA_KERNELS
       if (x.is_cuda()) y = fused_cuda(x2d, w);
-#endif
       break;
     case Int8Path::kInt8PackMM:
 #if DOCSIFT_HAS_INT8PACK_MM

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace docsift::model {
 
@@ -37,6 +38,13 @@ struct LinearWeight {
 // float32 at once. Rows that are all zero get scale 1. Returns int8 [out, in] and float32 [out].
 LinearWeight quantize_int8(const at::Tensor& weight, at::Device device, int64_t block_rows = 4096);
 
+// Linear layers that read the same input, as one: their weights (and int8 scales, biases) stacked
+// along the outputs, [out₁ + out₂ + …, in], so one matmul replaces several per step; the caller
+// splits the result's last dimension in the same order. Done once at load. Undefined when a part
+// is (a missing weight, which the loader reports). Throws when the parts disagree in input size,
+// kind (dense/int8, dtype) or bias.
+LinearWeight stack_outputs(const std::vector<LinearWeight>& parts);
+
 // A reused buffer for the dequantize path, in the compute dtype on the model's device. One per
 // model; `capacity` elements are allocated at construction (the largest decoder projection), so the
 // memory plan can count it and no allocation happens per layer.
@@ -58,7 +66,7 @@ class DequantScratch {
 enum class Int8Path { kDense, kFusedCuda, kInt8PackMM, kDequantize };
 std::string to_string(Int8Path path);
 Int8Path int8_path(const at::Tensor& x, const LinearWeight& w);
-// Whether the fused CUDA kernel is compiled into this build.
+// Whether this build has the fused CUDA kernel (in the CUDA plugin, which this loads).
 bool fused_int8_kernel_compiled();
 
 // x [..., in] → [..., out] in x's dtype. `scratch` is needed only for the dequantize path.

@@ -1,5 +1,7 @@
 #include "docsift/model/weights.h"
 
+#include <ATen/ops/empty.h>
+
 #include <algorithm>
 
 #include "docsift/error.h"
@@ -58,6 +60,41 @@ LinearWeight WeightLoader::take_linear(const std::string& prefix, int64_t out, i
   q.bias = std::move(l.bias);
   l = std::move(q);
   checkpoint_.release(name);
+  return l;
+}
+
+LinearWeight WeightLoader::take_linear_stacked(const std::vector<std::pair<std::string, int64_t>>& parts, int64_t in,
+                                               bool bias, bool int8) {
+  if (int8) {
+    // Each part quantized as it streams in (take_linear), then stacked: the transient copy is int8.
+    std::vector<LinearWeight> layers;
+    for (const auto& [prefix, out] : parts) layers.push_back(take_linear(prefix, out, in, bias, int8));
+    return stack_outputs(layers);
+  }
+  bool present = true;
+  int64_t rows = 0;
+  for (const auto& [prefix, out] : parts) {
+    present = check(prefix + "weight", {out, in}) && present;
+    if (bias) present = check(prefix + "bias", {out}) && present;
+    rows += out;
+  }
+  if (!present) return {};
+  // Each part converted straight from the mapping into its rows of the stacked weight, so a layer
+  // costs no copy beyond the one it always did, and the mapping's pages are given back at once.
+  const auto options = at::TensorOptions().dtype(dtype_).device(device_);
+  LinearWeight l;
+  l.weight = at::empty({rows, in}, options);
+  if (bias) l.bias = at::empty({rows}, options);
+  int64_t row = 0;
+  for (const auto& [prefix, out] : parts) {
+    for (const std::string& name : {prefix + "weight", prefix + "bias"}) {
+      if (name.ends_with("bias") && !bias) continue;
+      at::Tensor& target = name.ends_with("bias") ? l.bias : l.weight;
+      target.narrow(0, row, out).copy_(checkpoint_.view(name));
+      checkpoint_.release(name);
+    }
+    row += out;
+  }
   return l;
 }
 

@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "docsift/model/checkpoint.h"
@@ -29,6 +30,11 @@ class WeightLoader {
   // neither the host nor the device ever holds the whole tensor in full precision. Undefined
   // (with a recorded problem) when missing or misshapen.
   LinearWeight take_linear(const std::string& prefix, int64_t out, int64_t in, bool bias, bool int8);
+  // Linear layers that read the same input, each {prefix, out} as take_linear, stacked into one
+  // (stack_outputs: q/k/v, gate/up): dense parts are converted straight into their rows of the
+  // stacked weight and their pages of the mapping given back, so the model holds each weight once.
+  LinearWeight take_linear_stacked(const std::vector<std::pair<std::string, int64_t>>& parts, int64_t in, bool bias,
+                                   bool int8);
   // Marks a tensor as knowingly unused (e.g. a tied lm_head copy).
   void skip(const std::string& name) { used_.insert(name); }
 

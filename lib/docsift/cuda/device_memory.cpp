@@ -1,4 +1,4 @@
-// Built only when the LibTorch has CUDA. The allocator API moved between releases (DeviceStats
+// Part of the CUDA plugin (memory/cuda_backend.h). The allocator API moved between releases (DeviceStats
 // went to c10/core/CachingDeviceAllocator.h around 2.5 with aliases kept; emptyCache gained a
 // defaulted argument around 2.8); the calls below compile on 2.4 and newer.
 #include <ATen/ops/empty.h>
@@ -7,9 +7,9 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
-#include "docsift/memory/device_memory.h"
+#include "docsift/cuda/plugin.h"
 
-namespace docsift::memory {
+namespace docsift::cuda {
 namespace {
 
 namespace alloc = c10::cuda::CUDACachingAllocator;
@@ -31,8 +31,8 @@ bool usable(c10::Device device) {
 
 }  // namespace
 
-DeviceMemory read_device_memory(c10::Device device) {
-  DeviceMemory m;
+memory::DeviceMemory read_memory(c10::Device device) {
+  memory::DeviceMemory m;
   if (!usable(device)) return m;
   const c10::DeviceIndex index = index_of(device);
   const auto stats = alloc::getDeviceStats(index);
@@ -59,22 +59,22 @@ DeviceMemory read_device_memory(c10::Device device) {
   return m;
 }
 
-void empty_device_cache() {
+void empty_cache() {
   if (usable(c10::Device(c10::kCUDA, 0))) alloc::emptyCache();
 }
 
-void reset_peak_device_memory(c10::Device device) {
+void reset_peak(c10::Device device) {
   if (usable(device)) alloc::resetPeakStats(index_of(device));
 }
 
-void synchronize_device(c10::Device device) {
+void synchronize(c10::Device device) {
   if (!usable(device)) return;
   const c10::cuda::CUDAGuard guard(index_of(device));
   c10::cuda::device_synchronize();
 }
 
-void set_device_memory_fraction(c10::Device device, double fraction) {
+void set_memory_fraction(c10::Device device, double fraction) {
   if (usable(device)) alloc::setMemoryFraction(fraction, index_of(device));
 }
 
-}  // namespace docsift::memory
+}  // namespace docsift::cuda

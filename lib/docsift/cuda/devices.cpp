@@ -1,14 +1,38 @@
-// Built only when the LibTorch has CUDA (DOCSIFT_WITH_CUDA); talks to the CUDA runtime directly
-// so that a missing driver is a reason to print, not a warning from deep inside LibTorch.
+// Part of the CUDA plugin (memory/cuda_backend.h). Talks to the CUDA runtime directly so that a
+// missing driver is a reason to print, not a warning from deep inside LibTorch.
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include "docsift/memory/devices.h"
+#include <exception>
+#include <string>
 
-namespace docsift::memory {
+#include "docsift/cuda/plugin.h"
 
-CudaStatus cuda_status() {
-  CudaStatus status;
+namespace docsift::cuda {
+namespace {
+
+// The "NVCC architecture flags" line of LibTorch's CUDA build configuration. LibTorch throws
+// when it cannot query the driver, so this is only asked once a device is known to exist.
+std::string nvcc_arch_flags() {
+  try {
+    const std::string config = at::detail::getCUDAHooks().showConfig();
+    for (std::size_t start = 0; start < config.size();) {
+      std::size_t end = config.find('\n', start);
+      if (end == std::string::npos) end = config.size();
+      const std::string line = config.substr(start, end - start);
+      if (line.find("arch=compute_") != std::string::npos) return line;
+      start = end + 1;
+    }
+  } catch (const std::exception&) {
+  }
+  return "";
+}
+
+}  // namespace
+
+memory::CudaStatus status() {
+  memory::CudaStatus status;
   status.compiled = true;
   int runtime = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
@@ -41,7 +65,7 @@ CudaStatus cuda_status() {
   int previous = 0;
   cudaGetDevice(&previous);
   for (int i = 0; i < count; ++i) {
-    CudaDevice d;
+    memory::CudaDevice d;
     d.index = i;
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
@@ -58,7 +82,8 @@ CudaStatus cuda_status() {
     status.devices.push_back(d);
   }
   cudaSetDevice(previous);
+  status.arch_flags = nvcc_arch_flags();
   return status;
 }
 
-}  // namespace docsift::memory
+}  // namespace docsift::cuda

@@ -1,0 +1,67 @@
+// The CUDA half of docsift, loaded only by a process that asks for a CUDA device.
+//
+// Why a plugin: LibTorch's CUDA library (libtorch_cuda.so) links cuBLASLt, whose static
+// initializer dlopens the NVIDIA driver (libcuda.so.1) in every process that maps it, before
+// main(). A program linked against it therefore maps the driver whether or not it ever uses a
+// GPU, and the supervisor of `run --isolate worker` must not. So the docsift program links only
+// LibTorch's CPU libraries, and everything that needs CUDA (the runtime and allocator calls, the
+// hand-written kernels, and through its own dependencies libtorch_cuda.so with LibTorch's CUDA
+// operators) is in libdocsift_cuda.so, built beside the program when the LibTorch has CUDA.
+// Loading it registers LibTorch's CUDA backend exactly as linking it would have.
+//
+// The one rule: load it before anything asks LibTorch about CUDA (at::hasCUDA, at::manual_seed,
+// torch::cuda::*), because LibTorch caches the answer of its first question for the life of the
+// process. memory::cuda_status() loads it, and every path to a CUDA device goes through that
+// (resolve_device); load_cuda_backend() checks the rule held and says so when it did not.
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <string>
+
+#include "docsift/kernels/w8a16.h"
+#include "docsift/memory/device_memory.h"
+#include "docsift/memory/devices.h"
+
+namespace docsift::memory {
+
+// What the plugin provides; see devices.h and device_memory.h for the meaning of each call.
+class CudaBackend {
+ public:
+  virtual ~CudaBackend() = default;
+  virtual CudaStatus status() const = 0;
+  virtual DeviceMemory read_memory(c10::Device device) const = 0;
+  virtual void empty_cache() const = 0;
+  virtual void reset_peak(c10::Device device) const = 0;
+  virtual void synchronize(c10::Device device) const = 0;
+  virtual void set_memory_fraction(c10::Device device, double fraction) const = 0;
+  // docsift's own kernels (lib/docsift/kernels/): false when the plugin was built without nvcc.
+  virtual bool has_w8a16_kernel() const = 0;
+  // kernels::w8a16_gemv (same contract) on `device`'s current LibTorch stream.
+  virtual bool w8a16_gemv(kernels::ActType type, const void* x, const int8_t* w, const float* scale,
+                          const void* bias, void* y, int64_t rows, int64_t n, int64_t k,
+                          c10::Device device) const = 0;
+};
+
+// Bumped whenever CudaBackend changes, so that a plugin from another build is refused, not called.
+constexpr int kCudaBackendAbi = 1;
+
+// Loads the plugin once per process and returns it, or nullptr with the reason in `*why`: this
+// build's LibTorch has no CUDA, or the plugin (or a CUDA library it needs) could not be loaded.
+// A machine without a GPU or driver still loads it; its status() then says why CUDA is unusable.
+// Throws std::logic_error when LibTorch had been asked about CUDA before the plugin was loaded.
+const CudaBackend* load_cuda_backend(std::string* why = nullptr);
+
+// The plugin if this process has loaded it, else nullptr. Never loads: without the plugin no CUDA
+// tensor can exist, so a caller holding one already has it loaded.
+const CudaBackend* loaded_cuda_backend();
+
+// Where the plugin was found (empty when not loaded), for `docsift --version`.
+std::string cuda_backend_path();
+
+}  // namespace docsift::memory
+
+// The plugin's one exported symbol: its backend, or nullptr when `abi` or `version` (the loading
+// program's docsift version) differ from the plugin's own.
+extern "C" const docsift::memory::CudaBackend* docsift_cuda_backend(int abi, const char* version);
