@@ -47,6 +47,14 @@ if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
     set(TORCH_CUDA_ARCH_LIST "7.0;7.5;8.0;8.6+PTX")
   endif()
 endif()
+# LibTorch before 2.5 requires the target CUDA::nvToolsExt, a library CUDA 12.9 and newer toolkits no
+# longer ship (NVTX 3 is header-only). Standing the headers in for it lets such a LibTorch (a V100
+# user's 2.4 build, say) configure with a current toolkit; LibTorch 2.5 and newer never ask.
+find_package(CUDAToolkit QUIET)
+if(TARGET CUDA::nvtx3 AND NOT TARGET CUDA::nvToolsExt)
+  add_library(CUDA::nvToolsExt INTERFACE IMPORTED)
+  target_link_libraries(CUDA::nvToolsExt INTERFACE CUDA::nvtx3)
+endif()
 find_package(Torch REQUIRED)
 if(TORCH_CXX_FLAGS MATCHES "_GLIBCXX_USE_CXX11_ABI=0")
   message(FATAL_ERROR "The LibTorch at ${Torch_DIR} uses the pre-C++11 std::string ABI, which cannot "

@@ -168,6 +168,8 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
   CHECK(ops["ids"] == summary["images"]["many_tiles"]["greedy"]);
   CHECK(ops["decode_ops"]["decode_steps_counted"] == 14);
   CHECK(ops["decode_ops"]["ops_per_step"].get<double>() > 10);
+  // One read of a device value per step, the next token's id: no other host sync in decode.
+  CHECK(ops["decode_ops"]["host_reads_per_step"] == 1.0);
   CHECK(ops["decode_ops"]["top"][0]["name"].get<std::string>().rfind("aten::", 0) == 0);
   CHECK(nlohmann::json::parse(hf.out)["decode_ops"].is_null());
 

@@ -64,8 +64,13 @@ nlohmann::json OpCounter::report(int top) {
     top_ops.push_back({{"name", by_count[i].second},
                        {"per_step", steps > 0 ? static_cast<double>(by_count[i].first) / steps : 0.0}});
   }
+  // `.item()` and every other read of a tensor's value on the host: on a GPU each one waits for
+  // the device to finish all queued work, so a step should have exactly one (the next token).
+  const auto reads = s_->counts.find("aten::_local_scalar_dense");
+  const std::int64_t host_reads = reads == s_->counts.end() ? 0 : reads->second;
   return {{"decode_steps_counted", steps},
           {"ops_per_step", steps > 0 ? static_cast<double>(total) / steps : 0.0},
+          {"host_reads_per_step", steps > 0 ? static_cast<double>(host_reads) / steps : 0.0},
           {"distinct_ops", by_count.size()},
           {"top", top_ops}};
 }

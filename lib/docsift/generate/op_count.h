@@ -23,7 +23,9 @@ class OpCounter {
   // Chain into GenerationOptions::before_stage: decode steps from the second on are counted (the
   // first also sizes buffers), up to the end of generation.
   void on_stage(Stage stage, int step);
-  // Stops counting; {"decode_steps_counted", "ops_per_step", "top": [{name, per_step}...]}.
+  // Stops counting; {"decode_steps_counted", "ops_per_step", "host_reads_per_step" (reads of a
+  // tensor's value on the host, aten::_local_scalar_dense: device syncs on a GPU), "distinct_ops",
+  // "top": [{name, per_step}...]}.
   nlohmann::json report(int top = 12);
 
   struct State;  // public only for the RecordFunction callback, a plain function

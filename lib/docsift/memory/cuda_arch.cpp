@@ -71,8 +71,9 @@ std::string describe(const std::vector<CudaArch>& archs) {
   std::string machine, ptx;
   for (const CudaArch& a : archs) {
     std::string& list = a.ptx ? ptx : machine;
-    list += (list.empty() ? "" : " ") + std::string(a.ptx ? "compute_" : "sm_") + std::to_string(a.major * 10 + a.minor);
-    if (a.variant) list += a.variant;
+    if (!list.empty()) list.push_back(' ');
+    list.append(a.ptx ? "compute_" : "sm_").append(std::to_string(a.major * 10 + a.minor));
+    if (a.variant) list.push_back(a.variant);
   }
   if (ptx.empty()) return machine;
   return machine.empty() ? "PTX " + ptx : machine + ", PTX " + ptx;
