@@ -26,7 +26,7 @@ at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::T
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   const at::Tensor xf = x.to(at::kFloat);
   const at::Tensor normed = xf.mul(at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true).add(eps)));
-  return weight.mul(normed.to(x.scalar_type())).to(x.scalar_type());
+  return as_dtype(weight.mul(as_dtype(normed, x.scalar_type())), x.scalar_type());
 }
 
 at::Tensor rope_inv_freq(const RopeConfig& config, int64_t seq_len, at::Device device) {

@@ -14,6 +14,12 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
 // LayerNorm over the last dimension.
 at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps);
 
+// `t` in `dtype`, with no operator call when it already is: a decode step runs these per layer,
+// and every dispatched call costs host time (a no-op at::Tensor::to is still one).
+inline at::Tensor as_dtype(const at::Tensor& t, at::ScalarType dtype) {
+  return t.scalar_type() == dtype ? t : t.to(dtype);
+}
+
 // Llama/Qwen RMSNorm: normalised in float32, cast back to x's dtype, then scaled by `weight`
 // (held in float32; the product is cast to x's dtype as the reference does).
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);

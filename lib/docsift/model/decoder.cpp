@@ -201,7 +201,8 @@ at::Tensor Decoder::embed_tokens(const at::Tensor& ids) const { return at::embed
 at::Tensor Decoder::to_residual(const at::Tensor& embeds) const { return embeds.to(residual_dtype_); }
 
 RopeTables Decoder::rope(int64_t start, int64_t length) const {
-  return rope_tables(config_.rope, start, length, numerics_.dtype, device_);
+  const RopeTables t = rope_tables(config_.rope, start, length, numerics_.dtype, device_);
+  return {t.cos.unsqueeze(1), t.sin.unsqueeze(1)};  // [T, 1, hd]: layer() rotates [1, T, heads, hd]
 }
 
 at::Tensor Decoder::residual_add(const at::Tensor& x, const at::Tensor& update) const {
@@ -219,21 +220,23 @@ at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_
   const at::ScalarType dtype = numerics_.dtype;
   const int64_t t = x.size(1);
   // The norms compute in float32; their outputs, which feed the matmuls, are in the dtype.
-  const at::Tensor h = rms_norm(x, l.input_norm, c.rms_eps).to(dtype);
-  // [1, T, (nh + 2·nkv)·hd] → q [1, nh, T, hd], k and v [1, nkv, T, hd] (views of one matmul's output)
+  const at::Tensor h = as_dtype(rms_norm(x, l.input_norm, c.rms_eps), dtype);
+  // One matmul: [1, T, (nh + 2·nkv)·hd] as [1, T, nh + 2·nkv, hd]. q and k, its first nh + nkv heads,
+  // are rotated in one pass; then q [1, nh, T, hd], k and v [1, nkv, T, hd] are views.
   const at::Tensor qkv = linear(h, l.qkv, &scratch_).view({1, t, c.heads + 2 * c.kv_heads, c.head_dim});
-  const at::Tensor q = apply_rope(qkv.narrow(2, 0, c.heads).transpose(1, 2), rope);
-  const at::Tensor k = apply_rope(qkv.narrow(2, c.heads, c.kv_heads).transpose(1, 2), rope);
+  const at::Tensor qk = apply_rope(qkv.narrow(2, 0, c.heads + c.kv_heads), rope);
+  const at::Tensor q = qk.narrow(2, 0, c.heads).transpose(1, 2);
+  const at::Tensor k = qk.narrow(2, c.heads, c.kv_heads).transpose(1, 2);
   const at::Tensor v = qkv.narrow(2, c.heads + c.kv_heads, c.kv_heads).transpose(1, 2);
   const auto [keys, values] = cache.append(cache_layer, k, v);
   const at::Tensor a = attention(q, keys, values, /*causal=*/true).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
   const at::Tensor after_attention = residual_add(x, linear(a, l.o, &scratch_));
-  const at::Tensor m = rms_norm(after_attention, l.post_norm, c.rms_eps).to(dtype);
+  const at::Tensor m = as_dtype(rms_norm(after_attention, l.post_norm, c.rms_eps), dtype);
   return residual_add(after_attention, swiglu(l.mlp, m, &scratch_));
 }
 
 at::Tensor Decoder::logits(const at::Tensor& x) const {
-  const at::Tensor last = rms_norm(x.select(1, x.size(1) - 1), norm_, config_.rms_eps).to(numerics_.dtype);  // [1, H]
+  const at::Tensor last = as_dtype(rms_norm(x.select(1, x.size(1) - 1), norm_, config_.rms_eps), numerics_.dtype);  // [1, H]
   return linear(last, lm_head_, &scratch_).to(at::kFloat).squeeze(0);
 }
 

@@ -96,6 +96,7 @@ class Decoder {
   // Every layer in order (cache layer i for layer i), then logits(); commits T tokens to the cache.
   // For decoders without cross-attention layers.
   at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
+  // RoPE tables for layer(), shaped [T, 1, hd]: it rotates q and k as [1, T, heads, hd].
   RopeTables rope(int64_t start, int64_t length) const;
   // x + update in the residual stream's dtype (clamped under float16_residual: clamp).
   at::Tensor residual_add(const at::Tensor& x, const at::Tensor& update) const;

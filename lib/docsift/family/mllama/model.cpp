@@ -163,7 +163,7 @@ at::Tensor MllamaModel::cross_layer(const CrossLayer& l, const at::Tensor& x, co
   const DecoderConfig& c = config_.text;
   const at::ScalarType dtype = numerics_.dtype;
   const int64_t t = x.size(1);
-  const at::Tensor h = rms_norm(x, l.input_norm, c.rms_eps).to(dtype);
+  const at::Tensor h = as_dtype(rms_norm(x, l.input_norm, c.rms_eps), dtype);
   // [1, T, nh·hd] → [1, nh, T, hd], normed per head.
   const at::Tensor q =
       rms_norm(linear(h, l.q, text_->scratch()).view({1, t, c.heads, c.head_dim}).transpose(1, 2), l.q_norm, c.rms_eps);
@@ -185,7 +185,7 @@ at::Tensor MllamaModel::cross_layer(const CrossLayer& l, const at::Tensor& x, co
   }
   const at::Tensor a = (parts.size() == 1 ? parts[0] : at::cat(parts, 2)).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
   const at::Tensor after = text_->residual_add(x, linear(a, l.o, text_->scratch()).mul(l.attn_gate.tanh()));
-  at::Tensor mlp = swiglu(l.mlp, rms_norm(after, l.post_norm, c.rms_eps).to(dtype), text_->scratch());
+  at::Tensor mlp = swiglu(l.mlp, as_dtype(rms_norm(after, l.post_norm, c.rms_eps), dtype), text_->scratch());
   if (before > 0) mlp.slice(1, 0, before).zero_();  // both references mask the MLP of those rows
   return text_->residual_add(after, mlp.mul(l.mlp_gate.tanh()));
 }
