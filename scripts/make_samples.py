@@ -67,12 +67,14 @@ def na_row(name, doc_type):
     return row
 
 
-def invoice(rng, name, receipt=False):
+def invoice_row(rng, name, receipt, max_qty=6, max_price=250):
+    """An invoice's or receipt's ground-truth row, with its items, quantities and unit prices.
+    Receipts have no payer, due date or website."""
     row = na_row(name, "RECEIPT" if receipt else "TAX INVOICE")
     supplier = rng.choice(SUPPLIERS)
     items = rng.sample(ITEMS, rng.randint(2, 5))
-    qty = [rng.randint(1, 6) for _ in items]
-    price = [round(rng.uniform(3, 250), 2) for _ in items]
+    qty = [rng.randint(1, max_qty) for _ in items]
+    price = [round(rng.uniform(3, max_price), 2) for _ in items]
     subtotal = round(sum(q * p for q, p in zip(qty, price)), 2)
     gst = round(subtotal * 0.1, 2)
     row.update(SUPPLIER=supplier, ABN=abn(rng), INVOICE_DATE=date(rng), SUBTOTAL=money(subtotal), GST=money(gst),
@@ -83,6 +85,12 @@ def invoice(rng, name, receipt=False):
         row.update(PAYER_NAME=payer, PAYER_ADDRESS=rng.choice(STREETS), PAYER_PHONE=phone(rng),
                    PAYER_EMAIL=payer.lower().replace(" ", ".").replace("'", "") + "@example.com.au",
                    DUE_DATE=date(rng), SUPPLIER_WEBSITE="www." + supplier.lower().split()[0] + ".com.au")
+    return row, items, qty, price
+
+
+def invoice(rng, name, receipt=False):
+    row, items, qty, price = invoice_row(rng, name, receipt)
+    supplier = row["SUPPLIER"]
     lines = [(row["DOCUMENT_TYPE"], "title"), (supplier, "bold"), (f"ABN {row['ABN']}", ""),
              (row["BUSINESS_ADDRESS"], ""), (f"Phone {row['BUSINESS_PHONE']}", "")]
     if not receipt:

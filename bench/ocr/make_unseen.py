@@ -14,31 +14,17 @@ import sys
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from make_samples import (BOLD, FONT_DIR, ITEMS, PAYERS, STREETS, SUPPLIERS, abn, date, money,  # noqa: E402
-                          na_row, phone, statement_row, write_ground_truth)
+from make_samples import (BOLD, FONT_DIR, invoice_row, money, statement_row, write_ground_truth)  # noqa: E402
 
 
 def invoice(rng, name, receipt):
-    row = na_row(name, "RECEIPT" if receipt else "TAX INVOICE")
-    supplier = rng.choice(SUPPLIERS)
-    items = rng.sample(ITEMS, rng.randint(2, 5))
-    qty = [rng.randint(1, 9) for _ in items]
-    price = [round(rng.uniform(3, 400), 2) for _ in items]
-    subtotal = round(sum(q * p for q, p in zip(qty, price)), 2)
-    gst = round(subtotal * 0.1, 2)
-    row.update(SUPPLIER=supplier, ABN=abn(rng), INVOICE_DATE=date(rng), SUBTOTAL=money(subtotal), GST=money(gst),
-               TOTAL=money(subtotal + gst), QUANTITIES=" | ".join(map(str, qty)),
-               PRICES=" | ".join(money(p) for p in price), DESCRIPTIONS=" | ".join(items),
-               BUSINESS_ADDRESS=rng.choice(STREETS), BUSINESS_PHONE=phone(rng))
-    left = [(supplier, "big"), (f"A.B.N. {row['ABN']}", ""), (row["BUSINESS_ADDRESS"], ""),
+    # More and dearer items than samples/ (up to 9 of each, up to $400 each).
+    row, items, qty, price = invoice_row(rng, name, receipt, max_qty=9, max_price=400)
+    left = [(row["SUPPLIER"], "big"), (f"A.B.N. {row['ABN']}", ""), (row["BUSINESS_ADDRESS"], ""),
             (f"Tel {row['BUSINESS_PHONE']}", "")]
     right = [("SALES RECEIPT" if receipt else "TAX INVOICE", "title"),
              (f"Invoice Date: {row['INVOICE_DATE']}", "")]
     if not receipt:
-        payer = rng.choice(PAYERS)
-        row.update(PAYER_NAME=payer, PAYER_ADDRESS=rng.choice(STREETS), PAYER_PHONE=phone(rng),
-                   PAYER_EMAIL=payer.lower().replace(" ", ".").replace("'", "") + "@example.com.au",
-                   DUE_DATE=date(rng), SUPPLIER_WEBSITE="www." + supplier.lower().split()[0] + ".com.au")
         left.append((row["SUPPLIER_WEBSITE"], ""))
         right.append((f"Payment due: {row['DUE_DATE']}", ""))
     body = []

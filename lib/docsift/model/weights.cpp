@@ -86,13 +86,13 @@ LinearWeight WeightLoader::take_linear_stacked(const std::vector<std::pair<std::
   l.weight = at::empty({rows, in}, options);
   if (bias) l.bias = at::empty({rows}, options);
   int64_t row = 0;
+  const auto fill = [&](at::Tensor& target, const std::string& name, int64_t out) {
+    target.narrow(0, row, out).copy_(checkpoint_.view(name));
+    checkpoint_.release(name);
+  };
   for (const auto& [prefix, out] : parts) {
-    for (const std::string& name : {prefix + "weight", prefix + "bias"}) {
-      if (name.ends_with("bias") && !bias) continue;
-      at::Tensor& target = name.ends_with("bias") ? l.bias : l.weight;
-      target.narrow(0, row, out).copy_(checkpoint_.view(name));
-      checkpoint_.release(name);
-    }
+    fill(l.weight, prefix + "weight", out);
+    if (bias) fill(l.bias, prefix + "bias", out);
     row += out;
   }
   return l;
