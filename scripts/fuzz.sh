@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the untrusted-input parsers with libFuzzer for a bounded time each.
-#   scripts/fuzz.sh [SECONDS] [safetensors|tokenizer|all]    (default 60, all)
+#   scripts/fuzz.sh [SECONDS] [safetensors|tokenizer|exif|ocr|all]    (default 60, all)
 # safetensors: the header parser. tokenizer: tokenizer.json loading, and encode/decode/stream
 # of arbitrary text with the tiny test tokenizer.
 # Builds with clang into build-fuzz/ (installs clang and its runtime if missing), seeds a corpus
@@ -24,9 +24,11 @@ dpkg-query -W -f='${Status}' nlohmann-json3-dev 2>/dev/null | grep -q "install o
 echo "==> building the fuzz targets (clang, ASan + UBSan + libFuzzer)"
 cmake -S "$ROOT" -B "$BUILD" -DDOCSIFT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target fuzz_safetensors_header fuzz_tokenizer fuzz_exif
+cmake --build "$BUILD" -j "$(nproc)" --target fuzz_safetensors_header fuzz_tokenizer fuzz_exif fuzz_ocr_values
 
-mkdir -p "$OUT/corpus" "$OUT/tokenizer-corpus" "$OUT/exif-corpus" "$OUT/crashes"
+mkdir -p "$OUT/corpus" "$OUT/tokenizer-corpus" "$OUT/exif-corpus" "$OUT/ocr-corpus" "$OUT/crashes"
+printf 'Total RM 9,90 28-12-17 18: 52' >"$OUT/ocr-corpus/receipt"
+printf "Rechnungssumme brutto 1.005,55 EUR 11. M\xc3\xa4rz 2014 CHF 2'606.35 1 210,00 K\xc4\x8d" >"$OUT/ocr-corpus/invoice"
 # The EXIF parser starts from the fixture images that carry an orientation.
 cp "$ROOT"/tests/fixtures/images/exif_* "$OUT/exif-corpus/" 2>/dev/null || true
 python3 - "$OUT/corpus" <<'PY'
@@ -74,8 +76,9 @@ case "$WHICH" in
   safetensors) run_target fuzz_safetensors_header "$OUT/corpus" ;;
   tokenizer) run_target fuzz_tokenizer "$OUT/tokenizer-corpus" ;;
   exif) run_target fuzz_exif "$OUT/exif-corpus" ;;
+  ocr) run_target fuzz_ocr_values "$OUT/ocr-corpus" ;;
   all) run_target fuzz_safetensors_header "$OUT/corpus"; run_target fuzz_tokenizer "$OUT/tokenizer-corpus"
-       run_target fuzz_exif "$OUT/exif-corpus" ;;
-  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif or all)" >&2; exit 2 ;;
+       run_target fuzz_exif "$OUT/exif-corpus"; run_target fuzz_ocr_values "$OUT/ocr-corpus" ;;
+  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif, ocr or all)" >&2; exit 2 ;;
 esac
 exit "$status"

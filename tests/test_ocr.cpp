@@ -34,6 +34,12 @@ const fs::path kSource = DOCSIFT_SOURCE_DIR;
 
 std::string value_or_none(const std::optional<std::string>& v) { return v ? *v : "<none>"; }
 
+// Month names and currency marks as the shipped rules give them.
+const Lexicon& lexicon() {
+  static const Rules rules = load_rules("builtin:ocr-rules");
+  return rules.lexicon;
+}
+
 // A page as if OCR had read `lines` from a clean render: 10 px per character, 30 px per line, and
 // an empty string as a blank line (so a new block).
 Page page_of(const std::vector<std::string>& lines) {
@@ -92,6 +98,45 @@ void write_bmp(const fs::path& path, const at::Tensor& rgb) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
+
+// A born-digital PDF: one A4 page whose text is a real text layer (Helvetica, WinAnsi, one line of
+// `lines` every 16 points from the top), written by hand with a correct cross-reference table.
+void write_text_pdf(const fs::path& path, const std::vector<std::string>& lines) {
+  std::string content = "BT /F1 11 Tf\n";
+  double y = 800;
+  for (const auto& line : lines) {
+    std::string escaped;
+    for (const char c : line) {
+      if (c == '(' || c == ')' || c == '\\') escaped += '\\';
+      escaped += c;
+    }
+    content += "1 0 0 1 50 " + std::to_string(static_cast<int>(y)) + " Tm (" + escaped + ") Tj\n";
+    y -= 16;
+  }
+  content += "ET\n";
+  const std::vector<std::string> objects = {
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+      "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+      "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "endstream"};
+  std::string pdf = "%PDF-1.4\n";
+  std::vector<std::size_t> offsets;
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    offsets.push_back(pdf.size());
+    pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
+  }
+  const std::size_t xref = pdf.size();
+  pdf += "xref\n0 " + std::to_string(objects.size() + 1) + "\n0000000000 65535 f \n";
+  for (const auto at : offsets) {
+    char entry[24];
+    std::snprintf(entry, sizeof entry, "%010zu 00000 n \n", at);
+    pdf += entry;
+  }
+  pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) +
+         "\n%%EOF\n";
+  std::ofstream(path, std::ios::binary) << pdf;
+}
 }  // namespace
 
 TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addresses") {
@@ -103,32 +148,32 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK(value_or_none(parse_abn("ABN 51 824 753 557")) == "<none>");           // one digit misread
   CHECK(value_or_none(parse_abn("Phone 0412 345 678")) == "<none>");
 
-  CHECK(value_or_none(parse_date("Date: 03/04/2025")) == "03/04/2025");
-  CHECK(value_or_none(parse_date("3/4/25")) == "03/04/2025");
-  CHECK(value_or_none(parse_date("03-04-2025")) == "03/04/2025");
-  CHECK(value_or_none(parse_date("03.04.2025")) == "03/04/2025");
-  CHECK(value_or_none(parse_date("2025-04-03")) == "03/04/2025");
-  CHECK(value_or_none(parse_date("Issued 3 April 2025")) == "03/04/2025");
-  CHECK(value_or_none(parse_date("3rd Apr 2025")) == "03/04/2025");
-  CHECK(value_or_none(parse_date("April 3, 2025")) == "03/04/2025");
-  CHECK(value_or_none(parse_date("29/02/2024")) == "29/02/2024");
-  CHECK(value_or_none(parse_date("29/02/2025")) == "<none>");
-  CHECK(value_or_none(parse_date("31/04/2025")) == "<none>");
-  CHECK(value_or_none(parse_date("Qty 3")) == "<none>");
-  CHECK(value_or_none(parse_period("01/07/2025 to 28/07/2025")) == "01/07/2025 to 28/07/2025");
-  CHECK(value_or_none(parse_period("1 July 2025 - 28 July 2025")) == "01/07/2025 to 28/07/2025");
-  CHECK(value_or_none(parse_period("01/07/2025")) == "<none>");
+  CHECK(value_or_none(parse_date("Date: 03/04/2025", lexicon())) == "03/04/2025");
+  CHECK(value_or_none(parse_date("3/4/25", lexicon())) == "03/04/2025");
+  CHECK(value_or_none(parse_date("03-04-2025", lexicon())) == "03/04/2025");
+  CHECK(value_or_none(parse_date("03.04.2025", lexicon())) == "03/04/2025");
+  CHECK(value_or_none(parse_date("2025-04-03", lexicon())) == "03/04/2025");
+  CHECK(value_or_none(parse_date("Issued 3 April 2025", lexicon())) == "03/04/2025");
+  CHECK(value_or_none(parse_date("3rd Apr 2025", lexicon())) == "03/04/2025");
+  CHECK(value_or_none(parse_date("April 3, 2025", lexicon())) == "03/04/2025");
+  CHECK(value_or_none(parse_date("29/02/2024", lexicon())) == "29/02/2024");
+  CHECK(value_or_none(parse_date("29/02/2025", lexicon())) == "<none>");
+  CHECK(value_or_none(parse_date("31/04/2025", lexicon())) == "<none>");
+  CHECK(value_or_none(parse_date("Qty 3", lexicon())) == "<none>");
+  CHECK(value_or_none(parse_period("01/07/2025 to 28/07/2025", lexicon())) == "01/07/2025 to 28/07/2025");
+  CHECK(value_or_none(parse_period("1 July 2025 - 28 July 2025", lexicon())) == "01/07/2025 to 28/07/2025");
+  CHECK(value_or_none(parse_period("01/07/2025", lexicon())) == "<none>");
 
-  CHECK(value_or_none(parse_amount("TOTAL: $2,480.62")) == "$2,480.62");
-  CHECK(value_or_none(parse_amount("1234.56")) == "$1,234.56");
-  CHECK(value_or_none(parse_amount("AUD 1,234.56")) == "$1,234.56");
-  CHECK(value_or_none(parse_amount("Rent payment -$509.21")) == "$509.21");
-  CHECK(value_or_none(parse_amount("GST (10%): $225.51")) == "$225.51");
-  CHECK(value_or_none(parse_amount("$ 1 234.56")) == "$1,234.56");
-  CHECK(value_or_none(parse_amount("4 $69.73")) == "$69.73");
-  CHECK(value_or_none(parse_amount("Qty 4")) == "<none>");
-  CHECK(value_or_none(parse_amount("1,234")) == "<none>");
-  CHECK(value_or_none(parse_amount("03.04.2025")) == "<none>");
+  CHECK(value_or_none(parse_amount("TOTAL: $2,480.62", lexicon())) == "$2,480.62");
+  CHECK(value_or_none(parse_amount("1234.56", lexicon())) == "1,234.56");  // no mark printed: none written
+  CHECK(value_or_none(parse_amount("AUD 1,234.56", lexicon())) == "$1,234.56");
+  CHECK(value_or_none(parse_amount("Rent payment -$509.21", lexicon())) == "$509.21");
+  CHECK(value_or_none(parse_amount("GST (10%): $225.51", lexicon())) == "$225.51");
+  CHECK(value_or_none(parse_amount("$ 1 234.56", lexicon())) == "$1,234.56");
+  CHECK(value_or_none(parse_amount("4 $69.73", lexicon())) == "$69.73");
+  CHECK(value_or_none(parse_amount("Qty 4", lexicon())) == "<none>");
+  CHECK(value_or_none(parse_amount("1,234", lexicon())) == "<none>");
+  CHECK(value_or_none(parse_amount("03.04.2025", lexicon())) == "<none>");
   CHECK(amount_cents("$2,480.62") == 248062);
 
   CHECK(value_or_none(parse_bsb("BSB: 063-140")) == "063 140");
@@ -269,14 +314,193 @@ TEST_CASE("OCR rules: other wordings, two labels on one line, a statement, noise
   CHECK(extract_fields(page_of(std::vector<std::string>{}), rules, kFieldNames).fields.at("TOTAL") == "N/A");
 }
 
+TEST_CASE("OCR amounts as the world prints them: currency marks, decimal commas, grouping, OCR's spaces") {
+  const auto amount = [](std::string_view text, bool whole = false) { return value_or_none(parse_amount(text, lexicon(), whole)); };
+  CHECK(amount("CASH RM 10.00") == "RM 10.00");
+  CHECK(amount("RM9.90") == "RM 9.90");
+  CHECK(amount("Tota) Incl. GST@6x RN 9,90") == "9.90");   // decimal comma; "6x" is not money
+  CHECK(amount("Totaal € 56,02") == "€56.02");
+  CHECK(amount("Endsumme 963,12 €") == "€963.12");           // the mark after the amount
+  CHECK(amount("Rechnungssumme brutto 1.005,55") == "1,005.55");
+  CHECK(amount("EUR 1.234,56") == "€1,234.56");
+  CHECK(amount("Total CHF 2'606.35") == "CHF 2,606.35");     // Swiss apostrophes
+  CHECK(amount("Celkem k úhradě 1 210,00 Kč") == "Kč 1,210.00");  // thousands by a space before a mark
+  CHECK(amount("£3.00 GBP") == "£3.00");
+  CHECK(amount("Total RM Incl. of GST 11. 80") == "11.80");  // OCR split the cents off
+  CHECK(amount("Whiteboard 2 $129 .32") == "$129.32");
+  CHECK(amount("Rs 1939") == "₹1,939.00");                     // whole, but a currency mark vouches for it
+  CHECK(amount("Total 1939") == "<none>");                     // whole and bare: only when a label vouches
+  CHECK(amount("Total 1939", true) == "1,939.00");
+  CHECK(amount("GST @6% 0.56 18:52") == "0.56");               // not the percentage, not the time
+  CHECK(amount("Tel 03-7859 0861") == "<none>");
+  CHECK(amount("28.12.17") == "<none>");                       // a date
+  CHECK(amount("PADLOCK 50MM") == "<none>");
+  CHECK(amount("0012.50") == "<none>");                        // leading zeros: an id
+  CHECK(amount("1.5 kg") == "<none>");
+  CHECK(amount("Total 1O.5O") == "10.50");                        // OCR's O for 0
+  CHECK(amount("Total 10.5OL") == "<none>");
+  CHECK(amount("Change RMO.00") == "RM 0.00");
+  CHECK(amount("Total After Adj 45 55", true) == "45.55");      // a label vouches: the space was the point
+  CHECK(amount("Total After Adj 45 55") == "<none>");
+  CHECK(amount("Total 2 45.50", true) == "45.50");
+  CHECK(amount("NET TOTAL 174.9", true) == "174.90");           // OCR lost the last zero
+  const auto all = find_amounts("Total 261.32 15.68 277.00", lexicon());
+  REQUIRE(all.size() == 3);
+  CHECK(all[2].cents == 27700);
+  CHECK(format_amount(123456789, "$") == "$1,234,567.89");
+  CHECK(format_amount(5, "") == "0.05");
+  CHECK(amount_cents("RM 9.90") == 990);
+}
+
+TEST_CASE("OCR dates as the world prints them: month names in seven languages, two-digit years, day or month first") {
+  const auto date = [](std::string_view text, DateOrder order = DateOrder::Dmy) {
+    return value_or_none(parse_date(text, lexicon(), order));
+  };
+  CHECK(date("28-12-17 18: 52 SHOT 1109") == "28/12/2017");  // a time after the date does not spoil it
+  CHECK(date("06 APR 2018") == "06/04/2018");
+  CHECK(date("20/JAN/2017") == "20/01/2017");
+  CHECK(date("24-MAR-18") == "24/03/2018");
+  CHECK(date("24 Mar 18 09:12:41 PM") == "24/03/2018");
+  CHECK(date("OCT 3, 2016") == "03/10/2016");
+  CHECK(date("(06/12/2016)") == "06/12/2016");
+  CHECK(date("2018-01-05") == "05/01/2018");
+  CHECK(date("Liefer- und Rechnungsdatum: 11. Juli 2014") == "11/07/2014");
+  CHECK(date("3. März 2025") == "03/03/2025");
+  CHECK(date("MÄRZ 3, 2025") == "03/03/2025");                // case-folded beyond ASCII
+  CHECK(date("le 3 février 2024") == "03/02/2024");
+  CHECK(date("18 april 2014") == "18/04/2014");
+  CHECK(date("5 de diciembre de 2023") == "<none>");          // "de" between the parts is not read
+  CHECK(date("1 dicembre 2023") == "01/12/2023");
+  CHECK(date("Datum vystavení 10. 02. 2015") == "10/02/2015");  // spaced
+  CHECK(date("Belegdatum: 26.10.22") == "26/10/2022");
+  CHECK(date("03/04/2025", DateOrder::Mdy) == "04/03/2025");
+  CHECK(date("13/04/2025", DateOrder::Mdy) == "13/04/2025");  // only one reading exists
+  CHECK(date("2 May 10:30") == "<none>");
+  CHECK(date("Date: 1O/03/2O18") == "10/03/2018");               // OCR's O for 0
+  CHECK(date("Invoice 12/O3") == "<none>");                      // a time, not the year 2010
+  CHECK(date("Version 1.2.3.4") == "<none>");
+  const auto found = find_dates("11/15/2019 and 03/04/2019", lexicon());
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].month_first_only);
+  CHECK_FALSE(found[1].month_first_only);
+  CHECK_FALSE(found[1].day_first_only);
+}
+
+TEST_CASE("OCR labels match through one misread letter in words of five letters or more, never in short ones") {
+  const auto at = [](const std::string& text, const std::string& label) {
+    const auto hits = find_label(lowercase(text), label);
+    return hits.empty() ? std::string("<none>") : text.substr(hits[0].first, hits[0].second - hits[0].first);
+  };
+  CHECK(at("T0TAL 12.00", "total") == "T0TAL");
+  CHECK(at("TOFAL 12.00", "total") == "TOFAL");
+  CHECK(at("Tota) Incl. GST 9.90", "total") == "Tota)");
+  CHECK(at("SUBTOTAI 9.34", "subtotal") == "SUBTOTAI");
+  CHECK(at("Total (inc. GST) 9.90", "total (inc gst)") == "Total (inc. GST)");
+  CHECK(at("Gesamtbetrag: 12,00", "gesamtbetrag") == "Gesamtbetrag");
+  CHECK(at("Tex 1.00", "tax") == "<none>");     // three letters: exact only
+  CHECK(at("Data plan", "date") == "<none>");
+  CHECK(at("Subtotal 9.00", "total") == "<none>");  // a whole word, not a part of one
+  CHECK(find_label("supplies", "supplier", /*fuzzy=*/false).empty());
+}
+
+TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time, the seller over its registration line") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // As Tesseract read ../shared/data/sroie-train/047.jpg (a Malaysian receipt), shortened.
+  const auto e = extract_fields(page_of({"MR. D.I.Y. SDN BHD",
+                                         "(CO.REG :704427-T )",
+                                         "LOT 1851-A & 1851-B, JALAN KPB 6,",
+                                         "KAWASAN PERINDUSTRIAN BALAKONG,",
+                                         "43300 SERI KEMBANGAN, SELANGOR",
+                                         "(GST ID No :001092886528)",
+                                         "~TAX INVOICE-",
+                                         "",
+                                         "PADLOCK 50MM          1X 9.90     9,90",
+                                         "Total Qty 1",
+                                         "Tota) Incl. GST@6x        RN 9,90",
+                                         "CASH                     RM 10.00",
+                                         "CHANGE                    RM 0.10",
+                                         "GST Summary Amt(RM) Tax(RM)",
+                                         "Total                9.34     0.56",
+                                         "",
+                                         "28-12-17 18: 52 SHOT 1109 T1 R000020832",
+                                         "OPERATOR TRAINEE CASHIER"}),
+                                 rules, kFieldNames);
+  CHECK(e.fields.at("SUPPLIER") == "MR. D.I.Y. SDN BHD");
+  CHECK(e.fields.at("TOTAL") == "RM 9.90");  // not the tax summary's 9.34 or 0.56, not "Total Qty 1"
+  CHECK(e.fields.at("INVOICE_DATE") == "28/12/2017");
+  CHECK(e.checks["date_by_position"] == true);
+  CHECK(e.fields.at("BUSINESS_ADDRESS") ==
+        "LOT 1851-A & 1851-B, JALAN KPB 6, KAWASAN PERINDUSTRIAN BALAKONG, 43300 SERI KEMBANGAN, SELANGOR");
+
+  // Cash - change decides between two labelled totals; a name on two lines is joined; a lead-in
+  // before the legal name is dropped.
+  auto r = extract_fields(page_of({"POPULAR BOOK", "CO. (M) SDN BHD", "(Co. No. 113825-W)", "Total 31.45", "Total Payable 34.45",
+                                   "Cash 50.00", "Change 18.55"}),
+                          rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "POPULAR BOOK CO. (M) SDN BHD");
+  CHECK(r.fields.at("TOTAL") == "31.45");  // 50.00 - 18.55, over the stronger label's misread 34.45
+  r = extract_fields(page_of({"OLD TOWN", "OWN BY: CHEF LEE SDN BHD", "LG226, LGF, 1 UTAMA SHOPPING CENTRE", "TOTAL RM96.20"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "CHEF LEE SDN BHD");
+  CHECK(r.fields.at("TOTAL") == "RM 96.20");
+  // No total label read at all: what was paid is the total.
+  r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "Voucher 10.00", "Change 5.00"}), rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "N/A");  // "Voucher" is not a payment word
+  r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "Cash 10.00", "Change 5.00"}), rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "5.00");
+  CHECK(r.checks["total_from_payment"] == true);
+}
+
+TEST_CASE("OCR rules on invoices in other languages: sender line, labels in German, French, Czech, US dates") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  auto e = extract_fields(page_of({"Kraxi GmbH · Flugzeugallee 17 · 12345 Papierfeld · Deutschland",
+                                   "Papierflieger-Vertriebs-GmbH",
+                                   "Rabattstr. 25",
+                                   "",
+                                   "Rechnung",
+                                   "Rechnungsnummer: 2014-03   Liefer- und Rechnungsdatum: 11. Juli 2014",
+                                   "",
+                                   "Pos. Artikelbeschreibung Menge Preis Betrag",
+                                   "1 Superdrachen 2 20,00 40,00",
+                                   "",
+                                   "Rechnungssumme netto 845,00",
+                                   "zuzüglich 19% MwSt. 160,55",
+                                   "Rechnungssumme brutto 1.005,55 EUR"}),
+                          rules, kFieldNames);
+  CHECK(e.fields.at("SUPPLIER") == "Kraxi GmbH");
+  CHECK(e.fields.at("DOCUMENT_TYPE") == "TAX INVOICE");
+  CHECK(e.fields.at("INVOICE_DATE") == "11/07/2014");
+  CHECK(e.fields.at("TOTAL") == "€1,005.55");  // not the net sum; the page's currency for bare amounts
+  CHECK(e.fields.at("SUBTOTAL") == "€845.00");
+
+  e = extract_fields(page_of({"FACTURE N° F20180027", "Date : 31/12/2018", "", "TOTAL HT 100,00 EUR", "TOTAL TVA 10,00 EUR",
+                              "TOTAL TTC 110,00 EUR"}),
+                     rules, kFieldNames);
+  CHECK(e.fields.at("TOTAL") == "€110.00");
+  CHECK(e.fields.at("SUBTOTAL") == "€100.00");
+  CHECK(e.checks["sum"] == true);
+
+  e = extract_fields(page_of({"Faktura 20150009", "DODAVATEL          ODBĚRATEL", "Jiná firma s.r.o.          Apple Czech s.r.o.",
+                              "Datum vystavení 10. 02. 2015", "Celkem k úhradě 1 210,00 Kč"}),
+                     rules, kFieldNames);
+  CHECK(e.fields.at("SUPPLIER") == "Jiná firma s.r.o.");  // under its label, left of the buyer's
+  CHECK(e.fields.at("TOTAL") == "Kč 1,210.00");
+  CHECK(e.fields.at("INVOICE_DATE") == "10/02/2015");
+
+  // US order, decided by the page: 11/15/2019 can only be month first, so 11/03/2019 is 3 November.
+  const Page us = page_of({"CONTOSO LTD.", "INVOICE DATE: 11/03/2019", "DUE DATE: 11/15/2019", "TOTAL $110.00"});
+  CHECK(extract_fields(us, rules, kFieldNames).fields.at("INVOICE_DATE") == "03/11/2019");
+  CHECK(extract_fields(us, rules, kFieldNames, DateOrderRule::Dmy).fields.at("INVOICE_DATE") == "11/03/2019");
+}
+
 TEST_CASE("OCR rules file: errors name the file and the problem") {
   TempDir dir;
-  write_text(dir / "bad.yaml", "document_types: [{type: RECEIPT, words: [receipt]}]\nfields:\n  TOTAL: {kind: money, labels: [total]}\n");
+  write_text(dir / "bad.yaml", "document_types: [{type: RECEIPT, words: [receipt]}]\nfields:\n  GST: {kind: money, labels: [gst]}\n");
   try {
     load_rules((dir / "bad.yaml").string());
     FAIL("no error");
   } catch (const docsift::ConfigError& e) {
-    CHECK(std::string(e.what()).find("bad.yaml: fields.TOTAL: kind 'money'") != std::string::npos);
+    CHECK(std::string(e.what()).find("bad.yaml: fields.GST: kind 'money'") != std::string::npos);
   }
   CHECK_THROWS_AS(load_rules((dir / "missing.yaml").string()), docsift::ConfigError);
   CHECK_THROWS_AS(load_rules("builtin:nope"), docsift::ConfigError);
@@ -331,4 +555,68 @@ TEST_CASE("OCR engine on pages with nothing to read: blank, noise, upside down, 
   CHECK(turned["engine"]["prepared"]["turned_180"] == true);
   CHECK(turned["fields"]["TOTAL"] == "$2,480.62");
   CHECK(turned["fields"]["DOCUMENT_TYPE"] == "TAX INVOICE");
+}
+
+TEST_CASE("OCR engine on PDFs: a born-digital page is read from its text layer with no OCR, a scanned one by OCR") {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  write_text_pdf(dir / "in/rechnung.pdf", {"Kraxi GmbH - Flugzeugallee 17 - 12345 Papierfeld", "Papierflieger-Vertriebs-GmbH",
+                                           "Rechnung", "Rechnungsnummer: 2014-03", "Rechnungsdatum: 11. Juli 2014",
+                                           "Superdrachen 2 20,00 40,00", "Rechnungssumme netto 845,00",
+                                           "zuzueglich 19% MwSt. 160,55", "Rechnungssumme brutto 1.005,55 EUR"});
+  fs::copy_file(kSource / "tests/fixtures/pages/one_page.pdf", dir / "in/scanned.pdf");  // an image in a PDF
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --out " + shell_quote((dir / "out").string()) +
+                             " --quiet");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("Error in") == std::string::npos);  // no Leptonica or Poppler chatter
+  std::map<std::string, nlohmann::json> by_file;
+  for (auto& rec : journal_lines(dir / "out/results.jsonl")) by_file[rec["file"]] = rec;
+  REQUIRE(by_file.size() == 2);
+  const auto& text = by_file["rechnung.pdf"];
+  CHECK(text["text_source"] == "pdf");
+  CHECK_FALSE(text["engine"].contains("tesseract"));  // Tesseract was not asked
+  CHECK_FALSE(text["timings_s"].contains("ocr"));
+  CHECK(text["fields"]["SUPPLIER"] == "Kraxi GmbH");
+  CHECK(text["fields"]["INVOICE_DATE"] == "11/07/2014");
+  CHECK(text["fields"]["TOTAL"] == "€1,005.55");
+  const auto& scanned = by_file["scanned.pdf"];
+  CHECK(scanned["text_source"] == "ocr");
+  CHECK(scanned["engine"].contains("tesseract"));
+  const auto truth = docsift::testing::read_ground_truth(kSource / "samples/ground_truth.csv");
+  CHECK(scanned["fields"]["TOTAL"] == truth.at("synthetic_invoice_005.png").at("TOTAL"));
+
+  // ocr.pdf_text: false renders and reads the born-digital page too.
+  const auto again = run_docsift("run " + shell_quote((dir / "in").string()) + " --out " +
+                                 shell_quote((dir / "out2").string()) + " --quiet --set ocr.pdf_text=false");
+  REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+  for (auto& rec : journal_lines(dir / "out2/results.jsonl")) CHECK(rec["text_source"] == "ocr");
+
+  // A text layer that is not text (too few words, glyph ids) is not trusted.
+  CHECK_FALSE(docsift::ocr::usable_text_layer({{"Total", {}, 100}, {"12.00", {}, 100}}));
+  std::vector<Word> glyphs(20, Word{"\xee\x80\x81\xee\x80\x82\xee\x80\x83", {}, 100});  // private-use code points
+  CHECK_FALSE(docsift::ocr::usable_text_layer(glyphs));
+  std::vector<Word> words(6, Word{"Invoice", {}, 100});
+  CHECK(docsift::ocr::usable_text_layer(words));
+}
+
+TEST_CASE("Decoder messages never reach stderr: a truncated JPEG and PNG are read or failed, with the decoder's words in the record") {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  const std::string jpeg = file_bytes(kSource / "tests/fixtures/images/exif_rotated.jpg");
+  const std::string png = file_bytes(kSource / "samples/synthetic_invoice_001.png");
+  REQUIRE(jpeg.size() > 300);
+  std::ofstream(dir / "in/cut.jpg", std::ios::binary) << jpeg.substr(0, jpeg.size() * 6 / 10);
+  std::ofstream(dir / "in/cut.png", std::ios::binary) << png.substr(0, 3000);
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                             shell_quote((dir / "out").string()) + " --quiet");
+  CHECK(r.exit_code == 1);  // one page failed
+  for (const char* leak : {"libpng", "JPEG", "Error in", "Warning"}) {
+    CAPTURE(std::string(leak));
+    CHECK(r.err.find(leak) == std::string::npos);
+  }
+  std::map<std::string, nlohmann::json> by_file;
+  for (auto& rec : journal_lines(dir / "out/results.jsonl")) by_file[rec["file"]] = rec;
+  REQUIRE(by_file.size() == 2);
+  CHECK(by_file["cut.png"]["status"] == "failed");
+  CHECK(by_file["cut.png"]["error"].get<std::string>().find("the decoder said: libpng error") != std::string::npos);
 }

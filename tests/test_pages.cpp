@@ -75,12 +75,7 @@ void write_grey_tiff(const fs::path& path, const std::vector<at::Tensor>& pages)
 }
 
 std::map<std::string, std::map<std::string, std::string>> truth_rows() {
-  const auto t = docsift::io::read_csv(kSource / "samples/ground_truth.csv");
-  std::map<std::string, std::map<std::string, std::string>> rows;
-  for (const auto& row : t.rows) {
-    for (std::size_t c = 1; c < row.size(); ++c) rows[row[0]][t.header[c]] = row[c];
-  }
-  return rows;
+  return docsift::testing::read_ground_truth(kSource / "samples/ground_truth.csv");
 }
 
 }  // namespace

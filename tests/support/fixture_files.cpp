@@ -1,5 +1,7 @@
 #include "support/fixture_files.h"
 
+#include "docsift/io/csv.h"
+
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -33,6 +35,15 @@ std::vector<nlohmann::json> journal_lines(const std::filesystem::path& path) {
 std::string file_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::map<std::string, std::map<std::string, std::string>> read_ground_truth(const std::filesystem::path& path) {
+  const auto t = docsift::io::read_csv(path);
+  std::map<std::string, std::map<std::string, std::string>> rows;
+  for (const auto& row : t.rows) {
+    for (std::size_t c = 1; c < row.size(); ++c) rows[row[0]][t.header[c]] = row[c];
+  }
+  return rows;
 }
 
 }  // namespace docsift::testing

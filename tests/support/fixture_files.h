@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,5 +25,8 @@ std::vector<nlohmann::json> journal_lines(const std::filesystem::path& path);
 
 // A whole file as bytes ("" when it cannot be read).
 std::string file_bytes(const std::filesystem::path& path);
+
+// A ground-truth CSV as image_file → field → value.
+std::map<std::string, std::map<std::string, std::string>> read_ground_truth(const std::filesystem::path& path);
 
 }  // namespace docsift::testing

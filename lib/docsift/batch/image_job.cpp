@@ -3,6 +3,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <opencv2/core/mat.hpp>
 
 #include "docsift/error.h"
@@ -11,6 +13,7 @@
 #include "docsift/generate/engine.h"
 #include "docsift/generate/generate.h"
 #include "docsift/io/pages.h"
+#include "docsift/io/pdf.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/memory/devices.h"
 #include "docsift/memory/host.h"
@@ -78,13 +81,15 @@ struct ImageJob::OcrState {
   std::vector<std::string> field_names;
   ocr::Engine engine;
   io::PageOptions pages;
+  bool pdf_text;
   resilience::FaultPlan no_faults;
 
   explicit OcrState(const config::Config& c)
       : schema(extract::load_field_schema(c.extraction.fields)),
         field_names(schema.names()),
         engine(c.ocr),
-        pages(page_options(c)) {}
+        pages(page_options(c)),
+        pdf_text(c.ocr.pdf_text) {}
 };
 
 ImageJob::ImageJob(const config::Config& config, bool in_worker) {
@@ -124,19 +129,42 @@ ImageJob::Outcome ImageJob::process_ocr(const std::filesystem::path& path, int p
   nlohmann::json timings;
   try {
     auto t = Clock::now();
-    const at::Tensor rgb = io::read_page(path, page, ocr_->pages);  // (H, W, 3) uint8, contiguous
-    timings["decode_image"] = since(t);
-    record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
-    t = Clock::now();
-    const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3, rgb.data_ptr());
-    ocr::Engine::Result read = ocr_->engine.read(view, ocr_->field_names);
-    timings["ocr"] = since(t);
+    std::optional<ocr::Engine::Result> read;
+    // A born-digital PDF's text layer, where it is usable: exact text, no rendering, no OCR.
+    if (ocr_->pdf_text && io::is_pdf(path)) {
+      const io::PdfText layer = io::read_pdf_text(path, page);
+      constexpr double kScale = 300.0 / 72.0;  // points → pixels at 300 dpi, the OCR's resolution
+      std::vector<ocr::Word> words;
+      for (const auto& w : layer.words) {
+        const auto px = [&](double v) { return static_cast<int>(std::lround(v * kScale)); };
+        words.push_back({w.text, {px(w.left), px(w.top), px(w.right), px(w.bottom)}, 100.0f});
+      }
+      if (ocr::usable_text_layer(words)) {
+        const int width = static_cast<int>(std::lround(layer.width * kScale));
+        const int height = static_cast<int>(std::lround(layer.height * kScale));
+        timings["decode_image"] = since(t);
+        record["image"] = {{"width", width}, {"height", height}};
+        t = Clock::now();
+        read = ocr_->engine.read_words(std::move(words), width, height, ocr_->field_names);
+        timings["text_layer"] = since(t);
+      }
+    }
+    if (!read) {
+      const at::Tensor rgb = io::read_page(path, page, ocr_->pages);  // (H, W, 3) uint8, contiguous
+      timings["decode_image"] = since(t);
+      record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
+      t = Clock::now();
+      const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3, rgb.data_ptr());
+      read = ocr_->engine.read(view, ocr_->field_names);
+      timings["ocr"] = since(t);
+    }
     record["status"] = "ok";
     record["tier"] = "ocr";
-    record["fields"] = read.fields;
-    record["raw_response"] = read.text;
+    record["text_source"] = read->text_source;
+    record["fields"] = read->fields;
+    record["raw_response"] = read->text;
     record["tokens"] = {{"prompt", 0}, {"generated", 0}};
-    record["engine"] = read.info;
+    record["engine"] = read->info;
   } catch (const std::exception& e) {  // an unreadable image fails this image only
     record["status"] = "failed";
     record["error"] = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));

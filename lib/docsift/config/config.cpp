@@ -386,6 +386,42 @@ const std::vector<Field>& schema() {
                    c.ocr.deskew = v == "true";
                  },
                  [](const Config& c) { return YAML::Node(c.ocr.deskew); }});
+    f.push_back({"ocr.page_segmentation",
+                 "block (the page as one block of text, best on receipts), auto (Tesseract's layout analysis) "
+                 "or sparse (text in any order)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   const auto v = scalar(n, w, "ocr.page_segmentation", "block, auto or sparse");
+                   if (v != "block" && v != "auto" && v != "sparse") {
+                     fail(w, "ocr.page_segmentation", "expected block, auto or sparse, got " + shown(n));
+                   }
+                   c.ocr.page_segmentation = v;
+                 },
+                 [](const Config& c) { return node_of(c.ocr.page_segmentation); }});
+    f.push_back({"ocr.threads",
+                 "1 or 2: with 2, a tall page (a receipt) is read as two halves at once on two cores "
+                 "(bench/README.md: 1.3x the pages per second, the same accuracy within noise)",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   c.ocr.threads = static_cast<int>(integer(n, w, "ocr.threads", 1, 2));
+                 },
+                 [](const Config& c) { return YAML::Node(c.ocr.threads); }});
+    f.push_back({"ocr.date_order",
+                 "auto (day first unless the page has a date that reads only month first), dmy or mdy: how "
+                 "numeric dates such as 03/04/2025 are read",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   const auto v = scalar(n, w, "ocr.date_order", "auto, dmy or mdy");
+                   if (v != "auto" && v != "dmy" && v != "mdy") fail(w, "ocr.date_order", "expected auto, dmy or mdy, got " + shown(n));
+                   c.ocr.date_order = v;
+                 },
+                 [](const Config& c) { return node_of(c.ocr.date_order); }});
+    f.push_back({"ocr.pdf_text",
+                 "true: a PDF page with a usable text layer is read from it, not rendered and OCR'd; false: "
+                 "OCR every page",
+                 [](Config& c, const YAML::Node& n, const Where& w) {
+                   const auto v = scalar(n, w, "ocr.pdf_text", "true or false");
+                   if (v != "true" && v != "false") fail(w, "ocr.pdf_text", "expected true or false, got " + shown(n));
+                   c.ocr.pdf_text = v == "true";
+                 },
+                 [](const Config& c) { return YAML::Node(c.ocr.pdf_text); }});
     f.push_back({"output.dir", "where results.jsonl, predictions.csv and summary.json go",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    c.output.dir = text(n, w, "output.dir");

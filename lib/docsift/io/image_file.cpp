@@ -2,7 +2,11 @@
 
 #include <ATen/ops/from_blob.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -18,6 +22,45 @@
 namespace docsift::io {
 namespace fs = std::filesystem;
 namespace {
+
+// The image decoders under OpenCV (libjpeg's "Corrupt JPEG data: bad Huffman code", libpng's
+// "PNG input buffer is incomplete") print to stderr, where a log shows them without a file name
+// (and interleaved with docsift's own lines). While a file decodes, stderr goes to an anonymous
+// in-memory file; what the decoder said is then part of docsift's own message when the image
+// fails, and nothing leaks when it decodes.
+class DecoderMessages {
+ public:
+  DecoderMessages() {
+    std::fflush(stderr);
+    fd_ = memfd_create("docsift-decoder-messages", MFD_CLOEXEC);
+    saved_ = fd_ >= 0 ? dup(STDERR_FILENO) : -1;
+    if (saved_ >= 0) dup2(fd_, STDERR_FILENO);
+  }
+  ~DecoderMessages() { finish(); }
+  DecoderMessages(const DecoderMessages&) = delete;
+  DecoderMessages& operator=(const DecoderMessages&) = delete;
+
+  // Restores stderr; the decoder's first line, if it said anything.
+  std::string finish() {
+    std::string said;
+    if (saved_ >= 0) {
+      std::fflush(stderr);
+      dup2(saved_, STDERR_FILENO);
+      close(saved_);
+      saved_ = -1;
+      char buf[512];
+      const ssize_t n = pread(fd_, buf, sizeof buf, 0);
+      if (n > 0) said.assign(buf, static_cast<std::size_t>(n));
+      said = said.substr(0, said.find('\n'));
+    }
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    return said;
+  }
+
+ private:
+  int fd_ = -1, saved_ = -1;
+};
 
 std::uint32_t be32(const unsigned char* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
@@ -185,6 +228,7 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int p
                     std::equal(head.begin() + 8, head.begin() + 12, "WEBP");
   cv::Mat img;
   int orientation = 1;
+  DecoderMessages decoder;
   try {
     if (page > 0) {
       // A later page of a multi-page TIFF (page 0 goes the common way, with its orientation).
@@ -205,11 +249,14 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int p
       img = cv::imread(path.string(), jpeg ? cv::IMREAD_COLOR : cv::IMREAD_UNCHANGED);
     }
   } catch (const cv::Exception& e) {
+    decoder.finish();
     throw FileError(path.string() + ": cannot decode: " + e.what());
   }
+  const std::string said = decoder.finish();
   if (img.empty()) {
     throw FileError(path.string() + ": not a decodable image (truncated, damaged, or not really a " +
-                    (ext.empty() ? std::string("image") : ext.substr(1)) + " file)");
+                    (ext.empty() ? std::string("image") : ext.substr(1)) + " file" +
+                    (said.empty() ? "" : "; the decoder said: " + said) + ")");
   }
   img = oriented(img, orientation);
   const cv::Mat rgb = to_rgb8(img, path);

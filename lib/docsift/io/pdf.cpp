@@ -93,4 +93,26 @@ at::Tensor read_pdf_page(const fs::path& path, int page, int dpi, const ImageLim
   return rgb;
 }
 
+PdfText read_pdf_text(const fs::path& path, int page) {
+  const auto doc = open(path);
+  if (page < 0 || page >= doc->pages()) throw FileError(path.string() + ": no page " + std::to_string(page + 1));
+  const std::unique_ptr<poppler::page> p(doc->create_page(page));
+  if (!p) throw FileError(path.string() + "#page=" + std::to_string(page + 1) + ": the page cannot be read");
+  const poppler::rectf box = p->page_rect(poppler::media_box);
+  PdfText out;
+  out.width = box.width();
+  out.height = box.height();
+  // A hostile file can hold millions of boxes; a page of business text has a few thousand.
+  constexpr std::size_t kMaxWords = 100'000;
+  for (const poppler::text_box& t : p->text_list()) {
+    if (out.words.size() >= kMaxWords) break;
+    const poppler::byte_array utf8 = t.text().to_utf8();
+    std::string text(utf8.begin(), utf8.end());
+    if (text.empty()) continue;
+    const poppler::rectf b = t.bbox();
+    out.words.push_back({std::move(text), b.left(), b.top(), b.right(), b.bottom()});
+  }
+  return out;
+}
+
 }  // namespace docsift::io

@@ -6,6 +6,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "docsift/io/image_file.h"
 
@@ -19,5 +21,19 @@ int pdf_page_count(const std::filesystem::path& path);
 // Page `page` (0-based) at `dpi` as an [H, W, 3] uint8 RGB tensor on white paper. Throws FileError
 // when the page would render to more than limits.max_pixels, or does not render.
 at::Tensor read_pdf_page(const std::filesystem::path& path, int page, int dpi, const ImageLimits& limits = {});
+
+// A page's text layer as Poppler extracts it: words with boxes in points (1/72 inch), the origin
+// at the page's top left. Born-digital PDFs carry their exact text here, which beats rendering and
+// OCR on every count (the OCR engine decides whether a layer is usable: ocr/engine.h).
+struct PdfWord {
+  std::string text;  // UTF-8
+  double left = 0, top = 0, right = 0, bottom = 0;
+};
+struct PdfText {
+  double width = 0, height = 0;  // the page, in points
+  std::vector<PdfWord> words;
+};
+// Throws FileError as read_pdf_page does. A page with no text layer gives no words.
+PdfText read_pdf_text(const std::filesystem::path& path, int page);
 
 }  // namespace docsift::io

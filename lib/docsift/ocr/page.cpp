@@ -1,6 +1,10 @@
 #include "docsift/ocr/page.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "docsift/text/utf8.h"
 
 namespace docsift::ocr {
 
@@ -66,6 +70,26 @@ Page layout_page(std::vector<Word> words, int width, int height, double block_ga
     page.lines[i].block = page.lines[i - 1].block + (gap > block_gap * median ? 1 : 0);
   }
   return page;
+}
+
+bool usable_text_layer(const std::vector<Word>& words) {
+  constexpr std::size_t kMinWords = 5;
+  if (words.size() < kMinWords) return false;
+  std::size_t chars = 0, bad = 0, wordlike = 0;
+  for (const auto& w : words) {
+    const std::string_view t = w.text;
+    if (text::find_invalid_utf8(t) != text::kNoError) return false;
+    std::size_t pos = 0, letters = 0;
+    bool vowel = false;
+    while (pos < t.size()) {
+      const char32_t c = text::next_code_point(t, pos);
+      ++chars;
+      if (c == text::kReplacementChar || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF)) ++bad;  // private use: glyph ids
+      if (c < 0x80 && std::isalpha(static_cast<int>(c))) ++letters, vowel = vowel || std::string_view("aeiouyAEIOUY").find(static_cast<char>(c)) != std::string_view::npos;
+    }
+    if (letters >= 3 && vowel) ++wordlike;
+  }
+  return bad * 10 < chars && wordlike >= 3;
 }
 
 }  // namespace docsift::ocr

@@ -41,4 +41,9 @@ struct Page {
 // above exceeds `block_gap` times the median line height.
 Page layout_page(std::vector<Word> words, int width, int height, double block_gap = 1.0);
 
+// Whether words from a PDF's text layer can be trusted over OCR: enough words, few replacement,
+// control or private-use characters (a font without a Unicode map extracts as glyph ids), and
+// some that read as words (three letters or more with a vowel).
+bool usable_text_layer(const std::vector<Word>& words);
+
 }  // namespace docsift::ocr

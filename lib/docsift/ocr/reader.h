@@ -1,8 +1,9 @@
 // Tesseract 5 through its C++ API: a page image → words with boxes and confidences (page.h),
-// after the preparation that helped on the measured pages (bench/README.md): grey, deskewed, and
-// turned 180° when it reads better upside down. Upscaling small text was measured too and left
-// out: it did not help (0.979 → 0.975 on samples/, 0.967 either way on the unseen set) and cost
-// time. One reader per process; not thread-safe.
+// after the preparation that helped on the measured pages (bench/README.md): grey, deskewed
+// (Leptonica's skew search), and turned 180° when it reads better upside down. Upscaling,
+// adaptive binarisation and reading doubtful lines again on their own were measured too and left
+// out: none helped on the receipts, and each cost time. One reader per process; not thread-safe
+// (it runs its own second thread for the lower half of a tall page).
 #pragma once
 
 #include <memory>
@@ -20,6 +21,8 @@ namespace docsift::ocr {
 struct ReaderOptions {
   std::string language = "eng";
   bool deskew = true;
+  std::string segmentation = "block";  // Tesseract's page segmentation: block, auto or sparse
+  int threads = 2;                     // 2: a tall page is read as two halves on two threads
 };
 
 // What the preparation did to a page, for its record.
@@ -37,7 +40,7 @@ class Reader {
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
 
-  // `rgb`: 8-bit, 3 channels. Word boxes are in the original image's pixels.
+  // `rgb`: 8-bit, 3 channels. Word boxes are in the pixels of the page as read (deskewed, turned).
   Page read(const cv::Mat& rgb, Prepared* prepared = nullptr);
 
   static std::string version();
@@ -46,6 +49,7 @@ class Reader {
   Page recognise(const cv::Mat& grey);
   ReaderOptions options_;
   std::unique_ptr<tesseract::TessBaseAPI> api_;
+  std::unique_ptr<tesseract::TessBaseAPI> second_;  // the lower half of a tall page, in parallel
 };
 
 }  // namespace docsift::ocr

@@ -10,21 +10,35 @@
 #include <vector>
 
 #include "docsift/ocr/page.h"
+#include "docsift/ocr/values.h"
 
 namespace docsift::ocr {
 
 struct LabelRule {
-  std::string field;
-  std::string kind;  // abn, date, period, amount, bsb, account, phone, email, name
-  std::vector<std::string> labels;  // lower case
+  std::string field;  // a schema field, or one of the total's helpers ("_NOT_TOTAL", "_TENDERED", "_CHANGE")
+  std::string kind;   // abn, date, period, amount, bsb, account, phone, email, name; "none" for _NOT_TOTAL
+  std::vector<std::string> labels;  // case-folded
+  std::vector<int> strength;        // per label, for TOTAL: 3 strong, 2 plain, 1 weak; else 0
+};
+
+// How to choose TOTAL (ocr-rules.yaml's `total:` says why).
+struct TotalRules {
+  std::vector<std::string> tax_summary, rounding;
 };
 
 struct Rules {
   std::vector<std::pair<std::string, std::vector<std::string>>> document_types;  // type → heading words
   std::vector<LabelRule> fields;
+  TotalRules total;
+  std::vector<std::string> company_forms, not_supplier, address_words, regions;
   std::vector<std::string> table_description, table_quantity, table_price;
   std::vector<std::string> banks;
+  Lexicon lexicon;
 };
+
+// How numeric dates are read: day first, month first, or decided per page from the dates that can
+// only be read one way (day first when none can).
+enum class DateOrderRule { Dmy, Mdy, Auto };
 
 // `source`: "builtin:ocr-rules" or a YAML file in that layout. Throws docsift::ConfigError naming
 // the source and the problem (an unknown kind, a field listed twice, an empty label list).
@@ -38,6 +52,12 @@ struct Extraction {
   std::string text;  // the page's lines, one per line: the record's raw_response
 };
 
-Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names);
+Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,
+                          DateOrderRule date_order = DateOrderRule::Auto);
+
+// Where a label occurs in `lowered` (case-folded text) as whole words, exactly, or with one edit
+// in each of its words of 5 letters or more (OCR's "T0TAL", "SUBTOTAI"): {begin, end} byte ranges.
+std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered, const std::string& label,
+                                                            bool fuzzy = true);
 
 }  // namespace docsift::ocr

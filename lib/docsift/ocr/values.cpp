@@ -1,5 +1,8 @@
 #include "docsift/ocr/values.h"
 
+#include <utf8proc.h>
+
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
@@ -9,10 +12,14 @@
 namespace docsift::ocr {
 namespace {
 
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+// ASCII letters and every byte of a multi-byte UTF-8 character (month names such as "März").
+bool is_letter(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || static_cast<unsigned char>(c) >= 0x80; }
+
 std::string digits_of(std::string_view s) {
   std::string out;
   for (const char c : s) {
-    if (std::isdigit(static_cast<unsigned char>(c))) out += c;
+    if (is_digit(c)) out += c;
   }
   return out;
 }
@@ -24,62 +31,414 @@ bool valid_day(int d, int m, int y) {
   return !(m == 2 && d == 29 && !leap);
 }
 
-std::optional<std::string> format_date(int d, int m, int y) {
-  if (y < 100) y += 2000;
-  if (!valid_day(d, m, y)) return std::nullopt;
-  char out[32];
-  std::snprintf(out, sizeof out, "%02d/%02d/%04d", d, m, y);
-  return std::string(out);
+// Text as tokens for the date patterns: digit runs, letter runs and single punctuation marks;
+// whitespace only separates.
+struct Token {
+  enum Kind { Num, Word, Mark } kind;
+  std::string_view text;
+  std::size_t begin, end;
+};
+
+std::vector<Token> tokens_of(std::string_view s) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    Token::Kind kind = Token::Mark;
+    if (is_digit(c)) {
+      kind = Token::Num;
+      while (j < s.size() && is_digit(s[j])) ++j;
+    } else if (is_letter(c)) {
+      kind = Token::Word;
+      while (j < s.size() && is_letter(s[j])) ++j;
+    }
+    out.push_back({kind, s.substr(i, j - i), i, j});
+    i = j;
+  }
+  return out;
 }
 
-int month_of(std::string_view name) {
-  static constexpr std::array<const char*, 12> kMonths{"jan", "feb", "mar", "apr", "may", "jun",
-                                                       "jul", "aug", "sep", "oct", "nov", "dec"};
-  const std::string l = lowercase(name.substr(0, 3));
-  for (int i = 0; i < 12; ++i) {
-    if (l == kMonths[i]) return i + 1;
+int month_of(std::string_view word, const Lexicon& lexicon) {
+  if (word.size() < 3) return 0;
+  const std::string folded = casefold(word);
+  for (int m = 0; m < 12; ++m) {
+    const auto& names = lexicon.months[static_cast<std::size_t>(m)];
+    if (std::find(names.begin(), names.end(), folded) != names.end()) return m + 1;
   }
   return 0;
 }
 
-// Every date in `text`, in order of position.
-std::vector<std::string> dates_in(std::string_view text) {
-  static const std::regex kNumeric(R"((^|[^\d])(\d{1,2})\s?[/.\-]\s?(\d{1,2})\s?[/.\-]\s?(\d{4}|\d{2})(?!\d))");
-  static const std::regex kIso(R"((^|[^\d])(\d{4})-(\d{2})-(\d{2})(?!\d))");
-  static const std::regex kDayMonth(
-      R"((^|[^\d])(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4}))");
-  static const std::regex kMonthDay(R"(\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}))");
-  std::vector<std::pair<long, std::string>> found;
-  const std::string s(text);
-  for (std::sregex_iterator it(s.begin(), s.end(), kIso), end; it != end; ++it) {
-    if (auto d = format_date(std::stoi((*it)[4]), std::stoi((*it)[3]), std::stoi((*it)[2]))) {
-      found.emplace_back(it->position(2), *d);
+int number(std::string_view digits) {
+  int v = 0;
+  for (const char c : digits.substr(0, 6)) v = v * 10 + (c - '0');
+  return v;
+}
+
+// A year as printed: 4 digits, or 2 (20YY).
+std::optional<int> year_of(const Token& t) {
+  if (t.kind != Token::Num || (t.text.size() != 2 && t.text.size() != 4)) return std::nullopt;
+  const int y = number(t.text);
+  return t.text.size() == 2 ? 2000 + y : y;
+}
+
+bool is_mark(const Token& t, std::string_view marks) {
+  return t.kind == Token::Mark && t.text.size() == 1 && marks.find(t.text[0]) != std::string_view::npos;
+}
+
+// OCR reads a digit as a look-alike: "2O18", "1O.00", "l2/03/2018", "|7-06-2018". Within a run
+// of non-spaces that holds two digits or more and no other letters, O and o become 0, and l, I
+// and a bar before a digit become 1 (byte for byte, so positions hold).
+std::string ocr_digits(std::string_view text) {
+  std::string out(text);
+  std::size_t i = 0;
+  while (i < out.size()) {
+    while (i < out.size() && out[i] == ' ') ++i;
+    std::size_t j = i;
+    // A currency mark before the number ("RMO.00") is not part of it.
+    std::size_t first = i;
+    while (first < out.size() && out[first] != ' ' && !is_digit(out[first])) ++first;
+    while (first > i && (out[first - 1] == 'O' || out[first - 1] == 'o' || out[first - 1] == 'l' || out[first - 1] == 'I' ||
+                         out[first - 1] == '.' || out[first - 1] == ',')) {
+      --first;
     }
-  }
-  if (found.empty()) {
-    for (std::sregex_iterator it(s.begin(), s.end(), kNumeric), end; it != end; ++it) {
-      if (auto d = format_date(std::stoi((*it)[2]), std::stoi((*it)[3]), std::stoi((*it)[4]))) {
-        found.emplace_back(it->position(2), *d);
+    if (first < out.size() && out[first] != ' ') i = first;
+    j = i;
+    int digits = 0, lookalikes = 0, letters = 0, bars = 0;
+    for (; j < out.size() && out[j] != ' '; ++j) {
+      const char c = out[j];
+      digits += is_digit(c) ? 1 : 0;
+      lookalikes += (c == 'O' || c == 'o' || c == 'l' || c == 'I') ? 1 : 0;
+      letters += is_letter(c) ? 1 : 0;
+      bars += c == '|' && j + 1 < out.size() && is_digit(out[j + 1]) ? 1 : 0;  // "|7-06-2018"
+    }
+    if (digits >= 2 && lookalikes + bars > 0 && lookalikes == letters && lookalikes + bars <= 2) {
+      for (std::size_t k = i; k < j; ++k) {
+        if (out[k] == 'O' || out[k] == 'o') out[k] = '0';
+        if (out[k] == 'l' || out[k] == 'I' || (out[k] == '|' && k + 1 < j && is_digit(out[k + 1]))) out[k] = '1';
       }
     }
+    i = j;
   }
-  for (std::sregex_iterator it(s.begin(), s.end(), kDayMonth), end; it != end; ++it) {
-    if (const int m = month_of((*it)[3].str()); m > 0) {
-      if (auto d = format_date(std::stoi((*it)[2]), m, std::stoi((*it)[4]))) found.emplace_back(it->position(2), *d);
-    }
-  }
-  for (std::sregex_iterator it(s.begin(), s.end(), kMonthDay), end; it != end; ++it) {
-    if (const int m = month_of((*it)[1].str()); m > 0) {
-      if (auto d = format_date(std::stoi((*it)[2]), m, std::stoi((*it)[3]))) found.emplace_back(it->position(1), *d);
-    }
-  }
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> out;
-  for (auto& [pos, d] : found) out.push_back(std::move(d));
   return out;
 }
 
 }  // namespace
+
+std::string casefold(std::string_view s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    return lowercase(s);
+  }
+  utf8proc_uint8_t* mapped = nullptr;
+  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
+                              &mapped, static_cast<utf8proc_option_t>(UTF8PROC_CASEFOLD | UTF8PROC_COMPOSE));
+  if (n < 0) return lowercase(s);  // not UTF-8: bytes as they are
+  std::string out(reinterpret_cast<const char*>(mapped), static_cast<std::size_t>(n));
+  std::free(mapped);
+  return out;
+}
+
+int edit_distance(std::string_view a, std::string_view b, int limit) {
+  const int n = static_cast<int>(a.size()), m = static_cast<int>(b.size());
+  if (std::abs(n - m) > limit) return limit + 1;
+  std::vector<int> prev(static_cast<std::size_t>(m) + 1), cur(static_cast<std::size_t>(m) + 1);
+  for (int j = 0; j <= m; ++j) prev[static_cast<std::size_t>(j)] = j;
+  for (int i = 1; i <= n; ++i) {
+    cur[0] = i;
+    int best = cur[0];
+    for (int j = 1; j <= m; ++j) {
+      const auto J = static_cast<std::size_t>(j);
+      cur[J] = std::min({prev[J] + 1, cur[J - 1] + 1, prev[J - 1] + (a[static_cast<std::size_t>(i - 1)] != b[J - 1] ? 1 : 0)});
+      best = std::min(best, cur[J]);
+    }
+    if (best > limit) return limit + 1;
+    std::swap(prev, cur);
+  }
+  return std::min(prev[static_cast<std::size_t>(m)], limit + 1);
+}
+
+std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, DateOrder order) {
+  const std::string digits = ocr_digits(text);
+  const std::vector<Token> t = tokens_of(digits);
+  std::vector<Date> out;
+  const auto num = [&](std::size_t i, std::size_t lo, std::size_t hi) {
+    return i < t.size() && t[i].kind == Token::Num && t[i].text.size() >= lo && t[i].text.size() <= hi;
+  };
+  // A number glued to the pattern's ends ("1.2.3.4", "12:30") makes it something else.
+  const auto clear_before = [&](std::size_t i) {
+    return i < 2 || !(is_mark(t[i - 1], "/.-:") && t[i - 2].kind == Token::Num && t[i - 2].end == t[i - 1].begin &&
+                      t[i - 1].end == t[i].begin);
+  };
+  const auto clear_after = [&](std::size_t i) {  // i: the token after the pattern
+    return i + 1 >= t.size() || !(is_mark(t[i], "/.-:") && t[i + 1].kind == Token::Num && t[i - 1].end == t[i].begin &&
+                                  t[i].end == t[i + 1].begin);
+  };
+  const auto add = [&](int d, int m, int y, std::size_t first, std::size_t last, bool numeric) {
+    if (!valid_day(d, m, y)) return false;
+    out.push_back({d, m, y, t[first].begin, t[last].end, numeric, false, false});
+    return true;
+  };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!clear_before(i)) continue;
+    // 03/04/2025, 3-4-25, 03.04.2025 (one separator throughout); 2025-04-03.
+    if (num(i, 1, 4) && i + 4 < t.size() && is_mark(t[i + 1], "/.-") && t[i + 3].text == t[i + 1].text &&
+        num(i + 2, 1, 2) && clear_after(i + 5)) {
+      if (num(i, 4, 4) && num(i + 4, 1, 2)) {
+        if (add(number(t[i + 4].text), number(t[i + 2].text), number(t[i].text), i, i + 4, false)) i += 4;
+        continue;
+      }
+      const auto y = year_of(t[i + 4]);
+      if (num(i, 1, 2) && y) {
+        const int a = number(t[i].text), b = number(t[i + 2].text);
+        const bool dmy = valid_day(a, b, *y), mdy = valid_day(b, a, *y);
+        if (dmy || mdy) {
+          const bool day_first = order == DateOrder::Dmy ? dmy : !mdy;
+          add(day_first ? a : b, day_first ? b : a, *y, i, i + 4, true);
+          out.back().day_first_only = dmy && !mdy;
+          out.back().month_first_only = mdy && !dmy;
+          i += 4;
+          continue;
+        }
+      }
+    }
+    // 3 April 2025, 06 APR 2018, 20/JAN/2017, 24-MAR-18, 3rd April 2025, 3. März 2025.
+    if (num(i, 1, 2)) {
+      std::size_t k = i + 1;
+      if (k < t.size() && t[k].kind == Token::Word && (t[k].text == "st" || t[k].text == "nd" || t[k].text == "rd" ||
+                                                       t[k].text == "th")) {
+        ++k;
+      }
+      while (k < t.size() && is_mark(t[k], "/-.,")) ++k;
+      const int m = k < t.size() && t[k].kind == Token::Word ? month_of(t[k].text, lexicon) : 0;
+      if (m > 0 && k - i <= 3) {
+        std::size_t j = k + 1;
+        while (j < t.size() && is_mark(t[j], "/-.,") && j - k <= 2) ++j;
+        const auto y = j < t.size() ? year_of(t[j]) : std::nullopt;
+        // "2 May 10:30" is a time, not the year 2010.
+        const bool time = j + 1 < t.size() && is_mark(t[j + 1], ":");
+        if (y && !time && add(number(t[i].text), m, *y, i, j, false)) {
+          i = j;
+          continue;
+        }
+      }
+    }
+    // April 3, 2025; Apr. 3rd 2025.
+    if (t[i].kind == Token::Word) {
+      if (const int m = month_of(t[i].text, lexicon); m > 0) {
+        std::size_t k = i + 1;
+        if (k < t.size() && is_mark(t[k], ".")) ++k;
+        if (num(k, 1, 2)) {
+          std::size_t j = k + 1;
+          if (j < t.size() && t[j].kind == Token::Word && t[j].text.size() == 2) ++j;
+          if (j < t.size() && is_mark(t[j], ",")) ++j;
+          if (num(j, 4, 4) && add(number(t[k].text), m, number(t[j].text), i, j, false)) i = j;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string format_date(const Date& date) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%02d/%02d/%04d", date.day, date.month, date.year);
+  return out;
+}
+
+std::optional<std::string> parse_date(std::string_view text, const Lexicon& lexicon, DateOrder order) {
+  const auto all = find_dates(text, lexicon, order);
+  if (all.empty()) return std::nullopt;
+  return format_date(all.front());
+}
+
+std::optional<std::string> parse_period(std::string_view text, const Lexicon& lexicon, DateOrder order) {
+  const auto all = find_dates(text, lexicon, order);
+  if (all.size() < 2) return std::nullopt;
+  return format_date(all[0]) + " to " + format_date(all[1]);
+}
+
+namespace {
+
+// The currency mark that ends at `end` (before an amount) or starts at `begin` (after one), as
+// the lexicon writes it; a mark made of letters must stand as a word ("RM", not "ARM").
+std::optional<std::pair<std::string, std::size_t>> mark_before(std::string_view s, std::size_t end, const Lexicon& lex) {
+  std::size_t e = end;
+  if (e > 0 && s[e - 1] == ' ') --e;
+  std::optional<std::pair<std::string, std::size_t>> best;
+  for (const auto& [written, marks] : lex.currencies) {
+    for (const auto& mark : marks) {
+      if (mark.size() > e) continue;
+      const std::size_t b = e - mark.size();
+      if (casefold(s.substr(b, mark.size())) != mark) continue;
+      if (is_letter(mark.front()) && b > 0 && is_letter(s[b - 1])) continue;
+      if (!best || b < best->second) best = {{written, b}};
+    }
+  }
+  return best;
+}
+
+std::optional<std::pair<std::string, std::size_t>> mark_after(std::string_view s, std::size_t begin, const Lexicon& lex) {
+  std::size_t b = begin;
+  if (b < s.size() && s[b] == ' ') ++b;
+  std::optional<std::pair<std::string, std::size_t>> best;
+  for (const auto& [written, marks] : lex.currencies) {
+    for (const auto& mark : marks) {
+      if (b + mark.size() > s.size() || casefold(s.substr(b, mark.size())) != mark) continue;
+      const std::size_t e = b + mark.size();
+      if (is_letter(mark.back()) && e < s.size() && is_letter(s[e])) continue;
+      if (!best || e > best->second) best = {{written, e}};
+    }
+  }
+  return best;
+}
+
+bool is_group_separator(char c) { return c == ',' || c == '.' || c == '\'' || c == ' '; }
+
+}  // namespace
+
+std::vector<Amount> find_amounts(std::string_view text, const Lexicon& lexicon, bool whole) {
+  const std::string digits = ocr_digits(text);
+  const std::string_view s = digits;
+  std::vector<Amount> out;
+  const std::vector<Date> dates = find_dates(s, lexicon);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (!is_digit(s[i]) || (i > 0 && (is_digit(s[i - 1]) || s[i - 1] == '.' || s[i - 1] == ','))) {
+      ++i;
+      continue;
+    }
+    const std::size_t first = i;
+    const auto mark = mark_before(s, i, lexicon);
+    // The run: digit groups joined by one separator each. A space joins only after a currency
+    // mark ("$ 1 234.56") or before the two decimals OCR split off ("11. 80").
+    std::vector<std::pair<char, std::string>> groups{{'\0', {}}};
+    std::size_t j = i;
+    while (j < s.size()) {
+      if (is_digit(s[j])) {
+        groups.back().second += s[j++];
+        continue;
+      }
+      const char c = s[j];
+      std::size_t k = j + 1;
+      if ((c == '.' || c == ',') && k + 2 < s.size() && s[k] == ' ' && is_digit(s[k + 1]) && is_digit(s[k + 2]) &&
+          (k + 3 == s.size() || !is_digit(s[k + 3]))) {
+        ++k;  // "11. 80"
+      } else if (c == ' ' && k + 2 < s.size() && (s[k] == '.' || s[k] == ',') && is_digit(s[k + 1]) && is_digit(s[k + 2]) &&
+                 (k + 3 == s.size() || !is_digit(s[k + 3]))) {
+        groups.push_back({s[k], {}});  // "129 .32"
+        j = k + 1;
+        continue;
+      } else if (c == ' ') {
+        // Thousands by spaces: after a mark, before any other separator, three digits exactly.
+        const bool three = k + 3 <= s.size() && is_digit(s[k]) && is_digit(s[k + 1]) && is_digit(s[k + 2]) &&
+                           (k + 3 == s.size() || !is_digit(s[k + 3]));
+        const bool only_spaces = std::all_of(groups.begin() + 1, groups.end(), [](const auto& g) { return g.first == ' '; });
+        // Or before a mark printed after the amount: "1 210,00 Kč".
+        const bool mark_follows = three && k + 6 <= s.size() && (s[k + 3] == ',' || s[k + 3] == '.') && is_digit(s[k + 4]) &&
+                                  is_digit(s[k + 5]) && (k + 6 == s.size() || !is_digit(s[k + 6])) &&
+                                  mark_after(s, k + 6, lexicon).has_value();
+        const bool two = k + 2 <= s.size() && is_digit(s[k]) && is_digit(s[k + 1]) &&
+                         (k + 2 == s.size() || (!is_digit(s[k + 2]) && s[k + 2] != '.' && s[k + 2] != ','));
+        const bool split_cents = whole && two && groups.size() == 1;  // "45 55", vouched for by a label
+        if (!split_cents && (!(mark || mark_follows) || !three || !only_spaces)) break;
+      }
+      if (!is_group_separator(c) || k >= s.size() || !is_digit(s[k])) break;
+      groups.push_back({c, {}});
+      j = k;
+    }
+    const std::size_t run_end = j;
+    i = run_end;
+    // Read the groups: the last is the cents when two digits follow a '.' or ','.
+    Amount a;
+    std::string integer;
+    std::size_t int_groups = groups.size();
+    char decimal = '\0';
+    if (groups.size() > 1 && groups.back().second.size() == 2 && (groups.back().first == '.' || groups.back().first == ',')) {
+      decimal = groups.back().first;
+      a.has_cents = true;
+      --int_groups;
+    } else if (whole && groups.size() == 2 && groups.back().second.size() == 2 && groups.back().first == ' ') {
+      // A label vouches for it, and OCR read the decimal point as a space: "Total 45 55".
+      decimal = ' ';
+      a.has_cents = true;
+      --int_groups;
+    } else if (whole && groups.size() == 2 && groups.back().second.size() == 1 && groups.back().first == '.') {
+      // A label vouches for it, and OCR dropped the last zero: "NET TOTAL 174.9".
+      groups.back().second += '0';
+      decimal = '.';
+      a.has_cents = true;
+      --int_groups;
+    }
+    bool ok = true;
+    for (std::size_t g = 0; g < int_groups && ok; ++g) {
+      const auto& [sep, digits] = groups[g];
+      if (g == 1 && (sep == decimal || digits.size() != 3)) ok = false;
+      if (g > 1 && (sep != groups[1].first || digits.size() != 3)) ok = false;
+      if (g == 0 && int_groups > 1 && digits.size() > 3) ok = false;
+      integer += digits;
+    }
+    // A group separator that is not one ("1.5", "12.3456") or a space that joined two numbers.
+    if (!ok) continue;
+    if (integer.empty() || integer.size() > 12 || (integer.size() > 1 && integer[0] == '0')) continue;
+    a.begin = first, a.end = run_end;
+    // Not money: part of a date, a time ("18:52"), a percentage, an id or phone ("03-1234"),
+    // glued to a word ("50MM", "A4") unless that word is a currency mark.
+    const bool in_date = std::any_of(dates.begin(), dates.end(), [&](const Date& d) { return first < d.end && d.begin < run_end; });
+    const char after = run_end < s.size() ? s[run_end] : ' ';
+    const char after2 = run_end + 1 < s.size() ? s[run_end + 1] : ' ';
+    const char before = first > 0 ? s[first - 1] : ' ';
+    const char before2 = first > 1 ? s[first - 2] : ' ';
+    const auto mark_after_it = mark_after(s, run_end, lexicon);
+    if (in_date || after == ':' || (before == ':' && is_digit(before2)) || after == '%' || (after == ' ' && after2 == '%') ||
+        (before == '-' && is_digit(before2)) || (after == '-' && is_digit(after2)) || (after == '/' && is_digit(after2)) ||
+        (before == '/' && is_digit(before2))) {
+      continue;
+    }
+    if (is_letter(before) && !mark && !a.has_cents) continue;  // "A4", "T1"; "t19.00" is a smudge
+    if (is_letter(after) && !mark_after_it && !a.has_cents) continue;
+    if (!a.has_cents && !whole && !mark && !mark_after_it) continue;
+    a.cents = std::stoll(integer) * 100 + (a.has_cents ? std::stoll(groups.back().second) : 0);
+    if (mark) {
+      a.currency = mark->first;
+      a.begin = mark->second;
+    } else if (mark_after_it) {
+      a.currency = mark_after_it->first;
+      a.end = mark_after_it->second;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::string format_amount(long long cents, std::string_view currency) {
+  const std::string whole = std::to_string(cents / 100);
+  std::string grouped;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    if (i > 0 && (whole.size() - i) % 3 == 0) grouped += ',';
+    grouped += whole[i];
+  }
+  char frac[4];
+  std::snprintf(frac, sizeof frac, "%02lld", cents % 100);
+  std::string out(currency);
+  if (!out.empty() && std::isalpha(static_cast<unsigned char>(out.front()))) out += ' ';  // "RM 9.90", "Kč 1.00"
+  return out + grouped + "." + frac;
+}
+
+std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon, bool whole) {
+  const auto all = find_amounts(text, lexicon, whole);
+  if (all.empty()) return std::nullopt;
+  return format_amount(all.back().cents, all.back().currency);
+}
+
+std::optional<long long> amount_cents(std::string_view formatted) {
+  const std::string d = digits_of(formatted);
+  if (d.empty() || d.size() > 15) return std::nullopt;
+  return std::stoll(d);
+}
 
 bool abn_checksum_ok(std::string_view d) {
   static constexpr std::array<int, 11> kWeights{10, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19};
@@ -100,44 +459,6 @@ std::optional<std::string> parse_abn(std::string_view text) {
     }
   }
   return std::nullopt;
-}
-
-std::optional<std::string> parse_date(std::string_view text) {
-  auto all = dates_in(text);
-  if (all.empty()) return std::nullopt;
-  return all.front();
-}
-
-std::optional<std::string> parse_period(std::string_view text) {
-  auto all = dates_in(text);
-  if (all.size() < 2) return std::nullopt;
-  return all[0] + " to " + all[1];
-}
-
-std::optional<std::string> parse_amount(std::string_view text) {
-  // Thousands by ',' (or a space OCR put there), two decimals; '$' or a currency word optional.
-  static const std::regex kAmount(R"((^|[^\d.,])(\d{1,3}(?:[, ]\d{3})+|\d+)[.,](\d{2})(?![\d]))");
-  const std::string s(text);
-  std::optional<std::string> last;
-  for (std::sregex_iterator it(s.begin(), s.end(), kAmount), end; it != end; ++it) {
-    const std::string whole = digits_of((*it)[2].str());
-    if (whole.size() > 12) continue;
-    std::string grouped;
-    for (std::size_t i = 0; i < whole.size(); ++i) {
-      if (i > 0 && (whole.size() - i) % 3 == 0) grouped += ',';
-      grouped += whole[i];
-    }
-    // Leading zeros ("0012.50") are OCR noise or an id, not money.
-    if (whole.size() > 1 && whole[0] == '0') continue;
-    last = "$" + grouped + "." + (*it)[3].str();
-  }
-  return last;
-}
-
-std::optional<long long> amount_cents(std::string_view formatted) {
-  const std::string d = digits_of(formatted);
-  if (d.empty() || d.size() > 15) return std::nullopt;
-  return std::stoll(d);
 }
 
 std::optional<std::string> parse_bsb(std::string_view text) {
@@ -193,7 +514,25 @@ bool looks_like_address(std::string_view text) {
 
 std::string lowercase(std::string_view s) {
   std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::size_t i = 0; i < out.size();) {
+    const auto c = static_cast<unsigned char>(out[i]);
+    if (c < 0x80) {
+      out[i] = static_cast<char>(std::tolower(c));
+      ++i;
+      continue;
+    }
+    utf8proc_int32_t cp = 0;
+    const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(out.data() + i),
+                                    static_cast<utf8proc_ssize_t>(out.size() - i), &cp);
+    if (n <= 0) {  // not UTF-8: the byte as it is
+      ++i;
+      continue;
+    }
+    utf8proc_uint8_t lower[4];
+    const auto m = utf8proc_encode_char(utf8proc_tolower(cp), lower);
+    if (m == n) std::copy(lower, lower + m, out.begin() + static_cast<long>(i));  // same length: offsets hold
+    i += static_cast<std::size_t>(n);
+  }
   return out;
 }
 

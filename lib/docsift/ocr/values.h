@@ -1,31 +1,74 @@
 // Values as documents print them, checked and written in the ground truth's forms. Each parser
-// looks for its value anywhere in `text` (OCR text around a label) and returns nothing unless a
-// value passes its check: the checks are what tell a real value from OCR noise.
+// looks for its value anywhere in `text` (OCR text around a label, or a PDF's text layer) and
+// returns nothing unless a value passes its check: the checks are what tell a real value from OCR
+// noise. What is language data (month names, currency marks) comes in a Lexicon, read from
+// configs/fields/ocr-rules.yaml, so that a new language is a line of YAML, not code.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace docsift::ocr {
+
+struct Lexicon {
+  // Month names and abbreviations in every language the rules cover, case-folded: months[0] for
+  // January ("jan", "january", "januar", "janvier", "enero", "gennaio", "januari", ...).
+  std::array<std::vector<std::string>, 12> months;
+  // How an amount's currency is written → the marks printed for it, case-folded
+  // ({"RM", {"rm", "myr"}}, {"€", {"€", "eur"}}).
+  std::vector<std::pair<std::string, std::vector<std::string>>> currencies;
+};
+
+// Numeric dates read day first (03/04/2025 is 3 April) or month first (April 3).
+enum class DateOrder { Dmy, Mdy };
 
 // An Australian Business Number: 11 digits (spaces, dots or dashes between groups) whose weighted
 // sum, after subtracting 1 from the first digit, is divisible by 89. As "51 824 753 556".
 std::optional<std::string> parse_abn(std::string_view text);
 bool abn_checksum_ok(std::string_view eleven_digits);
 
-// A date in a common printed form: 03/04/2025, 3/4/25, 03-04-2025, 03.04.2025, 2025-04-03,
-// 3 April 2025, 3 Apr 2025, April 3, 2025, 3rd April 2025. Day first for numeric forms (the
-// documents are Australian). Invalid dates (31/02) are rejected. As "03/04/2025".
-std::optional<std::string> parse_date(std::string_view text);
-
+// A calendar date found in text, with where it was.
+struct Date {
+  int day = 0, month = 0, year = 0;
+  std::size_t begin = 0, end = 0;  // byte range in the text
+  bool numeric = false;            // 03/04/2025 (the order decided it), not 3 April 2025 or ISO
+  bool day_first_only = false;     // numeric and readable only day first (13/04/2025)
+  bool month_first_only = false;   // numeric and readable only month first (04/13/2025)
+};
+// Every date in `text`, in order of position, in the printed forms: 03/04/2025, 3/4/25,
+// 03-04-2025, 03.04.2025, 2025-04-03, 2025/04/03, 3 April 2025, 3 Apr 2025, 06 APR 2018,
+// 20/JAN/2017, 24-MAR-18, April 3, 2025, 3rd April 2025, 3. März 2025, with month names in any
+// language of the lexicon. Two-digit years are 20YY. Dates that do not exist (31/02) are left out.
+std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, DateOrder order = DateOrder::Dmy);
+// As DD/MM/YYYY.
+std::string format_date(const Date& date);
+// The first date in `text`, as DD/MM/YYYY.
+std::optional<std::string> parse_date(std::string_view text, const Lexicon& lexicon, DateOrder order = DateOrder::Dmy);
 // Two dates, as "DD/MM/YYYY to DD/MM/YYYY" (a statement period: "01/07/2025 - 28/07/2025").
-std::optional<std::string> parse_period(std::string_view text);
+std::optional<std::string> parse_period(std::string_view text, const Lexicon& lexicon, DateOrder order = DateOrder::Dmy);
 
-// The last money amount in `text` that has cents: "$1,234.56", "1234.56", "AUD 1,234.56",
-// "-$509.21" (sign dropped), "$ 1 234.56" (OCR's spaces). As "$1,234.56".
-std::optional<std::string> parse_amount(std::string_view text);
-// The same amount's value in cents, for the subtotal + GST = total check.
+// A money amount found in text. Decimal comma or dot; thousands grouped by comma, dot, apostrophe
+// or (after a currency mark) space; a currency mark before or after ("RM 9.90", "56,02 €",
+// "Rs 1939", "EUR 1.234,56"). OCR's space after the decimal mark ("11. 80") is read through.
+struct Amount {
+  long long cents = 0;
+  bool has_cents = false;  // printed with two decimals; a whole amount counts only when vouched for
+  std::string currency;    // as the lexicon writes it, "" when no mark was printed with it
+  std::size_t begin = 0, end = 0;  // byte range in the text, marks included
+};
+// Every amount in `text`, in order. Whole numbers are included only with `whole` (a label vouches
+// for them) or a currency mark; numbers that are part of a date, a time, a percentage or a longer
+// run of digits and dashes (an id or a phone number) are not amounts.
+std::vector<Amount> find_amounts(std::string_view text, const Lexicon& lexicon, bool whole = false);
+// "$1,234.56", "€56.02", "RM 9.90", "1,234.56" (no currency): thousands by comma, cents by a dot.
+std::string format_amount(long long cents, std::string_view currency);
+// The last amount with cents in `text` (or a whole one when `whole`), formatted.
+std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon, bool whole = false);
+// The value in cents of an amount as format_amount writes it.
 std::optional<long long> amount_cents(std::string_view formatted);
 
 // A BSB: 3 + 3 digits ("063 140", "063-140", "063140"). As "063 140".
@@ -46,8 +89,15 @@ std::optional<std::string> parse_website(std::string_view text);
 // street word ("88 Collins Street").
 bool looks_like_address(std::string_view text);
 
-// ASCII letters lowered (labels and headings are matched so; other bytes are kept).
+// Letters lowered by Unicode's simple case mapping where that keeps the byte length ("ODBĚRATEL"
+// → "odběratel"), so that offsets found in the lowered text hold in the original; other bytes,
+// and invalid UTF-8, are kept. Labels and headings are matched so.
 std::string lowercase(std::string_view s);
+// Case-folded for every script utf8proc knows ("MÄRZ" → "märz"); invalid UTF-8 is kept as bytes.
+std::string casefold(std::string_view s);
+
+// Levenshtein distance between two byte strings, stopping early above `limit` (returns limit + 1).
+int edit_distance(std::string_view a, std::string_view b, int limit);
 
 // `text` with runs of whitespace as one space, trimmed, and leading/trailing ':' '-' removed.
 std::string clean_text(std::string_view text);

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Scores docsift's predictions.csv on real documents, by the rules of issue 25:
+
+- TOTAL equal to the cent (any currency mark, decimal comma or dot, thousands separators);
+- INVOICE_DATE the same calendar day, the truth read day first with a 2- or 4-digit year or a
+  month name (the predictions are DD/MM/YYYY);
+- SUPPLIER when every word of the truth appears in the prediction, leaving out company-form words
+  (sdn, bhd, s, b, m, co, ltd, plt, pte, enterprise, trading, the).
+
+    bench/ocr/score.py receipts PREDICTIONS.csv SROIE_DIR      # NNN.jpg + NNN.json (company, date, total)
+    bench/ocr/score.py invoices PREDICTIONS.csv TRUTH.csv      # bench/ocr/invoices/truth.csv
+    add --misses to list every miss with its truth and prediction.
+Prints one line per field, "FIELD accuracy right/total", and the mean of the three.
+"""
+import csv
+import json
+import os
+import re
+import sys
+
+MONTHS = {m: i + 1 for i, names in enumerate([
+    "jan january januar janvier", "feb february februar fevrier février", "mar march märz maerz mars",
+    "apr april avril", "may mai", "jun june juni juin", "jul july juli juillet", "aug august août aout",
+    "sep sept september septembre", "oct october oktober octobre", "nov november novembre",
+    "dec december dezember décembre decembre"]) for m in names.split()}
+FORMS = {"sdn", "bhd", "s", "b", "m", "co", "ltd", "plt", "pte", "enterprise", "trading", "the"}
+
+
+def cents(text):
+    """The amount in `text` in cents: '$1,234.56', 'RM 9.90', '56,02 €', '1.234,56', '2'606.35'."""
+    if not text or text.strip().upper() == "N/A":
+        return None
+    m = re.search(r"\d[\d.,' ]*", text)
+    if not m:
+        return None
+    s = m.group(0).strip().replace(" ", "").replace("'", "")
+    dec = re.search(r"[.,](\d{1,2})$", s)
+    if dec:
+        whole, frac = re.sub(r"[.,]", "", s[:dec.start()]), dec.group(1).ljust(2, "0")
+    else:
+        whole, frac = re.sub(r"[.,]", "", s), "00"
+    return int(whole or "0") * 100 + int(frac)
+
+
+def day(text):
+    """(day, month, year) of a date written day first: 11/02/18, 21-02-16, 06 APR 2018, 20/JAN/2017,
+    2018-03-14, (06/12/2016)."""
+    if not text or text.strip().upper() == "N/A":
+        return None
+    t = text.lower()
+    m = re.search(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", t)
+    if m:
+        return int(m.group(3)), int(m.group(2)), int(m.group(1))
+    m = re.search(r"(\d{1,2})\s*[-/. ]\s*(\d{1,2}|[a-zäéû]{3,9})\.?\s*[-/. ,]\s*(\d{4}|\d{2})(?!\d)", t)
+    if not m:
+        return None
+    d, mo, y = m.groups()
+    mo = int(mo) if mo.isdigit() else MONTHS.get(mo, MONTHS.get(mo[:3], 0))
+    y = int(y) + (2000 if len(y) == 2 else 0)
+    return int(d), mo, y
+
+
+def words(text):
+    return [w for w in re.findall(r"[0-9a-zà-ÿ]+", text.lower()) if w not in FORMS]
+
+
+def supplier_ok(pred, truth):
+    if not pred or pred.strip().upper() == "N/A":
+        return False
+    have = set(words(pred))
+    want = words(truth)
+    return bool(want) and all(w in have for w in want)
+
+
+def main():
+    misses = "--misses" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--misses"]
+    kind, pred_csv, truth_path = args
+    with open(pred_csv, newline="", encoding="utf-8") as f:
+        preds = {r["image_file"].split("#page=")[0]: r for r in csv.DictReader(f)}
+    truth = {}
+    if kind == "receipts":
+        for name in sorted(os.listdir(truth_path)):
+            if name.endswith(".json"):
+                with open(os.path.join(truth_path, name), encoding="utf-8") as f:
+                    j = json.load(f)
+                truth[name[:-5] + ".jpg"] = {"TOTAL": j.get("total", ""), "INVOICE_DATE": j.get("date", ""),
+                                             "SUPPLIER": j.get("company", "")}
+    else:
+        with open(truth_path, newline="", encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                truth[r["file"]] = r
+    checks = {
+        "TOTAL": lambda p, t: cents(p) is not None and cents(p) == cents(t),
+        "INVOICE_DATE": lambda p, t: day(p) is not None and day(p) == day(t),
+        "SUPPLIER": supplier_ok,
+    }
+    scores = []
+    for field, ok in checks.items():
+        right = 0
+        for name, t in truth.items():
+            p = preds.get(name, {}).get(field, "N/A")
+            if ok(p, t[field]):
+                right += 1
+            elif misses:
+                print(f"  miss {field} {name}: truth {t[field]!r} predicted {p!r}")
+        scores.append(right / len(truth))
+        print(f"{field:<13} {right / len(truth):.3f} {right}/{len(truth)}")
+    print(f"{'mean':<13} {sum(scores) / len(scores):.3f}")
+
+
+if __name__ == "__main__":
+    main()
