@@ -443,6 +443,20 @@ TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time,
                      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "CHEF LEE SDN BHD");
   CHECK(r.fields.at("TOTAL") == "RM 96.20");
+  // A payment word inside a name is a word of the name; a trading name above the legal one joins
+  // it; "Kedai" is not the state of Kedah; an address line ends in a comma.
+  r = extract_fields(page_of({"SUPER SEVEN CASH & CARRY SDN BHD", "(590150-A)", "TOTAL 12.00"}), rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "SUPER SEVEN CASH & CARRY SDN BHD");
+  r = extract_fields(page_of({"BECON STATIONER", "Becon Enterprise Sdn Bhd", "No. 1, Jalan Setia, 40170 Shah Alam"}), rules,
+                     kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "BECON STATIONER Becon Enterprise Sdn Bhd");
+  CHECK(r.fields.at("BUSINESS_ADDRESS") == "No. 1, Jalan Setia, 40170 Shah Alam");
+  r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "LOT 276 JALAN BANTING", "43800 DENGKIL, SELANGOR."}), rules,
+                     kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "KEDAI PAPAN YEW CHUAN");
+  CHECK(r.fields.at("BUSINESS_ADDRESS") == "LOT 276 JALAN BANTING 43800 DENGKIL, SELANGOR.");
+  r = extract_fields(page_of({"Wangsa Link, Wangsa Maju,", "ADVANCO COMPANY"}), rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "ADVANCO COMPANY");
   // No total label read at all: what was paid is the total.
   r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "Voucher 10.00", "Change 5.00"}), rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "N/A");  // "Voucher" is not a payment word

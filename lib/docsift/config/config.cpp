@@ -399,7 +399,7 @@ const std::vector<Field>& schema() {
                  [](const Config& c) { return node_of(c.ocr.page_segmentation); }});
     f.push_back({"ocr.threads",
                  "1 or 2: with 2, a tall page (a receipt) is read as two halves at once on two cores "
-                 "(bench/README.md: 1.3x the pages per second, the same accuracy within noise)",
+                 "(bench/README.md: 1.2x the pages per second; some digits read differently)",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    c.ocr.threads = static_cast<int>(integer(n, w, "ocr.threads", 1, 2));
                  },

@@ -29,7 +29,8 @@ Page layout_page(std::vector<Word> words, int width, int height, double block_ga
   page.mean_confidence = words.empty() ? 0.0 : confidence / static_cast<double>(words.size());
   // Top to bottom by centre, so each word meets the lines above it first.
   std::sort(words.begin(), words.end(), [](const Word& a, const Word& b) {
-    return a.box.center_y() != b.box.center_y() ? a.box.center_y() < b.box.center_y() : a.box.left < b.box.left;
+    return a.box.center_y() != b.box.center_y() ? a.box.center_y() < b.box.center_y()
+                                                : a.box.left < b.box.left;
   });
   // Each line is matched against its core, the extent of the word that started it, so that a tall
   // speck of noise joining one line cannot stretch it over the next rows.
@@ -57,13 +58,16 @@ Page layout_page(std::vector<Word> words, int width, int height, double block_ga
     home->words.push_back(std::move(w));
   }
   for (auto& l : page.lines) {
-    std::sort(l.words.begin(), l.words.end(), [](const Word& a, const Word& b) { return a.box.left < b.box.left; });
+    std::sort(l.words.begin(), l.words.end(),
+              [](const Word& a, const Word& b) { return a.box.left < b.box.left; });
   }
-  std::sort(page.lines.begin(), page.lines.end(), [](const Line& a, const Line& b) { return a.box.top < b.box.top; });
+  std::sort(page.lines.begin(), page.lines.end(),
+            [](const Line& a, const Line& b) { return a.box.top < b.box.top; });
   if (page.lines.empty()) return page;
   std::vector<int> heights;
   for (const auto& l : page.lines) heights.push_back(l.box.height());
-  std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2), heights.end());
+  std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
+                   heights.end());
   const double median = heights[heights.size() / 2];
   for (std::size_t i = 1; i < page.lines.size(); ++i) {
     const int gap = page.lines[i].box.top - page.lines[i - 1].box.bottom;
@@ -84,8 +88,11 @@ bool usable_text_layer(const std::vector<Word>& words) {
     while (pos < t.size()) {
       const char32_t c = text::next_code_point(t, pos);
       ++chars;
-      if (c == text::kReplacementChar || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF)) ++bad;  // private use: glyph ids
-      if (c < 0x80 && std::isalpha(static_cast<int>(c))) ++letters, vowel = vowel || std::string_view("aeiouyAEIOUY").find(static_cast<char>(c)) != std::string_view::npos;
+      if (c == text::kReplacementChar || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF))
+        ++bad;  // private use: glyph ids
+      if (c < 0x80 && std::isalpha(static_cast<int>(c)))
+        ++letters, vowel = vowel || std::string_view("aeiouyAEIOUY").find(static_cast<char>(c)) !=
+                                        std::string_view::npos;
     }
     if (letters >= 3 && vowel) ++wordlike;
   }

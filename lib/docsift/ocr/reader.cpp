@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <opencv2/imgproc.hpp>
+#include <optional>
 #include <string>
 #include <thread>
-#include <optional>
-#include <opencv2/imgproc.hpp>
 
 #include "docsift/error.h"
 
@@ -30,7 +30,8 @@ constexpr double kMinDeskewDegrees = 0.3;
 constexpr double kMinSkewConfidence = 2.0;
 
 cv::Mat rotate(const cv::Mat& grey, double degrees) {
-  const cv::Point2f center(static_cast<float>(grey.cols) / 2.0f, static_cast<float>(grey.rows) / 2.0f);
+  const cv::Point2f center(static_cast<float>(grey.cols) / 2.0f,
+                           static_cast<float>(grey.rows) / 2.0f);
   const cv::Mat m = cv::getRotationMatrix2D(center, degrees, 1.0);
   cv::Mat out;
   cv::warpAffine(grey, out, m, grey.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(255));
@@ -79,10 +80,11 @@ std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& opti
   api->SetVariable("debug_file", "/dev/null");
   setMsgSeverity(L_SEVERITY_NONE);
   if (api->Init(nullptr, options.language.c_str(), tesseract::OEM_LSTM_ONLY) != 0) {
-    throw FileError("ocr.language " + options.language + ": Tesseract cannot load its language data (" +
-                    std::string(api->GetDatapath() ? api->GetDatapath() : "?") +
-                    "); install it (Debian: tesseract-ocr-" + options.language.substr(0, options.language.find('+')) +
-                    ") or set TESSDATA_PREFIX");
+    throw FileError(
+        "ocr.language " + options.language + ": Tesseract cannot load its language data (" +
+        std::string(api->GetDatapath() ? api->GetDatapath() : "?") +
+        "); install it (Debian: tesseract-ocr-" +
+        options.language.substr(0, options.language.find('+')) + ") or set TESSDATA_PREFIX");
   }
   api->SetPageSegMode(segmentation_mode(options));
   return api;
@@ -155,7 +157,8 @@ Page Reader::recognise(const cv::Mat& grey) {
   std::thread other([&] { lower = read_words(*second_, grey.rowRange(cut, grey.rows), cut); });
   std::vector<Word> words = read_words(*api_, grey.rowRange(0, cut), 0);
   other.join();
-  words.insert(words.end(), std::make_move_iterator(lower.begin()), std::make_move_iterator(lower.end()));
+  words.insert(words.end(), std::make_move_iterator(lower.begin()),
+               std::make_move_iterator(lower.end()));
   return layout_page(std::move(words), grey.cols, grey.rows);
 }
 
@@ -166,7 +169,8 @@ Page Reader::read(const cv::Mat& rgb, Prepared* prepared) {
   // Skew, measured on the pixels before reading (Leptonica's projection search, a few ms), so
   // the page is read once; measuring it from a first reading's baselines cost a second one.
   if (options_.deskew) {
-    if (const auto angle = find_skew(grey); angle && std::abs(*angle) >= kMinDeskewDegrees && std::abs(*angle) <= 10.0) {
+    if (const auto angle = find_skew(grey);
+        angle && std::abs(*angle) >= kMinDeskewDegrees && std::abs(*angle) <= 10.0) {
       grey = rotate(grey, -*angle);
       done.deskew_degrees = -*angle;
     }

@@ -22,12 +22,14 @@ namespace {
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
 bool has_letters(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+  return std::any_of(s.begin(), s.end(),
+                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
 }
 
 // Where `phrase` occurs in `text` (both lower case) as whole words, from `from`.
 std::size_t find_phrase(const std::string& text, const std::string& phrase, std::size_t from = 0) {
-  for (std::size_t at = text.find(phrase, from); at != std::string::npos; at = text.find(phrase, at + 1)) {
+  for (std::size_t at = text.find(phrase, from); at != std::string::npos;
+       at = text.find(phrase, at + 1)) {
     const bool starts = at == 0 || !word_char(text[at - 1]) || !word_char(phrase.front());
     const std::size_t end = at + phrase.size();
     const bool ends = end == text.size() || !word_char(text[end]) || !word_char(phrase.back());
@@ -74,21 +76,28 @@ bool word_matches(const std::string& label_word, const std::string& word) {
 
 }  // namespace
 
-std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered, const std::string& label, bool fuzzy) {
+std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered,
+                                                            const std::string& label, bool fuzzy) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
-  for (std::size_t at = find_phrase(lowered, label); at != std::string::npos; at = find_phrase(lowered, label, at + 1)) {
+  for (std::size_t at = find_phrase(lowered, label); at != std::string::npos;
+       at = find_phrase(lowered, label, at + 1)) {
     out.emplace_back(at, at + label.size());
   }
   if (!fuzzy) return out;
   const std::vector<Piece> want = pieces_of(label);
-  if (want.empty() || std::none_of(want.begin(), want.end(), [](const Piece& p) { return p.word.size() >= 5; })) return out;
+  if (want.empty() ||
+      std::none_of(want.begin(), want.end(), [](const Piece& p) { return p.word.size() >= 5; }))
+    return out;
   const std::vector<Piece> have = pieces_of(lowered);
   for (std::size_t i = 0; i + want.size() <= have.size(); ++i) {
     bool all = true;
-    for (std::size_t k = 0; k < want.size() && all; ++k) all = word_matches(want[k].word, have[i + k].word);
+    for (std::size_t k = 0; k < want.size() && all; ++k)
+      all = word_matches(want[k].word, have[i + k].word);
     if (!all) continue;
     const std::size_t b = have[i].begin, e = have[i + want.size() - 1].end;
-    if (std::none_of(out.begin(), out.end(), [&](const auto& r) { return r.first < e && b < r.second; })) out.emplace_back(b, e);
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const auto& r) { return r.first < e && b < r.second; }))
+      out.emplace_back(b, e);
   }
   return out;
 }
@@ -96,7 +105,8 @@ std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& l
 namespace {
 
 std::vector<std::string> strings(const YAML::Node& node, const std::string& where) {
-  if (!node || !node.IsSequence() || node.size() == 0) throw ConfigError(where + ": expected a non-empty list");
+  if (!node || !node.IsSequence() || node.size() == 0)
+    throw ConfigError(where + ": expected a non-empty list");
   std::vector<std::string> out;
   for (const auto& item : node) out.push_back(lowercase(item.as<std::string>()));
   return out;
@@ -118,7 +128,8 @@ std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
       // Misread labels are looked for where a misreading costs a value: amounts and dates. A name
       // label read fuzzily would eat names ("Supplies" is one edit from "supplier").
       const bool fuzzy = rule.kind != "name";
-      for (const auto& [at, end] : find_label(lowered, rule.labels[l], fuzzy)) all.push_back({r, at, end, rule.strength[l]});
+      for (const auto& [at, end] : find_label(lowered, rule.labels[l], fuzzy))
+        all.push_back({r, at, end, rule.strength[l]});
     }
   }
   // Longest first at each place; then drop every hit overlapping one kept.
@@ -127,7 +138,8 @@ std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
   });
   std::vector<Hit> kept;
   for (const auto& h : all) {
-    const bool overlaps = std::any_of(kept.begin(), kept.end(), [&](const Hit& k) { return h.at < k.end && k.at < h.end; });
+    const bool overlaps = std::any_of(kept.begin(), kept.end(),
+                                      [&](const Hit& k) { return h.at < k.end && k.at < h.end; });
     if (!overlaps) kept.push_back(h);
   }
   std::sort(kept.begin(), kept.end(), [](const Hit& a, const Hit& b) { return a.at < b.at; });
@@ -138,20 +150,21 @@ std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
     const std::string between = lowered.substr(kept[i].end, kept[i + 1].at - kept[i].end);
     // Likewise a payment word qualifies a payment line: "Change (Cash) : 0.70", "Payment (Cash)".
     const std::string& next = rules.fields[kept[i + 1].rule].field;
-    const bool qualifier = ((field == "TOTAL" || field == "SUBTOTAL" || field == "_NOT_TOTAL") && next == "GST") ||
-                           ((field == "_CHANGE" || field == "_TENDERED") && next == "_TENDERED");
-    if (qualifier &&
-        between.size() <= 16 && find_amounts(between, rules.lexicon).empty()) {
+    const bool qualifier =
+        ((field == "TOTAL" || field == "SUBTOTAL" || field == "_NOT_TOTAL") && next == "GST") ||
+        ((field == "_CHANGE" || field == "_TENDERED") && next == "_TENDERED");
+    if (qualifier && between.size() <= 16 && find_amounts(between, rules.lexicon).empty()) {
       kept[i].end = kept[i + 1].end;
       kept.erase(kept.begin() + static_cast<long>(i) + 1);
     }
   }
-  for (std::size_t i = 0; i < kept.size(); ++i) kept[i].value_end = i + 1 < kept.size() ? kept[i + 1].at : lowered.size();
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    kept[i].value_end = i + 1 < kept.size() ? kept[i + 1].at : lowered.size();
   return kept;
 }
 
-std::optional<std::string> parse_kind(const std::string& kind, const std::string& text, const Lexicon& lexicon,
-                                      DateOrder order) {
+std::optional<std::string> parse_kind(const std::string& kind, const std::string& text,
+                                      const Lexicon& lexicon, DateOrder order) {
   if (kind == "abn") return parse_abn(text);
   if (kind == "date") return parse_date(text, lexicon, order);
   if (kind == "period") return parse_period(text, lexicon, order);
@@ -162,11 +175,13 @@ std::optional<std::string> parse_kind(const std::string& kind, const std::string
   if (kind == "email") return parse_email(text);
   // name: words with letters, not another label's value form.
   const std::string name = clean_text(text);
-  if (!has_letters(name) || parse_email(name) || parse_phone(name) || looks_like_address(name)) return std::nullopt;
+  if (!has_letters(name) || parse_email(name) || parse_phone(name) || looks_like_address(name))
+    return std::nullopt;
   return name;
 }
 
-const std::set<std::string> kKinds{"abn", "date", "period", "amount", "bsb", "account", "phone", "email", "name"};
+const std::set<std::string> kKinds{"abn",     "date",  "period", "amount", "bsb",
+                                   "account", "phone", "email",  "name"};
 
 // A seller's name as printed, without its registration number ("AEON CO. (M) BHD (126926-H)",
 // "Dion Realties Sdn Bhd (Co. No:20154-T)") or a lead-in ("OWN BY: CHEF LEE SDN BHD").
@@ -180,6 +195,9 @@ std::string name_of(const std::string& text) {
   if (const auto colon = name.rfind(':'); colon != std::string::npos) name = name.substr(colon + 1);
   return clean_text(name);
 }
+
+// A postcode: four or five digits on their own.
+const std::regex kPostcode(R"((^|[^\d])\d{4,5}([^\d]|$))");
 
 // A line read with less confidence than this (Tesseract's 0-100) is not taken for a name.
 constexpr double kNameConfidence = 55.0;
@@ -206,8 +224,16 @@ std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
     const double gap = kColumnGap * std::max(1, line.box.height());
     std::size_t start = 0;
     for (std::size_t k = 1; k <= line.words.size(); ++k) {
-      if (k < line.words.size() && line.words[k].box.left - line.words[k - 1].box.right <= gap) continue;
-      Segment seg{{}, {}, {}, i, line.block, line.box.top, line.words[start].box.left, line.words[k - 1].box.right};
+      if (k < line.words.size() && line.words[k].box.left - line.words[k - 1].box.right <= gap)
+        continue;
+      Segment seg{{},
+                  {},
+                  {},
+                  i,
+                  line.block,
+                  line.box.top,
+                  line.words[start].box.left,
+                  line.words[k - 1].box.right};
       std::vector<int> heights;
       double confidence = 0;
       for (std::size_t w = start; w < k; ++w) {
@@ -218,7 +244,8 @@ std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
         heights.push_back(tall ? line.words[w].box.height() * 4 / 5 : line.words[w].box.height());
         confidence += line.words[w].confidence;
       }
-      std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2), heights.end());
+      std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
+                       heights.end());
       seg.height = heights[heights.size() / 2];
       seg.confidence = confidence / static_cast<double>(k - start);
       seg.lowered = lowercase(seg.text);
@@ -237,7 +264,8 @@ Rules load_rules(const std::string& source) {
   YAML::Node root;
   try {
     if (source.rfind(kBuiltin, 0) == 0) {
-      if (source != "builtin:ocr-rules") throw ConfigError(source + ": unknown built-in rules (builtin:ocr-rules is)");
+      if (source != "builtin:ocr-rules")
+        throw ConfigError(source + ": unknown built-in rules (builtin:ocr-rules is)");
       root = YAML::Load(std::string(builtin_rules_text()));
     } else {
       root = YAML::LoadFile(source);
@@ -245,34 +273,42 @@ Rules load_rules(const std::string& source) {
   } catch (const YAML::BadFile&) {
     throw ConfigError(source + ": cannot read the OCR rules file");
   } catch (const YAML::ParserException& e) {
-    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) +
+                      ": not valid YAML: " + e.msg);
   }
   Rules rules;
   try {
     for (const auto& t : root["document_types"]) {
-      rules.document_types.emplace_back(t["type"].as<std::string>(), strings(t["words"], source + ": document_types"));
+      rules.document_types.emplace_back(t["type"].as<std::string>(),
+                                        strings(t["words"], source + ": document_types"));
     }
     std::set<std::string> seen;
     for (const auto& f : root["fields"]) {
       const std::string field = f.first.as<std::string>(), where = source + ": fields." + field;
       if (!seen.insert(field).second) throw ConfigError(where + ": listed twice");
-      if (field == "TOTAL" || field.front() == '_') throw ConfigError(where + ": TOTAL's labels go under total: (strong, plain, weak)");
+      if (field == "TOTAL" || field.front() == '_')
+        throw ConfigError(where + ": TOTAL's labels go under total: (strong, plain, weak)");
       const std::string kind = f.second["kind"].as<std::string>("");
-      if (!kKinds.count(kind)) throw ConfigError(where + ": kind '" + kind + "' is not one of abn, date, period, amount, bsb, account, phone, email, name");
+      if (!kKinds.count(kind))
+        throw ConfigError(
+            where + ": kind '" + kind +
+            "' is not one of abn, date, period, amount, bsb, account, phone, email, name");
       auto labels = strings(f.second["labels"], where + ".labels");
       rules.fields.push_back({field, kind, labels, std::vector<int>(labels.size(), 0)});
     }
     // TOTAL and its helpers, ranked by extract_fields.
     const YAML::Node total = root["total"];
     LabelRule t{"TOTAL", "amount", {}, {}};
-    for (const auto& [key, strength] : {std::pair{"strong", 3}, std::pair{"plain", 2}, std::pair{"weak", 1}}) {
+    for (const auto& [key, strength] :
+         {std::pair{"strong", 3}, std::pair{"plain", 2}, std::pair{"weak", 1}}) {
       for (auto& label : strings(total[key], source + ": total." + key)) {
         t.labels.push_back(std::move(label));
         t.strength.push_back(strength);
       }
     }
     rules.fields.push_back(std::move(t));
-    for (const auto& [key, field, kind] : {std::tuple{"not_total", "_NOT_TOTAL", "none"}, std::tuple{"tendered", "_TENDERED", "amount"},
+    for (const auto& [key, field, kind] : {std::tuple{"not_total", "_NOT_TOTAL", "none"},
+                                           std::tuple{"tendered", "_TENDERED", "amount"},
                                            std::tuple{"change", "_CHANGE", "amount"}}) {
       auto labels = strings(total[key], source + ": total." + key);
       rules.fields.push_back({field, kind, labels, std::vector<int>(labels.size(), 0)});
@@ -284,9 +320,11 @@ Rules load_rules(const std::string& source) {
     rules.address_words = strings(root["address_words"], source + ": address_words");
     rules.regions = strings(root["regions"], source + ": regions");
     const YAML::Node months = root["months"];
-    if (!months || !months.IsSequence() || months.size() != 12) throw ConfigError(source + ": months: expected 12 lists, January first");
+    if (!months || !months.IsSequence() || months.size() != 12)
+      throw ConfigError(source + ": months: expected 12 lists, January first");
     for (std::size_t m = 0; m < 12; ++m) {
-      for (const auto& name : strings(months[m], source + ": months[" + std::to_string(m + 1) + "]")) {
+      for (const auto& name :
+           strings(months[m], source + ": months[" + std::to_string(m + 1) + "]")) {
         rules.lexicon.months[m].push_back(casefold(name));
       }
     }
@@ -294,7 +332,8 @@ Rules load_rules(const std::string& source) {
       const std::string written = c["write"].as<std::string>("");
       if (written.empty()) throw ConfigError(source + ": currencies: every entry needs write:");
       std::vector<std::string> marks;
-      for (const auto& m : strings(c["marks"], source + ": currencies." + written + ".marks")) marks.push_back(casefold(m));
+      for (const auto& m : strings(c["marks"], source + ": currencies." + written + ".marks"))
+        marks.push_back(casefold(m));
       rules.lexicon.currencies.emplace_back(written, std::move(marks));
     }
     rules.table_description = strings(root["table"]["description"], source + ": table.description");
@@ -302,196 +341,165 @@ Rules load_rules(const std::string& source) {
     rules.table_price = strings(root["table"]["price"], source + ": table.price");
     rules.banks = strings(root["banks"], source + ": banks");
   } catch (const YAML::Exception& e) {
-    throw ConfigError(source + ": " + e.msg + " (see configs/fields/ocr-rules.yaml for the layout)");
+    throw ConfigError(source + ": " + e.msg +
+                      " (see configs/fields/ocr-rules.yaml for the layout)");
   }
   if (rules.document_types.empty() || rules.fields.empty()) {
-    throw ConfigError(source + ": needs document_types and fields (see configs/fields/ocr-rules.yaml)");
+    throw ConfigError(source +
+                      ": needs document_types and fields (see configs/fields/ocr-rules.yaml)");
   }
   return rules;
 }
 
-Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,
-                          DateOrderRule date_order) {
-  Extraction out;
-  for (const auto& line : page.lines) out.text += line.text() + "\n";
-  const std::vector<Segment> r = segments_of(page, rules);
-  const std::size_t n = r.size();
-  std::map<std::string, std::string> found;
-  std::map<std::string, std::size_t> found_at;  // field → segment it came from
-  const auto set = [&](const std::string& field, const std::string& value, std::size_t segment) {
-    if (!found.count(field)) {
-      found[field] = value;
-      found_at[field] = segment;
-    }
-  };
+namespace {
 
+// One page's fields, found step by step (extract_fields says in which order); each step reads the
+// segments and what the steps before it found.
+class FieldFinder {
+ public:
+  FieldFinder(const Page& page, const Rules& rules, DateOrderRule date_order)
+      : page(page), rules(rules), r(segments_of(page, rules)), n(r.size()) {
+    decide_date_order(date_order);
+    read_page_money();
+    mark_totals_context();
+  }
+
+  Extraction run(const std::vector<std::string>& field_names) {
+    Extraction out;
+    for (const auto& line : page.lines) out.text += line.text() + "\n";
+    document_type();
+    labelled_values();
+    choose_total(out.checks);
+    date_by_position(out.checks);
+    abn_by_checksum(out.checks);
+    line_items();
+    supplier();
+    business_address();
+    contacts();
+    bank_name();
+    sum_check(out.checks);
+    for (const auto& name : field_names) out.fields[name] = found.count(name) ? found[name] : "N/A";
+    return out;
+  }
+
+ private:
   // Document type: heading words in the top third.
-  std::optional<std::size_t> heading;
-  std::string doc_type;
-  for (std::size_t i = 0; i < n && !heading; ++i) {
-    if (r[i].top > page.height / 3) break;
-    // A heading word inside a label ("invoice" in "Invoice date") is not a heading.
-    const auto heading_word = [&](const std::string& w) {
-      const std::size_t at = find_phrase(r[i].lowered, w);
-      return at != std::string::npos && std::none_of(r[i].hits.begin(), r[i].hits.end(), [&](const Hit& h) {
-               return h.at <= at && at + w.size() <= h.end;
-             });
-    };
-    for (const auto& [type, words] : rules.document_types) {
-      if (std::any_of(words.begin(), words.end(), heading_word)) {
-        doc_type = type;
-        heading = i;
-        break;
+  void document_type() {
+    for (std::size_t i = 0; i < n && !heading; ++i) {
+      if (r[i].top > page.height / 3) break;
+      // A heading word inside a label ("invoice" in "Invoice date") is not a heading.
+      const auto heading_word = [&](const std::string& w) {
+        const std::size_t at = find_phrase(r[i].lowered, w);
+        return at != std::string::npos &&
+               std::none_of(r[i].hits.begin(), r[i].hits.end(),
+                            [&](const Hit& h) { return h.at <= at && at + w.size() <= h.end; });
+      };
+      for (const auto& [type, words] : rules.document_types) {
+        if (std::any_of(words.begin(), words.end(), heading_word)) {
+          doc_type = type;
+          heading = i;
+          break;
+        }
       }
     }
+    if (heading) set("DOCUMENT_TYPE", doc_type, *heading);
+    statement = doc_type == "BANK STATEMENT";
   }
-  if (heading) set("DOCUMENT_TYPE", doc_type, *heading);
-  const bool statement = doc_type == "BANK STATEMENT";
 
   // Numeric dates: day first unless the rule or the page says otherwise.
-  DateOrder order = date_order == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
-  if (date_order == DateOrderRule::Auto) {
-    int day_first = 0, month_first = 0;
-    for (const auto& seg : r) {
-      for (const auto& d : find_dates(seg.text, rules.lexicon)) {
-        day_first += d.day_first_only ? 1 : 0;
-        month_first += d.month_first_only ? 1 : 0;
+  void decide_date_order(DateOrderRule date_order) {
+    order = date_order == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
+    if (date_order == DateOrderRule::Auto) {
+      int day_first = 0, month_first = 0;
+      for (const auto& seg : r) {
+        for (const auto& d : find_dates(seg.text, rules.lexicon)) {
+          day_first += d.day_first_only ? 1 : 0;
+          month_first += d.month_first_only ? 1 : 0;
+        }
       }
+      if (month_first > day_first) order = DateOrder::Mdy;
     }
-    if (month_first > day_first) order = DateOrder::Mdy;
   }
+
   // The page's currency: the mark printed most often with its amounts, for amounts printed bare.
   // And a page that prints cents prints them on its total too: a bare whole number there is noise.
-  std::string page_currency;
-  int with_cents = 0;
-  {
-    std::map<std::string, int> marks;
-    for (const auto& seg : r) {
-      for (const auto& a : find_amounts(seg.text, rules.lexicon)) {
-        if (!a.currency.empty()) ++marks[a.currency];
-        with_cents += a.has_cents ? 1 : 0;
+  void read_page_money() {
+    {
+      std::map<std::string, int> marks;
+      for (const auto& seg : r) {
+        for (const auto& a : find_amounts(seg.text, rules.lexicon)) {
+          if (!a.currency.empty()) ++marks[a.currency];
+          with_cents += a.has_cents ? 1 : 0;
+        }
       }
-    }
-    int best = 0;
-    for (const auto& [mark, count] : marks) {
-      if (count > best) best = count, page_currency = mark;
+      int best = 0;
+      for (const auto& [mark, count] : marks) {
+        if (count > best) best = count, page_currency = mark;
+      }
     }
   }
-  const auto money = [&](const std::string& text, bool whole) -> std::optional<Amount> {
-    auto all = find_amounts(text, rules.lexicon, whole);
-    if (with_cents >= 2) {
-      all.erase(std::remove_if(all.begin(), all.end(), [](const Amount& a) { return !a.has_cents && a.currency.empty(); }),
-                all.end());
-    }
-    if (all.empty()) return std::nullopt;
-    Amount a = all.back();
-    if (a.currency.empty()) a.currency = page_currency;
-    return a;
-  };
-  const auto parse = [&](const LabelRule& rule, const std::string& text) -> std::optional<std::string> {
-    if (rule.kind == "amount") {
-      const auto a = money(text, false);
-      return a ? std::optional(format_amount(a->cents, a->currency)) : std::nullopt;
-    }
-    return parse_kind(rule.kind, text, rules.lexicon, order);
-  };
-
-  // The segment below `i`: on the next line, overlapping it horizontally.
-  const auto below = [&](std::size_t i) -> std::optional<std::size_t> {
-    for (std::size_t k = i + 1; k < n && r[k].line <= r[i].line + 1; ++k) {
-      if (r[k].line == r[i].line + 1 && r[k].left < r[i].right && r[i].left < r[k].right) return k;
-    }
-    return std::nullopt;
-  };
-  // A segment's text before its first label.
-  const auto unlabelled_start = [&](std::size_t k) {
-    const auto& hits = r[k].hits;
-    return r[k].text.substr(0, hits.empty() ? std::string::npos : hits.front().at);
-  };
-  const auto is_empty = [](const std::string& v) {
-    return !has_letters(v) && std::none_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-  };
-  // A label's value: after it on its segment, up to the next label. When it is the segment's last
-  // label and that leaves nothing (or it wants an amount or a date), the segments to its right
-  // (across OCR's specks, up to the next label) and then the segment below are tried in turn.
-  struct Value {
-    std::string text;
-    std::size_t segment;
-  };
-  const auto value_of = [&](std::size_t i, const Hit& h) -> std::vector<Value> {
-    std::vector<Value> tries{{r[i].text.substr(h.end, h.value_end - h.end), i}};
-    const std::string& kind = rules.fields[h.rule].kind;
-    if (h.value_end != r[i].text.size()) return tries;  // another label follows: what is right of it is its value
-    if (is_empty(tries[0].text) || kind == "amount" || kind == "date") {
-      // Every segment to the right up to the next label: OCR splits specks off ("CASH tee” 50.50").
-      for (std::size_t k = i + 1; k < n && r[k].line == r[i].line; ++k) {
-        tries.push_back({unlabelled_start(k), k});
-        if (!r[k].hits.empty()) break;
-      }
-      if (const auto k = below(i)) tries.push_back({unlabelled_start(*k), *k});
-    }
-    return tries;
-  };
 
   // Lines of a tax summary table (a total there is the tax base, not the bill's total), and the
   // first line that rounds the total.
-  std::vector<bool> tax_summary(page.lines.size(), false);
-  std::optional<std::size_t> rounding_line;
-  for (std::size_t i = 0; i < page.lines.size(); ++i) {
-    const std::string l = lowercase(page.lines[i].text());
-    const auto says = [&](const std::vector<std::string>& phrases) {  // as labels are matched: misread letters too
-      return std::any_of(phrases.begin(), phrases.end(), [&](const auto& w) { return !find_label(l, w).empty(); });
-    };
-    if (!rounding_line && says(rules.total.rounding)) rounding_line = i;
-    if (says(rules.total.tax_summary)) {
-      for (std::size_t k = i; k < page.lines.size() && k <= i + 6; ++k) tax_summary[k] = true;
+  void mark_totals_context() {
+    tax_summary.assign(page.lines.size(), false);
+    for (std::size_t i = 0; i < page.lines.size(); ++i) {
+      const std::string l = lowercase(page.lines[i].text());
+      const auto says = [&](const std::vector<std::string>&
+                                phrases) {  // as labels are matched: misread letters too
+        return std::any_of(phrases.begin(), phrases.end(),
+                           [&](const auto& w) { return !find_label(l, w).empty(); });
+      };
+      if (!rounding_line && says(rules.total.rounding)) rounding_line = i;
+      if (says(rules.total.tax_summary)) {
+        for (std::size_t k = i; k < page.lines.size() && k <= i + 6; ++k) tax_summary[k] = true;
+      }
     }
   }
 
   // Labelled values: the first that passes its kind's check, top to bottom. TOTAL and the
-  // payment lines are gathered as candidates and ranked below.
-  struct Candidate {
-    Amount amount;
-    int strength;
-    std::size_t segment;
-  };
-  std::vector<Candidate> totals, tendered, change;
-  std::vector<std::pair<std::size_t, std::size_t>> other_dates;  // segments whose dates are not the invoice's
-  for (std::size_t i = 0; i < n; ++i) {
-    for (const auto& h : r[i].hits) {
-      const LabelRule& rule = rules.fields[h.rule];
-      if (rule.kind == "none") continue;
-      const bool ranked = rule.field == "TOTAL" || rule.field == "_TENDERED" || rule.field == "_CHANGE";
-      if (!ranked && found.count(rule.field)) continue;
-      for (const auto& [value, from] : value_of(i, h)) {
-        if (ranked) {
-          // A label vouches for a whole amount ("Rs 1939", "Totaal 56").
-          const auto a = money(value, true);
-          if (!a) continue;
-          auto& list = rule.field == "TOTAL" ? totals : rule.field == "_TENDERED" ? tendered : change;
-          list.push_back({*a, h.strength, from});
-          break;
-        }
-        if (auto v = parse(rule, value)) {
-          set(rule.field, *v, from);
-          if (rule.kind == "date" || rule.kind == "period") other_dates.emplace_back(from, i);
-          break;
+  // payment lines are gathered as candidates and ranked by choose_total.
+  void labelled_values() {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (const auto& h : r[i].hits) {
+        const LabelRule& rule = rules.fields[h.rule];
+        if (rule.kind == "none") continue;
+        const bool ranked =
+            rule.field == "TOTAL" || rule.field == "_TENDERED" || rule.field == "_CHANGE";
+        if (!ranked && found.count(rule.field)) continue;
+        for (const auto& [value, from] : value_of(i, h)) {
+          if (ranked) {
+            // A label vouches for a whole amount ("Rs 1939", "Totaal 56").
+            const auto a = money(value, true);
+            if (!a || (a->cents == 0 && rule.field == "TOTAL"))
+              continue;  // "Total 0.00": a tax summary's line
+            auto& list = rule.field == "TOTAL"       ? totals
+                         : rule.field == "_TENDERED" ? tendered
+                                                     : change;
+            list.push_back({*a, h.strength, from});
+            break;
+          }
+          if (auto v = parse(rule, value)) {
+            set(rule.field, *v, from);
+            if (rule.kind == "date" || rule.kind == "period") other_dates.emplace_back(from, i);
+            break;
+          }
         }
       }
     }
   }
+
   // TOTAL: the label's strength, then the checks, then the largest, then the lowest.
-  {
-    const auto cents = [&](const char* field) -> std::optional<long long> {
-      return found.count(field) ? amount_cents(found[field]) : std::nullopt;
-    };
+  void choose_total(nlohmann::json& checks) {
     std::optional<long long> paid;  // tendered - change
-    if (!tendered.empty() && !change.empty() && tendered.back().amount.cents >= change.back().amount.cents) {
+    if (!tendered.empty() && !change.empty() &&
+        tendered.back().amount.cents >= change.back().amount.cents) {
       paid = tendered.back().amount.cents - change.back().amount.cents;
     }
     // A card payment has no change: what was tendered was the total.
     const std::optional<long long> tendered_exact =
-        !tendered.empty() && change.empty() ? std::optional(tendered.back().amount.cents) : std::nullopt;
+        !tendered.empty() && change.empty() ? std::optional(tendered.back().amount.cents)
+                                            : std::nullopt;
     const auto sub = cents("SUBTOTAL"), tax = cents("GST");
     long long largest = 0;
     for (const auto& c : totals) largest = std::max(largest, c.amount.cents);
@@ -500,19 +508,22 @@ Extraction extract_fields(const Page& page, const Rules& rules, const std::vecto
     for (const auto& c : totals) {
       long score = c.strength * 100;
       if (tax_summary[r[c.segment].line]) score -= 150;
-      if ((paid && c.amount.cents == *paid) || (tendered_exact && c.amount.cents == *tendered_exact)) score += 120;
-      if (rounding_line && r[c.segment].line > *rounding_line) score += 110;  // rounded: what was paid
+      if ((paid && c.amount.cents == *paid) ||
+          (tendered_exact && c.amount.cents == *tendered_exact))
+        score += 120;
+      if (rounding_line && r[c.segment].line > *rounding_line)
+        score += 110;  // rounded: what was paid
       if (sub && tax && c.amount.cents == *sub + *tax) score += 40;
       if (c.amount.cents == largest) score += 15;
       if (c.amount.has_cents) score += 10;
-      if (c.amount.cents == 0) score -= 200;
       if (!best || score >= best_score) best = &c, best_score = score;
     }
     // What was paid (tendered - change) is a candidate of its own: "Accepted total 10.00",
     // "Change 5.00" is a total of 5.00.
     Candidate from_payment{};
     if (paid && *paid > 0) {
-      from_payment = {Amount{*paid, true, tendered.back().amount.currency, 0, 0}, 2, tendered.back().segment};
+      from_payment = {Amount{*paid, true, tendered.back().amount.currency, 0, 0}, 2,
+                      tendered.back().segment};
       const long score = 200 + 60 + 10;  // a plain label's, vouched for by the payment, with cents
       if (!best || score > best_score) best = &from_payment, best_score = score;
     }
@@ -533,38 +544,47 @@ Extraction extract_fields(const Page& page, const Rules& rules, const std::vecto
     }
     if (!statement && best && best_score > 0) {  // a statement's balances are not a bill's total
       set("TOTAL", format_amount(best->amount.cents, best->amount.currency), best->segment);
-      if (best == &from_payment) out.checks["total_from_payment"] = true;
-      if (best == &from_sum) out.checks["total_from_sum"] = true;
+      if (best == &from_payment) checks["total_from_payment"] = true;
+      if (best == &from_sum) checks["total_from_sum"] = true;
     }
   }
+
   // INVOICE_DATE without a label: the most plausible date on the page, beside a time of day,
   // high on the page, and not one a due-date or period label gave.
-  if (!found.count("INVOICE_DATE") && !statement) {
-    static const std::regex kTime(R"((^|[^\d])([01]?\d|2[0-3])\s?[:.]\s?[0-5]\d(\s?[:.]\s?[0-5]\d)?(?!\d))");
-    std::optional<Date> best;
-    std::size_t best_segment = 0;
-    double best_score = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (std::any_of(other_dates.begin(), other_dates.end(), [&](const auto& o) { return o.first == i || o.second == i; })) continue;
-      for (const auto& d : find_dates(r[i].text, rules.lexicon, order)) {
-        const std::string rest = r[i].text.substr(0, d.begin) + " " + r[i].text.substr(d.end);
-        double score = 10.0 - 8.0 * r[i].top / std::max(1, page.height);
-        if (std::regex_search(rest, kTime)) score += 10;
-        if (!best || score > best_score) best = d, best_segment = i, best_score = score;
+  void date_by_position(nlohmann::json& checks) {
+    if (!found.count("INVOICE_DATE") && !statement) {
+      static const std::regex kTime(
+          R"((^|[^\d])([01]?\d|2[0-3])\s?[:.]\s?[0-5]\d(\s?[:.]\s?[0-5]\d)?(?!\d))");
+      std::optional<Date> best;
+      std::size_t best_segment = 0;
+      double best_score = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (std::any_of(other_dates.begin(), other_dates.end(),
+                        [&](const auto& o) { return o.first == i || o.second == i; }))
+          continue;
+        for (const auto& d : find_dates(r[i].text, rules.lexicon, order)) {
+          const std::string rest = r[i].text.substr(0, d.begin) + " " + r[i].text.substr(d.end);
+          double score = 10.0 - 8.0 * r[i].top / std::max(1, page.height);
+          if (std::regex_search(rest, kTime)) score += 10;
+          if (!best || score > best_score) best = d, best_segment = i, best_score = score;
+        }
+      }
+      if (best) {
+        set("INVOICE_DATE", format_date(*best), best_segment);
+        checks["date_by_position"] = true;
       }
     }
-    if (best) {
-      set("INVOICE_DATE", format_date(*best), best_segment);
-      out.checks["date_by_position"] = true;
-    }
   }
+
   // An ABN without its label: any group of 11 digits that passes the checksum.
-  if (!found.count("ABN") && !statement) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (auto v = parse_abn(r[i].text)) {
-        set("ABN", *v, i);
-        out.checks["abn_by_checksum"] = true;
-        break;
+  void abn_by_checksum(nlohmann::json& checks) {
+    if (!found.count("ABN") && !statement) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (auto v = parse_abn(r[i].text)) {
+          set("ABN", *v, i);
+          checks["abn_by_checksum"] = true;
+          break;
+        }
       }
     }
   }
@@ -572,99 +592,321 @@ Extraction extract_fields(const Page& page, const Rules& rules, const std::vecto
   // The line items, from whole lines (a row's cells are far apart): a header row with a
   // description column and a quantity or price column, then rows in the same block (or the next,
   // when the header stands alone) until a line with a label.
-  const auto any_word = [](const std::string& text, const std::vector<std::string>& words) {
-    return std::any_of(words.begin(), words.end(), [&](const auto& w) { return find_phrase(text, w) != std::string::npos; });
-  };
-  // A table ends at a line that starts with a summary label (an amount or a date: "Subtotal",
-  // "Closing balance"); other labels inside a row ("Phone bill") are descriptions.
-  std::vector<bool> summary(page.lines.size(), false);
-  for (const auto& seg : r) {
-    if (!seg.hits.empty() && seg.hits.front().at == 0) {
-      const std::string& kind = rules.fields[seg.hits.front().rule].kind;
-      if (kind == "amount" || kind == "date" || kind == "period") summary[seg.line] = true;
-    }
-  }
-  std::optional<std::size_t> table;
-  for (std::size_t i = 0; i < page.lines.size() && !table; ++i) {
-    const std::string l = lowercase(page.lines[i].text());
-    if (any_word(l, rules.table_description) && (any_word(l, rules.table_quantity) || any_word(l, rules.table_price))) {
-      table = i;
-    }
-  }
-  if (table) {
-    std::vector<std::string> descriptions, quantities, prices;
-    const int block = page.lines[*table].block;
-    const bool alone = *table + 1 < page.lines.size() && page.lines[*table + 1].block != block;
-    for (std::size_t i = *table + 1; i < page.lines.size(); ++i) {
-      if (page.lines[i].block != block && !(alone && page.lines[i].block == block + 1)) break;
-      if (summary[i]) break;
-      // From the right: the price (an amount), then a whole-number quantity; the rest describes.
-      // Specks read as short words with little confidence ("E)", "z") are dropped.
-      std::vector<std::string> words;
-      for (const auto& w : page.lines[i].words) {
-        if (!std::any_of(w.text.begin(), w.text.end(), word_char) && w.text != "&") continue;
-        if (w.text.size() <= 3 && w.confidence < kSpeckConfidence) continue;
-        words.push_back(w.text);
+  void line_items() {
+    // A table ends at a line that starts with a summary label (an amount or a date: "Subtotal",
+    // "Closing balance"); other labels inside a row ("Phone bill") are descriptions.
+    std::vector<bool> summary(page.lines.size(), false);
+    for (const auto& seg : r) {
+      if (!seg.hits.empty() && seg.hits.front().at == 0) {
+        const std::string& kind = rules.fields[seg.hits.front().rule].kind;
+        if (kind == "amount" || kind == "date" || kind == "period") summary[seg.line] = true;
       }
-      std::optional<std::string> price;
-      if (!words.empty()) {
-        if (const auto a = money(words.back(), false)) {
-          price = format_amount(a->cents, a->currency);
+    }
+    std::optional<std::size_t> table;
+    for (std::size_t i = 0; i < page.lines.size() && !table; ++i) {
+      const std::string l = lowercase(page.lines[i].text());
+      if (has_any(l, rules.table_description) &&
+          (has_any(l, rules.table_quantity) || has_any(l, rules.table_price))) {
+        table = i;
+      }
+    }
+    if (table) {
+      std::vector<std::string> descriptions, quantities, prices;
+      const int block = page.lines[*table].block;
+      const bool alone = *table + 1 < page.lines.size() && page.lines[*table + 1].block != block;
+      for (std::size_t i = *table + 1; i < page.lines.size(); ++i) {
+        if (page.lines[i].block != block && !(alone && page.lines[i].block == block + 1)) break;
+        if (summary[i]) break;
+        // From the right: the price (an amount), then a whole-number quantity; the rest describes.
+        // Specks read as short words with little confidence ("E)", "z") are dropped.
+        std::vector<std::string> words;
+        for (const auto& w : page.lines[i].words) {
+          if (!std::any_of(w.text.begin(), w.text.end(), word_char) && w.text != "&") continue;
+          if (w.text.size() <= 3 && w.confidence < kSpeckConfidence) continue;
+          words.push_back(w.text);
+        }
+        std::optional<std::string> price;
+        if (!words.empty()) {
+          if (const auto a = money(words.back(), false)) {
+            price = format_amount(a->cents, a->currency);
+            words.pop_back();
+          }
+        }
+        std::optional<std::string> quantity;
+        if (!words.empty() && price &&
+            (words.back() == "l" || words.back() == "I" || words.back() == "|")) {
+          words.back() = "1";  // a lone 1 before the price, read as a letter
+        }
+        if (!words.empty() && words.back().size() <= 4 &&
+            std::all_of(words.back().begin(), words.back().end(),
+                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+          quantity = words.back();
           words.pop_back();
         }
+        std::string description;
+        for (const auto& w : words) description += (description.empty() ? "" : " ") + w;
+        description = clean_text(description);
+        if (description.empty() || !has_letters(description)) continue;
+        descriptions.push_back(description);
+        if (quantity) quantities.push_back(*quantity);
+        if (price) prices.push_back(*price);
       }
-      std::optional<std::string> quantity;
-      if (!words.empty() && price && (words.back() == "l" || words.back() == "I" || words.back() == "|")) {
-        words.back() = "1";  // a lone 1 before the price, read as a letter
-      }
-      if (!words.empty() && words.back().size() <= 4 && std::all_of(words.back().begin(), words.back().end(), [](char c) {
-            return std::isdigit(static_cast<unsigned char>(c)) != 0;
-          })) {
-        quantity = words.back();
-        words.pop_back();
-      }
-      std::string description;
-      for (const auto& w : words) description += (description.empty() ? "" : " ") + w;
-      description = clean_text(description);
-      if (description.empty() || !has_letters(description)) continue;
-      descriptions.push_back(description);
-      if (quantity) quantities.push_back(*quantity);
-      if (price) prices.push_back(*price);
+      const auto joined = [](const std::vector<std::string>& items) {
+        std::string s;
+        for (const auto& item : items) s += (s.empty() ? "" : " | ") + item;
+        return s;
+      };
+      if (!descriptions.empty()) found["DESCRIPTIONS"] = joined(descriptions);
+      if (!statement && !quantities.empty()) found["QUANTITIES"] = joined(quantities);
+      if (!statement && !prices.empty()) found["PRICES"] = joined(prices);
     }
-    const auto joined = [](const std::vector<std::string>& items) {
-      std::string s;
-      for (const auto& item : items) s += (s.empty() ? "" : " | ") + item;
-      return s;
-    };
-    if (!descriptions.empty()) found["DESCRIPTIONS"] = joined(descriptions);
-    if (!statement && !quantities.empty()) found["QUANTITIES"] = joined(quantities);
-    if (!statement && !prices.empty()) found["PRICES"] = joined(prices);
   }
 
-  // Where the payer's lines are: the block of the payer's (or account holder's) label.
-  std::optional<int> payer_block;
-  for (const char* field : {"PAYER_NAME", "ACCOUNT_HOLDER"}) {
-    if (found_at.count(field) && !payer_block) payer_block = r[found_at[field]].block;
-  }
   // The supplier: the seller's name, ranked among the lines at the top (and, for a PDF's footer,
   // lines at the bottom that carry a legal form): early, prominent (taller than the page's usual
   // line, in capitals), with a company-form word ("Sdn Bhd", "GmbH"); never a heading, a label, an
-  // address, a registration number or a contact line.
-  std::optional<int> supplier_block;
-  std::optional<std::size_t> supplier_at;
-  const auto has_any = [](const std::string& lowered, const std::vector<std::string>& words) {
-    return std::any_of(words.begin(), words.end(), [&](const auto& w) { return find_phrase(lowered, w) != std::string::npos; });
+  // address, a registration number or a contact line. First, where the payer's lines are: the
+  // block of the payer's (or account holder's) label.
+  void supplier() {
+    for (const char* field : {"PAYER_NAME", "ACCOUNT_HOLDER"}) {
+      if (found_at.count(field) && !payer_block) payer_block = r[found_at[field]].block;
+    }
+    if (found.count("SUPPLIER")) {  // under a label ("Lieferant", "Dodavatel")
+      supplier_at = found_at["SUPPLIER"];
+      supplier_block = r[*supplier_at].block;
+    } else if (!statement && n > 0) {
+      std::vector<int> heights;
+      for (const auto& seg : r) heights.push_back(seg.height);
+      std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
+                       heights.end());
+      const double median = std::max(1, heights[heights.size() / 2]);
+      std::optional<std::size_t> best;
+      double best_score = 0;
+      int rank = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const bool top = r[i].top <= page.height * 0.35 && rank < 12;
+        const bool footer = r[i].top >= page.height * 0.75;
+        if (!top && !footer) continue;
+        const bool legal = has_any(lowercase(name_of(r[i].text)), rules.company_forms);
+        if ((!top && !legal) || not_a_name(i)) continue;
+        if (r[i].confidence < kNameConfidence) continue;  // a logo or a smudge read as letters
+        int upper = 0, letters = 0;
+        for (const char c : r[i].text) {
+          if (std::isalpha(static_cast<unsigned char>(c)))
+            ++letters, upper += std::isupper(static_cast<unsigned char>(c)) ? 1 : 0;
+        }
+        double score = top ? 20.0 - 6.0 * rank++ : 4.0;
+        score += legal ? 12.0 : 0.0;
+        score += 5.0 * std::clamp(r[i].height / median - 1.2, 0.0, 1.5);
+        score += upper * 10 >= letters * 7 ? 2.0 : 0.0;
+        // One word with no legal form is more often a column heading ("Status", "Art") than a name;
+        // a line in lower case is a person or a remark; a line of short fragments is OCR's noise.
+        if (!legal && r[i].text.find(' ') == std::string::npos) score -= 6.0;
+        if (upper == 0) score -= 6.0;
+        int words = 0, short_words = 0;
+        for (const Piece& p : pieces_of(r[i].text))
+          ++words, short_words += p.word.size() <= 2 ? 1 : 0;
+        if (short_words * 2 > words) score -= 6.0;
+        if (!best || score > best_score) best = i, best_score = score;
+      }
+      if (best) {
+        // OCR may split a name on its line ("POPULAR '   PR BOOK"): neighbours that read as a name
+        // join it. The name is taken from the first of them.
+        while (*best > 0 && r[*best - 1].line == r[*best].line && !not_a_name(*best - 1)) --*best;
+        std::size_t last = *best;
+        while (last + 1 < n && r[last + 1].line == r[*best].line && !not_a_name(last + 1)) ++last;
+        std::string name;
+        for (std::size_t k = *best; k <= last; ++k)
+          name += (name.empty() ? "" : " ") + name_of(r[k].text);
+        const std::string lowered = lowercase(name);
+        // A name broken over lines: "POPULAR BOOK" above "CO. (M) SDN BHD" or "(SEMENYIH) SDN BHD"
+        // (the best line starts with its legal form or a bracket), "AIK HUAT HARDWARE ENTERPRISE
+        // (SETIA" above "ALAM) SDN BHD" (a bracket left open), "GOLDEN KEY" above "MAKER SDN BHD".
+        const bool starts_legal =
+            std::any_of(rules.company_forms.begin(), rules.company_forms.end(),
+                        [&](const auto& w) { return find_phrase(lowered, w) == 0; }) ||
+            (!name.empty() && (name.front() == '(' || name.front() == '&'));
+        const bool open =
+            std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')');
+        // A trading name above the legal one ("BECON STATIONER" over "Becon Enterprise Sdn Bhd",
+        // "TOKYO KITCHEN (CITTA MALL)" over "TOKYO KITCHEN SDN BHD") belongs to it as well.
+        const auto prev = above(*best);
+        const bool trading_name =
+            prev && r[*prev].line + 1 == r[*best].line && r[*prev].block == r[*best].block &&
+            has_any(lowered, rules.company_forms) && r[*prev].confidence >= kNameConfidence &&
+            r[*best].text.find(':') == std::string::npos;  // "OWN BY: ..." names the owner alone
+        if (prev && (starts_legal || trading_name) && !not_a_name(*prev))
+          name = name_of(r[*prev].text) + " " + name;
+        if (const auto next = below(*best);
+            next && !not_a_name(*next) &&
+            (open || (!has_any(lowered, rules.company_forms) &&
+                      has_any(r[*next].lowered, rules.company_forms)))) {
+          name += " " + name_of(r[*next].text);
+        }
+        set("SUPPLIER", name, *best);
+        supplier_block = r[*best].block;
+        supplier_at = best;
+      }
+    }
+  }
+
+  // BUSINESS_ADDRESS: the address lines under the supplier's name, after any registration lines.
+  void business_address() {
+    if (supplier_at) {
+      std::string address;
+      std::size_t skipped = 0, last_line = r[*supplier_at].line;
+      for (std::size_t k = *supplier_at + 1; k < n && r[k].line <= last_line + 2; ++k) {
+        if (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left)
+          continue;  // another column
+        if (address_like(k) && r[k].hits.empty()) {
+          address += (address.empty() ? "" : " ") + clean_text(r[k].text);
+          last_line = r[k].line;
+        } else if (!address.empty() || ++skipped > 2) {
+          break;
+        } else {
+          last_line = r[k].line;
+        }
+      }
+      if (!address.empty()) set("BUSINESS_ADDRESS", address, *supplier_at);
+    }
+  }
+
+  // The supplier's and the payer's contact lines, by block.
+  void contacts() {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& t = r[i].text;
+      if (in_block(supplier_block, i) && !in_block(payer_block, i)) {
+        if (looks_like_address(t)) set("BUSINESS_ADDRESS", clean_text(t), i);
+        if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
+      }
+      if (in_block(payer_block, i)) {
+        if (looks_like_address(t)) set("PAYER_ADDRESS", clean_text(t), i);
+        if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
+        if (!statement) {
+          if (auto v = parse_phone(t)) set("PAYER_PHONE", *v, i);
+        }
+      }
+      if (!statement) {
+        if (auto v = parse_website(t)) set("SUPPLIER_WEBSITE", *v, i);
+      }
+    }
+  }
+
+  // A statement's bank: a known bank's name near the top, else its title line.
+  void bank_name() {
+    if (statement) {
+      for (std::size_t i = 0; i < n && i < 6 && !found.count("BANK_NAME"); ++i) {
+        for (const auto& bank : rules.banks) {
+          if (find_phrase(r[i].lowered, bank) != std::string::npos) {
+            set("BANK_NAME", clean_text(r[i].text), i);
+            break;
+          }
+        }
+      }
+      if (!found.count("BANK_NAME") && heading && *heading > 0)
+        set("BANK_NAME", clean_text(r[0].text), 0);
+    }
+  }
+
+  // subtotal + GST = total, where all three were read.
+  void sum_check(nlohmann::json& checks) {
+    const auto subtotal = cents("SUBTOTAL"), gst = cents("GST"), total = cents("TOTAL");
+    checks["sum"] = subtotal && gst && total
+                        ? nlohmann::json(std::llabs(*subtotal + *gst - *total) <= 1)
+                        : nlohmann::json(nullptr);
+  }
+
+  // A field's amount in cents, when it was found.
+  std::optional<long long> cents(const char* field) const {
+    const auto it = found.find(field);
+    return it != found.end() ? amount_cents(it->second) : std::nullopt;
+  }
+
+  void set(const std::string& field, const std::string& value, std::size_t segment) {
+    if (!found.count(field)) {
+      found[field] = value;
+      found_at[field] = segment;
+    }
+  }
+  std::optional<Amount> money(const std::string& text, bool whole) const {
+    auto all = find_amounts(text, rules.lexicon, whole);
+    if (with_cents >= 2) {
+      all.erase(std::remove_if(all.begin(), all.end(),
+                               [](const Amount& a) { return !a.has_cents && a.currency.empty(); }),
+                all.end());
+    }
+    if (all.empty()) return std::nullopt;
+    Amount a = all.back();
+    if (a.currency.empty()) a.currency = page_currency;
+    return a;
+  }
+  std::optional<std::string> parse(const LabelRule& rule, const std::string& text) const {
+    if (rule.kind == "amount") {
+      const auto a = money(text, true);  // the label vouches for it
+      return a ? std::optional(format_amount(a->cents, a->currency)) : std::nullopt;
+    }
+    return parse_kind(rule.kind, text, rules.lexicon, order);
+  }
+  std::optional<std::size_t> below(std::size_t i) const {
+    for (std::size_t k = i + 1; k < n && r[k].line <= r[i].line + 1; ++k) {
+      if (r[k].line == r[i].line + 1 && r[k].left < r[i].right && r[i].left < r[k].right) return k;
+    }
+    return std::nullopt;
+  }
+  std::string unlabelled_start(std::size_t k) const {
+    const auto& hits = r[k].hits;
+    return r[k].text.substr(0, hits.empty() ? std::string::npos : hits.front().at);
+  }
+  static bool is_empty(const std::string& v) {
+    return !has_letters(v) && std::none_of(v.begin(), v.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+  }
+  // A label's value: after it on its segment, up to the next label. When it is the segment's last
+  // label and that leaves nothing (or it wants an amount or a date), the segments to its right
+  // (across OCR's specks, up to the next label) and then the segment below are tried in turn.
+  struct Value {
+    std::string text;
+    std::size_t segment;
   };
-  static const std::regex kPostcode(R"((^|[^\d])\d{4,5}([^\d]|$))");
-  const auto address_text = [&](const std::string& t) {
+  std::vector<Value> value_of(std::size_t i, const Hit& h) const {
+    std::vector<Value> tries{{r[i].text.substr(h.end, h.value_end - h.end), i}};
+    const std::string& kind = rules.fields[h.rule].kind;
+    if (h.value_end != r[i].text.size())
+      return tries;  // another label follows: what is right of it is its value
+    if (is_empty(tries[0].text) || kind == "amount" || kind == "date") {
+      // Every segment to the right up to the next label: OCR splits specks off ("CASH tee” 50.50").
+      for (std::size_t k = i + 1; k < n && r[k].line == r[i].line; ++k) {
+        tries.push_back({unlabelled_start(k), k});
+        if (!r[k].hits.empty()) break;
+      }
+      if (const auto k = below(i)) tries.push_back({unlabelled_start(*k), *k});
+    }
+    return tries;
+  }
+  static bool has_any(const std::string& lowered, const std::vector<std::string>& words) {
+    return std::any_of(words.begin(), words.end(),
+                       [&](const auto& w) { return find_phrase(lowered, w) != std::string::npos; });
+  }
+  // A long region name misread by a letter ("Selanger") is still one; a short one must be exact
+  // ("Kedai" is one letter from "Kedah").
+  static bool has_any_fuzzy(const std::string& lowered, const std::vector<std::string>& words) {
+    return std::any_of(words.begin(), words.end(), [&](const auto& w) {
+      return !find_label(lowered, w, w.size() >= 7).empty();
+    });
+  }
+  bool address_text(const std::string& t) const {
     const std::string lowered = lowercase(t);
-    return looks_like_address(t) || has_any(lowered, rules.regions) ||
+    return looks_like_address(t) || has_any_fuzzy(lowered, rules.regions) ||
            (has_any(lowered, rules.address_words) &&
-            std::any_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == ','; })) ||
+            std::any_of(t.begin(), t.end(),
+                        [](char c) {
+                          return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == ',';
+                        })) ||
            (std::regex_search(t, kPostcode) && has_letters(t) && !parse_amount(t, rules.lexicon));
-  };
-  const auto address_like = [&](std::size_t i) { return address_text(r[i].text); };
-  const auto not_a_name = [&](std::size_t i) {
+  }
+  bool address_like(std::size_t i) const { return address_text(r[i].text); }
+  bool not_a_name(std::size_t i) const {
     const std::string& t = r[i].text;
     const std::string name = name_of(t), lowered = lowercase(name);
     int letters = 0, digits = 0;
@@ -673,147 +915,76 @@ Extraction extract_fields(const Page& page, const Rules& rules, const std::vecto
       digits += std::isdigit(static_cast<unsigned char>(c)) ? 1 : 0;
     }
     const std::string whole = lowercase(page.lines[r[i].line].text());
-    const bool table_header = has_any(whole, rules.table_description) &&
-                              (has_any(whole, rules.table_quantity) || has_any(whole, rules.table_price));
+    const bool table_header =
+        has_any(whole, rules.table_description) &&
+        (has_any(whole, rules.table_quantity) || has_any(whole, rules.table_price));
     // A lead-in ("OWN BY:") is dropped only in front of a legal name.
     const bool lead_in = t.find(':') != std::string::npos && !has_any(lowered, rules.company_forms);
-    const bool web = lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos;
-    return table_header || lead_in || web || (heading && i == *heading) || (payer_block && r[i].block == *payer_block) ||
-           !r[i].hits.empty() || letters < 3 || digits > letters || parse_abn(t) || parse_phone(t) || parse_website(t) ||
-           parse_email(t) || address_text(name) || !find_dates(t, rules.lexicon).empty() || has_any(lowered, rules.not_supplier) ||
+    const bool web =
+        lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos;
+    // A label in a name ("SUPER SEVEN CASH & CARRY") is a word of it when nothing follows it as a
+    // value: a line without figures, and the label one of a payment's or a total's.
+    const bool labelled = std::any_of(r[i].hits.begin(), r[i].hits.end(), [&](const Hit& h) {
+      return rules.fields[h.rule].field.front() != '_' || digits > 0;
+    });
+    // An address line ends in a comma ("Wangsa Link, Wangsa Maju,"); a name with a legal form may
+    // run into its address on a sender line ("Acme GmbH | Europa-Allee 19 | 60486 Frankfurt,").
+    const bool continues = !t.empty() && t.back() == ',' && !has_any(lowered, rules.company_forms);
+    return table_header || lead_in || web || labelled || continues || (heading && i == *heading) ||
+           (payer_block && r[i].block == *payer_block) || letters < 3 || digits > letters ||
+           parse_abn(t) || parse_phone(t) || parse_website(t) || parse_email(t) ||
+           address_text(name) || !find_dates(t, rules.lexicon).empty() ||
+           has_any(lowered, rules.not_supplier) ||
            std::any_of(rules.document_types.begin(), rules.document_types.end(),
                        [&](const auto& type) { return has_any(lowered, type.second); });
-  };
+  }
   // The segment that continues a name on the line above (skipping lines without letters: a
   // stray ':' read between "POPULAR BOOK" and "CO. (M) SDN BHD").
-  const auto above = [&](std::size_t i) -> std::optional<std::size_t> {
+  std::optional<std::size_t> above(std::size_t i) const {
     for (std::size_t k = i; k-- > 0 && r[k].line + 3 >= r[i].line;) {
       if (r[k].line == r[i].line) continue;
       if (!has_letters(r[k].text) || r[k].text.size() <= 2) continue;
       return r[k].left < r[i].right && r[i].left < r[k].right ? std::optional(k) : std::nullopt;
     }
     return std::nullopt;
+  }
+  bool in_block(std::optional<int> block, std::size_t i) const {
+    return block && r[i].block == *block;
+  }
+  // Labelled values: the first that passes its kind's check, top to bottom. TOTAL and the
+  // payment lines are gathered as candidates and ranked below.
+  struct Candidate {
+    Amount amount;
+    int strength;
+    std::size_t segment;
   };
-  if (found.count("SUPPLIER")) {  // under a label ("Lieferant", "Dodavatel")
-    supplier_at = found_at["SUPPLIER"];
-    supplier_block = r[*supplier_at].block;
-  } else if (!statement && n > 0) {
-    std::vector<int> heights;
-    for (const auto& seg : r) heights.push_back(seg.height);
-    std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2), heights.end());
-    const double median = std::max(1, heights[heights.size() / 2]);
-    std::optional<std::size_t> best;
-    double best_score = 0;
-    int rank = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const bool top = r[i].top <= page.height * 0.35 && rank < 12;
-      const bool footer = r[i].top >= page.height * 0.75;
-      if (!top && !footer) continue;
-      const bool legal = has_any(lowercase(name_of(r[i].text)), rules.company_forms);
-      if ((!top && !legal) || not_a_name(i)) continue;
-      if (r[i].confidence < kNameConfidence) continue;  // a logo or a smudge read as letters
-      int upper = 0, letters = 0;
-      for (const char c : r[i].text) {
-        if (std::isalpha(static_cast<unsigned char>(c))) ++letters, upper += std::isupper(static_cast<unsigned char>(c)) ? 1 : 0;
-      }
-      double score = top ? 20.0 - 6.0 * rank++ : 4.0;
-      score += legal ? 12.0 : 0.0;
-      score += 5.0 * std::clamp(r[i].height / median - 1.2, 0.0, 1.5);
-      score += upper * 10 >= letters * 7 ? 2.0 : 0.0;
-      // One word with no legal form is more often a column heading ("Status", "Art") than a name;
-      // a line in lower case is a person or a remark; a line of short fragments is OCR's noise.
-      if (!legal && r[i].text.find(' ') == std::string::npos) score -= 6.0;
-      if (upper == 0) score -= 6.0;
-      int words = 0, short_words = 0;
-      for (const Piece& p : pieces_of(r[i].text)) ++words, short_words += p.word.size() <= 2 ? 1 : 0;
-      if (short_words * 2 > words) score -= 6.0;
-      if (!best || score > best_score) best = i, best_score = score;
-    }
-    if (best) {
-      // OCR may split a name on its line ("POPULAR '   PR BOOK"): neighbours that read as a name
-      // join it. The name is taken from the first of them.
-      while (*best > 0 && r[*best - 1].line == r[*best].line && !not_a_name(*best - 1)) --*best;
-      std::size_t last = *best;
-      while (last + 1 < n && r[last + 1].line == r[*best].line && !not_a_name(last + 1)) ++last;
-      std::string name;
-      for (std::size_t k = *best; k <= last; ++k) name += (name.empty() ? "" : " ") + name_of(r[k].text);
-      const std::string lowered = lowercase(name);
-      // A name broken over lines: "POPULAR BOOK" above "CO. (M) SDN BHD" or "(SEMENYIH) SDN BHD"
-      // (the best line starts with its legal form or a bracket), "AIK HUAT HARDWARE ENTERPRISE
-      // (SETIA" above "ALAM) SDN BHD" (a bracket left open), "GOLDEN KEY" above "MAKER SDN BHD".
-      const bool starts_legal = std::any_of(rules.company_forms.begin(), rules.company_forms.end(),
-                                            [&](const auto& w) { return find_phrase(lowered, w) == 0; }) ||
-                                (!name.empty() && (name.front() == '(' || name.front() == '&'));
-      const bool open = std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')');
-      if (const auto prev = above(*best); starts_legal && prev && !not_a_name(*prev)) {
-        name = name_of(r[*prev].text) + " " + name;
-      }
-      if (const auto next = below(*best);
-          next && !not_a_name(*next) && (open || (!has_any(lowered, rules.company_forms) && has_any(r[*next].lowered, rules.company_forms)))) {
-        name += " " + name_of(r[*next].text);
-      }
-      set("SUPPLIER", name, *best);
-      supplier_block = r[*best].block;
-      supplier_at = best;
-    }
-  }
-  // BUSINESS_ADDRESS: the address lines under the supplier's name, after any registration lines.
-  if (supplier_at) {
-    std::string address;
-    std::size_t skipped = 0, last_line = r[*supplier_at].line;
-    for (std::size_t k = *supplier_at + 1; k < n && r[k].line <= last_line + 2; ++k) {
-      if (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left) continue;  // another column
-      if (address_like(k) && r[k].hits.empty()) {
-        address += (address.empty() ? "" : " ") + clean_text(r[k].text);
-        last_line = r[k].line;
-      } else if (!address.empty() || ++skipped > 2) {
-        break;
-      } else {
-        last_line = r[k].line;
-      }
-    }
-    if (!address.empty()) set("BUSINESS_ADDRESS", address, *supplier_at);
-  }
-  const auto in_block = [&](std::optional<int> block, std::size_t i) { return block && r[i].block == *block; };
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string& t = r[i].text;
-    if (in_block(supplier_block, i) && !in_block(payer_block, i)) {
-      if (looks_like_address(t)) set("BUSINESS_ADDRESS", clean_text(t), i);
-      if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
-    }
-    if (in_block(payer_block, i)) {
-      if (looks_like_address(t)) set("PAYER_ADDRESS", clean_text(t), i);
-      if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
-      if (!statement) {
-        if (auto v = parse_phone(t)) set("PAYER_PHONE", *v, i);
-      }
-    }
-    if (!statement) {
-      if (auto v = parse_website(t)) set("SUPPLIER_WEBSITE", *v, i);
-    }
-  }
-  // A statement's bank: a known bank's name near the top, else its title line.
-  if (statement) {
-    for (std::size_t i = 0; i < n && i < 6 && !found.count("BANK_NAME"); ++i) {
-      for (const auto& bank : rules.banks) {
-        if (find_phrase(r[i].lowered, bank) != std::string::npos) {
-          set("BANK_NAME", clean_text(r[i].text), i);
-          break;
-        }
-      }
-    }
-    if (!found.count("BANK_NAME") && heading && *heading > 0) set("BANK_NAME", clean_text(r[0].text), 0);
-  }
 
-  // subtotal + GST = total, where all three were read.
-  const auto cents = [&](const char* field) -> std::optional<long long> {
-    return found.count(field) ? amount_cents(found[field]) : std::nullopt;
-  };
-  const auto subtotal = cents("SUBTOTAL"), gst = cents("GST"), total = cents("TOTAL");
-  out.checks["sum"] = subtotal && gst && total ? nlohmann::json(std::llabs(*subtotal + *gst - *total) <= 1)
-                                               : nlohmann::json(nullptr);
-  for (const auto& name : field_names) out.fields[name] = found.count(name) ? found[name] : "N/A";
-  return out;
+  const Page& page;
+  const Rules& rules;
+  const std::vector<Segment> r;  // the page's segments, in reading order
+  const std::size_t n;
+  std::map<std::string, std::string> found;
+  std::map<std::string, std::size_t> found_at;  // field → segment it came from
+  std::optional<std::size_t> heading;           // the segment with the document's heading
+  std::string doc_type;
+  bool statement = false;
+  DateOrder order = DateOrder::Dmy;
+  std::string page_currency;
+  int with_cents = 0;
+  std::vector<bool> tax_summary;
+  std::optional<std::size_t> rounding_line;
+  std::vector<Candidate> totals, tendered, change;
+  std::vector<std::pair<std::size_t, std::size_t>>
+      other_dates;  // segments whose dates are not the invoice's
+  std::optional<int> payer_block, supplier_block;
+  std::optional<std::size_t> supplier_at;
+};
+
+}  // namespace
+
+Extraction extract_fields(const Page& page, const Rules& rules,
+                          const std::vector<std::string>& field_names, DateOrderRule date_order) {
+  return FieldFinder(page, rules, date_order).run(field_names);
 }
 
 }  // namespace docsift::ocr

@@ -14,7 +14,9 @@ namespace {
 
 bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 // ASCII letters and every byte of a multi-byte UTF-8 character (month names such as "März").
-bool is_letter(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || static_cast<unsigned char>(c) >= 0x80; }
+bool is_letter(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0 || static_cast<unsigned char>(c) >= 0x80;
+}
 
 std::string digits_of(std::string_view s) {
   std::string out;
@@ -87,7 +89,8 @@ std::optional<int> year_of(const Token& t) {
 }
 
 bool is_mark(const Token& t, std::string_view marks) {
-  return t.kind == Token::Mark && t.text.size() == 1 && marks.find(t.text[0]) != std::string_view::npos;
+  return t.kind == Token::Mark && t.text.size() == 1 &&
+         marks.find(t.text[0]) != std::string_view::npos;
 }
 
 // OCR reads a digit as a look-alike: "2O18", "1O.00", "l2/03/2018", "|7-06-2018". Within a run
@@ -102,8 +105,8 @@ std::string ocr_digits(std::string_view text) {
     // A currency mark before the number ("RMO.00") is not part of it.
     std::size_t first = i;
     while (first < out.size() && out[first] != ' ' && !is_digit(out[first])) ++first;
-    while (first > i && (out[first - 1] == 'O' || out[first - 1] == 'o' || out[first - 1] == 'l' || out[first - 1] == 'I' ||
-                         out[first - 1] == '.' || out[first - 1] == ',')) {
+    while (first > i && (out[first - 1] == 'O' || out[first - 1] == 'o' || out[first - 1] == 'l' ||
+                         out[first - 1] == 'I' || out[first - 1] == '.' || out[first - 1] == ',')) {
       --first;
     }
     if (first < out.size() && out[first] != ' ') i = first;
@@ -119,7 +122,8 @@ std::string ocr_digits(std::string_view text) {
     if (digits >= 2 && lookalikes + bars > 0 && lookalikes == letters && lookalikes + bars <= 2) {
       for (std::size_t k = i; k < j; ++k) {
         if (out[k] == 'O' || out[k] == 'o') out[k] = '0';
-        if (out[k] == 'l' || out[k] == 'I' || (out[k] == '|' && k + 1 < j && is_digit(out[k + 1]))) out[k] = '1';
+        if (out[k] == 'l' || out[k] == 'I' || (out[k] == '|' && k + 1 < j && is_digit(out[k + 1])))
+          out[k] = '1';
       }
     }
     i = j;
@@ -130,12 +134,14 @@ std::string ocr_digits(std::string_view text) {
 }  // namespace
 
 std::string casefold(std::string_view s) {
-  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+  if (std::all_of(s.begin(), s.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     return lowercase(s);
   }
   utf8proc_uint8_t* mapped = nullptr;
-  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
-                              &mapped, static_cast<utf8proc_option_t>(UTF8PROC_CASEFOLD | UTF8PROC_COMPOSE));
+  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
+                              static_cast<utf8proc_ssize_t>(s.size()), &mapped,
+                              static_cast<utf8proc_option_t>(UTF8PROC_CASEFOLD | UTF8PROC_COMPOSE));
   if (n < 0) return lowercase(s);  // not UTF-8: bytes as they are
   std::string out(reinterpret_cast<const char*>(mapped), static_cast<std::size_t>(n));
   std::free(mapped);
@@ -152,7 +158,8 @@ int edit_distance(std::string_view a, std::string_view b, int limit) {
     int best = cur[0];
     for (int j = 1; j <= m; ++j) {
       const auto J = static_cast<std::size_t>(j);
-      cur[J] = std::min({prev[J] + 1, cur[J - 1] + 1, prev[J - 1] + (a[static_cast<std::size_t>(i - 1)] != b[J - 1] ? 1 : 0)});
+      cur[J] = std::min({prev[J] + 1, cur[J - 1] + 1,
+                         prev[J - 1] + (a[static_cast<std::size_t>(i - 1)] != b[J - 1] ? 1 : 0)});
       best = std::min(best, cur[J]);
     }
     if (best > limit) return limit + 1;
@@ -166,16 +173,17 @@ std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, Date
   const std::vector<Token> t = tokens_of(digits);
   std::vector<Date> out;
   const auto num = [&](std::size_t i, std::size_t lo, std::size_t hi) {
-    return i < t.size() && t[i].kind == Token::Num && t[i].text.size() >= lo && t[i].text.size() <= hi;
+    return i < t.size() && t[i].kind == Token::Num && t[i].text.size() >= lo &&
+           t[i].text.size() <= hi;
   };
   // A number glued to the pattern's ends ("1.2.3.4", "12:30") makes it something else.
   const auto clear_before = [&](std::size_t i) {
-    return i < 2 || !(is_mark(t[i - 1], "/.-:") && t[i - 2].kind == Token::Num && t[i - 2].end == t[i - 1].begin &&
-                      t[i - 1].end == t[i].begin);
+    return i < 2 || !(is_mark(t[i - 1], "/.-:") && t[i - 2].kind == Token::Num &&
+                      t[i - 2].end == t[i - 1].begin && t[i - 1].end == t[i].begin);
   };
   const auto clear_after = [&](std::size_t i) {  // i: the token after the pattern
-    return i + 1 >= t.size() || !(is_mark(t[i], "/.-:") && t[i + 1].kind == Token::Num && t[i - 1].end == t[i].begin &&
-                                  t[i].end == t[i + 1].begin);
+    return i + 1 >= t.size() || !(is_mark(t[i], "/.-:") && t[i + 1].kind == Token::Num &&
+                                  t[i - 1].end == t[i].begin && t[i].end == t[i + 1].begin);
   };
   const auto add = [&](int d, int m, int y, std::size_t first, std::size_t last, bool numeric) {
     if (!valid_day(d, m, y)) return false;
@@ -185,10 +193,11 @@ std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, Date
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (!clear_before(i)) continue;
     // 03/04/2025, 3-4-25, 03.04.2025 (one separator throughout); 2025-04-03.
-    if (num(i, 1, 4) && i + 4 < t.size() && is_mark(t[i + 1], "/.-") && t[i + 3].text == t[i + 1].text &&
-        num(i + 2, 1, 2) && clear_after(i + 5)) {
+    if (num(i, 1, 4) && i + 4 < t.size() && is_mark(t[i + 1], "/.-") &&
+        t[i + 3].text == t[i + 1].text && num(i + 2, 1, 2) && clear_after(i + 5)) {
       if (num(i, 4, 4) && num(i + 4, 1, 2)) {
-        if (add(number(t[i + 4].text), number(t[i + 2].text), number(t[i].text), i, i + 4, false)) i += 4;
+        if (add(number(t[i + 4].text), number(t[i + 2].text), number(t[i].text), i, i + 4, false))
+          i += 4;
         continue;
       }
       const auto y = year_of(t[i + 4]);
@@ -208,8 +217,8 @@ std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, Date
     // 3 April 2025, 06 APR 2018, 20/JAN/2017, 24-MAR-18, 3rd April 2025, 3. März 2025.
     if (num(i, 1, 2)) {
       std::size_t k = i + 1;
-      if (k < t.size() && t[k].kind == Token::Word && (t[k].text == "st" || t[k].text == "nd" || t[k].text == "rd" ||
-                                                       t[k].text == "th")) {
+      if (k < t.size() && t[k].kind == Token::Word &&
+          (t[k].text == "st" || t[k].text == "nd" || t[k].text == "rd" || t[k].text == "th")) {
         ++k;
       }
       while (k < t.size() && is_mark(t[k], "/-.,")) ++k;
@@ -249,13 +258,15 @@ std::string format_date(const Date& date) {
   return out;
 }
 
-std::optional<std::string> parse_date(std::string_view text, const Lexicon& lexicon, DateOrder order) {
+std::optional<std::string> parse_date(std::string_view text, const Lexicon& lexicon,
+                                      DateOrder order) {
   const auto all = find_dates(text, lexicon, order);
   if (all.empty()) return std::nullopt;
   return format_date(all.front());
 }
 
-std::optional<std::string> parse_period(std::string_view text, const Lexicon& lexicon, DateOrder order) {
+std::optional<std::string> parse_period(std::string_view text, const Lexicon& lexicon,
+                                        DateOrder order) {
   const auto all = find_dates(text, lexicon, order);
   if (all.size() < 2) return std::nullopt;
   return format_date(all[0]) + " to " + format_date(all[1]);
@@ -265,7 +276,8 @@ namespace {
 
 // The currency mark that ends at `end` (before an amount) or starts at `begin` (after one), as
 // the lexicon writes it; a mark made of letters must stand as a word ("RM", not "ARM").
-std::optional<std::pair<std::string, std::size_t>> mark_before(std::string_view s, std::size_t end, const Lexicon& lex) {
+std::optional<std::pair<std::string, std::size_t>> mark_before(std::string_view s, std::size_t end,
+                                                               const Lexicon& lex) {
   std::size_t e = end;
   if (e > 0 && s[e - 1] == ' ') --e;
   std::optional<std::pair<std::string, std::size_t>> best;
@@ -281,7 +293,8 @@ std::optional<std::pair<std::string, std::size_t>> mark_before(std::string_view 
   return best;
 }
 
-std::optional<std::pair<std::string, std::size_t>> mark_after(std::string_view s, std::size_t begin, const Lexicon& lex) {
+std::optional<std::pair<std::string, std::size_t>> mark_after(std::string_view s, std::size_t begin,
+                                                              const Lexicon& lex) {
   std::size_t b = begin;
   if (b < s.size() && s[b] == ' ') ++b;
   std::optional<std::pair<std::string, std::size_t>> best;
@@ -324,26 +337,31 @@ std::vector<Amount> find_amounts(std::string_view text, const Lexicon& lexicon, 
       }
       const char c = s[j];
       std::size_t k = j + 1;
-      if ((c == '.' || c == ',') && k + 2 < s.size() && s[k] == ' ' && is_digit(s[k + 1]) && is_digit(s[k + 2]) &&
-          (k + 3 == s.size() || !is_digit(s[k + 3]))) {
+      if ((c == '.' || c == ',') && k + 2 < s.size() && s[k] == ' ' && is_digit(s[k + 1]) &&
+          is_digit(s[k + 2]) && (k + 3 == s.size() || !is_digit(s[k + 3]))) {
         ++k;  // "11. 80"
-      } else if (c == ' ' && k + 2 < s.size() && (s[k] == '.' || s[k] == ',') && is_digit(s[k + 1]) && is_digit(s[k + 2]) &&
+      } else if (c == ' ' && k + 2 < s.size() && (s[k] == '.' || s[k] == ',') &&
+                 is_digit(s[k + 1]) && is_digit(s[k + 2]) &&
                  (k + 3 == s.size() || !is_digit(s[k + 3]))) {
         groups.push_back({s[k], {}});  // "129 .32"
         j = k + 1;
         continue;
       } else if (c == ' ') {
         // Thousands by spaces: after a mark, before any other separator, three digits exactly.
-        const bool three = k + 3 <= s.size() && is_digit(s[k]) && is_digit(s[k + 1]) && is_digit(s[k + 2]) &&
-                           (k + 3 == s.size() || !is_digit(s[k + 3]));
-        const bool only_spaces = std::all_of(groups.begin() + 1, groups.end(), [](const auto& g) { return g.first == ' '; });
+        const bool three = k + 3 <= s.size() && is_digit(s[k]) && is_digit(s[k + 1]) &&
+                           is_digit(s[k + 2]) && (k + 3 == s.size() || !is_digit(s[k + 3]));
+        const bool only_spaces = std::all_of(groups.begin() + 1, groups.end(),
+                                             [](const auto& g) { return g.first == ' '; });
         // Or before a mark printed after the amount: "1 210,00 Kč".
-        const bool mark_follows = three && k + 6 <= s.size() && (s[k + 3] == ',' || s[k + 3] == '.') && is_digit(s[k + 4]) &&
-                                  is_digit(s[k + 5]) && (k + 6 == s.size() || !is_digit(s[k + 6])) &&
-                                  mark_after(s, k + 6, lexicon).has_value();
-        const bool two = k + 2 <= s.size() && is_digit(s[k]) && is_digit(s[k + 1]) &&
-                         (k + 2 == s.size() || (!is_digit(s[k + 2]) && s[k + 2] != '.' && s[k + 2] != ','));
-        const bool split_cents = whole && two && groups.size() == 1;  // "45 55", vouched for by a label
+        const bool mark_follows =
+            three && k + 6 <= s.size() && (s[k + 3] == ',' || s[k + 3] == '.') &&
+            is_digit(s[k + 4]) && is_digit(s[k + 5]) &&
+            (k + 6 == s.size() || !is_digit(s[k + 6])) && mark_after(s, k + 6, lexicon).has_value();
+        const bool two =
+            k + 2 <= s.size() && is_digit(s[k]) && is_digit(s[k + 1]) &&
+            (k + 2 == s.size() || (!is_digit(s[k + 2]) && s[k + 2] != '.' && s[k + 2] != ','));
+        const bool split_cents =
+            whole && two && groups.size() == 1;  // "45 55", vouched for by a label
         if (!split_cents && (!(mark || mark_follows) || !three || !only_spaces)) break;
       }
       if (!is_group_separator(c) || k >= s.size() || !is_digit(s[k])) break;
@@ -357,16 +375,19 @@ std::vector<Amount> find_amounts(std::string_view text, const Lexicon& lexicon, 
     std::string integer;
     std::size_t int_groups = groups.size();
     char decimal = '\0';
-    if (groups.size() > 1 && groups.back().second.size() == 2 && (groups.back().first == '.' || groups.back().first == ',')) {
+    if (groups.size() > 1 && groups.back().second.size() == 2 &&
+        (groups.back().first == '.' || groups.back().first == ',')) {
       decimal = groups.back().first;
       a.has_cents = true;
       --int_groups;
-    } else if (whole && groups.size() == 2 && groups.back().second.size() == 2 && groups.back().first == ' ') {
+    } else if (whole && groups.size() == 2 && groups.back().second.size() == 2 &&
+               groups.back().first == ' ') {
       // A label vouches for it, and OCR read the decimal point as a space: "Total 45 55".
       decimal = ' ';
       a.has_cents = true;
       --int_groups;
-    } else if (whole && groups.size() == 2 && groups.back().second.size() == 1 && groups.back().first == '.') {
+    } else if (whole && groups.size() == 2 && groups.back().second.size() == 1 &&
+               groups.back().first == '.') {
       // A label vouches for it, and OCR dropped the last zero: "NET TOTAL 174.9".
       groups.back().second += '0';
       decimal = '.';
@@ -383,18 +404,22 @@ std::vector<Amount> find_amounts(std::string_view text, const Lexicon& lexicon, 
     }
     // A group separator that is not one ("1.5", "12.3456") or a space that joined two numbers.
     if (!ok) continue;
-    if (integer.empty() || integer.size() > 12 || (integer.size() > 1 && integer[0] == '0')) continue;
+    if (integer.empty() || integer.size() > 12 || (integer.size() > 1 && integer[0] == '0'))
+      continue;
     a.begin = first, a.end = run_end;
     // Not money: part of a date, a time ("18:52"), a percentage, an id or phone ("03-1234"),
     // glued to a word ("50MM", "A4") unless that word is a currency mark.
-    const bool in_date = std::any_of(dates.begin(), dates.end(), [&](const Date& d) { return first < d.end && d.begin < run_end; });
+    const bool in_date = std::any_of(dates.begin(), dates.end(), [&](const Date& d) {
+      return first < d.end && d.begin < run_end;
+    });
     const char after = run_end < s.size() ? s[run_end] : ' ';
     const char after2 = run_end + 1 < s.size() ? s[run_end + 1] : ' ';
     const char before = first > 0 ? s[first - 1] : ' ';
     const char before2 = first > 1 ? s[first - 2] : ' ';
     const auto mark_after_it = mark_after(s, run_end, lexicon);
-    if (in_date || after == ':' || (before == ':' && is_digit(before2)) || after == '%' || (after == ' ' && after2 == '%') ||
-        (before == '-' && is_digit(before2)) || (after == '-' && is_digit(after2)) || (after == '/' && is_digit(after2)) ||
+    if (in_date || after == ':' || (before == ':' && is_digit(before2)) || after == '%' ||
+        (after == ' ' && after2 == '%') || (before == '-' && is_digit(before2)) ||
+        (after == '-' && is_digit(after2)) || (after == '/' && is_digit(after2)) ||
         (before == '/' && is_digit(before2))) {
       continue;
     }
@@ -424,7 +449,8 @@ std::string format_amount(long long cents, std::string_view currency) {
   char frac[4];
   std::snprintf(frac, sizeof frac, "%02lld", cents % 100);
   std::string out(currency);
-  if (!out.empty() && std::isalpha(static_cast<unsigned char>(out.front()))) out += ' ';  // "RM 9.90", "Kč 1.00"
+  if (!out.empty() && std::isalpha(static_cast<unsigned char>(out.front())))
+    out += ' ';  // "RM 9.90", "Kč 1.00"
   return out + grouped + "." + frac;
 }
 
@@ -495,8 +521,9 @@ std::optional<std::string> parse_email(std::string_view text) {
 }
 
 std::optional<std::string> parse_website(std::string_view text) {
-  static const std::regex kWeb(R"(((?:https?://)?www\.[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+|https?://[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)(?:/\S*)?)",
-                               std::regex::icase);
+  static const std::regex kWeb(
+      R"(((?:https?://)?www\.[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+|https?://[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)(?:/\S*)?)",
+      std::regex::icase);
   std::smatch m;
   const std::string s(text);
   if (!std::regex_search(s, m, kWeb)) return std::nullopt;
@@ -530,7 +557,8 @@ std::string lowercase(std::string_view s) {
     }
     utf8proc_uint8_t lower[4];
     const auto m = utf8proc_encode_char(utf8proc_tolower(cp), lower);
-    if (m == n) std::copy(lower, lower + m, out.begin() + static_cast<long>(i));  // same length: offsets hold
+    if (m == n)
+      std::copy(lower, lower + m, out.begin() + static_cast<long>(i));  // same length: offsets hold
     i += static_cast<std::size_t>(n);
   }
   return out;
