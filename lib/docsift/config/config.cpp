@@ -405,8 +405,8 @@ const std::vector<Field>& schema() {
                  },
                  [](const Config& c) { return YAML::Node(c.ocr.threads); }});
     f.push_back({"ocr.date_order",
-                 "auto (day first unless the page has a date that reads only month first), dmy or mdy: how "
-                 "numeric dates such as 03/04/2025 are read",
+                 "auto (day first, unless more of the page's dates can only be read month first than day "
+                 "first), dmy or mdy: how numeric dates such as 03/04/2025 are read",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    const auto v = scalar(n, w, "ocr.date_order", "auto, dmy or mdy");
                    if (v != "auto" && v != "dmy" && v != "mdy") fail(w, "ocr.date_order", "expected auto, dmy or mdy, got " + shown(n));
