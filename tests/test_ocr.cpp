@@ -443,6 +443,11 @@ TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time,
                      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "CHEF LEE SDN BHD");
   CHECK(r.fields.at("TOTAL") == "RM 96.20");
+  // Cash - change outweighs a stronger label below the rounding line that OCR misread.
+  r = extract_fields(page_of({"SANYU STATIONERY SHOP", "Total 33.50", "Round Adj 0.00", "Final Total 3.50", "CASH 50.00",
+                              "CHANGE 16.50"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "33.50");
   // A payment word inside a name is a word of the name; a trading name above the legal one joins
   // it; "Kedai" is not the state of Kedah; an address line ends in a comma.
   r = extract_fields(page_of({"SUPER SEVEN CASH & CARRY SDN BHD", "(590150-A)", "TOTAL 12.00"}), rules, kFieldNames);

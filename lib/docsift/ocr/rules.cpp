@@ -510,7 +510,7 @@ class FieldFinder {
       if (tax_summary[r[c.segment].line]) score -= 150;
       if ((paid && c.amount.cents == *paid) ||
           (tendered_exact && c.amount.cents == *tendered_exact))
-        score += 120;
+        score += 250;  // two printed figures agree with it: the strongest evidence there is
       if (rounding_line && r[c.segment].line > *rounding_line)
         score += 110;  // rounded: what was paid
       if (sub && tax && c.amount.cents == *sub + *tax) score += 40;
