@@ -24,7 +24,7 @@ at::Tensor read_pdf_page(const std::filesystem::path& path, int page, int dpi, c
 
 // A page's text layer as Poppler extracts it: words with boxes in points (1/72 inch), the origin
 // at the page's top left. Born-digital PDFs carry their exact text here, which beats rendering and
-// OCR on every count (the OCR engine decides whether a layer is usable: ocr/engine.h).
+// OCR on every count (whether a layer is usable is ocr::usable_text_layer's call, ocr/page.h).
 struct PdfWord {
   std::string text;  // UTF-8
   double left = 0, top = 0, right = 0, bottom = 0;

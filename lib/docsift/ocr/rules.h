@@ -17,7 +17,7 @@ namespace docsift::ocr {
 struct LabelRule {
   std::string field;  // a schema field, or one of the total's helpers ("_NOT_TOTAL", "_TENDERED", "_CHANGE")
   std::string kind;   // abn, date, period, amount, bsb, account, phone, email, name; "none" for _NOT_TOTAL
-  std::vector<std::string> labels;  // case-folded
+  std::vector<std::string> labels;  // lower case (values.h: lowercase)
   std::vector<int> strength;        // per label, for TOTAL: 3 strong, 2 plain, 1 weak; else 0
 };
 
@@ -55,7 +55,7 @@ struct Extraction {
 Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,
                           DateOrderRule date_order = DateOrderRule::Auto);
 
-// Where a label occurs in `lowered` (case-folded text) as whole words, exactly, or with one edit
+// Where a label occurs in `lowered` (text through values.h's lowercase) as whole words, exactly, or with one edit
 // in each of its words of 5 letters or more (OCR's "T0TAL", "SUBTOTAI"): {begin, end} byte ranges.
 std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered, const std::string& label,
                                                             bool fuzzy = true);
