@@ -27,7 +27,8 @@ namespace {
 // "PNG input buffer is incomplete") print to stderr, where a log shows them without a file name
 // (and interleaved with docsift's own lines). While a file decodes, stderr goes to an anonymous
 // in-memory file; what the decoder said is then part of docsift's own message when the image
-// fails, and nothing leaks when it decodes.
+// fails, and nothing leaks when it decodes. The redirection is process-wide, so it lasts only as
+// long as one decode call, on the thread that runs the batch (nothing else of docsift's prints then).
 class DecoderMessages {
  public:
   DecoderMessages() {

@@ -18,9 +18,9 @@ namespace docsift::ocr {
 namespace {
 
 // A page reads upside down when it yields few words or little confidence; then 180° is tried.
-// Turned over, the samples and receipts read at a mean confidence near 40; upright receipts at 39
-// to 95, so the threshold (60 before the receipts were measured) spares most of them a second
-// reading.
+// Turned over, a sample and a receipt read at a mean confidence near 40; upright receipts at 39 to
+// 95 (bench/README.md), so the threshold (60 before the receipts were measured) spares most of
+// them a second reading.
 constexpr double kDoubtfulConfidence = 45.0;
 constexpr int kDoubtfulWords = 5;
 // Skew below this is left alone: rotating resamples the text, which costs more than it gains.
@@ -135,10 +135,7 @@ int blank_row_near_middle(const cv::Mat& grey) {
 
 }  // namespace
 
-Reader::Reader(const ReaderOptions& options) : options_(options), api_(open_tesseract(options)) {
-  // A second reader for the other half of tall pages (receipts), on the second core.
-  if (options.threads > 1) second_ = open_tesseract(options);
-}
+Reader::Reader(const ReaderOptions& options) : options_(options), api_(open_tesseract(options)) {}
 
 Reader::~Reader() {
   if (api_) api_->End();
@@ -148,11 +145,14 @@ Reader::~Reader() {
 std::string Reader::version() { return tesseract::TessBaseAPI::Version(); }
 
 Page Reader::recognise(const cv::Mat& grey) {
-  // A tall page is read as two halves at once, cut at a blank band (bench/README.md: 1.9x the
-  // pages per second on 2 cores, the same words). Tesseract's instances are independent.
+  // A tall page is read as two halves at once, cut at a blank band (bench/README.md: 1.2x the
+  // pages per second on 2 cores, at the cost of some digits read differently). Tesseract's
+  // instances are independent; the second is made for the first tall page, so a run of A4 pages
+  // or text-layer PDFs never pays for it.
   constexpr int kTallRows = 1200;
-  const int cut = second_ && grey.rows >= kTallRows ? blank_row_near_middle(grey) : 0;
+  const int cut = options_.threads > 1 && grey.rows >= kTallRows ? blank_row_near_middle(grey) : 0;
   if (cut == 0) return layout_page(read_words(*api_, grey, 0), grey.cols, grey.rows);
+  if (!second_) second_ = open_tesseract(options_);
   std::vector<Word> lower;
   std::thread other([&] { lower = read_words(*second_, grey.rowRange(cut, grey.rows), cut); });
   std::vector<Word> words = read_words(*api_, grey.rowRange(0, cut), 0);

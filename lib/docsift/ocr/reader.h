@@ -49,7 +49,7 @@ class Reader {
   Page recognise(const cv::Mat& grey);
   ReaderOptions options_;
   std::unique_ptr<tesseract::TessBaseAPI> api_;
-  std::unique_ptr<tesseract::TessBaseAPI> second_;  // the lower half of a tall page, in parallel
+  std::unique_ptr<tesseract::TessBaseAPI> second_;  // the lower half of a tall page, made when first needed
 };
 
 }  // namespace docsift::ocr

@@ -76,8 +76,12 @@ bool word_matches(const std::string& label_word, const std::string& word) {
 
 }  // namespace
 
-std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered,
-                                                            const std::string& label, bool fuzzy) {
+namespace {
+
+// find_label over the text's words split once (label_hits tries some 500 labels on a segment).
+std::vector<std::pair<std::size_t, std::size_t>> find_label_in(const std::string& lowered,
+                                                               const std::vector<Piece>& have,
+                                                               const std::string& label, bool fuzzy) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
   for (std::size_t at = find_phrase(lowered, label); at != std::string::npos;
        at = find_phrase(lowered, label, at + 1)) {
@@ -88,7 +92,6 @@ std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& l
   if (want.empty() ||
       std::none_of(want.begin(), want.end(), [](const Piece& p) { return p.word.size() >= 5; }))
     return out;
-  const std::vector<Piece> have = pieces_of(lowered);
   for (std::size_t i = 0; i + want.size() <= have.size(); ++i) {
     bool all = true;
     for (std::size_t k = 0; k < want.size() && all; ++k)
@@ -100,6 +103,13 @@ std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& l
       out.emplace_back(b, e);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered,
+                                                            const std::string& label, bool fuzzy) {
+  return find_label_in(lowered, pieces_of(lowered), label, fuzzy);
 }
 
 namespace {
@@ -122,13 +132,14 @@ struct Hit {
 
 std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
   std::vector<Hit> all;
+  const std::vector<Piece> words = pieces_of(lowered);
   for (std::size_t r = 0; r < rules.fields.size(); ++r) {
     const LabelRule& rule = rules.fields[r];
     for (std::size_t l = 0; l < rule.labels.size(); ++l) {
       // Misread labels are looked for where a misreading costs a value: amounts and dates. A name
       // label read fuzzily would eat names ("Supplies" is one edit from "supplier").
       const bool fuzzy = rule.kind != "name";
-      for (const auto& [at, end] : find_label(lowered, rule.labels[l], fuzzy))
+      for (const auto& [at, end] : find_label_in(lowered, words, rule.labels[l], fuzzy))
         all.push_back({r, at, end, rule.strength[l]});
     }
   }
