@@ -1,6 +1,6 @@
 # Sourced by the run_device.sh scripts: on a GPU machine that has PyTorch, CMake and the CUDA
 # toolkit but not docsift's Debian packages, unpacks the packages from .deb files in DEBS (default
-# .gpu/debs, made here with `apt-get download`, see bench/README.md) into a private prefix, never
+# .gpu/debs, made here with `apt-get download`, see docs/bench-history.md) into a private prefix, never
 # into /, and builds the named targets against PyTorch's LibTorch into build-gpu/ (Release, sm_90).
 #   source bench/gpu_build.sh; gpu_build TARGET...      (ROOT and OUT must be set)
 gpu_build() {

@@ -1,6 +1,6 @@
 """InternVL3 configs with the real model sizes, for the benchmarks' random checkpoints.
 
-Shapes from model-porting-notes.md §1.2: InternViT-300M (1024 wide, 24 layers, 16 heads) for every
+Shapes from docs/models.md, "Model sizes": InternViT-300M (1024 wide, 24 layers, 16 heads) for every
 size; the language model is Qwen2.5-0.5B-sized for 1B (896 wide, 24 layers, 14 heads, 2 KV heads,
 intermediate 4864) and Qwen2.5-7B-sized for 8B (3584 wide, 28 layers, 28 heads, 4 KV heads,
 intermediate 18944); vocabulary 151674. The tiny test tokenizer goes with them (its ids fall inside

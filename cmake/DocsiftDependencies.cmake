@@ -30,7 +30,7 @@ else()
 endif()
 add_library(docsift::opencv ALIAS docsift_opencv)
 
-# The GPU architectures nvcc compiles docsift's own kernels (lib/docsift/kernels/) for. LibTorch's
+# The GPU architectures nvcc compiles docsift's own kernels (lib/docsift/device/cuda_plugin/) for. LibTorch's
 # CUDA setup turns TORCH_CUDA_ARCH_LIST into the -gencode flags of every .cu file (and without a
 # list it compiles and runs a probe for local GPUs, which fails on a machine without one). The
 # default follows the toolkit: CUDA 12.x still targets the V100 (sm_70), CUDA 13 starts at sm_75;

@@ -11,12 +11,13 @@ include(GNUInstallDirs)
 set_target_properties(docsift_cli PROPERTIES INSTALL_RPATH "${DOCSIFT_RUNTIME_LIB_DIRS}" INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS docsift_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET docsift_cuda)
-  # bin/../lib/docsift is where the program looks for its CUDA plugin (memory/cuda_backend.cpp).
+  # bin/../lib/docsift is where the program looks for its CUDA plugin (device/cuda_backend.cpp).
   set_target_properties(docsift_cuda PROPERTIES INSTALL_RPATH "${DOCSIFT_RUNTIME_LIB_DIRS}" INSTALL_RPATH_USE_LINK_PATH ON)
   install(TARGETS docsift_cuda LIBRARY DESTINATION lib/docsift)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/docsift/configs)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/docsift)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/docsift/docs)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME docsift)

@@ -5,7 +5,7 @@
 
 Tax invoices, receipts and bank statements with varied layouts, line items and DejaVu fonts; a few
 are slightly rotated and noisy like scans. samples/ground_truth.csv uses the reference system's
-column layout and value formats (../shared/docs/seed-reference.md): ABN "04 904 754 234", dates
+column layout and value formats (docs/eval.md, "Ground truth"): ABN "04 904 754 234", dates
 DD/MM/YYYY, money "$58.62", lists pipe-separated, BSB "063 140", N/A for fields a document lacks.
 """
 import csv

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "docsift/memory/cuda_backend.h"
+#include "docsift/device/cuda_backend.h"
 
 namespace {
 
@@ -36,8 +36,8 @@ REGISTER_LISTENER("count_cases", 1, CountCases);
 
 int main(int argc, char** argv) {
   // Before any test asks LibTorch about CUDA (at::manual_seed does): LibTorch keeps its first
-  // answer (memory/cuda_backend.h). Without CUDA this only records why.
-  (void)docsift::memory::load_cuda_backend();
+  // answer (device/cuda_backend.h). Without CUDA this only records why.
+  (void)docsift::device::load_cuda_backend();
   doctest::Context context(argc, argv);
   const int result = context.run();
   if (context.shouldExit()) return result;  // --help, --list-test-cases

@@ -1,4 +1,4 @@
-// Chat templates: the exact prompt strings of model-porting-notes.md §1.7 / §2.6, and their ids.
+// Chat templates: the exact prompt strings of docs/models.md, "Chat templates", and their ids.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -220,7 +220,7 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
 namespace {
 
 // An InternVL3-8B-shaped folder with config.json and the tokenizer but no weights (the real 8B
-// sizes, model-porting-notes.md §1.2), as a user has it before downloading 16 GB.
+// sizes, docs/models.md, "Model sizes"), as a user has it before downloading 16 GB.
 void write_8b_config_folder(const std::filesystem::path& dir) {
   const std::filesystem::path hf = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl/hf";
   std::filesystem::copy(hf / "tokenizer.json", dir / "tokenizer.json");

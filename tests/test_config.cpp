@@ -6,6 +6,8 @@
 
 using namespace docsift::config;
 using docsift::ConfigError;
+using docsift::memory::Tier;
+using docsift::model::Precision;
 using docsift::testing::TempDir;
 using docsift::testing::write_text;
 

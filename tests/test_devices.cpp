@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "docsift/memory/cuda_arch.h"
-#include "docsift/memory/devices.h"
+#include "docsift/device/cuda_arch.h"
+#include "docsift/device/devices.h"
 
 #include <doctest/doctest.h>
 
 TEST_CASE("cuda_status is consistent with or without a GPU") {
-  const auto status = docsift::memory::cuda_status();
+  const auto status = docsift::device::cuda_status();
   if (!status.compiled) {
     CHECK_FALSE(status.available);
     CHECK_FALSE(status.reason.empty());
@@ -39,10 +39,10 @@ constexpr const char* kCuda13Flags =
     "code=sm_100;-gencode;arch=compute_120,code=sm_120";
 
 TEST_CASE("LibTorch's nvcc flags: which GPUs can run them") {
-  using docsift::memory::arch_runs_on;
-  using docsift::memory::parse_nvcc_arch_flags;
+  using docsift::device::arch_runs_on;
+  using docsift::device::parse_nvcc_arch_flags;
   const auto cu13 = parse_nvcc_arch_flags(kCuda13Flags);
-  CHECK(docsift::memory::describe(cu13) == "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120");
+  CHECK(docsift::device::describe(cu13) == "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120");
   CHECK_FALSE(arch_runs_on(cu13, 7, 0));  // V100: not in CUDA 13 builds
   CHECK(arch_runs_on(cu13, 7, 5));
   CHECK(arch_runs_on(cu13, 8, 9));   // L4/L40 run the sm_86 code (same major, older minor)
@@ -51,7 +51,7 @@ TEST_CASE("LibTorch's nvcc flags: which GPUs can run them") {
   CHECK_FALSE(arch_runs_on(cu13, 11, 0));
   // Arch-specific code runs on that GPU only; PTX on it and everything newer.
   const auto special = parse_nvcc_arch_flags("-gencode arch=compute_90a,code=sm_90a -gencode arch=compute_70,code=[sm_70,compute_70]");
-  CHECK(docsift::memory::describe(special) == "sm_90a sm_70, PTX compute_70");
+  CHECK(docsift::device::describe(special) == "sm_90a sm_70, PTX compute_70");
   CHECK(arch_runs_on(special, 9, 0));
   CHECK(arch_runs_on(special, 12, 0));  // through the compute_70 PTX
   CHECK_FALSE(arch_runs_on(parse_nvcc_arch_flags("code=sm_90a"), 10, 0));
@@ -60,25 +60,25 @@ TEST_CASE("LibTorch's nvcc flags: which GPUs can run them") {
 }
 
 TEST_CASE("a GPU the LibTorch has no kernels for is named, with what to install") {
-  docsift::memory::CudaStatus status;
+  docsift::device::CudaStatus status;
   status.compiled = status.available = true;
   status.runtime_version = "13.0";
   status.arch_flags = kCuda13Flags;
-  docsift::memory::CudaDevice v100;
+  docsift::device::CudaDevice v100;
   v100.name = "Tesla V100-SXM2-16GB";
   v100.major = 7;
   v100.minor = 0;
-  const std::string message = docsift::memory::arch_mismatch(status, v100);
+  const std::string message = docsift::device::arch_mismatch(status, v100);
   CHECK(message ==
         "cuda:0 (Tesla V100-SXM2-16GB, sm_70) cannot run this build's LibTorch (CUDA 13.0), which has GPU code for "
         "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 only; build docsift against a LibTorch whose CUDA build includes "
         "sm_70 (for a V100: the cxx11-ABI LibTorch for CUDA 12.6, then LIBTORCH_DIR=... scripts/setup.sh), or run "
         "on the CPU with --device cpu");
-  docsift::memory::CudaDevice h100 = v100;
+  docsift::device::CudaDevice h100 = v100;
   h100.major = 9;
-  CHECK(docsift::memory::arch_mismatch(status, h100).empty());
+  CHECK(docsift::device::arch_mismatch(status, h100).empty());
   status.arch_flags.clear();  // unknown flags: no claim either way
-  CHECK(docsift::memory::arch_mismatch(status, v100).empty());
+  CHECK(docsift::device::arch_mismatch(status, v100).empty());
 }
 
 TEST_CASE("the nvcc flags in the linked libtorch_cuda.so parse") {
@@ -115,8 +115,8 @@ TEST_CASE("the nvcc flags in the linked libtorch_cuda.so parse") {
     }
   }
   REQUIRE_MESSAGE(!flags.empty(), library);
-  const auto archs = docsift::memory::parse_nvcc_arch_flags(flags);
-  MESSAGE(library << ": " << docsift::memory::describe(archs));
+  const auto archs = docsift::device::parse_nvcc_arch_flags(flags);
+  MESSAGE(library << ": " << docsift::device::describe(archs));
   CHECK_FALSE(archs.empty());
-  CHECK(docsift::memory::describe(archs).find("sm_") != std::string::npos);
+  CHECK(docsift::device::describe(archs).find("sm_") != std::string::npos);
 }

@@ -13,7 +13,7 @@
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/io/image_file.h"
-#include "docsift/memory/devices.h"
+#include "docsift/device/devices.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
 #include "docsift/family/internvl/model.h"
@@ -26,8 +26,8 @@
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
-using docsift::config::Float16Residual;
-using docsift::config::Quantization;
+using docsift::model::Float16Residual;
+using docsift::model::Quantization;
 using docsift::model::Checkpoint;
 using docsift::model::InternVLModel;
 using docsift::model::Int8Path;
@@ -47,7 +47,7 @@ nlohmann::json read_json(const fs::path& p) {
   return nlohmann::json::parse(in);
 }
 
-bool cuda_present() { return docsift::memory::cuda_status().available; }
+bool cuda_present() { return docsift::device::cuda_status().available; }
 
 // y from `path` against float32 x @ dequantized(w)ᵀ (+ bias), relative to the reference's largest value.
 double path_error(Int8Path path, const at::Tensor& x, const LinearWeight& w, const docsift::model::DequantScratch* s) {

@@ -28,7 +28,7 @@ const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/intern
 }  // namespace
 
 TEST_CASE("InternVL tile grid: closest aspect ratio, tie rule, max_tiles") {
-  // Worked examples from model-porting-notes.md §1.5 (max 12 tiles).
+  // Worked examples from docs/models.md, "Preprocessing" (max 12 tiles).
   CHECK(choose_grid(640, 480, 1, 12).columns == 4);
   CHECK(choose_grid(640, 480, 1, 12).rows == 3);
   CHECK(choose_grid(1920, 1080, 1, 12).tiles() == 8);

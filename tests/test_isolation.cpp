@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "docsift/batch/worker.h"
-#include "docsift/memory/cuda_backend.h"
+#include "docsift/device/cuda_backend.h"
 #include "support/cli_runner.h"
 #include "support/fixture_files.h"
 #include "support/temp_dir.h"
@@ -116,7 +116,7 @@ TEST_CASE("cuda_footprint sees a mapped CUDA driver library") {
 
 TEST_CASE("only a process that asks for a GPU loads LibTorch's CUDA libraries and the driver") {
   std::string why;
-  if (docsift::memory::load_cuda_backend(&why) == nullptr) {
+  if (docsift::device::load_cuda_backend(&why) == nullptr) {
     MESSAGE("skipped: " << why);
     return;
   }

@@ -26,7 +26,7 @@
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
-using docsift::config::Tier;
+using docsift::memory::Tier;
 using docsift::resilience::ErrorClass;
 using docsift::resilience::FaultPlan;
 using docsift::resilience::ImageRun;
@@ -61,13 +61,13 @@ LadderSettings settings(const std::string& faults) {
   s.device = at::kCPU;
   s.dtype = at::kFloat;
   s.cpu_dtype = at::kFloat;
-  s.faults = FaultPlan::parse(faults, docsift::config::tier_names());
+  s.faults = FaultPlan::parse(faults, docsift::memory::tier_names());
   return s;
 }
 
 std::vector<std::string> tiers_tried(const ImageRun& run) {
   std::vector<std::string> names;
-  for (const auto& a : run.attempts) names.emplace_back(docsift::config::to_string(a.tier));
+  for (const auto& a : run.attempts) names.emplace_back(to_string(a.tier));
   return names;
 }
 
@@ -222,7 +222,7 @@ TEST_CASE("OOM classification of real exceptions and their message shapes") {
 
 TEST_CASE("memory plan: offloading moves the KV cache to the host, budgets decide where to start") {
   docsift::memory::PlanRequest r;
-  // InternVL3-8B (model-porting-notes §1.2): Qwen2.5-7B decoder, InternViT-300M.
+  // InternVL3-8B (docs/models.md, "Model sizes"): Qwen2.5-7B decoder, InternViT-300M.
   r.model = {7'940'000'000, 28, 28, 4, 128, 3584, 18944, 151674, 1024, 16, 4096, 1025, 448};
   r.dtype_bytes = 2;
   r.cpu_dtype_bytes = 4;
@@ -283,7 +283,7 @@ TEST_CASE("30 consecutive images in one process: host RSS after cleanup stays fl
 TEST_CASE("ladder with int8: the reload tiers reload int8, the cpu tier follows memory.cpu_quantization") {
   docsift::generate::Engine engine(kFixtures / "hf");
   const Input in = input(engine, "one_tile.png", 1);
-  using docsift::config::Quantization;
+  using docsift::model::Quantization;
   // standard fails, offloaded_cache fails, reload succeeds: the reloaded model is int8 again.
   LadderSettings s = settings("oom@prefill:tier=standard,oom@prefill:tier=offloaded_cache");
   s.quantization = Quantization::Int8;

@@ -81,7 +81,7 @@ TEST_CASE("Mllama canvas rules: the worked examples at 560 px and the arrangemen
   struct Case {
     int w, h, rows, columns, resized_h, resized_w, id;
   };
-  // model-porting-notes.md §2.5, computed with transformers' own functions.
+  // docs/models.md, "Preprocessing", computed with transformers' own functions.
   for (const Case c : {Case{640, 480, 1, 2, 480, 640, 2}, Case{1920, 1080, 2, 2, 630, 1120, 6},
                        Case{1000, 2000, 2, 1, 1120, 560, 5}, Case{300, 300, 1, 1, 560, 560, 1}}) {
     CAPTURE(c.w);
@@ -185,7 +185,7 @@ TEST_CASE("Llama 3.2 Vision with the self-attention cache offloaded: the same to
 TEST_CASE("Llama 3.2 Vision: Meta's rows before <|image|> (model.cross_attention_rows: meta) match the patched reference") {
   const auto info = summary();
   docsift::family::FamilyOptions meta;
-  meta.cross_attention_rows = docsift::config::CrossAttentionRows::Meta;
+  meta.cross_attention_rows = docsift::family::mllama::CrossAttentionRows::Meta;
   Engine engine(kFixtures / "hub", /*require_weights=*/true, meta);
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const docsift::model::SafetensorsFile ref(kFixtures / "reference/grid_2x2.safetensors");
@@ -204,14 +204,14 @@ TEST_CASE("Llama 3.2 Vision int8: every language-model linear (self, cross, lm_h
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const std::size_t dense = engine.model().parameter_bytes();
   const Run fp32 = run_image(engine, "grid_2x2", info["images"]["grid_2x2"]);
-  engine.load(at::kCPU, docsift::model::Numerics{at::kFloat, docsift::config::Quantization::Int8});
+  engine.load(at::kCPU, docsift::model::Numerics{at::kFloat, docsift::model::Quantization::Int8});
   const std::size_t int8 = engine.model().parameter_bytes();
   // The plan's count of what int8 holds is the loaded model's, byte for byte (scratch apart).
   docsift::memory::PlanRequest r;
   r.model = engine.memory_shape();
   r.dtype_bytes = 4;
   r.int8 = true;
-  r.tiers = {docsift::config::Tier::Standard};
+  r.tiers = {docsift::memory::Tier::Standard};
   const auto plan = docsift::memory::plan_memory(r);
   CHECK(plan.tiers[0].weights == int8 + engine.model().scratch_bytes());
   r.int8 = false;

@@ -1,6 +1,6 @@
 // Scaling out: `run --shard K/N` and `--shard auto` (Slurm, Kubernetes), `docsift merge`, and the
-// recipes in scripts/cluster/ run as the README shows them, each merged result compared with one
-// run over the same images.
+// recipes in scripts/cluster/ (which docs/scaling.md links) run as they are, each merged result
+// compared with one run over the same images.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,15 +107,6 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
   return files;
 }
 
-// The code block that follows "`NAME`:" in the README.
-std::string readme_block(const std::string& name) {
-  const std::string readme = file_bytes(kSource / "README.md");
-  const auto at = readme.find("`" + name + "`:\n\n```");
-  if (at == std::string::npos) return "";
-  const auto start = readme.find('\n', at + name.size() + 6) + 1;
-  return readme.substr(start, readme.find("```\n", start) - start);
-}
-
 }  // namespace
 
 TEST_CASE("--shard K/N: parsed strictly, errors show the form") {
@@ -207,7 +198,7 @@ TEST_CASE("--shard auto: Slurm job arrays and Kubernetes Indexed Jobs, each bad 
 
 TEST_CASE("shard_of: pinned values, even spread, independent of the other files") {
   // Pinned: a change would move files between the shard folders of runs already made. The
-  // README's Python line gives the same values.
+  // Python lines in docs/scaling.md give the same values.
   CHECK(shard_of("a.png", 4) == 3);
   CHECK(shard_of("scan-0001.png", 8) == 5);
   CHECK(shard_of("synthetic_invoice_001.png", 4) == 1);
@@ -361,7 +352,7 @@ TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run
   CHECK(summary["missing"].empty());
 }
 
-TEST_CASE("GNU parallel on one host: the README's script, one shard per GPU slot, merged = one run") {
+TEST_CASE("GNU parallel on one host: the script, one shard per GPU slot, merged = one run") {
   TempDir tmp;
   copy_samples(tmp / "scans");
   const auto r = run_shell("IN=" + shell_quote((tmp / "scans").string()) + " OUT=" +
@@ -453,14 +444,16 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
   CHECK(r.err.find("shard 2 of 2 is not among the folders") != std::string::npos);
 }
 
-TEST_CASE("the README's recipes are the files that the tests run") {
-  for (const char* name : {"scripts/cluster/docsift-array.sbatch", "scripts/cluster/docsift-indexed-job.yaml",
-                           "scripts/cluster/shards-on-one-host.sh"}) {
-    CAPTURE(std::string(name));
-    const std::string block = readme_block(name);
-    CHECK(!block.empty());
-    CHECK(block == file_bytes(kSource / name));
+TEST_CASE("docs/scaling.md links every recipe in scripts/cluster/ (4 files)") {
+  const std::string doc = file_bytes(kSource / "docs/scaling.md");
+  int recipes = 0;
+  for (const auto& e : fs::directory_iterator(kSource / "scripts/cluster")) {
+    const std::string name = e.path().filename().string();
+    CAPTURE(name);
+    CHECK(doc.find("](../scripts/cluster/" + name + ")") != std::string::npos);
+    ++recipes;
   }
+  CHECK(recipes == 4);
 }
 
 TEST_CASE("merge orders a document's pages by number, as the run recorded them (page 2 before page 10)") {

@@ -7,11 +7,12 @@
 
 #include "commands.h"
 #include "docsift/config/config.h"
+#include "docsift/config/derive.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/generate/op_count.h"
 #include "docsift/io/image_file.h"
-#include "device_setup.h"
+#include "docsift/batch/device_setup.h"
 #include "docsift/generate/engine.h"
 #include "docsift/resilience/ladder.h"
 #include "exit_codes.h"
@@ -74,9 +75,9 @@ Command add_generate_command(CLI::App& root) {
             const config::Config cfg = config::load(file, overrides);
             if (cfg.model.path.empty()) throw ConfigError("generate: give --model DIR (or model.path in the config)");
 
-            const c10::Device device = start_device(cfg);
-            generate::Engine engine(cfg.model.path, /*require_weights=*/true, family::family_options(cfg));
-            resilience::Ladder ladder(engine, resilience::ladder_settings(cfg, device));
+            const c10::Device device = batch::start_device(cfg);
+            generate::Engine engine(cfg.model.path, /*require_weights=*/true, config::family_options(cfg));
+            resilience::Ladder ladder(engine, config::ladder_settings(cfg, device));
             const auto& chat = engine.chat();
             const auto& tokenizer = engine.tokenizer();
             const double setup_seconds = seconds_since(start);
@@ -86,13 +87,14 @@ Command add_generate_command(CLI::App& root) {
             const auto prompt = chat.encode(o->prompt, image.tiles);
             const double preprocess_seconds = seconds_since(preprocess_start);
 
-            generate::GenerationOptions options;
-            options.max_new_tokens = o->max_new_tokens.value_or(cfg.generation.max_new_tokens.value_or(256));
-            options.temperature = o->temperature.value_or(cfg.generation.temperature);
-            options.top_p = o->top_p.value_or(cfg.generation.top_p);
-            options.seed = o->seed.value_or(cfg.generation.seed);
+            // A free prompt has no field count to size the answer by: 256 unless the config says.
+            generate::GenerationOptions options = config::generation_options(
+                cfg, 256, o->no_stop ? std::vector<int32_t>{} : chat.stop_ids());
+            options.max_new_tokens = o->max_new_tokens.value_or(options.max_new_tokens);
+            options.temperature = o->temperature.value_or(options.temperature);
+            options.top_p = o->top_p.value_or(options.top_p);
+            options.seed = o->seed.value_or(options.seed);
             options.greedy = o->greedy || options.temperature <= 0.0;
-            if (!o->no_stop) options.stop_ids = chat.stop_ids();
             std::unique_ptr<generate::OpCounter> ops;
             if (o->count_ops) {
               ops = std::make_unique<generate::OpCounter>();
@@ -125,9 +127,9 @@ Command add_generate_command(CLI::App& root) {
                 {"grid", {image.columns, image.rows}},
                 {"device", engine.model().device().str()},
                 {"dtype", std::string(c10::toString(engine.model().dtype()))},
-                {"quantization", std::string(config::to_string(engine.model().numerics().quantization))},
+                {"quantization", std::string(to_string(engine.model().numerics().quantization))},
                 {"weight_bytes", engine.model().parameter_bytes()},
-                {"tier", std::string(config::to_string(run.tier))},
+                {"tier", std::string(to_string(run.tier))},
                 {"attempts", attempts_json(run)},
                 {"cache_bytes", {{"device", result.cache_device_bytes}, {"host", result.cache_host_bytes}}},
                 {"greedy", options.greedy},

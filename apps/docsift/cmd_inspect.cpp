@@ -4,13 +4,13 @@
 
 #include "commands.h"
 #include "docsift/config/config.h"
+#include "docsift/config/derive.h"
 #include "docsift/error.h"
 #include "docsift/extract/schema.h"
 #include "docsift/generate/engine.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
-#include "docsift/model/precision.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
@@ -23,34 +23,25 @@ struct PlanOptions {
   std::vector<std::string> overrides;
 };
 
-std::size_t element_size(config::Precision p) { return c10::elementSize(model::scalar_type(p)); }
-
 // The plan for the largest image the config allows (the family says how many tiles that is) and the
 // config's field prompt, encoded with the model's own tokenizer.
 memory::MemoryPlan plan_for(const std::string& model_dir, const PlanOptions& o) {
   std::optional<std::filesystem::path> file;
   if (!o.config_file.empty()) file = o.config_file;
   const config::Config cfg = config::load(file, o.overrides);
-  const generate::Engine engine(model_dir, /*require_weights=*/false, family::family_options(cfg));
+  const generate::Engine engine(model_dir, /*require_weights=*/false, config::family_options(cfg));
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
-  memory::PlanRequest r;
-  r.model = engine.memory_shape();
-  r.dtype_bytes = element_size(cfg.model.dtype);
-  r.cpu_dtype_bytes = element_size(cfg.memory.cpu_dtype);
-  r.int8 = cfg.model.quantization == config::Quantization::Int8;
-  r.cpu_int8 = cfg.memory.cpu_quantization == config::Quantization::Int8;
-  r.tiles = o.tiles.value_or(engine.family().plan_tiles(cfg.model.max_tiles));
-  r.prompt_tokens = static_cast<std::int64_t>(engine.chat().encode(extract::build_prompt(schema), static_cast<int>(r.tiles)).size());
-  r.max_new_tokens = o.max_new_tokens.value_or(
-      cfg.generation.max_new_tokens.value_or(engine.family().auto_max_new_tokens(schema)));
-  r.tiers = cfg.memory.tiers;
+  const std::int64_t tiles = o.tiles.value_or(engine.family().plan_tiles(cfg.model.max_tiles));
+  const auto prompt_tokens = static_cast<std::int64_t>(
+      engine.chat().encode(extract::build_prompt(schema), static_cast<int>(tiles)).size());
+  const int max_new_tokens = o.max_new_tokens.value_or(
+      config::generation_options(cfg, engine.family().auto_max_new_tokens(schema), {}).max_new_tokens);
+  // A card of that size: the CUDA context comes out of it too (run reads what is left instead).
   const std::optional<double> budget = o.budget_gb ? o.budget_gb : cfg.memory.budget_gb;
-  if (budget) {
-    // A card of that size: the CUDA context comes out of it too (run reads what is left instead).
-    r.device_budget = static_cast<std::uint64_t>(std::llround(*budget * 1024.0 * 1024.0 * 1024.0));
-    r.device_overhead = memory::kCudaContextEstimate;
-  }
-  return memory::plan_memory(r);
+  std::optional<std::uint64_t> budget_bytes;
+  if (budget) budget_bytes = static_cast<std::uint64_t>(std::llround(*budget * 1024.0 * 1024.0 * 1024.0));
+  return memory::plan_memory(config::plan_request(cfg, engine.memory_shape(), tiles, prompt_tokens, max_new_tokens,
+                                                  budget_bytes, budget ? memory::kCudaContextEstimate : 0));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "device_setup.h"
+#include "docsift/batch/device_setup.h"
 #include "docsift/batch/run.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
@@ -79,7 +79,7 @@ Command add_run_command(CLI::App& root) {
             }
             if (ocr && std::getenv("OMP_THREAD_LIMIT") == nullptr && g_argv != nullptr) {
               // Tesseract's OpenMP threads spin while they wait: on 2 cores the samples took 60 s
-              // with them and 11 s without (bench/README.md). OpenMP reads OMP_THREAD_LIMIT as the
+              // with them and 11 s without (docs/bench-history.md, "The OCR engine"). OpenMP reads OMP_THREAD_LIMIT as the
               // program loads, and LibTorch's own OpenMP must keep its threads for the vlm engine,
               // so an OCR run sets it and starts itself again, once, before anything is done.
               ::setenv("OMP_THREAD_LIMIT", "1", 1);
@@ -113,7 +113,7 @@ Command add_run_command(CLI::App& root) {
                 if (!o->quiet) std::cerr << "docsift: warning: " << warning << '\n';
               }
             } else if (!ocr) {
-              (void)start_device(cfg, o->quiet);
+              (void)batch::start_device(cfg, o->quiet);
             }
             options.recursive = o->recursive;
             options.resume = o->resume;

@@ -1,4 +1,4 @@
-// The exit codes every docsift command uses (README "Exit codes"; architecture.md).
+// The exit codes every docsift command uses (README "Exit codes").
 #pragma once
 
 namespace docsift::cli {

@@ -2,7 +2,7 @@
 """An InternVL3-1B-shaped checkpoint with random weights (-hf layout, bfloat16), for the generation
 benchmark. Made locally, never committed (about 1.9 GB).
     make_checkpoint.py OUT_DIR [KV_HEADS]
-Shapes from model-porting-notes.md §1.2 (InternVL3-1B): InternViT-300M (1024 wide, 24 layers) and a
+Shapes from docs/models.md, "Model sizes" (InternVL3-1B): InternViT-300M (1024 wide, 24 layers) and a
 Qwen2.5-0.5B-sized decoder (896 wide, 24 layers, 14 heads, 2 KV heads, vocabulary 151674). The tiny
 test tokenizer is copied in; its ids all fall inside the vocabulary. KV_HEADS (default 2, the real
 model's) can be raised to 14 to make the KV cache 7x larger, for the GPU memory benchmark.

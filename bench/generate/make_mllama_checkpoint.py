@@ -2,7 +2,7 @@
 """A Llama 3.2 11B Vision-shaped checkpoint with random weights and few layers, for the Mllama generation
 benchmark (bench/generate/run_mllama.sh). Made locally, never committed (about 8.3 GB of float32).
     make_mllama_checkpoint.py OUT_DIR
-Every width is the real 11B's (model-porting-notes.md §2.1); only the layer counts are cut:
+Every width is the real 11B's (docs/models.md, "Model sizes"); only the layer counts are cut:
   text    hidden 4096, 32 heads / 8 KV heads (head_dim 128), intermediate 14336, vocabulary 128256 (+8
           embedding rows), 4 layers with cross-attention at layer 3, llama3 RoPE (theta 500000, factor 8,
           low 1, high 4, original 8192), RMSNorm eps 1e-5, bos 128000, eos [128001, 128008, 128009], pad 128004

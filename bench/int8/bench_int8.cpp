@@ -26,7 +26,7 @@
 #include "docsift/generate/generate.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/memory/device_memory.h"
-#include "docsift/memory/devices.h"
+#include "docsift/device/devices.h"
 #include "docsift/memory/host.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/linear.h"
@@ -81,9 +81,9 @@ RunResult measure(generate::Engine& engine, at::Device device, const model::Nume
   const auto after = memory::read_memory(device);
   r.tokens = result.tokens;
   r.forced = generate::teacher_forced_logits(engine.model(), pixels, prompt, reference ? *reference : result.tokens);
-  r.json = {{"quantization", std::string(config::to_string(numerics.quantization))},
+  r.json = {{"quantization", std::string(to_string(numerics.quantization))},
             {"dtype", std::string(c10::toString(numerics.dtype))},
-            {"float16_residual", std::string(config::to_string(numerics.float16_residual))},
+            {"float16_residual", std::string(to_string(numerics.float16_residual))},
             {"load_s", load_s},
             {"weight_bytes", engine.model().parameter_bytes()},
             {"scratch_bytes", engine.model().scratch_bytes()},
@@ -196,7 +196,7 @@ int main(int argc, char** argv) try {
   const at::ScalarType dtype = parse_dtype(o.dtype.empty() ? (cuda ? "float16" : "float32") : o.dtype);
   nlohmann::json out = {{"model", o.model}, {"device", o.device}, {"tiles", o.tiles}, {"new_tokens", o.tokens}};
   if (cuda) {
-    const auto status = memory::cuda_status();
+    const auto status = device::cuda_status();
     if (!status.available) throw std::runtime_error("no CUDA device: " + status.reason);
     out["gpu"] = status.devices.front().name;
   }
@@ -214,14 +214,14 @@ int main(int argc, char** argv) try {
     // One configuration in a fresh process: its load and run memory without another model's
     // freed pages in the figures.
     if (o.only != "reference" && o.only != "int8") throw std::runtime_error("--only: reference or int8");
-    const model::Numerics n{dtype, o.only == "int8" ? config::Quantization::Int8 : config::Quantization::None};
+    const model::Numerics n{dtype, o.only == "int8" ? model::Quantization::Int8 : model::Quantization::None};
     const RunResult one = measure(engine, device, n, pixels, prompt, o.tokens, nullptr);
     std::printf("%s\n", one.json.dump().c_str());
     if (!o.json.empty()) std::ofstream(o.json) << one.json.dump(2) << '\n';
     return 0;
   }
   const RunResult ref = measure(engine, device, ref_numerics, pixels, prompt, o.tokens, nullptr);
-  const RunResult q = measure(engine, device, model::Numerics{dtype, config::Quantization::Int8}, pixels, prompt,
+  const RunResult q = measure(engine, device, model::Numerics{dtype, model::Quantization::Int8}, pixels, prompt,
                               o.tokens, &ref.tokens);
   out["reference"] = ref.json;
   out["int8"] = q.json;
@@ -248,8 +248,8 @@ int main(int argc, char** argv) try {
 
   if (cuda && dtype == at::kHalf) {
     // The residual guard's cost: the same int8 model with a float16 residual stream.
-    const RunResult naive = measure(engine, device, model::Numerics{dtype, config::Quantization::Int8,
-                                                                    config::Float16Residual::Float16},
+    const RunResult naive = measure(engine, device, model::Numerics{dtype, model::Quantization::Int8,
+                                                                    model::Float16Residual::Float16},
                                     pixels, prompt, o.tokens, &ref.tokens);
     out["int8_float16_residual"] = naive.json;
     out["int8_float16_residual"]["accuracy"] = compare(ref, naive);
@@ -299,11 +299,11 @@ int main(int argc, char** argv) try {
     // The reference card's page: budget, plan, ladder from the planned tier, as `run` does it.
     std::printf("%s\n", memory::apply_memory_budget(device, o.budget_gb).c_str());
     resilience::LadderSettings s;
-    s.tiers = {config::Tier::Standard, config::Tier::OffloadedCache, config::Tier::Reload, config::Tier::ReloadRetry,
-               config::Tier::Cpu};
+    s.tiers = {memory::Tier::Standard, memory::Tier::OffloadedCache, memory::Tier::Reload, memory::Tier::ReloadRetry,
+               memory::Tier::Cpu};
     s.device = device;
     s.dtype = dtype;
-    s.quantization = config::Quantization::Int8;
+    s.quantization = model::Quantization::Int8;
     s.cleanup_threshold_bytes = 1024ull << 20;
     resilience::Ladder ladder(engine, s);
     memory::PlanRequest r;
@@ -327,13 +327,13 @@ int main(int argc, char** argv) try {
     std::printf("  budget %.1f GiB, int8 %s, %d tiles, plan's max_new_tokens %lld (generated %d): planned %s (predicted %.1f MiB), ran at %s "
                 "in %zu attempt(s), %s; peak allocated %.1f MiB, peak reserved %.1f MiB, %zu tokens, decode %.2f tok/s\n",
                 o.budget_gb, c10::toString(dtype), o.tiles, static_cast<long long>(r.max_new_tokens), g.max_new_tokens,
-                std::string(config::to_string(plan.first_fitting())).c_str(), mib(plan.tiers.front().device_bytes),
-                std::string(config::to_string(run.tier)).c_str(), run.attempts.size(), run.ok ? "ok" : run.error.c_str(),
+                std::string(to_string(plan.first_fitting())).c_str(), mib(plan.tiers.front().device_bytes),
+                std::string(to_string(run.tier)).c_str(), run.attempts.size(), run.ok ? "ok" : run.error.c_str(),
                 mib(peak.peak_allocated), mib(peak.peak_reserved), run.result.tokens.size(),
                 run.result.tokens.size() / std::max(1e-9, run.result.decode_seconds));
     out["budget"] = {{"budget_gb", o.budget_gb},
                      {"plan", memory::to_json(plan)},
-                     {"tier", std::string(config::to_string(run.tier))},
+                     {"tier", std::string(to_string(run.tier))},
                      {"ok", run.ok},
                      {"attempts", run.attempts.size()},
                      {"peak_allocated", peak.peak_allocated},

@@ -21,12 +21,12 @@
 #include "docsift/generate/engine.h"
 #include "docsift/memory/allocator_env.h"
 #include "docsift/memory/cleanup.h"
-#include "docsift/memory/devices.h"
+#include "docsift/device/devices.h"
 #include "docsift/resilience/ladder.h"
 #include "docsift/family/internvl/tiles.h"
 
 using namespace docsift;
-using config::Tier;
+using memory::Tier;
 
 namespace {
 
@@ -78,7 +78,7 @@ int run(int argc, char** argv) {
   const double budget_gb = argc > 3 ? std::stod(argv[3]) : 16.0;
   nlohmann::json out;
   for (const auto& w : memory::apply_allocator_settings("max_split_size_mb:64")) std::cerr << "warning: " << w << '\n';
-  const at::Device device = memory::resolve_device("cuda:0");
+  const at::Device device = device::resolve_device("cuda:0");
   std::cout << memory::apply_memory_budget(device, budget_gb) << '\n';
   generate::Engine engine(model_dir);
   resilience::Ladder ladder(engine, settings(device));
@@ -101,7 +101,7 @@ int run(int argc, char** argv) {
     const auto& a = report.after.device;
     if (!run.ok) std::printf("image %d FAILED: %s\n", i, run.error.c_str());
     std::printf("%5d %-10s %12.1f %12.1f %10.1f %14.1f %14.1f %9.0f %7.2f\n", i,
-                std::string(config::to_string(run.tier)).substr(0, 10).c_str(), mib(a.allocated), mib(a.reserved),
+                std::string(to_string(run.tier)).substr(0, 10).c_str(), mib(a.allocated), mib(a.reserved),
                 mib(a.gap()), mib(a.inactive_split), mib(run.peak.peak_allocated), mib(report.after.host.rss_bytes),
                 seconds);
     if (i > 1) {  // the first image loads the model
@@ -109,7 +109,7 @@ int run(int argc, char** argv) {
       max_alloc = std::max(max_alloc, a.allocated);
     }
     max_gap = std::max(max_gap, a.gap());
-    steady.push_back({{"image", i}, {"ok", run.ok}, {"tier", config::to_string(run.tier)}, {"seconds", seconds},
+    steady.push_back({{"image", i}, {"ok", run.ok}, {"tier", to_string(run.tier)}, {"seconds", seconds},
                       {"cleanup", memory::to_json(report)}, {"peak_allocated", run.peak.peak_allocated}});
   }
   if (images > 1) std::printf("allocated after cleanup, images 2..%d: min %.3f MiB, max %.3f MiB, spread %llu bytes; max gap %.1f MiB "
@@ -135,11 +135,11 @@ int run(int argc, char** argv) {
     if (tier == Tier::Standard) reference = run.result.tokens;
     const bool same = run.ok && run.result.tokens == reference;
     std::printf("%-16s %14.1f %14.1f %12.1f %12.1f %8.3f %8.3f %8.3f %8.2f %s\n",
-                std::string(config::to_string(tier)).c_str(), mib(run.peak.peak_allocated), mib(run.peak.peak_reserved),
+                std::string(to_string(tier)).c_str(), mib(run.peak.peak_allocated), mib(run.peak.peak_reserved),
                 mib(run.result.cache_device_bytes), mib(run.result.cache_host_bytes), run.result.vision_seconds,
                 run.result.prefill_seconds, run.result.decode_seconds, seconds,
                 !run.ok ? ("FAILED: " + run.error).c_str() : same ? "same as standard" : "DIFFERENT");
-    tiers.push_back({{"tier", config::to_string(tier)}, {"ok", run.ok}, {"same_tokens", same},
+    tiers.push_back({{"tier", to_string(tier)}, {"ok", run.ok}, {"same_tokens", same},
                      {"peak_allocated", run.peak.peak_allocated}, {"peak_reserved", run.peak.peak_reserved},
                      {"seconds", seconds}, {"vision", run.result.vision_seconds},
                      {"prefill", run.result.prefill_seconds}, {"decode", run.result.decode_seconds}});
@@ -178,17 +178,17 @@ int run(int argc, char** argv) {
   const auto run = ladder.run(2, pre.pixel_values, prompt, greedy(long_tokens));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& a : run.attempts) {
-    std::printf("  attempt %d %-16s %s %s %.2f s\n", a.number, std::string(config::to_string(a.tier)).c_str(),
+    std::printf("  attempt %d %-16s %s %s %.2f s\n", a.number, std::string(to_string(a.tier)).c_str(),
                 a.ok ? "ok" : std::string(resilience::to_string(a.error_class)).c_str(), a.message.substr(0, 110).c_str(),
                 a.seconds);
   }
   const std::size_t same = common_prefix(run.result.tokens, long_reference);
   std::printf("result: %s at %s, %zu of %zu tokens identical to the unconstrained standard run, %.2f s\n",
-              run.ok ? "ok" : "FAILED", std::string(config::to_string(run.tier)).c_str(), same, long_reference.size(),
+              run.ok ? "ok" : "FAILED", std::string(to_string(run.tier)).c_str(), same, long_reference.size(),
               seconds);
   nlohmann::json attempts = nlohmann::json::array();
   for (const auto& a : run.attempts) attempts.push_back(resilience::to_json(a));
-  out["oom_recovery"] = {{"budget_gib", squeeze}, {"ok", run.ok}, {"tier", config::to_string(run.tier)},
+  out["oom_recovery"] = {{"budget_gib", squeeze}, {"ok", run.ok}, {"tier", to_string(run.tier)},
                          {"identical_tokens", same}, {"attempts", attempts},
                          {"peak_standard", peak[0]}, {"peak_offloaded", peak[1]}};
   if (argc > 4) std::ofstream(argv[4]) << out.dump(2) << '\n';

@@ -7,6 +7,7 @@
 #include <optional>
 #include <opencv2/core/mat.hpp>
 
+#include "docsift/config/derive.h"
 #include "docsift/error.h"
 #include "docsift/extract/response_parser.h"
 #include "docsift/family/family.h"
@@ -15,7 +16,7 @@
 #include "docsift/io/pages.h"
 #include "docsift/io/pdf.h"
 #include "docsift/memory/cleanup.h"
-#include "docsift/memory/devices.h"
+#include "docsift/device/devices.h"
 #include "docsift/memory/host.h"
 #include "docsift/memory/plan.h"
 #include "docsift/ocr/engine.h"
@@ -52,19 +53,14 @@ struct ImageJob::State {
   explicit State(const config::Config& c)
       : cfg(c),
         schema(extract::load_field_schema(c.extraction.fields)),
-        device(memory::resolve_device(c.model.device)),
-        engine(c.model.path, /*require_weights=*/true, family::family_options(c)),
-        ladder(engine, resilience::ladder_settings(c, device)),
+        device(device::resolve_device(c.model.device)),
+        engine(c.model.path, /*require_weights=*/true, config::family_options(c)),
+        ladder(engine, config::ladder_settings(c, device)),
         prompt_text(extract::build_prompt(schema)),
         field_names(schema.names()),
         threshold(static_cast<std::uint64_t>(c.memory.fragmentation_threshold_mb) << 20),
         pages(page_options(c)) {
-    gen.max_new_tokens = c.generation.max_new_tokens.value_or(engine.family().auto_max_new_tokens(schema));
-    gen.temperature = c.generation.temperature;
-    gen.top_p = c.generation.top_p;
-    gen.seed = c.generation.seed;
-    gen.greedy = c.generation.temperature <= 0.0;
-    gen.stop_ids = engine.chat().stop_ids();
+    gen = config::generation_options(c, engine.family().auto_max_new_tokens(schema), engine.chat().stop_ids());
     if (device.is_cuda()) {
       if (c.memory.budget_gb) {
         budget = static_cast<std::uint64_t>(*c.memory.budget_gb * 1073741824.0);
@@ -195,25 +191,14 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int page,
     timings["preprocess"] = since(t);
     record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
 
-    std::optional<config::Tier> start_tier;
+    std::optional<memory::Tier> start_tier;
     if (s.budget) {
-      const auto& settings = s.ladder.settings();
-      memory::PlanRequest r;
-      r.model = s.engine.memory_shape();
-      r.dtype_bytes = c10::elementSize(settings.dtype);
-      r.cpu_dtype_bytes = c10::elementSize(settings.cpu_dtype);
-      r.int8 = settings.quantization == config::Quantization::Int8;
-      r.cpu_int8 = settings.cpu_quantization == config::Quantization::Int8;
-      r.tiles = tiles;
-      r.prompt_tokens = static_cast<std::int64_t>(prompt.size());
-      r.max_new_tokens = gen.max_new_tokens;
-      r.tiers = s.cfg.memory.tiers;
-      r.device_budget = s.budget;
-      const memory::MemoryPlan plan = memory::plan_memory(r);
+      const memory::MemoryPlan plan = memory::plan_memory(config::plan_request(
+          s.cfg, s.engine.memory_shape(), tiles, static_cast<std::int64_t>(prompt.size()), gen.max_new_tokens, s.budget));
       start_tier = plan.first_fitting();
       for (const auto& tp : plan.tiers) {
         if (tp.tier == *start_tier) {
-          record["plan"] = {{"start_tier", config::to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
+          record["plan"] = {{"start_tier", to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
         }
       }
     }
@@ -224,7 +209,7 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int page,
     if (run.ok) {
       const std::string text = s.engine.tokenizer().decode(run.result.tokens, /*skip_special_tokens=*/true);
       record["status"] = "ok";
-      record["tier"] = config::to_string(run.tier);
+      record["tier"] = to_string(run.tier);
       record["engine"] = {{"name", "vlm"}};
       record["fields"] = extract::parse_response(text, s.field_names);
       record["raw_response"] = text;
@@ -232,7 +217,7 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int page,
       // The weights that produced this record, as held (bytes summed over the loaded tensors).
       const auto& model = s.engine.model();
       record["model"] = {{"dtype", std::string(c10::toString(model.dtype()))},
-                         {"quantization", std::string(config::to_string(model.numerics().quantization))},
+                         {"quantization", std::string(to_string(model.numerics().quantization))},
                          {"weight_bytes", model.parameter_bytes()},
                          {"scratch_bytes", model.scratch_bytes()}};
       timings["vision"] = run.result.vision_seconds;
@@ -251,7 +236,7 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int page,
     record["status"] = "failed";
     record["error"] = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
   }
-  if (s.cfg.memory.cleanup == config::Cleanup::AfterImage) {
+  if (s.cfg.memory.cleanup == memory::Cleanup::AfterImage) {
     record["memory"] = memory::to_json(memory::cleanup(s.device, s.threshold));
   } else {
     record["memory"] = {{"after", memory::to_json(memory::read_memory(s.device))}};

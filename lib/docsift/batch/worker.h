@@ -80,7 +80,7 @@ class WorkerSupervisor {
 
 // What of CUDA this process has mapped (/proc/self/maps), for the supervisor's record.
 //  - driver_library: libcuda.so, which LibTorch's CUDA libraries map as they load (cuBLASLt's
-//    static initializer dlopens it). The supervisor never loads them (memory/cuda_backend.h).
+//    static initializer dlopens it). The supervisor never loads them (device/cuda_backend.h).
 //  - gpu_devices: /dev/nvidia* device files, mapped once the driver is initialised and a context
 //    exists, which is what costs GPU memory.
 struct CudaFootprint {

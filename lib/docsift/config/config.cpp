@@ -16,6 +16,16 @@
 #include "docsift/resilience/faults.h"
 
 namespace docsift::config {
+
+using family::mllama::CrossAttentionRows;
+using image::Resample;
+using memory::Cleanup;
+using memory::Tier;
+using memory::tier_names;
+using model::Float16Residual;
+using model::Precision;
+using model::Quantization;
+
 namespace {
 
 // Where a value came from, for error messages: "configs/a.yaml:12:5" or "--set a.b=c".
@@ -42,36 +52,6 @@ std::string shown(const YAML::Node& node) {
   if (node.IsScalar()) return "'" + node.Scalar() + "'";
   if (node.IsSequence()) return "a list";
   return "a mapping";
-}
-
-template <class E, std::size_t N>
-using Names = std::array<std::pair<E, std::string_view>, N>;
-
-constexpr Names<Precision, 3> kPrecisions{{{Precision::Float32, "float32"},
-                                           {Precision::Float16, "float16"},
-                                           {Precision::BFloat16, "bfloat16"}}};
-constexpr Names<Tier, 5> kTiers{{{Tier::Standard, "standard"},
-                                 {Tier::OffloadedCache, "offloaded_cache"},
-                                 {Tier::Reload, "reload"},
-                                 {Tier::ReloadRetry, "reload_retry"},
-                                 {Tier::Cpu, "cpu"}}};
-constexpr Names<Cleanup, 2> kCleanups{{{Cleanup::AfterImage, "after_image"}, {Cleanup::Never, "never"}}};
-constexpr Names<Isolation, 2> kIsolations{{{Isolation::None, "none"}, {Isolation::Worker, "worker"}}};
-constexpr Names<Quantization, 2> kQuantizations{{{Quantization::None, "none"}, {Quantization::Int8, "int8"}}};
-constexpr Names<Float16Residual, 3> kFloat16Residuals{{{Float16Residual::Float32, "float32"},
-                                                       {Float16Residual::Float16, "float16"},
-                                                       {Float16Residual::Clamp, "clamp"}}};
-constexpr Names<Resample, 3> kResamples{{{Resample::Auto, "auto"}, {Resample::Pil, "pil"}, {Resample::Torch, "torch"}}};
-constexpr Names<Engine, 3> kEngines{{{Engine::Auto, "auto"}, {Engine::Vlm, "vlm"}, {Engine::Ocr, "ocr"}}};
-constexpr Names<CrossAttentionRows, 2> kCrossAttentionRows{
-    {{CrossAttentionRows::Transformers, "transformers"}, {CrossAttentionRows::Meta, "meta"}}};
-
-template <class E, std::size_t N>
-std::string_view name_of(const Names<E, N>& names, E value) {
-  for (const auto& [v, n] : names) {
-    if (v == value) return n;
-  }
-  return "?";
 }
 
 template <class E, std::size_t N>
@@ -171,7 +151,7 @@ const std::vector<Field>& schema() {
                  [](const Config& c) { return c.model.path.empty() ? YAML::Node() : node_of(c.model.path); }});
     f.push_back({"model.dtype", "weights and activations on the device: float32, float16 or bfloat16",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.model.dtype = choice(n, w, "model.dtype", kPrecisions);
+                   c.model.dtype = choice(n, w, "model.dtype", model::kPrecisionNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.model.dtype)); }});
     f.push_back({"model.device", "cpu, cuda or cuda:N",
@@ -190,28 +170,28 @@ const std::vector<Field>& schema() {
                  "none, or int8: language-model linear layers as int8 with one scale per output channel "
                  "(vision tower and projector stay in model.dtype)",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.model.quantization = choice(n, w, "model.quantization", kQuantizations);
+                   c.model.quantization = choice(n, w, "model.quantization", model::kQuantizationNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.model.quantization)); }});
     f.push_back({"model.float16_residual",
                  "with dtype float16, the residual stream between decoder layers: float32 (safe), "
                  "float16 (overflows on Qwen2's massive activations) or clamp",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.model.float16_residual = choice(n, w, "model.float16_residual", kFloat16Residuals);
+                   c.model.float16_residual = choice(n, w, "model.float16_residual", model::kFloat16ResidualNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.model.float16_residual)); }});
     f.push_back({"model.cross_attention_rows",
                  "Llama 3.2 Vision, prompt rows before <|image|>: transformers (keep their gated cross-attention "
                  "output, as published Hub results) or meta (zero it, as Meta's reference)",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.model.cross_attention_rows = choice(n, w, "model.cross_attention_rows", kCrossAttentionRows);
+                   c.model.cross_attention_rows = choice(n, w, "model.cross_attention_rows", family::mllama::kCrossAttentionRowsNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.model.cross_attention_rows)); }});
     f.push_back({"vision.resample",
                  "auto (as the checkpoint's reference code: pil for InternVL3's original layout, torch for -hf), "
                  "pil (Pillow's bicubic, exactly) or torch (torchvision's tensor path)",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.vision.resample = choice(n, w, "vision.resample", kResamples);
+                   c.vision.resample = choice(n, w, "vision.resample", image::kResampleNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.vision.resample)); }});
     f.push_back({"generation.max_new_tokens", "auto (from the field count) or 1-32768",
@@ -263,7 +243,7 @@ const std::vector<Field>& schema() {
                  [](const Config& c) { return YAML::Node(c.memory.fragmentation_threshold_mb); }});
     f.push_back({"memory.cleanup", "after_image or never",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.memory.cleanup = choice(n, w, "memory.cleanup", kCleanups);
+                   c.memory.cleanup = choice(n, w, "memory.cleanup", memory::kCleanupNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.memory.cleanup)); }});
     f.push_back({"memory.budget_gb", "null (whole device) or the GB to emulate, e.g. 16 for a V100",
@@ -281,11 +261,11 @@ const std::vector<Field>& schema() {
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    if (!n.IsSequence() || n.size() == 0) {
                      fail(w, "memory.tiers", "expected a non-empty list of tiers (" +
-                                                 choices(kTiers) + "), got " + shown(n));
+                                                 choices(memory::kTierNames) + "), got " + shown(n));
                    }
                    std::vector<Tier> tiers;
                    for (const auto& item : n) {
-                     const Tier t = choice(item, w, "memory.tiers", kTiers);
+                     const Tier t = choice(item, w, "memory.tiers", memory::kTierNames);
                      if (std::find(tiers.begin(), tiers.end(), t) != tiers.end()) {
                        fail(w, "memory.tiers", "tier '" + item.Scalar() + "' is listed twice");
                      }
@@ -300,7 +280,7 @@ const std::vector<Field>& schema() {
                  }});
     f.push_back({"memory.cpu_dtype", "precision of the cpu tier: float32 or bfloat16",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   const Precision p = choice(n, w, "memory.cpu_dtype", kPrecisions);
+                   const Precision p = choice(n, w, "memory.cpu_dtype", model::kPrecisionNames);
                    if (p == Precision::Float16) {
                      fail(w, "memory.cpu_dtype", "float16 matmuls on the CPU are slow and lossy; "
                                                  "use float32 or bfloat16");
@@ -311,12 +291,12 @@ const std::vector<Field>& schema() {
     f.push_back({"memory.cpu_quantization",
                  "none (as the reference), or int8 for hosts without room for the full-precision model",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.memory.cpu_quantization = choice(n, w, "memory.cpu_quantization", kQuantizations);
+                   c.memory.cpu_quantization = choice(n, w, "memory.cpu_quantization", model::kQuantizationNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.memory.cpu_quantization)); }});
     f.push_back({"memory.isolate", "none, or worker (model in a child process)",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.memory.isolate = choice(n, w, "memory.isolate", kIsolations);
+                   c.memory.isolate = choice(n, w, "memory.isolate", kIsolationNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.memory.isolate)); }});
     f.push_back({"memory.worker.recycle_after_images", "restart the worker after N images (0 = never)",
@@ -364,7 +344,7 @@ const std::vector<Field>& schema() {
                  "auto (the model when model.path is set, else ocr), vlm (the vision-language model) or ocr "
                  "(Tesseract and field rules, no weights)",
                  [](Config& c, const YAML::Node& n, const Where& w) {
-                   c.extraction.engine = choice(n, w, "extraction.engine", kEngines);
+                   c.extraction.engine = choice(n, w, "extraction.engine", kEngineNames);
                  },
                  [](const Config& c) { return node_of(to_string(c.extraction.engine)); }});
     f.push_back({"ocr.language", "Tesseract language data, e.g. eng or eng+deu (Debian: tesseract-ocr-LANG)",
@@ -399,7 +379,7 @@ const std::vector<Field>& schema() {
                  [](const Config& c) { return node_of(c.ocr.page_segmentation); }});
     f.push_back({"ocr.threads",
                  "1 or 2: with 2, a tall page (a receipt) is read as two halves at once on two cores "
-                 "(bench/README.md: 1.2x the pages per second; some digits read differently)",
+                 "(bench/ocr/README.md: 1.2x the pages per second; some digits read differently)",
                  [](Config& c, const YAML::Node& n, const Where& w) {
                    c.ocr.threads = static_cast<int>(integer(n, w, "ocr.threads", 1, 2));
                  },
@@ -545,22 +525,6 @@ void apply_map(Config& config, const YAML::Node& map, const std::string& prefix,
 }
 
 }  // namespace
-
-std::string_view to_string(Precision v) { return name_of(kPrecisions, v); }
-std::string_view to_string(Tier v) { return name_of(kTiers, v); }
-
-std::vector<std::string> tier_names() {
-  std::vector<std::string> names;
-  for (const auto& [tier, name] : kTiers) names.emplace_back(name);
-  return names;
-}
-std::string_view to_string(Cleanup v) { return name_of(kCleanups, v); }
-std::string_view to_string(Isolation v) { return name_of(kIsolations, v); }
-std::string_view to_string(Quantization v) { return name_of(kQuantizations, v); }
-std::string_view to_string(Float16Residual v) { return name_of(kFloat16Residuals, v); }
-std::string_view to_string(CrossAttentionRows v) { return name_of(kCrossAttentionRows, v); }
-std::string_view to_string(Engine v) { return name_of(kEngines, v); }
-std::string_view to_string(Resample v) { return name_of(kResamples, v); }
 
 Engine resolved_engine(const Config& config) {
   if (config.extraction.engine != Engine::Auto) return config.extraction.engine;

@@ -10,53 +10,41 @@
 #include <string_view>
 #include <vector>
 
+#include "docsift/family/mllama/options.h"
+#include "docsift/image/resample.h"
+#include "docsift/memory/cleanup.h"
+#include "docsift/memory/tier.h"
+#include "docsift/model/numerics.h"
+#include "docsift/names.h"
+#include "docsift/ocr/settings.h"
+
 namespace docsift::config {
 
-enum class Precision { Float32, Float16, BFloat16 };
-enum class Tier { Standard, OffloadedCache, Reload, ReloadRetry, Cpu };
-enum class Cleanup { AfterImage, Never };
+// Run-level choices with no lower owner. Every other enum a key names lives with the layer that
+// uses it (model/numerics.h, memory/tier.h, memory/cleanup.h, image/resample.h,
+// family/mllama/options.h); config/ only maps names to them.
 enum class Isolation { None, Worker };
-// Language-model linear layers: as stored, or int8 weights with one scale per output channel.
-enum class Quantization { None, Int8 };
-// The residual stream between decoder layers when model.dtype is float16 (Qwen2's massive
-// activations pass 65,504): kept in float32, left in float16, or clamped to float16's range.
-enum class Float16Residual { Float32, Float16, Clamp };
-// Llama 3.2 Vision: what text rows before <|image|> get from cross-attention layers. transformers
-// (default; what published results on the Hub checkpoint used) keeps their gated attention output;
-// Meta's reference zeroes it. Both zero their MLP branch.
-enum class CrossAttentionRows { Transformers, Meta };
-// How images are resized for the model: as the checkpoint's reference code does (auto), with
-// Pillow's bicubic (what InternVL3's original-layout chat() uses on PIL images), or with
-// torchvision's tensor path (what the -hf processor uses).
-enum class Resample { Auto, Pil, Torch };
 // What reads the pages: a vision-language model from model.path, or Tesseract OCR with field rules
 // (no weights). auto: the model when model.path is set, else OCR.
 enum class Engine { Auto, Vlm, Ocr };
 
-std::string_view to_string(Precision value);
-std::string_view to_string(Tier value);
-// Every tier name, in ladder order (what memory.tiers and fault specs' tier= accept).
-std::vector<std::string> tier_names();
-std::string_view to_string(Cleanup value);
-std::string_view to_string(Isolation value);
-std::string_view to_string(Quantization value);
-std::string_view to_string(Float16Residual value);
-std::string_view to_string(CrossAttentionRows value);
-std::string_view to_string(Engine value);
-std::string_view to_string(Resample value);
+inline constexpr Names<Isolation, 2> kIsolationNames{{{Isolation::None, "none"}, {Isolation::Worker, "worker"}}};
+inline constexpr Names<Engine, 3> kEngineNames{{{Engine::Auto, "auto"}, {Engine::Vlm, "vlm"}, {Engine::Ocr, "ocr"}}};
+constexpr std::string_view to_string(Isolation v) { return name_of(kIsolationNames, v); }
+constexpr std::string_view to_string(Engine v) { return name_of(kEngineNames, v); }
 
 struct ModelConfig {
   std::string path;                 // model folder; empty until --model or the config names one
-  Precision dtype = Precision::Float16;
+  model::Precision dtype = model::Precision::Float16;
   std::string device = "cuda:0";    // "cpu", "cuda" or "cuda:N"
   int max_tiles = 12;
-  Quantization quantization = Quantization::None;
-  Float16Residual float16_residual = Float16Residual::Float32;
-  CrossAttentionRows cross_attention_rows = CrossAttentionRows::Transformers;
+  model::Quantization quantization = model::Quantization::None;
+  model::Float16Residual float16_residual = model::Float16Residual::Float32;
+  family::mllama::CrossAttentionRows cross_attention_rows = family::mllama::CrossAttentionRows::Transformers;
 };
 
 struct VisionConfig {
-  Resample resample = Resample::Auto;
+  image::Resample resample = image::Resample::Auto;
 };
 
 struct GenerationConfig {
@@ -75,12 +63,12 @@ struct WorkerConfig {
 struct MemoryConfig {
   std::string allocator = "max_split_size_mb:64";  // becomes PYTORCH_CUDA_ALLOC_CONF
   int fragmentation_threshold_mb = 1024;
-  Cleanup cleanup = Cleanup::AfterImage;
+  memory::Cleanup cleanup = memory::Cleanup::AfterImage;
   std::optional<double> budget_gb;  // emulate a smaller card; nullopt = whole device
-  std::vector<Tier> tiers{Tier::Standard, Tier::OffloadedCache, Tier::Reload, Tier::ReloadRetry,
-                          Tier::Cpu};
-  Precision cpu_dtype = Precision::Float32;
-  Quantization cpu_quantization = Quantization::None;
+  std::vector<memory::Tier> tiers{memory::Tier::Standard, memory::Tier::OffloadedCache, memory::Tier::Reload,
+                                  memory::Tier::ReloadRetry, memory::Tier::Cpu};
+  model::Precision cpu_dtype = model::Precision::Float32;
+  model::Quantization cpu_quantization = model::Quantization::None;
   Isolation isolate = Isolation::None;
   WorkerConfig worker;
 };
@@ -91,16 +79,7 @@ struct ExtractionConfig {
   Engine engine = Engine::Auto;
 };
 
-// The OCR engine (extraction.engine: ocr): Tesseract's language data and the field rules.
-struct OcrConfig {
-  std::string language = "eng";             // Tesseract language(s), e.g. eng or eng+deu
-  std::string rules = "builtin:ocr-rules";  // or a file in configs/fields/ocr-rules.yaml's layout
-  bool deskew = true;                        // straighten a skewed scan before reading it
-  std::string page_segmentation = "block";  // block, auto or sparse (Tesseract's PSM 6, 3, 11)
-  int threads = 2;                           // 2: a tall page is read as two halves at once
-  std::string date_order = "auto";           // auto, dmy or mdy (ocr/rules.h: DateOrderRule)
-  bool pdf_text = true;                      // read a PDF's text layer where it is usable
-};
+using OcrConfig = ocr::Settings;  // ocr/settings.h
 
 // Documents with pages (PDF, multi-page TIFF): each page is a record.
 struct InputConfig {

@@ -1,5 +1,5 @@
 // Scoring one extracted value against ground truth, per field type, as the reference system does
-// (../shared/docs/seed-reference.md, "Fields"). Scores are in [0, 1].
+// (docs/eval.md, "The fields" and "Scoring"). Scores are in [0, 1].
 //
 //   both missing → 1; one missing → 0; equal after lower-casing and removing , $ % ( ) and
 //   spaces → 1; then by type:

@@ -1,5 +1,5 @@
 // Field types: how a field's value is extracted and how it is scored
-// (../shared/docs/seed-reference.md, "Fields").
+// (docs/eval.md, "The fields").
 #pragma once
 
 #include <string>

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "docsift/extract/schema.h"
+#include "docsift/family/mllama/options.h"
+#include "docsift/image/resample.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/kv_cache.h"
 #include "docsift/model/precision.h"
@@ -103,13 +105,10 @@ class Family {
 // Choices a family reads from docsift's config.
 struct FamilyOptions {
   // Llama 3.2 Vision, text rows before <|image|> (model.cross_attention_rows).
-  config::CrossAttentionRows cross_attention_rows = config::CrossAttentionRows::Transformers;
+  family::mllama::CrossAttentionRows cross_attention_rows = family::mllama::CrossAttentionRows::Transformers;
   // How images are resized (vision.resample); auto is decided by the family from the checkpoint.
-  config::Resample resample = config::Resample::Auto;
+  image::Resample resample = image::Resample::Auto;
 };
-inline FamilyOptions family_options(const config::Config& config) {
-  return {config.model.cross_attention_rows, config.vision.resample};
-}
 
 // The family of a checkpoint folder, from config.json's model_type (then architectures). An
 // unknown type is a docsift::FileError that lists the supported ones.

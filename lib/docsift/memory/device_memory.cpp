@@ -1,25 +1,25 @@
 #include "docsift/memory/device_memory.h"
 
-#include "docsift/memory/cuda_backend.h"
+#include "docsift/device/cuda_backend.h"
 
 namespace docsift::memory {
 
 // Without the CUDA plugin loaded no CUDA device is in use: nothing to read, nothing to control.
 DeviceMemory read_device_memory(c10::Device device) {
-  const CudaBackend* cuda = loaded_cuda_backend();
+  const device::CudaBackend* cuda = device::loaded_cuda_backend();
   return cuda && device.is_cuda() ? cuda->read_memory(device) : DeviceMemory{};
 }
 void empty_device_cache() {
-  if (const CudaBackend* cuda = loaded_cuda_backend()) cuda->empty_cache();
+  if (const device::CudaBackend* cuda = device::loaded_cuda_backend()) cuda->empty_cache();
 }
 void reset_peak_device_memory(c10::Device device) {
-  if (const CudaBackend* cuda = loaded_cuda_backend()) cuda->reset_peak(device);
+  if (const device::CudaBackend* cuda = device::loaded_cuda_backend()) cuda->reset_peak(device);
 }
 void synchronize_device(c10::Device device) {
-  if (const CudaBackend* cuda = loaded_cuda_backend()) cuda->synchronize(device);
+  if (const device::CudaBackend* cuda = device::loaded_cuda_backend()) cuda->synchronize(device);
 }
 void set_device_memory_fraction(c10::Device device, double fraction) {
-  if (const CudaBackend* cuda = loaded_cuda_backend()) cuda->set_memory_fraction(device, fraction);
+  if (const device::CudaBackend* cuda = device::loaded_cuda_backend()) cuda->set_memory_fraction(device, fraction);
 }
 
 MemoryReading read_memory(c10::Device device) { return {read_host_memory(), read_device_memory(device)}; }

@@ -44,11 +44,11 @@ u64 weight_bytes(const ModelShape& m, u64 dtype_bytes, bool int8) {
 
 }  // namespace
 
-config::Tier MemoryPlan::first_fitting() const {
+memory::Tier MemoryPlan::first_fitting() const {
   for (const TierPlan& t : tiers) {
     if (t.fits) return t.tier;
   }
-  return tiers.empty() ? config::Tier::Standard : tiers.back().tier;
+  return tiers.empty() ? memory::Tier::Standard : tiers.back().tier;
 }
 
 MemoryPlan plan_memory(const PlanRequest& r) {
@@ -66,10 +66,10 @@ MemoryPlan plan_memory(const PlanRequest& r) {
       std::max(vision_elements(m, r.tiles), prefill_elements(m, r.prompt_tokens) + image_states) +
       static_cast<u64>(m.vocab);
   const u64 cross = m.cross_kv_elements;
-  for (const config::Tier tier : r.tiers) {
+  for (const memory::Tier tier : r.tiers) {
     TierPlan p;
     p.tier = tier;
-    const bool cpu = tier == config::Tier::Cpu;
+    const bool cpu = tier == memory::Tier::Cpu;
     const u64 bytes = cpu ? r.cpu_dtype_bytes : r.dtype_bytes;
     p.weights = weight_bytes(m, bytes, cpu ? r.cpu_int8 : r.int8);
     p.activations = activation_elements * bytes;
@@ -77,7 +77,7 @@ MemoryPlan plan_memory(const PlanRequest& r) {
     if (cpu) {
       p.kv_cache = (kv_elements + cross) * bytes;
       p.host_bytes = p.weights + p.kv_cache + p.activations;
-    } else if (tier == config::Tier::Standard) {
+    } else if (tier == memory::Tier::Standard) {
       p.kv_cache = (kv_elements + cross) * bytes;
       p.device_bytes = p.weights + p.kv_cache + p.activations + p.overhead;
     } else {  // offloaded cache: two layer slots on the device, every layer in pinned host memory;
@@ -99,15 +99,15 @@ std::string shortfall(const MemoryPlan& plan) {
   const TierPlan* smallest = nullptr;  // the device tier that needs least
   bool any_device_fits = false;
   for (const TierPlan& t : plan.tiers) {
-    if (t.tier == config::Tier::Cpu) continue;
+    if (t.tier == memory::Tier::Cpu) continue;
     any_device_fits = any_device_fits || t.fits;
     if (smallest == nullptr || t.device_bytes < smallest->device_bytes) smallest = &t;
   }
-  std::string why = std::string(config::to_string(first.tier)) + " does not fit: it needs " +
+  std::string why = std::string(to_string(first.tier)) + " does not fit: it needs " +
                     human_bytes(first.device_bytes) + " of the " + human_bytes(*r.device_budget) + " budget (weights " +
                     human_bytes(first.weights) + ")";
   if (!any_device_fits && smallest != nullptr) {
-    why += "; no GPU tier fits (the smallest, " + std::string(config::to_string(smallest->tier)) + ", needs " +
+    why += "; no GPU tier fits (the smallest, " + std::string(to_string(smallest->tier)) + ", needs " +
            human_bytes(smallest->device_bytes) + ")";
   }
   if (!r.int8) why += "; model.quantization: int8 holds the language model's weights in a byte each";
@@ -118,12 +118,12 @@ nlohmann::json to_json(const MemoryPlan& plan) {
   const PlanRequest& r = plan.request;
   nlohmann::json tiers = nlohmann::json::array();
   for (const TierPlan& t : plan.tiers) {
-    tiers.push_back({{"tier", std::string(config::to_string(t.tier))},
+    tiers.push_back({{"tier", std::string(to_string(t.tier))},
                      {"weights", t.weights},
                      {"kv_cache", t.kv_cache},
                      {"activations", t.activations},
                      {"overhead", t.overhead},
-                     {"spare", r.device_budget && t.device_bytes <= *r.device_budget && t.tier != config::Tier::Cpu
+                     {"spare", r.device_budget && t.device_bytes <= *r.device_budget && t.tier != memory::Tier::Cpu
                                    ? nlohmann::json(*r.device_budget - t.device_bytes)
                                    : nlohmann::json(nullptr)},
                      {"device_bytes", t.device_bytes},
@@ -137,7 +137,7 @@ nlohmann::json to_json(const MemoryPlan& plan) {
           {"cpu_quantization", r.cpu_int8 ? "int8" : "none"},
           {"device_overhead", r.device_overhead},
           {"device_budget", r.device_budget ? nlohmann::json(*r.device_budget) : nlohmann::json(nullptr)},
-          {"first_fitting_tier", std::string(config::to_string(plan.first_fitting()))},
+          {"first_fitting_tier", std::string(to_string(plan.first_fitting()))},
           {"shortfall", shortfall(plan)},
           {"tiers", tiers}};
 }
@@ -157,15 +157,15 @@ std::string to_text(const MemoryPlan& plan) {
                 "activations", "device", "host", "spare", "fits");
   out << line;
   for (const TierPlan& t : plan.tiers) {
-    const bool spare = r.device_budget && t.tier != config::Tier::Cpu && t.device_bytes <= *r.device_budget;
+    const bool spare = r.device_budget && t.tier != memory::Tier::Cpu && t.device_bytes <= *r.device_budget;
     std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %12s %12s %12s  %s\n",
-                  std::string(config::to_string(t.tier)).c_str(), human_bytes(t.weights).c_str(),
+                  std::string(to_string(t.tier)).c_str(), human_bytes(t.weights).c_str(),
                   human_bytes(t.kv_cache).c_str(), human_bytes(t.activations).c_str(),
                   human_bytes(t.device_bytes).c_str(), human_bytes(t.host_bytes).c_str(),
                   spare ? human_bytes(*r.device_budget - t.device_bytes).c_str() : "-", t.fits ? "yes" : "no");
     out << line;
   }
-  out << "  start at: " << config::to_string(plan.first_fitting()) << " (activations are an upper estimate)\n";
+  out << "  start at: " << to_string(plan.first_fitting()) << " (activations are an upper estimate)\n";
   if (const std::string why = shortfall(plan); !why.empty()) out << "  " << why << '\n';
   return out.str();
 }

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "docsift/config/config.h"
+#include "docsift/memory/tier.h"
 
 namespace docsift::memory {
 
@@ -56,12 +56,12 @@ struct PlanRequest {
   std::int64_t tiles = 1;
   std::int64_t prompt_tokens = 0;   // image tokens included
   std::int64_t max_new_tokens = 0;
-  std::vector<config::Tier> tiers;
+  std::vector<memory::Tier> tiers;
   std::optional<std::uint64_t> device_budget;  // bytes the allocator may use; nullopt: unknown
 };
 
 struct TierPlan {
-  config::Tier tier = config::Tier::Standard;
+  memory::Tier tier = memory::Tier::Standard;
   std::uint64_t weights = 0, kv_cache = 0, activations = 0;  // on the tier's compute device (kv: cross K/V included)
   std::uint64_t overhead = 0;  // CUDA context and workspaces (device tiers)
   std::uint64_t device_bytes = 0;  // what the tier needs on the GPU (0 for cpu)
@@ -73,7 +73,7 @@ struct MemoryPlan {
   PlanRequest request;
   std::vector<TierPlan> tiers;
   // The first tier predicted to fit, or the last tier when none does.
-  config::Tier first_fitting() const;
+  memory::Tier first_fitting() const;
 };
 
 MemoryPlan plan_memory(const PlanRequest& request);

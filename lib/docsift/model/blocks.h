@@ -28,7 +28,7 @@ at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 // supported checkpoints use: "default"; "dynamic" (NTK: when the sequence is longer than
 // max_position_embeddings, the base grows with the current length, recomputed each step); and
 // "llama3" (Llama 3.1+: low frequencies divided by `factor`, high ones kept, a smooth blend between,
-// by wavelength against original_max_position_embeddings; model-porting-notes.md §0.3).
+// by wavelength against original_max_position_embeddings; docs/models.md, "The text decoder").
 struct RopeConfig {
   int64_t head_dim = 0;
   double theta = 10000.0;

@@ -115,33 +115,15 @@ DecoderInt8Terms decoder_int8_terms(const DecoderConfig& c) {
   return t;
 }
 
-memory::ModelShape decoder_memory_shape(const DecoderConfig& c, std::uint64_t parameters) {
-  memory::ModelShape m;
-  m.parameters = parameters;
-  m.layers = c.self_layers();
-  m.heads = c.heads;
-  m.kv_heads = c.kv_heads;
-  m.head_dim = c.head_dim;
-  m.hidden = c.hidden;
-  m.intermediate = c.intermediate;
-  m.vocab = c.vocab;
-  const DecoderInt8Terms int8 = decoder_int8_terms(c);
-  m.quantized_parameters = int8.quantized_parameters;
-  m.added_int8_parameters = int8.added_int8_parameters;
-  m.quantized_rows = int8.quantized_rows;
-  m.scratch_elements = static_cast<std::uint64_t>(int8.scratch_elements);
-  return m;
-}
-
 Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& prefix, const std::string& lm_head,
                  const Numerics& numerics, at::Device device)
     : config_(c),
       numerics_(numerics),
       device_(device),
-      residual_dtype_(numerics.dtype == at::kHalf && numerics.float16_residual == config::Float16Residual::Float32
+      residual_dtype_(numerics.dtype == at::kHalf && numerics.float16_residual == model::Float16Residual::Float32
                           ? at::kFloat
                           : numerics.dtype) {
-  const bool int8 = numerics.quantization == config::Quantization::Int8;
+  const bool int8 = numerics.quantization == model::Quantization::Int8;
   const bool bias = c.attention_bias;
   const int64_t q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
   embed_ = load.take(prefix + "embed_tokens.weight", {c.embedding_table_rows(), c.hidden});
@@ -209,7 +191,7 @@ at::Tensor Decoder::residual_add(const at::Tensor& x, const at::Tensor& update) 
   // Under the float16 guard x is float32 and the float16 update is promoted: Qwen2's massive
   // activations grow past 65,504 over a few layers while every sublayer output stays in range.
   at::Tensor sum = x.add(update);
-  const bool clamp = numerics_.dtype == at::kHalf && numerics_.float16_residual == config::Float16Residual::Clamp;
+  const bool clamp = numerics_.dtype == at::kHalf && numerics_.float16_residual == model::Float16Residual::Clamp;
   return clamp ? sum.clamp(-kFloat16ResidualLimit, kFloat16ResidualLimit) : sum;
 }
 

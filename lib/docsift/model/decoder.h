@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "docsift/memory/plan.h"
 #include "docsift/model/blocks.h"
 #include "docsift/model/kv_cache.h"
 #include "docsift/model/linear.h"
@@ -69,11 +68,6 @@ struct DecoderInt8Terms {
   int64_t scratch_elements = 0;
 };
 DecoderInt8Terms decoder_int8_terms(const DecoderConfig& c);
-
-// The memory plan's decoder terms, one copy for every family: widths, the self-attention layers
-// the KV cache grows in (cross-attention K/V are per image: the family adds them), and the int8
-// terms. The family fills in the vision encoder's.
-memory::ModelShape decoder_memory_shape(const DecoderConfig& c, std::uint64_t parameters);
 
 class Decoder {
  public:

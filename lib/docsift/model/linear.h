@@ -2,8 +2,8 @@
 // per output channel (symmetric absmax, weight-only: activations stay in the compute dtype, W8A16).
 //
 // int8 matmuls take one of three paths, chosen per call:
-//   - CUDA, up to kernels::kW8A16MaxRows activation rows (decode): the fused W8A16 kernel in
-//     lib/docsift/kernels/, which reads each int8 weight once and never materialises a float copy;
+//   - CUDA, up to device::cuda_plugin::kW8A16MaxRows activation rows (decode): the fused W8A16 kernel in
+//     lib/docsift/device/cuda_plugin/, which reads each int8 weight once and never materialises a float copy;
 //   - CPU, up to 8 rows (decode): at::_weight_int8pack_mm where this LibTorch has it (2.3 and
 //     newer), fed bfloat16 activations, the only input its fast kernel takes (see linear.cpp);
 //   - otherwise (prefill on the GPU, a LibTorch without the op): dequantize a block of rows into a

@@ -1,17 +1,17 @@
-// The config's precision names as LibTorch dtypes.
+// The numerics (numerics.h) as LibTorch dtypes.
 #pragma once
 
 #include <c10/core/ScalarType.h>
 
-#include "docsift/config/config.h"
+#include "docsift/model/numerics.h"
 
 namespace docsift::model {
 
-inline c10::ScalarType scalar_type(config::Precision precision) {
+inline c10::ScalarType scalar_type(model::Precision precision) {
   switch (precision) {
-    case config::Precision::Float32: return c10::kFloat;
-    case config::Precision::Float16: return c10::kHalf;
-    case config::Precision::BFloat16: return c10::kBFloat16;
+    case model::Precision::Float32: return c10::kFloat;
+    case model::Precision::Float16: return c10::kHalf;
+    case model::Precision::BFloat16: return c10::kBFloat16;
   }
   return c10::kFloat;
 }
@@ -20,9 +20,9 @@ inline c10::ScalarType scalar_type(config::Precision precision) {
 // another model (the cpu tier: float32, unquantized by default).
 struct Numerics {
   c10::ScalarType dtype = c10::kFloat;
-  config::Quantization quantization = config::Quantization::None;
+  model::Quantization quantization = model::Quantization::None;
   // Only read when dtype is float16.
-  config::Float16Residual float16_residual = config::Float16Residual::Float32;
+  model::Float16Residual float16_residual = model::Float16Residual::Float32;
   bool operator==(const Numerics&) const = default;
 };
 

@@ -12,7 +12,7 @@ DateOrderRule date_order_of(const std::string& s) {
 
 }  // namespace
 
-Engine::Engine(const config::OcrConfig& config)
+Engine::Engine(const Settings& config)
     : rules_(load_rules(config.rules)),
       date_order_(date_order_of(config.date_order)),
       reader_({config.language, config.deskew, config.page_segmentation, config.threads}) {}

@@ -10,16 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "docsift/config/config.h"
 #include "docsift/ocr/reader.h"
 #include "docsift/ocr/rules.h"
+#include "docsift/ocr/settings.h"
 
 namespace docsift::ocr {
 
 class Engine {
  public:
   // Loads the rules and Tesseract's language data; throws docsift::ConfigError / FileError.
-  explicit Engine(const config::OcrConfig& config);
+  explicit Engine(const Settings& settings);
 
   struct Result {
     std::map<std::string, std::string> fields;

@@ -19,7 +19,7 @@ namespace {
 
 // A page reads upside down when it yields few words or little confidence; then 180° is tried.
 // Turned over, a sample and a receipt read at a mean confidence near 40; upright receipts at 39 to
-// 95 (bench/README.md), so the threshold (60 before the receipts were measured) spares most of
+// 95 (bench/ocr/README.md), so the threshold (60 before the receipts were measured) spares most of
 // them a second reading.
 constexpr double kDoubtfulConfidence = 45.0;
 constexpr int kDoubtfulWords = 5;
@@ -65,7 +65,7 @@ std::optional<double> find_skew(const cv::Mat& grey) {
 
 namespace {
 
-// bench/README.md: one uniform block read receipts best; the automatic layout analysis split
+// bench/ocr/README.md: one uniform block read receipts best; the automatic layout analysis split
 // their amount column from its labels.
 tesseract::PageSegMode segmentation_mode(const ReaderOptions& options) {
   return options.segmentation == "auto"     ? tesseract::PSM_AUTO
@@ -145,7 +145,7 @@ Reader::~Reader() {
 std::string Reader::version() { return tesseract::TessBaseAPI::Version(); }
 
 Page Reader::recognise(const cv::Mat& grey) {
-  // A tall page is read as two halves at once, cut at a blank band (bench/README.md: 1.2x the
+  // A tall page is read as two halves at once, cut at a blank band (bench/ocr/README.md: 1.2x the
   // pages per second on 2 cores, at the cost of some digits read differently). Tesseract's
   // instances are independent; the second is made for the first tall page, so a run of A4 pages
   // or text-layer PDFs never pays for it.

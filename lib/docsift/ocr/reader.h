@@ -1,5 +1,5 @@
 // Tesseract 5 through its C++ API: a page image → words with boxes and confidences (page.h),
-// after the preparation that helped on the measured pages (bench/README.md): grey, deskewed
+// after the preparation that helped on the measured pages (bench/ocr/README.md): grey, deskewed
 // (Leptonica's skew search), and turned 180° when it reads better upside down. Upscaling,
 // adaptive binarisation and reading doubtful lines again on their own were measured too and left
 // out: none helped on the receipts, and each cost time. One reader per process; not thread-safe

@@ -20,14 +20,14 @@ FaultPoint point_of(generate::Stage stage) {
   return FaultPoint::kPrefill;
 }
 
-bool offloads_cache(config::Tier tier) {
-  return tier == config::Tier::OffloadedCache || tier == config::Tier::Reload || tier == config::Tier::ReloadRetry;
+bool offloads_cache(memory::Tier tier) {
+  return tier == memory::Tier::OffloadedCache || tier == memory::Tier::Reload || tier == memory::Tier::ReloadRetry;
 }
 
 }  // namespace
 
 nlohmann::json to_json(const Attempt& a) {
-  nlohmann::json j = {{"tier", std::string(config::to_string(a.tier))},
+  nlohmann::json j = {{"tier", std::string(to_string(a.tier))},
                       {"attempt", a.number},
                       {"ok", a.ok},
                       {"seconds", a.seconds},
@@ -37,21 +37,6 @@ nlohmann::json to_json(const Attempt& a) {
     j["message"] = a.message;
   }
   return j;
-}
-
-LadderSettings ladder_settings(const config::Config& config, at::Device device) {
-  LadderSettings s;
-  s.tiers = config.memory.tiers;
-  s.device = device;
-  s.dtype = model::scalar_type(config.model.dtype);
-  s.cpu_dtype = model::scalar_type(config.memory.cpu_dtype);
-  s.quantization = config.model.quantization;
-  s.cpu_quantization = config.memory.cpu_quantization;
-  s.float16_residual = config.model.float16_residual;
-  s.cleanup_threshold_bytes = static_cast<std::uint64_t>(config.memory.fragmentation_threshold_mb) << 20;
-  s.faults = FaultPlan::parse(config.testing.faults, config::tier_names());
-  s.faults.add(FaultPlan::from_environment(config::tier_names()));
-  return s;
 }
 
 Ladder::Ladder(generate::Engine& engine, LadderSettings settings) : engine_(engine), settings_(std::move(settings)) {
@@ -73,16 +58,16 @@ void Ladder::check_fault(const FaultSite& at) const {
           (site.step > 0 ? ", step " + std::to_string(site.step) : std::string()) + ")");
 }
 
-std::pair<at::Device, model::Numerics> Ladder::placement(config::Tier tier) const {
-  const bool cpu = tier == config::Tier::Cpu;
+std::pair<at::Device, model::Numerics> Ladder::placement(memory::Tier tier) const {
+  const bool cpu = tier == memory::Tier::Cpu;
   return {cpu ? at::Device(at::kCPU) : settings_.device,
           model::Numerics{cpu ? settings_.cpu_dtype : settings_.dtype,
                           cpu ? settings_.cpu_quantization : settings_.quantization, settings_.float16_residual}};
 }
 
-void Ladder::prepare(config::Tier tier, const FaultSite& site) {
+void Ladder::prepare(memory::Tier tier, const FaultSite& site) {
   const auto [device, numerics] = placement(tier);
-  const bool reload = tier == config::Tier::Reload || tier == config::Tier::ReloadRetry;
+  const bool reload = tier == memory::Tier::Reload || tier == memory::Tier::ReloadRetry;
   if (!reload && engine_.loaded_as(device, numerics)) return;
   // Free the model and the allocator's cache before loading: the new weights need that room.
   engine_.unload();
@@ -101,7 +86,7 @@ void Ladder::warm_up() {
 }
 
 ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::vector<int32_t>& prompt,
-                     const generate::GenerationOptions& options, std::optional<config::Tier> start) {
+                     const generate::GenerationOptions& options, std::optional<memory::Tier> start) {
   ImageRun run;
   const auto& tiers = settings_.tiers;
   auto first = tiers.begin();
@@ -113,11 +98,11 @@ ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::ve
   memory::reset_peak_host_memory();
   int number = 0;
   for (auto it = first; it != tiers.end(); ++it) {
-    const config::Tier tier = *it;
+    const memory::Tier tier = *it;
     Attempt attempt;
     attempt.tier = tier;
     attempt.number = ++number;
-    FaultSite site{FaultPoint::kLoad, image, std::string(config::to_string(tier)), attempt.number, 0};
+    FaultSite site{FaultPoint::kLoad, image, std::string(to_string(tier)), attempt.number, 0};
     const auto started = std::chrono::steady_clock::now();
     bool loading = true;
     try {
@@ -151,7 +136,7 @@ ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::ve
       break;
     }
     if (!is_out_of_memory(attempt.error_class)) {
-      run.error = std::string(config::to_string(tier)) + ": " + attempt.message;
+      run.error = std::string(to_string(tier)) + ": " + attempt.message;
       // A model that cannot be loaded for a reason other than memory fails every image alike.
       run.fatal = loading;
       break;

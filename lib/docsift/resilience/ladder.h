@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "docsift/config/config.h"
 #include "docsift/generate/engine.h"
 #include "docsift/generate/generate.h"
 #include "docsift/memory/cleanup.h"
@@ -21,19 +20,19 @@
 namespace docsift::resilience {
 
 struct LadderSettings {
-  std::vector<config::Tier> tiers{config::Tier::Standard};
+  std::vector<memory::Tier> tiers{memory::Tier::Standard};
   at::Device device = at::kCPU;             // standard, offloaded_cache, reload, reload_retry
   at::ScalarType dtype = at::kFloat;
   at::ScalarType cpu_dtype = at::kFloat;    // the cpu tier
-  config::Quantization quantization = config::Quantization::None;      // device tiers (reloads too)
-  config::Quantization cpu_quantization = config::Quantization::None;  // the cpu tier
-  config::Float16Residual float16_residual = config::Float16Residual::Float32;
+  model::Quantization quantization = model::Quantization::None;      // device tiers (reloads too)
+  model::Quantization cpu_quantization = model::Quantization::None;  // the cpu tier
+  model::Float16Residual float16_residual = model::Float16Residual::Float32;
   std::uint64_t cleanup_threshold_bytes = 1ull << 30;
   FaultPlan faults;
 };
 
 struct Attempt {
-  config::Tier tier = config::Tier::Standard;
+  memory::Tier tier = memory::Tier::Standard;
   int number = 1;  // 1-based within the image
   bool ok = false;
   ErrorClass error_class = ErrorClass::kOther;  // meaningful when !ok
@@ -44,7 +43,7 @@ struct Attempt {
 
 struct ImageRun {
   bool ok = false;
-  config::Tier tier = config::Tier::Standard;  // the tier that succeeded
+  memory::Tier tier = memory::Tier::Standard;  // the tier that succeeded
   generate::GenerationResult result;
   std::vector<Attempt> attempts;
   std::string error;   // why the image failed
@@ -54,10 +53,6 @@ struct ImageRun {
 
 nlohmann::json to_json(const Attempt& attempt);
 
-// The ladder's settings from the config: memory.tiers, model.dtype, memory.cpu_dtype, the
-// fragmentation threshold, and the fault plan of testing.faults plus DOCSIFT_FAULTS.
-LadderSettings ladder_settings(const config::Config& config, at::Device device);
-
 class Ladder {
  public:
   Ladder(generate::Engine& engine, LadderSettings settings);
@@ -65,7 +60,7 @@ class Ladder {
   // Runs one image (`image` counts from 1 in processing order). `start` skips the tiers before
   // it (a memory plan's prediction); the ladder still escalates past it on out-of-memory.
   ImageRun run(int image, const family::ImageInputs& inputs, const std::vector<int32_t>& prompt,
-               const generate::GenerationOptions& options, std::optional<config::Tier> start = std::nullopt);
+               const generate::GenerationOptions& options, std::optional<memory::Tier> start = std::nullopt);
 
   const LadderSettings& settings() const { return settings_; }
   // Loads the model for the first tier now (a worker does it before taking images).
@@ -76,9 +71,9 @@ class Ladder {
 
  private:
   // Where `tier` runs the model and with which numerics.
-  std::pair<at::Device, model::Numerics> placement(config::Tier tier) const;
+  std::pair<at::Device, model::Numerics> placement(memory::Tier tier) const;
   // Puts the model where `tier` needs it, reloading for the reload tiers.
-  void prepare(config::Tier tier, const FaultSite& site);
+  void prepare(memory::Tier tier, const FaultSite& site);
   void check_fault(const FaultSite& site) const;
 
   generate::Engine& engine_;

@@ -1,4 +1,4 @@
-// Out-of-memory in every shape LibTorch and CUDA produce it (see gpu-memory-notes.md), told
+// Out-of-memory in every shape LibTorch and CUDA produce it (docs/memory.md, "The tier ladder"), told
 // apart from every other failure, which the ladder must not retry.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Chat templates, written out per model family instead of interpreting the Jinja in
 // tokenizer_config.json: docsift needs exactly one shape (one image, one question, generation
 // prompt), and a fixed C++ string cannot drift with a template's whitespace rules. The strings
-// follow ../shared/docs/model-porting-notes.md §1.7 and §2.6.
+// follow docs/models.md, "Chat templates".
 #pragma once
 
 #include <cstdint>

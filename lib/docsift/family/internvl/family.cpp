@@ -18,9 +18,9 @@ class InternVLFamily final : public Family {
               text::Tokenizer::load(checkpoint.dir())),
         // auto: what each layout's reference code does: the original chat() resizes PIL images,
         // the -hf processor resizes tensors with torchvision.
-        resample_(options.resample != config::Resample::Auto ? options.resample
-                  : config_.layout == model::InternVLConfig::Layout::kOriginal ? config::Resample::Pil
-                                                                               : config::Resample::Torch) {
+        resample_(options.resample != image::Resample::Auto ? options.resample
+                  : config_.layout == model::InternVLConfig::Layout::kOriginal ? image::Resample::Pil
+                                                                               : image::Resample::Torch) {
     // The original layout's config.json does not name the image token; the tokenizer does. The
     // -hf layout names it, and the two must agree.
     if (config_.layout == model::InternVLConfig::Layout::kOriginal) {
@@ -58,7 +58,7 @@ class InternVLFamily final : public Family {
  private:
   model::InternVLConfig config_;
   text::ChatTemplate chat_;
-  config::Resample resample_;
+  image::Resample resample_;
   memory::ModelShape shape_;
 };
 

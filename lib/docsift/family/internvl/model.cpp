@@ -9,6 +9,7 @@
 #include <atomic>
 
 #include "docsift/error.h"
+#include "docsift/family/memory_shape.h"
 #include "docsift/json_fields.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/weights.h"
@@ -99,7 +100,7 @@ struct InternVLModel::Weights {
 namespace {
 
 // Where each weight lives in the two layouts. Names are built from the original layout's
-// vocabulary (model-porting-notes.md §1.3).
+// vocabulary (docs/models.md, "InternVL3").
 struct Names {
   std::string vision, projector, language, lm_head;
   bool hf = false;
@@ -123,7 +124,7 @@ std::atomic<int> g_live_models{0};
 }  // namespace
 
 memory::ModelShape memory_shape(const InternVLConfig& c, std::uint64_t parameters) {
-  memory::ModelShape m = decoder_memory_shape(c.text, parameters);
+  memory::ModelShape m = family::decoder_memory_shape(c.text, parameters);
   m.vision_hidden = c.vision_hidden;
   m.vision_heads = c.vision_heads;
   m.vision_intermediate = c.vision_intermediate;

@@ -1,6 +1,6 @@
 // InternVL3: InternViT vision tower → pixel shuffle → MLP projector → Qwen2 decoder.
 // Reads both checkpoint layouts (original InternVLChatModel and transformers-native -hf) into one
-// set of weights; the math follows ../shared/docs/model-porting-notes.md §1.4.
+// set of weights; the math follows docs/models.md, "The forward pass".
 #pragma once
 
 #include <ATen/core/Tensor.h>

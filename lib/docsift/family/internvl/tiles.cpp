@@ -53,7 +53,7 @@ at::Tensor resize_bicubic_u8(const at::Tensor& chw_u8, int64_t height, int64_t w
   return at::_upsample_bicubic2d_aa(chw_u8.unsqueeze(0), {height, width}, /*align_corners=*/false).squeeze(0);
 }
 
-InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size, config::Resample resample) {
+InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size, image::Resample resample) {
   if (rgb_hwc.dim() != 3 || rgb_hwc.size(2) != 3 || rgb_hwc.scalar_type() != at::kByte) {
     throw Error("preprocess_internvl expects an [H, W, 3] uint8 RGB image");
   }
@@ -66,7 +66,7 @@ InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int 
   const at::Tensor chw = rgb_hwc.permute({2, 0, 1});  // a view: channels-last strides
   // [3, h, w] uint8, resized as the checkpoint's reference code does.
   const auto resize = [&](int64_t h, int64_t w) {
-    return resample == config::Resample::Pil ? image::pil_resize_bicubic(rgb_hwc, h, w).permute({2, 0, 1})
+    return resample == image::Resample::Pil ? image::pil_resize_bicubic(rgb_hwc, h, w).permute({2, 0, 1})
                                              : resize_bicubic_u8(chw, h, w);
   };
   const at::Tensor canvas = resize(static_cast<int64_t>(tile_size) * result.grid.rows,

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "docsift/config/config.h"
+#include "docsift/image/resample.h"
 
 namespace docsift::vision {
 
@@ -42,7 +42,7 @@ struct InternVLImage {
 // `rgb_hwc` is a [H, W, 3] uint8 tensor (RGB order, any strides). Throws docsift::Error for other
 // shapes or types and for max_tiles < 1.
 InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size = 448,
-                                  config::Resample resample = config::Resample::Torch);
+                                  image::Resample resample = image::Resample::Torch);
 
 // Bicubic antialiased resize of a [C, H, W] uint8 CPU image (as torchvision does for uint8 input).
 at::Tensor resize_bicubic_u8(const at::Tensor& chw_u8, int64_t height, int64_t width);

@@ -55,7 +55,7 @@ class MllamaFamily final : public Family {
  private:
   model::MllamaConfig config_;
   text::ChatTemplate chat_;
-  config::CrossAttentionRows rows_;
+  family::mllama::CrossAttentionRows rows_;
   memory::ModelShape shape_;
 };
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "docsift/error.h"
+#include "docsift/family/memory_shape.h"
 #include "docsift/json_fields.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/weights.h"
@@ -63,7 +64,7 @@ memory::ModelShape memory_shape(const MllamaConfig& c, std::uint64_t parameters)
   const DecoderConfig& t = c.text;
   const MllamaVisionConfig& v = c.vision;
   // The cache grows in the self-attention layers only; cross K/V are a fixed size per image.
-  memory::ModelShape m = decoder_memory_shape(t, parameters);
+  memory::ModelShape m = family::decoder_memory_shape(t, parameters);
   m.vision_hidden = v.hidden;
   m.vision_heads = v.heads;
   m.vision_intermediate = v.intermediate;
@@ -91,7 +92,7 @@ MllamaModel::MllamaModel(const Checkpoint& checkpoint, const Numerics& numerics,
   const MllamaConfig& c = config_;
   WeightLoader load(checkpoint, numerics.dtype, device);
   const Names n = Names::detect(load);
-  const bool int8 = numerics.quantization == config::Quantization::Int8;
+  const bool int8 = numerics.quantization == model::Quantization::Int8;
   // The vision tower and projector stay in the dtype (as the reference loaded them in 8-bit).
   vision_ = std::make_unique<MllamaVisionEncoder>(load, c.vision, n.vision);
   projector_w_ = load.take(n.projector + "weight", {c.text.hidden, c.vision.output_dim});

@@ -2,7 +2,7 @@
 // projector → a Llama 3 text decoder whose self-attention layers are the shared decoder and
 // whose cross-attention layers (every fifth, from 3) read the image through tanh-gated branches.
 // Reads both checkpoint layouts (the Hub's legacy names and transformers' module tree) into one
-// set of weights; the math follows ../shared/docs/model-porting-notes.md §2.3–2.4.
+// set of weights; the math follows docs/models.md, "The vision encoder" and "The text decoder".
 //
 // Where cross-attention keys and values live: they are computed once per image at prefill, kept
 // by the Sequence for the whole generation, on the compute device in every device tier (the
@@ -30,10 +30,10 @@ class Checkpoint;
 class MllamaVisionEncoder;
 
 // What text rows before the <|image|> token get from a cross-attention layer
-// (config::CrossAttentionRows): transformers (what published results on the Hub checkpoint used)
+// (family::mllama::CrossAttentionRows): transformers (what published results on the Hub checkpoint used)
 // keeps their gated attention output, unmasked over all vision tokens, and zeroes only the MLP
 // branch; Meta's reference zeroes both.
-using config::CrossAttentionRows;
+using family::mllama::CrossAttentionRows;
 
 struct MllamaConfig {
   MllamaVisionConfig vision;

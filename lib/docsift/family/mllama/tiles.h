@@ -1,5 +1,5 @@
-// Llama 3.2 Vision image preprocessing, as MllamaImageProcessor does it (model-porting-notes.md
-// §2.5): choose a canvas of up to 4 tiles of S×S (S = 560 for the released models) by the scale
+// Llama 3.2 Vision image preprocessing, as MllamaImageProcessor does it (docs/models.md, Llama 3.2 Vision,
+// "Preprocessing"): choose a canvas of up to 4 tiles of S×S (S = 560 for the released models) by the scale
 // that fits the image with the least resizing, resize keeping the aspect ratio (upscaling only an
 // image smaller than a tile), pad bottom/right with black to the canvas, normalise with CLIP's mean
 // and std, split into tiles row-major, and fill the remaining tile slots with zeros.

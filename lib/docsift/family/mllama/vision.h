@@ -1,4 +1,4 @@
-// Llama 3.2 Vision's image encoder (model-porting-notes.md §2.3): a ViT over up to 4 tiles of
+// Llama 3.2 Vision's image encoder (docs/models.md, "The vision encoder"): a ViT over up to 4 tiles of
 // 1601 tokens (40×40 patches + CLS), with tile-aware positional embeddings, 32 local layers and 8
 // gated global layers over all tiles at once, and the local layers' features at five depths kept
 // beside the final output; then the projector to the text model's width.

@@ -11,7 +11,7 @@
 //
 // The one rule: load it before anything asks LibTorch about CUDA (at::hasCUDA, at::manual_seed,
 // torch::cuda::*), because LibTorch caches the answer of its first question for the life of the
-// process. memory::cuda_status() loads it, and every path to a CUDA device goes through that
+// process. device::cuda_status() loads it, and every path to a CUDA device goes through that
 // (resolve_device); load_cuda_backend() checks the rule held and says so when it did not.
 #pragma once
 
@@ -20,11 +20,11 @@
 #include <cstdint>
 #include <string>
 
-#include "docsift/kernels/w8a16.h"
-#include "docsift/memory/device_memory.h"
-#include "docsift/memory/devices.h"
+#include "docsift/device/cuda_plugin/w8a16.h"
+#include "docsift/device/readings.h"
+#include "docsift/device/devices.h"
 
-namespace docsift::memory {
+namespace docsift::device {
 
 // What the plugin provides; see devices.h and device_memory.h for the meaning of each call.
 class CudaBackend {
@@ -36,10 +36,10 @@ class CudaBackend {
   virtual void reset_peak(c10::Device device) const = 0;
   virtual void synchronize(c10::Device device) const = 0;
   virtual void set_memory_fraction(c10::Device device, double fraction) const = 0;
-  // docsift's own kernels (lib/docsift/kernels/): false when the plugin was built without nvcc.
+  // docsift's own kernels (lib/docsift/device/cuda_plugin/): false when the plugin was built without nvcc.
   virtual bool has_w8a16_kernel() const = 0;
-  // kernels::w8a16_gemv (same contract) on `device`'s current LibTorch stream.
-  virtual bool w8a16_gemv(kernels::ActType type, const void* x, const int8_t* w, const float* scale,
+  // device::cuda_plugin::w8a16_gemv (same contract) on `device`'s current LibTorch stream.
+  virtual bool w8a16_gemv(device::cuda_plugin::ActType type, const void* x, const int8_t* w, const float* scale,
                           const void* bias, void* y, int64_t rows, int64_t n, int64_t k,
                           c10::Device device) const = 0;
 };
@@ -60,8 +60,8 @@ const CudaBackend* loaded_cuda_backend();
 // Where the plugin was found (empty when not loaded), for `docsift --version`.
 std::string cuda_backend_path();
 
-}  // namespace docsift::memory
+}  // namespace docsift::device
 
 // The plugin's one exported symbol: its backend, or nullptr when `abi` or `version` (the loading
 // program's docsift version) differ from the plugin's own.
-extern "C" const docsift::memory::CudaBackend* docsift_cuda_backend(int abi, const char* version);
+extern "C" const docsift::device::CudaBackend* docsift_cuda_backend(int abi, const char* version);

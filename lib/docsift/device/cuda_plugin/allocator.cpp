@@ -1,4 +1,4 @@
-// Part of the CUDA plugin (memory/cuda_backend.h). The allocator API moved between releases (DeviceStats
+// Part of the CUDA plugin (device/cuda_backend.h). The allocator API moved between releases (DeviceStats
 // went to c10/core/CachingDeviceAllocator.h around 2.5 with aliases kept; emptyCache gained a
 // defaulted argument around 2.8); the calls below compile on 2.4 and newer.
 #include <ATen/ops/empty.h>
@@ -7,9 +7,9 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
-#include "docsift/cuda/plugin.h"
+#include "docsift/device/cuda_plugin/plugin.h"
 
-namespace docsift::cuda {
+namespace docsift::device::cuda_plugin {
 namespace {
 
 namespace alloc = c10::cuda::CUDACachingAllocator;
@@ -31,8 +31,8 @@ bool usable(c10::Device device) {
 
 }  // namespace
 
-memory::DeviceMemory read_memory(c10::Device device) {
-  memory::DeviceMemory m;
+DeviceMemory read_memory(c10::Device device) {
+  DeviceMemory m;
   if (!usable(device)) return m;
   const c10::DeviceIndex index = index_of(device);
   const auto stats = alloc::getDeviceStats(index);
@@ -77,4 +77,4 @@ void set_memory_fraction(c10::Device device, double fraction) {
   if (usable(device)) alloc::setMemoryFraction(fraction, index_of(device));
 }
 
-}  // namespace docsift::cuda
+}  // namespace docsift::device::cuda_plugin

@@ -1,10 +1,21 @@
+#include "docsift/device/devices.h"
+
 #include <string>
 
+#include "docsift/device/cuda_arch.h"
+#include "docsift/device/cuda_backend.h"
 #include "docsift/error.h"
-#include "docsift/memory/cuda_arch.h"
-#include "docsift/memory/devices.h"
 
-namespace docsift::memory {
+namespace docsift::device {
+
+// Loads the CUDA plugin: asking what GPUs there are is the first step towards using one.
+CudaStatus cuda_status() {
+  std::string why;
+  if (const CudaBackend* backend = load_cuda_backend(&why)) return backend->status();
+  CudaStatus status;
+  status.reason = why;
+  return status;
+}
 
 c10::Device resolve_device(const std::string& spec) {
   if (spec == "cpu") return c10::Device(c10::kCPU);
@@ -29,7 +40,7 @@ std::string arch_mismatch(const CudaStatus& status, const CudaDevice& device) {
   const std::string sm = "sm_" + std::to_string(device.major * 10 + device.minor);
   std::string advice = "build docsift against a LibTorch whose CUDA build includes " + sm;
   if (device.major < 7 || (device.major == 7 && device.minor == 0)) {
-    // Volta and older: PyTorch's CUDA 12.8+ builds dropped them (README, "V100 (sm_70) users").
+    // Volta and older: PyTorch's CUDA 12.8+ builds dropped them (docs/install.md, "V100 (sm_70)").
     advice += " (for a V100: the cxx11-ABI LibTorch for CUDA 12.6, then LIBTORCH_DIR=... scripts/setup.sh)";
   }
   return "cuda:" + std::to_string(device.index) + " (" + device.name + ", " + sm +
@@ -37,4 +48,4 @@ std::string arch_mismatch(const CudaStatus& status, const CudaDevice& device) {
          describe(archs) + " only; " + advice + ", or run on the CPU with --device cpu";
 }
 
-}  // namespace docsift::memory
+}  // namespace docsift::device

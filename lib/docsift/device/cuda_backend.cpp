@@ -1,4 +1,4 @@
-#include "docsift/memory/cuda_backend.h"
+#include "docsift/device/cuda_backend.h"
 
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <dlfcn.h>
@@ -16,7 +16,7 @@
 #define DOCSIFT_CUDA_PLUGIN 0  // lib/CMakeLists.txt sets 1 when it builds libdocsift_cuda.so
 #endif
 
-namespace docsift::memory {
+namespace docsift::device {
 namespace {
 
 namespace fs = std::filesystem;
@@ -105,4 +105,4 @@ const CudaBackend* loaded_cuda_backend() { return g_backend.load(std::memory_ord
 
 std::string cuda_backend_path() { return loaded_cuda_backend() ? g_loaded.path : std::string(); }
 
-}  // namespace docsift::memory
+}  // namespace docsift::device

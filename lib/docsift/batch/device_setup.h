@@ -6,9 +6,9 @@
 
 #include "docsift/config/config.h"
 
-namespace docsift::cli {
+namespace docsift::batch {
 
 // Warnings go to stderr unless `quiet`. Throws ConfigError for an unusable device or budget.
 c10::Device start_device(const config::Config& config, bool quiet = false);
 
-}  // namespace docsift::cli
+}  // namespace docsift::batch

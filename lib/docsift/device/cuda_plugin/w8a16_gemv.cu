@@ -25,7 +25,7 @@
 // conversions that cuda_fp16.h/cuda_bf16.h provide for every architecture (bfloat16 inputs are
 // widened with a shift, outputs rounded by __float2bfloat16_rn, emulated before sm_80), and the
 // L1::no_allocate cache hint (PTX ISA 7.4, sm_70+). No LibTorch headers: nvcc alone compiles it.
-#include "docsift/kernels/w8a16.h"
+#include "docsift/device/cuda_plugin/w8a16.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -35,7 +35,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace docsift::kernels {
+namespace docsift::device::cuda_plugin {
 namespace {
 
 constexpr int kWarp = 32;
@@ -392,4 +392,4 @@ bool w8a16_gemv(ActType type, const void* x, const int8_t* w, const float* scale
   return true;
 }
 
-}  // namespace docsift::kernels
+}  // namespace docsift::device::cuda_plugin

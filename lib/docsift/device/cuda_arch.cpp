@@ -1,10 +1,10 @@
-#include "docsift/memory/cuda_arch.h"
+#include "docsift/device/cuda_arch.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
-namespace docsift::memory {
+namespace docsift::device {
 namespace {
 
 // "sm_90a" or "compute_120" → the target; false for anything else.
@@ -79,4 +79,4 @@ std::string describe(const std::vector<CudaArch>& archs) {
   return machine.empty() ? "PTX " + ptx : machine + ", PTX " + ptx;
 }
 
-}  // namespace docsift::memory
+}  // namespace docsift::device

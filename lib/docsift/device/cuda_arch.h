@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace docsift::memory {
+namespace docsift::device {
 
 // One `code=` target of the build: machine code for sm_XY (optionally the arch-specific "a" or
 // family "f" variant), or PTX for compute_XY, which the driver compiles for the same or newer GPUs.
@@ -31,4 +31,4 @@ bool arch_runs_on(const std::vector<CudaArch>& archs, int major, int minor);
 // "sm_75 sm_80 sm_90a, PTX compute_120"
 std::string describe(const std::vector<CudaArch>& archs);
 
-}  // namespace docsift::memory
+}  // namespace docsift::device

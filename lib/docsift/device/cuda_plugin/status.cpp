@@ -1,4 +1,4 @@
-// Part of the CUDA plugin (memory/cuda_backend.h). Talks to the CUDA runtime directly so that a
+// Part of the CUDA plugin (device/cuda_backend.h). Talks to the CUDA runtime directly so that a
 // missing driver is a reason to print, not a warning from deep inside LibTorch.
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <cuda_runtime_api.h>
@@ -7,9 +7,9 @@
 #include <exception>
 #include <string>
 
-#include "docsift/cuda/plugin.h"
+#include "docsift/device/cuda_plugin/plugin.h"
 
-namespace docsift::cuda {
+namespace docsift::device::cuda_plugin {
 namespace {
 
 // The "NVCC architecture flags" line of LibTorch's CUDA build configuration. LibTorch throws
@@ -31,8 +31,8 @@ std::string nvcc_arch_flags() {
 
 }  // namespace
 
-memory::CudaStatus status() {
-  memory::CudaStatus status;
+CudaStatus status() {
+  CudaStatus status;
   status.compiled = true;
   int runtime = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
@@ -65,7 +65,7 @@ memory::CudaStatus status() {
   int previous = 0;
   cudaGetDevice(&previous);
   for (int i = 0; i < count; ++i) {
-    memory::CudaDevice d;
+    device::CudaDevice d;
     d.index = i;
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
@@ -86,4 +86,4 @@ memory::CudaStatus status() {
   return status;
 }
 
-}  // namespace docsift::cuda
+}  // namespace docsift::device::cuda_plugin

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-namespace docsift::kernels {
+namespace docsift::device::cuda_plugin {
 
 // The activation (x, y, bias) element type: float, IEEE half, bfloat16.
 enum class ActType { kFloat32, kFloat16, kBFloat16 };
@@ -43,4 +43,4 @@ constexpr int64_t kW8A16MaxRows = 8;
 bool w8a16_gemv(ActType type, const void* x, const int8_t* w, const float* scale, const void* bias, void* y,
                 int64_t rows, int64_t n, int64_t k, void* stream);
 
-}  // namespace docsift::kernels
+}  // namespace docsift::device::cuda_plugin

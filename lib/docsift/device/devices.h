@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace docsift::memory {
+namespace docsift::device {
 
 struct CudaDevice {
   int index = 0;
@@ -43,4 +43,4 @@ c10::Device resolve_device(const std::string& spec);
 // it can or the flags are unknown.
 std::string arch_mismatch(const CudaStatus& status, const CudaDevice& device);
 
-}  // namespace docsift::memory
+}  // namespace docsift::device

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+
+namespace docsift::ocr {
+
+// The OCR engine's settings (the ocr.* keys; extraction.engine: ocr): Tesseract's language data and the field rules.
+struct Settings {
+  std::string language = "eng";             // Tesseract language(s), e.g. eng or eng+deu
+  std::string rules = "builtin:ocr-rules";  // or a file in configs/fields/ocr-rules.yaml's layout
+  bool deskew = true;                        // straighten a skewed scan before reading it
+  std::string page_segmentation = "block";  // block, auto or sparse (Tesseract's PSM 6, 3, 11)
+  int threads = 2;                           // 2: a tall page is read as two halves at once
+  std::string date_order = "auto";           // auto, dmy or mdy (ocr/rules.h: DateOrderRule)
+  bool pdf_text = true;                      // read a PDF's text layer where it is usable
+};
+
+}  // namespace docsift::ocr
