@@ -3,7 +3,7 @@
 
     scripts/pyenv.sh python3 scripts/make_image_fixtures.py
 
-Each has a known expected decode: see tests/test_run.cpp.
+Each has a known expected decode: see tests/e2e/test_run.cpp.
 """
 import os
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference RoPE frequencies from transformers, for tests/test_blocks_rope (the C++ rope_inv_freq).
+"""Reference RoPE frequencies from transformers, for tests/parity/test_rope.cpp (the C++ rope_inv_freq).
 
 Run from the repository root:  scripts/pyenv.sh python3 scripts/make_rope_vectors.py
 Writes tests/fixtures/rope/inv_freq.json: LlamaRotaryEmbedding's inv_freq (float32) for Llama 3.2

@@ -1,7 +1,8 @@
 // The test runner: doctest's own, plus one check. CTest runs each test case by name
 // (--test-case=NAME); a name CMake cannot carry (a ';' splits it into two "tests") would match
 // nothing, and doctest passes an empty run, so a test would silently never run. Here a filtered
-// run that started no test case fails instead.
+// run that started no test case fails instead. It also counts the running case's failed checks,
+// for support/skip.h (a case that has failed already is not reported as skipped).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -9,30 +10,42 @@
 #include <cstring>
 
 #include "docsift/device/cuda_backend.h"
+#include "support/skip.h"
 
 namespace {
 
 int g_cases_started = 0;
+int g_failed_in_case = 0;  // failed checks of the running test case
 
 struct CountCases : doctest::IReporter {
   explicit CountCases(const doctest::ContextOptions&) {}
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {}
-  void test_case_start(const doctest::TestCaseData&) override { ++g_cases_started; }
+  void test_case_start(const doctest::TestCaseData&) override {
+    ++g_cases_started;
+    g_failed_in_case = 0;
+  }
   void test_case_reenter(const doctest::TestCaseData&) override {}
   void test_case_end(const doctest::CurrentTestCaseStats&) override {}
   void test_case_exception(const doctest::TestCaseException&) override {}
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
-  void log_assert(const doctest::AssertData&) override {}
-  void log_message(const doctest::MessageData&) override {}
+  void log_assert(const doctest::AssertData& data) override {
+    // doctest reports only failed checks without --success; a failed WARN fails nothing.
+    if (data.m_failed && !(data.m_at & doctest::assertType::is_warn)) ++g_failed_in_case;
+  }
+  void log_message(const doctest::MessageData& data) override {
+    if (!(data.m_severity & doctest::assertType::is_warn)) ++g_failed_in_case;  // FAIL_CHECK, FAIL
+  }
   void test_case_skipped(const doctest::TestCaseData&) override {}
 };
 
 }  // namespace
 
 REGISTER_LISTENER("count_cases", 1, CountCases);
+
+bool docsift::testing::current_case_failed() { return g_failed_in_case > 0; }
 
 int main(int argc, char** argv) {
   // Before any test asks LibTorch about CUDA (at::manual_seed does): LibTorch keeps its first

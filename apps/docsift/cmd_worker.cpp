@@ -1,9 +1,9 @@
 // `docsift worker`: the process `docsift run --isolate worker` starts to hold the model (see
-// lib/docsift/batch/worker.h). Not for users: it speaks the supervisor's protocol on fds 3 and 4,
+// lib/docsift/batch/worker_main.h). Not for users: it speaks the supervisor's protocol on fds 3 and 4,
 // and is hidden from --help.
 #include "commands.h"
 #include "docsift/batch/device_setup.h"
-#include "docsift/batch/worker.h"
+#include "docsift/batch/worker_main.h"
 
 namespace docsift::cli {
 

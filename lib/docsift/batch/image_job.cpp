@@ -28,6 +28,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// An exception's first line: a record's error is one line.
+std::string first_line(const std::string& what) { return what.substr(0, what.find('\n')); }
+
 }  // namespace
 
 io::PageOptions page_options(const config::Config& c) {
@@ -120,9 +123,8 @@ std::uint64_t ImageJob::memory_in_use() const {
 
 ImageJob::Outcome ImageJob::process_ocr(const std::filesystem::path& path, int page) {
   Outcome out;
-  nlohmann::json& record = out.record;
-  record = nlohmann::json::object();
-  nlohmann::json timings;
+  Record& record = out.record;
+  auto& timings = record.timings_s;
   try {
     auto t = Clock::now();
     std::optional<ocr::Engine::Result> read;
@@ -139,7 +141,7 @@ ImageJob::Outcome ImageJob::process_ocr(const std::filesystem::path& path, int p
         const int width = static_cast<int>(std::lround(layer.width * kScale));
         const int height = static_cast<int>(std::lround(layer.height * kScale));
         timings["decode_image"] = since(t);
-        record["image"] = {{"width", width}, {"height", height}};
+        record.image = {{"width", width}, {"height", height}};
         t = Clock::now();
         read = ocr_->engine.read_words(std::move(words), width, height, ocr_->field_names);
         timings["text_layer"] = since(t);
@@ -148,25 +150,24 @@ ImageJob::Outcome ImageJob::process_ocr(const std::filesystem::path& path, int p
     if (!read) {
       const at::Tensor rgb = io::read_page(path, page, ocr_->pages);  // (H, W, 3) uint8, contiguous
       timings["decode_image"] = since(t);
-      record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
+      record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
       t = Clock::now();
       const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3, rgb.data_ptr());
       read = ocr_->engine.read(view, ocr_->field_names);
       timings["ocr"] = since(t);
     }
-    record["status"] = "ok";
-    record["tier"] = "ocr";
-    record["text_source"] = read->text_source;
-    record["fields"] = read->fields;
-    record["raw_response"] = read->text;
-    record["tokens"] = {{"prompt", 0}, {"generated", 0}};
-    record["engine"] = read->info;
+    record.status = Record::Status::Ok;
+    record.tier = "ocr";
+    record.text_source = read->text_source;
+    record.fields = read->fields;
+    record.raw_response = read->text;
+    record.tokens = Record::Tokens{0, 0};
+    record.engine = read->info;
   } catch (const std::exception& e) {  // an unreadable image fails this image only
-    record["status"] = "failed";
-    record["error"] = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
+    record.status = Record::Status::Failed;
+    record.error = first_line(e.what());
   }
-  record["memory"] = {{"after", memory::to_json(memory::read_memory(c10::Device(c10::kCPU)))}};
-  record["timings_s"] = timings;
+  record.memory = {{"after", memory::to_json(memory::read_memory(c10::Device(c10::kCPU)))}};
   return out;
 }
 
@@ -175,9 +176,8 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int page,
   if (ocr_) return process_ocr(path, page);
   State& s = *s_;
   Outcome out;
-  nlohmann::json& record = out.record;
-  record = nlohmann::json::object();
-  nlohmann::json timings;
+  Record& record = out.record;
+  auto& timings = record.timings_s;
   generate::GenerationOptions gen = s.gen;
   gen.interrupt = interrupt;
   try {
@@ -189,7 +189,7 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int page,
     const int tiles = inputs.tiles;
     const std::vector<int32_t> prompt = s.engine.chat().encode(s.prompt_text, tiles);
     timings["preprocess"] = since(t);
-    record["image"] = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
+    record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
 
     std::optional<memory::Tier> start_tier;
     if (s.budget) {
@@ -198,50 +198,48 @@ ImageJob::Outcome ImageJob::process(const std::filesystem::path& path, int page,
       start_tier = plan.first_fitting();
       for (const auto& tp : plan.tiers) {
         if (tp.tier == *start_tier) {
-          record["plan"] = {{"start_tier", to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
+          record.plan = {{"start_tier", to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
         }
       }
     }
     const resilience::ImageRun run = s.ladder.run(index, inputs, prompt, gen, start_tier);  // may throw Interrupted
-    nlohmann::json attempts = nlohmann::json::array();
-    for (const auto& a : run.attempts) attempts.push_back(resilience::to_json(a));
-    record["attempts"] = attempts;
+    record.attempts = nlohmann::json::array();
+    for (const auto& a : run.attempts) record.attempts.push_back(resilience::to_json(a));
     if (run.ok) {
       const std::string text = s.engine.tokenizer().decode(run.result.tokens, /*skip_special_tokens=*/true);
-      record["status"] = "ok";
-      record["tier"] = to_string(run.tier);
-      record["engine"] = {{"name", "vlm"}};
-      record["fields"] = extract::parse_response(text, s.field_names);
-      record["raw_response"] = text;
-      record["tokens"] = {{"prompt", run.result.prompt_tokens}, {"generated", run.result.tokens.size()}};
+      record.status = Record::Status::Ok;
+      record.tier = to_string(run.tier);
+      record.engine = {{"name", "vlm"}};
+      record.fields = extract::parse_response(text, s.field_names);
+      record.raw_response = text;
+      record.tokens = Record::Tokens{run.result.prompt_tokens, static_cast<std::int64_t>(run.result.tokens.size())};
       // The weights that produced this record, as held (bytes summed over the loaded tensors).
       const auto& model = s.engine.model();
-      record["model"] = {{"dtype", std::string(c10::toString(model.dtype()))},
+      record.model = {{"dtype", std::string(c10::toString(model.dtype()))},
                          {"quantization", std::string(to_string(model.numerics().quantization))},
                          {"weight_bytes", model.parameter_bytes()},
                          {"scratch_bytes", model.scratch_bytes()}};
       timings["vision"] = run.result.vision_seconds;
       timings["prefill"] = run.result.prefill_seconds;
       timings["decode"] = run.result.decode_seconds;
-      if (run.peak.valid && record.contains("plan")) record["plan"]["measured_peak_allocated"] = run.peak.peak_allocated;
+      if (run.peak.valid && !record.plan.is_null()) record.plan["measured_peak_allocated"] = run.peak.peak_allocated;
     } else {
-      record["status"] = "failed";
-      record["error"] = run.error;
+      record.status = Record::Status::Failed;
+      record.error = run.error;
       out.fatal = run.fatal;
       out.fatal_error = run.error;
     }
   } catch (const generate::Interrupted&) {
     throw;  // the caller abandons the image
   } catch (const std::exception& e) {  // decode and preprocess errors fail this image only
-    record["status"] = "failed";
-    record["error"] = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));
+    record.status = Record::Status::Failed;
+    record.error = first_line(e.what());
   }
   if (s.cfg.memory.cleanup == memory::Cleanup::AfterImage) {
-    record["memory"] = memory::to_json(memory::cleanup(s.device, s.threshold));
+    record.memory = memory::to_json(memory::cleanup(s.device, s.threshold));
   } else {
-    record["memory"] = {{"after", memory::to_json(memory::read_memory(s.device))}};
+    record.memory = {{"after", memory::to_json(memory::read_memory(s.device))}};
   }
-  record["timings_s"] = timings;
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/batch/record.h"
 #include "docsift/config/config.h"
 #include "docsift/extract/schema.h"
 
@@ -44,9 +45,8 @@ class ImageJob {
   ~ImageJob();
 
   struct Outcome {
-    // image, plan, attempts, status, tier, fields, raw_response, tokens, model, error, memory,
-    // timings_s (all but "total", which the run measures); not file or config_hash.
-    nlohmann::json record;
+    // All but file, file_bytes, config_hash and timings_s["total"], which the run sets.
+    Record record;
     bool fatal = false;  // the model cannot be loaded for a reason other than memory
     std::string fatal_error;
   };

@@ -8,6 +8,7 @@
 
 #include "docsift/batch/lock.h"
 #include "docsift/batch/outputs.h"
+#include "docsift/batch/record.h"
 #include "docsift/batch/shard.h"
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
@@ -22,7 +23,7 @@ namespace {
 // One input folder, as far as the merge needs it.
 struct Folder {
   fs::path path;
-  std::optional<nlohmann::json> summary;  // its summary.json, when the run wrote one
+  std::optional<Summary> summary;  // its summary.json, when the run wrote one
   std::set<std::string> config_hashes;    // of its records (and its summary)
   std::string model;                      // model.path from its summary
   std::optional<Shard> shard;
@@ -37,12 +38,12 @@ struct Source {
   std::uint64_t offset;
 };
 
-std::optional<nlohmann::json> read_summary(const fs::path& folder) {
+std::optional<Summary> read_summary(const fs::path& folder) {
   const fs::path path = folder / "summary.json";
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   try {
-    return nlohmann::json::parse(in);
+    return Summary::from_json(nlohmann::json::parse(in), path.string());
   } catch (const nlohmann::json::exception& e) {
     throw FileError(path.string() + ": not JSON (" + e.what() + "); run that folder's shard again with --resume");
   }
@@ -109,7 +110,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
   // A run's own journal is never replaced: only a folder that a merge wrote can be merged into again.
   if (fs::exists(o.out_dir / "results.jsonl", ec)) {
     const auto summary = read_summary(o.out_dir);
-    if (!summary || !summary->contains("merged_from")) {
+    if (!summary || !summary->merged_from) {
       throw FileError(o.out_dir.string() + ": holds the journal of a docsift run, which a merge would replace; "
                       "choose another --out");
     }
@@ -129,17 +130,16 @@ MergeReport merge_outputs(const MergeOptions& o) {
     locks.push_back(std::make_unique<FolderReadLock>(f.path));
     f.summary = read_summary(f.path);
     if (f.summary) {
-      const auto& s = *f.summary;
-      if (s.contains("config_hash") && s["config_hash"].is_string()) f.config_hashes.insert(s["config_hash"].get<std::string>());
-      if (s.contains("model") && s["model"].is_string()) f.model = s["model"].get<std::string>();
-      if (s.contains("shard") && s["shard"].is_object()) {
-        f.shard = Shard{s["shard"].value("index", 0), s["shard"].value("count", 0), ""};
-      }
+      const Summary& s = *f.summary;
+      if (!s.config_hash.empty()) f.config_hashes.insert(s.config_hash);
+      f.model = s.model;
+      if (s.shard) f.shard = Shard{s.shard->index, s.shard->count, ""};
     }
     const fs::path journal = f.path / "results.jsonl";
-    const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& record, std::uint64_t offset) {
+    const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
+      const Record record = Record::from_json(json, journal.string());
       ++f.records;
-      f.config_hashes.insert(record.value("config_hash", std::string()));
+      f.config_hashes.insert(record.config_hash);
       const std::string relative = record_relative(record);
       const auto [at, inserted] =
           merged.emplace(Key{std::string(io::file_of(relative)), io::page_of(relative)}, Source{i, offset});
@@ -159,14 +159,12 @@ MergeReport merge_outputs(const MergeOptions& o) {
       report.unfinished.push_back(f.path.string() + ": no summary.json, so its run has not finished (or was killed); "
                                   "run that shard again with --resume");
     } else {
-      const auto& images = (*f.summary)["images"];
-      const int scanned = images.value("scanned", 0), recorded = images.value("ok", 0) + images.value("failed", 0);
-      if (!(*f.summary)["interrupted"].is_null() || recorded < scanned || recorded != f.records) {
+      const Summary& s = *f.summary;
+      const int scanned = s.scanned, recorded = s.ok + s.failed;
+      if (s.interrupted || recorded < scanned || recorded != f.records) {
         report.unfinished.push_back(f.path.string() + ": its run recorded " + std::to_string(f.records) + " of " +
                                     std::to_string(scanned) + " images" +
-                                    ((*f.summary)["interrupted"].is_string()
-                                         ? " (" + (*f.summary)["interrupted"].get<std::string>() + ")"
-                                         : std::string()) +
+                                    (s.interrupted ? " (" + *s.interrupted + ")" : std::string()) +
                                     "; run that shard again with --resume");
       }
     }
@@ -243,7 +241,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
       if (!std::getline(in, line)) {
         throw FileError((folders[source.folder].path / "results.jsonl").string() + ": changed while it was merged");
       }
-      const auto record = nlohmann::json::parse(line);
+      const Record record = Record::from_json(nlohmann::json::parse(line), folders[source.folder].path.string());
       totals.add(record);
       journal.write(line + "\n");
       if (csv) csv->write(csv_row(record, fields));
@@ -255,26 +253,22 @@ MergeReport merge_outputs(const MergeOptions& o) {
   report.ok = totals.ok;
   report.failed = totals.failed;
 
-  nlohmann::json from = nlohmann::json::array();
-  for (const auto& f : folders) {
-    from.push_back({{"folder", f.path.string()},
-                    {"records", f.records},
-                    {"shard", f.shard ? nlohmann::json{{"index", f.shard->index}, {"count", f.shard->count}}
-                                      : nlohmann::json(nullptr)},
-                    {"config_hashes", std::vector<std::string>(f.config_hashes.begin(), f.config_hashes.end())},
-                    {"model", f.model}});
-  }
-  nlohmann::json summary = {
-      {"images", {{"ok", totals.ok}, {"failed", totals.failed}, {"recorded", totals.records}}},
-      {"merged_from", from},
-      {"config_hashes", std::vector<std::string>(hashes.begin(), hashes.end())},
-      {"duplicates", report.duplicates},
-      {"unfinished", report.unfinished},
-      {"missing", o.expect_dir ? nlohmann::json(report.missing) : nlohmann::json(nullptr)},
-      {"complete", report.complete()},
-  };
+  Summary summary;
   totals.describe(summary);
-  io::write_file_atomic(o.out_dir / "summary.json", summary.dump(2) + "\n");
+  summary.recorded = static_cast<int>(totals.records);
+  summary.merged_from.emplace();
+  for (const auto& f : folders) {
+    std::optional<Summary::ShardInfo> shard;
+    if (f.shard) shard = Summary::ShardInfo{f.shard->index, f.shard->count, 0};
+    summary.merged_from->push_back({f.path.string(), f.records, shard,
+                                    std::vector<std::string>(f.config_hashes.begin(), f.config_hashes.end()), f.model});
+  }
+  summary.config_hashes.assign(hashes.begin(), hashes.end());
+  summary.duplicates = report.duplicates;
+  summary.unfinished = report.unfinished;
+  if (o.expect_dir) summary.missing = report.missing;
+  summary.complete = report.complete();
+  io::write_file_atomic(o.out_dir / "summary.json", summary.to_json().dump(2) + "\n");
   return report;
 }
 

@@ -31,10 +31,9 @@ RecordName record_name(const std::string& relative) {
   return {display_name(relative), escaped};
 }
 
-std::string record_relative(const nlohmann::json& record) {
-  const auto bytes = record.find("file_bytes");
-  if (bytes == record.end() || !bytes->is_string()) return record.at("file").get<std::string>();
-  const std::string& escaped = bytes->get_ref<const std::string&>();
+std::string record_relative(const Record& record) {
+  if (!record.file_bytes) return record.file;
+  const std::string& escaped = *record.file_bytes;
   const auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
   std::string out;
   for (std::size_t i = 0; i < escaped.size(); ++i) {
@@ -54,28 +53,33 @@ std::string csv_header(const std::vector<std::string>& fields) {
   return header + "\n";
 }
 
-std::string csv_row(const nlohmann::json& record, const std::vector<std::string>& fields) {
-  if (record.value("status", "") != "ok") return "";
-  std::string line = io::csv_field(io::record_key(record));
-  const auto& values = record["fields"];
-  for (const auto& f : fields) line += ',' + io::csv_field(values.value(f, "N/A"));
+std::string csv_row(const Record& record, const std::vector<std::string>& fields) {
+  if (!record.ok()) return "";
+  std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file);
+  for (const auto& f : fields) {
+    const auto value = record.fields ? record.fields->find(f) : std::map<std::string, std::string>::const_iterator{};
+    line += ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
+  }
   return line + "\n";
 }
 
-void Totals::add(const nlohmann::json& record) {
+void Totals::add(const Record& record) {
   ++records;
-  config_hashes.insert(record.value("config_hash", std::string()));
-  const auto& t = record["timings_s"];
-  if (record.value("status", "") == "ok") {
+  config_hashes.insert(record.config_hash);
+  const auto timing = [&](const char* stage) {
+    const auto it = record.timings_s.find(stage);
+    return it == record.timings_s.end() ? 0.0 : it->second;
+  };
+  if (record.ok()) {
     ++ok;
-    ++tiers[record["tier"].get<std::string>()];
-    generated += record["tokens"]["generated"].get<std::int64_t>();
-    model_seconds += t.value("vision", 0.0) + t.value("prefill", 0.0) + t.value("decode", 0.0);
+    ++tiers[record.tier];
+    if (record.tokens) generated += record.tokens->generated;
+    model_seconds += timing("vision") + timing("prefill") + timing("decode");
   } else {
     ++failed;
   }
-  total_seconds += t.value("total", 0.0);
-  const auto& m = record["memory"];
+  total_seconds += timing("total");
+  const nlohmann::json m = record.memory.is_object() ? record.memory : nlohmann::json::object();
   const auto& before = m.contains("before") ? m["before"] : m.contains("after") ? m["after"] : m;
   high_rss = std::max(high_rss, before.value("host_peak_rss", 0.0));
   if (before.contains("device") && before["device"].is_object()) {
@@ -83,15 +87,29 @@ void Totals::add(const nlohmann::json& record) {
   }
 }
 
-void Totals::describe(nlohmann::json& summary) const {
-  summary["tiers"] = nlohmann::json::object();
-  for (const auto& [tier, count] : tiers) summary["tiers"][tier] = count;
-  auto& throughput = summary["throughput"];
-  throughput["seconds_per_image"] = records == 0 ? 0.0 : total_seconds / static_cast<double>(records);
-  throughput["model_seconds"] = model_seconds;
-  throughput["overhead_seconds"] = total_seconds - model_seconds;
-  throughput["generated_tokens"] = generated;
-  summary["memory_high_water"] = {{"device_peak_allocated", high_allocated}, {"host_peak_rss", high_rss}};
+void Totals::describe(Summary& summary) const {
+  summary.ok = ok;
+  summary.failed = failed;
+  summary.tiers = tiers;
+  summary.seconds_per_image = records == 0 ? 0.0 : total_seconds / static_cast<double>(records);
+  summary.model_seconds = model_seconds;
+  summary.overhead_seconds = total_seconds - model_seconds;
+  summary.generated_tokens = generated;
+  summary.device_peak_allocated = high_allocated;
+  summary.host_peak_rss = high_rss;
 }
+
+PredictionsCsv::PredictionsCsv(const std::filesystem::path& path, const std::vector<std::string>& fields)
+    : path_(path), fields_(fields) {
+  rebuilding_.emplace(path);
+  rebuilding_->write(csv_header(fields_));
+}
+void PredictionsCsv::rebuild(const Record& record) { rebuilding_->write(csv_row(record, fields_)); }
+void PredictionsCsv::start() {
+  rebuilding_->commit();
+  rebuilding_.reset();
+  append_.emplace(path_);
+}
+void PredictionsCsv::add(const Record& record) { append_->write(csv_row(record, fields_)); }
 
 }  // namespace docsift::batch

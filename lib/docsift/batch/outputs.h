@@ -4,12 +4,16 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "docsift/batch/record.h"
+#include "docsift/io/journal.h"
 
 namespace docsift::batch {
 
@@ -29,12 +33,12 @@ std::string display_name(const std::string& bytes);
 
 // The inverse of record_name: the relative path's bytes a record was made from (its "file_bytes"
 // unescaped, else its "file"). Sorting by it gives the order `run` scans a folder in.
-std::string record_relative(const nlohmann::json& record);
+std::string record_relative(const Record& record);
 
 // predictions.csv in the ground-truth layout: image_file, then one column per field.
 std::string csv_header(const std::vector<std::string>& fields);
 // One row for a successful record (missing fields as N/A), "" for a failed one.
-std::string csv_row(const nlohmann::json& record, const std::vector<std::string>& fields);
+std::string csv_row(const Record& record, const std::vector<std::string>& fields);
 
 // What summary.json reports over whole journals, accumulated record by record, so nothing per
 // image stays in memory.
@@ -45,10 +49,30 @@ struct Totals {
   double model_seconds = 0, total_seconds = 0, high_allocated = 0, high_rss = 0;
   std::set<std::string> config_hashes;
 
-  void add(const nlohmann::json& record);
-  // Adds "tiers", "throughput" (seconds per image, model and overhead seconds, generated tokens)
-  // and "memory_high_water" to `summary`.
-  void describe(nlohmann::json& summary) const;
+  void add(const Record& record);
+  // Fills the summary's totals: ok, failed, tiers, throughput (seconds per image, model and
+  // overhead seconds, generated tokens) and the memory high-water marks.
+  void describe(Summary& summary) const;
+};
+
+
+// predictions.csv, one row per successful image in journal order. Rebuilt from the journal when
+// the run starts (so it matches after any crash), then appended to as each record is journaled:
+// consistent with the journal at every stop, and never rewritten whole per image.
+class PredictionsCsv {
+ public:
+  // Starts the rebuild: the header, into a temporary file; rebuild() adds the journal's records as
+  // the journal reads them back, start() puts the file in place and opens it for add().
+  PredictionsCsv(const std::filesystem::path& path, const std::vector<std::string>& fields);
+  void rebuild(const Record& record);
+  void start();
+  void add(const Record& record);
+
+ private:
+  std::filesystem::path path_;
+  std::vector<std::string> fields_;
+  std::optional<io::AtomicFile> rebuilding_;
+  std::optional<io::AppendFile> append_;
 };
 
 }  // namespace docsift::batch

@@ -132,6 +132,11 @@ std::string to_yaml(const Config& config);
 // `source` names it in errors. Throws ConfigError.
 Config from_yaml(const std::string& yaml, const std::string& source);
 
+// FNV-1a of the effective config: the same config gives the same hash on every platform. Where
+// results are written (output.dir) is not part of it: shards of one batch, each in its own
+// folder, have one hash, and `docsift merge` checks it.
+std::string hash(Config config);
+
 // Every settable key with its help text, in schema order (for --help and the README).
 struct KeyHelp {
   std::string_view key;

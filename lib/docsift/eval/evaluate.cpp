@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "docsift/batch/record.h"
 #include "docsift/error.h"
 #include "docsift/eval/scoring.h"
 #include "docsift/io/csv.h"
@@ -57,17 +58,11 @@ Records read_records_jsonl(const std::filesystem::path& path) {
       if (in.peek() == std::char_traits<char>::eof()) break;
       throw FileError(path.string() + ":" + std::to_string(number) + ": not JSON: " + e.what());
     }
-    if (!record.is_object() || !record.contains("file") || !record["file"].is_string()) {
-      throw FileError(path.string() + ":" + std::to_string(number) + ": record has no \"file\"");
-    }
-    const std::string image(io::document_key(std::filesystem::path(record["file"].get<std::string>()).filename().string()));
+    const batch::Record r = batch::Record::from_json(record, path.string() + ":" + std::to_string(number));
+    const std::string image(io::document_key(std::filesystem::path(r.file).filename().string()));
     auto& fields = records[image];  // a later record for the same file replaces the earlier one
     fields.clear();
-    if (record.contains("fields") && record["fields"].is_object()) {
-      for (const auto& [name, value] : record["fields"].items()) {
-        fields[name] = value.is_string() ? value.get<std::string>() : value.dump();
-      }
-    }
+    if (r.fields) fields.insert(r.fields->begin(), r.fields->end());
   }
   return records;
 }

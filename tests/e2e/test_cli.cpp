@@ -305,9 +305,14 @@ namespace {
 void write_mllama_config_folder(const std::filesystem::path& dir, bool ninety_b) {
   const std::filesystem::path hub = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/mllama/hub";
   nlohmann::json tokenizer = nlohmann::json::parse(std::ifstream(hub / "tokenizer.json"));
+  int image_tokens = 0;
   for (auto& added : tokenizer["added_tokens"]) {
-    if (added["content"] == "<|image|>") added["id"] = 128256;
+    if (added["content"] == "<|image|>") {
+      added["id"] = 128256;
+      ++image_tokens;
+    }
   }
+  REQUIRE(image_tokens == 1);
   std::ofstream(dir / "tokenizer.json") << tokenizer.dump();
   nlohmann::json c = nlohmann::json::parse(std::ifstream(hub / "config.json"));
   c["image_token_index"] = 128256;

@@ -50,6 +50,7 @@ TEST_CASE("InternVL tiles match the transformers -hf processor byte for byte") {
   REQUIRE_MESSAGE(in.good(), "run scripts/make_fixtures.py");
   const auto summary = nlohmann::json::parse(in);
   const int max_tiles = summary["max_tiles"];
+  REQUIRE(summary["images"].size() == 2);  // one_tile, many_tiles
   for (const auto& [name, info] : summary["images"].items()) {
     CAPTURE(name);
     const auto image = docsift::vision::preprocess_internvl(read_rgb_image(kFixtures / "images" / (name + ".png")), max_tiles);

@@ -1,7 +1,6 @@
-#include "docsift/batch/worker.h"
+#include "docsift/batch/supervisor.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -10,83 +9,17 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
+#include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
-#include "docsift/resilience/faults.h"
 
 namespace docsift::batch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string to_hex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (const unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
-
-std::string from_hex(const std::string& hex) {
-  if (hex.size() % 2 != 0) throw Error("worker protocol: odd-length hex");
-  const auto value = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    throw Error("worker protocol: bad hex digit");
-  };
-  std::string out;
-  for (std::size_t i = 0; i < hex.size(); i += 2) out += static_cast<char>(value(hex[i]) * 16 + value(hex[i + 1]));
-  return out;
-}
-
-// Writes a whole line; false when the other end is gone.
-bool write_line(int fd, const std::string& text) {
-  const std::string line = text + "\n";
-  std::size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// Lines from a pipe, with a timeout per call.
-class LineReader {
- public:
-  explicit LineReader(int fd) : fd_(fd) {}
-  enum class Result { kLine, kEof, kTimeout };
-  // timeout_ms < 0 waits indefinitely.
-  Result read(std::string& line, int timeout_ms) {
-    while (true) {
-      if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
-        line = buffer_.substr(0, nl);
-        buffer_.erase(0, nl + 1);
-        return Result::kLine;
-      }
-      pollfd p{fd_, POLLIN, 0};
-      const int ready = ::poll(&p, 1, timeout_ms);
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) return Result::kTimeout;
-      char chunk[65536];
-      const ssize_t n = ::read(fd_, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return Result::kEof;
-      buffer_.append(chunk, static_cast<std::size_t>(n));
-    }
-  }
-
- private:
-  int fd_;
-  std::string buffer_;
-};
 
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
@@ -100,72 +33,11 @@ std::string describe_status(int status) {
 
 ImageJob::Outcome failed(const std::string& error) {
   ImageJob::Outcome out;
-  out.record = {{"status", "failed"}, {"error", error}, {"timings_s", nlohmann::json::object()},
-                {"memory", nlohmann::json::object()}};
+  out.record = Record::failed(error);
   return out;
 }
 
 }  // namespace
-
-CudaFootprint cuda_footprint() {
-  CudaFootprint f;
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    f.driver_library = f.driver_library || line.find("/libcuda.so") != std::string::npos;
-    f.gpu_devices = f.gpu_devices || line.find("/dev/nvidia") != std::string::npos;
-  }
-  return f;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The worker side.
-
-int run_worker(const std::function<void(const config::Config&)>& prepare_device) {
-  LineReader in(kWorkerRequestFd);
-  const auto reply = [](const nlohmann::json& message) {
-    if (!write_line(kWorkerReplyFd, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))) {
-      std::_Exit(0);  // the supervisor is gone: nothing to report to
-    }
-  };
-  std::string line;
-  if (in.read(line, -1) != LineReader::Result::kLine) return 0;
-  std::unique_ptr<ImageJob> job;
-  try {
-    const nlohmann::json hello = nlohmann::json::parse(line);
-    if (hello.value("type", "") != "hello" || hello.value("protocol", 0) != kWorkerProtocol) {
-      throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
-    }
-    const config::Config cfg = config::from_yaml(hello.at("config").get<std::string>(), "worker config");
-    prepare_device(cfg);
-    job = std::make_unique<ImageJob>(cfg, /*in_worker=*/true);
-    job->warm_up();
-    reply({{"type", "ready"}, {"protocol", kWorkerProtocol}, {"pid", ::getpid()}, {"device", job->device()}});
-  } catch (const ConfigError& e) {
-    reply({{"type", "error"}, {"kind", "config"}, {"message", e.what()}});
-    return 3;
-  } catch (const std::exception& e) {
-    reply({{"type", "error"}, {"kind", "file"}, {"message", std::string(e.what()).substr(0, std::string(e.what()).find('\n'))}});
-    return 3;
-  }
-  const resilience::FaultPlan& faults = job->faults();
-  while (in.read(line, -1) == LineReader::Result::kLine) {
-    const nlohmann::json request = nlohmann::json::parse(line);
-    if (request.value("type", "") != "image") return 0;  // "exit", or anything else: stop
-    const int index = request.at("index").get<int>();
-    const int attempt = request.at("attempt").get<int>();
-    resilience::FaultSite site{resilience::FaultPoint::kStart, index, "", 1, 0, attempt};
-    if (const resilience::FaultSpec* spec = faults.match(site)) resilience::fire_process_fault(*spec);
-    job->set_process_attempt(attempt);
-    const ImageJob::Outcome outcome = job->process(from_hex(request.at("path_hex").get<std::string>()), request.value("page", 0), index, nullptr);
-    reply({{"type", "record"}, {"record", outcome.record}, {"fatal", outcome.fatal}, {"fatal_error", outcome.fatal_error},
-           {"memory_in_use", job->memory_in_use()}});
-  }
-  return 0;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The supervisor side.
 
 struct WorkerSupervisor::Worker {
   pid_t pid = -1;
@@ -223,14 +95,14 @@ void WorkerSupervisor::start() {
   worker_->reader = std::make_unique<LineReader>(worker_->from);
   ++stats_.started;
   // Sent now, so the worker loads the model while the supervisor goes on.
-  write_line(worker_->to, nlohmann::json{{"type", "hello"}, {"protocol", kWorkerProtocol}, {"config", config_yaml_}}.dump());
+  write_line(worker_->to, encode(HelloMessage{config_yaml_}));
   note_("worker " + std::to_string(pid) + " started");
 }
 
 void WorkerSupervisor::stop(bool gently) {
   if (!worker_) return;
   const pid_t pid = worker_->pid;
-  if (gently) write_line(worker_->to, R"({"type":"exit"})");
+  if (gently) write_line(worker_->to, encode_exit());
   ::close(worker_->to);
   worker_->to = -1;
   int status = 0;
@@ -273,15 +145,15 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
       worker_.reset();
       throw FileError("the worker process " + describe_status(status) + " while starting (its stderr says why)");
     }
-    const nlohmann::json message = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (message.value("type", "") == "ready") {
+    const std::optional<Message> message = parse_message(line);
+    if (message && message->type == "ready") {
       worker_->ready = true;
-      device_ = message.value("device", "");
-    } else if (message.value("type", "") == "error") {
-      const std::string text = message.value("message", "the worker could not start");
+      device_ = ready_of(*message).device;
+    } else if (message && message->type == "error") {
+      const StartErrorMessage error = start_error_of(*message);
       stop(/*gently=*/false);
-      if (message.value("kind", "") == "config") throw ConfigError(text);
-      throw FileError(text);
+      if (error.config) throw ConfigError(error.message);
+      throw FileError(error.message);
     } else {
       stop(/*gently=*/false);
       throw FileError("the worker process spoke another protocol: " + line.substr(0, 200));
@@ -297,31 +169,34 @@ ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, i
     await_ready(abandon);
     Worker& w = *worker_;
     const pid_t pid = w.pid;
-    const nlohmann::json request = {
-        {"type", "image"}, {"path_hex", to_hex(path.string())}, {"page", page}, {"index", index}, {"attempt", attempt}};
-    write_line(w.to, request.dump());  // a dead worker shows as EOF below
+    write_line(w.to, encode(ImageRequest{path.string(), page, index, attempt}));  // a dead worker shows as EOF below
     const auto deadline = Clock::now() + std::chrono::seconds(config_.memory.worker.timeout_s);
     std::string line;
     while (true) {
       const auto r = w.reader->read(line, 100);
       if (r == LineReader::Result::kLine) {
-        const nlohmann::json reply = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-        if (reply.is_discarded() || reply.value("type", "") != "record") {
+        const std::optional<Message> message = parse_message(line);
+        std::optional<RecordReply> reply;
+        try {
+          if (message && message->type == "record") reply = record_reply_of(*message);
+        } catch (const std::exception&) {
+        }
+        if (!reply) {
           stop(/*gently=*/false);
           crashes.push_back("spoke another protocol");
           break;
         }
         ImageJob::Outcome out;
-        out.record = reply["record"];
-        out.fatal = reply.value("fatal", false);
-        out.fatal_error = reply.value("fatal_error", "");
-        out.record["worker"] = {{"pid", pid}, {"attempt", attempt}};
-        if (!crashes.empty()) out.record["worker"]["crashes"] = crashes;
+        out.record = std::move(reply->record);
+        out.fatal = reply->fatal;
+        out.fatal_error = reply->fatal_error;
+        out.record.worker = {{"pid", pid}, {"attempt", attempt}};
+        if (!crashes.empty()) out.record.worker["crashes"] = crashes;
         ++w.images;
         // Recycle before memory creeps: by count, or by what the worker holds; the replacement
         // starts (and loads) at once, while the supervisor journals this image.
         const auto& wc = config_.memory.worker;
-        const std::uint64_t in_use = reply.value("memory_in_use", std::uint64_t{0});
+        const std::uint64_t in_use = reply->memory_in_use;
         std::string why;
         if (wc.recycle_after_images > 0 && w.images >= wc.recycle_after_images) {
           why = "after " + std::to_string(w.images) + " images (memory.worker.recycle_after_images)";
@@ -333,7 +208,7 @@ ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, i
           stop(/*gently=*/true);
           ++stats_.recycles;
           note_("worker " + std::to_string(pid) + " recycled " + why);
-          out.record["worker"]["recycled"] = true;
+          out.record.worker["recycled"] = true;
           start();
         }
         return out;
@@ -359,14 +234,14 @@ ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, i
         note_("worker " + std::to_string(pid) + " timed out on image " + std::to_string(index) + "; killed");
         ImageJob::Outcome out = failed("timed out after " + std::to_string(config_.memory.worker.timeout_s) +
                                        " s (memory.worker.timeout_s); the worker was killed");
-        out.record["worker"] = {{"pid", pid}, {"attempt", attempt}, {"timed_out", true}};
+        out.record.worker = {{"pid", pid}, {"attempt", attempt}, {"timed_out", true}};
         if (more) start();
         return out;
       }
     }
   }
   ImageJob::Outcome out = failed("the worker crashed on this image twice: " + crashes.back());
-  out.record["worker"] = {{"crashes", crashes}};
+  out.record.worker = {{"crashes", crashes}};
   if (more) start();
   return out;
 }

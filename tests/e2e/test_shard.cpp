@@ -5,21 +5,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <thread>
 #include <yaml-cpp/yaml.h>
 
 #include "docsift/batch/lock.h"
 #include "docsift/batch/shard.h"
 #include "docsift/error.h"
 #include "support/cli_runner.h"
+#include "support/fast_run.h"
 #include "support/fixture_files.h"
+#include "support/processes.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -46,9 +46,7 @@ const fs::path kModel = kSource / "tests/fixtures/internvl/hf";
 // Kubernetes manifest passes --config) and as options.
 const std::string kConfigYaml =
     "model: {device: cpu, dtype: float32, max_tiles: 2}\ngeneration: {max_new_tokens: 8}\n";
-const std::string kFast = " --model " + shell_quote(kModel.string()) +
-                          " --device cpu --set model.dtype=float32 --set model.max_tiles=2"
-                          " --set generation.max_new_tokens=8 --quiet";
+const std::string kFast = docsift::testing::fast_run_options({.max_new_tokens = 8, .quiet = true});
 
 // An environment for shard_from_environment.
 docsift::batch::Getenv env_of(std::map<std::string, std::string> vars) {
@@ -295,7 +293,12 @@ TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run
   const std::string single = single_run_csv(tmp / "scans", tmp / "single");
   // The biggest shard is the one killed, after its first record, so images are left to redo.
   std::map<int, int> sizes;
-  for (const auto& e : fs::directory_iterator(tmp / "scans")) ++sizes[shard_of(e.path().filename().string(), 4)];
+  int scans = 0;
+  for (const auto& e : fs::directory_iterator(tmp / "scans")) {
+    ++sizes[shard_of(e.path().filename().string(), 4)];
+    ++scans;
+  }
+  REQUIRE(scans == 12);
   const int victim = std::max_element(sizes.begin(), sizes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
   REQUIRE(sizes[victim] >= 3);
 
@@ -307,20 +310,11 @@ TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run
            shell_quote((kSource / "scripts/cluster/docsift-array.sbatch").string());
   };
   const fs::path victim_folder = tmp / "results" / ("shard-" + std::to_string(victim) + "-of-4");
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    const std::string command = "exec env " + task(victim);
-    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t child =
+      docsift::testing::start_and_wait_for_journal("env " + task(victim), victim_folder / "results.jsonl", 1);
   std::vector<std::string> others;
   for (int id = 1; id <= 4; ++id) {
     if (id != victim) others.push_back(task(id));
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (journal_lines(victim_folder / "results.jsonl").empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   ::kill(child, SIGKILL);
   int status = 0;

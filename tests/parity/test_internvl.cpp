@@ -72,6 +72,7 @@ TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 gre
     const Loaded loaded = load(layout);
     CHECK(loaded.model->config().tokens_per_tile() == 256);
     const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
+    REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
     for (const auto& [name, image_info] : info["images"].items()) {
       CAPTURE(name);
       const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));

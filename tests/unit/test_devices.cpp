@@ -6,6 +6,7 @@
 
 #include "docsift/device/cuda_arch.h"
 #include "docsift/device/devices.h"
+#include "support/skip.h"
 
 #include <doctest/doctest.h>
 
@@ -94,10 +95,7 @@ TEST_CASE("the nvcc flags in the linked libtorch_cuda.so parse") {
     }
   }
   REQUIRE_FALSE(library.empty());
-  if (!std::filesystem::exists(library)) {
-    MESSAGE("skipped: a LibTorch without CUDA (no " << library << ")");
-    return;
-  }
+  if (!std::filesystem::exists(library)) DOCSIFT_SKIP("a LibTorch without CUDA (no " << library << ")");
   std::ifstream file(library, std::ios::binary);
   const std::string needle = "-gencode;arch=compute_";
   std::vector<char> chunk(1 << 24);

@@ -102,6 +102,7 @@ TEST_CASE("Mllama canvas rules: the worked examples at 560 px and the arrangemen
 TEST_CASE("Mllama preprocessing equals the processor: canvas, uint8 resize byte for byte, padding, empty slots") {
   const auto info = summary();
   const auto supported = docsift::vision::supported_aspect_ratios(4);
+  REQUIRE(info["images"].size() == 4);  // one_tile, grid_2x2, wide_1x3, tall_3x1
   for (const auto& [name, image] : info["images"].items()) {
     CAPTURE(name);
     const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));
@@ -135,6 +136,7 @@ TEST_CASE("Llama 3.2 Vision matches transformers: projector output, first logits
     std::sort(stops.begin(), stops.end());
     CHECK(stops == std::vector<int32_t>(info["stop_ids"].begin(), info["stop_ids"].end()));
     engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
+    REQUIRE(info["images"].size() == 4);  // one_tile, grid_2x2, wide_1x3, tall_3x1
     for (const auto& [name, image] : info["images"].items()) {
       CAPTURE(name);
       const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));

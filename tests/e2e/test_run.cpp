@@ -12,7 +12,6 @@
 #include <map>
 #include <regex>
 #include <set>
-#include <thread>
 
 #include "docsift/batch/lock.h"
 #include "docsift/error.h"
@@ -22,7 +21,9 @@
 #include "docsift/io/journal.h"
 #include "docsift/io/scan.h"
 #include "support/cli_runner.h"
+#include "support/fast_run.h"
 #include "support/fixture_files.h"
+#include "support/processes.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -34,37 +35,17 @@ using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
 using docsift::testing::file_bytes;
 using docsift::testing::journal_lines;
+using docsift::testing::start_and_wait_for_journal;
 
 namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const std::string kModel = shell_quote((kSource / "tests/fixtures/internvl/hf").string());
 // Small and fast: the fixture model on the CPU in float32, two tiles at most.
-const std::string kFast = " --model " + kModel +
-                          " --device cpu --set model.dtype=float32 --set model.max_tiles=2 --set extraction.fields=" +
-                          shell_quote((kSource / "configs/fields/business-documents.yaml").string());
+const std::string kFast = docsift::testing::fast_run_options({.fields_file = true});
 
 
 void write_bytes(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
-
-
-// Starts `command` through /bin/sh in the background and returns once `journal` has at least
-// `lines` complete lines (or two minutes passed), with the child's pid.
-pid_t start_and_wait_for_journal(const std::string& command, const fs::path& journal, std::size_t lines) {
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream in(journal);
-    if (in && static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(in), {}, '\n')) >= lines) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return child;
-}
 
 }  // namespace
 

@@ -6,19 +6,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <thread>
 #include <vector>
 
-#include "docsift/batch/worker.h"
+#include "docsift/batch/supervisor.h"
 #include "docsift/device/cuda_backend.h"
+#include "docsift/device/devices.h"
 #include "support/cli_runner.h"
+#include "support/fast_run.h"
 #include "support/fixture_files.h"
+#include "support/processes.h"
+#include "support/skip.h"
 #include "support/temp_dir.h"
 
 #include <doctest/doctest.h>
@@ -28,15 +30,14 @@ using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
 using docsift::testing::journal_lines;
+using docsift::testing::start_shell;
+using docsift::testing::wait_until;
 
 namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const fs::path kBuild = fs::path(DOCSIFT_BIN).parent_path();
-const std::string kFast = " --model " + shell_quote((kSource / "tests/fixtures/internvl/hf").string()) +
-                          " --device cpu --set model.dtype=float32 --set model.max_tiles=2 --set extraction.fields=" +
-                          shell_quote((kSource / "configs/fields/business-documents.yaml").string()) +
-                          " --set generation.max_new_tokens=8";
+const std::string kFast = docsift::testing::fast_run_options({.fields_file = true, .max_new_tokens = 8});
 const std::string kSamples = shell_quote((kSource / "samples").string());
 
 
@@ -66,26 +67,6 @@ std::vector<pid_t> workers_for(const fs::path& out) {
   return pids;
 }
 
-pid_t start(const std::string& command) {
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return child;
-}
-
-template <class Pred>
-bool wait_until(Pred pred, double seconds) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return pred();
-}
-
 // The CUDA toolkit's stub driver library, if installed: a stand-in libcuda.so.1 that the CUDA
 // libraries load as they would the real driver. Returns an LD_LIBRARY_PATH assignment, or "".
 std::string stub_driver_env(const fs::path& dir) {
@@ -103,29 +84,20 @@ std::string stub_driver_env(const fs::path& dir) {
 TEST_CASE("cuda_footprint sees a mapped CUDA driver library") {
   TempDir dir;
   const std::string env = stub_driver_env(dir.path());
-  if (env.empty()) {
-    MESSAGE("no CUDA stub driver library on this machine: the control is skipped");
-    return;
-  }
-  CHECK_FALSE(docsift::batch::cuda_footprint().driver_library);
+  if (env.empty()) DOCSIFT_SKIP("no CUDA stub driver library on this machine: the control cannot run");
+  CHECK_FALSE(docsift::device::cuda_footprint().driver_library);
   void* handle = ::dlopen((dir.path() / "libcuda.so.1").c_str(), RTLD_LAZY | RTLD_LOCAL);
   REQUIRE(handle != nullptr);
-  CHECK(docsift::batch::cuda_footprint().driver_library);
-  CHECK_FALSE(docsift::batch::cuda_footprint().gpu_devices);  // a library, no device opened
+  CHECK(docsift::device::cuda_footprint().driver_library);
+  CHECK_FALSE(docsift::device::cuda_footprint().gpu_devices);  // a library, no device opened
 }
 
 TEST_CASE("only a process that asks for a GPU loads LibTorch's CUDA libraries and the driver") {
   std::string why;
-  if (docsift::device::load_cuda_backend(&why) == nullptr) {
-    MESSAGE("skipped: " << why);
-    return;
-  }
+  if (docsift::device::load_cuda_backend(&why) == nullptr) DOCSIFT_SKIP("no CUDA plugin: " << why);
   TempDir stub, out;
   const std::string env = stub_driver_env(stub.path());
-  if (env.empty()) {
-    MESSAGE("no CUDA stub driver library on this machine: skipped");
-    return;
-  }
+  if (env.empty()) DOCSIFT_SKIP("no CUDA stub driver library on this machine");
   // The dynamic loader's own trace of every library a process loads, and who asked for it.
   const std::string trace = env + " LD_DEBUG=files";
   // `--version` lists the GPUs, so it loads the plugin: LibTorch's CUDA libraries, and through
@@ -214,7 +186,7 @@ TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the superv
   const fs::path journal = out.path() / "results.jsonl";
   const std::string command = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
                               " --limit 8 --isolate worker --quiet --out " + shell_quote(out.path().string());
-  pid_t supervisor = start(command);
+  pid_t supervisor = start_shell(command);
   REQUIRE(wait_until([&] { return journal_lines(journal).size() >= 1; }, 120));
   auto workers = workers_for(out.path());
   REQUIRE(workers.size() == 1);
@@ -232,7 +204,7 @@ TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the superv
   TempDir second;
   const std::string again = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
                             " --limit 8 --isolate worker --quiet --out " + shell_quote(second.path().string());
-  supervisor = start(again);
+  supervisor = start_shell(again);
   REQUIRE(wait_until([&] { return journal_lines(second.path() / "results.jsonl").size() >= 1; }, 120));
   REQUIRE(workers_for(second.path()).size() == 1);
   ::kill(supervisor, SIGKILL);
@@ -259,7 +231,7 @@ TEST_CASE("--isolate worker: SIGTERM to the supervisor stops and reaps the worke
   const fs::path journal = out.path() / "results.jsonl";
   const std::string command = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
                               " --limit 6 --isolate worker --quiet --out " + shell_quote(out.path().string());
-  const pid_t supervisor = start(command);
+  const pid_t supervisor = start_shell(command);
   REQUIRE(wait_until([&] { return journal_lines(journal).size() >= 1; }, 120));
   ::kill(supervisor, SIGTERM);
   int status = 0;

@@ -21,6 +21,8 @@
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
 #include "docsift/family/internvl/tiles.h"
+#include "support/fixture_files.h"
+#include "support/skip.h"
 #include "support/temp_dir.h"
 
 #include <doctest/doctest.h>
@@ -33,13 +35,13 @@ using docsift::model::InternVLModel;
 using docsift::model::Int8Path;
 using docsift::model::LinearWeight;
 using docsift::model::Numerics;
+using docsift::testing::max_diff;
 
 namespace {
 
 const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures";
 
 double max_abs(const at::Tensor& t) { return t.abs().max().item<double>(); }
-double max_diff(const at::Tensor& a, const at::Tensor& b) { return max_abs(a.to(at::kFloat).sub(b.to(at::kFloat))); }
 
 nlohmann::json read_json(const fs::path& p) {
   std::ifstream in(p);
@@ -110,11 +112,8 @@ TEST_CASE("int8 linear: every path equals a float32 matmul of the dequantized we
 }
 
 TEST_CASE("int8 linear on CUDA: the fused kernel (1-8 rows) and the dequantize path (prefill)") {
-  if (!docsift::model::fused_int8_kernel_compiled() || !cuda_present()) {
-    MESSAGE("skipped: " << std::string(docsift::model::fused_int8_kernel_compiled() ? "no CUDA device"
-                                                                           : "fused kernel not compiled in (CPU LibTorch)"));
-    return;
-  }
+  if (!docsift::model::fused_int8_kernel_compiled()) DOCSIFT_SKIP("fused kernel not compiled in (CPU LibTorch)");
+  if (!cuda_present()) DOCSIFT_SKIP("no CUDA device");
   at::manual_seed(3);
   const at::Device cuda(at::kCUDA, 0);
   for (const auto& [out, in] : {std::pair<int64_t, int64_t>{4864, 896}, {896, 4864}, {1000, 48}}) {
@@ -156,6 +155,7 @@ TEST_CASE("int8 InternVL3 fixture: weight bytes, logit error and top-1 agreement
   const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, tokenizer);
   int agree = 0, positions = 0;
   double worst = 0;
+  REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
   for (const auto& [name, image_info] : info["images"].items()) {
     const auto image = docsift::vision::preprocess_internvl(
         docsift::io::read_rgb_image(kFixtures / "internvl/images" / (name + ".png")), info["max_tiles"].get<int>());

@@ -33,6 +33,7 @@ TEST_CASE("RoPE: default and llama3 frequencies and tables equal transformers'")
   std::ifstream in(kVectors);
   REQUIRE_MESSAGE(in.good(), "run scripts/make_rope_vectors.py");
   const auto vectors = nlohmann::json::parse(in);
+  REQUIRE(vectors["cases"].size() == 3);  // scripts/make_rope_vectors.py's cases
   for (const auto& c : vectors["cases"]) {
     CAPTURE(c["name"].get<std::string>());
     const nlohmann::json config = text_config(c);
@@ -43,6 +44,7 @@ TEST_CASE("RoPE: default and llama3 frequencies and tables equal transformers'")
     REQUIRE(got.sizes() == want.sizes());
     const double freq_diff = got.sub(want).abs().div(want).max().item<double>();
     const auto positions = c["positions"].get<std::vector<int64_t>>();
+    REQUIRE_FALSE(positions.empty());
     double table_diff = 0;
     for (std::size_t i = 0; i < positions.size(); ++i) {
       const auto tables = docsift::model::rope_tables(decoder.rope, positions[i], 1, at::kFloat, at::kCPU);

@@ -6,16 +6,7 @@
 // once in a fresh worker). What a process gives back only by exiting (the CUDA context, memory a
 // library keeps, a wedged driver call) is given back that way.
 //
-// Protocol (version 1): one JSON object per line, over a pipe each way (the worker's fds 3 and 4,
-// so nothing a library prints on stdout can corrupt it).
-//   supervisor → worker  {"type":"hello","protocol":1,"config":"<effective config as YAML>"}
-//   worker → supervisor  {"type":"ready","protocol":1,"pid":N,"device":"cuda:0"}
-//                        or {"type":"error","kind":"config"|"file","message":"..."} and exit 3
-//   supervisor → worker  {"type":"image","path_hex":"<path bytes as hex>","page":P,"index":N,"attempt":A}
-//   worker → supervisor  {"type":"record","record":{...},"fatal":false,"fatal_error":"","memory_in_use":B}
-//   supervisor → worker  {"type":"exit"}   (or EOF): the worker exits 0
-// The worker dies with its supervisor (PR_SET_PDEATHSIG), so a supervisor killed with -9 leaves
-// nothing behind; it ignores SIGINT, so Ctrl-C reaches only the supervisor, which decides.
+// The messages are worker_protocol.h's; the worker's side is worker_main.h.
 #pragma once
 
 #include <sys/types.h>
@@ -29,13 +20,6 @@
 #include "docsift/config/config.h"
 
 namespace docsift::batch {
-
-constexpr int kWorkerProtocol = 1;
-constexpr int kWorkerRequestFd = 3, kWorkerReplyFd = 4;
-
-// The `docsift worker` loop on fds 3 and 4. `prepare_device` runs once the config has arrived,
-// before the model loads (allocator settings, memory budget). Returns the exit code.
-int run_worker(const std::function<void(const config::Config&)>& prepare_device);
 
 struct WorkerStats {
   int started = 0, recycles = 0, crashes = 0, timeouts = 0;
@@ -77,16 +61,5 @@ class WorkerSupervisor {
   WorkerStats stats_;
   std::string device_;
 };
-
-// What of CUDA this process has mapped (/proc/self/maps), for the supervisor's record.
-//  - driver_library: libcuda.so, which LibTorch's CUDA libraries map as they load (cuBLASLt's
-//    static initializer dlopens it). The supervisor never loads them (device/cuda_backend.h).
-//  - gpu_devices: /dev/nvidia* device files, mapped once the driver is initialised and a context
-//    exists, which is what costs GPU memory.
-struct CudaFootprint {
-  bool driver_library = false;
-  bool gpu_devices = false;
-};
-CudaFootprint cuda_footprint();
 
 }  // namespace docsift::batch

@@ -1,0 +1,174 @@
+#include "docsift/batch/record.h"
+
+#include "docsift/error.h"
+
+namespace docsift::batch {
+namespace {
+
+using json = nlohmann::json;
+
+// A key of `j` as T, or `fallback` when absent or null; FileError naming `where` and the key when
+// present with another type.
+template <class T>
+T get_or(const json& j, const char* key, T fallback, const std::string& where) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw FileError(where + ": \"" + key + "\" is " + it->type_name() + ", not the expected type");
+  }
+}
+
+json opt(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+
+json shard_json(const Summary::ShardInfo& s, bool run) {
+  json j = {{"index", s.index}, {"count", s.count}};
+  if (run) j["scanned_all_shards"] = s.scanned_all_shards;
+  return j;
+}
+
+}  // namespace
+
+Record Record::failed(std::string error) {
+  Record r;
+  r.error = std::move(error);
+  r.memory = json::object();
+  return r;
+}
+
+json Record::to_json() const {
+  json j = json::object();
+  j["file"] = file;
+  if (file_bytes) j["file_bytes"] = *file_bytes;
+  j["config_hash"] = config_hash;
+  j["status"] = ok() ? "ok" : "failed";
+  if (!ok()) j["error"] = error;
+  if (!tier.empty()) j["tier"] = tier;
+  if (text_source) j["text_source"] = *text_source;
+  if (fields) j["fields"] = *fields;
+  if (raw_response) j["raw_response"] = *raw_response;
+  if (tokens) j["tokens"] = {{"prompt", tokens->prompt}, {"generated", tokens->generated}};
+  j["timings_s"] = timings_s;
+  for (const auto& [key, value] : {std::pair<const char*, const json*>{"image", &image},
+                                   {"plan", &plan}, {"attempts", &attempts}, {"model", &model},
+                                   {"engine", &engine}, {"memory", &memory}, {"worker", &worker}}) {
+    if (!value->is_null()) j[key] = *value;
+  }
+  return j;
+}
+
+Record Record::from_json(const json& j, const std::string& where) {
+  if (!j.is_object() || !j.contains("file") || !j["file"].is_string()) {
+    throw FileError(where + ": a record without a string \"file\"");
+  }
+  Record r;
+  r.file = j["file"].get<std::string>();
+  if (j.contains("file_bytes") && j["file_bytes"].is_string()) r.file_bytes = j["file_bytes"].get<std::string>();
+  r.config_hash = get_or<std::string>(j, "config_hash", "", where);
+  r.status = get_or<std::string>(j, "status", "", where) == "ok" ? Status::Ok : Status::Failed;
+  r.error = get_or<std::string>(j, "error", "", where);
+  r.tier = get_or<std::string>(j, "tier", "", where);
+  if (j.contains("text_source")) r.text_source = get_or<std::string>(j, "text_source", "", where);
+  if (j.contains("fields") && j["fields"].is_object()) {
+    r.fields.emplace();
+    // Values a model wrote are strings; anything else is kept as its JSON text.
+    for (const auto& [name, value] : j["fields"].items()) {
+      (*r.fields)[name] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+  }
+  if (j.contains("raw_response")) r.raw_response = get_or<std::string>(j, "raw_response", "", where);
+  if (j.contains("tokens") && j["tokens"].is_object()) {
+    r.tokens = Tokens{get_or<std::int64_t>(j["tokens"], "prompt", 0, where),
+                      get_or<std::int64_t>(j["tokens"], "generated", 0, where)};
+  }
+  if (j.contains("timings_s") && j["timings_s"].is_object()) {
+    for (const auto& [stage, seconds] : j["timings_s"].items()) {
+      if (seconds.is_number()) r.timings_s[stage] = seconds.get<double>();
+    }
+  }
+  for (const auto& [key, value] : {std::pair<const char*, json*>{"image", &r.image},
+                                   {"plan", &r.plan}, {"attempts", &r.attempts}, {"model", &r.model},
+                                   {"engine", &r.engine}, {"memory", &r.memory}, {"worker", &r.worker}}) {
+    if (j.contains(key)) *value = j[key];
+  }
+  return r;
+}
+
+json Summary::to_json() const {
+  json j;
+  if (merged_from) {
+    j["images"] = {{"ok", ok}, {"failed", failed}, {"recorded", recorded}};
+    json from = json::array();
+    for (const MergedFolder& f : *merged_from) {
+      from.push_back({{"folder", f.folder},
+                      {"records", f.records},
+                      {"shard", f.shard ? shard_json(*f.shard, false) : json(nullptr)},
+                      {"config_hashes", f.config_hashes},
+                      {"model", f.model}});
+    }
+    j["merged_from"] = from;
+    j["config_hashes"] = config_hashes;
+    j["duplicates"] = duplicates;
+    j["unfinished"] = unfinished;
+    j["missing"] = missing ? json(*missing) : json(nullptr);
+    j["complete"] = complete;
+  } else {
+    j["images"] = {{"scanned", scanned}, {"pages", pages}, {"ok", ok}, {"failed", failed},
+                   {"this_run", this_run}, {"resumed_from_journal", resumed_from_journal}};
+    j["shard"] = shard ? shard_json(*shard, true) : json(nullptr);
+    j["engine"] = engine;
+    j["model"] = model;
+    j["device"] = device;
+    j["isolation"] = isolation.mode == "worker"
+                         ? json{{"mode", "worker"},
+                                {"workers_started", isolation.workers_started},
+                                {"recycles", isolation.recycles},
+                                {"crashes", isolation.crashes},
+                                {"timeouts", isolation.timeouts},
+                                {"supervisor_mapped_libcuda", isolation.supervisor_mapped_libcuda},
+                                {"supervisor_mapped_gpu_devices", isolation.supervisor_mapped_gpu_devices}}
+                         : json{{"mode", isolation.mode}};
+    j["config_hash"] = config_hash;
+    j["earlier_config_hashes"] = earlier_config_hashes;
+    json skipped = json::array();
+    for (const auto& f : skipped_files) skipped.push_back({{"file", f.file}, {"reason", f.reason}});
+    j["skipped_files"] = skipped;
+    j["interrupted"] = opt(interrupted);
+    j["throughput"]["wall_seconds_this_run"] = wall_seconds_this_run;
+  }
+  j["tiers"] = tiers;
+  j["throughput"]["seconds_per_image"] = seconds_per_image;
+  j["throughput"]["model_seconds"] = model_seconds;
+  j["throughput"]["overhead_seconds"] = overhead_seconds;
+  j["throughput"]["generated_tokens"] = generated_tokens;
+  j["memory_high_water"] = {{"device_peak_allocated", device_peak_allocated}, {"host_peak_rss", host_peak_rss}};
+  return j;
+}
+
+Summary Summary::from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw FileError(where + ": not a JSON object");
+  Summary s;
+  const json images = j.contains("images") && j["images"].is_object() ? j["images"] : json::object();
+  s.scanned = get_or<int>(images, "scanned", 0, where);
+  s.pages = get_or<int>(images, "pages", 0, where);
+  s.ok = get_or<int>(images, "ok", 0, where);
+  s.failed = get_or<int>(images, "failed", 0, where);
+  s.this_run = get_or<int>(images, "this_run", 0, where);
+  s.resumed_from_journal = get_or<int>(images, "resumed_from_journal", 0, where);
+  s.recorded = get_or<int>(images, "recorded", 0, where);
+  if (j.contains("shard") && j["shard"].is_object()) {
+    s.shard = ShardInfo{get_or<int>(j["shard"], "index", 0, where), get_or<int>(j["shard"], "count", 0, where),
+                        get_or<int>(j["shard"], "scanned_all_shards", 0, where)};
+  }
+  s.engine = get_or<std::string>(j, "engine", "", where);
+  s.model = get_or<std::string>(j, "model", "", where);
+  s.device = get_or<std::string>(j, "device", "", where);
+  s.config_hash = get_or<std::string>(j, "config_hash", "", where);
+  if (j.contains("interrupted") && j["interrupted"].is_string()) s.interrupted = j["interrupted"].get<std::string>();
+  if (j.contains("merged_from") && j["merged_from"].is_array()) s.merged_from.emplace();
+  s.tiers = get_or<std::map<std::string, int>>(j, "tiers", {}, where);
+  return s;
+}
+
+}  // namespace docsift::batch

@@ -1,0 +1,100 @@
+// The journal record (one line of results.jsonl) and summary.json, typed. Every key of either is
+// written here once (to_json) and read back here once (from_json); run, the worker, merge, the
+// outputs and eval go through these. The shapes are documented in docs/run.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace docsift::batch {
+
+struct Record {
+  enum class Status { Ok, Failed };
+  struct Tokens {
+    std::int64_t prompt = 0, generated = 0;
+  };
+
+  // Set by the run once the page is read.
+  std::string file;                       // the page's name ("a.pdf#page=2"); outputs.h: RecordName
+  std::optional<std::string> file_bytes;  // the exact name, percent-escaped, when it is not UTF-8
+  std::string config_hash;
+  // Set by the page reader.
+  Status status = Status::Failed;
+  std::string error;                        // failed: why, one line
+  std::string tier;                         // ok: the ladder's tier, or "ocr"
+  std::optional<std::string> text_source;   // the OCR engine: "pdf" (the text layer) or "ocr"
+  std::optional<std::map<std::string, std::string>> fields;  // ok: field → value
+  std::optional<std::string> raw_response;  // ok: the model's answer, or the page's text
+  std::optional<Tokens> tokens;             // ok
+  std::map<std::string, double> timings_s;  // stage → seconds; "total" is the run's
+  // Diagnostics, kept as measured (docs/run.md has their shapes); null when absent.
+  nlohmann::json image, plan, attempts, model, engine, memory, worker;
+
+  bool ok() const { return status == Status::Ok; }
+  // A page that failed before any reader saw it (a bad page, a worker that died): the error, empty
+  // memory and timings.
+  static Record failed(std::string error);
+
+  nlohmann::json to_json() const;
+  // Lenient where a journal written by an older docsift may lack a key (the key's default); throws
+  // docsift::FileError, naming `where`, when "file" is missing or a key has the wrong type.
+  static Record from_json(const nlohmann::json& json, const std::string& where);
+};
+
+// summary.json of a run (`docsift run`) or of a merge (`docsift merge`), which share the totals.
+struct Summary {
+  struct Isolation {
+    std::string mode = "none";  // or "worker", with the counts below
+    int workers_started = 0, recycles = 0, crashes = 0, timeouts = 0;
+    bool supervisor_mapped_libcuda = false, supervisor_mapped_gpu_devices = false;
+  };
+  struct ShardInfo {
+    int index = 0, count = 0;
+    int scanned_all_shards = 0;  // run only
+  };
+  struct SkippedFile {
+    std::string file, reason;
+  };
+  struct MergedFolder {
+    std::string folder;
+    int records = 0;
+    std::optional<ShardInfo> shard;
+    std::vector<std::string> config_hashes;
+    std::string model;
+  };
+
+  // Over the whole journal (batch/outputs.h: Totals).
+  int ok = 0, failed = 0;
+  std::map<std::string, int> tiers;
+  double seconds_per_image = 0, model_seconds = 0, overhead_seconds = 0;
+  std::int64_t generated_tokens = 0;
+  double device_peak_allocated = 0, host_peak_rss = 0;
+
+  // A run's.
+  int scanned = 0, pages = 0, this_run = 0, resumed_from_journal = 0;
+  std::optional<ShardInfo> shard;
+  std::string engine, model, device, config_hash;
+  Isolation isolation;
+  std::vector<std::string> earlier_config_hashes;
+  std::vector<SkippedFile> skipped_files;
+  std::optional<std::string> interrupted;
+  double wall_seconds_this_run = 0;
+
+  // A merge's ("merged_from" set: the summary is a merge's).
+  std::optional<std::vector<MergedFolder>> merged_from;
+  int recorded = 0;
+  std::vector<std::string> config_hashes;
+  std::vector<std::string> duplicates, unfinished;
+  std::optional<std::vector<std::string>> missing;  // with --expect
+  bool complete = false;
+
+  nlohmann::json to_json() const;
+  // A run's summary.json as `merge` reads it; throws docsift::FileError naming `where`.
+  static Summary from_json(const nlohmann::json& json, const std::string& where);
+};
+
+}  // namespace docsift::batch

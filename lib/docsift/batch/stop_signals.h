@@ -1,0 +1,31 @@
+// SIGINT/SIGTERM during a run: the page in flight may finish within a grace period (a second
+// signal cuts that short), then the run writes its outputs and returns; the caller exits with
+// "stopped" and the journal holds every finished page for --resume (docs/run.md).
+#pragma once
+
+#include <signal.h>
+
+#include <string>
+
+namespace docsift::batch {
+
+// Installs the stop handlers for one run and restores the old ones. SIGXFSZ is ignored meanwhile,
+// so that a file-size limit makes the journal write fail with EFBIG, which is reported and undone,
+// instead of killing the process mid-record.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  bool requested() const;
+  // The page in flight is abandoned once the grace period is over, or at a second signal.
+  bool abandon() const;
+  std::string name() const;  // "SIGINT" or "SIGTERM"
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {}, old_xfsz_ {};
+};
+
+}  // namespace docsift::batch

@@ -1,0 +1,56 @@
+#include "docsift/batch/worker_main.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "docsift/batch/image_job.h"
+#include "docsift/batch/worker_protocol.h"
+#include "docsift/error.h"
+#include "docsift/resilience/faults.h"
+
+namespace docsift::batch {
+
+int run_worker(const std::function<void(const config::Config&)>& prepare_device) {
+  LineReader in(kWorkerRequestFd);
+  const auto reply = [](const std::string& message) {
+    if (!write_line(kWorkerReplyFd, message)) {
+      std::_Exit(0);  // the supervisor is gone: nothing to report to
+    }
+  };
+  std::string line;
+  if (in.read(line, -1) != LineReader::Result::kLine) return 0;
+  std::unique_ptr<ImageJob> job;
+  try {
+    const std::optional<Message> message = parse_message(line);
+    if (!message) throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
+    const config::Config cfg = config::from_yaml(hello_of(*message).config_yaml, "worker config");
+    prepare_device(cfg);
+    job = std::make_unique<ImageJob>(cfg, /*in_worker=*/true);
+    job->warm_up();
+    reply(encode(ReadyMessage{::getpid(), job->device()}));
+  } catch (const ConfigError& e) {
+    reply(encode(StartErrorMessage{true, e.what()}));
+    return 3;
+  } catch (const std::exception& e) {
+    reply(encode(StartErrorMessage{false, std::string(e.what()).substr(0, std::string(e.what()).find('\n'))}));
+    return 3;
+  }
+  const resilience::FaultPlan& faults = job->faults();
+  while (in.read(line, -1) == LineReader::Result::kLine) {
+    const std::optional<Message> message = parse_message(line);
+    if (!message || message->type != "image") return 0;  // "exit", or anything else: stop
+    const ImageRequest request = image_request_of(*message);
+    resilience::FaultSite site{resilience::FaultPoint::kStart, request.index, "", 1, 0, request.attempt};
+    if (const resilience::FaultSpec* spec = faults.match(site)) resilience::fire_process_fault(*spec);
+    job->set_process_attempt(request.attempt);
+    ImageJob::Outcome outcome = job->process(request.path, request.page, request.index, nullptr);
+    reply(encode(RecordReply{std::move(outcome.record), outcome.fatal, outcome.fatal_error, job->memory_in_use()}));
+  }
+  return 0;
+}
+
+}  // namespace docsift::batch

@@ -1,0 +1,179 @@
+// Every config key: its name, its help (`docsift config --keys`, docs/config.md), its type and
+// range, and where it lives in Config. Declared through fields.h's factories, each key once.
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+#include "docsift/config/allocator_conf.h"
+#include "docsift/config/fields.h"
+#include "docsift/error.h"
+#include "docsift/resilience/faults.h"
+
+namespace docsift::config {
+namespace {
+
+std::string device_problem(const std::string& device) {
+  if (device == "cpu" || device == "cuda") return "";
+  if (device.starts_with("cuda:")) {
+    int index = -1;
+    const char* first = device.data() + 5;
+    const char* last = device.data() + device.size();
+    const auto [ptr, ec] = std::from_chars(first, last, index);
+    if (ec == std::errc() && ptr == last && first != last && index >= 0 && index < 64) return "";
+  }
+  return "expected cpu, cuda or cuda:N, got '" + device + "'";
+}
+
+std::string allocator_problem(const std::string& text) {
+  try {
+    parse_allocator_conf(text);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string faults_problem(const std::string& plan) {
+  try {
+    (void)resilience::FaultPlan::parse(plan, memory::tier_names());
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string cpu_dtype_problem(const model::Precision& p) {
+  return p == model::Precision::Float16 ? "float16 matmuls on the CPU are slow and lossy; use float32 or bfloat16" : "";
+}
+
+// memory.tiers: a non-empty list of tier names, none twice.
+template <class At>
+Field tiers_key(std::string_view key, std::string_view help, At at) {
+  return {key, help,
+          [=](Config& c, const YAML::Node& n, const Where& w) {
+            if (!n.IsSequence() || n.size() == 0) {
+              fail(w, key, "expected a non-empty list of tiers (" + choices(memory::kTierNames) + "), got " + shown(n));
+            }
+            std::vector<memory::Tier> tiers;
+            for (const auto& item : n) {
+              const memory::Tier t = choice(item, w, key, memory::kTierNames);
+              if (std::find(tiers.begin(), tiers.end(), t) != tiers.end()) {
+                fail(w, key, "tier '" + item.Scalar() + "' is listed twice");
+              }
+              tiers.push_back(t);
+            }
+            at(c) = tiers;
+          },
+          [=](const Config& c) {
+            std::vector<std::string> names;
+            for (const memory::Tier t : at(c)) names.emplace_back(to_string(t));
+            return flow_list(names);
+          }};
+}
+
+// output.formats: jsonl (always) and csv, none twice.
+template <class At>
+Field formats_key(std::string_view key, std::string_view help, At at) {
+  return {key, help,
+          [=](Config& c, const YAML::Node& n, const Where& w) {
+            if (!n.IsSequence()) fail(w, key, "expected a list, got " + shown(n));
+            std::vector<std::string> formats;
+            for (const auto& item : n) {
+              const auto s = scalar(item, w, key, "jsonl or csv");
+              if (s != "jsonl" && s != "csv") fail(w, key, "unknown format '" + s + "' (expected jsonl, csv)");
+              if (std::find(formats.begin(), formats.end(), s) != formats.end()) {
+                fail(w, key, "format '" + s + "' is listed twice");
+              }
+              formats.push_back(s);
+            }
+            if (std::find(formats.begin(), formats.end(), "jsonl") == formats.end()) {
+              fail(w, key, "jsonl is the run journal that --resume reads; it cannot be turned off");
+            }
+            at(c) = formats;
+          },
+          [=](const Config& c) { return flow_list(at(c)); }};
+}
+
+}  // namespace
+
+const std::vector<Field>& schema() {
+  static const std::vector<Field> fields{
+      text_key("model.path",
+        "model folder (Hugging Face layout: config.json + *.safetensors)", [](auto& c) -> auto& { return c.model.path; }, Text::kNullable),
+      choice_key("model.dtype",
+        "weights and activations on the device: float32, float16 or bfloat16", model::kPrecisionNames, [](auto& c) -> auto& { return c.model.dtype; }),
+      text_key("model.device",
+        "cpu, cuda or cuda:N", [](auto& c) -> auto& { return c.model.device; }, Text::kPlain, device_problem),
+      integer_key("model.max_tiles",
+        "most image tiles per document (1-40)", 1, 40, [](auto& c) -> auto& { return c.model.max_tiles; }),
+      choice_key("model.quantization",
+        "none, or int8: language-model linear layers as int8 with one scale per output channel " "(vision tower and projector stay in model.dtype)", model::kQuantizationNames, [](auto& c) -> auto& { return c.model.quantization; }),
+      choice_key("model.float16_residual",
+        "with dtype float16, the residual stream between decoder layers: float32 (safe), " "float16 (overflows on Qwen2's massive activations) or clamp", model::kFloat16ResidualNames, [](auto& c) -> auto& { return c.model.float16_residual; }),
+      choice_key("model.cross_attention_rows",
+        "Llama 3.2 Vision, prompt rows before <|image|>: transformers (keep their gated cross-attention " "output, as published Hub results) or meta (zero it, as Meta's reference)", family::mllama::kCrossAttentionRowsNames, [](auto& c) -> auto& { return c.model.cross_attention_rows; }),
+      choice_key("vision.resample",
+        "auto (as the checkpoint's reference code: pil for InternVL3's original layout, torch for -hf), " "pil (Pillow's bicubic, exactly) or torch (torchvision's tensor path)", image::kResampleNames, [](auto& c) -> auto& { return c.vision.resample; }),
+      auto_integer_key("generation.max_new_tokens",
+        "auto (from the field count) or 1-32768", 1, 32768, [](auto& c) -> auto& { return c.generation.max_new_tokens; }),
+      real_key("generation.temperature",
+        "0 = greedy; otherwise sampling temperature (<= 10)", 0.0, 10.0, Bound::kClosed, [](auto& c) -> auto& { return c.generation.temperature; }),
+      real_key("generation.top_p",
+        "nucleus sampling mass, > 0 and <= 1", 0.0, 1.0, Bound::kOpen, [](auto& c) -> auto& { return c.generation.top_p; }),
+      integer_key("generation.seed",
+        "sampling seed (a non-negative integer)", 0, std::numeric_limits<long long>::max(), [](auto& c) -> auto& { return c.generation.seed; }),
+      text_key("memory.allocator",
+        "CUDA caching allocator settings (PYTORCH_CUDA_ALLOC_CONF syntax)", [](auto& c) -> auto& { return c.memory.allocator; }, Text::kNullIsEmpty, allocator_problem),
+      integer_key("memory.fragmentation_threshold_mb",
+        "empty the allocator cache when reserved-allocated or inactive split exceeds this", 0, 1 << 20, [](auto& c) -> auto& { return c.memory.fragmentation_threshold_mb; }),
+      choice_key("memory.cleanup",
+        "after_image or never", memory::kCleanupNames, [](auto& c) -> auto& { return c.memory.cleanup; }),
+      optional_real_key("memory.budget_gb",
+        "null (whole device) or the GB to emulate, e.g. 16 for a V100", 0.0, 4096.0, Bound::kOpen, [](auto& c) -> auto& { return c.memory.budget_gb; }),
+      tiers_key("memory.tiers",
+        "out-of-memory ladder, tried in order (any of standard, offloaded_cache, reload, reload_retry, cpu)", [](auto& c) -> auto& { return c.memory.tiers; }),
+      choice_key("memory.cpu_dtype",
+        "precision of the cpu tier: float32 or bfloat16", model::kPrecisionNames, [](auto& c) -> auto& { return c.memory.cpu_dtype; }, cpu_dtype_problem),
+      choice_key("memory.cpu_quantization",
+        "none (as the reference), or int8 for hosts without room for the full-precision model", model::kQuantizationNames, [](auto& c) -> auto& { return c.memory.cpu_quantization; }),
+      choice_key("memory.isolate",
+        "none, or worker (model in a child process)", kIsolationNames, [](auto& c) -> auto& { return c.memory.isolate; }),
+      integer_key("memory.worker.recycle_after_images",
+        "restart the worker after N images (0 = never)", 0, 1'000'000, [](auto& c) -> auto& { return c.memory.worker.recycle_after_images; }),
+      integer_key("memory.worker.recycle_above_mb",
+        "restart the worker when its device memory passes N MB (0 = never)", 0, 1 << 24, [](auto& c) -> auto& { return c.memory.worker.recycle_above_mb; }),
+      integer_key("memory.worker.timeout_s",
+        "kill a worker that takes longer than this per image", 1, 86'400, [](auto& c) -> auto& { return c.memory.worker.timeout_s; }),
+      text_key("extraction.fields",
+        "field schema file", [](auto& c) -> auto& { return c.extraction.fields; }, Text::kNonEmpty),
+      auto_integer_key("input.pdf_dpi",
+        "auto (300 for ocr, 160 for a vision-language model) or 50-600: the resolution PDF pages are " "rendered at", 50, 600, [](auto& c) -> auto& { return c.input.pdf_dpi; }),
+      integer_key("input.max_pages",
+        "most pages per PDF or TIFF file (1-10000); a longer file fails", 1, 10000, [](auto& c) -> auto& { return c.input.max_pages; }),
+      choice_key("extraction.engine",
+        "auto (the model when model.path is set, else ocr), vlm (the vision-language model) or ocr " "(Tesseract and field rules, no weights)", kEngineNames, [](auto& c) -> auto& { return c.extraction.engine; }),
+      text_key("ocr.language",
+        "Tesseract language data, e.g. eng or eng+deu (Debian: tesseract-ocr-LANG)", [](auto& c) -> auto& { return c.ocr.language; }, Text::kNonEmpty),
+      text_key("ocr.rules",
+        "the OCR engine's labels and rules: builtin:ocr-rules or a file in its layout", [](auto& c) -> auto& { return c.ocr.rules; }, Text::kNonEmpty),
+      bool_key("ocr.deskew",
+        "true: straighten a skewed scan before reading it", [](auto& c) -> auto& { return c.ocr.deskew; }),
+      word_key("ocr.page_segmentation",
+        "block (the page as one block of text, best on receipts), auto (Tesseract's layout analysis) " "or sparse (text in any order)", {"block", "auto", "sparse"}, [](auto& c) -> auto& { return c.ocr.page_segmentation; }),
+      integer_key("ocr.threads",
+        "1 or 2: with 2, a tall page (a receipt) is read as two halves at once on two cores " "(bench/ocr/README.md: 1.2x the pages per second; some digits read differently)", 1, 2, [](auto& c) -> auto& { return c.ocr.threads; }),
+      word_key("ocr.date_order",
+        "auto (day first, unless more of the page's dates can only be read month first than day " "first), dmy or mdy: how numeric dates such as 03/04/2025 are read", {"auto", "dmy", "mdy"}, [](auto& c) -> auto& { return c.ocr.date_order; }),
+      bool_key("ocr.pdf_text",
+        "true: a PDF page with a usable text layer is read from it, not rendered and OCR'd; false: " "OCR every page", [](auto& c) -> auto& { return c.ocr.pdf_text; }),
+      text_key("output.dir",
+        "where results.jsonl, predictions.csv and summary.json go", [](auto& c) -> auto& { return c.output.dir; }, Text::kNonEmpty),
+      formats_key("output.formats",
+        "list of jsonl (the journal, always on) and csv", [](auto& c) -> auto& { return c.output.formats; }),
+      text_key("testing.faults",
+        "fault injection plan, e.g. oom@prefill:image=2 (same grammar as DOCSIFT_FAULTS, which is added to it)", [](auto& c) -> auto& { return c.testing.faults; }, Text::kNullIsEmpty, faults_problem),
+  };
+  return fields;
+}
+
+}  // namespace docsift::config
