@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "config_options.h"
 #include "docsift/config/config.h"
 #include "exit_codes.h"
 
@@ -9,18 +10,13 @@ namespace docsift::cli {
 
 Command add_config_command(CLI::App& root) {
   struct Options {
-    std::string file;
-    std::vector<std::string> overrides;
+    ConfigOptions config;
     bool keys = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
       "config", "Print the effective configuration (defaults, then --config, then --set) as YAML");
-  app->add_option("--config", options->file, "YAML config file (default: none, built-in defaults)");
-  app->add_option("--set", options->overrides,
-                  "Override one key, e.g. --set memory.budget_gb=16 (repeatable; applied in order)")
-      ->take_all()
-      ->allow_extra_args(false);
+  options->config.add_to(app);
   app->add_flag("--keys", options->keys, "List every key with its meaning instead");
   return {app, [options] {
             if (options->keys) {
@@ -29,9 +25,7 @@ Command add_config_command(CLI::App& root) {
               }
               return kExitOk;
             }
-            std::optional<std::filesystem::path> file;
-            if (!options->file.empty()) file = options->file;
-            std::cout << config::to_yaml(config::load(file, options->overrides));
+            std::cout << config::to_yaml(options->config.load());
             return kExitOk;
           }};
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "config_options.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/eval/evaluate.h"
@@ -16,8 +17,9 @@ namespace docsift::cli {
 
 Command add_eval_command(CLI::App& root) {
   struct Options {
-    std::string predictions, truth, fields, baseline, config_file, junit;
-    std::vector<std::string> reports, overrides;
+    std::string predictions, truth, fields, baseline, junit;
+    std::vector<std::string> reports;
+    ConfigOptions config;
     std::optional<double> min_accuracy;
     double tolerance = 0.02;
   };
@@ -35,13 +37,10 @@ Command add_eval_command(CLI::App& root) {
   app->add_option("--baseline", o->baseline, "A previous --report JSON; exit 4 if overall or any field drops");
   app->add_option("--tolerance", o->tolerance, "Largest drop against --baseline that still passes (default 0.02)")
       ->check(CLI::Range(0.0, 1.0));
-  app->add_option("--config", o->config_file, "YAML config file");
-  app->add_option("--set", o->overrides, "Override a config key (repeatable)")->take_all()->allow_extra_args(false);
+  o->config.add_to(app);
   app->footer("Exit codes: 0 passed; 2 usage; 3 unreadable or malformed input; 4 below --min-accuracy or regressed.");
   return {app, [o] {
-            std::optional<std::filesystem::path> file;
-            if (!o->config_file.empty()) file = o->config_file;
-            const config::Config cfg = config::load(file, o->overrides);
+            const config::Config cfg = o->config.load();
             const std::filesystem::path fields_path = o->fields.empty() ? cfg.extraction.fields : o->fields;
             const auto schema = extract::load_field_schema(fields_path);
             const auto truth = eval::read_records_csv(o->truth);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "config_options.h"
 #include "docsift/config/config.h"
 #include "docsift/config/derive.h"
 #include "docsift/error.h"
@@ -13,7 +14,7 @@
 #include "docsift/generate/op_count.h"
 #include "docsift/io/image_file.h"
 #include "docsift/batch/device_setup.h"
-#include "docsift/generate/engine.h"
+#include "docsift/family/loaded_model.h"
 #include "docsift/resilience/ladder.h"
 #include "exit_codes.h"
 
@@ -34,8 +35,8 @@ nlohmann::json attempts_json(const resilience::ImageRun& run) {
 
 Command add_generate_command(CLI::App& root) {
   struct Options {
-    std::string model, image, prompt, config_file, device, dtype;
-    std::vector<std::string> overrides;
+    std::string model, image, prompt, device, dtype;
+    ConfigOptions config;
     std::optional<int> max_new_tokens, max_tiles;
     std::optional<uint64_t> seed;
     std::optional<double> temperature, top_p;
@@ -55,28 +56,23 @@ Command add_generate_command(CLI::App& root) {
   app->add_option("--device", o->device, "cpu, cuda or cuda:N (default: config model.device)");
   app->add_option("--dtype", o->dtype, "float32, float16 or bfloat16 (default: config model.dtype)");
   app->add_option("--max-tiles", o->max_tiles, "Most image tiles (default: config model.max_tiles)");
-  app->add_option("--config", o->config_file, "YAML config file");
-  app->add_option("--set", o->overrides, "Override a config key, e.g. --set model.max_tiles=6 (repeatable)")
-      ->take_all()
-      ->allow_extra_args(false);
+  o->config.add_to(app);
   app->add_flag("--json", o->json, "Print JSON: text, ids, token counts, tiles and timings");
   app->add_flag("--no-stop", o->no_stop, "Ignore stop tokens and generate exactly --max-new-tokens (benchmarks)");
   app->add_flag("--count-ops", o->count_ops,
                 "With --json: count the LibTorch operators each decode step dispatches (host work per step)");
   return {app, [o] {
             const auto start = std::chrono::steady_clock::now();
-            std::vector<std::string> overrides = o->overrides;
+            std::vector<std::string> overrides;
             if (!o->device.empty()) overrides.push_back("model.device=" + o->device);
             if (!o->dtype.empty()) overrides.push_back("model.dtype=" + o->dtype);
             if (o->max_tiles) overrides.push_back("model.max_tiles=" + std::to_string(*o->max_tiles));
             if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
-            std::optional<std::filesystem::path> file;
-            if (!o->config_file.empty()) file = o->config_file;
-            const config::Config cfg = config::load(file, overrides);
+            const config::Config cfg = o->config.load(overrides);
             if (cfg.model.path.empty()) throw ConfigError("generate: give --model DIR (or model.path in the config)");
 
             const c10::Device device = batch::start_device(cfg);
-            generate::Engine engine(cfg.model.path, /*require_weights=*/true, config::family_options(cfg));
+            family::LoadedModel engine(cfg.model.path, /*require_weights=*/true, config::family_options(cfg));
             resilience::Ladder ladder(engine, config::ladder_settings(cfg, device));
             const auto& chat = engine.chat();
             const auto& tokenizer = engine.tokenizer();

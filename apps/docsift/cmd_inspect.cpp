@@ -3,11 +3,12 @@
 #include <optional>
 
 #include "commands.h"
+#include "config_options.h"
 #include "docsift/config/config.h"
 #include "docsift/config/derive.h"
 #include "docsift/error.h"
 #include "docsift/extract/schema.h"
-#include "docsift/generate/engine.h"
+#include "docsift/family/loaded_model.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
@@ -19,17 +20,14 @@ namespace {
 struct PlanOptions {
   std::optional<double> budget_gb;
   std::optional<int> tiles, max_new_tokens;
-  std::string config_file;
-  std::vector<std::string> overrides;
+  ConfigOptions config;
 };
 
 // The plan for the largest image the config allows (the family says how many tiles that is) and the
 // config's field prompt, encoded with the model's own tokenizer.
 memory::MemoryPlan plan_for(const std::string& model_dir, const PlanOptions& o) {
-  std::optional<std::filesystem::path> file;
-  if (!o.config_file.empty()) file = o.config_file;
-  const config::Config cfg = config::load(file, o.overrides);
-  const generate::Engine engine(model_dir, /*require_weights=*/false, config::family_options(cfg));
+  const config::Config cfg = o.config.load();
+  const family::LoadedModel engine(model_dir, /*require_weights=*/false, config::family_options(cfg));
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const std::int64_t tiles = o.tiles.value_or(engine.family().plan_tiles(cfg.model.max_tiles));
   const auto prompt_tokens = static_cast<std::int64_t>(
@@ -67,17 +65,12 @@ Command add_inspect_command(CLI::App& root) {
   app->add_option("--max-new-tokens", options->plan.max_new_tokens,
                   "Plan for this many new tokens (default: config, else auto from the field count)")
       ->check(CLI::Range(1, 1 << 20));
-  app->add_option("--config", options->plan.config_file,
-                  "YAML config, as for run (dtype, quantization, budget_gb, tiers, fields, max_tiles); implies the plan");
-  app->add_option("--set", options->plan.overrides,
-                  "Override a config key, as for run (repeatable), e.g. --set model.quantization=int8; implies the plan")
-      ->take_all();
+  options->plan.config.add_to(app, "; implies the plan");
   return {app, [options] {
             const model::Checkpoint checkpoint(options->model_dir, /*require_weights=*/false);
             const auto summary = model::summarize(checkpoint);
             const PlanOptions& po = options->plan;
-            const bool want_plan = po.budget_gb || po.tiles || po.max_new_tokens || !po.config_file.empty() ||
-                                   !po.overrides.empty();
+            const bool want_plan = po.budget_gb || po.tiles || po.max_new_tokens || po.config.given();
             std::optional<memory::MemoryPlan> plan;
             if (want_plan) {
               plan = plan_for(options->model_dir, options->plan);

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "config_options.h"
 #include "docsift/batch/device_setup.h"
 #include "docsift/batch/run.h"
 #include "docsift/config/config.h"
@@ -17,17 +18,17 @@ namespace docsift::cli {
 
 Command add_run_command(CLI::App& root) {
   struct Options {
-    std::string dir, config_file, model, device, isolate, metrics, shard, engine, log_format = "text";
+    std::string dir, model, device, isolate, metrics, shard, engine, log_format = "text";
     std::optional<int> shards;
     std::optional<std::string> out;  // set but empty is an error, not the default folder
-    std::vector<std::string> overrides;
+    ConfigOptions config;
     std::optional<int> limit;
     bool resume = false, recursive = false, quiet = false, allow_config_change = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand("run", "Extract fields from every image in a folder (the main job)");
   app->add_option("DIR", o->dir, "Folder of documents: images (jpg, jpeg, png, tif, tiff, webp, bmp) and PDFs; each page is a record")->required();
-  app->add_option("--config", o->config_file, "YAML config file (see configs/)");
+  o->config.add_to(app);
   app->add_option("--model", o->model, "Model folder (default: model.path from the config)");
   app->add_option("--out", o->out, "Output folder for results.jsonl, predictions.csv, summary.json (default: output.dir)");
   app->add_flag("--resume", o->resume, "Continue the run in --out: skip every image its journal already has");
@@ -44,9 +45,6 @@ Command add_run_command(CLI::App& root) {
                   "none, or worker: the model runs in a worker process that is recycled, and replaced when it "
                   "crashes or hangs (default: config memory.isolate)")
       ->check(CLI::IsMember({"none", "worker"}));
-  app->add_option("--set", o->overrides, "Override a config key, e.g. --set memory.budget_gb=16 (repeatable)")
-      ->take_all()
-      ->allow_extra_args(false);
   app->add_option("--metrics", o->metrics,
                   "Write Prometheus text-format metrics here at the end of the run (node_exporter's textfile "
                   "collector): images by status and tier, seconds, peak memory");
@@ -60,7 +58,7 @@ Command add_run_command(CLI::App& root) {
   app->add_option("--log-format", o->log_format, "text or json (one JSON object per image on stderr)")
       ->check(CLI::IsMember({"text", "json"}));
   return {app, [o] {
-            std::vector<std::string> overrides = o->overrides;
+            std::vector<std::string> overrides;
             if (!o->device.empty()) overrides.push_back("model.device=" + o->device);
             if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
             if (!o->isolate.empty()) overrides.push_back("memory.isolate=" + o->isolate);
@@ -69,9 +67,7 @@ Command add_run_command(CLI::App& root) {
               if (o->out->empty()) throw ConfigError("--out: empty; give the output folder (or leave --out out for output.dir)");
               overrides.push_back("output.dir=" + *o->out);
             }
-            std::optional<std::filesystem::path> file;
-            if (!o->config_file.empty()) file = o->config_file;
-            const config::Config cfg = config::load(file, overrides);
+            const config::Config cfg = o->config.load(overrides);
             const bool ocr = config::resolved_engine(cfg) == config::Engine::Ocr;
             if (!ocr && cfg.model.path.empty()) {
               throw ConfigError("run: the vlm engine needs --model DIR (or model.path in the config); without one, "

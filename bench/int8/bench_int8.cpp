@@ -22,7 +22,7 @@
 #include <string>
 
 #include "docsift/extract/schema.h"
-#include "docsift/generate/engine.h"
+#include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/memory/device_memory.h"
@@ -60,7 +60,7 @@ struct RunResult {
   at::Tensor forced;  // teacher-forced logits on the reference tokens
 };
 
-RunResult measure(generate::Engine& engine, at::Device device, const model::Numerics& numerics, const at::Tensor& pixels,
+RunResult measure(family::LoadedModel& engine, at::Device device, const model::Numerics& numerics, const at::Tensor& pixels,
                   const std::vector<int32_t>& prompt, int tokens, const std::vector<int32_t>* reference) {
   RunResult r;
   engine.unload();
@@ -201,7 +201,7 @@ int main(int argc, char** argv) try {
     out["gpu"] = status.devices.front().name;
   }
 
-  generate::Engine engine(o.model);
+  family::LoadedModel engine(o.model);
   const extract::FieldSchema schema = extract::load_field_schema("configs/fields/business-documents.yaml");
   // A random page whose tile count is `tiles` (a single tile, or a grid plus the thumbnail).
   at::manual_seed(0);

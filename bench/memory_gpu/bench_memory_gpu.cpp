@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "docsift/config/config.h"
-#include "docsift/generate/engine.h"
+#include "docsift/family/loaded_model.h"
 #include "docsift/memory/allocator_env.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/device/devices.h"
@@ -80,7 +80,7 @@ int run(int argc, char** argv) {
   for (const auto& w : memory::apply_allocator_settings("max_split_size_mb:64")) std::cerr << "warning: " << w << '\n';
   const at::Device device = device::resolve_device("cuda:0");
   std::cout << memory::apply_memory_budget(device, budget_gb) << '\n';
-  generate::Engine engine(model_dir);
+  family::LoadedModel engine(model_dir);
   resilience::Ladder ladder(engine, settings(device));
 
   // 1. Steady state (IMAGES = 0 skips parts 1 and 2).
@@ -89,7 +89,7 @@ int run(int argc, char** argv) {
   std::uint64_t min_alloc = UINT64_MAX, max_alloc = 0, max_gap = 0;
   for (int i = 1; i <= images; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    const auto pre = vision::preprocess_internvl(page(i), 12);
+    const auto pre = family::internvl::preprocess_internvl(page(i), 12);
     if (i == 1) {
       std::printf("%5s %-10s %12s %12s %10s %14s %14s %9s %7s\n", "image", "tier", "alloc MiB", "reserved MiB",
                   "gap MiB", "inact.split MiB", "peak alloc MiB", "host MiB", "sec");
@@ -119,7 +119,7 @@ int run(int argc, char** argv) {
   out["steady_spread_bytes"] = max_alloc - min_alloc;
 
   // 2. Each tier on the same image.
-  const auto pre = vision::preprocess_internvl(page(1000), 12);
+  const auto pre = family::internvl::preprocess_internvl(page(1000), 12);
   const auto prompt = engine.chat().encode("Extract the fields.", static_cast<int>(pre.pixel_values.size(0)));
   if (images > 0) std::printf("\n2. one image (13 tiles), started at each tier, 16 new tokens\n");
   if (images > 0) std::printf("%-16s %14s %14s %12s %12s %8s %8s %8s %8s %s\n", "tier", "peak alloc MiB", "peak resv MiB",

@@ -13,7 +13,7 @@
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/family/internvl/model.h"
-#include "docsift/generate/engine.h"
+#include "docsift/family/loaded_model.h"
 #include "docsift/io/image_file.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/memory/plan.h"
@@ -43,8 +43,8 @@ struct Input {
   std::vector<int32_t> prompt;
 };
 
-Input input(const docsift::generate::Engine& engine, const std::string& image, int max_tiles) {
-  auto pre = docsift::vision::preprocess_internvl(docsift::io::read_rgb_image(kFixtures / "images" / image), max_tiles);
+Input input(const docsift::family::LoadedModel& engine, const std::string& image, int max_tiles) {
+  auto pre = docsift::family::internvl::preprocess_internvl(docsift::io::read_rgb_image(kFixtures / "images" / image), max_tiles);
   const int tiles = static_cast<int>(pre.pixel_values.size(0));
   return {pre.pixel_values, engine.chat().encode("Describe the document.", tiles)};
 }
@@ -100,7 +100,7 @@ TEST_CASE("offloaded KV cache returns what the device cache returns, over prefil
 }
 
 TEST_CASE("ladder: each tier reached through injected OOM gives the standard tier's greedy tokens") {
-  docsift::generate::Engine engine(kFixtures / "hf");
+  docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "many_tiles.png", 6);
   Ladder plain(engine, settings(""));
   const ImageRun standard = plain.run(1, in.pixel_values, in.prompt, greedy(12));
@@ -122,10 +122,10 @@ TEST_CASE("ladder: each tier reached through injected OOM gives the standard tie
       {"oom@decode:step=1:attempt=1,oom@decode:step=2:attempt=2,oom@vision:attempt=3,oom@prefill:attempt=4",
        {"standard", "offloaded_cache", "reload", "reload_retry", "cpu"}},
   };
-  const int alive = docsift::model::InternVLModel::live_instances();  // `engine`'s model
+  const int alive = docsift::family::internvl::InternVLModel::live_instances();  // `engine`'s model
   for (const Case& c : cases) {
     CAPTURE(c.faults);
-    docsift::generate::Engine fresh(kFixtures / "hf");
+    docsift::family::LoadedModel fresh(kFixtures / "hf");
     Ladder ladder(fresh, settings(c.faults));
     const ImageRun run = ladder.run(1, in.pixel_values, in.prompt, greedy(12));
     REQUIRE(run.ok);
@@ -143,12 +143,12 @@ TEST_CASE("ladder: each tier reached through injected OOM gives the standard tie
     const bool offloaded = run.tier == Tier::OffloadedCache || run.tier == Tier::Reload || run.tier == Tier::ReloadRetry;
     CHECK((run.result.cache_host_bytes > 0) == offloaded);
     // A reload destroyed the old model before building the new one: one more model alive, not two.
-    CHECK(docsift::model::InternVLModel::live_instances() == alive + 1);
+    CHECK(docsift::family::internvl::InternVLModel::live_instances() == alive + 1);
   }
 }
 
 TEST_CASE("ladder: a non-OOM error fails the image at once, exhausted tiers are recorded, the next image runs") {
-  docsift::generate::Engine engine(kFixtures / "hf");
+  docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "many_tiles.png", 6);
   const Input small = input(engine, "one_tile.png", 6);
   Ladder ladder(engine, settings("oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache,"
@@ -182,7 +182,7 @@ TEST_CASE("ladder: a non-OOM error fails the image at once, exhausted tiers are 
 }
 
 TEST_CASE("ladder: a model that cannot be loaded is fatal, not retried") {
-  docsift::generate::Engine engine(kFixtures / "hf");
+  docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "one_tile.png", 1);
   LadderSettings s = settings("");
   s.device = at::Device(at::kCUDA, 63);  // no such device here or on any GPU machine: not a memory problem
@@ -252,7 +252,7 @@ TEST_CASE("memory plan: offloading moves the KV cache to the host, budgets decid
 }
 
 TEST_CASE("30 consecutive images in one process: host RSS after cleanup stays flat") {
-  docsift::generate::Engine engine(kFixtures / "original");
+  docsift::family::LoadedModel engine(kFixtures / "original");
   Ladder ladder(engine, settings(""));
   std::vector<std::uint64_t> after;
   std::uint64_t before_first = 0, peak_first = 0;
@@ -261,7 +261,7 @@ TEST_CASE("30 consecutive images in one process: host RSS after cleanup stays fl
     // Each image as the runner sees it: a decoded 3000×4000 RGB page (36 MB), its 13 tiles, the
     // prompt with 3,328 image tokens, generation through the ladder, then cleanup.
     const at::Tensor page = at::randint(0, 256, {3000, 4000, 3}, at::TensorOptions().dtype(at::kByte));
-    const auto pre = docsift::vision::preprocess_internvl(page, 12);
+    const auto pre = docsift::family::internvl::preprocess_internvl(page, 12);
     const auto prompt = engine.chat().encode("Describe the document.", static_cast<int>(pre.pixel_values.size(0)));
     const ImageRun run = ladder.run(image, pre.pixel_values, prompt, greedy(8));  // resets the peak
     REQUIRE(run.ok);
@@ -281,7 +281,7 @@ TEST_CASE("30 consecutive images in one process: host RSS after cleanup stays fl
 }
 
 TEST_CASE("ladder with int8: the reload tiers reload int8, the cpu tier follows memory.cpu_quantization") {
-  docsift::generate::Engine engine(kFixtures / "hf");
+  docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "one_tile.png", 1);
   using docsift::model::Quantization;
   // standard fails, offloaded_cache fails, reload succeeds: the reloaded model is int8 again.

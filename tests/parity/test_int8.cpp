@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 using docsift::model::Float16Residual;
 using docsift::model::Quantization;
 using docsift::model::Checkpoint;
-using docsift::model::InternVLModel;
+using docsift::family::internvl::InternVLModel;
 using docsift::model::Int8Path;
 using docsift::model::LinearWeight;
 using docsift::model::Numerics;
@@ -157,7 +157,7 @@ TEST_CASE("int8 InternVL3 fixture: weight bytes, logit error and top-1 agreement
   double worst = 0;
   REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
   for (const auto& [name, image_info] : info["images"].items()) {
-    const auto image = docsift::vision::preprocess_internvl(
+    const auto image = docsift::family::internvl::preprocess_internvl(
         docsift::io::read_rgb_image(kFixtures / "internvl/images" / (name + ".png")), info["max_tiles"].get<int>());
     const auto prompt = chat.encode(info["question"].get<std::string>(), static_cast<int>(image.pixel_values.size(0)));
     const auto greedy = image_info["greedy"].get<std::vector<int32_t>>();
@@ -180,11 +180,11 @@ TEST_CASE("parameter_count from config.json equals the checkpoint's tensors, tie
   for (const char* layout : {"hf", "original"}) {
     CAPTURE(layout);
     Checkpoint checkpoint(kFixtures / "internvl" / layout);
-    const auto config = docsift::model::parse_internvl_config(checkpoint.config(), layout);
-    CHECK(docsift::model::parameter_count(config) == docsift::model::summarize(checkpoint).total.parameters);
+    const auto config = docsift::family::internvl::parse_internvl_config(checkpoint.config(), layout);
+    CHECK(docsift::family::internvl::parameter_count(config) == docsift::model::summarize(checkpoint).total.parameters);
     auto tied = config;
     tied.text.tie_embeddings = true;
-    CHECK(docsift::model::parameter_count(config) - docsift::model::parameter_count(tied) ==
+    CHECK(docsift::family::internvl::parameter_count(config) - docsift::family::internvl::parameter_count(tied) ==
           static_cast<std::uint64_t>(config.text.vocab * config.text.hidden));
   }
 }

@@ -26,7 +26,7 @@
 namespace fs = std::filesystem;
 using docsift::io::read_rgb_image;
 using docsift::model::Checkpoint;
-using docsift::model::InternVLModel;
+using docsift::family::internvl::InternVLModel;
 using docsift::testing::copy_with_config;
 using docsift::testing::max_diff;
 
@@ -76,7 +76,7 @@ TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 gre
     for (const auto& [name, image_info] : info["images"].items()) {
       CAPTURE(name);
       const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));
-      const auto image = docsift::vision::preprocess_internvl(read_rgb_image(kFixtures / "images" / (name + ".png")),
+      const auto image = docsift::family::internvl::preprocess_internvl(read_rgb_image(kFixtures / "images" / (name + ".png")),
                                                               info["max_tiles"].get<int>());
       const int64_t tiles = image.pixel_values.size(0);
       REQUIRE(tiles == image_info["tiles"].get<int64_t>());
@@ -140,7 +140,7 @@ TEST_CASE("InternVL3 checkpoints with wrong or missing tensors are refused, nami
 TEST_CASE("generation: stop tokens end it, seeded sampling repeats, top_p near 0 is greedy") {
   const Loaded loaded = load("hf");
   const auto info = summary();
-  const auto image = docsift::vision::preprocess_internvl(read_rgb_image(kFixtures / "images/one_tile.png"),
+  const auto image = docsift::family::internvl::preprocess_internvl(read_rgb_image(kFixtures / "images/one_tile.png"),
                                                           info["max_tiles"].get<int>());
   const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
   const auto prompt = chat.encode(info["question"].get<std::string>(), 1);

@@ -17,7 +17,7 @@
 
 namespace fs = std::filesystem;
 using docsift::io::read_rgb_image;
-using docsift::vision::choose_grid;
+using docsift::family::internvl::choose_grid;
 
 namespace {
 
@@ -53,7 +53,7 @@ TEST_CASE("InternVL tiles match the transformers -hf processor byte for byte") {
   REQUIRE(summary["images"].size() == 2);  // one_tile, many_tiles
   for (const auto& [name, info] : summary["images"].items()) {
     CAPTURE(name);
-    const auto image = docsift::vision::preprocess_internvl(read_rgb_image(kFixtures / "images" / (name + ".png")), max_tiles);
+    const auto image = docsift::family::internvl::preprocess_internvl(read_rgb_image(kFixtures / "images" / (name + ".png")), max_tiles);
     const int tiles = info["tiles"];
     REQUIRE(image.tiles_u8.size(0) == tiles);
     CHECK(image.pixel_values.sizes() == at::IntArrayRef({tiles, 3, 448, 448}));
@@ -95,7 +95,7 @@ TEST_CASE("Pillow's bicubic, exactly: enlarged, shrunk, and one axis up while th
     }
     // torchvision's tensor path (the -hf processor's) is not Pillow's: how far it is, for the record.
     const at::Tensor torch_path =
-        docsift::vision::resize_bicubic_u8(input.permute({2, 0, 1}), h, w).permute({1, 2, 0}).contiguous();
+        docsift::family::internvl::resize_bicubic_u8(input.permute({2, 0, 1}), h, w).permute({1, 2, 0}).contiguous();
     MESSAGE(w << "x" << h << ": torchvision's path differs from Pillow by up to "
               << torch_path.to(at::kInt).sub(pillow.to(at::kInt)).abs().max().item().toInt() << " levels");
   }

@@ -13,7 +13,7 @@
 #include "docsift/error.h"
 #include "docsift/family/mllama/model.h"
 #include "docsift/family/mllama/tiles.h"
-#include "docsift/generate/engine.h"
+#include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
 #include "docsift/io/image_file.h"
 #include "docsift/memory/plan.h"
@@ -26,7 +26,7 @@
 
 namespace fs = std::filesystem;
 using docsift::family::ImageInputs;
-using docsift::generate::Engine;
+using docsift::family::LoadedModel;
 using docsift::testing::copy_with_config;
 using docsift::testing::max_diff;
 
@@ -60,7 +60,7 @@ struct Run {
   docsift::generate::GenerationResult result;
 };
 
-Run run_image(const Engine& engine, const std::string& name, const nlohmann::json& info) {
+Run run_image(const LoadedModel& engine, const std::string& name, const nlohmann::json& info) {
   Run r;
   r.inputs = engine.family().preprocess(docsift::io::read_rgb_image(kFixtures / "images" / (name + ".png")), 4);
   r.prompt = engine.chat().encode(question_for(info["user_text"].get<std::string>()), r.inputs.tiles);
@@ -74,7 +74,7 @@ Run run_image(const Engine& engine, const std::string& name, const nlohmann::jso
 }  // namespace
 
 TEST_CASE("Mllama canvas rules: the worked examples at 560 px and the arrangement list") {
-  const auto supported = docsift::vision::supported_aspect_ratios(4);
+  const auto supported = docsift::family::mllama::supported_aspect_ratios(4);
   REQUIRE(supported.size() == 8);
   CHECK((supported[1] == std::make_pair(1, 2)));
   CHECK((supported[7] == std::make_pair(4, 1)));
@@ -86,7 +86,7 @@ TEST_CASE("Mllama canvas rules: the worked examples at 560 px and the arrangemen
                        Case{1000, 2000, 2, 1, 1120, 560, 5}, Case{300, 300, 1, 1, 560, 560, 1}}) {
     CAPTURE(c.w);
     CAPTURE(c.h);
-    const auto canvas = docsift::vision::mllama_canvas(c.w, c.h, 4, 560, supported);
+    const auto canvas = docsift::family::mllama::mllama_canvas(c.w, c.h, 4, 560, supported);
     CHECK(canvas.rows == c.rows);
     CHECK(canvas.columns == c.columns);
     CHECK(canvas.resized_height == c.resized_h);
@@ -94,19 +94,19 @@ TEST_CASE("Mllama canvas rules: the worked examples at 560 px and the arrangemen
     CHECK(canvas.aspect_ratio_id == c.id);
   }
   // model.max_tiles below 4 limits the arrangements; ids still index the model's list.
-  const auto two = docsift::vision::mllama_canvas(1920, 1080, 2, 560, supported);
+  const auto two = docsift::family::mllama::mllama_canvas(1920, 1080, 2, 560, supported);
   CHECK(two.tiles() <= 2);
   CHECK(two.aspect_ratio_id == 2);  // (1, 2)
 }
 
 TEST_CASE("Mllama preprocessing equals the processor: canvas, uint8 resize byte for byte, padding, empty slots") {
   const auto info = summary();
-  const auto supported = docsift::vision::supported_aspect_ratios(4);
+  const auto supported = docsift::family::mllama::supported_aspect_ratios(4);
   REQUIRE(info["images"].size() == 4);  // one_tile, grid_2x2, wide_1x3, tall_3x1
   for (const auto& [name, image] : info["images"].items()) {
     CAPTURE(name);
     const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));
-    const auto got = docsift::vision::preprocess_mllama(docsift::io::read_rgb_image(kFixtures / "images" / (name + ".png")),
+    const auto got = docsift::family::mllama::preprocess_mllama(docsift::io::read_rgb_image(kFixtures / "images" / (name + ".png")),
                                                         4, 112, 4, supported);
     CHECK(got.canvas.rows == image["grid_hw"][0].get<int>());
     CHECK(got.canvas.columns == image["grid_hw"][1].get<int>());
@@ -129,7 +129,7 @@ TEST_CASE("Llama 3.2 Vision matches transformers: projector output, first logits
   const auto info = summary();
   for (const std::string layout : {"hub", "tree"}) {
     CAPTURE(layout);
-    Engine engine(kFixtures / layout);
+    LoadedModel engine(kFixtures / layout);
     CHECK(engine.family().name() == "llama32-vision");
     // <|end_of_text|>, <|eom_id|>, <|eot_id|>, in any order.
     auto stops = engine.chat().stop_ids();
@@ -166,7 +166,7 @@ TEST_CASE("Llama 3.2 Vision matches transformers: projector output, first logits
 
 TEST_CASE("Llama 3.2 Vision with the self-attention cache offloaded: the same tokens, cross K/V counted on the device side") {
   const auto info = summary();
-  Engine engine(kFixtures / "hub");
+  LoadedModel engine(kFixtures / "hub");
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const docsift::model::SafetensorsFile ref(kFixtures / "reference/tall_3x1.safetensors");
   ImageInputs inputs =
@@ -188,7 +188,7 @@ TEST_CASE("Llama 3.2 Vision: Meta's rows before <|image|> (model.cross_attention
   const auto info = summary();
   docsift::family::FamilyOptions meta;
   meta.cross_attention_rows = docsift::family::mllama::CrossAttentionRows::Meta;
-  Engine engine(kFixtures / "hub", /*require_weights=*/true, meta);
+  LoadedModel engine(kFixtures / "hub", /*require_weights=*/true, meta);
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const docsift::model::SafetensorsFile ref(kFixtures / "reference/grid_2x2.safetensors");
   const Run r = run_image(engine, "grid_2x2", info["images"]["grid_2x2"]);
@@ -202,7 +202,7 @@ TEST_CASE("Llama 3.2 Vision: Meta's rows before <|image|> (model.cross_attention
 
 TEST_CASE("Llama 3.2 Vision int8: every language-model linear (self, cross, lm_head) quantized, logits close") {
   const auto info = summary();
-  Engine engine(kFixtures / "hub");
+  LoadedModel engine(kFixtures / "hub");
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const std::size_t dense = engine.model().parameter_bytes();
   const Run fp32 = run_image(engine, "grid_2x2", info["images"]["grid_2x2"]);
@@ -231,18 +231,18 @@ TEST_CASE("Llama 3.2 Vision int8: every language-model linear (self, cross, lm_h
 TEST_CASE("Llama 3.2 Vision checkpoints that do not match config.json are refused, naming the tensors") {
   docsift::testing::TempDir dir;
   copy_with_config(kFixtures / "hub", dir.path(), [](nlohmann::json& c) { c["text_config"]["cross_attention_layers"] = {1}; });
-  Engine fewer(dir.path());
+  LoadedModel fewer(dir.path());
   CHECK_THROWS_WITH_AS(fewer.load(at::kCPU, docsift::model::Numerics{at::kFloat}),
                        doctest::Contains("language_model.model.layers.3.cross_attn"), docsift::FileError);
   copy_with_config(kFixtures / "hub", dir.path(), [](nlohmann::json& c) { c["vision_config"]["intermediate_size"] = 96; });
-  Engine wider(dir.path());
+  LoadedModel wider(dir.path());
   CHECK_THROWS_WITH_AS(wider.load(at::kCPU, docsift::model::Numerics{at::kFloat}),
                        doctest::Contains("vision_model.transformer.layers.0.mlp.fc1.weight is [64, 32], config.json implies [96, 32]"),
                        docsift::FileError);
   copy_with_config(kFixtures / "hub", dir.path(), [](nlohmann::json& c) { c["vision_config"]["vision_output_dim"] = 64; });
-  CHECK_THROWS_WITH_AS(Engine{dir.path()}, doctest::Contains("vision_output_dim 64 is not hidden_size"), docsift::FileError);
+  CHECK_THROWS_WITH_AS(LoadedModel{dir.path()}, doctest::Contains("vision_output_dim 64 is not hidden_size"), docsift::FileError);
   copy_with_config(kFixtures / "hub", dir.path(), [](nlohmann::json& c) { c["model_type"] = "llava"; });
-  CHECK_THROWS_WITH_AS(Engine{dir.path()},
+  CHECK_THROWS_WITH_AS(LoadedModel{dir.path()},
                        doctest::Contains("model_type \"llava\" (architecture MllamaForConditionalGeneration) is not a model "
                                          "docsift runs; supported: internvl_chat (InternVL3), internvl (InternVL3), "
                                          "mllama (Llama 3.2 Vision)"),

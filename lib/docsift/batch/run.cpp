@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "docsift/batch/image_job.h"
+#include "docsift/batch/page_reader.h"
 #include "docsift/batch/lock.h"
 #include "docsift/batch/outputs.h"
 #include "docsift/batch/progress.h"
@@ -118,13 +118,15 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   Progress progress(o, log, static_cast<int>(todo.size()));
   // In process, or (memory.isolate: worker) through a worker process: then this process never
   // touches the device, and the worker's events go to the log.
-  std::unique_ptr<ImageJob> job;
-  std::unique_ptr<WorkerSupervisor> supervisor;
+  std::unique_ptr<PageReader> reader;
+  const WorkerSupervisor* supervisor = nullptr;
   if (cfg.memory.isolate == config::Isolation::Worker) {
-    supervisor = std::make_unique<WorkerSupervisor>(cfg, o.out_dir.string(),
-                                                    [&progress](const std::string& event) { progress.worker(event); });
+    auto s = std::make_unique<WorkerSupervisor>(cfg, o.out_dir.string(),
+                                                [&progress](const std::string& event) { progress.worker(event); });
+    supervisor = s.get();
+    reader = std::move(s);
   } else {
-    job = std::make_unique<ImageJob>(cfg);
+    reader = open_page_reader(cfg);
   }
   const auto abandon = [&stop] { return stop.abandon(); };
   for (const auto& f : skipped_files) progress.skipped(f);
@@ -137,14 +139,12 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     const int index = summary.skipped + done + 1;  // processing order across resumed runs
     const auto start = Clock::now();
     const RecordName name = record_name(page.name);
-    ImageJob::Outcome outcome;
+    PageOutcome outcome;
     try {
       if (!page.error.empty()) {
         outcome.record = Record::failed(page.error);
-      } else if (supervisor) {
-        outcome = supervisor->process(page.file->path, page.page, index, abandon, &page != &todo.back());
       } else {
-        outcome = job->process(page.file->path, page.page, index, abandon);
+        outcome = reader->read({page.file->path, page.page, index, abandon, &page != &todo.back()});
       }
     } catch (const generate::Interrupted&) {
       // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.
@@ -205,7 +205,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   if (o.shard) out.shard = Summary::ShardInfo{o.shard->index, o.shard->count, summary.scanned_all};
   out.engine = config::to_string(config::resolved_engine(cfg));
   out.model = cfg.model.path;
-  out.device = supervisor ? supervisor->device() : job->device();
+  out.device = reader->device();
   if (supervisor) {
     const WorkerStats& w = supervisor->stats();
     out.isolation = {"worker", w.started, w.recycles, w.crashes, w.timeouts, device::cuda_footprint().driver_library,

@@ -31,8 +31,8 @@ std::string describe_status(int status) {
   return "stopped (status " + std::to_string(status) + ")";
 }
 
-ImageJob::Outcome failed(const std::string& error) {
-  ImageJob::Outcome out;
+PageOutcome failed(const std::string& error) {
+  PageOutcome out;
   out.record = Record::failed(error);
   return out;
 }
@@ -161,15 +161,17 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
   }
 }
 
-ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, int page, int index,
-                                            const std::function<bool()>& abandon, bool more) {
+PageOutcome WorkerSupervisor::read(const PageRequest& request) {
+  const int index = request.index;
+  const std::function<bool()>& abandon = request.interrupt;
+  const bool more = request.more;
   std::vector<std::string> crashes;
   for (int attempt = 1; attempt <= 2; ++attempt) {
     if (!worker_) start();
     await_ready(abandon);
     Worker& w = *worker_;
     const pid_t pid = w.pid;
-    write_line(w.to, encode(ImageRequest{path.string(), page, index, attempt}));  // a dead worker shows as EOF below
+    write_line(w.to, encode(ImageRequest{request.path.string(), request.page, index, attempt}));  // a dead worker shows as EOF below
     const auto deadline = Clock::now() + std::chrono::seconds(config_.memory.worker.timeout_s);
     std::string line;
     while (true) {
@@ -186,7 +188,7 @@ ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, i
           crashes.push_back("spoke another protocol");
           break;
         }
-        ImageJob::Outcome out;
+        PageOutcome out;
         out.record = std::move(reply->record);
         out.fatal = reply->fatal;
         out.fatal_error = reply->fatal_error;
@@ -232,7 +234,7 @@ ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, i
         stop(/*gently=*/false);
         ++stats_.timeouts;
         note_("worker " + std::to_string(pid) + " timed out on image " + std::to_string(index) + "; killed");
-        ImageJob::Outcome out = failed("timed out after " + std::to_string(config_.memory.worker.timeout_s) +
+        PageOutcome out = failed("timed out after " + std::to_string(config_.memory.worker.timeout_s) +
                                        " s (memory.worker.timeout_s); the worker was killed");
         out.record.worker = {{"pid", pid}, {"attempt", attempt}, {"timed_out", true}};
         if (more) start();
@@ -240,7 +242,7 @@ ImageJob::Outcome WorkerSupervisor::process(const std::filesystem::path& path, i
       }
     }
   }
-  ImageJob::Outcome out = failed("the worker crashed on this image twice: " + crashes.back());
+  PageOutcome out = failed("the worker crashed on this image twice: " + crashes.back());
   out.record.worker = {{"crashes", crashes}};
   if (more) start();
   return out;

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "docsift/batch/image_job.h"
+#include "docsift/batch/page_reader.h"
 #include "docsift/config/config.h"
 
 namespace docsift::batch {
@@ -25,7 +25,7 @@ struct WorkerStats {
   int started = 0, recycles = 0, crashes = 0, timeouts = 0;
 };
 
-class WorkerSupervisor {
+class WorkerSupervisor final : public PageReader {
  public:
   // No worker starts until the first image. `tag` goes on the worker's command line (`docsift worker --for TAG`) so `ps` shows whose it
   // is; `note` receives one line per worker event (start, recycle, crash, timeout) for the log.
@@ -40,11 +40,10 @@ class WorkerSupervisor {
   // worker is killed and reaped first); docsift::FileError / ConfigError when a worker cannot start.
   // `more` says whether images follow: a replacement worker starts (and loads the model) at once
   // only then.
-  ImageJob::Outcome process(const std::filesystem::path& path, int page, int index,
-                            const std::function<bool()>& abandon, bool more = true);
+  PageOutcome read(const PageRequest& request) override;
 
   const WorkerStats& stats() const { return stats_; }
-  const std::string& device() const { return device_; }  // as the worker reported it
+  std::string device() const override { return device_; }  // as the worker reported it
 
  private:
   struct Worker;

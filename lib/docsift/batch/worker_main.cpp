@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "docsift/batch/image_job.h"
+#include "docsift/batch/page_reader.h"
 #include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
 #include "docsift/resilience/faults.h"
@@ -23,15 +23,15 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
   };
   std::string line;
   if (in.read(line, -1) != LineReader::Result::kLine) return 0;
-  std::unique_ptr<ImageJob> job;
+  std::unique_ptr<PageReader> reader;
   try {
     const std::optional<Message> message = parse_message(line);
     if (!message) throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
     const config::Config cfg = config::from_yaml(hello_of(*message).config_yaml, "worker config");
     prepare_device(cfg);
-    job = std::make_unique<ImageJob>(cfg, /*in_worker=*/true);
-    job->warm_up();
-    reply(encode(ReadyMessage{::getpid(), job->device()}));
+    reader = open_page_reader(cfg, /*in_worker=*/true);
+    reader->warm_up();
+    reply(encode(ReadyMessage{::getpid(), reader->device()}));
   } catch (const ConfigError& e) {
     reply(encode(StartErrorMessage{true, e.what()}));
     return 3;
@@ -39,16 +39,16 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
     reply(encode(StartErrorMessage{false, std::string(e.what()).substr(0, std::string(e.what()).find('\n'))}));
     return 3;
   }
-  const resilience::FaultPlan& faults = job->faults();
+  const resilience::FaultPlan& faults = reader->faults();
   while (in.read(line, -1) == LineReader::Result::kLine) {
     const std::optional<Message> message = parse_message(line);
     if (!message || message->type != "image") return 0;  // "exit", or anything else: stop
     const ImageRequest request = image_request_of(*message);
     resilience::FaultSite site{resilience::FaultPoint::kStart, request.index, "", 1, 0, request.attempt};
     if (const resilience::FaultSpec* spec = faults.match(site)) resilience::fire_process_fault(*spec);
-    job->set_process_attempt(request.attempt);
-    ImageJob::Outcome outcome = job->process(request.path, request.page, request.index, nullptr);
-    reply(encode(RecordReply{std::move(outcome.record), outcome.fatal, outcome.fatal_error, job->memory_in_use()}));
+    reader->set_process_attempt(request.attempt);
+    PageOutcome outcome = reader->read({request.path, request.page, request.index, nullptr, true});
+    reply(encode(RecordReply{std::move(outcome.record), outcome.fatal, outcome.fatal_error, reader->memory_in_use()}));
   }
   return 0;
 }

@@ -1,5 +1,5 @@
 // `docsift worker`: the worker side of worker isolation (supervisor.h), a loop over the pipe
-// protocol (worker_protocol.h) that reads each page with an ImageJob.
+// protocol (worker_protocol.h) that reads each page with a PageReader (page_reader.h).
 #pragma once
 
 #include <functional>

@@ -20,8 +20,8 @@ struct Entry {
 
 constexpr std::array<Entry, 2> kFamilies{{
     {"InternVL3", {"internvl_chat", "internvl"}, {"InternVLChatModel", "InternVLForConditionalGeneration"},
-     &open_internvl},
-    {"Llama 3.2 Vision", {"mllama", ""}, {"MllamaForConditionalGeneration", ""}, &open_mllama},
+     &internvl::open_internvl},
+    {"Llama 3.2 Vision", {"mllama", ""}, {"MllamaForConditionalGeneration", ""}, &mllama::open_mllama},
 }};
 
 bool listed(const std::array<const char*, 2>& names, const std::string& value) {

@@ -1,7 +1,7 @@
 // The OCR engine: a page → the schema's fields, with no model weights. A PDF page's own text
 // layer is used where it is usable (read_words); otherwise Tesseract reads the page image
 // (reader.h). The rules (rules.h, configs/fields/ocr-rules.yaml) then turn the lines into fields.
-// `run` uses it through batch::ImageJob exactly as it uses a model family: the same records,
+// `run` uses it through batch::OcrReader exactly as it uses a model family: the same records,
 // journal, CSV and eval.
 #pragma once
 

@@ -39,7 +39,7 @@ nlohmann::json to_json(const Attempt& a) {
   return j;
 }
 
-Ladder::Ladder(generate::Engine& engine, LadderSettings settings) : engine_(engine), settings_(std::move(settings)) {
+Ladder::Ladder(family::LoadedModel& engine, LadderSettings settings) : engine_(engine), settings_(std::move(settings)) {
   if (settings_.tiers.empty()) throw ConfigError("memory.tiers is empty: name at least one tier");
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "docsift/generate/engine.h"
+#include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/resilience/faults.h"
@@ -55,7 +55,7 @@ nlohmann::json to_json(const Attempt& attempt);
 
 class Ladder {
  public:
-  Ladder(generate::Engine& engine, LadderSettings settings);
+  Ladder(family::LoadedModel& engine, LadderSettings settings);
 
   // Runs one image (`image` counts from 1 in processing order). `start` skips the tiers before
   // it (a memory plan's prediction); the ladder still escalates past it on out-of-memory.
@@ -76,7 +76,7 @@ class Ladder {
   void prepare(memory::Tier tier, const FaultSite& site);
   void check_fault(const FaultSite& site) const;
 
-  generate::Engine& engine_;
+  family::LoadedModel& engine_;
   LadderSettings settings_;
   int process_attempt_ = 1;
 };

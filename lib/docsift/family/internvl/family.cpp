@@ -6,38 +6,38 @@
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
 
-namespace docsift::family {
+namespace docsift::family::internvl {
 namespace {
 
 class InternVLFamily final : public Family {
  public:
   InternVLFamily(const model::Checkpoint& checkpoint, const FamilyOptions& options)
-      : config_(model::parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
-        chat_(config_.layout == model::InternVLConfig::Layout::kOriginal ? text::ChatFormat::kInternVL
+      : config_(parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
+        chat_(config_.layout == InternVLConfig::Layout::kOriginal ? text::ChatFormat::kInternVL
                                                                            : text::ChatFormat::kInternVLHf,
               text::Tokenizer::load(checkpoint.dir())),
         // auto: what each layout's reference code does: the original chat() resizes PIL images,
         // the -hf processor resizes tensors with torchvision.
         resample_(options.resample != image::Resample::Auto ? options.resample
-                  : config_.layout == model::InternVLConfig::Layout::kOriginal ? image::Resample::Pil
+                  : config_.layout == InternVLConfig::Layout::kOriginal ? image::Resample::Pil
                                                                                : image::Resample::Torch) {
     // The original layout's config.json does not name the image token; the tokenizer does. The
     // -hf layout names it, and the two must agree.
-    if (config_.layout == model::InternVLConfig::Layout::kOriginal) {
+    if (config_.layout == InternVLConfig::Layout::kOriginal) {
       config_.image_token_id = chat_.image_token_id();
     } else if (config_.image_token_id != chat_.image_token_id()) {
       throw FileError(checkpoint.dir().string() + ": config.json's image_token_id " +
                       std::to_string(config_.image_token_id) + " is not the tokenizer's <IMG_CONTEXT> (" +
                       std::to_string(chat_.image_token_id()) + ")");
     }
-    shape_ = model::memory_shape(config_, checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
-                                                                   : model::parameter_count(config_));
+    shape_ = internvl::memory_shape(config_, checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
+                                                                   : internvl::parameter_count(config_));
   }
 
   std::string_view name() const override { return "internvl3"; }
   const text::ChatTemplate& chat() const override { return chat_; }
   ImageInputs preprocess(const at::Tensor& rgb_hwc, int max_tiles) const override {
-    const vision::InternVLImage image = vision::preprocess_internvl(rgb_hwc, max_tiles, 448, resample_);
+    const InternVLImage image = preprocess_internvl(rgb_hwc, max_tiles, 448, resample_);
     ImageInputs in(image.pixel_values);
     in.columns = image.grid.columns;
     in.rows = image.grid.rows;
@@ -50,13 +50,13 @@ class InternVLFamily final : public Family {
   const memory::ModelShape& memory_shape() const override { return shape_; }
   std::unique_ptr<Model> load(const model::Checkpoint& checkpoint, const model::Numerics& numerics,
                               at::Device device) const override {
-    auto m = std::make_unique<model::InternVLModel>(checkpoint, numerics, device);
+    auto m = std::make_unique<InternVLModel>(checkpoint, numerics, device);
     m->set_image_token_id(config_.image_token_id);
     return m;
   }
 
  private:
-  model::InternVLConfig config_;
+  InternVLConfig config_;
   text::ChatTemplate chat_;
   image::Resample resample_;
   memory::ModelShape shape_;
@@ -68,4 +68,4 @@ std::unique_ptr<Family> open_internvl(const model::Checkpoint& checkpoint, const
   return std::make_unique<InternVLFamily>(checkpoint, options);
 }
 
-}  // namespace docsift::family
+}  // namespace docsift::family::internvl

@@ -6,9 +6,9 @@
 
 #include "docsift/family/family.h"
 
-namespace docsift::family {
+namespace docsift::family::internvl {
 
 // Recognises "internvl_chat" (InternVLChatModel) and "internvl" (InternVLForConditionalGeneration).
 std::unique_ptr<Family> open_internvl(const model::Checkpoint& checkpoint, const FamilyOptions&);
 
-}  // namespace docsift::family
+}  // namespace docsift::family::internvl

@@ -14,7 +14,9 @@
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/weights.h"
 
-namespace docsift::model {
+namespace docsift::family::internvl {
+
+using namespace docsift::model;  // the shared blocks (model/) this family is built from
 namespace {
 
 using nlohmann::json;
@@ -310,12 +312,12 @@ at::Tensor InternVLModel::forward(const at::Tensor& embeds, KVCache& cache) cons
   return w_->text->forward(embeds, cache);
 }
 
-}  // namespace docsift::model
+}  // namespace docsift::family::internvl
 
 // ---------------------------------------------------------------------------------------------
 // family::Model
 
-namespace docsift::model {
+namespace docsift::family::internvl {
 namespace {
 
 // InternVL3's generation state: the image features wait for prefill, which writes them over the
@@ -355,4 +357,4 @@ std::unique_ptr<family::Sequence> InternVLModel::start(const at::Tensor& feature
   return std::make_unique<InternVLSequence>(*this, features, make_cache(capacity, placement));
 }
 
-}  // namespace docsift::model
+}  // namespace docsift::family::internvl

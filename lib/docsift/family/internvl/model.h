@@ -20,8 +20,18 @@
 #include "docsift/model/precision.h"
 
 namespace docsift::model {
-
 class Checkpoint;
+}  // namespace docsift::model
+
+namespace docsift::family::internvl {
+
+// The shared blocks (model/) this family is built from.
+using model::CachePlacement;
+using model::Checkpoint;
+using model::DecoderConfig;
+using model::KVCache;
+using model::KVCacheShape;
+using model::Numerics;
 
 struct InternVLConfig {
   enum class Layout { kOriginal, kHf };
@@ -98,4 +108,4 @@ class InternVLModel final : public family::Model {
   std::unique_ptr<Weights> w_;
 };
 
-}  // namespace docsift::model
+}  // namespace docsift::family::internvl

@@ -13,7 +13,7 @@
 
 #include "docsift/error.h"
 
-namespace docsift::vision {
+namespace docsift::family::internvl {
 
 TileGrid choose_grid(int width, int height, int min_tiles, int max_tiles, int tile_size) {
   if (width < 1 || height < 1) {
@@ -86,4 +86,4 @@ InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int 
   return result;
 }
 
-}  // namespace docsift::vision
+}  // namespace docsift::family::internvl

@@ -17,7 +17,7 @@
 
 #include "docsift/image/resample.h"
 
-namespace docsift::vision {
+namespace docsift::family::internvl {
 
 struct TileGrid {
   int columns = 1;
@@ -47,4 +47,4 @@ InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int 
 // Bicubic antialiased resize of a [C, H, W] uint8 CPU image (as torchvision does for uint8 input).
 at::Tensor resize_bicubic_u8(const at::Tensor& chw_u8, int64_t height, int64_t width);
 
-}  // namespace docsift::vision
+}  // namespace docsift::family::internvl

@@ -8,13 +8,13 @@
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
 
-namespace docsift::family {
+namespace docsift::family::mllama {
 namespace {
 
 class MllamaFamily final : public Family {
  public:
   MllamaFamily(const model::Checkpoint& checkpoint, const FamilyOptions& options)
-      : config_(model::parse_mllama_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
+      : config_(parse_mllama_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
         chat_(text::ChatFormat::kLlama32Vision, text::Tokenizer::load(checkpoint.dir())),
         rows_(options.cross_attention_rows) {
     if (config_.image_token_id != chat_.image_token_id()) {
@@ -22,15 +22,15 @@ class MllamaFamily final : public Family {
                       std::to_string(config_.image_token_id) + " is not the tokenizer's <|image|> (" +
                       std::to_string(chat_.image_token_id()) + ")");
     }
-    shape_ = model::memory_shape(config_, checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
-                                                                   : model::parameter_count(config_));
+    shape_ = mllama::memory_shape(config_, checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
+                                                                   : mllama::parameter_count(config_));
   }
 
   std::string_view name() const override { return "llama32-vision"; }
   const text::ChatTemplate& chat() const override { return chat_; }
   ImageInputs preprocess(const at::Tensor& rgb_hwc, int max_tiles) const override {
-    const model::MllamaVisionConfig& v = config_.vision;
-    const vision::MllamaImage image = vision::preprocess_mllama(
+    const MllamaVisionConfig& v = config_.vision;
+    const MllamaImage image = preprocess_mllama(
         rgb_hwc, max_tiles, static_cast<int>(v.image_size), static_cast<int>(v.max_num_tiles), v.aspect_ratios);
     ImageInputs in;
     in.pixel_values = image.pixel_values;
@@ -49,13 +49,13 @@ class MllamaFamily final : public Family {
   const memory::ModelShape& memory_shape() const override { return shape_; }
   std::unique_ptr<Model> load(const model::Checkpoint& checkpoint, const model::Numerics& numerics,
                               at::Device device) const override {
-    return std::make_unique<model::MllamaModel>(checkpoint, numerics, device, rows_);
+    return std::make_unique<MllamaModel>(checkpoint, numerics, device, rows_);
   }
 
  private:
-  model::MllamaConfig config_;
+  MllamaConfig config_;
   text::ChatTemplate chat_;
-  family::mllama::CrossAttentionRows rows_;
+  CrossAttentionRows rows_;
   memory::ModelShape shape_;
 };
 
@@ -65,4 +65,4 @@ std::unique_ptr<Family> open_mllama(const model::Checkpoint& checkpoint, const F
   return std::make_unique<MllamaFamily>(checkpoint, options);
 }
 
-}  // namespace docsift::family
+}  // namespace docsift::family::mllama

@@ -7,9 +7,9 @@
 
 #include "docsift/family/family.h"
 
-namespace docsift::family {
+namespace docsift::family::mllama {
 
 // Recognises "mllama" (MllamaForConditionalGeneration).
 std::unique_ptr<Family> open_mllama(const model::Checkpoint& checkpoint, const FamilyOptions& options);
 
-}  // namespace docsift::family
+}  // namespace docsift::family::mllama

@@ -13,7 +13,9 @@
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/weights.h"
 
-namespace docsift::model {
+namespace docsift::family::mllama {
+
+using namespace docsift::model;  // the shared blocks (model/) this family is built from
 namespace {
 
 // Mllama's embedding table has 8 rows beyond the vocabulary (the first is <|image|>).
@@ -275,4 +277,4 @@ std::unique_ptr<family::Sequence> MllamaModel::start(const at::Tensor& cross_sta
   return std::make_unique<MllamaSequence>(*this, cross_states, image.tiles, make_cache(capacity, placement));
 }
 
-}  // namespace docsift::model
+}  // namespace docsift::family::mllama

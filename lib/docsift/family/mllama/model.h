@@ -25,8 +25,20 @@
 #include "docsift/model/decoder.h"
 
 namespace docsift::model {
-
 class Checkpoint;
+}  // namespace docsift::model
+
+namespace docsift::family::mllama {
+
+// The shared blocks (model/) this family is built from.
+using model::CachePlacement;
+using model::Checkpoint;
+using model::Decoder;
+using model::DecoderConfig;
+using model::KVCache;
+using model::LinearWeight;
+using model::Numerics;
+using model::SwiGLU;
 class MllamaVisionEncoder;
 
 // What text rows before the <|image|> token get from a cross-attention layer
@@ -95,4 +107,4 @@ class MllamaModel final : public family::Model {
   std::vector<CrossLayer> cross_;  // in the order of config.text.cross_layers
 };
 
-}  // namespace docsift::model
+}  // namespace docsift::family::mllama

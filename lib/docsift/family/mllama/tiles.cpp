@@ -11,7 +11,7 @@
 
 #include "docsift/error.h"
 
-namespace docsift::vision {
+namespace docsift::family::mllama {
 namespace {
 
 // CLIP's normalisation (preprocessor_config.json of the released models).
@@ -113,4 +113,4 @@ MllamaImage preprocess_mllama(const at::Tensor& rgb_hwc, int max_tiles, int tile
   return out;
 }
 
-}  // namespace docsift::vision
+}  // namespace docsift::family::mllama

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace docsift::vision {
+namespace docsift::family::mllama {
 
 // Tile arrangements (rows, columns) in the model's order: aspect ratio id = 1 + index.
 using AspectRatios = std::vector<std::pair<int, int>>;
@@ -46,4 +46,4 @@ struct MllamaImage {
 MllamaImage preprocess_mllama(const at::Tensor& rgb_hwc, int max_tiles, int tile_size, int max_num_tiles,
                               const AspectRatios& supported);
 
-}  // namespace docsift::vision
+}  // namespace docsift::family::mllama

@@ -18,7 +18,9 @@
 #include "docsift/model/blocks.h"
 #include "docsift/model/weights.h"
 
-namespace docsift::model {
+namespace docsift::family::mllama {
+
+using namespace docsift::model;  // the shared blocks (model/) this family is built from
 
 MllamaVisionConfig parse_mllama_vision_config(const JsonFields& v) {
   MllamaVisionConfig c;
@@ -47,7 +49,7 @@ MllamaVisionConfig parse_mllama_vision_config(const JsonFields& v) {
       c.aspect_ratios.emplace_back(r[0].get<int>(), r[1].get<int>());
     }
   } else {
-    c.aspect_ratios = vision::supported_aspect_ratios(static_cast<int>(c.max_num_tiles));
+    c.aspect_ratios = family::mllama::supported_aspect_ratios(static_cast<int>(c.max_num_tiles));
   }
   if (c.hidden <= 0 || c.heads <= 0 || c.hidden % c.heads != 0 || c.layers <= 0 || c.global_layers < 0 ||
       c.intermediate <= 0 || c.patch_size <= 0 || c.image_size % c.patch_size != 0 || c.max_num_tiles < 1 ||
@@ -216,4 +218,4 @@ at::Tensor MllamaVisionEncoder::forward(const at::Tensor& pixel_values, int64_t 
   return at::cat({final_states, intermediate}, -1);
 }
 
-}  // namespace docsift::model
+}  // namespace docsift::family::mllama

@@ -16,17 +16,20 @@
 namespace docsift {
 class JsonFields;
 }
-
 namespace docsift::model {
-
 class WeightLoader;
+}
+
+namespace docsift::family::mllama {
+
+using model::WeightLoader;
 
 struct MllamaVisionConfig {
   int64_t hidden = 0, heads = 0, layers = 0, global_layers = 0, intermediate = 0;
   int64_t image_size = 560, patch_size = 14, max_num_tiles = 4, output_dim = 0;
   double norm_eps = 1e-5;
   std::vector<int64_t> intermediate_layers;  // local layers whose INPUT is kept (Meta's convention)
-  vision::AspectRatios aspect_ratios;        // (rows, columns); aspect ratio id = 1 + index
+  family::mllama::AspectRatios aspect_ratios;        // (rows, columns); aspect ratio id = 1 + index
 
   int64_t patches_per_side() const { return image_size / patch_size; }
   int64_t tokens_per_tile() const { return patches_per_side() * patches_per_side() + 1; }  // P
@@ -64,4 +67,4 @@ class MllamaVisionEncoder {
   std::vector<Layer> local_, global_;
 };
 
-}  // namespace docsift::model
+}  // namespace docsift::family::mllama

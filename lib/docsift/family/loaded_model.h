@@ -11,18 +11,18 @@
 #include "docsift/family/family.h"
 #include "docsift/model/checkpoint.h"
 
-namespace docsift::generate {
+namespace docsift::family {
 
-class Engine {
+class LoadedModel {
  public:
   // Reads config.json, the safetensors headers and the tokenizer; loads no weights. Throws
   // docsift::FileError for anything missing or malformed, and for a model_type docsift does not
   // run (the message lists the supported ones).
   // With `require_weights` false a folder without weight files is accepted (`inspect` plans it from
   // config.json); load() then throws.
-  explicit Engine(const std::filesystem::path& model_dir, bool require_weights = true,
-                  const family::FamilyOptions& options = {});
-  ~Engine();
+  explicit LoadedModel(const std::filesystem::path& model_dir, bool require_weights = true,
+                  const FamilyOptions& options = {});
+  ~LoadedModel();
 
   // Loads the weights with `numerics` onto `device`. The model already loaded, if any, is
   // destroyed first, so two copies never coexist.
@@ -32,8 +32,8 @@ class Engine {
   bool loaded_as(at::Device device, const model::Numerics& numerics) const;
   int loads() const { return loads_; }  // how many times weights were loaded
 
-  const family::Model& model() const;  // throws docsift::Error when nothing is loaded
-  const family::Family& family() const { return *family_; }
+  const Model& model() const;  // throws docsift::Error when nothing is loaded
+  const Family& family() const { return *family_; }
   const model::Checkpoint& checkpoint() const { return checkpoint_; }
   const text::ChatTemplate& chat() const { return family_->chat(); }
   const text::Tokenizer& tokenizer() const { return chat().tokenizer(); }
@@ -41,9 +41,9 @@ class Engine {
 
  private:
   model::Checkpoint checkpoint_;
-  std::unique_ptr<family::Family> family_;
-  std::unique_ptr<family::Model> model_;
+  std::unique_ptr<Family> family_;
+  std::unique_ptr<Model> model_;
   int loads_ = 0;
 };
 
-}  // namespace docsift::generate
+}  // namespace docsift::family

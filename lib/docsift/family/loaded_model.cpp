@@ -1,19 +1,19 @@
-#include "docsift/generate/engine.h"
+#include "docsift/family/loaded_model.h"
 
 #include "docsift/error.h"
 
-namespace docsift::generate {
+namespace docsift::family {
 
-Engine::Engine(const std::filesystem::path& model_dir, bool require_weights, const family::FamilyOptions& options)
-    : checkpoint_(model_dir, require_weights), family_(family::open_family(checkpoint_, options)) {}
+LoadedModel::LoadedModel(const std::filesystem::path& model_dir, bool require_weights, const FamilyOptions& options)
+    : checkpoint_(model_dir, require_weights), family_(open_family(checkpoint_, options)) {}
 
-Engine::~Engine() = default;
+LoadedModel::~LoadedModel() = default;
 
-bool Engine::loaded_as(at::Device device, const model::Numerics& numerics) const {
+bool LoadedModel::loaded_as(at::Device device, const model::Numerics& numerics) const {
   return model_ && model_->device() == device && model_->numerics() == numerics;
 }
 
-void Engine::load(at::Device device, const model::Numerics& numerics) {
+void LoadedModel::load(at::Device device, const model::Numerics& numerics) {
   unload();  // before constructing: the old weights' memory must be free for the new ones
   if (!checkpoint_.has_weights()) {
     throw FileError(checkpoint_.dir().string() + ": no weight files (.safetensors); `docsift inspect` can plan such a "
@@ -23,11 +23,11 @@ void Engine::load(at::Device device, const model::Numerics& numerics) {
   ++loads_;
 }
 
-void Engine::unload() { model_.reset(); }
+void LoadedModel::unload() { model_.reset(); }
 
-const family::Model& Engine::model() const {
+const Model& LoadedModel::model() const {
   if (!model_) throw Error(checkpoint_.dir().string() + ": no model is loaded");
   return *model_;
 }
 
-}  // namespace docsift::generate
+}  // namespace docsift::family

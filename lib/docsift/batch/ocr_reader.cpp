@@ -1,0 +1,94 @@
+#include "docsift/batch/ocr_reader.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <opencv2/core/mat.hpp>
+
+#include "docsift/extract/schema.h"
+#include "docsift/io/pages.h"
+#include "docsift/io/pdf.h"
+#include "docsift/memory/device_memory.h"
+#include "docsift/ocr/engine.h"
+
+namespace docsift::batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+struct OcrReader::State {
+  extract::FieldSchema schema;
+  std::vector<std::string> field_names;
+  ocr::Engine engine;
+  io::PageOptions pages;
+  bool pdf_text;
+
+  explicit State(const config::Config& c)
+      : schema(extract::load_field_schema(c.extraction.fields)),
+        field_names(schema.names()),
+        engine(c.ocr),
+        pages(page_options(c)),
+        pdf_text(c.ocr.pdf_text) {}
+};
+
+OcrReader::OcrReader(const config::Config& config) : s_(std::make_unique<State>(config)) {}
+OcrReader::~OcrReader() = default;
+
+PageOutcome OcrReader::read(const PageRequest& request) {
+  const std::filesystem::path& path = request.path;
+  const int page = request.page;
+  PageOutcome out;
+  Record& record = out.record;
+  auto& timings = record.timings_s;
+  try {
+    auto t = Clock::now();
+    std::optional<ocr::Engine::Result> read;
+    // A born-digital PDF's text layer, where it is usable: exact text, no rendering, no OCR.
+    if (s_->pdf_text && io::is_pdf(path)) {
+      const io::PdfText layer = io::read_pdf_text(path, page);
+      constexpr double kScale = 300.0 / 72.0;  // points → pixels at 300 dpi, the OCR's resolution
+      std::vector<ocr::Word> words;
+      for (const auto& w : layer.words) {
+        const auto px = [&](double v) { return static_cast<int>(std::lround(v * kScale)); };
+        words.push_back({w.text, {px(w.left), px(w.top), px(w.right), px(w.bottom)}, 100.0f});
+      }
+      if (ocr::usable_text_layer(words)) {
+        const int width = static_cast<int>(std::lround(layer.width * kScale));
+        const int height = static_cast<int>(std::lround(layer.height * kScale));
+        timings["decode_image"] = since(t);
+        record.image = {{"width", width}, {"height", height}};
+        t = Clock::now();
+        read = s_->engine.read_words(std::move(words), width, height, s_->field_names);
+        timings["text_layer"] = since(t);
+      }
+    }
+    if (!read) {
+      const at::Tensor rgb = io::read_page(path, page, s_->pages);  // (H, W, 3) uint8, contiguous
+      timings["decode_image"] = since(t);
+      record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
+      t = Clock::now();
+      const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3, rgb.data_ptr());
+      read = s_->engine.read(view, s_->field_names);
+      timings["ocr"] = since(t);
+    }
+    record.status = Record::Status::Ok;
+    record.tier = "ocr";
+    record.text_source = read->text_source;
+    record.fields = read->fields;
+    record.raw_response = read->text;
+    record.tokens = Record::Tokens{0, 0};
+    record.engine = read->info;
+  } catch (const std::exception& e) {  // an unreadable image fails this image only
+    record.status = Record::Status::Failed;
+    record.error = first_line(e.what());
+  }
+  record.memory = {{"after", memory::to_json(memory::read_memory(c10::Device(c10::kCPU)))}};
+  return out;
+}
+
+}  // namespace docsift::batch

@@ -1,0 +1,22 @@
+// The OCR engine as a page reader (docs/ocr.md): a PDF page's own text layer where it is usable,
+// else Tesseract on the rendered page, then the field rules. No device, no ladder, no weights.
+#pragma once
+
+#include <memory>
+
+#include "docsift/batch/page_reader.h"
+
+namespace docsift::batch {
+
+class OcrReader final : public PageReader {
+ public:
+  explicit OcrReader(const config::Config& config);
+  ~OcrReader() override;
+  PageOutcome read(const PageRequest& request) override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace docsift::batch

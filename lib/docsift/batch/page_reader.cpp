@@ -1,0 +1,32 @@
+#include "docsift/batch/page_reader.h"
+
+#include "docsift/batch/ocr_reader.h"
+#include "docsift/batch/vlm_reader.h"
+#include "docsift/io/pages.h"
+#include "docsift/memory/host.h"
+#include "docsift/resilience/faults.h"
+
+namespace docsift::batch {
+
+const resilience::FaultPlan& PageReader::faults() const {
+  static const resilience::FaultPlan none;
+  return none;
+}
+
+std::uint64_t PageReader::memory_in_use() const { return memory::read_host_memory().rss_bytes; }
+
+std::unique_ptr<PageReader> open_page_reader(const config::Config& config, bool in_worker) {
+  if (config::resolved_engine(config) == config::Engine::Ocr) return std::make_unique<OcrReader>(config);
+  return std::make_unique<VlmReader>(config, in_worker);
+}
+
+io::PageOptions page_options(const config::Config& c) {
+  io::PageOptions o;
+  o.pdf_dpi = c.input.pdf_dpi.value_or(config::resolved_engine(c) == config::Engine::Ocr ? 300 : 160);
+  o.max_pages = c.input.max_pages;
+  return o;
+}
+
+std::string first_line(const std::string& what) { return what.substr(0, what.find('\n')); }
+
+}  // namespace docsift::batch
