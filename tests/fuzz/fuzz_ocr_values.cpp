@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "docsift/edit_distance.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/values.h"
 
@@ -38,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (lowercase(text).size() != text.size()) __builtin_trap();  // offsets in the lowered text hold
   (void)casefold(text);
-  (void)edit_distance(text.substr(0, 64), text.substr(text.size() / 2, 64), 1);
+  (void)docsift::edit_distance(text.substr(0, 64), text.substr(text.size() / 2, 64), 1);
   (void)parse_abn(text), (void)parse_phone(text), (void)clean_text(text);
   // Words from the bytes (a PDF's text layer can say anything), laid out into lines.
   std::vector<Word> words;

@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "docsift/io/csv.h"
-#include "docsift/io/journal.h"
 #include "docsift/text/utf8.h"
 
 namespace docsift::batch {

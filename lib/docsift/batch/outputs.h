@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "docsift/batch/record.h"
-#include "docsift/io/journal.h"
+#include "docsift/io/output_file.h"
 
 namespace docsift::batch {
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "docsift/config/fields.h"
+#include "docsift/edit_distance.h"
 #include "docsift/error.h"
 
 namespace docsift::config {
@@ -29,21 +30,6 @@ bool is_section(std::string_view path) {
   return false;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string unknown_key_message(std::string_view path) {
   std::string best;
   std::size_t best_distance = 4;  // suggest only near misses
@@ -55,7 +41,7 @@ std::string unknown_key_message(std::string_view path) {
     }
   }
   for (const auto& c : candidates) {
-    const auto d = edit_distance(path, c);
+    const auto d = static_cast<std::size_t>(edit_distance(path, c, 3));
     if (d < best_distance) {
       best_distance = d;
       best = c;

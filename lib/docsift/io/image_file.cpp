@@ -18,6 +18,7 @@
 
 #include "docsift/error.h"
 #include "docsift/io/exif.h"
+#include "docsift/io/output_file.h"
 
 namespace docsift::io {
 namespace fs = std::filesystem;
@@ -33,9 +34,9 @@ class DecoderMessages {
  public:
   DecoderMessages() {
     std::fflush(stderr);
-    fd_ = memfd_create("docsift-decoder-messages", MFD_CLOEXEC);
-    saved_ = fd_ >= 0 ? dup(STDERR_FILENO) : -1;
-    if (saved_ >= 0) dup2(fd_, STDERR_FILENO);
+    captured_ = UniqueFd(memfd_create("docsift-decoder-messages", MFD_CLOEXEC));
+    if (captured_.valid()) saved_ = UniqueFd(dup(STDERR_FILENO));
+    if (saved_.valid()) dup2(captured_.get(), STDERR_FILENO);
   }
   ~DecoderMessages() { finish(); }
   DecoderMessages(const DecoderMessages&) = delete;
@@ -44,23 +45,21 @@ class DecoderMessages {
   // Restores stderr; the decoder's first line, if it said anything.
   std::string finish() {
     std::string said;
-    if (saved_ >= 0) {
+    if (saved_.valid()) {
       std::fflush(stderr);
-      dup2(saved_, STDERR_FILENO);
-      close(saved_);
-      saved_ = -1;
+      dup2(saved_.get(), STDERR_FILENO);
+      saved_.reset();
       char buf[512];
-      const ssize_t n = pread(fd_, buf, sizeof buf, 0);
+      const ssize_t n = pread(captured_.get(), buf, sizeof buf, 0);
       if (n > 0) said.assign(buf, static_cast<std::size_t>(n));
       said = said.substr(0, said.find('\n'));
     }
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
+    captured_.reset();
     return said;
   }
 
  private:
-  int fd_ = -1, saved_ = -1;
+  UniqueFd captured_, saved_;  // the in-memory file; the real stderr while it is replaced
 };
 
 std::uint32_t be32(const unsigned char* p) {

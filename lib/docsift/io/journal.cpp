@@ -13,27 +13,6 @@ namespace docsift::io {
 namespace fs = std::filesystem;
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
-
-void write_all(int fd, const std::string& data, const fs::path& path) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw FileError(path.string() + ": cannot write: " + errno_text());
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-void sync_folder(const fs::path& dir) {
-  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
 
 // What a record must hold for --resume, the CSV and the summary to read it; "" when it does.
 std::string record_problem(const nlohmann::json& r) {
@@ -62,18 +41,6 @@ std::string record_problem(const nlohmann::json& r) {
 std::string record_key(const nlohmann::json& record) {
   const auto bytes = record.find("file_bytes");
   return bytes != record.end() && bytes->is_string() ? bytes->get<std::string>() : record.at("file").get<std::string>();
-}
-
-void refuse_link(const fs::path& path) {
-  std::error_code ec;
-  const fs::file_status st = fs::symlink_status(path, ec);
-  if (fs::is_symlink(st)) {
-    throw FileError(path.string() + ": is a symbolic link; docsift never writes through links in the output folder "
-                                    "(one could redirect its writes to another file). Remove it, or choose another --out");
-  }
-  if (fs::exists(st) && !fs::is_regular_file(st)) {
-    throw FileError(path.string() + ": exists and is not a regular file; remove it, or choose another --out");
-  }
 }
 
 std::uint64_t read_journal(const fs::path& path,
@@ -121,75 +88,26 @@ Journal::Journal(const fs::path& path, bool resume, const std::function<void(con
     torn_bytes_ = static_cast<std::size_t>(fs::file_size(path, ec) - good_end);
     if (torn_bytes_ > 0) fs::resize_file(path, good_end);  // the image in flight is redone
   }
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd_ < 0) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
+  fd_ = UniqueFd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (!fd_.valid()) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
   if (!exists) sync_folder(path.parent_path());
-}
-
-Journal::~Journal() {
-  if (fd_ >= 0) ::close(fd_);
 }
 
 void Journal::append(const nlohmann::json& record) {
   // One write() of the whole line, then fsync: a crash leaves either the full record or a torn
   // tail that the next --resume cuts off. A failure we see is undone here and now.
-  const off_t end = ::lseek(fd_, 0, SEEK_END);
+  const off_t end = ::lseek(fd_.get(), 0, SEEK_END);
   try {
     write_all(fd_, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path_);
-    if (::fsync(fd_) != 0) throw FileError(path_.string() + ": fsync failed: " + errno_text());
+    if (::fsync(fd_.get()) != 0) throw FileError(path_.string() + ": fsync failed: " + errno_text());
   } catch (const FileError& e) {
-    const bool cut = end >= 0 && ::ftruncate(fd_, end) == 0;
+    const bool cut = end >= 0 && ::ftruncate(fd_.get(), end) == 0;
     throw JournalWriteError(std::string(e.what()) + (cut ? "; the partial record was removed, the journal ends at its "
                                                            "last complete record"
                                                          : "; the partial record could not be removed"));
   }
   // Not added to `files_`: those are the names an earlier run finished, which is what --resume
   // skips; a run processes each image once, so adding this run's names would only grow memory.
-}
-
-AtomicFile::AtomicFile(const fs::path& path) : path_(path), tmp_(path.string() + ".tmp") {
-  // O_EXCL: a file already there, a link above all, is never written through. A regular file left
-  // by a run that died between create and rename is ours to remove.
-  refuse_link(tmp_);
-  std::error_code ec;
-  fs::remove(tmp_, ec);
-  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd_ < 0) throw FileError(tmp_.string() + ": cannot create: " + errno_text());
-}
-
-AtomicFile::~AtomicFile() {
-  if (fd_ < 0) return;
-  ::close(fd_);
-  std::error_code ec;
-  fs::remove(tmp_, ec);
-}
-
-void AtomicFile::write(const std::string& data) { write_all(fd_, data, tmp_); }
-
-void AtomicFile::commit() {
-  const bool synced = ::fsync(fd_) == 0;
-  ::close(fd_);
-  fd_ = -1;
-  if (!synced) throw FileError(tmp_.string() + ": fsync failed: " + errno_text());
-  if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw FileError(path_.string() + ": cannot replace: " + errno_text());
-  sync_folder(path_.parent_path());
-}
-
-AppendFile::AppendFile(const fs::path& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-  if (fd_ < 0) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
-}
-
-AppendFile::~AppendFile() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-void AppendFile::write(const std::string& data) { write_all(fd_, data, path_); }
-
-void write_file_atomic(const fs::path& path, const std::string& text) {
-  AtomicFile file(path);
-  file.write(text);
-  file.commit();
 }
 
 }  // namespace docsift::io

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "docsift/error.h"
+#include "docsift/io/output_file.h"
 
 namespace docsift::io {
 
@@ -40,9 +41,6 @@ class Journal {
   // from the journal (the CSV, totals) in the same single pass.
   Journal(const std::filesystem::path& path, bool resume,
           const std::function<void(const nlohmann::json&)>& visit = {});
-  ~Journal();
-  Journal(const Journal&) = delete;
-  Journal& operator=(const Journal&) = delete;
 
   // Appends one record (must carry a string "file") and fsyncs it. All or nothing: when the write
   // or the fsync fails (a full disk, a file-size limit), the file is cut back to its last complete
@@ -55,50 +53,9 @@ class Journal {
 
  private:
   std::filesystem::path path_;
-  int fd_ = -1;
+  UniqueFd fd_;
   std::set<std::string> files_;
   std::size_t torn_bytes_ = 0;
 };
-
-// A file written whole and atomically, in pieces: `path`.tmp (created exclusively, never through a
-// symbolic link), then commit() fsyncs it and renames it over `path`. Dropped uncommitted, the
-// temporary is removed and `path` is untouched.
-class AtomicFile {
- public:
-  explicit AtomicFile(const std::filesystem::path& path);
-  ~AtomicFile();
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  void write(const std::string& data);
-  void commit();
-
- private:
-  std::filesystem::path path_, tmp_;
-  int fd_ = -1;
-};
-
-// An existing file opened for appending (never through a symbolic link); each write() lands whole
-// at the end. No fsync: for files derived from the journal, which --resume rebuilds.
-class AppendFile {
- public:
-  explicit AppendFile(const std::filesystem::path& path);
-  ~AppendFile();
-  AppendFile(const AppendFile&) = delete;
-  AppendFile& operator=(const AppendFile&) = delete;
-  void write(const std::string& data);
-
- private:
-  std::filesystem::path path_;
-  int fd_ = -1;
-};
-
-// Writes `text` to `path` atomically: a temporary file in the same folder (`path`.tmp, created
-// exclusively and never through a symbolic link), fsynced, renamed over.
-void write_file_atomic(const std::filesystem::path& path, const std::string& text);
-
-// Throws docsift::FileError naming `path` when it is a symbolic link (dangling or not) or exists
-// as anything but a regular file: docsift never writes through a link in its output folder, where
-// a planted one would redirect the write to any file the user can change.
-void refuse_link(const std::filesystem::path& path);
 
 }  // namespace docsift::io

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "docsift/edit_distance.h"
 #include "docsift/error.h"
 #include "docsift/ocr/values.h"
 

@@ -96,8 +96,6 @@ std::string lowercase(std::string_view s);
 // Case-folded for every script utf8proc knows ("MÄRZ" → "märz"); invalid UTF-8 is kept as bytes.
 std::string casefold(std::string_view s);
 
-// Levenshtein distance between two byte strings, stopping early above `limit` (returns limit + 1).
-int edit_distance(std::string_view a, std::string_view b, int limit);
 
 // `text` with runs of whitespace as one space, trimmed, and leading/trailing ':' '-' removed.
 std::string clean_text(std::string_view text);
