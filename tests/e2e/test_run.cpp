@@ -14,6 +14,7 @@
 #include <set>
 
 #include "docsift/batch/lock.h"
+#include "docsift/batch/record.h"
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/exif.h"
@@ -145,22 +146,22 @@ TEST_CASE("journal: a torn last line is cut on resume, a damaged or wrong-shaped
   };
   write_bytes(path, rec("a.png") + "\n{\"file\":\"b.png\",\"sta");
   {
-    docsift::io::Journal journal(path, /*resume=*/true);
+    docsift::io::Journal journal(path, /*resume=*/true, docsift::batch::journal_key);
     CHECK(journal.finished("a.png"));
     CHECK_FALSE(journal.finished("b.png"));
     CHECK(journal.dropped_torn_bytes() == 20);  // {"file":"b.png","sta
     journal.append(nlohmann::json::parse(rec("b.png")));
   }
   CHECK(journal_lines(path).size() == 2);
-  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, false), doctest::Contains("--resume"), docsift::FileError);
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, false, docsift::batch::journal_key), doctest::Contains("--resume"), docsift::FileError);
   write_bytes(path, rec("a.png") + "\nnot json\n" + rec("c.png") + "\n");
-  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true), doctest::Contains("results.jsonl:2"), docsift::FileError);
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::journal_key), doctest::Contains("results.jsonl:2"), docsift::FileError);
   // Valid JSON of the wrong shape names the line and the key, not a library exception.
   write_bytes(path, rec("a.png") + "\n" + rec("b.png") + "\n{\"file\":\"c.png\",\"status\":7}\n");
-  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true), doctest::Contains("results.jsonl:3: \"status\" must be"),
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::journal_key), doctest::Contains("results.jsonl:3: \"status\" must be"),
                        docsift::FileError);
   write_bytes(path, "{\"file\":\"a.png\",\"status\":\"ok\",\"timings_s\":{},\"memory\":{},\"fields\":[]}\n");
-  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true), doctest::Contains("results.jsonl:1: \"fields\" must be an object"),
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::journal_key), doctest::Contains("results.jsonl:1: \"fields\" must be an object"),
                        docsift::FileError);
 }
 

@@ -137,7 +137,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
     }
     const fs::path journal = f.path / "results.jsonl";
     const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
-      const Record record = Record::from_json(json, journal.string());
+      const Record record = Record::from_journal(json);
       ++f.records;
       f.config_hashes.insert(record.config_hash);
       const std::string relative = record_relative(record);
@@ -147,6 +147,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
         report.duplicates.push_back(display_name(relative) + ": recorded in " + folders[at->second.folder].path.string() +
                                     " and " + f.path.string() + " (the first is kept)");
       }
+      return record.key();
     });
     f.torn_bytes = fs::file_size(journal) - good_end;
     f.csv_fields = read_csv_fields(f.path);

@@ -1,6 +1,7 @@
 #include "docsift/batch/record.h"
 
 #include "docsift/error.h"
+#include "docsift/io/journal.h"
 
 namespace docsift::batch {
 namespace {
@@ -26,6 +27,28 @@ json shard_json(const Summary::ShardInfo& s, bool run) {
   json j = {{"index", s.index}, {"count", s.count}};
   if (run) j["scanned_all_shards"] = s.scanned_all_shards;
   return j;
+}
+
+// What a record must hold for --resume, the CSV and the summary to read it; "" when it does.
+std::string record_problem(const json& r) {
+  if (!r.is_object()) return "not a JSON object";
+  if (!r.contains("file") || !r["file"].is_string()) return "record has no \"file\" string";
+  if (r.contains("file_bytes") && !r["file_bytes"].is_string()) return "\"file_bytes\" must be a string";
+  const auto* status = r.contains("status") ? &r["status"] : nullptr;
+  if (status == nullptr || !status->is_string() || (*status != "ok" && *status != "failed")) {
+    return "\"status\" must be \"ok\" or \"failed\"";
+  }
+  const auto object = [&](const char* key) { return r.contains(key) && r[key].is_object(); };
+  if (!object("timings_s")) return "\"timings_s\" must be an object";
+  if (!object("memory")) return "\"memory\" must be an object";
+  if (*status == "ok") {
+    if (!object("fields")) return "\"fields\" must be an object";
+    if (!r.contains("tier") || !r["tier"].is_string()) return "\"tier\" must be a string";
+    if (!object("tokens") || !r["tokens"].contains("generated") || !r["tokens"]["generated"].is_number_integer()) {
+      return "\"tokens.generated\" must be an integer";
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -94,6 +117,13 @@ Record Record::from_json(const json& j, const std::string& where) {
   }
   return r;
 }
+
+Record Record::from_journal(const json& j) {
+  if (const std::string problem = record_problem(j); !problem.empty()) throw io::BadRecord(problem);
+  return from_json(j, "");
+}
+
+std::string journal_key(const json& j, std::uint64_t /*offset*/) { return Record::from_journal(j).key(); }
 
 json Summary::to_json() const {
   json j;

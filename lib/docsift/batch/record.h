@@ -43,7 +43,15 @@ struct Record {
   // Lenient where a journal written by an older docsift may lack a key (the key's default); throws
   // docsift::FileError, naming `where`, when "file" is missing or a key has the wrong type.
   static Record from_json(const nlohmann::json& json, const std::string& where);
+  // A journal line read back, checked as --resume, the CSV and the summary need it: throws
+  // io::BadRecord naming the key that is missing or of the wrong type.
+  static Record from_journal(const nlohmann::json& json);
+  // The record's identity in the journal: its exact name (file_bytes), else its file.
+  const std::string& key() const { return file_bytes ? *file_bytes : file; }
 };
+
+// io::JournalVisitor for a journal read only to know which pages it has: checks each record.
+std::string journal_key(const nlohmann::json& json, std::uint64_t offset);
 
 // summary.json of a run (`docsift run`) or of a merge (`docsift merge`), which share the totals.
 struct Summary {

@@ -69,11 +69,11 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   std::optional<PredictionsCsv> csv;
   if (write_csv) csv.emplace(o.out_dir / "predictions.csv", schema.names());
   Totals totals;
-  const std::string journal_path = (o.out_dir / "results.jsonl").string();
-  io::Journal journal(o.out_dir / "results.jsonl", o.resume, [&](const nlohmann::json& json) {
-    const Record record = Record::from_json(json, journal_path);
+  io::Journal journal(o.out_dir / "results.jsonl", o.resume, [&](const nlohmann::json& json, std::uint64_t) {
+    const Record record = Record::from_journal(json);
     totals.add(record);
     if (csv) csv->rebuild(record);
+    return record.key();
   });
   if (csv) csv->start();
 

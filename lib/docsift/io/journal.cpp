@@ -14,37 +14,9 @@ namespace fs = std::filesystem;
 namespace {
 
 
-// What a record must hold for --resume, the CSV and the summary to read it; "" when it does.
-std::string record_problem(const nlohmann::json& r) {
-  if (!r.is_object()) return "not a JSON object";
-  if (!r.contains("file") || !r["file"].is_string()) return "record has no \"file\" string";
-  if (r.contains("file_bytes") && !r["file_bytes"].is_string()) return "\"file_bytes\" must be a string";
-  const auto* status = r.contains("status") ? &r["status"] : nullptr;
-  if (status == nullptr || !status->is_string() || (*status != "ok" && *status != "failed")) {
-    return "\"status\" must be \"ok\" or \"failed\"";
-  }
-  const auto object = [&](const char* key) { return r.contains(key) && r[key].is_object(); };
-  if (!object("timings_s")) return "\"timings_s\" must be an object";
-  if (!object("memory")) return "\"memory\" must be an object";
-  if (*status == "ok") {
-    if (!object("fields")) return "\"fields\" must be an object";
-    if (!r.contains("tier") || !r["tier"].is_string()) return "\"tier\" must be a string";
-    if (!object("tokens") || !r["tokens"].contains("generated") || !r["tokens"]["generated"].is_number_integer()) {
-      return "\"tokens.generated\" must be an integer";
-    }
-  }
-  return "";
-}
-
 }  // namespace
 
-std::string record_key(const nlohmann::json& record) {
-  const auto bytes = record.find("file_bytes");
-  return bytes != record.end() && bytes->is_string() ? bytes->get<std::string>() : record.at("file").get<std::string>();
-}
-
-std::uint64_t read_journal(const fs::path& path,
-                           const std::function<void(const nlohmann::json&, std::uint64_t offset)>& visit) {
+std::uint64_t read_journal(const fs::path& path, const JournalVisitor& visit) {
   // Line by line: a journal of 100,000 records is never held in memory.
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError(path.string() + ": cannot read the journal");
@@ -61,17 +33,18 @@ std::uint64_t read_journal(const fs::path& path,
       throw FileError(path.string() + ":" + std::to_string(line_number) +
                       ": not a JSON record; the journal is damaged (move it away to start over)");
     }
-    if (const std::string problem = record_problem(record); !problem.empty()) {
-      throw FileError(path.string() + ":" + std::to_string(line_number) + ": " + problem +
+    try {
+      visit(record, good_end);
+    } catch (const BadRecord& e) {
+      throw FileError(path.string() + ":" + std::to_string(line_number) + ": " + e.what() +
                       "; the journal is damaged (move it away to start over)");
     }
-    if (visit) visit(record, good_end);
     good_end += line.size() + 1;
   }
   return good_end;
 }
 
-Journal::Journal(const fs::path& path, bool resume, const std::function<void(const nlohmann::json&)>& visit)
+Journal::Journal(const fs::path& path, bool resume, const JournalVisitor& visit)
     : path_(path) {
   refuse_link(path);
   std::error_code ec;
@@ -81,9 +54,10 @@ Journal::Journal(const fs::path& path, bool resume, const std::function<void(con
                     "choose another --out");
   }
   if (exists && resume) {
-    const std::uint64_t good_end = read_journal(path, [&](const nlohmann::json& record, std::uint64_t) {
-      files_.insert(record_key(record));
-      if (visit) visit(record);
+    const std::uint64_t good_end = read_journal(path, [&](const nlohmann::json& record, std::uint64_t offset) {
+      std::string key = visit(record, offset);
+      files_.insert(key);
+      return key;
     });
     torn_bytes_ = static_cast<std::size_t>(fs::file_size(path, ec) - good_end);
     if (torn_bytes_ > 0) fs::resize_file(path, good_end);  // the image in flight is redone

@@ -9,6 +9,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "docsift/error.h"
@@ -21,16 +22,21 @@ class JournalWriteError : public FileError {
   using FileError::FileError;
 };
 
-// A record's identity: its "file_bytes" (the exact name, percent-escaped, present when the name is
-// not valid UTF-8), else its "file".
-std::string record_key(const nlohmann::json& record);
+// What a visitor throws for a line that is JSON but not a record of the right shape (the record's
+// shape is batch/record.h's): the problem, which the journal reports with the file and line.
+class BadRecord : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
-// Reads the complete records of a journal without changing it: each record, checked as --resume
-// checks it, goes to `visit` with the byte offset of its line. Returns the bytes the complete
-// lines take; the file's size minus that is a torn last line (a run killed mid-write), which is
-// not visited. A damaged line is a FileError with its line number.
-std::uint64_t read_journal(const std::filesystem::path& path,
-                           const std::function<void(const nlohmann::json&, std::uint64_t offset)>& visit);
+// Sees each complete record read back with the byte offset of its line, and returns the record's
+// identity (what Journal::finished answers for); throws BadRecord for a wrong shape.
+using JournalVisitor = std::function<std::string(const nlohmann::json& record, std::uint64_t offset)>;
+
+// Reads the complete records of a journal without changing it, each to `visit`. Returns the bytes
+// the complete lines take; the file's size minus that is a torn last line (a run killed
+// mid-write), which is not visited. A damaged line is a FileError with its line number.
+std::uint64_t read_journal(const std::filesystem::path& path, const JournalVisitor& visit);
 
 class Journal {
  public:
@@ -38,9 +44,8 @@ class Journal {
   // last line is cut off; without it an existing non-empty journal is an error (FileError
   // suggesting --resume or another --out), so finished results are never overwritten.
   // `visit` sees each complete record read back, in order, so a caller can rebuild what it derives
-  // from the journal (the CSV, totals) in the same single pass.
-  Journal(const std::filesystem::path& path, bool resume,
-          const std::function<void(const nlohmann::json&)>& visit = {});
+  // from the journal (the CSV, totals) in the same single pass; it returns the record's identity.
+  Journal(const std::filesystem::path& path, bool resume, const JournalVisitor& visit);
 
   // Appends one record (must carry a string "file") and fsyncs it. All or nothing: when the write
   // or the fsync fails (a full disk, a file-size limit), the file is cut back to its last complete
