@@ -9,7 +9,7 @@
 #include "docsift/error.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/junit.h"
-#include "docsift/io/journal.h"
+#include "docsift/io/output_file.h"
 #include "docsift/strict_json.h"
 #include "exit_codes.h"
 
