@@ -27,3 +27,21 @@ grep -q "model/decoder.cpp:$line: layer 'model' may not include docsift/batch/ru
   exit 1
 }
 echo "ok: the real tree passes; model/ including batch/ is refused: $(cat "$tmp/err")"
+
+# docs/architecture.md's picture names, for every layer, exactly the layers the build lets it use.
+doc=$source/docs/architecture.md
+words() { printf '%s\n' $1 | sort | tr '\n' ' '; }  # a list of names, sorted, one space apart
+picture=$(awk '/^```$/ { inside = !inside; next } inside' "$doc" |
+  awk '/^[a-z]/ { if (row) print row; row = $0; next } /^ +[a-z]/ { row = row " " $0 } END { if (row) print row }')
+while IFS= read -r line; do
+  layer=${line%%:*}
+  want=$(words "${line#*:}")
+  row=$(grep -E "^$layer " <<<"$picture" || true)
+  [[ -n $row ]] || { echo "FAIL: docs/architecture.md's picture has no row for layer '$layer'" >&2; exit 1; }
+  got=$(words "$(sed 's/.*→//; s/([^)]*)//g; s/nothing//; s/,/ /g' <<<"$row")")
+  if [[ $got != "$want" ]]; then
+    echo "FAIL: docs/architecture.md says $layer uses [$got]; lib/CMakeLists.txt says [$want]" >&2
+    exit 1
+  fi
+done <"$table"
+echo "ok: docs/architecture.md's picture matches the layer table ($(grep -c . "$table") layers)"

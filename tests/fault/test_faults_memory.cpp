@@ -8,7 +8,7 @@
 #include "docsift/error.h"
 #include "docsift/memory/allocator_env.h"
 #include "docsift/memory/host.h"
-#include "docsift/resilience/faults.h"
+#include "docsift/resilience/fault_spec.h"
 
 using docsift::resilience::FaultPlan;
 using docsift::resilience::FaultPoint;

@@ -4,7 +4,7 @@
 #include "docsift/batch/vlm_reader.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/host.h"
-#include "docsift/resilience/faults.h"
+#include "docsift/resilience/fault_spec.h"
 
 namespace docsift::batch {
 

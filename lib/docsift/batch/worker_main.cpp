@@ -10,7 +10,7 @@
 #include "docsift/batch/page_reader.h"
 #include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
-#include "docsift/resilience/faults.h"
+#include "docsift/resilience/fault_spec.h"
 
 namespace docsift::batch {
 

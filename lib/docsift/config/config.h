@@ -98,7 +98,7 @@ struct OutputConfig {
 };
 
 struct TestingConfig {
-  std::string faults;  // fault injection plan (resilience/faults.h grammar); empty = none
+  std::string faults;  // fault injection plan (resilience/fault_spec.h grammar); empty = none
 };
 
 struct Config {

@@ -7,7 +7,7 @@
 #include "docsift/config/allocator_conf.h"
 #include "docsift/config/fields.h"
 #include "docsift/error.h"
-#include "docsift/resilience/faults.h"
+#include "docsift/resilience/fault_spec.h"
 
 namespace docsift::config {
 namespace {

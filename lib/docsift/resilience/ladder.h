@@ -14,7 +14,7 @@
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
 #include "docsift/memory/cleanup.h"
-#include "docsift/resilience/faults.h"
+#include "docsift/resilience/fault_spec.h"
 #include "docsift/resilience/oom.h"
 
 namespace docsift::resilience {

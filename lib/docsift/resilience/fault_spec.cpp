@@ -1,4 +1,4 @@
-#include "docsift/resilience/faults.h"
+#include "docsift/resilience/fault_spec.h"
 
 #include <algorithm>
 #include <sys/resource.h>

@@ -1,5 +1,7 @@
 // Fault injection for testing the out-of-memory ladder without a GPU: a plan parsed from
 // DOCSIFT_FAULTS says at which named point of which image, tier and attempt a fault fires.
+// Dependency-free (the standard library and docsift/error.h), so that config/ can check a plan
+// when it reads testing.faults.
 //
 //   spec      := "oom" "@" POINT { ":" QUALIFIER }
 //              | ("crash" | "hang") "@" [ POINT ":" ] QUALIFIER { ":" QUALIFIER }
