@@ -95,6 +95,38 @@ TEST_CASE("config prints the effective YAML, bad values exit 2") {
   CHECK(bad_file.err.find("bad.yaml:2:10: memory.tiers:") != std::string::npos);
 }
 
+TEST_CASE("config and OCR inputs that are not what they should be: one line that says what they are") {
+  TempDir dir;
+  // A folder or a device given as --config.
+  auto r = run_docsift("config --config " + shell_quote(dir.path().string()));
+  CHECK(r.exit_code == 2);
+  CHECK(one_line_error(r.err));
+  CHECK(r.err.find("is a folder, not a config file") != std::string::npos);
+  r = run_docsift("config --config /dev/zero");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("/dev/zero: is not a regular file") != std::string::npos);
+  r = run_docsift("config --config " + shell_quote((dir.path() / "absent.yaml").string()));
+  CHECK(r.err.find("config file not found") != std::string::npos);
+  // A rules file that is not a mapping (any text file is valid YAML: a scalar).
+  const std::string samples = shell_quote((std::filesystem::path(DOCSIFT_SOURCE_DIR) / "samples").string());
+  const std::string out = shell_quote((dir.path() / "out").string());
+  docsift::testing::write_text(dir.path() / "notes.txt", "root:x:0:0:root:/root:/bin/bash\n");
+  r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.rules=" + shell_quote((dir.path() / "notes.txt").string()) +
+                  " --out " + out);
+  CHECK(r.exit_code == 2);
+  CHECK(one_line_error(r.err));
+  CHECK(r.err.find("expected a mapping at the top") != std::string::npos);
+  CHECK(r.err.find("operator[]") == std::string::npos);
+  // A Tesseract language that is not installed, beside one that is: named before any page.
+  r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.language=eng+xyz --out " + out);
+  CHECK(r.exit_code == 2);
+  CHECK(one_line_error(r.err));
+  CHECK(r.err.find("no language data for 'xyz'") != std::string::npos);
+  CHECK(r.err.find("tesseract-ocr-xyz") != std::string::npos);
+  const auto journal = dir.path() / "out" / "results.jsonl";  // no page was read
+  CHECK((!std::filesystem::exists(journal) || std::filesystem::file_size(journal) == 0));
+}
+
 TEST_CASE("tokenize: ids as JSON, decode back, and clear errors") {
   const std::string tokenizer =
       shell_quote((std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/tokenizers/tiny-qwen").string());

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
 #include <map>
 #include <regex>
 #include <set>
@@ -25,6 +27,7 @@
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
 #include "support/processes.h"
+#include "support/skip.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -45,8 +48,20 @@ const std::string kModel = shell_quote((kSource / "tests/fixtures/internvl/hf").
 // Small and fast: the fixture model on the CPU in float32, two tiles at most.
 const std::string kFast = docsift::testing::fast_run_options({.fields_file = true});
 
-
 void write_bytes(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+// `docsift run samples/` on the fixture model into `out`, sent `sig` once `records` pages are
+// journaled; its stderr is out/stderr.txt. Returns the exit status.
+int run_and_signal(const fs::path& out, int sig, std::size_t records) {
+  const std::string command = std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
+                              " --set generation.max_new_tokens=40 --quiet --out " + shell_quote(out.string()) +
+                              " 2>" + shell_quote((out / "stderr.txt").string());
+  const pid_t child = start_and_wait_for_journal(command, out / "results.jsonl", records);
+  ::kill(child, sig);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return status;
+}
 
 }  // namespace
 
@@ -381,14 +396,8 @@ TEST_CASE("run: an empty --out is an error, a config file over 1 MiB is refused 
 
 TEST_CASE("SIGTERM mid-run: the image in flight finishes, CSV and summary are written, exit 5, --resume completes") {
   TempDir out;
-  const std::string command = std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
-                              " --set generation.max_new_tokens=40 --quiet --out " + shell_quote(out.path().string()) +
-                              " 2>" + shell_quote((out.path() / "stderr.txt").string());
   const fs::path journal = out.path() / "results.jsonl";
-  const pid_t child = start_and_wait_for_journal(command, journal, 3);
-  ::kill(child, SIGTERM);
-  int status = 0;
-  ::waitpid(child, &status, 0);
+  const int status = run_and_signal(out.path(), SIGTERM, 3);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 5);
   const std::string err = file_bytes(out.path() / "stderr.txt");
@@ -411,6 +420,74 @@ TEST_CASE("SIGTERM mid-run: the image in flight finishes, CSV and summary are wr
   CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["interrupted"].is_null());
 }
 
+TEST_CASE("a truncated JPEG fails with the decoder's reason, or with input.accept_truncated reads with a warning") {
+  TempDir in, out, out2;
+  const cv::Mat page = cv::imread((kSource / "samples" / "synthetic_invoice_001.png").string(), cv::IMREAD_COLOR);
+  REQUIRE_FALSE(page.empty());
+  std::vector<unsigned char> jpeg;
+  REQUIRE(cv::imencode(".jpg", page, jpeg));
+  jpeg.resize(jpeg.size() * 4 / 10);  // cut to 40 %
+  write_bytes(in / "cut.jpg", std::string(jpeg.begin(), jpeg.end()));
+  auto r = run_docsift("run " + shell_quote(in.path().string()) + " --out " + shell_quote(out.path().string()));
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("libjpeg") == std::string::npos);  // never printed raw
+  CHECK(r.err.find("Premature end of JPEG file\n") == std::string::npos);
+  auto records = journal_lines(out / "results.jsonl");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0]["status"] == "failed");
+  const std::string error = records[0]["error"];
+  CHECK(error.find("truncated or damaged image data") != std::string::npos);
+  CHECK(error.find("Premature end of JPEG file") != std::string::npos);
+  CHECK(error.find("input.accept_truncated") != std::string::npos);
+
+  r = run_docsift("run " + shell_quote(in.path().string()) + " --set input.accept_truncated=true --out " +
+                  shell_quote(out2.path().string()));
+  CHECK(r.exit_code == 0);
+  records = journal_lines(out2 / "results.jsonl");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0]["status"] == "ok");
+  CHECK(records[0]["warning"].get<std::string>().find("Premature end of JPEG file") != std::string::npos);
+}
+
+TEST_CASE("an image the user may not read is 'permission denied', not a damaged image") {
+  TempDir in, out;
+  fs::copy_file(kSource / "samples" / "synthetic_invoice_001.png", in / "private.png");
+  fs::permissions(in / "private.png", fs::perms::none);
+  fs::permissions(in.path(), fs::perms::all);
+  fs::permissions(out.path(), fs::perms::all);
+  // root reads any file: run docsift as nobody then (setpriv, util-linux).
+  const std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  const auto r = docsift::testing::run_shell(as_user + std::string(DOCSIFT_BIN) + " run " +
+                                             shell_quote(in.path().string()) + " --out " +
+                                             shell_quote((out / "results").string()));
+  if (r.exit_code != 1 && r.err.find("Permission denied") == std::string::npos) {
+    DOCSIFT_SKIP("cannot run docsift as another user here: " << r.err.substr(0, 200));
+  }
+  CHECK(r.exit_code == 1);
+  const auto records = journal_lines(out / "results" / "results.jsonl");
+  REQUIRE(records.size() == 1);
+  const std::string error = records[0]["error"];
+  CHECK(error.find("Permission denied") != std::string::npos);
+  CHECK(error.find("not a decodable image") == std::string::npos);
+  CHECK(r.err.find("WARN") == std::string::npos);  // no raw OpenCV line
+}
+
+TEST_CASE("SIGHUP (a closed terminal or ssh session) stops the run as SIGTERM does: exit 5, summary, resume hint") {
+  TempDir out;
+  const fs::path journal = out.path() / "results.jsonl";
+  const int status = run_and_signal(out.path(), SIGHUP, 2);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 5);
+  const std::string err = file_bytes(out.path() / "stderr.txt");
+  CHECK(err.find("stopped by SIGHUP") != std::string::npos);
+  CHECK(err.find("--resume") != std::string::npos);
+  const auto records = journal_lines(journal);
+  REQUIRE(records.size() < 20);
+  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  CHECK(summary["interrupted"].get<std::string>().find("SIGHUP") != std::string::npos);
+  CHECK(docsift::io::read_csv(out.path() / "predictions.csv").rows.size() == records.size());
+}
+
 TEST_CASE("a journal write that fails (file-size limit) leaves no half line: exit 5, --resume completes") {
   TempDir out;
   // Room for a couple of records (each a few KB) under RLIMIT_FSIZE; SIGXFSZ is ignored by docsift.
@@ -430,6 +507,42 @@ TEST_CASE("a journal write that fails (file-size limit) leaves no half line: exi
                                    " --set generation.max_new_tokens=2 --resume --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
   CHECK(journal_lines(out.path() / "results.jsonl").size() == 20);
+}
+
+TEST_CASE("a full disk mid-run: the CSV holds whole rows, exactly the journal's, the stop counts them, no stale summary") {
+  TempDir dir;
+  const fs::path disk = dir / "disk";
+  fs::create_directories(disk);
+  // A real full disk: a 40 KB tmpfs takes a few OCR records (each a few KB) and then refuses.
+  if (std::system(("mount -t tmpfs -o size=40k tmpfs " + shell_quote(disk.string()) + " 2>/dev/null").c_str()) != 0) {
+    DOCSIFT_SKIP("cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)");
+  }
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { (void)std::system(("umount " + shell_quote(at.string())).c_str()); }
+  } unmount{disk};
+  const fs::path out = disk / "out";
+  // A stale summary from an earlier, finished run into the same folder must not survive this one.
+  fs::create_directories(out);
+  docsift::testing::write_text(out / "summary.json", "{\"images\": {\"ok\": 99}}\n");
+  docsift::testing::write_text(out / "results.jsonl", "");
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --resume --quiet --out " +
+                             shell_quote(out.string()));
+  CHECK(r.exit_code == 5);
+  const std::string csv = file_bytes(out / "predictions.csv");
+  REQUIRE_FALSE(csv.empty());
+  CHECK(csv.back() == '\n');  // whole rows only
+  const auto records = journal_lines(out / "results.jsonl");
+  MESSAGE("the full disk stopped the run after " << records.size() << " records");
+  REQUIRE(records.size() < 20);
+  std::size_t ok = 0;
+  for (const auto& record : records) ok += record["status"] == "ok" ? 1 : 0;
+  CHECK(docsift::io::read_csv(out / "predictions.csv").rows.size() == ok);
+  CHECK(r.err.find(std::to_string(records.size()) + " processed") != std::string::npos);
+  if (fs::exists(out / "summary.json")) {  // written after all, or absent: never the stale one
+    const auto summary = nlohmann::json::parse(file_bytes(out / "summary.json"));
+    CHECK(summary["images"]["ok"].get<std::size_t>() + summary["images"]["failed"].get<std::size_t>() == records.size());
+  }
 }
 
 TEST_CASE("scan and run: a link alias never replaces the real file's record, FIFOs, dangling links counted, names escaped in the log") {

@@ -218,6 +218,54 @@ TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the superv
   CHECK(workers_for(second.path()).empty());
 }
 
+TEST_CASE("--isolate worker: a worker killed while starting is started again with backoff, then the batch completes") {
+  TempDir out;
+  // The first worker dies twice while starting (as the OOM killer would), the third try loads.
+  const auto r = run_docsift("run " + kSamples + kFast + " --limit 3 --isolate worker --out " + shell_quote(out.path().string()),
+                             "DOCSIFT_FAULTS=crash@startup:attempt=1,crash@startup:attempt=2");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(journal_lines(out / "results.jsonl").size() == 3);
+  CHECK(r.err.find("while starting; trying again in 0.5 s (2 of 4)") != std::string::npos);
+  CHECK(r.err.find("while starting; trying again in 1.0 s (3 of 4)") != std::string::npos);
+  const auto summary = nlohmann::json::parse(docsift::testing::file_bytes(out / "summary.json"));
+  CHECK(summary["isolation"]["workers_started"] == 3);
+}
+
+TEST_CASE("--isolate worker: no worker starts after pages were journaled: exit 5, summary, resume hint, its stderr") {
+  TempDir out;
+  // The worker that replaces a recycled one (for page 3) dies on every try.
+  const std::string run = "run " + kSamples + kFast + " --limit 4 --isolate worker --set memory.worker.recycle_after_images=2 "
+                          "--set memory.worker.start_retries=1 --out " + shell_quote(out.path().string());
+  const auto r = run_docsift(run, "DOCSIFT_FAULTS=crash@startup:image=3:attempt=1,crash@startup:image=3:attempt=2");
+  CHECK(r.exit_code == 5);
+  CHECK(r.err.find("while starting; gave up after 2 tries (memory.worker.start_retries)") != std::string::npos);
+  CHECK(r.err.find("its last stderr: ") != std::string::npos);
+  CHECK(r.err.find("injected fault crash@startup:image=3:attempt=2") != std::string::npos);
+  CHECK(r.err.find("--resume") != std::string::npos);
+  CHECK(journal_lines(out / "results.jsonl").size() == 2);
+  const auto summary = nlohmann::json::parse(docsift::testing::file_bytes(out / "summary.json"));
+  CHECK(summary["interrupted"].get<std::string>().find("gave up") != std::string::npos);
+  CHECK(summary["images"]["ok"] == 2);
+  // The fault is gone: --resume goes on (its --limit 4 counts this run's pages: 2 to 6).
+  const auto resumed = run_docsift(run + " --resume");
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+  CHECK(journal_lines(out / "results.jsonl").size() == 6);
+}
+
+TEST_CASE("--isolate worker: a worker that cannot start for a real reason (a broken checkpoint) stops the run at once") {
+  TempDir model, out;
+  for (const auto& entry : fs::directory_iterator(kSource / "tests/fixtures/internvl/hf")) {
+    fs::copy(entry.path(), model / entry.path().filename(), fs::copy_options::recursive);
+  }
+  docsift::testing::write_text(model / "model.safetensors", "not a safetensors file");
+  const auto r = run_docsift("run " + kSamples + " --model " + shell_quote(model.path().string()) +
+                             " --device cpu --set model.dtype=float32 --limit 2 --isolate worker --out " +
+                             shell_quote(out.path().string()));
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("model.safetensors") != std::string::npos);
+  CHECK(r.err.find("trying again") == std::string::npos);  // no retry: it would fail the same way
+}
+
 TEST_CASE("crash and hang faults without worker isolation are a usage error") {
   TempDir out;
   const auto r = run_docsift("run " + kSamples + kFast + " --limit 1 --out " + shell_quote(out.path().string()),

@@ -68,7 +68,9 @@ PageOutcome OcrReader::read(const PageRequest& request) {
       }
     }
     if (!read) {
-      const at::Tensor rgb = io::read_page(path, page, s_->pages);  // (H, W, 3) uint8, contiguous
+      std::string said;
+      const at::Tensor rgb = io::read_page(path, page, s_->pages, &said);
+      if (!said.empty()) record.warning = said;  // (H, W, 3) uint8, contiguous
       timings["decode_image"] = since(t);
       record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
       t = Clock::now();

@@ -110,5 +110,6 @@ void PredictionsCsv::start() {
   append_.emplace(path_);
 }
 void PredictionsCsv::add(const Record& record) { append_->write(csv_row(record, fields_)); }
+void PredictionsCsv::undo_last_add() { append_->undo_last_write(); }
 
 }  // namespace docsift::batch

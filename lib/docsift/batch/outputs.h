@@ -67,6 +67,7 @@ class PredictionsCsv {
   void rebuild(const Record& record);
   void start();
   void add(const Record& record);
+  void undo_last_add();  // the journal could not take the record this row came from
 
  private:
   std::filesystem::path path_;

@@ -24,6 +24,7 @@ io::PageOptions page_options(const config::Config& c) {
   io::PageOptions o;
   o.pdf_dpi = c.input.pdf_dpi.value_or(config::resolved_engine(c) == config::Engine::Ocr ? 300 : 160);
   o.max_pages = c.input.max_pages;
+  o.limits.accept_truncated = c.input.accept_truncated;
   return o;
 }
 

@@ -69,6 +69,7 @@ json Record::to_json() const {
   if (!ok()) j["error"] = error;
   if (!tier.empty()) j["tier"] = tier;
   if (text_source) j["text_source"] = *text_source;
+  if (warning) j["warning"] = *warning;
   if (fields) j["fields"] = *fields;
   if (raw_response) j["raw_response"] = *raw_response;
   if (tokens) j["tokens"] = {{"prompt", tokens->prompt}, {"generated", tokens->generated}};
@@ -93,6 +94,7 @@ Record Record::from_json(const json& j, const std::string& where) {
   r.error = get_or<std::string>(j, "error", "", where);
   r.tier = get_or<std::string>(j, "tier", "", where);
   if (j.contains("text_source")) r.text_source = get_or<std::string>(j, "text_source", "", where);
+  if (j.contains("warning")) r.warning = get_or<std::string>(j, "warning", "", where);
   if (j.contains("fields") && j["fields"].is_object()) {
     r.fields.emplace();
     // Values a model wrote are strings; anything else is kept as its JSON text.

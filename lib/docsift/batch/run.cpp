@@ -115,6 +115,9 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
                       "); resuming would mix their results. Use the same config and model, another --out, or "
                       "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
   }
+  // From here on this run owns the folder's summary: the previous one goes, so that a run that
+  // dies or cannot write its own never leaves a stale one (docs/run.md, "Stops").
+  fs::remove(o.out_dir / "summary.json", ec);
   Progress progress(o, log, static_cast<int>(todo.size()));
   // In process, or (memory.isolate: worker) through a worker process: then this process never
   // touches the device, and the worker's events go to the log.
@@ -150,6 +153,12 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
       // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.
       summary.stopped = "stopped by " + stop.name() + "; the image in flight, " + name.file + ", is left for --resume";
       break;
+    } catch (const WorkerStartError& e) {
+      // No worker would start (--isolate worker). With pages journaled, stop as a signal does:
+      // the summary and the resume hint; with none, the run could not start at all (exit 3).
+      if (summary.skipped + done == 0) throw;
+      summary.stopped = std::string(e.what()) + "; " + name.file + " and the pages after it are left for --resume";
+      break;
     }
     Record record = std::move(outcome.record);
     record.file = name.file;
@@ -158,24 +167,30 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     const bool fatal = outcome.fatal;
     const std::string fatal_error = outcome.fatal_error;
     record.timings_s["total"] = since(start);
+    // The CSV row first, then the journal record: a row that cannot be written (it is cut back
+    // whole) stops the run before the journal has the record, and a record the journal cannot take
+    // takes its row back out, so at every stop the CSV has exactly the journal's rows.
+    try {
+      if (csv) csv->add(record);
+    } catch (const std::exception& e) {
+      summary.stopped = std::string(e.what()) + "; " + name.file + " is left for --resume";
+      summary.write_failed = true;
+      break;
+    }
     try {
       journal.append(record.to_json());
     } catch (const io::JournalWriteError& e) {
       // The journal is intact up to its last complete record; stop here, --resume goes on.
       summary.stopped = e.what();
       summary.write_failed = true;
+      try {
+        if (csv) csv->undo_last_add();
+      } catch (const std::exception& undo) {  // --resume rebuilds the CSV from the journal
+        summary.stopped += std::string("; ") + undo.what();
+      }
       break;
     }
     totals.add(record);
-    if (csv) {
-      try {
-        csv->add(record);
-      } catch (const std::exception& e) {  // the journal has the record; --resume rebuilds the CSV
-        summary.stopped = e.what();
-        summary.write_failed = true;
-        break;
-      }
-    }
     ++done;
     ++summary.processed;
     if (record.ok()) {

@@ -38,6 +38,7 @@ StopSignals::StopSignals() {
   action.sa_flags = SA_RESTART;
   ::sigaction(SIGINT, &action, &old_int_);
   ::sigaction(SIGTERM, &action, &old_term_);
+  ::sigaction(SIGHUP, &action, &old_hup_);  // a closed terminal or ssh session: stop cleanly too
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
@@ -47,6 +48,7 @@ StopSignals::StopSignals() {
 StopSignals::~StopSignals() {
   ::sigaction(SIGINT, &old_int_, nullptr);
   ::sigaction(SIGTERM, &old_term_, nullptr);
+  ::sigaction(SIGHUP, &old_hup_, nullptr);
   ::sigaction(SIGXFSZ, &old_xfsz_, nullptr);
 }
 
@@ -57,6 +59,9 @@ bool StopSignals::abandon() const {
                          static_cast<double>(monotonic_ns() - g_stop_ns.load()) / 1e9 > kStopGraceSeconds);
 }
 
-std::string StopSignals::name() const { return g_stop_signal.load() == SIGINT ? "SIGINT" : "SIGTERM"; }
+std::string StopSignals::name() const {
+  const int sig = g_stop_signal.load();
+  return sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
+}
 
 }  // namespace docsift::batch

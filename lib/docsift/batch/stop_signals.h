@@ -1,4 +1,4 @@
-// SIGINT/SIGTERM during a run: the page in flight may finish within a grace period (a second
+// SIGINT, SIGTERM or SIGHUP during a run: the page in flight may finish within a grace period (a second
 // signal cuts that short), then the run writes its outputs and returns; the caller exits with
 // "stopped" and the journal holds every finished page for --resume (docs/run.md).
 #pragma once
@@ -22,10 +22,10 @@ class StopSignals {
   bool requested() const;
   // The page in flight is abandoned once the grace period is over, or at a second signal.
   bool abandon() const;
-  std::string name() const;  // "SIGINT" or "SIGTERM"
+  std::string name() const;  // "SIGINT", "SIGTERM" or "SIGHUP"
 
  private:
-  struct sigaction old_int_ {}, old_term_ {}, old_xfsz_ {};
+  struct sigaction old_int_ {}, old_term_ {}, old_hup_ {}, old_xfsz_ {};
 };
 
 }  // namespace docsift::batch

@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
+#include "docsift/io/output_file.h"
 
 namespace docsift::batch {
 namespace {
@@ -31,6 +34,23 @@ std::string describe_status(int status) {
   return "stopped (status " + std::to_string(status) + ")";
 }
 
+// The last `n` non-empty lines of `text`, joined by " | " (one line for an error message).
+std::string last_lines(const std::string& text, int n) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  std::string out;
+  for (std::size_t i = lines.size() > static_cast<std::size_t>(n) ? lines.size() - n : 0; i < lines.size(); ++i) {
+    out += (out.empty() ? "" : " | ") + lines[i];
+  }
+  return out;
+}
+
 PageOutcome failed(const std::string& error) {
   PageOutcome out;
   out.record = Record::failed(error);
@@ -39,10 +59,19 @@ PageOutcome failed(const std::string& error) {
 
 }  // namespace
 
+// Died while starting, without saying why: worth another try (ensure_ready).
+class WorkerDiedStarting : public FileError {
+ public:
+  using FileError::FileError;
+};
+
 struct WorkerSupervisor::Worker {
   pid_t pid = -1;
   int to = -1, from = -1;  // our ends of the pipes
   std::unique_ptr<LineReader> reader;
+  // The worker's stderr: an in-memory file, copied to ours as it grows (forward_stderr).
+  io::UniqueFd err;
+  off_t err_read = 0;
   bool ready = false;
   int images = 0;  // since it started
   ~Worker() {
@@ -60,7 +89,8 @@ WorkerSupervisor::WorkerSupervisor(const config::Config& config, std::string tag
 
 WorkerSupervisor::~WorkerSupervisor() { stop(/*gently=*/true); }
 
-void WorkerSupervisor::start() {
+void WorkerSupervisor::start(int index, int attempt) {
+  io::UniqueFd err(::memfd_create("docsift-worker-stderr", MFD_CLOEXEC));
   int to_worker[2], from_worker[2];
   if (::pipe2(to_worker, O_CLOEXEC) != 0) throw FileError(std::string("worker: pipe: ") + std::strerror(errno));
   if (::pipe2(from_worker, O_CLOEXEC) != 0) {
@@ -83,6 +113,7 @@ void WorkerSupervisor::start() {
     if (request < 0 || reply < 0 || ::dup2(request, kWorkerRequestFd) < 0 || ::dup2(reply, kWorkerReplyFd) < 0) {
       ::_exit(126);
     }
+    if (err.valid()) ::dup2(err.get(), STDERR_FILENO);
     ::execl("/proc/self/exe", "docsift", "worker", "--for", tag_.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -93,10 +124,29 @@ void WorkerSupervisor::start() {
   worker_->to = to_worker[1];
   worker_->from = from_worker[0];
   worker_->reader = std::make_unique<LineReader>(worker_->from);
+  worker_->err = std::move(err);
   ++stats_.started;
   // Sent now, so the worker loads the model while the supervisor goes on.
-  write_line(worker_->to, encode(HelloMessage{config_yaml_}));
+  write_line(worker_->to, encode(HelloMessage{config_yaml_, index, attempt}));
   note_("worker " + std::to_string(pid) + " started");
+}
+
+void WorkerSupervisor::forward_stderr() {
+  if (!worker_ || !worker_->err.valid()) return;
+  char chunk[4096];
+  while (true) {
+    const ssize_t n = ::pread(worker_->err.get(), chunk, sizeof chunk, worker_->err_read);
+    if (n <= 0) break;
+    worker_->err_read += n;
+    std::size_t done = 0;
+    while (done < static_cast<std::size_t>(n)) {  // ours: the run's log, where the worker's went before
+      const ssize_t w = ::write(STDERR_FILENO, chunk + done, static_cast<std::size_t>(n) - done);
+      if (w <= 0) break;
+      done += static_cast<std::size_t>(w);
+    }
+    stderr_tail_.append(chunk, static_cast<std::size_t>(n));
+    if (stderr_tail_.size() > 2048) stderr_tail_.erase(0, stderr_tail_.size() - 2048);
+  }
 }
 
 void WorkerSupervisor::stop(bool gently) {
@@ -124,6 +174,7 @@ void WorkerSupervisor::stop(bool gently) {
       ::waitpid(pid, &status, 0);
     }
   }
+  forward_stderr();
   worker_.reset();
 }
 
@@ -141,11 +192,15 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
     if (r == LineReader::Result::kEof) {
       int status = 0;
       ::waitpid(worker_->pid, &status, 0);
+      const pid_t pid = worker_->pid;
       worker_->pid = -1;
+      forward_stderr();
       worker_.reset();
-      throw FileError("the worker process " + describe_status(status) + " while starting (its stderr says why)");
+      throw WorkerDiedStarting("the worker process " + std::to_string(pid) + " " + describe_status(status) +
+                               " while starting");
     }
     const std::optional<Message> message = parse_message(line);
+    forward_stderr();
     if (message && message->type == "ready") {
       worker_->ready = true;
       device_ = ready_of(*message).device;
@@ -161,14 +216,40 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
   }
 }
 
+void WorkerSupervisor::ensure_ready(int index, const std::function<bool()>& abandon) {
+  const int tries = 1 + config_.memory.worker.start_retries;
+  for (int attempt = 1;; ++attempt) {
+    if (!worker_) start(index, attempt);
+    try {
+      await_ready(abandon);
+      return;
+    } catch (const WorkerDiedStarting& e) {
+      const std::string tail = last_lines(stderr_tail_, 3);
+      const std::string said = tail.empty() ? "it wrote nothing to stderr" : "its last stderr: " + tail;
+      if (attempt >= tries) {
+        throw WorkerStartError(std::string(e.what()) + "; gave up after " + std::to_string(tries) +
+                               " tries (memory.worker.start_retries); " + said);
+      }
+      // Backoff: what killed it (host memory pressure) may pass. 0.5 s, 1 s, 2 s, ...
+      const double wait = 0.5 * static_cast<double>(1 << std::min(attempt - 1, 6));
+      note_(std::string(e.what()) + "; trying again in " + std::to_string(wait).substr(0, 3) + " s (" +
+            std::to_string(attempt + 1) + " of " + std::to_string(tries) + ")");
+      const auto until = Clock::now() + std::chrono::duration<double>(wait);
+      while (Clock::now() < until) {
+        if (abandon && abandon()) throw generate::Interrupted("stopped while the worker was starting");
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  }
+}
+
 PageOutcome WorkerSupervisor::read(const PageRequest& request) {
   const int index = request.index;
   const std::function<bool()>& abandon = request.interrupt;
   const bool more = request.more;
   std::vector<std::string> crashes;
   for (int attempt = 1; attempt <= 2; ++attempt) {
-    if (!worker_) start();
-    await_ready(abandon);
+    ensure_ready(index, abandon);
     Worker& w = *worker_;
     const pid_t pid = w.pid;
     write_line(w.to, encode(ImageRequest{request.path.string(), request.page, index, attempt}));  // a dead worker shows as EOF below
@@ -177,6 +258,7 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
     while (true) {
       const auto r = w.reader->read(line, 100);
       if (r == LineReader::Result::kLine) {
+        forward_stderr();
         const std::optional<Message> message = parse_message(line);
         std::optional<RecordReply> reply;
         try {
@@ -211,7 +293,7 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
           ++stats_.recycles;
           note_("worker " + std::to_string(pid) + " recycled " + why);
           out.record.worker["recycled"] = true;
-          start();
+          start(index + 1, 1);
         }
         return out;
       }
@@ -219,6 +301,7 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
         int status = 0;
         ::waitpid(pid, &status, 0);
         w.pid = -1;
+        forward_stderr();
         worker_.reset();
         ++stats_.crashes;
         crashes.push_back(describe_status(status));
@@ -237,14 +320,14 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
         PageOutcome out = failed("timed out after " + std::to_string(config_.memory.worker.timeout_s) +
                                        " s (memory.worker.timeout_s); the worker was killed");
         out.record.worker = {{"pid", pid}, {"attempt", attempt}, {"timed_out", true}};
-        if (more) start();
+        if (more) start(index + 1, 1);
         return out;
       }
     }
   }
   PageOutcome out = failed("the worker crashed on this image twice: " + crashes.back());
   out.record.worker = {{"crashes", crashes}};
-  if (more) start();
+  if (more) start(index + 1, 1);
   return out;
 }
 

@@ -18,11 +18,20 @@
 
 #include "docsift/batch/page_reader.h"
 #include "docsift/config/config.h"
+#include "docsift/error.h"
 
 namespace docsift::batch {
 
 struct WorkerStats {
   int started = 0, recycles = 0, crashes = 0, timeouts = 0;
+};
+
+// A worker that could not be started within memory.worker.start_retries: killed by a signal or
+// gone without a word each time (what the OOM killer does under host memory pressure). The run
+// stops early and resumable when pages were already journaled (run.cpp).
+class WorkerStartError : public FileError {
+ public:
+  using FileError::FileError;
 };
 
 class WorkerSupervisor final : public PageReader {
@@ -37,7 +46,9 @@ class WorkerSupervisor final : public PageReader {
   // The image's record from a worker (starting one when none runs). A crash is retried once in a
   // fresh worker, then recorded as failed with the signal or exit status; a timeout is recorded as
   // failed and the worker killed. Throws generate::Interrupted once `abandon` turns true (the
-  // worker is killed and reaped first); docsift::FileError / ConfigError when a worker cannot start.
+  // worker is killed and reaped first); WorkerStartError when no worker could be started within
+  // memory.worker.start_retries, and ConfigError / FileError at once when a worker says why it
+  // cannot start (a bad model or config: trying again would not help).
   // `more` says whether images follow: a replacement worker starts (and loads the model) at once
   // only then.
   PageOutcome read(const PageRequest& request) override;
@@ -47,9 +58,14 @@ class WorkerSupervisor final : public PageReader {
 
  private:
   struct Worker;
-  void start();
+  // Starts a worker for page `index` (fault specs' image=); `attempt` counts start tries.
+  void start(int index, int attempt);
+  // A ready worker for page `index`: the one running, or new ones, tried with backoff.
+  void ensure_ready(int index, const std::function<bool()>& abandon);
   // Waits for the worker's "ready"; throws when it fails to start.
   void await_ready(const std::function<bool()>& abandon);
+  // Copies what the worker wrote to its stderr since the last call to ours, keeping the tail.
+  void forward_stderr();
   // Asks the worker to exit, then SIGTERM, then SIGKILL; always reaps.
   void stop(bool gently);
 
@@ -59,6 +75,7 @@ class WorkerSupervisor final : public PageReader {
   std::unique_ptr<Worker> worker_;
   WorkerStats stats_;
   std::string device_;
+  std::string stderr_tail_;  // the last lines a worker wrote to stderr, for error messages
 };
 
 }  // namespace docsift::batch

@@ -90,7 +90,9 @@ PageOutcome VlmReader::read(const PageRequest& request) {
   gen.interrupt = request.interrupt;
   try {
     auto t = Clock::now();
-    const at::Tensor rgb = io::read_page(request.path, request.page, s.pages);
+    std::string said;
+    const at::Tensor rgb = io::read_page(request.path, request.page, s.pages, &said);
+    if (!said.empty()) record.warning = said;
     timings["decode_image"] = since(t);
     t = Clock::now();
     const family::ImageInputs inputs = s.engine.family().preprocess(rgb, s.cfg.model.max_tiles);

@@ -10,6 +10,7 @@
 #include "docsift/batch/page_reader.h"
 #include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
+#include "docsift/memory/tier.h"
 #include "docsift/resilience/fault_spec.h"
 
 namespace docsift::batch {
@@ -27,7 +28,13 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
   try {
     const std::optional<Message> message = parse_message(line);
     if (!message) throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
-    const config::Config cfg = config::from_yaml(hello_of(*message).config_yaml, "worker config");
+    const HelloMessage hello = hello_of(*message);
+    const config::Config cfg = config::from_yaml(hello.config_yaml, "worker config");
+    // crash@startup / hang@startup: die before the model loads, as the OOM killer makes a worker do.
+    resilience::FaultPlan startup = resilience::FaultPlan::parse(cfg.testing.faults, memory::tier_names());
+    startup.add(resilience::FaultPlan::from_environment(memory::tier_names()));
+    const resilience::FaultSite site{resilience::FaultPoint::kStartup, hello.index, "", 1, 0, hello.start_attempt};
+    if (const resilience::FaultSpec* spec = startup.match(site)) resilience::fire_process_fault(*spec);
     prepare_device(cfg);
     reader = open_page_reader(cfg, /*in_worker=*/true);
     reader->warm_up();

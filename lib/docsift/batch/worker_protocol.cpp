@@ -49,7 +49,8 @@ T field(const Message& m, const char* key) {
 }  // namespace
 
 std::string encode(const HelloMessage& m) {
-  return dump({{"type", "hello"}, {"protocol", kWorkerProtocol}, {"config", m.config_yaml}});
+  return dump({{"type", "hello"}, {"protocol", kWorkerProtocol}, {"config", m.config_yaml}, {"index", m.index},
+               {"start_attempt", m.start_attempt}});
 }
 std::string encode(const ReadyMessage& m) {
   return dump({{"type", "ready"}, {"protocol", kWorkerProtocol}, {"pid", m.pid}, {"device", m.device}});
@@ -78,7 +79,7 @@ HelloMessage hello_of(const Message& m) {
   if (m.type != "hello" || m.json.value("protocol", 0) != kWorkerProtocol) {
     throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
   }
-  return {field<std::string>(m, "config")};
+  return {field<std::string>(m, "config"), m.json.value("index", 1), m.json.value("start_attempt", 1)};
 }
 ReadyMessage ready_of(const Message& m) { return {m.json.value("pid", 0), m.json.value("device", "")}; }
 StartErrorMessage start_error_of(const Message& m) {

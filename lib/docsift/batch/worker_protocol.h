@@ -27,6 +27,8 @@ constexpr int kWorkerRequestFd = 3, kWorkerReplyFd = 4;
 
 struct HelloMessage {
   std::string config_yaml;  // the effective config (config::to_yaml)
+  int index = 1;            // the page the worker is started for (fault specs' image=)
+  int start_attempt = 1;    // which try at starting a worker for it (fault specs' attempt=)
 };
 struct ReadyMessage {
   int pid = 0;

@@ -86,8 +86,13 @@ Engine resolved_engine(const Config& config) {
 void apply_file(Config& config, const std::filesystem::path& file) {
   const std::string source = file.string();
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    throw ConfigError(source + ": config file not found (check the --config path)");
+  const auto status = std::filesystem::status(file, ec);
+  if (!std::filesystem::exists(status)) throw ConfigError(source + ": config file not found (check the --config path)");
+  if (std::filesystem::is_directory(status)) {
+    throw ConfigError(source + ": is a folder, not a config file; give a YAML file such as configs/internvl3-8b.yaml");
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw ConfigError(source + ": is not a regular file (a device or a pipe); give a YAML config file");
   }
   // Every real config is a few KB; parsing a huge one costs seconds and gigabytes before the first
   // unknown key could be reported.

@@ -58,6 +58,7 @@ struct WorkerConfig {
   int recycle_after_images = 0;  // 0 = never
   int recycle_above_mb = 0;      // 0 = never
   int timeout_s = 600;
+  int start_retries = 3;  // more tries at starting a worker that died while starting
 };
 
 struct MemoryConfig {
@@ -90,6 +91,7 @@ struct InputConfig {
   // is resized down.
   std::optional<int> pdf_dpi;
   int max_pages = 100;  // per file; a longer file fails with its reason
+  bool accept_truncated = false;  // read an image whose decoder reports lost data (io/image_file.h)
 };
 
 struct OutputConfig {

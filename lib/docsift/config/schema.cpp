@@ -142,12 +142,18 @@ const std::vector<Field>& schema() {
         "restart the worker after N images (0 = never)", 0, 1'000'000, [](auto& c) -> auto& { return c.memory.worker.recycle_after_images; }),
       integer_key("memory.worker.recycle_above_mb",
         "restart the worker when its device memory passes N MB (0 = never)", 0, 1 << 24, [](auto& c) -> auto& { return c.memory.worker.recycle_above_mb; }),
+      integer_key("memory.worker.start_retries",
+        "start a worker that died while starting (killed by a signal, e.g. the OOM killer) again up to N times, with "
+        "backoff, before the run stops", 0, 10, [](auto& c) -> auto& { return c.memory.worker.start_retries; }),
       integer_key("memory.worker.timeout_s",
         "kill a worker that takes longer than this per image", 1, 86'400, [](auto& c) -> auto& { return c.memory.worker.timeout_s; }),
       text_key("extraction.fields",
         "field schema file", [](auto& c) -> auto& { return c.extraction.fields; }, Text::kNonEmpty),
       auto_integer_key("input.pdf_dpi",
         "auto (300 for ocr, 160 for a vision-language model) or 50-600: the resolution PDF pages are " "rendered at", 50, 600, [](auto& c) -> auto& { return c.input.pdf_dpi; }),
+      bool_key("input.accept_truncated",
+        "true: an image whose decoder reports lost data (a truncated JPEG) is read as far as it decodes, the "
+        "message in its record; false: such a page fails with that reason", [](auto& c) -> auto& { return c.input.accept_truncated; }),
       integer_key("input.max_pages",
         "most pages per PDF or TIFF file (1-10000); a longer file fails", 1, 10000, [](auto& c) -> auto& { return c.input.max_pages; }),
       choice_key("extraction.engine",

@@ -2,10 +2,13 @@
 
 #include <ATen/ops/from_blob.h>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -189,6 +192,12 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const fs:
 void check_file_size(const fs::path& path, const ImageLimits& limits) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw FileError(path.string() + ": no such image file");
+  // Said as what it is, before a decoder reports an unreadable file as a damaged one.
+  if (const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)); !fd.valid()) {
+    const int error = errno;
+    throw FileError(path.string() + ": cannot open: " + std::strerror(error) +
+                    (error == EACCES ? " (check the file's permissions for the user docsift runs as)" : ""));
+  }
   const std::uint64_t bytes = fs::file_size(path, ec);
   if (ec || bytes == 0) throw FileError(path.string() + ": empty file (0 bytes)");
   if (bytes > limits.max_file_bytes) {
@@ -206,7 +215,18 @@ int image_page_count(const fs::path& path) {
   }
 }
 
-at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int page) {
+bool decoder_lost_data(std::string_view message) {
+  // libjpeg's "Corrupt JPEG data: N extraneous bytes before marker" skips padding between
+  // segments; the pixels are all there.
+  if (message.find("extraneous bytes") != std::string_view::npos) return false;
+  for (const std::string_view sign : {"Premature end", "premature end", "Corrupt", "corrupt", "truncated", "incomplete",
+                                      "CRC error", "Read error", "not enough image data"}) {
+    if (message.find(sign) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int page, std::string* decoder_said) {
   check_file_size(path, limits);
   if (const auto size = read_image_size(path)) {
     const auto [w, h] = *size;
@@ -258,6 +278,11 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int p
                     (ext.empty() ? std::string("image") : ext.substr(1)) + " file" +
                     (said.empty() ? "" : "; the decoder said: " + said) + ")");
   }
+  if (!said.empty() && decoder_lost_data(said) && !limits.accept_truncated) {
+    throw FileError(path.string() + ": truncated or damaged image data (the decoder said: " + said +
+                    "); to read what decodes anyway, set input.accept_truncated: true");
+  }
+  if (decoder_said != nullptr) *decoder_said = said;
   img = oriented(img, orientation);
   const cv::Mat rgb = to_rgb8(img, path);
   return at::from_blob(const_cast<unsigned char*>(rgb.data), {rgb.rows, rgb.cols, 3}, at::kByte).clone();

@@ -10,13 +10,23 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace docsift::io {
 
 struct ImageLimits {
   std::uint64_t max_pixels = 200'000'000;        // 200 MP: far above any scan at 600 dpi A3
   std::uint64_t max_file_bytes = 512ull << 20;   // 512 MiB
+  // An image whose decoder reports lost data (a premature end, a corrupt segment) is read as far as
+  // it decodes instead of failing (input.accept_truncated); the message goes in the record.
+  bool accept_truncated = false;
 };
+
+// Whether a decoder's message means pixels were lost, not just an oddity of the file: libjpeg's
+// "Premature end of JPEG file" and "Corrupt JPEG data", libpng's CRC and incomplete-data errors,
+// libtiff's read errors.
+bool decoder_lost_data(std::string_view message);
 
 // Throws docsift::FileError when `path` is not a regular file, is empty, or is over
 // limits.max_file_bytes: checked before any file is decoded or rendered.
@@ -27,9 +37,12 @@ void check_file_size(const std::filesystem::path& path, const ImageLimits& limit
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const std::filesystem::path& path);
 
 // [H, W, 3] uint8 RGB tensor owning the pixels. Throws docsift::FileError naming the file and the
-// problem: missing, empty, too large, too many pixels, or not decodable. `page` (0-based) picks a
-// page of a multi-page TIFF; other formats have only page 0.
-at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0);
+// problem: missing, empty, too large, too many pixels, not decodable, or truncated (lost data,
+// unless limits.accept_truncated). `page` (0-based) picks a page of a multi-page TIFF; other
+// formats have only page 0. What the decoder library said about an image that did decode goes to
+// `*decoder_said` (never to stderr).
+at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0,
+                          std::string* decoder_said = nullptr);
 
 // Pages of a TIFF (fax and scanner output often has several); 1 for every other format.
 int image_page_count(const std::filesystem::path& path);

@@ -79,7 +79,22 @@ AppendFile::AppendFile(const fs::path& path) : path_(path) {
   if (!fd_.valid()) throw FileError(path.string() + ": cannot open for appending: " + errno_text());
 }
 
-void AppendFile::write(const std::string& data) { write_all(fd_, data, path_); }
+void AppendFile::write(const std::string& data) {
+  const off_t end = ::lseek(fd_.get(), 0, SEEK_END);
+  try {
+    write_all(fd_, data, path_);
+  } catch (const FileError& e) {
+    const bool cut = end >= 0 && ::ftruncate(fd_.get(), end) == 0;
+    throw FileError(std::string(e.what()) + (cut ? "; the partial line was removed" : "; the partial line could not be removed"));
+  }
+  last_end_ = end;
+}
+
+void AppendFile::undo_last_write() {
+  if (last_end_ < 0) return;
+  if (::ftruncate(fd_.get(), last_end_) != 0) throw FileError(path_.string() + ": cannot cut back: " + errno_text());
+  last_end_ = -1;
+}
 
 void write_file_atomic(const fs::path& path, const std::string& text) {
   AtomicFile file(path);

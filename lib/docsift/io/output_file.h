@@ -61,15 +61,20 @@ class AtomicFile {
 };
 
 // An existing file opened for appending (never through a symbolic link); each write() lands whole
-// at the end. No fsync: for files derived from the journal, which --resume rebuilds.
+// at the end or not at all: a failed or short write (a full disk, a file-size limit) is cut back
+// to where it started. No fsync: for files derived from the journal, which --resume rebuilds.
 class AppendFile {
  public:
   explicit AppendFile(const std::filesystem::path& path);
   void write(const std::string& data);
+  // Cuts the file back to how it was before the last write() (the run undoes a CSV row whose
+  // journal record could not be written). Throws FileError when it cannot.
+  void undo_last_write();
 
  private:
   std::filesystem::path path_;
   UniqueFd fd_;
+  long long last_end_ = -1;  // the size before the last write; -1: nothing to undo
 };
 
 // Writes `text` to `path` atomically: a temporary file in the same folder (`path`.tmp, created

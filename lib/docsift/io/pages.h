@@ -23,7 +23,9 @@ struct PageOptions {
 // or empty, or a file with more than max_pages.
 int page_count(const std::filesystem::path& path, const PageOptions& options);
 
-// Page `page` (0-based) as an [H, W, 3] uint8 RGB tensor. Throws FileError.
-at::Tensor read_page(const std::filesystem::path& path, int page, const PageOptions& options);
+// Page `page` (0-based) as an [H, W, 3] uint8 RGB tensor. Throws FileError. An image decoder's
+// message about a page that decoded goes to `*decoder_said` (image_file.h).
+at::Tensor read_page(const std::filesystem::path& path, int page, const PageOptions& options,
+                     std::string* decoder_said = nullptr);
 
 }  // namespace docsift::io

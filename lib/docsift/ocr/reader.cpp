@@ -86,6 +86,21 @@ std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& opti
         "); install it (Debian: tesseract-ocr-" +
         options.language.substr(0, options.language.find('+')) + ") or set TESSDATA_PREFIX");
   }
+  // Tesseract loads the languages it finds and only warns about the others ("eng+xyz" reads as
+  // eng): a language asked for and not loaded is named now, before the first page.
+  std::vector<std::string> loaded;
+  api->GetLoadedLanguagesAsVector(&loaded);
+  for (std::size_t start = 0; start <= options.language.size();) {
+    std::size_t end = options.language.find('+', start);
+    if (end == std::string::npos) end = options.language.size();
+    const std::string wanted = options.language.substr(start, end - start);
+    if (!wanted.empty() && std::find(loaded.begin(), loaded.end(), wanted) == loaded.end()) {
+      throw ConfigError("ocr.language " + options.language + ": Tesseract has no language data for '" + wanted +
+                        "' (" + std::string(api->GetDatapath() ? api->GetDatapath() : "?") +
+                        "); install it (Debian: tesseract-ocr-" + wanted + ") or remove it from ocr.language");
+    }
+    start = end + 1;
+  }
   api->SetPageSegMode(segmentation_mode(options));
   return api;
 }

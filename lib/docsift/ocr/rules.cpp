@@ -288,6 +288,10 @@ Rules load_rules(const std::string& source) {
     throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) +
                       ": not valid YAML: " + e.msg);
   }
+  if (!root.IsMap()) {
+    throw ConfigError(source + ": expected a mapping at the top (document_types, fields, total, ...), as in "
+                               "configs/fields/ocr-rules.yaml; is this the OCR rules file?");
+  }
   Rules rules;
   try {
     for (const auto& t : root["document_types"]) {

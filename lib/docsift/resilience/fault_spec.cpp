@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "docsift/error.h"
@@ -41,6 +42,7 @@ int positive(std::string_view value, const std::string& spec, std::string_view k
 
 std::string_view to_string(FaultPoint point) {
   switch (point) {
+    case FaultPoint::kStartup: return "startup";
     case FaultPoint::kStart: return "start";
     case FaultPoint::kLoad: return "load";
     case FaultPoint::kVision: return "vision";
@@ -58,7 +60,8 @@ FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>
     const auto fail = [&](const std::string& problem) -> ConfigError {
       return ConfigError("fault spec \"" + spec + "\": " + problem +
                          " (grammar: oom@load|vision|prefill|decode[:image=N][:tier=NAME][:attempt=N][:step=N], "
-                         "crash|hang@[start|load|vision|prefill|decode:]image=N[:tier=NAME][:attempt=N][:step=N])");
+                         "crash|hang@[start|load|vision|prefill|decode:]image=N[:tier=NAME][:attempt=N][:step=N], "
+                         "crash|hang@startup[:image=N][:attempt=N])");
     };
     auto parts = split(raw, ':');
     const std::size_t at = parts[0].find('@');
@@ -80,12 +83,13 @@ FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>
       throw fail("unknown kind \"" + std::string(kind) + "\" (known: oom, crash, hang)");
     }
     if (point == "start" && f.kind != FaultKind::kOom) f.point = FaultPoint::kStart;
+    else if (point == "startup" && f.kind != FaultKind::kOom) f.point = FaultPoint::kStartup;
     else if (point == "load") f.point = FaultPoint::kLoad;
     else if (point == "vision") f.point = FaultPoint::kVision;
     else if (point == "prefill") f.point = FaultPoint::kPrefill;
     else if (point == "decode") f.point = FaultPoint::kDecode;
     else throw fail("unknown point \"" + std::string(point) + "\" (known: load, vision, prefill, decode" +
-                    (f.kind == FaultKind::kOom ? ")" : ", start)"));
+                    (f.kind == FaultKind::kOom ? ")" : ", start, startup)"));
     for (std::size_t i = 1; i < parts.size(); ++i) {
       const std::size_t eq = parts[i].find('=');
       if (eq == std::string_view::npos) throw fail("qualifier \"" + std::string(parts[i]) + "\" is not KEY=VALUE");
@@ -154,6 +158,10 @@ void fire_process_fault(const FaultSpec& spec) {
   if (spec.kind == FaultKind::kHang) {
     while (true) ::pause();  // until the supervisor's timeout kills us
   }
+  // Said on stderr, as a real crash often says something first; the supervisor keeps a worker's
+  // last lines for its own message.
+  std::fprintf(stderr, "docsift worker: injected fault %s\n", spec.text.c_str());
+  std::fflush(stderr);
   // An injected crash need not leave a core file of a process that held a model.
   const rlimit none{0, 0};
   ::setrlimit(RLIMIT_CORE, &none);

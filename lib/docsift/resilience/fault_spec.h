@@ -5,7 +5,7 @@
 //
 //   spec      := "oom" "@" POINT { ":" QUALIFIER }
 //              | ("crash" | "hang") "@" [ POINT ":" ] QUALIFIER { ":" QUALIFIER }
-//   POINT     := "start" | "load" | "vision" | "prefill" | "decode"
+//   POINT     := "start" | "load" | "vision" | "prefill" | "decode" | "startup" (crash/hang only)
 //   QUALIFIER := "image=" N | "tier=" TIER | "attempt=" N | "step=" N      (step: decode only)
 //   plan      := spec { "," spec }
 //
@@ -13,7 +13,9 @@
 // the allocator's out-of-memory error, which the tier ladder handles; its attempt= counts the
 // ladder's attempts. crash (abort) and hang (sleep forever) need worker isolation: they fire in
 // the worker process, by default at "start" (when it takes the image), and their attempt= counts
-// the supervisor's attempts (a crashed image is retried once in a fresh worker). A spec without
+// the supervisor's attempts (a crashed image is retried once in a fresh worker). At "startup" a
+// crash or hang fires in a worker before it loads the model; there image= is the page the worker
+// is started for and attempt= counts the tries at starting one (memory.worker.start_retries). A spec without
 // tier= or attempt= fires on an image's first attempt only, so the image can recover.
 // Example: oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache,crash@image=5
 #pragma once
@@ -26,7 +28,8 @@
 namespace docsift::resilience {
 
 enum class FaultKind { kOom, kCrash, kHang };
-enum class FaultPoint { kStart, kLoad, kVision, kPrefill, kDecode };
+// kStartup: in a worker process, before it loads the model (attempt= counts tries at starting one).
+enum class FaultPoint { kStartup, kStart, kLoad, kVision, kPrefill, kDecode };
 
 std::string_view to_string(FaultPoint point);
 
