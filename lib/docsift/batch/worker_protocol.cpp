@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 
 #include "docsift/error.h"
 
@@ -37,13 +38,17 @@ std::string from_hex(const std::string& hex) {
 // Non-UTF-8 bytes a record carries (a model's output, a file name) are replaced, not fatal.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+// A key of the message as T: `fallback` when absent, a docsift::Error when present with another
+// type (nlohmann's value() would throw its own exception, which callers do not expect).
 template <class T>
-T field(const Message& m, const char* key) {
+T field(const Message& m, const char* key, std::optional<T> fallback = std::nullopt) {
+  const auto it = m.json.find(key);
+  if (it == m.json.end() && fallback) return *fallback;
   try {
-    return m.json.at(key).get<T>();
+    if (it != m.json.end()) return it->get<T>();
   } catch (const json::exception&) {
-    throw Error("worker protocol: a \"" + m.type + "\" message without a valid \"" + key + "\"");
   }
+  throw Error("worker protocol: a \"" + m.type + "\" message without a valid \"" + key + "\"");
 }
 
 }  // namespace
@@ -76,22 +81,26 @@ std::optional<Message> parse_message(const std::string& line) {
 }
 
 HelloMessage hello_of(const Message& m) {
-  if (m.type != "hello" || m.json.value("protocol", 0) != kWorkerProtocol) {
+  const auto protocol = m.json.find("protocol");
+  if (m.type != "hello" || protocol == m.json.end() || *protocol != kWorkerProtocol) {
     throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
   }
-  return {field<std::string>(m, "config"), m.json.value("index", 1), m.json.value("start_attempt", 1)};
+  return {field<std::string>(m, "config"), field<int>(m, "index", 1), field<int>(m, "start_attempt", 1)};
 }
-ReadyMessage ready_of(const Message& m) { return {m.json.value("pid", 0), m.json.value("device", "")}; }
+ReadyMessage ready_of(const Message& m) {
+  return {field<int>(m, "pid", 0), field<std::string>(m, "device", std::string())};
+}
 StartErrorMessage start_error_of(const Message& m) {
-  return {m.json.value("kind", "") == "config", m.json.value("message", "the worker could not start")};
+  return {field<std::string>(m, "kind", std::string()) == "config",
+          field<std::string>(m, "message", std::string("the worker could not start"))};
 }
 ImageRequest image_request_of(const Message& m) {
-  return {from_hex(field<std::string>(m, "path_hex")), m.json.value("page", 0), field<int>(m, "index"),
+  return {from_hex(field<std::string>(m, "path_hex")), field<int>(m, "page", 0), field<int>(m, "index"),
           field<int>(m, "attempt")};
 }
 RecordReply record_reply_of(const Message& m) {
-  return {Record::from_json(m.json.at("record"), "the worker's reply"), m.json.value("fatal", false),
-          m.json.value("fatal_error", ""), m.json.value("memory_in_use", std::uint64_t{0})};
+  return {Record::from_json(field<json>(m, "record"), "the worker's reply"), field<bool>(m, "fatal", false),
+          field<std::string>(m, "fatal_error", std::string()), field<std::uint64_t>(m, "memory_in_use", 0)};
 }
 
 bool write_line(int fd, const std::string& text) {

@@ -12,7 +12,7 @@
 
 #include "docsift/family/mllama/options.h"
 #include "docsift/image/resample.h"
-#include "docsift/memory/cleanup.h"
+#include "docsift/memory/cleanup_policy.h"
 #include "docsift/memory/tier.h"
 #include "docsift/model/numerics.h"
 #include "docsift/names.h"
@@ -21,7 +21,7 @@
 namespace docsift::config {
 
 // Run-level choices with no lower owner. Every other enum a key names lives with the layer that
-// uses it (model/numerics.h, memory/tier.h, memory/cleanup.h, image/resample.h,
+// uses it (model/numerics.h, memory/tier.h, memory/cleanup_policy.h, image/resample.h,
 // family/mllama/options.h); config/ only maps names to them.
 enum class Isolation { None, Worker };
 // What reads the pages: a vision-language model from model.path, or Tesseract OCR with field rules

@@ -11,14 +11,10 @@
 #include <string>
 
 #include "docsift/memory/device_memory.h"
-#include "docsift/names.h"
+#include "docsift/memory/cleanup_policy.h"
 
 namespace docsift::memory {
 
-// memory.cleanup: run cleanup() after every image, or never (to measure what it saves).
-enum class Cleanup { AfterImage, Never };
-inline constexpr Names<Cleanup, 2> kCleanupNames{{{Cleanup::AfterImage, "after_image"}, {Cleanup::Never, "never"}}};
-constexpr std::string_view to_string(Cleanup v) { return name_of(kCleanupNames, v); }
 
 struct CleanupReport {
   MemoryReading before, after;
