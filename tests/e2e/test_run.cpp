@@ -187,10 +187,19 @@ TEST_CASE("the output lock refuses a second run on the same --out and is release
     const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out " +
                                shell_quote(out.path().string()));
     CHECK(r.exit_code == 3);
-    CHECK(r.err.find("another docsift run is writing here (pid " + std::to_string(::getpid()) + ")") !=
-          std::string::npos);
+    CHECK(r.err.find("docsift run (pid " + std::to_string(::getpid()) + ") is writing here") != std::string::npos);
   }
   CHECK_NOTHROW(docsift::batch::OutputLock(out.path()));
+  {
+    // A merge holding it is named as a merge; a holder whose recorded pid is gone is said to be gone.
+    docsift::batch::OutputLock held(out.path(), "merge");
+    auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " + shell_quote(out.path().string()));
+    CHECK(r.err.find("docsift merge (pid " + std::to_string(::getpid()) + ") is writing here") != std::string::npos);
+    std::ofstream(out / ".docsift.lock", std::ios::trunc) << "999999999 run";
+    r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " + shell_quote(out.path().string()));
+    CHECK(r.exit_code == 3);
+    CHECK(r.err.find("recorded holder, docsift run (pid 999999999), is gone") != std::string::npos);
+  }
 }
 
 TEST_CASE("run over bad files: each fails with its reason, the good ones succeed, exit 1") {

@@ -376,7 +376,7 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
   CHECK(r.err.find("different configurations") != std::string::npos);
   CHECK(r.err.find((tmp / "a/shard-1-of-2").string() + " (config ") != std::string::npos);
   CHECK(r.err.find((tmp / "b/shard-2-of-2").string() + " (config ") != std::string::npos);
-  CHECK(!fs::exists(tmp / "m/results.jsonl"));
+  CHECK(!fs::exists(tmp / "m"));  // a refused merge leaves nothing behind, not even its lock
   r = run_docsift("merge " + s1 + " " + other + " --out " + out("m") + " --allow-config-change");
   CHECK(r.exit_code == 0);
   CHECK(nlohmann::json::parse(file_bytes(tmp / "m/summary.json"))["config_hashes"].size() == 2);
@@ -420,8 +420,9 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
     const docsift::batch::OutputLock busy(tmp / "a/shard-1-of-2");
     r = run_docsift("merge " + s1 + " " + s2 + " --out " + out("m2"));
     CHECK(r.exit_code == 3);
-    CHECK(r.err.find("still writing") != std::string::npos);
+    CHECK(r.err.find("docsift run (pid " + std::to_string(::getpid()) + ") is still writing here") != std::string::npos);
   }
+  CHECK(!fs::exists(tmp / "m2"));
   // Not an output folder.
   r = run_docsift("merge " + in + " --out " + out("m2"));
   CHECK(r.exit_code == 3);

@@ -3,13 +3,15 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace docsift::batch {
 
 class OutputLock {
  public:
-  // Throws docsift::FileError naming the folder and the other process's pid when it is taken.
-  explicit OutputLock(const std::filesystem::path& out_dir);
+  // `what` ("run" or "merge") is written into the file with the pid, so that a refused process can
+  // name the holder. Throws docsift::FileError naming the folder and the holder when it is taken.
+  explicit OutputLock(const std::filesystem::path& out_dir, const std::string& what = "run");
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;
   OutputLock& operator=(const OutputLock&) = delete;

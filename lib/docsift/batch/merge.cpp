@@ -1,6 +1,7 @@
 #include "docsift/batch/merge.h"
 
 
+#include <exception>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -100,13 +101,27 @@ MergeReport merge_outputs(const MergeOptions& o) {
   }
 
   std::error_code ec;
+  // A merge refused before it writes leaves nothing behind: the lock file and the folder it created
+  // go again (a folder that existed keeps whatever it held).
+  struct UndoOnRefusal {
+    fs::path dir;
+    bool made_dir = false, made_lock = false;
+    int exceptions = std::uncaught_exceptions();
+    bool writing = false;
+    ~UndoOnRefusal() {
+      if (writing || std::uncaught_exceptions() == exceptions) return;
+      std::error_code ignored;
+      if (made_lock) fs::remove(dir / ".docsift.lock", ignored);
+      if (made_dir) fs::remove(dir, ignored);  // only if empty
+    }
+  } undo{o.out_dir, !fs::exists(o.out_dir, ec), !fs::exists(o.out_dir / ".docsift.lock", ec)};
   fs::create_directories(o.out_dir, ec);
   if (ec) throw FileError(o.out_dir.string() + ": cannot create the output folder: " + ec.message());
   for (const char* name : {".docsift.lock", "results.jsonl", "results.jsonl.tmp", "predictions.csv",
                            "predictions.csv.tmp", "summary.json", "summary.json.tmp"}) {
     io::refuse_link(o.out_dir / name);
   }
-  const OutputLock out_lock(o.out_dir);
+  const OutputLock out_lock(o.out_dir, "merge");
   // A run's own journal is never replaced: only a folder that a merge wrote can be merged into again.
   if (fs::exists(o.out_dir / "results.jsonl", ec)) {
     const auto summary = read_summary(o.out_dir);
@@ -225,6 +240,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
   }
 
   // Write: the journal, the CSV from it, then the summary, each atomically.
+  undo.writing = true;
   Totals totals;
   {
     std::vector<std::ifstream> journals;
