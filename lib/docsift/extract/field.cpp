@@ -26,6 +26,22 @@ std::string_view to_string(FieldType type) {
   return "?";
 }
 
+ItemType parse_item_type(std::string_view name) {
+  if (name == "text") return ItemType::kText;
+  if (name == "monetary") return ItemType::kMonetary;
+  if (name == "number") return ItemType::kNumber;
+  throw ConfigError("unknown item type \"" + std::string(name) + "\" (known: text, monetary, number)");
+}
+
+std::string_view to_string(ItemType type) {
+  switch (type) {
+    case ItemType::kText: return "text";
+    case ItemType::kMonetary: return "monetary";
+    case ItemType::kNumber: return "number";
+  }
+  return "?";
+}
+
 bool is_missing(std::string_view value) {
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);

@@ -61,6 +61,7 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
   for (const YAML::Node& node : root["fields"]) {
     if (!node.IsMap()) throw ConfigError(where(path, node) + ": each field must be a mapping");
     Field field;
+    bool has_items = false;
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
       const YAML::Node& value = kv.second;
@@ -69,12 +70,15 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
           field.name = value.as<std::string>();
         } else if (key == "type") {
           field.type = parse_field_type(value.as<std::string>());
+        } else if (key == "items") {
+          field.items = parse_item_type(value.as<std::string>());
+          has_items = true;
         } else if (key == "instruction") {
           field.instruction = value.as<std::string>();
         } else if (key == "required") {
           field.required = value.as<bool>();
         } else {
-          throw ConfigError("unknown key '" + key + "' (known: name, type, instruction, required)");
+          throw ConfigError("unknown key '" + key + "' (known: name, type, items, instruction, required)");
         }
       } catch (const YAML::Exception& e) {
         throw ConfigError(where(path, value) + ": " + key + ": " + e.msg);
@@ -86,6 +90,9 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
       throw ConfigError(where(path, node) + ": field name '" + field.name + "' must be upper-case letters, digits and _");
     }
     if (!seen.insert(field.name).second) throw ConfigError(where(path, node) + ": field " + field.name + " appears twice");
+    if (has_items && field.type != FieldType::kList) {
+      throw ConfigError(where(path, node) + ": field " + field.name + " has items: but is not a list");
+    }
     if (field.instruction.empty()) throw ConfigError(where(path, node) + ": field " + field.name + " has no instruction");
     schema.fields.push_back(std::move(field));
   }

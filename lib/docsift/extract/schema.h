@@ -13,6 +13,7 @@ namespace docsift::extract {
 struct Field {
   std::string name;         // upper case, as the model must write it
   FieldType type = FieldType::kText;
+  ItemType items = ItemType::kText;  // a list's items (`items:`); only list fields may say
   std::string instruction;  // what goes in the prompt's [brackets]
   bool required = false;
 };
