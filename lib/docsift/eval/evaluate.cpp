@@ -95,6 +95,22 @@ Counts count_case(std::string_view predicted, std::string_view truth, double sco
   return c;
 }
 
+// Worst first: the lower score, then the earlier image.
+bool worse(const Miss& a, const Miss& b) { return a.score != b.score ? a.score < b.score : a.image < b.image; }
+
+// Keeps the kMissesKept worst misses as a heap whose top is the best of them; images arrive in
+// order, so of equal scores the earlier ones stay.
+void keep_miss(std::vector<Miss>& kept, const std::string& image, const std::string& truth, const std::string& predicted,
+               double score) {
+  if (kept.size() == kMissesKept) {
+    if (!(score < kept.front().score)) return;
+    std::pop_heap(kept.begin(), kept.end(), worse);
+    kept.pop_back();
+  }
+  kept.push_back({image, truth, predicted, score});
+  std::push_heap(kept.begin(), kept.end(), worse);
+}
+
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
   const std::size_t mid = values.size() / 2;
@@ -145,7 +161,10 @@ Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth, co
         e.field_counts[f.name].add(c);
         type_counts.add(c);
         e.counts.add(c);
-        if (s < 1.0) e.field_misses[f.name].push_back({image, expected, value, s});
+        if (s < 1.0) {
+          ++e.field_miss_count[f.name];
+          keep_miss(e.field_misses[f.name], image, expected, value, s);
+        }
       }
       score.accuracy = image_sum / static_cast<double>(schema.fields.size());
     }
@@ -160,9 +179,7 @@ Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth, co
   }
   for (const auto& [field, acc] : per_field) e.field_accuracy[field] = acc.first / acc.second;
   for (const auto& [type, acc] : per_type) e.document_type_accuracy[type] = acc.first / acc.second;
-  for (auto& [field, misses] : e.field_misses) {
-    std::stable_sort(misses.begin(), misses.end(), [](const Miss& a, const Miss& b) { return a.score < b.score; });
-  }
+  for (auto& [field, misses] : e.field_misses) std::sort_heap(misses.begin(), misses.end(), worse);
   e.overall = sum / static_cast<double>(e.images.size());
   e.image_median = median(std::move(image_accuracies));
   return e;
@@ -200,7 +217,11 @@ std::optional<double> baseline_field(const nlohmann::json* baseline, const std::
   return fields[field].get<double>();
 }
 
-std::string signed_fixed(double value) { return (value >= 0 ? "+" : "") + fixed(value); }
+std::string signed_fixed(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%+.3f", value);
+  return buffer;
+}
 
 }  // namespace
 
@@ -222,12 +243,12 @@ nlohmann::json to_json(const Evaluation& e, std::size_t misses_shown) {
     if (acc == e.field_accuracy.end()) continue;
     field_stats[f] = counts_json(e.field_counts.at(f));
     field_stats[f]["accuracy"] = acc->second;
+    const auto count = e.field_miss_count.find(f);
+    field_stats[f]["misses"] = count == e.field_miss_count.end() ? 0 : count->second;
     const auto m = e.field_misses.find(f);
-    const std::size_t total = m == e.field_misses.end() ? 0 : m->second.size();
-    field_stats[f]["misses"] = total;
-    if (total == 0) continue;
+    if (m == e.field_misses.end() || m->second.empty()) continue;
     nlohmann::json listed = nlohmann::json::array();
-    for (std::size_t i = 0; i < std::min(total, misses_shown); ++i) {
+    for (std::size_t i = 0; i < std::min(m->second.size(), misses_shown); ++i) {
       const Miss& miss = m->second[i];
       listed.push_back({{"image", miss.image}, {"truth", miss.truth}, {"predicted", miss.predicted}, {"score", miss.score}});
     }
@@ -333,7 +354,8 @@ std::string to_markdown(const Evaluation& e, const nlohmann::json* baseline, std
     if (m == e.field_misses.end() || m->second.empty()) continue;
     if (!any_miss) out << "\n## Misses\n\nPer field, worst first, at most " << misses_shown << " each.\n";
     any_miss = true;
-    out << "\n### " << f << " (" << m->second.size() << (m->second.size() == 1 ? " miss" : " misses") << ")\n\n"
+    const std::size_t total = e.field_miss_count.at(f);
+    out << "\n### " << f << " (" << total << (total == 1 ? " miss" : " misses") << ")\n\n"
         << "| image | truth | predicted | score |\n|---|---|---|---|\n";
     for (std::size_t i = 0; i < std::min(m->second.size(), misses_shown); ++i) {
       const Miss& miss = m->second[i];

@@ -45,6 +45,10 @@ struct Miss {
   double score = 0;
 };
 
+// Misses kept per field (the reports show fewer): a bound, so that a 100,000-row eval does not copy
+// every wrong value.
+inline constexpr std::size_t kMissesKept = 100;
+
 struct ImageScore {
   std::string image;
   std::string document_type;  // from the ground truth
@@ -59,7 +63,8 @@ struct Evaluation {
   std::vector<ImageScore> images;                  // ground-truth order (sorted by name)
   std::map<std::string, double> field_accuracy;    // mean over images with predictions
   std::map<std::string, Counts> field_counts;      // over images with predictions
-  std::map<std::string, std::vector<Miss>> field_misses;  // every miss, worst first
+  std::map<std::string, std::size_t> field_miss_count;    // cases below 1
+  std::map<std::string, std::vector<Miss>> field_misses;  // the kMissesKept worst, worst first
   std::map<std::string, double> document_type_accuracy;
   std::map<std::string, Counts> document_type_counts;
   double overall = 0;                              // mean image accuracy (missing predictions count 0)

@@ -46,9 +46,15 @@ bool is_missing(std::string_view value) {
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
   if (value.empty()) return true;
-  std::string upper;
-  for (const char c : value) upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-  return upper == "N/A" || upper == "NOT_FOUND";
+  // Compared in place: eval calls this four times per field case (docs/eval.md, 100,000 rows in 5 s).
+  const auto same = [&](std::string_view upper) {
+    if (value.size() != upper.size()) return false;
+    for (std::size_t i = 0; i < upper.size(); ++i) {
+      if (std::toupper(static_cast<unsigned char>(value[i])) != upper[i]) return false;
+    }
+    return true;
+  };
+  return same("N/A") || same("NOT_FOUND");
 }
 
 }  // namespace docsift::extract
