@@ -310,15 +310,13 @@ TEST_CASE("docsift eval: the exit code and JUnit agree, per-field gates, passing
   EvalFiles f;
   const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml") +
                            " --junit " + f.path("j.xml");
-  const auto failures_in = [&] {
-    std::ifstream in(f.dir / "j.xml");
-    const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto at = xml.find("failures=\"");
-    return std::stoi(xml.substr(at + 10));
-  };
   const auto xml = [&] {
     std::ifstream in(f.dir / "j.xml");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const auto failures_in = [&] {
+    const std::string text = xml();
+    return std::stoi(text.substr(text.find("failures=\"") + 10));
   };
   // Overall 0.5, DOCUMENT_TYPE 1.0, TOTAL 0.5: every combination, one verdict in both places.
   const std::vector<std::pair<std::string, int>> gates{{"", 0},

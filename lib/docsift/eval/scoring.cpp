@@ -89,22 +89,30 @@ std::set<long long> digit_groups(std::string_view s) {
   return groups;
 }
 
-std::vector<std::string> list_items(std::string_view s) {
+// Trimmed, non-empty items between any of `separators`.
+std::vector<std::string> split_items(std::string_view s, std::string_view separators) {
   std::vector<std::string> items;
   std::string current;
   const auto flush = [&] {
     std::string item = trim(current);
-    if (!item.empty()) items.push_back(lower(item));
+    if (!item.empty()) items.push_back(std::move(item));
     current.clear();
   };
   for (const char c : s) {
-    if (c == ',' || c == ';' || c == '|' || c == '\n' || c == '\r') {
+    if (separators.find(c) != std::string_view::npos) {
       flush();
     } else {
       current.push_back(c);
     }
   }
   flush();
+  return items;
+}
+
+// The reference splits on commas too, and compares items lower-cased.
+std::vector<std::string> list_items(std::string_view s) {
+  std::vector<std::string> items = split_items(s, ",;|\n\r");
+  for (std::string& item : items) item = lower(item);
   return items;
 }
 
@@ -191,24 +199,8 @@ double score_date(std::string_view predicted, std::string_view truth, extract::D
   return score;
 }
 
-std::vector<std::string> pipe_items(std::string_view s) {
-  std::vector<std::string> items;
-  std::string current;
-  const auto flush = [&] {
-    std::string item = trim(current);
-    if (!item.empty()) items.push_back(std::move(item));
-    current.clear();
-  };
-  for (const char c : s) {
-    if (c == '|' || c == '\n' || c == '\r') {
-      flush();
-    } else {
-      current.push_back(c);
-    }
-  }
-  flush();
-  return items;
-}
+// The schema's separators only: | and newlines.
+std::vector<std::string> pipe_items(std::string_view s) { return split_items(s, "|\n\r"); }
 
 bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth) {
   switch (type) {

@@ -6,41 +6,23 @@
 
 namespace docsift::extract {
 
-FieldType parse_field_type(std::string_view name) {
-  if (name == "numeric_id") return FieldType::kNumericId;
-  if (name == "monetary") return FieldType::kMonetary;
-  if (name == "date") return FieldType::kDate;
-  if (name == "list") return FieldType::kList;
-  if (name == "text") return FieldType::kText;
-  throw ConfigError("unknown field type \"" + std::string(name) + "\" (known: numeric_id, monetary, date, list, text)");
-}
+namespace {
 
-std::string_view to_string(FieldType type) {
-  switch (type) {
-    case FieldType::kNumericId: return "numeric_id";
-    case FieldType::kMonetary: return "monetary";
-    case FieldType::kDate: return "date";
-    case FieldType::kList: return "list";
-    case FieldType::kText: return "text";
+// The value named `name` in `names`; a ConfigError listing them otherwise.
+template <class E, std::size_t N>
+E parse_name(const Names<E, N>& names, std::string_view name, std::string_view what) {
+  std::string known;
+  for (const auto& [value, n] : names) {
+    if (n == name) return value;
+    known += (known.empty() ? "" : ", ") + std::string(n);
   }
-  return "?";
+  throw ConfigError("unknown " + std::string(what) + " \"" + std::string(name) + "\" (known: " + known + ")");
 }
 
-ItemType parse_item_type(std::string_view name) {
-  if (name == "text") return ItemType::kText;
-  if (name == "monetary") return ItemType::kMonetary;
-  if (name == "number") return ItemType::kNumber;
-  throw ConfigError("unknown item type \"" + std::string(name) + "\" (known: text, monetary, number)");
-}
+}  // namespace
 
-std::string_view to_string(ItemType type) {
-  switch (type) {
-    case ItemType::kText: return "text";
-    case ItemType::kMonetary: return "monetary";
-    case ItemType::kNumber: return "number";
-  }
-  return "?";
-}
+FieldType parse_field_type(std::string_view name) { return parse_name(kFieldTypeNames, name, "field type"); }
+ItemType parse_item_type(std::string_view name) { return parse_name(kItemTypeNames, name, "item type"); }
 
 bool is_missing(std::string_view value) {
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
