@@ -111,6 +111,11 @@ Command add_eval_command(CLI::App& root) {
                                                 ? eval::to_markdown(evaluation, gate.baseline)
                                                 : eval::to_json(evaluation).dump(2) + "\n");
             }
+            if (!evaluation.fields_left_out.empty()) {
+              std::string names;
+              for (const auto& f : evaluation.fields_left_out) names += (names.empty() ? "" : ", ") + f;
+              std::cerr << "docsift: warning: " << o->truth << " has no column for " << names << " (not scored)\n";
+            }
             for (const auto& image : evaluation.missing_predictions) {
               std::cerr << "docsift: warning: " << image << ": in the ground truth but not in the predictions (scored 0)\n";
             }

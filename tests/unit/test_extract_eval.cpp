@@ -424,3 +424,58 @@ TEST_CASE("docsift eval: wrong arguments get one clear line, exit 2 (usage) or 3
   CHECK(run_docsift("eval --help").out.find("cannot be told apart") != std::string::npos);
   CHECK(run_docsift(args + " --rules nonsense").exit_code == 2);
 }
+
+TEST_CASE("applies_to: the docsift rules score a document on its type's fields only, reference-2025 on every field") {
+  docsift::testing::TempDir dir;
+  docsift::testing::write_text(dir / "fields.yaml",
+                               "fields:\n  - {name: DOCUMENT_TYPE, type: text, instruction: t}\n"
+                               "  - {name: TOTAL, type: monetary, instruction: m, applies_to: [TAX INVOICE, receipt]}\n"
+                               "  - {name: BSB_NUMBER, type: numeric_id, instruction: b, applies_to: [BANK STATEMENT]}\n");
+  docsift::testing::write_text(dir / "gt.csv",
+                               "image_file,DOCUMENT_TYPE,TOTAL,BSB_NUMBER\n"
+                               "a.png,RECEIPT,$10.00,N/A\nb.png,BANK STATEMENT,N/A,063 140\n");
+  // a: the BSB a receipt does not have, predicted anyway; b: a total a statement does not have.
+  docsift::testing::write_text(dir / "pred.csv",
+                               "image_file,DOCUMENT_TYPE,TOTAL,BSB_NUMBER\n"
+                               "a.png,RECEIPT,$10.00,063 140\nb.png,BANK STATEMENT,$5.00,063 140\n");
+  const auto schema = docsift::extract::load_field_schema(dir / "fields.yaml");
+  CHECK(schema.fields[1].applies(" Receipt "));
+  CHECK_FALSE(schema.fields[1].applies("BANK STATEMENT"));
+  CHECK(schema.fields[0].applies("anything"));
+  const auto truth = docsift::eval::read_records_csv(dir / "gt.csv");
+  const auto predictions = docsift::eval::read_predictions(dir / "pred.csv");
+  const auto ours = docsift::eval::evaluate(schema, truth, predictions, "gt.csv", {});
+  CHECK(ours.images[0].accuracy == 1.0);  // DOCUMENT_TYPE and TOTAL; the BSB is not a receipt's
+  CHECK(ours.images[0].fields.count("BSB_NUMBER") == 0);
+  CHECK(ours.images[1].accuracy == 1.0);
+  CHECK(ours.field_counts.at("TOTAL").fp == 0);
+  CHECK(ours.field_accuracy.at("TOTAL") == 1.0);
+  const auto reference = docsift::eval::evaluate(schema, truth, predictions, "gt.csv", kReference2025Rules);
+  CHECK(reference.images[0].accuracy == doctest::Approx(2.0 / 3));
+  CHECK(reference.images[1].accuracy == doctest::Approx(2.0 / 3));
+  CHECK(reference.field_accuracy.at("TOTAL") == 0.5);
+
+  docsift::testing::write_text(dir / "bad.yaml", "fields:\n  - {name: TOTAL, type: monetary, instruction: m, applies_to: []}\n");
+  CHECK_THROWS_WITH_AS(docsift::extract::load_field_schema(dir / "bad.yaml"), doctest::Contains("applies_to"),
+                       docsift::ConfigError);
+  docsift::testing::write_text(dir / "bad.yaml", "fields:\n  - {name: TOTAL, type: monetary, instruction: m, items: number}\n");
+  CHECK_THROWS_WITH_AS(docsift::extract::load_field_schema(dir / "bad.yaml"), doctest::Contains("is not a list"),
+                       docsift::ConfigError);
+}
+
+TEST_CASE("a ground truth with some of the schema's columns scores those and names the rest") {
+  using docsift::testing::run_docsift;
+  EvalFiles f;
+  docsift::testing::write_text(f.dir / "some.csv", "image_file,TOTAL\na.png,$10.00\nb.png,$5.00\nc.png,N/A\n");
+  const auto schema = docsift::extract::load_field_schema(f.dir / "fields.yaml");
+  const auto e = docsift::eval::evaluate(schema, docsift::eval::read_records_csv(f.dir / "some.csv"),
+                                         docsift::eval::read_predictions(f.dir / "pred.csv"), "some.csv", {});
+  CHECK(e.fields == std::vector<std::string>{"TOTAL"});
+  CHECK(e.fields_left_out == std::vector<std::string>{"DOCUMENT_TYPE"});
+  const auto r = run_docsift("eval " + f.path("pred.csv") + " " + f.path("some.csv") + " --fields " + f.path("fields.yaml"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("has no column for DOCUMENT_TYPE (not scored)") != std::string::npos);
+  // None of the schema's columns: not a ground truth for this schema.
+  docsift::testing::write_text(f.dir / "none.csv", "image_file,OTHER\na.png,x\n");
+  CHECK(run_docsift("eval " + f.path("pred.csv") + " " + f.path("none.csv") + " --fields " + f.path("fields.yaml")).exit_code == 3);
+}

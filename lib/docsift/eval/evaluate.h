@@ -60,6 +60,7 @@ struct ImageScore {
 struct Evaluation {
   extract::ScoringRules rules;
   std::vector<std::string> fields;                 // scored fields, schema order
+  std::vector<std::string> fields_left_out;        // schema fields with no ground-truth column
   std::vector<ImageScore> images;                  // ground-truth order (sorted by name)
   std::map<std::string, double> field_accuracy;    // mean over images with predictions
   std::map<std::string, Counts> field_counts;      // over images with predictions
@@ -75,8 +76,8 @@ struct Evaluation {
 };
 
 // Scores every ground-truth image under `rules`. Fields scored: those of the schema that are
-// ground-truth columns; a schema field missing from the ground truth is an error, as is an empty
-// ground truth.
+// ground-truth columns; the others are listed in fields_left_out. A ground truth that is empty or
+// has none of the schema's columns is an error.
 Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth, const Records& predictions,
                     const std::string& truth_label, const extract::ScoringRules& rules);
 
