@@ -2,8 +2,10 @@
 // field schema and prompt, CSV, evaluation reports and the eval command's gates.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "docsift/config/config.h"
@@ -16,11 +18,16 @@
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
-using docsift::eval::score_field;
+using docsift::extract::kReference2025Rules;
 using docsift::extract::FieldType;
 using docsift::extract::parse_response;
 
 namespace {
+// The reference's first rules: every case below was written for them and holds under reference-2025
+// unchanged (docs/eval.md, "Rule sets"); tests/unit/test_scoring.cpp has both rule sets side by side.
+double score_field(FieldType type, std::string_view predicted, std::string_view truth) {
+  return docsift::eval::score_field(type, predicted, truth, kReference2025Rules);
+}
 const std::vector<std::string> kFields = {"DOCUMENT_TYPE", "ABN", "INVOICE_DATE", "TOTAL", "SUPPLIER_WEBSITE",
                                           "DESCRIPTIONS", "PAYER_NAME"};
 }
@@ -213,7 +220,8 @@ TEST_CASE("evaluate: per field, per image, per document type, overall, missing a
   EvalFiles files;
   const auto schema = docsift::extract::load_field_schema(files.dir / "fields.yaml");
   const auto truth = docsift::eval::read_records_csv(files.dir / "gt.csv");
-  const auto e = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "pred.csv"), "gt.csv");
+  const auto e = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "pred.csv"), "gt.csv",
+                                         kReference2025Rules);
   REQUIRE(e.images.size() == 3);
   CHECK(e.images[0].accuracy == 1.0);   // a: both fields right ($10.05 within 1 %)
   CHECK(e.images[1].accuracy == 0.5);   // b: type right, total wrong
@@ -230,7 +238,8 @@ TEST_CASE("evaluate: per field, per image, per document type, overall, missing a
                                "{\"file\": \"/in/a.png\", \"status\": \"ok\", \"fields\": {\"DOCUMENT_TYPE\": \"TAX INVOICE\", \"TOTAL\": \"$10.00\"}}\n"
                                "{\"file\": \"/in/b.png\", \"status\": \"ok\", \"fields\": {\"DOCUMENT_TYPE\": \"RECEIPT\", \"TOTAL\": \"$5\"}}\n"
                                "{\"file\": \"/in/c.png\", \"sta");
-  const auto j = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "results.jsonl"), "gt.csv");
+  const auto j = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "results.jsonl"), "gt.csv",
+                                         kReference2025Rules);
   CHECK(j.images[0].accuracy == 1.0);
   CHECK(j.images[1].accuracy == 1.0);
   CHECK(j.missing_predictions == std::vector<std::string>{"c.png"});
@@ -239,7 +248,7 @@ TEST_CASE("evaluate: per field, per image, per document type, overall, missing a
 TEST_CASE("docsift eval: table, reports, --min-accuracy and --baseline gates (exit 4)") {
   using docsift::testing::run_docsift;
   EvalFiles f;
-  const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml");
+  const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml") + " --rules reference-2025";
   const auto ok = run_docsift(args + " --report " + f.path("r.json") + " --report " + f.path("r.md"));
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("overall 0.500 (poor) over 3 images") != std::string::npos);
@@ -267,4 +276,206 @@ TEST_CASE("docsift eval: table, reports, --min-accuracy and --baseline gates (ex
 
   CHECK(run_docsift("eval " + f.path("nope.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml")).exit_code == 3);
   CHECK(run_docsift("eval " + f.path("pred.csv")).exit_code == 2);
+}
+
+TEST_CASE("evaluate: counts, precision, recall and F1 per field and type, the median image, misses worst first") {
+  EvalFiles files;
+  const auto schema = docsift::extract::load_field_schema(files.dir / "fields.yaml");
+  const auto e = docsift::eval::evaluate(schema, docsift::eval::read_records_csv(files.dir / "gt.csv"),
+                                         docsift::eval::read_predictions(files.dir / "pred.csv"), "gt.csv", {});
+  // TOTAL: a right (a true positive), b wrong (a false positive); c has no prediction, not counted.
+  const auto& total = e.field_counts.at("TOTAL");
+  CHECK(total.tp == 1);
+  CHECK(total.fp == 1);
+  CHECK(total.fn == 0);
+  CHECK(total.precision() == 0.5);
+  CHECK(total.recall() == 1.0);
+  CHECK(total.f1() == doctest::Approx(2.0 / 3));
+  CHECK(e.image_median == 0.5);  // 1, 0.5, 0
+  CHECK(e.document_type_counts.at("RECEIPT").fp == 1);
+  REQUIRE(e.field_misses.at("TOTAL").size() == 1);
+  CHECK(e.field_misses.at("TOTAL")[0].image == "b.png");
+  CHECK(e.field_misses.at("TOTAL")[0].predicted == "$9.99");
+
+  // Each kind of case counted once: a value where there is none, a value missed, both missing.
+  docsift::eval::Counts c;
+  CHECK(c.precision() == 1.0);  // nothing claimed, nothing missed
+  c.fn = 1;
+  CHECK(c.recall() == 0.0);
+  CHECK(c.f1() == 0.0);
+}
+
+TEST_CASE("docsift eval: the exit code and JUnit agree, per-field gates, passing cases carry no failure") {
+  using docsift::testing::run_docsift;
+  EvalFiles f;
+  const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml") +
+                           " --junit " + f.path("j.xml");
+  const auto xml = [&] {
+    std::ifstream in(f.dir / "j.xml");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const auto failures_in = [&] {
+    const std::string text = xml();
+    return std::stoi(text.substr(text.find("failures=\"") + 10));
+  };
+  // Overall 0.5, DOCUMENT_TYPE 1.0, TOTAL 0.5: every combination, one verdict in both places.
+  const std::vector<std::pair<std::string, int>> gates{{"", 0},
+                                                       {" --min-accuracy 0.4", 0},
+                                                       {" --min-accuracy 0.95", 1},
+                                                       {" --min-field TOTAL=0.5", 0},
+                                                       {" --min-field TOTAL=0.9", 1},
+                                                       {" --min-field TOTAL=0.9 --min-field DOCUMENT_TYPE=0.9", 1},
+                                                       {" --min-accuracy 0.95 --min-field TOTAL=0.9", 2},
+                                                       {" --gate f1 --min-field TOTAL=0.7", 1}};
+  for (const auto& [gate, failing] : gates) {
+    CAPTURE(gate);
+    const auto r = run_docsift(args + gate);
+    CHECK(failures_in() == failing);
+    CHECK(r.exit_code == (failing == 0 ? 0 : 4));
+    // --min-accuracy gates the overall case only; no failure message praises a case.
+    CHECK(xml().find("(good)</failure>") == std::string::npos);
+    CHECK(xml().find("message=\"accuracy 1.0000 (good)") == std::string::npos);
+  }
+  const auto field = run_docsift(args + " --min-field TOTAL=0.9");
+  CHECK(field.err.find("gate: TOTAL accuracy 0.5000 is below --min-field TOTAL=0.9000") != std::string::npos);
+  CHECK(xml().find("<failure message=\"gate: TOTAL accuracy 0.5000 is below --min-field TOTAL=0.9000\"") != std::string::npos);
+  CHECK(xml().find("<property name=\"TOTAL.f1\" value=\"0.6667\"/>") != std::string::npos);
+  CHECK(xml().find("<property name=\"overall.precision\"") != std::string::npos);
+  // A gate on a field that is not scored, or a value out of range, is a usage error.
+  CHECK(run_docsift(args + " --min-field NOPE=0.5").exit_code == 2);
+  CHECK(run_docsift(args + " --min-field TOTAL=2").exit_code == 2);
+  CHECK(run_docsift(args + " --min-field TOTAL").exit_code == 2);
+}
+
+TEST_CASE("docsift eval: reports carry counts, F1, misses and, with --baseline, baseline and delta columns") {
+  using docsift::testing::run_docsift;
+  EvalFiles f;
+  const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml");
+  REQUIRE(run_docsift(args + " --report " + f.path("r.json") + " --report " + f.path("r.md")).exit_code == 0);
+  std::ifstream report(f.dir / "r.json");
+  const auto json = nlohmann::json::parse(report);
+  CHECK(json["rules"] == "docsift");
+  CHECK(json["field_stats"]["TOTAL"]["f1"].get<double>() == doctest::Approx(2.0 / 3));
+  CHECK(json["field_stats"]["TOTAL"]["precision"] == 0.5);
+  CHECK(json["field_stats"]["TOTAL"]["recall"] == 1.0);
+  CHECK(json["field_stats"]["TOTAL"]["misses"] == 1);
+  CHECK(json["overall_counts"].contains("f1"));
+  CHECK(json["image_median"] == 0.5);
+  CHECK(json["document_type_stats"]["RECEIPT"].contains("f1"));
+  CHECK(json["misses"]["TOTAL"][0] == nlohmann::json{{"image", "b.png"}, {"truth", "$5.00"}, {"predicted", "$9.99"}, {"score", 0.0}});
+  std::ifstream md_in(f.dir / "r.md");
+  const std::string md((std::istreambuf_iterator<char>(md_in)), std::istreambuf_iterator<char>());
+  CHECK(md.find("## Misses") != std::string::npos);
+  CHECK(md.find("| b.png | $5.00 | $9.99 | 0.000 |") != std::string::npos);
+  CHECK(md.find("| TOTAL | 0.500 | 0.500 | 1.000 | 0.667 |") != std::string::npos);
+
+  // Against a better baseline: the Markdown report shows both and the delta; --gate f1 compares F1.
+  nlohmann::json better = json;
+  better["overall"] = 0.9;
+  better["fields"]["TOTAL"] = 0.9;
+  better["field_stats"]["TOTAL"]["f1"] = 0.9;
+  std::ofstream(f.dir / "base.json") << better.dump();
+  const auto regressed = run_docsift(args + " --baseline " + f.path("base.json") + " --report " + f.path("d.md"));
+  CHECK(regressed.exit_code == 4);
+  std::ifstream d_in(f.dir / "d.md");
+  const std::string d((std::istreambuf_iterator<char>(d_in)), std::istreambuf_iterator<char>());
+  CHECK(d.find("| field | accuracy | precision | recall | F1 | TP | FP | FN | TN | baseline | delta |") != std::string::npos);
+  CHECK(d.find("| 0.900 | -0.400 |") != std::string::npos);
+  CHECK(d.find("baseline 0.900, delta -0.400") != std::string::npos);
+  const auto f1 = run_docsift(args + " --baseline " + f.path("base.json") + " --gate f1");
+  CHECK(f1.exit_code == 4);
+  CHECK(f1.err.find("regression: TOTAL F1 fell from 0.900 to 0.667") != std::string::npos);
+}
+
+TEST_CASE("docsift eval: wrong arguments get one clear line, exit 2 (usage) or 3 (unreadable), before any output") {
+  using docsift::testing::run_docsift;
+  EvalFiles f;
+  const std::string fields = " --fields " + f.path("fields.yaml");
+  const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + fields;
+  const auto refused = [&](const std::string& command, int code, const std::string& says) {
+    CAPTURE(command);
+    const auto r = run_docsift(command);
+    CHECK(r.exit_code == code);
+    CHECK(r.out.empty());  // nothing printed before the refusal
+    CHECK(r.err.find(says) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  };
+  // A folder where a CSV belongs; a run's folder gets the journal suggested.
+  std::filesystem::create_directories(f.dir / "run");
+  docsift::testing::write_text(f.dir / "run/results.jsonl", "");
+  refused("eval " + f.path("pred.csv") + " " + f.path("run") + fields, 2, "is a folder; eval reads a file");
+  refused("eval " + f.path("run") + " " + f.path("gt.csv") + fields, 2, "did you mean");
+  // Reports: an unknown extension or "-" is refused, and nothing is written.
+  refused(args + " --report " + f.path("r.txt"), 2, "unknown report type '.txt'");
+  CHECK_FALSE(std::filesystem::exists(f.dir / "r.txt"));
+  refused(args + " --report -", 2, "--report -");
+  CHECK_FALSE(std::filesystem::exists(f.dir / "-"));
+  // A baseline that is not a report: not JSON (exit 3), JSON of another shape (exit 3), a report
+  // scored under other rules (exit 2).
+  refused(args + " --baseline " + f.path("gt.csv"), 3, "malformed JSON");
+  std::ofstream(f.dir / "other.json") << "{\"overall\": \"high\"}";
+  refused(args + " --baseline " + f.path("other.json"), 3, "not a docsift eval JSON report");
+  REQUIRE(run_docsift(args + " --rules reference-2025 --report " + f.path("ref.json")).exit_code == 0);
+  refused(args + " --baseline " + f.path("ref.json"), 2, "scored under the reference-2025 rules");
+  CHECK(run_docsift(args + " --rules reference-2025 --baseline " + f.path("ref.json")).exit_code == 0);
+  // Swapped files: a journal as the ground truth is refused, naming the order.
+  docsift::testing::write_text(f.dir / "results.jsonl", "");
+  refused("eval " + f.path("gt.csv") + " " + f.path("results.jsonl") + fields, 2, "the order is docsift eval PRED GT");
+  CHECK(run_docsift("eval --help").out.find("cannot be told apart") != std::string::npos);
+  CHECK(run_docsift(args + " --rules nonsense").exit_code == 2);
+}
+
+TEST_CASE("applies_to: the docsift rules score a document on its type's fields only, reference-2025 on every field") {
+  docsift::testing::TempDir dir;
+  docsift::testing::write_text(dir / "fields.yaml",
+                               "fields:\n  - {name: DOCUMENT_TYPE, type: text, instruction: t}\n"
+                               "  - {name: TOTAL, type: monetary, instruction: m, applies_to: [TAX INVOICE, receipt]}\n"
+                               "  - {name: BSB_NUMBER, type: numeric_id, instruction: b, applies_to: [BANK STATEMENT]}\n");
+  docsift::testing::write_text(dir / "gt.csv",
+                               "image_file,DOCUMENT_TYPE,TOTAL,BSB_NUMBER\n"
+                               "a.png,RECEIPT,$10.00,N/A\nb.png,BANK STATEMENT,N/A,063 140\n");
+  // a: the BSB a receipt does not have, predicted anyway; b: a total a statement does not have.
+  docsift::testing::write_text(dir / "pred.csv",
+                               "image_file,DOCUMENT_TYPE,TOTAL,BSB_NUMBER\n"
+                               "a.png,RECEIPT,$10.00,063 140\nb.png,BANK STATEMENT,$5.00,063 140\n");
+  const auto schema = docsift::extract::load_field_schema(dir / "fields.yaml");
+  CHECK(schema.fields[1].applies(" Receipt "));
+  CHECK_FALSE(schema.fields[1].applies("BANK STATEMENT"));
+  CHECK(schema.fields[0].applies("anything"));
+  const auto truth = docsift::eval::read_records_csv(dir / "gt.csv");
+  const auto predictions = docsift::eval::read_predictions(dir / "pred.csv");
+  const auto ours = docsift::eval::evaluate(schema, truth, predictions, "gt.csv", {});
+  CHECK(ours.images[0].accuracy == 1.0);  // DOCUMENT_TYPE and TOTAL; the BSB is not a receipt's
+  CHECK(ours.images[0].fields.count("BSB_NUMBER") == 0);
+  CHECK(ours.images[1].accuracy == 1.0);
+  CHECK(ours.field_counts.at("TOTAL").fp == 0);
+  CHECK(ours.field_accuracy.at("TOTAL") == 1.0);
+  const auto reference = docsift::eval::evaluate(schema, truth, predictions, "gt.csv", kReference2025Rules);
+  CHECK(reference.images[0].accuracy == doctest::Approx(2.0 / 3));
+  CHECK(reference.images[1].accuracy == doctest::Approx(2.0 / 3));
+  CHECK(reference.field_accuracy.at("TOTAL") == 0.5);
+
+  docsift::testing::write_text(dir / "bad.yaml", "fields:\n  - {name: TOTAL, type: monetary, instruction: m, applies_to: []}\n");
+  CHECK_THROWS_WITH_AS(docsift::extract::load_field_schema(dir / "bad.yaml"), doctest::Contains("applies_to"),
+                       docsift::ConfigError);
+  docsift::testing::write_text(dir / "bad.yaml", "fields:\n  - {name: TOTAL, type: monetary, instruction: m, items: number}\n");
+  CHECK_THROWS_WITH_AS(docsift::extract::load_field_schema(dir / "bad.yaml"), doctest::Contains("is not a list"),
+                       docsift::ConfigError);
+}
+
+TEST_CASE("a ground truth with some of the schema's columns scores those and names the rest") {
+  using docsift::testing::run_docsift;
+  EvalFiles f;
+  docsift::testing::write_text(f.dir / "some.csv", "image_file,TOTAL\na.png,$10.00\nb.png,$5.00\nc.png,N/A\n");
+  const auto schema = docsift::extract::load_field_schema(f.dir / "fields.yaml");
+  const auto e = docsift::eval::evaluate(schema, docsift::eval::read_records_csv(f.dir / "some.csv"),
+                                         docsift::eval::read_predictions(f.dir / "pred.csv"), "some.csv", {});
+  CHECK(e.fields == std::vector<std::string>{"TOTAL"});
+  CHECK(e.fields_left_out == std::vector<std::string>{"DOCUMENT_TYPE"});
+  const auto r = run_docsift("eval " + f.path("pred.csv") + " " + f.path("some.csv") + " --fields " + f.path("fields.yaml"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("has no column for DOCUMENT_TYPE (not scored)") != std::string::npos);
+  // None of the schema's columns: not a ground truth for this schema.
+  docsift::testing::write_text(f.dir / "none.csv", "image_file,OTHER\na.png,x\n");
+  CHECK(run_docsift("eval " + f.path("pred.csv") + " " + f.path("none.csv") + " --fields " + f.path("fields.yaml")).exit_code == 3);
 }

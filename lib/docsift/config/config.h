@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "docsift/extract/scoring_rules.h"
 #include "docsift/family/mllama/options.h"
 #include "docsift/image/resample.h"
 #include "docsift/memory/cleanup_policy.h"
@@ -99,6 +100,9 @@ struct OutputConfig {
   std::vector<std::string> formats{"jsonl", "csv"};
 };
 
+// How `docsift eval` scores (extract/scoring_rules.h; docs/eval.md "Rule sets").
+using EvalConfig = extract::ScoringRules;
+
 struct TestingConfig {
   std::string faults;  // fault injection plan (resilience/fault_spec.h grammar); empty = none
 };
@@ -112,6 +116,7 @@ struct Config {
   ExtractionConfig extraction;
   OcrConfig ocr;
   OutputConfig output;
+  EvalConfig eval;
   TestingConfig testing;
 };
 
@@ -136,7 +141,7 @@ Config from_yaml(const std::string& yaml, const std::string& source);
 
 // FNV-1a of the effective config: the same config gives the same hash on every platform. Where
 // results are written (output.dir) is not part of it: shards of one batch, each in its own
-// folder, have one hash, and `docsift merge` checks it.
+// folder, have one hash, and `docsift merge` checks it. Nor is how they are scored (eval.*).
 std::string hash(Config config);
 
 // Every settable key with its help text, in schema order (for --help and the README).

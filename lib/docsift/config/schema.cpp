@@ -176,6 +176,12 @@ const std::vector<Field>& schema() {
         "where results.jsonl, predictions.csv and summary.json go", [](auto& c) -> auto& { return c.output.dir; }, Text::kNonEmpty),
       formats_key("output.formats",
         "list of jsonl (the journal, always on) and csv", [](auto& c) -> auto& { return c.output.formats; }),
+      choice_key("eval.rules",
+        "docsift (dates as dates, lists split on | only with items compared by type, text by ANLS) or " "reference-2025 (the reference's first rules, quirks kept, to compare with its published scores)", extract::kRuleSetNames, [](auto& c) -> auto& { return c.eval.rules; }),
+      choice_key("eval.date_order",
+        "docsift rules: how numeric dates such as 03/04/2025 are read in the truth and the predictions: " "dmy, mdy or ymd (a 4-digit first group is always year first)", extract::kDateOrderNames, [](auto& c) -> auto& { return c.eval.date_order; }),
+      choice_key("eval.list_match",
+        "docsift rules: list items pair by position (ordered) or with any unused truth item (any) " "before F1", extract::kListMatchNames, [](auto& c) -> auto& { return c.eval.list_match; }),
       text_key("testing.faults",
         "fault injection plan, e.g. oom@prefill:image=2 (same grammar as DOCSIFT_FAULTS, which is added to it)", [](auto& c) -> auto& { return c.testing.faults; }, Text::kNullIsEmpty, faults_problem),
   };

@@ -33,33 +33,26 @@ std::string number(double x) {
   return text;
 }
 
-struct Case {
-  std::string name;
-  double accuracy;
-  std::vector<std::string> failures;
-};
+std::string property(const std::string& name, const std::string& value) {
+  std::string out = "      <property name=\"";
+  out += xml_escape(name);
+  out += "\" value=\"";
+  out += xml_escape(value);
+  out += "\"/>\n";
+  return out;
+}
+
+// name.tp, name.fp, ... name.f1 as properties.
+std::string count_properties(const std::string& prefix, const Counts& c) {
+  return property(prefix + ".tp", number(c.tp)) + property(prefix + ".fp", number(c.fp)) +
+         property(prefix + ".fn", number(c.fn)) + property(prefix + ".tn", number(c.tn)) +
+         property(prefix + ".precision", number(c.precision())) + property(prefix + ".recall", number(c.recall())) +
+         property(prefix + ".f1", number(c.f1()));
+}
 
 }  // namespace
 
-std::string to_junit(const Evaluation& evaluation, const Gate& gate) {
-  // What failed, per case: the gate, and the regressions (each names its field first).
-  const std::vector<std::string> regressed =
-      gate.baseline ? regressions(evaluation, *gate.baseline, gate.tolerance) : std::vector<std::string>{};
-  const auto case_for = [&](const std::string& name, const std::string& regression_prefix, double accuracy) {
-    Case c{name, accuracy, {}};
-    if (gate.min_accuracy && accuracy < *gate.min_accuracy) {
-      c.failures.push_back("accuracy " + number(accuracy) + " is below --min-accuracy " + number(*gate.min_accuracy));
-    }
-    for (const auto& r : regressed) {
-      if (r.rfind(regression_prefix + " fell from ", 0) == 0) c.failures.push_back(r);
-    }
-    return c;
-  };
-  std::vector<Case> cases{case_for("overall", "overall accuracy", evaluation.overall)};
-  for (const auto& field : evaluation.fields) {
-    const auto it = evaluation.field_accuracy.find(field);
-    cases.push_back(case_for(field, field, it == evaluation.field_accuracy.end() ? 0.0 : it->second));
-  }
+std::string to_junit(const Evaluation& evaluation, const std::vector<GateCase>& cases) {
   int failures = 0;
   for (const auto& c : cases) failures += c.failures.empty() ? 0 : 1;
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -67,16 +60,34 @@ std::string to_junit(const Evaluation& evaluation, const Gate& gate) {
                              "\" errors=\"0\" skipped=\"0\"";
   xml += "<testsuites name=\"docsift eval\"" + counts + ">\n";
   xml += "  <testsuite name=\"docsift.eval\"" + counts + " time=\"0\">\n";
-  xml += "    <properties>\n      <property name=\"images\" value=\"" + std::to_string(evaluation.images.size()) +
-         "\"/>\n      <property name=\"overall_accuracy\" value=\"" + number(evaluation.overall) + "\"/>\n    </properties>\n";
+  xml += "    <properties>\n";
+  xml += property("images", std::to_string(evaluation.images.size()));
+  xml += property("rules", std::string(name_of(extract::kRuleSetNames, evaluation.rules.rules)));
+  xml += property("overall_accuracy", number(evaluation.overall));
+  xml += property("image_median", number(evaluation.image_median));
+  xml += count_properties("overall", evaluation.counts);
+  for (const auto& c : cases) {
+    if (c.name == "overall") continue;
+    xml += property(c.name + ".accuracy", number(c.accuracy));
+    xml += count_properties(c.name, c.counts);
+  }
+  for (const auto& [type, acc] : evaluation.document_type_accuracy) {
+    xml += property("document_type." + type + ".accuracy", number(acc));
+    if (const auto t = evaluation.document_type_counts.find(type); t != evaluation.document_type_counts.end()) {
+      xml += property("document_type." + type + ".f1", number(t->second.f1()));
+    }
+  }
+  xml += "    </properties>\n";
   for (const auto& c : cases) {
     xml += "    <testcase classname=\"docsift.eval." + std::string(c.name == "overall" ? "overall" : "field") +
            "\" name=\"" + xml_escape(c.name) + "\" time=\"0\">\n";
-    // The schema's order: failures, then system-out.
+    // The schema's order: failures, then system-out. A passing case has no failure element.
     for (const auto& f : c.failures) {
-      xml += "      <failure message=\"" + xml_escape(f) + "\" type=\"accuracy\">" + xml_escape(f) + "</failure>\n";
+      xml += "      <failure message=\"" + xml_escape(f) + "\" type=\"gate\">" + xml_escape(f) + "</failure>\n";
     }
-    xml += "      <system-out>accuracy " + number(c.accuracy) + " (" + band(c.accuracy) + ")</system-out>\n";
+    xml += "      <system-out>accuracy " + number(c.accuracy) + " (" + band(c.accuracy) + "), precision " +
+           number(c.counts.precision()) + ", recall " + number(c.counts.recall()) + ", F1 " + number(c.counts.f1()) +
+           "</system-out>\n";
     xml += "    </testcase>\n";
   }
   xml += "  </testsuite>\n</testsuites>\n";

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "docsift/edit_distance.h"
+#include "docsift/eval/dates.h"
+
 namespace docsift::eval {
 namespace {
 
@@ -59,6 +62,14 @@ std::optional<double> money(std::string_view s) {
   return value;
 }
 
+// Money within 1 % of the truth (0.01 absolute when the truth is 0): both rule sets.
+bool money_agrees(std::string_view predicted, std::string_view truth) {
+  const auto p = money(predicted), t = money(truth);
+  if (!p || !t) return false;
+  const double tolerance = *t != 0.0 ? std::abs(*t) * 0.01 : 0.01;
+  return std::abs(*p - *t) <= tolerance;
+}
+
 // Digit groups as numbers, so "07/07/2025" and "7/7/2025" agree.
 std::set<long long> digit_groups(std::string_view s) {
   std::set<long long> groups;
@@ -78,22 +89,30 @@ std::set<long long> digit_groups(std::string_view s) {
   return groups;
 }
 
-std::vector<std::string> list_items(std::string_view s) {
+// Trimmed, non-empty items between any of `separators`.
+std::vector<std::string> split_items(std::string_view s, std::string_view separators) {
   std::vector<std::string> items;
   std::string current;
   const auto flush = [&] {
     std::string item = trim(current);
-    if (!item.empty()) items.push_back(lower(item));
+    if (!item.empty()) items.push_back(std::move(item));
     current.clear();
   };
   for (const char c : s) {
-    if (c == ',' || c == ';' || c == '|' || c == '\n' || c == '\r') {
+    if (separators.find(c) != std::string_view::npos) {
       flush();
     } else {
       current.push_back(c);
     }
   }
   flush();
+  return items;
+}
+
+// The reference splits on commas too, and compares items lower-cased.
+std::vector<std::string> list_items(std::string_view s) {
+  std::vector<std::string> items = split_items(s, ",;|\n\r");
+  for (std::string& item : items) item = lower(item);
   return items;
 }
 
@@ -109,24 +128,14 @@ bool contains_either(const std::string& a, const std::string& b) {
   return a.find(b) != std::string::npos || b.find(a) != std::string::npos;
 }
 
-}  // namespace
+// ---- reference-2025: the reference's first version, quirks included (docs/eval.md) ----
 
-double score_field(FieldType type, std::string_view predicted, std::string_view truth) {
-  const bool predicted_missing = extract::is_missing(predicted);
-  const bool truth_missing = extract::is_missing(truth);
-  if (predicted_missing && truth_missing) return 1.0;
-  if (predicted_missing != truth_missing) return 0.0;
-  if (normalized(trim(predicted)) == normalized(trim(truth))) return 1.0;
-
+double score_reference(FieldType type, std::string_view predicted, std::string_view truth) {
   switch (type) {
     case FieldType::kNumericId:
       return digits(predicted) == digits(truth) ? 1.0 : 0.0;
-    case FieldType::kMonetary: {
-      const auto p = money(predicted), t = money(truth);
-      if (!p || !t) return 0.0;
-      const double tolerance = *t != 0.0 ? std::abs(*t) * 0.01 : 0.01;
-      return std::abs(*p - *t) <= tolerance ? 1.0 : 0.0;
-    }
+    case FieldType::kMonetary:
+      return money_agrees(predicted, truth) ? 1.0 : 0.0;
     case FieldType::kDate: {
       const auto p = digit_groups(predicted), t = digit_groups(truth);
       if (!t.empty() && p == t) return 1.0;
@@ -157,6 +166,109 @@ double score_field(FieldType type, std::string_view predicted, std::string_view 
     }
   }
   return 0.0;
+}
+
+// ---- docsift ----
+
+// ANLS of one pair after the common normalisation: 1 − edit distance ÷ the longer length, 0 below 0.5.
+double anls(std::string_view predicted, std::string_view truth) {
+  const std::string p = normalized(trim(predicted)), t = normalized(trim(truth));
+  const std::size_t longer = std::max(p.size(), t.size());
+  if (longer == 0) return 1.0;
+  // Distances above half the longer length score 0 anyway: stop counting there.
+  const int limit = static_cast<int>(longer / 2);
+  const int distance = edit_distance(p, t, limit);
+  const double score = 1.0 - static_cast<double>(distance) / static_cast<double>(longer);
+  return score >= 0.5 ? score : 0.0;
+}
+
+// One day against another: the same day 1, the same day and month in another year 0.8 (as the
+// reference's current version), anything else 0.
+double date_pair(const CalendarDate& p, const CalendarDate& t) {
+  if (p == t) return 1.0;
+  return p.day == t.day && p.month == t.month ? 0.8 : 0.0;
+}
+
+double score_date(std::string_view predicted, std::string_view truth, extract::DateOrder order) {
+  const auto p = parse_dates(predicted, order), t = parse_dates(truth, order);
+  // Unparseable on either side: only the exact normalised match (already tried) scores.
+  if (p.empty() || t.empty() || p.size() != t.size()) return 0.0;
+  // A period (STATEMENT_PERIOD) is as good as its worse end.
+  double score = 1.0;
+  for (std::size_t i = 0; i < t.size(); ++i) score = std::min(score, date_pair(p[i], t[i]));
+  return score;
+}
+
+// The schema's separators only: | and newlines.
+std::vector<std::string> pipe_items(std::string_view s) { return split_items(s, "|\n\r"); }
+
+bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth) {
+  switch (type) {
+    case extract::ItemType::kMonetary:
+      return money_agrees(predicted, truth);
+    case extract::ItemType::kNumber: {
+      const auto p = money(predicted), t = money(truth);
+      return p && t && std::abs(*p - *t) <= 1e-9 * std::max(1.0, std::abs(*t));
+    }
+    case extract::ItemType::kText:
+      return anls(predicted, truth) >= 0.5;
+  }
+  return false;
+}
+
+double score_list(std::string_view predicted, std::string_view truth, extract::ItemType type, extract::ListMatch match) {
+  const auto p = pipe_items(predicted), t = pipe_items(truth);
+  if (p.empty() || t.empty()) return p.empty() && t.empty() ? 1.0 : 0.0;
+  std::size_t matched = 0;
+  if (match == extract::ListMatch::kOrdered) {
+    for (std::size_t i = 0; i < std::min(p.size(), t.size()); ++i) matched += items_agree(type, p[i], t[i]) ? 1 : 0;
+  } else {
+    std::vector<bool> used(t.size(), false);
+    for (const std::string& item : p) {
+      for (std::size_t j = 0; j < t.size(); ++j) {
+        if (!used[j] && items_agree(type, item, t[j])) {
+          used[j] = true;
+          ++matched;
+          break;
+        }
+      }
+    }
+  }
+  if (matched == 0) return 0.0;
+  const double precision = static_cast<double>(matched) / static_cast<double>(p.size());
+  const double recall = static_cast<double>(matched) / static_cast<double>(t.size());
+  return 2 * precision * recall / (precision + recall);
+}
+
+double score_docsift(FieldType type, std::string_view predicted, std::string_view truth, const extract::ScoringRules& rules,
+                     extract::ItemType items) {
+  switch (type) {
+    case FieldType::kNumericId:
+      return digits(predicted) == digits(truth) ? 1.0 : 0.0;
+    case FieldType::kMonetary:
+      return money_agrees(predicted, truth) ? 1.0 : 0.0;
+    case FieldType::kDate:
+      return score_date(predicted, truth, rules.date_order);
+    case FieldType::kList:
+      return score_list(predicted, truth, items, rules.list_match);
+    case FieldType::kText:
+      return anls(predicted, truth);
+  }
+  return 0.0;
+}
+
+}  // namespace
+
+double score_field(FieldType type, std::string_view predicted, std::string_view truth, const extract::ScoringRules& rules,
+                   extract::ItemType items) {
+  // Both rule sets: missing values and the common normalisation.
+  const bool predicted_missing = extract::is_missing(predicted);
+  const bool truth_missing = extract::is_missing(truth);
+  if (predicted_missing && truth_missing) return 1.0;
+  if (predicted_missing != truth_missing) return 0.0;
+  if (normalized(trim(predicted)) == normalized(trim(truth))) return 1.0;
+  return rules.rules == extract::RuleSet::kReference2025 ? score_reference(type, predicted, truth)
+                                                         : score_docsift(type, predicted, truth, rules, items);
 }
 
 }  // namespace docsift::eval

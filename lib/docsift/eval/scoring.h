@@ -1,23 +1,41 @@
-// Scoring one extracted value against ground truth, per field type, as the reference system does
-// (docs/eval.md, "The fields" and "Scoring"). Scores are in [0, 1].
+// Scoring one extracted value against ground truth, per field type, under one of two rule sets
+// (docs/eval.md, "The fields", "Scoring" and "Rule sets"). Scores are in [0, 1].
 //
-//   both missing → 1; one missing → 0; equal after lower-casing and removing , $ % ( ) and
-//   spaces → 1; then by type:
+// Both: both missing → 1; one missing → 0; equal after lower-casing and removing , $ % ( ) and
+// spaces (the common normalisation) → 1; then by type.
+//
+// docsift (the default):
 //   numeric_id  the digits alone must be equal
 //   monetary    the numbers agree within 1 % of the truth (0.01 absolute when the truth is 0)
-//   date        the same set of digit groups → 1; at least two groups in common → 0.8
-//   list        items split on , ; | and newlines; predicted items that match a truth item
-//               (case-insensitive containment either way, each counted once) ÷ the longer list
-//   text        containment either way (case-insensitive) → 0.9; else the share of truth words
-//               found in the prediction when it is ≥ 0.8; else 0
+//   date        every date parsed (eval/dates.h, in rules.date_order): the same day → 1, the same day
+//               and month in another year → 0.8, else 0; a period is as good as its worse end; a
+//               side that does not parse → 0 (only the normalised match above scores)
+//   list        items split on | and newlines only, compared by the field's item type (money
+//               within 1 %, numbers equal, text by ANLS ≥ 0.5); F1 of the matched items, pairing
+//               them by position (ordered) or with any unused truth item (any)
+//   text        ANLS: 1 − edit distance ÷ the longer length, after the common normalisation; 0
+//               below 0.5
+//
+// reference-2025 (the reference's first version, quirks kept so scores compare with its own):
+//   numeric_id, monetary as above
+//   date        the same set of digit groups → 1; at least two groups in common → 0.8 (so a
+//               swapped day and month scores 1)
+//   list        items split on , ; | and newlines (so "$1,234.56" is two items); predicted items
+//               that match a truth item (case-insensitive containment either way, each counted
+//               once) ÷ the longer list (so "$1" matches "$12.00")
+//   text        containment either way (case-insensitive) → 0.9 (so "A" scores 0.9 against
+//               "Acme Pty Ltd"); else the share of truth words found in the prediction when ≥ 0.8
 #pragma once
 
 #include <string_view>
 
 #include "docsift/extract/field.h"
+#include "docsift/extract/scoring_rules.h"
 
 namespace docsift::eval {
 
-double score_field(extract::FieldType type, std::string_view predicted, std::string_view truth);
+// `items`: what a list field's items are (the schema's `items:`); only the docsift rules use it.
+double score_field(extract::FieldType type, std::string_view predicted, std::string_view truth,
+                   const extract::ScoringRules& rules, extract::ItemType items = extract::ItemType::kText);
 
 }  // namespace docsift::eval

@@ -6,33 +6,37 @@
 
 namespace docsift::extract {
 
-FieldType parse_field_type(std::string_view name) {
-  if (name == "numeric_id") return FieldType::kNumericId;
-  if (name == "monetary") return FieldType::kMonetary;
-  if (name == "date") return FieldType::kDate;
-  if (name == "list") return FieldType::kList;
-  if (name == "text") return FieldType::kText;
-  throw ConfigError("unknown field type \"" + std::string(name) + "\" (known: numeric_id, monetary, date, list, text)");
+namespace {
+
+// The value named `name` in `names`; a ConfigError listing them otherwise.
+template <class E, std::size_t N>
+E parse_name(const Names<E, N>& names, std::string_view name, std::string_view what) {
+  std::string known;
+  for (const auto& [value, n] : names) {
+    if (n == name) return value;
+    known += (known.empty() ? "" : ", ") + std::string(n);
+  }
+  throw ConfigError("unknown " + std::string(what) + " \"" + std::string(name) + "\" (known: " + known + ")");
 }
 
-std::string_view to_string(FieldType type) {
-  switch (type) {
-    case FieldType::kNumericId: return "numeric_id";
-    case FieldType::kMonetary: return "monetary";
-    case FieldType::kDate: return "date";
-    case FieldType::kList: return "list";
-    case FieldType::kText: return "text";
-  }
-  return "?";
-}
+}  // namespace
+
+FieldType parse_field_type(std::string_view name) { return parse_name(kFieldTypeNames, name, "field type"); }
+ItemType parse_item_type(std::string_view name) { return parse_name(kItemTypeNames, name, "item type"); }
 
 bool is_missing(std::string_view value) {
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
   if (value.empty()) return true;
-  std::string upper;
-  for (const char c : value) upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-  return upper == "N/A" || upper == "NOT_FOUND";
+  // Compared in place: eval calls this four times per field case (docs/eval.md, 100,000 rows in 5 s).
+  const auto same = [&](std::string_view upper) {
+    if (value.size() != upper.size()) return false;
+    for (std::size_t i = 0; i < upper.size(); ++i) {
+      if (std::toupper(static_cast<unsigned char>(value[i])) != upper[i]) return false;
+    }
+    return true;
+  };
+  return same("N/A") || same("NOT_FOUND");
 }
 
 }  // namespace docsift::extract

@@ -5,13 +5,29 @@
 #include <string>
 #include <string_view>
 
+#include "docsift/names.h"
+
 namespace docsift::extract {
 
 enum class FieldType { kNumericId, kMonetary, kDate, kList, kText };
+// What one item of a list field is, for the docsift rules' item comparison (docs/eval.md):
+// PRICES are money, QUANTITIES numbers, DESCRIPTIONS text. The schema's `items:` key.
+enum class ItemType { kText, kMonetary, kNumber };
+
+inline constexpr Names<FieldType, 5> kFieldTypeNames{{{FieldType::kNumericId, "numeric_id"},
+                                                      {FieldType::kMonetary, "monetary"},
+                                                      {FieldType::kDate, "date"},
+                                                      {FieldType::kList, "list"},
+                                                      {FieldType::kText, "text"}}};
+inline constexpr Names<ItemType, 3> kItemTypeNames{
+    {{ItemType::kText, "text"}, {ItemType::kMonetary, "monetary"}, {ItemType::kNumber, "number"}}};
+constexpr std::string_view to_string(FieldType type) { return name_of(kFieldTypeNames, type); }
+constexpr std::string_view to_string(ItemType type) { return name_of(kItemTypeNames, type); }
 
 // "numeric_id", "monetary", "date", "list", "text"; throws docsift::ConfigError listing them.
 FieldType parse_field_type(std::string_view name);
-std::string_view to_string(FieldType type);
+// "text", "monetary", "number"; throws docsift::ConfigError listing them.
+ItemType parse_item_type(std::string_view name);
 
 // The model writes N/A for an absent field; ground truth writes NOT_FOUND or leaves it empty.
 // All three (any case, surrounding whitespace ignored) mean "missing".

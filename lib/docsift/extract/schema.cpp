@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "docsift/error.h"
@@ -25,7 +26,21 @@ bool valid_name(const std::string& name) {
   });
 }
 
+std::string folded(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  std::string out;
+  for (const char c : s) out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  return out;
+}
+
 }  // namespace
+
+bool Field::applies(std::string_view document_type) const {
+  if (applies_to.empty()) return true;
+  const std::string type = folded(document_type);
+  return std::any_of(applies_to.begin(), applies_to.end(), [&](const std::string& t) { return folded(t) == type; });
+}
 
 std::vector<std::string> FieldSchema::names() const {
   std::vector<std::string> out;
@@ -61,6 +76,7 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
   for (const YAML::Node& node : root["fields"]) {
     if (!node.IsMap()) throw ConfigError(where(path, node) + ": each field must be a mapping");
     Field field;
+    bool has_items = false;
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
       const YAML::Node& value = kv.second;
@@ -69,12 +85,18 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
           field.name = value.as<std::string>();
         } else if (key == "type") {
           field.type = parse_field_type(value.as<std::string>());
+        } else if (key == "items") {
+          field.items = parse_item_type(value.as<std::string>());
+          has_items = true;
+        } else if (key == "applies_to") {
+          if (!value.IsSequence() || value.size() == 0) throw ConfigError("applies_to: expected a non-empty list of document types");
+          field.applies_to = value.as<std::vector<std::string>>();
         } else if (key == "instruction") {
           field.instruction = value.as<std::string>();
         } else if (key == "required") {
           field.required = value.as<bool>();
         } else {
-          throw ConfigError("unknown key '" + key + "' (known: name, type, instruction, required)");
+          throw ConfigError("unknown key '" + key + "' (known: name, type, items, applies_to, instruction, required)");
         }
       } catch (const YAML::Exception& e) {
         throw ConfigError(where(path, value) + ": " + key + ": " + e.msg);
@@ -86,6 +108,9 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
       throw ConfigError(where(path, node) + ": field name '" + field.name + "' must be upper-case letters, digits and _");
     }
     if (!seen.insert(field.name).second) throw ConfigError(where(path, node) + ": field " + field.name + " appears twice");
+    if (has_items && field.type != FieldType::kList) {
+      throw ConfigError(where(path, node) + ": field " + field.name + " has items: but is not a list");
+    }
     if (field.instruction.empty()) throw ConfigError(where(path, node) + ": field " + field.name + " has no instruction");
     schema.fields.push_back(std::move(field));
   }

@@ -13,8 +13,14 @@ namespace docsift::extract {
 struct Field {
   std::string name;         // upper case, as the model must write it
   FieldType type = FieldType::kText;
+  ItemType items = ItemType::kText;  // a list's items (`items:`); only list fields may say
   std::string instruction;  // what goes in the prompt's [brackets]
   bool required = false;
+  // The document types (DOCUMENT_TYPE values) the field belongs to, `applies_to:`; empty: every
+  // type. The docsift scoring rules score a document only on its type's fields (docs/eval.md).
+  std::vector<std::string> applies_to;
+  // Whether the field belongs to `document_type` (compared ignoring case and surrounding spaces).
+  bool applies(std::string_view document_type) const;
 };
 
 struct FieldSchema {

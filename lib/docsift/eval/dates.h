@@ -1,0 +1,29 @@
+// Dates as the docsift rules read them (docs/eval.md, "Rule sets"): every calendar date written in
+// a value, so that "28/06/2024" and "28 June 2024" are one day and "01/02/2024" and "02/01/2024"
+// are two.
+//
+// Its own small parser, not ocr/values.h's find_dates (which eval/ could reach through batch/):
+// that one is a finder for noisy OCR text, tuned by the OCR rules' lexicon and its page-level
+// date-order guess, and scoring must not change when the OCR heuristics are tuned. This one reads
+// only the forms a person or a model writes, strictly.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "docsift/extract/scoring_rules.h"
+
+namespace docsift::eval {
+
+struct CalendarDate {
+  int year = 0, month = 0, day = 0;
+  bool operator==(const CalendarDate&) const = default;
+};
+
+// Every date in `text`, in order: numeric with one separator used twice (/ - .), a 2- or 4-digit
+// year (2-digit: 20YY), read in `order` unless the first group has 4 digits (ISO 2024-06-28);
+// English month names and three-letter abbreviations ("28 June 2024", "28-Jun-24", "June 28,
+// 2024", "28th June 2024"). Days that do not exist (31/04) are not dates. Empty when none.
+std::vector<CalendarDate> parse_dates(std::string_view text, extract::DateOrder order);
+
+}  // namespace docsift::eval

@@ -1,0 +1,104 @@
+#include "docsift/eval/gate.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "docsift/error.h"
+
+namespace docsift::eval {
+namespace {
+
+const char* metric_name(GateMetric metric) { return metric == GateMetric::kF1 ? "F1" : "accuracy"; }
+
+double value_of(GateMetric metric, double accuracy, const Counts& counts) {
+  return metric == GateMetric::kF1 ? counts.f1() : accuracy;
+}
+
+// The baseline's value of `metric` for the overall (field empty) or a field; nullopt if absent.
+std::optional<double> baseline_value(const nlohmann::json& baseline, GateMetric metric, const std::string& field) {
+  const nlohmann::json* node = nullptr;
+  if (metric == GateMetric::kAccuracy) {
+    node = field.empty() ? &baseline["overall"] : baseline["fields"].contains(field) ? &baseline["fields"][field] : nullptr;
+  } else if (field.empty()) {
+    node = baseline.contains("overall_counts") ? &baseline["overall_counts"]["f1"] : nullptr;
+  } else if (baseline["field_stats"].contains(field) && baseline["field_stats"][field].contains("f1")) {
+    node = &baseline["field_stats"][field]["f1"];
+  }
+  if (node == nullptr || !node->is_number()) return std::nullopt;
+  return node->get<double>();
+}
+
+}  // namespace
+
+void check_gate(const Evaluation& e, const Gate& gate, const std::string& baseline_label) {
+  for (const auto& [field, least] : gate.min_field) {
+    if (std::find(e.fields.begin(), e.fields.end(), field) == e.fields.end()) {
+      throw ConfigError("--min-field " + field + ": not a scored field");
+    }
+  }
+  if (gate.baseline == nullptr) return;
+  const nlohmann::json& b = *gate.baseline;
+  if (!b.is_object() || !b.contains("overall") || !b["overall"].is_number() || !b.contains("fields") ||
+      !b["fields"].is_object()) {
+    throw FileError(baseline_label + ": not a docsift eval JSON report (written by --report FILE.json)");
+  }
+  // Reports from before eval.rules existed were scored by the reference's rules.
+  const std::string before = b.contains("rules") && b["rules"].is_string() ? b["rules"].get<std::string>() : "reference-2025";
+  const std::string now(name_of(extract::kRuleSetNames, e.rules.rules));
+  if (before != now) {
+    throw ConfigError(baseline_label + ": scored under the " + before + " rules and this eval under " + now +
+                      "; scores under different rules do not compare (--rules " + before + ", or a new baseline)");
+  }
+  if (gate.metric == GateMetric::kF1 && !(b.contains("overall_counts") && b.contains("field_stats"))) {
+    throw ConfigError(baseline_label + ": has no F1 (an older report); use --gate accuracy or a new baseline");
+  }
+}
+
+std::vector<GateCase> judge(const Evaluation& e, const Gate& gate) {
+  const char* metric = metric_name(gate.metric);
+  const auto against_baseline = [&](GateCase& c, const std::string& field, double now) {
+    if (gate.baseline == nullptr) return;
+    const auto before = baseline_value(*gate.baseline, gate.metric, field);
+    if (before && *before - now > gate.tolerance) {
+      c.failures.push_back("regression: " + (field.empty() ? std::string("overall ") + metric : field + (gate.metric == GateMetric::kF1 ? " F1" : "")) +
+                           " fell from " + fixed(*before) + " to " + fixed(now) + " (more than " + fixed(gate.tolerance) + ")");
+    }
+  };
+  std::vector<GateCase> cases;
+  GateCase overall{"overall", e.overall, e.counts, {}};
+  if (gate.min_accuracy && e.overall < *gate.min_accuracy) {
+    overall.failures.push_back("gate: overall accuracy " + fixed(e.overall, 4) + " is below --min-accuracy " +
+                               fixed(*gate.min_accuracy, 4));
+  }
+  against_baseline(overall, "", value_of(gate.metric, e.overall, e.counts));
+  cases.push_back(std::move(overall));
+  for (const std::string& field : e.fields) {
+    const auto acc = e.field_accuracy.find(field);
+    const auto counts = e.field_counts.find(field);
+    GateCase c{field, acc == e.field_accuracy.end() ? 0.0 : acc->second,
+               counts == e.field_counts.end() ? Counts{} : counts->second, {}};
+    const double now = value_of(gate.metric, c.accuracy, c.counts);
+    if (const auto least = gate.min_field.find(field); least != gate.min_field.end() && now < least->second) {
+      c.failures.push_back("gate: " + field + " " + metric + " " + fixed(now, 4) + " is below --min-field " + field + "=" +
+                           fixed(least->second, 4));
+    }
+    against_baseline(c, field, now);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+std::pair<std::string, double> parse_min_field(const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string field = text.substr(0, eq);
+  if (eq == std::string::npos || field.empty()) throw ConfigError("--min-field " + text + ": expected FIELD=VALUE, e.g. TOTAL=0.9");
+  const std::string value = text.substr(eq + 1);
+  char* end = nullptr;
+  const double least = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size() || !(least >= 0.0 && least <= 1.0)) {
+    throw ConfigError("--min-field " + text + ": the value must be a number from 0 to 1");
+  }
+  return {field, least};
+}
+
+}  // namespace docsift::eval
