@@ -16,14 +16,11 @@
 #include "docsift/batch/device_setup.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/resilience/ladder.h"
+#include "docsift/stopwatch.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 nlohmann::json attempts_json(const resilience::ImageRun& run) {
   nlohmann::json out = nlohmann::json::array();

@@ -12,15 +12,9 @@
 #include "docsift/io/pdf.h"
 #include "docsift/memory/device_memory.h"
 #include "docsift/ocr/engine.h"
+#include "docsift/stopwatch.h"
 
 namespace docsift::batch {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-}  // namespace
-
 struct OcrReader::State {
   extract::FieldSchema schema;
   std::vector<std::string> field_names;
@@ -60,23 +54,23 @@ PageOutcome OcrReader::read(const PageRequest& request) {
       if (ocr::usable_text_layer(words)) {
         const int width = static_cast<int>(std::lround(layer.width * kScale));
         const int height = static_cast<int>(std::lround(layer.height * kScale));
-        timings["decode_image"] = since(t);
+        timings["decode_image"] = seconds_since(t);
         record.image = {{"width", width}, {"height", height}};
         t = Clock::now();
         read = s_->engine.read_words(std::move(words), width, height, s_->field_names);
-        timings["text_layer"] = since(t);
+        timings["text_layer"] = seconds_since(t);
       }
     }
     if (!read) {
       std::string said;
       const at::Tensor rgb = io::read_page(path, page, s_->pages, &said);
       if (!said.empty()) record.warning = said;  // (H, W, 3) uint8, contiguous
-      timings["decode_image"] = since(t);
+      timings["decode_image"] = seconds_since(t);
       record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
       t = Clock::now();
       const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3, rgb.data_ptr());
       read = s_->engine.read(view, s_->field_names);
-      timings["ocr"] = since(t);
+      timings["ocr"] = seconds_since(t);
     }
     record.status = Record::Status::Ok;
     record.tier = "ocr";

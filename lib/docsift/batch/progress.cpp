@@ -5,12 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "docsift/batch/outputs.h"
+#include "docsift/stopwatch.h"
 
 namespace docsift::batch {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::string clock_text(double seconds) {
   const long s = std::lround(std::max(0.0, seconds));
@@ -42,7 +41,7 @@ Progress::Progress(const RunOptions& o, std::ostream& log, int total)
 
 void Progress::image_done(int done, const Record& record) {
   if (o_.quiet) return;
-  const double elapsed = since(start_);
+  const double elapsed = seconds_since(start_);
   const double eta = done > 0 ? elapsed / done * (total_ - done) : 0;
   const std::string& file = record.file;
   const std::string status = record.ok() ? "ok" : "failed";

@@ -30,16 +30,10 @@
 #include "docsift/io/journal.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/scan.h"
+#include "docsift/stopwatch.h"
 
 namespace docsift::batch {
 namespace fs = std::filesystem;
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-}  // namespace
-
 RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostream& log) {
   const auto run_start = Clock::now();
   RunSummary summary;
@@ -166,7 +160,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     record.file_bytes = name.file_bytes;
     const bool fatal = outcome.fatal;
     const std::string fatal_error = outcome.fatal_error;
-    record.timings_s["total"] = since(start);
+    record.timings_s["total"] = seconds_since(start);
     // The CSV row first, then the journal record: a row that cannot be written (it is cut back
     // whole) stops the run before the journal has the record, and a record the journal cannot take
     // takes its row back out, so at every stop the CSV has exactly the journal's rows.
@@ -210,7 +204,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   summary.total_ok = totals.ok;
   summary.total_failed = totals.failed;
   summary.tiers = totals.tiers;
-  summary.seconds = since(run_start);
+  summary.seconds = seconds_since(run_start);
   Summary out;
   totals.describe(out);
   out.scanned = summary.scanned;

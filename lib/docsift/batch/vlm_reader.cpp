@@ -17,15 +17,9 @@
 #include "docsift/memory/host.h"
 #include "docsift/memory/plan.h"
 #include "docsift/resilience/ladder.h"
+#include "docsift/stopwatch.h"
 
 namespace docsift::batch {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-}  // namespace
-
 struct VlmReader::State {
   config::Config cfg;
   extract::FieldSchema schema;
@@ -93,12 +87,12 @@ PageOutcome VlmReader::read(const PageRequest& request) {
     std::string said;
     const at::Tensor rgb = io::read_page(request.path, request.page, s.pages, &said);
     if (!said.empty()) record.warning = said;
-    timings["decode_image"] = since(t);
+    timings["decode_image"] = seconds_since(t);
     t = Clock::now();
     const family::ImageInputs inputs = s.engine.family().preprocess(rgb, s.cfg.model.max_tiles);
     const int tiles = inputs.tiles;
     const std::vector<int32_t> prompt = s.engine.chat().encode(s.prompt_text, tiles);
-    timings["preprocess"] = since(t);
+    timings["preprocess"] = seconds_since(t);
     record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
 
     std::optional<memory::Tier> start_tier;

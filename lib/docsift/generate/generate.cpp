@@ -12,13 +12,10 @@
 #include <chrono>
 
 #include "docsift/error.h"
+#include "docsift/stopwatch.h"
 
 namespace docsift::generate {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Timings are only true once queued GPU work has finished.
 void synchronize(const at::Tensor& t) {
