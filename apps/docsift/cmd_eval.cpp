@@ -51,8 +51,9 @@ Command add_eval_command(CLI::App& root) {
   CLI::App* app = root.add_subcommand("eval", "Score predictions against ground truth; fail below a gate");
   app->add_option("PRED", o->predictions, "predictions.csv or results.jsonl from docsift run")->required();
   app->add_option("GT", o->truth,
-                  "Ground-truth CSV (image_file + one column per field). PRED comes first: a journal given as GT is "
-                  "refused, but two CSVs in the same layout cannot be told apart")
+                  "Ground truth: a CSV (image_file + one column per field) or JSONL (one object per document with "
+                  "image_file and the fields it has). PRED comes first: a journal given as GT is refused, but two "
+                  "CSVs in the same layout cannot be told apart")
       ->required();
   app->add_option("--fields", o->fields, "Field schema (default: extraction.fields from the config)");
   app->add_option("--rules", o->rules,
@@ -80,9 +81,6 @@ Command add_eval_command(CLI::App& root) {
             for (const std::string& report : o->reports) check_report_path(report);
             check_input_file(o->predictions, "PRED");
             check_input_file(o->truth, "GT");
-            if (fs::path(o->truth).extension() == ".jsonl") {
-              throw ConfigError("GT " + o->truth + " is a run journal, which holds predictions; the order is docsift eval PRED GT");
-            }
             eval::Gate gate;
             gate.min_accuracy = o->min_accuracy;
             gate.tolerance = o->tolerance;
@@ -100,7 +98,9 @@ Command add_eval_command(CLI::App& root) {
               baseline = read_json_file(o->baseline, 16);
               gate.baseline = &baseline;
             }
-            const auto truth = eval::read_records_csv(o->truth);
+            const auto truth = fs::path(o->truth).extension() == ".jsonl"
+                                   ? eval::read_truth_jsonl(o->truth, schema.names())
+                                   : eval::read_records_csv(o->truth);
             const auto predictions = eval::read_predictions(o->predictions);
             const auto evaluation = eval::evaluate(schema, truth, predictions, o->truth, cfg.eval);
             eval::check_gate(evaluation, gate, o->baseline);

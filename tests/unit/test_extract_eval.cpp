@@ -419,7 +419,9 @@ TEST_CASE("docsift eval: wrong arguments get one clear line, exit 2 (usage) or 3
   refused(args + " --baseline " + f.path("ref.json"), 2, "scored under the reference-2025 rules");
   CHECK(run_docsift(args + " --rules reference-2025 --baseline " + f.path("ref.json")).exit_code == 0);
   // Swapped files: a journal as the ground truth is refused, naming the order.
-  docsift::testing::write_text(f.dir / "results.jsonl", "");
+  // A run's journal given as the truth: its records carry status and timings (a JSONL truth does not).
+  docsift::testing::write_text(f.dir / "results.jsonl",
+                               "{\"file\":\"a.png\",\"status\":\"failed\",\"error\":\"x\",\"timings_s\":{},\"memory\":{}}\n");
   refused("eval " + f.path("gt.csv") + " " + f.path("results.jsonl") + fields, 2, "the order is docsift eval PRED GT");
   CHECK(run_docsift("eval --help").out.find("cannot be told apart") != std::string::npos);
   CHECK(run_docsift(args + " --rules nonsense").exit_code == 2);
@@ -478,4 +480,42 @@ TEST_CASE("a ground truth with some of the schema's columns scores those and nam
   // None of the schema's columns: not a ground truth for this schema.
   docsift::testing::write_text(f.dir / "none.csv", "image_file,OTHER\na.png,x\n");
   CHECK(run_docsift("eval " + f.path("pred.csv") + " " + f.path("none.csv") + " --fields " + f.path("fields.yaml")).exit_code == 3);
+}
+
+TEST_CASE("ground truth as JSONL: one object per document with the fields it has, scored as the same CSV") {
+  docsift::testing::TempDir dir;
+  const auto schema = docsift::extract::load_field_schema("builtin:business-documents");
+  const std::filesystem::path source = DOCSIFT_SOURCE_DIR;
+  const auto csv_truth = docsift::eval::read_records_csv(source / "samples/ground_truth.csv");
+  REQUIRE(csv_truth.size() == 20);
+  // The samples' truth as JSONL, each document with only its non-N/A fields.
+  std::string jsonl;
+  for (const auto& [image, fields] : csv_truth) {
+    nlohmann::json doc = {{"image_file", image}};
+    for (const auto& [field, value] : fields) {
+      if (value != "N/A") doc[field] = value;
+    }
+    jsonl += doc.dump() + "\n";
+  }
+  docsift::testing::write_text(dir / "truth.jsonl", jsonl);
+  const auto jsonl_truth = docsift::eval::read_truth_jsonl(dir / "truth.jsonl", schema.names());
+  CHECK(jsonl_truth == csv_truth);
+  // The same scores: a prediction set that is the truth with one field changed.
+  auto predictions = csv_truth;
+  predictions.begin()->second["TOTAL"] = "$0.01";
+  for (const auto rules : {docsift::extract::RuleSet::kDocsift, docsift::extract::RuleSet::kReference2025}) {
+    docsift::extract::ScoringRules r;
+    r.rules = rules;
+    const auto a = docsift::eval::evaluate(schema, csv_truth, predictions, "gt.csv", r);
+    const auto b = docsift::eval::evaluate(schema, jsonl_truth, predictions, "truth.jsonl", r);
+    CHECK(a.overall == b.overall);
+    CHECK(a.overall < 1.0);
+  }
+  // Malformed lines name the file and line.
+  docsift::testing::write_text(dir / "bad.jsonl", "{\"image_file\":\"a.png\"}\n[1,2]\n");
+  CHECK_THROWS_WITH_AS(docsift::eval::read_truth_jsonl(dir / "bad.jsonl", schema.names()),
+                       doctest::Contains("bad.jsonl:2: not a JSON object"), docsift::FileError);
+  docsift::testing::write_text(dir / "noname.jsonl", "{\"TOTAL\":\"$1.00\"}\n");
+  CHECK_THROWS_WITH_AS(docsift::eval::read_truth_jsonl(dir / "noname.jsonl", schema.names()),
+                       doctest::Contains("noname.jsonl:1: no \"image_file\" string"), docsift::FileError);
 }

@@ -59,6 +59,37 @@ Records read_records_jsonl(const std::filesystem::path& path) {
   return records;
 }
 
+Records read_truth_jsonl(const std::filesystem::path& path, const std::vector<std::string>& field_names) {
+  std::ifstream in(path);
+  if (!in) throw FileError(path.string() + ": cannot open for reading");
+  Records records;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path.string() + ":" + std::to_string(number);
+    const nlohmann::json doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) throw FileError(where + ": not a JSON object");
+    if (doc.contains("status") && doc.contains("timings_s")) {
+      throw ConfigError("GT " + path.string() + " is a run journal, which holds predictions; the order is docsift "
+                        "eval PRED GT");
+    }
+    const auto name = doc.find("image_file");
+    if (name == doc.end() || !name->is_string() || name->get<std::string>().empty()) {
+      throw FileError(where + ": no \"image_file\" string");
+    }
+    const std::string image(io::document_key(name->get<std::string>()));
+    if (records.count(image) != 0) throw FileError(where + ": image " + image + " appears twice");
+    auto& fields = records[image];
+    for (const std::string& field : field_names) fields[field] = "N/A";
+    for (const auto& [key, value] : doc.items()) {
+      if (key != "image_file") fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+  }
+  return records;
+}
+
 Records read_predictions(const std::filesystem::path& path) {
   return path.extension() == ".jsonl" ? read_records_jsonl(path) : read_records_csv(path);
 }

@@ -24,6 +24,11 @@ Records read_records_csv(const std::filesystem::path& path);
 Records read_records_jsonl(const std::filesystem::path& path);
 // By extension: .jsonl → journal, anything else → CSV.
 Records read_predictions(const std::filesystem::path& path);
+// Ground truth as JSONL, as the reference's current version accepts it: one object per document,
+// its name under "image_file" and only the fields it has; the others of `field_names` are N/A for
+// it. Throws ConfigError for a run journal given as the truth (its lines carry "status" and
+// "timings_s": predictions), FileError naming the line for anything malformed.
+Records read_truth_jsonl(const std::filesystem::path& path, const std::vector<std::string>& field_names);
 
 // One field case counted: both missing is a true negative; a value where the truth is missing a
 // false positive; a missing value where the truth has one a false negative; a value against a
