@@ -90,6 +90,9 @@ Command add_eval_command(CLI::App& root) {
             std::vector<std::string> shortcuts;
             if (!o->rules.empty()) shortcuts.push_back("eval.rules=" + o->rules);
             const config::Config cfg = o->config.load(shortcuts);
+            // The config's gate: block under the command line's (which wins field by field).
+            if (!gate.min_accuracy) gate.min_accuracy = cfg.gate.min_accuracy;
+            gate.min_field.insert(cfg.gate.min_field.begin(), cfg.gate.min_field.end());
             const fs::path fields_path = o->fields.empty() ? cfg.extraction.fields : o->fields;
             const auto schema = extract::load_field_schema(fields_path);
             nlohmann::json baseline;

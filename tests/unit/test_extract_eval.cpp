@@ -519,3 +519,24 @@ TEST_CASE("ground truth as JSONL: one object per document with the fields it has
   CHECK_THROWS_WITH_AS(docsift::eval::read_truth_jsonl(dir / "noname.jsonl", schema.names()),
                        doctest::Contains("noname.jsonl:1: no \"image_file\" string"), docsift::FileError);
 }
+
+TEST_CASE("docsift eval: a gate: block in the config, under the command line's gates") {
+  using docsift::testing::run_docsift;
+  EvalFiles f;
+  // Overall 0.5, TOTAL 0.5 (as in the exit-code test above).
+  docsift::testing::write_text(f.dir / "gate.yaml", "gate:\n  min_accuracy: 0.4\n  min_field: {TOTAL: 0.9}\n");
+  const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml");
+  auto r = run_docsift(args + " --config " + f.path("gate.yaml"));
+  CHECK(r.exit_code == 4);  // TOTAL 0.5 < 0.9, from the file
+  CHECK(r.err.find("TOTAL") != std::string::npos);
+  r = run_docsift(args + " --config " + f.path("gate.yaml") + " --min-field TOTAL=0.5");
+  CHECK(r.exit_code == 0);  // the command line's TOTAL gate replaces the file's
+  r = run_docsift(args + " --set gate.min_accuracy=0.95");
+  CHECK(r.exit_code == 4);
+  r = run_docsift(args + " --set 'gate.min_field={NO_SUCH: 0.5}'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("gate.min_field NO_SUCH: not a scored field") != std::string::npos);
+  r = run_docsift(args + " --set 'gate.min_field={TOTAL: 2}'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("gate.min_field.TOTAL") != std::string::npos);
+}

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -103,6 +104,13 @@ struct OutputConfig {
 // How `docsift eval` scores (extract/scoring_rules.h; docs/eval.md "Rule sets").
 using EvalConfig = extract::ScoringRules;
 
+// What `docsift eval` gates on besides its command line (--min-accuracy and --min-field win over
+// these): the least overall accuracy, and the least score per field (of --gate's metric).
+struct GateConfig {
+  std::optional<double> min_accuracy;
+  std::map<std::string, double> min_field;
+};
+
 struct TestingConfig {
   std::string faults;  // fault injection plan (resilience/fault_spec.h grammar); empty = none
 };
@@ -117,6 +125,7 @@ struct Config {
   OcrConfig ocr;
   OutputConfig output;
   EvalConfig eval;
+  GateConfig gate;
   TestingConfig testing;
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -168,6 +169,33 @@ Field word_key(std::string_view key, std::string_view help, std::vector<std::str
             at(c) = v;
           },
           [=](const Config& c) { return YAML::Node(at(c)); }};
+}
+
+// A mapping of names to numbers in [lo, hi] ({TOTAL: 0.95, ABN: 1}), written back in flow style.
+template <class At>
+Field number_map_key(std::string_view key, std::string_view help, double lo, double hi, At at) {
+  return {key, help,
+          [=](Config& c, const YAML::Node& n, const Where& w) {
+            if (n.IsNull()) {
+              at(c).clear();
+              return;
+            }
+            if (!n.IsMap()) fail(w, key, "expected a mapping of NAME: number, got " + shown(n));
+            std::map<std::string, double> values;
+            for (const auto& item : n) {
+              const std::string name = scalar(item.first, w, key, "a name");
+              if (!values.emplace(name, real(item.second, w, std::string(key) + "." + name, lo, hi, Bound::kClosed)).second) {
+                fail(w, key, "'" + name + "' is listed twice");
+              }
+            }
+            at(c) = std::move(values);
+          },
+          [=](const Config& c) {
+            YAML::Node map(YAML::NodeType::Map);
+            for (const auto& [name, value] : at(c)) map[name] = value;
+            map.SetStyle(YAML::EmitterStyle::Flow);
+            return map;
+          }};
 }
 
 const std::vector<Field>& schema();  // schema.cpp: every key, in the order to_yaml writes them

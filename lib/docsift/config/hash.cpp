@@ -8,6 +8,7 @@ namespace docsift::config {
 std::string hash(Config config) {
   config.output.dir.clear();
   config.eval = {};  // scoring settings change no result of a run (config.h)
+  config.gate = {};
   std::uint64_t h = 1469598103934665603ull;
   for (const unsigned char c : to_yaml(config)) h = (h ^ c) * 1099511628211ull;
   char out[17];

@@ -182,6 +182,13 @@ const std::vector<Field>& schema() {
         "docsift rules: how numeric dates such as 03/04/2025 are read in the truth and the predictions: " "dmy, mdy or ymd (a 4-digit first group is always year first)", extract::kDateOrderNames, [](auto& c) -> auto& { return c.eval.date_order; }),
       choice_key("eval.list_match",
         "docsift rules: list items pair by position (ordered) or with any unused truth item (any) " "before F1", extract::kListMatchNames, [](auto& c) -> auto& { return c.eval.list_match; }),
+      optional_real_key("gate.min_accuracy",
+        "docsift eval: null, or exit 4 when overall accuracy is below this (0 to 1; --min-accuracy wins)", 0.0, 1.0,
+        Bound::kClosed, [](auto& c) -> auto& { return c.gate.min_accuracy; }),
+      number_map_key("gate.min_field",
+        "docsift eval: per-field gates, e.g. {TOTAL: 0.95, ABN: 1}: exit 4 when a field's score (of --gate's metric) "
+        "is below its own (--min-field adds to or replaces them)", 0.0, 1.0,
+        [](auto& c) -> auto& { return c.gate.min_field; }),
       text_key("testing.faults",
         "fault injection plan, e.g. oom@prefill:image=2 (same grammar as DOCSIFT_FAULTS, which is added to it)", [](auto& c) -> auto& { return c.testing.faults; }, Text::kNullIsEmpty, faults_problem),
   };

@@ -33,7 +33,7 @@ std::optional<double> baseline_value(const nlohmann::json& baseline, GateMetric 
 void check_gate(const Evaluation& e, const Gate& gate, const std::string& baseline_label) {
   for (const auto& [field, least] : gate.min_field) {
     if (std::find(e.fields.begin(), e.fields.end(), field) == e.fields.end()) {
-      throw ConfigError("--min-field " + field + ": not a scored field");
+      throw ConfigError("--min-field / gate.min_field " + field + ": not a scored field");
     }
   }
   if (gate.baseline == nullptr) return;
