@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -33,44 +34,48 @@ Records read_records_csv(const std::filesystem::path& path) {
   return records;
 }
 
-Records read_records_jsonl(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw FileError(path.string() + ": cannot open for reading");
-  Records records;
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json record;
-    try {
-      record = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      // A run killed mid-write leaves a torn last line; anything else is corruption.
-      if (in.peek() == std::char_traits<char>::eof()) break;
-      throw FileError(path.string() + ":" + std::to_string(number) + ": not JSON: " + e.what());
-    }
-    const batch::Record r = batch::Record::from_json(record, path.string() + ":" + std::to_string(number));
-    const std::string image(io::document_key(std::filesystem::path(r.file).filename().string()));
-    auto& fields = records[image];  // a later record for the same file replaces the earlier one
-    fields.clear();
-    if (r.fields) fields.insert(r.fields->begin(), r.fields->end());
-  }
-  return records;
-}
+namespace {
 
-Records read_truth_jsonl(const std::filesystem::path& path, const std::vector<std::string>& field_names) {
+// Each non-blank line of a JSONL file, parsed, to `visit` with "path:LINE" for its messages. A
+// line that is not JSON is a FileError, except a torn last line when `torn_tail_ok` (a run
+// killed mid-write), which ends the file.
+void for_each_json_line(const std::filesystem::path& path, bool torn_tail_ok,
+                        const std::function<void(const nlohmann::json&, const std::string& where)>& visit) {
   std::ifstream in(path);
   if (!in) throw FileError(path.string() + ": cannot open for reading");
-  Records records;
   std::string line;
   std::size_t number = 0;
   while (std::getline(in, line)) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = path.string() + ":" + std::to_string(number);
-    const nlohmann::json doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || !doc.is_object()) throw FileError(where + ": not a JSON object");
+    const nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) {
+      if (torn_tail_ok && in.peek() == std::char_traits<char>::eof()) break;
+      throw FileError(where + ": not JSON");
+    }
+    visit(json, where);
+  }
+}
+
+}  // namespace
+
+Records read_records_jsonl(const std::filesystem::path& path) {
+  Records records;
+  for_each_json_line(path, /*torn_tail_ok=*/true, [&](const nlohmann::json& json, const std::string& where) {
+    const batch::Record r = batch::Record::from_json(json, where);
+    const std::string image(io::document_key(std::filesystem::path(r.file).filename().string()));
+    auto& fields = records[image];  // a later record for the same file replaces the earlier one
+    fields.clear();
+    if (r.fields) fields.insert(r.fields->begin(), r.fields->end());
+  });
+  return records;
+}
+
+Records read_truth_jsonl(const std::filesystem::path& path, const std::vector<std::string>& field_names) {
+  Records records;
+  for_each_json_line(path, /*torn_tail_ok=*/false, [&](const nlohmann::json& doc, const std::string& where) {
+    if (!doc.is_object()) throw FileError(where + ": not a JSON object");
     if (doc.contains("status") && doc.contains("timings_s")) {
       throw ConfigError("GT " + path.string() + " is a run journal, which holds predictions; the order is docsift "
                         "eval PRED GT");
@@ -86,7 +91,7 @@ Records read_truth_jsonl(const std::filesystem::path& path, const std::vector<st
     for (const auto& [key, value] : doc.items()) {
       if (key != "image_file") fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
     }
-  }
+  });
   return records;
 }
 
