@@ -68,7 +68,8 @@ Command add_generate_command(CLI::App& root) {
             const config::Config cfg = o->config.load(overrides);
             if (cfg.model.path.empty()) throw ConfigError("generate: give --model DIR (or model.path in the config)");
 
-            const c10::Device device = batch::start_device(cfg);
+            const batch::Log log(std::cerr, batch::LogFormat::kText, /*quiet=*/false);
+            const c10::Device device = batch::start_device(cfg, &log);
             family::LoadedModel engine(cfg.model.path, /*require_weights=*/true, config::family_options(cfg));
             resilience::Ladder ladder(engine, config::ladder_settings(cfg, device));
             const auto& chat = engine.chat();

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <optional>
 
+#include "checks.h"
 #include "commands.h"
 #include "config_options.h"
 #include "docsift/config/config.h"
@@ -59,7 +60,7 @@ Command add_inspect_command(CLI::App& root) {
   app->add_flag("--json", options->json, "Print JSON instead of a table (default: table)");
   app->add_option("--budget-gb", options->plan.budget_gb,
                   "Print the memory plan per tier for a device with this many GiB (e.g. 16 for a V100)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(0.1, /*whole=*/false));
   app->add_option("--tiles", options->plan.tiles, "Plan for this many image tiles (default: the most max_tiles allows: InternVL3 adds a thumbnail, Llama 3.2 Vision takes at most 4)")
       ->check(CLI::Range(1, 64));
   app->add_option("--max-new-tokens", options->plan.max_new_tokens,

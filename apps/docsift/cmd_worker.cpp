@@ -13,7 +13,7 @@ Command add_worker_command(CLI::App& root) {
   app->group("");  // hidden
   app->add_option("--for", *tag, "The supervisor's output folder (shown by ps)");
   return {app, [tag] {  // `tag` must outlive parsing: CLI11 writes into it
-            return batch::run_worker([](const config::Config& cfg) { (void)batch::start_device(cfg, /*quiet=*/true); });
+            return batch::run_worker([](const config::Config& cfg) { (void)batch::start_device(cfg, nullptr); });
           }};
 }
 

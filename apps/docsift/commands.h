@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
+#include "docsift/batch/log.h"
+
 namespace docsift::cli {
 
 struct Command {
@@ -15,6 +17,8 @@ struct Command {
 
 // The command line main() received, for a command that must start docsift again (run, for OCR).
 extern char** g_argv;
+// --log-format as main() found it on the command line: how errors are written.
+extern batch::LogFormat g_log_format;
 
 Command add_inspect_command(CLI::App& root);
 Command add_config_command(CLI::App& root);

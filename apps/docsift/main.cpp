@@ -1,39 +1,93 @@
 // docsift command line: parse, dispatch, and map exceptions to exit codes. Results go to stdout
-// or files; errors go to stderr as one line.
-#include <c10/util/Exception.h>
-
+// or files; errors go to stderr as one line (a JSON object with --log-format json).
 #include <CLI/CLI.hpp>
+#include <cstring>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "commands.h"
-#include "docsift/error.h"
+#include "docsift/edit_distance.h"
 #include "exit_codes.h"
-
-namespace {
-
-int fail(int code, const std::string& message) {
-  std::cerr << "docsift: error: " << message << '\n';
-  return code;
-}
-
-// c10::Error::what() appends a C++ backtrace; the first line is the message.
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-}  // namespace
 
 namespace docsift::cli {
 char** g_argv = nullptr;
+batch::LogFormat g_log_format = batch::LogFormat::kText;
+}  // namespace docsift::cli
+
+namespace {
+
+using namespace docsift::cli;
+
+// --log-format json anywhere on the command line: errors found while parsing it are JSON too.
+docsift::batch::LogFormat log_format_of(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--log-format=json") == 0 ||
+        (std::strcmp(argv[i], "--log-format") == 0 && i + 1 < argc && std::strcmp(argv[i + 1], "json") == 0)) {
+      return docsift::batch::LogFormat::kJson;
+    }
+  }
+  return docsift::batch::LogFormat::kText;
 }
 
+// CLI11's parse error as one line, with the nearest command or option for a word it did not expect
+// ("unknown command 'rnu' (did you mean run?)"). Given to CLI11 as its failure message, so CLI11
+// still decides what an error is and prints it.
+std::string parse_error_line(const CLI::App* root, const CLI::Error& error) {
+  std::string message = error.what();
+  const CLI::App* at = root;  // the deepest subcommand given
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  const std::string command = at == root ? "docsift" : "docsift " + at->get_name();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    std::vector<std::string> extras = at->remaining();
+    if (extras.empty()) extras = root->remaining(true);
+    const std::string word = extras.empty() ? "" : extras.front();
+    if (!word.empty() && word[0] == '-') {
+      const std::string name = word.substr(0, word.find('='));
+      std::vector<std::string> candidates;
+      for (const CLI::App* app : {at, root}) {
+        for (const CLI::Option* option : app->get_options()) {
+          for (const std::string& l : option->get_lnames()) candidates.push_back("--" + l);
+          for (const std::string& s : option->get_snames()) candidates.push_back("-" + s);
+        }
+      }
+      const std::string best = docsift::closest_match(name, candidates);
+      message = "unknown option " + name + (best.empty() ? "" : " (did you mean " + best + "?)") + "; `" + command +
+                " --help` lists the options";
+    } else if (!word.empty() && at == root) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : root->get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+      const std::string best = docsift::closest_match(word, names);
+      message = "unknown command '" + word + "'" + (best.empty() ? "" : " (did you mean " + best + "?)") +
+                "; `docsift --help` lists the commands";
+    } else if (!word.empty()) {
+      message = "unexpected argument '" + word + "'; `" + command + " --help` shows what it takes";
+    }
+  } else {
+    message += "; `" + command + " --help` for more";
+  }
+  std::ostringstream line;
+  docsift::batch::Log(line, g_log_format, false).error("error", message, {{"exit_code", kExitUsage}});
+  return line.str();
+}
+
+int fail(const Failure& failure) {
+  docsift::batch::Log(std::cerr, g_log_format, false).error("error", failure.message, {{"exit_code", failure.code}});
+  return failure.code;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace docsift::cli;
   g_argv = argv;
+  g_log_format = log_format_of(argc, argv);
   CLI::App app{"docsift: batch field extraction from document images with vision-language models"};
+  app.failure_message(parse_error_line);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
   app.footer(
-      "Exit codes: 0 success; 1 some images failed; 2 usage or config error; 3 could not start "
-      "(model, device, lock); 4 eval below the gate; 5 run stopped early (continue with --resume).\n"
+      "Exit codes: 0 success; 1 some images failed; 2 usage or config error (also an input that is not there); 3 "
+      "could not start (model, device, lock); 4 eval below the gate; 5 run stopped early (continue with --resume); 6 "
+      "run found no input pages (unless --allow-empty).\n"
       "Environment: CUDA_VISIBLE_DEVICES selects the GPUs docsift can see.");
   bool show_version = false;
   app.add_flag("--version", show_version, "Print docsift, LibTorch and CUDA versions and the visible devices");
@@ -45,7 +99,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help, or the parse error with a usage hint
+    const int code = app.exit(e);  // prints help, or the parse error (parse_error_line)
     return code == 0 ? kExitOk : kExitUsage;
   }
 
@@ -56,13 +110,7 @@ int main(int argc, char** argv) {
     }
     std::cerr << app.help();
     return kExitUsage;
-  } catch (const docsift::ConfigError& e) {
-    return fail(kExitUsage, e.what());
-  } catch (const docsift::FileError& e) {
-    return fail(kExitCannotStart, e.what());
-  } catch (const c10::Error& e) {
-    return fail(kExitCannotStart, "LibTorch: " + first_line(e.what()));
-  } catch (const std::exception& e) {
-    return fail(kExitCannotStart, std::string("unexpected: ") + e.what());
+  } catch (...) {
+    return fail(failure_of(std::current_exception()));
   }
 }

@@ -4,11 +4,13 @@
 
 #include <c10/core/Device.h>
 
+#include "docsift/batch/log.h"
 #include "docsift/config/config.h"
 
 namespace docsift::batch {
 
-// Warnings go to stderr unless `quiet`. Throws ConfigError for an unusable device or budget.
-c10::Device start_device(const config::Config& config, bool quiet = false);
+// Allocator warnings and the budget note go to `log` (nothing said when null). Throws
+// ConfigError for an unusable device or budget.
+c10::Device start_device(const config::Config& config, const Log* log);
 
 }  // namespace docsift::batch

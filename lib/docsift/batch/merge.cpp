@@ -153,16 +153,17 @@ MergeReport merge_outputs(const MergeOptions& o) {
     const fs::path journal = f.path / "results.jsonl";
     const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
       const Record record = Record::from_journal(json);
-      ++f.records;
       f.config_hashes.insert(record.config_hash);
       const std::string relative = record_relative(record);
       const auto [at, inserted] =
           merged.emplace(Key{std::string(io::file_of(relative)), io::page_of(relative)}, Source{i, offset});
-      if (!inserted) {
+      if (inserted || at->second.folder != i) ++f.records;  // this folder's pages, each once
+      if (!inserted && at->second.folder == i) {
+        at->second.offset = offset;  // redone in the same folder (--retry-failed, a changed file): the latest wins
+      } else if (!inserted) {
         report.duplicates.push_back(display_name(relative) + ": recorded in " + folders[at->second.folder].path.string() +
                                     " and " + f.path.string() + " (the first is kept)");
       }
-      return record.key();
     });
     f.torn_bytes = fs::file_size(journal) - good_end;
     f.csv_fields = read_csv_fields(f.path);

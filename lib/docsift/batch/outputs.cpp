@@ -94,8 +94,8 @@ void Totals::describe(Summary& summary) const {
   summary.model_seconds = model_seconds;
   summary.overhead_seconds = total_seconds - model_seconds;
   summary.generated_tokens = generated;
-  summary.device_peak_allocated = high_allocated;
-  summary.host_peak_rss = high_rss;
+  summary.device_peak_allocated = static_cast<std::int64_t>(high_allocated);
+  summary.host_peak_rss = static_cast<std::int64_t>(high_rss);
 }
 
 PredictionsCsv::PredictionsCsv(const std::filesystem::path& path, const std::vector<std::string>& fields)

@@ -1,21 +1,22 @@
-// What the run tells its log as it goes: a line (or a JSON event) per page, skipped files and
-// worker events; with a terminal, one redrawn progress line instead.
+// What the run tells its log as it goes (log.h): a line (or a JSON event) per page, skipped files
+// and worker events; with a terminal, one redrawn progress line instead of a line per good page.
 #pragma once
 
 #include <chrono>
-#include <ostream>
 #include <string>
 
+#include "docsift/batch/log.h"
 #include "docsift/batch/record.h"
-#include "docsift/batch/run.h"
 #include "docsift/io/scan.h"
 
 namespace docsift::batch {
 
 class Progress {
  public:
-  Progress(const RunOptions& o, std::ostream& log, int total);
-  // `done` pages of this run's total, `record` the last.
+  // `bar`: stderr is a terminal (and the log is text): redraw one line.
+  Progress(const Log& log, bool bar, int total);
+  // `done` pages of this run's total, `record` the last. A failed page is an error line even
+  // with --quiet: the cron log must say which file failed and why.
   void image_done(int done, const Record& record);
   void skipped(const io::SkippedFile& f);
   // A worker event (worker isolation): started, recycled, crashed, timed out.
@@ -23,8 +24,8 @@ class Progress {
   void finish();
 
  private:
-  const RunOptions& o_;
-  std::ostream& log_;
+  const Log& log_;
+  bool bar_;
   int total_;
   std::chrono::steady_clock::time_point start_;
 };

@@ -65,6 +65,12 @@ json Record::to_json() const {
   j["file"] = file;
   if (file_bytes) j["file_bytes"] = *file_bytes;
   j["config_hash"] = config_hash;
+  if (source) {
+    j["source"] = {{"size", source->size}, {"mtime_ns", source->mtime_ns}};
+    if (source->hash) j["source"]["hash"] = *source->hash;
+  }
+  if (!started_at.empty()) j["started_at"] = started_at;
+  if (!finished_at.empty()) j["finished_at"] = finished_at;
   j["status"] = ok() ? "ok" : "failed";
   if (!ok()) j["error"] = error;
   if (!tier.empty()) j["tier"] = tier;
@@ -90,6 +96,14 @@ Record Record::from_json(const json& j, const std::string& where) {
   r.file = j["file"].get<std::string>();
   if (j.contains("file_bytes") && j["file_bytes"].is_string()) r.file_bytes = j["file_bytes"].get<std::string>();
   r.config_hash = get_or<std::string>(j, "config_hash", "", where);
+  if (j.contains("source") && j["source"].is_object()) {
+    const json& s = j["source"];
+    r.source = io::SourceStamp{get_or<std::uint64_t>(s, "size", 0, where), get_or<std::int64_t>(s, "mtime_ns", 0, where),
+                               std::nullopt};
+    if (s.contains("hash")) r.source->hash = get_or<std::string>(s, "hash", "", where);
+  }
+  r.started_at = get_or<std::string>(j, "started_at", "", where);
+  r.finished_at = get_or<std::string>(j, "finished_at", "", where);
   r.status = get_or<std::string>(j, "status", "", where) == "ok" ? Status::Ok : Status::Failed;
   r.error = get_or<std::string>(j, "error", "", where);
   r.tier = get_or<std::string>(j, "tier", "", where);
@@ -125,7 +139,7 @@ Record Record::from_journal(const json& j) {
   return from_json(j, "");
 }
 
-std::string journal_key(const json& j, std::uint64_t /*offset*/) { return Record::from_journal(j).key(); }
+void check_journal_record(const json& j, std::uint64_t /*offset*/) { (void)Record::from_journal(j); }
 
 json Summary::to_json() const {
   json j;
@@ -146,8 +160,16 @@ json Summary::to_json() const {
     j["missing"] = missing ? json(*missing) : json(nullptr);
     j["complete"] = complete;
   } else {
+    j["docsift_version"] = docsift_version;
+    j["started_at"] = started_at;
+    j["finished_at"] = finished_at;
+    j["inputs"] = inputs;
     j["images"] = {{"scanned", scanned}, {"pages", pages}, {"ok", ok}, {"failed", failed},
-                   {"this_run", this_run}, {"resumed_from_journal", resumed_from_journal}};
+                   {"this_run", this_run}, {"retried", retried}, {"changed", changed},
+                   {"resumed_from_journal", resumed_from_journal}};
+    json failures = json::array();
+    for (const auto& f : failed_files) failures.push_back({{"file", f.file}, {"error", f.error}});
+    j["failed_files"] = {{"count", failed}, {"listed", failures}};
     j["shard"] = shard ? shard_json(*shard, true) : json(nullptr);
     j["engine"] = engine;
     j["model"] = model;
@@ -174,6 +196,7 @@ json Summary::to_json() const {
   j["throughput"]["model_seconds"] = model_seconds;
   j["throughput"]["overhead_seconds"] = overhead_seconds;
   j["throughput"]["generated_tokens"] = generated_tokens;
+  // Bytes are whole numbers: a float here made "1.2345e+09" out of a byte count.
   j["memory_high_water"] = {{"device_peak_allocated", device_peak_allocated}, {"host_peak_rss", host_peak_rss}};
   return j;
 }

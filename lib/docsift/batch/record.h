@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "docsift/io/source.h"
+
 namespace docsift::batch {
 
 struct Record {
@@ -22,6 +24,8 @@ struct Record {
   std::string file;                       // the page's name ("a.pdf#page=2"); outputs.h: RecordName
   std::optional<std::string> file_bytes;  // the exact name, percent-escaped, when it is not UTF-8
   std::string config_hash;
+  std::optional<io::SourceStamp> source;  // the file as it was when read (io/source.h)
+  std::string started_at, finished_at;    // RFC 3339 UTC (timestamp.h); "" in older journals
   // Set by the page reader.
   Status status = Status::Failed;
   std::string error;                        // failed: why, one line
@@ -51,8 +55,8 @@ struct Record {
   const std::string& key() const { return file_bytes ? *file_bytes : file; }
 };
 
-// io::JournalVisitor for a journal read only to know which pages it has: checks each record.
-std::string journal_key(const nlohmann::json& json, std::uint64_t offset);
+// io::JournalVisitor that only checks each record's shape.
+void check_journal_record(const nlohmann::json& json, std::uint64_t offset);
 
 // summary.json of a run (`docsift run`) or of a merge (`docsift merge`), which share the totals.
 struct Summary {
@@ -81,10 +85,18 @@ struct Summary {
   std::map<std::string, int> tiers;
   double seconds_per_image = 0, model_seconds = 0, overhead_seconds = 0;
   std::int64_t generated_tokens = 0;
-  double device_peak_allocated = 0, host_peak_rss = 0;
+  std::int64_t device_peak_allocated = 0, host_peak_rss = 0;  // bytes
 
   // A run's.
-  int scanned = 0, pages = 0, this_run = 0, resumed_from_journal = 0;
+  struct FailedFile {
+    std::string file, error;
+  };
+  int scanned = 0, pages = 0, this_run = 0, resumed_from_journal = 0, retried = 0, changed = 0;
+  std::string docsift_version, started_at, finished_at;
+  std::vector<std::string> inputs;  // as given: folders and files, "-" for --files-from stdin
+  // The journal's failed pages (the latest record of each), the first kMaxFailedListed of them.
+  std::vector<FailedFile> failed_files;
+  static constexpr std::size_t kMaxFailedListed = 100;
   std::optional<ShardInfo> shard;
   std::string engine, model, device, config_hash;
   Isolation isolation;

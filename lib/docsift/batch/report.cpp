@@ -1,13 +1,20 @@
 #include "docsift/batch/report.h"
 
-#include <time.h>
-
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
-namespace docsift::batch {
+#include "docsift/io/output_file.h"
 
-std::string prometheus_metrics(const Totals& totals, const RunSummary& summary, const WorkerStats* workers) {
+namespace docsift::batch {
+namespace {
+
+constexpr const char* kLastSuccess = "docsift_last_success_timestamp_seconds";
+
+}  // namespace
+
+std::string prometheus_metrics(const RunSummary* run, const RunEnd& end, std::optional<double> previous_success) {
   std::string text;
   const auto metric = [&](const char* name, const char* help) {
     text += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
@@ -17,53 +24,72 @@ std::string prometheus_metrics(const Totals& totals, const RunSummary& summary, 
     std::snprintf(v, sizeof v, "%.17g", value);
     text += name + " " + v + "\n";
   };
-  metric("docsift_images", "Images in the output folder's journal, by status.");
-  sample("docsift_images{status=\"ok\"}", totals.ok);
-  sample("docsift_images{status=\"failed\"}", totals.failed);
-  metric("docsift_images_by_tier", "Successful images in the journal by the tier that produced them.");
-  for (const auto& [tier, count] : totals.tiers) {
-    std::string label;  // the exposition format's escapes for label values
-    for (const char c : tier) label += c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n" : std::string(1, c);
-    sample("docsift_images_by_tier{tier=\"" + label + "\"}", count);
+  if (run != nullptr) {
+    const Totals& totals = run->totals;
+    metric("docsift_images", "Images in the output folder's journal, by the status of each one's latest record.");
+    sample("docsift_images{status=\"ok\"}", totals.ok);
+    sample("docsift_images{status=\"failed\"}", totals.failed);
+    metric("docsift_images_by_tier", "Successful images in the journal by the tier that produced them.");
+    for (const auto& [tier, count] : totals.tiers) {
+      std::string label;  // the exposition format's escapes for label values
+      for (const char c : tier) label += c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n" : std::string(1, c);
+      sample("docsift_images_by_tier{tier=\"" + label + "\"}", count);
+    }
+    metric("docsift_run_images", "Images this run processed.");
+    sample("docsift_run_images", run->processed);
+    metric("docsift_run_seconds", "Wall time of this run in seconds.");
+    sample("docsift_run_seconds", run->seconds);
+    metric("docsift_run_stopped", "1 when this run stopped before its last image (signal or write failure).");
+    sample("docsift_run_stopped", run->stopped.empty() ? 0 : 1);
+    metric("docsift_model_seconds", "Seconds spent in the model (vision, prefill, decode) over the journal.");
+    sample("docsift_model_seconds", totals.model_seconds);
+    metric("docsift_generated_tokens", "Tokens generated over the journal.");
+    sample("docsift_generated_tokens", static_cast<double>(totals.generated));
+    metric("docsift_device_peak_allocated_bytes", "Highest device memory allocated during an image, over the journal.");
+    sample("docsift_device_peak_allocated_bytes", totals.high_allocated);
+    metric("docsift_host_peak_rss_bytes", "Highest host resident set during an image, over the journal.");
+    sample("docsift_host_peak_rss_bytes", totals.high_rss);
+    if (run->workers) {
+      metric("docsift_worker_events", "Worker isolation events in this run.");
+      sample("docsift_worker_events{event=\"started\"}", run->workers->started);
+      sample("docsift_worker_events{event=\"recycle\"}", run->workers->recycles);
+      sample("docsift_worker_events{event=\"crash\"}", run->workers->crashes);
+      sample("docsift_worker_events{event=\"timeout\"}", run->workers->timeouts);
+    }
   }
-  metric("docsift_run_images", "Images this run processed.");
-  sample("docsift_run_images", summary.processed);
-  metric("docsift_run_seconds", "Wall time of this run in seconds.");
-  sample("docsift_run_seconds", summary.seconds);
-  metric("docsift_run_stopped", "1 when this run stopped before its last image (signal or write failure).");
-  sample("docsift_run_stopped", summary.stopped.empty() ? 0 : 1);
-  metric("docsift_model_seconds", "Seconds spent in the model (vision, prefill, decode) over the journal.");
-  sample("docsift_model_seconds", totals.model_seconds);
-  metric("docsift_generated_tokens", "Tokens generated over the journal.");
-  sample("docsift_generated_tokens", static_cast<double>(totals.generated));
-  metric("docsift_device_peak_allocated_bytes", "Highest device memory allocated during an image, over the journal.");
-  sample("docsift_device_peak_allocated_bytes", totals.high_allocated);
-  metric("docsift_host_peak_rss_bytes", "Highest host resident set during an image, over the journal.");
-  sample("docsift_host_peak_rss_bytes", totals.high_rss);
-  if (workers != nullptr) {
-    metric("docsift_worker_events", "Worker isolation events in this run.");
-    sample("docsift_worker_events{event=\"started\"}", workers->started);
-    sample("docsift_worker_events{event=\"recycle\"}", workers->recycles);
-    sample("docsift_worker_events{event=\"crash\"}", workers->crashes);
-    sample("docsift_worker_events{event=\"timeout\"}", workers->timeouts);
+  metric("docsift_run_exit_code", "The exit code of the last run (0 ok, 1 some pages failed, 2 usage, 3 could not start, "
+                                  "5 stopped, 6 no input pages).");
+  sample("docsift_run_exit_code", end.exit_code);
+  metric("docsift_last_run_timestamp_seconds", "When the last run ended (Unix time).");
+  sample("docsift_last_run_timestamp_seconds", unix_seconds(end.at));
+  const std::optional<double> success = end.success ? std::optional<double>(unix_seconds(end.at)) : previous_success;
+  if (success) {
+    metric(kLastSuccess, "When the last run that went through its whole batch ended (exit code 0 or 1; Unix time).");
+    sample(kLastSuccess, *success);
   }
-  metric("docsift_last_run_timestamp_seconds", "When this run ended (Unix time).");
-  sample("docsift_last_run_timestamp_seconds", static_cast<double>(::time(nullptr)));
   return text;
 }
 
-void write_report(const RunOptions& o, const Summary& summary, const Totals& totals, RunSummary& run,
-                  const WorkerStats* workers) {
-  if (!o.metrics_path.empty()) {
-    try {
-      io::write_file_atomic(o.metrics_path, prometheus_metrics(totals, run, workers));
-    } catch (const std::exception& e) {
-      if (run.stopped.empty()) throw;
-      run.stopped += std::string("; ") + e.what();
-    }
+std::optional<double> last_success_in(const std::filesystem::path& metrics_file) {
+  std::ifstream in(metrics_file);
+  std::string line;
+  const std::string prefix = std::string(kLastSuccess) + " ";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    char* end = nullptr;
+    const double value = std::strtod(line.c_str() + prefix.size(), &end);
+    if (end != line.c_str() + prefix.size()) return value;
   }
+  return std::nullopt;
+}
+
+void write_metrics(const std::filesystem::path& path, const RunSummary* run, const RunEnd& end) {
+  io::write_file_atomic(path, prometheus_metrics(run, end, last_success_in(path)));
+}
+
+void write_summary(const std::filesystem::path& out_dir, const Summary& summary, RunSummary& run) {
   try {
-    io::write_file_atomic(o.out_dir / "summary.json", summary.to_json().dump(2) + "\n");
+    io::write_file_atomic(out_dir / "summary.json", summary.to_json().dump(2) + "\n");
   } catch (const std::exception& e) {
     if (run.stopped.empty()) throw;
     run.stopped += std::string("; ") + e.what();

@@ -1,44 +1,66 @@
 #include "docsift/batch/run.h"
 
-#include <signal.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 
-#include "docsift/batch/page_reader.h"
 #include "docsift/batch/lock.h"
-#include "docsift/batch/outputs.h"
+#include "docsift/batch/page_reader.h"
 #include "docsift/batch/progress.h"
 #include "docsift/batch/record.h"
 #include "docsift/batch/report.h"
 #include "docsift/batch/stop_signals.h"
-#include "docsift/batch/supervisor.h"
 #include "docsift/device/devices.h"
-#include "docsift/batch/supervisor.h"
 #include "docsift/error.h"
 #include "docsift/extract/schema.h"
 #include "docsift/generate/generate.h"
-#include "docsift/io/csv.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/pages.h"
-#include "docsift/io/scan.h"
+#include "docsift/io/source.h"
 #include "docsift/stopwatch.h"
+#include "docsift/timestamp.h"
+#include "docsift/version.h"
 
 namespace docsift::batch {
 namespace fs = std::filesystem;
-RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostream& log) {
+namespace {
+
+// What the journal says of one page: its latest record (a page redone by --retry-failed or because
+// its file changed has several; the last supersedes). Kept per page for the whole run, so small.
+struct Latest {
+  std::uint64_t offset = 0;  // of the latest record's line
+  bool ok = false;
+  std::optional<io::SourceStamp> source;
+};
+
+// One page to read this run.
+struct Page {
+  const io::ScannedImage* file;
+  int page;
+  std::string name;   // "invoice.pdf#page=2", or the file's name when it has one page
+  std::string error;  // why the file cannot be read, when it cannot
+};
+
+// Streams the journal's latest records (one per page) to `visit`, in journal order.
+void for_each_latest(const fs::path& journal, const std::map<std::string, Latest>& latest,
+                     const std::function<void(const Record&)>& visit) {
+  io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
+    Record record = Record::from_journal(json);
+    const auto it = latest.find(record.key());
+    if (it != latest.end() && it->second.offset == offset) visit(record);
+  });
+}
+
+}  // namespace
+
+RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& log) {
   const auto run_start = Clock::now();
+  const std::string started_at = rfc3339_now();
   RunSummary summary;
   std::vector<io::SkippedFile> skipped_files;
-  std::vector<io::ScannedImage> images = io::scan_images(o.input_dir, o.recursive, &skipped_files);
+  std::vector<io::ScannedImage> images = io::scan_inputs(o.inputs, o.recursive, &skipped_files);
   summary.scanned_all = static_cast<int>(images.size());
   if (o.shard) {
     const auto other_shard = [&](const std::string& relative) { return shard_of(relative, o.shard->count) != o.shard->index; };
@@ -58,30 +80,43 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   const StopSignals stop;
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const bool write_csv = std::find(cfg.output.formats.begin(), cfg.output.formats.end(), "csv") != cfg.output.formats.end();
-  // The CSV is rebuilt and the totals counted in the one pass that reads the journal back, so the
-  // CSV is consistent with it even if the last run died between the two appends.
-  std::optional<PredictionsCsv> csv;
-  if (write_csv) csv.emplace(o.out_dir / "predictions.csv", schema.names());
-  Totals totals;
-  io::Journal journal(o.out_dir / "results.jsonl", o.resume, [&](const nlohmann::json& json, std::uint64_t) {
+  const fs::path journal_path = o.out_dir / "results.jsonl";
+
+  // The journal read back once for what each page last did and which configs made it; the CSV is
+  // then rebuilt from the latest records in a second pass, so it matches the journal even if the
+  // last run died between its two appends.
+  std::map<std::string, Latest> latest;
+  std::set<std::string> earlier_hashes;
+  io::Journal journal(journal_path, o.resume, [&](const nlohmann::json& json, std::uint64_t offset) {
     const Record record = Record::from_journal(json);
-    totals.add(record);
-    if (csv) csv->rebuild(record);
-    return record.key();
+    latest[record.key()] = Latest{offset, record.ok(), record.source};
+    earlier_hashes.insert(record.config_hash);
   });
-  if (csv) csv->start();
+  std::optional<PredictionsCsv> csv;
+  const auto rebuild_csv = [&] {
+    csv.reset();
+    csv.emplace(o.out_dir / "predictions.csv", schema.names());
+    for_each_latest(journal_path, latest, [&](const Record& record) { csv->rebuild(record); });
+    csv->start();
+  };
+  if (write_csv) rebuild_csv();
+
+  const std::string hash = config::hash(cfg);
+  earlier_hashes.erase(hash);
+  if (!earlier_hashes.empty() && !o.allow_config_change) {
+    throw ConfigError(journal_path.string() + ": its records were made with another configuration (" +
+                      *earlier_hashes.begin() + ", now " + hash +
+                      "); resuming would mix their results. Use the same config and model, another --out, or "
+                      "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
+  }
 
   // Each file's pages (one for an image): a PDF's count comes from its page tree, without
   // rendering. A file that cannot be opened (damaged, encrypted, too many pages) is one failed
-  // record with the reason; the batch goes on.
-  struct Page {
-    const io::ScannedImage* file;
-    int page;
-    std::string name;   // "invoice.pdf#page=2", or the file's name when it has one page
-    std::string error;  // why the file cannot be read, when it cannot
-  };
+  // record with the reason; the batch goes on. A page the journal has is skipped, unless its last
+  // record failed and --retry-failed, or its file is no longer the one that record read.
   const io::PageOptions page_opts = page_options(cfg);
   std::vector<Page> todo;
+  std::map<std::string, std::string> redo_reason;  // page key → why it is read again
   for (const auto& image : images) {
     std::vector<Page> pages;
     try {
@@ -91,28 +126,39 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
       pages.push_back({&image, 0, image.relative, e.what()});
     }
     summary.pages += static_cast<int>(pages.size());
+    const std::optional<io::SourceStamp> now = io::stamp_file(image.path, /*with_hash=*/false);
+    std::optional<std::optional<std::string>> now_hash;  // read once per file, only if asked
     for (auto& page : pages) {
-      if (journal.finished(record_name(page.name).key())) {
+      const std::string key = record_name(page.name).key();
+      const auto earlier = latest.find(key);
+      std::string why;
+      if (earlier == latest.end()) {
+        why = "new";
+      } else if (!earlier->second.ok && o.retry_failed) {
+        why = "retry";
+      } else if (!o.resume_by_name && earlier->second.source && now) {
+        const io::SourceStamp& before = *earlier->second.source;
+        std::string change = io::stamp_change(before, *now);
+        if (!change.empty() && before.hash && before.size == now->size) {
+          // Touched, or copied in again: the same bytes are not a new document.
+          if (!now_hash) now_hash = io::content_hash(image.path);
+          if (*now_hash == before.hash) change.clear();
+        }
+        if (!change.empty()) why = "changed since its record: " + change;
+      }
+      if (why.empty()) {
         ++summary.skipped;
       } else if (!o.limit || static_cast<int>(todo.size()) < *o.limit) {
+        if (why != "new") redo_reason[key] = why;
         todo.push_back(std::move(page));
       }
     }
   }
 
-  const std::string hash = config::hash(cfg);
-  std::set<std::string> earlier_hashes = totals.config_hashes;
-  earlier_hashes.erase(hash);
-  if (!earlier_hashes.empty() && !o.allow_config_change) {
-    throw ConfigError((o.out_dir / "results.jsonl").string() + ": its records were made with another configuration (" +
-                      *earlier_hashes.begin() + ", now " + hash +
-                      "); resuming would mix their results. Use the same config and model, another --out, or "
-                      "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
-  }
   // From here on this run owns the folder's summary: the previous one goes, so that a run that
   // dies or cannot write its own never leaves a stale one (docs/run.md, "Stops").
   fs::remove(o.out_dir / "summary.json", ec);
-  Progress progress(o, log, static_cast<int>(todo.size()));
+  Progress progress(log, o.progress_bar, static_cast<int>(todo.size()));
   // In process, or (memory.isolate: worker) through a worker process: then this process never
   // touches the device, and the worker's events go to the log.
   std::unique_ptr<PageReader> reader;
@@ -128,6 +174,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   const auto abandon = [&stop] { return stop.abandon(); };
   for (const auto& f : skipped_files) progress.skipped(f);
   int done = 0;
+  const io::ScannedImage* stamped_file = nullptr;
+  std::optional<io::SourceStamp> stamp;  // of stamped_file, taken before its first page is read
   for (const Page& page : todo) {
     if (stop.requested()) {
       summary.stopped = "stopped by " + stop.name();
@@ -136,6 +184,17 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     const int index = summary.skipped + done + 1;  // processing order across resumed runs
     const auto start = Clock::now();
     const RecordName name = record_name(page.name);
+    const auto redo = redo_reason.find(name.key());
+    if (redo != redo_reason.end()) {
+      const bool retry = redo->second == "retry";
+      log.info("redo", retry ? "retrying " + name.file + ": its last record failed" : "reading " + name.file + " again: " + redo->second,
+               {{"file", name.file}, {"why", retry ? "retry-failed" : "changed"}, {"detail", redo->second}});
+    }
+    if (stamped_file != page.file) {
+      stamped_file = page.file;
+      stamp = io::stamp_file(page.file->path, /*with_hash=*/true);
+    }
+    const std::string page_started = rfc3339_now();
     PageOutcome outcome;
     try {
       if (!page.error.empty()) {
@@ -158,58 +217,80 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
     record.file = name.file;
     record.config_hash = hash;
     record.file_bytes = name.file_bytes;
-    const bool fatal = outcome.fatal;
-    const std::string fatal_error = outcome.fatal_error;
+    record.source = stamp;
+    record.started_at = page_started;
+    record.finished_at = rfc3339_now();
     record.timings_s["total"] = seconds_since(start);
     // The CSV row first, then the journal record: a row that cannot be written (it is cut back
     // whole) stops the run before the journal has the record, and a record the journal cannot take
-    // takes its row back out, so at every stop the CSV has exactly the journal's rows.
+    // takes its row back out, so at every stop the CSV has exactly the journal's rows. A record
+    // that supersedes a good one (its file changed) rebuilds the CSV after the journal has it, so
+    // that the old row goes.
+    const auto earlier = latest.find(name.key());
+    const bool supersedes_row = csv && earlier != latest.end() && earlier->second.ok;
     try {
-      if (csv) csv->add(record);
+      if (csv && !supersedes_row) csv->add(record);
     } catch (const std::exception& e) {
       summary.stopped = std::string(e.what()) + "; " + name.file + " is left for --resume";
       summary.write_failed = true;
       break;
     }
     try {
-      journal.append(record.to_json());
+      latest[name.key()] = Latest{journal.append(record.to_json()), record.ok(), record.source};
     } catch (const io::JournalWriteError& e) {
       // The journal is intact up to its last complete record; stop here, --resume goes on.
       summary.stopped = e.what();
       summary.write_failed = true;
       try {
-        if (csv) csv->undo_last_add();
+        if (csv && !supersedes_row) csv->undo_last_add();
       } catch (const std::exception& undo) {  // --resume rebuilds the CSV from the journal
         summary.stopped += std::string("; ") + undo.what();
       }
       break;
     }
-    totals.add(record);
+    if (supersedes_row) {
+      try {
+        rebuild_csv();
+      } catch (const std::exception& e) {  // the journal has the record; --resume rebuilds the CSV
+        summary.stopped = std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume";
+        summary.write_failed = true;
+        break;
+      }
+    }
     ++done;
     ++summary.processed;
-    if (record.ok()) {
-      ++summary.ok;
-    } else {
-      ++summary.failed;
-    }
+    if (redo != redo_reason.end()) ++(redo->second == "retry" ? summary.retried : summary.changed);
+    ++(record.ok() ? summary.ok : summary.failed);
     progress.image_done(done, record);
-    if (fatal) {
+    if (outcome.fatal) {
       progress.finish();
-      throw FileError(cfg.model.path + ": the model cannot be loaded: " + fatal_error);
+      throw FileError(cfg.model.path + ": the model cannot be loaded: " + outcome.fatal_error);
     }
   }
   progress.finish();
 
-  // The summary covers the whole journal (this run and the runs it resumed).
+  // The summary covers the whole journal (this run and the runs it resumed): the latest record of
+  // each page, read back once more.
+  Summary out;
+  for_each_latest(journal_path, latest, [&](const Record& record) {
+    summary.totals.add(record);
+    if (!record.ok() && out.failed_files.size() < Summary::kMaxFailedListed) {
+      out.failed_files.push_back({record.file, record.error});
+    }
+  });
+  const Totals& totals = summary.totals;
   summary.total_ok = totals.ok;
   summary.total_failed = totals.failed;
-  summary.tiers = totals.tiers;
   summary.seconds = seconds_since(run_start);
-  Summary out;
   totals.describe(out);
+  out.docsift_version = version();
+  out.started_at = started_at;
+  out.inputs = o.named;
   out.scanned = summary.scanned;
   out.pages = summary.pages;
   out.this_run = summary.processed;
+  out.retried = summary.retried;
+  out.changed = summary.changed;
   out.resumed_from_journal = summary.skipped;
   if (o.shard) out.shard = Summary::ShardInfo{o.shard->index, o.shard->count, summary.scanned_all};
   out.engine = config::to_string(config::resolved_engine(cfg));
@@ -217,6 +298,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   out.device = reader->device();
   if (supervisor) {
     const WorkerStats& w = supervisor->stats();
+    summary.workers = w;
     out.isolation = {"worker", w.started, w.recycles, w.crashes, w.timeouts, device::cuda_footprint().driver_library,
                      device::cuda_footprint().gpu_devices};
   }
@@ -225,7 +307,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, std::ostrea
   for (const auto& f : skipped_files) out.skipped_files.push_back({display_name(f.relative), display_name(f.reason)});
   if (!summary.stopped.empty()) out.interrupted = summary.stopped;
   out.wall_seconds_this_run = summary.seconds;
-  write_report(o, out, totals, summary, supervisor ? &supervisor->stats() : nullptr);
+  out.finished_at = rfc3339_now();
+  write_summary(o.out_dir, out, summary);
   return summary;
 }
 

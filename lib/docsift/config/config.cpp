@@ -31,8 +31,6 @@ bool is_section(std::string_view path) {
 }
 
 std::string unknown_key_message(std::string_view path) {
-  std::string best;
-  std::size_t best_distance = 4;  // suggest only near misses
   std::set<std::string> candidates;
   for (const auto& f : schema()) {
     candidates.insert(std::string(f.key));
@@ -40,13 +38,7 @@ std::string unknown_key_message(std::string_view path) {
       candidates.insert(std::string(f.key.substr(0, dot)));
     }
   }
-  for (const auto& c : candidates) {
-    const auto d = static_cast<std::size_t>(edit_distance(path, c, 3));
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
-    }
-  }
+  const std::string best = closest_match(path, {candidates.begin(), candidates.end()});
   std::string msg = "unknown key";
   if (!best.empty()) msg += " (did you mean " + best + "?)";
   msg += "; `docsift config` lists every key";

@@ -11,11 +11,6 @@
 
 namespace docsift::io {
 namespace fs = std::filesystem;
-namespace {
-
-
-}  // namespace
-
 std::uint64_t read_journal(const fs::path& path, const JournalVisitor& visit) {
   // Line by line: a journal of 100,000 records is never held in memory.
   std::ifstream in(path, std::ios::binary);
@@ -54,11 +49,7 @@ Journal::Journal(const fs::path& path, bool resume, const JournalVisitor& visit)
                     "choose another --out");
   }
   if (exists && resume) {
-    const std::uint64_t good_end = read_journal(path, [&](const nlohmann::json& record, std::uint64_t offset) {
-      std::string key = visit(record, offset);
-      files_.insert(key);
-      return key;
-    });
+    const std::uint64_t good_end = read_journal(path, visit);
     torn_bytes_ = static_cast<std::size_t>(fs::file_size(path, ec) - good_end);
     if (torn_bytes_ > 0) fs::resize_file(path, good_end);  // the image in flight is redone
   }
@@ -67,7 +58,7 @@ Journal::Journal(const fs::path& path, bool resume, const JournalVisitor& visit)
   if (!exists) sync_folder(path.parent_path());
 }
 
-void Journal::append(const nlohmann::json& record) {
+std::uint64_t Journal::append(const nlohmann::json& record) {
   // One write() of the whole line, then fsync: a crash leaves either the full record or a torn
   // tail that the next --resume cuts off. A failure we see is undone here and now.
   const off_t end = ::lseek(fd_.get(), 0, SEEK_END);
@@ -80,8 +71,7 @@ void Journal::append(const nlohmann::json& record) {
                                                            "last complete record"
                                                          : "; the partial record could not be removed"));
   }
-  // Not added to `files_`: those are the names an earlier run finished, which is what --resume
-  // skips; a run processes each image once, so adding this run's names would only grow memory.
+  return static_cast<std::uint64_t>(end);
 }
 
 }  // namespace docsift::io

@@ -1,14 +1,14 @@
 // results.jsonl: the run's journal and source of truth. One JSON record per line, appended and
 // fsynced as each image ends, so `kill -9` at any moment loses at most the image in flight.
-// Reopening it (--resume) drops a torn last line and indexes which images are finished. Only the
-// names are kept in memory; whatever else needs the records streams through the file again.
+// Reopening it (--resume) drops a torn last line and hands each record to the caller, which keeps
+// what it needs of them (batch/run.cpp: each page's latest record); whatever else needs the records
+// streams through the file again.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -29,9 +29,9 @@ class BadRecord : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Sees each complete record read back with the byte offset of its line, and returns the record's
-// identity (what Journal::finished answers for); throws BadRecord for a wrong shape.
-using JournalVisitor = std::function<std::string(const nlohmann::json& record, std::uint64_t offset)>;
+// Sees each complete record read back with the byte offset of its line; throws BadRecord for a
+// wrong shape.
+using JournalVisitor = std::function<void(const nlohmann::json& record, std::uint64_t offset)>;
 
 // Reads the complete records of a journal without changing it, each to `visit`. Returns the bytes
 // the complete lines take; the file's size minus that is a torn last line (a run killed
@@ -44,22 +44,20 @@ class Journal {
   // last line is cut off; without it an existing non-empty journal is an error (FileError
   // suggesting --resume or another --out), so finished results are never overwritten.
   // `visit` sees each complete record read back, in order, so a caller can rebuild what it derives
-  // from the journal (the CSV, totals) in the same single pass; it returns the record's identity.
+  // from the journal (what each page last did) in the same single pass.
   Journal(const std::filesystem::path& path, bool resume, const JournalVisitor& visit);
 
   // Appends one record (must carry a string "file") and fsyncs it. All or nothing: when the write
   // or the fsync fails (a full disk, a file-size limit), the file is cut back to its last complete
-  // line and JournalWriteError names the file and the reason.
-  void append(const nlohmann::json& record);
-  // Whether the journal held a record for `file` when it was opened (what --resume skips).
-  bool finished(const std::string& file) const { return files_.count(file) > 0; }
+  // line and JournalWriteError names the file and the reason. Returns the line's byte offset (what
+  // a JournalVisitor sees for it when the journal is read back).
+  std::uint64_t append(const nlohmann::json& record);
   const std::filesystem::path& path() const { return path_; }
   std::size_t dropped_torn_bytes() const { return torn_bytes_; }
 
  private:
   std::filesystem::path path_;
   UniqueFd fd_;
-  std::set<std::string> files_;
   std::size_t torn_bytes_ = 0;
 };
 

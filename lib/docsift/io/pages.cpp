@@ -18,7 +18,7 @@ int page_count(const fs::path& path, const PageOptions& options) {
 at::Tensor read_page(const fs::path& path, int page, const PageOptions& options, std::string* decoder_said) {
   if (is_pdf(path)) {
     check_file_size(path, options.limits);
-    return read_pdf_page(path, page, options.pdf_dpi, options.limits);
+    return read_pdf_page(path, page, options.pdf_dpi, options.limits, decoder_said);
   }
   return read_rgb_image(path, options.limits, page, decoder_said);
 }

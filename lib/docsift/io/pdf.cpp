@@ -18,21 +18,45 @@ namespace docsift::io {
 namespace fs = std::filesystem;
 namespace {
 
-// Poppler reports a damaged file's problems on stderr by default; docsift names them itself.
-void quiet_poppler() {
-  static const bool once = [] {
-    poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr);
-    return true;
-  }();
-  (void)once;
-}
+// Poppler reports a damaged file's problems on stderr by default, where a log shows them without
+// the file's name. Its one message hook is process-wide; while a file is opened or rendered, the
+// hook keeps the first message for the thread that does it (PopplerMessages), which docsift then
+// puts in its own error or the page's warning. Outside one, messages are dropped.
+thread_local std::string* t_poppler_said = nullptr;
+
+class PopplerMessages {
+ public:
+  PopplerMessages() : outer_(t_poppler_said) {
+    static const bool hooked = [] {
+      poppler::set_debug_error_function(
+          [](const std::string& message, void*) {
+            if (t_poppler_said != nullptr && t_poppler_said->empty()) *t_poppler_said = message.substr(0, 300);
+          },
+          nullptr);
+      return true;
+    }();
+    (void)hooked;
+    t_poppler_said = &said_;
+  }
+  ~PopplerMessages() { t_poppler_said = outer_; }
+  PopplerMessages(const PopplerMessages&) = delete;
+  PopplerMessages& operator=(const PopplerMessages&) = delete;
+
+  // "; Poppler said: ..." for an error message, or "" when it said nothing.
+  std::string suffix() const { return said_.empty() ? "" : "; Poppler said: " + said_; }
+  const std::string& said() const { return said_; }
+
+ private:
+  std::string* outer_;
+  std::string said_;
+};
 
 std::unique_ptr<poppler::document> open(const fs::path& path) {
-  quiet_poppler();
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw FileError(path.string() + ": no such PDF file");
+  const PopplerMessages messages;
   std::unique_ptr<poppler::document> doc(poppler::document::load_from_file(path.string()));
-  if (!doc) throw FileError(path.string() + ": not a readable PDF (damaged or truncated)");
+  if (!doc) throw FileError(path.string() + ": not a readable PDF (damaged or truncated" + messages.suffix() + ")");
   if (doc->is_locked()) {
     throw FileError(path.string() + ": the PDF is encrypted with a password; save an unprotected copy to process it");
   }
@@ -54,7 +78,8 @@ int pdf_page_count(const fs::path& path) {
   return pages;
 }
 
-at::Tensor read_pdf_page(const fs::path& path, int page, int dpi, const ImageLimits& limits) {
+at::Tensor read_pdf_page(const fs::path& path, int page, int dpi, const ImageLimits& limits, std::string* said) {
+  const PopplerMessages messages;
   const auto doc = open(path);
   if (page < 0 || page >= doc->pages()) throw FileError(path.string() + ": no page " + std::to_string(page + 1));
   const std::unique_ptr<poppler::page> p(doc->create_page(page));
@@ -75,8 +100,10 @@ at::Tensor read_pdf_page(const fs::path& path, int page, int dpi, const ImageLim
   const poppler::image image = renderer.render_page(p.get(), dpi, dpi);
   if (!image.is_valid() || image.format() != poppler::image::format_argb32 || image.width() <= 0 ||
       image.height() <= 0) {
-    throw FileError(path.string() + "#page=" + std::to_string(page + 1) + ": the page does not render");
+    throw FileError(path.string() + "#page=" + std::to_string(page + 1) + ": the page does not render" +
+                    messages.suffix());
   }
+  if (said != nullptr && !messages.said().empty()) *said = "Poppler: " + messages.said();
   // ARGB32 is stored B, G, R, A per pixel on little-endian machines; rows may be padded.
   const int iw = image.width(), ih = image.height();
   at::Tensor rgb = at::empty({ih, iw, 3}, at::kByte);

@@ -19,8 +19,10 @@ bool is_pdf(const std::filesystem::path& path);  // by the "%PDF-" signature
 int pdf_page_count(const std::filesystem::path& path);
 
 // Page `page` (0-based) at `dpi` as an [H, W, 3] uint8 RGB tensor on white paper. Throws FileError
-// when the page would render to more than limits.max_pixels, or does not render.
-at::Tensor read_pdf_page(const std::filesystem::path& path, int page, int dpi, const ImageLimits& limits = {});
+// when the page would render to more than limits.max_pixels, or does not render. What Poppler said
+// about a page that rendered (a repaired cross-reference table, say) goes to `*said`.
+at::Tensor read_pdf_page(const std::filesystem::path& path, int page, int dpi, const ImageLimits& limits = {},
+                         std::string* said = nullptr);
 
 // A page's text layer as Poppler extracts it: words with boxes in points (1/72 inch), the origin
 // at the page's top left. Born-digital PDFs carry their exact text here, which beats rendering and

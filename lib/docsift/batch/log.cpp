@@ -1,0 +1,40 @@
+#include "docsift/batch/log.h"
+
+#include <cstdio>
+
+#include "docsift/batch/outputs.h"
+#include "docsift/timestamp.h"
+
+namespace docsift::batch {
+
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void Log::write(Level level, const std::string& event, const std::string& message, const nlohmann::json& fields) const {
+  if (quiet_ && level == Level::kInfo) return;
+  if (format_ == LogFormat::kJson) {
+    // Ordered: time, level, event and message lead every line, as a person scanning the log reads.
+    nlohmann::ordered_json line = {{"time", rfc3339_now()},
+                           {"level", level == Level::kInfo ? "info" : level == Level::kWarning ? "warning" : "error"},
+                           {"event", event},
+                           {"message", display_name(message)}};
+    for (const auto& [key, value] : fields.items()) line[key] = value;
+    out_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+    return;
+  }
+  out_ << "docsift: " << (level == Level::kWarning ? "warning: " : level == Level::kError ? "error: " : "")
+       << printable(message) << std::endl;
+}
+
+}  // namespace docsift::batch

@@ -1,0 +1,52 @@
+// docsift's stderr for a run: every line is one diagnostic. As text, "docsift: " and the message,
+// control characters shown as \xNN so that a file name cannot drive the terminal. As JSON
+// (--log-format json), one object per line, so that a log shipper can parse every line:
+//   {"time": "<RFC 3339 UTC>", "level": "info|warning|error", "event": "...", "message": "...", ...}
+// plus the event's own keys (docs/run.md, "Logs"). --quiet drops info lines; warnings and errors
+// always show.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+namespace docsift::batch {
+
+enum class LogFormat { kText, kJson };
+
+class Log {
+ public:
+  enum class Level { kInfo, kWarning, kError };
+
+  Log(std::ostream& out, LogFormat format, bool quiet) : out_(out), format_(format), quiet_(quiet) {}
+
+  // `message` is the text line (after "docsift: "); `fields` go into the JSON object beside it.
+  void write(Level level, const std::string& event, const std::string& message,
+             const nlohmann::json& fields = nlohmann::json::object()) const;
+  void info(const std::string& event, const std::string& message,
+            const nlohmann::json& fields = nlohmann::json::object()) const {
+    write(Level::kInfo, event, message, fields);
+  }
+  void warning(const std::string& event, const std::string& message,
+               const nlohmann::json& fields = nlohmann::json::object()) const {
+    write(Level::kWarning, event, message, fields);
+  }
+  void error(const std::string& event, const std::string& message,
+             const nlohmann::json& fields = nlohmann::json::object()) const {
+    write(Level::kError, event, message, fields);
+  }
+
+  LogFormat format() const { return format_; }
+  bool quiet() const { return quiet_; }
+  std::ostream& stream() const { return out_; }
+
+ private:
+  std::ostream& out_;
+  LogFormat format_;
+  bool quiet_;
+};
+
+// `text` for a text log line: control characters as \xNN, on one line.
+std::string printable(const std::string& text);
+
+}  // namespace docsift::batch
