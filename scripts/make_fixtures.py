@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Tiny random InternVL3 checkpoints and reference outputs from transformers, for the parity tests.
+"""Tiny random InternVL3 and InternVL3.5 checkpoints and reference outputs from transformers, for the
+parity tests.
 
-Run from the repository root:  scripts/pyenv.sh python3 scripts/make_fixtures.py [internvl|mllama|all]
+Run from the repository root:
+  scripts/pyenv.sh python3 scripts/make_fixtures.py [internvl|internvl35|mllama|all]
 (no argument = internvl; mllama runs scripts/make_mllama_fixtures.py, which writes tests/fixtures/mllama/)
 
 Nothing is downloaded. With a fixed seed it builds a 1-layer-deep-enough InternVL3 (InternViT + pixel
@@ -13,6 +15,13 @@ tokenizer of tests/fixtures/tokenizers, and writes under tests/fixtures/internvl
   reference/   per image: the processor's tiles as lossless PNG (uint8, before normalisation), input
                ids, InternViT output, projected image features, first-step logits, 16 greedy tokens
 Both layouts hold the same weights, so both must reproduce the same reference.
+
+internvl35 writes the same under tests/fixtures/internvl35/ for InternVL3.5, whose language model is
+Qwen3: an RMSNorm on every query and key head before RoPE, no q/k/v biases, and a head_dim that is not
+hidden_size / heads (24 here, where 64 / 4 would be 16), with 48 greedy tokens. Its original layout
+(InternVLChatModel with llm_config Qwen3ForCausalLM) is written from the same state dict with the
+converter's names reversed: OpenGVLab's remote code cannot be downloaded here, and its checkpoints
+name the language model's tensors as transformers' Qwen3ForCausalLM does, which is what that gives.
 """
 import json
 import os
@@ -127,13 +136,14 @@ def to_original(state):
     return {k: v.contiguous() for k, v in sorted(out.items())}
 
 
-def original_config(config):
+def original_config(config, llm_arch="Qwen2ForCausalLM"):
     v, t = config.vision_config, config.text_config
     text = t.to_dict()
-    text["architectures"] = ["Qwen2ForCausalLM"]
-    text["rope_scaling"] = {"type": "dynamic", "rope_type": "dynamic", "factor": 2.0}
-    text["rope_theta"] = 1000000.0
-    text.pop("rope_parameters", None)
+    text["architectures"] = [llm_arch]
+    rope = text.pop("rope_parameters", None) or {}
+    text["rope_theta"] = rope.get("rope_theta", 1000000.0)
+    if rope.get("rope_type", "default") != "default":  # 4.x writes the scaling beside rope_theta
+        text["rope_scaling"] = {"type": rope["rope_type"], "rope_type": rope["rope_type"], "factor": rope["factor"]}
     return {
         "architectures": ["InternVLChatModel"], "model_type": "internvl_chat", "template": "internvl2_5",
         "downsample_ratio": 0.5, "force_image_size": 448, "select_layer": -1, "ps_version": "v2",
@@ -149,33 +159,40 @@ def original_config(config):
     }
 
 
-def main():
+# InternVL3.5: Qwen3 with default RoPE, as InternVL3.5's own config has it.
+TEXT35 = dict(model_type="qwen3", hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+              num_key_value_heads=2, head_dim=24, rms_norm_eps=1e-6, max_position_embeddings=4096, hidden_act="silu",
+              attention_bias=False, rope_parameters={"rope_type": "default", "rope_theta": 1000000.0},
+              tie_word_embeddings=False, use_sliding_window=False)
+
+
+def main(out=OUT, text=TEXT, llm_arch="Qwen2ForCausalLM", greedy_tokens=NEW_TOKENS, seed=1234):
     torch.manual_seed(0)
-    shutil.rmtree(OUT, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
     for d in ("hf", "original", "images", "reference"):
-        os.makedirs(os.path.join(OUT, d))
+        os.makedirs(os.path.join(out, d))
     tok = Tokenizer.from_file(os.path.join(TOKENIZERS, "tiny-qwen", "tokenizer.json"))
     image_token_id = tok.token_to_id("<IMG_CONTEXT>")
     vocab_size = tok.get_vocab_size(with_added_tokens=True)
 
-    config = InternVLConfig(vision_config=VISION, text_config=dict(TEXT, vocab_size=vocab_size),
+    config = InternVLConfig(vision_config=VISION, text_config=dict(text, vocab_size=vocab_size),
                             image_token_id=image_token_id, image_seq_length=256, downsample_ratio=0.5,
                             projector_hidden_act="gelu", vision_feature_layer=-1,
                             vision_feature_select_strategy="default", tie_word_embeddings=False)
     config.text_config.eos_token_id = tok.token_to_id("<|im_end|>")
     config.text_config.bos_token_id = tok.token_to_id("<|endoftext|>")
     model = InternVLForConditionalGeneration(config).eval()
-    randomize(model, 1234)
+    randomize(model, seed)
     model.config._attn_implementation = "eager"
 
-    model.save_pretrained(os.path.join(OUT, "hf"), safe_serialization=True)
-    shutil.copy(os.path.join(TOKENIZERS, "tiny-qwen", "tokenizer.json"), os.path.join(OUT, "hf"))
-    save_file(to_original(model.state_dict()), os.path.join(OUT, "original", "model.safetensors"),
+    model.save_pretrained(os.path.join(out, "hf"), safe_serialization=True)
+    shutil.copy(os.path.join(TOKENIZERS, "tiny-qwen", "tokenizer.json"), os.path.join(out, "hf"))
+    save_file(to_original(model.state_dict()), os.path.join(out, "original", "model.safetensors"),
               metadata={"format": "pt"})
-    with open(os.path.join(OUT, "original", "config.json"), "w") as f:
-        json.dump(original_config(config), f, indent=2)
+    with open(os.path.join(out, "original", "config.json"), "w") as f:
+        json.dump(original_config(config, llm_arch), f, indent=2)
     for name in os.listdir(os.path.join(TOKENIZERS, "tiny-qwen-slow")):
-        shutil.copy(os.path.join(TOKENIZERS, "tiny-qwen-slow", name), os.path.join(OUT, "original"))
+        shutil.copy(os.path.join(TOKENIZERS, "tiny-qwen-slow", name), os.path.join(out, "original"))
 
     processor = GotOcr2ImageProcessor(crop_to_patches=True, min_patches=1, max_patches=MAX_TILES,
                                       size={"height": 448, "width": 448}, resample=3,  # BICUBIC
@@ -190,7 +207,7 @@ def main():
     summary = {"transformers": transformers.__version__, "torch": torch.__version__, "max_tiles": MAX_TILES,
                "question": QUESTION, "image_token_id": image_token_id, "images": {}}
     for name, img in images.items():
-        img.save(os.path.join(OUT, "images", name + ".png"))
+        img.save(os.path.join(out, "images", name + ".png"))
         pv = processor(images=[img], return_tensors="pt")["pixel_values"].float()
         tiles = pv.shape[0]
         mean = torch.tensor(IMAGENET_MEAN).view(1, 3, 1, 1)
@@ -199,7 +216,7 @@ def main():
         # The processor resizes uint8 images, so the tiles are exactly uint8 before normalisation.
         assert torch.allclose(((u8.float() / 255) - mean) / std, pv, atol=1e-5), "tiles are not uint8-exact"
         for k in range(tiles):
-            Image.fromarray(u8[k].permute(1, 2, 0).numpy()).save(os.path.join(OUT, "reference", f"{name}.tile{k}.png"))
+            Image.fromarray(u8[k].permute(1, 2, 0).numpy()).save(os.path.join(out, "reference", f"{name}.tile{k}.png"))
         ids = tok.encode(prompt_text(tiles), add_special_tokens=False).ids
         input_ids = torch.tensor([ids])
         with torch.no_grad():
@@ -209,32 +226,35 @@ def main():
             if not torch.is_tensor(features):
                 features = features.pooler_output if getattr(features, "pooler_output", None) is not None else features[0]
             logits = model(input_ids=input_ids, pixel_values=pv).logits[0, -1]
-            generated = model.generate(input_ids=input_ids, pixel_values=pv, max_new_tokens=NEW_TOKENS,
-                                       min_new_tokens=NEW_TOKENS, do_sample=False, eos_token_id=None, pad_token_id=0)
+            generated = model.generate(input_ids=input_ids, pixel_values=pv, max_new_tokens=greedy_tokens,
+                                       min_new_tokens=greedy_tokens, do_sample=False, eos_token_id=None, pad_token_id=0)
         new_tokens = generated[0, input_ids.shape[1]:].tolist()
-        assert len(new_tokens) == NEW_TOKENS
+        assert len(new_tokens) == greedy_tokens
         tensors = {"input_ids": input_ids[0].to(torch.int64), "logits": logits.float().contiguous(),
                    "features": features.reshape(tiles, 256, -1).float().contiguous(),
                    "greedy": torch.tensor(new_tokens, dtype=torch.int64)}
         if name == "one_tile":
             tensors["vit"] = vit.float().contiguous()  # [tiles, 1025, 32], CLS first
-        save_file(tensors, os.path.join(OUT, "reference", name + ".safetensors"))
+        save_file(tensors, os.path.join(out, "reference", name + ".safetensors"))
         summary["images"][name] = {"size": list(img.size), "tiles": tiles, "prompt_tokens": len(ids),
                                    "greedy": new_tokens}
         print(f"{name}: {img.size[0]}x{img.size[1]} → {tiles} tiles, {len(ids)} prompt tokens, greedy {new_tokens}")
-    with open(os.path.join(OUT, "reference", "summary.json"), "w") as f:
+    with open(os.path.join(out, "reference", "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
-    total = sum(os.path.getsize(os.path.join(dp, fn)) for dp, _, fns in os.walk(OUT) for fn in fns)
-    print(f"fixtures: {total / 1e6:.2f} MB in {OUT}")
+    total = sum(os.path.getsize(os.path.join(dp, fn)) for dp, _, fns in os.walk(out) for fn in fns)
+    print(f"fixtures: {total / 1e6:.2f} MB in {out}")
 
 
 if __name__ == "__main__":
     import sys
     which = sys.argv[1] if len(sys.argv) > 1 else "internvl"
-    if which not in ("internvl", "mllama", "all") or len(sys.argv) > 2:
-        raise SystemExit("usage: make_fixtures.py [internvl|mllama|all]")
+    if which not in ("internvl", "internvl35", "mllama", "all") or len(sys.argv) > 2:
+        raise SystemExit("usage: make_fixtures.py [internvl|internvl35|mllama|all]")
     if which in ("internvl", "all"):
         main()
+    if which in ("internvl35", "all"):
+        # Seed 42: of the seeds tried (7, 42, 99, 1234) its greedy tokens leave a cycle and vary most.
+        main(os.path.join(ROOT, "tests", "fixtures", "internvl35"), TEXT35, "Qwen3ForCausalLM", 48, seed=42)
     if which in ("mllama", "all"):
         import make_mllama_fixtures  # scripts/ is sys.path[0] when this file is run as a script
         make_mllama_fixtures.main()

@@ -266,7 +266,54 @@ void write_8b_config_folder(const std::filesystem::path& dir) {
   std::ofstream(dir / "config.json") << c.dump(2);
 }
 
+// InternVL3.5-8B's shapes: InternViT-300M as above, Qwen3-8B (36 layers of 4096, 32 query and 8
+// key-value heads of 128, a 12288 MLP, 151936 tokens, q/k head norms, no biases), from the
+// tiny InternVL3.5 fixture's config with the sizes replaced.
+void write_35_8b_config_folder(const std::filesystem::path& dir) {
+  const std::filesystem::path hf = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl35/hf";
+  std::filesystem::copy(hf / "tokenizer.json", dir / "tokenizer.json");
+  std::ifstream in(hf / "config.json");
+  nlohmann::json c = nlohmann::json::parse(in);
+  c["vision_config"].merge_patch({{"hidden_size", 1024}, {"num_hidden_layers", 24}, {"num_attention_heads", 16},
+                                  {"intermediate_size", 4096}});
+  c["text_config"].merge_patch({{"hidden_size", 4096}, {"num_hidden_layers", 36}, {"num_attention_heads", 32},
+                                {"num_key_value_heads", 8}, {"head_dim", 128}, {"intermediate_size", 12288},
+                                {"vocab_size", 151936}, {"max_position_embeddings", 40960}});
+  std::ofstream(dir / "config.json") << c.dump(2);
+}
+
 }  // namespace
+
+TEST_CASE("inspect plans an InternVL3.5-8B-shaped folder: float16 does not fit 16 GB, int8 starts at standard") {
+  docsift::testing::TempDir dir;
+  write_35_8b_config_folder(dir.path());
+  const std::string model = shell_quote(dir.path().string());
+  const std::string fields = " --set extraction.fields=" +
+                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const auto plan = [&](const std::string& args) {
+    const auto r = run_docsift("inspect " + model + " --json" + args);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return nlohmann::json::parse(r.out);
+  };
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const auto int8 = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl35-8b.yaml") + fields);
+  MESSAGE(int8["memory_plan"].dump());
+  const auto& p = int8["memory_plan"];
+  CHECK(p["quantization"] == "int8");
+  CHECK(p["first_fitting_tier"] == "standard");
+  CHECK(p["tiers"][0]["spare"].get<double>() >= 2 * gib);
+  // 8.5 B parameters: about 7.6 B in int8, the embeddings and vision tower in float16.
+  CHECK(p["tiers"][0]["weights"].get<double>() > 8.5 * gib);
+  CHECK(p["tiers"][0]["weights"].get<double>() < 10.0 * gib);
+  const auto fp16 = plan(" --budget-gb 16 --set model.dtype=float16" + fields)["memory_plan"];
+  CHECK(fp16["first_fitting_tier"] != "standard");
+  CHECK(fp16["tiers"][0]["weights"].get<double>() > 15.5 * gib);
+  const auto table = run_docsift("inspect " + model + " --config " +
+                                 shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl35-8b.yaml") + fields);
+  REQUIRE_MESSAGE(table.exit_code == 0, table.err);
+  MESSAGE(table.out);
+  CHECK(table.out.find("start at: standard") != std::string::npos);
+}
 
 TEST_CASE("inspect plans an InternVL3-8B-shaped folder without weights: int8 starts at standard on a 16 GB card") {
   docsift::testing::TempDir dir;

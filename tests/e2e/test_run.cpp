@@ -120,6 +120,27 @@ TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-
   CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["earlier_config_hashes"].size() == 1);
 }
 
+TEST_CASE("run on samples/ with the InternVL3.5 fixture, both layouts: a record per image, the CSV, eval runs") {
+  for (const std::string layout : {"hf", "original"}) {
+    CAPTURE(layout);
+    TempDir out;
+    const std::string model = shell_quote((kSource / "tests/fixtures/internvl35" / layout).string());
+    const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --model " + model +
+                               " --device cpu --set model.dtype=float32 --set model.max_tiles=2"
+                               " --set generation.max_new_tokens=8 --quiet --out " + shell_quote(out.path().string()));
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const auto records = journal_lines(out.path() / "results.jsonl");
+    CHECK(records.size() == 20);
+    for (const auto& rec : records) {
+      CHECK(rec["status"] == "ok");
+      CHECK(rec["tokens"]["generated"] == 8);
+    }
+    const auto e = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
+                               shell_quote((kSource / "samples/ground_truth.csv").string()));
+    CHECK_MESSAGE(e.exit_code == 0, e.err);
+  }
+}
+
 TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matches the journal") {
   TempDir out;
   const std::string command = std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +

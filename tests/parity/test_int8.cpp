@@ -137,49 +137,76 @@ TEST_CASE("int8 linear on CUDA: the fused kernel (1-8 rows) and the dequantize p
   }
 }
 
-TEST_CASE("int8 InternVL3 fixture: weight bytes, logit error and top-1 agreement against float32") {
-  const fs::path dir = kFixtures / "internvl/hf";
-  const auto info = read_json(kFixtures / "internvl/reference/summary.json");
+namespace {
+
+// Teacher-forced on the fixture's reference tokens (tests/fixtures/<fixture>/): `numerics` against
+// float32, as the worst relative logit error per position (max |Δlogit| / max |logit|) and top-1
+// agreement; both images. Also says the weight bytes against float32's.
+struct Agreement {
+  double worst = 0;
+  int agree = 0, positions = 0;
+  std::size_t bytes = 0, float32_bytes = 0, scratch = 0;
+};
+Agreement teacher_forced_against_float32(const std::string& fixture, const Numerics& numerics) {
+  const fs::path dir = kFixtures / fixture / "hf";
+  const auto info = read_json(kFixtures / fixture / "reference/summary.json");
   Checkpoint checkpoint(dir);
   const InternVLModel fp32(checkpoint, at::kFloat, at::kCPU);
-  const InternVLModel int8(checkpoint, Numerics{at::kFloat, Quantization::Int8}, at::kCPU);
-  // Measured on the loaded tensors. The fixture's decoder is small next to its vision tower and
-  // embeddings (which stay float32), so the whole-model ratio is modest; the scratch is apart.
-  MESSAGE("fixture weights: float32 " << fp32.parameter_bytes() << " bytes, int8 " << int8.parameter_bytes()
-                                      << " bytes (+ " << int8.scratch_bytes() << " scratch), ratio "
-                                      << static_cast<double>(fp32.parameter_bytes()) / int8.parameter_bytes());
-  CHECK(int8.parameter_bytes() < fp32.parameter_bytes());
-  CHECK(int8.scratch_bytes() > 0);
-
+  const InternVLModel model(checkpoint, numerics, at::kCPU);
+  Agreement a{0, 0, 0, model.parameter_bytes(), fp32.parameter_bytes(), model.scratch_bytes()};
   const auto tokenizer = docsift::text::Tokenizer::load(dir);
   const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, tokenizer);
-  int agree = 0, positions = 0;
-  double worst = 0;
   REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
   for (const auto& [name, image_info] : info["images"].items()) {
     const auto image = docsift::family::internvl::preprocess_internvl(
-        docsift::io::read_rgb_image(kFixtures / "internvl/images" / (name + ".png")), info["max_tiles"].get<int>());
+        docsift::io::read_rgb_image(kFixtures / fixture / "images" / (name + ".png")), info["max_tiles"].get<int>());
     const auto prompt = chat.encode(info["question"].get<std::string>(), static_cast<int>(image.pixel_values.size(0)));
     const auto greedy = image_info["greedy"].get<std::vector<int32_t>>();
     const at::Tensor want = docsift::generate::teacher_forced_logits(fp32, image.pixel_values, prompt, greedy);
-    const at::Tensor got = docsift::generate::teacher_forced_logits(int8, image.pixel_values, prompt, greedy);
-    // Relative error per position: max |Δlogit| / max |logit|.
+    const at::Tensor got = docsift::generate::teacher_forced_logits(model, image.pixel_values, prompt, greedy).to(at::kFloat);
+    REQUIRE(got.isfinite().all().item<bool>());
     const at::Tensor rel = got.sub(want).abs().amax(1).div(want.abs().amax(1));
-    worst = std::max(worst, rel.max().item<double>());
-    agree += got.argmax(1).eq(want.argmax(1)).sum().item<int>();
-    positions += static_cast<int>(want.size(0));
+    a.worst = std::max(a.worst, rel.max().item<double>());
+    a.agree += got.argmax(1).eq(want.argmax(1)).sum().item<int>();
+    a.positions += static_cast<int>(want.size(0));
   }
-  MESSAGE("int8 vs float32, teacher-forced on the reference tokens: max relative logit error " << worst * 100
-                                                                                               << " %, top-1 agreement "
-                                                                                               << agree << "/" << positions);
-  CHECK(worst < 0.05);
-  CHECK(agree >= positions * 9 / 10);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("int8 InternVL3 and InternVL3.5 fixtures: weight bytes, logit error and top-1 agreement against float32") {
+  for (const std::string fixture : {"internvl", "internvl35"}) {
+    CAPTURE(fixture);
+    const Agreement a = teacher_forced_against_float32(fixture, Numerics{at::kFloat, Quantization::Int8});
+    // Measured on the loaded tensors. The fixture's decoder is small next to its vision tower and
+    // embeddings (which stay float32), so the whole-model ratio is modest; the scratch is apart.
+    MESSAGE(fixture << " weights: float32 " << a.float32_bytes << " bytes, int8 " << a.bytes << " bytes (+ " << a.scratch
+                    << " scratch); int8 vs float32, teacher-forced on the reference tokens: max relative logit error "
+                    << a.worst * 100 << " %, top-1 agreement " << a.agree << "/" << a.positions);
+    CHECK(a.bytes < a.float32_bytes);
+    CHECK(a.scratch > 0);
+    CHECK(a.worst < 0.05);
+    CHECK(a.agree >= a.positions * 9 / 10);
+  }
+}
+
+TEST_CASE("InternVL3.5 in float16 with the residual guard, dense and int8: finite, and float32's tokens") {
+  for (const auto quantization : {Quantization::None, Quantization::Int8}) {
+    const Agreement a =
+        teacher_forced_against_float32("internvl35", Numerics{at::kHalf, quantization, Float16Residual::Float32});
+    const std::string what = quantization == Quantization::Int8 ? "float16 + float32 residual + int8" : "float16 + float32 residual";
+    MESSAGE(what << " vs float32, teacher-forced: max relative logit error " << a.worst * 100
+                                         << " %, top-1 agreement " << a.agree << "/" << a.positions);
+    CHECK(a.worst < 0.05);
+    CHECK(a.agree >= a.positions * 9 / 10);
+  }
 }
 
 TEST_CASE("parameter_count from config.json equals the checkpoint's tensors, tied and untied") {
-  for (const char* layout : {"hf", "original"}) {
+  for (const char* layout : {"internvl/hf", "internvl/original", "internvl35/hf", "internvl35/original"}) {
     CAPTURE(layout);
-    Checkpoint checkpoint(kFixtures / "internvl" / layout);
+    Checkpoint checkpoint(kFixtures / layout);
     const auto config = docsift::family::internvl::parse_internvl_config(checkpoint.config(), layout);
     CHECK(docsift::family::internvl::parameter_count(config) == docsift::model::summarize(checkpoint).total.parameters);
     auto tied = config;

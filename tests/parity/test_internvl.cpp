@@ -1,6 +1,7 @@
-// InternVL3 in LibTorch against transformers (float32, CPU): the tiny random checkpoints and
-// reference outputs of scripts/make_fixtures.py, in both checkpoint layouts.
+// InternVL3 and InternVL3.5 in LibTorch against transformers (float32, CPU): the tiny random
+// checkpoints and reference outputs of scripts/make_fixtures.py, in both checkpoint layouts.
 #include <ATen/ops/from_blob.h>
+#include <ATen/ops/ones.h>
 #include <ATen/ops/tensor.h>
 
 #include <algorithm>
@@ -12,12 +13,14 @@
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/model/checkpoint.h"
+#include "docsift/family/family.h"
 #include "docsift/family/internvl/model.h"
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
 #include "docsift/io/image_file.h"
 #include "docsift/family/internvl/tiles.h"
 #include "support/fixture_files.h"
+#include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -33,14 +36,13 @@ using docsift::testing::max_diff;
 namespace {
 
 const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl";
+const fs::path kFixtures35 = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl35";
 
-nlohmann::json summary() {
-  std::ifstream in(kFixtures / "reference/summary.json");
+nlohmann::json summary(const fs::path& fixtures = kFixtures) {
+  std::ifstream in(fixtures / "reference/summary.json");
   REQUIRE_MESSAGE(in.good(), "run scripts/make_fixtures.py");
   return nlohmann::json::parse(in);
 }
-
-
 
 struct Loaded {
   std::unique_ptr<Checkpoint> checkpoint;
@@ -48,10 +50,10 @@ struct Loaded {
   docsift::text::Tokenizer tokenizer;
 };
 
-Loaded load(const std::string& layout) {
-  auto checkpoint = std::make_unique<Checkpoint>(kFixtures / layout);
+Loaded load(const std::string& layout, const fs::path& fixtures = kFixtures) {
+  auto checkpoint = std::make_unique<Checkpoint>(fixtures / layout);
   auto model = std::make_unique<InternVLModel>(*checkpoint, at::kFloat, at::Device(at::kCPU));
-  auto tokenizer = docsift::text::Tokenizer::load(kFixtures / layout);
+  auto tokenizer = docsift::text::Tokenizer::load(fixtures / layout);
   const int32_t image_token = *tokenizer.token_to_id("<IMG_CONTEXT>");
   if (layout == "original") {
     model->set_image_token_id(image_token);
@@ -61,22 +63,21 @@ Loaded load(const std::string& layout) {
   return {std::move(checkpoint), std::move(model), std::move(tokenizer)};
 }
 
-
-}  // namespace
-
-TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 greedy tokens, both layouts") {
-  const auto info = summary();
+// Both layouts of the fixture in `fixtures` against its reference: the prompt's ids, InternViT,
+// the projected features, the first-step logits (within 1e-4) and every greedy token (identical).
+void check_against_transformers(const fs::path& fixtures) {
+  const auto info = summary(fixtures);
   std::map<std::string, at::Tensor> features_by_layout;
   for (const std::string layout : {"hf", "original"}) {
     CAPTURE(layout);
-    const Loaded loaded = load(layout);
+    const Loaded loaded = load(layout, fixtures);
     CHECK(loaded.model->config().tokens_per_tile() == 256);
     const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
     REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
     for (const auto& [name, image_info] : info["images"].items()) {
       CAPTURE(name);
-      const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));
-      const auto image = docsift::family::internvl::preprocess_internvl(read_rgb_image(kFixtures / "images" / (name + ".png")),
+      const docsift::model::SafetensorsFile ref(fixtures / "reference" / (name + ".safetensors"));
+      const auto image = docsift::family::internvl::preprocess_internvl(read_rgb_image(fixtures / "images" / (name + ".png")),
                                                               info["max_tiles"].get<int>());
       const int64_t tiles = image.pixel_values.size(0);
       REQUIRE(tiles == image_info["tiles"].get<int64_t>());
@@ -96,11 +97,11 @@ TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 gre
       const double feature_diff = max_diff(features, ref.view("features"));
       features_by_layout[layout + name] = features;
 
+      const at::Tensor greedy = ref.view("greedy");
       docsift::generate::GenerationOptions options;
-      options.max_new_tokens = 16;  // no stop tokens: exactly 16, as the reference generated
+      options.max_new_tokens = static_cast<int>(greedy.numel());  // no stop tokens: exactly as many as the reference
       const auto result = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, options);
       const double logit_diff = max_diff(result.first_logits, ref.view("logits"));
-      const at::Tensor greedy = ref.view("greedy");
       std::vector<int32_t> want(greedy.data_ptr<int64_t>(), greedy.data_ptr<int64_t>() + greedy.numel());
       MESSAGE(layout << " " << name << " (" << tiles << " tiles, " << prompt.size() << " prompt tokens): features max abs diff "
                      << feature_diff << ", first-step logits max abs diff " << logit_diff
@@ -112,6 +113,61 @@ TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 gre
   }
   for (const auto& name : {"one_tile", "many_tiles"}) {
     CHECK(max_diff(features_by_layout[std::string("hf") + name], features_by_layout[std::string("original") + name]) == 0.0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 greedy tokens, both layouts") {
+  check_against_transformers(kFixtures);
+}
+
+TEST_CASE("InternVL3.5 (Qwen3: q/k head norms, no biases, head_dim 24 of 64/4) matches transformers: 48 greedy tokens, both layouts") {
+  REQUIRE(summary(kFixtures35)["images"]["one_tile"]["greedy"].size() == 48);
+  check_against_transformers(kFixtures35);
+  const Loaded loaded = load("hf", kFixtures35);
+  CHECK(loaded.model->config().text.qk_norm);
+  CHECK_FALSE(loaded.model->config().text.attention_bias);
+  CHECK(loaded.model->config().text.head_dim == 24);
+}
+
+TEST_CASE("InternVL3.5 variants docsift does not run are refused by name: MoE, GPT-OSS, Flash") {
+  docsift::testing::TempDir dir;
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& says) {
+    CAPTURE(says);
+    std::error_code ec;
+    fs::remove_all(dir.path() / "m", ec);
+    fs::create_directories(dir.path() / "m");
+    copy_with_config(kFixtures35 / "hf", dir.path() / "m", edit);
+    try {
+      docsift::family::open_family(Checkpoint(dir.path() / "m"), {});
+      FAIL("not refused");
+    } catch (const docsift::FileError& e) {
+      CAPTURE(std::string(e.what()));
+      CHECK(std::string(e.what()).find(says) != std::string::npos);
+    }
+  };
+  refused([](nlohmann::json& c) { c["text_config"]["model_type"] = "qwen3_moe"; }, "Qwen3 MoE (InternVL3.5-30B-A3B");
+  refused([](nlohmann::json& c) { c["text_config"]["model_type"] = "gpt_oss"; }, "GPT-OSS (InternVL3.5-20B-A4B)");
+
+  // Flash: the original layout with a second projector beside mlp1.
+  const fs::path flash = dir.path() / "flash";
+  fs::create_directories(flash);
+  copy_with_config(kFixtures35 / "original", flash, [](nlohmann::json&) {});
+  docsift::testing::NamedTensors tensors;
+  {
+    const Checkpoint original(kFixtures35 / "original");
+    for (const auto* entry : original.entries()) {
+      tensors.emplace_back(entry->name, original.load(entry->name, at::kFloat, at::Device(at::kCPU)).clone());
+    }
+  }
+  tensors.emplace_back("mlp2.0.weight", at::ones({8}));
+  docsift::testing::write_safetensors(flash / "model.safetensors", tensors);
+  try {
+    docsift::family::open_family(Checkpoint(flash), {});
+    FAIL("not refused");
+  } catch (const docsift::FileError& e) {
+    CHECK(std::string(e.what()).find("tensor mlp2.0.weight belongs to an InternVL3.5-Flash checkpoint") != std::string::npos);
   }
 }
 

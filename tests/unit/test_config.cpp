@@ -221,7 +221,7 @@ TEST_CASE("every key is documented and every shipped config loads") {
     CHECK_NOTHROW(load(entry.path(), {}));
     ++loaded;
   }
-  CHECK(loaded == 2);  // configs/internvl3-8b.yaml, configs/llama32-vision-11b.yaml
+  CHECK(loaded == 3);  // configs/internvl3-8b.yaml, internvl35-8b.yaml, llama32-vision-11b.yaml
 }
 
 TEST_CASE("relative paths in a config file are next to the file, on the command line, the working directory's") {
@@ -255,7 +255,7 @@ TEST_CASE("engine: auto is ocr without a model and vlm with one, the shipped mod
   CHECK(resolved_engine(c) == Engine::Vlm);
   c.extraction.engine = Engine::Ocr;
   CHECK(resolved_engine(c) == Engine::Ocr);
-  for (const char* name : {"internvl3-8b.yaml", "llama32-vision-11b.yaml"}) {
+  for (const char* name : {"internvl3-8b.yaml", "internvl35-8b.yaml", "llama32-vision-11b.yaml"}) {
     CAPTURE(std::string(name));
     const Config shipped = load(std::filesystem::path(DOCSIFT_SOURCE_DIR) / "configs" / name, {});
     CHECK(shipped.extraction.engine == Engine::Vlm);

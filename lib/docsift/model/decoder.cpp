@@ -1,5 +1,6 @@
 #include "docsift/model/decoder.h"
 
+#include <ATen/ops/cat.h>
 #include <ATen/ops/embedding.h>
 #include <ATen/ops/silu.h>
 
@@ -30,7 +31,11 @@ DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, 
   c.intermediate = text.integer("intermediate_size");
   c.vocab = text.integer("vocab_size");
   c.rms_eps = text.number("rms_norm_eps", 1e-6);
-  c.attention_bias = text.boolean("attention_bias", attention_bias);
+  const json* archs = text.find("architectures");
+  const bool qwen3_arch = archs != nullptr && archs->is_array() && !archs->empty() && (*archs)[0] == "Qwen3ForCausalLM";
+  c.qk_norm = text.string("model_type", "") == "qwen3" || qwen3_arch;
+  // Qwen3's configs say attention_bias: false; one that does not say has none either.
+  c.attention_bias = text.boolean("attention_bias", c.qk_norm ? false : attention_bias);
   if (text.boolean("mlp_bias", false)) text.unsupported("mlp_bias", "true", "false");
   if (const auto act = text.string("hidden_act", "silu"); act != "silu") text.unsupported("hidden_act", act, "silu");
   if (text.boolean("use_sliding_window", false)) text.unsupported("use_sliding_window", "true", "false");
@@ -81,7 +86,7 @@ bool DecoderConfig::is_cross(int64_t layer) const {
 std::uint64_t decoder_parameters(const DecoderConfig& c) {
   using u64 = std::uint64_t;
   const u64 h = c.hidden, q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim, inter = c.intermediate;
-  const u64 bias = c.attention_bias ? q_out + 2 * kv_out : 0;
+  const u64 bias = (c.attention_bias ? q_out + 2 * kv_out : 0) + (c.qk_norm ? 2 * c.head_dim : 0);
   const u64 layer = 2 * h + (q_out + 2 * kv_out) * h + h * q_out + 3 * h * inter;
   const u64 cross = c.cross_layers.size(), self = c.layers - cross;
   // A cross-attention layer: the same projections and MLP, no biases, q/k norms [hd], two gates.
@@ -139,6 +144,10 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
     l.qkv = load.take_linear_stacked(
         {{p + "self_attn.q_proj.", q_out}, {p + "self_attn.k_proj.", kv_out}, {p + "self_attn.v_proj.", kv_out}},
         c.hidden, bias, int8);
+    if (c.qk_norm) {
+      l.q_norm = load.take(p + "self_attn.q_norm.weight", {c.head_dim});
+      l.k_norm = load.take(p + "self_attn.k_norm.weight", {c.head_dim});
+    }
     l.o = load.take_linear(p + "self_attn.o_proj.", c.hidden, q_out, /*bias=*/false, int8);
     l.mlp = load_swiglu(load, p + "mlp.", c.hidden, c.intermediate, int8);
     layers_.push_back(std::move(l));
@@ -171,7 +180,7 @@ std::size_t Decoder::parameter_bytes() const {
                       lm_head_.weight.data_ptr() == embed_.data_ptr();
   if (!shared) total += lm_head_.nbytes();
   for (const auto& l : layers_) {
-    for (const at::Tensor* t : {&l.input_norm, &l.post_norm}) total += t->defined() ? t->nbytes() : 0;
+    for (const at::Tensor* t : {&l.input_norm, &l.post_norm, &l.q_norm, &l.k_norm}) total += t->defined() ? t->nbytes() : 0;
     total += l.qkv.nbytes() + l.o.nbytes();
     total += l.mlp.nbytes();
   }
@@ -206,7 +215,14 @@ at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_
   // One matmul: [1, T, (nh + 2·nkv)·hd] as [1, T, nh + 2·nkv, hd]. q and k, its first nh + nkv heads,
   // are rotated in one pass; then q [1, nh, T, hd], k and v [1, nkv, T, hd] are views.
   const at::Tensor qkv = linear(h, l.qkv, &scratch_).view({1, t, c.heads + 2 * c.kv_heads, c.head_dim});
-  const at::Tensor qk = apply_rope(qkv.narrow(2, 0, c.heads + c.kv_heads), rope);
+  at::Tensor qk = qkv.narrow(2, 0, c.heads + c.kv_heads);
+  if (c.qk_norm) {
+    // Qwen3: each head normalised over hd, q heads with q_norm and k heads with k_norm, before RoPE.
+    qk = at::cat({rms_norm(qk.narrow(2, 0, c.heads), l.q_norm, c.rms_eps),
+                  rms_norm(qk.narrow(2, c.heads, c.kv_heads), l.k_norm, c.rms_eps)},
+                 2);
+  }
+  qk = apply_rope(qk, rope);
   const at::Tensor q = qk.narrow(2, 0, c.heads).transpose(1, 2);
   const at::Tensor k = qk.narrow(2, c.heads, c.kv_heads).transpose(1, 2);
   const at::Tensor v = qkv.narrow(2, c.heads + c.kv_heads, c.kv_heads).transpose(1, 2);

@@ -1,7 +1,7 @@
-// The Llama-style decoder that Qwen2 (InternVL3's language model) and Llama (the self-attention
-// layers of Llama 3.2 Vision) share: per layer, RMSNorm → grouped-query attention with RoPE
-// (optional q/k/v biases) → residual add; RMSNorm → SwiGLU MLP → residual add. Then a final
-// RMSNorm and lm_head. Linear layers are dense or int8 (linear.h); with float16 the residual
+// The Llama-style decoder that Qwen2 (InternVL3's language model), Qwen3 (InternVL3.5's) and Llama
+// (the self-attention layers of Llama 3.2 Vision) share: per layer, RMSNorm → grouped-query
+// attention with RoPE (optional q/k/v biases; Qwen3: an RMSNorm on each query and key head before
+// RoPE) → residual add; RMSNorm → SwiGLU MLP → residual add. Then a final RMSNorm and lm_head. Linear layers are dense or int8 (linear.h); with float16 the residual
 // stream between layers is kept in float32 (model.float16_residual).
 // Shapes: T query tokens, H hidden, nh/nkv heads, hd head dim, V vocabulary.
 #pragma once
@@ -28,7 +28,11 @@ struct DecoderConfig {
   int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
   double rms_eps = 1e-6;
   RopeConfig rope;
-  bool attention_bias = false;  // q/k/v biases: Qwen2 has them, Llama does not
+  bool attention_bias = false;  // q/k/v biases: Qwen2 has them, Llama and Qwen3 do not
+  // Qwen3: q_norm and k_norm, RMSNorm weights [hd] applied to every query and key head before
+  // RoPE, with rms_eps. head_dim is then its own setting (128 for Qwen3-8B, 4096 / 32 also 128,
+  // but Qwen3-0.6B has 16 heads of 128 over 1024).
+  bool qk_norm = false;
   bool tie_embeddings = false;
   // Layers that are not self-attention layers (Llama 3.2 Vision's cross-attention layers, which
   // its own model file loads and runs); the decoder loads and runs every other index.
@@ -50,7 +54,8 @@ struct SwiGLU {
 SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8);
 at::Tensor swiglu(const SwiGLU& mlp, const at::Tensor& x, const DequantScratch* scratch);
 
-// Reads a Qwen2 or Llama text config (transformers' text_config, InternVL's llm_config). RoPE:
+// Reads a Qwen2, Qwen3 or Llama text config (transformers' text_config, InternVL's llm_config);
+// Qwen3 (model_type "qwen3" or architecture Qwen3ForCausalLM) turns on qk_norm. RoPE:
 // "default", "dynamic" and "llama3", from rope_parameters (transformers 5) or rope_theta +
 // rope_scaling (4.x and original checkpoints). Throws docsift::FileError naming the key.
 // `attention_bias` is the family's default when the config does not say.
@@ -105,6 +110,7 @@ class Decoder {
  private:
   struct Layer {  // empty at cross-attention indices
     at::Tensor input_norm, post_norm;
+    at::Tensor q_norm, k_norm;  // [hd], Qwen3 only
     LinearWeight qkv, o;  // q, k and v stacked at load: [nh·hd + 2·nkv·hd, H]
     SwiGLU mlp;
   };

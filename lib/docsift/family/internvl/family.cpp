@@ -30,11 +30,22 @@ class InternVLFamily final : public Family {
                       std::to_string(config_.image_token_id) + " is not the tokenizer's <IMG_CONTEXT> (" +
                       std::to_string(chat_.image_token_id()) + ")");
     }
+    // InternVL3.5-Flash adds a visual resolution router and a second projector (a 64-token pixel
+    // shuffle) beside mlp1; docsift implements one projector, so such weights are refused by name
+    // before anything loads.
+    for (const model::TensorEntry* entry : checkpoint.entries()) {
+      const std::string& n = entry->name;
+      if (n.starts_with("mlp2.") || n.find(".mlp2.") != std::string::npos || n.find("router") != std::string::npos) {
+        throw FileError(checkpoint.dir().string() + ": tensor " + n +
+                        " belongs to an InternVL3.5-Flash checkpoint (a visual resolution router and a second "
+                        "projector), which docsift does not run; it reads InternVL3 and InternVL3.5 (dense Qwen3)");
+      }
+    }
     shape_ = internvl::memory_shape(config_, checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
                                                                    : internvl::parameter_count(config_));
   }
 
-  std::string_view name() const override { return "internvl3"; }
+  std::string_view name() const override { return config_.text.qk_norm ? "internvl3.5" : "internvl3"; }
   const text::ChatTemplate& chat() const override { return chat_; }
   ImageInputs preprocess(const at::Tensor& rgb_hwc, int max_tiles) const override {
     const InternVLImage image = preprocess_internvl(rgb_hwc, max_tiles, 448, resample_);

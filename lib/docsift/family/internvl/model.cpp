@@ -21,6 +21,23 @@ namespace {
 
 using nlohmann::json;
 
+// InternVL3's language model is Qwen2.5 and InternVL3.5's a dense Qwen3 (1B to 38B); the shared
+// decoder reads both. InternVL3.5's MoE and GPT-OSS language models are refused by name.
+void check_language_model(const JsonFields& text, const std::string& label) {
+  const std::string type = text.string("model_type", "");
+  const json* archs = text.find("architectures");
+  const std::string arch = archs != nullptr && archs->is_array() && !archs->empty() && (*archs)[0].is_string()
+                               ? (*archs)[0].get<std::string>()
+                               : "";
+  const auto refuse = [&](const std::string& what) {
+    throw FileError(label + ": the language model is " + what +
+                    ", which docsift does not run; it reads InternVL3 (Qwen2.5) and InternVL3.5 with a dense Qwen3 "
+                    "(1B to 38B)");
+  };
+  if (type == "qwen3_moe" || arch == "Qwen3MoeForCausalLM") refuse("Qwen3 MoE (InternVL3.5-30B-A3B, -241B-A28B)");
+  if (type == "gpt_oss" || arch == "GptOssForCausalLM") refuse("GPT-OSS (InternVL3.5-20B-A4B)");
+}
+
 }  // namespace
 
 int64_t InternVLConfig::tokens_per_tile() const {
@@ -64,6 +81,7 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
     if (const auto ps = top.string("ps_version", "v2"); ps != "v2") top.unsupported("ps_version", ps, "v2");
     if (vision.boolean("qk_normalization", false)) vision.unsupported("qk_normalization", "true", "false");
     if (!vision.boolean("qkv_bias", true)) vision.unsupported("qkv_bias", "false", "true");
+    check_language_model(top.child("llm_config"), label);
     c.text = parse_decoder_config(top.child("llm_config"), /*attention_bias=*/true, tie_embeddings);
   } else {
     c.image_token_id = top.integer("image_token_id");
@@ -77,6 +95,7 @@ InternVLConfig parse_internvl_config(const json& config, const std::string& labe
     if (vision.boolean("use_qk_norm", false)) vision.unsupported("use_qk_norm", "true", "false");
     if (!vision.boolean("attention_bias", true)) vision.unsupported("attention_bias", "false", "true");
     if (!vision.boolean("use_mean_pooling", true)) vision.unsupported("use_mean_pooling", "false", "true");
+    check_language_model(top.child("text_config"), label);
     c.text = parse_decoder_config(top.child("text_config"), /*attention_bias=*/true, tie_embeddings);
   }
   if (c.vision_hidden <= 0 || c.vision_layers <= 0 || c.vision_heads <= 0 || c.vision_hidden % c.vision_heads != 0 ||
