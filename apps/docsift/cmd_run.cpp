@@ -3,6 +3,8 @@
 // pages; run-level failures throw (2 or 3). The metrics file is written whatever the outcome.
 #include <unistd.h>
 
+#include <c10/util/Exception.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -54,6 +56,20 @@ std::size_t pages_in_subfolders(const std::vector<io::Input>& inputs) {
   }
   return folders.empty() ? 0 : io::scan_inputs(folders, /*recursive=*/true).size();
 }
+
+// LibTorch's own warnings (TORCH_WARN) become the run's log lines, named as LibTorch's: c10 would
+// print them as "[W ...]" lines, which are neither docsift's format nor JSON.
+class LogWarnings final : public c10::WarningHandler {
+ public:
+  explicit LogWarnings(const batch::Log& log) : log_(log) {}
+  void process(const c10::Warning& warning) override {
+    const std::string& text = warning.msg();
+    log_.warning("libtorch", "LibTorch: " + text.substr(0, text.find('\n')));
+  }
+
+ private:
+  const batch::Log& log_;
+};
 
 }  // namespace
 
@@ -118,6 +134,8 @@ Command add_run_command(CLI::App& root) {
   return {app, [o] {
             const batch::Log log(std::cerr, o->log_format == "json" ? batch::LogFormat::kJson : batch::LogFormat::kText,
                                  o->quiet);
+            LogWarnings warnings(log);
+            const c10::WarningUtils::WarningHandlerGuard route_warnings(&warnings);
             // The metrics file says how every run ended, one that could not start included.
             const auto write_metrics = [&](const batch::RunSummary* run, int code) {
               if (o->metrics.empty()) return;

@@ -168,16 +168,22 @@ TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail
 TEST_CASE("PDF rendering is bounded: the page size is checked against the pixel limit before rendering") {
   docsift::io::ImageLimits small;
   small.max_pixels = 1'000'000;
-  const at::Tensor page = docsift::io::read_pdf_page(kPages / "one_page.pdf", 0, 100);
-  CHECK(page.size(0) == 1100);  // 11 in at 100 dpi
-  CHECK(page.size(1) == 850);
+  const docsift::io::PdfPixels page = docsift::io::render_pdf_page(kPages / "one_page.pdf", 0, 100);
+  CHECK(page.height == 1100);  // 11 in at 100 dpi
+  CHECK(page.width == 850);
+  CHECK(page.rgb.size() == 1100u * 850u * 3u);
+  docsift::io::PageOptions at_100;
+  at_100.pdf_dpi = 100;
+  const at::Tensor tensor = docsift::io::read_page(kPages / "one_page.pdf", 0, at_100);
+  CHECK(tensor.sizes() == at::IntArrayRef({1100, 850, 3}));
+  CHECK(std::equal(page.rgb.begin(), page.rgb.end(), tensor.data_ptr<std::uint8_t>()));
   try {
-    docsift::io::read_pdf_page(kPages / "one_page.pdf", 0, 300, small);
+    docsift::io::render_pdf_page(kPages / "one_page.pdf", 0, 300, small);
     FAIL("no error");
   } catch (const docsift::FileError& e) {
     CHECK(std::string(e.what()).find("lower input.pdf_dpi") != std::string::npos);
   }
-  CHECK_THROWS_AS(docsift::io::read_pdf_page(kPages / "one_page.pdf", 1, 100), docsift::FileError);
+  CHECK_THROWS_AS(docsift::io::render_pdf_page(kPages / "one_page.pdf", 1, 100), docsift::FileError);
   docsift::io::PageOptions two_pages;
   two_pages.max_pages = 2;
   CHECK_THROWS_AS(docsift::io::page_count(kPages / "three_pages.pdf", two_pages), docsift::FileError);

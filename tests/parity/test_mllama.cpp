@@ -244,7 +244,7 @@ TEST_CASE("Llama 3.2 Vision checkpoints that do not match config.json are refuse
   copy_with_config(kFixtures / "hub", dir.path(), [](nlohmann::json& c) { c["model_type"] = "llava"; });
   CHECK_THROWS_WITH_AS(LoadedModel{dir.path()},
                        doctest::Contains("model_type \"llava\" (architecture MllamaForConditionalGeneration) is not a model "
-                                         "docsift runs; supported: internvl_chat (InternVL3), internvl (InternVL3), "
+                                         "docsift runs; supported: internvl_chat (InternVL3/3.5), internvl (InternVL3/3.5), "
                                          "mllama (Llama 3.2 Vision)"),
                        docsift::FileError);
 }

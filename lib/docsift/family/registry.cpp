@@ -19,7 +19,7 @@ struct Entry {
 };
 
 constexpr std::array<Entry, 2> kFamilies{{
-    {"InternVL3 and InternVL3.5", {"internvl_chat", "internvl"}, {"InternVLChatModel", "InternVLForConditionalGeneration"},
+    {"InternVL3/3.5", {"internvl_chat", "internvl"}, {"InternVLChatModel", "InternVLForConditionalGeneration"},
      &internvl::open_internvl},
     {"Llama 3.2 Vision", {"mllama", ""}, {"MllamaForConditionalGeneration", ""}, &mllama::open_mllama},
 }};

@@ -21,6 +21,7 @@
 
 #include "docsift/error.h"
 #include "docsift/io/exif.h"
+#include "docsift/io/image_header.h"
 #include "docsift/io/output_file.h"
 
 namespace docsift::io {
@@ -65,44 +66,12 @@ class DecoderMessages {
   UniqueFd captured_, saved_;  // the in-memory file; the real stderr while it is replaced
 };
 
-std::uint32_t be32(const unsigned char* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
-std::uint32_t le32(const unsigned char* p) {
-  return (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
-}
-
 std::vector<unsigned char> read_prefix(const fs::path& path, std::size_t bytes) {
   std::ifstream in(path, std::ios::binary);
   std::vector<unsigned char> data(bytes);
   in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(bytes));
   data.resize(static_cast<std::size_t>(in.gcount()));
   return data;
-}
-
-// JPEG: walk the marker segments to the first start-of-frame (SOF0..SOF15 except DHT, JPG, DAC).
-std::optional<std::pair<std::uint64_t, std::uint64_t>> jpeg_size(const std::vector<unsigned char>& d,
-                                                                 const fs::path& path) {
-  std::size_t i = 2;
-  while (i + 4 <= d.size()) {
-    if (d[i] != 0xFF) throw FileError(path.string() + ": damaged JPEG (bad marker before the frame header)");
-    const unsigned char marker = d[i + 1];
-    if (marker == 0xFF) {
-      ++i;  // fill byte
-      continue;
-    }
-    const std::size_t length = (std::size_t{d[i + 2]} << 8) | d[i + 3];
-    if (length < 2) throw FileError(path.string() + ": damaged JPEG (segment length " + std::to_string(length) + ")");
-    const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-    if (sof) {
-      if (i + 9 > d.size()) return std::nullopt;
-      const std::uint64_t h = (std::uint64_t{d[i + 5]} << 8) | d[i + 6];
-      const std::uint64_t w = (std::uint64_t{d[i + 7]} << 8) | d[i + 8];
-      return std::make_pair(w, h);
-    }
-    i += 2 + length;
-  }
-  return std::nullopt;  // the frame header lies beyond what we read; OpenCV's limit still applies
 }
 
 // OpenCV reads its decoder limit from the environment once, on first use.
@@ -173,20 +142,7 @@ bool is_tiff(const fs::path& path) {
 }  // namespace
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const fs::path& path) {
-  const std::vector<unsigned char> d = read_prefix(path, 64 * 1024);
-  static const unsigned char kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  if (d.size() >= 8 && std::equal(kPng, kPng + 8, d.begin())) {
-    if (d.size() < 24 || std::string(d.begin() + 12, d.begin() + 16) != "IHDR") {
-      throw FileError(path.string() + ": damaged PNG (no IHDR header)");
-    }
-    return std::make_pair(std::uint64_t{be32(&d[16])}, std::uint64_t{be32(&d[20])});
-  }
-  if (d.size() >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) return jpeg_size(d, path);
-  if (d.size() >= 26 && d[0] == 'B' && d[1] == 'M') {
-    const auto h = static_cast<std::int32_t>(le32(&d[22]));  // negative: top-down rows
-    return std::make_pair(std::uint64_t{le32(&d[18])}, static_cast<std::uint64_t>(h < 0 ? -std::int64_t{h} : h));
-  }
-  return std::nullopt;
+  return image_size_from_header(read_prefix(path, kImageHeaderBytes), path.string());
 }
 
 void check_file_size(const fs::path& path, const ImageLimits& limits) {

@@ -13,15 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include "docsift/io/image_header.h"
+
 namespace docsift::io {
 
-struct ImageLimits {
-  std::uint64_t max_pixels = 200'000'000;        // 200 MP: far above any scan at 600 dpi A3
-  std::uint64_t max_file_bytes = 512ull << 20;   // 512 MiB
-  // An image whose decoder reports lost data (a premature end, a corrupt segment) is read as far as
-  // it decodes instead of failing (input.accept_truncated); the message goes in the record.
-  bool accept_truncated = false;
-};
 
 // Whether a decoder's message means pixels were lost, not just an oddity of the file: libjpeg's
 // "Premature end of JPEG file" and "Corrupt JPEG data", libpng's CRC and incomplete-data errors,

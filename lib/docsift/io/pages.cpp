@@ -1,5 +1,9 @@
 #include "docsift/io/pages.h"
 
+#include <ATen/ops/from_blob.h>
+
+#include <memory>
+
 #include "docsift/error.h"
 #include "docsift/io/pdf.h"
 
@@ -18,7 +22,12 @@ int page_count(const fs::path& path, const PageOptions& options) {
 at::Tensor read_page(const fs::path& path, int page, const PageOptions& options, std::string* decoder_said) {
   if (is_pdf(path)) {
     check_file_size(path, options.limits);
-    return read_pdf_page(path, page, options.pdf_dpi, options.limits, decoder_said);
+    // The rendered bytes become the tensor's storage, freed with it: no copy of the page.
+    auto pixels = std::make_unique<PdfPixels>(render_pdf_page(path, page, options.pdf_dpi, options.limits, decoder_said));
+    std::uint8_t* data = pixels->rgb.data();
+    const std::int64_t h = pixels->height, w = pixels->width;
+    return at::from_blob(
+        data, {h, w, 3}, [owner = pixels.release()](void*) { delete owner; }, at::TensorOptions().dtype(at::kByte));
   }
   return read_rgb_image(path, options.limits, page, decoder_said);
 }

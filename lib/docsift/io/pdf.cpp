@@ -6,8 +6,6 @@
 #include <poppler-page-renderer.h>
 #include <poppler-page.h>
 
-#include <ATen/ops/empty.h>
-
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -78,7 +76,7 @@ int pdf_page_count(const fs::path& path) {
   return pages;
 }
 
-at::Tensor read_pdf_page(const fs::path& path, int page, int dpi, const ImageLimits& limits, std::string* said) {
+PdfPixels render_pdf_page(const fs::path& path, int page, int dpi, const ImageLimits& limits, std::string* said) {
   const PopplerMessages messages;
   const auto doc = open(path);
   if (page < 0 || page >= doc->pages()) throw FileError(path.string() + ": no page " + std::to_string(page + 1));
@@ -106,8 +104,8 @@ at::Tensor read_pdf_page(const fs::path& path, int page, int dpi, const ImageLim
   if (said != nullptr && !messages.said().empty()) *said = "Poppler: " + messages.said();
   // ARGB32 is stored B, G, R, A per pixel on little-endian machines; rows may be padded.
   const int iw = image.width(), ih = image.height();
-  at::Tensor rgb = at::empty({ih, iw, 3}, at::kByte);
-  auto* out = rgb.data_ptr<std::uint8_t>();
+  PdfPixels pixels{iw, ih, std::vector<std::uint8_t>(static_cast<std::size_t>(iw) * static_cast<std::size_t>(ih) * 3)};
+  std::uint8_t* out = pixels.rgb.data();
   const char* data = image.const_data();
   for (int y = 0; y < ih; ++y) {
     const auto* row = reinterpret_cast<const std::uint8_t*>(data + static_cast<std::ptrdiff_t>(y) * image.bytes_per_row());
@@ -117,7 +115,7 @@ at::Tensor read_pdf_page(const fs::path& path, int page, int dpi, const ImageLim
       o[0] = px[2], o[1] = px[1], o[2] = px[0];
     }
   }
-  return rgb;
+  return pixels;
 }
 
 PdfText read_pdf_text(const fs::path& path, int page) {

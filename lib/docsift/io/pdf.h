@@ -1,15 +1,15 @@
 // PDF pages as images, rendered with Poppler's C++ library. Untrusted input: the page count and
 // each page's rendered size are checked before anything is rendered, and a damaged, encrypted or
-// empty file is a FileError naming it and the reason (the run records it and goes on).
+// empty file is a FileError naming it and the reason (the run records it and goes on). No
+// LibTorch here (pages.h makes the tensor), so the fuzz build instruments it alone.
 #pragma once
 
-#include <ATen/core/Tensor.h>
-
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "docsift/io/image_file.h"
+#include "docsift/io/image_header.h"
 
 namespace docsift::io {
 
@@ -18,11 +18,16 @@ bool is_pdf(const std::filesystem::path& path);  // by the "%PDF-" signature
 // Pages in the file; throws FileError when it cannot be opened, is encrypted or has no page.
 int pdf_page_count(const std::filesystem::path& path);
 
-// Page `page` (0-based) at `dpi` as an [H, W, 3] uint8 RGB tensor on white paper. Throws FileError
-// when the page would render to more than limits.max_pixels, or does not render. What Poppler said
-// about a page that rendered (a repaired cross-reference table, say) goes to `*said`.
-at::Tensor read_pdf_page(const std::filesystem::path& path, int page, int dpi, const ImageLimits& limits = {},
-                         std::string* said = nullptr);
+// Page `page` (0-based) at `dpi` as RGB on white paper: `rgb` is [height, width, 3] uint8, row-major.
+// Throws FileError when the page would render to more than limits.max_pixels, or does not render.
+// What Poppler said about a page that rendered (a repaired cross-reference table, say) goes to
+// `*said`.
+struct PdfPixels {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;
+};
+PdfPixels render_pdf_page(const std::filesystem::path& path, int page, int dpi, const ImageLimits& limits = {},
+                          std::string* said = nullptr);
 
 // A page's text layer as Poppler extracts it: words with boxes in points (1/72 inch), the origin
 // at the page's top left. Born-digital PDFs carry their exact text here, which beats rendering and

@@ -1,0 +1,73 @@
+// libFuzzer target: what a model folder's text files give docsift besides tokenizer.json, and the
+// chat templates fed with untrusted text. The first input byte picks what is fuzzed:
+//  - 0 mod 2: the rest is a tokenizer_config.json beside the slow tokenizer's vocab.json and
+//    merges.txt (tests/fixtures/tokenizers/tiny-qwen-slow); loading must succeed or throw
+//    docsift::Error;
+//  - 1 mod 2: the rest is a question (as a prompt template's text could be) for every chat format
+//    with its tiny tokenizer, with 1 to 16 tiles; render and encode must succeed or throw
+//    docsift::Error, and what encodes holds the format's image token.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "docsift/error.h"
+#include "docsift/text/chat_template.h"
+#include "docsift/text/tokenizer.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A folder with the slow tokenizer's files, made once; tokenizer_config.json is rewritten per input.
+const fs::path& slow_folder() {
+  static const fs::path folder = [] {
+    std::string pattern = (fs::temp_directory_path() / "docsift-fuzz-tokenizer-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+    for (const char* name : {"vocab.json", "merges.txt", "added_tokens.json"}) {
+      fs::copy_file(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-qwen-slow" / name, fs::path(pattern) / name);
+    }
+    return fs::path(pattern);
+  }();
+  return folder;
+}
+
+const docsift::text::Tokenizer& qwen() {
+  static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-qwen/tokenizer.json");
+  return t;
+}
+const docsift::text::Tokenizer& llama() {
+  static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-llama/tokenizer.json");
+  return t;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string rest(reinterpret_cast<const char*>(data + 1), size - 1);
+  if (data[0] % 2 == 0) {
+    std::ofstream(slow_folder() / "tokenizer_config.json", std::ios::binary | std::ios::trunc) << rest;
+    try {
+      const auto tokenizer = docsift::text::Tokenizer::load(slow_folder());
+      (void)tokenizer.encode("Tax invoice <IMG_CONTEXT> total $1,234.56 <|im_end|>");
+    } catch (const docsift::Error&) {
+    }
+    return 0;
+  }
+  const int tiles = 1 + (data[0] >> 1) % 16;
+  using docsift::text::ChatFormat;
+  for (const ChatFormat format : {ChatFormat::kInternVL, ChatFormat::kInternVLHf, ChatFormat::kLlama32Vision}) {
+    const docsift::text::ChatTemplate chat(format, format == ChatFormat::kLlama32Vision ? llama() : qwen());
+    try {
+      const auto ids = chat.encode(rest, tiles);
+      if (std::find(ids.begin(), ids.end(), chat.image_token_id()) == ids.end()) std::abort();  // the image was lost
+    } catch (const docsift::Error&) {
+    }
+  }
+  return 0;
+}
