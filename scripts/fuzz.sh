@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the untrusted-input parsers with libFuzzer for a bounded time each.
-#   scripts/fuzz.sh [SECONDS] [safetensors|tokenizer|exif|ocr|config|journal|files|model_files|image_header|pdf|all]
+#   scripts/fuzz.sh [SECONDS] [safetensors|tokenizer|exif|ocr|config|journal|files|model_files|image_header|pdf|model_config|all]
 #   (default 60, all; RUNS=N stops a target after N executions instead, whichever comes first)
 # safetensors: the header parser. tokenizer: tokenizer.json loading, and encode/decode/stream
 # of arbitrary text with the tiny test tokenizer. exif: the orientation parser. ocr: the OCR
@@ -8,6 +8,7 @@
 # and the worker protocol. files: OCR rules files and CSVs. model_files: tokenizer_config.json and the
 # chat templates. image_header: the header checks before decoding. pdf: Poppler loading, text and
 # rendering, in libFuzzer's fork mode (a Poppler crash is recorded and the campaign goes on).
+# model_config: each family's config.json.
 # Builds with clang into build-fuzz/ (installs clang and its runtime if missing), seeds a corpus
 # per target, and exits non-zero if the fuzzer finds a crash; crash inputs are left in fuzz-out/.
 set -euo pipefail
@@ -29,7 +30,7 @@ dpkg-query -W -f='${Status}' nlohmann-json3-dev 2>/dev/null | grep -q "install o
 echo "==> building the fuzz targets (clang, ASan + UBSan + libFuzzer)"
 cmake -S "$ROOT" -B "$BUILD" -DDOCSIFT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-TARGETS=(safetensors_header tokenizer exif ocr_values config journal files model_files image_header pdf)
+TARGETS=(safetensors_header tokenizer exif ocr_values config journal files model_files image_header pdf model_config)
 cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]/#/fuzz_}"
 
 # Each target starts from its seeds in tests/fuzz/corpus/<target>/ (committed, small; CTest replays
@@ -57,10 +58,10 @@ run_target() {  # name corpus
 }
 case "$WHICH" in
   safetensors) run=(safetensors_header) ;;
-  tokenizer | exif | config | journal | files | model_files | image_header | pdf) run=("$WHICH") ;;
+  tokenizer | exif | config | journal | files | model_files | image_header | pdf | model_config) run=("$WHICH") ;;
   ocr) run=(ocr_values) ;;
   all) run=("${TARGETS[@]}") ;;
-  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif, ocr, config, journal, files, model_files, image_header, pdf or all)" >&2; exit 2 ;;
+  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif, ocr, config, journal, files, model_files, image_header, pdf, model_config or all)" >&2; exit 2 ;;
 esac
 for target in "${run[@]}"; do run_target "fuzz_$target" "$OUT/$target-corpus"; done
 exit "$status"

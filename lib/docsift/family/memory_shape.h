@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "docsift/memory/plan.h"
-#include "docsift/model/decoder.h"
+#include "docsift/model/decoder_config.h"
 
 namespace docsift::family {
 

@@ -6,6 +6,8 @@
 
 #include <optional>
 
+#include "docsift/model/decoder_config.h"
+
 namespace docsift::model {
 
 // x @ weightᵀ + bias; weight [out, in], bias [out] or undefined.
@@ -24,21 +26,7 @@ inline at::Tensor as_dtype(const at::Tensor& t, at::ScalarType dtype) {
 // (held in float32; the product is cast to x's dtype as the reference does).
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
-// Rotary position embedding (Hugging Face "rotate half" convention) with the scaling rules the
-// supported checkpoints use: "default"; "dynamic" (NTK: when the sequence is longer than
-// max_position_embeddings, the base grows with the current length, recomputed each step); and
-// "llama3" (Llama 3.1+: low frequencies divided by `factor`, high ones kept, a smooth blend between,
-// by wavelength against original_max_position_embeddings; docs/models.md, "The text decoder").
-struct RopeConfig {
-  int64_t head_dim = 0;
-  double theta = 10000.0;
-  bool dynamic = false;
-  bool llama3 = false;
-  double factor = 1.0;
-  int64_t max_position_embeddings = 0;
-  double low_freq_factor = 1.0, high_freq_factor = 4.0;  // llama3
-  int64_t original_max_position_embeddings = 8192;        // llama3
-};
+// Rotary position embedding: RopeConfig (decoder_config.h) says which rule.
 
 // inv_freq [hd/2] float32 for a sequence of `seq_len` tokens (the dynamic rule reads it).
 at::Tensor rope_inv_freq(const RopeConfig& config, int64_t seq_len, at::Device device);

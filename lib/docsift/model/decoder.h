@@ -12,38 +12,15 @@
 #include <vector>
 
 #include "docsift/model/blocks.h"
+#include "docsift/model/decoder_config.h"
 #include "docsift/model/kv_cache.h"
 #include "docsift/model/linear.h"
 #include "docsift/model/precision.h"
-
-namespace docsift {
-class JsonFields;
-}
 
 namespace docsift::model {
 
 class WeightLoader;
 
-struct DecoderConfig {
-  int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
-  double rms_eps = 1e-6;
-  RopeConfig rope;
-  bool attention_bias = false;  // q/k/v biases: Qwen2 has them, Llama and Qwen3 do not
-  // Qwen3: q_norm and k_norm, RMSNorm weights [hd] applied to every query and key head before
-  // RoPE, with rms_eps. head_dim is then its own setting (128 for Qwen3-8B, 4096 / 32 also 128,
-  // but Qwen3-0.6B has 16 heads of 128 over 1024).
-  bool qk_norm = false;
-  bool tie_embeddings = false;
-  // Layers that are not self-attention layers (Llama 3.2 Vision's cross-attention layers, which
-  // its own model file loads and runs); the decoder loads and runs every other index.
-  std::vector<int64_t> cross_layers;
-  // Rows of the embedding table when it has more than lm_head (Mllama appends 8); 0: vocab.
-  int64_t embedding_rows = 0;
-
-  bool is_cross(int64_t layer) const;
-  int64_t self_layers() const { return layers - static_cast<int64_t>(cross_layers.size()); }
-  int64_t embedding_table_rows() const { return embedding_rows > 0 ? embedding_rows : vocab; }
-};
 
 // The SwiGLU MLP both kinds of layer use: down(silu(gate(x)) · up(x)). gate and up are stacked
 // into one [2·I, H] layer at load (stack_outputs): one matmul, then the halves.
@@ -54,25 +31,6 @@ struct SwiGLU {
 SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8);
 at::Tensor swiglu(const SwiGLU& mlp, const at::Tensor& x, const DequantScratch* scratch);
 
-// Reads a Qwen2, Qwen3 or Llama text config (transformers' text_config, InternVL's llm_config);
-// Qwen3 (model_type "qwen3" or architecture Qwen3ForCausalLM) turns on qk_norm. RoPE:
-// "default", "dynamic" and "llama3", from rope_parameters (transformers 5) or rope_theta +
-// rope_scaling (4.x and original checkpoints). Throws docsift::FileError naming the key.
-// `attention_bias` is the family's default when the config does not say.
-DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, bool tie_embeddings);
-
-// Every weight of the decoder (embeddings, layers, final norm, lm_head unless tied); cross-attention
-// layers count their q/k norms and two gates.
-std::uint64_t decoder_parameters(const DecoderConfig& c);
-
-// What model.quantization: int8 turns into int8, for the loader and the memory plan alike: every
-// projection and lm_head (a tied lm_head gets an int8 copy beside the dense embedding table), one
-// float32 scale per output row, and the dequantize scratch (the largest projection, in the dtype).
-struct DecoderInt8Terms {
-  std::uint64_t quantized_parameters = 0, added_int8_parameters = 0, quantized_rows = 0;
-  int64_t scratch_elements = 0;
-};
-DecoderInt8Terms decoder_int8_terms(const DecoderConfig& c);
 
 class Decoder {
  public:

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "docsift/family/family.h"
+#include "docsift/family/internvl/config.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/blocks.h"
 #include "docsift/model/decoder.h"
@@ -33,32 +34,9 @@ using model::KVCache;
 using model::KVCacheShape;
 using model::Numerics;
 
-struct InternVLConfig {
-  enum class Layout { kOriginal, kHf };
-  Layout layout = Layout::kOriginal;
-  // Vision tower (InternViT).
-  int64_t vision_hidden = 0, vision_layers = 0, vision_heads = 0, vision_intermediate = 0;
-  int64_t image_size = 448, patch_size = 14;
-  double vision_eps = 1e-6;
-  // Projector: pixel shuffle by `downsample_ratio`, then LayerNorm(eps 1e-5) → Linear → GELU → Linear.
-  double downsample_ratio = 0.5;
-  // Language model (Qwen2: q/k/v biases).
-  DecoderConfig text;
-  int64_t image_token_id = -1;  // -hf configs name it; the original layout takes it from the tokenizer
-
-  int64_t patches_per_side() const { return image_size / patch_size; }
-  int64_t tokens_per_tile() const;  // (448/14)² · 0.5² = 256
-};
-
-// Parses config.json (either layout); throws docsift::FileError naming the key for anything
-// missing or unsupported.
-InternVLConfig parse_internvl_config(const nlohmann::json& config, const std::string& label);
 
 // The shapes the memory plan needs; `parameters` counts every weight in the checkpoint.
 memory::ModelShape memory_shape(const InternVLConfig& config, std::uint64_t parameters);
-// Every weight the architecture has, from config.json alone (a folder without weight files can
-// still be planned): vision tower, projector, language model, lm_head unless tied.
-std::uint64_t parameter_count(const InternVLConfig& config);
 
 class InternVLModel final : public family::Model {
  public:

@@ -18,9 +18,6 @@ namespace docsift::family::mllama {
 using namespace docsift::model;  // the shared blocks (model/) this family is built from
 namespace {
 
-// Mllama's embedding table has 8 rows beyond the vocabulary (the first is <|image|>).
-constexpr int64_t kExtraEmbeddingRows = 8;
-
 // Where each part lives: the Hub checkpoints' legacy names, or the module tree transformers 5
 // builds (model.vision_model, model.language_model, lm_head).
 struct Names {
@@ -35,32 +32,6 @@ struct Names {
 };
 
 }  // namespace
-
-MllamaConfig parse_mllama_config(const nlohmann::json& config, const std::string& label) {
-  const JsonFields top(config, label);
-  MllamaConfig c;
-  c.vision = parse_mllama_vision_config(top.child("vision_config"));
-  const JsonFields text = top.child("text_config");
-  c.text = parse_decoder_config(text, /*attention_bias=*/false, top.boolean("tie_word_embeddings", false));
-  c.text.cross_layers = text.find("cross_attention_layers") ? text.integers("cross_attention_layers")
-                                                             : std::vector<int64_t>{3, 8, 13, 18, 23, 28, 33, 38};
-  c.text.embedding_rows = c.text.vocab + kExtraEmbeddingRows;
-  std::set<int64_t> seen;
-  for (const int64_t i : c.text.cross_layers) {
-    if (i < 0 || i >= c.text.layers || !seen.insert(i).second) {
-      text.fail("\"cross_attention_layers\" must be distinct layer indices below num_hidden_layers");
-    }
-  }
-  if (c.text.self_layers() < 1) text.fail("at least one layer must be a self-attention layer");
-  // 4.45 wrote image_token_index; transformers maps image_token_id onto it.
-  c.image_token_id = top.find("image_token_index") ? top.integer("image_token_index") : top.integer("image_token_id", 128256);
-  if (c.image_token_id < c.text.vocab || c.image_token_id >= c.text.embedding_rows) {
-    top.fail("image_token_index " + std::to_string(c.image_token_id) + " is not one of the " +
-             std::to_string(kExtraEmbeddingRows) + " embedding rows after the vocabulary of " +
-             std::to_string(c.text.vocab));
-  }
-  return c;
-}
 
 memory::ModelShape memory_shape(const MllamaConfig& c, std::uint64_t parameters) {
   const DecoderConfig& t = c.text;
@@ -78,11 +49,6 @@ memory::ModelShape memory_shape(const MllamaConfig& c, std::uint64_t parameters)
   m.cross_kv_elements = static_cast<std::uint64_t>(t.cross_layers.size()) * 2 * t.kv_heads * t.head_dim *
                         v.max_num_tiles * v.tokens_per_tile();
   return m;
-}
-
-std::uint64_t parameter_count(const MllamaConfig& c) {
-  const std::uint64_t projector = static_cast<std::uint64_t>(c.text.hidden) * (c.vision.output_dim + 1);
-  return vision_parameters(c.vision) + projector + decoder_parameters(c.text);
 }
 
 MllamaModel::MllamaModel(const Checkpoint& checkpoint, const Numerics& numerics, at::Device device,

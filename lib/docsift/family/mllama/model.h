@@ -47,17 +47,10 @@ class MllamaVisionEncoder;
 // branch; Meta's reference zeroes both.
 using family::mllama::CrossAttentionRows;
 
-struct MllamaConfig {
-  MllamaVisionConfig vision;
-  DecoderConfig text;               // cross_layers set; embedding table has vocab + 8 rows
-  int64_t image_token_id = -1;
-};
 
 // Parses config.json (transformers 4.45's rope_scaling + rope_theta or 5.x's rope_parameters);
 // throws docsift::FileError naming the key.
-MllamaConfig parse_mllama_config(const nlohmann::json& config, const std::string& label);
 memory::ModelShape memory_shape(const MllamaConfig& config, std::uint64_t parameters);
-std::uint64_t parameter_count(const MllamaConfig& config);
 
 class MllamaModel final : public family::Model {
  public:

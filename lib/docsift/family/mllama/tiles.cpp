@@ -20,16 +20,6 @@ constexpr float kStd[3] = {0.26862954f, 0.26130258f, 0.27577711f};
 
 }  // namespace
 
-AspectRatios supported_aspect_ratios(int max_tiles) {
-  AspectRatios out;
-  for (int a = 1; a <= max_tiles; ++a) {
-    for (int b = 1; b <= max_tiles; ++b) {
-      if (a * b <= max_tiles) out.emplace_back(a, b);
-    }
-  }
-  return out;
-}
-
 MllamaCanvas mllama_canvas(int width, int height, int max_tiles, int tile_size, const AspectRatios& supported) {
   if (width < 1 || height < 1 || tile_size < 1) throw Error("mllama_canvas: sizes must be positive");
   // Every arrangement's scale is the one that fits the image inside its canvas. Prefer the

@@ -16,13 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "docsift/family/mllama/config.h"
+
 namespace docsift::family::mllama {
 
-// Tile arrangements (rows, columns) in the model's order: aspect ratio id = 1 + index.
-using AspectRatios = std::vector<std::pair<int, int>>;
-// The list transformers and Meta generate for `max_tiles` (outer loop first): for 4,
-// (1,1) (1,2) (1,3) (1,4) (2,1) (2,2) (3,1) (4,1).
-AspectRatios supported_aspect_ratios(int max_tiles);
 
 struct MllamaCanvas {
   int rows = 1, columns = 1;              // tiles down and across

@@ -22,62 +22,6 @@ namespace docsift::family::mllama {
 
 using namespace docsift::model;  // the shared blocks (model/) this family is built from
 
-MllamaVisionConfig parse_mllama_vision_config(const JsonFields& v) {
-  MllamaVisionConfig c;
-  c.hidden = v.integer("hidden_size");
-  // The stored key is "attention_heads"; transformers maps num_attention_heads onto it.
-  c.heads = v.find("attention_heads") ? v.integer("attention_heads") : v.integer("num_attention_heads");
-  c.layers = v.integer("num_hidden_layers");
-  c.global_layers = v.integer("num_global_layers");
-  c.intermediate = v.integer("intermediate_size");
-  c.image_size = v.square_size("image_size", 560);
-  c.patch_size = v.square_size("patch_size", 14);
-  c.max_num_tiles = v.integer("max_num_tiles", 4);
-  c.output_dim = v.integer("vision_output_dim");
-  c.norm_eps = v.number("norm_eps", 1e-5);
-  if (v.integer("num_channels", 3) != 3) v.unsupported("num_channels", std::to_string(v.integer("num_channels")), "3");
-  if (const auto act = v.string("hidden_act", "gelu"); act != "gelu") v.unsupported("hidden_act", act, "gelu");
-  c.intermediate_layers = v.integers("intermediate_layers_indices");
-  if (v.find("intermediate_layers_indices") == nullptr) c.intermediate_layers = {3, 7, 15, 23, 30};
-  if (const nlohmann::json* ratios = v.find("supported_aspect_ratios")) {
-    if (!ratios->is_array()) v.fail("\"supported_aspect_ratios\" must be a list of [rows, columns]");
-    for (const auto& r : *ratios) {
-      if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() ||
-          r[0].get<int>() < 1 || r[1].get<int>() < 1 || r[0].get<int64_t>() * r[1].get<int64_t>() > c.max_num_tiles) {
-        v.fail("\"supported_aspect_ratios\" must list [rows, columns] pairs of at most max_num_tiles tiles");
-      }
-      c.aspect_ratios.emplace_back(r[0].get<int>(), r[1].get<int>());
-    }
-  } else {
-    c.aspect_ratios = family::mllama::supported_aspect_ratios(static_cast<int>(c.max_num_tiles));
-  }
-  if (c.hidden <= 0 || c.heads <= 0 || c.hidden % c.heads != 0 || c.layers <= 0 || c.global_layers < 0 ||
-      c.intermediate <= 0 || c.patch_size <= 0 || c.image_size % c.patch_size != 0 || c.max_num_tiles < 1 ||
-      c.aspect_ratios.empty()) {
-    v.fail("sizes are inconsistent (hidden divisible by heads, image_size by patch_size, positive layer counts)");
-  }
-  std::set<int64_t> seen;
-  for (const int64_t i : c.intermediate_layers) {
-    if (i < 0 || i >= c.layers || !seen.insert(i).second) {
-      v.fail("\"intermediate_layers_indices\" must be distinct local layer indices below num_hidden_layers");
-    }
-  }
-  if (c.output_dim != c.hidden * static_cast<int64_t>(1 + c.intermediate_layers.size())) {
-    v.fail("vision_output_dim " + std::to_string(c.output_dim) + " is not hidden_size × (1 + " +
-           std::to_string(c.intermediate_layers.size()) + " intermediate layers)");
-  }
-  return c;
-}
-
-std::uint64_t vision_parameters(const MllamaVisionConfig& c) {
-  using u64 = std::uint64_t;
-  const u64 d = c.hidden, inter = c.intermediate, p = c.tokens_per_tile(), k = c.max_num_tiles;
-  const u64 ids = c.aspect_ratios.size() + 1;  // row 0: no image
-  const u64 layer = 4 * d * d + 2 * inter * d + inter + d + 4 * d;
-  const u64 embeddings = d * 3 * c.patch_size * c.patch_size + d + p * d + 1 + ids * k * p * d + 2 * (ids * k * d + 1);
-  return embeddings + 4 * d + c.layers * layer + c.global_layers * (layer + 2);
-}
-
 MllamaVisionEncoder::MllamaVisionEncoder(WeightLoader& load, const MllamaVisionConfig& c, const std::string& prefix)
     : config_(c) {
   const int64_t d = c.hidden, k = c.max_num_tiles, p = c.tokens_per_tile();

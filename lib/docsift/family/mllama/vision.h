@@ -24,22 +24,7 @@ namespace docsift::family::mllama {
 
 using model::WeightLoader;
 
-struct MllamaVisionConfig {
-  int64_t hidden = 0, heads = 0, layers = 0, global_layers = 0, intermediate = 0;
-  int64_t image_size = 560, patch_size = 14, max_num_tiles = 4, output_dim = 0;
-  double norm_eps = 1e-5;
-  std::vector<int64_t> intermediate_layers;  // local layers whose INPUT is kept (Meta's convention)
-  family::mllama::AspectRatios aspect_ratios;        // (rows, columns); aspect ratio id = 1 + index
 
-  int64_t patches_per_side() const { return image_size / patch_size; }
-  int64_t tokens_per_tile() const { return patches_per_side() * patches_per_side() + 1; }  // P
-  int64_t padded_tokens_per_tile() const { return (tokens_per_tile() + 7) / 8 * 8; }       // P8
-};
-
-// Reads vision_config; throws docsift::FileError naming the key for anything missing or inconsistent.
-MllamaVisionConfig parse_mllama_vision_config(const JsonFields& vision);
-// Every weight of the encoder (not the projector).
-std::uint64_t vision_parameters(const MllamaVisionConfig& c);
 
 class MllamaVisionEncoder {
  public:
