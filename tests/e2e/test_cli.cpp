@@ -253,33 +253,32 @@ namespace {
 
 // An InternVL3-8B-shaped folder with config.json and the tokenizer but no weights (the real 8B
 // sizes, docs/models.md, "Model sizes"), as a user has it before downloading 16 GB.
-void write_8b_config_folder(const std::filesystem::path& dir) {
-  const std::filesystem::path hf = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl/hf";
+// A config-only folder of a real model's shapes: the tiny fixture `fixture`'s config.json with
+// InternViT-300M's sizes and `text`'s language-model sizes, and its tokenizer.
+void write_config_folder(const std::filesystem::path& dir, const std::string& fixture, const nlohmann::json& text) {
+  const std::filesystem::path hf = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures" / fixture / "hf";
   std::filesystem::copy(hf / "tokenizer.json", dir / "tokenizer.json");
   std::ifstream in(hf / "config.json");
   nlohmann::json c = nlohmann::json::parse(in);
   c["vision_config"].merge_patch({{"hidden_size", 1024}, {"num_hidden_layers", 24}, {"num_attention_heads", 16},
                                   {"intermediate_size", 4096}});
-  c["text_config"].merge_patch({{"hidden_size", 3584}, {"num_hidden_layers", 28}, {"num_attention_heads", 28},
-                                {"num_key_value_heads", 4}, {"head_dim", 128}, {"intermediate_size", 18944},
-                                {"vocab_size", 151674}, {"max_position_embeddings", 32768}});
+  c["text_config"].merge_patch(text);
   std::ofstream(dir / "config.json") << c.dump(2);
 }
 
-// InternVL3.5-8B's shapes: InternViT-300M as above, Qwen3-8B (36 layers of 4096, 32 query and 8
-// key-value heads of 128, a 12288 MLP, 151936 tokens, q/k head norms, no biases), from the
-// tiny InternVL3.5 fixture's config with the sizes replaced.
+// InternVL3-8B: Qwen2.5-7B's sizes.
+void write_8b_config_folder(const std::filesystem::path& dir) {
+  write_config_folder(dir, "internvl", {{"hidden_size", 3584}, {"num_hidden_layers", 28}, {"num_attention_heads", 28},
+                                        {"num_key_value_heads", 4}, {"head_dim", 128}, {"intermediate_size", 18944},
+                                        {"vocab_size", 151674}, {"max_position_embeddings", 32768}});
+}
+
+// InternVL3.5-8B: Qwen3-8B (36 layers of 4096, 32 query and 8 key-value heads of 128, a 12288 MLP,
+// 151936 tokens, q/k head norms and no biases, from the InternVL3.5 fixture's config).
 void write_35_8b_config_folder(const std::filesystem::path& dir) {
-  const std::filesystem::path hf = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl35/hf";
-  std::filesystem::copy(hf / "tokenizer.json", dir / "tokenizer.json");
-  std::ifstream in(hf / "config.json");
-  nlohmann::json c = nlohmann::json::parse(in);
-  c["vision_config"].merge_patch({{"hidden_size", 1024}, {"num_hidden_layers", 24}, {"num_attention_heads", 16},
-                                  {"intermediate_size", 4096}});
-  c["text_config"].merge_patch({{"hidden_size", 4096}, {"num_hidden_layers", 36}, {"num_attention_heads", 32},
-                                {"num_key_value_heads", 8}, {"head_dim", 128}, {"intermediate_size", 12288},
-                                {"vocab_size", 151936}, {"max_position_embeddings", 40960}});
-  std::ofstream(dir / "config.json") << c.dump(2);
+  write_config_folder(dir, "internvl35", {{"hidden_size", 4096}, {"num_hidden_layers", 36}, {"num_attention_heads", 32},
+                                          {"num_key_value_heads", 8}, {"head_dim", 128}, {"intermediate_size", 12288},
+                                          {"vocab_size", 151936}, {"max_position_embeddings", 40960}});
 }
 
 }  // namespace

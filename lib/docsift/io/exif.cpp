@@ -2,15 +2,10 @@
 
 #include <cstring>
 
+#include "docsift/io/byte_order.h"
+
 namespace docsift::io {
 namespace {
-
-std::uint32_t be32(const unsigned char* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
-std::uint32_t le32(const unsigned char* p) {
-  return (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
-}
 
 int valid(int orientation) { return orientation >= 1 && orientation <= 8 ? orientation : 1; }
 

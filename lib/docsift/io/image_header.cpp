@@ -3,16 +3,10 @@
 #include <algorithm>
 
 #include "docsift/error.h"
+#include "docsift/io/byte_order.h"
 
 namespace docsift::io {
 namespace {
-
-std::uint32_t be32(const unsigned char* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
-std::uint32_t le32(const unsigned char* p) {
-  return (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
-}
 
 // JPEG: walk the marker segments to the first start-of-frame (SOF0..SOF15 except DHT, JPG, DAC).
 std::optional<std::pair<std::uint64_t, std::uint64_t>> jpeg_size(std::span<const unsigned char> d,
