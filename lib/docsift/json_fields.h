@@ -3,14 +3,45 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "docsift/error.h"
 
 namespace docsift {
+
+// `value` as T when it holds one that fits, else nullopt. An integer type takes only JSON
+// integers within its range: nlohmann turns a float into an integer with a bare cast, undefined
+// behaviour out of range ("generated": 7.7e40 in a torn journal line, found by fuzz_journal).
+template <class T>
+std::optional<T> json_value_as(const nlohmann::json& value) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (value.is_number_unsigned()) {
+      const auto v = value.get<std::uint64_t>();
+      if (v > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return std::nullopt;
+      return static_cast<T>(v);
+    }
+    if (!value.is_number_integer()) return std::nullopt;
+    const auto v = value.get<std::int64_t>();  // negative here: the parser keeps the others unsigned
+    if constexpr (std::is_unsigned_v<T>) {
+      if (v < 0) return std::nullopt;
+    } else if (v < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+               v > static_cast<std::int64_t>(std::numeric_limits<T>::max())) {
+      return std::nullopt;
+    }
+    return static_cast<T>(v);
+  } else {
+    try {
+      return value.get<T>();
+    } catch (const nlohmann::json::exception&) {
+      return std::nullopt;
+    }
+  }
+}
 
 class JsonFields {
  public:

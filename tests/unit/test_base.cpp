@@ -2,9 +2,12 @@
 // source file's stamp.
 #include <chrono>
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "docsift/edit_distance.h"
+#include "docsift/json_fields.h"
 #include "docsift/io/source.h"
 #include "docsift/timestamp.h"
 #include "support/temp_dir.h"
@@ -55,4 +58,19 @@ TEST_CASE("stamp_file: size, time and content hash, and stamp_change says what m
   // FNV-1a 64 of "one", as the reference algorithm gives it.
   docsift::testing::write_text(f, "one");
   CHECK(docsift::io::content_hash(f) == "fnv1a64:3822b9513ee0e701");
+}
+
+TEST_CASE("json_value_as: integers only from JSON integers in range, never a float cast") {
+  using docsift::json_value_as;
+  const auto parse = [](const char* text) { return nlohmann::json::parse(text); };
+  CHECK(json_value_as<std::int64_t>(parse("77777777777777777777777777777777777777770")) == std::nullopt);  // a float
+  CHECK(json_value_as<std::int64_t>(parse("1.5")) == std::nullopt);
+  CHECK(json_value_as<std::int64_t>(parse("-3")) == -3);
+  CHECK(json_value_as<std::uint64_t>(parse("-3")) == std::nullopt);
+  CHECK(json_value_as<std::uint64_t>(parse("18446744073709551615")) == UINT64_MAX);
+  CHECK(json_value_as<int>(parse("4294967296")) == std::nullopt);
+  CHECK(json_value_as<int>(parse("-2147483648")) == INT32_MIN);
+  CHECK(json_value_as<double>(parse("1.5")) == 1.5);
+  CHECK(json_value_as<std::string>(parse("1")) == std::nullopt);
+  CHECK(json_value_as<std::string>(parse("\"a\"")) == "a");
 }

@@ -1,6 +1,7 @@
 #include "docsift/batch/record.h"
 
 #include "docsift/error.h"
+#include "docsift/json_fields.h"
 #include "docsift/io/journal.h"
 
 namespace docsift::batch {
@@ -14,11 +15,8 @@ template <class T>
 T get_or(const json& j, const char* key, T fallback, const std::string& where) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw FileError(where + ": \"" + key + "\" is " + it->type_name() + ", not the expected type");
-  }
+  if (const std::optional<T> value = json_value_as<T>(*it)) return *value;
+  throw FileError(where + ": \"" + key + "\" is " + it->type_name() + ", not the expected type (or out of range)");
 }
 
 json opt(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
@@ -222,7 +220,9 @@ Summary Summary::from_json(const json& j, const std::string& where) {
   s.config_hash = get_or<std::string>(j, "config_hash", "", where);
   if (j.contains("interrupted") && j["interrupted"].is_string()) s.interrupted = j["interrupted"].get<std::string>();
   if (j.contains("merged_from") && j["merged_from"].is_array()) s.merged_from.emplace();
-  s.tiers = get_or<std::map<std::string, int>>(j, "tiers", {}, where);
+  if (j.contains("tiers") && j["tiers"].is_object()) {
+    for (const auto& [tier, count] : j["tiers"].items()) s.tiers[tier] = get_or<int>(j["tiers"], tier.c_str(), 0, where);
+  }
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "docsift/error.h"
+#include "docsift/json_fields.h"
 
 namespace docsift::batch {
 namespace {
@@ -44,9 +45,8 @@ template <class T>
 T field(const Message& m, const char* key, std::optional<T> fallback = std::nullopt) {
   const auto it = m.json.find(key);
   if (it == m.json.end() && fallback) return *fallback;
-  try {
-    if (it != m.json.end()) return it->get<T>();
-  } catch (const json::exception&) {
+  if (it != m.json.end()) {
+    if (const std::optional<T> value = json_value_as<T>(*it)) return *value;
   }
   throw Error("worker protocol: a \"" + m.type + "\" message without a valid \"" + key + "\"");
 }
