@@ -13,6 +13,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <set>
 
 #include "docsift/batch/lock.h"
@@ -449,6 +450,33 @@ TEST_CASE("SIGTERM mid-run: the image in flight finishes, CSV and summary are wr
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(journal_lines(journal).size() == 20);
   CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["interrupted"].is_null());
+}
+
+TEST_CASE("a truncated TIFF and WebP fail with their reason, and libtiff and libwebp never print by themselves") {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  const cv::Mat page = cv::imread((kSource / "samples/synthetic_invoice_001.png").string(), cv::IMREAD_COLOR);
+  REQUIRE_FALSE(page.empty());
+  for (const char* ext : {".tif", ".webp"}) {
+    std::vector<unsigned char> bytes;
+    REQUIRE(cv::imencode(ext, page, bytes));
+    bytes.resize(bytes.size() * 6 / 10);  // cut mid-image
+    write_bytes(dir / "in" / (std::string("cut") + ext), std::string(bytes.begin(), bytes.end()));
+  }
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --out " + shell_quote((dir / "out").string()));
+  CHECK(r.exit_code == 1);
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    CAPTURE(line);
+    CHECK(line.starts_with("docsift: "));
+  }
+  const auto records = journal_lines(dir / "out" / "results.jsonl");
+  REQUIRE(records.size() == 2);
+  for (const auto& rec : records) {
+    CAPTURE(rec["file"].get<std::string>());
+    CHECK(rec["status"] == "failed");
+    CHECK(rec["error"].get<std::string>().find("not a decodable image") != std::string::npos);
+  }
 }
 
 TEST_CASE("a truncated JPEG fails with the decoder's reason, or with input.accept_truncated reads with a warning") {
