@@ -53,6 +53,8 @@ run_target() {  # name corpus
   local extra=()
   [[ -n "${RUNS:-}" ]] && extra+=(-runs="$RUNS")
   [[ $1 == fuzz_pdf ]] && extra+=(-fork=1 -ignore_crashes=1)
+  # fontconfig's process-lifetime cache is not a leak of ours (tests/fuzz/lsan.supp).
+  export LSAN_OPTIONS="suppressions=$ROOT/tests/fuzz/lsan.supp"
   "$BUILD/tests/fuzz/$1" -max_total_time="$SECONDS_TO_RUN" -rss_limit_mb=2048 \
     -max_len=8192 -artifact_prefix="$OUT/crashes/$1-" -print_final_stats=1 "${extra[@]}" "$2" || status=1
 }
