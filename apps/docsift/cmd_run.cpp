@@ -159,11 +159,10 @@ Command add_run_command(CLI::App& root) {
               if (o->nul && o->files_from.empty()) throw ConfigError("-0/--null goes with --files-from");
               if (o->shards && o->shard != "auto") throw ConfigError("--shards N goes with --shard auto");
               for (const std::string& input : o->inputs) {
-                std::error_code ec;
-                if (!std::filesystem::exists(std::filesystem::symlink_status(input, ec))) {
-                  throw ConfigError(input + ": no such file or folder (give folders of documents, or the files themselves)");
-                }
+                options.inputs.push_back({input, false});
+                options.named.push_back(input);
               }
+              io::check_inputs_exist(options.inputs);  // before the OCR notice and the restart below
               const config::Config cfg = o->config.load(overrides);
               const bool ocr = config::resolved_engine(cfg) == config::Engine::Ocr;
               if (!ocr && cfg.model.path.empty()) {
@@ -178,10 +177,6 @@ Command add_run_command(CLI::App& root) {
                 // anything is done (before --files-from - reads standard input, which it can read once).
                 ::setenv("OMP_THREAD_LIMIT", "1", 1);
                 ::execv("/proc/self/exe", g_argv);  // returns only on failure: go on as we are
-              }
-              for (const std::string& input : o->inputs) {
-                options.inputs.push_back({input, false});
-                options.named.push_back(input);
               }
               if (!o->files_from.empty()) {
                 for (const std::string& path : read_file_list(o->files_from, o->nul)) options.inputs.push_back({path, true});

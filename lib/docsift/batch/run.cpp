@@ -116,7 +116,13 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   // record failed and --retry-failed, or its file is no longer the one that record read.
   const io::PageOptions page_opts = page_options(cfg);
   std::vector<Page> todo;
-  std::map<std::string, std::string> redo_reason;  // page key → why it is read again
+  // Why a page the journal has is read again: its last record failed (--retry-failed), or its file
+  // changed (what changed, for the log).
+  struct Redo {
+    bool retry = false;
+    std::string change;
+  };
+  std::map<std::string, Redo> redo_reason;  // page key → why
   for (const auto& image : images) {
     std::vector<Page> pages;
     try {
@@ -131,12 +137,11 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     for (auto& page : pages) {
       const std::string key = record_name(page.name).key();
       const auto earlier = latest.find(key);
-      std::string why;
-      if (earlier == latest.end()) {
-        why = "new";
-      } else if (!earlier->second.ok && o.retry_failed) {
-        why = "retry";
-      } else if (!o.resume_by_name && earlier->second.source && now) {
+      std::optional<Redo> redo;
+      const bool is_new = earlier == latest.end();
+      if (!is_new && !earlier->second.ok && o.retry_failed) {
+        redo = Redo{true, ""};
+      } else if (!is_new && !o.resume_by_name && earlier->second.source && now) {
         const io::SourceStamp& before = *earlier->second.source;
         std::string change = io::stamp_change(before, *now);
         if (!change.empty() && before.hash && before.size == now->size) {
@@ -144,12 +149,12 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
           if (!now_hash) now_hash = io::content_hash(image.path);
           if (*now_hash == before.hash) change.clear();
         }
-        if (!change.empty()) why = "changed since its record: " + change;
+        if (!change.empty()) redo = Redo{false, change};
       }
-      if (why.empty()) {
+      if (!is_new && !redo) {
         ++summary.skipped;
       } else if (!o.limit || static_cast<int>(todo.size()) < *o.limit) {
-        if (why != "new") redo_reason[key] = why;
+        if (redo) redo_reason[key] = *redo;
         todo.push_back(std::move(page));
       }
     }
@@ -186,9 +191,11 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     const RecordName name = record_name(page.name);
     const auto redo = redo_reason.find(name.key());
     if (redo != redo_reason.end()) {
-      const bool retry = redo->second == "retry";
-      log.info("redo", retry ? "retrying " + name.file + ": its last record failed" : "reading " + name.file + " again: " + redo->second,
-               {{"file", name.file}, {"why", retry ? "retry-failed" : "changed"}, {"detail", redo->second}});
+      const Redo& why = redo->second;
+      log.info("redo",
+               why.retry ? "retrying " + name.file + ": its last record failed"
+                         : "reading " + name.file + " again: changed since its record: " + why.change,
+               {{"file", name.file}, {"why", why.retry ? "retry-failed" : "changed"}, {"detail", why.change}});
     }
     if (stamped_file != page.file) {
       stamped_file = page.file;
@@ -259,7 +266,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     }
     ++done;
     ++summary.processed;
-    if (redo != redo_reason.end()) ++(redo->second == "retry" ? summary.retried : summary.changed);
+    if (redo != redo_reason.end()) ++(redo->second.retry ? summary.retried : summary.changed);
     ++(record.ok() ? summary.ok : summary.failed);
     progress.image_done(done, record);
     if (outcome.fatal) {

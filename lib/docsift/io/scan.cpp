@@ -67,7 +67,17 @@ bool has_image_extension(const fs::path& path) {
   return kExtensions.count(ext) > 0;
 }
 
+void check_inputs_exist(const std::vector<Input>& inputs) {
+  for (const Input& input : inputs) {
+    std::error_code ec;
+    if (!input.listed && !fs::exists(fs::symlink_status(input.path, ec))) {
+      throw ConfigError(input.path.string() + ": no such file or folder (give folders of documents, or the files themselves)");
+    }
+  }
+}
+
 std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool recursive, std::vector<SkippedFile>* skipped) {
+  check_inputs_exist(inputs);
   std::vector<Found> found;
   std::vector<SkippedFile> skips;
   std::set<fs::path> seen_dirs;
@@ -77,8 +87,6 @@ std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool rec
     const std::string named = p.lexically_normal().generic_string();
     if (fs::is_directory(p, ec)) {
       if (seen_dirs.insert(fs::weakly_canonical(p, ec)).second) walk(p, p, recursive, seen_dirs, found, skips);
-    } else if (!fs::exists(fs::symlink_status(p, ec)) && !input.listed) {
-      throw ConfigError(p.string() + ": no such file or folder (give folders of documents, or the files themselves)");
     } else if (!has_image_extension(p)) {
       skips.push_back({named, "not an image or PDF by its name (jpg, jpeg, png, tif, tiff, webp, bmp, pdf)"});
     } else {

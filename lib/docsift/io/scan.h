@@ -35,6 +35,10 @@ struct Input {
   bool listed = false;
 };
 
+// Throws docsift::ConfigError naming the first command-line input (not `listed`) that is not there:
+// a usage error, said before anything runs.
+void check_inputs_exist(const std::vector<Input>& inputs);
+
 // jpg, jpeg, png, tif, tiff, webp, bmp and pdf in any case. A file reached under several names is
 // processed once: under a name that is not a link, else under the first in sort order; the other
 // names go to `skipped` (sorted), as do dangling links and non-regular files with an image
