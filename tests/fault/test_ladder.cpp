@@ -12,6 +12,8 @@
 
 #include "docsift/config/config.h"
 #include "docsift/error.h"
+#include "docsift/extract/schema.h"
+#include "docsift/generate/keys.h"
 #include "docsift/family/internvl/model.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/io/image_file.h"
@@ -308,4 +310,41 @@ TEST_CASE("ladder with int8: the reload tiers reload int8, the cpu tier follows 
     CHECK((engine.model().dtype() == at::kBFloat16));
   }
   CHECK(engine.loads() > loads);
+}
+
+TEST_CASE("ladder with keys decoding: OOM in an extend walks the tiers, each gives the standard tier's answer") {
+  const auto schema = docsift::extract::load_field_schema(fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/keys/schema.yaml");
+  docsift::family::LoadedModel engine(kFixtures / "hf");
+  const Input in = input(engine, "one_tile.png", 6);
+  docsift::generate::GenerationOptions options;
+  options.keys = std::make_shared<const docsift::generate::KeyPlan>(docsift::generate::make_key_plan(schema, engine.tokenizer()));
+  options.stop_ids = engine.chat().stop_ids();
+  Ladder plain(engine, settings(""));
+  const ImageRun standard = plain.run(1, in.pixel_values, in.prompt, options);
+  REQUIRE(standard.ok);
+  REQUIRE(standard.result.extends == 4);  // DOCUMENT_TYPE and the three fields of its type
+  struct Case {
+    std::string faults;
+    std::vector<std::string> tried;
+  };
+  const std::vector<Case> cases{
+      {"oom@extend:step=1:image=1", {"standard", "offloaded_cache"}},
+      {"oom@extend:step=3:attempt=1,oom@extend:step=2:attempt=2,oom@extend:step=4:attempt=3,oom@extend:step=1:attempt=4",
+       {"standard", "offloaded_cache", "reload", "reload_retry", "cpu"}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.faults);
+    docsift::family::LoadedModel fresh(kFixtures / "hf");
+    Ladder ladder(fresh, settings(c.faults));
+    const ImageRun run = ladder.run(1, in.pixel_values, in.prompt, options);
+    REQUIRE(run.ok);
+    CHECK(tiers_tried(run) == c.tried);
+    CHECK(run.result.tokens == standard.result.tokens);
+    CHECK(docsift::generate::keyed_answer(*options.keys, run.result.values, fresh.tokenizer()) ==
+          docsift::generate::keyed_answer(*options.keys, standard.result.values, engine.tokenizer()));
+    for (std::size_t i = 0; i + 1 < run.attempts.size(); ++i) {
+      CHECK(run.attempts[i].error_class == ErrorClass::kAllocatorOom);
+      CHECK(run.attempts[i].message.find("injected by DOCSIFT_FAULTS") != std::string::npos);
+    }
+  }
 }

@@ -76,7 +76,11 @@ json Record::to_json() const {
   if (warning) j["warning"] = *warning;
   if (fields) j["fields"] = *fields;
   if (raw_response) j["raw_response"] = *raw_response;
-  if (tokens) j["tokens"] = {{"prompt", tokens->prompt}, {"generated", tokens->generated}};
+  if (decoding) j["decoding"] = *decoding;
+  if (tokens) {
+    j["tokens"] = {{"prompt", tokens->prompt}, {"generated", tokens->generated}};
+    if (tokens->forced) j["tokens"]["forced"] = tokens->forced;
+  }
   j["timings_s"] = timings_s;
   for (const auto& [key, value] : {std::pair<const char*, const json*>{"image", &image},
                                    {"plan", &plan}, {"attempts", &attempts}, {"model", &model},
@@ -117,8 +121,10 @@ Record Record::from_json(const json& j, const std::string& where) {
   if (j.contains("raw_response")) r.raw_response = get_or<std::string>(j, "raw_response", "", where);
   if (j.contains("tokens") && j["tokens"].is_object()) {
     r.tokens = Tokens{get_or<std::int64_t>(j["tokens"], "prompt", 0, where),
-                      get_or<std::int64_t>(j["tokens"], "generated", 0, where)};
+                      get_or<std::int64_t>(j["tokens"], "generated", 0, where),
+                      get_or<std::int64_t>(j["tokens"], "forced", 0, where)};
   }
+  if (j.contains("decoding")) r.decoding = get_or<std::string>(j, "decoding", "", where);
   if (j.contains("timings_s") && j["timings_s"].is_object()) {
     for (const auto& [stage, seconds] : j["timings_s"].items()) {
       if (seconds.is_number()) r.timings_s[stage] = seconds.get<double>();

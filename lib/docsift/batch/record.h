@@ -18,6 +18,7 @@ struct Record {
   enum class Status { Ok, Failed };
   struct Tokens {
     std::int64_t prompt = 0, generated = 0;
+    std::int64_t forced = 0;  // keys decoding: the keys docsift fed (docs/decoding.md); 0 free
   };
 
   // Set by the run once the page is read.
@@ -35,6 +36,7 @@ struct Record {
   std::optional<std::map<std::string, std::string>> fields;  // ok: field → value
   std::optional<std::string> raw_response;  // ok: the model's answer, or the page's text
   std::optional<Tokens> tokens;             // ok
+  std::optional<std::string> decoding;      // the vlm engine: "keys" or "free" (docs/decoding.md)
   std::map<std::string, double> timings_s;  // stage → seconds; "total" is the run's
   // Diagnostics, kept as measured (docs/run.md has their shapes); null when absent.
   nlohmann::json image, plan, attempts, model, engine, memory, worker;

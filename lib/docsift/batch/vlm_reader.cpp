@@ -44,6 +44,13 @@ struct VlmReader::State {
         threshold(static_cast<std::uint64_t>(c.memory.fragmentation_threshold_mb) << 20),
         pages(page_options(c)) {
     gen = config::generation_options(c, engine.family().auto_max_new_tokens(schema), engine.chat().stop_ids());
+    if (c.extraction.decoding == config::Decoding::Keys) {
+      if (!gen.greedy) {
+        throw ConfigError("extraction.decoding: keys is greedy, but generation.temperature is " +
+                          std::to_string(c.generation.temperature) + "; set it to 0, or extraction.decoding: free to sample");
+      }
+      gen.keys = std::make_shared<const generate::KeyPlan>(generate::make_key_plan(schema, engine.tokenizer()));
+    }
     if (device.is_cuda()) {
       if (c.memory.budget_gb) {
         budget = static_cast<std::uint64_t>(*c.memory.budget_gb * 1073741824.0);
@@ -98,7 +105,8 @@ PageOutcome VlmReader::read(const PageRequest& request) {
     std::optional<memory::Tier> start_tier;
     if (s.budget) {
       const memory::MemoryPlan plan = memory::plan_memory(config::plan_request(
-          s.cfg, s.engine.memory_shape(), tiles, static_cast<std::int64_t>(prompt.size()), gen.max_new_tokens, s.budget));
+          s.cfg, s.engine.memory_shape(), tiles, static_cast<std::int64_t>(prompt.size()),
+          gen.keys ? static_cast<int>(gen.keys->stream_tokens(gen.max_new_tokens)) : gen.max_new_tokens, s.budget));
       start_tier = plan.first_fitting();
       for (const auto& tp : plan.tiers) {
         if (tp.tier == *start_tier) {
@@ -110,13 +118,16 @@ PageOutcome VlmReader::read(const PageRequest& request) {
     record.attempts = nlohmann::json::array();
     for (const auto& a : run.attempts) record.attempts.push_back(resilience::to_json(a));
     if (run.ok) {
-      const std::string text = s.engine.tokenizer().decode(run.result.tokens, /*skip_special_tokens=*/true);
+      const text::Tokenizer& tokenizer = s.engine.tokenizer();
+      const std::string text = gen.keys ? generate::keyed_answer(*gen.keys, run.result.values, tokenizer)
+                                        : tokenizer.decode(run.result.tokens, /*skip_special_tokens=*/true);
       record.status = Record::Status::Ok;
       record.tier = to_string(run.tier);
       record.engine = {{"name", "vlm"}};
       record.fields = extract::parse_response(text, s.field_names);
       record.raw_response = text;
-      record.tokens = Record::Tokens{run.result.prompt_tokens, static_cast<std::int64_t>(run.result.tokens.size())};
+      record.decoding = std::string(config::to_string(s.cfg.extraction.decoding));
+      record.tokens = Record::Tokens{run.result.prompt_tokens, run.result.generated, run.result.forced};
       // The weights that produced this record, as held (bytes summed over the loaded tensors).
       const auto& model = s.engine.model();
       record.model = {{"dtype", std::string(c10::toString(model.dtype()))},

@@ -32,6 +32,11 @@ enum class Engine { Auto, Vlm, Ocr };
 
 inline constexpr Names<Isolation, 2> kIsolationNames{{{Isolation::None, "none"}, {Isolation::Worker, "worker"}}};
 inline constexpr Names<Engine, 3> kEngineNames{{{Engine::Auto, "auto"}, {Engine::Vlm, "vlm"}, {Engine::Ocr, "ocr"}}};
+// How the vision-language model writes its answer (docs/decoding.md): keys (docsift writes the
+// keys, the model the values of its document type's fields) or free (the model writes it all).
+enum class Decoding { Keys, Free };
+inline constexpr Names<Decoding, 2> kDecodingNames{{{Decoding::Keys, "keys"}, {Decoding::Free, "free"}}};
+constexpr std::string_view to_string(Decoding v) { return name_of(kDecodingNames, v); }
 constexpr std::string_view to_string(Isolation v) { return name_of(kIsolationNames, v); }
 constexpr std::string_view to_string(Engine v) { return name_of(kEngineNames, v); }
 
@@ -80,6 +85,7 @@ struct ExtractionConfig {
   // A schema file, or the built-in copy of configs/fields/business-documents.yaml.
   std::string fields = "builtin:business-documents";
   Engine engine = Engine::Auto;
+  Decoding decoding = Decoding::Keys;  // the vlm engine's; the ocr engine has no decoding
 };
 
 using OcrConfig = ocr::Settings;  // ocr/settings.h

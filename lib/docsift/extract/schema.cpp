@@ -48,6 +48,28 @@ std::vector<std::string> FieldSchema::names() const {
   return out;
 }
 
+std::vector<std::string> FieldSchema::document_types() const {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const Field& f : fields) {
+    for (const std::string& t : f.applies_to) {
+      if (seen.insert(folded(t)).second) out.push_back(t);
+    }
+  }
+  return out;
+}
+
+int default_max_tokens(FieldType type) {
+  switch (type) {
+    case FieldType::kMonetary:
+    case FieldType::kDate: return 16;
+    case FieldType::kNumericId: return 24;
+    case FieldType::kList: return 128;
+    case FieldType::kText: return 32;
+  }
+  return 32;
+}
+
 const Field* FieldSchema::find(std::string_view name) const {
   for (const Field& f : fields) {
     if (f.name == name) return &f;
@@ -95,8 +117,15 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
           field.instruction = value.as<std::string>();
         } else if (key == "required") {
           field.required = value.as<bool>();
+        } else if (key == "max_tokens") {
+          const long long cap = value.as<long long>();
+          if (cap < 1 || cap > kMaxFieldTokens) {
+            throw ConfigError("max_tokens: must be 1 to " + std::to_string(kMaxFieldTokens) + ", not " + std::to_string(cap));
+          }
+          field.max_tokens = static_cast<int>(cap);
         } else {
-          throw ConfigError("unknown key '" + key + "' (known: name, type, items, applies_to, instruction, required)");
+          throw ConfigError("unknown key '" + key +
+                            "' (known: name, type, items, applies_to, instruction, required, max_tokens)");
         }
       } catch (const YAML::Exception& e) {
         throw ConfigError(where(path, value) + ": " + key + ": " + e.msg);
@@ -112,6 +141,7 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
       throw ConfigError(where(path, node) + ": field " + field.name + " has items: but is not a list");
     }
     if (field.instruction.empty()) throw ConfigError(where(path, node) + ": field " + field.name + " has no instruction");
+    if (field.max_tokens == 0) field.max_tokens = default_max_tokens(field.type);
     schema.fields.push_back(std::move(field));
   }
   if (schema.fields.empty()) throw ConfigError(path.string() + ": the field list is empty");

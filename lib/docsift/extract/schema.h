@@ -16,6 +16,9 @@ struct Field {
   ItemType items = ItemType::kText;  // a list's items (`items:`); only list fields may say
   std::string instruction;  // what goes in the prompt's [brackets]
   bool required = false;
+  // The value's token cap under `extraction.decoding: keys` (`max_tokens:`; when absent,
+  // default_max_tokens(type)): generation of this field's value stops there.
+  int max_tokens = 0;
   // The document types (DOCUMENT_TYPE values) the field belongs to, `applies_to:`; empty: every
   // type. The docsift scoring rules score a document only on its type's fields (docs/eval.md).
   std::vector<std::string> applies_to;
@@ -23,12 +26,27 @@ struct Field {
   bool applies(std::string_view document_type) const;
 };
 
+// max_tokens when a field does not say: 32 for text, 24 for an id, 16 for an amount or a date,
+// 128 for a list (a page's line items). Qwen2 writes one token per digit (Llama 3 up to three),
+// so " 12/03/2024" is 11 tokens and a "DD/MM/YYYY to DD/MM/YYYY" period 23 (bench/decoding/README.md).
+int default_max_tokens(FieldType type);
+
+// The most tokens one field's value may take.
+inline constexpr int kMaxFieldTokens = 4096;
+
 struct FieldSchema {
   std::string source;  // the file it came from
   std::vector<Field> fields;
   std::vector<std::string> names() const;
   const Field* find(std::string_view name) const;
+  // The document types the fields route by: every `applies_to` name, in first-seen order, spelt
+  // as first written. Empty when no field names one.
+  std::vector<std::string> document_types() const;
 };
+
+// The field whose value names the document type (DOCUMENT_TYPE), which `keys` decoding asks
+// first and constrains to document_types().
+inline constexpr std::string_view kDocumentTypeField = "DOCUMENT_TYPE";
 
 // The default schema, configs/fields/business-documents.yaml, compiled into the binary so that
 // docsift runs from any folder (a cron job starts in $HOME); extraction.fields names it as

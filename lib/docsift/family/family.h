@@ -56,8 +56,12 @@ class Sequence {
   // Runs the whole prompt (ids with the family's image tokens) and returns float32 logits of its
   // last position, [vocab]. Called once, first.
   virtual at::Tensor prefill(const std::vector<int32_t>& prompt) = 0;
-  // Feeds one token after what came before; float32 logits [vocab].
-  virtual at::Tensor decode(int32_t token) = 0;
+  // Feeds `tokens` (one or more) after what came before, in one forward pass over the KV cache,
+  // and returns float32 logits of the last, [vocab]. Forced text (a key and its ':') goes in as
+  // one extend of k tokens instead of k decode steps (docs/decoding.md).
+  virtual at::Tensor extend(const std::vector<int32_t>& tokens) = 0;
+  // One token: extend({token}).
+  at::Tensor decode(int32_t token) { return extend({token}); }
   // Bytes this sequence holds on the compute device and in host memory (caches, image state).
   virtual std::size_t device_bytes() const = 0;
   virtual std::size_t host_bytes() const = 0;

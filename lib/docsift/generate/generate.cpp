@@ -2,14 +2,17 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/argmax.h>
+#include <ATen/ops/index_select.h>
 #include <ATen/ops/multinomial.h>
 #include <ATen/ops/softmax.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/stack.h>
+#include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros_like.h>
 
 #include <algorithm>
 #include <chrono>
+#include <string_view>
 
 #include "docsift/error.h"
 #include "docsift/stopwatch.h"
@@ -20,6 +23,118 @@ namespace {
 // Timings are only true once queued GPU work has finished.
 void synchronize(const at::Tensor& t) {
   if (t.defined() && t.is_cuda()) (void)t.sum().item<float>();
+}
+
+using Before = std::function<void(Stage, int)>;
+using IsStop = std::function<bool(int32_t)>;
+
+// The type value under the trie: only candidates that continue a type value compete for the
+// argmax; "\n" competes too once the value is whole and another type value extends it. Ties go to
+// the lowest id, as argmax over the masked vocabulary would.
+int32_t pick_type_token(const at::Tensor& logits, const KeyPlan& plan, const std::string& written, bool& complete) {
+  std::vector<int64_t> allowed;
+  complete = false;
+  for (const std::string& v : plan.type_values) complete = complete || v == written;
+  for (std::size_t i = 0; i < plan.type_candidates.size(); ++i) {
+    const std::string next = written + plan.type_candidate_bytes[i];
+    for (const std::string& v : plan.type_values) {
+      if (std::string_view(v).substr(0, next.size()) == next) {
+        allowed.push_back(plan.type_candidates[i]);
+        break;
+      }
+    }
+  }
+  if (allowed.empty()) return -1;  // the value is whole and nothing extends it
+  if (complete) allowed.push_back(plan.newline);
+  std::sort(allowed.begin(), allowed.end());
+  const at::Tensor ids = at::tensor(allowed, at::kLong).to(logits.device());
+  return static_cast<int32_t>(allowed[static_cast<std::size_t>(logits.index_select(0, ids).argmax().item<int64_t>())]);
+}
+
+// `keys` decoding after the prompt's prefill (generate/keys.h). `logits` are the prompt's last.
+// `budget`: the most tokens the model picks for the page (max_new_tokens); when it is spent the value
+// being written ends there and the fields not yet asked are N/A.
+void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& plan, const Before& before,
+                 const IsStop& is_stop, int64_t budget, GenerationResult& result) {
+  std::vector<int32_t> pending;  // picked but not yet fed: the last value token, or its newline
+  bool after_newline = true;     // the prompt ends with a newline; so does a value ended by one
+  std::string document_type;
+  const auto extend = [&](const std::vector<int32_t>& key) {
+    std::vector<int32_t> chunk = std::move(pending);
+    pending.clear();
+    chunk.insert(chunk.end(), key.begin(), key.end());
+    result.tokens.insert(result.tokens.end(), key.begin(), key.end());
+    result.forced += static_cast<int64_t>(key.size());
+    before(Stage::kExtend, ++result.extends);
+    return sequence.extend(chunk);
+  };
+  const auto feed = [&](int32_t token) {  // one decode step
+    pending.clear();
+    before(Stage::kDecode, ++result.decode_steps);
+    return sequence.decode(token);
+  };
+  const auto ask = [&](int index) {
+    const KeyedField& field = plan.fields[static_cast<std::size_t>(index)];
+    logits = extend(after_newline ? field.key : field.newline_key);
+    KeyedValue value;
+    value.field = index;
+    const bool type = index == plan.type_field;
+    std::string written;  // the type value's bytes so far
+    while (true) {
+      int32_t next = -1;
+      if (type) {
+        bool complete = false;
+        next = pick_type_token(logits, plan, written, complete);
+        if (next < 0) {  // whole: docsift writes the newline with the next key
+          value.end = ValueEnd::kType;
+          break;
+        }
+      } else {
+        next = static_cast<int32_t>(logits.argmax().item<int64_t>());
+        if (is_stop(next)) {  // not fed: docsift goes on with the next key
+          value.end = ValueEnd::kStop;
+          break;
+        }
+      }
+      value.tokens.push_back(next);
+      result.tokens.push_back(next);
+      ++result.generated;
+      pending = {next};
+      const auto id = static_cast<std::size_t>(next);
+      if (next == plan.newline || (id < plan.ends_line.size() && plan.ends_line[id])) {
+        value.end = ValueEnd::kNewline;
+        break;
+      }
+      if (result.generated >= budget) {  // the page's budget is spent: this value ends here
+        value.end = ValueEnd::kCap;
+        break;
+      }
+      if (type) {
+        written += plan.type_candidate_bytes[static_cast<std::size_t>(
+            std::find(plan.type_candidates.begin(), plan.type_candidates.end(), next) - plan.type_candidates.begin())];
+      } else if (static_cast<int>(value.tokens.size()) >= field.max_tokens) {
+        value.end = ValueEnd::kCap;
+        break;
+      }
+      logits = feed(next);
+    }
+    after_newline = value.end == ValueEnd::kNewline;
+    if (type) document_type = written;
+    result.values.push_back(std::move(value));
+  };
+  if (plan.routes()) ask(plan.type_field);
+  // The type's name as the schema spells it (the value carries the leading space).
+  std::string type_name;
+  for (std::size_t i = 0; i < plan.type_values.size(); ++i) {
+    if (plan.type_values[i] == document_type) type_name = plan.type_names[i];
+  }
+  for (int i = 0; i < static_cast<int>(plan.fields.size()) && result.generated < budget; ++i) {
+    if (i == plan.type_field) continue;
+    const KeyedField& field = plan.fields[static_cast<std::size_t>(i)];
+    const bool applies = !plan.routes() || field.applies_to.empty() ||
+                         std::find(field.applies_to.begin(), field.applies_to.end(), type_name) != field.applies_to.end();
+    if (applies) ask(i);
+  }
 }
 
 }  // namespace
@@ -71,29 +186,38 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
 
   start = std::chrono::steady_clock::now();
   before(Stage::kPrefill, 0);
-  const std::unique_ptr<family::Sequence> sequence =
-      model.start(image_state, image, result.prompt_tokens + options.max_new_tokens, options.cache);
+  // keys: the keys, and the values up to their caps and the page's max_new_tokens.
+  const int64_t room = options.keys ? options.keys->stream_tokens(options.max_new_tokens) : options.max_new_tokens;
+  const std::unique_ptr<family::Sequence> sequence = model.start(image_state, image, result.prompt_tokens + room, options.cache);
   image_state.reset();  // the sequence holds what it needs of it
   at::Tensor logits = sequence->prefill(prompt);
   // After prefill: cross-attention keys and values exist only from then on.
   result.cache_device_bytes = sequence->device_bytes();
   result.cache_host_bytes = sequence->host_bytes();
   result.first_logits = logits.to(at::kCPU);
+  const auto is_stop = [&](int32_t id) {
+    return std::find(options.stop_ids.begin(), options.stop_ids.end(), id) != options.stop_ids.end();
+  };
+  if (options.keys) {
+    result.prefill_seconds = seconds_since(start);
+    start = std::chrono::steady_clock::now();
+    decode_keys(*sequence, logits, *options.keys, before, is_stop, options.max_new_tokens, result);
+    result.decode_seconds = seconds_since(start);
+    return result;
+  }
   int32_t next = pick_token(logits, options, generator);
   result.prefill_seconds = seconds_since(start);
 
   start = std::chrono::steady_clock::now();
-  const auto is_stop = [&](int32_t id) {
-    return std::find(options.stop_ids.begin(), options.stop_ids.end(), id) != options.stop_ids.end();
-  };
   while (true) {
     if (is_stop(next)) {
       result.stop_token = next;
       break;
     }
     result.tokens.push_back(next);
+    ++result.generated;
     if (static_cast<int>(result.tokens.size()) >= options.max_new_tokens) break;
-    before(Stage::kDecode, static_cast<int>(result.tokens.size()));
+    before(Stage::kDecode, ++result.decode_steps);
     logits = sequence->decode(next);
     next = pick_token(logits, options, generator);
   }

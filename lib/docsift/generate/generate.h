@@ -7,15 +7,18 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "docsift/error.h"
 #include "docsift/family/family.h"
+#include "docsift/generate/keys.h"
 
 namespace docsift::generate {
 
-enum class Stage { kVision, kPrefill, kDecode };
+// kExtend: forced text (a key) fed to the KV cache in one pass, `keys` decoding only.
+enum class Stage { kVision, kPrefill, kDecode, kExtend };
 
 struct GenerationOptions {
   int max_new_tokens = 256;
@@ -24,10 +27,15 @@ struct GenerationOptions {
   double top_p = 1.0;        // sampling only: smallest set of tokens whose probability reaches top_p
   uint64_t seed = 0;         // sampling only
   std::vector<int32_t> stop_ids;
+  // Set: `keys` decoding (generate/keys.h), which writes the keys itself and asks only the values
+  // of the document type's fields, each capped by its max_tokens and all together by
+  // max_new_tokens (the fields not reached are N/A); it is greedy, the sampling settings do not
+  // apply. Null: free decoding.
+  std::shared_ptr<const KeyPlan> keys;
   // Where the KV cache lives: on the model's device, or in host memory a layer at a time.
   model::CachePlacement cache = model::CachePlacement::kDevice;
-  // Called before the vision encoder, before prefill and before each decode step (step counts
-  // from 1; 0 elsewhere). Fault injection throws from here; nothing else should.
+  // Called before the vision encoder, before prefill, before each decode step and before each
+  // extend (step counts decode steps, or extends, from 1; 0 elsewhere). Fault injection throws from here; nothing else should.
   std::function<void(Stage, int step)> before_stage;
   // Asked before every stage: true abandons the generation (throws generate::Interrupted), e.g.
   // when a stop signal's grace period is over.
@@ -41,7 +49,13 @@ class Interrupted : public Error {
 };
 
 struct GenerationResult {
-  std::vector<int32_t> tokens;  // generated ids, without the stop token
+  // Free: the generated ids, without the stop token. Keys: the whole stream after the prompt,
+  // forced keys and generated values in the order the model saw them.
+  std::vector<int32_t> tokens;
+  int64_t generated = 0;        // ids the model picked (stop tokens not counted)
+  int64_t forced = 0;           // keys: ids docsift fed as text it knew
+  int decode_steps = 0, extends = 0;
+  std::vector<KeyedValue> values;  // keys: each asked field's value, in the order asked
   int32_t stop_token = -1;      // the stop token that ended generation, or -1 (max_new_tokens)
   int64_t prompt_tokens = 0;
   double vision_seconds = 0, prefill_seconds = 0, decode_seconds = 0;

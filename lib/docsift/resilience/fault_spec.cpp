@@ -48,6 +48,7 @@ std::string_view to_string(FaultPoint point) {
     case FaultPoint::kVision: return "vision";
     case FaultPoint::kPrefill: return "prefill";
     case FaultPoint::kDecode: return "decode";
+    case FaultPoint::kExtend: return "extend";
   }
   return "?";
 }
@@ -59,8 +60,8 @@ FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>
     const std::string spec(raw);
     const auto fail = [&](const std::string& problem) -> ConfigError {
       return ConfigError("fault spec \"" + spec + "\": " + problem +
-                         " (grammar: oom@load|vision|prefill|decode[:image=N][:tier=NAME][:attempt=N][:step=N], "
-                         "crash|hang@[start|load|vision|prefill|decode:]image=N[:tier=NAME][:attempt=N][:step=N], "
+                         " (grammar: oom@load|vision|prefill|decode|extend[:image=N][:tier=NAME][:attempt=N][:step=N], "
+                         "crash|hang@[start|load|vision|prefill|decode|extend:]image=N[:tier=NAME][:attempt=N][:step=N], "
                          "crash|hang@startup[:image=N][:attempt=N])");
     };
     auto parts = split(raw, ':');
@@ -88,7 +89,8 @@ FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>
     else if (point == "vision") f.point = FaultPoint::kVision;
     else if (point == "prefill") f.point = FaultPoint::kPrefill;
     else if (point == "decode") f.point = FaultPoint::kDecode;
-    else throw fail("unknown point \"" + std::string(point) + "\" (known: load, vision, prefill, decode" +
+    else if (point == "extend") f.point = FaultPoint::kExtend;
+    else throw fail("unknown point \"" + std::string(point) + "\" (known: load, vision, prefill, decode, extend" +
                     (f.kind == FaultKind::kOom ? ")" : ", start, startup)"));
     for (std::size_t i = 1; i < parts.size(); ++i) {
       const std::size_t eq = parts[i].find('=');
@@ -105,7 +107,9 @@ FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>
         f.attempt = positive(value, spec, key);
       } else if (key == "step") {
         once(f.step.has_value());
-        if (f.point != FaultPoint::kDecode) throw fail("step= only applies to decode");
+        if (f.point != FaultPoint::kDecode && f.point != FaultPoint::kExtend) {
+          throw fail("step= only applies to decode and extend");
+        }
         f.step = positive(value, spec, key);
       } else if (key == "tier") {
         once(f.tier.has_value());

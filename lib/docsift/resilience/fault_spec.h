@@ -5,11 +5,13 @@
 //
 //   spec      := "oom" "@" POINT { ":" QUALIFIER }
 //              | ("crash" | "hang") "@" [ POINT ":" ] QUALIFIER { ":" QUALIFIER }
-//   POINT     := "start" | "load" | "vision" | "prefill" | "decode" | "startup" (crash/hang only)
-//   QUALIFIER := "image=" N | "tier=" TIER | "attempt=" N | "step=" N      (step: decode only)
+//   POINT     := "start" | "load" | "vision" | "prefill" | "decode" | "extend"
+//              | "startup" (crash/hang only)
+//   QUALIFIER := "image=" N | "tier=" TIER | "attempt=" N | "step=" N      (step: decode, extend)
 //   plan      := spec { "," spec }
 //
-// Images and attempts count from 1 in processing order; decode steps count from 1. oom throws
+// Images and attempts count from 1 in processing order; decode steps count from 1, and so do
+// extends (the forced keys of `keys` decoding, one per field asked). oom throws
 // the allocator's out-of-memory error, which the tier ladder handles; its attempt= counts the
 // ladder's attempts. crash (abort) and hang (sleep forever) need worker isolation: they fire in
 // the worker process, by default at "start" (when it takes the image), and their attempt= counts
@@ -29,7 +31,7 @@ namespace docsift::resilience {
 
 enum class FaultKind { kOom, kCrash, kHang };
 // kStartup: in a worker process, before it loads the model (attempt= counts tries at starting one).
-enum class FaultPoint { kStartup, kStart, kLoad, kVision, kPrefill, kDecode };
+enum class FaultPoint { kStartup, kStart, kLoad, kVision, kPrefill, kDecode, kExtend };
 
 std::string_view to_string(FaultPoint point);
 
@@ -50,7 +52,7 @@ struct FaultSite {
   int image = 1;           // 1-based, processing order
   std::string tier;        // "standard", "offloaded_cache", ...
   int attempt = 1;         // 1-based attempt of this image
-  int step = 0;            // decode step, 1-based; 0 elsewhere
+  int step = 0;            // decode step or extend, 1-based; 0 elsewhere
   int process_attempt = 1; // the supervisor's attempt at this image (worker isolation), 1-based
 };
 

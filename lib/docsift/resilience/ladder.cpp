@@ -16,6 +16,7 @@ FaultPoint point_of(generate::Stage stage) {
     case generate::Stage::kVision: return FaultPoint::kVision;
     case generate::Stage::kPrefill: return FaultPoint::kPrefill;
     case generate::Stage::kDecode: return FaultPoint::kDecode;
+    case generate::Stage::kExtend: return FaultPoint::kExtend;
   }
   return FaultPoint::kPrefill;
 }

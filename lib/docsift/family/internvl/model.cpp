@@ -253,9 +253,10 @@ class InternVLSequence final : public family::Sequence {
     features_.reset();  // the merged embeddings held what the decoder needs
     return logits;
   }
-  at::Tensor decode(int32_t token) override {
-    const at::Tensor id = at::tensor({static_cast<int64_t>(token)}, at::kLong);
-    return model_.forward(model_.embed_tokens(id).unsqueeze(0), *cache_);
+  at::Tensor extend(const std::vector<int32_t>& tokens) override {
+    // After prefill no image token can follow: [1, k, hidden] from the embeddings alone.
+    const at::Tensor ids = at::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), at::kLong);
+    return model_.forward(model_.embed_tokens(ids).unsqueeze(0), *cache_);
   }
   std::size_t device_bytes() const override { return cache_->device_bytes(); }
   std::size_t host_bytes() const override { return cache_->host_bytes(); }

@@ -213,9 +213,11 @@ class MllamaSequence final : public family::Sequence {
     const at::Tensor ids = at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
     return model_.forward(model_.embed_tokens(ids).unsqueeze(0), *cache_, cross_, image_position_, tiles_);
   }
-  at::Tensor decode(int32_t token) override {
-    const at::Tensor id = at::tensor({static_cast<int64_t>(token)}, at::kLong);
-    return model_.forward(model_.embed_tokens(id).unsqueeze(0), *cache_, cross_, image_position_, tiles_);
+  at::Tensor extend(const std::vector<int32_t>& tokens) override {
+    // Every extended row comes after the image token, so each sees the cross-attention keys and
+    // values prefill made ([1, k, hidden] queries against them).
+    const at::Tensor ids = at::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), at::kLong);
+    return model_.forward(model_.embed_tokens(ids).unsqueeze(0), *cache_, cross_, image_position_, tiles_);
   }
   std::size_t device_bytes() const override { return cache_->device_bytes() + (on_device() ? cross_bytes() : 0); }
   std::size_t host_bytes() const override { return cache_->host_bytes() + (on_device() ? 0 : cross_bytes()); }
