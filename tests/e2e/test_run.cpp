@@ -66,6 +66,24 @@ int run_and_signal(const fs::path& out, int sig, std::size_t records) {
 
 }  // namespace
 
+TEST_CASE("run with extraction.decoding: free and keys: the mode journaled, keys refuses sampling in one line") {
+  TempDir out;
+  const std::string page = shell_quote((kSource / "samples/synthetic_invoice_001.png").string());
+  const auto free = run_docsift("run " + page + kFast + " --set extraction.decoding=free --set generation.max_new_tokens=6 --out " +
+                                shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(free.exit_code == 0, free.err);
+  const auto records = journal_lines(out.path() / "results.jsonl");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0]["decoding"] == "free");
+  CHECK(records[0]["tokens"]["generated"] == 6);
+  CHECK_FALSE(records[0]["tokens"].contains("forced"));
+  TempDir out2;
+  const auto sampled = run_docsift("run " + page + kFast + " --set generation.temperature=0.7 --out " + shell_quote(out2.path().string()));
+  CHECK(sampled.exit_code == 2);
+  CHECK(sampled.err.find("extraction.decoding: keys is greedy") != std::string::npos);
+  CHECK(sampled.err.find("extraction.decoding: free") != std::string::npos);
+}
+
 TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-truth layout, eval runs") {
   TempDir out;
   const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
@@ -80,6 +98,10 @@ TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-
     CHECK(rec["tier"] == "standard");
     CHECK(rec["fields"].size() == 25);
     CHECK(rec["tokens"]["generated"] == 8);
+    // keys decoding, the default: DOCUMENT_TYPE: and the first field's key were fed by docsift.
+    CHECK(rec["decoding"] == "keys");
+    CHECK(rec["tokens"]["forced"].get<int>() > 0);
+    CHECK(rec["raw_response"].get<std::string>().rfind("DOCUMENT_TYPE:", 0) == 0);
     CHECK(rec["timings_s"]["total"].get<double>() > 0);
     CHECK(rec["memory"]["after"]["host_rss"].get<double>() > 0);
     CHECK(rec["attempts"].size() == 1);
