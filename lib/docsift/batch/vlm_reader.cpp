@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <optional>
+#include <sstream>
 
 #include "docsift/config/derive.h"
 #include "docsift/error.h"
@@ -46,8 +47,10 @@ struct VlmReader::State {
     gen = config::generation_options(c, engine.family().auto_max_new_tokens(schema), engine.chat().stop_ids());
     if (c.extraction.decoding == config::Decoding::Keys) {
       if (!gen.greedy) {
-        throw ConfigError("extraction.decoding: keys is greedy, but generation.temperature is " +
-                          std::to_string(c.generation.temperature) + "; set it to 0, or extraction.decoding: free to sample");
+        std::ostringstream temperature;
+        temperature << c.generation.temperature;
+        throw ConfigError("extraction.decoding: keys is greedy, but generation.temperature is " + temperature.str() +
+                          "; set it to 0, or extraction.decoding: free to sample");
       }
       gen.keys = std::make_shared<const generate::KeyPlan>(generate::make_key_plan(schema, engine.tokenizer()));
     }
