@@ -37,6 +37,7 @@ from transformers import (GotOcr2ImageProcessor, InternVLForConditionalGeneratio
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_fixtures as internvl_fixtures  # noqa: E402
 import make_mllama_fixtures as mllama_fixtures  # noqa: E402
+from make_tokenizer_vectors import bytes_to_unicode  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "fixtures", "keys")
@@ -63,15 +64,7 @@ def build_prompt(fields):
 
 def byte_level_decoder():
     """GPT-2's byte-to-unicode table, inverted: a byte-level token's characters → its bytes."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
+    return {c: b for b, c in bytes_to_unicode().items()}
 
 
 class Plan:
@@ -204,6 +197,15 @@ def free_decode(first_logits, step, stop_ids):
     return tokens
 
 
+def finish(mode, logits, step, plan, stop_ids, generate):
+    """keys, or free checked against `generate()` (model.generate's new tokens)."""
+    if mode == "keys":
+        return keys_decode(plan, logits, step, stop_ids)
+    tokens = free_decode(logits, step, stop_ids)
+    assert generate()[:len(tokens)] == tokens, "the cache loop disagrees with generate"
+    return {"tokens": tokens, "text": plan.tok.decode(tokens, skip_special_tokens=True)}
+
+
 def internvl(fields, question, summary):
     folder = os.path.join(FIXTURES, "internvl")
     tok = Tokenizer.from_file(os.path.join(folder, "hf", "tokenizer.json"))
@@ -238,14 +240,10 @@ def internvl(fields, question, summary):
                     cache["pkv"] = o.past_key_values
                     return o.logits[0, -1].float()
 
-                logits = first.logits[0, -1].float()
-                if mode == "keys":
-                    return keys_decode(plan, logits, step, stop_ids)
-                tokens = free_decode(logits, step, stop_ids)
-                gen = model.generate(input_ids=torch.tensor([ids]), pixel_values=pv, max_new_tokens=FREE_TOKENS,
-                                     do_sample=False, eos_token_id=stop_ids, pad_token_id=0)
-                assert gen[0, len(ids):].tolist()[:len(tokens)] == tokens, "the cache loop disagrees with generate"
-                return {"tokens": tokens, "text": tok.decode(tokens, skip_special_tokens=True)}
+                generate = lambda: model.generate(  # noqa: E731
+                    input_ids=torch.tensor([ids]), pixel_values=pv, max_new_tokens=FREE_TOKENS, do_sample=False,
+                    eos_token_id=stop_ids, pad_token_id=0)[0, len(ids):].tolist()
+                return finish(mode, first.logits[0, -1].float(), step, plan, stop_ids, generate)
 
         out[name] = {"tiles": pv.shape[0], "prompt_ids": ids, "keys": run("keys"), "free": run("free")}
         report("internvl", name, out[name])
@@ -290,14 +288,10 @@ def mllama(fields, question, summary):
                         cache["pkv"] = o.past_key_values
                         return o.logits[0, -1].float()
 
-                    logits = first.logits[0, -1].float()
-                    if mode == "keys":
-                        return keys_decode(plan, logits, step, stop_ids)
-                    tokens = free_decode(logits, step, stop_ids)
-                    gen = model.generate(**base, do_sample=False, max_new_tokens=FREE_TOKENS, eos_token_id=stop_ids,
-                                         pad_token_id=mllama_fixtures.PAD)
-                    assert gen[0, len(ids):].tolist()[:len(tokens)] == tokens, "the cache loop disagrees with generate"
-                    return {"tokens": tokens, "text": tok.decode(tokens, skip_special_tokens=True)}
+                    generate = lambda: model.generate(  # noqa: E731
+                        **base, do_sample=False, max_new_tokens=FREE_TOKENS, eos_token_id=stop_ids,
+                        pad_token_id=mllama_fixtures.PAD)[0, len(ids):].tolist()
+                    return finish(mode, first.logits[0, -1].float(), step, plan, stop_ids, generate)
 
             out[name] = {"prompt_ids": ids, "keys": run("keys"), "free": run("free")}
             report("mllama", name, out[name])
