@@ -380,6 +380,14 @@ TEST_CASE("OCR dates as the world prints them: month names in seven languages, t
   CHECK(date("Date: 1O/03/2O18") == "10/03/2018");               // OCR's O for 0
   CHECK(date("Invoice 12/O3") == "<none>");                      // a time, not the year 2010
   CHECK(date("Version 1.2.3.4") == "<none>");
+  // A date as read that cannot be one is repaired by one misread digit, when one repair fits.
+  CHECK(date("Date: 63/05/2018") == "03/05/2018");              // 6 for 0 in the day
+  CHECK(date("VII Date: 25/29/2017") == "25/09/2017");          // 2 for 0 in the month
+  CHECK(date("Date: 55/55/2018") == "<none>");                  // no misread of 5 is known
+  CHECK(date("02/05/2078") == "02/05/2018");                    // a year decades ahead: 7 for 1
+  CHECK(date("14 MAR 2048") == "14/03/2018");                   // 4 for 1
+  CHECK(date("02/05/2055") == "02/05/2055");                    // no known misread: as read
+  CHECK(date("Due 30/06/2026") == "30/06/2026");                // next year is a date, not a misread
   const auto found = find_dates("11/15/2019 and 03/04/2019", lexicon());
   REQUIRE(found.size() == 2);
   CHECK(found[0].month_first_only);
@@ -444,6 +452,15 @@ TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time,
                      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "CHEF LEE SDN BHD");
   CHECK(r.fields.at("TOTAL") == "RM 96.20");
+  // No total label read: a subtotal with the tax above it (included) is the bill; one with tax
+  // below it is not, and no amount printed is their sum.
+  r = extract_fields(page_of({"CHEF LEE SDN BHD", "SERV. CHG. 10% RM8.21", "GST 6% RM5.45", "SUBTOTAL RM96. 20",
+                              "CASH RM10U. 00"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "RM 96.20");
+  CHECK(r.checks["total_from_subtotal"] == true);
+  r = extract_fields(page_of({"CHEF LEE SDN BHD", "SUBTOTAL RM90.75", "GST 6% RM5.45"}), rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "N/A");
   // Cash - change outweighs a stronger label below the rounding line that OCR misread.
   r = extract_fields(page_of({"SANYU STATIONERY SHOP", "Total 33.50", "Round Adj 0.00", "Final Total 3.50", "CASH 50.00",
                               "CHANGE 16.50"}),

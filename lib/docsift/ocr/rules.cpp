@@ -558,10 +558,28 @@ class FieldFinder {
         }
       }
     }
+    // No total read at all, but a subtotal with no tax read below it: a receipt that prints only
+    // "SUBTOTAL" above its payment lines (the tax, if any, above it and included) bills that.
+    Candidate from_subtotal{};
+    if ((!best || best_score <= 0) && sub && *sub > 0 && found_at.count("SUBTOTAL") &&
+        (!tax || !found_at.count("GST") || found_at["GST"] < found_at["SUBTOTAL"])) {
+      // The value's own segment: the label's, or one after it (right of it or below).
+      for (std::size_t k = found_at["SUBTOTAL"]; k < n && k <= found_at["SUBTOTAL"] + 2 && best != &from_subtotal; ++k) {
+        for (const auto& a : find_amounts(r[k].text, rules.lexicon, true)) {
+          if (a.cents == *sub) {
+            from_subtotal = {a, 1, k};
+            if (from_subtotal.amount.currency.empty()) from_subtotal.amount.currency = page_currency;
+            best = &from_subtotal, best_score = 1;
+            break;
+          }
+        }
+      }
+    }
     if (!statement && best && best_score > 0) {  // a statement's balances are not a bill's total
       set("TOTAL", format_amount(best->amount.cents, best->amount.currency), best->segment);
       if (best == &from_payment) checks["total_from_payment"] = true;
       if (best == &from_sum) checks["total_from_sum"] = true;
+      if (best == &from_subtotal) checks["total_from_subtotal"] = true;
     }
   }
 
