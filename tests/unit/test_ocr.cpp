@@ -461,6 +461,20 @@ TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time,
   CHECK(r.checks["total_from_subtotal"] == true);
   r = extract_fields(page_of({"CHEF LEE SDN BHD", "SUBTOTAL RM90.75", "GST 6% RM5.45"}), rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "N/A");
+  // A total read directly, with cents, over cash - change where the change was misread.
+  r = extract_fields(page_of({"KEDAI RUNCIT", "TOTAL RM 14.10", "CASH RM 20.00", "CHANGE RM 5.96"}), rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "RM 14.10");
+  // The yen sign OCR reads for a serifed Y; "Sdn" marks a legal name even when "Bhd" is misread,
+  // so the seller at the top wins over its customer's legal name further down.
+  r = extract_fields(page_of({"MR. D.I.Y¥. (M) SDN BHD", "LOT 1851-A & 1851-B, JALAN KPB 6,"}), rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "MR. D.I.Y. (M) SDN BHD");
+  r = extract_fields(page_of({"MR. D.I.¥. (M) SDN BHD"}), rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "MR. D.I.Y. (M) SDN BHD");
+  r = extract_fields(page_of({"GARDENIA BAKERIES (KL) SDN BILD (139386 X)", "Lot 3, Jalan Pelabur 23/1,",
+                              "40300 Shah Alam, Selangor.", "TAX INVOICE / ADJUSTMENT NOTE", "Cash Inv No.: 7014F714",
+                              "MAKASSAR FRESH MARKET SDN BHD", "Total Payable: 15.57"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER").rfind("GARDENIA BAKERIES (KL) SDN", 0) == 0);
   // Cash - change outweighs a stronger label below the rounding line that OCR misread.
   r = extract_fields(page_of({"SANYU STATIONERY SHOP", "Total 33.50", "Round Adj 0.00", "Final Total 3.50", "CASH 50.00",
                               "CHANGE 16.50"}),
