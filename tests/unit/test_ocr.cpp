@@ -475,6 +475,14 @@ TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time,
                               "MAKASSAR FRESH MARKET SDN BHD", "Total Payable: 15.57"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER").rfind("GARDENIA BAKERIES (KL) SDN", 0) == 0);
+  // "CUSTOMER'S COPY" is no payer label: it would put the seller's block in the payer's.
+  r = extract_fields(page_of({"GARDENIA BAKERIES (KL) SDN BHD (139386 x)", "Lot 3, Jalan Pelabur 23/1,",
+                              "40300 Shah Alam, Selangor.", "TAX INVOICE", "Total Payable: 60.24", "CUSTOMER'S COPY"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("PAYER_NAME") == "N/A");
+  CHECK(r.fields.at("SUPPLIER") == "GARDENIA BAKERIES (KL) SDN BHD");
+  CHECK(find_label("customer's copy", "customer").empty());
+  CHECK(find_label("customer: acme pty ltd", "customer").size() == 1);
   // Cash - change outweighs a stronger label below the rounding line that OCR misread.
   r = extract_fields(page_of({"SANYU STATIONERY SHOP", "Total 33.50", "Round Adj 0.00", "Final Total 3.50", "CASH 50.00",
                               "CHANGE 16.50"}),

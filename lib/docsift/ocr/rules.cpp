@@ -79,6 +79,18 @@ bool word_matches(const std::string& label_word, const std::string& word) {
 
 namespace {
 
+// A possessive after a label's last word ("CUSTOMER'S COPY", "Merchant’s copy") makes it a
+// word of something else, not a label with its value.
+bool possessive_at(const std::string& lowered, std::size_t end) {
+  for (const std::string_view mark : {std::string_view("'s"), std::string_view("\u2019s")}) {
+    if (lowered.compare(end, mark.size(), mark) == 0) {
+      const std::size_t after = end + mark.size();
+      return after >= lowered.size() || !word_char(lowered[after]);
+    }
+  }
+  return false;
+}
+
 // find_label over the text's words split once (label_hits tries some 500 labels on a segment).
 std::vector<std::pair<std::size_t, std::size_t>> find_label_in(const std::string& lowered,
                                                                const std::vector<Piece>& have,
@@ -86,7 +98,7 @@ std::vector<std::pair<std::size_t, std::size_t>> find_label_in(const std::string
   std::vector<std::pair<std::size_t, std::size_t>> out;
   for (std::size_t at = find_phrase(lowered, label); at != std::string::npos;
        at = find_phrase(lowered, label, at + 1)) {
-    out.emplace_back(at, at + label.size());
+    if (!possessive_at(lowered, at + label.size())) out.emplace_back(at, at + label.size());
   }
   if (!fuzzy) return out;
   const std::vector<Piece> want = pieces_of(label);
@@ -99,6 +111,13 @@ std::vector<std::pair<std::size_t, std::size_t>> find_label_in(const std::string
       all = word_matches(want[k].word, have[i + k].word);
     if (!all) continue;
     const std::size_t b = have[i].begin, e = have[i + want.size() - 1].end;
+    // The last word read with its possessive ("customer's" against "customer").
+    const std::string_view last_word =
+        std::string_view(lowered).substr(have[i + want.size() - 1].begin, e - have[i + want.size() - 1].begin);
+    const auto ends_with = [&](std::string_view mark) {
+      return last_word.size() > mark.size() && last_word.substr(last_word.size() - mark.size()) == mark;
+    };
+    if (possessive_at(lowered, e) || ends_with("'s") || ends_with("\u2019s")) continue;
     if (std::none_of(out.begin(), out.end(),
                      [&](const auto& r) { return r.first < e && b < r.second; }))
       out.emplace_back(b, e);
