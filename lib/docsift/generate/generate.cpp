@@ -131,8 +131,7 @@ void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& p
   for (int i = 0; i < static_cast<int>(plan.fields.size()) && result.generated < budget; ++i) {
     if (i == plan.type_field) continue;
     const KeyedField& field = plan.fields[static_cast<std::size_t>(i)];
-    const bool applies = !plan.routes() || field.applies_to.empty() ||
-                         std::find(field.applies_to.begin(), field.applies_to.end(), type_name) != field.applies_to.end();
+    const bool applies = !plan.routes() || field.field.applies(type_name);
     if (applies) ask(i);
   }
 }

@@ -22,7 +22,7 @@ KeyPlan make_key_plan(const extract::FieldSchema& schema, const text::Tokenizer&
   for (const extract::Field& f : schema.fields) {
     KeyedField k;
     k.name = f.name;
-    k.applies_to = f.applies_to;
+    k.field = f;
     k.max_tokens = f.max_tokens > 0 ? f.max_tokens : extract::default_max_tokens(f.type);
     k.key = tokenizer.encode(f.name + ":");
     k.newline_key = tokenizer.encode("\n" + f.name + ":");

@@ -23,7 +23,7 @@ namespace docsift::generate {
 // One field as `keys` decoding writes it: its key's tokens, both ways they can follow a value.
 struct KeyedField {
   std::string name;
-  std::vector<std::string> applies_to;  // empty: every document type
+  extract::Field field;  // the schema's, for Field::applies
   int max_tokens = 32;
   // "NAME:" where the newline before it is already in the cache (the first key after the prompt,
   // or after a value the model ended with a token holding "\n", which the chunk carries first).
