@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "bench_args.h"
 #include "docsift/extract/schema.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
@@ -174,21 +175,17 @@ double check_kernel(at::Device device, int64_t out, int64_t in) {
 
 int main(int argc, char** argv) try {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--device") o.device = next();
-    else if (a == "--dtype") o.dtype = next();
-    else if (a == "--tiles") o.tiles = std::stoi(next());
-    else if (a == "--tokens") o.tokens = std::stoi(next());
-    else if (a == "--budget-gb") o.budget_gb = std::stod(next());
-    else if (a == "--json") o.json = next();
-    else if (a == "--only") o.only = next();
-    else if (o.model.empty()) o.model = a;
-    else throw std::runtime_error("unknown argument " + a);
+  for (bench::Args a(argc, argv); a.next();) {
+    const std::string f = a.arg();
+    if (f == "--device") o.device = a.value();
+    else if (f == "--dtype") o.dtype = a.value();
+    else if (f == "--tiles") o.tiles = a.int_value();
+    else if (f == "--tokens") o.tokens = a.int_value();
+    else if (f == "--budget-gb") o.budget_gb = std::stod(a.value());
+    else if (f == "--json") o.json = a.value();
+    else if (f == "--only") o.only = a.value();
+    else if (o.model.empty()) o.model = f;
+    else a.unknown();
   }
   if (o.model.empty()) throw std::runtime_error("usage: docsift_bench_int8 MODEL_DIR [--device D] [--dtype T] ...");
   const at::Device device(o.device);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # int8 on a GPU machine that has PyTorch, CMake and the CUDA toolkit but not docsift's Debian
-# packages (bench/gpu_build.sh carries them as .deb files). Builds docsift_bench_int8, makes an
+# packages (bench/gpu/kit.sh carries them, packed from .debs). Builds docsift_bench_int8, makes an
 # InternVL3-8B-shaped random checkpoint (written while the build runs), and runs the benchmark:
 # float16 against float16 + int8 on a 13-tile page, the fused kernel's check and timings against
 # cuBLAS, the residual guard's cost, the CUDA context, and a 16 GiB budget run from the plan's tier.
@@ -11,8 +11,8 @@ OUT="${OUT:-$PWD}"
 CKPT=/tmp/internvl3-${1:-8b}-random
 ( python3 "$ROOT/bench/int8/make_checkpoint.py" "$CKPT" --shape "${1:-8b}" > "$OUT/checkpoint.log" 2>&1 ) &
 ckpt_pid=$!
-source "$ROOT/bench/gpu_build.sh"
-gpu_build docsift_bench_int8
+source "$ROOT/bench/gpu/kit.sh"
+KIT_TESTS=OFF kit_build docsift_bench_int8 || exit 1
 wait "$ckpt_pid" || { cat "$OUT/checkpoint.log"; exit 1; }
 tail -1 "$OUT/checkpoint.log"
 cd "$ROOT"

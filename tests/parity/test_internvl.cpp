@@ -8,11 +8,14 @@
 #include <functional>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
+#include "docsift/device/devices.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/model/checkpoint.h"
+#include "docsift/model/decode_graph.h"
 #include "docsift/family/family.h"
 #include "docsift/family/internvl/model.h"
 #include "docsift/model/safetensors.h"
@@ -20,6 +23,7 @@
 #include "docsift/io/image_file.h"
 #include "docsift/family/internvl/tiles.h"
 #include "support/fixture_files.h"
+#include "support/skip.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
 
@@ -238,4 +242,119 @@ TEST_CASE("InternVL3 tied embeddings: lm_head is the embedding table when config
   // Tied logits are the last hidden state against the embedding rows: a different head entirely.
   CHECK(max_diff(tied_logits, untied_logits) > 1e-2);
   CHECK(tied.parameter_bytes() < untied.model->parameter_bytes());
+}
+
+namespace {
+
+// Greedy decode steps after the prompt on `model`: eager (model.forward over the growing cache) or
+// through model::DecodeGraph (the fixed-shape step; `capture` replays it as a CUDA graph). Returns
+// the tokens and each step's logits on the CPU, float32 [V].
+struct Steps {
+  std::vector<int32_t> tokens;
+  std::vector<at::Tensor> logits;
+};
+enum class StepMode { kEager, kFixed, kGraph };
+
+Steps decode_steps(const InternVLModel& model, const docsift::family::ImageInputs& image, const std::vector<int32_t>& prompt,
+                   int steps, StepMode mode, bool poison = false) {
+  const auto capacity = static_cast<int64_t>(prompt.size()) + steps + 1;
+  auto cache = model.make_cache(capacity);
+  if (poison) {
+    auto& device_cache = dynamic_cast<docsift::model::DeviceKVCache&>(*cache);
+    for (int64_t i = 0; i < cache->shape().layers; ++i) {
+      device_cache.storage(i).first.fill_(std::numeric_limits<float>::quiet_NaN());
+      device_cache.storage(i).second.fill_(std::numeric_limits<float>::quiet_NaN());
+    }
+  }
+  const at::Tensor ids = at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
+  at::Tensor logits = model.forward(model.embed(ids, model.encode_image(image)), *cache);
+  std::unique_ptr<docsift::model::DecodeGraph> graph;
+  if (mode != StepMode::kEager) {
+    auto& device_cache = dynamic_cast<docsift::model::DeviceKVCache&>(*cache);
+    graph = std::make_unique<docsift::model::DecodeGraph>(model.decoder(), device_cache, mode == StepMode::kGraph);
+  }
+  Steps out;
+  for (int i = 0; i < steps; ++i) {
+    const auto next = static_cast<int32_t>(logits.argmax().item<int64_t>());
+    out.tokens.push_back(next);
+    logits = graph ? graph->step(next)
+                   : model.forward(model.embed_tokens(at::tensor({static_cast<int64_t>(next)}, at::kLong)).unsqueeze(0), *cache);
+    out.logits.push_back(logits.to(at::kCPU));
+  }
+  return out;
+}
+
+// The largest |a − b| over every step's logits; infinite when either holds a NaN or an infinity
+// (a comparison with NaN would otherwise pass as a difference of 0).
+double max_step_diff(const Steps& a, const Steps& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.logits.size(); ++i) {
+    if (!a.logits[i].isfinite().all().item<bool>() || !b.logits[i].isfinite().all().item<bool>()) {
+      return std::numeric_limits<double>::infinity();
+    }
+    worst = std::max(worst, max_diff(a.logits[i], b.logits[i]));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("the fixed-shape decode step a CUDA graph replays gives the eager step's logits and tokens") {
+  // What model::DecodeGraph captures: RoPE rows picked on the device, keys written at a device
+  // position, attention over the whole cache under a mask. On the CPU it runs eagerly; on a GPU
+  // it is also captured and replayed. InternVL3 (Qwen2, biases) and InternVL3.5 (Qwen3, q/k norms).
+  for (const auto& fixtures : {kFixtures, kFixtures35}) {
+    CAPTURE(fixtures.filename().string());
+    const Loaded loaded = load("hf", fixtures);
+    const auto info = summary(fixtures);
+    const docsift::family::ImageInputs image(
+        docsift::family::internvl::preprocess_internvl(read_rgb_image(fixtures / "images/one_tile.png"), info["max_tiles"].get<int>())
+            .pixel_values);
+    const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
+    const auto prompt = chat.encode(info["question"].get<std::string>(), 1);
+    const auto greedy = info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>();
+    const int n = static_cast<int>(greedy.size());
+    const Steps eager = decode_steps(*loaded.model, image, prompt, n, StepMode::kEager);
+    // The cache's storage is uninitialised memory; filled with NaN here (what a reused block can
+    // hold, as seen on a GPU machine), the unwritten positions must still not reach the logits.
+    const Steps fixed = decode_steps(*loaded.model, image, prompt, n, StepMode::kFixed, /*poison=*/true);
+    MESSAGE(fixtures.filename().string() << ": fixed-shape step against eager, " << n << " steps, max abs logit diff "
+                                         << max_step_diff(fixed, eager));
+    CHECK(eager.tokens == greedy);
+    CHECK(fixed.tokens == greedy);
+    CHECK(max_step_diff(fixed, eager) <= 5e-5);  // float32, sums over 294 keys against 294 + masked
+  }
+}
+
+TEST_CASE("on a GPU, decode steps replayed as a CUDA graph match the eager steps (float32)") {
+  const auto status = docsift::device::cuda_status();
+  if (!status.available) DOCSIFT_SKIP("no CUDA device: " << status.reason);
+  const at::Device cuda(at::kCUDA, 0);
+  for (const auto& fixtures : {kFixtures, kFixtures35}) {
+    CAPTURE(fixtures.filename().string());
+    const Checkpoint checkpoint(fixtures / "hf");
+    const InternVLModel model(checkpoint, at::kFloat, cuda);
+    const auto tokenizer = docsift::text::Tokenizer::load(fixtures / "hf");
+    const auto info = summary(fixtures);
+    const docsift::family::ImageInputs image(
+        docsift::family::internvl::preprocess_internvl(read_rgb_image(fixtures / "images/one_tile.png"), info["max_tiles"].get<int>())
+            .pixel_values);
+    const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, tokenizer);
+    const auto prompt = chat.encode(info["question"].get<std::string>(), 1);
+    const auto greedy = info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>();
+    const int n = static_cast<int>(greedy.size());
+    const Steps eager = decode_steps(model, image, prompt, n, StepMode::kEager);
+    const Steps graph = decode_steps(model, image, prompt, n, StepMode::kGraph, /*poison=*/true);
+    MESSAGE(fixtures.filename().string() << " on " << status.devices.front().name << ": graph against eager, " << n
+                                         << " steps, max abs logit diff " << max_step_diff(graph, eager));
+    CHECK(eager.tokens == greedy);
+    CHECK(graph.tokens == greedy);
+    CHECK(max_step_diff(graph, eager) <= 1e-4);
+    // Through generate(), which turns graphs on by default: the same tokens, and with them off too.
+    docsift::generate::GenerationOptions options;
+    options.max_new_tokens = n;
+    CHECK(docsift::generate::generate(model, image, prompt, options).tokens == greedy);
+    options.cuda_graphs = false;
+    CHECK(docsift::generate::generate(model, image, prompt, options).tokens == greedy);
+  }
 }

@@ -59,6 +59,7 @@ struct GenerationConfig {
   double temperature = 0.0;           // 0 = greedy
   double top_p = 1.0;
   std::uint64_t seed = 0;
+  bool cuda_graphs = true;            // decode steps as CUDA graph replays where possible
 };
 
 struct WorkerConfig {

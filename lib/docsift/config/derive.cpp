@@ -30,6 +30,7 @@ generate::GenerationOptions generation_options(const Config& config, int auto_ma
   gen.temperature = config.generation.temperature;
   gen.top_p = config.generation.top_p;
   gen.seed = config.generation.seed;
+  gen.cuda_graphs = config.generation.cuda_graphs;
   gen.greedy = config.generation.temperature <= 0.0;
   gen.stop_ids = std::move(stop_ids);
   return gen;

@@ -122,6 +122,8 @@ const std::vector<Field>& schema() {
         "nucleus sampling mass, > 0 and <= 1", 0.0, 1.0, Bound::kOpen, [](auto& c) -> auto& { return c.generation.top_p; }),
       integer_key("generation.seed",
         "sampling seed (a non-negative integer)", 0, std::numeric_limits<long long>::max(), [](auto& c) -> auto& { return c.generation.seed; }),
+      bool_key("generation.cuda_graphs",
+        "true: on a CUDA device, each decode step replays one captured CUDA graph (InternVL3 and InternVL3.5, " "KV cache on the device); false: every operator launched from the host", [](auto& c) -> auto& { return c.generation.cuda_graphs; }),
       text_key("memory.allocator",
         "CUDA caching allocator settings (PYTORCH_CUDA_ALLOC_CONF syntax)", [](auto& c) -> auto& { return c.memory.allocator; }, Text::kNullIsEmpty, allocator_problem),
       integer_key("memory.fragmentation_threshold_mb",

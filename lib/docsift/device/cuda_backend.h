@@ -18,6 +18,8 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "docsift/device/cuda_plugin/w8a16.h"
@@ -25,6 +27,15 @@
 #include "docsift/device/devices.h"
 
 namespace docsift::device {
+
+// A captured CUDA graph (CudaBackend::capture_graph). Destroying it frees its private memory pool
+// once no tensor made during the capture is alive.
+class CudaGraph {
+ public:
+  virtual ~CudaGraph() = default;
+  // Queues the captured work on the device's current stream.
+  virtual void replay() = 0;
+};
 
 // What the plugin provides; see devices.h and device_memory.h for the meaning of each call.
 class CudaBackend {
@@ -36,6 +47,12 @@ class CudaBackend {
   virtual void reset_peak(c10::Device device) const = 0;
   virtual void synchronize(c10::Device device) const = 0;
   virtual void set_memory_fraction(c10::Device device, double fraction) const = 0;
+  // Runs `body` once on a side stream (warm-up), then captures a second run of it as a CUDA graph
+  // whose allocations come from a private pool: every tensor the captured run made, including
+  // what `body` kept, lives at a fixed address that each replay writes again. `body` must queue
+  // work only (no host reads, no synchronisation). An exception from the body ends the capture
+  // and is rethrown; the capture's own failure throws c10::Error.
+  virtual std::unique_ptr<CudaGraph> capture_graph(c10::Device device, const std::function<void()>& body) const = 0;
   // docsift's own kernels (lib/docsift/device/cuda_plugin/): false when the plugin was built without nvcc.
   virtual bool has_w8a16_kernel() const = 0;
   // device::cuda_plugin::w8a16_gemv (same contract) on `device`'s current LibTorch stream.
@@ -45,7 +62,7 @@ class CudaBackend {
 };
 
 // Bumped whenever CudaBackend changes, so that a plugin from another build is refused, not called.
-constexpr int kCudaBackendAbi = 1;
+constexpr int kCudaBackendAbi = 2;
 
 // Loads the plugin once per process and returns it, or nullptr with the reason in `*why`: this
 // build's LibTorch has no CUDA, or the plugin (or a CUDA library it needs) could not be loaded.

@@ -62,6 +62,9 @@ class Sequence {
   virtual at::Tensor extend(const std::vector<int32_t>& tokens) = 0;
   // One token: extend({token}).
   at::Tensor decode(int32_t token) { return extend({token}); }
+  // Whether one-token steps may replay a CUDA graph (model/decode_graph.h) where the family, the
+  // device and the cache allow one; off until asked. Families without graphs ignore it.
+  virtual void allow_graphs(bool allowed) { (void)allowed; }
   // Bytes this sequence holds on the compute device and in host memory (caches, image state).
   virtual std::size_t device_bytes() const = 0;
   virtual std::size_t host_bytes() const = 0;

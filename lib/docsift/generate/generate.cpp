@@ -189,6 +189,7 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
   const int64_t room = options.keys ? options.keys->stream_tokens(options.max_new_tokens) : options.max_new_tokens;
   const std::unique_ptr<family::Sequence> sequence = model.start(image_state, image, result.prompt_tokens + room, options.cache);
   image_state.reset();  // the sequence holds what it needs of it
+  sequence->allow_graphs(options.cuda_graphs);
   at::Tensor logits = sequence->prefill(prompt);
   // After prefill: cross-attention keys and values exist only from then on.
   result.cache_device_bytes = sequence->device_bytes();

@@ -34,6 +34,9 @@ struct GenerationOptions {
   std::shared_ptr<const KeyPlan> keys;
   // Where the KV cache lives: on the model's device, or in host memory a layer at a time.
   model::CachePlacement cache = model::CachePlacement::kDevice;
+  // Decode steps as CUDA graph replays where the family, device and cache allow it
+  // (family::Sequence::allow_graphs; generation.cuda_graphs).
+  bool cuda_graphs = true;
   // Called before the vision encoder, before prefill, before each decode step and before each
   // extend (step counts decode steps, or extends, from 1; 0 elsewhere). Fault injection throws from here; nothing else should.
   std::function<void(Stage, int step)> before_stage;

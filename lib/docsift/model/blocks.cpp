@@ -99,4 +99,12 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   return at::scaled_dot_product_attention(q, keys, values, mask);
 }
 
+at::Tensor attention_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& visible) {
+  const int64_t groups = q.size(1) / k.size(1);
+  if (groups == 1) return at::scaled_dot_product_attention(q, k, v, visible);
+  const int64_t b = q.size(0), hd = q.size(3);
+  return at::scaled_dot_product_attention(q.reshape({b, k.size(1), groups, hd}), k, v, visible)
+      .reshape({b, q.size(1), 1, hd});
+}
+
 }  // namespace docsift::model

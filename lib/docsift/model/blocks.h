@@ -46,5 +46,10 @@ at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables);
 // Softmax attention. q [B, nh, T, hd]; k, v [B, nkv, S, hd] with nh a multiple of nkv (grouped
 // query attention). `causal`: query i (at absolute position S − T + i) sees keys ≤ its position.
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal);
+// One query position over a whole fixed-size cache: q [B, nh, 1, hd], k and v [B, nkv, S, hd], and
+// `visible` [1, 1, 1, S] bool, true at the positions written so far (the query's own included).
+// Grouped heads are read in place as in attention()'s decode step. Shapes never depend on how
+// much of the cache is filled, so a CUDA graph can replay it (model/decode_graph.h).
+at::Tensor attention_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& visible);
 
 }  // namespace docsift::model

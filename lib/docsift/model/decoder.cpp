@@ -1,7 +1,9 @@
 #include "docsift/model/decoder.h"
 
+#include <ATen/ops/arange.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/embedding.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/silu.h>
 
 #include <algorithm>
@@ -118,6 +120,13 @@ at::Tensor Decoder::residual_add(const at::Tensor& x, const at::Tensor& update) 
 
 at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_t cache_layer,
                           const RopeTables& rope) const {
+  return layer_with(i, x, rope, [&](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+    const auto [keys, values] = cache.append(cache_layer, k, v);
+    return attention(q, keys, values, /*causal=*/true);
+  });
+}
+
+at::Tensor Decoder::layer_with(int64_t i, const at::Tensor& x, const RopeTables& rope, const Attend& attend) const {
   const DecoderConfig& c = config_;
   const Layer& l = layers_[static_cast<std::size_t>(i)];
   const at::ScalarType dtype = numerics_.dtype;
@@ -138,11 +147,40 @@ at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_
   const at::Tensor q = qk.narrow(2, 0, c.heads).transpose(1, 2);
   const at::Tensor k = qk.narrow(2, c.heads, c.kv_heads).transpose(1, 2);
   const at::Tensor v = qkv.narrow(2, c.heads + c.kv_heads, c.kv_heads).transpose(1, 2);
-  const auto [keys, values] = cache.append(cache_layer, k, v);
-  const at::Tensor a = attention(q, keys, values, /*causal=*/true).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
+  const at::Tensor a = attend(q, k, v).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
   const at::Tensor after_attention = residual_add(x, linear(a, l.o, &scratch_));
   const at::Tensor m = as_dtype(rms_norm(after_attention, l.post_norm, c.rms_eps), dtype);
   return residual_add(after_attention, swiglu(l.mlp, m, &scratch_));
+}
+
+bool Decoder::fixed_step_supported(int64_t capacity) const {
+  return config_.cross_layers.empty() && (!config_.rope.dynamic || capacity <= config_.rope.max_position_embeddings);
+}
+
+FixedStep Decoder::fixed_step(int64_t capacity) const {
+  if (!fixed_step_supported(capacity)) throw Error("Decoder::fixed_step: this decoder's steps depend on the length");
+  const auto ids = at::TensorOptions().dtype(at::kLong).device(device_);
+  // rope(0, capacity) is [capacity, 1, hd]; the step picks its row by position.
+  const RopeTables tables = rope(0, capacity);
+  return {at::zeros({1}, ids), at::zeros({1}, ids), tables.cos.squeeze(1), tables.sin.squeeze(1),
+          at::arange(capacity, ids)};
+}
+
+at::Tensor Decoder::forward_fixed(const FixedStep& step, DeviceKVCache& cache) const {
+  // [1, 1, hd] each, as rope(position, 1) would give; [1, 1, 1, capacity] true up to the position.
+  const RopeTables rope{step.cos.index_select(0, step.position).unsqueeze(1),
+                        step.sin.index_select(0, step.position).unsqueeze(1)};
+  const at::Tensor visible = step.slots.le(step.position).view({1, 1, 1, -1});
+  at::Tensor x = to_residual(at::embedding(embed_, step.ids).unsqueeze(0));  // [1, 1, H]
+  for (int64_t i = 0; i < config_.layers; ++i) {
+    x = layer_with(i, x, rope, [&](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+      const auto [keys, values] = cache.storage(i);
+      keys.index_copy_(2, step.position, k);
+      values.index_copy_(2, step.position, v);
+      return attention_step(q, keys, values, visible);
+    });
+  }
+  return logits(x);
 }
 
 at::Tensor Decoder::logits(const at::Tensor& x) const {

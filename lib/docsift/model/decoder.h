@@ -8,6 +8,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,17 @@ SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden
 at::Tensor swiglu(const SwiGLU& mlp, const at::Tensor& x, const DequantScratch* scratch);
 
 
+// A one-token decode step whose tensors keep their shapes and addresses from step to step, so that
+// a CUDA graph can replay it (model/decode_graph.h): the token and its position are device
+// tensors the caller fills, RoPE comes from tables for the cache's whole capacity, and attention
+// reads the whole cache under a mask (attention_step).
+struct FixedStep {
+  at::Tensor ids;       // [1] int64: the token fed
+  at::Tensor position;  // [1] int64: its position, the cache's length before the step
+  at::Tensor cos, sin;  // [capacity, hd] in the dtype, rows as rope(0, capacity) gives them
+  at::Tensor slots;     // [capacity] int64: 0 … capacity − 1, compared with position for the mask
+};
+
 class Decoder {
  public:
   // Names: `prefix` + "embed_tokens.weight", "layers.{i}.…", "norm.weight"; lm_head at `lm_head`
@@ -53,11 +65,22 @@ class Decoder {
   // Every layer in order (cache layer i for layer i), then logits(); commits T tokens to the cache.
   // For decoders without cross-attention layers.
   at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
+  // Whether forward_fixed gives what forward gives for every position below `capacity`: no
+  // cross-attention layers, and RoPE tables that do not depend on the sequence's length (dynamic
+  // NTK scaling changes them past max_position_embeddings).
+  bool fixed_step_supported(int64_t capacity) const;
+  // Buffers for forward_fixed over a cache of `capacity` tokens, on the decoder's device.
+  FixedStep fixed_step(int64_t capacity) const;
+  // One token through every layer as `step` says, writing keys and values at step.position of
+  // `cache` (commit is the caller's, once the step ran): float32 logits [V]. Queues device work
+  // only, no host reads.
+  at::Tensor forward_fixed(const FixedStep& step, DeviceKVCache& cache) const;
   // RoPE tables for layer(), shaped [T, 1, hd]: it rotates q and k as [1, T, heads, hd].
   RopeTables rope(int64_t start, int64_t length) const;
   // x + update in the residual stream's dtype (clamped under float16_residual: clamp).
   at::Tensor residual_add(const at::Tensor& x, const at::Tensor& update) const;
   const Numerics& numerics() const { return numerics_; }
+  at::Device embed_device() const { return device_; }  // where the weights are
   // The dequantize scratch, shared with the family's own layers (int8 only; else empty).
   const DequantScratch* scratch() const { return &scratch_; }
 
@@ -66,6 +89,11 @@ class Decoder {
   bool defined() const;                 // every weight loaded (false after a load problem was recorded)
 
  private:
+  // Attention for layer_with(): q [1, nh, T, hd], k and v [1, nkv, T, hd] (rotated) → [1, nh, T, hd];
+  // it also stores k and v wherever the caller keeps them.
+  using Attend = std::function<at::Tensor(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)>;
+  at::Tensor layer_with(int64_t i, const at::Tensor& x, const RopeTables& rope, const Attend& attend) const;
+
   struct Layer {  // empty at cross-attention indices
     at::Tensor input_norm, post_norm;
     at::Tensor q_norm, k_norm;  // [hd], Qwen3 only

@@ -50,9 +50,10 @@ class KVCache {
   // hd], valid until the next append. The length advances once per forward pass, in commit().
   virtual std::pair<at::Tensor, at::Tensor> append(int64_t layer, const at::Tensor& k, const at::Tensor& v) = 0;
   void commit(int64_t tokens) { length_ += tokens; }
+  // Throws docsift::Error when `tokens` more would not fit.
+  void check_room(int64_t tokens) const;
 
  protected:
-  void check_room(int64_t tokens) const;
 
   KVCacheShape shape_;
   int64_t length_ = 0;
@@ -65,6 +66,9 @@ class DeviceKVCache final : public KVCache {
   std::size_t device_bytes() const override;
   std::size_t host_bytes() const override { return 0; }
   std::pair<at::Tensor, at::Tensor> append(int64_t layer, const at::Tensor& k, const at::Tensor& v) override;
+  // `layer`'s whole storage, [1, kv_heads, capacity, hd] each, for a step that writes its own
+  // position and masks the rest (Decoder::forward_fixed).
+  std::pair<at::Tensor, at::Tensor> storage(int64_t layer) const { return {keys_[layer], values_[layer]}; }
 
  private:
   std::vector<at::Tensor> keys_, values_;

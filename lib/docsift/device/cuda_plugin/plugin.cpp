@@ -23,6 +23,9 @@ class Backend final : public CudaBackend {
   void set_memory_fraction(c10::Device device, double fraction) const override {
     cuda_plugin::set_memory_fraction(device, fraction);
   }
+  std::unique_ptr<CudaGraph> capture_graph(c10::Device device, const std::function<void()>& body) const override {
+    return cuda_plugin::capture_graph(device, body);
+  }
   bool has_w8a16_kernel() const override { return DOCSIFT_WITH_CUDA_KERNELS != 0; }
   bool w8a16_gemv(device::cuda_plugin::ActType type, const void* x, const int8_t* w, const float* scale, const void* bias,
                   void* y, int64_t rows, int64_t n, int64_t k, c10::Device device) const override {

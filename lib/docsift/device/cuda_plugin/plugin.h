@@ -4,6 +4,10 @@
 
 #include <c10/core/Device.h>
 
+#include <functional>
+#include <memory>
+
+#include "docsift/device/cuda_backend.h"
 #include "docsift/device/readings.h"
 #include "docsift/device/devices.h"
 
@@ -15,5 +19,6 @@ void empty_cache();
 void reset_peak(c10::Device device);
 void synchronize(c10::Device device);
 void set_memory_fraction(c10::Device device, double fraction);
+std::unique_ptr<CudaGraph> capture_graph(c10::Device device, const std::function<void()>& body);  // graph.cpp
 
 }  // namespace docsift::device::cuda_plugin

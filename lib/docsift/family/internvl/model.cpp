@@ -11,6 +11,7 @@
 #include "docsift/error.h"
 #include "docsift/family/memory_shape.h"
 #include "docsift/model/checkpoint.h"
+#include "docsift/model/decode_graph.h"
 #include "docsift/model/weights.h"
 
 namespace docsift::family::internvl {
@@ -232,6 +233,8 @@ at::Tensor InternVLModel::forward(const at::Tensor& embeds, KVCache& cache) cons
   return w_->text->forward(embeds, cache);
 }
 
+const model::Decoder& InternVLModel::decoder() const { return *w_->text; }
+
 }  // namespace docsift::family::internvl
 
 // ---------------------------------------------------------------------------------------------
@@ -254,17 +257,28 @@ class InternVLSequence final : public family::Sequence {
     return logits;
   }
   at::Tensor extend(const std::vector<int32_t>& tokens) override {
+    if (tokens.size() == 1 && graphs_ == Graphs::kAllowed) {
+      // The first decode step decides: a CUDA graph when the decoder and cache allow one.
+      auto* cache = dynamic_cast<model::DeviceKVCache*>(cache_.get());
+      graphs_ = cache != nullptr && model::DecodeGraph::supported(model_.decoder(), *cache) ? Graphs::kOn : Graphs::kOff;
+      if (graphs_ == Graphs::kOn) graph_ = std::make_unique<model::DecodeGraph>(model_.decoder(), *cache);
+    }
+    if (tokens.size() == 1 && graphs_ == Graphs::kOn) return graph_->step(tokens[0]);
     // After prefill no image token can follow: [1, k, hidden] from the embeddings alone.
     const at::Tensor ids = at::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), at::kLong);
     return model_.forward(model_.embed_tokens(ids).unsqueeze(0), *cache_);
   }
   std::size_t device_bytes() const override { return cache_->device_bytes(); }
   std::size_t host_bytes() const override { return cache_->host_bytes(); }
+  void allow_graphs(bool allowed) override { graphs_ = allowed ? Graphs::kAllowed : Graphs::kOff; }
 
  private:
+  enum class Graphs { kOff, kAllowed, kOn };
   const InternVLModel& model_;
   at::Tensor features_;
   std::unique_ptr<KVCache> cache_;
+  Graphs graphs_ = Graphs::kOff;
+  std::unique_ptr<model::DecodeGraph> graph_;  // declared after cache_: destroyed before it
 };
 
 }  // namespace

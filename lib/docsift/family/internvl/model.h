@@ -72,6 +72,7 @@ class InternVLModel final : public family::Model {
   // Runs the decoder over embeds [1, T, hidden] at positions [cache.length(), +T), appends to the
   // cache, and returns the float32 logits of the last position, [vocab].
   at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
+  const model::Decoder& decoder() const;  // the language model
   // A cache sized for `capacity` tokens in this model's dtype, on its device or offloaded.
   std::unique_ptr<KVCache> make_cache(int64_t capacity, CachePlacement placement = CachePlacement::kDevice) const;
   KVCacheShape cache_shape(int64_t capacity) const;
