@@ -232,6 +232,58 @@ std::string name_of(const std::string& text) {
   return clean_text(name);
 }
 
+}  // namespace
+
+std::string repair_name(const std::string& name, const Rules& rules) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t end = name.find(' ', start);
+    if (end == std::string::npos) end = name.size();
+    std::string word = name.substr(start, end - start);
+    // Dotted initials: single characters each followed by a dot, capitals and at least one digit.
+    bool initials = word.size() >= 4, digit = false;
+    for (std::size_t i = 0; initials && i < word.size(); ++i) {
+      const char c = word[i];
+      if (i % 2 == 1) initials = c == '.';
+      else initials = std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
+      digit = digit || std::isdigit(static_cast<unsigned char>(c));
+    }
+    if (initials && digit) {
+      for (std::size_t i = 0; i < word.size(); i += 2) {
+        static const std::string kDigits = "0158", kLetters = "OISB";
+        if (const auto at = kDigits.find(word[i]); at != std::string::npos) word[i] = kLetters[at];
+      }
+    }
+    // A word of trade misread by one letter; only letters, so "(KE)" or "D.I.Y." stay as they are.
+    const bool letters = std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (letters && word.size() >= 6) {
+      const std::string lowered = casefold(word);
+      if (std::find(rules.business_words.begin(), rules.business_words.end(), lowered) == rules.business_words.end()) {
+        const std::string* match = nullptr;
+        int matches = 0;
+        for (const auto& w : rules.business_words) {
+          if (edit_distance(lowered, w, 1) <= 1) match = &w, ++matches;
+        }
+        if (matches == 1) {
+          const bool upper = std::all_of(word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+          std::string fixed = *match;
+          for (std::size_t i = 0; i < fixed.size(); ++i) {
+            const bool up = upper || (i == 0 && std::isupper(static_cast<unsigned char>(word[0])));
+            if (up) fixed[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(fixed[i])));
+          }
+          word = fixed;
+        }
+      }
+    }
+    out += (out.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out;
+}
+
+namespace {
+
 // A postcode: four or five digits on their own.
 const std::regex kPostcode(R"((^|[^\d])\d{4,5}([^\d]|$))");
 
@@ -359,6 +411,7 @@ Rules load_rules(const std::string& source) {
     rules.not_supplier = strings(root["not_supplier"], source + ": not_supplier");
     rules.address_words = strings(root["address_words"], source + ": address_words");
     rules.regions = strings(root["regions"], source + ": regions");
+    for (const auto& w : strings(root["business_words"], source + ": business_words")) rules.business_words.push_back(casefold(w));
     const YAML::Node months = root["months"];
     if (!months || !months.IsSequence() || months.size() != 12)
       throw ConfigError(source + ": months: expected 12 lists, January first");
@@ -806,7 +859,7 @@ class FieldFinder {
                       has_any(r[*next].lowered, rules.company_forms)))) {
           name += " " + name_of(r[*next].text);
         }
-        set("SUPPLIER", name, *best);
+        set("SUPPLIER", repair_name(name, rules), *best);
         supplier_block = r[*best].block;
         supplier_at = best;
       }

@@ -31,6 +31,9 @@ struct Rules {
   std::vector<LabelRule> fields;
   TotalRules total;
   std::vector<std::string> company_forms, not_supplier, address_words, regions;
+  // Words of trade that sellers' names carry (hardware, stationery, bakery, …), lower case: a word
+  // of a name one OCR edit away from exactly one of them is read as it (repair_name).
+  std::vector<std::string> business_words;
   std::vector<std::string> table_description, table_quantity, table_price;
   std::vector<std::string> banks;
   Lexicon lexicon;
@@ -39,6 +42,12 @@ struct Rules {
 // How numeric dates are read: day first, month first, or decided per page from the dates that can
 // only be read one way (day first when none can).
 enum class DateOrderRule { Dmy, Mdy, Auto };
+
+// A seller's name as OCR read it, with two kinds of misreading undone: a digit among the capitals
+// of dotted initials ("D.1.Y." → "D.I.Y."; 0, 1, 5, 8 → O, I, S, B), and a word of six letters or
+// more one edit away from exactly one of `rules.business_words` ("HARDUARE" → "HARDWARE"), written
+// in the word's own case.
+std::string repair_name(const std::string& name, const Rules& rules);
 
 // `source`: "builtin:ocr-rules" or a YAML file in that layout. Throws docsift::ConfigError naming
 // the source and the problem (an unknown kind, a field listed twice, an empty label list).
