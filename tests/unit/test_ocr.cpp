@@ -388,6 +388,16 @@ TEST_CASE("OCR dates as the world prints them: month names in seven languages, t
   CHECK(date("14 MAR 2048") == "14/03/2018");                   // 4 for 1
   CHECK(date("02/05/2055") == "02/05/2055");                    // no known misread: as read
   CHECK(date("Due 30/06/2026") == "30/06/2026");                // next year is a date, not a misread
+  // As Tesseract read ../shared/data/sroie-train/054.jpg, 204.jpg and 485.jpg.
+  CHECK(date("12-02-2618 11:34:45 AM") == "12/02/2018");        // the year's second digit: 6 for 0
+  CHECK(date("Bate: 08/49/2017") == "08/09/2017");              // 4 for 0 in the month (4 for 1: 19)
+  CHECK(date("Date: 41/03/2018") == "<none>");                  // 4 for 0 or for 1: 01 or 11, no choice
+  CHECK(date("BATES O4/09/2U17 enn") == "04/09/2017");          // look-alike letters in a date's shape
+  CHECK(date("Ref O4/U9") == "<none>");                         // no date's shape: left as read
+  // A three-letter month one letter off, between a day and a year: only when one month is that close.
+  CHECK(date("CB#: 4507 25/Fcb/2017 07:43:54") == "25/02/2017");
+  CHECK(date("25/Fen/2017") == "<none>");                       // Feb, or Italian gen(naio)
+  CHECK(date("25 Fcb 2017") == "<none>");                       // without separators it is no date
   const auto found = find_dates("11/15/2019 and 03/04/2019", lexicon());
   REQUIRE(found.size() == 2);
   CHECK(found[0].month_first_only);

@@ -76,6 +76,48 @@ int month_of(std::string_view word, const Lexicon& lexicon) {
   return 0;
 }
 
+// A three-letter month between a day and a year with one separator ("25/Fen/2017"): the one
+// three-letter name one letter away, or 0 when none or several are.
+int fuzzy_month_abbreviation(std::string_view word, const Lexicon& lexicon) {
+  if (word.size() != 3) return 0;
+  const std::string folded = casefold(word);
+  int found = 0, count = 0;
+  for (int m = 0; m < 12; ++m) {
+    for (const auto& name : lexicon.months[static_cast<std::size_t>(m)]) {
+      if (name.size() != 3) continue;
+      int differ = 0;
+      for (std::size_t i = 0; i < 3; ++i) differ += name[i] != folded[i] ? 1 : 0;
+      if (differ == 1 && found != m + 1) found = m + 1, ++count;
+    }
+  }
+  return count == 1 ? found : 0;
+}
+
+// A numeric date with look-alike letters for digits, as a whole run of non-spaces ("O4/09/2U17"):
+// O, o and U become 0, I, l and a bar 1. Only where the run has a date's shape, at least four real
+// digits and at most two such letters (ocr_digits does the rest, without U, for every number).
+std::string date_lookalikes(std::string_view text) {
+  static const std::regex kShape(R"(^[0-9OoUIl|]{1,2}([/.\-])[0-9OoUIl|]{1,2}\1[0-9OoUIl|]{2,4}$)");
+  std::string out(text);
+  std::size_t i = 0;
+  while (i < out.size()) {
+    while (i < out.size() && out[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < out.size() && out[j] != ' ') ++j;
+    const std::string run = out.substr(i, j - i);
+    const auto digits = std::count_if(run.begin(), run.end(), [](char c) { return is_digit(c); });
+    const auto letters = std::count_if(run.begin(), run.end(), [](char c) { return std::string_view("OoUIl|").find(c) != std::string_view::npos; });
+    if (letters > 0 && letters <= 2 && digits >= 4 && std::regex_match(run, kShape)) {
+      for (std::size_t k = i; k < j; ++k) {
+        if (out[k] == 'O' || out[k] == 'o' || out[k] == 'U') out[k] = '0';
+        if (out[k] == 'I' || out[k] == 'l' || out[k] == '|') out[k] = '1';
+      }
+    }
+    i = j;
+  }
+  return out;
+}
+
 int number(std::string_view digits) {
   int v = 0;
   for (const char c : digits.substr(0, 6)) v = v * 10 + (c - '0');
@@ -84,14 +126,18 @@ int number(std::string_view digits) {
 
 // A year as printed: 4 digits, or 2 (20YY).
 // The digits OCR reads in place of another on receipts (bench/ocr/README.md, "Dates"): a 0 with a
-// smudge or a broken stroke as 6, 8, 9 or 2, a 1 with a serif as 7 or 4. Tried one digit at a time,
-// and only where a date as read cannot be one.
-constexpr std::array<std::pair<char, char>, 6> kDigitMisreads{
+// smudge or a broken stroke as 6, 8, 9, 2 or 4, a 1 with a serif as 7 or 4. Tried one digit at a
+// time, and only where a date as read cannot be one; a repair counts only when it is the one way.
+constexpr std::array<std::pair<char, char>, 7> kDigitMisreads{
+    {{'6', '0'}, {'8', '0'}, {'9', '0'}, {'2', '0'}, {'4', '0'}, {'7', '1'}, {'4', '1'}}};
+// In a year, a 4 is a misread 1 only: "2048" is "2018", not "2008".
+constexpr std::array<std::pair<char, char>, 6> kYearMisreads{
     {{'6', '0'}, {'8', '0'}, {'9', '0'}, {'2', '0'}, {'7', '1'}, {'4', '1'}}};
 
 // A document is not dated more than a year ahead of the clock: "2078" on a receipt is "2018"
-// misread. A year past that is repaired when one misread of its third digit brings it to 2000 or
-// later and no later than next year; otherwise it stays as read.
+// misread, "2618" too. A year past that is repaired when one misread of its second or third digit
+// brings it to 2000 or later and no later than next year, and only one does; otherwise it stays as
+// read.
 int repaired_year(int y) {
   static const int limit = [] {
     const std::time_t now = std::time(nullptr);
@@ -99,14 +145,17 @@ int repaired_year(int y) {
     gmtime_r(&now, &utc);
     return utc.tm_year + 1900 + 1;
   }();
-  if (y <= limit || y > 2099) return y;
-  const int third = (y / 10) % 10;
-  for (const auto& [read, meant] : kDigitMisreads) {
-    if ('0' + third != read) continue;
-    const int fixed = y - third * 10 + (meant - '0') * 10;
-    if (fixed >= 2000 && fixed <= limit) return fixed;
+  if (y <= limit || y > 2999) return y;
+  int found = 0, count = 0;
+  for (const int place : {100, 10}) {
+    const int digit = (y / place) % 10;
+    for (const auto& [read, meant] : kYearMisreads) {
+      if ('0' + digit != read) continue;
+      const int fixed = y - digit * place + (meant - '0') * place;
+      if (fixed >= 2000 && fixed <= limit && fixed != found) found = fixed, ++count;
+    }
   }
-  return y;
+  return count == 1 ? found : y;
 }
 
 std::optional<int> year_of(const Token& t) {
@@ -201,7 +250,7 @@ std::string casefold(std::string_view s) {
 }
 
 std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, DateOrder order) {
-  const std::string digits = ocr_digits(text);
+  const std::string digits = ocr_digits(date_lookalikes(text));
   const std::vector<Token> t = tokens_of(digits);
   std::vector<Date> out;
   const auto num = [&](std::size_t i, std::size_t lo, std::size_t hi) {
@@ -261,7 +310,12 @@ std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, Date
         ++k;
       }
       while (k < t.size() && is_mark(t[k], "/-.,")) ++k;
-      const int m = k < t.size() && t[k].kind == Token::Word ? month_of(t[k].text, lexicon) : 0;
+      int m = k < t.size() && t[k].kind == Token::Word ? month_of(t[k].text, lexicon) : 0;
+      // "25/Fen/2017": one separator on each side, the same, and the year right after.
+      if (m == 0 && k == i + 2 && k + 2 < t.size() && t[k].kind == Token::Word && is_mark(t[i + 1], "/-") &&
+          t[k + 1].text == t[i + 1].text && year_of(t[k + 2])) {
+        m = fuzzy_month_abbreviation(t[k].text, lexicon);
+      }
       if (m > 0 && k - i <= 3) {
         std::size_t j = k + 1;
         while (j < t.size() && is_mark(t[j], "/-.,") && j - k <= 2) ++j;
