@@ -4,7 +4,7 @@
 #
 #   bench/gpu/kit.sh pack [KIT=.gpu/kit.tar.xz]   here, after scripts/setup.sh: downloads the .debs
 #                                                 (apt-get download), keeps what a build and a run
-#                                                 need, packs them into one archive (~25 MB)
+#                                                 need, packs them into one archive (~35 MB)
 #   source bench/gpu/kit.sh; kit_build [TARGET...] on the GPU machine: unpacks the kit into
 #                                                 /tmp/docsift-kit, builds into ROOT/build-gpu
 #                                                 (Release, TORCH_CUDA_ARCH_LIST, default 9.0);
@@ -106,10 +106,8 @@ kit_pack() {
 # A stub for each of KIT_STUBS: every function its users import from it, each returning 0.
 _kit_stubs() {
   local lib="$1" work="$2" stub users real sym
-  declare -A cache=()
-  while read -r s p; do [ -n "${cache[$s]:-}" ] || cache[$s]="$p"; done < <(_kit_ldcache)
   for stub in $KIT_STUBS; do
-    real="${cache[$stub]:-}"
+    real="$(_kit_ldcache | awk -v s="$stub" '$1 == s && !seen {print $2; seen = 1}')"
     [ -n "$real" ] || { echo "kit pack: $stub is not installed here" >&2; return 1; }
     : > "$work/stub.s"
     users="$(grep -rl --include='*.so*' -F "$stub" "$lib" 2>/dev/null)"

@@ -10,12 +10,19 @@ import sys
 
 
 def load(path):
+    """One JSON object: the whole file (docsift_bench_decode --json), else its last line
+    (reference_gpu.py prints one line after transformers' own output)."""
     try:
         with open(path) as f:
             text = f.read().strip()
-        return json.loads(text.splitlines()[-1]) if not text.startswith("{\n") else json.loads(text)
-    except (OSError, ValueError, IndexError):
+    except OSError:
         return None
+    for candidate in (text, text.splitlines()[-1] if text else ""):
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            pass
+    return None
 
 
 def main():

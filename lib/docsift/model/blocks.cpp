@@ -12,6 +12,7 @@
 #include <ATen/ops/where.h>
 
 #include <cmath>
+#include <optional>
 
 namespace docsift::model {
 
@@ -77,16 +78,25 @@ at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
   return x.mul(tables.cos).add(rotated.mul(tables.sin));
 }
 
+namespace {
+
+// One query position with grouped heads: the `groups` query heads sharing a kv head become that
+// head's query rows, [B, nh, 1, hd] → [B, nkv, groups, hd], so the cache is read in place instead
+// of copied `groups` times every token. `mask` [1, 1, 1, S] bool, or none.
+at::Tensor grouped_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                        const std::optional<at::Tensor>& mask) {
+  const int64_t b = q.size(0), hd = q.size(3), groups = q.size(1) / k.size(1);
+  return at::scaled_dot_product_attention(q.reshape({b, k.size(1), groups, hd}), k, v, mask)
+      .reshape({b, q.size(1), 1, hd});
+}
+
+}  // namespace
+
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal) {
   const int64_t groups = q.size(1) / k.size(1);
   const int64_t t = q.size(2), s = k.size(2);
-  if (groups > 1 && t == 1) {
-    // Decode step: the `groups` query heads sharing a kv head become that head's query rows,
-    // [B, nh, 1, hd] → [B, nkv, groups, hd], so the cache is read in place instead of copied
-    // `groups` times every token. One query position sees every key: no mask.
-    const int64_t b = q.size(0), hd = q.size(3);
-    return at::scaled_dot_product_attention(q.reshape({b, k.size(1), groups, hd}), k, v).reshape({b, q.size(1), 1, hd});
-  }
+  // Decode step: one query position sees every key, no mask.
+  if (groups > 1 && t == 1) return grouped_step(q, k, v, std::nullopt);
   at::Tensor keys = k, values = v;
   if (groups > 1) {  // [B, nkv, S, hd] → [B, nkv·groups, S, hd], each kv head serving `groups` q heads
     keys = k.repeat_interleave(groups, 1);
@@ -100,11 +110,8 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
 }
 
 at::Tensor attention_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& visible) {
-  const int64_t groups = q.size(1) / k.size(1);
-  if (groups == 1) return at::scaled_dot_product_attention(q, k, v, visible);
-  const int64_t b = q.size(0), hd = q.size(3);
-  return at::scaled_dot_product_attention(q.reshape({b, k.size(1), groups, hd}), k, v, visible)
-      .reshape({b, q.size(1), 1, hd});
+  if (q.size(1) == k.size(1)) return at::scaled_dot_product_attention(q, k, v, visible);
+  return grouped_step(q, k, v, visible);
 }
 
 }  // namespace docsift::model

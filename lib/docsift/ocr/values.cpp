@@ -10,6 +10,8 @@
 #include <regex>
 #include <vector>
 
+#include "docsift/edit_distance.h"
+
 namespace docsift::ocr {
 namespace {
 
@@ -84,18 +86,17 @@ int fuzzy_month_abbreviation(std::string_view word, const Lexicon& lexicon) {
   int found = 0, count = 0;
   for (int m = 0; m < 12; ++m) {
     for (const auto& name : lexicon.months[static_cast<std::size_t>(m)]) {
-      if (name.size() != 3) continue;
-      int differ = 0;
-      for (std::size_t i = 0; i < 3; ++i) differ += name[i] != folded[i] ? 1 : 0;
-      if (differ == 1 && found != m + 1) found = m + 1, ++count;
+      // Same length, one edit: one letter replaced.
+      if (name.size() == 3 && edit_distance(folded, name, 1) == 1 && found != m + 1) found = m + 1, ++count;
     }
   }
   return count == 1 ? found : 0;
 }
 
 // A numeric date with look-alike letters for digits, as a whole run of non-spaces ("O4/09/2U17"):
-// O, o and U become 0, I, l and a bar 1. Only where the run has a date's shape, at least four real
-// digits and at most two such letters (ocr_digits does the rest, without U, for every number).
+// ocr_digits turns O, o, I, l and a bar into digits in every number; a U it leaves, as "RM10U. 00"
+// may be anything. In a run with a date's shape, at least four real digits and at most two such
+// letters, U is 0 too.
 std::string date_lookalikes(std::string_view text) {
   static const std::regex kShape(R"(^[0-9OoUIl|]{1,2}([/.\-])[0-9OoUIl|]{1,2}\1[0-9OoUIl|]{2,4}$)");
   std::string out(text);
@@ -108,10 +109,7 @@ std::string date_lookalikes(std::string_view text) {
     const auto digits = std::count_if(run.begin(), run.end(), [](char c) { return is_digit(c); });
     const auto letters = std::count_if(run.begin(), run.end(), [](char c) { return std::string_view("OoUIl|").find(c) != std::string_view::npos; });
     if (letters > 0 && letters <= 2 && digits >= 4 && std::regex_match(run, kShape)) {
-      for (std::size_t k = i; k < j; ++k) {
-        if (out[k] == 'O' || out[k] == 'o' || out[k] == 'U') out[k] = '0';
-        if (out[k] == 'I' || out[k] == 'l' || out[k] == '|') out[k] = '1';
-      }
+      std::replace(out.begin() + static_cast<long>(i), out.begin() + static_cast<long>(j), 'U', '0');
     }
     i = j;
   }
@@ -124,15 +122,11 @@ int number(std::string_view digits) {
   return v;
 }
 
-// A year as printed: 4 digits, or 2 (20YY).
 // The digits OCR reads in place of another on receipts (bench/ocr/README.md, "Dates"): a 0 with a
 // smudge or a broken stroke as 6, 8, 9, 2 or 4, a 1 with a serif as 7 or 4. Tried one digit at a
 // time, and only where a date as read cannot be one; a repair counts only when it is the one way.
 constexpr std::array<std::pair<char, char>, 7> kDigitMisreads{
     {{'6', '0'}, {'8', '0'}, {'9', '0'}, {'2', '0'}, {'4', '0'}, {'7', '1'}, {'4', '1'}}};
-// In a year, a 4 is a misread 1 only: "2048" is "2018", not "2008".
-constexpr std::array<std::pair<char, char>, 6> kYearMisreads{
-    {{'6', '0'}, {'8', '0'}, {'9', '0'}, {'2', '0'}, {'7', '1'}, {'4', '1'}}};
 
 // A document is not dated more than a year ahead of the clock: "2078" on a receipt is "2018"
 // misread, "2618" too. A year past that is repaired when one misread of its second or third digit
@@ -149,8 +143,9 @@ int repaired_year(int y) {
   int found = 0, count = 0;
   for (const int place : {100, 10}) {
     const int digit = (y / place) % 10;
-    for (const auto& [read, meant] : kYearMisreads) {
-      if ('0' + digit != read) continue;
+    for (const auto& [read, meant] : kDigitMisreads) {
+      // In a year, a 4 is a misread 1 only: "2048" is "2018", not "2008".
+      if ('0' + digit != read || (read == '4' && meant == '0')) continue;
       const int fixed = y - digit * place + (meant - '0') * place;
       if (fixed >= 2000 && fixed <= limit && fixed != found) found = fixed, ++count;
     }
@@ -158,6 +153,7 @@ int repaired_year(int y) {
   return count == 1 ? found : y;
 }
 
+// A year as printed: 4 digits, or 2 (20YY).
 std::optional<int> year_of(const Token& t) {
   if (t.kind != Token::Num || (t.text.size() != 2 && t.text.size() != 4)) return std::nullopt;
   const int y = number(t.text);

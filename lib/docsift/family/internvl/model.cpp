@@ -258,10 +258,12 @@ class InternVLSequence final : public family::Sequence {
   }
   at::Tensor extend(const std::vector<int32_t>& tokens) override {
     if (tokens.size() == 1 && graphs_ == Graphs::kAllowed) {
-      // The first decode step decides: a CUDA graph when the decoder and cache allow one.
-      auto* cache = dynamic_cast<model::DeviceKVCache*>(cache_.get());
-      graphs_ = cache != nullptr && model::DecodeGraph::supported(model_.decoder(), *cache) ? Graphs::kOn : Graphs::kOff;
-      if (graphs_ == Graphs::kOn) graph_ = std::make_unique<model::DecodeGraph>(model_.decoder(), *cache);
+      // The first decode step decides: a CUDA graph when the decoder and cache allow one
+      // (supported() includes the cache being a DeviceKVCache).
+      graphs_ = model::DecodeGraph::supported(model_.decoder(), *cache_) ? Graphs::kOn : Graphs::kOff;
+      if (graphs_ == Graphs::kOn) {
+        graph_ = std::make_unique<model::DecodeGraph>(model_.decoder(), static_cast<model::DeviceKVCache&>(*cache_));
+      }
     }
     if (tokens.size() == 1 && graphs_ == Graphs::kOn) return graph_->step(tokens[0]);
     // After prefill no image token can follow: [1, k, hidden] from the embeddings alone.
