@@ -382,7 +382,7 @@ nlohmann::json profile_decode(const family::Model& model, const family::ImageInp
     mark.reset();
     if (enabled) {
       mark.emplace(at::RecordScope::USER_SCOPE);
-      if (mark->isActive()) mark->before(names[static_cast<std::size_t>(step - first)].c_str());  // const char*: LibTorch 2.4 to 2.11 all take it
+      if (mark->isActive()) mark->before(names[static_cast<std::size_t>(step - first)].c_str());  // const char*: LibTorch 2.7.1 (no string_view overload) and 2.11 both take it
     }
     clock.on_stage(stage, step);
   };
