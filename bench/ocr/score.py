@@ -56,6 +56,8 @@ def day(text):
         return None
     d, mo, y = m.groups()
     mo = int(mo) if mo.isdigit() else MONTHS.get(mo, MONTHS.get(mo[:3], 0))
+    if mo > 12 >= int(d):  # no day-first date ("12/13/2016"): the only calendar day it can be
+        d, mo = mo, int(d)
     y = int(y) + (2000 if len(y) == 2 else 0)
     return int(d), mo, y
 

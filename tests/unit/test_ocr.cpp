@@ -2,6 +2,7 @@
 // OCR), then Tesseract end to end: the samples scored by eval, and pages with nothing to read.
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -548,6 +549,56 @@ TEST_CASE("OCR seller names: a digit in dotted initials and a trade word one mis
   CHECK(e.fields.at("INVOICE_DATE") == "17/01/2018");
 }
 
+TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed sums agree, the rounded total, a credit payment") {
+  // The digits undone: a 6 read for a 0 and the other look-alikes, never into a leading zero.
+  const auto variants = misread_amounts(1166);  // 11.66
+  CHECK(std::count(variants.begin(), variants.end(), 1160) == 1);
+  CHECK(std::count(variants.begin(), variants.end(), 1106) == 1);
+  CHECK(std::count(variants.begin(), variants.end(), 1166) == 0);
+  const auto six_hundred = misread_amounts(600);
+  CHECK(std::count(six_hundred.begin(), six_hundred.end(), 0) == 0);
+  CHECK(misread_amounts(0).empty());
+
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // As Tesseract read ../shared/data/sroie-train/091.jpg: "TOTAL 11.66" under 10.94 + 0.66.
+  auto r = extract_fields(page_of({"RESTORAN DE COFFEE", "Sub Total 10.94", "Total GST 0.66", "TOTAL 11.66"}), rules,
+                          kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "11.60");
+  CHECK(r.checks["total_repaired"] == true);
+  // 446.jpg: total, cash and change all read with a 6 for a 0; cash - change agrees with one repair.
+  r = extract_fields(page_of({"MR. D.I.Y. (KUCHAI) SDN BHD", "Total Incl. GST 6% RM 119.76", "CASH RM 120.06",
+                              "CHANGE RM 0.36"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "RM 119.70");
+  // Nothing to agree with: the total stays as read.
+  r = extract_fields(page_of({"RESTORAN DE COFFEE", "TOTAL 11.66"}), rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "11.66");
+  CHECK_FALSE(r.checks.contains("total_repaired"));
+  // A sum more than one misread away (11.54 + 0.66 = 12.20) repairs nothing.
+  r = extract_fields(page_of({"RESTORAN DE COFFEE", "Sub Total 11.54", "Total GST 0.66", "TOTAL 11.66"}), rules,
+                     kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "11.66");
+  // A PDF's text layer is exact: no misread to undo.
+  Page exact = page_of({"RESTORAN DE COFFEE", "Sub Total 10.94", "Total GST 0.66", "TOTAL 11.66"});
+  exact.exact = true;
+  CHECK(extract_fields(exact, rules, kFieldNames).fields.at("TOTAL") == "11.66");
+
+  // 233.jpg: the total on the rounding line, under its own (misread) label, is what was paid.
+  r = extract_fields(page_of({"AEON CO. (M) BHD", "Sub-total 17.76", "Total Sales Incl GST 17.76",
+                              "Tota] After Adj [nc] GST 17.70"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "17.70");
+  // ... but the rounding's own amount there is not.
+  r = extract_fields(page_of({"AEON CO. (M) BHD", "Total Sales Incl GST 17.76", "Rounding Adj -0.06"}), rules,
+                     kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "17.76");
+  // 630.jpg: paid by credit, no change: what was charged agrees with the rounded total.
+  r = extract_fields(page_of({"99 SPEED MART S/B", "Total Sales (Inclusive GST) RM 45.34", "Rounding Adjustment RM 0.01",
+                              "Rounding RM 45.35", "CREDIT RM 45.35"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "RM 45.35");
+}
+
 TEST_CASE("OCR rules on invoices in other languages: sender line, labels in German, French, Czech, US dates") {
   const Rules rules = load_rules("builtin:ocr-rules");
   auto e = extract_fields(page_of({"Kraxi GmbH · Flugzeugallee 17 · 12345 Papierfeld · Deutschland",
@@ -652,6 +703,36 @@ TEST_CASE("OCR engine on pages with nothing to read: blank, noise, upside down, 
   CHECK(turned["engine"]["prepared"]["turned_180"] == true);
   CHECK(turned["fields"]["TOTAL"] == "$2,480.62");
   CHECK(turned["fields"]["DOCUMENT_TYPE"] == "TAX INVOICE");
+}
+
+TEST_CASE("OCR engine on faint print in a shadow: a page read without its total is read again, evened out") {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  // A sample with its ink at 15% of its darkness, under a shadow that darkens the paper to 40%
+  // from left to right: the first reading finds neither the total nor the date.
+  const at::Tensor sample = docsift::io::read_rgb_image(kSource / "samples/synthetic_invoice_001.png").to(at::kFloat);
+  const at::Tensor light = 1.0 - 0.6 * at::linspace(0, 1, sample.size(1)).view({1, -1, 1});
+  write_bmp(dir / "in/faint.bmp", ((255.0 - (255.0 - sample) * 0.15) * light).round().clamp(0, 255).to(at::kByte));
+  const auto run = [&](const std::string& out, const std::string& extra) {
+    const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                               shell_quote((dir / out).string()) + " --quiet" + extra);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const auto records = journal_lines(dir / out / "results.jsonl");
+    REQUIRE(records.size() == 1);
+    return records.front();
+  };
+  const auto once = run("once", " --set ocr.second_reading=false");
+  CHECK(once["fields"]["TOTAL"] == "N/A");
+  CHECK(once["fields"]["INVOICE_DATE"] == "N/A");
+  CHECK_FALSE(once["engine"].contains("second_reading"));
+  const auto twice = run("twice", "");
+  CHECK(twice["fields"]["TOTAL"] == "$2,480.62");
+  CHECK(twice["fields"]["INVOICE_DATE"] == "03/04/2025");
+  const auto& second = twice["engine"]["second_reading"];
+  CHECK(second["evened"] == true);
+  CHECK(second["mean_confidence"].get<double>() > twice["engine"]["mean_confidence"].get<double>());
+  const auto filled = second["filled"].get<std::vector<std::string>>();
+  CHECK(std::count(filled.begin(), filled.end(), "TOTAL") == 1);
 }
 
 TEST_CASE("OCR engine on PDFs: a born-digital page is read from its text layer with no OCR, a scanned one by OCR") {

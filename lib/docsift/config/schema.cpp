@@ -174,6 +174,8 @@ const std::vector<Field>& schema() {
         "1 or 2: with 2, a tall page (a receipt) is read as two halves at once on two cores " "(bench/ocr/README.md: 1.2x the pages per second; some digits read differently)", 1, 2, [](auto& c) -> auto& { return c.ocr.threads; }),
       word_key("ocr.date_order",
         "auto (day first, unless more of the page's dates can only be read month first than day " "first), dmy or mdy: how numeric dates such as 03/04/2025 are read", {"auto", "dmy", "mdy"}, [](auto& c) -> auto& { return c.ocr.date_order; }),
+      bool_key("ocr.second_reading",
+        "true: a page whose first reading leaves TOTAL or INVOICE_DATE unread is read once more with its " "background evened out (faint thermal print), and the fields still N/A are taken from it", [](auto& c) -> auto& { return c.ocr.second_reading; }),
       bool_key("ocr.pdf_text",
         "true: a PDF page with a usable text layer is read from it, not rendered and OCR'd; false: " "OCR every page", [](auto& c) -> auto& { return c.ocr.pdf_text; }),
       text_key("output.dir",

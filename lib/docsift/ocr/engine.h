@@ -36,6 +36,7 @@ class Engine {
   Result finish(const Page& page, const std::vector<std::string>& field_names, nlohmann::json info);
   Rules rules_;
   DateOrderRule date_order_;
+  bool second_reading_;
   Reader reader_;
 };
 

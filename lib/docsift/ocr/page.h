@@ -33,6 +33,7 @@ struct Page {
   int width = 0, height = 0;
   std::vector<Line> lines;  // top to bottom
   double mean_confidence = 0;  // over the words, 0 when there are none
+  bool exact = false;          // words from a PDF's text layer, as printed: no OCR misread to undo
   int words() const;
 };
 

@@ -61,6 +61,34 @@ std::optional<double> find_skew(const cv::Mat& grey) {
   return angle;
 }
 
+// The page with its background divided out and its ink darkened: faint or unevenly lit thermal
+// print (a photo's shadow, a fading receipt) reads as black on white. The background is the
+// brightest level near each pixel (a max filter wider than a stroke of print, on a quarter-size
+// copy for speed, then smoothed); a pixel's share of it is raised to kInkGamma, so that grey ink
+// darkens and white stays white. bench/ocr/README.md has the settings measured.
+cv::Mat even_out(const cv::Mat& grey) {
+  constexpr int kShrink = 4;
+  constexpr int kWindow = 11;        // 44 page pixels: wider than any stroke of a receipt's print
+  constexpr double kSmooth = 10.0;   // Gaussian sigma, quarter-size pixels
+  constexpr double kInkGamma = 1.5;
+  cv::Mat small, background;
+  cv::resize(grey, small, cv::Size(std::max(1, grey.cols / kShrink), std::max(1, grey.rows / kShrink)), 0, 0,
+             cv::INTER_AREA);
+  cv::dilate(small, background, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(kWindow, kWindow)));
+  cv::GaussianBlur(background, background, cv::Size(0, 0), kSmooth);
+  cv::resize(background, background, grey.size(), 0, 0, cv::INTER_LINEAR);
+  cv::Mat share;
+  grey.convertTo(share, CV_32F);
+  cv::Mat bright;
+  background.convertTo(bright, CV_32F, 1.0, 1.0);
+  cv::divide(share, bright, share);
+  cv::min(share, 1.0, share);
+  cv::pow(share, kInkGamma, share);
+  cv::Mat out;
+  share.convertTo(out, CV_8U, 255.0);
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -177,7 +205,7 @@ Page Reader::recognise(const cv::Mat& grey) {
   return layout_page(std::move(words), grey.cols, grey.rows);
 }
 
-Page Reader::read(const cv::Mat& rgb, Prepared* prepared) {
+Page Reader::read(const cv::Mat& rgb, Prepared* prepared, bool evened) {
   Prepared done;
   cv::Mat grey;
   cv::cvtColor(rgb, grey, cv::COLOR_RGB2GRAY);
@@ -190,6 +218,7 @@ Page Reader::read(const cv::Mat& rgb, Prepared* prepared) {
       done.deskew_degrees = -*angle;
     }
   }
+  if (evened) grey = even_out(grey);
   Page page = recognise(grey);
   // Upside down: a doubtful reading is tried turned 180°, and the better one kept.
   if (page.words() < kDoubtfulWords || page.mean_confidence < kDoubtfulConfidence) {

@@ -2,7 +2,9 @@
 // after the preparation that helped on the measured pages (bench/ocr/README.md): grey, deskewed
 // (Leptonica's skew search), and turned 180° when it reads better upside down. Upscaling,
 // adaptive binarisation and reading doubtful lines again on their own were measured too and left
-// out: none helped on the receipts, and each cost time. One reader per process; not thread-safe
+// out as a first reading: none helped on the receipts, and each cost time. An evened-out page
+// (background divided out, ink darkened) is the engine's second reading of a page whose first
+// left its total or date unread (engine.h). One reader per process; not thread-safe
 // (it runs its own second thread for the lower half of a tall page).
 #pragma once
 
@@ -41,7 +43,9 @@ class Reader {
   Reader& operator=(const Reader&) = delete;
 
   // `rgb`: 8-bit, 3 channels. Word boxes are in the pixels of the page as read (deskewed, turned).
-  Page read(const cv::Mat& rgb, Prepared* prepared = nullptr);
+  // `evened`: the page's background evened out and its ink darkened first (even_out in
+  // reader.cpp), for faint thermal print; the engine's second reading.
+  Page read(const cv::Mat& rgb, Prepared* prepared = nullptr, bool evened = false);
 
   static std::string version();
 

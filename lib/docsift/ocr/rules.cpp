@@ -604,12 +604,35 @@ class FieldFinder {
       if ((paid && c.amount.cents == *paid) ||
           (tendered_exact && c.amount.cents == *tendered_exact))
         score += 250;  // two printed figures agree with it: the strongest evidence there is
-      if (rounding_line && r[c.segment].line > *rounding_line)
-        score += 110;  // rounded: what was paid
+      // Rounded: what was paid. Below the rounding line, or on it with a total's own label
+      // ("Total After Adj Incl GST 17.70"), not the rounding's ("Rounding Adj -0.02").
+      if (rounding_line && (r[c.segment].line > *rounding_line ||
+                            (r[c.segment].line == *rounding_line && c.strength >= 2)))
+        score += 130;
       if (sub && tax && c.amount.cents == *sub + *tax) score += 40;
       if (c.amount.cents == largest) score += 15;
       if (c.amount.has_cents) score += 10;
       if (!best || score >= best_score) best = &c, best_score = score;
+    }
+    // A total that no printed sum agrees with, one misread digit away from the one that does
+    // ("TOTAL 11.66" under "Sub Total 10.94" and "GST 0.66"; "119.76" over cash 120.06 and change
+    // 0.36): the one repair that makes it agree is what was printed (bench/ocr/README.md).
+    const auto agrees = [&](long long v) {
+      return (paid && v == *paid) || (tendered_exact && v == *tendered_exact) ||
+             (sub && tax && v == *sub + *tax);
+    };
+    Candidate repaired{};
+    if (best && !page.exact && !agrees(best->amount.cents)) {
+      std::vector<long long> fixes;
+      for (const long long v : misread_amounts(best->amount.cents)) {
+        if (agrees(v)) fixes.push_back(v);
+      }
+      if (fixes.size() == 1) {
+        repaired = *best;
+        repaired.amount.cents = fixes.front();
+        best = &repaired;
+        best_score += 250;
+      }
     }
     // What was paid (tendered - change) is a candidate of its own: "Accepted total 10.00",
     // "Change 5.00" is a total of 5.00.
@@ -660,6 +683,7 @@ class FieldFinder {
     if (!statement && best && best_score > 0) {  // a statement's balances are not a bill's total
       set("TOTAL", format_amount(best->amount.cents, best->amount.currency), best->segment);
       if (best == &from_payment) checks["total_from_payment"] = true;
+      if (best == &repaired) checks["total_repaired"] = true;
       if (best == &from_sum) checks["total_from_sum"] = true;
       if (best == &from_subtotal) checks["total_from_subtotal"] = true;
     }

@@ -13,6 +13,7 @@ struct Settings {
   int threads = 2;                           // 2: a tall page is read as two halves at once
   std::string date_order = "auto";           // auto, dmy or mdy (ocr/rules.h: DateOrderRule)
   bool pdf_text = true;                      // read a PDF's text layer where it is usable
+  bool second_reading = true;                // a page with TOTAL or INVOICE_DATE unread is read again, evened out
 };
 
 }  // namespace docsift::ocr

@@ -128,6 +128,10 @@ int number(std::string_view digits) {
 constexpr std::array<std::pair<char, char>, 7> kDigitMisreads{
     {{'6', '0'}, {'8', '0'}, {'9', '0'}, {'2', '0'}, {'4', '0'}, {'7', '1'}, {'4', '1'}}};
 
+// In an amount, OCR also reads a 5 as 4, 6 or 8's halves, an 8 as 3 (receipts' thermal print,
+// bench/ocr/README.md): these with kDigitMisreads are the digits misread_amounts undoes.
+constexpr std::array<std::pair<char, char>, 4> kAmountMisreads{{{'4', '5'}, {'3', '8'}, {'5', '6'}, {'5', '8'}}};
+
 // A document is not dated more than a year ahead of the clock: "2078" on a receipt is "2018"
 // misread, "2618" too. A year past that is repaired when one misread of its second or third digit
 // brings it to 2000 or later and no later than next year, and only one does; otherwise it stays as
@@ -541,6 +545,26 @@ std::string format_amount(long long cents, std::string_view currency) {
   if (!out.empty() && std::isalpha(static_cast<unsigned char>(out.front())))
     out += ' ';  // "RM 9.90", "Kč 1.00"
   return out + grouped + "." + frac;
+}
+
+std::vector<long long> misread_amounts(long long cents) {
+  std::vector<long long> out;
+  if (cents <= 0) return out;
+  const std::string digits = std::to_string(cents);
+  const auto undo = [&](const auto& table) {
+    for (std::size_t k = 0; k < digits.size(); ++k) {
+      for (const auto& [read, meant] : table) {
+        if (digits[k] != read || (k == 0 && meant == '0')) continue;  // no leading zero
+        std::string fixed = digits;
+        fixed[k] = meant;
+        const long long v = std::stoll(fixed);
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+      }
+    }
+  };
+  undo(kDigitMisreads);
+  undo(kAmountMisreads);
+  return out;
 }
 
 std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon, bool whole) {

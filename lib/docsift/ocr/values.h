@@ -66,6 +66,9 @@ struct Amount {
 std::vector<Amount> find_amounts(std::string_view text, const Lexicon& lexicon, bool whole = false);
 // "$1,234.56", "€56.02", "RM 9.90", "1,234.56" (no currency): thousands by comma, cents by a dot.
 std::string format_amount(long long cents, std::string_view currency);
+// The amounts one OCR digit misread away from `cents` as read (a 6 for a 0, a 3 for an 8: the
+// tables in values.cpp), without a leading zero; for checking a total against the page's sums.
+std::vector<long long> misread_amounts(long long cents);
 // The last amount with cents in `text` (or a whole one when `whole`), formatted.
 std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon, bool whole = false);
 // The value in cents of an amount as format_amount writes it.
