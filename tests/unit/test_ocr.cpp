@@ -549,7 +549,7 @@ TEST_CASE("OCR seller names: a digit in dotted initials and a trade word one mis
   CHECK(e.fields.at("INVOICE_DATE") == "17/01/2018");
 }
 
-TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed sums agree, the rounded total, a credit payment") {
+TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed sums agree, the rounded total, card payments") {
   // The digits undone: a 6 read for a 0 and the other look-alikes, never into a leading zero.
   const auto variants = misread_amounts(1166);  // 11.66
   CHECK(std::count(variants.begin(), variants.end(), 1160) == 1);
@@ -597,6 +597,15 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
                               "Rounding RM 45.35", "CREDIT RM 45.35"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "RM 45.35");
+  // 596.jpg: no total label readable, a card payment with no change: the card was charged the total.
+  r = extract_fields(page_of({"POPULAR BOOK CO. (M) SDN BHD", "Totd/shfes|Inclusive GST @6.00%: aa 80", "Master Card 63.80"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "63.80");
+  CHECK(r.checks["total_from_card"] == true);
+  // Cash with no change read is not the total: change is often handed back unprinted or unread.
+  r = extract_fields(page_of({"POPULAR BOOK CO. (M) SDN BHD", "Totd/shfes|Inclusive GST @6.00%: aa 80", "Cash 100.00"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "N/A");
 }
 
 TEST_CASE("OCR rules on invoices in other languages: sender line, labels in German, French, Czech, US dates") {

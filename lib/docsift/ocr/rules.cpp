@@ -404,6 +404,14 @@ Rules load_rules(const std::string& source) {
                                            std::tuple{"change", "_CHANGE", "amount"}}) {
       auto labels = strings(total[key], source + ": total." + key);
       rules.fields.push_back({field, kind, labels, std::vector<int>(labels.size(), 0)});
+      // A card payment: tendered, strength 1 (charged exactly). Optional, for rules files that
+      // predate it.
+      if (std::string_view(key) == "tendered" && total["card"]) {
+        for (auto& label : strings(total["card"], source + ": total.card")) {
+          rules.fields.back().labels.push_back(std::move(label));
+          rules.fields.back().strength.push_back(1);
+        }
+      }
     }
     rules.total.tax_summary = strings(total["tax_summary"], source + ": total.tax_summary");
     rules.total.rounding = strings(total["rounding"], source + ": total.rounding");
@@ -590,9 +598,8 @@ class FieldFinder {
       paid = tendered.back().amount.cents - change.back().amount.cents;
     }
     // A card payment has no change: what was tendered was the total.
-    const std::optional<long long> tendered_exact =
-        !tendered.empty() && change.empty() ? std::optional(tendered.back().amount.cents)
-                                            : std::nullopt;
+    // (-1: none; a plain value, as GCC misreads an optional's use in the lambda below.)
+    const long long tendered_exact = !tendered.empty() && change.empty() ? tendered.back().amount.cents : -1;
     const auto sub = cents("SUBTOTAL"), tax = cents("GST");
     long long largest = 0;
     for (const auto& c : totals) largest = std::max(largest, c.amount.cents);
@@ -602,7 +609,7 @@ class FieldFinder {
       long score = c.strength * 100;
       if (tax_summary[r[c.segment].line]) score -= 150;
       if ((paid && c.amount.cents == *paid) ||
-          (tendered_exact && c.amount.cents == *tendered_exact))
+          (tendered_exact >= 0 && c.amount.cents == tendered_exact))
         score += 250;  // two printed figures agree with it: the strongest evidence there is
       // Rounded: what was paid. Below the rounding line, or on it with a total's own label
       // ("Total After Adj Incl GST 17.70"), not the rounding's ("Rounding Adj -0.02").
@@ -618,8 +625,7 @@ class FieldFinder {
     // ("TOTAL 11.66" under "Sub Total 10.94" and "GST 0.66"; "119.76" over cash 120.06 and change
     // 0.36): the one repair that makes it agree is what was printed (bench/ocr/README.md).
     const auto agrees = [&](long long v) {
-      return (paid && v == *paid) || (tendered_exact && v == *tendered_exact) ||
-             (sub && tax && v == *sub + *tax);
+      return v == paid.value_or(-1) || v == tendered_exact || (sub && tax && v == *sub + *tax);
     };
     Candidate repaired{};
     if (best && !page.exact && !agrees(best->amount.cents)) {
@@ -647,6 +653,13 @@ class FieldFinder {
       // was misread (bench/ocr/README.md).
       const long score = 200 + 10 + 10;
       if (!best || score > best_score) best = &from_payment, best_score = score;
+    }
+    // No total read, but a card payment with no change ("Master Card 63.80"): a card is charged
+    // the total exactly.
+    Candidate from_card{};
+    if ((!best || best_score <= 0) && tendered_exact > 0 && tendered.back().strength == 1) {
+      from_card = tendered.back();
+      best = &from_card, best_score = 1;
     }
     // No total label read: an amount below the subtotal that is subtotal + tax ("1 210,00 Kč"
     // under "Celkem bez DPH 1 000,00" and "DPH 21 % 210,00").
@@ -685,6 +698,7 @@ class FieldFinder {
       if (best == &from_payment) checks["total_from_payment"] = true;
       if (best == &repaired) checks["total_repaired"] = true;
       if (best == &from_sum) checks["total_from_sum"] = true;
+      if (best == &from_card) checks["total_from_card"] = true;
       if (best == &from_subtotal) checks["total_from_subtotal"] = true;
     }
   }
