@@ -399,6 +399,13 @@ TEST_CASE("OCR dates as the world prints them: month names in seven languages, t
   CHECK(date("CB#: 4507 25/Fcb/2017 07:43:54") == "25/02/2017");
   CHECK(date("25/Fen/2017") == "<none>");                       // Feb, or Italian gen(naio)
   CHECK(date("25 Fcb 2017") == "<none>");                       // without separators it is no date
+  CHECK(date("1303/2018") == "<none>");                         // an invoice number as likely as a date
+  // ... but under a date label, the day and month OCR joined (../shared/data/sroie-train/055.jpg).
+  const Rules rules = load_rules("builtin:ocr-rules");
+  CHECK(extract_fields(page_of({"HOLLOW PUNCH SDN BHD", "Doc No 80003663 Date: 1303/2018"}), rules, kFieldNames)
+            .fields.at("INVOICE_DATE") == "13/03/2018");
+  CHECK(extract_fields(page_of({"HOLLOW PUNCH SDN BHD", "Inv No: 1303/2018"}), rules, kFieldNames)
+            .fields.at("INVOICE_DATE") == "N/A");
   const auto found = find_dates("11/15/2019 and 03/04/2019", lexicon());
   REQUIRE(found.size() == 2);
   CHECK(found[0].month_first_only);

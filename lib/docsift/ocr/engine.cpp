@@ -62,7 +62,7 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
     out.info["second_reading"] = {{"evened", true},
                                   {"words", again.words()},
                                   {"mean_confidence", round1(again.mean_confidence)},
-                                  {"taken", clearer ? "read fields" : "unread fields"},
+                                  {"clearer", clearer},  // taken wherever it read a field
                                   {"filled", filled}};
     if (!filled.empty()) out.text += "\f" + second.text;  // both readings, for the record
   }

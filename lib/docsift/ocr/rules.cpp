@@ -197,7 +197,15 @@ std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
 std::optional<std::string> parse_kind(const std::string& kind, const std::string& text,
                                       const Lexicon& lexicon, DateOrder order) {
   if (kind == "abn") return parse_abn(text);
-  if (kind == "date") return parse_date(text, lexicon, order);
+  if (kind == "date") {
+    if (auto d = parse_date(text, lexicon, order)) return d;
+    // A labelled date whose first separator OCR lost ("Date: 1303/2018", 13/03/2018). Only under
+    // a date label: "1303/2018" alone is as likely an invoice number.
+    static const std::regex kJoined(R"((^|[^\d])(\d{2})(\d{2})([/.-])(\d{4})([^\d]|$))");
+    std::smatch m;
+    if (!std::regex_search(text, m, kJoined)) return std::nullopt;
+    return parse_date(m[2].str() + m[4].str() + m[3].str() + m[4].str() + m[5].str(), lexicon, order);
+  }
   if (kind == "period") return parse_period(text, lexicon, order);
   if (kind == "amount") return parse_amount(text, lexicon);
   if (kind == "bsb") return parse_bsb(text);

@@ -128,8 +128,8 @@ int number(std::string_view digits) {
 constexpr std::array<std::pair<char, char>, 7> kDigitMisreads{
     {{'6', '0'}, {'8', '0'}, {'9', '0'}, {'2', '0'}, {'4', '0'}, {'7', '1'}, {'4', '1'}}};
 
-// In an amount, OCR also reads a 5 as 4, 6 or 8's halves, an 8 as 3 (receipts' thermal print,
-// bench/ocr/README.md): these with kDigitMisreads are the digits misread_amounts undoes.
+// In an amount OCR also reads 4 for a 5, 3 for an 8, and 5 for a 6 or an 8 (the receipts'
+// misread totals, bench/ocr/README.md): these and kDigitMisreads are what misread_amounts undoes.
 constexpr std::array<std::pair<char, char>, 4> kAmountMisreads{{{'4', '5'}, {'3', '8'}, {'5', '6'}, {'5', '8'}}};
 
 // A document is not dated more than a year ahead of the clock: "2078" on a receipt is "2018"
