@@ -609,6 +609,15 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "63.80");
   CHECK(r.checks["total_from_card"] == true);
+  // 093.jpg: a second, larger subtotal below the first ("NET TOTAL", after a service charge and
+  // tax) is the bill's total; no second one leaves the subtotal as the subtotal.
+  r = extract_fields(page_of({"THREE STOOGES", "1 SUB TOTAL 169.00", "SERVICE CHARGE 10% 16.90", "NET TOTAL 174.9",
+                              "CHANGE 25.10"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "174.90");
+  CHECK(r.fields.at("SUBTOTAL") == "169.00");
+  r = extract_fields(page_of({"THREE STOOGES", "NET TOTAL 174.90", "SUB TOTAL 169.00"}), rules, kFieldNames);
+  CHECK(r.fields.at("SUBTOTAL") == "174.90");
   // Cash with no change read is not the total: change is often handed back unprinted or unread.
   r = extract_fields(page_of({"POPULAR BOOK CO. (M) SDN BHD", "Totd/shfes|Inclusive GST @6.00%: aa 80", "Cash 100.00"}),
                      rules, kFieldNames);

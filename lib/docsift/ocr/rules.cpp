@@ -575,7 +575,21 @@ class FieldFinder {
         if (rule.kind == "none") continue;
         const bool ranked =
             rule.field == "TOTAL" || rule.field == "_TENDERED" || rule.field == "_CHANGE";
-        if (!ranked && found.count(rule.field)) continue;
+        if (!ranked && found.count(rule.field)) {
+          // A second subtotal below the first and larger ("SUB TOTAL 169.00", a service charge
+          // and tax, then "NET TOTAL 174.9"): a running total after them, a weak candidate for
+          // the bill's total.
+          if (rule.field == "SUBTOTAL" && found_at["SUBTOTAL"] < i) {
+            const auto first = cents("SUBTOTAL");
+            for (const auto& [value, from] : value_of(i, h)) {
+              if (const auto a = money(value, true); a && first && a->cents > *first) {
+                totals.push_back({*a, 1, from});
+                break;
+              }
+            }
+          }
+          continue;
+        }
         for (const auto& [value, from] : value_of(i, h)) {
           if (ranked) {
             // A label vouches for a whole amount ("Rs 1939", "Totaal 56").
