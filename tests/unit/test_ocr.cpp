@@ -400,7 +400,7 @@ TEST_CASE("OCR dates as the world prints them: month names in seven languages, t
   CHECK(date("25/Fen/2017") == "<none>");                       // Feb, or Italian gen(naio)
   CHECK(date("25 Fcb 2017") == "<none>");                       // without separators it is no date
   CHECK(date("1303/2018") == "<none>");                         // an invoice number as likely as a date
-  // ... but under a date label, the day and month OCR joined (../shared/data/sroie-train/055.jpg).
+  // ... but under a date label, the day and month OCR joined (SROIE receipt 055, bench/ocr/README.md).
   const Rules rules = load_rules("builtin:ocr-rules");
   CHECK(extract_fields(page_of({"HOLLOW PUNCH SDN BHD", "Doc No 80003663 Date: 1303/2018"}), rules, kFieldNames)
             .fields.at("INVOICE_DATE") == "13/03/2018");
@@ -567,7 +567,7 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
   CHECK(misread_amounts(0).empty());
 
   const Rules rules = load_rules("builtin:ocr-rules");
-  // As Tesseract read ../shared/data/sroie-train/091.jpg: "TOTAL 11.66" under 10.94 + 0.66.
+  // As Tesseract read SROIE receipt 091 (bench/ocr/README.md): "TOTAL 11.66" under 10.94 + 0.66.
   auto r = extract_fields(page_of({"RESTORAN DE COFFEE", "Sub Total 10.94", "Total GST 0.66", "TOTAL 11.66"}), rules,
                           kFieldNames);
   CHECK(r.fields.at("TOTAL") == "11.60");
