@@ -132,6 +132,21 @@ constexpr std::array<std::pair<char, char>, 7> kDigitMisreads{
 // misread totals, bench/ocr/README.md): these and kDigitMisreads are what misread_amounts undoes.
 constexpr std::array<std::pair<char, char>, 4> kAmountMisreads{{{'4', '5'}, {'3', '8'}, {'5', '6'}, {'5', '8'}}};
 
+// Every reading of `digits` with one misread digit of `table` undone: `f(place, fixed)` for each
+// place whose digit is a read one of the table, once per pair. The date and amount repairs
+// (repaired_day_month, misread_amounts) both walk these.
+template <std::size_t N, class F>
+void each_misread(std::string_view digits, const std::array<std::pair<char, char>, N>& table, F&& f) {
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    for (const auto& [read, meant] : table) {
+      if (digits[k] != read) continue;
+      std::string fixed(digits);
+      fixed[k] = meant;
+      f(k, fixed);
+    }
+  }
+}
+
 // A document is not dated more than a year ahead of the clock: "2078" on a receipt is "2018"
 // misread, "2618" too. A year past that is repaired when one misread of its second or third digit
 // brings it to 2000 or later and no later than next year, and only one does; otherwise it stays as
@@ -175,16 +190,10 @@ std::optional<std::pair<int, int>> repaired_day_month(std::string_view a, std::s
   std::optional<std::pair<int, int>> found;
   int count = 0;
   for (int which = 0; which < 2; ++which) {
-    const std::string_view part = which == 0 ? a : b;
-    for (std::size_t k = 0; k < part.size(); ++k) {
-      for (const auto& [read, meant] : kDigitMisreads) {
-        if (part[k] != read) continue;
-        std::string fixed(part);
-        fixed[k] = meant;
-        const int d = which == 0 ? number(fixed) : number(a), m = which == 1 ? number(fixed) : number(b);
-        if (valid_day(d, m, y) && (!found || *found != std::pair{d, m})) found = std::pair{d, m}, ++count;
-      }
-    }
+    each_misread(which == 0 ? a : b, kDigitMisreads, [&](std::size_t, const std::string& fixed) {
+      const int d = which == 0 ? number(fixed) : number(a), m = which == 1 ? number(fixed) : number(b);
+      if (valid_day(d, m, y) && (!found || *found != std::pair{d, m})) found = std::pair{d, m}, ++count;
+    });
   }
   return count == 1 ? found : std::nullopt;
 }
@@ -551,19 +560,13 @@ std::vector<long long> misread_amounts(long long cents) {
   std::vector<long long> out;
   if (cents <= 0) return out;
   const std::string digits = std::to_string(cents);
-  const auto undo = [&](const auto& table) {
-    for (std::size_t k = 0; k < digits.size(); ++k) {
-      for (const auto& [read, meant] : table) {
-        if (digits[k] != read || (k == 0 && meant == '0')) continue;  // no leading zero
-        std::string fixed = digits;
-        fixed[k] = meant;
-        const long long v = std::stoll(fixed);
-        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-      }
-    }
+  const auto add = [&](std::size_t place, const std::string& fixed) {
+    if (place == 0 && fixed[0] == '0') return;  // no leading zero
+    const long long v = std::stoll(fixed);
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   };
-  undo(kDigitMisreads);
-  undo(kAmountMisreads);
+  each_misread(digits, kDigitMisreads, add);
+  each_misread(digits, kAmountMisreads, add);
   return out;
 }
 
