@@ -1,6 +1,7 @@
 # `cmake --install build --prefix P`: P/bin/docsift, P/lib/docsift/libdocsift_cuda.so (with a CUDA
-# LibTorch) and P/share/docsift/configs (the shipped configs, field schema and OCR rules; the
-# default schema and rules are also compiled in). `cpack -G DEB` in the build folder makes a .deb
+# LibTorch), P/share/docsift/configs (the shipped configs, field schema and OCR rules; the
+# default schema and rules are also compiled in) and P/share/docsift/tessdata (Tesseract's larger
+# English model, when setup fetched it). `cpack -G DEB` in the build folder makes a .deb
 # of the same files for /usr.
 #
 # LibTorch is not copied: the installed binary finds the LibTorch it was built against through its
@@ -16,6 +17,9 @@ if(TARGET docsift_cuda)
   install(TARGETS docsift_cuda LIBRARY DESTINATION lib/docsift)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/docsift/configs)
+# Tesseract's larger English model, where scripts/setup.sh fetched it: bin/../share/docsift/tessdata
+# is where the OCR engine's second reading looks for it (ocr/engine.cpp, ocr.evened_model: auto).
+install(FILES ${PROJECT_SOURCE_DIR}/.deps/tessdata/eng.traineddata DESTINATION ${CMAKE_INSTALL_DATADIR}/docsift/tessdata OPTIONAL)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/docsift)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/docsift/docs)
 

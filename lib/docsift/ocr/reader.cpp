@@ -101,13 +101,20 @@ tesseract::PageSegMode segmentation_mode(const ReaderOptions& options) {
                                             : tesseract::PSM_SINGLE_BLOCK;
 }
 
-std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& options) {
+// `datapath`: a folder of language data, or "" for Tesseract's own (TESSDATA_PREFIX, else the
+// Debian package's).
+std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& options, const std::string& datapath) {
   auto api = std::make_unique<tesseract::TessBaseAPI>();
   // Tesseract's own messages (resolution guesses, "Empty page!!") and Leptonica's ("Error in
   // boxClipToRectangle: box outside rectangle") go nowhere: docsift reports what matters itself.
   api->SetVariable("debug_file", "/dev/null");
   setMsgSeverity(L_SEVERITY_NONE);
-  if (api->Init(nullptr, options.language.c_str(), tesseract::OEM_LSTM_ONLY) != 0) {
+  if (api->Init(datapath.empty() ? nullptr : datapath.c_str(), options.language.c_str(), tesseract::OEM_LSTM_ONLY) != 0) {
+    if (!datapath.empty()) {
+      throw FileError("ocr.evened_model " + datapath + ": Tesseract cannot load its " + options.language +
+                      " language data (" + datapath + "/" + options.language.substr(0, options.language.find('+')) +
+                      ".traineddata); run scripts/setup.sh, or set ocr.evened_model to auto or none");
+    }
     throw FileError(
         "ocr.language " + options.language + ": Tesseract cannot load its language data (" +
         std::string(api->GetDatapath() ? api->GetDatapath() : "?") +
@@ -130,6 +137,10 @@ std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& opti
     start = end + 1;
   }
   api->SetPageSegMode(segmentation_mode(options));
+  // Tesseract 5 reads each line under 70% confidence a second time inverted (white on black):
+  // on receipts, where faint lines are many, that cost 4% of the time and never won a field
+  // (bench/ocr/README.md).
+  api->SetVariable("tessedit_do_invert", "0");
   return api;
 }
 
@@ -178,27 +189,33 @@ int blank_row_near_middle(const cv::Mat& grey) {
 
 }  // namespace
 
-Reader::Reader(const ReaderOptions& options) : options_(options), api_(open_tesseract(options)) {}
+Reader::Reader(const ReaderOptions& options) : options_(options) {
+  first_.upper = open_tesseract(options_, "");
+  evened_.datapath = options_.evened_data;
+}
 
 Reader::~Reader() {
-  if (api_) api_->End();
-  if (second_) second_->End();
+  for (Model* model : {&first_, &evened_}) {
+    if (model->upper) model->upper->End();
+    if (model->lower) model->lower->End();
+  }
 }
 
 std::string Reader::version() { return tesseract::TessBaseAPI::Version(); }
 
-Page Reader::recognise(const cv::Mat& grey) {
+Page Reader::recognise(const cv::Mat& grey, Model& model) {
   // A tall page is read as two halves at once, cut at a blank band (bench/ocr/README.md: 1.2x the
   // pages per second on 2 cores, at the cost of some digits read differently). Tesseract's
   // instances are independent; the second is made for the first tall page, so a run of A4 pages
   // or text-layer PDFs never pays for it.
   constexpr int kTallRows = 1200;
   const int cut = options_.threads > 1 && grey.rows >= kTallRows ? blank_row_near_middle(grey) : 0;
-  if (cut == 0) return layout_page(read_words(*api_, grey, 0), grey.cols, grey.rows);
-  if (!second_) second_ = open_tesseract(options_);
+  if (!model.upper) model.upper = open_tesseract(options_, model.datapath);
+  if (cut == 0) return layout_page(read_words(*model.upper, grey, 0), grey.cols, grey.rows);
+  if (!model.lower) model.lower = open_tesseract(options_, model.datapath);
   std::vector<Word> lower;
-  std::thread other([&] { lower = read_words(*second_, grey.rowRange(cut, grey.rows), cut); });
-  std::vector<Word> words = read_words(*api_, grey.rowRange(0, cut), 0);
+  std::thread other([&] { lower = read_words(*model.lower, grey.rowRange(cut, grey.rows), cut); });
+  std::vector<Word> words = read_words(*model.upper, grey.rowRange(0, cut), 0);
   other.join();
   words.insert(words.end(), std::make_move_iterator(lower.begin()),
                std::make_move_iterator(lower.end()));
@@ -219,12 +236,13 @@ Page Reader::read(const cv::Mat& rgb, Prepared* prepared, bool evened) {
     }
   }
   if (evened) grey = even_out(grey);
-  Page page = recognise(grey);
+  Model& model = evened && !evened_.datapath.empty() ? evened_ : first_;
+  Page page = recognise(grey, model);
   // Upside down: a doubtful reading is tried turned 180°, and the better one kept.
   if (page.words() < kDoubtfulWords || page.mean_confidence < kDoubtfulConfidence) {
     cv::Mat turned;
     cv::rotate(grey, turned, cv::ROTATE_180);
-    Page other = recognise(turned);
+    Page other = recognise(turned, model);
     if (other.words() >= kDoubtfulWords && other.mean_confidence > page.mean_confidence + 10) {
       page = std::move(other);
       done.turned = true;

@@ -3,9 +3,10 @@
 // (Leptonica's skew search), and turned 180° when it reads better upside down. Upscaling,
 // adaptive binarisation and reading doubtful lines again on their own were measured too and left
 // out as a first reading: none helped on the receipts, and each cost time. An evened-out page
-// (background divided out, ink darkened) is the engine's second reading of a page whose first
-// left its total or date unread (engine.h). One reader per process; not thread-safe
-// (it runs its own second thread for the lower half of a tall page).
+// (background divided out, ink darkened), read with tessdata's larger English model where setup
+// installed it, is the engine's second reading of a page whose first left its total or date
+// unread or doubtful (engine.h). One reader per process; not thread-safe (it runs its own second
+// thread for the lower half of a tall page).
 #pragma once
 
 #include <memory>
@@ -25,6 +26,9 @@ struct ReaderOptions {
   bool deskew = true;
   std::string segmentation = "block";  // Tesseract's page segmentation: block, auto or sparse
   int threads = 2;                     // 2: a tall page is read as two halves on two threads
+  // A folder of Tesseract language data for the evened reading (tessdata's larger model, which
+  // misreads other digits than Debian's fast one); "" reads it with the first reading's data.
+  std::string evened_data;
 };
 
 // What the preparation did to a page, for its record.
@@ -36,7 +40,7 @@ struct Prepared {
 class Reader {
  public:
   // Throws docsift::FileError when Tesseract or its language data cannot be loaded, naming the
-  // language and the Debian package that provides it.
+  // language and the Debian package that provides it (or the folder of `evened_data`).
   explicit Reader(const ReaderOptions& options);
   ~Reader();
   Reader(const Reader&) = delete;
@@ -44,16 +48,24 @@ class Reader {
 
   // `rgb`: 8-bit, 3 channels. Word boxes are in the pixels of the page as read (deskewed, turned).
   // `evened`: the page's background evened out and its ink darkened first (even_out in
-  // reader.cpp), for faint thermal print; the engine's second reading.
+  // reader.cpp), for faint thermal print, and read with `evened_data`'s model when one was given;
+  // the engine's second reading.
   Page read(const cv::Mat& rgb, Prepared* prepared = nullptr, bool evened = false);
 
   static std::string version();
+  const std::string& evened_data() const { return options_.evened_data; }
 
  private:
-  Page recognise(const cv::Mat& grey);
+  // One language model's Tesseract instances: `upper` reads a page or its upper half, `lower` the
+  // lower half of a tall page, made when first needed.
+  struct Model {
+    std::string datapath;  // "" for Tesseract's own
+    std::unique_ptr<tesseract::TessBaseAPI> upper, lower;
+  };
+  Page recognise(const cv::Mat& grey, Model& model);
   ReaderOptions options_;
-  std::unique_ptr<tesseract::TessBaseAPI> api_;
-  std::unique_ptr<tesseract::TessBaseAPI> second_;  // the lower half of a tall page, made when first needed
+  Model first_;
+  Model evened_;  // with evened_data only, made at the first evened reading
 };
 
 }  // namespace docsift::ocr

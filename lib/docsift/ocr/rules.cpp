@@ -488,6 +488,8 @@ class FieldFinder {
     bank_name();
     sum_check(out.checks);
     for (const auto& name : field_names) out.fields[name] = found.count(name) ? found[name] : "N/A";
+    for (const auto& [name, at] : found_at)
+      if (found.count(name)) out.confidence[name] = r[at].confidence;
     return out;
   }
 

@@ -59,6 +59,9 @@ struct Extraction {
   // missing), and "abn_by_checksum" when the ABN had no label.
   nlohmann::json checks = nlohmann::json::object();
   std::string text;  // the page's lines, one per line: the record's raw_response
+  // Per field found, the mean confidence (Tesseract's 0-100) of the words of the line piece it was
+  // read from: how sure OCR was of what the value was read from. 100 for a PDF's text layer.
+  std::map<std::string, double> confidence;
 };
 
 Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,

@@ -147,36 +147,47 @@ void each_misread(std::string_view digits, const std::array<std::pair<char, char
   }
 }
 
-// A document is not dated more than a year ahead of the clock: "2078" on a receipt is "2018"
-// misread, "2618" too. A year past that is repaired when one misread of its second or third digit
-// brings it to 2000 or later and no later than next year, and only one does; otherwise it stays as
-// read.
-int repaired_year(int y) {
+// A document is not dated more than a year ahead of the clock.
+int latest_year() {
   static const int limit = [] {
     const std::time_t now = std::time(nullptr);
     std::tm utc{};
     gmtime_r(&now, &utc);
     return utc.tm_year + 1900 + 1;
   }();
+  return limit;
+}
+
+// "2078" on a receipt is "2018" misread, "2618" and "2518" too. A year past latest_year() is
+// repaired when one misread of its third digit (kDigitMisreads), or any digit in its second place
+// read for the 0 that a year 2000-2099 has there, brings it to 2000 or later and no later than
+// latest_year(), and only one does; otherwise it stays as read.
+int repaired_year(int y) {
+  const int limit = latest_year();
   if (y <= limit || y > 2999) return y;
   int found = 0, count = 0;
-  for (const int place : {100, 10}) {
-    const int digit = (y / place) % 10;
-    for (const auto& [read, meant] : kDigitMisreads) {
-      // In a year, a 4 is a misread 1 only: "2048" is "2018", not "2008".
-      if ('0' + digit != read || (read == '4' && meant == '0')) continue;
-      const int fixed = y - digit * place + (meant - '0') * place;
-      if (fixed >= 2000 && fixed <= limit && fixed != found) found = fixed, ++count;
-    }
+  const auto consider = [&](int fixed) {
+    if (fixed >= 2000 && fixed <= limit && fixed != found) found = fixed, ++count;
+  };
+  if (const int hundreds = (y / 100) % 10; hundreds != 0) consider(y - hundreds * 100);
+  const int tens = (y / 10) % 10;
+  for (const auto& [read, meant] : kDigitMisreads) {
+    // In a year, a 4 is a misread 1 only: "2048" is "2018", not "2008".
+    if ('0' + tens != read || (read == '4' && meant == '0')) continue;
+    consider(y - tens * 10 + (meant - '0') * 10);
   }
   return count == 1 ? found : y;
 }
 
-// A year as printed: 4 digits, or 2 (20YY).
+// A year as printed: 4 digits, or 2 (20YY). A 4-digit year past latest_year() that no misread
+// explains ("29/09/2059") makes no date.
 std::optional<int> year_of(const Token& t) {
   if (t.kind != Token::Num || (t.text.size() != 2 && t.text.size() != 4)) return std::nullopt;
   const int y = number(t.text);
-  return t.text.size() == 2 ? 2000 + y : repaired_year(y);
+  if (t.text.size() == 2) return 2000 + y;
+  const int repaired = repaired_year(y);
+  if (repaired > latest_year()) return std::nullopt;
+  return repaired;
 }
 
 // Day and month read as `a` and `b` that make no date, one of them no day or month at all: the one
