@@ -17,13 +17,8 @@ DateOrderRule date_order_of(const std::string& s) {
 // The first language of ocr.language that `folder` has no .traineddata file for; "" when it has all.
 std::string missing_language(const std::filesystem::path& folder, const std::string& languages) {
   std::error_code ec;
-  for (std::size_t start = 0; start <= languages.size();) {
-    std::size_t end = languages.find('+', start);
-    if (end == std::string::npos) end = languages.size();
-    const std::string language = languages.substr(start, end - start);
-    if (!language.empty() && !std::filesystem::is_regular_file(folder / (language + ".traineddata"), ec))
-      return language;
-    start = end + 1;
+  for (const std::string& language : language_list(languages)) {
+    if (!std::filesystem::is_regular_file(folder / (language + ".traineddata"), ec)) return language;
   }
   return "";
 }

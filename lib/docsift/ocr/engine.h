@@ -38,7 +38,7 @@ class Engine {
   Rules rules_;
   DateOrderRule date_order_;
   bool second_reading_;
-  std::string evened_model_;  // what the second reading reads with: "larger" (a folder's) or "same"
+  std::string evened_model_;  // what the second reading reads with: the folder of its model, or "same"
   Reader reader_;
 };
 
@@ -48,8 +48,8 @@ class Engine {
 // field is taken from the reading that read it; read differently by both, from the one whose words
 // it came from were read more confidently, or from the second wherever it read a field when it is
 // `clearer` (mean confidence kClearer above the first's). bench/ocr/README.md has the figures: at
-// kDoubtful 35, 35 of the 200 receipts are read twice; at 50, 49 pages and 12% more time for one
-// total and one seller more.
+// kDoubtful 35, 36 of the 200 receipts are read twice; at 50, 49 pages (before the year rule of
+// values.cpp) and 13% more time for one total and one seller more.
 constexpr double kDoubtful = 35.0;
 constexpr double kClearer = 15.0;
 bool wants_second_reading(const Engine::Result& first);

@@ -125,16 +125,12 @@ std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& opti
   // eng): a language asked for and not loaded is named now, before the first page.
   std::vector<std::string> loaded;
   api->GetLoadedLanguagesAsVector(&loaded);
-  for (std::size_t start = 0; start <= options.language.size();) {
-    std::size_t end = options.language.find('+', start);
-    if (end == std::string::npos) end = options.language.size();
-    const std::string wanted = options.language.substr(start, end - start);
-    if (!wanted.empty() && std::find(loaded.begin(), loaded.end(), wanted) == loaded.end()) {
+  for (const std::string& wanted : language_list(options.language)) {
+    if (std::find(loaded.begin(), loaded.end(), wanted) == loaded.end()) {
       throw ConfigError("ocr.language " + options.language + ": Tesseract has no language data for '" + wanted +
                         "' (" + std::string(api->GetDatapath() ? api->GetDatapath() : "?") +
                         "); install it (Debian: tesseract-ocr-" + wanted + ") or remove it from ocr.language");
     }
-    start = end + 1;
   }
   api->SetPageSegMode(segmentation_mode(options));
   // Tesseract 5 reads each line under 70% confidence a second time inverted (white on black):
@@ -188,6 +184,17 @@ int blank_row_near_middle(const cv::Mat& grey) {
 }
 
 }  // namespace
+
+std::vector<std::string> language_list(const std::string& languages) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start <= languages.size();) {
+    std::size_t end = languages.find('+', start);
+    if (end == std::string::npos) end = languages.size();
+    if (end > start) out.push_back(languages.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
 
 Reader::Reader(const ReaderOptions& options) : options_(options) {
   first_.upper = open_tesseract(options_, "");

@@ -12,6 +12,7 @@
 #include <memory>
 #include <opencv2/core/mat.hpp>
 #include <string>
+#include <vector>
 
 #include "docsift/ocr/page.h"
 
@@ -36,6 +37,9 @@ struct Prepared {
   double deskew_degrees = 0;   // rotation applied to straighten it
   bool turned = false;         // read upside down (rotated 180°)
 };
+
+// The languages of an ocr.language value, in order ("eng+deu" → eng, deu); empty names skipped.
+std::vector<std::string> language_list(const std::string& languages);
 
 class Reader {
  public:
