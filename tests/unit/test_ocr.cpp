@@ -627,6 +627,47 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
   CHECK(r.fields.at("TOTAL") == "N/A");
 }
 
+TEST_CASE("OCR totals: the rounding line's sum repairs a misread total and vouches for it") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // 144.jpg as read: the rounding's amount unread ("-J.02"); the subtotal rounded to 5 cents is
+  // 88.95, one misread 8 (read 3) from the total.
+  auto r = extract_fields(page_of({"AEON CO. (M) BHD", "Sub-total 88.97", "Rounding Adj -J.02",
+                                   "Total After Adj Incl GST 83.95", "CASH 100.00"}),
+                          rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "88.95");
+  CHECK(r.checks["total_repaired"] == true);
+  CHECK(r.confidence.at("TOTAL") == 100);  // vouched for by the subtotal
+  // 440.jpg's evened reading: subtotal 14.00, rounding 0.00, total read 14.06.
+  r = extract_fields(page_of({"SANYO STATIONERY", "SUB-TOTAL (GST) 14.00", "ROUNDING 0.00", "TOTAL 14.06"}), rules,
+                     kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "14.00");
+  // The rounding's amount read, with or without its minus sign: subtotal + tax ± rounding.
+  for (const char* rounding : {"Rounding Adj -0.02", "Rounding Adj 0.02"}) {
+    CAPTURE(rounding);
+    r = extract_fields(page_of({"AEON CO. (M) BHD", "Sub-total 83.93", "GST 5.04", rounding, "TOTAL 88.95"}), rules,
+                       kFieldNames);
+    CHECK(r.fields.at("TOTAL") == "88.95");
+    CHECK_FALSE(r.checks.contains("total_repaired"));  // it agrees as read
+    CHECK(r.confidence.at("TOTAL") == 100);
+  }
+  // A rounding line's amount of a unit or more is no rounding (80.00 + 5.00 does not vouch for
+  // 85.00); with no rounding line, no rounded sum: the total stays as read, its confidence the
+  // words'.
+  for (const auto& [lines, total] :
+       {std::pair{std::vector<std::string>{"AEON CO. (M) BHD", "Sub-total 80.00", "Rounding Adj 5.00", "TOTAL 85.00"},
+                  "85.00"},
+        std::pair{std::vector<std::string>{"AEON CO. (M) BHD", "Sub-total 88.97", "TOTAL 83.95"}, "83.95"}}) {
+    r = extract_fields(page_of(lines), rules, kFieldNames);
+    CHECK(r.fields.at("TOTAL") == total);
+    CHECK(r.confidence.at("TOTAL") < 100);
+  }
+  // A total taken from the subtotal itself agrees with its own rounding: not vouched.
+  r = extract_fields(page_of({"SANYO STATIONERY", "SUB-TOTAL (GST) 14.06", "ROUNDING 0.00"}), rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "14.06");
+  CHECK(r.checks["total_from_subtotal"] == true);
+  CHECK(r.confidence.at("TOTAL") < 100);
+}
+
 TEST_CASE("OCR rules on invoices in other languages: sender line, labels in German, French, Czech, US dates") {
   const Rules rules = load_rules("builtin:ocr-rules");
   auto e = extract_fields(page_of({"Kraxi GmbH · Flugzeugallee 17 · 12345 Papierfeld · Deutschland",
@@ -781,6 +822,25 @@ TEST_CASE("OCR engine on faint print in a shadow: a page read without its total 
   CHECK(bad.err.find("ocr.evened_model") != std::string::npos);
   CHECK(bad.err.find("no eng.traineddata") != std::string::npos);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+}
+
+TEST_CASE("OCR engine on a page of more than 20 megapixels (a 600 dpi scan): read at half size, the fields as at full size") {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  // The sample (850 x 1100) enlarged 5 times: 23 megapixels, its text about 5 times Tesseract's
+  // best height; halved, 2.5 times.
+  const at::Tensor sample = docsift::io::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
+  write_bmp(dir / "in/large.bmp", sample.repeat_interleave(5, 0).repeat_interleave(5, 1).contiguous());
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                             shell_quote((dir / "out").string()) + " --quiet");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto records = journal_lines(dir / "out/results.jsonl");
+  REQUIRE(records.size() == 1);
+  const auto& rec = records.front();
+  CHECK(rec["image"]["width"] == 4250);
+  CHECK(rec["engine"]["prepared"]["scale"] == 0.5);
+  CHECK(rec["fields"]["TOTAL"] == "$2,480.62");
+  CHECK(rec["fields"]["INVOICE_DATE"] == "03/04/2025");
 }
 
 TEST_CASE("OCR second reading: which pages are read again, and which reading each field is taken from") {

@@ -109,7 +109,8 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
                          {"mean_confidence", round1(page.mean_confidence)},
                          {"prepared",
                           {{"deskew_degrees", std::round(prepared.deskew_degrees * 100) / 100},
-                           {"turned_180", prepared.turned}}}};
+                           {"turned_180", prepared.turned},
+                           {"scale", prepared.scale}}}};
   Result out = finish(page, field_names, std::move(info));
   out.text_source = "ocr";
   // A page that left its total or its date unread or doubtful (faint or unevenly lit print, as a

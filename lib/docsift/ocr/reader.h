@@ -36,6 +36,7 @@ struct ReaderOptions {
 struct Prepared {
   double deskew_degrees = 0;   // rotation applied to straighten it
   bool turned = false;         // read upside down (rotated 180°)
+  double scale = 1;            // 0.5: a page of more than kMaxPixels read at half size
 };
 
 // The languages of an ocr.language value, in order ("eng+deu" → eng, deu); empty names skipped.

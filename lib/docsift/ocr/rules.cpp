@@ -490,6 +490,9 @@ class FieldFinder {
     for (const auto& name : field_names) out.fields[name] = found.count(name) ? found[name] : "N/A";
     for (const auto& [name, at] : found_at)
       if (found.count(name)) out.confidence[name] = r[at].confidence;
+    // A total the page's own sums vouch for is as sure as a reading gets (take_second_reading
+    // keeps it over a reading whose sums do not agree).
+    if (total_vouched && out.confidence.count("TOTAL")) out.confidence["TOTAL"] = 100;
     return out;
   }
 
@@ -614,6 +617,32 @@ class FieldFinder {
     }
   }
 
+  // What the bill comes to after its rounding line ("Sub-total 88.97", "Rounding Adj -0.02"): the
+  // subtotal, with its tax where the tax was read, plus or minus the rounding line's amount (the
+  // minus sign is often lost), or, where OCR left that amount unread, rounded to the nearest 5
+  // cents as cash is (Malaysia, Australia, Switzerland). Empty on a page with no rounding line.
+  std::vector<long long> rounded_sums(std::optional<long long> sub, std::optional<long long> tax) const {
+    std::vector<long long> out;
+    if (!rounding_line || !sub) return out;
+    // A rounding moves a bill by less than one unit of its currency; a larger amount on the line is
+    // a misread (the "0.92" of a "0.02") or not a rounding at all.
+    constexpr long long kMaxRounding = 50;
+    std::optional<long long> adjust;
+    for (const auto& a : find_amounts(page.lines[*rounding_line].text(), rules.lexicon)) {
+      if (a.has_cents && a.cents <= kMaxRounding) adjust = a.cents;
+    }
+    for (const long long base : {*sub, tax ? *sub + *tax : -1}) {
+      if (base <= 0) continue;
+      if (adjust) {
+        out.push_back(base + *adjust);
+        out.push_back(base - *adjust);
+      } else {
+        out.push_back((base + 2) / 5 * 5);
+      }
+    }
+    return out;
+  }
+
   // TOTAL: the label's strength, then the checks, then the largest, then the lowest.
   void choose_total(nlohmann::json& checks) {
     std::optional<long long> paid;  // tendered - change
@@ -648,8 +677,10 @@ class FieldFinder {
     // A total that no printed sum agrees with, one misread digit away from the one that does
     // ("TOTAL 11.66" under "Sub Total 10.94" and "GST 0.66"; "119.76" over cash 120.06 and change
     // 0.36): the one repair that makes it agree is what was printed (bench/ocr/README.md).
+    const std::vector<long long> rounded = rounded_sums(sub, tax);
     const auto agrees = [&](long long v) {
-      return v == paid.value_or(-1) || v == tendered_exact || (sub && tax && v == *sub + *tax);
+      return v == paid.value_or(-1) || v == tendered_exact || (sub && tax && v == *sub + *tax) ||
+             std::find(rounded.begin(), rounded.end(), v) != rounded.end();
     };
     Candidate repaired{};
     if (best && !page.exact && !agrees(best->amount.cents)) {
@@ -721,6 +752,10 @@ class FieldFinder {
       set("TOTAL", format_amount(best->amount.cents, best->amount.currency), best->segment);
       if (best == &from_payment) checks["total_from_payment"] = true;
       if (best == &repaired) checks["total_repaired"] = true;
+      // A total read on the page (or repaired) that a printed sum agrees with, or one found as
+      // subtotal + tax: vouched for by figures read apart from it.
+      total_vouched = best == &repaired || best == &from_sum || (best != &from_payment && best != &from_card &&
+                                                                 best != &from_subtotal && agrees(best->amount.cents));
       if (best == &from_sum) checks["total_from_sum"] = true;
       if (best == &from_card) checks["total_from_card"] = true;
       if (best == &from_subtotal) checks["total_from_subtotal"] = true;
@@ -1151,6 +1186,7 @@ class FieldFinder {
   int with_cents = 0;
   std::vector<bool> tax_summary;
   std::optional<std::size_t> rounding_line;
+  bool total_vouched = false;  // choose_total: a printed sum agrees with the TOTAL chosen
   std::vector<Candidate> totals, tendered, change;
   std::vector<std::pair<std::size_t, std::size_t>>
       other_dates;  // segments whose dates are not the invoice's
