@@ -295,6 +295,10 @@ namespace {
 // A postcode: four or five digits on their own.
 const std::regex kPostcode(R"((^|[^\d])\d{4,5}([^\d]|$))");
 
+// A rounding moves a bill by less than one unit of its currency: a larger amount on a rounding
+// line is a misread (the "0.92" of a "0.02") or the rounded total itself ("Rounding RM 45.35").
+constexpr long long kMaxRounding = 50;
+
 // A line read with less confidence than this (Tesseract's 0-100) is not taken for a name.
 constexpr double kNameConfidence = 55.0;
 
@@ -557,6 +561,7 @@ class FieldFinder {
   // first line that rounds the total.
   void mark_totals_context() {
     tax_summary.assign(page.lines.size(), false);
+    rounds.assign(page.lines.size(), false);
     for (std::size_t i = 0; i < page.lines.size(); ++i) {
       const std::string l = lowercase(page.lines[i].text());
       const auto says = [&](const std::vector<std::string>&
@@ -564,7 +569,13 @@ class FieldFinder {
         return std::any_of(phrases.begin(), phrases.end(),
                            [&](const auto& w) { return !find_label(l, w).empty(); });
       };
-      if (!rounding_line && says(rules.total.rounding)) rounding_line = i;
+      rounds[i] = says(rules.total.rounding);
+      if (!rounding_line && rounds[i]) {
+        rounding_line = i;
+        for (const auto& a : find_amounts(page.lines[i].text(), rules.lexicon)) {
+          if (a.has_cents && a.cents <= kMaxRounding) rounding_amount = a.cents;
+        }
+      }
       if (says(rules.total.tax_summary)) {
         for (std::size_t k = i; k < page.lines.size() && k <= i + 6; ++k) tax_summary[k] = true;
       }
@@ -580,6 +591,17 @@ class FieldFinder {
         if (rule.kind == "none") continue;
         const bool ranked =
             rule.field == "TOTAL" || rule.field == "_TENDERED" || rule.field == "_CHANGE";
+        // Nothing below the rounding line is before rounding: a subtotal's label there ("NET
+        // TOTAL 7.40" under "ROUNDING ADJ -0.02") gives the bill's total.
+        if (rule.field == "SUBTOTAL" && rounding_line && r[i].line > *rounding_line) {
+          for (const auto& [value, from] : value_of(i, h)) {
+            if (const auto a = money(value, true); a && a->cents > kMaxRounding) {
+              totals.push_back({*a, 2, from});
+              break;
+            }
+          }
+          continue;
+        }
         if (!ranked && found.count(rule.field)) {
           // A second subtotal below the first and larger ("SUB TOTAL 169.00", a service charge
           // and tax, then "NET TOTAL 174.9"): a running total after them, a weak candidate for
@@ -601,6 +623,8 @@ class FieldFinder {
             const auto a = money(value, true);
             if (!a || (a->cents == 0 && rule.field == "TOTAL"))
               continue;  // "Total 0.00": a tax summary's line
+            if (rule.field == "TOTAL" && rounds[r[i].line] && a->cents <= kMaxRounding)
+              continue;  // "Rounding Adj 0.02": the rounding, not the rounded total
             auto& list = rule.field == "TOTAL"       ? totals
                          : rule.field == "_TENDERED" ? tendered
                                                      : change;
@@ -623,24 +647,19 @@ class FieldFinder {
   // cents as cash is (Malaysia, Australia, Switzerland). Empty on a page with no rounding line.
   std::vector<long long> rounded_sums(std::optional<long long> sub, std::optional<long long> tax) const {
     std::vector<long long> out;
-    if (!rounding_line || !sub) return out;
-    // A rounding moves a bill by less than one unit of its currency; a larger amount on the line is
-    // a misread (the "0.92" of a "0.02") or not a rounding at all.
-    constexpr long long kMaxRounding = 50;
-    std::optional<long long> adjust;
-    for (const auto& a : find_amounts(page.lines[*rounding_line].text(), rules.lexicon)) {
-      if (a.has_cents && a.cents <= kMaxRounding) adjust = a.cents;
-    }
+    if (!sub) return out;
     for (const long long base : {*sub, tax ? *sub + *tax : -1}) {
-      if (base <= 0) continue;
-      if (adjust) {
-        out.push_back(base + *adjust);
-        out.push_back(base - *adjust);
-      } else {
-        out.push_back((base + 2) / 5 * 5);
-      }
+      const auto more = rounded_from(base);
+      out.insert(out.end(), more.begin(), more.end());
     }
     return out;
+  }
+  // `base` after the page's rounding line: plus or minus its amount, or to the nearest 5 cents
+  // where that amount was not read. Empty on a page with no rounding line.
+  std::vector<long long> rounded_from(long long base) const {
+    if (!rounding_line || base <= 0) return {};
+    if (rounding_amount) return {base + *rounding_amount, base - *rounding_amount};
+    return {(base + 2) / 5 * 5};
   }
 
   // TOTAL: the label's strength, then the checks, then the largest, then the lowest.
@@ -661,9 +680,13 @@ class FieldFinder {
     for (const auto& c : totals) {
       long score = c.strength * 100;
       if (tax_summary[r[c.segment].line]) score -= 150;
-      if ((paid && c.amount.cents == *paid) ||
-          (tendered_exact >= 0 && c.amount.cents == tendered_exact))
-        score += 250;  // two printed figures agree with it: the strongest evidence there is
+      // Two printed figures agree with it: the strongest evidence there is. Not the tendered
+      // figure itself, a weak label's value ("Payment Mode Amount" over "CASH 57.10"), which
+      // agrees with itself whenever the change is nil.
+      const bool is_tendered = !tendered.empty() && c.segment == tendered.back().segment;
+      if (!is_tendered && ((paid && c.amount.cents == *paid) ||
+                           (tendered_exact >= 0 && c.amount.cents == tendered_exact)))
+        score += 250;
       // Rounded: what was paid. Below the rounding line, or on it with a total's own label
       // ("Total After Adj Incl GST 17.70"), not the rounding's ("Rounding Adj -0.02").
       if (rounding_line && (r[c.segment].line > *rounding_line ||
@@ -1186,6 +1209,8 @@ class FieldFinder {
   int with_cents = 0;
   std::vector<bool> tax_summary;
   std::optional<std::size_t> rounding_line;
+  std::optional<long long> rounding_amount;  // the rounding line's adjustment, its sign unknown
+  std::vector<bool> rounds;                  // lines that name a rounding
   bool total_vouched = false;  // choose_total: a printed sum agrees with the TOTAL chosen
   std::vector<Candidate> totals, tendered, change;
   std::vector<std::pair<std::size_t, std::size_t>>
