@@ -1131,9 +1131,10 @@ class FieldFinder {
       return !find_label(lowered, w, w.size() >= 7).empty();
     });
   }
-  bool address_text(const std::string& t) const {
+  // `regions`: whether naming a state or country alone makes a line an address.
+  bool address_text(const std::string& t, bool regions = true) const {
     const std::string lowered = lowercase(t);
-    return looks_like_address(t) || has_any_fuzzy(lowered, rules.regions) ||
+    return looks_like_address(t) || (regions && has_any_fuzzy(lowered, rules.regions)) ||
            (has_any(lowered, rules.address_words) &&
             std::any_of(t.begin(), t.end(),
                         [](char c) {
@@ -1169,7 +1170,8 @@ class FieldFinder {
     return table_header || lead_in || web || labelled || continues || (heading && i == *heading) ||
            (payer_block && r[i].block == *payer_block) || letters < 3 || digits > letters ||
            parse_abn(t) || parse_phone(t) || parse_website(t) || parse_email(t) ||
-           address_text(name) || !find_dates(t, rules.lexicon).empty() ||
+           // A legal name may name its country ("AMANO MALAYSIA SDN BHD"): no address for that.
+           address_text(name, !has_any(lowered, rules.company_forms)) || !find_dates(t, rules.lexicon).empty() ||
            has_any(lowered, rules.not_supplier) ||
            std::any_of(rules.document_types.begin(), rules.document_types.end(),
                        [&](const auto& type) { return has_any(lowered, type.second); });
