@@ -673,6 +673,13 @@ class FieldFinder {
     // (-1: none; a plain value, as GCC misreads an optional's use in the lambda below.)
     const long long tendered_exact = !tendered.empty() && change.empty() ? tendered.back().amount.cents : -1;
     const auto sub = cents("SUBTOTAL"), tax = cents("GST");
+    // A subtotal's label whose amount is what was paid ("Net Total 21.20", cash 21.20, change
+    // 0.00, under "5 Item(s) Total 20.00"): nobody pays a sum before tax, so it is a total too.
+    if (sub && found_at.count("SUBTOTAL") && (*sub == paid.value_or(-1) || *sub == tendered_exact) &&
+        !(found_at["SUBTOTAL"] == (tendered.empty() ? n : tendered.back().segment))) {
+      if (const auto a = money(r[found_at["SUBTOTAL"]].text, true); a && a->cents == *sub)
+        totals.push_back({*a, 1, found_at["SUBTOTAL"]});
+    }
     long long largest = 0;
     for (const auto& c : totals) largest = std::max(largest, c.amount.cents);
     const Candidate* best = nullptr;
