@@ -668,6 +668,53 @@ TEST_CASE("OCR totals: the rounding line's sum repairs a misread total and vouch
   CHECK(r.confidence.at("TOTAL") < 100);
 }
 
+TEST_CASE("OCR totals around a rounding line and a payment: what each line can and cannot be") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // The rounding's own amount is never the total, even with nothing else read.
+  auto r = extract_fields(page_of({"ASIA MART", "Total Sales (Excluding GST)", "Rounding ; 0.02", "CASH :"}), rules,
+                          kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "N/A");
+  // ... but a rounding line's larger amount is the rounded total (99 Speed Mart's "Rounding RM 45.35").
+  r = extract_fields(page_of({"99 SPEED MART S/B", "Rounding Adjustment RM 0.01", "Rounding RM 45.35"}), rules,
+                     kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "RM 45.35");
+  // A subtotal's label below the rounding line gives the bill's total: nothing is rounded before
+  // tax ("NET TOTAL" on a Malaysian receipt; a net total above the rounding stays the subtotal).
+  r = extract_fields(page_of({"B & BEST RESTAURANT", "1 FISHBALL NOODLE 7.00", "GST 6%", "ROUNDING ADJ -0.02",
+                              "NET TOTAL 7.40", "CHANGE 0,00"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "7.40");
+  CHECK(r.fields.at("SUBTOTAL") == "N/A");
+  r = extract_fields(page_of({"ACME PTY LTD", "NET TOTAL 100.00", "GST 10.00", "TOTAL 110.00"}), rules, kFieldNames);
+  CHECK(r.fields.at("SUBTOTAL") == "100.00");
+  CHECK(r.fields.at("TOTAL") == "110.00");
+  // A subtotal's amount that was paid (cash 21.20, change 0.00) is the total over an items' sum.
+  r = extract_fields(page_of({"C W KHOO HARDWARE SDN BHD", "5 Item(s) Total(MYR): 20.00", "Net Total(MYR): 21.20",
+                              "Cash : 21.20", "Change : 0.00"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "21.20");
+  // Labels: "Amount To Be Paid" and "Amt Due" are totals, "TAX TOTAL" is not.
+  r = extract_fields(page_of({"KEDAI ABC", "Total Sales Inclusive GST: 25.44", "Rounding Adjustment: 0.01",
+                              "Amount To Be Paid : 25.45"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "25.45");
+  r = extract_fields(page_of({"KEDAI ABC", "Amt Due 129.30"}), rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "129.30");
+  r = extract_fields(page_of({"SLF CASH & CARRY", "TAX TOTAL: 2.72"}), rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "N/A");
+}
+
+TEST_CASE("OCR seller: a legal name that names its country is a name, an address line is not") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  auto r = extract_fields(page_of({"AMANO MALAYSIA SDN BHD (682288-V)", "12 JALAN PENGACARA U1/48",
+                                   "TEMASYA INDUSTRIAL PARK", "40150 SHAH ALAM SELANGOR", "TAX INVOICE"}),
+                          rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER").rfind("AMANO MALAYSIA SDN BHD", 0) == 0);
+  // Without a legal form, a line naming a state is still an address, never the seller.
+  r = extract_fields(page_of({"KEDAI RUNCIT ZBH", "SHAH ALAM SELANGOR", "TAX INVOICE"}), rules, kFieldNames);
+  CHECK(r.fields.at("SUPPLIER") == "KEDAI RUNCIT ZBH");
+}
+
 TEST_CASE("OCR rules on invoices in other languages: sender line, labels in German, French, Czech, US dates") {
   const Rules rules = load_rules("builtin:ocr-rules");
   auto e = extract_fields(page_of({"Kraxi GmbH · Flugzeugallee 17 · 12345 Papierfeld · Deutschland",
