@@ -918,6 +918,15 @@ TEST_CASE("OCR second reading: which pages are read again, and which reading eac
                                            {"STATEMENT_PERIOD", "01/03/2025 - 31/03/2025"}, {"CLOSING_BALANCE", "$10.00"}},
                                           {{"STATEMENT_PERIOD", 90}, {"CLOSING_BALANCE", 90}})));
   CHECK(wants_second_reading(result({{"DOCUMENT_TYPE", "BANK STATEMENT"}, {"STATEMENT_PERIOD", "N/A"}}, {})));
+  // The seller's name, doubted under kDoubtfulName, or N/A.
+  const auto seller = [&](const std::string& name, double sure) {
+    return wants_second_reading(result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}, {"SUPPLIER", name}},
+                                       {{"TOTAL", 90}, {"INVOICE_DATE", 90}, {"SUPPLIER", sure}}));
+  };
+  CHECK_FALSE(seller("SANYU STATIONERY SHOP", kDoubtfulName));
+  CHECK(seller("SANYU STAT!", kDoubtfulName - 1));
+  CHECK(wants_second_reading(result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}, {"SUPPLIER", "N/A"}},
+                                    {{"TOTAL", 90}, {"INVOICE_DATE", 90}})));
 
   // Taken: what the first left N/A; what both read differently, from the more confident; the
   // first's value where the second is less sure, or read nothing, or read the same.

@@ -60,14 +60,14 @@ bool wants_second_reading(const Engine::Result& first) {
     const std::string* v = value(field);
     return v && *v == "N/A";
   };
-  const auto doubtful = [&](const char* field) {
+  const auto doubtful = [&](const char* field, double below) {
     const auto sure = first.confidence.find(field);
-    return unread(field) || (value(field) && sure != first.confidence.end() && sure->second < kDoubtful);
+    return unread(field) || (value(field) && sure != first.confidence.end() && sure->second < below);
   };
   // A statement has no total or invoice date; its own keys are its period and closing balance.
   const std::string* type = value("DOCUMENT_TYPE");
   if (type && *type == "BANK STATEMENT") return unread("STATEMENT_PERIOD") || unread("CLOSING_BALANCE");
-  return doubtful("TOTAL") || doubtful("INVOICE_DATE");
+  return doubtful("TOTAL", kDoubtful) || doubtful("INVOICE_DATE", kDoubtful) || doubtful("SUPPLIER", kDoubtfulName);
 }
 
 Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer) {

@@ -44,13 +44,20 @@ class Engine {
 
 // The second reading (Engine::read), apart so that its rules are tested on records made by hand.
 // A page is read again when its TOTAL or INVOICE_DATE is N/A or was read from words of mean
-// confidence under kDoubtful (a statement: when its period or closing balance is N/A). Then each
+// confidence under kDoubtful, or its SUPPLIER N/A or read under kDoubtfulName (a statement: when
+// its period or closing balance is N/A). Then each
 // field is taken from the reading that read it; read differently by both, from the one whose words
 // it came from were read more confidently, or from the second wherever it read a field when it is
 // `clearer` (mean confidence kClearer above the first's). bench/ocr/README.md has the figures: at
 // kDoubtful 35, 36 of the 200 receipts are read twice; at 50, 49 pages (before the year rule of
 // values.cpp) and 13% more time for one total and one seller more.
 constexpr double kDoubtful = 35.0;
+// A seller's name, read in a larger type that the fast model misreads more often ("SANYU STAT!"),
+// is doubted higher: at 60, 7 more of the 200 receipts are read twice, in no measurable extra time,
+// for 3 sellers more and 1 total fewer; on 427 more receipts, 13 pages, 4 sellers and 1 total more,
+// 2 dates fewer. At 50: 2 sellers more on the 200, 1 seller more and 1 date fewer on the 427
+// (bench/ocr/README.md).
+constexpr double kDoubtfulName = 60.0;
 constexpr double kClearer = 15.0;
 bool wants_second_reading(const Engine::Result& first);
 struct Taken {
