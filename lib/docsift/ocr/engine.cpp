@@ -117,7 +117,7 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   // rule) is read once more, evened out and with the larger model where there is one (reader.h),
   // and the two readings merged (take_second_reading).
   if (second_reading_ && page.words() > 0 && wants_second_reading(out)) {
-    const Page again = reader_.read_again(rgb, prepared);
+    const Page again = reader_.read(rgb, nullptr, true);
     const Result second = finish(again, field_names, nlohmann::json::object());
     const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
     const Taken taken = take_second_reading(out, second, clearer);

@@ -235,28 +235,14 @@ Page Reader::recognise(const cv::Mat& grey, Model& model) {
   return layout_page(std::move(words), grey.cols, grey.rows);
 }
 
-// `rgb` in grey, halved while it has more than kMaxPixels; `scale` says how far.
-cv::Mat Reader::grey_of(const cv::Mat& rgb, double& scale) {
+Page Reader::read(const cv::Mat& rgb, Prepared* prepared, bool evened) {
+  Prepared done;
   cv::Mat grey;
   cv::cvtColor(rgb, grey, cv::COLOR_RGB2GRAY);
   while (static_cast<double>(grey.total()) > kMaxPixels) {
     cv::resize(grey, grey, cv::Size(grey.cols / 2, grey.rows / 2), 0, 0, cv::INTER_AREA);
-    scale /= 2;
+    done.scale /= 2;
   }
-  return grey;
-}
-
-Page Reader::read_again(const cv::Mat& rgb, const Prepared& first) {
-  double scale = 1;
-  cv::Mat grey = grey_of(rgb, scale);
-  if (first.deskew_degrees != 0) grey = rotate(grey, first.deskew_degrees);
-  if (first.turned) cv::rotate(grey, grey, cv::ROTATE_180);
-  return recognise(even_out(grey), evened_.datapath.empty() ? first_ : evened_);
-}
-
-Page Reader::read(const cv::Mat& rgb, Prepared* prepared) {
-  Prepared done;
-  cv::Mat grey = grey_of(rgb, done.scale);
   // Skew, measured on the pixels before reading (Leptonica's projection search, a few ms), so
   // the page is read once; measuring it from a first reading's baselines cost a second one.
   if (options_.deskew) {
@@ -266,12 +252,14 @@ Page Reader::read(const cv::Mat& rgb, Prepared* prepared) {
       done.deskew_degrees = -*angle;
     }
   }
-  Page page = recognise(grey, first_);
+  if (evened) grey = even_out(grey);
+  Model& model = evened && !evened_.datapath.empty() ? evened_ : first_;
+  Page page = recognise(grey, model);
   // Upside down: a doubtful reading is tried turned 180°, and the better one kept.
   if (page.words() < kDoubtfulWords || page.mean_confidence < kDoubtfulConfidence) {
     cv::Mat turned;
     cv::rotate(grey, turned, cv::ROTATE_180);
-    Page other = recognise(turned, first_);
+    Page other = recognise(turned, model);
     if (other.words() >= kDoubtfulWords && other.mean_confidence > page.mean_confidence + 10) {
       page = std::move(other);
       done.turned = true;

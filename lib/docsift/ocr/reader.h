@@ -51,13 +51,11 @@ class Reader {
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
 
-  // `rgb`: 8-bit, 3 channels. Word boxes are in the pixels of the page as read (halved, deskewed,
-  // turned).
-  Page read(const cv::Mat& rgb, Prepared* prepared = nullptr);
-  // The engine's second reading: the same page prepared as `first` found it (its scale, skew and
-  // turn, measured once), its background evened out and its ink darkened (even_out in reader.cpp)
-  // for faint thermal print, read with `evened_data`'s model when one was given.
-  Page read_again(const cv::Mat& rgb, const Prepared& first);
+  // `rgb`: 8-bit, 3 channels. Word boxes are in the pixels of the page as read (deskewed, turned).
+  // `evened`: the page's background evened out and its ink darkened first (even_out in
+  // reader.cpp), for faint thermal print, and read with `evened_data`'s model when one was given;
+  // the engine's second reading.
+  Page read(const cv::Mat& rgb, Prepared* prepared = nullptr, bool evened = false);
 
   static std::string version();
   const std::string& evened_data() const { return options_.evened_data; }
@@ -70,7 +68,6 @@ class Reader {
     std::unique_ptr<tesseract::TessBaseAPI> upper, lower;
   };
   Page recognise(const cv::Mat& grey, Model& model);
-  static cv::Mat grey_of(const cv::Mat& rgb, double& scale);
   ReaderOptions options_;
   Model first_;
   Model evened_;  // with evened_data only, made at the first evened reading
