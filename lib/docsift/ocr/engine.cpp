@@ -129,6 +129,7 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
                                   {"filled", taken.filled},   // N/A in the first reading
                                   {"surer", taken.surer}};    // read more confidently than in the first
     if (!taken.filled.empty() || !taken.surer.empty()) out.text += "\f" + second.text;  // both readings, for the record
+    if (!taken.filled.empty()) out.info.erase("reason");  // the first reading's, which found nothing
   }
   return out;
 }
