@@ -175,7 +175,7 @@ const std::vector<Field>& schema() {
       word_key("ocr.date_order",
         "auto (day first, unless more of the page's dates can only be read month first than day " "first), dmy or mdy: how numeric dates such as 03/04/2025 are read", {"auto", "dmy", "mdy"}, [](auto& c) -> auto& { return c.ocr.date_order; }),
       bool_key("ocr.second_reading",
-        "true: a page whose first reading leaves TOTAL or INVOICE_DATE unread or doubtful is read once more " "with its background evened out (faint thermal print); each field is taken from the reading that read " "it, or read it more confidently", [](auto& c) -> auto& { return c.ocr.second_reading; }),
+        "true: a page whose first reading leaves TOTAL, INVOICE_DATE or SUPPLIER unread or doubtful is read once more " "with its background evened out (faint thermal print); each field is taken from the reading that read " "it, or read it more confidently", [](auto& c) -> auto& { return c.ocr.second_reading; }),
       text_key("ocr.evened_model",
         "the second reading's Tesseract language data: auto (tessdata's larger model where scripts/setup.sh " "installed it, else ocr.language's own), none (ocr.language's own) or a folder of .traineddata files", [](auto& c) -> auto& { return c.ocr.evened_model; }, Text::kNonEmpty),
       bool_key("ocr.pdf_text",

@@ -4,8 +4,8 @@
 // adaptive binarisation and reading doubtful lines again on their own were measured too and left
 // out as a first reading: none helped on the receipts, and each cost time. An evened-out page
 // (background divided out, ink darkened), read with tessdata's larger English model where setup
-// installed it, is the engine's second reading of a page whose first left its total or date
-// unread or doubtful (engine.h). One reader per process; not thread-safe (it runs its own second
+// installed it, is the engine's second reading of a page whose first left its total, date or
+// seller unread or doubtful (engine.h). One reader per process; not thread-safe (it runs its own second
 // thread for the lower half of a tall page).
 #pragma once
 

@@ -647,19 +647,17 @@ class FieldFinder {
   // cents as cash is (Malaysia, Australia, Switzerland). Empty on a page with no rounding line.
   std::vector<long long> rounded_sums(std::optional<long long> sub, std::optional<long long> tax) const {
     std::vector<long long> out;
-    if (!sub) return out;
+    if (!rounding_line || !sub) return out;
     for (const long long base : {*sub, tax ? *sub + *tax : -1}) {
-      const auto more = rounded_from(base);
-      out.insert(out.end(), more.begin(), more.end());
+      if (base <= 0) continue;
+      if (rounding_amount) {
+        out.push_back(base + *rounding_amount);
+        out.push_back(base - *rounding_amount);
+      } else {
+        out.push_back((base + 2) / 5 * 5);
+      }
     }
     return out;
-  }
-  // `base` after the page's rounding line: plus or minus its amount, or to the nearest 5 cents
-  // where that amount was not read. Empty on a page with no rounding line.
-  std::vector<long long> rounded_from(long long base) const {
-    if (!rounding_line || base <= 0) return {};
-    if (rounding_amount) return {base + *rounding_amount, base - *rounding_amount};
-    return {(base + 2) / 5 * 5};
   }
 
   // TOTAL: the label's strength, then the checks, then the largest, then the lowest.
@@ -672,11 +670,16 @@ class FieldFinder {
     // A card payment has no change: what was tendered was the total.
     // (-1: none; a plain value, as GCC misreads an optional's use in the lambda below.)
     const long long tendered_exact = !tendered.empty() && change.empty() ? tendered.back().amount.cents : -1;
+    // What was paid, as two printed figures (or a payment with no change) say.
+    const auto was_paid = [&](long long v) { return v == paid.value_or(-1) || v == tendered_exact; };
+    // The tendered figure itself: it agrees with itself whenever the change is nil.
+    const auto is_tendered = [&](std::size_t segment) {
+      return !tendered.empty() && segment == tendered.back().segment;
+    };
     const auto sub = cents("SUBTOTAL"), tax = cents("GST");
     // A subtotal's label whose amount is what was paid ("Net Total 21.20", cash 21.20, change
     // 0.00, under "5 Item(s) Total 20.00"): nobody pays a sum before tax, so it is a total too.
-    if (sub && found_at.count("SUBTOTAL") && (*sub == paid.value_or(-1) || *sub == tendered_exact) &&
-        !(found_at["SUBTOTAL"] == (tendered.empty() ? n : tendered.back().segment))) {
+    if (sub && found_at.count("SUBTOTAL") && was_paid(*sub) && !is_tendered(found_at["SUBTOTAL"])) {
       if (const auto a = money(r[found_at["SUBTOTAL"]].text, true); a && a->cents == *sub)
         totals.push_back({*a, 1, found_at["SUBTOTAL"]});
     }
@@ -688,12 +691,8 @@ class FieldFinder {
       long score = c.strength * 100;
       if (tax_summary[r[c.segment].line]) score -= 150;
       // Two printed figures agree with it: the strongest evidence there is. Not the tendered
-      // figure itself, a weak label's value ("Payment Mode Amount" over "CASH 57.10"), which
-      // agrees with itself whenever the change is nil.
-      const bool is_tendered = !tendered.empty() && c.segment == tendered.back().segment;
-      if (!is_tendered && ((paid && c.amount.cents == *paid) ||
-                           (tendered_exact >= 0 && c.amount.cents == tendered_exact)))
-        score += 250;
+      // figure itself under a weak label ("Payment Mode Amount" over "CASH 57.10").
+      if (!is_tendered(c.segment) && was_paid(c.amount.cents)) score += 250;
       // Rounded: what was paid. Below the rounding line, or on it with a total's own label
       // ("Total After Adj Incl GST 17.70"), not the rounding's ("Rounding Adj -0.02").
       if (rounding_line && (r[c.segment].line > *rounding_line ||
@@ -709,7 +708,7 @@ class FieldFinder {
     // 0.36): the one repair that makes it agree is what was printed (bench/ocr/README.md).
     const std::vector<long long> rounded = rounded_sums(sub, tax);
     const auto agrees = [&](long long v) {
-      return v == paid.value_or(-1) || v == tendered_exact || (sub && tax && v == *sub + *tax) ||
+      return was_paid(v) || (sub && tax && v == *sub + *tax) ||
              std::find(rounded.begin(), rounded.end(), v) != rounded.end();
     };
     Candidate repaired{};

@@ -13,7 +13,7 @@ struct Settings {
   int threads = 2;                           // 2: a tall page is read as two halves at once
   std::string date_order = "auto";           // auto, dmy or mdy (ocr/rules.h: DateOrderRule)
   bool pdf_text = true;                      // read a PDF's text layer where it is usable
-  bool second_reading = true;                // a page with TOTAL or INVOICE_DATE unread or doubtful is read again, evened out
+  bool second_reading = true;                // a page with TOTAL, INVOICE_DATE or SUPPLIER unread or doubtful is read again, evened out
   // The second reading's language data: auto (tessdata's larger model where scripts/setup.sh put
   // it, else the first reading's), none (the first reading's), or a folder of .traineddata files.
   std::string evened_model = "auto";
