@@ -68,6 +68,7 @@ struct Options {
                      cache = "device", prompt = kDefaultPrompt;
   int tiles = 1, tokens = 64, profile_steps = 3, profile_first = 5;
   bool graphs = true;  // generation.cuda_graphs; --no-graphs launches every operator from the host
+  bool fused_norm = false;  // model.fused_norm: the residual add and RMSNorm as one CUDA kernel
 };
 
 at::ScalarType parse_dtype(const std::string& s) {
@@ -435,13 +436,14 @@ int main(int argc, char** argv) try {
     else if (f == "--json") o.json = a.value();
     else if (f == "--prompt") o.prompt = a.value();
     else if (f == "--no-graphs") o.graphs = false;
+    else if (f == "--fused-norm") o.fused_norm = true;
     else if (o.model.empty() && !a.is_flag()) o.model = f;
     else a.unknown();
   }
   if (o.model.empty()) {
     throw std::runtime_error("usage: docsift_bench_decode MODEL_DIR [--device cpu|cuda:0] [--dtype T] [--image FILE] "
                              "[--tiles 1] [--tokens 64] [--profile-steps 3] [--trace FILE.json] "
-                             "[--cache device|offloaded] [--no-graphs] [--json OUT]");
+                             "[--cache device|offloaded] [--no-graphs] [--fused-norm] [--json OUT]");
   }
   if (o.tokens < 3) throw std::runtime_error("--tokens: at least 3 (the median skips the first decode step)");
   if (o.profile_steps < 1) throw std::runtime_error("--profile-steps: at least 1");
@@ -454,7 +456,7 @@ int main(int argc, char** argv) try {
   if (o.dtype.empty()) o.dtype = cuda ? "bfloat16" : "float32";
   const at::ScalarType dtype = parse_dtype(o.dtype);
   nlohmann::json out = {{"model", o.model},       {"device", device.str()}, {"dtype", o.dtype},
-                        {"cache", o.cache}, {"cuda_graphs", o.graphs},       {"tokens", o.tokens},     {"threads", at::get_num_threads()},
+                        {"cache", o.cache}, {"cuda_graphs", o.graphs}, {"fused_norm", o.fused_norm},       {"tokens", o.tokens},     {"threads", at::get_num_threads()},
                         {"image", o.image}};
   if (cuda) {
     const auto status = device::cuda_status();
@@ -464,7 +466,7 @@ int main(int argc, char** argv) try {
 
   family::LoadedModel engine(o.model);
   auto t = Clock::now();
-  engine.load(device, model::Numerics{dtype});
+  engine.load(device, model::Numerics{dtype, model::Quantization::None, model::Float16Residual::Float32, o.fused_norm});
   memory::synchronize_device(device);
   out["load_s"] = seconds_since(t);
   const family::Model& model = engine.model();

@@ -99,6 +99,8 @@ if [ "$PHASE" = A ]; then
   step checkpoint_wait 200 'while ! grep -q "^rc=" "$W/checkpoint.log"; do sleep 2; done; tail -2 "$W/checkpoint.log"; grep -q "^rc=0" "$W/checkpoint.log"'
   TAIL=3 step bandwidth 40 '$PIN python3 "$ROOT/bench/gpu/bandwidth.py"'
   TAIL=6 step decode_bf16 100 "$DEC --dtype bfloat16 --tokens 64 --profile-steps 3 --json \"$W/decode_bf16.json\""
+  # The residual add and RMSNorm as one kernel (model.fused_norm), against the run above.
+  TAIL=6 step decode_bf16_fused 100 "$DEC --dtype bfloat16 --tokens 64 --profile-steps 3 --fused-norm --json \"$W/decode_bf16_fused.json\""
   TAIL=6 step decode_bf16_eager 100 "$DEC --dtype bfloat16 --tokens 64 --profile-steps 3 --no-graphs --trace \"$W/trace_eager.json\" --json \"$W/decode_bf16_eager.json\"; rc=\$?; gzip -c \"$W/trace_eager.json\" > \"$OUT/trace_eager.json.gz\"; rm -f \"$W/trace_eager.json\"; exit \$rc"
   TAIL=6 step reference_bf16 150 "PYTHONUNBUFFERED=1 $PIN python3 \"$ROOT/bench/generate/reference_gpu.py\" --model \"$CKPT\" --image \"$IMG\" --device cuda --dtype bfloat16 --max-new-tokens 64 > \"$W/reference_bf16.json\"; rc=\$?; cat \"$W/reference_bf16.json\"; exit \$rc"
   TAIL=40 step decode_summary 20 'python3 "$ROOT/bench/gpu/summarize.py" "$W" "$OUT/gpu.json"'

@@ -37,7 +37,7 @@ def main():
     ref = load(os.path.join(work, "reference_bf16.json"))
     runs = []
     ids = {}
-    for name in ("decode_bf16", "decode_bf16_eager", "decode_fp16", "decode_offloaded"):
+    for name in ("decode_bf16", "decode_bf16_fused", "decode_bf16_eager", "decode_fp16", "decode_offloaded"):
         d = load(os.path.join(work, name + ".json"))
         if not d:
             print(f"{name}: no result")
@@ -46,7 +46,7 @@ def main():
         wb = d.get("weight_bytes_per_token")
         limit_ms = wb / (read_gbps * 1e9) * 1e3 if (wb and read_gbps) else None
         ids[name] = d.get("ids") or []
-        run = {"run": name, "cuda_graphs": d.get("cuda_graphs"), "model": "InternVL3-8B-shaped, random weights", "dtype": d.get("dtype"),
+        run = {"run": name, "cuda_graphs": d.get("cuda_graphs"), "fused_norm": d.get("fused_norm"), "model": "InternVL3-8B-shaped, random weights", "dtype": d.get("dtype"),
                "device": d.get("gpu") or d.get("device"), "cache": d.get("cache"),
                "docsift_ms_per_token": ms, "weight_bytes_per_token": wb,
                "bandwidth_limit_gbps": read_gbps, "bandwidth_limit_ms_per_token": limit_ms,
@@ -69,6 +69,11 @@ def main():
         same = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
         result["graph_eager_identical_prefix"] = [same, min(len(a), len(b))]
         print(f"greedy tokens, graphs against eager: first {same} of {min(len(a), len(b))} identical")
+    f = ids.get("decode_bf16_fused")
+    if a and f:
+        same = next((i for i, (x, y) in enumerate(zip(a, f)) if x != y), min(len(a), len(f)))
+        result["fused_unfused_identical_prefix"] = [same, min(len(a), len(f))]
+        print(f"greedy tokens, fused norm against LibTorch's: first {same} of {min(len(a), len(f))} identical")
     if ref and a:
         r = ref.get("ids") or []
         same = next((i for i, (x, y) in enumerate(zip(a, r)) if x != y), min(len(a), len(r)))

@@ -112,7 +112,7 @@ TEST_CASE("int8 linear: every path equals a float32 matmul of the dequantized we
 }
 
 TEST_CASE("int8 linear on CUDA: the fused kernel (1-8 rows) and the dequantize path (prefill)") {
-  if (!docsift::model::fused_int8_kernel_compiled()) DOCSIFT_SKIP("fused kernel not compiled in (CPU LibTorch)");
+  if (!docsift::model::cuda_kernels_compiled()) DOCSIFT_SKIP("fused kernel not compiled in (CPU LibTorch)");
   if (!cuda_present()) DOCSIFT_SKIP("no CUDA device");
   at::manual_seed(3);
   const at::Device cuda(at::kCUDA, 0);

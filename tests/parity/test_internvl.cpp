@@ -2,7 +2,9 @@
 // checkpoints and reference outputs of scripts/make_fixtures.py, in both checkpoint layouts.
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/ones.h>
+#include <ATen/ops/randn.h>
 #include <ATen/ops/tensor.h>
+#include <ATen/ops/zeros_like.h>
 
 #include <algorithm>
 #include <functional>
@@ -297,6 +299,22 @@ double max_step_diff(const Steps& a, const Steps& b) {
   return worst;
 }
 
+// A fixture's one_tile page: its image, the prompt and the reference's greedy tokens.
+struct OneTile {
+  docsift::family::ImageInputs image;
+  std::vector<int32_t> prompt, greedy;
+};
+OneTile one_tile(const fs::path& fixtures) {
+  const auto info = summary(fixtures);
+  const auto tokenizer = docsift::text::Tokenizer::load(fixtures / "hf");
+  const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, tokenizer);
+  return {docsift::family::ImageInputs(docsift::family::internvl::preprocess_internvl(
+                                           read_rgb_image(fixtures / "images/one_tile.png"), info["max_tiles"].get<int>())
+                                           .pixel_values),
+          chat.encode(info["question"].get<std::string>(), 1),
+          info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>()};
+}
+
 }  // namespace
 
 TEST_CASE("the fixed-shape decode step a CUDA graph replays gives the eager step's logits and tokens") {
@@ -306,13 +324,7 @@ TEST_CASE("the fixed-shape decode step a CUDA graph replays gives the eager step
   for (const auto& fixtures : {kFixtures, kFixtures35}) {
     CAPTURE(fixtures.filename().string());
     const Loaded loaded = load("hf", fixtures);
-    const auto info = summary(fixtures);
-    const docsift::family::ImageInputs image(
-        docsift::family::internvl::preprocess_internvl(read_rgb_image(fixtures / "images/one_tile.png"), info["max_tiles"].get<int>())
-            .pixel_values);
-    const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
-    const auto prompt = chat.encode(info["question"].get<std::string>(), 1);
-    const auto greedy = info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>();
+    const auto [image, prompt, greedy] = one_tile(fixtures);
     const int n = static_cast<int>(greedy.size());
     const Steps eager = decode_steps(*loaded.model, image, prompt, n, StepMode::kEager);
     // The cache's storage is uninitialised memory; filled with NaN here (what a reused block can
@@ -334,14 +346,7 @@ TEST_CASE("on a GPU, decode steps replayed as a CUDA graph match the eager steps
     CAPTURE(fixtures.filename().string());
     const Checkpoint checkpoint(fixtures / "hf");
     const InternVLModel model(checkpoint, at::kFloat, cuda);
-    const auto tokenizer = docsift::text::Tokenizer::load(fixtures / "hf");
-    const auto info = summary(fixtures);
-    const docsift::family::ImageInputs image(
-        docsift::family::internvl::preprocess_internvl(read_rgb_image(fixtures / "images/one_tile.png"), info["max_tiles"].get<int>())
-            .pixel_values);
-    const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, tokenizer);
-    const auto prompt = chat.encode(info["question"].get<std::string>(), 1);
-    const auto greedy = info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>();
+    const auto [image, prompt, greedy] = one_tile(fixtures);
     const int n = static_cast<int>(greedy.size());
     const Steps eager = decode_steps(model, image, prompt, n, StepMode::kEager);
     const Steps graph = decode_steps(model, image, prompt, n, StepMode::kGraph, /*poison=*/true);
@@ -356,5 +361,116 @@ TEST_CASE("on a GPU, decode steps replayed as a CUDA graph match the eager steps
     CHECK(docsift::generate::generate(model, image, prompt, options).tokens == greedy);
     options.cuda_graphs = false;
     CHECK(docsift::generate::generate(model, image, prompt, options).tokens == greedy);
+  }
+}
+
+namespace {
+
+// Decoder::add_norm's LibTorch form: x + update (clamped), then the norm in `out`.
+std::pair<at::Tensor, at::Tensor> unfused_add_rms_norm(const at::Tensor& x, const at::Tensor& update,
+                                                       const at::Tensor& weight, double eps, double clamp,
+                                                       at::ScalarType out) {
+  at::Tensor sum = update.defined() ? x.add(update) : x;
+  if (clamp > 0) sum = sum.clamp(-clamp, clamp);
+  return {sum, docsift::model::as_dtype(docsift::model::rms_norm(sum, weight, eps), out)};
+}
+
+}  // namespace
+
+TEST_CASE("the fused residual add and RMSNorm is for CUDA tensors only: on the CPU the decoder keeps LibTorch's ops") {
+  const at::Tensor x = at::randn({1, 3, 64});
+  CHECK_FALSE(docsift::model::fused_add_rms_norm(x, at::randn({1, 3, 64}), at::ones({64}), 1e-6, 0.0, at::kFloat));
+  // model.fused_norm on the CPU: the same logits as without, bit for bit.
+  const Checkpoint checkpoint(kFixtures / "hf");
+  const InternVLModel plain(checkpoint, at::kFloat, at::kCPU);
+  const InternVLModel fused(checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true}, at::kCPU);
+  const at::Tensor ids = at::tensor({1, 2, 3, 4, 5}, at::kLong);
+  auto a = plain.make_cache(8), b = fused.make_cache(8);
+  CHECK(max_diff(plain.forward(plain.embed_tokens(ids).unsqueeze(0), *a),
+                 fused.forward(fused.embed_tokens(ids).unsqueeze(0), *b)) == 0.0);
+}
+
+TEST_CASE("on a GPU, the fused residual add and RMSNorm gives LibTorch's sums and norms") {
+  if (!docsift::model::cuda_kernels_compiled()) DOCSIFT_SKIP("docsift's CUDA kernels not compiled in (CPU LibTorch)");
+  const auto status = docsift::device::cuda_status();
+  if (!status.available) DOCSIFT_SKIP("no CUDA device: " << status.reason);
+  const at::Device cuda(at::kCUDA, 0);
+  at::manual_seed(5);
+  struct Types {
+    at::ScalarType x, update, out;
+    double clamp;
+  };
+  // bfloat16; float16 over a float32 residual stream (the guard); float16 clamped; float32.
+  const Types cases[] = {{at::kBFloat16, at::kBFloat16, at::kBFloat16, 0.0},
+                         {at::kFloat, at::kHalf, at::kHalf, 0.0},
+                         {at::kHalf, at::kHalf, at::kHalf, 64504.0},
+                         {at::kFloat, at::kFloat, at::kFloat, 0.0}};
+  for (const Types& t : cases) {
+    for (const auto& shape : {std::vector<int64_t>{1, 1, 3584}, {1, 7, 896}, {1, 1, 12, 64}, {1, 2, 100}, {1, 1, 5000}}) {
+      CAPTURE(t.x);
+      CAPTURE(t.update);
+      CAPTURE(shape.back());
+      const int64_t n = shape.back();
+      const auto on = at::TensorOptions().device(cuda);
+      at::Tensor x = at::randn(shape, on).mul(3).to(t.x);
+      at::Tensor update = at::randn(shape, on).to(t.update);
+      const at::Tensor weight = at::randn({n}, on).mul(0.2).add(1);  // held in float32 (blocks.h)
+      if (t.clamp > 0) {
+        // Two sums past the clamp, one of them past float16's range (65,000 + 1,000 rounds to inf).
+        x.view({-1}).narrow(0, 0, 2).fill_(65000.0);
+        update.view({-1}).narrow(0, 0, 1).fill_(1000.0);
+      }
+      for (const bool add : {true, false}) {
+        CAPTURE(add);
+        const at::Tensor u = add ? update : at::Tensor();
+        const auto fused = docsift::model::fused_add_rms_norm(x, u, weight, 1e-6, t.clamp, t.out);
+        REQUIRE(fused.has_value());
+        const auto [sum, normed] = unfused_add_rms_norm(x, u, weight, 1e-6, t.clamp, t.out);
+        CHECK((fused->sum.scalar_type() == t.x));
+        CHECK((fused->normed.scalar_type() == t.out));
+        CHECK(fused->sum.sizes() == x.sizes());
+        // The sum has one rounding both ways: equal bit for bit. The norm's variance is summed
+        // in another order, so an element may land one step of the output type away.
+        CHECK(max_diff(fused->sum, sum) == 0.0);
+        const double step = t.out == at::kFloat ? 1e-5 : (t.out == at::kHalf ? 2e-3 : 1.6e-2);
+        const at::Tensor rel = fused->normed.to(at::kFloat).sub(normed.to(at::kFloat)).abs().div(normed.to(at::kFloat).abs().add(1e-3));
+        CHECK(fused->normed.isfinite().all().item<bool>());
+        CHECK(rel.max().item<double>() <= step);
+      }
+    }
+  }
+  // A NaN in the sum stays NaN (LibTorch's clamp keeps it) and poisons its own row only.
+  at::Tensor x = at::randn({1, 2, 256}, at::TensorOptions().device(cuda)).to(at::kHalf);
+  x[0][0][3].fill_(std::numeric_limits<float>::quiet_NaN());
+  const auto fused = docsift::model::fused_add_rms_norm(x, at::zeros_like(x), at::ones({256}, x.options().dtype(at::kFloat)),
+                                                        1e-6, 64504.0, at::kHalf);
+  REQUIRE(fused.has_value());
+  CHECK(fused->sum[0][0][3].isnan().item<bool>());
+  CHECK(fused->normed[0][0].isnan().all().item<bool>());
+  CHECK(fused->normed[0][1].isfinite().all().item<bool>());
+}
+
+TEST_CASE("on a GPU, a decoder with model.fused_norm writes the reference tokens, eager and through CUDA graphs") {
+  if (!docsift::model::cuda_kernels_compiled()) DOCSIFT_SKIP("docsift's CUDA kernels not compiled in (CPU LibTorch)");
+  const auto status = docsift::device::cuda_status();
+  if (!status.available) DOCSIFT_SKIP("no CUDA device: " << status.reason);
+  const at::Device cuda(at::kCUDA, 0);
+  for (const auto& fixtures : {kFixtures, kFixtures35}) {
+    CAPTURE(fixtures.filename().string());
+    const Checkpoint checkpoint(fixtures / "hf");
+    const InternVLModel plain(checkpoint, at::kFloat, cuda);
+    const InternVLModel fused(checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true}, cuda);
+    const auto [image, prompt, greedy] = one_tile(fixtures);
+    const int n = static_cast<int>(greedy.size());
+    const Steps want = decode_steps(plain, image, prompt, n, StepMode::kEager);
+    const Steps eager = decode_steps(fused, image, prompt, n, StepMode::kEager);
+    const Steps graph = decode_steps(fused, image, prompt, n, StepMode::kGraph, /*poison=*/true);
+    MESSAGE(fixtures.filename().string() << " on " << status.devices.front().name << ": fused norm against LibTorch's, "
+                                         << n << " steps, max abs logit diff " << max_step_diff(eager, want)
+                                         << " eager, " << max_step_diff(graph, want) << " graph");
+    CHECK(eager.tokens == greedy);
+    CHECK(graph.tokens == greedy);
+    CHECK(max_step_diff(eager, want) <= 1e-4);
+    CHECK(max_step_diff(graph, want) <= 1e-4);
   }
 }

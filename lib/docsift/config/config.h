@@ -47,6 +47,7 @@ struct ModelConfig {
   int max_tiles = 12;
   model::Quantization quantization = model::Quantization::None;
   model::Float16Residual float16_residual = model::Float16Residual::Float32;
+  bool fused_norm = false;          // the residual add and RMSNorm as one CUDA kernel (docs/gpu.md)
   family::mllama::CrossAttentionRows cross_attention_rows = family::mllama::CrossAttentionRows::Transformers;
 };
 

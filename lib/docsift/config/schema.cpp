@@ -110,6 +110,8 @@ const std::vector<Field>& schema() {
         "none, or int8: language-model linear layers as int8 with one scale per output channel " "(vision tower and projector stay in model.dtype)", model::kQuantizationNames, [](auto& c) -> auto& { return c.model.quantization; }),
       choice_key("model.float16_residual",
         "with dtype float16, the residual stream between decoder layers: float32 (safe), " "float16 (overflows on Qwen2's massive activations) or clamp", model::kFloat16ResidualNames, [](auto& c) -> auto& { return c.model.float16_residual; }),
+      bool_key("model.fused_norm",
+        "true: on a CUDA device, the language decoder's residual adds and RMSNorms run as one kernel of docsift's " "(not yet measured on a GPU, so off by default); false: LibTorch's operators", [](auto& c) -> auto& { return c.model.fused_norm; }),
       choice_key("model.cross_attention_rows",
         "Llama 3.2 Vision, prompt rows before <|image|>: transformers (keep their gated cross-attention " "output, as published Hub results) or meta (zero it, as Meta's reference)", family::mllama::kCrossAttentionRowsNames, [](auto& c) -> auto& { return c.model.cross_attention_rows; }),
       choice_key("vision.resample",

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "docsift/device/cuda_plugin/add_rms_norm.h"
 #include "docsift/device/cuda_plugin/w8a16.h"
 #include "docsift/device/readings.h"
 #include "docsift/device/devices.h"
@@ -54,15 +55,19 @@ class CudaBackend {
   // and is rethrown; the capture's own failure throws c10::Error.
   virtual std::unique_ptr<CudaGraph> capture_graph(c10::Device device, const std::function<void()>& body) const = 0;
   // docsift's own kernels (lib/docsift/device/cuda_plugin/): false when the plugin was built without nvcc.
-  virtual bool has_w8a16_kernel() const = 0;
+  virtual bool has_kernels() const = 0;
   // device::cuda_plugin::w8a16_gemv (same contract) on `device`'s current LibTorch stream.
   virtual bool w8a16_gemv(device::cuda_plugin::ActType type, const void* x, const int8_t* w, const float* scale,
                           const void* bias, void* y, int64_t rows, int64_t n, int64_t k,
                           c10::Device device) const = 0;
+  // device::cuda_plugin::add_rms_norm (same contract) on `device`'s current LibTorch stream.
+  virtual bool add_rms_norm(const device::cuda_plugin::AddRmsNormTypes& types, const void* x, const void* update,
+                            const void* weight, void* sum, void* normed, int64_t rows, int64_t n, float eps,
+                            float clamp, c10::Device device) const = 0;
 };
 
 // Bumped whenever CudaBackend changes, so that a plugin from another build is refused, not called.
-constexpr int kCudaBackendAbi = 2;
+constexpr int kCudaBackendAbi = 3;
 
 // Loads the plugin once per process and returns it, or nullptr with the reason in `*why`: this
 // build's LibTorch has no CUDA, or the plugin (or a CUDA library it needs) could not be loaded.

@@ -11,10 +11,27 @@
 #include <ATen/ops/tril.h>
 #include <ATen/ops/where.h>
 
+#include <ATen/ops/empty.h>
+#include <c10/core/ScalarType.h>
+
 #include <cmath>
 #include <optional>
 
+#include "docsift/device/cuda_backend.h"
+
 namespace docsift::model {
+namespace {
+
+std::optional<device::cuda_plugin::ActType> kernel_type(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return device::cuda_plugin::ActType::kFloat32;
+    case at::kHalf: return device::cuda_plugin::ActType::kFloat16;
+    case at::kBFloat16: return device::cuda_plugin::ActType::kBFloat16;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
 
 at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
   return at::linear(x, weight, bias.defined() ? std::optional<at::Tensor>(bias) : std::nullopt);
@@ -28,6 +45,34 @@ at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   const at::Tensor xf = x.to(at::kFloat);
   const at::Tensor normed = xf.mul(at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true).add(eps)));
   return as_dtype(weight.mul(as_dtype(normed, x.scalar_type())), x.scalar_type());
+}
+
+std::optional<NormedSum> fused_add_rms_norm(const at::Tensor& x, const at::Tensor& update, const at::Tensor& weight,
+                                            double eps, double clamp, at::ScalarType out) {
+  if (!x.is_cuda() || !x.is_contiguous() || x.dim() < 1) return std::nullopt;
+  // A CUDA tensor means the plugin is loaded (device/cuda_backend.h).
+  const device::CudaBackend* cuda = device::loaded_cuda_backend();
+  if (cuda == nullptr || !cuda->has_kernels()) return std::nullopt;
+  const int64_t n = x.size(-1);
+  const bool add = update.defined();
+  if (add && (!update.is_contiguous() || update.sizes() != x.sizes() || update.device() != x.device() ||
+              c10::promoteTypes(x.scalar_type(), update.scalar_type()) != x.scalar_type())) {
+    return std::nullopt;
+  }
+  if (weight.dim() != 1 || weight.size(0) != n || !weight.is_contiguous() || weight.device() != x.device()) {
+    return std::nullopt;
+  }
+  const auto tx = kernel_type(x.scalar_type()), tu = kernel_type(add ? update.scalar_type() : x.scalar_type()),
+             tw = kernel_type(weight.scalar_type()), tp = kernel_type(c10::promoteTypes(weight.scalar_type(), x.scalar_type())),
+             to = kernel_type(out);
+  if (!tx || !tu || !tw || !tp || !to) return std::nullopt;
+  NormedSum r{add ? at::empty(x.sizes(), x.options()) : x, at::empty(x.sizes(), x.options().dtype(out))};
+  const bool launched = cuda->add_rms_norm({*tx, *tu, *tw, *tp, *to}, x.const_data_ptr(), add ? update.const_data_ptr() : nullptr,
+                                           weight.const_data_ptr(), add ? r.sum.mutable_data_ptr() : nullptr,
+                                           r.normed.mutable_data_ptr(), n == 0 ? 0 : x.numel() / n, n,
+                                           static_cast<float>(eps), static_cast<float>(clamp), x.device());
+  if (!launched) return std::nullopt;
+  return r;
 }
 
 at::Tensor rope_inv_freq(const RopeConfig& config, int64_t seq_len, at::Device device) {

@@ -26,6 +26,18 @@ inline at::Tensor as_dtype(const at::Tensor& t, at::ScalarType dtype) {
 // (held in float32; the product is cast to x's dtype as the reference does).
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
+// x + update (update undefined: x alone) and as_dtype(rms_norm(sum, weight, eps), out) in one
+// launch of the CUDA plugin's kernel (device/cuda_plugin/add_rms_norm.h), the sum clamped to
+// [−clamp, clamp] when clamp > 0. nullopt, having done nothing, where the kernel does not take
+// the call: not a CUDA tensor, a plugin without kernels, x or update not contiguous, x + update
+// not of x's dtype, a dtype other than float32/float16/bfloat16. x [..., n], weight [n].
+struct NormedSum {
+  at::Tensor sum;     // x's shape and dtype (x itself when update is undefined)
+  at::Tensor normed;  // x's shape, `out`
+};
+std::optional<NormedSum> fused_add_rms_norm(const at::Tensor& x, const at::Tensor& update, const at::Tensor& weight,
+                                            double eps, double clamp, at::ScalarType out);
+
 // Rotary position embedding: RopeConfig (decoder_config.h) says which rule.
 
 // inv_freq [hd/2] float32 for a sequence of `seq_len` tokens (the dynamic rule reads it).

@@ -110,12 +110,39 @@ RopeTables Decoder::rope(int64_t start, int64_t length) const {
   return {t.cos.unsqueeze(1), t.sin.unsqueeze(1)};  // [T, 1, hd]: layer() rotates [1, T, heads, hd]
 }
 
+bool Decoder::clamps_residual() const {
+  return numerics_.dtype == at::kHalf && numerics_.float16_residual == model::Float16Residual::Clamp;
+}
+
 at::Tensor Decoder::residual_add(const at::Tensor& x, const at::Tensor& update) const {
   // Under the float16 guard x is float32 and the float16 update is promoted: Qwen2's massive
   // activations grow past 65,504 over a few layers while every sublayer output stays in range.
   at::Tensor sum = x.add(update);
-  const bool clamp = numerics_.dtype == at::kHalf && numerics_.float16_residual == model::Float16Residual::Clamp;
-  return clamp ? sum.clamp(-kFloat16ResidualLimit, kFloat16ResidualLimit) : sum;
+  return clamps_residual() ? sum.clamp(-kFloat16ResidualLimit, kFloat16ResidualLimit) : sum;
+}
+
+// At decode the LibTorch form of a norm is nine small kernels on a [1, H] row, and the fused
+// kernel one (device/cuda_plugin/add_rms_norm.h says what it saves). Where the kernel does not
+// take the call (the CPU, a plugin without kernels) the LibTorch ops below run.
+at::Tensor Decoder::norm(const at::Tensor& x, const at::Tensor& weight) const {
+  if (numerics_.fused_norm) {
+    if (auto fused = fused_add_rms_norm(x, at::Tensor(), weight, config_.rms_eps, 0.0, numerics_.dtype)) {
+      return fused->normed;
+    }
+  }
+  return as_dtype(rms_norm(x, weight, config_.rms_eps), numerics_.dtype);
+}
+
+std::pair<at::Tensor, at::Tensor> Decoder::add_norm(const at::Tensor& x, const at::Tensor& update,
+                                                    const at::Tensor& weight) const {
+  if (numerics_.fused_norm) {
+    const double clamp = clamps_residual() ? kFloat16ResidualLimit : 0.0;
+    if (auto fused = fused_add_rms_norm(x, update, weight, config_.rms_eps, clamp, numerics_.dtype)) {
+      return {fused->sum, fused->normed};
+    }
+  }
+  at::Tensor sum = residual_add(x, update);
+  return {sum, norm(sum, weight)};
 }
 
 at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_t cache_layer,
@@ -129,27 +156,25 @@ at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_
 at::Tensor Decoder::layer_with(int64_t i, const at::Tensor& x, const RopeTables& rope, const Attend& attend) const {
   const DecoderConfig& c = config_;
   const Layer& l = layers_[static_cast<std::size_t>(i)];
-  const at::ScalarType dtype = numerics_.dtype;
   const int64_t t = x.size(1);
   // The norms compute in float32; their outputs, which feed the matmuls, are in the dtype.
-  const at::Tensor h = as_dtype(rms_norm(x, l.input_norm, c.rms_eps), dtype);
+  const at::Tensor h = norm(x, l.input_norm);
   // One matmul: [1, T, (nh + 2·nkv)·hd] as [1, T, nh + 2·nkv, hd]. q and k, its first nh + nkv heads,
   // are rotated in one pass; then q [1, nh, T, hd], k and v [1, nkv, T, hd] are views.
   const at::Tensor qkv = linear(h, l.qkv, &scratch_).view({1, t, c.heads + 2 * c.kv_heads, c.head_dim});
   at::Tensor qk = qkv.narrow(2, 0, c.heads + c.kv_heads);
   if (c.qk_norm) {
     // Qwen3: each head normalised over hd, q heads with q_norm and k heads with k_norm, before RoPE.
-    qk = at::cat({rms_norm(qk.narrow(2, 0, c.heads), l.q_norm, c.rms_eps),
-                  rms_norm(qk.narrow(2, c.heads, c.kv_heads), l.k_norm, c.rms_eps)},
-                 2);
+    // qk is in the dtype, so norm() is rms_norm here; at decode (T = 1) each narrow is contiguous
+    // and takes the fused kernel.
+    qk = at::cat({norm(qk.narrow(2, 0, c.heads), l.q_norm), norm(qk.narrow(2, c.heads, c.kv_heads), l.k_norm)}, 2);
   }
   qk = apply_rope(qk, rope);
   const at::Tensor q = qk.narrow(2, 0, c.heads).transpose(1, 2);
   const at::Tensor k = qk.narrow(2, c.heads, c.kv_heads).transpose(1, 2);
   const at::Tensor v = qkv.narrow(2, c.heads + c.kv_heads, c.kv_heads).transpose(1, 2);
   const at::Tensor a = attend(q, k, v).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
-  const at::Tensor after_attention = residual_add(x, linear(a, l.o, &scratch_));
-  const at::Tensor m = as_dtype(rms_norm(after_attention, l.post_norm, c.rms_eps), dtype);
+  const auto [after_attention, m] = add_norm(x, linear(a, l.o, &scratch_), l.post_norm);
   return residual_add(after_attention, swiglu(l.mlp, m, &scratch_));
 }
 
@@ -184,7 +209,7 @@ at::Tensor Decoder::forward_fixed(const FixedStep& step, DeviceKVCache& cache) c
 }
 
 at::Tensor Decoder::logits(const at::Tensor& x) const {
-  const at::Tensor last = as_dtype(rms_norm(x.select(1, x.size(1) - 1), norm_, config_.rms_eps), numerics_.dtype);  // [1, H]
+  const at::Tensor last = norm(x.select(1, x.size(1) - 1), norm_);  // [1, H]
   return linear(last, lm_head_, &scratch_).to(at::kFloat).squeeze(0);
 }
 

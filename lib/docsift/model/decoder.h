@@ -9,6 +9,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <functional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,11 @@ class Decoder {
   // it also stores k and v wherever the caller keeps them.
   using Attend = std::function<at::Tensor(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)>;
   at::Tensor layer_with(int64_t i, const at::Tensor& x, const RopeTables& rope, const Attend& attend) const;
+  // as_dtype(rms_norm(x, weight), dtype), the input of a matmul.
+  at::Tensor norm(const at::Tensor& x, const at::Tensor& weight) const;
+  // {residual_add(x, update), norm(that sum, weight)}; one kernel under Numerics::fused_norm.
+  std::pair<at::Tensor, at::Tensor> add_norm(const at::Tensor& x, const at::Tensor& update, const at::Tensor& weight) const;
+  bool clamps_residual() const;  // float16_residual: clamp, with dtype float16
 
   struct Layer {  // empty at cross-attention indices
     at::Tensor input_norm, post_norm;

@@ -57,7 +57,7 @@ std::optional<device::cuda_plugin::ActType> act_type(at::ScalarType t) {
 // plugin is loaded.
 const device::CudaBackend* w8a16_backend() {
   const device::CudaBackend* cuda = device::loaded_cuda_backend();
-  return cuda && cuda->has_w8a16_kernel() ? cuda : nullptr;
+  return cuda && cuda->has_kernels() ? cuda : nullptr;
 }
 
 // x2d [rows, in] contiguous → [rows, out], or undefined when the kernel does not take the shape.
@@ -186,10 +186,10 @@ std::string to_string(Int8Path path) {
   return "?";
 }
 
-bool fused_int8_kernel_compiled() {
+bool cuda_kernels_compiled() {
   std::string why;
   const device::CudaBackend* cuda = device::load_cuda_backend(&why);
-  return cuda && cuda->has_w8a16_kernel();
+  return cuda && cuda->has_kernels();
 }
 
 Int8Path int8_path(const at::Tensor& x, const LinearWeight& w) {

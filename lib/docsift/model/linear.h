@@ -66,8 +66,9 @@ class DequantScratch {
 enum class Int8Path { kDense, kFusedCuda, kInt8PackMM, kDequantize };
 std::string to_string(Int8Path path);
 Int8Path int8_path(const at::Tensor& x, const LinearWeight& w);
-// Whether this build has the fused CUDA kernel (in the CUDA plugin, which this loads).
-bool fused_int8_kernel_compiled();
+// Whether this build has docsift's own CUDA kernels, the fused int8 GEMV and the fused norm (in
+// the CUDA plugin, which this loads).
+bool cuda_kernels_compiled();
 
 // x [..., in] → [..., out] in x's dtype. `scratch` is needed only for the dequantize path.
 at::Tensor linear(const at::Tensor& x, const LinearWeight& w, const DequantScratch* scratch = nullptr);

@@ -23,6 +23,9 @@ struct Numerics {
   model::Quantization quantization = model::Quantization::None;
   // Only read when dtype is float16.
   model::Float16Residual float16_residual = model::Float16Residual::Float32;
+  // On a CUDA device, the decoder's residual add and RMSNorm as one kernel of the plugin's
+  // (device/cuda_plugin/add_rms_norm.h) where it takes the shapes; LibTorch's ops elsewhere.
+  bool fused_norm = false;
   bool operator==(const Numerics&) const = default;
 };
 

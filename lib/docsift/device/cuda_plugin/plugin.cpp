@@ -26,7 +26,7 @@ class Backend final : public CudaBackend {
   std::unique_ptr<CudaGraph> capture_graph(c10::Device device, const std::function<void()>& body) const override {
     return cuda_plugin::capture_graph(device, body);
   }
-  bool has_w8a16_kernel() const override { return DOCSIFT_WITH_CUDA_KERNELS != 0; }
+  bool has_kernels() const override { return DOCSIFT_WITH_CUDA_KERNELS != 0; }
   bool w8a16_gemv(device::cuda_plugin::ActType type, const void* x, const int8_t* w, const float* scale, const void* bias,
                   void* y, int64_t rows, int64_t n, int64_t k, c10::Device device) const override {
 #if DOCSIFT_WITH_CUDA_KERNELS
@@ -34,6 +34,18 @@ class Backend final : public CudaBackend {
                                c10::cuda::getCurrentCUDAStream(device.index()).stream());
 #else
     (void)type, (void)x, (void)w, (void)scale, (void)bias, (void)y, (void)rows, (void)n, (void)k, (void)device;
+    return false;
+#endif
+  }
+  bool add_rms_norm(const device::cuda_plugin::AddRmsNormTypes& types, const void* x, const void* update,
+                    const void* weight, void* sum, void* normed, int64_t rows, int64_t n, float eps, float clamp,
+                    c10::Device device) const override {
+#if DOCSIFT_WITH_CUDA_KERNELS
+    return device::cuda_plugin::add_rms_norm(types, x, update, weight, sum, normed, rows, n, eps, clamp,
+                                             c10::cuda::getCurrentCUDAStream(device.index()).stream());
+#else
+    (void)types, (void)x, (void)update, (void)weight, (void)sum, (void)normed, (void)rows, (void)n, (void)eps,
+        (void)clamp, (void)device;
     return false;
 #endif
   }

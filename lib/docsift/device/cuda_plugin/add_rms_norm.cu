@@ -1,0 +1,119 @@
+// The fused residual add and RMSNorm (see add_rms_norm.h): one block per row.
+//
+// A decode row is small ([1, 3584] on the 8B shape: 7 KiB in bfloat16), so the kernel is bound by
+// its latency, not by bandwidth: one launch instead of ten is the whole gain. The block's threads
+// stride over the row twice:
+//   1. s = x + update, rounded to x's type (and clamped), written to `sum`; Σ s² in float32;
+//   2. after the block's reduction, each thread reads back the s it wrote itself (no other
+//      thread's writes are read, so no fence is needed beyond the reduction's barriers) and
+//      writes normed.
+// The element types are runtime arguments, switched per element: the switch costs nothing
+// next to the launch, and one instantiation serves every combination the decoder uses (bfloat16;
+// float16; float16 weights over a float32 residual stream).
+//
+// Needs nothing newer than sm_70: shuffles and the half/bfloat16 conversions of cuda_fp16.h and
+// cuda_bf16.h (emulated for bfloat16 before sm_80). No LibTorch headers: nvcc alone compiles it.
+#include "docsift/device/cuda_plugin/add_rms_norm.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace docsift::device::cuda_plugin {
+namespace {
+
+constexpr int kWarp = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kMaxThreads = 512;
+
+__device__ __forceinline__ float load(ActType t, const void* p, int64_t i) {
+  switch (t) {
+    case ActType::kFloat16: return __half2float(static_cast<const __half*>(p)[i]);
+    case ActType::kBFloat16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+    default: return static_cast<const float*>(p)[i];
+  }
+}
+
+// v rounded to nearest-even in t, read back as float32 (LibTorch's casts round the same way).
+__device__ __forceinline__ float round_to(ActType t, float v) {
+  switch (t) {
+    case ActType::kFloat16: return __half2float(__float2half_rn(v));
+    case ActType::kBFloat16: return __bfloat162float(__float2bfloat16_rn(v));
+    default: return v;
+  }
+}
+
+// Stores a value already rounded to t (round_to), so the narrowing is exact.
+__device__ __forceinline__ void store(ActType t, void* p, int64_t i, float v) {
+  switch (t) {
+    case ActType::kFloat16: static_cast<__half*>(p)[i] = __float2half_rn(v); break;
+    case ActType::kBFloat16: static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(v); break;
+    default: static_cast<float*>(p)[i] = v; break;
+  }
+}
+
+// The block's total of v, returned to every thread. `shared` holds one float per warp.
+__device__ float block_sum(float v, float* shared) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(kFullMask, v, offset);
+  const int warp = static_cast<int>(threadIdx.x) / kWarp, lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int warps = static_cast<int>(blockDim.x) / kWarp;
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  v = lane < warps ? shared[lane] : 0.0f;
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(kFullMask, v, offset);
+  return v;  // every warp reduced the same per-warp totals, so every thread holds the total
+}
+
+__global__ void __launch_bounds__(kMaxThreads) add_rms_norm_kernel(AddRmsNormTypes types, const void* x,
+                                                                    const void* update, const void* weight, void* sum,
+                                                                    void* normed, int64_t n, float eps, float clamp) {
+  __shared__ float partial[kMaxThreads / kWarp];
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * n;
+  float squares = 0.0f;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    float s = load(types.x, x, base + i);
+    if (update != nullptr) {
+      s = round_to(types.x, s + load(types.update, update, base + i));
+      // Comparisons, not fminf/fmaxf: LibTorch's clamp keeps a NaN, fminf would replace it.
+      if (clamp > 0.0f) s = s > clamp ? clamp : (s < -clamp ? -clamp : s);
+      store(types.x, sum, base + i, s);
+    }
+    squares += s * s;
+  }
+  // LibTorch's mean multiplies the float32 sum by 1/n; the order of the sum differs, so the
+  // variance may differ from LibTorch's in its last bit.
+  const float scale = rsqrtf(block_sum(squares, partial) * (1.0f / static_cast<float>(n)) + eps);
+  const void* source = update != nullptr ? static_cast<const void*>(sum) : x;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    const float s = load(types.x, source, base + i);
+    const float y = round_to(types.x, s * scale);
+    const float p = round_to(types.x, round_to(types.product, load(types.weight, weight, i) * y));
+    store(types.out, normed, base + i, round_to(types.out, p));
+  }
+}
+
+}  // namespace
+
+bool add_rms_norm(const AddRmsNormTypes& types, const void* x, const void* update, const void* weight, void* sum,
+                  void* normed, int64_t rows, int64_t n, float eps, float clamp, void* stream) {
+  if (n < 1 || n > kAddRmsNormMaxWidth || rows < 0 || rows > INT32_MAX) return false;
+  if (x == nullptr || weight == nullptr || normed == nullptr || (update != nullptr && sum == nullptr)) return false;
+  if (rows == 0) return true;
+  // About four elements a thread, in whole warps: a [1, 3584] row gets 512 threads, a head's
+  // [rows, 128] one warp a row.
+  int threads = kWarp;
+  while (threads < kMaxThreads && threads * 4 < n) threads *= 2;
+  add_rms_norm_kernel<<<static_cast<unsigned>(rows), static_cast<unsigned>(threads), 0,
+                        static_cast<cudaStream_t>(stream)>>>(types, x, update, weight, sum, normed, n, eps, clamp);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {
+    throw std::runtime_error(std::string("add_rms_norm: kernel launch failed: ") + cudaGetErrorString(err));
+  }
+  return true;
+}
+
+}  // namespace docsift::device::cuda_plugin
