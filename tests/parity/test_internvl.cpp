@@ -366,11 +366,13 @@ TEST_CASE("on a GPU, decode steps replayed as a CUDA graph match the eager steps
 
 namespace {
 
-// Decoder::add_norm's LibTorch form: x + update (clamped), then the norm in `out`.
+// Decoder::add_norm's LibTorch form: x + update (clamped), then the norm in `out`; without an
+// update, Decoder::norm's: x normed, nothing clamped.
 std::pair<at::Tensor, at::Tensor> unfused_add_rms_norm(const at::Tensor& x, const at::Tensor& update,
                                                        const at::Tensor& weight, double eps, double clamp,
                                                        at::ScalarType out) {
-  at::Tensor sum = update.defined() ? x.add(update) : x;
+  if (!update.defined()) return {x, docsift::model::as_dtype(docsift::model::rms_norm(x, weight, eps), out)};
+  at::Tensor sum = x.add(update);
   if (clamp > 0) sum = sum.clamp(-clamp, clamp);
   return {sum, docsift::model::as_dtype(docsift::model::rms_norm(sum, weight, eps), out)};
 }
