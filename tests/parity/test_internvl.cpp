@@ -434,10 +434,17 @@ TEST_CASE("on a GPU, the fused residual add and RMSNorm gives LibTorch's sums an
         // The sum has one rounding both ways: equal bit for bit. The norm's variance is summed
         // in another order, so an element may land one step of the output type away.
         CHECK(max_diff(fused->sum, sum) == 0.0);
-        const double step = t.out == at::kFloat ? 1e-5 : (t.out == at::kHalf ? 2e-3 : 1.6e-2);
-        const at::Tensor rel = fused->normed.to(at::kFloat).sub(normed.to(at::kFloat)).abs().div(normed.to(at::kFloat).abs().add(1e-3));
+        // A flipped rounding of the normed value can move the product's by one more step: three
+        // steps of the output type at most. A wrong rounding rule would stay within that but move
+        // many elements, so most must be equal bit for bit too (bench/gpu/norm_roundings.py, these
+        // rules against LibTorch's CPU ops: all equal for bfloat16 and for float16 over float32).
+        // Not for float32, whose last bits follow the summation order, nor for the clamped rows:
+        // next to two squares of 64,504 (8.3e9) the small ones are lost or kept by the order too.
+        const double steps = t.out == at::kFloat ? 1e-5 : (t.out == at::kHalf ? 3e-3 : 2.4e-2);
+        const at::Tensor got = fused->normed.to(at::kFloat), want = normed.to(at::kFloat);
         CHECK(fused->normed.isfinite().all().item<bool>());
-        CHECK(rel.max().item<double>() <= step);
+        CHECK(got.sub(want).abs().div(want.abs().add(1e-3)).max().item<double>() <= steps);
+        if (t.out != at::kFloat && t.clamp == 0) CHECK(got.eq(want).to(at::kFloat).mean().item<double>() >= 0.9);
       }
     }
   }
