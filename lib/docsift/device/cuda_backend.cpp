@@ -103,6 +103,20 @@ const CudaBackend* load_cuda_backend(std::string* why) {
 
 const CudaBackend* loaded_cuda_backend() { return g_backend.load(std::memory_order_acquire); }
 
+const CudaBackend* loaded_kernels() {
+  const CudaBackend* cuda = loaded_cuda_backend();
+  return cuda && cuda->has_kernels() ? cuda : nullptr;
+}
+
+std::optional<cuda_plugin::ActType> kernel_type(c10::ScalarType t) {
+  switch (t) {
+    case c10::kFloat: return cuda_plugin::ActType::kFloat32;
+    case c10::kHalf: return cuda_plugin::ActType::kFloat16;
+    case c10::kBFloat16: return cuda_plugin::ActType::kBFloat16;
+    default: return std::nullopt;
+  }
+}
+
 std::string cuda_backend_path() { return loaded_cuda_backend() ? g_loaded.path : std::string(); }
 
 }  // namespace docsift::device

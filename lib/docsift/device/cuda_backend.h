@@ -16,10 +16,12 @@
 #pragma once
 
 #include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "docsift/device/cuda_plugin/add_rms_norm.h"
@@ -78,6 +80,13 @@ const CudaBackend* load_cuda_backend(std::string* why = nullptr);
 // The plugin if this process has loaded it, else nullptr. Never loads: without the plugin no CUDA
 // tensor can exist, so a caller holding one already has it loaded.
 const CudaBackend* loaded_cuda_backend();
+
+// The loaded plugin when it has docsift's own kernels (CudaBackend::has_kernels), else nullptr;
+// never loads (as loaded_cuda_backend), so it is what a caller holding CUDA tensors asks.
+const CudaBackend* loaded_kernels();
+
+// The kernels' element type for a LibTorch dtype: float32, float16, bfloat16; nullopt for others.
+std::optional<cuda_plugin::ActType> kernel_type(c10::ScalarType t);
 
 // Where the plugin was found (empty when not loaded), for `docsift --version`.
 std::string cuda_backend_path();

@@ -20,18 +20,6 @@
 #include "docsift/device/cuda_backend.h"
 
 namespace docsift::model {
-namespace {
-
-std::optional<device::cuda_plugin::ActType> kernel_type(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat: return device::cuda_plugin::ActType::kFloat32;
-    case at::kHalf: return device::cuda_plugin::ActType::kFloat16;
-    case at::kBFloat16: return device::cuda_plugin::ActType::kBFloat16;
-    default: return std::nullopt;
-  }
-}
-
-}  // namespace
 
 at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
   return at::linear(x, weight, bias.defined() ? std::optional<at::Tensor>(bias) : std::nullopt);
@@ -51,8 +39,8 @@ std::optional<NormedSum> fused_add_rms_norm(const at::Tensor& x, const at::Tenso
                                             double eps, double clamp, at::ScalarType out) {
   if (!x.is_cuda() || !x.is_contiguous() || x.dim() < 1) return std::nullopt;
   // A CUDA tensor means the plugin is loaded (device/cuda_backend.h).
-  const device::CudaBackend* cuda = device::loaded_cuda_backend();
-  if (cuda == nullptr || !cuda->has_kernels()) return std::nullopt;
+  const device::CudaBackend* cuda = device::loaded_kernels();
+  if (cuda == nullptr) return std::nullopt;
   const int64_t n = x.size(-1);
   const bool add = update.defined();
   if (add && (!update.is_contiguous() || update.sizes() != x.sizes() || update.device() != x.device() ||
@@ -62,6 +50,7 @@ std::optional<NormedSum> fused_add_rms_norm(const at::Tensor& x, const at::Tenso
   if (weight.dim() != 1 || weight.size(0) != n || !weight.is_contiguous() || weight.device() != x.device()) {
     return std::nullopt;
   }
+  using device::kernel_type;
   const auto tx = kernel_type(x.scalar_type()), tu = kernel_type(add ? update.scalar_type() : x.scalar_type()),
              tw = kernel_type(weight.scalar_type()), tp = kernel_type(c10::promoteTypes(weight.scalar_type(), x.scalar_type())),
              to = kernel_type(out);

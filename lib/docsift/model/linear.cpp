@@ -44,26 +44,11 @@ std::optional<at::Tensor> optional(const at::Tensor& t) {
   return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt;
 }
 
-std::optional<device::cuda_plugin::ActType> act_type(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat: return device::cuda_plugin::ActType::kFloat32;
-    case at::kHalf: return device::cuda_plugin::ActType::kFloat16;
-    case at::kBFloat16: return device::cuda_plugin::ActType::kBFloat16;
-    default: return std::nullopt;
-  }
-}
-
-// The CUDA plugin's kernel, when it has one (device/cuda_backend.h): a CUDA tensor means the
-// plugin is loaded.
-const device::CudaBackend* w8a16_backend() {
-  const device::CudaBackend* cuda = device::loaded_cuda_backend();
-  return cuda && cuda->has_kernels() ? cuda : nullptr;
-}
-
 // x2d [rows, in] contiguous → [rows, out], or undefined when the kernel does not take the shape.
 at::Tensor fused_cuda(const at::Tensor& x2d, const LinearWeight& w) {
-  const device::CudaBackend* cuda = w8a16_backend();
-  const auto type = act_type(x2d.scalar_type());
+  // The CUDA plugin's kernel, when it has one: a CUDA tensor means the plugin is loaded.
+  const device::CudaBackend* cuda = device::loaded_kernels();
+  const auto type = device::kernel_type(x2d.scalar_type());
   if (!cuda || !type || x2d.size(0) > device::cuda_plugin::kW8A16MaxRows) return {};
   const at::Tensor bias = w.bias.defined() ? w.bias.to(x2d.scalar_type()).contiguous() : at::Tensor();
   at::Tensor y = at::empty({x2d.size(0), w.out_features()}, x2d.options());
@@ -196,7 +181,7 @@ Int8Path int8_path(const at::Tensor& x, const LinearWeight& w) {
   if (!w.quantized()) return Int8Path::kDense;
   const int64_t rows = x.numel() / std::max<int64_t>(1, x.size(-1));
   if (x.is_cuda()) {
-    return w8a16_backend() && rows <= device::cuda_plugin::kW8A16MaxRows ? Int8Path::kFusedCuda : Int8Path::kDequantize;
+    return device::loaded_kernels() && rows <= device::cuda_plugin::kW8A16MaxRows ? Int8Path::kFusedCuda : Int8Path::kDequantize;
   }
   // The CPU int8 kernel pays off for a few rows (decode); a prompt's many rows go through the
   // BLAS matmul on dequantized blocks instead (17× faster at 64 rows, measured as above).
