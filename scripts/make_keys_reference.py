@@ -110,6 +110,10 @@ def keys_decode(plan, first_logits, step, stop_ids):
     """step(ids) feeds ids through the cache and returns the last position's float32 logits [vocab]."""
     logits = first_logits
     stream, values, pending = [], {}, []
+    # Each asked field's picks with their natural-log probabilities (float32 log_softmax of the step's logits;
+    # for the type, of the logits of the tokens the trie allowed), and the stop token's where one ended it:
+    # scripts/make_confidence_reference.py.
+    picks = []
     state = {"after_newline": True, "generated": 0, "forced": 0, "extends": 0, "decodes": 0}
 
     def extend(key):
@@ -125,6 +129,7 @@ def keys_decode(plan, first_logits, step, stop_ids):
         nonlocal logits, pending
         logits = extend(plan.key[index] if state["after_newline"] else plan.newline_key[index])
         tokens, written, end = [], b"", None
+        logprobs, stop_logprob = [], None
         is_type = index == plan.type_field
         while True:
             if is_type:
@@ -137,12 +142,18 @@ def keys_decode(plan, first_logits, step, stop_ids):
                 if complete:
                     allowed.append(plan.newline)
                 allowed.sort()
-                nxt = allowed[int(torch.argmax(logits[torch.tensor(allowed)]))]
+                masked = logits[torch.tensor(allowed)]
+                best = int(torch.argmax(masked))
+                nxt = allowed[best]
+                lp = float(torch.log_softmax(masked, -1)[best])
             else:
                 nxt = int(torch.argmax(logits))
+                lp = float(torch.log_softmax(logits, -1)[nxt])
                 if nxt in stop_ids:
                     end = "stop"
+                    stop_logprob = lp
                     break
+            logprobs.append(lp)
             tokens.append(nxt)
             stream.append(nxt)
             state["generated"] += 1
@@ -160,6 +171,8 @@ def keys_decode(plan, first_logits, step, stop_ids):
             pending = []
         state["after_newline"] = end == "newline"
         values[index] = tokens
+        picks.append({"field": plan.fields[index]["name"], "tokens": tokens, "logprobs": logprobs,
+                      "stop_logprob": stop_logprob})
         return written
 
     type_name = None
@@ -181,19 +194,26 @@ def keys_decode(plan, first_logits, step, stop_ids):
         else:
             text = " N/A"
         lines.append(f["name"] + ":" + text)
-    return {"tokens": stream, "text": "\n".join(lines), "document_type": type_name, **state}
+    return {"tokens": stream, "text": "\n".join(lines), "document_type": type_name, **state, "picks": picks}
 
 
-def free_decode(first_logits, step, stop_ids):
+def free_decode(first_logits, step, stop_ids, logprobs=None):
+    """`logprobs`, a dict when given: "logprobs" (each token's natural-log probability) and "stop_logprob"."""
     tokens, logits = [], first_logits
+    lps, stop_lp = [], None
     while True:
         nxt = int(torch.argmax(logits))
+        lp = float(torch.log_softmax(logits, -1)[nxt])
         if nxt in stop_ids:
+            stop_lp = lp
             break
         tokens.append(nxt)
+        lps.append(lp)
         if len(tokens) >= FREE_TOKENS:
             break
         logits = step([nxt])
+    if logprobs is not None:
+        logprobs.update({"logprobs": lps, "stop_logprob": stop_lp})
     return tokens
 
 
@@ -201,9 +221,10 @@ def finish(mode, logits, step, plan, stop_ids, generate):
     """keys, or free checked against `generate()` (model.generate's new tokens)."""
     if mode == "keys":
         return keys_decode(plan, logits, step, stop_ids)
-    tokens = free_decode(logits, step, stop_ids)
+    lps = {}
+    tokens = free_decode(logits, step, stop_ids, lps)
     assert generate()[:len(tokens)] == tokens, "the cache loop disagrees with generate"
-    return {"tokens": tokens, "text": plan.tok.decode(tokens, skip_special_tokens=True)}
+    return {"tokens": tokens, "text": plan.tok.decode(tokens, skip_special_tokens=True), **lps}
 
 
 def internvl(fields, question, summary):
@@ -313,6 +334,11 @@ def main():
                "free_tokens": FREE_TOKENS, "question": question}
     internvl(fields, question, summary)
     mllama(fields, question, summary)
+    for family in ("internvl", "mllama"):  # the log-probabilities go to confidence.json
+        for r in summary[family]["images"].values():
+            r["keys"].pop("picks")
+            for k in ("logprobs", "stop_logprob"):
+                r["free"].pop(k)
     with open(os.path.join(OUT, "reference.json"), "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")

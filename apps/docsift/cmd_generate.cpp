@@ -13,6 +13,7 @@
 #include "docsift/generate/generate.h"
 #include "docsift/generate/op_count.h"
 #include "docsift/io/image_file.h"
+#include "docsift/io/input_file.h"
 #include "docsift/batch/device_setup.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/resilience/ladder.h"
@@ -67,6 +68,7 @@ Command add_generate_command(CLI::App& root) {
             if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
             const config::Config cfg = o->config.load(overrides);
             if (cfg.model.path.empty()) throw ConfigError("generate: give --model DIR (or model.path in the config)");
+            (void)io::open_input(o->image, "--image");  // before the model loads: a typo costs no load
 
             const batch::Log log(std::cerr, batch::LogFormat::kText, /*quiet=*/false);
             const c10::Device device = batch::start_device(cfg, &log);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "docsift/batch/log.h"
 #include "docsift/batch/merge.h"
 #include "exit_codes.h"
 
@@ -36,14 +37,17 @@ Command add_merge_command(CLI::App& root) {
             options.recursive = o->recursive;
             options.allow_config_change = o->allow_config_change;
             const batch::MergeReport r = batch::merge_outputs(options);
-            for (const auto& line : r.unfinished) std::cerr << "docsift: unfinished: " << line << '\n';
-            for (const auto& line : r.duplicates) std::cerr << "docsift: duplicate: " << line << '\n';
-            for (const auto& line : r.missing) std::cerr << "docsift: missing: " << line << '\n';
-            if (!o->quiet || !r.complete()) {
-              std::cerr << "docsift: merged " << o->folders.size() << " folders: " << r.records << " images (" << r.ok
-                        << " ok, " << r.failed << " failed) into " << o->out << (r.complete() ? "" : "; incomplete, see above")
-                        << '\n';
-            }
+            // Through the run's log, so that every line carries its time as a run's lines do.
+            const batch::Log log(std::cerr, batch::LogFormat::kText, o->quiet);
+            for (const auto& line : r.unfinished) log.warning("unfinished", "unfinished: " + line);
+            for (const auto& line : r.duplicates) log.warning("duplicate", "duplicate: " + line);
+            for (const auto& line : r.missing) log.warning("missing", "missing: " + line);
+            // Said with --quiet too when the merge is incomplete.
+            log.write(r.complete() ? batch::Log::Level::kInfo : batch::Log::Level::kNotice, "merged",
+                      "merged " + std::to_string(o->folders.size()) + " folders: " + std::to_string(r.records) +
+                          " images (" + std::to_string(r.ok) + " ok, " + std::to_string(r.failed) + " failed" +
+                          (r.gone > 0 ? ", " + std::to_string(r.gone) + " gone pages left out" : "") + ") into " +
+                          o->out + (r.complete() ? "" : "; incomplete, see above"));
             return r.complete() && r.failed == 0 ? kExitOk : kExitSomeFailed;
           }};
 }

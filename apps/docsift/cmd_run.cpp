@@ -1,6 +1,7 @@
 // `docsift run INPUT...`: the main job. Maps the batch result to exit codes: 0 every page
-// succeeded, 1 some failed (each has a record in results.jsonl), 5 stopped early, 6 no input
-// pages; run-level failures throw (2 or 3). The metrics file is written whatever the outcome.
+// succeeded, 1 some failed (each has a record in results.jsonl) or a folder or file of the inputs
+// could not be read, 5 stopped early or summary.json unwritten, 6 no input pages; run-level
+// failures throw (2, 3 or 7). The metrics file is written whatever the outcome.
 #include <unistd.h>
 
 #include <c10/util/Exception.h>
@@ -17,34 +18,19 @@
 #include "docsift/batch/run.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
+#include "docsift/io/file_list.h"
+#include "docsift/io/input_file.h"
 #include "docsift/memory/allocator_env.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
 namespace {
 
-// A list's size is capped before it is read: one path a line, 1 GiB is millions of them.
-constexpr std::streamoff kMaxListBytes = 1ll << 30;
-
-// --files-from: one path a line ("\r\n" ends a line too), or with `nul` NUL-separated; empty
-// entries are skipped. "-" reads standard input.
+// --files-from: the list's entries (io/file_list.h); "-" reads standard input.
 std::vector<std::string> read_file_list(const std::string& from, bool nul) {
   std::ifstream file;
-  if (from != "-") {
-    file.open(from, std::ios::binary);
-    if (!file) throw ConfigError("--files-from " + from + ": cannot read it");
-  }
-  std::istream& in = from == "-" ? std::cin : file;
-  std::vector<std::string> paths;
-  std::string entry;
-  std::streamoff total = 0;
-  while (std::getline(in, entry, nul ? '\0' : '\n')) {
-    total += static_cast<std::streamoff>(entry.size()) + 1;
-    if (total > kMaxListBytes) throw ConfigError("--files-from " + from + ": over 1 GiB; split the list");
-    if (!nul && !entry.empty() && entry.back() == '\r') entry.pop_back();
-    if (!entry.empty()) paths.push_back(entry);
-  }
-  return paths;
+  if (from != "-") file = io::open_input(from, "--files-from");
+  return io::read_file_list(from == "-" ? std::cin : file, nul, from);
 }
 
 // Pages under the folder inputs' subfolders, for the hint when the top levels had none.
@@ -82,7 +68,7 @@ Command add_run_command(CLI::App& root) {
     ConfigOptions config;
     std::optional<int> limit;
     bool resume = false, retry_failed = false, resume_by_name = false, recursive = false, quiet = false,
-         allow_config_change = false, allow_empty = false, nul = false;
+         allow_config_change = false, allow_empty = false, nul = false, follow_links = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand("run", "Extract fields from every page of the documents given (the main job)");
@@ -108,6 +94,9 @@ Command add_run_command(CLI::App& root) {
                 "With --resume: continue a journal written with another config or model (recorded in summary.json)");
   app->add_flag("--allow-empty", o->allow_empty, "Exit 0, not 6, when the inputs hold no pages (an empty inbox is normal)");
   app->add_flag("--recursive,-r", o->recursive, "Also process documents in subfolders of the folders given");
+  app->add_flag("--follow-links", o->follow_links,
+                "Also read links whose target lies outside the folders given (a --files-from entry: outside its own "
+                "folder); without it they are skipped unopened and listed (default: config input.follow_links)");
   app->add_option("--limit", o->limit, "Process at most N pages in this run")->check(at_least(1, /*whole=*/true));
   app->add_option("--engine", o->engine,
                   "ocr (Tesseract and field rules, no weights), vlm (the model in --model) or auto: vlm when a "
@@ -127,7 +116,9 @@ Command add_run_command(CLI::App& root) {
                   "a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with --shards). Merge with docsift merge");
   app->add_option("--shards", o->shards, "With --shard auto: the number of shards (a Kubernetes Job's completions)")
       ->check(CLI::Range(1, batch::kMaxShards));
-  app->add_flag("--quiet,-q", o->quiet, "No progress output; failed pages, warnings and errors still go to stderr");
+  app->add_flag("--quiet,-q", o->quiet,
+                "No progress output; failed pages, files read again because they changed, failed pages gone, "
+                "warnings and errors still go to stderr");
   app->add_option("--log-format", o->log_format,
                   "text, or json: every stderr line a JSON object with time, level and event")
       ->check(CLI::IsMember({"text", "json"}));
@@ -136,10 +127,19 @@ Command add_run_command(CLI::App& root) {
                                  o->quiet);
             LogWarnings warnings(log);
             const c10::WarningUtils::WarningHandlerGuard route_warnings(&warnings);
-            // The metrics file says how every run ended, one that could not start included.
+            // The metrics file says how every run ended, one that could not start included. Failing
+            // to write it is said, and never changes the run's own exit code.
             const auto write_metrics = [&](const batch::RunSummary* run, int code) {
               if (o->metrics.empty()) return;
-              batch::write_metrics(o->metrics, run, {code, code == kExitOk || code == kExitSomeFailed});
+              std::string dropped;
+              try {
+                batch::write_metrics(o->metrics, run, {code, code == kExitOk || code == kExitSomeFailed}, &dropped);
+              } catch (const std::exception& e) {
+                log.error("metrics", std::string(e.what()) + "; the metrics file is not updated (the exit code stays " +
+                                         std::to_string(code) + ")",
+                          {{"file", o->metrics}, {"exit_code", code}});
+              }
+              if (!dropped.empty()) log.warning("metrics", dropped, {{"file", o->metrics}});
             };
             batch::RunOptions options;
             batch::RunSummary s;
@@ -215,19 +215,17 @@ Command add_run_command(CLI::App& root) {
                 (void)batch::start_device(cfg, &log);
               }
               options.recursive = o->recursive;
+              options.follow_links = o->follow_links || cfg.input.follow_links;
               options.resume = o->resume;
               options.retry_failed = o->retry_failed;
               options.resume_by_name = o->resume_by_name;
               options.allow_config_change = o->allow_config_change;
+              options.allow_empty = o->allow_empty;
               options.limit = o->limit;
               options.progress_bar = ::isatty(STDERR_FILENO) != 0;
               s = batch::run_batch(cfg, options, log);
             } catch (...) {
-              try {
-                write_metrics(nullptr, failure_of(std::current_exception()).code);
-              } catch (const std::exception& e) {  // the run's own error is the one to report
-                log.error("metrics", e.what());
-              }
+              write_metrics(nullptr, failure_of(std::current_exception()).code);
               throw;
             }
 
@@ -235,12 +233,34 @@ Command add_run_command(CLI::App& root) {
             const nlohmann::json counts = {{"processed", s.processed}, {"ok", s.ok},
                                            {"failed", s.failed},       {"already_done", s.skipped},
                                            {"retried", s.retried},     {"changed", s.changed},
+                                           {"gone", s.gone},           {"unreadable", s.unreadable},
+                                           {"links_outside", s.links_outside},
                                            {"journal_ok", s.total_ok}, {"journal_failed", s.total_failed},
-                                           {"journal", journal}};
-            int code = s.total_failed > 0 ? kExitSomeFailed : kExitOk;
+                                           {"journal", journal},
+                                           {"pages_accepted", s.totals.pages_accepted},
+                                           {"fields_accepted", s.totals.fields_accepted},
+                                           {"fields_to_review", s.totals.fields_to_review}};
+            // A folder that could not be read lost its pages as surely as a page that failed.
+            int code = s.total_failed > 0 || s.unreadable > 0 ? kExitSomeFailed : kExitOk;
             std::string closing = std::to_string(s.processed) + " processed (" + std::to_string(s.ok) + " ok, " +
-                                  std::to_string(s.failed) + " failed), " + std::to_string(s.skipped) + " already done; " +
-                                  journal;
+                                  std::to_string(s.failed) + " failed), " + std::to_string(s.skipped) + " already done";
+            if (s.gone > 0) closing += ", " + std::to_string(s.gone) + " failed gone";
+            if (s.unreadable > 0) {
+              closing += ", " + std::to_string(s.unreadable) + (s.unreadable == 1 ? " folder or file" : " folders or files") +
+                         " unreadable (see above)";
+            }
+            if (s.links_outside > 0) {
+              closing += ", " + std::to_string(s.links_outside) +
+                         (s.links_outside == 1 ? " link" : " links") + " out of the inputs skipped (--follow-links reads them)";
+            }
+            // The review queue over the journal (docs/confidence.md): what a person has left to check.
+            const batch::Totals& t = s.totals;
+            if (t.pages_with_confidence > 0) {
+              closing += "; review: " + std::to_string(t.pages_accepted) + " of " + std::to_string(t.pages_with_confidence) +
+                         " pages fully accepted, " + std::to_string(t.fields_accepted) + " fields accepted, " +
+                         std::to_string(t.fields_to_review) + " to review (review.csv)";
+            }
+            closing += "; " + journal;
             if (!s.stopped.empty()) {  // said even with --quiet: the run is not complete
               code = kExitStopped;
               nlohmann::json fields = counts;
@@ -250,7 +270,15 @@ Command add_run_command(CLI::App& root) {
                             std::to_string(s.failed) + " failed) and journaled in " + journal +
                             "; continue with the same command plus --resume",
                         fields);
-            } else if (s.scanned_all == 0) {
+            } else if (!s.summary_error.empty()) {
+              // Every page went through and is journaled; only the summary is missing. Not "could
+              // not start" (3): --resume, with nothing left to read, writes it.
+              code = kExitStopped;
+              log.error("summary_write",
+                        s.summary_error + "; every page is journaled in " + journal +
+                            ", but summary.json is not written; run the same command plus --resume to write it",
+                        {{"exit_code", code}});
+            } else if (s.scanned_all == 0 && s.unreadable == 0) {
               // An unmounted share or a scanner that stopped writing looks like a quiet night.
               std::string where;
               for (const std::string& n : options.named) where += (where.empty() ? "" : ", ") + n;

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "docsift/error.h"
+#include "docsift/io/input_file.h"
 #include "docsift/text/tokenizer.h"
 #include "exit_codes.h"
 
@@ -14,8 +15,7 @@ namespace {
 
 std::string read_input_file(const std::string& path) {
   if (path == "-") return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open for reading");
+  std::ifstream in = io::open_input(path, "--file");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 

@@ -1,6 +1,7 @@
 // docsift command line: parse, dispatch, and map exceptions to exit codes. Results go to stdout
 // or files; errors go to stderr as one line (a JSON object with --log-format json).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -84,17 +85,25 @@ int main(int argc, char** argv) {
   CLI::App app{"docsift: batch field extraction from document images with vision-language models"};
   app.failure_message(parse_error_line);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
-  app.footer(
-      "Exit codes: 0 success; 1 some images failed; 2 usage or config error (also an input that is not there); 3 "
-      "could not start (model, device, lock); 4 eval below the gate; 5 run stopped early (continue with --resume); 6 "
-      "run found no input pages (unless --allow-empty).\n"
-      "Environment: CUDA_VISIBLE_DEVICES selects the GPUs docsift can see.");
+  app.footer(exit_code_footer() + "\nEnvironment: CUDA_VISIBLE_DEVICES selects the GPUs docsift can see.");
   bool show_version = false;
   app.add_flag("--version", show_version, "Print docsift, LibTorch and CUDA versions and the visible devices");
+  bool show_exit_codes = false;
+  app.add_flag("--exit-codes", show_exit_codes, "Print the exit codes of every command as a Markdown table");
 
   std::vector<Command> commands{add_run_command(app), add_merge_command(app), add_inspect_command(app), add_config_command(app),
                                    add_tokenize_command(app), add_generate_command(app),
                                    add_eval_command(app), add_worker_command(app)};
+  // Each command's help ends with the codes it can return, from the one table.
+  for (const Command& command : commands) {
+    const std::string name = command.app->get_name();
+    if (std::none_of(kExitCodes.begin(), kExitCodes.end(), [&](const ExitCodeRow& row) { return returns(row, name); })) {
+      continue;  // the internal worker command: the table does not name it
+    }
+    const std::string codes = exit_code_footer(name);
+    const std::string own = command.app->get_footer();
+    command.app->footer(own.empty() ? codes : own + "\n" + codes);
+  }
 
   try {
     app.parse(argc, argv);
@@ -105,6 +114,10 @@ int main(int argc, char** argv) {
 
   try {
     if (show_version) return print_version();
+    if (show_exit_codes) {
+      std::cout << exit_code_table_markdown();
+      return kExitOk;
+    }
     for (const auto& command : commands) {
       if (command.app->parsed()) return command.run();
     }

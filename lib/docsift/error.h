@@ -26,4 +26,27 @@ class FileError : public Error {
   using Error::Error;
 };
 
+// An input the user named (a folder or document given to `run`, eval's PRED, GT or --baseline,
+// a shard folder given to `merge`, a --files-from list) is not there. Exit code 2, as every
+// command's other usage errors: the command line names something that does not exist.
+class InputMissingError : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+
+// An input that is there could not be read: permission denied, an I/O error. A fault of the
+// machine, not of the command line: exit code 3, whichever command met it.
+class InputUnreadableError : public FileError {
+ public:
+  using FileError::FileError;
+};
+
+// An input file was read but is not what it claims to be: a predictions or truth CSV or JSONL,
+// a --baseline report, a --files-from list, a shard's journal. The message names the file and
+// the line. Exit code 7, whichever command met it.
+class MalformedInputError : public FileError {
+ public:
+  using FileError::FileError;
+};
+
 }  // namespace docsift

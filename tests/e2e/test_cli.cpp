@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
+#include "support/log_lines.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
 
@@ -18,7 +19,7 @@ using docsift::testing::TempDir;
 namespace {
 
 bool one_line_error(const std::string& err) {
-  return err.starts_with("docsift: error: ") && err.find('\n') == err.size() - 1;
+  return docsift::testing::one_log_line(err);
 }
 
 }  // namespace
@@ -56,7 +57,7 @@ TEST_CASE("inspect a checkpoint: table and JSON") {
   CHECK(j["parts"]["language"]["tensors"] == 2);
 }
 
-TEST_CASE("inspect a malformed or missing model: exit 3 and a one-line reason") {
+TEST_CASE("inspect a malformed model: exit 3, a missing one: exit 2, each with a one-line reason") {
   TempDir dir;
   docsift::testing::write_tiny_internvl_checkpoint(dir.path());
   docsift::testing::write_bytes(dir / "model.safetensors",
@@ -68,7 +69,8 @@ TEST_CASE("inspect a malformed or missing model: exit 3 and a one-line reason") 
   CHECK(bad.err.find("model.safetensors: invalid safetensors header: tensor 'x'") != std::string::npos);
 
   const auto missing = run_docsift("inspect " + shell_quote((dir / "nope").string()));
-  CHECK(missing.exit_code == 3);
+  CHECK(missing.exit_code == 2);  // an input that is not there (README "Exit codes")
+  CHECK(missing.err.find("nope: no such folder") != std::string::npos);
   CHECK(one_line_error(missing.err));
 }
 
@@ -152,7 +154,7 @@ TEST_CASE("tokenize: ids as JSON, decode back, and clear errors") {
   CHECK(bad_text.err.find("latin1.txt: input text is not valid UTF-8: byte 0xE9 at offset 3") != std::string::npos);
 
   const auto missing = run_docsift("tokenize --tokenizer " + shell_quote((dir / "nope").string()) + " --text x");
-  CHECK(missing.exit_code == 3);
+  CHECK(missing.exit_code == 2);  // an input that is not there
   CHECK(one_line_error(missing.err));
   CHECK(run_docsift("tokenize --tokenizer " + tokenizer).exit_code == 2);                       // no input
   CHECK(run_docsift("tokenize --tokenizer " + tokenizer + " --text a --decode 1").exit_code == 2);  // two inputs
@@ -220,8 +222,9 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
   CHECK(faulted_out["tier"] == "reload");
   REQUIRE(faulted_out["attempts"].size() == 3);
   CHECK(faulted_out["attempts"][0]["error_class"] == "allocator_oom");
-  const auto bad_faults = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) +
-                                      " --image x.png --prompt hi --device cpu", "DOCSIFT_FAULTS=oom@nowhere");
+  const auto bad_faults = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+                                          shell_quote((fixtures / "images/one_tile.png").string()) + " --prompt hi --device cpu",
+                                      "DOCSIFT_FAULTS=oom@nowhere");
   CHECK(bad_faults.exit_code == 2);
   CHECK(bad_faults.err.find("DOCSIFT_FAULTS") != std::string::npos);
 
@@ -245,8 +248,8 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
   }
   const auto no_image = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) +
                                     " --image /nonexistent.png --prompt hi --device cpu");
-  CHECK(no_image.exit_code == 3);
-  CHECK(no_image.err.find("/nonexistent.png: no such image file") != std::string::npos);
+  CHECK(no_image.exit_code == 2);  // an input that is not there, found before the model loads
+  CHECK(no_image.err.find("--image /nonexistent.png: no such file") != std::string::npos);
 }
 
 namespace {

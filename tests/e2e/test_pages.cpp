@@ -16,6 +16,7 @@
 #include "docsift/io/pdf.h"
 #include "support/cli_runner.h"
 #include "support/fixture_files.h"
+#include "support/summary_json.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -135,7 +136,7 @@ TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail
     CHECK(by_name[name]["error"].get<std::string>().find(name) != std::string::npos);
   }
   CHECK(by_name.size() == 3 + 3 + 1 + 3);
-  const auto summary = nlohmann::json::parse(file_bytes(dir / "out/summary.json"));
+  const auto summary = docsift::testing::read_summary(dir / "out/summary.json");
   CHECK(summary["images"]["scanned"] == 6);
   CHECK(summary["images"]["pages"] == 10);
 

@@ -27,8 +27,10 @@
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
+#include "support/log_lines.h"
 #include "support/processes.h"
 #include "support/skip.h"
+#include "support/summary_json.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -111,7 +113,7 @@ TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-
   const auto truth = docsift::io::read_csv(kSource / "samples/ground_truth.csv");
   CHECK(csv.header == truth.header);
   CHECK(csv.rows.size() == 20);
-  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["images"]["ok"] == 20);
   CHECK(summary["tiers"]["standard"] == 20);
   const auto eval = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
@@ -140,7 +142,7 @@ TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-
                                    " --set generation.max_new_tokens=9 --resume --allow-config-change --out " +
                                    shell_quote(out.path().string()));
   CHECK(allowed.exit_code == 0);
-  CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["earlier_config_hashes"].size() == 1);
+  CHECK(docsift::testing::read_summary(out.path() / "summary.json")["earlier_config_hashes"].size() == 1);
 }
 
 TEST_CASE("run on samples/ with the InternVL3.5 fixture, both layouts: a record per image, the CSV, eval runs") {
@@ -192,7 +194,7 @@ TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matc
   std::set<std::string> csv_files;
   for (const auto& row : csv.rows) csv_files.insert(row[0]);
   CHECK(csv_files == files);
-  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["images"]["resumed_from_journal"] == before);
 }
 
@@ -463,7 +465,7 @@ TEST_CASE("SIGTERM mid-run: the image in flight finishes, CSV and summary are wr
   REQUIRE(records.size() < 20);
   const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
   CHECK(csv.rows.size() == records.size());  // consistent with the journal at the stop
-  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["interrupted"].get<std::string>().find("SIGTERM") != std::string::npos);
   CHECK(summary["images"]["ok"] == records.size());
 
@@ -471,7 +473,7 @@ TEST_CASE("SIGTERM mid-run: the image in flight finishes, CSV and summary are wr
                              " --set generation.max_new_tokens=40 --resume --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(journal_lines(journal).size() == 20);
-  CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["interrupted"].is_null());
+  CHECK(docsift::testing::read_summary(out.path() / "summary.json")["interrupted"].is_null());
 }
 
 TEST_CASE("a truncated TIFF and WebP fail with their reason, and libtiff and libwebp never print by themselves") {
@@ -490,7 +492,7 @@ TEST_CASE("a truncated TIFF and WebP fail with their reason, and libtiff and lib
   std::istringstream lines(r.err);
   for (std::string line; std::getline(lines, line);) {
     CAPTURE(line);
-    CHECK(line.starts_with("docsift: "));
+    CHECK(docsift::testing::log_body(line).starts_with("docsift: "));
   }
   const auto records = journal_lines(dir / "out" / "results.jsonl");
   REQUIRE(records.size() == 2);
@@ -564,7 +566,7 @@ TEST_CASE("SIGHUP (a closed terminal or ssh session) stops the run as SIGTERM do
   CHECK(err.find("--resume") != std::string::npos);
   const auto records = journal_lines(journal);
   REQUIRE(records.size() < 20);
-  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["interrupted"].get<std::string>().find("SIGHUP") != std::string::npos);
   CHECK(docsift::io::read_csv(out.path() / "predictions.csv").rows.size() == records.size());
 }
@@ -621,7 +623,7 @@ TEST_CASE("a full disk mid-run: the CSV holds whole rows, exactly the journal's,
   CHECK(docsift::io::read_csv(out / "predictions.csv").rows.size() == ok);
   CHECK(r.err.find(std::to_string(records.size()) + " processed") != std::string::npos);
   if (fs::exists(out / "summary.json")) {  // written after all, or absent: never the stale one
-    const auto summary = nlohmann::json::parse(file_bytes(out / "summary.json"));
+    const auto summary = docsift::testing::read_summary(out / "summary.json");
     CHECK(summary["images"]["ok"].get<std::size_t>() + summary["images"]["failed"].get<std::size_t>() == records.size());
   }
 }
@@ -657,7 +659,7 @@ TEST_CASE("scan and run: a link alias never replaces the real file's record, FIF
   CHECK(r.err.find("docsift: warning: skipped pipe.png: not a regular file") != std::string::npos);
   CHECK(r.err.find("esc\\x1b[31m.png") != std::string::npos);  // escaped, never the raw escape byte
   CHECK(r.err.find('\x1b') == std::string::npos);
-  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["skipped_files"].size() == 3);
 }
 
@@ -678,7 +680,7 @@ TEST_CASE("file names that are not UTF-8 round-trip: one record each across resu
   CHECK(records[0]["file_bytes"] == "lat%E8.png");
   CHECK(records[1]["file_bytes"] == "lat%E9.png");
   CHECK(records[0]["file"] == "lat\xef\xbf\xbd.png");  // shown with U+FFFD
-  const auto summary = nlohmann::json::parse(file_bytes(out.path() / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["images"]["ok"] == 2);
   CHECK(summary["images"]["scanned"] == 2);
   const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
@@ -736,7 +738,7 @@ TEST_CASE("run with the Llama 3.2 Vision config on an Mllama checkpoint: the sam
   const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
   CHECK(csv.header == docsift::io::read_csv(kSource / "samples/ground_truth.csv").header);
   CHECK(csv.rows.size() == 20);
-  CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["images"]["ok"] == 20);
+  CHECK(docsift::testing::read_summary(out.path() / "summary.json")["images"]["ok"] == 20);
 }
 
 TEST_CASE("run --metrics writes Prometheus text format, eval --junit writes JUnit XML with a case per field") {

@@ -20,6 +20,7 @@
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
 #include "support/processes.h"
+#include "support/summary_json.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -251,7 +252,7 @@ TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index 
       CHECK(shard_of(rec["file"].get<std::string>(), completions) == k);
       CHECK(recorded.insert(rec["file"].get<std::string>()).second);
     }
-    const auto summary = nlohmann::json::parse(file_bytes(folder / "summary.json"));
+    const auto summary = docsift::testing::read_summary(folder / "summary.json");
     CHECK(summary["shard"]["index"] == k);
     CHECK(summary["shard"]["scanned_all_shards"] == 12);
   }
@@ -281,7 +282,8 @@ TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index 
   CHECK(file_bytes(data / "results/results.jsonl") == merged_journal);
   CHECK(file_bytes(data / "results/predictions.csv") == merged_csv);
   auto after = snapshot(data / "results");
-  for (const char* merged_file : {"results.jsonl", "predictions.csv", "summary.json", ".docsift.lock"}) {
+  for (const char* merged_file :
+       {"results.jsonl", "predictions.csv", "confidence.csv", "review.csv", "summary.json", ".docsift.lock"}) {
     after.erase(merged_file);
   }
   CHECK(after == before);
@@ -340,7 +342,7 @@ TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run
   r = run_docsift(merge);
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   CHECK(file_bytes(tmp / "results/predictions.csv") == single);
-  const auto summary = nlohmann::json::parse(file_bytes(tmp / "results/summary.json"));
+  const auto summary = docsift::testing::read_summary(tmp / "results/summary.json");
   CHECK(summary["complete"] == true);
   CHECK(summary["images"]["ok"] == 12);
   CHECK(summary["missing"].empty());
@@ -379,7 +381,7 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
   CHECK(!fs::exists(tmp / "m"));  // a refused merge leaves nothing behind, not even its lock
   r = run_docsift("merge " + s1 + " " + other + " --out " + out("m") + " --allow-config-change");
   CHECK(r.exit_code == 0);
-  CHECK(nlohmann::json::parse(file_bytes(tmp / "m/summary.json"))["config_hashes"].size() == 2);
+  CHECK(docsift::testing::read_summary(tmp / "m/summary.json")["config_hashes"].size() == 2);
 
   r = run_docsift("merge " + s1 + " " + s1 + "/ --out " + out("m"));
   CHECK(r.exit_code == 2);
@@ -404,7 +406,7 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
   CHECK(r.err.find("duplicate: synthetic_invoice_001.png: recorded in " + (tmp / "a/shard-1-of-2").string() + " and " +
                    (tmp / "plain").string()) != std::string::npos);
   CHECK(journal_lines(tmp / "m/results.jsonl").size() == 6);  // each image once: the first folder's record
-  CHECK(nlohmann::json::parse(file_bytes(tmp / "m/summary.json"))["duplicates"].size() == 6);
+  CHECK(docsift::testing::read_summary(tmp / "m/summary.json")["duplicates"].size() == 6);
 
   // --out inside a shard folder, or a folder that holds a run's journal: refused, nothing changed.
   const auto shard_files = snapshot(tmp / "a");
@@ -425,7 +427,7 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
   CHECK(!fs::exists(tmp / "m2"));
   // Not an output folder.
   r = run_docsift("merge " + in + " --out " + out("m2"));
-  CHECK(r.exit_code == 3);
+  CHECK(r.exit_code == 2);  // an input that is not there: the journal
   CHECK(r.err.find("no results.jsonl") != std::string::npos);
   // The clean merge of both shards, with --expect over a folder with one more image: a gap.
   fs::copy_file(kSource / "samples/synthetic_invoice_020.png", tmp / "scans/synthetic_invoice_020.png");

@@ -22,6 +22,7 @@
 #include "support/fixture_files.h"
 #include "support/processes.h"
 #include "support/skip.h"
+#include "support/summary_json.h"
 #include "support/temp_dir.h"
 
 #include <doctest/doctest.h>
@@ -33,6 +34,7 @@ using docsift::testing::TempDir;
 using docsift::testing::journal_lines;
 using docsift::testing::start_shell;
 using docsift::testing::wait_until;
+using docsift::testing::workers_for;
 
 namespace {
 
@@ -48,24 +50,6 @@ std::map<std::string, nlohmann::json> by_file(const std::vector<nlohmann::json>&
     CHECK_MESSAGE(out.emplace(r["file"].get<std::string>(), r).second, "recorded twice: " << r["file"]);
   }
   return out;
-}
-
-// Live (not zombie) processes whose command line is `docsift worker --for OUT`.
-std::vector<pid_t> workers_for(const fs::path& out) {
-  std::vector<pid_t> pids;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmd(entry.path() / "cmdline");
-    const std::string cmdline{std::istreambuf_iterator<char>(cmd), {}};
-    if (cmdline.find(std::string("worker") + '\0' + "--for" + '\0' + out.string() + '\0') == std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string text{std::istreambuf_iterator<char>(stat), {}};
-    const auto close = text.rfind(')');
-    if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z') continue;
-    pids.push_back(static_cast<pid_t>(std::stol(name)));
-  }
-  return pids;
 }
 
 // The CUDA toolkit's stub driver library, if installed: a stand-in libcuda.so.1 that the CUDA
@@ -162,7 +146,7 @@ TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, 
     }
   }
   CHECK(compared == 5);
-  const auto summary = nlohmann::json::parse(docsift::testing::file_bytes(isolated.path() / "summary.json"));
+  const auto summary = docsift::testing::read_summary(isolated.path() / "summary.json");
   const auto& iso = summary["isolation"];
   CHECK(iso["mode"] == "worker");
   CHECK(iso["crashes"] == 3);
@@ -182,7 +166,7 @@ TEST_CASE("--isolate worker: a memory trigger recycles the worker between images
   const auto r = run_docsift("run " + kSamples + kFast + " --limit 3 --isolate worker --set memory.worker.recycle_above_mb=1 "
                              "--quiet --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  const auto summary = nlohmann::json::parse(docsift::testing::file_bytes(out.path() / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["isolation"]["recycles"] == 2);
   CHECK(summary["isolation"]["workers_started"] == 3);
   CHECK(journal_lines(out.path() / "results.jsonl").size() == 3);
@@ -235,7 +219,7 @@ TEST_CASE("--isolate worker: a worker killed while starting is started again wit
   CHECK(journal_lines(out / "results.jsonl").size() == 3);
   CHECK(r.err.find("while starting; trying again in 0.5 s (2 of 4)") != std::string::npos);
   CHECK(r.err.find("while starting; trying again in 1.0 s (3 of 4)") != std::string::npos);
-  const auto summary = nlohmann::json::parse(docsift::testing::file_bytes(out / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out / "summary.json");
   CHECK(summary["isolation"]["workers_started"] == 3);
 }
 
@@ -251,7 +235,7 @@ TEST_CASE("--isolate worker: no worker starts after pages were journaled: exit 5
   CHECK(r.err.find("injected fault crash@startup:image=3:attempt=2") != std::string::npos);
   CHECK(r.err.find("--resume") != std::string::npos);
   CHECK(journal_lines(out / "results.jsonl").size() == 2);
-  const auto summary = nlohmann::json::parse(docsift::testing::file_bytes(out / "summary.json"));
+  const auto summary = docsift::testing::read_summary(out / "summary.json");
   CHECK(summary["interrupted"].get<std::string>().find("gave up") != std::string::npos);
   CHECK(summary["images"]["ok"] == 2);
   // The fault is gone: --resume goes on (its --limit 4 counts this run's pages: 2 to 6).

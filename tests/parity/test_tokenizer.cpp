@@ -289,7 +289,7 @@ TEST_CASE("malformed tokenizer files are rejected with the file and the problem 
   expect_error(with([](json& j) { j["truncation"] = {{"max_length", 8}}; }), "\"truncation\" is set");
   expect_error(with([](json& j) { j["added_tokens"][1]["id"] = j["added_tokens"][0]["id"]; }), "is given to both");
   expect_error(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}, "model": {}})", "appears more than once");
-  CHECK_THROWS_WITH_AS(Tokenizer::load(dir / "nope"), doctest::Contains("no such file or folder"), docsift::FileError);
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir / "nope"), doctest::Contains("no such file or folder"), docsift::InputMissingError);
   fs::create_directory(dir / "empty");
   CHECK_THROWS_WITH_AS(Tokenizer::load(dir / "empty"), doctest::Contains("expected tokenizer.json, or vocab.json"),
                        docsift::FileError);

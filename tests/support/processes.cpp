@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -31,6 +33,26 @@ pid_t start_and_wait_for_journal(const std::string& command, const std::filesyst
   const pid_t child = start_shell(command);
   wait_until([&] { return complete_lines(journal) >= lines; }, 120);
   return child;
+}
+
+std::vector<pid_t> workers_for(const std::filesystem::path& out) {
+  std::vector<pid_t> pids;
+  const std::string wanted = std::string("worker") + '\0' + "--for" + '\0' + out.string() + '\0';
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream cmd(entry.path() / "cmdline");
+    const std::string cmdline{std::istreambuf_iterator<char>(cmd), {}};
+    if (cmdline.find(wanted) == std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    const std::string text{std::istreambuf_iterator<char>(stat), {}};
+    // The state follows the command name's closing parenthesis: "pid (comm) Z ...".
+    const auto close = text.rfind(')');
+    if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z') continue;
+    pids.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  std::sort(pids.begin(), pids.end());
+  return pids;
 }
 
 }  // namespace docsift::testing

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace docsift::testing {
 
@@ -35,5 +36,8 @@ std::size_t complete_lines(const std::filesystem::path& path);
 // minutes passed; returns the pid. The caller checks the journal (it may have fewer lines).
 pid_t start_and_wait_for_journal(const std::string& command, const std::filesystem::path& journal,
                                  std::size_t lines);
+
+// Live (not zombie) processes whose command line is `docsift worker --for OUT`, by pid.
+std::vector<pid_t> workers_for(const std::filesystem::path& out);
 
 }  // namespace docsift::testing

@@ -95,7 +95,7 @@ TEST_CASE("index problems are named") {
 
 TEST_CASE("folder problems are named") {
   TempDir dir;
-  CHECK_THROWS_WITH_AS(model::Checkpoint(dir / "nope"), doctest::Contains("not a folder"), FileError);
+  CHECK_THROWS_WITH_AS(model::Checkpoint(dir / "nope"), doctest::Contains("no such folder"), InputMissingError);
   CHECK_THROWS_WITH_AS(model::Checkpoint(dir.path()), doctest::Contains("no config.json"), FileError);
   write_text(dir / "config.json", "{\"architectures\": [");
   CHECK_THROWS_WITH_AS(model::Checkpoint(dir.path()), doctest::Contains("config.json: malformed JSON"), FileError);

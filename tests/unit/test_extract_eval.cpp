@@ -10,6 +10,7 @@
 
 #include "docsift/config/config.h"
 #include "docsift/error.h"
+#include "docsift/eval/confidence.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/scoring.h"
 #include "docsift/extract/response_parser.h"
@@ -209,7 +210,7 @@ struct EvalFiles {
                                  "a.png,TAX INVOICE,$10.00\nb.png,RECEIPT,$5.00\nc.png,RECEIPT,NOT_FOUND\n");
     docsift::testing::write_text(dir / "pred.csv",
                                  "image_file,DOCUMENT_TYPE,TOTAL\n"
-                                 "a.png,TAX INVOICE,$10.05\nb.png,RECEIPT,$9.99\nz.png,RECEIPT,$1.00\n");
+                                 "a.png,TAX INVOICE,$10.00\nb.png,RECEIPT,$9.99\nz.png,RECEIPT,$1.00\n");
   }
   std::string path(const std::string& name) const { return docsift::testing::shell_quote((dir / name).string()); }
 };
@@ -223,26 +224,39 @@ TEST_CASE("evaluate: per field, per image, per document type, overall, missing a
   const auto e = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "pred.csv"), "gt.csv",
                                          kReference2025Rules);
   REQUIRE(e.images.size() == 3);
-  CHECK(e.images[0].accuracy == 1.0);   // a: both fields right ($10.05 within 1 %)
+  CHECK(e.images[0].accuracy == 1.0);   // a: both fields right
   CHECK(e.images[1].accuracy == 0.5);   // b: type right, total wrong
-  CHECK_FALSE(e.images[2].predicted);   // c: no prediction, scored 0
+  CHECK_FALSE(e.images[2].predicted);   // c: no prediction, 0 in each field
+  CHECK(e.images[2].fields.at("TOTAL") == 0.0);
   CHECK(e.overall == doctest::Approx(0.5));
-  CHECK(e.field_accuracy.at("TOTAL") == 0.5);
+  CHECK(e.field_accuracy.at("TOTAL") == doctest::Approx(1.0 / 3));  // over every page of the truth, c's included
+  CHECK(e.field_accuracy.at("DOCUMENT_TYPE") == doctest::Approx(2.0 / 3));
+  CHECK(e.coverage() == doctest::Approx(2.0 / 3));
   CHECK(e.document_type_accuracy.at("RECEIPT") == doctest::Approx(0.25));
   CHECK(e.missing_predictions == std::vector<std::string>{"c.png"});
   CHECK(e.unexpected_predictions == std::vector<std::string>{"z.png"});
 
-  // The same predictions as a journal: last record per file wins, a torn last line is ignored.
+  // The same predictions as a journal: last record per file wins, a torn last line is ignored, and
+  // a file whose last record failed has no prediction, as the CSV has no row for it.
   docsift::testing::write_text(files.dir / "results.jsonl",
                                "{\"file\": \"/in/a.png\", \"status\": \"failed\"}\n"
                                "{\"file\": \"/in/a.png\", \"status\": \"ok\", \"fields\": {\"DOCUMENT_TYPE\": \"TAX INVOICE\", \"TOTAL\": \"$10.00\"}}\n"
                                "{\"file\": \"/in/b.png\", \"status\": \"ok\", \"fields\": {\"DOCUMENT_TYPE\": \"RECEIPT\", \"TOTAL\": \"$5\"}}\n"
-                               "{\"file\": \"/in/c.png\", \"sta");
-  const auto j = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "results.jsonl"), "gt.csv",
-                                         kReference2025Rules);
+                               "{\"file\": \"/in/c.png\", \"status\": \"ok\", \"fields\": {\"DOCUMENT_TYPE\": \"RECEIPT\", \"TOTAL\": \"N/A\"}}\n"
+                               "{\"file\": \"/in/c.png\", \"status\": \"failed\", \"error\": \"x\"}\n"
+                               "{\"file\": \"/in/d.png\", \"sta");
+  const auto journal = docsift::eval::read_prediction_file(files.dir / "results.jsonl");
+  CHECK(journal.failed == std::vector<std::string>{"c.png"});
+  CHECK(journal.columns == std::vector<std::string>{"DOCUMENT_TYPE", "TOTAL"});
+  const auto j = docsift::eval::evaluate(schema, truth, journal.records, "gt.csv", kReference2025Rules);
   CHECK(j.images[0].accuracy == 1.0);
   CHECK(j.images[1].accuracy == 1.0);
   CHECK(j.missing_predictions == std::vector<std::string>{"c.png"});
+  // The same pages missing from a CSV score the same.
+  docsift::testing::write_text(files.dir / "ab.csv", "image_file,DOCUMENT_TYPE,TOTAL\na.png,TAX INVOICE,$10.00\nb.png,RECEIPT,$5\n");
+  const auto c = docsift::eval::evaluate(schema, truth, docsift::eval::read_predictions(files.dir / "ab.csv"), "gt.csv",
+                                         kReference2025Rules);
+  CHECK(docsift::eval::to_json(c) == docsift::eval::to_json(j));
 }
 
 TEST_CASE("docsift eval: table, reports, --min-accuracy and --baseline gates (exit 4)") {
@@ -259,8 +273,13 @@ TEST_CASE("docsift eval: table, reports, --min-accuracy and --baseline gates (ex
   CHECK(json["overall"] == 0.5);
   CHECK(std::filesystem::file_size(f.dir / "r.md") > 100);
 
-  CHECK(run_docsift(args + " --min-accuracy 0.5").exit_code == 0);
-  const auto below = run_docsift(args + " --min-accuracy 0.6");
+  // A gate asks for every page of the truth: c has no prediction.
+  const auto partial = run_docsift(args + " --min-accuracy 0.5");
+  CHECK(partial.exit_code == 4);
+  CHECK(partial.err.find("gate: 1 of the truth's 3 pages have no prediction (coverage 0.6667 is below --min-coverage 1.0000)") !=
+        std::string::npos);
+  CHECK(run_docsift(args + " --min-accuracy 0.5 --min-coverage 0.6").exit_code == 0);
+  const auto below = run_docsift(args + " --min-accuracy 0.6 --min-coverage 0");
   CHECK(below.exit_code == 4);
   CHECK(below.err.find("below --min-accuracy") != std::string::npos);
 
@@ -269,12 +288,12 @@ TEST_CASE("docsift eval: table, reports, --min-accuracy and --baseline gates (ex
   better["overall"] = 0.9;
   better["fields"]["TOTAL"] = 0.9;
   std::ofstream(f.dir / "base.json") << better.dump();
-  const auto regressed = run_docsift(args + " --baseline " + f.path("base.json"));
+  const auto regressed = run_docsift(args + " --min-coverage 0 --baseline " + f.path("base.json"));
   CHECK(regressed.exit_code == 4);
-  CHECK(regressed.err.find("regression: TOTAL fell from 0.900 to 0.500") != std::string::npos);
-  CHECK(run_docsift(args + " --baseline " + f.path("r.json")).exit_code == 0);  // against itself
+  CHECK(regressed.err.find("regression: TOTAL fell from 0.900 to 0.333") != std::string::npos);
+  CHECK(run_docsift(args + " --min-coverage 0 --baseline " + f.path("r.json")).exit_code == 0);  // against itself
 
-  CHECK(run_docsift("eval " + f.path("nope.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml")).exit_code == 3);
+  CHECK(run_docsift("eval " + f.path("nope.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml")).exit_code == 2);
   CHECK(run_docsift("eval " + f.path("pred.csv")).exit_code == 2);
 }
 
@@ -283,33 +302,59 @@ TEST_CASE("evaluate: counts, precision, recall and F1 per field and type, the me
   const auto schema = docsift::extract::load_field_schema(files.dir / "fields.yaml");
   const auto e = docsift::eval::evaluate(schema, docsift::eval::read_records_csv(files.dir / "gt.csv"),
                                          docsift::eval::read_predictions(files.dir / "pred.csv"), "gt.csv", {});
-  // TOTAL: a right (a true positive), b wrong (a false positive); c has no prediction, not counted.
+  // TOTAL: a right (a true positive), b wrong (a false positive); c has no prediction: a false
+  // negative, though its truth is NOT_FOUND (nothing was read, so nothing was rightly left out).
   const auto& total = e.field_counts.at("TOTAL");
   CHECK(total.tp == 1);
   CHECK(total.fp == 1);
-  CHECK(total.fn == 0);
+  CHECK(total.fn == 1);
+  CHECK(total.tn == 0);
   CHECK(total.precision() == 0.5);
-  CHECK(total.recall() == 1.0);
-  CHECK(total.f1() == doctest::Approx(2.0 / 3));
+  CHECK(total.recall() == 0.5);
+  CHECK(total.f1() == doctest::Approx(0.5));
+  // The counts agree with accuracy: (tp + tn) ÷ cases.
+  CHECK((total.tp + total.tn) / (total.tp + total.fp + total.fn + total.tn) == doctest::Approx(e.field_accuracy.at("TOTAL")));
   CHECK(e.image_median == 0.5);  // 1, 0.5, 0
   CHECK(e.document_type_counts.at("RECEIPT").fp == 1);
-  REQUIRE(e.field_misses.at("TOTAL").size() == 1);
+  CHECK(e.document_type_counts.at("RECEIPT").fn == 2);  // c's two fields
+  REQUIRE(e.field_misses.at("TOTAL").size() == 2);
   CHECK(e.field_misses.at("TOTAL")[0].image == "b.png");
   CHECK(e.field_misses.at("TOTAL")[0].predicted == "$9.99");
+  CHECK(e.field_misses.at("TOTAL")[1].image == "c.png");
+  CHECK_FALSE(e.field_misses.at("TOTAL")[1].has_prediction);
+}
 
-  // Each kind of case counted once: a value where there is none, a value missed, both missing.
+TEST_CASE("Counts: an empty set is never perfect, only true negatives are") {
   docsift::eval::Counts c;
-  CHECK(c.precision() == 1.0);  // nothing claimed, nothing missed
-  c.fn = 1;
+  CHECK(c.precision() == 0.0);  // no cases at all: a header-only predictions file, say
   CHECK(c.recall() == 0.0);
   CHECK(c.f1() == 0.0);
+  c.tn = 3;  // the field rightly left empty on every page
+  CHECK(c.precision() == 1.0);
+  CHECK(c.recall() == 1.0);
+  CHECK(c.f1() == 1.0);
+  c.fn = 1;  // and one value missed: nothing claimed, something missed
+  CHECK(c.precision() == 0.0);
+  CHECK(c.recall() == 0.0);
+  CHECK(c.f1() == 0.0);
+  docsift::eval::Counts claimed;
+  claimed.fp = 1;  // a value where the truth has none, and nothing in the truth
+  claimed.tn = 5;
+  CHECK(claimed.precision() == 0.0);
+  CHECK(claimed.recall() == 0.0);
+  docsift::eval::Counts partial;
+  partial.tp = 0.8;  // a date a year off
+  partial.fp = 0.2;
+  CHECK(partial.precision() == doctest::Approx(0.8));
+  CHECK(partial.recall() == 1.0);
 }
 
 TEST_CASE("docsift eval: the exit code and JUnit agree, per-field gates, passing cases carry no failure") {
   using docsift::testing::run_docsift;
   EvalFiles f;
+  // c has no prediction: coverage is tested below, these gates are on the scores.
   const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml") +
-                           " --junit " + f.path("j.xml");
+                           " --junit " + f.path("j.xml") + " --min-coverage 0";
   const auto xml = [&] {
     std::ifstream in(f.dir / "j.xml");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -318,13 +363,15 @@ TEST_CASE("docsift eval: the exit code and JUnit agree, per-field gates, passing
     const std::string text = xml();
     return std::stoi(text.substr(text.find("failures=\"") + 10));
   };
-  // Overall 0.5, DOCUMENT_TYPE 1.0, TOTAL 0.5: every combination, one verdict in both places.
+  // Overall 0.5, DOCUMENT_TYPE 0.667, TOTAL 0.333 (c scores 0 in both): every combination, one
+  // verdict in both places.
   const std::vector<std::pair<std::string, int>> gates{{"", 0},
                                                        {" --min-accuracy 0.4", 0},
                                                        {" --min-accuracy 0.95", 1},
-                                                       {" --min-field TOTAL=0.5", 0},
+                                                       {" --min-field TOTAL=0.3", 0},
                                                        {" --min-field TOTAL=0.9", 1},
-                                                       {" --min-field TOTAL=0.9 --min-field DOCUMENT_TYPE=0.9", 1},
+                                                       {" --min-field TOTAL=0.9 --min-field DOCUMENT_TYPE=0.6", 1},
+                                                       {" --min-field TOTAL=0.9 --min-field DOCUMENT_TYPE=0.9", 2},
                                                        {" --min-accuracy 0.95 --min-field TOTAL=0.9", 2},
                                                        {" --gate f1 --min-field TOTAL=0.7", 1}};
   for (const auto& [gate, failing] : gates) {
@@ -337,9 +384,10 @@ TEST_CASE("docsift eval: the exit code and JUnit agree, per-field gates, passing
     CHECK(xml().find("message=\"accuracy 1.0000 (good)") == std::string::npos);
   }
   const auto field = run_docsift(args + " --min-field TOTAL=0.9");
-  CHECK(field.err.find("gate: TOTAL accuracy 0.5000 is below --min-field TOTAL=0.9000") != std::string::npos);
-  CHECK(xml().find("<failure message=\"gate: TOTAL accuracy 0.5000 is below --min-field TOTAL=0.9000\"") != std::string::npos);
-  CHECK(xml().find("<property name=\"TOTAL.f1\" value=\"0.6667\"/>") != std::string::npos);
+  CHECK(field.err.find("gate: TOTAL accuracy 0.3333 is below --min-field TOTAL=0.9000") != std::string::npos);
+  CHECK(xml().find("<failure message=\"gate: TOTAL accuracy 0.3333 is below --min-field TOTAL=0.9000\"") != std::string::npos);
+  CHECK(xml().find("<property name=\"TOTAL.f1\" value=\"0.5000\"/>") != std::string::npos);
+  CHECK(xml().find("<property name=\"coverage\" value=\"0.6667\"/>") != std::string::npos);
   CHECK(xml().find("<property name=\"overall.precision\"") != std::string::npos);
   // A gate on a field that is not scored, or a value out of range, is a usage error.
   CHECK(run_docsift(args + " --min-field NOPE=0.5").exit_code == 2);
@@ -355,19 +403,23 @@ TEST_CASE("docsift eval: reports carry counts, F1, misses and, with --baseline, 
   std::ifstream report(f.dir / "r.json");
   const auto json = nlohmann::json::parse(report);
   CHECK(json["rules"] == "docsift");
-  CHECK(json["field_stats"]["TOTAL"]["f1"].get<double>() == doctest::Approx(2.0 / 3));
+  CHECK(json["money_tolerance"] == 0.0);
+  CHECK(json["field_stats"]["TOTAL"]["f1"].get<double>() == doctest::Approx(0.5));
   CHECK(json["field_stats"]["TOTAL"]["precision"] == 0.5);
-  CHECK(json["field_stats"]["TOTAL"]["recall"] == 1.0);
-  CHECK(json["field_stats"]["TOTAL"]["misses"] == 1);
+  CHECK(json["field_stats"]["TOTAL"]["recall"] == 0.5);
+  CHECK(json["field_stats"]["TOTAL"]["misses"] == 2);
   CHECK(json["overall_counts"].contains("f1"));
   CHECK(json["image_median"] == 0.5);
   CHECK(json["document_type_stats"]["RECEIPT"].contains("f1"));
   CHECK(json["misses"]["TOTAL"][0] == nlohmann::json{{"image", "b.png"}, {"truth", "$5.00"}, {"predicted", "$9.99"}, {"score", 0.0}});
+  // No prediction is null, not an empty value.
+  CHECK(json["misses"]["TOTAL"][1] == nlohmann::json{{"image", "c.png"}, {"truth", "NOT_FOUND"}, {"predicted", nullptr}, {"score", 0.0}});
   std::ifstream md_in(f.dir / "r.md");
   const std::string md((std::istreambuf_iterator<char>(md_in)), std::istreambuf_iterator<char>());
   CHECK(md.find("## Misses") != std::string::npos);
   CHECK(md.find("| b.png | $5.00 | $9.99 | 0.000 |") != std::string::npos);
-  CHECK(md.find("| TOTAL | 0.500 | 0.500 | 1.000 | 0.667 |") != std::string::npos);
+  CHECK(md.find("| c.png | NOT_FOUND | *no prediction* | 0.000 |") != std::string::npos);
+  CHECK(md.find("| TOTAL | 0.333 | 0.500 | 0.500 | 0.500 |") != std::string::npos);
 
   // Against a better baseline: the Markdown report shows both and the delta; --gate f1 compares F1.
   nlohmann::json better = json;
@@ -380,14 +432,14 @@ TEST_CASE("docsift eval: reports carry counts, F1, misses and, with --baseline, 
   std::ifstream d_in(f.dir / "d.md");
   const std::string d((std::istreambuf_iterator<char>(d_in)), std::istreambuf_iterator<char>());
   CHECK(d.find("| field | accuracy | precision | recall | F1 | TP | FP | FN | TN | baseline | delta |") != std::string::npos);
-  CHECK(d.find("| 0.900 | -0.400 |") != std::string::npos);
+  CHECK(d.find("| 0.900 | -0.567 |") != std::string::npos);
   CHECK(d.find("baseline 0.900, delta -0.400") != std::string::npos);
   const auto f1 = run_docsift(args + " --baseline " + f.path("base.json") + " --gate f1");
   CHECK(f1.exit_code == 4);
-  CHECK(f1.err.find("regression: TOTAL F1 fell from 0.900 to 0.667") != std::string::npos);
+  CHECK(f1.err.find("regression: TOTAL F1 fell from 0.900 to 0.500") != std::string::npos);
 }
 
-TEST_CASE("docsift eval: wrong arguments get one clear line, exit 2 (usage) or 3 (unreadable), before any output") {
+TEST_CASE("docsift eval: wrong arguments get one clear line, exit 2 (usage) or 7 (malformed), before any output") {
   using docsift::testing::run_docsift;
   EvalFiles f;
   const std::string fields = " --fields " + f.path("fields.yaml");
@@ -410,14 +462,22 @@ TEST_CASE("docsift eval: wrong arguments get one clear line, exit 2 (usage) or 3
   CHECK_FALSE(std::filesystem::exists(f.dir / "r.txt"));
   refused(args + " --report -", 2, "--report -");
   CHECK_FALSE(std::filesystem::exists(f.dir / "-"));
-  // A baseline that is not a report: not JSON (exit 3), JSON of another shape (exit 3), a report
-  // scored under other rules (exit 2).
-  refused(args + " --baseline " + f.path("gt.csv"), 3, "malformed JSON");
+  // A baseline that is not a report: not JSON (exit 7), JSON of another shape (exit 7), a report
+  // scored under other rules or another eval.money_tolerance (exit 2).
+  refused(args + " --baseline " + f.path("gt.csv"), 7, "malformed JSON");
   std::ofstream(f.dir / "other.json") << "{\"overall\": \"high\"}";
-  refused(args + " --baseline " + f.path("other.json"), 3, "not a docsift eval JSON report");
+  refused(args + " --baseline " + f.path("other.json"), 7, "not a docsift eval JSON report");
   REQUIRE(run_docsift(args + " --rules reference-2025 --report " + f.path("ref.json")).exit_code == 0);
   refused(args + " --baseline " + f.path("ref.json"), 2, "scored under the reference-2025 rules");
-  CHECK(run_docsift(args + " --rules reference-2025 --baseline " + f.path("ref.json")).exit_code == 0);
+  CHECK(run_docsift(args + " --rules reference-2025 --min-coverage 0 --baseline " + f.path("ref.json")).exit_code == 0);
+  REQUIRE(run_docsift(args + " --report " + f.path("ours.json")).exit_code == 0);
+  refused(args + " --set eval.money_tolerance=0.01 --baseline " + f.path("ours.json"), 2,
+          "scored with eval.money_tolerance 0.0000 and this eval with 0.0100");
+  // A docsift report from before eval.money_tolerance was scored within 1 %.
+  auto old = nlohmann::json::parse(std::ifstream(f.dir / "ours.json"));
+  old.erase("money_tolerance");
+  std::ofstream(f.dir / "old.json") << old.dump();
+  refused(args + " --baseline " + f.path("old.json"), 2, "scored with eval.money_tolerance 0.0100");
   // Swapped files: a journal as the ground truth is refused, naming the order.
   // A run's journal given as the truth: its records carry status and timings (a JSONL truth does not).
   docsift::testing::write_text(f.dir / "results.jsonl",
@@ -479,7 +539,7 @@ TEST_CASE("a ground truth with some of the schema's columns scores those and nam
   CHECK(r.err.find("has no column for DOCUMENT_TYPE (not scored)") != std::string::npos);
   // None of the schema's columns: not a ground truth for this schema.
   docsift::testing::write_text(f.dir / "none.csv", "image_file,OTHER\na.png,x\n");
-  CHECK(run_docsift("eval " + f.path("pred.csv") + " " + f.path("none.csv") + " --fields " + f.path("fields.yaml")).exit_code == 3);
+  CHECK(run_docsift("eval " + f.path("pred.csv") + " " + f.path("none.csv") + " --fields " + f.path("fields.yaml")).exit_code == 7);
 }
 
 TEST_CASE("ground truth as JSONL: one object per document with the fields it has, scored as the same CSV") {
@@ -523,13 +583,14 @@ TEST_CASE("ground truth as JSONL: one object per document with the fields it has
 TEST_CASE("docsift eval: a gate: block in the config, under the command line's gates") {
   using docsift::testing::run_docsift;
   EvalFiles f;
-  // Overall 0.5, TOTAL 0.5 (as in the exit-code test above).
+  // Overall 0.5, TOTAL 0.333 (as in the exit-code test above).
   docsift::testing::write_text(f.dir / "gate.yaml", "gate:\n  min_accuracy: 0.4\n  min_field: {TOTAL: 0.9}\n");
   const std::string args = "eval " + f.path("pred.csv") + " " + f.path("gt.csv") + " --fields " + f.path("fields.yaml");
   auto r = run_docsift(args + " --config " + f.path("gate.yaml"));
   CHECK(r.exit_code == 4);  // TOTAL 0.5 < 0.9, from the file
   CHECK(r.err.find("TOTAL") != std::string::npos);
-  r = run_docsift(args + " --config " + f.path("gate.yaml") + " --min-field TOTAL=0.5");
+  CHECK(r.err.find("have no prediction") != std::string::npos);  // a gate in the config asks for every page too
+  r = run_docsift(args + " --config " + f.path("gate.yaml") + " --min-field TOTAL=0.3 --min-coverage 0");
   CHECK(r.exit_code == 0);  // the command line's TOTAL gate replaces the file's
   r = run_docsift(args + " --set gate.min_accuracy=0.95");
   CHECK(r.exit_code == 4);
@@ -539,4 +600,205 @@ TEST_CASE("docsift eval: a gate: block in the config, under the command line's g
   r = run_docsift(args + " --set 'gate.min_field={TOTAL: 2}'");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("gate.min_field.TOTAL") != std::string::npos);
+}
+
+// Confidences (docs/eval.md, "Confidences"), on five values whose figures are worked by hand:
+// (0.9 right) (0.8 right) (0.8 wrong) (0.6 right) (0.3 wrong).
+namespace {
+std::vector<docsift::eval::Judged> five_values() { return {{0.9, true}, {0.8, true}, {0.8, false}, {0.6, true}, {0.3, false}}; }
+}  // namespace
+
+TEST_CASE("confidence: the risk-coverage table has a row per distinct confidence, ties in one row") {
+  const auto curve = docsift::eval::risk_coverage(five_values());
+  REQUIRE(curve.size() == 4);
+  CHECK(curve[0].threshold == 0.9);
+  CHECK(curve[0].accepted == 1);
+  CHECK(curve[0].coverage == doctest::Approx(0.2));
+  CHECK(curve[0].accuracy == 1.0);
+  CHECK(curve[1].threshold == 0.8);  // both 0.8 values at once: a threshold takes both or neither
+  CHECK(curve[1].accepted == 3);
+  CHECK(curve[1].accuracy == doctest::Approx(2.0 / 3));
+  CHECK(curve[2].accepted == 4);
+  CHECK(curve[2].accuracy == doctest::Approx(0.75));
+  CHECK(curve[3].coverage == 1.0);
+  CHECK(curve[3].accuracy == doctest::Approx(0.6));
+  // AURC = 0.2 × 0 + 0.4 × 1/3 + 0.2 × 0.25 + 0.2 × 0.4
+  CHECK(docsift::eval::area_under_risk_coverage(curve) == doctest::Approx(0.4 / 3 + 0.05 + 0.08));
+  // Every value right: no risk anywhere. One confidence for all: the area is the share wrong.
+  CHECK(docsift::eval::area_under_risk_coverage(docsift::eval::risk_coverage({{0.2, true}, {0.7, true}})) == 0.0);
+  CHECK(docsift::eval::area_under_risk_coverage(
+            docsift::eval::risk_coverage({{0.5, true}, {0.5, false}, {0.5, true}, {0.5, true}})) == doctest::Approx(0.25));
+  CHECK(docsift::eval::risk_coverage({}).empty());
+}
+
+TEST_CASE("confidence: ten equal-width bins and the expected calibration error") {
+  const auto c = docsift::eval::calibrate(five_values());
+  CHECK(c.bins[9].count == 1);
+  CHECK(c.bins[8].count == 2);
+  CHECK(c.bins[8].mean_confidence == doctest::Approx(0.8));
+  CHECK(c.bins[8].accuracy == doctest::Approx(0.5));
+  CHECK(c.bins[6].count == 1);
+  CHECK(c.bins[3].count == 1);
+  CHECK(c.bins[0].count == 0);
+  CHECK(c.bins[4].lower == doctest::Approx(0.4));
+  CHECK(c.bins[4].upper == doctest::Approx(0.5));
+  // 1/5 × |1 − 0.9| + 2/5 × |0.5 − 0.8| + 1/5 × |1 − 0.6| + 1/5 × |0 − 0.3|
+  CHECK(c.ece == doctest::Approx(0.02 + 0.12 + 0.08 + 0.06));
+  // 1.0 falls in the last bin; a calibrated set scores 0.
+  const auto top = docsift::eval::calibrate({{1.0, true}, {0.95, true}});
+  CHECK(top.bins[9].count == 2);
+  CHECK(docsift::eval::calibrate({{0.25, false}, {0.25, true}, {0.25, false}, {0.25, false}}).ece == doctest::Approx(0.0));
+}
+
+TEST_CASE("confidence: the lowest threshold that reaches a target, the coverage it keeps, the errors it allows") {
+  const auto values = five_values();
+  const auto curve = docsift::eval::risk_coverage(values);
+  // 0.75: 0.8 does not reach it (2 of 3), 0.6 does (3 of 4); the lowest wins.
+  const auto fit = docsift::eval::fit_threshold(curve, values.size(), 0.75);
+  CHECK(fit.reached);
+  CHECK(fit.threshold == 0.6);
+  CHECK(fit.accepted == 4);
+  CHECK(fit.coverage == doctest::Approx(0.8));
+  CHECK(fit.accuracy == doctest::Approx(0.75));
+  CHECK(fit.errors_allowed == 1);
+  const auto strict = docsift::eval::fit_threshold(curve, values.size(), 0.99);
+  CHECK(strict.threshold == 0.9);
+  CHECK(strict.coverage == doctest::Approx(0.2));
+  CHECK(strict.errors_allowed == 0);
+  // Never reached: threshold 1 (everything below 1 to review), with what 1 still accepts.
+  const auto none = docsift::eval::fit_threshold(docsift::eval::risk_coverage({{0.5, false}}), 1, 0.9);
+  CHECK_FALSE(none.reached);
+  CHECK(none.threshold == 1.0);
+  CHECK(none.accepted == 0);
+  const auto at_one = docsift::eval::fit_threshold(docsift::eval::risk_coverage({{1.0, false}, {0.5, true}}), 2, 0.9);
+  CHECK_FALSE(at_one.reached);
+  CHECK(at_one.accepted == 1);
+  CHECK(at_one.accuracy == 0.0);
+  // confidence-notes.md's example: at 40 values, 97 % allows 1 error; 0.99 allows 1 at 100, none at 99.
+  CHECK(docsift::eval::errors_allowed(40, 0.97) == 1);
+  CHECK(docsift::eval::errors_allowed(100, 0.99) == 1);
+  CHECK(docsift::eval::errors_allowed(99, 0.99) == 0);
+  // A threshold sends the values below it to review: 0.6 and 0.3, one of them wrong.
+  const auto check = docsift::eval::check_threshold(values, 0.8);
+  CHECK(check.under == 2);
+  CHECK(check.wrong == 2);
+  CHECK(check.wrong_under == 1);
+}
+
+TEST_CASE("confidence: a long table is listed on a grid of 0.01") {
+  std::vector<docsift::eval::Judged> values;
+  for (int i = 0; i < 150; ++i) values.push_back({(i + 0.5) / 150.0, i % 3 != 0});
+  const auto curve = docsift::eval::risk_coverage(values);
+  REQUIRE(curve.size() == 150);
+  const auto rows = docsift::eval::listed_rows(curve);
+  CHECK(rows.size() <= 101);
+  for (const auto& row : rows) {
+    const auto at_or_above = std::count_if(values.begin(), values.end(), [&](const auto& v) { return v.confidence >= row.threshold; });
+    CHECK(row.accepted == static_cast<std::size_t>(at_or_above));
+  }
+  CHECK(docsift::eval::listed_rows(docsift::eval::risk_coverage(five_values())).size() == 4);
+}
+
+TEST_CASE("confidence: --threshold values, and the thresholds file that run --config reads back exactly") {
+  docsift::eval::Thresholds t;
+  docsift::eval::parse_threshold("0.8", t);
+  docsift::eval::parse_threshold("TOTAL=0.95", t);
+  CHECK(t.default_value == 0.8);
+  CHECK(t.of("TOTAL") == 0.95);
+  CHECK(t.of("ABN") == 0.8);
+  for (const char* bad : {"1.5", "-0.1", "=0.5", "TOTAL=", "x", "TOTAL=0.5x"}) {
+    CHECK_THROWS_AS(docsift::eval::parse_threshold(bad, t), docsift::ConfigError);
+  }
+  // A threshold must read back as the same double, or a value equal to it would change sides.
+  t.fields["SUPPLIER"] = 0.1 + 0.2;  // 0.30000000000000004
+  docsift::testing::TempDir dir;
+  docsift::testing::write_text(dir / "t.yaml", docsift::eval::thresholds_yaml(t, "fitted\non two lines"));
+  const auto cfg = docsift::config::load(dir / "t.yaml", {});
+  CHECK(cfg.review.threshold == 0.8);
+  CHECK(cfg.review.threshold_of("TOTAL") == 0.95);
+  CHECK(cfg.review.threshold_of("SUPPLIER") == 0.1 + 0.2);
+  CHECK(cfg.review.threshold_of("ABN") == 0.8);
+}
+
+TEST_CASE("confidence: values are the scored cases with a value, partial credit by --correct-at, the queue covers every page") {
+  const auto schema = docsift::extract::load_field_schema(docsift::extract::kBuiltinSchema);
+  docsift::eval::Records truth, predictions;
+  const auto page = [&](docsift::eval::Records& into, const std::string& image, std::map<std::string, std::string> fields) {
+    auto& row = into[image];
+    for (const auto& name : schema.names()) row[name] = "N/A";
+    for (const auto& [k, v] : fields) row[k] = v;
+  };
+  page(truth, "a.png", {{"DOCUMENT_TYPE", "RECEIPT"}, {"TOTAL", "$10.00"}, {"SUPPLIER", "Acme Hardware"}});
+  page(truth, "b.png", {{"DOCUMENT_TYPE", "RECEIPT"}, {"TOTAL", "$5.00"}, {"SUPPLIER", "Blue Cafe"}});
+  // a: TOTAL right, SUPPLIER one letter off (ANLS 11/12), INVOICE_DATE where the truth has none
+  // (wrong); b: TOTAL wrong, SUPPLIER right but with no confidence, BANK_NAME (not a receipt's
+  // field: not scored, but queued); z.png is in no truth (not scored, but queued).
+  page(predictions, "a.png", {{"DOCUMENT_TYPE", "RECEIPT"}, {"TOTAL", "$10.00"}, {"SUPPLIER", "Acme Hardwore"}, {"INVOICE_DATE", "01/02/2025"}});
+  page(predictions, "b.png", {{"DOCUMENT_TYPE", "RECEIPT"}, {"TOTAL", "$6.00"}, {"SUPPLIER", "Blue Cafe"}, {"BANK_NAME", "ANZ"}});
+  page(predictions, "z.png", {{"TOTAL", "$1.00"}});
+  const docsift::eval::Confidences confidences{
+      {"a.png", {{"DOCUMENT_TYPE", 0.99}, {"TOTAL", 0.9}, {"SUPPLIER", 0.7}, {"INVOICE_DATE", 0.4}}},
+      {"b.png", {{"DOCUMENT_TYPE", 0.98}, {"TOTAL", 0.6}, {"BANK_NAME", 0.1}}},
+      {"z.png", {{"TOTAL", 0.2}}}};
+  const auto e = docsift::eval::evaluate(schema, truth, predictions, "gt", docsift::extract::ScoringRules{});
+  docsift::eval::ConfidenceOptions options;
+  options.thresholds.default_value = 0.5;
+  auto c = docsift::eval::evaluate_confidence(schema, e, predictions, confidences, options);
+  CHECK(c.all.values.size() == 6);  // 2 types, 2 totals, a's supplier, a's date
+  CHECK(c.without_confidence == 1);  // b's supplier
+  CHECK(c.all.correct == 3);         // the types and a's total; the one-letter slip is wrong at --correct-at 1
+  REQUIRE(c.all.at_threshold);
+  CHECK(c.all.at_threshold->under == 1);        // a's date (0.4)
+  CHECK(c.all.at_threshold->wrong_under == 1);  // ... which is wrong
+  CHECK(c.all.at_threshold->wrong == 3);
+  // The queue, as a run makes it: a's date, b's bank name, z's total, and b's supplier, a value
+  // with no confidence.
+  CHECK(c.review_total == 4);
+  CHECK(c.review.at("BANK_NAME") == 1);
+  CHECK(c.review.at("SUPPLIER") == 1);
+  CHECK(c.review.at("TOTAL") == 1);
+  options.correct_at = 0.9;  // the slip scores 11/12 ≈ 0.92: right at 0.9
+  c = docsift::eval::evaluate_confidence(schema, e, predictions, confidences, options);
+  CHECK(c.all.correct == 4);
+  // With a target: each field's lowest threshold that reaches it; TOTAL's 0.9 (1 of 1), the
+  // default over all values (0.7: 4 of 4 at or above it).
+  options.target_accuracy = 0.99;
+  c = docsift::eval::evaluate_confidence(schema, e, predictions, confidences, options);
+  CHECK(c.thresholds_fitted);
+  CHECK(c.thresholds.fields.at("TOTAL") == 0.9);
+  CHECK(c.thresholds.fields.at("DOCUMENT_TYPE") == 0.98);
+  CHECK(c.thresholds.default_value == 0.7);
+  CHECK(c.thresholds.fields.count("BANK_NAME") == 0);  // not scored: the default
+  CHECK(c.review.at("TOTAL") == 2);    // b's 0.6 and z's 0.2
+  CHECK(c.review.at("BANK_NAME") == 1);  // 0.1 under the default
+  CHECK(c.review.at("INVOICE_DATE") == 1);
+  CHECK(c.review.at("SUPPLIER") == 1);  // b's, with no confidence
+  CHECK(c.review_total == 5);
+  const auto json = docsift::eval::confidence_json(c);
+  CHECK(json["review"]["total"] == 5);
+  CHECK(json["fields"]["TOTAL"]["fit"]["threshold"] == 0.9);
+}
+
+TEST_CASE("confidence: read from a journal's records and from confidence.csv, bad values refused") {
+  docsift::testing::TempDir dir;
+  docsift::testing::write_text(dir / "results.jsonl",
+                               "{\"file\": \"/in/a.png\", \"status\": \"ok\", \"fields\": {\"TOTAL\": \"$1\"}, \"confidence\": {\"TOTAL\": 0.5}}\n"
+                               "{\"file\": \"/in/b.png\", \"status\": \"ok\", \"fields\": {\"TOTAL\": \"$1\"}, \"confidence\": {\"TOTAL\": 0.7}}\n"
+                               "{\"file\": \"/in/b.png\", \"status\": \"failed\", \"error\": \"x\"}\n");
+  const auto journal = docsift::eval::read_prediction_file(dir / "results.jsonl");
+  REQUIRE(journal.confidences);
+  CHECK(journal.confidences->at("a.png").at("TOTAL") == 0.5);
+  CHECK(journal.confidences->count("b.png") == 0);  // its last record failed
+  docsift::testing::write_text(dir / "old.jsonl", "{\"file\": \"/in/a.png\", \"status\": \"ok\", \"fields\": {\"TOTAL\": \"$1\"}}\n");
+  CHECK_FALSE(docsift::eval::read_prediction_file(dir / "old.jsonl").confidences);
+  docsift::testing::write_text(dir / "bad.jsonl", "{\"file\": \"/in/a.png\", \"status\": \"ok\", \"fields\": {}, \"confidence\": {\"TOTAL\": 1.5}}\n");
+  CHECK_THROWS_AS(docsift::eval::read_prediction_file(dir / "bad.jsonl"), docsift::MalformedInputError);
+
+  docsift::testing::write_text(dir / "confidence.csv", "image_file,TOTAL,ABN\na.png,0.25,\nb.pdf#page=1,1,0\n");
+  const auto csv = docsift::eval::read_confidences_csv(dir / "confidence.csv");
+  CHECK(csv.at("a.png").at("TOTAL") == 0.25);
+  CHECK(csv.at("a.png").count("ABN") == 0);  // empty: no value
+  CHECK(csv.at("b.pdf").at("ABN") == 0.0);
+  docsift::testing::write_text(dir / "bad.csv", "image_file,TOTAL\na.png,high\n");
+  CHECK_THROWS_AS(docsift::eval::read_confidences_csv(dir / "bad.csv"), docsift::MalformedInputError);
 }

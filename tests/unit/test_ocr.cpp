@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,13 +11,17 @@
 #include <sstream>
 
 #include "docsift/error.h"
+#include "docsift/io/csv.h"
 #include "docsift/io/image_file.h"
+#include "docsift/ocr/calibration.h"
 #include "docsift/ocr/engine.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/values.h"
 #include "support/cli_runner.h"
 #include "support/fixture_files.h"
+#include "support/log_lines.h"
+#include "support/summary_json.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -783,7 +788,7 @@ TEST_CASE("OCR engine on the samples with no model: eval reaches 0.85, the recor
     CHECK(rec["engine"]["name"] == "ocr");
     CHECK(rec["engine"]["mean_confidence"].get<double>() > 50);
   }
-  CHECK(nlohmann::json::parse(file_bytes(out.path() / "summary.json"))["engine"] == "ocr");
+  CHECK(docsift::testing::read_summary(out.path() / "summary.json")["engine"] == "ocr");
   const auto eval = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
                                 shell_quote((kSource / "samples/ground_truth.csv").string()) + " --min-accuracy 0.85");
   MESSAGE(eval.out);
@@ -1013,9 +1018,10 @@ TEST_CASE("Decoder messages never reach stderr: a truncated JPEG and PNG are rea
   std::istringstream lines(r.err);
   for (std::string line; std::getline(lines, line);) {
     CAPTURE(line);
-    CHECK(line.starts_with("docsift: "));
+    const std::string body = docsift::testing::log_body(line);
+    CHECK(body.starts_with("docsift: "));
     for (const char* leak : {"libpng", "JPEG", "Error in", "Warning"}) {
-      if (line.find(leak) != std::string::npos) CHECK(line.starts_with("docsift: error: cut."));
+      if (line.find(leak) != std::string::npos) CHECK(body.starts_with("docsift: error: cut."));
     }
   }
   std::map<std::string, nlohmann::json> by_file;
@@ -1023,4 +1029,253 @@ TEST_CASE("Decoder messages never reach stderr: a truncated JPEG and PNG are rea
   REQUIRE(by_file.size() == 2);
   CHECK(by_file["cut.png"]["status"] == "failed");
   CHECK(by_file["cut.png"]["error"].get<std::string>().find("the decoder said: libpng error") != std::string::npos);
+}
+
+TEST_CASE("OCR evidence per field: the value's words, its label, the sums, repairs and the competition") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  Page page = page_of({"KEDAI RUNCIT MAJU SDN BHD", "Date: 06/04/2018 10:12", "", "T0TAL 2 items 12.30", "Cash 20.00",
+                       "Change 7.70"});
+  for (auto& line : page.lines)
+    for (auto& word : line.words)
+      if (word.text == "12.30") word.confidence = 40.0f;
+  const Extraction e = extract_fields(page, rules, kFieldNames);
+  REQUIRE(e.fields.at("TOTAL") == "12.30");
+  const Evidence& total = e.evidence.at("TOTAL");
+  // The value's own words: "12.30", not the label or the "2" of "2 items".
+  CHECK(total.word_min == doctest::Approx(40.0));
+  CHECK(total.word_mean == doctest::Approx(40.0));
+  CHECK(total.box.left == 140);  // page_of: 10 px per character, "T0TAL 2 items " before it
+  CHECK(total.box.right == 190);
+  CHECK(total.box.top == 90);
+  CHECK(total.labelled);
+  CHECK(total.label_fuzzy);  // "T0TAL"
+  CHECK(total.sums_agree);   // cash 20.00 - change 7.70
+  CHECK_FALSE(total.repaired);
+  CHECK_FALSE(total.exact);
+  const Evidence& date = e.evidence.at("INVOICE_DATE");
+  CHECK(date.labelled);
+  CHECK_FALSE(date.label_fuzzy);
+  CHECK_FALSE(date.repaired);
+  CHECK(date.word_min == doctest::Approx(95.0));
+  CHECK_FALSE(e.evidence.count("ABN"));  // not found
+
+  // A repaired total (446.jpg: 119.76 read for 119.70 against cash 120.06 - change 0.36).
+  auto r = extract_fields(page_of({"MR. D.I.Y. (KUCHAI) SDN BHD", "Total Incl. GST 6% RM 119.76", "CASH RM 120.06",
+                                   "CHANGE RM 0.36"}),
+                          rules, kFieldNames);
+  CHECK(r.evidence.at("TOTAL").repaired);
+  CHECK(r.evidence.at("TOTAL").sums_agree);
+  // Two totals compete: the grand total wins over the plain one by its label's strength.
+  r = extract_fields(page_of({"RESTORAN DE COFFEE", "Total 10.00", "Grand Total 11.80"}), rules, kFieldNames);
+  REQUIRE(r.fields.at("TOTAL") == "11.80");
+  CHECK(r.evidence.at("TOTAL").candidates == 2);
+  CHECK(r.evidence.at("TOTAL").margin > 0);
+  CHECK_FALSE(r.evidence.at("TOTAL").sums_agree);
+  // A date with no label, by its position beside a time; a date whose year was misread ("2078").
+  r = extract_fields(page_of({"RESTORAN DE COFFEE", "06/04/2078 10:12", "TOTAL 11.80"}), rules, kFieldNames);
+  REQUIRE(r.fields.at("INVOICE_DATE") == "06/04/2018");
+  CHECK_FALSE(r.evidence.at("INVOICE_DATE").labelled);
+  CHECK(r.evidence.at("INVOICE_DATE").repaired);
+  // A seller's name with a trade word repaired; a PDF's text layer is exact.
+  Page exact = page_of({"AIK HUAT HARDUARE SDN BHD", "TOTAL 11.80"});
+  exact.exact = true;
+  r = extract_fields(exact, rules, kFieldNames);
+  REQUIRE(r.fields.at("SUPPLIER") == "AIK HUAT HARDWARE SDN BHD");
+  CHECK(r.evidence.at("SUPPLIER").repaired);
+  CHECK_FALSE(r.evidence.at("SUPPLIER").labelled);
+  CHECK(r.evidence.at("TOTAL").exact);
+}
+
+TEST_CASE("OCR calibration: the shipped parameters load, a kind's logistic model is evaluated as written, errors name the file") {
+  const Calibration shipped = load_calibration("builtin:ocr-calibration");
+  for (const char* kind : {"amount", "date", "text", "id", "list"}) CHECK(shipped.kinds.count(kind));
+  CHECK(shipped.field_kinds.at("TOTAL") == "amount");
+  CHECK(shipped.field_kinds.at("INVOICE_DATE") == "date");
+  CHECK(shipped.field_kinds.at("SUPPLIER") == "text");
+  Evidence sure;
+  sure.word_min = sure.word_mean = 96;
+  sure.labelled = sure.sums_agree = true;
+  Evidence doubtful;
+  doubtful.word_min = 20;
+  doubtful.word_mean = 45;
+  doubtful.candidates = 3;
+  const double p_sure = shipped.probability("TOTAL", sure), p_doubtful = shipped.probability("TOTAL", doubtful);
+  CHECK(p_sure > 0);
+  CHECK(p_sure <= 1);
+  CHECK(p_doubtful < p_sure);  // the evidence moves it the way it should
+
+  TempDir dir;
+  write_text(dir.path() / "c.yaml",
+             "kinds:\n  text: {intercept: -1.5, weights: {word_mean: 2.0, labelled: 0.5}}\n"
+             "  amount: {intercept: 0.25, weights: {sums_agree: 1.0, repaired: -0.75, margin: 0.5}}\n"
+             "fields: {TOTAL: amount}\n");
+  const Calibration mine = load_calibration((dir.path() / "c.yaml").string());
+  Evidence e;
+  e.word_mean = 80;
+  e.labelled = true;
+  // p = 1 / (1 + exp(-(-1.5 + 2.0 * 0.8 + 0.5 * 1)))
+  CHECK(mine.probability("SUPPLIER", e) == doctest::Approx(1.0 / (1.0 + std::exp(-0.6))));  // not listed: text
+  e.sums_agree = e.repaired = true;
+  e.margin = 1000;  // log-scaled to 1
+  CHECK(mine.probability("TOTAL", e) == doctest::Approx(1.0 / (1.0 + std::exp(-(0.25 + 1.0 - 0.75 + 0.5)))));
+  CHECK(feature_values(e).at("margin") == doctest::Approx(1.0));
+
+  const auto problem = [&](const std::string& yaml) {
+    write_text(dir.path() / "bad.yaml", yaml);
+    try {
+      load_calibration((dir.path() / "bad.yaml").string());
+    } catch (const docsift::ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(problem("kinds:\n  text: {intercept: 0, weights: {shoe_size: 1}}\n").find("unknown feature 'shoe_size'") !=
+        std::string::npos);
+  CHECK(problem("kinds:\n  text: {intercept: 0, weights: {}}\nfields: {TOTAL: amount}\n").find("fields.TOTAL") !=
+        std::string::npos);
+  CHECK(problem("kinds:\n  amount: {intercept: 0, weights: {}}\n").find("needs text") != std::string::npos);
+  CHECK(problem("[1, 2]\n").find("bad.yaml") != std::string::npos);
+  CHECK_THROWS_AS(load_calibration((dir.path() / "none.yaml").string()), docsift::ConfigError);
+}
+
+TEST_CASE("OCR second reading marks each field's evidence: agreed, taken from the second, or kept against it") {
+  Engine::Result first, second;
+  first.fields = {{"TOTAL", "83.95"}, {"INVOICE_DATE", "N/A"}, {"SUPPLIER", "SANYU STATIONERY"}};
+  first.confidence = {{"TOTAL", 30}, {"SUPPLIER", 90}};
+  first.evidence["TOTAL"].word_mean = 30;
+  first.evidence["SUPPLIER"].word_mean = 90;
+  second.fields = {{"TOTAL", "88.95"}, {"INVOICE_DATE", "15/03/2018"}, {"SUPPLIER", "SANYU STATIONERY"}};
+  second.confidence = {{"TOTAL", 70}, {"INVOICE_DATE", 60}, {"SUPPLIER", 85}};
+  second.evidence["TOTAL"].word_mean = 70;
+  second.evidence["INVOICE_DATE"].word_mean = 60;
+  take_second_reading(first, second, false);
+  CHECK(first.evidence.at("TOTAL").second_taken);
+  CHECK(first.evidence.at("TOTAL").word_mean == 70);  // the second reading's words
+  CHECK_FALSE(first.evidence.at("TOTAL").second_agreed);
+  CHECK(first.evidence.at("INVOICE_DATE").second_taken);
+  CHECK(first.evidence.at("SUPPLIER").second_agreed);
+  CHECK_FALSE(first.evidence.at("SUPPLIER").second_taken);
+  for (const auto& [name, e] : first.evidence) CHECK(e.second_read);
+  const auto x = feature_values(first.evidence.at("SUPPLIER"));
+  CHECK(x.at("second_agreed") == 1.0);
+  CHECK(x.at("second_disagreed") == 0.0);
+}
+
+TEST_CASE("OCR engine on a sample page: every field read has evidence, a box on the page and a probability above 0 and at most 1") {
+  Settings settings;
+  settings.write_evidence = true;
+  Engine engine(settings);
+  const at::Tensor sample = docsift::io::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
+  const cv::Mat view(static_cast<int>(sample.size(0)), static_cast<int>(sample.size(1)), CV_8UC3, sample.data_ptr());
+  const Engine::Result r = engine.read(view, kFieldNames);
+  REQUIRE(r.fields.at("TOTAL") == "$2,480.62");
+  int read = 0;
+  for (const auto& [name, value] : r.fields) {
+    if (value == "N/A") {
+      CHECK_FALSE(r.probability.count(name));
+      continue;
+    }
+    ++read;
+    INFO(name);
+    REQUIRE(r.probability.count(name));
+    CHECK(r.probability.at(name) > 0);
+    CHECK(r.probability.at(name) <= 1);
+    const Evidence& e = r.evidence.at(name);
+    CHECK(e.box.left >= 0);
+    CHECK(e.box.right > e.box.left);
+    CHECK(e.box.bottom > e.box.top);
+    CHECK(e.box.right <= sample.size(1));
+    CHECK(e.box.bottom <= sample.size(0));
+    CHECK(r.info["evidence"].contains(name));
+  }
+  CHECK(read >= 15);
+  // The total, read beside its label from clean print, with the subtotal and tax agreeing.
+  const Evidence& total = r.evidence.at("TOTAL");
+  CHECK(total.labelled);
+  CHECK(total.sums_agree);
+  CHECK(total.word_min > 80);
+  CHECK(r.info["evidence"]["TOTAL"]["box"].size() == 4);
+}
+
+TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv row for row, review.csv = the journal's review lists = the summary") {
+  TempDir out;
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
+                             shell_quote(out.path().string()) + " --metrics " +
+                             shell_quote((out.path() / "metrics.prom").string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto records = journal_lines(out.path() / "results.jsonl");
+  REQUIRE(records.size() == 20);
+  std::size_t to_review = 0, accepted = 0, pages_accepted = 0;
+  std::map<std::string, nlohmann::json> by_file;
+  for (const auto& rec : records) {
+    by_file[rec["file"]] = rec;
+    INFO(rec["file"]);
+    std::size_t with_value = 0;
+    for (const auto& [field, value] : rec["fields"].items()) {
+      if (value == "N/A") {
+        CHECK_FALSE(rec["confidence"].contains(field));
+        continue;
+      }
+      ++with_value;
+      INFO(field);
+      REQUIRE(rec["confidence"].contains(field));
+      const double p = rec["confidence"][field].get<double>();
+      CHECK(p > 0);
+      CHECK(p <= 1);
+      REQUIRE(rec["boxes"].contains(field));
+      CHECK(rec["boxes"][field].size() == 4);
+    }
+    CHECK(rec["document_type_confidence"] == rec["confidence"]["DOCUMENT_TYPE"]);
+    to_review += rec["review"].size();
+    accepted += with_value - rec["review"].size();
+    pages_accepted += rec["review"].empty() ? 1 : 0;
+  }
+  // confidence.csv: predictions.csv's rows and columns, a number exactly where a value is.
+  const auto table = [&](const char* name) {
+    return docsift::io::parse_csv(file_bytes(out.path() / name), name);
+  };
+  const auto predictions = table("predictions.csv"), confidence = table("confidence.csv"), review = table("review.csv");
+  CHECK(confidence.header == predictions.header);
+  REQUIRE(confidence.rows.size() == predictions.rows.size());
+  for (std::size_t i = 0; i < predictions.rows.size(); ++i) {
+    CHECK(confidence.rows[i][0] == predictions.rows[i][0]);
+    for (std::size_t c = 1; c < predictions.header.size(); ++c) {
+      CHECK((predictions.rows[i][c] == "N/A") == confidence.rows[i][c].empty());
+    }
+  }
+  // review.csv: one row per field the journal lists under review, with its value and box.
+  CHECK(review.header == std::vector<std::string>{"image_file", "field", "value", "confidence", "x", "y", "width", "height"});
+  CHECK(review.rows.size() == to_review);
+  for (const auto& row : review.rows) {
+    const auto& rec = by_file.at(row[0]);
+    CHECK(rec["fields"][row[1]] == row[2]);
+    CHECK(std::stod(row[3]) < 1.0);
+    CHECK(std::stoi(row[6]) > 0);
+  }
+  const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
+  CHECK(summary["review"]["fields_to_review"] == to_review);
+  CHECK(summary["review"]["fields_accepted"] == accepted);
+  CHECK(summary["review"]["pages_accepted"] == pages_accepted);
+  CHECK(summary["review"]["pages"] == 20);
+  // The log's last line and the metrics say the same.
+  CHECK(r.err.find(std::to_string(accepted) + " fields accepted, " + std::to_string(to_review) + " to review") !=
+        std::string::npos);
+  const std::string metrics = file_bytes(out.path() / "metrics.prom");
+  CHECK(metrics.find("docsift_review_fields{state=\"to_review\"} " + std::to_string(to_review) + "\n") != std::string::npos);
+
+  // A threshold of 0 accepts every value; --resume rebuilds the three files from the journal alike.
+  TempDir all;
+  const auto zero = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
+                                shell_quote(all.path().string()) + " --quiet --set review.threshold=0 --set review.fields=null");
+  REQUIRE_MESSAGE(zero.exit_code == 0, zero.err);
+  CHECK(table("review.csv").rows.size() == to_review);  // the first folder's, unchanged
+  CHECK(docsift::io::parse_csv(file_bytes(all.path() / "review.csv"), "review.csv").rows.empty());
+  CHECK(docsift::testing::read_summary(all.path() / "summary.json")["review"]["pages_accepted"] == 20);
+  fs::remove(out.path() / "review.csv");
+  fs::remove(out.path() / "confidence.csv");
+  const auto again = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
+                                 shell_quote(out.path().string()) + " --quiet --resume");
+  REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+  CHECK(table("review.csv").rows.size() == to_review);
+  CHECK(table("confidence.csv").rows.size() == predictions.rows.size());
 }

@@ -1,6 +1,7 @@
 // Scoring value by value under both rule sets (docs/eval.md, "Rule sets"): one table of (type,
-// truth, predicted) with the score each rule set gives, every row of issue 27's table among them,
-// then the settings the docsift rules take (eval.date_order, eval.list_match) and the date parser.
+// truth, predicted) with the score each rule set gives, every row of issue 27's table and issue
+// 43's money among them, then the settings the docsift rules take (eval.date_order,
+// eval.list_match, eval.money_tolerance) and the date parser.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -61,15 +62,27 @@ const std::vector<Row> kRows{
     {kId, kPlain, "04 904 754 234", "04 904 754 235", 0, 0, "one digit wrong"},
     {kId, kPlain, "04 904 754 234", "4 904 754 234", 0, 0, "a lost digit"},
     {kId, kPlain, "063 140", "063-140", 1, 1, "a BSB"},
-    // Money: unchanged.
+    // Money: to the cent and with its sign under docsift (eval.money_tolerance 0), within 1 % under
+    // reference-2025.
     {kMoney, kPlain, "1234.56", "$1,234.56", 1, 1, "thousands separator"},
-    {kMoney, kPlain, "$100.00", "$100.99", 1, 1, "within 1 %"},
+    {kMoney, kPlain, "$100.00", "$100.99", 0, 1, "within 1 %, not to the cent"},
+    {kMoney, kPlain, "$2,480.62", "$2,500.00", 0, 1, "within 1 %, not to the cent"},
+    {kMoney, kPlain, "$100.00", "$100.001", 1, 1, "the same cent"},
     {kMoney, kPlain, "$100.00", "$101.01", 0, 0, "beyond 1 %"},
-    {kMoney, kPlain, "$0.00", "$0.01", 1, 1, "0.01 absolute at zero"},
+    {kMoney, kPlain, "$0.00", "$0.01", 0, 1, "a cent at zero"},
     {kMoney, kPlain, "$0.00", "$0.02", 0, 0, "beyond 0.01 at zero"},
     {kMoney, kPlain, "-12", "-$12.00", 1, 1, "negative"},
+    {kMoney, kPlain, "$1,373.03", "($1,373.03)", 0, 1, "parentheses: negative (reference: normalised away)"},
+    {kMoney, kPlain, "$1,373.03", "-1,373.03", 0, 0, "a leading minus"},
+    {kMoney, kPlain, "$1,373.03", "1,373.03-", 0, 0, "a trailing minus"},
+    {kMoney, kPlain, "$1,373.03", "$-1,373.03", 0, 0, "a minus after the currency sign"},
+    {kMoney, kPlain, "-$1,373.03", "($1,373.03)", 1, 0, "two ways to write one negative amount"},
+    {kMoney, kPlain, "-1373.03", "1,373.03-", 1, 0, "a trailing minus is a sign"},
     {kMoney, kPlain, "$12.00", "twelve dollars", 0, 0, "not a number"},
     {kMoney, kPlain, "$58.62", "58.62", 1, 1, "no $"},
+    {kMoney, kPlain, "$58.62", "AUD 58.62", 1, 1, "a currency code"},
+    {kMoney, kPlain, "$58.62", "58-62", 0, 0, "a minus between digits: not an amount"},
+    {kMoney, kPlain, "TBA", "tba", 1, 1, "not amounts: the normalised match"},
     // Dates.
     {kDate, kPlain, "07/07/2025", "7/7/2025", 1, 1, "leading zeros"},
     {kDate, kPlain, "06/08/2025", "2025-08-06", 1, 1, "ISO"},
@@ -98,7 +111,8 @@ const std::vector<Row> kRows{
     {kList, kNumbers, "2 | 1", "2.0 | 1", 1, 1, "numbers, not strings"},
     {kList, kNumbers, "10 | 1", "1 | 10", 0, 1, "swapped: the reference finds 1 inside 10"},
     {kList, kPrices, "$12.00", "$1", 0, 1, "$1 is inside $12.00"},
-    {kList, kPrices, "$10.00 | $20.00", "$10.05 | $20.00", 1, 0.5, "prices within 1 %"},
+    {kList, kPrices, "$10.00 | $20.00", "$10.05 | $20.00", 0.5, 0.5, "prices to the cent (reference: 1 of 2 by containment)"},
+    {kList, kPrices, "$10.00 | $20.00", "($10.00) | $20.00", 0.5, 1, "a negative price"},
     {kList, kPrices, "$1,234.56", "$1234.56", 1, 1, "the normalised match"},
     {kList, kPlain, "Widget A | Widget B | Widget C", "Widget A | Widget B", 0.8, 2.0 / 3, "one item missed"},
     {kList, kPlain, "Widget A | Widget B", "Widget A; Widget B; Extra; Extra 2", 0, 0.5,
@@ -138,6 +152,20 @@ TEST_CASE("scoring: reference-2025 ignores the docsift settings") {
   const ScoringRules odd{RuleSet::kReference2025, DateOrder::kMdy, ListMatch::kAny};
   CHECK(score_field(FieldType::kDate, "02/01/2024", "01/02/2024", odd) == 1.0);
   CHECK(score_field(FieldType::kList, "Widget A | Widget B", "Widget A; Widget C", odd) == 0.5);
+}
+
+TEST_CASE("scoring: eval.money_tolerance, relative to the truth, for amounts and prices (reference-2025 ignores it)") {
+  ScoringRules percent;
+  percent.money_tolerance = 0.01;
+  CHECK(score_field(FieldType::kMonetary, "$2,500.00", "$2,480.62", percent) == 1.0);
+  CHECK(score_field(FieldType::kMonetary, "$2,510.00", "$2,480.62", percent) == 0.0);
+  CHECK(score_field(FieldType::kMonetary, "$0.01", "$0.00", percent) == 0.0);  // relative: nothing at zero
+  CHECK(score_field(FieldType::kMonetary, "($2,480.62)", "$2,480.62", percent) == 0.0);  // the sign is no tolerance
+  CHECK(score_field(FieldType::kList, "$10.05 | $20.00", "$10.00 | $20.00", percent, ItemType::kMonetary) == 1.0);
+  ScoringRules reference{RuleSet::kReference2025};
+  reference.money_tolerance = 0.5;
+  CHECK(score_field(FieldType::kMonetary, "$101.01", "$100.00", reference) == 0.0);
+  CHECK(score_field(FieldType::kMonetary, "$100.99", "$100.00", reference) == 1.0);
 }
 
 TEST_CASE("scoring: eval.list_match any pairs each item with any unused truth item") {

@@ -7,27 +7,86 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cstdio>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "docsift/error.h"
 
 namespace docsift::batch {
+
+// The file's docsift record as a pid and what: nullopt unless it is exactly "PID run" or
+// "PID merge" with PID a process id (1 to INT_MAX: pid_t). A number too large for any integer
+// ("99999999999999999999999 run") is not one, and must not be an exception from deep inside.
+std::optional<std::pair<pid_t, std::string>> parse_lock_record(const std::string& text) {
+  const std::size_t space = text.find(' ');
+  if (space == std::string::npos) return std::nullopt;
+  const std::string what = text.substr(space + 1);
+  if (what != "run" && what != "merge") return std::nullopt;
+  long long pid = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + space, pid);
+  if (error != std::errc() || end != text.data() + space || pid < 1 || pid > std::numeric_limits<pid_t>::max()) {
+    return std::nullopt;
+  }
+  return std::pair{static_cast<pid_t>(pid), what};
+}
+
+// `text` quoted for a message line: control bytes, '"' and '\\' as \xNN (the file is read 64 bytes at most).
+std::string quote_lock_text(const std::string& text) {
+  std::string out = "\"";
+  for (const unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 namespace {
 
-// Who holds a lock, from what the holder wrote into the file ("PID WHAT": "123 run", "456 merge"):
-// "docsift run (pid 123)" while that process lives; when it is gone (its lock passed on to a
+// Who holds a lock, from what the holder wrote into the file ("PID WHAT", as OutputLock writes:
+// "123 run", "456 merge").
+struct Holder {
+  bool named = false;   // the file holds a docsift record
+  std::string who;      // named: "docsift run (pid 123)", or that the recorded process is gone
+  std::string content;  // not named: what the file holds, quoted and printable, for the message
+};
+
+std::string file_text(int fd) {
+  char text[65] = {};
+  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+  return n > 0 ? std::string(text, static_cast<std::size_t>(n)) : std::string();
+}
+
+// While that process lives: "docsift run (pid 123)"; when it is gone (its lock passed on to a
 // process it started, or a file from another machine) it says so.
-std::string holder(int fd) {
-  char text[64] = {};
-  (void)!::pread(fd, text, sizeof text - 1, 0);
-  const std::string written(text);
-  const std::string pid = written.substr(0, written.find(' '));
-  const std::string what = written.find(' ') == std::string::npos ? "run" : written.substr(written.find(' ') + 1);
-  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) return "a docsift process";
-  const bool alive = ::kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno == EPERM;
-  return alive ? "docsift " + what + " (pid " + pid + ")"
-               : "a process whose recorded holder, docsift " + what + " (pid " + pid + "), is gone";
+Holder holder(int fd) {
+  const std::string written = file_text(fd);
+  const auto record = parse_lock_record(written);
+  if (!record) return {false, "", written.empty() ? "nothing" : quote_lock_text(written)};
+  const auto& [pid, what] = *record;
+  const bool alive = ::kill(pid, 0) == 0 || errno == EPERM;
+  const std::string named = "docsift " + what + " (pid " + std::to_string(pid) + ")";
+  return {true, alive ? named : "a process whose recorded holder, " + named + ", is gone", ""};
+}
+
+// The line for a lock another process holds: by its holder when the file names one, else the
+// lock file itself, what it holds and how to find the holder.
+std::string taken_message(const std::filesystem::path& folder, const std::filesystem::path& lock, int fd,
+                          const std::string& verb, const std::string& then) {
+  const Holder h = holder(fd);
+  if (h.named) return folder.string() + ": " + h.who + " " + verb + "; " + then;
+  return lock.string() + ": locked by a process the file does not name: it holds " + h.content +
+         ", not docsift's \"PID run\" (a foreign lock file, or one written over). `fuser -v " + lock.string() +
+         "` shows the holder; " + then;
 }
 
 }  // namespace
@@ -48,10 +107,17 @@ OutputLock::OutputLock(const std::filesystem::path& out_dir, const std::string& 
     throw FileError(path.string() + ": is not a regular file; remove it, or choose another --out");
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    const std::string who = holder(fd_);
+    const std::string message =
+        taken_message(out_dir, path, fd_, "is writing here", "wait for it to finish, or choose another --out");
     ::close(fd_);
     fd_ = -1;
-    throw FileError(out_dir.string() + ": " + who + " is writing here; wait for it to finish, or choose another --out");
+    throw FileError(message);
+  }
+  // The kernel's lock is the truth: no process holds it, so whatever the file says is stale.
+  const std::string before = file_text(fd_);
+  if (!before.empty() && !parse_lock_record(before)) {
+    taken_over_ = path.string() + ": held " + quote_lock_text(before) +
+                  ", not docsift's \"PID run\", and no process held its lock; stale, so taken over";
   }
   const std::string me = std::to_string(::getpid()) + " " + what;
   if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, me.data(), me.size(), 0);
@@ -65,10 +131,11 @@ FolderReadLock::FolderReadLock(const std::filesystem::path& folder) {
   fd_ = ::open((folder / ".docsift.lock").c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd_ < 0) return;  // no lock file: no run has ever held it
   if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) {
-    const std::string who = holder(fd_);
+    const std::string message = taken_message(folder, folder / ".docsift.lock", fd_, "is still writing here",
+                                              "merge when it has finished");
     ::close(fd_);
     fd_ = -1;
-    throw FileError(folder.string() + ": " + who + " is still writing here; merge when it has finished");
+    throw FileError(message);
   }
 }
 

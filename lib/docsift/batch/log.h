@@ -1,9 +1,12 @@
-// docsift's stderr for a run: every line is one diagnostic. As text, "docsift: " and the message,
-// control characters shown as \xNN so that a file name cannot drive the terminal. As JSON
-// (--log-format json), one object per line, so that a log shipper can parse every line:
+// docsift's stderr for a run: every line is one diagnostic. As text, the time (RFC 3339 UTC, so
+// that the nights appended to one log file can be told apart), "docsift: " and the message, control
+// characters shown as \xNN so that a file name cannot drive the terminal:
+//   2026-11-27T04:20:19.123Z docsift: error: broken.png: ...
+// As JSON (--log-format json), one object per line, so that a log shipper can parse every line:
 //   {"time": "<RFC 3339 UTC>", "level": "info|warning|error", "event": "...", "message": "...", ...}
-// plus the event's own keys (docs/run.md, "Logs"). --quiet drops info lines; warnings and errors
-// always show.
+// plus the event's own keys (docs/run.md, "Logs"). --quiet drops info lines; notices (info lines
+// that change what the outputs hold: a page read again because its file changed, a failed page
+// gone), warnings and errors always show.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,7 +19,8 @@ enum class LogFormat { kText, kJson };
 
 class Log {
  public:
-  enum class Level { kInfo, kWarning, kError };
+  // kNotice is an info line (level "info" in JSON) that --quiet keeps.
+  enum class Level { kInfo, kNotice, kWarning, kError };
 
   Log(std::ostream& out, LogFormat format, bool quiet) : out_(out), format_(format), quiet_(quiet) {}
 
@@ -26,6 +30,10 @@ class Log {
   void info(const std::string& event, const std::string& message,
             const nlohmann::json& fields = nlohmann::json::object()) const {
     write(Level::kInfo, event, message, fields);
+  }
+  void notice(const std::string& event, const std::string& message,
+              const nlohmann::json& fields = nlohmann::json::object()) const {
+    write(Level::kNotice, event, message, fields);
   }
   void warning(const std::string& event, const std::string& message,
                const nlohmann::json& fields = nlohmann::json::object()) const {

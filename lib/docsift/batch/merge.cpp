@@ -1,6 +1,7 @@
 #include "docsift/batch/merge.h"
 
 
+#include <algorithm>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -33,10 +34,12 @@ struct Folder {
   std::vector<std::string> csv_fields;  // predictions.csv's field columns; empty when it has none
 };
 
-// Where a merged record comes from: which folder, and its line's offset in that journal.
+// Where a merged record comes from: which folder, and its line's offset in that journal; `gone`
+// when that record is a gone marker (record.h), which the merged folder leaves out.
 struct Source {
   std::size_t folder;
   std::uint64_t offset;
+  bool gone = false;
 };
 
 std::optional<Summary> read_summary(const fs::path& folder) {
@@ -46,7 +49,7 @@ std::optional<Summary> read_summary(const fs::path& folder) {
   try {
     return Summary::from_json(nlohmann::json::parse(in), path.string());
   } catch (const nlohmann::json::exception& e) {
-    throw FileError(path.string() + ": not JSON (" + e.what() + "); run that folder's shard again with --resume");
+    throw MalformedInputError(path.string() + ": not JSON (" + e.what() + "); run that folder's shard again with --resume");
   }
 }
 
@@ -56,7 +59,7 @@ std::vector<std::string> read_csv_fields(const fs::path& folder) {
   if (!in || !std::getline(in, header)) return {};
   const auto table = io::parse_csv(header + "\n", (folder / "predictions.csv").string());
   if (table.header.empty() || table.header.front() != "image_file") {
-    throw FileError((folder / "predictions.csv").string() + ": its header does not start with image_file");
+    throw MalformedInputError((folder / "predictions.csv").string() + ": its header does not start with image_file");
   }
   return {table.header.begin() + 1, table.header.end()};
 }
@@ -86,9 +89,13 @@ MergeReport merge_outputs(const MergeOptions& o) {
   std::vector<Folder> folders;
   for (const auto& path : o.folders) {
     std::error_code ec;
-    if (!fs::is_directory(path, ec)) throw FileError(path.string() + ": not a folder; pass the output folders of docsift run");
+    if (!fs::exists(path, ec)) throw InputMissingError(path.string() + ": no such folder; pass the output folders of docsift run");
+    if (!fs::is_directory(path, ec)) throw ConfigError(path.string() + ": not a folder; pass the output folders of docsift run");
+    if (!fs::exists(path / "results.jsonl", ec) && ec == std::errc::permission_denied) {
+      throw InputUnreadableError(path.string() + ": cannot read it: " + ec.message());
+    }
     if (!fs::is_regular_file(path / "results.jsonl", ec)) {
-      throw FileError(path.string() + ": has no results.jsonl; not an output folder of docsift run");
+      throw InputMissingError(path.string() + ": has no results.jsonl; not an output folder of docsift run");
     }
     for (const auto& earlier : folders) {
       if (fs::equivalent(earlier.path, path, ec)) throw ConfigError(path.string() + ": given twice");
@@ -118,7 +125,8 @@ MergeReport merge_outputs(const MergeOptions& o) {
   fs::create_directories(o.out_dir, ec);
   if (ec) throw FileError(o.out_dir.string() + ": cannot create the output folder: " + ec.message());
   for (const char* name : {".docsift.lock", "results.jsonl", "results.jsonl.tmp", "predictions.csv",
-                           "predictions.csv.tmp", "summary.json", "summary.json.tmp"}) {
+                           "predictions.csv.tmp", "confidence.csv", "confidence.csv.tmp", "review.csv", "review.csv.tmp",
+                           "summary.json", "summary.json.tmp"}) {
     io::refuse_link(o.out_dir / name);
   }
   const OutputLock out_lock(o.out_dir, "merge");
@@ -151,20 +159,28 @@ MergeReport merge_outputs(const MergeOptions& o) {
       if (s.shard) f.shard = Shard{s.shard->index, s.shard->count, ""};
     }
     const fs::path journal = f.path / "results.jsonl";
+    std::map<Key, bool> own;  // this folder's pages: whether the latest record is a gone marker
     const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
       const Record record = Record::from_journal(json);
       f.config_hashes.insert(record.config_hash);
       const std::string relative = record_relative(record);
-      const auto [at, inserted] =
-          merged.emplace(Key{std::string(io::file_of(relative)), io::page_of(relative)}, Source{i, offset});
-      if (inserted || at->second.folder != i) ++f.records;  // this folder's pages, each once
-      if (!inserted && at->second.folder == i) {
-        at->second.offset = offset;  // redone in the same folder (--retry-failed, a changed file): the latest wins
-      } else if (!inserted) {
+      const Key key{std::string(io::file_of(relative)), io::page_of(relative)};
+      own[key] = record.gone();
+      const auto at = merged.find(key);
+      if (at == merged.end()) {
+        merged.emplace(key, Source{i, offset, record.gone()});
+      } else if (at->second.folder == i) {
+        // Redone in the same folder (--retry-failed, a changed file, gone): the latest wins.
+        at->second = Source{i, offset, record.gone()};
+      } else if (at->second.gone) {
+        at->second = Source{i, offset, record.gone()};  // gone there: this folder's record is the page's
+      } else if (!record.gone()) {
         report.duplicates.push_back(display_name(relative) + ": recorded in " + folders[at->second.folder].path.string() +
                                     " and " + f.path.string() + " (the first is kept)");
       }
     });
+    // This folder's pages, each once; a page whose latest record is a gone marker is no longer one.
+    f.records = static_cast<int>(std::count_if(own.begin(), own.end(), [](const auto& page) { return !page.second; }));
     f.torn_bytes = fs::file_size(journal) - good_end;
     f.csv_fields = read_csv_fields(f.path);
 
@@ -178,7 +194,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
     } else {
       const Summary& s = *f.summary;
       const int scanned = s.scanned, recorded = s.ok + s.failed;
-      if (s.interrupted || recorded < scanned || recorded != f.records) {
+      if (s.interrupted || s.pending > 0 || recorded < scanned || recorded != f.records) {
         report.unfinished.push_back(f.path.string() + ": its run recorded " + std::to_string(f.records) + " of " +
                                     std::to_string(scanned) + " images" +
                                     (s.interrupted ? " (" + *s.interrupted + ")" : std::string()) +
@@ -230,7 +246,9 @@ MergeReport merge_outputs(const MergeOptions& o) {
   }
   if (o.expect_dir) {
     std::set<std::string> recorded_files;  // a PDF is recorded when any of its pages is
-    for (const auto& [key, source] : merged) recorded_files.insert(key.first);
+    for (const auto& [key, source] : merged) {
+      if (!source.gone) recorded_files.insert(key.first);
+    }
     for (const auto& image : io::scan_images(*o.expect_dir, o.recursive)) {
       if (recorded_files.count(image.relative)) continue;
       std::string line = display_name(image.relative) + ": no folder recorded it";
@@ -247,13 +265,22 @@ MergeReport merge_outputs(const MergeOptions& o) {
     std::vector<std::ifstream> journals;
     for (const auto& f : folders) journals.emplace_back(f.path / "results.jsonl", std::ios::binary);
     io::AtomicFile journal(o.out_dir / "results.jsonl");
-    std::optional<io::AtomicFile> csv;
+    // predictions.csv and, beside it as a run writes them, confidence.csv and review.csv.
+    std::optional<io::AtomicFile> csv, confidence, review;
     if (!fields.empty()) {
       csv.emplace(o.out_dir / "predictions.csv");
       csv->write(csv_header(fields));
+      confidence.emplace(o.out_dir / PredictionsCsv::kConfidence);
+      confidence->write(csv_header(fields));
+      review.emplace(o.out_dir / PredictionsCsv::kReview);
+      review->write(review_header());
     }
     std::string line;
     for (const auto& [key, source] : merged) {
+      if (source.gone) {  // history: the page's file is gone, as a single run leaves it out of its counts
+        ++report.gone;
+        continue;
+      }
       auto& in = journals[source.folder];
       in.seekg(static_cast<std::streamoff>(source.offset));
       if (!std::getline(in, line)) {
@@ -262,10 +289,18 @@ MergeReport merge_outputs(const MergeOptions& o) {
       const Record record = Record::from_json(nlohmann::json::parse(line), folders[source.folder].path.string());
       totals.add(record);
       journal.write(line + "\n");
-      if (csv) csv->write(csv_row(record, fields));
+      if (csv) {
+        csv->write(csv_row(record, fields));
+        confidence->write(confidence_row(record, fields));
+        review->write(review_rows(record));
+      }
     }
     journal.commit();
-    if (csv) csv->commit();
+    if (csv) {
+      csv->commit();
+      confidence->commit();
+      review->commit();
+    }
   }
   report.records = static_cast<int>(totals.records);
   report.ok = totals.ok;

@@ -79,6 +79,21 @@ PageOutcome OcrReader::read(const PageRequest& request) {
     record.raw_response = read->text;
     record.tokens = Record::Tokens{0, 0};
     record.engine = read->info;
+    // Calibrated confidences (docs/confidence.md) and where each value was read on the page.
+    record.confidence.emplace();
+    record.boxes.emplace();
+    for (const auto& [field, p] : read->probability) {
+      const auto value = read->fields.find(field);
+      if (value == read->fields.end() || value->second == "N/A") continue;
+      (*record.confidence)[field] = p;
+      if (const auto e = read->evidence.find(field); e != read->evidence.end()) {
+        const ocr::Box& b = e->second.box;
+        (*record.boxes)[field] = {b.left, b.top, b.right - b.left, b.bottom - b.top};
+      }
+    }
+    if (const auto type = record.confidence->find("DOCUMENT_TYPE"); type != record.confidence->end()) {
+      record.document_type_confidence = type->second;
+    }
   } catch (const std::exception& e) {  // an unreadable image fails this image only
     record.status = Record::Status::Failed;
     record.error = first_line(e.what());

@@ -62,7 +62,66 @@ std::string csv_row(const Record& record, const std::vector<std::string>& fields
   return line + "\n";
 }
 
+std::string confidence_row(const Record& record, const std::vector<std::string>& fields) {
+  if (!record.ok()) return "";
+  std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file);
+  for (const auto& f : fields) {
+    line += ',';
+    if (!record.confidence) continue;
+    const auto value = record.fields ? record.fields->find(f) : std::map<std::string, std::string>::const_iterator{};
+    const auto sure = record.confidence->find(f);
+    if (!record.fields || value == record.fields->end() || value->second == "N/A" || sure == record.confidence->end())
+      continue;
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "%.4f", sure->second);
+    line += cell;
+  }
+  return line + "\n";
+}
+
+std::string review_header() { return "image_file,field,value,confidence,x,y,width,height\n"; }
+
+std::string review_rows(const Record& record) {
+  if (!record.ok() || !record.review) return "";
+  std::string out;
+  for (const auto& field : *record.review) {
+    std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' + io::csv_field(field);
+    const auto value = record.fields ? record.fields->find(field) : std::map<std::string, std::string>::const_iterator{};
+    line += ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A") + ',';
+    if (record.confidence) {
+      if (const auto sure = record.confidence->find(field); sure != record.confidence->end()) {
+        char cell[32];
+        std::snprintf(cell, sizeof cell, "%.4f", sure->second);
+        line += cell;
+      }
+    }
+    const auto box = record.boxes ? record.boxes->find(field) : std::map<std::string, std::array<int, 4>>::const_iterator{};
+    if (record.boxes && box != record.boxes->end()) {
+      for (const int v : box->second) line += ',' + std::to_string(v);
+    } else {
+      line += ",,,,";  // a model's value has no box on the page
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+void mark_review(Record& record, const config::ReviewConfig& review) {
+  if (!record.ok() || !record.confidence || !record.fields) return;
+  std::vector<std::string> doubtful;
+  for (const auto& [field, value] : *record.fields) {
+    if (value == "N/A") continue;
+    const auto sure = record.confidence->find(field);
+    if (sure == record.confidence->end() || sure->second < review.threshold_of(field)) doubtful.push_back(field);
+  }
+  record.review = std::move(doubtful);
+}
+
 void Totals::add(const Record& record) {
+  if (record.gone()) {
+    ++gone;
+    return;
+  }
   ++records;
   config_hashes.insert(record.config_hash);
   const auto timing = [&](const char* stage) {
@@ -72,6 +131,17 @@ void Totals::add(const Record& record) {
   if (record.ok()) {
     ++ok;
     ++tiers[record.tier];
+    if (record.confidence && record.review) {
+      ++pages_with_confidence;
+      const auto to_review = static_cast<std::int64_t>(record.review->size());
+      std::int64_t with_value = 0;
+      for (const auto& [field, value] : record.fields ? *record.fields : std::map<std::string, std::string>{}) {
+        with_value += value != "N/A" ? 1 : 0;
+      }
+      fields_to_review += to_review;
+      fields_accepted += std::max<std::int64_t>(0, with_value - to_review);
+      pages_accepted += to_review == 0 ? 1 : 0;
+    }
     if (record.tokens) generated += record.tokens->generated;
     model_seconds += timing("vision") + timing("prefill") + timing("decode");
   } else {
@@ -96,20 +166,46 @@ void Totals::describe(Summary& summary) const {
   summary.generated_tokens = generated;
   summary.device_peak_allocated = static_cast<std::int64_t>(high_allocated);
   summary.host_peak_rss = static_cast<std::int64_t>(high_rss);
+  if (pages_with_confidence > 0) {
+    summary.review = Summary::Review{pages_with_confidence, pages_accepted, fields_accepted, fields_to_review};
+  }
 }
 
 PredictionsCsv::PredictionsCsv(const std::filesystem::path& path, const std::vector<std::string>& fields)
-    : path_(path), fields_(fields) {
-  rebuilding_.emplace(path);
-  rebuilding_->write(csv_header(fields_));
+    : fields_(fields) {
+  files_[0].path = path;
+  files_[1].path = path.parent_path() / kConfidence;
+  files_[2].path = path.parent_path() / kReview;
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    files_[i].rebuilding.emplace(files_[i].path);
+    files_[i].rebuilding->write(i == 2 ? review_header() : csv_header(fields_));
+  }
 }
-void PredictionsCsv::rebuild(const Record& record) { rebuilding_->write(csv_row(record, fields_)); }
+std::string PredictionsCsv::row(std::size_t file, const Record& record) const {
+  return file == 0 ? csv_row(record, fields_) : file == 1 ? confidence_row(record, fields_) : review_rows(record);
+}
+void PredictionsCsv::rebuild(const Record& record) {
+  for (std::size_t i = 0; i < files_.size(); ++i) files_[i].rebuilding->write(row(i, record));
+}
 void PredictionsCsv::start() {
-  rebuilding_->commit();
-  rebuilding_.reset();
-  append_.emplace(path_);
+  for (auto& f : files_) {
+    f.rebuilding->commit();
+    f.rebuilding.reset();
+  }
+  for (auto& f : files_) f.append.emplace(f.path);
 }
-void PredictionsCsv::add(const Record& record) { append_->write(csv_row(record, fields_)); }
-void PredictionsCsv::undo_last_add() { append_->undo_last_write(); }
+void PredictionsCsv::add(const Record& record) {
+  std::size_t written = 0;
+  try {
+    for (; written < files_.size(); ++written) files_[written].append->write(row(written, record));
+  } catch (...) {
+    // The record's rows go in all three files or none: take back those already written.
+    while (written-- > 0) files_[written].append->undo_last_write();
+    throw;
+  }
+}
+void PredictionsCsv::undo_last_add() {
+  for (auto& f : files_) f.append->undo_last_write();
+}
 
 }  // namespace docsift::batch

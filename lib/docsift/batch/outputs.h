@@ -3,6 +3,7 @@
 // One owner, so that a merged folder is written exactly as a single run writes its own.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "docsift/batch/record.h"
+#include "docsift/config/config.h"
 #include "docsift/io/output_file.h"
 
 namespace docsift::batch {
@@ -39,15 +41,32 @@ std::string record_relative(const Record& record);
 std::string csv_header(const std::vector<std::string>& fields);
 // One row for a successful record (missing fields as N/A), "" for a failed one.
 std::string csv_row(const Record& record, const std::vector<std::string>& fields);
+// confidence.csv: predictions.csv's rows and columns, each cell the field's confidence (0 to 1,
+// four decimals), empty where the field is N/A or the engine gave none (docs/confidence.md).
+std::string confidence_row(const Record& record, const std::vector<std::string>& fields);
+// review.csv: one row per field a successful record lists under review, in its order.
+std::string review_header();
+std::string review_rows(const Record& record);
+
+// Lists under `record.review` each field with a value whose confidence is below its threshold
+// (review.threshold, or review.fields' own); an ok record with confidences only. A field with a
+// value and no confidence (an engine that gave none for it) is to be reviewed too.
+void mark_review(Record& record, const config::ReviewConfig& review);
 
 // What summary.json reports over whole journals, accumulated record by record, so nothing per
 // image stays in memory.
 struct Totals {
-  int ok = 0, failed = 0;
+  // Pages by the status of their latest record; a gone marker counts only in `gone`, never as a
+  // record with timings.
+  int ok = 0, failed = 0, gone = 0;
   std::map<std::string, int> tiers;
   std::int64_t generated = 0, records = 0;
   double model_seconds = 0, total_seconds = 0, high_allocated = 0, high_rss = 0;
   std::set<std::string> config_hashes;
+  // The review queue (docs/confidence.md), over the latest ok records that carry confidences:
+  // pages with nothing to review, fields accepted, fields to review.
+  int pages_accepted = 0, pages_with_confidence = 0;
+  std::int64_t fields_accepted = 0, fields_to_review = 0;
 
   void add(const Record& record);
   // Fills the summary's totals: ok, failed, tiers, throughput (seconds per image, model and
@@ -56,24 +75,35 @@ struct Totals {
 };
 
 
-// predictions.csv, one row per successful image in journal order. Rebuilt from the journal when
-// the run starts (so it matches after any crash), then appended to as each record is journaled:
-// consistent with the journal at every stop, and never rewritten whole per image.
+// predictions.csv, one row per successful image in journal order, and beside it confidence.csv
+// (the same rows, with confidences) and review.csv (a row per field to review). Rebuilt from the
+// journal when the run starts (so they match after any crash), then appended to as each record is
+// journaled: consistent with the journal at every stop, and never rewritten whole per image.
 class PredictionsCsv {
  public:
-  // Starts the rebuild: the header, into a temporary file; rebuild() adds the journal's records as
-  // the journal reads them back, start() puts the file in place and opens it for add().
+  // Starts the rebuild: the headers, into temporary files; rebuild() adds the journal's records as
+  // the journal reads them back, start() puts the files in place and opens them for add().
+  // `path`: predictions.csv; the other two go in its folder.
   PredictionsCsv(const std::filesystem::path& path, const std::vector<std::string>& fields);
   void rebuild(const Record& record);
   void start();
+  // A record's rows in all three files, or in none: a write that fails takes back the others'.
   void add(const Record& record);
-  void undo_last_add();  // the journal could not take the record this row came from
+  void undo_last_add();  // the journal could not take the record these rows came from
+
+  // The files beside predictions.csv, for the checks on links before anything is written.
+  static constexpr const char* kConfidence = "confidence.csv";
+  static constexpr const char* kReview = "review.csv";
 
  private:
-  std::filesystem::path path_;
+  struct File {
+    std::filesystem::path path;
+    std::optional<io::AtomicFile> rebuilding;
+    std::optional<io::AppendFile> append;
+  };
+  std::string row(std::size_t file, const Record& record) const;
   std::vector<std::string> fields_;
-  std::optional<io::AtomicFile> rebuilding_;
-  std::optional<io::AppendFile> append_;
+  std::array<File, 3> files_;  // predictions, confidence, review
 };
 
 }  // namespace docsift::batch

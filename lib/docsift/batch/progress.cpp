@@ -28,7 +28,9 @@ void Progress::image_done(int done, const Record& record) {
   const double seconds = record.timings_s.count("total") ? record.timings_s.at("total") : 0.0;
   char timing[64];
   std::snprintf(timing, sizeof timing, "%.2fs eta %s", seconds, clock_text(eta).c_str());
-  const std::string count = "[" + std::to_string(done) + "/" + std::to_string(total_) + "]";
+  char count_text[48];  // not "[" + to_string(...): GCC 12 warns falsely (-Wstringop-overflow) on that here
+  std::snprintf(count_text, sizeof count_text, "[%d/%d]", done, total_);
+  const std::string count = count_text;
   nlohmann::json fields = {{"done", done},     {"total", total_},
                            {"file", record.file}, {"status", record.ok() ? "ok" : "failed"},
                            {"seconds", seconds}, {"eta_s", eta},
@@ -56,8 +58,35 @@ void Progress::image_done(int done, const Record& record) {
 
 void Progress::skipped(const io::SkippedFile& f) {
   if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
-  log_.warning("skipped", "skipped " + display_name(f.relative) + ": " + display_name(f.reason),
-               {{"file", display_name(f.relative)}, {"reason", display_name(f.reason)}});
+  log_.write(f.unreadable ? Log::Level::kError : Log::Level::kWarning, "skipped",
+             "skipped " + display_name(f.relative) + ": " + display_name(f.reason),
+             {{"file", display_name(f.relative)}, {"reason", display_name(f.reason)}, {"unreadable", f.unreadable}});
+}
+
+void Progress::not_descended(const std::vector<std::filesystem::path>& folders) {
+  constexpr std::size_t kNamed = 10;  // one line stays readable
+  std::string names;
+  nlohmann::json listed = nlohmann::json::array();
+  for (std::size_t i = 0; i < folders.size() && i < kNamed; ++i) {
+    const std::string name = display_name(folders[i].string());
+    names += (i == 0 ? "" : ", ") + name;
+    listed.push_back(name);
+  }
+  if (folders.size() > kNamed) names += " and " + std::to_string(folders.size() - kNamed) + " more";
+  const std::string count = std::to_string(folders.size()) + (folders.size() == 1 ? " subfolder" : " subfolders");
+  if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
+  log_.warning("subfolders",
+               count + " not read: " + names +
+                   "; pass -r (--recursive) to read the pages in subfolders (hidden folders, .name, are never read)",
+               {{"count", folders.size()}, {"folders", listed}});
+}
+
+void Progress::gone(const Record& marker) {
+  if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
+  log_.notice("gone",
+              marker.file + ": gone: its last record failed and " + marker.error +
+                  "; it no longer counts as failed (a gone record in the journal says so)",
+              {{"file", marker.file}, {"reason", marker.error}});
 }
 
 void Progress::worker(const std::string& event) {

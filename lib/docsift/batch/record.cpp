@@ -1,5 +1,7 @@
 #include "docsift/batch/record.h"
 
+#include <algorithm>
+
 #include "docsift/error.h"
 #include "docsift/json_fields.h"
 #include "docsift/io/journal.h"
@@ -33,9 +35,10 @@ std::string record_problem(const json& r) {
   if (!r.contains("file") || !r["file"].is_string()) return "record has no \"file\" string";
   if (r.contains("file_bytes") && !r["file_bytes"].is_string()) return "\"file_bytes\" must be a string";
   const auto* status = r.contains("status") ? &r["status"] : nullptr;
-  if (status == nullptr || !status->is_string() || (*status != "ok" && *status != "failed")) {
-    return "\"status\" must be \"ok\" or \"failed\"";
+  if (status == nullptr || !status->is_string() || (*status != "ok" && *status != "failed" && *status != "gone")) {
+    return "\"status\" must be \"ok\", \"failed\" or \"gone\"";
   }
+  if (*status == "gone") return "";  // a marker: no reading, so no timings or memory
   const auto object = [&](const char* key) { return r.contains(key) && r[key].is_object(); };
   if (!object("timings_s")) return "\"timings_s\" must be an object";
   if (!object("memory")) return "\"memory\" must be an object";
@@ -51,10 +54,19 @@ std::string record_problem(const json& r) {
 
 }  // namespace
 
-Record Record::failed(std::string error) {
+Record Record::failure(std::string error) {
   Record r;
   r.error = std::move(error);
   r.memory = json::object();
+  return r;
+}
+
+Record Record::gone_marker(std::string file, std::optional<std::string> file_bytes, std::string why) {
+  Record r;
+  r.status = Status::Gone;
+  r.file = std::move(file);
+  r.file_bytes = std::move(file_bytes);
+  r.error = std::move(why);
   return r;
 }
 
@@ -69,7 +81,7 @@ json Record::to_json() const {
   }
   if (!started_at.empty()) j["started_at"] = started_at;
   if (!finished_at.empty()) j["finished_at"] = finished_at;
-  j["status"] = ok() ? "ok" : "failed";
+  j["status"] = ok() ? "ok" : gone() ? "gone" : "failed";
   if (!ok()) j["error"] = error;
   if (!tier.empty()) j["tier"] = tier;
   if (text_source) j["text_source"] = *text_source;
@@ -77,6 +89,10 @@ json Record::to_json() const {
   if (fields) j["fields"] = *fields;
   if (raw_response) j["raw_response"] = *raw_response;
   if (decoding) j["decoding"] = *decoding;
+  if (confidence) j["confidence"] = *confidence;
+  if (document_type_confidence) j["document_type_confidence"] = *document_type_confidence;
+  if (review) j["review"] = *review;
+  if (boxes) j["boxes"] = *boxes;
   if (tokens) {
     j["tokens"] = {{"prompt", tokens->prompt}, {"generated", tokens->generated}};
     if (tokens->forced) j["tokens"]["forced"] = tokens->forced;
@@ -106,7 +122,8 @@ Record Record::from_json(const json& j, const std::string& where) {
   }
   r.started_at = get_or<std::string>(j, "started_at", "", where);
   r.finished_at = get_or<std::string>(j, "finished_at", "", where);
-  r.status = get_or<std::string>(j, "status", "", where) == "ok" ? Status::Ok : Status::Failed;
+  const std::string status = get_or<std::string>(j, "status", "", where);
+  r.status = status == "ok" ? Status::Ok : status == "gone" ? Status::Gone : Status::Failed;
   r.error = get_or<std::string>(j, "error", "", where);
   r.tier = get_or<std::string>(j, "tier", "", where);
   if (j.contains("text_source")) r.text_source = get_or<std::string>(j, "text_source", "", where);
@@ -125,6 +142,41 @@ Record Record::from_json(const json& j, const std::string& where) {
                       get_or<std::int64_t>(j["tokens"], "forced", 0, where)};
   }
   if (j.contains("decoding")) r.decoding = get_or<std::string>(j, "decoding", "", where);
+  // Confidences, the review list and boxes (docs/confidence.md): absent in older journals.
+  const auto bad = [&](const char* key, const char* want) {
+    return FileError(where + ": \"" + key + "\" must be " + want);
+  };
+  if (j.contains("confidence") && !j["confidence"].is_null()) {
+    if (!j["confidence"].is_object()) throw bad("confidence", "an object of field: number");
+    r.confidence.emplace();
+    for (const auto& [name, value] : j["confidence"].items()) {
+      if (!value.is_number()) throw bad("confidence", "an object of field: number");
+      (*r.confidence)[name] = value.get<double>();
+    }
+  }
+  if (j.contains("document_type_confidence") && !j["document_type_confidence"].is_null()) {
+    if (!j["document_type_confidence"].is_number()) throw bad("document_type_confidence", "a number");
+    r.document_type_confidence = j["document_type_confidence"].get<double>();
+  }
+  if (j.contains("review") && !j["review"].is_null()) {
+    if (!j["review"].is_array()) throw bad("review", "a list of field names");
+    r.review.emplace();
+    for (const auto& name : j["review"]) {
+      if (!name.is_string()) throw bad("review", "a list of field names");
+      r.review->push_back(name.get<std::string>());
+    }
+  }
+  if (j.contains("boxes") && !j["boxes"].is_null()) {
+    if (!j["boxes"].is_object()) throw bad("boxes", "an object of field: [x, y, width, height]");
+    r.boxes.emplace();
+    for (const auto& [name, box] : j["boxes"].items()) {
+      if (!box.is_array() || box.size() != 4 ||
+          !std::all_of(box.begin(), box.end(), [](const json& v) { return v.is_number_integer(); })) {
+        throw bad("boxes", "an object of field: [x, y, width, height]");
+      }
+      (*r.boxes)[name] = {box[0].get<int>(), box[1].get<int>(), box[2].get<int>(), box[3].get<int>()};
+    }
+  }
   if (j.contains("timings_s") && j["timings_s"].is_object()) {
     for (const auto& [stage, seconds] : j["timings_s"].items()) {
       if (seconds.is_number()) r.timings_s[stage] = seconds.get<double>();
@@ -168,9 +220,9 @@ json Summary::to_json() const {
     j["started_at"] = started_at;
     j["finished_at"] = finished_at;
     j["inputs"] = inputs;
-    j["images"] = {{"scanned", scanned}, {"pages", pages}, {"ok", ok}, {"failed", failed},
-                   {"this_run", this_run}, {"retried", retried}, {"changed", changed},
-                   {"resumed_from_journal", resumed_from_journal}};
+    j["images"] = {{"scanned", scanned}, {"pages", pages}, {"ok", ok}, {"failed", failed}, {"gone", gone},
+                   {"pending", pending}, {"found", found}, {"this_run", this_run}, {"retried", retried},
+                   {"changed", changed}, {"resumed_from_journal", resumed_from_journal}};
     json failures = json::array();
     for (const auto& f : failed_files) failures.push_back({{"file", f.file}, {"error", f.error}});
     j["failed_files"] = {{"count", failed}, {"listed", failures}};
@@ -190,7 +242,9 @@ json Summary::to_json() const {
     j["config_hash"] = config_hash;
     j["earlier_config_hashes"] = earlier_config_hashes;
     json skipped = json::array();
-    for (const auto& f : skipped_files) skipped.push_back({{"file", f.file}, {"reason", f.reason}});
+    for (const auto& f : skipped_files) {
+      skipped.push_back({{"file", f.file}, {"reason", f.reason}, {"unreadable", f.unreadable}});
+    }
     j["skipped_files"] = skipped;
     j["interrupted"] = opt(interrupted);
     j["throughput"]["wall_seconds_this_run"] = wall_seconds_this_run;
@@ -202,6 +256,12 @@ json Summary::to_json() const {
   j["throughput"]["generated_tokens"] = generated_tokens;
   // Bytes are whole numbers: a float here made "1.2345e+09" out of a byte count.
   j["memory_high_water"] = {{"device_peak_allocated", device_peak_allocated}, {"host_peak_rss", host_peak_rss}};
+  if (review) {
+    j["review"] = {{"pages", review->pages},
+                   {"pages_accepted", review->pages_accepted},
+                   {"fields_accepted", review->fields_accepted},
+                   {"fields_to_review", review->fields_to_review}};
+  }
   return j;
 }
 
@@ -213,6 +273,9 @@ Summary Summary::from_json(const json& j, const std::string& where) {
   s.pages = get_or<int>(images, "pages", 0, where);
   s.ok = get_or<int>(images, "ok", 0, where);
   s.failed = get_or<int>(images, "failed", 0, where);
+  s.gone = get_or<int>(images, "gone", 0, where);
+  s.pending = get_or<int>(images, "pending", 0, where);
+  s.found = get_or<int>(images, "found", 0, where);
   s.this_run = get_or<int>(images, "this_run", 0, where);
   s.resumed_from_journal = get_or<int>(images, "resumed_from_journal", 0, where);
   s.recorded = get_or<int>(images, "recorded", 0, where);
@@ -228,6 +291,12 @@ Summary Summary::from_json(const json& j, const std::string& where) {
   if (j.contains("merged_from") && j["merged_from"].is_array()) s.merged_from.emplace();
   if (j.contains("tiers") && j["tiers"].is_object()) {
     for (const auto& [tier, count] : j["tiers"].items()) s.tiers[tier] = get_or<int>(j["tiers"], tier.c_str(), 0, where);
+  }
+  if (j.contains("review") && j["review"].is_object()) {
+    const json& r = j["review"];
+    s.review = Review{get_or<int>(r, "pages", 0, where), get_or<int>(r, "pages_accepted", 0, where),
+                      get_or<std::int64_t>(r, "fields_accepted", 0, where),
+                      get_or<std::int64_t>(r, "fields_to_review", 0, where)};
   }
   return s;
 }

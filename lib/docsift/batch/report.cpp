@@ -1,9 +1,11 @@
 #include "docsift/batch/report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "docsift/io/output_file.h"
 
@@ -29,6 +31,24 @@ std::string prometheus_metrics(const RunSummary* run, const RunEnd& end, std::op
     metric("docsift_images", "Images in the output folder's journal, by the status of each one's latest record.");
     sample("docsift_images{status=\"ok\"}", totals.ok);
     sample("docsift_images{status=\"failed\"}", totals.failed);
+    if (totals.pages_with_confidence > 0) {  // the review queue (docs/confidence.md)
+      metric("docsift_review_pages",
+             "Ok pages in the journal with confidences, by whether every field was accepted (review.threshold) or "
+             "some are to be reviewed.");
+      sample("docsift_review_pages{state=\"accepted\"}", totals.pages_accepted);
+      sample("docsift_review_pages{state=\"to_review\"}", totals.pages_with_confidence - totals.pages_accepted);
+      metric("docsift_review_fields", "Fields with a value in the journal, accepted or to be reviewed.");
+      sample("docsift_review_fields{state=\"accepted\"}", static_cast<double>(totals.fields_accepted));
+      sample("docsift_review_fields{state=\"to_review\"}", static_cast<double>(totals.fields_to_review));
+    }
+    metric("docsift_run_gone_images",
+           "Failed pages this run found gone (their file deleted or moved away) and took out of the failed set; "
+           "said by this run only.");
+    sample("docsift_run_gone_images", run->gone);
+    metric("docsift_run_unreadable",
+           "Folders and files in the inputs this run could not read (summary.json skipped_files, unreadable); the "
+           "run exits 1.");
+    sample("docsift_run_unreadable", run->unreadable);
     metric("docsift_images_by_tier", "Successful images in the journal by the tier that produced them.");
     for (const auto& [tier, count] : totals.tiers) {
       std::string label;  // the exposition format's escapes for label values
@@ -57,42 +77,40 @@ std::string prometheus_metrics(const RunSummary* run, const RunEnd& end, std::op
       sample("docsift_worker_events{event=\"timeout\"}", run->workers->timeouts);
     }
   }
-  metric("docsift_run_exit_code", "The exit code of the last run (0 ok, 1 some pages failed, 2 usage, 3 could not start, "
-                                  "5 stopped, 6 no input pages).");
+  metric("docsift_run_exit_code",
+         "The exit code of the last run (0 ok, 1 some pages failed or could not be read, 2 usage, 3 could not start, "
+         "5 stopped or summary.json unwritten, 6 no input pages, 7 a malformed input file).");
   sample("docsift_run_exit_code", end.exit_code);
   metric("docsift_last_run_timestamp_seconds", "When the last run ended (Unix time).");
   sample("docsift_last_run_timestamp_seconds", unix_seconds(end.at));
-  const std::optional<double> success = end.success ? std::optional<double>(unix_seconds(end.at)) : previous_success;
-  if (success) {
-    metric(kLastSuccess, "When the last run that went through its whole batch ended (exit code 0 or 1; Unix time).");
-    sample(kLastSuccess, *success);
-  }
+  // Always there, 0 when no success is known (none yet, or the earlier value was dropped): an
+  // absent gauge, like a carried inf or nan, would keep "time() - last success > 2 days" silent.
+  const double success = end.success ? unix_seconds(end.at) : previous_success.value_or(0);
+  metric(kLastSuccess, "When the last run that went through its whole batch ended (exit code 0 or 1; Unix time); "
+                       "0 when none is known.");
+  sample(kLastSuccess, success);
   return text;
 }
 
-std::optional<double> last_success_in(const std::filesystem::path& metrics_file) {
+std::optional<double> last_success_in(const std::filesystem::path& metrics_file, WallClock::time_point now,
+                                      std::string* dropped) {
   std::ifstream in(metrics_file);
-  std::string line;
-  const std::string prefix = std::string(kLastSuccess) + " ";
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) != 0) continue;
-    char* end = nullptr;
-    const double value = std::strtod(line.c_str() + prefix.size(), &end);
-    if (end != line.c_str() + prefix.size()) return value;
-  }
-  return std::nullopt;
+  return last_success_in_text(in, metrics_file.string(), now, dropped);
 }
 
-void write_metrics(const std::filesystem::path& path, const RunSummary* run, const RunEnd& end) {
-  io::write_file_atomic(path, prometheus_metrics(run, end, last_success_in(path)));
+void write_metrics(const std::filesystem::path& path, const RunSummary* run, const RunEnd& end, std::string* dropped) {
+  io::write_file_atomic(path, prometheus_metrics(run, end, last_success_in(path, end.at, dropped)));
 }
 
 void write_summary(const std::filesystem::path& out_dir, const Summary& summary, RunSummary& run) {
   try {
     io::write_file_atomic(out_dir / "summary.json", summary.to_json().dump(2) + "\n");
   } catch (const std::exception& e) {
-    if (run.stopped.empty()) throw;
-    run.stopped += std::string("; ") + e.what();
+    if (run.stopped.empty()) {
+      run.summary_error = e.what();
+    } else {
+      run.stopped += std::string("; ") + e.what();
+    }
   }
 }
 

@@ -17,6 +17,7 @@
 #include "docsift/extract/schema.h"
 #include "docsift/generate/generate.h"
 #include "docsift/io/journal.h"
+#include "docsift/io/page_name.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/source.h"
 #include "docsift/stopwatch.h"
@@ -31,9 +32,43 @@ namespace {
 // its file changed has several; the last supersedes). Kept per page for the whole run, so small.
 struct Latest {
   std::uint64_t offset = 0;  // of the latest record's line
-  bool ok = false;
+  Record::Status status = Record::Status::Failed;
   std::optional<io::SourceStamp> source;
+  bool ok() const { return status == Record::Status::Ok; }
+  // Counted in the summary's ok or failed: a gone page's marker is history.
+  bool counts() const { return status != Record::Status::Gone; }
 };
+
+bool missing(const std::error_code& ec) {
+  return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+}
+
+// Why a failed page that this run's scan did not find is gone, or "" when its file may still be
+// there. `relative` is the page's name as bytes ("x.pdf#page=2"). Gone: its file was found but no
+// longer has that page, or the file is not there under any input it could have come from. Still
+// failed: the file is there but outside this run's scan (a subfolder without -r), or it cannot be
+// looked at (a subfolder that may not be read: a fault, never a deletion).
+std::string gone_reason(const std::string& relative, const std::set<std::string>& found_files,
+                        const std::vector<io::Input>& inputs) {
+  const std::string file(io::file_of(relative));
+  if (found_files.count(file) != 0) return "its file no longer has this page";
+  std::vector<fs::path> candidates;
+  for (const io::Input& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input.path, ec)) {
+      candidates.push_back(input.path / file);
+    } else if (input.path.lexically_normal().generic_string() == file) {
+      candidates.push_back(input.path);
+    }
+  }
+  for (const fs::path& candidate : candidates) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(candidate, ec);
+    if (fs::exists(st) || (ec && !missing(ec))) return "";
+  }
+  return candidates.empty() ? "its file is no longer among the inputs"
+                            : "its file is no longer there (" + display_name(candidates.front().string()) + ")";
+}
 
 // One page to read this run.
 struct Page {
@@ -60,23 +95,30 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   const std::string started_at = rfc3339_now();
   RunSummary summary;
   std::vector<io::SkippedFile> skipped_files;
-  std::vector<io::ScannedImage> images = io::scan_inputs(o.inputs, o.recursive, &skipped_files);
+  std::vector<io::ScannedImage> images =
+      io::scan_inputs(o.inputs, o.recursive, &skipped_files, &summary.subfolders_not_read, o.follow_links);
   summary.scanned_all = static_cast<int>(images.size());
   if (o.shard) {
     const auto other_shard = [&](const std::string& relative) { return shard_of(relative, o.shard->count) != o.shard->index; };
     std::erase_if(images, [&](const io::ScannedImage& image) { return other_shard(image.relative); });
-    std::erase_if(skipped_files, [&](const io::SkippedFile& f) { return other_shard(f.relative); });
+    // A folder that cannot be read holds pages of every shard: each shard says so.
+    std::erase_if(skipped_files, [&](const io::SkippedFile& f) { return !f.unreadable && other_shard(f.relative); });
   }
+  summary.unreadable = static_cast<int>(std::count_if(skipped_files.begin(), skipped_files.end(),
+                                                      [](const io::SkippedFile& f) { return f.unreadable; }));
+  summary.links_outside = static_cast<int>(std::count_if(skipped_files.begin(), skipped_files.end(),
+                                                         [](const io::SkippedFile& f) { return f.link_outside; }));
   summary.scanned = static_cast<int>(images.size());
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
   if (ec) throw FileError(o.out_dir.string() + ": cannot create the output folder: " + ec.message());
   // Before anything is written: no file docsift writes here may be a link or a non-regular file.
-  for (const char* name : {".docsift.lock", "results.jsonl", "predictions.csv", "predictions.csv.tmp", "summary.json",
-                           "summary.json.tmp"}) {
+  for (const char* name : {".docsift.lock", "results.jsonl", "predictions.csv", "predictions.csv.tmp", "confidence.csv",
+                           "confidence.csv.tmp", "review.csv", "review.csv.tmp", "summary.json", "summary.json.tmp"}) {
     io::refuse_link(o.out_dir / name);
   }
   const OutputLock lock(o.out_dir);
+  if (!lock.taken_over().empty()) log.warning("lock", lock.taken_over());
   const StopSignals stop;
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const bool write_csv = std::find(cfg.output.formats.begin(), cfg.output.formats.end(), "csv") != cfg.output.formats.end();
@@ -86,10 +128,16 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   // then rebuilt from the latest records in a second pass, so it matches the journal even if the
   // last run died between its two appends.
   std::map<std::string, Latest> latest;
+  std::map<std::string, RecordName> failed_names;  // the pages whose latest record failed
   std::set<std::string> earlier_hashes;
   io::Journal journal(journal_path, o.resume, [&](const nlohmann::json& json, std::uint64_t offset) {
     const Record record = Record::from_journal(json);
-    latest[record.key()] = Latest{offset, record.ok(), record.source};
+    latest[record.key()] = Latest{offset, record.status, record.source};
+    if (record.failed()) {
+      failed_names[record.key()] = RecordName{record.file, record.file_bytes};
+    } else {
+      failed_names.erase(record.key());
+    }
     earlier_hashes.insert(record.config_hash);
   });
   std::optional<PredictionsCsv> csv;
@@ -123,7 +171,9 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     std::string change;
   };
   std::map<std::string, Redo> redo_reason;  // page key → why
+  std::set<std::string> found_pages, found_files;  // keys of the pages found; files' relative paths
   for (const auto& image : images) {
+    found_files.insert(image.relative);
     std::vector<Page> pages;
     try {
       const int count = io::page_count(image.path, page_opts);
@@ -131,15 +181,17 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     } catch (const FileError& e) {
       pages.push_back({&image, 0, image.relative, e.what()});
     }
-    summary.pages += static_cast<int>(pages.size());
+    summary.found += static_cast<int>(pages.size());
     const std::optional<io::SourceStamp> now = io::stamp_file(image.path, /*with_hash=*/false);
     std::optional<std::optional<std::string>> now_hash;  // read once per file, only if asked
     for (auto& page : pages) {
       const std::string key = record_name(page.name).key();
+      found_pages.insert(key);
       const auto earlier = latest.find(key);
       std::optional<Redo> redo;
-      const bool is_new = earlier == latest.end();
-      if (!is_new && !earlier->second.ok && o.retry_failed) {
+      // A page whose file comes back after it was recorded gone is a new page.
+      const bool is_new = earlier == latest.end() || !earlier->second.counts();
+      if (!is_new && !earlier->second.ok() && o.retry_failed) {
         redo = Redo{true, ""};
       } else if (!is_new && !o.resume_by_name && earlier->second.source && now) {
         const io::SourceStamp& before = *earlier->second.source;
@@ -160,6 +212,23 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     }
   }
 
+  // The failed pages whose files are gone (deleted, moved away; a PDF that lost the page): each
+  // gets a gone marker below, which takes it out of the failed set for good. Not when nothing at
+  // all was found and that is not normal: an unmounted share must not turn every failed page gone.
+  std::vector<std::pair<RecordName, std::string>> gone;  // name, why
+  if (summary.scanned_all > 0 || o.allow_empty) {
+    for (const auto& [key, name] : failed_names) {
+      if (found_pages.count(key) != 0) continue;
+      Record named;
+      named.file = name.file;
+      named.file_bytes = name.file_bytes;
+      const std::string relative = record_relative(named);
+      if (o.shard && shard_of(std::string(io::file_of(relative)), o.shard->count) != o.shard->index) continue;
+      std::string why = gone_reason(relative, found_files, o.inputs);
+      if (!why.empty()) gone.emplace_back(name, std::move(why));
+    }
+  }
+
   // From here on this run owns the folder's summary: the previous one goes, so that a run that
   // dies or cannot write its own never leaves a stale one (docs/run.md, "Stops").
   fs::remove(o.out_dir / "summary.json", ec);
@@ -177,11 +246,27 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     reader = open_page_reader(cfg);
   }
   const auto abandon = [&stop] { return stop.abandon(); };
+  if (!summary.subfolders_not_read.empty()) progress.not_descended(summary.subfolders_not_read);
   for (const auto& f : skipped_files) progress.skipped(f);
+  for (const auto& [name, why] : gone) {
+    Record marker = Record::gone_marker(name.file, name.file_bytes, why);
+    marker.config_hash = hash;
+    marker.finished_at = rfc3339_now();
+    try {
+      latest[name.key()] = Latest{journal.append(marker.to_json()), Record::Status::Gone, std::nullopt};
+    } catch (const io::JournalWriteError& e) {
+      summary.stopped = e.what();
+      summary.write_failed = true;
+      break;
+    }
+    ++summary.gone;
+    progress.gone(marker);
+  }
   int done = 0;
   const io::ScannedImage* stamped_file = nullptr;
   std::optional<io::SourceStamp> stamp;  // of stamped_file, taken before its first page is read
   for (const Page& page : todo) {
+    if (summary.write_failed) break;  // a gone marker the journal could not take
     if (stop.requested()) {
       summary.stopped = "stopped by " + stop.name();
       break;
@@ -192,7 +277,9 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     const auto redo = redo_reason.find(name.key());
     if (redo != redo_reason.end()) {
       const Redo& why = redo->second;
-      log.info("redo",
+      // A changed file supersedes what the journal held (with --quiet too: the outputs change);
+      // a retried page's outcome has its own line when it fails again.
+      log.write(why.retry ? Log::Level::kInfo : Log::Level::kNotice, "redo",
                why.retry ? "retrying " + name.file + ": its last record failed"
                          : "reading " + name.file + " again: changed since its record: " + why.change,
                {{"file", name.file}, {"why", why.retry ? "retry-failed" : "changed"}, {"detail", why.change}});
@@ -205,7 +292,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     PageOutcome outcome;
     try {
       if (!page.error.empty()) {
-        outcome.record = Record::failed(page.error);
+        outcome.record = Record::failure(page.error);
       } else {
         outcome = reader->read({page.file->path, page.page, index, abandon, &page != &todo.back()});
       }
@@ -221,6 +308,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
       break;
     }
     Record record = std::move(outcome.record);
+    mark_review(record, cfg.review);  // the fields below review.threshold (docs/confidence.md)
     record.file = name.file;
     record.config_hash = hash;
     record.file_bytes = name.file_bytes;
@@ -234,7 +322,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     // that supersedes a good one (its file changed) rebuilds the CSV after the journal has it, so
     // that the old row goes.
     const auto earlier = latest.find(name.key());
-    const bool supersedes_row = csv && earlier != latest.end() && earlier->second.ok;
+    const bool supersedes_row = csv && earlier != latest.end() && earlier->second.ok();
     try {
       if (csv && !supersedes_row) csv->add(record);
     } catch (const std::exception& e) {
@@ -243,7 +331,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
       break;
     }
     try {
-      latest[name.key()] = Latest{journal.append(record.to_json()), record.ok(), record.source};
+      latest[name.key()] = Latest{journal.append(record.to_json()), record.status, record.source};
     } catch (const io::JournalWriteError& e) {
       // The journal is intact up to its last complete record; stop here, --resume goes on.
       summary.stopped = e.what();
@@ -281,13 +369,19 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   Summary out;
   for_each_latest(journal_path, latest, [&](const Record& record) {
     summary.totals.add(record);
-    if (!record.ok() && out.failed_files.size() < Summary::kMaxFailedListed) {
+    if (record.failed() && out.failed_files.size() < Summary::kMaxFailedListed) {
       out.failed_files.push_back({record.file, record.error});
     }
   });
   const Totals& totals = summary.totals;
   summary.total_ok = totals.ok;
   summary.total_failed = totals.failed;
+  // The pages found that have no counted record: left by --limit or a stop.
+  for (const std::string& key : found_pages) {
+    const auto it = latest.find(key);
+    if (it == latest.end() || !it->second.counts()) ++summary.pending;
+  }
+  summary.pages = totals.ok + totals.failed + summary.gone + summary.pending;
   summary.seconds = seconds_since(run_start);
   totals.describe(out);
   out.docsift_version = version();
@@ -295,6 +389,9 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   out.inputs = o.named;
   out.scanned = summary.scanned;
   out.pages = summary.pages;
+  out.found = summary.found;
+  out.gone = summary.gone;
+  out.pending = summary.pending;
   out.this_run = summary.processed;
   out.retried = summary.retried;
   out.changed = summary.changed;
@@ -311,7 +408,9 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   }
   out.config_hash = hash;
   out.earlier_config_hashes.assign(earlier_hashes.begin(), earlier_hashes.end());
-  for (const auto& f : skipped_files) out.skipped_files.push_back({display_name(f.relative), display_name(f.reason)});
+  for (const auto& f : skipped_files) {
+    out.skipped_files.push_back({display_name(f.relative), display_name(f.reason), f.unreadable});
+  }
   if (!summary.stopped.empty()) out.interrupted = summary.stopped;
   out.wall_seconds_this_run = summary.seconds;
   out.finished_at = rfc3339_now();

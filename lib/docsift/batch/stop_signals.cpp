@@ -52,7 +52,9 @@ StopSignals::~StopSignals() {
   ::sigaction(SIGXFSZ, &old_xfsz_, nullptr);
 }
 
-bool StopSignals::requested() const { return g_stop_signal.load() != 0; }
+bool StopSignals::requested() const { return stop_requested(); }
+
+bool stop_requested() { return g_stop_signal.load() != 0; }
 
 bool StopSignals::abandon() const {
   return requested() && (g_stop_count.load() > 1 ||

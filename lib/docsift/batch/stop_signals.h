@@ -28,4 +28,9 @@ class StopSignals {
   struct sigaction old_int_ {}, old_term_ {}, old_hup_ {}, old_xfsz_ {};
 };
 
+// Whether the run in this process has had a stop signal (StopSignals::requested() without the
+// object): the worker supervisor asks it before it starts a worker and when one dies, since once
+// the run is stopping no worker may start and a worker's death is not a crash.
+bool stop_requested();
+
 }  // namespace docsift::batch

@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "docsift/batch/stop_signals.h"
 #include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
@@ -53,7 +54,7 @@ std::string last_lines(const std::string& text, int n) {
 
 PageOutcome failed(const std::string& error) {
   PageOutcome out;
-  out.record = Record::failed(error);
+  out.record = Record::failure(error);
   return out;
 }
 
@@ -89,7 +90,8 @@ WorkerSupervisor::WorkerSupervisor(const config::Config& config, std::string tag
 
 WorkerSupervisor::~WorkerSupervisor() { stop(/*gently=*/true); }
 
-void WorkerSupervisor::start(int index, int attempt) {
+bool WorkerSupervisor::start(int index, int attempt) {
+  if (stop_requested()) return false;
   io::UniqueFd err(::memfd_create("docsift-worker-stderr", MFD_CLOEXEC));
   int to_worker[2], from_worker[2];
   if (::pipe2(to_worker, O_CLOEXEC) != 0) throw FileError(std::string("worker: pipe: ") + std::strerror(errno));
@@ -100,7 +102,10 @@ void WorkerSupervisor::start(int index, int attempt) {
   }
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw FileError(std::string("worker: fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    for (const int fd : {to_worker[0], to_worker[1], from_worker[0], from_worker[1]}) ::close(fd);
+    throw FileError(std::string("worker: fork: ") + std::strerror(errno));
+  }
   if (pid == 0) {
     // The child: die with the supervisor (even one killed with -9), leave Ctrl-C to it, and put
     // the pipes on fds 3 and 4 (via fds above them, in case the pipes are 3 or 4 already).
@@ -125,10 +130,33 @@ void WorkerSupervisor::start(int index, int attempt) {
   worker_->from = from_worker[0];
   worker_->reader = std::make_unique<LineReader>(worker_->from);
   worker_->err = std::move(err);
+  // A stop signal that arrived while forking (after the check above): the child has not been told
+  // to load anything yet, so it goes at once and the stop is not delayed by a model load.
+  if (stop_requested()) {
+    stop(/*gently=*/false);
+    return false;
+  }
   ++stats_.started;
   // Sent now, so the worker loads the model while the supervisor goes on.
   write_line(worker_->to, encode(HelloMessage{config_yaml_, index, attempt}));
   note_("worker " + std::to_string(pid) + " started");
+  return true;
+}
+
+bool WorkerSupervisor::died_in_stop(int status) {
+  if (stop_requested()) return true;
+  if (!WIFSIGNALED(status)) return false;
+  const int sig = WTERMSIG(status);
+  if (sig != SIGTERM && sig != SIGHUP && sig != SIGINT) return false;  // a crash, the OOM killer's SIGKILL
+  // SIGTERM or SIGHUP to the whole group (systemd, `timeout`, an ssh hang-up) may reach the worker
+  // and have it reaped before our own handler has run: give it a moment. A worker stopped alone
+  // (no signal here within the second) is replaced, as a crash is.
+  const auto until = Clock::now() + std::chrono::seconds(1);
+  while (Clock::now() < until) {
+    if (stop_requested()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return stop_requested();
 }
 
 void WorkerSupervisor::forward_stderr() {
@@ -196,6 +224,10 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
       worker_->pid = -1;
       forward_stderr();
       worker_.reset();
+      if (died_in_stop(status)) {
+        note_("worker " + std::to_string(pid) + " " + describe_status(status) + " while starting, as the run stops");
+        throw generate::Interrupted("stopped while the worker was starting");
+      }
       throw WorkerDiedStarting("the worker process " + std::to_string(pid) + " " + describe_status(status) +
                                " while starting");
     }
@@ -219,7 +251,7 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
 void WorkerSupervisor::ensure_ready(int index, const std::function<bool()>& abandon) {
   const int tries = 1 + config_.memory.worker.start_retries;
   for (int attempt = 1;; ++attempt) {
-    if (!worker_) start(index, attempt);
+    if (!worker_ && !start(index, attempt)) throw generate::Interrupted("stopped before a worker was started");
     try {
       await_ready(abandon);
       return;
@@ -236,7 +268,7 @@ void WorkerSupervisor::ensure_ready(int index, const std::function<bool()>& aban
             std::to_string(attempt + 1) + " of " + std::to_string(tries) + ")");
       const auto until = Clock::now() + std::chrono::duration<double>(wait);
       while (Clock::now() < until) {
-        if (abandon && abandon()) throw generate::Interrupted("stopped while the worker was starting");
+        if ((abandon && abandon()) || stop_requested()) throw generate::Interrupted("stopped while the worker was starting");
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     }
@@ -293,7 +325,7 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
           ++stats_.recycles;
           note_("worker " + std::to_string(pid) + " recycled " + why);
           out.record.worker["recycled"] = true;
-          start(index + 1, 1);
+          start(index + 1, 1);  // none when the run is stopping
         }
         return out;
       }
@@ -303,6 +335,13 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
         w.pid = -1;
         forward_stderr();
         worker_.reset();
+        if (died_in_stop(status)) {
+          // Not a crash: the stop reached the worker (a signal to the process group). The page is
+          // left unjournaled for --resume, and no worker replaces this one.
+          note_("worker " + std::to_string(pid) + " " + describe_status(status) + " on image " + std::to_string(index) +
+                " as the run stops; the image is left for --resume");
+          throw generate::Interrupted("the worker was stopped with the run");
+        }
         ++stats_.crashes;
         crashes.push_back(describe_status(status));
         note_("worker " + std::to_string(pid) + " " + crashes.back() + " on image " + std::to_string(index) +

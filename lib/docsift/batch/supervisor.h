@@ -58,8 +58,14 @@ class WorkerSupervisor final : public PageReader {
 
  private:
   struct Worker;
-  // Starts a worker for page `index` (fault specs' image=); `attempt` counts start tries.
-  void start(int index, int attempt);
+  // Starts a worker for page `index` (fault specs' image=); `attempt` counts start tries. Starts
+  // none, and returns false, once the run has a stop signal (stop_signals.h): stopping never loads
+  // the model again.
+  bool start(int index, int attempt);
+  // A worker that died at `status` while the run stops: waits briefly for the run's own signal
+  // when the worker's death was a stop signal (a signal to the process group may reach the worker
+  // first), and says whether the run is stopping.
+  static bool died_in_stop(int status);
   // A ready worker for page `index`: the one running, or new ones, tried with backoff.
   void ensure_ready(int index, const std::function<bool()>& abandon);
   // Waits for the worker's "ready"; throws when it fails to start.

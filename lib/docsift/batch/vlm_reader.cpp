@@ -11,6 +11,7 @@
 #include "docsift/extract/response_parser.h"
 #include "docsift/family/family.h"
 #include "docsift/family/loaded_model.h"
+#include "docsift/generate/confidence.h"
 #include "docsift/generate/generate.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/cleanup.h"
@@ -130,6 +131,12 @@ PageOutcome VlmReader::read(const PageRequest& request) {
       record.fields = extract::parse_response(text, s.field_names);
       record.raw_response = text;
       record.decoding = std::string(config::to_string(s.cfg.extraction.decoding));
+      // The model's raw confidence per field with a value, from its picks' probabilities
+      // (generate/confidence.h; extraction.confidence picks the aggregate).
+      generate::Confidences confidences = generate::field_confidences(run.result, gen.keys.get(), tokenizer,
+                                                                      *record.fields, s.cfg.extraction.confidence);
+      record.confidence = std::move(confidences.fields);
+      record.document_type_confidence = confidences.document_type;
       record.tokens = Record::Tokens{run.result.prompt_tokens, run.result.generated, run.result.forced};
       // The weights that produced this record, as held (bytes summed over the loaded tensors).
       const auto& model = s.engine.model();

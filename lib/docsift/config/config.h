@@ -13,6 +13,7 @@
 
 #include "docsift/extract/scoring_rules.h"
 #include "docsift/family/mllama/options.h"
+#include "docsift/generate/aggregate.h"
 #include "docsift/image/resample.h"
 #include "docsift/memory/cleanup_policy.h"
 #include "docsift/memory/tier.h"
@@ -88,6 +89,8 @@ struct ExtractionConfig {
   std::string fields = "builtin:business-documents";
   Engine engine = Engine::Auto;
   Decoding decoding = Decoding::Keys;  // the vlm engine's; the ocr engine has no decoding
+  // The vlm engine's field confidence from its values' token probabilities (generate/confidence.h).
+  generate::Aggregate confidence = generate::Aggregate::kMin;
 };
 
 using OcrConfig = ocr::Settings;  // ocr/settings.h
@@ -102,6 +105,8 @@ struct InputConfig {
   std::optional<int> pdf_dpi;
   int max_pages = 100;  // per file; a longer file fails with its reason
   bool accept_truncated = false;  // read an image whose decoder reports lost data (io/image_file.h)
+  // Read links whose target lies outside the folders given (--follow-links); docs/run.md, "Links".
+  bool follow_links = false;
 };
 
 struct OutputConfig {
@@ -119,6 +124,21 @@ struct GateConfig {
   std::map<std::string, double> min_field;
 };
 
+// The review queue (docs/confidence.md): a field whose confidence is below its threshold is to be
+// reviewed by a person; at or above it, accepted.
+// The defaults are what bench/confidence/refit.py chose on the development receipts, out of fold:
+// the lowest at which TOTAL and INVOICE_DATE accepted were 98 % right, SUPPLIER 95 %
+// (docs/confidence.md); refit them with the calibration.
+struct ReviewConfig {
+  double threshold = 0.94;  // every field's, unless `fields` names its own
+  std::map<std::string, double> fields{{"TOTAL", 0.94}, {"INVOICE_DATE", 0.905}, {"SUPPLIER", 0.905}};
+  // The threshold `field` is judged by.
+  double threshold_of(const std::string& field) const {
+    const auto it = fields.find(field);
+    return it == fields.end() ? threshold : it->second;
+  }
+};
+
 struct TestingConfig {
   std::string faults;  // fault injection plan (resilience/fault_spec.h grammar); empty = none
 };
@@ -134,6 +154,7 @@ struct Config {
   OutputConfig output;
   EvalConfig eval;
   GateConfig gate;
+  ReviewConfig review;
   TestingConfig testing;
 };
 

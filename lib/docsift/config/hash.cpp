@@ -7,6 +7,7 @@ namespace docsift::config {
 
 std::string hash(Config config) {
   config.output.dir.clear();
+  config.input.follow_links = false;  // which files are read, not what a page's record says
   config.eval = {};  // scoring settings change no result of a run (config.h)
   config.gate = {};
   std::uint64_t h = 1469598103934665603ull;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,28 +18,68 @@ namespace docsift::eval {
 
 // image file name → field → value.
 using Records = std::map<std::string, std::map<std::string, std::string>>;
+// image file name → field → confidence in [0, 1], for the fields with a value (confidence.h).
+using Confidences = std::map<std::string, std::map<std::string, double>>;
+
+// Readers. `role` ("PRED", "GT") names the file in errors: one that is not there is an
+// InputMissingError (exit 2), one that cannot be read an InputUnreadableError (3), and one that
+// was read but is malformed (bad CSV or JSON, no image_file column, an image twice, a journal
+// record of the wrong shape) a MalformedInputError (7).
 
 // Ground truth or predictions in the ground-truth column layout (image_file + one column per field).
-Records read_records_csv(const std::filesystem::path& path);
-// Predictions from a results.jsonl journal: the last record per file; failed images have no fields.
-Records read_records_jsonl(const std::filesystem::path& path);
+Records read_records_csv(const std::filesystem::path& path, const std::string& role = "");
+// Predictions from a results.jsonl journal: the last record per file; a file whose last record is
+// not ok (failed, or gone) has no prediction (it is not in the map), as the run's predictions.csv
+// has no row for it.
+Records read_records_jsonl(const std::filesystem::path& path, const std::string& role = "");
+
+// A predictions file as eval reads it: the pages predicted, and the columns to check against the
+// schema (check_prediction_columns).
+struct PredictionFile {
+  Records records;
+  // The field columns: a CSV's header (without image_file); a journal's field names over its ok
+  // records. nullopt: a journal with no ok record, which shows no columns.
+  std::optional<std::vector<std::string>> columns;
+  std::vector<std::string> failed;  // a journal's files whose last record failed
+  // A journal's "confidence" objects, of the same records as the values; nullopt when no record
+  // has one (a CSV, or a run that wrote none). A confidence outside [0, 1] is malformed.
+  std::optional<Confidences> confidences;
+};
 // By extension: .jsonl → journal, anything else → CSV.
-Records read_predictions(const std::filesystem::path& path);
+PredictionFile read_prediction_file(const std::filesystem::path& path, const std::string& role = "PRED");
+Records read_predictions(const std::filesystem::path& path);  // read_prediction_file(path).records
+
 // Ground truth as JSONL, as the reference's current version accepts it: one object per document,
 // its name under "image_file" and only the fields it has; the others of `field_names` are N/A for
 // it. Throws ConfigError for a run journal given as the truth (its lines carry "status" and
-// "timings_s": predictions), FileError naming the line for anything malformed.
-Records read_truth_jsonl(const std::filesystem::path& path, const std::vector<std::string>& field_names);
+// "timings_s": predictions), MalformedInputError naming the line for anything malformed.
+Records read_truth_jsonl(const std::filesystem::path& path, const std::vector<std::string>& field_names,
+                         const std::string& role = "GT");
+
+// An earlier --report JSON (--baseline), parsed strictly (strict_json.h): one that is not JSON is
+// a MalformedInputError. Its shape is check_gate's (gate.h).
+nlohmann::json read_baseline(const std::filesystem::path& path, const std::string& role = "--baseline");
+
+// PRED's columns against the schema (docs/eval.md, "Prediction columns"). A column that is no
+// field of the schema (misspelt, or in another case) is a ConfigError naming each with the field it
+// likely means ("did you mean TOTAL?"). A scored field (a truth column) that PRED has no column for
+// is a ConfigError too, unless `allow_missing`; the fields returned are those, to leave out.
+std::vector<std::string> check_prediction_columns(const extract::FieldSchema& schema, const Records& truth,
+                                                  const std::optional<std::vector<std::string>>& columns,
+                                                  const std::string& label, bool allow_missing);
 
 // One field case counted: both missing is a true negative; a value where the truth is missing a
 // false positive; a missing value where the truth has one a false negative; a value against a
 // value is `score` of a true positive and 1 − score of a false positive (a wrong value is a false
 // positive; partial credit, a 0.8 date or a list's F1, splits the case), so that the counts agree
-// with accuracy.
+// with accuracy: accuracy = (tp + tn) ÷ all. A page with no prediction is a false negative in each
+// of its fields, the truth's N/A ones included: nothing was read, so nothing was rightly left out.
 struct Counts {
   double tp = 0, fp = 0, fn = 0, tn = 0;
   void add(const Counts& other);
-  // Nothing claimed (tp + fp = 0): precision 1 when nothing was missed, else 0; recall likewise.
+  // Nothing claimed (tp + fp = 0): precision 1 when every case is a true negative (the field was
+  // rightly left empty on every page), else 0; recall likewise when the truth has nothing
+  // (tp + fn = 0). No cases at all is 0: nothing scored is never a perfect score.
   double precision() const;
   double recall() const;
   double f1() const;
@@ -48,6 +89,7 @@ struct Counts {
 struct Miss {
   std::string image, truth, predicted;
   double score = 0;
+  bool has_prediction = true;  // false: the page has no prediction (predicted is empty)
 };
 
 // Misses kept per field (the reports show fewer): a bound, so that a 100,000-row eval does not copy
@@ -58,7 +100,7 @@ struct ImageScore {
   std::string image;
   std::string document_type;  // from the ground truth
   double accuracy = 0;
-  bool predicted = true;  // false: no prediction for this image (scored 0)
+  bool predicted = true;  // false: no prediction for this image (0 in each of its fields)
   std::map<std::string, double> fields;
 };
 
@@ -66,9 +108,10 @@ struct Evaluation {
   extract::ScoringRules rules;
   std::vector<std::string> fields;                 // scored fields, schema order
   std::vector<std::string> fields_left_out;        // schema fields with no ground-truth column
+  std::vector<std::string> fields_not_predicted;   // scored by the truth, no PRED column (left out)
   std::vector<ImageScore> images;                  // ground-truth order (sorted by name)
-  std::map<std::string, double> field_accuracy;    // mean over images with predictions
-  std::map<std::string, Counts> field_counts;      // over images with predictions
+  std::map<std::string, double> field_accuracy;    // mean over the truth's images of the field's types
+  std::map<std::string, Counts> field_counts;      // over the same images
   std::map<std::string, std::size_t> field_miss_count;    // cases below 1
   std::map<std::string, std::vector<Miss>> field_misses;  // the kMissesKept worst, worst first
   std::map<std::string, double> document_type_accuracy;
@@ -78,13 +121,19 @@ struct Evaluation {
   Counts counts;                                   // every field case
   std::vector<std::string> missing_predictions;    // in the ground truth, not in the predictions
   std::vector<std::string> unexpected_predictions; // in the predictions, not in the ground truth
+
+  // The share of the truth's images that have a prediction.
+  double coverage() const;
 };
 
-// Scores every ground-truth image under `rules`. Fields scored: those of the schema that are
-// ground-truth columns; the others are listed in fields_left_out. A ground truth that is empty or
-// has none of the schema's columns is an error.
+// Scores every ground-truth image under `rules`: an image with no prediction scores 0 in each of
+// its fields (and counts a false negative there). Fields scored: those of the schema that are
+// ground-truth columns, less `not_predicted` (check_prediction_columns); the others are listed in
+// fields_left_out. A ground truth that is empty or has none of the schema's columns is a
+// MalformedInputError.
 Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth, const Records& predictions,
-                    const std::string& truth_label, const extract::ScoringRules& rules);
+                    const std::string& truth_label, const extract::ScoringRules& rules,
+                    const std::vector<std::string>& not_predicted = {});
 
 std::string band(double accuracy);  // good ≥ 0.8, fair 0.6–0.8, poor < 0.6
 

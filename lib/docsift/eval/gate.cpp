@@ -16,13 +16,20 @@ double value_of(GateMetric metric, double accuracy, const Counts& counts) {
 
 // The baseline's value of `metric` for the overall (field empty) or a field; nullopt if absent.
 std::optional<double> baseline_value(const nlohmann::json& baseline, GateMetric metric, const std::string& field) {
+  // The baseline is a file: every step is looked up with find() on an object, never a const
+  // operator[] (a missing key there is undefined behaviour, a non-object a nlohmann exception).
+  const auto at = [](const nlohmann::json* node, const std::string& key) -> const nlohmann::json* {
+    if (node == nullptr || !node->is_object()) return nullptr;
+    const auto it = node->find(key);
+    return it == node->end() ? nullptr : &*it;
+  };
   const nlohmann::json* node = nullptr;
   if (metric == GateMetric::kAccuracy) {
-    node = field.empty() ? &baseline["overall"] : baseline["fields"].contains(field) ? &baseline["fields"][field] : nullptr;
+    node = field.empty() ? at(&baseline, "overall") : at(at(&baseline, "fields"), field);
   } else if (field.empty()) {
-    node = baseline.contains("overall_counts") ? &baseline["overall_counts"]["f1"] : nullptr;
-  } else if (baseline["field_stats"].contains(field) && baseline["field_stats"][field].contains("f1")) {
-    node = &baseline["field_stats"][field]["f1"];
+    node = at(at(&baseline, "overall_counts"), "f1");
+  } else {
+    node = at(at(at(&baseline, "field_stats"), field), "f1");
   }
   if (node == nullptr || !node->is_number()) return std::nullopt;
   return node->get<double>();
@@ -40,7 +47,7 @@ void check_gate(const Evaluation& e, const Gate& gate, const std::string& baseli
   const nlohmann::json& b = *gate.baseline;
   if (!b.is_object() || !b.contains("overall") || !b["overall"].is_number() || !b.contains("fields") ||
       !b["fields"].is_object()) {
-    throw FileError(baseline_label + ": not a docsift eval JSON report (written by --report FILE.json)");
+    throw MalformedInputError(baseline_label + ": not a docsift eval JSON report (written by --report FILE.json)");
   }
   // Reports from before eval.rules existed were scored by the reference's rules.
   const std::string before = b.contains("rules") && b["rules"].is_string() ? b["rules"].get<std::string>() : "reference-2025";
@@ -48,6 +55,17 @@ void check_gate(const Evaluation& e, const Gate& gate, const std::string& baseli
   if (before != now) {
     throw ConfigError(baseline_label + ": scored under the " + before + " rules and this eval under " + now +
                       "; scores under different rules do not compare (--rules " + before + ", or a new baseline)");
+  }
+  // Reports from before eval.money_tolerance existed were scored within 1 % under either rules.
+  if (e.rules.rules == extract::RuleSet::kDocsift) {
+    const double tolerance = b.contains("money_tolerance") && b["money_tolerance"].is_number()
+                                 ? b["money_tolerance"].get<double>()
+                                 : 0.01;
+    if (tolerance != e.rules.money_tolerance) {
+      throw ConfigError(baseline_label + ": scored with eval.money_tolerance " + fixed(tolerance, 4) + " and this eval with " +
+                        fixed(e.rules.money_tolerance, 4) + "; the money scores do not compare (--set eval.money_tolerance=" +
+                        fixed(tolerance, 4) + ", or a new baseline)");
+    }
   }
   if (gate.metric == GateMetric::kF1 && !(b.contains("overall_counts") && b.contains("field_stats"))) {
     throw ConfigError(baseline_label + ": has no F1 (an older report); use --gate accuracy or a new baseline");
@@ -71,6 +89,16 @@ std::vector<GateCase> judge(const Evaluation& e, const Gate& gate) {
                                fixed(*gate.min_accuracy, 4));
   }
   against_baseline(overall, "", value_of(gate.metric, e.overall, e.counts));
+  // Coverage: scores over a part of the truth pass gates the whole would fail, so a gate on them
+  // asks for the whole (cmd_eval sets --min-coverage 1 when any gate is set), and no gate passes a
+  // prediction set that covers nothing.
+  const std::size_t total = e.images.size(), missing = e.missing_predictions.size();
+  if (gate.min_coverage ? e.coverage() < *gate.min_coverage : missing == total) {
+    overall.failures.push_back(
+        "gate: " + std::to_string(missing) + " of the truth's " + std::to_string(total) + " pages have no prediction" +
+        (gate.min_coverage ? " (coverage " + fixed(e.coverage(), 4) + " is below --min-coverage " + fixed(*gate.min_coverage, 4) + ")"
+                           : " (nothing to score; --min-coverage 0 lets it pass)"));
+  }
   cases.push_back(std::move(overall));
   for (const std::string& field : e.fields) {
     const auto acc = e.field_accuracy.find(field);

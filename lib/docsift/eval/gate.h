@@ -3,7 +3,9 @@
 // when any of its checks does, and the gate fails when any case does.
 //
 //   overall  below --min-accuracy (overall accuracy); fell against --baseline by more than
-//            --tolerance (in the --gate metric)
+//            --tolerance (in the --gate metric); the share of the truth's pages with a prediction
+//            below --min-coverage, or, with no --min-coverage, no page predicted at all (an empty
+//            or unrelated predictions file)
 //   field    below its --min-field FIELD=X (in the --gate metric); fell against --baseline
 #pragma once
 
@@ -21,6 +23,7 @@ enum class GateMetric { kAccuracy, kF1 };
 
 struct Gate {
   std::optional<double> min_accuracy;        // overall accuracy
+  std::optional<double> min_coverage;        // share of the truth's pages predicted; none: at least one
   std::map<std::string, double> min_field;   // field → least value of `metric`
   const nlohmann::json* baseline = nullptr;  // a previous to_json report, or none
   double tolerance = 0.02;
@@ -35,8 +38,9 @@ struct GateCase {
 };
 
 // Throws ConfigError for a --min-field that names no scored field, and for a baseline scored
-// under other rules (or, with --gate f1, written before reports had F1); FileError for a baseline
-// that is not a docsift eval JSON report. Run it before printing anything.
+// under other rules or another eval.money_tolerance (or, with --gate f1, written before reports
+// had F1); MalformedInputError for a baseline that is not a docsift eval JSON report. Run it
+// before printing anything.
 void check_gate(const Evaluation& evaluation, const Gate& gate, const std::string& baseline_label);
 
 // The overall case first, then one per field in schema order.

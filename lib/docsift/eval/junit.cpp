@@ -65,6 +65,8 @@ std::string to_junit(const Evaluation& evaluation, const std::vector<GateCase>& 
   xml += property("rules", std::string(name_of(extract::kRuleSetNames, evaluation.rules.rules)));
   xml += property("overall_accuracy", number(evaluation.overall));
   xml += property("image_median", number(evaluation.image_median));
+  xml += property("coverage", number(evaluation.coverage()));
+  xml += property("images_without_prediction", std::to_string(evaluation.missing_predictions.size()));
   xml += count_properties("overall", evaluation.counts);
   for (const auto& c : cases) {
     if (c.name == "overall") continue;
@@ -86,8 +88,12 @@ std::string to_junit(const Evaluation& evaluation, const std::vector<GateCase>& 
       xml += "      <failure message=\"" + xml_escape(f) + "\" type=\"gate\">" + xml_escape(f) + "</failure>\n";
     }
     xml += "      <system-out>accuracy " + number(c.accuracy) + " (" + band(c.accuracy) + "), precision " +
-           number(c.counts.precision()) + ", recall " + number(c.counts.recall()) + ", F1 " + number(c.counts.f1()) +
-           "</system-out>\n";
+           number(c.counts.precision()) + ", recall " + number(c.counts.recall()) + ", F1 " + number(c.counts.f1());
+    if (c.name == "overall") {
+      xml += "; " + std::to_string(evaluation.images.size() - evaluation.missing_predictions.size()) + " of " +
+             std::to_string(evaluation.images.size()) + " pages predicted";
+    }
+    xml += "</system-out>\n";
     xml += "    </testcase>\n";
   }
   xml += "  </testsuite>\n</testsuites>\n";

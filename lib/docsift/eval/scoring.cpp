@@ -62,7 +62,7 @@ std::optional<double> money(std::string_view s) {
   return value;
 }
 
-// Money within 1 % of the truth (0.01 absolute when the truth is 0): both rule sets.
+// Money within 1 % of the truth (0.01 absolute when the truth is 0): the reference-2025 rules.
 bool money_agrees(std::string_view predicted, std::string_view truth) {
   const auto p = money(predicted), t = money(truth);
   if (!p || !t) return false;
@@ -170,6 +170,55 @@ double score_reference(FieldType type, std::string_view predicted, std::string_v
 
 // ---- docsift ----
 
+// An amount with its sign, as invoices and bank statements write one: negative in parentheses
+// ("($1,373.03)") or with a minus before or after it ("-$1,373.03", "$-1,373.03", "1,373.03-").
+// Currency signs, letters (AUD), spaces and thousands commas are ignored; nullopt when what is
+// left is not one number (a minus between digits, two points).
+std::optional<double> amount(std::string_view s) {
+  std::string_view t = s;
+  const auto trim_view = [&t] {
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  };
+  trim_view();
+  bool negative = false;
+  if (t.size() >= 2 && t.front() == '(' && t.back() == ')') {
+    negative = true;
+    t = t.substr(1, t.size() - 2);
+    trim_view();
+  }
+  if (!t.empty() && t.back() == '-') {
+    negative = true;
+    t.remove_suffix(1);
+  }
+  std::string number;
+  for (const char c : t) {
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      number.push_back(c);
+    } else if (c == '-') {
+      if (!number.empty()) return std::nullopt;
+      negative = true;
+    }
+  }
+  if (number.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(value)) return std::nullopt;
+  return negative ? -value : value;
+}
+
+// The docsift rules' money: the same amount to the cent, or within `tolerance` of the truth
+// (relative; eval.money_tolerance). Values that are not amounts score by the normalised match.
+bool amounts_agree(std::string_view predicted, std::string_view truth, double tolerance) {
+  const auto p = amount(predicted), t = amount(truth);
+  if (!p || !t) return normalized(trim(predicted)) == normalized(trim(truth));
+  // Whole cents, rounded, so that 0.1 + 0.2 and 0.30 are one amount; an amount too large for
+  // cents to be counted exactly compares as it is.
+  const auto cents = [](double x) { return std::abs(x) < 1e15 ? static_cast<double>(std::llround(x * 100)) : x; };
+  if (cents(*p) == cents(*t)) return true;
+  return tolerance > 0 && std::abs(*p - *t) <= tolerance * std::abs(*t);
+}
+
 // ANLS of one pair after the common normalisation: 1 − edit distance ÷ the longer length, 0 below 0.5.
 double anls(std::string_view predicted, std::string_view truth) {
   const std::string p = normalized(trim(predicted)), t = normalized(trim(truth));
@@ -202,10 +251,10 @@ double score_date(std::string_view predicted, std::string_view truth, extract::D
 // The schema's separators only: | and newlines.
 std::vector<std::string> pipe_items(std::string_view s) { return split_items(s, "|\n\r"); }
 
-bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth) {
+bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth, double money_tolerance) {
   switch (type) {
     case extract::ItemType::kMonetary:
-      return money_agrees(predicted, truth);
+      return amounts_agree(predicted, truth, money_tolerance);
     case extract::ItemType::kNumber: {
       const auto p = money(predicted), t = money(truth);
       return p && t && std::abs(*p - *t) <= 1e-9 * std::max(1.0, std::abs(*t));
@@ -216,17 +265,19 @@ bool items_agree(extract::ItemType type, std::string_view predicted, std::string
   return false;
 }
 
-double score_list(std::string_view predicted, std::string_view truth, extract::ItemType type, extract::ListMatch match) {
+double score_list(std::string_view predicted, std::string_view truth, extract::ItemType type, const extract::ScoringRules& rules) {
   const auto p = pipe_items(predicted), t = pipe_items(truth);
   if (p.empty() || t.empty()) return p.empty() && t.empty() ? 1.0 : 0.0;
   std::size_t matched = 0;
-  if (match == extract::ListMatch::kOrdered) {
-    for (std::size_t i = 0; i < std::min(p.size(), t.size()); ++i) matched += items_agree(type, p[i], t[i]) ? 1 : 0;
+  if (rules.list_match == extract::ListMatch::kOrdered) {
+    for (std::size_t i = 0; i < std::min(p.size(), t.size()); ++i) {
+      matched += items_agree(type, p[i], t[i], rules.money_tolerance) ? 1 : 0;
+    }
   } else {
     std::vector<bool> used(t.size(), false);
     for (const std::string& item : p) {
       for (std::size_t j = 0; j < t.size(); ++j) {
-        if (!used[j] && items_agree(type, item, t[j])) {
+        if (!used[j] && items_agree(type, item, t[j], rules.money_tolerance)) {
           used[j] = true;
           ++matched;
           break;
@@ -246,11 +297,11 @@ double score_docsift(FieldType type, std::string_view predicted, std::string_vie
     case FieldType::kNumericId:
       return digits(predicted) == digits(truth) ? 1.0 : 0.0;
     case FieldType::kMonetary:
-      return money_agrees(predicted, truth) ? 1.0 : 0.0;
+      return amounts_agree(predicted, truth, rules.money_tolerance) ? 1.0 : 0.0;
     case FieldType::kDate:
       return score_date(predicted, truth, rules.date_order);
     case FieldType::kList:
-      return score_list(predicted, truth, items, rules.list_match);
+      return score_list(predicted, truth, items, rules);
     case FieldType::kText:
       return anls(predicted, truth);
   }
@@ -266,9 +317,14 @@ double score_field(FieldType type, std::string_view predicted, std::string_view 
   const bool truth_missing = extract::is_missing(truth);
   if (predicted_missing && truth_missing) return 1.0;
   if (predicted_missing != truth_missing) return 0.0;
-  if (normalized(trim(predicted)) == normalized(trim(truth))) return 1.0;
-  return rules.rules == extract::RuleSet::kReference2025 ? score_reference(type, predicted, truth)
-                                                         : score_docsift(type, predicted, truth, rules, items);
+  if (rules.rules == extract::RuleSet::kReference2025) {
+    return normalized(trim(predicted)) == normalized(trim(truth)) ? 1.0 : score_reference(type, predicted, truth);
+  }
+  // The normalisation drops parentheses, which are a sign in an amount: "($5.00)" is not "$5.00".
+  // The docsift rules compare money as amounts first.
+  const bool money = type == FieldType::kMonetary || (type == FieldType::kList && items == extract::ItemType::kMonetary);
+  if (!money && normalized(trim(predicted)) == normalized(trim(truth))) return 1.0;
+  return score_docsift(type, predicted, truth, rules, items);
 }
 
 }  // namespace docsift::eval

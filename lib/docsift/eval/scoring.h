@@ -6,18 +6,23 @@
 //
 // docsift (the default):
 //   numeric_id  the digits alone must be equal
-//   monetary    the numbers agree within 1 % of the truth (0.01 absolute when the truth is 0)
+//   monetary    the same amount to the cent, its sign included: "($5.00)", "-5.00" and "5.00-" are
+//               negative (so the common normalisation, which drops parentheses, is not tried);
+//               rules.money_tolerance allows a difference relative to the truth; a side that is
+//               not an amount scores by the normalised match alone
 //   date        every date parsed (eval/dates.h, in rules.date_order): the same day → 1, the same day
 //               and month in another year → 0.8, else 0; a period is as good as its worse end; a
 //               side that does not parse → 0 (only the normalised match above scores)
-//   list        items split on | and newlines only, compared by the field's item type (money
-//               within 1 %, numbers equal, text by ANLS ≥ 0.5); F1 of the matched items, pairing
+//   list        items split on | and newlines only, compared by the field's item type (money as
+//               above, numbers equal, text by ANLS ≥ 0.5); F1 of the matched items, pairing
 //               them by position (ordered) or with any unused truth item (any)
 //   text        ANLS: 1 − edit distance ÷ the longer length, after the common normalisation; 0
 //               below 0.5
 //
 // reference-2025 (the reference's first version, quirks kept so scores compare with its own):
-//   numeric_id, monetary as above
+//   numeric_id  as above
+//   monetary    within 1 % of the truth (0.01 absolute at 0), after the common normalisation (so
+//               "($5.00)" equals "$5.00")
 //   date        the same set of digit groups → 1; at least two groups in common → 0.8 (so a
 //               swapped day and month scores 1)
 //   list        items split on , ; | and newlines (so "$1,234.56" is two items); predicted items

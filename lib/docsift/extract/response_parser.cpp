@@ -53,7 +53,8 @@ std::string canonical_key(std::string_view key) {
 
 }  // namespace
 
-std::map<std::string, std::string> parse_response(std::string_view response, const std::vector<std::string>& fields) {
+std::map<std::string, std::string> parse_response(std::string_view response, const std::vector<std::string>& fields,
+                                                  std::map<std::string, ValueSpan>* spans) {
   std::map<std::string, std::string> values;
   for (const auto& field : fields) values[field] = std::string(kMissing);
   std::size_t start = 0;
@@ -67,7 +68,12 @@ std::map<std::string, std::string> parse_response(std::string_view response, con
     const auto it = values.find(canonical_key(line.substr(0, colon)));
     if (it == values.end()) continue;  // "Here is the data:", "Note:", unknown keys
     const std::string_view value = strip_markdown(line.substr(colon + 1));
-    if (is_missing(it->second) && !is_missing(value)) it->second = std::string(value);
+    if (is_missing(it->second) && !is_missing(value)) {
+      it->second = std::string(value);
+      // strip_markdown returns a view into `response`, so the offset is the value's.
+      const auto begin = static_cast<std::size_t>(value.data() - response.data());
+      if (spans != nullptr) (*spans)[it->first] = ValueSpan{begin, begin + value.size(), end};
+    }
   }
   return values;
 }

@@ -26,9 +26,13 @@ struct ScoringRules {
   RuleSet rules = RuleSet::kDocsift;
   DateOrder date_order = DateOrder::kDmy;
   ListMatch list_match = ListMatch::kOrdered;
+  // docsift rules: how far an amount may be from the truth's, relative to it (0.01 = 1 %), and
+  // still score; 0 asks for the same amount to the cent (a finance gate wants cents and signs).
+  double money_tolerance = 0.0;
 };
 
-// The reference's first version exactly (reference2025 ignores date_order and list_match).
+// The reference's first version exactly (reference2025 ignores date_order, list_match and
+// money_tolerance: its money is always within 1 %).
 inline constexpr ScoringRules kReference2025Rules{RuleSet::kReference2025, DateOrder::kDmy, ListMatch::kOrdered};
 
 }  // namespace docsift::extract

@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/argmax.h>
 #include <ATen/ops/index_select.h>
+#include <ATen/ops/logsumexp.h>
 #include <ATen/ops/multinomial.h>
 #include <ATen/ops/softmax.h>
 #include <ATen/ops/sort.h>
@@ -13,6 +14,8 @@
 #include <algorithm>
 #include <chrono>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "docsift/error.h"
 #include "docsift/stopwatch.h"
@@ -28,10 +31,34 @@ void synchronize(const at::Tensor& t) {
 using Before = std::function<void(Stage, int)>;
 using IsStop = std::function<bool(int32_t)>;
 
+// The picks' log-probabilities as 0-dim tensors on the logits' device, read to the host in one
+// copy when decoding ends: each step then reads one device value (the next token's id), not two,
+// so a CUDA-graph decode keeps its single sync per step (docs/decoding.md, "Confidence").
+class DeferredLogprobs {
+ public:
+  // The pick's log-probability under `logits` ([vocab]); returns its slot.
+  std::size_t add(const at::Tensor& logits, int64_t index) {
+    pending_.push_back(logits.select(0, index).sub(at::logsumexp(logits, 0)));  // as token_logprob computes it
+    return pending_.size() - 1;
+  }
+  // Every slot's value, in order (one device-to-host copy).
+  std::vector<double> read() const {
+    if (pending_.empty()) return {};
+    const at::Tensor all = at::stack(pending_).to(at::kCPU).to(at::kDouble).contiguous();
+    const double* data = all.data_ptr<double>();
+    return {data, data + all.numel()};
+  }
+
+ private:
+  std::vector<at::Tensor> pending_;
+};
+
 // The type value under the trie: only candidates that continue a type value compete for the
 // argmax; "\n" competes too once the value is whole and another type value extends it. Ties go to
-// the lowest id, as argmax over the masked vocabulary would.
-int32_t pick_type_token(const at::Tensor& logits, const KeyPlan& plan, const std::string& written, bool& complete) {
+// the lowest id, as argmax over the masked vocabulary would. `logprob`, when asked: the pick's
+// log-probability among the allowed tokens (the softmax of their logits alone).
+int32_t pick_type_token(const at::Tensor& logits, const KeyPlan& plan, const std::string& written, bool& complete,
+                        double* logprob) {
   std::vector<int64_t> allowed;
   complete = false;
   for (const std::string& v : plan.type_values) complete = complete || v == written;
@@ -48,14 +75,18 @@ int32_t pick_type_token(const at::Tensor& logits, const KeyPlan& plan, const std
   if (complete) allowed.push_back(plan.newline);
   std::sort(allowed.begin(), allowed.end());
   const at::Tensor ids = at::tensor(allowed, at::kLong).to(logits.device());
-  return static_cast<int32_t>(allowed[static_cast<std::size_t>(logits.index_select(0, ids).argmax().item<int64_t>())]);
+  const at::Tensor masked = logits.index_select(0, ids);  // [allowed]
+  const int64_t best = masked.argmax().item<int64_t>();
+  if (logprob != nullptr) *logprob = token_logprob(masked, best);
+  return static_cast<int32_t>(allowed[static_cast<std::size_t>(best)]);
 }
 
 // `keys` decoding after the prompt's prefill (generate/keys.h). `logits` are the prompt's last.
 // `budget`: the most tokens the model picks for the page (max_new_tokens); when it is spent the value
 // being written ends there and the fields not yet asked are N/A.
+// `logprobs`: record each pick's log-probability in its KeyedValue.
 void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& plan, const Before& before,
-                 const IsStop& is_stop, int64_t budget, GenerationResult& result) {
+                 const IsStop& is_stop, int64_t budget, bool logprobs, GenerationResult& result) {
   std::vector<int32_t> pending;  // picked but not yet fed: the last value token, or its newline
   bool after_newline = true;     // the prompt ends with a newline; so does a value ended by one
   std::string document_type;
@@ -73,6 +104,10 @@ void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& p
     before(Stage::kDecode, ++result.decode_steps);
     return sequence.decode(token);
   };
+  // Slots of deferred (non-type) log-probabilities: (value index, position in its logprobs, or -1
+  // for its stop_logprob). The type's picks are read at once: the trie needs the host anyway.
+  DeferredLogprobs deferred;
+  std::vector<std::tuple<std::size_t, int, std::size_t>> slots;
   const auto ask = [&](int index) {
     const KeyedField& field = plan.fields[static_cast<std::size_t>(index)];
     logits = extend(after_newline ? field.key : field.newline_key);
@@ -82,9 +117,10 @@ void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& p
     std::string written;  // the type value's bytes so far
     while (true) {
       int32_t next = -1;
+      double logprob = 0;
       if (type) {
         bool complete = false;
-        next = pick_type_token(logits, plan, written, complete);
+        next = pick_type_token(logits, plan, written, complete, logprobs ? &logprob : nullptr);
         if (next < 0) {  // whole: docsift writes the newline with the next key
           value.end = ValueEnd::kType;
           break;
@@ -93,9 +129,15 @@ void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& p
         next = static_cast<int32_t>(logits.argmax().item<int64_t>());
         if (is_stop(next)) {  // not fed: docsift goes on with the next key
           value.end = ValueEnd::kStop;
+          if (logprobs) {  // the model's word that the value is whole
+            value.stop_logprob = 0;
+            slots.emplace_back(result.values.size(), -1, deferred.add(logits, next));
+          }
           break;
         }
+        if (logprobs) slots.emplace_back(result.values.size(), static_cast<int>(value.logprobs.size()), deferred.add(logits, next));
       }
+      if (logprobs) value.logprobs.push_back(logprob);
       value.tokens.push_back(next);
       result.tokens.push_back(next);
       ++result.generated;
@@ -134,9 +176,24 @@ void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& p
     const bool applies = !plan.routes() || field.field.applies(type_name);
     if (applies) ask(i);
   }
+  const std::vector<double> read = deferred.read();
+  for (const auto& [value, position, slot] : slots) {
+    KeyedValue& v = result.values[value];
+    if (position < 0) {
+      v.stop_logprob = read[slot];
+    } else {
+      v.logprobs[static_cast<std::size_t>(position)] = read[slot];
+    }
+  }
 }
 
 }  // namespace
+
+// At most a few hundred microseconds for a 151,674-token row on 2 cores: under 0.2 % of a 1B
+// model's decode step (bench/generate/README.md, "Confidence cost").
+double token_logprob(const at::Tensor& logits, int64_t i) {
+  return logits.select(0, i).sub(at::logsumexp(logits, 0)).item<double>();
+}
 
 int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options, at::Generator& generator) {
   if (options.greedy || options.temperature <= 0.0) return static_cast<int32_t>(logits.argmax().item<int64_t>());
@@ -201,7 +258,7 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
   if (options.keys) {
     result.prefill_seconds = seconds_since(start);
     start = std::chrono::steady_clock::now();
-    decode_keys(*sequence, logits, *options.keys, before, is_stop, options.max_new_tokens, result);
+    decode_keys(*sequence, logits, *options.keys, before, is_stop, options.max_new_tokens, options.logprobs, result);
     result.decode_seconds = seconds_since(start);
     return result;
   }
@@ -209,7 +266,10 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
   result.prefill_seconds = seconds_since(start);
 
   start = std::chrono::steady_clock::now();
+  DeferredLogprobs deferred;
   while (true) {
+    // Under the model's own distribution (the raw logits), whatever temperature and top-p drew it.
+    if (options.logprobs) deferred.add(logits, next);
     if (is_stop(next)) {
       result.stop_token = next;
       break;
@@ -220,6 +280,13 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
     before(Stage::kDecode, ++result.decode_steps);
     logits = sequence->decode(next);
     next = pick_token(logits, options, generator);
+  }
+  if (options.logprobs) {
+    result.logprobs = deferred.read();  // one per pick, the stop's last when one ended the answer
+    if (result.stop_token >= 0) {
+      result.stop_logprob = result.logprobs.back();
+      result.logprobs.pop_back();
+    }
   }
   result.decode_seconds = seconds_since(start);
   return result;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct GenerationOptions {
   // Decode steps as CUDA graph replays where the family, device and cache allow it
   // (family::Sequence::allow_graphs; generation.cuda_graphs).
   bool cuda_graphs = true;
+  // Record the log-probability of every token the model picks (GenerationResult::logprobs,
+  // KeyedValue::logprobs), from the logits each step already computed: the field confidences
+  // (generate/confidence.h). Off only to measure what it costs (bench/generate/bench_decode.cpp).
+  bool logprobs = true;
   // Called before the vision encoder, before prefill, before each decode step and before each
   // extend (step counts decode steps, or extends, from 1; 0 elsewhere). Fault injection throws from here; nothing else should.
   std::function<void(Stage, int step)> before_stage;
@@ -60,6 +65,11 @@ struct GenerationResult {
   int decode_steps = 0, extends = 0;
   std::vector<KeyedValue> values;  // keys: each asked field's value, in the order asked
   int32_t stop_token = -1;      // the stop token that ended generation, or -1 (max_new_tokens)
+  // Free, with GenerationOptions::logprobs: the natural log of the probability the model gave each
+  // of `tokens` (log_softmax of the step's float32 logits, before temperature and top-p), and of
+  // the stop token that ended generation. Keys: empty; each value carries its own.
+  std::vector<double> logprobs;
+  std::optional<double> stop_logprob;
   int64_t prompt_tokens = 0;
   double vision_seconds = 0, prefill_seconds = 0, decode_seconds = 0;
   std::size_t cache_device_bytes = 0, cache_host_bytes = 0;
@@ -76,6 +86,11 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
 // tokens[i]. Compares two numerics of one model position by position (int8 against float32).
 at::Tensor teacher_forced_logits(const family::Model& model, const family::ImageInputs& image,
                                  const std::vector<int32_t>& prompt, const std::vector<int32_t>& tokens);
+
+// The natural log of the probability float32 `logits` [n] give `index`: its logit less the
+// logsumexp of them all (log_softmax at one index, without making the row), from logits a step
+// already computed (docs/decoding.md, "Confidence"). Exposed for the bench.
+double token_logprob(const at::Tensor& logits, int64_t index);
 
 // Picks the next token from float32 logits [vocab]: argmax, or a seeded draw after temperature
 // and top-p filtering. Exposed for tests.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,11 @@ struct KeyedValue {
   int field = -1;               // index into KeyPlan::fields
   std::vector<int32_t> tokens;  // the model's tokens (the one that holds the newline included)
   ValueEnd end = ValueEnd::kNewline;
+  // With GenerationOptions::logprobs: the natural log of each token's probability, one per
+  // `tokens` entry; for the document type, the probability among the tokens the trie allowed at
+  // that step (the type is a choice among the schema's names). kStop: the stop token's too.
+  std::vector<double> logprobs;
+  std::optional<double> stop_logprob;
 };
 
 // The "KEY: value" answer: every field of the plan in schema order, a value as the model wrote it

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -133,10 +134,22 @@ cv::Mat oriented(const cv::Mat& img, int orientation) {
   }
 }
 
-bool is_tiff(const fs::path& path) {
-  const std::vector<unsigned char> head = read_prefix(path, 4);
-  return head.size() == 4 && ((head[0] == 'I' && head[1] == 'I' && head[2] == 42 && head[3] == 0) ||
-                              (head[0] == 'M' && head[1] == 'M' && head[2] == 0 && head[3] == 42));
+bool is_tiff(const fs::path& path) { return is_tiff_header(read_prefix(path, 4)); }
+
+// The declared size of TIFF page `page` (0-based), from its directory, which may lie anywhere in the
+// file: the file is mapped, not read, and only the directories' bytes are touched. nullopt when the
+// directory chain does not reach that page or the page does not say.
+std::optional<std::pair<std::uint64_t, std::uint64_t>> tiff_page_size(const fs::path& path, int page) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || st.st_size <= 0) return std::nullopt;
+  const auto bytes = static_cast<std::size_t>(st.st_size);
+  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (map == MAP_FAILED) return std::nullopt;
+  const auto sizes = tiff_page_sizes({static_cast<const unsigned char*>(map), bytes}, static_cast<std::size_t>(page) + 1);
+  ::munmap(map, bytes);
+  if (sizes.size() <= static_cast<std::size_t>(page) || sizes[page].first == 0) return std::nullopt;
+  return sizes[page];
 }
 
 }  // namespace
@@ -184,14 +197,13 @@ bool decoder_lost_data(std::string_view message) {
 
 at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int page, std::string* decoder_said) {
   check_file_size(path, limits);
-  if (const auto size = read_image_size(path)) {
-    const auto [w, h] = *size;
-    if (w == 0 || h == 0) throw FileError(path.string() + ": the header declares an empty image (" +
-                                          std::to_string(w) + "×" + std::to_string(h) + ")");
-    if (w > limits.max_pixels / h) {
-      throw FileError(path.string() + ": the header declares " + std::to_string(w) + "×" + std::to_string(h) +
-                      " pixels, over the limit of " + std::to_string(limits.max_pixels / 1'000'000) +
-                      " megapixels; downscale the scan");
+  // Every format's declared size before its decoder runs, with one message (image_header.h): a
+  // TIFF's from the directory of the page asked for (its pages may each declare another size).
+  if (const auto size = read_image_size(path)) check_declared_size(path.string(), size->first, size->second, limits.max_pixels);
+  if (is_tiff(path)) {
+    if (const auto size = tiff_page_size(path, page)) {
+      check_declared_size(page > 0 ? path.string() + "#page=" + std::to_string(page + 1) : path.string(), size->first,
+                          size->second, limits.max_pixels);
     }
   }
   set_opencv_limit(limits.max_pixels);

@@ -1,6 +1,6 @@
 // Reading an image file into an RGB tensor, defensively: the pixel count is read from the header
-// (PNG, JPEG, BMP) and refused before any pixel is decoded; OpenCV's own limit is set to the same
-// value for the other formats. JPEG: EXIF orientation applied, grayscale and CMYK converted. PNG,
+// (PNG, JPEG, BMP, WebP, and the directory of the TIFF page asked for) and refused before any pixel
+// is decoded; OpenCV's own limit is set to the same value as a second line. JPEG: EXIF orientation applied, grayscale and CMYK converted. PNG,
 // TIFF, WebP, BMP: 16-bit scaled to 8-bit, grayscale expanded, alpha composited onto white (a
 // transparent page background is paper, not black).
 #pragma once
@@ -27,7 +27,7 @@ bool decoder_lost_data(std::string_view message);
 // limits.max_file_bytes: checked before any file is decoded or rendered.
 void check_file_size(const std::filesystem::path& path, const ImageLimits& limits);
 
-// Width and height from the file header, for PNG, JPEG and BMP; nullopt for other formats or a
+// Width and height from the file header, for PNG, JPEG, BMP and WebP; nullopt for other formats or a
 // header too short to say. Throws docsift::FileError for a malformed header.
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const std::filesystem::path& path);
 

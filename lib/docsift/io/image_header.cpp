@@ -1,6 +1,7 @@
 #include "docsift/io/image_header.h"
 
 #include <algorithm>
+#include <set>
 
 #include "docsift/error.h"
 #include "docsift/io/byte_order.h"
@@ -33,7 +34,86 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> jpeg_size(std::span<const
   return std::nullopt;  // the frame header lies beyond what we read; OpenCV's limit still applies
 }
 
+// WebP ("RIFF" size "WEBP", then the first chunk): VP8X holds the canvas size (24 bits each,
+// minus one), VP8L the lossless bitstream's (14 bits each, minus one), VP8 the key frame's (14
+// bits each). https://developers.google.com/speed/webp/docs/riff_container
+std::optional<std::pair<std::uint64_t, std::uint64_t>> webp_size(std::span<const unsigned char> d,
+                                                                 const std::string& label) {
+  if (d.size() < 30) throw FileError(label + ": damaged WebP (header too short)");
+  const unsigned char* chunk = &d[12];
+  const auto le24 = [](const unsigned char* p) { return std::uint64_t{p[0]} | std::uint64_t{p[1]} << 8 | std::uint64_t{p[2]} << 16; };
+  if (std::equal(chunk, chunk + 4, "VP8X")) return std::make_pair(le24(&d[24]) + 1, le24(&d[27]) + 1);
+  if (std::equal(chunk, chunk + 4, "VP8L")) {
+    if (d[20] != 0x2F) throw FileError(label + ": damaged WebP (no lossless signature)");
+    const std::uint32_t bits = le32(&d[21]);
+    return std::make_pair(std::uint64_t{(bits & 0x3FFF) + 1}, std::uint64_t{((bits >> 14) & 0x3FFF) + 1});
+  }
+  if (std::equal(chunk, chunk + 4, "VP8 ")) {
+    if (d[23] != 0x9D || d[24] != 0x01 || d[25] != 0x2A) throw FileError(label + ": damaged WebP (no key frame start code)");
+    return std::make_pair(std::uint64_t{(d[26] | d[27] << 8) & 0x3FFFu}, std::uint64_t{(d[28] | d[29] << 8) & 0x3FFFu});
+  }
+  throw FileError(label + ": damaged WebP (unknown first chunk)");
+}
+
+// An unsigned integer of `n` bytes (2, 4 or 8) at `p`, in the TIFF's byte order.
+std::uint64_t tiff_uint(const unsigned char* p, int n, bool big_endian) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= std::uint64_t{p[big_endian ? n - 1 - i : i]} << (8 * i);
+  return v;
+}
+
 }  // namespace
+
+bool is_tiff_header(std::span<const unsigned char> d) {
+  if (d.size() < 4) return false;
+  const bool ii = d[0] == 'I' && d[1] == 'I' && (d[2] == 42 || d[2] == 43) && d[3] == 0;
+  const bool mm = d[0] == 'M' && d[1] == 'M' && d[2] == 0 && (d[3] == 42 || d[3] == 43);
+  return ii || mm;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<const unsigned char> d,
+                                                                     std::size_t max_pages) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sizes;
+  if (!is_tiff_header(d) || d.size() < 8) return sizes;
+  const bool be = d[0] == 'M';
+  const bool big = tiff_uint(&d[2], 2, be) == 43;  // BigTIFF: 8-byte counts and offsets
+  if (big && d.size() < 16) return sizes;
+  const int off_bytes = big ? 8 : 4, count_bytes = big ? 8 : 2, entry_bytes = big ? 20 : 12;
+  std::uint64_t offset = tiff_uint(&d[big ? 8 : 4], off_bytes, be);
+  std::set<std::uint64_t> seen;
+  while (offset != 0 && sizes.size() < max_pages && seen.insert(offset).second) {
+    if (offset > d.size() || d.size() - offset < static_cast<std::uint64_t>(count_bytes)) break;
+    const std::uint64_t entries = tiff_uint(&d[offset], count_bytes, be);
+    const std::uint64_t first = offset + count_bytes;
+    if (entries > (d.size() - first) / entry_bytes) break;  // the directory runs past the file
+    std::uint64_t w = 0, h = 0;
+    for (std::uint64_t e = 0; e < entries; ++e) {
+      const unsigned char* entry = &d[first + e * entry_bytes];
+      const std::uint64_t tag = tiff_uint(entry, 2, be), type = tiff_uint(entry + 2, 2, be);
+      if (tag != 256 && tag != 257) continue;  // ImageWidth, ImageLength
+      // SHORT (3), LONG (4) or LONG8 (16), held in the entry's value field, left-justified.
+      const int n = type == 3 ? 2 : type == 4 ? 4 : type == 16 && big ? 8 : 0;
+      if (n == 0) continue;
+      (tag == 256 ? w : h) = tiff_uint(entry + 4 + off_bytes, n, be);
+    }
+    sizes.emplace_back(w > 0 && h > 0 ? w : 0, w > 0 && h > 0 ? h : 0);
+    const std::uint64_t next_at = first + entries * entry_bytes;
+    if (d.size() - next_at < static_cast<std::uint64_t>(off_bytes)) break;
+    offset = tiff_uint(&d[next_at], off_bytes, be);
+  }
+  return sizes;
+}
+
+void check_declared_size(const std::string& label, std::uint64_t w, std::uint64_t h, std::uint64_t max_pixels) {
+  if (w == 0 || h == 0) {
+    throw FileError(label + ": the header declares an empty image (" + std::to_string(w) + "×" + std::to_string(h) + ")");
+  }
+  if (w > max_pixels / h) {
+    throw FileError(label + ": the header declares " + std::to_string(w) + "×" + std::to_string(h) +
+                    " pixels, over the limit of " + std::to_string(max_pixels / 1'000'000) +
+                    " megapixels; downscale the scan");
+  }
+}
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> image_size_from_header(std::span<const unsigned char> d,
                                                                               const std::string& label) {
@@ -48,6 +128,9 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> image_size_from_header(st
   if (d.size() >= 26 && d[0] == 'B' && d[1] == 'M') {
     const auto h = static_cast<std::int32_t>(le32(&d[22]));  // negative: top-down rows
     return std::make_pair(std::uint64_t{le32(&d[18])}, static_cast<std::uint64_t>(h < 0 ? -std::int64_t{h} : h));
+  }
+  if (d.size() >= 12 && std::equal(d.begin(), d.begin() + 4, "RIFF") && std::equal(d.begin() + 8, d.begin() + 12, "WEBP")) {
+    return webp_size(d, label);
   }
   return std::nullopt;
 }

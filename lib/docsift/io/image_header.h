@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace docsift::io {
 
@@ -23,10 +24,25 @@ struct ImageLimits {
 // EXIF and ICC segments, which is what reading 64 KiB allows for.
 inline constexpr std::size_t kImageHeaderBytes = 64 * 1024;
 
-// (width, height) for PNG (IHDR), JPEG (the first start-of-frame) and BMP; nullopt for other
-// formats or a JPEG whose frame header lies beyond `head`. Throws docsift::FileError naming
-// `label` for a malformed header.
+// (width, height) for PNG (IHDR), JPEG (the first start-of-frame), BMP and WebP (VP8, VP8L, or
+// VP8X's canvas); nullopt for other formats (TIFF: tiff_page_sizes) or a JPEG whose frame header
+// lies beyond `head`. Throws docsift::FileError naming `label` for a malformed header.
 std::optional<std::pair<std::uint64_t, std::uint64_t>> image_size_from_header(std::span<const unsigned char> head,
                                                                               const std::string& label);
+
+// Whether `head` starts as a TIFF (classic "II*\0"/"MM\0*", or BigTIFF).
+bool is_tiff_header(std::span<const unsigned char> head);
+
+// (width, height) of each directory (page) of a TIFF held whole in `file`, in file order, at most
+// `max_pages` of them. A directory without both sizes gives (0, 0): unknown. The walk stops
+// quietly where the chain leaves the file or comes back on itself (libtiff then has the last
+// word, under OpenCV's pixel limit). Empty when `file` is not a TIFF. Reads no byte outside `file`.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<const unsigned char> file,
+                                                                     std::size_t max_pages = 10'000);
+
+// Throws docsift::FileError, "LABEL: the header declares W×H pixels, over the limit of N
+// megapixels; downscale the scan" (or an empty image), unless 0 < w·h <= max_pixels: one message
+// for every format and page.
+void check_declared_size(const std::string& label, std::uint64_t w, std::uint64_t h, std::uint64_t max_pixels);
 
 }  // namespace docsift::io

@@ -8,13 +8,13 @@
 #include <fstream>
 
 #include "docsift/error.h"
+#include "docsift/io/input_file.h"
 
 namespace docsift::io {
 namespace fs = std::filesystem;
 std::uint64_t read_journal(const fs::path& path, const JournalVisitor& visit) {
   // Line by line: a journal of 100,000 records is never held in memory.
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path.string() + ": cannot read the journal");
+  std::ifstream in = open_input(path, "the journal");
   std::string line;
   std::uint64_t good_end = 0;
   std::size_t line_number = 0;
@@ -25,13 +25,13 @@ std::uint64_t read_journal(const fs::path& path, const JournalVisitor& visit) {
     try {
       record = nlohmann::json::parse(line);
     } catch (const nlohmann::json::exception&) {
-      throw FileError(path.string() + ":" + std::to_string(line_number) +
+      throw MalformedInputError(path.string() + ":" + std::to_string(line_number) +
                       ": not a JSON record; the journal is damaged (move it away to start over)");
     }
     try {
       visit(record, good_end);
     } catch (const BadRecord& e) {
-      throw FileError(path.string() + ":" + std::to_string(line_number) + ": " + e.what() +
+      throw MalformedInputError(path.string() + ":" + std::to_string(line_number) + ": " + e.what() +
                       "; the journal is damaged (move it away to start over)");
     }
     good_end += line.size() + 1;

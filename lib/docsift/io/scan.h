@@ -22,10 +22,17 @@ struct ScannedImage {
 
 // A file that is not processed, and why: a dangling link, not a regular file (a FIFO, a device),
 // another name of a file processed under its own name, or (named directly) not an image or PDF, or
-// (listed in --files-from) not there.
+// (listed in --files-from) not there; or, `unreadable`, a subfolder (its relative path ends in
+// '/') or file that could not be read (permission denied, an I/O error).
 struct SkippedFile {
   std::string relative;
   std::string reason;
+  // A fault, not what the folder holds: pages may be behind it, so the run exits 1 for it
+  // (docs/run.md, "Scan").
+  bool unreadable = false;
+  // A link (or a file under a linked folder) whose target lies outside the folders given: not
+  // opened unless follow_links (docs/run.md, "Links").
+  bool link_outside = false;
 };
 
 struct Input {
@@ -35,17 +42,25 @@ struct Input {
   bool listed = false;
 };
 
-// Throws docsift::ConfigError naming the first command-line input (not `listed`) that is not there:
-// a usage error, said before anything runs.
+// Throws docsift::InputMissingError naming the first command-line input (not `listed`) that is not
+// there: a usage error, said before anything runs; docsift::InputUnreadableError when it cannot
+// even be looked at (a folder above it that may not be entered).
 void check_inputs_exist(const std::vector<Input>& inputs);
 
 // jpg, jpeg, png, tif, tiff, webp, bmp and pdf in any case. A file reached under several names is
 // processed once: under a name that is not a link, else under the first in sort order; the other
-// names go to `skipped` (sorted), as do dangling links and non-regular files with an image
-// extension. Throws docsift::ConfigError for a command-line input that does not exist, and when two
-// different files have one identity (two folders that both hold "a.png").
+// names go to `skipped` (sorted), as do dangling links, non-regular files with an image extension
+// and (`unreadable`) the subfolders and files that cannot be read. Without `recursive`, the
+// subfolders of the folders given go to `not_descended` (sorted). Unless `follow_links`, a file or
+// subfolder whose real path (links resolved) lies outside every folder given is skipped unopened
+// (`link_outside`); for a file named directly, its own folder counts as given. Throws what check_inputs_exist
+// throws, docsift::InputUnreadableError naming a folder given that cannot be read (an inbox that
+// cannot be read is a fault, never an empty night), and docsift::ConfigError when two different
+// files have one identity (two folders that both hold "a.png").
 std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool recursive,
-                                      std::vector<SkippedFile>* skipped = nullptr);
+                                      std::vector<SkippedFile>* skipped = nullptr,
+                                      std::vector<std::filesystem::path>* not_descended = nullptr,
+                                      bool follow_links = false);
 
 // One folder's images (scan_inputs of the folder); docsift::FileError when `dir` is not a readable
 // folder.

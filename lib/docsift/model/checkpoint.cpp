@@ -5,6 +5,7 @@
 #include <set>
 
 #include "docsift/error.h"
+#include "docsift/model/safetensors_index.h"
 #include "docsift/strict_json.h"
 
 namespace docsift::model {
@@ -14,6 +15,7 @@ namespace {
 
 constexpr const char* kSingleFile = "model.safetensors";
 constexpr const char* kIndexFile = "model.safetensors.index.json";
+constexpr std::size_t kMaxIndexBytes = 64u << 20;  // as read_json_file
 
 bool is_pickle_weight(const fs::path& p) {
   const auto ext = p.extension().string();
@@ -26,17 +28,6 @@ bool is_pickle_weight(const fs::path& p) {
       "); docsift never loads pickles because unpickling can run arbitrary code. Convert the "
       "checkpoint once with transformers: model = AutoModel.from_pretrained(DIR, "
       "trust_remote_code=True); model.save_pretrained(OUT, safe_serialization=True)");
-}
-
-// A shard name must be a plain file name inside the folder: the index is untrusted input and
-// "../../etc/x" or "/abs/path" must not reach open().
-void check_shard_name(const fs::path& index_path, const std::string& shard) {
-  const fs::path p(shard);
-  if (shard.empty() || p.has_parent_path() || p.is_absolute() || shard == "." || shard == ".." ||
-      p.extension() != ".safetensors") {
-    throw FileError(index_path.string() + ": weight_map names shard '" + shard +
-                    "', which is not a .safetensors file name in the same folder");
-  }
 }
 
 // A checkpoint saved already quantized stores packed integers, zero points and group scales under
@@ -77,11 +68,19 @@ Checkpoint::Checkpoint(const fs::path& dir, bool require_weights) : dir_(dir) {
   if (is_pickle_weight(dir) && fs::is_regular_file(dir, ec)) {
     refuse_pickles(dir.parent_path(), dir.filename().string());
   }
+  if (!fs::exists(dir, ec)) {
+    throw InputMissingError(dir.string() + ": no such folder; pass the model folder that holds config.json "
+                                           "and the .safetensors weights");
+  }
   if (!fs::is_directory(dir, ec)) {
     throw FileError(dir.string() + ": not a folder; pass the model folder that holds config.json "
                                    "and the .safetensors weights");
   }
   const fs::path config_path = dir / "config.json";
+  if (!fs::is_regular_file(config_path, ec) && ec == std::errc::permission_denied) {
+    throw InputUnreadableError(dir.string() + ": cannot read the model folder: " + ec.message() +
+                               " (check its permissions and the user docsift runs as)");
+  }
   if (!fs::is_regular_file(config_path, ec)) {
     throw FileError(dir.string() + ": no config.json; is this a Hugging Face model folder?");
   }
@@ -93,21 +92,8 @@ Checkpoint::Checkpoint(const fs::path& dir, bool require_weights) : dir_(dir) {
   const fs::path index_path = dir / kIndexFile;
   const fs::path single_path = dir / kSingleFile;
   if (fs::is_regular_file(index_path, ec)) {
-    const auto index = read_json_file(index_path.string(), /*max_depth=*/4);
-    const auto map_it = index.is_object() ? index.find("weight_map") : index.end();
-    if (map_it == index.end() || !map_it->is_object()) {
-      throw FileError(index_path.string() + ": has no \"weight_map\" object");
-    }
-    std::map<std::string, std::set<std::string>> names_by_shard;
-    for (const auto& [name, shard] : map_it->items()) {
-      if (!shard.is_string()) {
-        throw FileError(index_path.string() + ": weight_map entry for '" + name +
-                        "' is not a file name");
-      }
-      check_shard_name(index_path, shard.get<std::string>());
-      names_by_shard[shard.get<std::string>()].insert(name);
-    }
-    if (names_by_shard.empty()) throw FileError(index_path.string() + ": weight_map is empty");
+    const auto names_by_shard = parse_safetensors_index(read_text_file(index_path.string(), kMaxIndexBytes),
+                                                        index_path.string());
     for (const auto& [shard, names] : names_by_shard) {
       const fs::path shard_path = dir / shard;
       if (!fs::is_regular_file(shard_path, ec)) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <opencv2/imgproc.hpp>
+#include <set>
 #include <system_error>
 
 #include "docsift/error.h"
@@ -49,6 +51,29 @@ std::string evened_data(const Settings& config) {
   return "";
 }
 
+// A box in the pixels of the page as read (halved, deskewed, turned: reader.h) → the page's own
+// pixels, so that a reviewer's tool can draw it on the image as given.
+Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
+  std::vector<cv::Point2d> corners = {{double(box.left), double(box.top)}, {double(box.right), double(box.top)},
+                                      {double(box.left), double(box.bottom)}, {double(box.right), double(box.bottom)}};
+  if (prepared.turned) {
+    for (auto& c : corners) c = {width - c.x, height - c.y};
+  }
+  if (prepared.deskew_degrees != 0) {
+    const cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(width / 2.0f, height / 2.0f), prepared.deskew_degrees, 1.0);
+    cv::Mat back;
+    cv::invertAffineTransform(m, back);
+    cv::transform(corners, corners, back);
+  }
+  double left = corners[0].x, top = corners[0].y, right = left, bottom = top;
+  for (const auto& c : corners) {
+    left = std::min(left, c.x), right = std::max(right, c.x);
+    top = std::min(top, c.y), bottom = std::max(bottom, c.y);
+  }
+  const auto px = [&](double v) { return static_cast<int>(std::lround(std::max(0.0, v) / prepared.scale)); };
+  return {px(left), px(top), px(right), px(bottom)};
+}
+
 }  // namespace
 
 bool wants_second_reading(const Engine::Result& first) {
@@ -72,6 +97,11 @@ bool wants_second_reading(const Engine::Result& first) {
 
 Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer) {
   Taken taken;
+  std::set<std::string> agreed;  // read the same by both readings
+  for (const auto& [name, value] : first.fields) {
+    const auto it = second.fields.find(name);
+    if (value != "N/A" && it != second.fields.end() && it->second == value) agreed.insert(name);
+  }
   for (auto& [name, value] : first.fields) {
     const auto it = second.fields.find(name);
     if (it == second.fields.end() || it->second == "N/A" || it->second == value) continue;
@@ -87,12 +117,22 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
     }
     value = it->second;
     if (now != second.confidence.end()) first.confidence[name] = now->second;
+    if (const auto e = second.evidence.find(name); e != second.evidence.end()) {
+      first.evidence[name] = e->second;
+      first.evidence[name].second_taken = true;
+    }
+  }
+  for (auto& [name, e] : first.evidence) {
+    e.second_read = true;
+    e.second_agreed = agreed.count(name) > 0;
   }
   return taken;
 }
 
 Engine::Engine(const Settings& config)
     : rules_(load_rules(config.rules)),
+      calibration_(load_calibration(config.calibration)),
+      write_evidence_(config.write_evidence),
       date_order_(date_order_of(config.date_order)),
       second_reading_(config.second_reading),
       reader_({config.language, config.deskew, config.page_segmentation, config.threads, evened_data(config)}) {
@@ -131,6 +171,8 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
     if (!taken.filled.empty() || !taken.surer.empty()) out.text += "\f" + second.text;  // both readings, for the record
     if (!taken.filled.empty()) out.info.erase("reason");  // the first reading's, which found nothing
   }
+  for (auto& [name, e] : out.evidence) e.box = to_page(e.box, prepared, page.width, page.height);
+  calibrate(out);
   return out;
 }
 
@@ -140,13 +182,33 @@ Engine::Result Engine::read_words(std::vector<Word> words, int width, int height
   page.exact = true;
   Result out = finish(page, field_names, {{"name", "ocr"}, {"words", page.words()}});
   out.text_source = "pdf";
+  calibrate(out);
   return out;
+}
+
+void Engine::calibrate(Result& result) const {
+  result.probability.clear();
+  nlohmann::json evidence = nlohmann::json::object();
+  for (const auto& [name, e] : result.evidence) {
+    const auto value = result.fields.find(name);
+    if (value == result.fields.end() || value->second == "N/A") continue;
+    result.probability[name] = calibration_.probability(name, e);
+    if (write_evidence_) {
+      nlohmann::json f = feature_values(e);
+      f["candidates"] = e.candidates;
+      f["margin_points"] = e.margin;
+      f["box"] = {e.box.left, e.box.top, e.box.right - e.box.left, e.box.bottom - e.box.top};
+      evidence[name] = std::move(f);
+    }
+  }
+  if (write_evidence_) result.info["evidence"] = std::move(evidence);
 }
 
 Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& field_names,
                               nlohmann::json info) {
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
-  Result out{std::move(e.fields), std::move(e.text), {}, std::move(info), std::move(e.confidence)};
+  Result out{std::move(e.fields), std::move(e.text), {}, std::move(info), std::move(e.confidence),
+             std::move(e.evidence), {}};
   out.info["checks"] = e.checks;
   // Why a page gave nothing, for the record (every field is then N/A).
   if (page.words() == 0) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/ocr/calibration.h"
 #include "docsift/ocr/reader.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/settings.h"
@@ -27,6 +28,9 @@ class Engine {
     std::string text_source;  // "pdf" (the page's own text layer) or "ocr"
     nlohmann::json info;  // for the record's "engine": tesseract version, confidence, preparation, checks
     std::map<std::string, double> confidence;  // per field found: rules.h's Extraction::confidence
+    std::map<std::string, Evidence> evidence;  // per field found (rules.h), the second reading's marks added
+    // Per field found: the calibrated probability that the value is right (calibration.h).
+    std::map<std::string, double> probability;
   };
   // A page image: Tesseract, then the rules.
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);
@@ -35,7 +39,11 @@ class Engine {
 
  private:
   Result finish(const Page& page, const std::vector<std::string>& field_names, nlohmann::json info);
+  // The calibrated probabilities of the fields read, and (ocr.write_evidence) their evidence in info.
+  void calibrate(Result& result) const;
   Rules rules_;
+  Calibration calibration_;
+  bool write_evidence_;
   DateOrderRule date_order_;
   bool second_reading_;
   std::string evened_model_;  // what the second reading reads with: the folder of its model, or "same"
@@ -64,7 +72,8 @@ struct Taken {
   std::vector<std::string> filled;  // N/A in the first reading
   std::vector<std::string> surer;   // read differently, and more confidently, by the second
 };
-// Merges `second` into `first` (fields and their confidences); says what it took.
+// Merges `second` into `first` (fields, their confidences and evidence); says what it took, and
+// marks each field's evidence with what the second reading said of it.
 Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer);
 
 }  // namespace docsift::ocr

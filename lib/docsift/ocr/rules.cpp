@@ -148,6 +148,7 @@ struct Hit {
   std::size_t at, end;        // the label
   int strength = 0;           // the label's, for TOTAL
   std::size_t value_end = 0;  // the next label on the line, or the line's end
+  bool fuzzy = false;         // matched only with an edit ("T0TAL"): evidence for the value's confidence
 };
 
 std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
@@ -159,8 +160,10 @@ std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
       // Misread labels are looked for where a misreading costs a value: amounts and dates. A name
       // label read fuzzily would eat names ("Supplies" is one edit from "supplier").
       const bool fuzzy = rule.kind != "name";
-      for (const auto& [at, end] : find_label_in(lowered, words, rule.labels[l], fuzzy))
-        all.push_back({r, at, end, rule.strength[l]});
+      for (const auto& [at, end] : find_label_in(lowered, words, rule.labels[l], fuzzy)) {
+        const bool edited = alnum_of(lowered.substr(at, end - at)) != alnum_of(rule.labels[l]);
+        all.push_back({r, at, end, rule.strength[l], 0, edited});
+      }
     }
   }
   // Longest first at each place; then drop every hit overlapping one kept.
@@ -497,6 +500,14 @@ class FieldFinder {
     // A total the page's own sums vouch for is as sure as a reading gets (take_second_reading
     // keeps it over a reading whose sums do not agree).
     if (total_vouched && out.confidence.count("TOTAL")) out.confidence["TOTAL"] = 100;
+    for (const auto& [name, at] : found_at) {
+      if (found.count(name)) out.evidence[name] = evidence_of(name, found[name], at);
+    }
+    for (const auto& [name, value] : found) {  // the lists: read from table rows, not one segment
+      if (found_at.count(name) || !evidence.count(name)) continue;
+      out.evidence[name] = evidence.at(name);
+      out.evidence[name].exact = page.exact;
+    }
     return out;
   }
 
@@ -628,10 +639,11 @@ class FieldFinder {
             auto& list = rule.field == "TOTAL"       ? totals
                          : rule.field == "_TENDERED" ? tendered
                                                      : change;
-            list.push_back({*a, h.strength, from});
+            list.push_back({*a, h.strength, from, h.fuzzy});
             break;
           }
           if (auto v = parse(rule, value)) {
+            if (!found.count(rule.field)) label_fuzzy[rule.field] = h.fuzzy;
             set(rule.field, *v, from);
             if (rule.kind == "date" || rule.kind == "period") other_dates.emplace_back(from, i);
             break;
@@ -687,6 +699,7 @@ class FieldFinder {
     for (const auto& c : totals) largest = std::max(largest, c.amount.cents);
     const Candidate* best = nullptr;
     long best_score = 0;
+    std::vector<std::pair<long long, long>> scored;  // each candidate's amount and score: the winner's margin
     for (const auto& c : totals) {
       long score = c.strength * 100;
       if (tax_summary[r[c.segment].line]) score -= 150;
@@ -701,6 +714,7 @@ class FieldFinder {
       if (sub && tax && c.amount.cents == *sub + *tax) score += 40;
       if (c.amount.cents == largest) score += 15;
       if (c.amount.has_cents) score += 10;
+      scored.emplace_back(c.amount.cents, score);
       if (!best || score >= best_score) best = &c, best_score = score;
     }
     // A total that no printed sum agrees with, one misread digit away from the one that does
@@ -736,6 +750,7 @@ class FieldFinder {
       // (339: "TOTAL RM 14.10", cash 20.00, change read 5.96) and lost 2 where the total itself
       // was misread (bench/ocr/README.md).
       const long score = 200 + 10 + 10;
+      scored.emplace_back(*paid, score);
       if (!best || score > best_score) best = &from_payment, best_score = score;
     }
     // No total read, but a card payment with no change ("Master Card 63.80"): a card is charged
@@ -788,6 +803,22 @@ class FieldFinder {
       if (best == &from_sum) checks["total_from_sum"] = true;
       if (best == &from_card) checks["total_from_card"] = true;
       if (best == &from_subtotal) checks["total_from_subtotal"] = true;
+      Evidence& e = evidence["TOTAL"];
+      e.sums_agree = total_vouched;
+      e.repaired = best == &repaired;
+      // Read beside a total's label (not what was paid, a card, a sum or the subtotal).
+      e.labelled = best == &repaired ||
+                   std::any_of(totals.begin(), totals.end(), [&](const Candidate& c) { return &c == best; });
+      e.label_fuzzy = e.labelled && best->fuzzy;
+      std::set<long long> amounts;
+      long runner_up = 0;
+      bool contested = false;
+      for (const auto& [amount, score] : scored) {
+        amounts.insert(amount);
+        if (amount != best->amount.cents && (!contested || score > runner_up)) runner_up = score, contested = true;
+      }
+      e.candidates = std::max<int>(1, static_cast<int>(amounts.size()));
+      e.margin = contested ? static_cast<double>(best_score - runner_up) : 0.0;
     }
   }
 
@@ -800,6 +831,7 @@ class FieldFinder {
       std::optional<Date> best;
       std::size_t best_segment = 0;
       double best_score = 0;
+      std::vector<std::pair<std::string, double>> scored;  // each date and its score: the winner's margin
       for (std::size_t i = 0; i < n; ++i) {
         if (std::any_of(other_dates.begin(), other_dates.end(),
                         [&](const auto& o) { return o.first == i || o.second == i; }))
@@ -808,12 +840,14 @@ class FieldFinder {
           const std::string rest = r[i].text.substr(0, d.begin) + " " + r[i].text.substr(d.end);
           double score = 10.0 - 8.0 * r[i].top / std::max(1, page.height);
           if (std::regex_search(rest, kTime)) score += 10;
+          scored.emplace_back(format_date(d), score);
           if (!best || score > best_score) best = d, best_segment = i, best_score = score;
         }
       }
       if (best) {
         set("INVOICE_DATE", format_date(*best), best_segment);
         checks["date_by_position"] = true;
+        note_contest("INVOICE_DATE", format_date(*best), best_score, scored);
       }
     }
   }
@@ -854,6 +888,7 @@ class FieldFinder {
     }
     if (table) {
       std::vector<std::string> descriptions, quantities, prices;
+      std::vector<std::size_t> rows;  // the lines read as items: the lists' evidence
       const int block = page.lines[*table].block;
       const bool alone = *table + 1 < page.lines.size() && page.lines[*table + 1].block != block;
       for (std::size_t i = *table + 1; i < page.lines.size(); ++i) {
@@ -892,6 +927,7 @@ class FieldFinder {
         descriptions.push_back(description);
         if (quantity) quantities.push_back(*quantity);
         if (price) prices.push_back(*price);
+        rows.push_back(i);
       }
       const auto joined = [](const std::vector<std::string>& items) {
         std::string s;
@@ -901,6 +937,25 @@ class FieldFinder {
       if (!descriptions.empty()) found["DESCRIPTIONS"] = joined(descriptions);
       if (!statement && !quantities.empty()) found["QUANTITIES"] = joined(quantities);
       if (!statement && !prices.empty()) found["PRICES"] = joined(prices);
+      // The lists' evidence: every word of the rows they were read from, under the table's header.
+      Evidence e;
+      e.labelled = true;
+      double sum = 0;
+      int count = 0;
+      for (const std::size_t i : rows) {
+        for (const Word& w : page.lines[i].words) {
+          if (count == 0) e.box = w.box;
+          e.box = {std::min(e.box.left, w.box.left), std::min(e.box.top, w.box.top),
+                   std::max(e.box.right, w.box.right), std::max(e.box.bottom, w.box.bottom)};
+          e.word_min = std::min(e.word_min, static_cast<double>(w.confidence));
+          sum += w.confidence;
+          ++count;
+        }
+      }
+      if (count > 0) e.word_mean = sum / count;
+      for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
+        if (found.count(list)) evidence[list] = e;
+      }
     }
   }
 
@@ -925,6 +980,7 @@ class FieldFinder {
       std::optional<std::size_t> best;
       double best_score = 0;
       int rank = 0;
+      std::vector<std::pair<std::string, double>> scored;  // each line and its score: the winner's margin
       for (std::size_t i = 0; i < n; ++i) {
         const bool top = r[i].top <= page.height * 0.35 && rank < 12;
         const bool footer = r[i].top >= page.height * 0.75;
@@ -949,6 +1005,7 @@ class FieldFinder {
         for (const Piece& p : pieces_of(r[i].text))
           ++words, short_words += p.word.size() <= 2 ? 1 : 0;
         if (short_words * 2 > words) score -= 6.0;
+        scored.emplace_back(r[i].text, score);
         if (!best || score > best_score) best = i, best_score = score;
       }
       if (best) {
@@ -986,6 +1043,8 @@ class FieldFinder {
           name += " " + name_of(r[*next].text);
         }
         set("SUPPLIER", repair_name(name, rules), *best);
+        evidence["SUPPLIER"].repaired = found["SUPPLIER"] != name;
+        note_contest("SUPPLIER", r[*best].text, best_score, scored);
         supplier_block = r[*best].block;
         supplier_at = best;
       }
@@ -1062,6 +1121,96 @@ class FieldFinder {
   std::optional<long long> cents(const char* field) const {
     const auto it = found.find(field);
     return it != found.end() ? amount_cents(it->second) : std::nullopt;
+  }
+
+  // A field's evidence (rules.h): what its step noted (evidence), its label, and its words.
+  Evidence evidence_of(const std::string& field, const std::string& value, std::size_t at) const {
+    Evidence e;
+    if (const auto it = evidence.find(field); it != evidence.end()) e = it->second;
+    if (const auto it = label_fuzzy.find(field); it != label_fuzzy.end()) e.labelled = true, e.label_fuzzy = it->second;
+    e.exact = page.exact;
+    // The value's words: those of its line piece that carry its digits, where it is mostly digits
+    // (an amount, a date, an id), preferring words whose digits are the value's ("11.80" in
+    // "TOTAL 2 items 11.80"); all of them for a name or an address.
+    std::string value_digits;
+    int letters = 0;
+    for (const char c : value) {
+      if (std::isdigit(static_cast<unsigned char>(c))) value_digits += c;
+      letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
+    }
+    const bool numeric = value_digits.size() > static_cast<std::size_t>(letters);
+    const Line& line = page.lines[r[at].line];
+    std::vector<const Word*> all, digits, own;
+    for (const Word& w : line.words) {
+      if (w.box.left < r[at].left || w.box.right > r[at].right) continue;
+      all.push_back(&w);
+      std::string d;
+      for (const char c : w.text) {
+        if (std::isdigit(static_cast<unsigned char>(c))) d += c;
+      }
+      if (d.empty()) continue;
+      digits.push_back(&w);
+      // A lone digit ("2 items", the 0 of "T0TAL") is in most values by chance.
+      if (value_digits.find(d) != std::string::npos && (d.size() >= 2 || value_digits.size() < 2)) own.push_back(&w);
+    }
+    const std::vector<const Word*>& words = !numeric ? all : !own.empty() ? own : !digits.empty() ? digits : all;
+    if (!words.empty()) {
+      double sum = 0, least = 100;
+      Box box = words.front()->box;
+      for (const Word* w : words) {
+        sum += w->confidence;
+        least = std::min(least, static_cast<double>(w->confidence));
+        box = {std::min(box.left, w->box.left), std::min(box.top, w->box.top), std::max(box.right, w->box.right),
+               std::max(box.bottom, w->box.bottom)};
+      }
+      e.word_mean = sum / static_cast<double>(words.size());
+      e.word_min = least;
+      e.box = box;
+    }
+    e.legal = has_any(lowercase(value), rules.company_forms);
+    // The same amount or date read on another line: two readings of one figure rarely share a misread.
+    const std::string kind = field == "TOTAL" ? "amount" : rules_kind(field);
+    const auto value_cents = kind == "amount" ? amount_cents(value) : std::nullopt;
+    for (std::size_t k = 0; k < n && !e.repeated; ++k) {
+      if (k == at) continue;
+      if (value_cents) {
+        for (const auto& a : find_amounts(r[k].text, rules.lexicon)) e.repeated = e.repeated || a.cents == *value_cents;
+      } else if (kind == "date") {
+        for (const auto& d : find_dates(r[k].text, rules.lexicon, order)) e.repeated = e.repeated || format_date(d) == value;
+      }
+    }
+    // A date whose printed digits are not its own: a misread day, month or year undone (values.h).
+    if (!e.repaired && (rules_kind(field) == "date" || field == "INVOICE_DATE" || field == "DUE_DATE")) {
+      std::string printed;
+      for (const char c : r[at].text) {
+        if (std::isdigit(static_cast<unsigned char>(c))) printed += c;
+      }
+      const std::string year = value.size() >= 2 ? value.substr(value.size() - 2) : value;
+      const std::string day = value.size() >= 2 ? value.substr(0, 2) : value;
+      const std::string day1 = day.size() == 2 && day[0] == '0' ? day.substr(1) : day;
+      e.repaired = printed.find(year) == std::string::npos || printed.find(day1) == std::string::npos;
+    }
+    return e;
+  }
+  // A field's kind in the rules ("" for one without labels, as SUPPLIER found by position).
+  std::string rules_kind(const std::string& field) const {
+    for (const auto& f : rules.fields) {
+      if (f.field == field) return f.kind;
+    }
+    return "";
+  }
+  // How many values competed for `field` and by how much `winner` (scored `best`) won.
+  void note_contest(const std::string& field, const std::string& winner, double best,
+                    const std::vector<std::pair<std::string, double>>& scored) {
+    Evidence& e = evidence[field];
+    std::set<std::string> values;
+    std::optional<double> runner_up;
+    for (const auto& [v, score] : scored) {
+      values.insert(v);
+      if (v != winner && (!runner_up || score > *runner_up)) runner_up = score;
+    }
+    e.candidates = std::max<int>(1, static_cast<int>(values.size()));
+    e.margin = runner_up ? best - *runner_up : 0.0;
   }
 
   void set(const std::string& field, const std::string& value, std::size_t segment) {
@@ -1201,6 +1350,7 @@ class FieldFinder {
     Amount amount;
     int strength;
     std::size_t segment;
+    bool fuzzy = false;  // its label matched only with an edit
   };
 
   const Page& page;
@@ -1220,6 +1370,8 @@ class FieldFinder {
   std::optional<long long> rounding_amount;  // the rounding line's adjustment, its sign unknown
   std::vector<bool> rounds;                  // lines that name a rounding
   bool total_vouched = false;  // choose_total: a printed sum agrees with the TOTAL chosen
+  std::map<std::string, Evidence> evidence;  // what the steps noted per field (evidence_of adds the rest)
+  std::map<std::string, bool> label_fuzzy;   // fields read beside a label: whether it matched only with an edit
   std::vector<Candidate> totals, tendered, change;
   std::vector<std::pair<std::size_t, std::size_t>>
       other_dates;  // segments whose dates are not the invoice's

@@ -53,6 +53,29 @@ std::string repair_name(const std::string& name, const Rules& rules);
 // the source and the problem (an unknown kind, a field listed twice, an empty label list).
 Rules load_rules(const std::string& source);
 
+// What the rules knew about one field's value: the evidence its calibrated confidence is computed
+// from (calibration.h, docs/confidence.md). Filled by extract_fields; the `second_*` members by the
+// engine, which alone knows whether a page was read twice.
+struct Evidence {
+  // Tesseract's confidences (0-100) of the value's words: the words of its line piece that carry
+  // its digits (an amount, a date, an id) or all of them (a name, an address). 100 from a PDF's
+  // text layer.
+  double word_min = 100, word_mean = 100;
+  bool labelled = false;     // read beside one of its labels (not by position, checksum or a fallback)
+  bool label_fuzzy = false;  // that label matched only with one edit ("T0TAL")
+  bool sums_agree = false;   // TOTAL: a printed sum agrees (tendered - change, subtotal + tax, rounding)
+  bool repaired = false;     // a misread was undone: a total's digit, a date's digit or year, a name's word
+  int candidates = 1;        // values that competed for the field (TOTAL's amounts, unlabelled dates, sellers' lines)
+  double margin = 0;         // the winner's score over the best other value's, in the rules' points; 0 when alone
+  bool exact = false;        // a PDF's text layer: no OCR misread
+  bool repeated = false;     // an amount or a date printed on another line of the page too ("CASH 11.80")
+  bool legal = false;        // a name with a company form ("Sdn Bhd", "GmbH"): a seller's, as a rule
+  bool second_read = false;     // the page was read twice (engine.h)
+  bool second_agreed = false;   // ... and both readings gave this value
+  bool second_taken = false;    // ... and the value is the second reading's (filled or surer)
+  Box box;                      // the value's words, in page pixels (as read: deskewed, turned)
+};
+
 struct Extraction {
   std::map<std::string, std::string> fields;  // every name asked for; "N/A" when not found
   // What the checks found: "sum" (subtotal + GST = total: true, false, or null when one is
@@ -62,6 +85,7 @@ struct Extraction {
   // Per field found, the mean confidence (Tesseract's 0-100) of the words of the line piece it was
   // read from: how sure OCR was of what the value was read from. 100 for a PDF's text layer.
   std::map<std::string, double> confidence;
+  std::map<std::string, Evidence> evidence;  // per field found
 };
 
 Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,

@@ -17,6 +17,10 @@ struct Settings {
   // The second reading's language data: auto (tessdata's larger model where scripts/setup.sh put
   // it, else the first reading's), none (the first reading's), or a folder of .traineddata files.
   std::string evened_model = "auto";
+  // The calibrated confidences' parameters (calibration.h): builtin:ocr-calibration or a file in
+  // configs/fields/ocr-calibration.yaml's layout.
+  std::string calibration = "builtin:ocr-calibration";
+  bool write_evidence = false;  // the record's engine.evidence: each field's raw evidence, for refitting
 };
 
 }  // namespace docsift::ocr

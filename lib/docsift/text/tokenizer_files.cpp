@@ -386,7 +386,7 @@ Tokenizer Tokenizer::load(const fs::path& file_or_folder) {
                     ": no tokenizer found; expected tokenizer.json, or vocab.json with merges.txt");
   }
   if (!fs::exists(file_or_folder, ec)) {
-    throw FileError(file_or_folder.string() + ": no such file or folder; pass a tokenizer.json or a model folder");
+    throw InputMissingError(file_or_folder.string() + ": no such file or folder; pass a tokenizer.json or a model folder");
   }
   return from_tokenizer_json(file_or_folder);
 }

@@ -1,0 +1,46 @@
+// The OCR engine's calibrated confidences: per field kind (amount, date, text, id, list), a
+// logistic regression over a handful of the rules' evidence (rules.h: Evidence) gives the
+// probability that a value is right. The parameters are fitted by bench/confidence/refit.py on
+// labelled development pages and shipped in configs/fields/ocr-calibration.yaml (compiled in as
+// builtin:ocr-calibration); this side only evaluates them (docs/confidence.md says why logistic
+// regression and how to refit).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "docsift/ocr/rules.h"
+
+namespace docsift::ocr {
+
+// The evidence as the model's inputs, by name, each scaled to about [0, 1]: word_min, word_mean
+// (Tesseract's 0-100 / 100), labelled, label_fuzzy, sums_agree, repaired, contested (more than one
+// candidate), margin (log-scaled), second_agreed, second_taken, second_disagreed, exact, repeated,
+// legal, word_min_top (word_min's top: 0 under 85, 1 at 100).
+std::map<std::string, double> feature_values(const Evidence& evidence);
+// The names feature_values gives, in a fixed order.
+const std::vector<std::string>& feature_names();
+
+// One kind's model: p = 1 / (1 + exp(-(intercept + Σ weight·feature))).
+struct Calibrator {
+  double intercept = 0;
+  std::vector<std::pair<std::string, double>> weights;  // feature name → weight
+  double probability(const Evidence& evidence) const;
+};
+
+struct Calibration {
+  std::string source;
+  std::map<std::string, Calibrator> kinds;         // amount, date, text, id, list
+  std::map<std::string, std::string> field_kinds;  // field → kind; a field not listed is text
+  // The calibrated probability that `field`'s value is right, in [0, 1].
+  double probability(const std::string& field, const Evidence& evidence) const;
+};
+
+// `source`: "builtin:ocr-calibration" or a YAML file in configs/fields/ocr-calibration.yaml's
+// layout. Throws docsift::ConfigError naming the source and the problem (an unknown feature, a
+// kind without parameters, a field of an unknown kind).
+Calibration load_calibration(const std::string& source);
+
+}  // namespace docsift::ocr

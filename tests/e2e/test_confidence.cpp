@@ -1,0 +1,91 @@
+// Model confidences in the journal (docs/decoding.md, "Confidence"): `docsift run samples/` with the
+// tiny InternVL3 fixture gives every field that has a value a confidence in (0, 1], and none to a
+// field that is N/A, under keys and free decoding, in-process and through a worker. The values of a
+// random checkpoint mean nothing; their presence and range are what is checked here, their
+// agreement with transformers is tests/parity/test_confidence.cpp.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/cli_runner.h"
+#include "support/fast_run.h"
+#include "support/fixture_files.h"
+#include "support/temp_dir.h"
+
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+using docsift::testing::journal_lines;
+using docsift::testing::run_docsift;
+using docsift::testing::shell_quote;
+using docsift::testing::TempDir;
+
+namespace {
+
+const fs::path kSource = DOCSIFT_SOURCE_DIR;
+
+// Every non-N/A field of an ok record has a confidence in (0, 1]; N/A fields have none; the
+// document type's is DOCUMENT_TYPE's. Returns how many confidences the record holds.
+std::size_t check_record(const nlohmann::json& rec) {
+  CAPTURE(rec["file"].get<std::string>());
+  REQUIRE(rec["status"] == "ok");
+  REQUIRE(rec.contains("confidence"));
+  const auto& confidence = rec["confidence"];
+  for (const auto& [field, value] : rec["fields"].items()) {
+    CAPTURE(field);
+    const std::string v = value.get<std::string>();
+    if (v == "N/A") {
+      CHECK_FALSE(confidence.contains(field));
+      continue;
+    }
+    REQUIRE(confidence.contains(field));
+    const double c = confidence[field].get<double>();
+    CHECK(c > 0.0);
+    CHECK(c <= 1.0);
+  }
+  if (confidence.contains("DOCUMENT_TYPE")) {
+    CHECK(rec["document_type_confidence"].get<double>() == confidence["DOCUMENT_TYPE"].get<double>());
+  }
+  return confidence.size();
+}
+
+}  // namespace
+
+TEST_CASE("run on samples/ with the fixture model: every field with a value has a model confidence above 0 and at most 1") {
+  const std::string samples = shell_quote((kSource / "samples").string());
+  const std::string fast = docsift::testing::fast_run_options({.fields_file = true});
+  TempDir out;
+  const auto r = run_docsift("run " + samples + fast + " --out " + shell_quote(out.path().string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto records = journal_lines(out.path() / "results.jsonl");
+  REQUIRE(records.size() == 20);
+  std::size_t confidences = 0, values = 0;
+  for (const auto& rec : records) {
+    confidences += check_record(rec);
+    for (const auto& [field, value] : rec["fields"].items()) values += value.get<std::string>() != "N/A";
+    // keys decoding routes by the type, so it always has one.
+    CHECK(rec.contains("document_type_confidence"));
+  }
+  CHECK(confidences == values);
+  MESSAGE(values << " values over 20 pages, each with a confidence");
+
+  // The aggregate is a key: the product of a value's probabilities is never above its least one.
+  TempDir product;
+  const std::string page = shell_quote((kSource / "samples/synthetic_invoice_001.png").string());
+  const auto p = run_docsift("run " + page + fast + " --set extraction.confidence=product --out " +
+                             shell_quote(product.path().string()));
+  REQUIRE_MESSAGE(p.exit_code == 0, p.err);
+  const auto by_product = journal_lines(product.path() / "results.jsonl").at(0);
+  check_record(by_product);
+  for (const auto& rec : records) {
+    if (rec["file"] != by_product["file"]) continue;
+    for (const auto& [field, c] : by_product["confidence"].items()) CHECK(c.get<double>() <= rec["confidence"][field].get<double>());
+  }
+
+  // free decoding, and through a worker (the record travels as JSON).
+  TempDir free;
+  const auto f = run_docsift("run " + page + fast + " --set extraction.decoding=free --isolate worker --out " +
+                             shell_quote(free.path().string()));
+  REQUIRE_MESSAGE(f.exit_code == 0, f.err);
+  check_record(journal_lines(free.path() / "results.jsonl").at(0));
+}
