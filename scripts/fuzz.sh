@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the untrusted-input parsers with libFuzzer for a bounded time each.
 #   scripts/fuzz.sh [SECONDS] [safetensors|tokenizer|exif|ocr|config|journal|files|model_files|image_header|image_pages|pdf|model_config|
-#                    safetensors_index|tokenizer_files|file_list|eval_files|metrics|lock_file|all]
+#                    safetensors_index|generation_config|tokenizer_files|file_list|eval_files|metrics|lock_file|image_decode|known_names|all]
 #   (default 60, all; RUNS=N stops a target after N executions instead, whichever comes first)
 # safetensors: the header parser. tokenizer: tokenizer.json loading, and encode/decode/stream
 # of arbitrary text with the tiny test tokenizer. exif: the orientation parser. ocr: the OCR
@@ -11,9 +11,12 @@
 # WebP's declared size, before decoding. pdf: Poppler loading, text and
 # rendering, in libFuzzer's fork mode (a Poppler crash is recorded and the campaign goes on).
 # model_config: each family's config.json. safetensors_index: model.safetensors.index.json.
+# generation_config: generation_config.json's eos_token_id.
 # tokenizer_files: a slow tokenizer's vocab.json, merges.txt and added_tokens.json. file_list: a
 # --files-from list. eval_files: eval's JSONL truth and --baseline report. metrics: the previous
-# metrics file read back. lock_file: the output lock file's text.
+# metrics file read back. lock_file: the output lock file's text. image_decode: image files through
+# OpenCV's decoders (every TIFF page), as a run reads them. known_names: a list of known sellers
+# (ocr.known_sellers) and a value to find in it.
 # Builds with clang into build-fuzz/ (installs clang and its runtime if missing), seeds a corpus
 # per target, and exits non-zero if the fuzzer finds a crash; crash inputs are left in fuzz-out/.
 set -euo pipefail
@@ -36,14 +39,14 @@ echo "==> building the fuzz targets (clang, ASan + UBSan + libFuzzer)"
 cmake -S "$ROOT" -B "$BUILD" -DDOCSIFT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 TARGETS=(safetensors_header tokenizer exif ocr_values config journal files model_files image_header image_pages pdf model_config
-         safetensors_index tokenizer_files file_list eval_files metrics lock_file)
+         safetensors_index generation_config tokenizer_files file_list eval_files metrics lock_file image_decode known_names)
 case "$WHICH" in
   safetensors) run=(safetensors_header) ;;
   tokenizer | exif | config | journal | files | model_files | image_header | image_pages | pdf | model_config | \
-  safetensors_index | tokenizer_files | file_list | eval_files | metrics | lock_file) run=("$WHICH") ;;
+  safetensors_index | generation_config | tokenizer_files | file_list | eval_files | metrics | lock_file | image_decode | known_names) run=("$WHICH") ;;
   ocr) run=(ocr_values) ;;
   all) run=("${TARGETS[@]}") ;;
-  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif, ocr, config, journal, files, model_files, image_header, image_pages, pdf, model_config, safetensors_index, tokenizer_files, file_list, eval_files, metrics, lock_file or all)" >&2; exit 2 ;;
+  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif, ocr, config, journal, files, model_files, image_header, image_pages, pdf, model_config, safetensors_index, generation_config, tokenizer_files, file_list, eval_files, metrics, lock_file, image_decode, known_names or all)" >&2; exit 2 ;;
 esac
 # Only the targets to be run are built.
 cmake --build "$BUILD" -j "$(nproc)" --target "${run[@]/#/fuzz_}"

@@ -12,7 +12,7 @@
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/generate/op_count.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/io/input_file.h"
 #include "docsift/batch/device_setup.h"
 #include "docsift/family/loaded_model.h"

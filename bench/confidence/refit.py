@@ -8,7 +8,11 @@
    - receipts: the 200 of ../shared/data/sroie-train (ICDAR 2019 SROIE, training split);
    - receipts-427: the 427 more of that split (bench/ocr/get_receipts.sh, .deps/receipts-unseen);
    - samples: samples/ (synthetic, every field);
-   - unseen: bench/ocr/make_unseen.py's 30 synthetic pages (every field).
+   - unseen: bench/ocr/make_unseen.py's 30 synthetic pages (every field);
+   - receipts+list, receipts-427+list: each receipt set again with ocr.known_sellers listing the
+     OTHER set's sellers (a vendor master built from earlier receipts: 272 of the 427 and 145 of the
+     200 have their seller in it, none because of its own label), for the `known` and `listed`
+     evidence. A page read in both runs is one page for the folds below.
    Never the held-out sets (SROIE's test split, invoice2data's tests).
    --reuse reads the runs already in DIR (default build/bench/confidence) instead. DOCSIFT=path runs
    another binary (one outside a build folder finds no larger model for its second reading: set
@@ -48,7 +52,7 @@ FEATURES = {
     "date": ["word_min", "word_min_top", "word_mean", "labelled", "label_fuzzy", "repaired", "contested", "margin", "repeated",
              "second_agreed", "second_taken", "second_disagreed", "exact"],
     "text": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "margin", "legal", "second_agreed",
-             "second_taken", "second_disagreed", "exact"],
+             "second_taken", "second_disagreed", "exact", "known", "listed"],
     "id": ["word_min", "word_mean", "labelled", "exact"],
     "list": ["word_min", "word_mean", "exact"],
 }
@@ -115,9 +119,18 @@ def csv_truth(path):
         return {r["image_file"]: {k: v for k, v in r.items() if k != "image_file"} for r in csv.DictReader(f)}
 
 
-def run_docsift(folder, out):
+def write_seller_list(truth, path, label):
+    """The sellers of one receipt set, one per line: the other set's ocr.known_sellers (a vendor
+    master that knows the sellers of earlier receipts, never the page's own label)."""
+    names = sorted({t["SUPPLIER"].strip() for t in truth.values() if t["SUPPLIER"].strip()})
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"# the sellers of {label} (SROIE training split labels), written by bench/confidence/refit.py\n")
+        f.write("\n".join(names) + "\n")
+
+
+def run_docsift(folder, out, extra=()):
     cmd = [os.environ.get("DOCSIFT", os.path.join(ROOT, "build", "docsift")), "run", folder, "--out", out, "--quiet",
-           "--set", "input.accept_truncated=true", "--set", "ocr.write_evidence=true"]
+           "--set", "input.accept_truncated=true", "--set", "ocr.write_evidence=true", *extra]
     print("$ " + " ".join(cmd), file=sys.stderr)
     subprocess.run(cmd, check=False)
 
@@ -141,7 +154,8 @@ def load_values(journal, truth, kinds, set_name):
             kind = kinds.get(field, "text")
             x = dict(evidence[field])
             x.setdefault("word_min_top", min(1.0, max(0.0, (x["word_min"] * 100 - 85) / 15)))
-            out.append({"page": set_name + "/" + base, "field": field, "kind": kind, "x": x,
+            # One page in two runs (without and with a list of sellers) is one page for the folds.
+            out.append({"page": set_name.split("+")[0] + "/" + base, "field": field, "kind": kind, "x": x,
                         "y": 1 if right(field, kind, value, truth[base][field]) else 0, "set": set_name})
     return out
 
@@ -167,16 +181,18 @@ def sigmoid(z):
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-def fit(rows, names, l2=1.0):
-    """Penalised logistic regression by Newton's method: [intercept, w...]."""
+def fit(rows, names, l2=1.0, offsets=None):
+    """Penalised logistic regression by Newton's method: [intercept, w...]; `offsets`, one per row,
+    are added to each row's logit as they are (a model fitted before, kept as it is)."""
     w = [0.0] * (len(names) + 1)
     xs = [[1.0] + [float(r["x"].get(n, 0.0)) for n in names] for r in rows]
     ys = [r["y"] for r in rows]
+    offsets = offsets or [0.0] * len(rows)
     for _ in range(50):
         g = [0.0] * len(w)
         h = [[0.0] * len(w) for _ in w]
-        for x, y in zip(xs, ys):
-            p = sigmoid(sum(a * b for a, b in zip(w, x)))
+        for x, y, o in zip(xs, ys, offsets):
+            p = sigmoid(o + sum(a * b for a, b in zip(w, x)))
             for i, xi in enumerate(x):
                 g[i] += (p - y) * xi
                 for j in range(i, len(x)):
@@ -195,6 +211,30 @@ def fit(rows, names, l2=1.0):
     return w
 
 
+LIST_FEATURES = ("known", "listed")
+
+
+def fit_kind(kind, rows):
+    """[intercept, w...] over FEATURES[kind]. For text, in two steps, so that a run without a list
+    of known sellers gets exactly the model fitted without lists: first every feature but `known`
+    and `listed` on the values read with no list; then, on the values read with one, `known` and
+    `listed` (the intercept of that second fit: every such value is listed) over the first model's
+    logit held fixed."""
+    names = FEATURES[kind]
+    if not rows:
+        return [0.0] * (len(names) + 1)
+    with_list = [r for r in rows if r["x"].get("listed")]
+    if not any(n in names for n in LIST_FEATURES) or not with_list:
+        return fit(rows, names, L2[kind])
+    base_names = [n for n in names if n not in LIST_FEATURES]
+    base = fit([r for r in rows if not r["x"].get("listed")], base_names, L2[kind])
+    offsets = [base[0] + sum(wi * float(r["x"].get(n, 0.0)) for wi, n in zip(base[1:], base_names)) for r in with_list]
+    extra = fit(with_list, ["known"], L2[kind], offsets)
+    weights = dict(zip(base_names, base[1:]))
+    weights["listed"], weights["known"] = extra[0], extra[1]
+    return [base[0]] + [weights[n] for n in names]
+
+
 def predict(w, names, row):
     return sigmoid(w[0] + sum(wi * float(row["x"].get(n, 0.0)) for wi, n in zip(w[1:], names)))
 
@@ -210,7 +250,7 @@ def out_of_fold(rows, folds, seed=44):
             test = [r for r in rows if r["kind"] == kind and fold_of[r["page"]] == k]
             if not test:
                 continue
-            w = fit(train, names, L2[kind]) if train else [0.0] * (len(names) + 1)
+            w = fit_kind(kind, train)
             for r in test:
                 r["p"] = predict(w, names, r)
 
@@ -258,15 +298,20 @@ def main():
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--write", default=os.path.join(ROOT, "configs", "fields", "ocr-calibration.yaml"))
     ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--sets", default="receipts,receipts-427,samples,unseen")
+    ap.add_argument("--sets", default="receipts,receipts-427,samples,unseen,receipts+list,receipts-427+list")
     args = ap.parse_args()
     kinds = schema_kinds()
     receipts = os.environ.get("RECEIPTS", os.path.join(ROOT, "..", "shared", "data", "sroie-train"))
     receipts_427 = os.environ.get("RECEIPTS_UNSEEN", os.path.join(ROOT, ".deps", "receipts-unseen"))
     unseen_pages = os.path.join(args.out, "unseen-pages")
+    # +list: the same receipts read with ocr.known_sellers set to the other set's sellers.
+    lists = {"receipts": os.path.join(args.out, "sellers-of-receipts-427.txt"),
+             "receipts-427": os.path.join(args.out, "sellers-of-receipts.txt")}
     sets = {
         "receipts": (receipts, lambda: receipts_truth(receipts)),
         "receipts-427": (receipts_427, lambda: receipts_truth(receipts_427)),
+        "receipts+list": (receipts, lambda: receipts_truth(receipts)),
+        "receipts-427+list": (receipts_427, lambda: receipts_truth(receipts_427)),
         "samples": (os.path.join(ROOT, "samples"), lambda: csv_truth(os.path.join(ROOT, "samples", "ground_truth.csv"))),
         "unseen": (unseen_pages, lambda: csv_truth(os.path.join(unseen_pages, "ground_truth.csv"))),
     }
@@ -282,21 +327,32 @@ def main():
                 print(f"{name}: {folder} is missing; skipped (bench/ocr/get_receipts.sh fetches the 427)", file=sys.stderr)
                 continue
             subprocess.run(["rm", "-rf", out], check=True)
-            run_docsift(folder, out)
+            extra = ()
+            if name.endswith("+list"):
+                base_set = name.split("+")[0]
+                other = "receipts-427" if base_set == "receipts" else "receipts"
+                write_seller_list(sets[other][1](), lists[base_set], other)
+                extra = ("--set", "ocr.known_sellers=" + lists[base_set])
+            run_docsift(folder, out, extra)
         journal = os.path.join(out, "results.jsonl")
         if not os.path.exists(journal):
             print(f"{name}: no journal in {out}; skipped", file=sys.stderr)
             continue
         got = load_values(journal, truth(), kinds, name)
+        if name.endswith("+list"):
+            # A list changes SUPPLIER alone; the other fields' rows would be the same values twice.
+            got = [r for r in got if r["field"] == "SUPPLIER"]
         print(f"{name}: {len(got)} values, {sum(r['y'] for r in got)} right", file=sys.stderr)
         rows += got
 
     out_of_fold(rows, args.folds)
-    dev = [r for r in rows if r["set"].startswith("receipts")]
+    dev = [r for r in rows if r["set"] in ("receipts", "receipts-427")]
+    listed = [r for r in rows if r["set"].endswith("+list")]
     synthetic = [r for r in rows if not r["set"].startswith("receipts")]
 
     print(f"# Out-of-fold calibration ({args.folds}-fold over pages), {len(rows)} values\n")
-    for label, part in (("development receipts", dev), ("synthetic samples", synthetic), ("all", rows)):
+    for label, part in (("development receipts", dev), ("development receipts, with the other set's sellers listed", listed),
+                        ("synthetic samples", synthetic), ("all", rows)):
         print(f"## {label}\n")
         print("| kind | values | right | ECE |")
         print("|---|---|---|---|")
@@ -325,7 +381,8 @@ def main():
     print(f"review:\n  threshold: {default:.3f}\n  fields: {{" +
           ", ".join(f"{f}: {t:.3f}" for f, t in chosen.items()) + "}")
     print("```\n")
-    for label, part in (("development receipts", dev), ("synthetic samples", synthetic)):
+    for label, part in (("development receipts", dev), ("development receipts, with the other set's sellers listed", listed),
+                        ("synthetic samples", synthetic)):
         print(f"## At those thresholds: {label}\n")
         print("| field | accepted right | accepted | wrong values queued | values | wrong |")
         print("|---|---|---|---|---|---|")
@@ -348,13 +405,13 @@ def main():
     final = {}
     for kind, names in FEATURES.items():
         sub = [r for r in rows if r["kind"] == kind]
-        final[kind] = fit(sub, names, L2[kind]) if sub else [0.0] * (len(names) + 1)
+        final[kind] = fit_kind(kind, sub)
     for r in rows:
         r["p"] = predict(final[r["kind"]], FEATURES[r["kind"]], r)
     print("## The shipped model on the same data (in sample)\n")
     print("| set | field | accepted right | accepted | wrong values queued |")
     print("|---|---|---|---|---|")
-    for label, part in (("development receipts", dev), ("synthetic samples", synthetic)):
+    for label, part in (("development receipts", dev), ("with sellers listed", listed), ("synthetic samples", synthetic)):
         for f in FIELDS_OF_NOTE:
             sub = [r for r in part if r["field"] == f]
             if sub:
@@ -363,7 +420,7 @@ def main():
     print()
     print("| set | kind | ECE |")
     print("|---|---|---|")
-    for label, part in (("development receipts", dev), ("synthetic samples", synthetic)):
+    for label, part in (("development receipts", dev), ("with sellers listed", listed), ("synthetic samples", synthetic)):
         for kind in FEATURES:
             sub = [r for r in part if r["kind"] == kind]
             if sub:

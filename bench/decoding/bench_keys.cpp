@@ -19,7 +19,7 @@
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
 #include "docsift/generate/keys.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/stopwatch.h"
 
 namespace gen = docsift::generate;

@@ -34,7 +34,7 @@
 #include "docsift/device/devices.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/memory/device_memory.h"
 #include "docsift/stopwatch.h"
 

@@ -25,7 +25,7 @@
 #include "bench_args.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/stopwatch.h"
 
 using namespace docsift;

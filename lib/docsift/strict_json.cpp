@@ -1,8 +1,13 @@
 #include "docsift/strict_json.h"
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <unordered_set>
-#include <sstream>
 #include <vector>
 
 #include "docsift/error.h"
@@ -54,21 +59,36 @@ json parse_json_strict(std::string_view text, const std::string& label, int max_
 }
 
 std::string read_text_file(const std::string& path, std::size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open for reading");
-  std::string text;
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size < 0) throw FileError(path + ": cannot determine the file size");
-  if (static_cast<std::size_t>(size) > max_bytes) {
-    throw FileError(path + ": " + std::to_string(static_cast<long long>(size)) +
-                    " bytes is larger than the " + std::to_string(max_bytes) +
-                    "-byte limit for this kind of file");
+  // O_NONBLOCK: a FIFO by that name must not hang the open; it is refused below as not a regular
+  // file. Links are followed (the Hugging Face cache's snapshots are made of them).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int error = errno;
+    throw FileError(path + ": cannot open for reading: " + std::strerror(error));
   }
-  text.resize(static_cast<std::size_t>(size));
-  in.seekg(0);
-  in.read(text.data(), size);
-  if (!in) throw FileError(path + ": read failed");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw FileError(path + ": cannot determine the file size");
+  if (!S_ISREG(st.st_mode)) throw FileError(path + ": not a regular file");
+  // The size checked on the opened file, so that a file swapped after a stat of its path cannot slip
+  // a larger one past the cap; the read stops at the cap if it grows meanwhile.
+  if (st.st_size < 0 || static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    throw FileError(path + ": " + std::to_string(static_cast<long long>(st.st_size)) + " bytes is larger than the " +
+                    std::to_string(max_bytes) + "-byte limit for this kind of file");
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw FileError(path + ": read failed: " + std::strerror(errno));
+    if (n == 0) break;  // shrank since the fstat: what is there
+    done += static_cast<std::size_t>(n);
+  }
+  text.resize(done);
   return text;
 }
 

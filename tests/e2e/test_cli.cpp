@@ -125,6 +125,18 @@ TEST_CASE("config and OCR inputs that are not what they should be: one line that
   CHECK(one_line_error(r.err));
   CHECK(r.err.find("no language data for 'xyz'") != std::string::npos);
   CHECK(r.err.find("tesseract-ocr-xyz") != std::string::npos);
+  // A list of known sellers that is missing, or has a line that is no name: named with its line, before any page.
+  r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.known_sellers=" +
+                  shell_quote((dir.path() / "vendors.txt").string()) + " --out " + out);
+  CHECK(r.exit_code == 2);
+  CHECK(one_line_error(r.err));
+  CHECK(r.err.find("vendors.txt: cannot open for reading") != std::string::npos);
+  docsift::testing::write_text(dir.path() / "vendors.txt", "ACME PTY LTD\n***\n");
+  r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.known_sellers=" +
+                  shell_quote((dir.path() / "vendors.txt").string()) + " --out " + out);
+  CHECK(r.exit_code == 2);
+  CHECK(one_line_error(r.err));
+  CHECK(r.err.find("vendors.txt:2: '***' has no letter or digit") != std::string::npos);
   const auto journal = dir.path() / "out" / "results.jsonl";  // no page was read
   CHECK((!std::filesystem::exists(journal) || std::filesystem::file_size(journal) == 0));
 }

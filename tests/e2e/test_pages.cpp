@@ -10,7 +10,6 @@
 
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
-#include "docsift/io/image_file.h"
 #include "docsift/io/page_name.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/pdf.h"

@@ -21,7 +21,7 @@
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/exif.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/scan.h"
 #include "support/cli_runner.h"
@@ -275,7 +275,7 @@ TEST_CASE("run over bad files: each fails with its reason, the good ones succeed
   CHECK(by_file["empty.png"]["status"] == "failed");
   CHECK(reason("empty.png").find("empty file") != std::string::npos);
   CHECK(reason("truncated.png").find("not a decodable image") != std::string::npos);
-  CHECK(reason("text.jpg").find("not a decodable image") != std::string::npos);
+  CHECK(reason("text.jpg").find("not a PNG, JPEG, TIFF, WebP or BMP file") != std::string::npos);
   CHECK(reason("huge.png").find("100000×100000") != std::string::npos);
   // --log-format json: every stderr line one object, one "image" event per image.
   int image_events = 0;

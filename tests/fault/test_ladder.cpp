@@ -16,7 +16,7 @@
 #include "docsift/generate/keys.h"
 #include "docsift/family/internvl/model.h"
 #include "docsift/family/loaded_model.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/kv_cache.h"

@@ -12,7 +12,7 @@
 
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/device/devices.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"

@@ -22,7 +22,7 @@
 #include "docsift/family/internvl/model.h"
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/family/internvl/tiles.h"
 #include "support/fixture_files.h"
 #include "support/skip.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/family/internvl/tiles.h"
 #include "docsift/image/pil_resize.h"
 

@@ -12,7 +12,7 @@
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
 #include "docsift/generate/keys.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
 #include <doctest/doctest.h>

@@ -15,7 +15,7 @@
 #include "docsift/family/mllama/tiles.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/safetensors.h"
 #include "support/fixture_files.h"

@@ -12,7 +12,7 @@
 
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
-#include "docsift/io/image_file.h"
+#include "docsift/io/pages.h"
 #include "docsift/ocr/calibration.h"
 #include "docsift/ocr/engine.h"
 #include "docsift/ocr/page.h"

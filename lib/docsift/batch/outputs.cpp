@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "docsift/extract/field.h"
 #include "docsift/io/csv.h"
 #include "docsift/text/utf8.h"
 
@@ -110,7 +111,9 @@ void mark_review(Record& record, const config::ReviewConfig& review) {
   if (!record.ok() || !record.confidence || !record.fields) return;
   std::vector<std::string> doubtful;
   for (const auto& [field, value] : *record.fields) {
-    if (value == "N/A") continue;
+    // What eval counts as no value ("N/A", "", "none"...), so that the queue eval predicts from the
+    // same journal is this one (eval/confidence.cpp).
+    if (extract::is_missing(value)) continue;
     const auto sure = record.confidence->find(field);
     if (sure == record.confidence->end() || sure->second < review.threshold_of(field)) doubtful.push_back(field);
   }

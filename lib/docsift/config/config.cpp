@@ -119,6 +119,7 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   resolve("model", "path", config.model.path);
   resolve("extraction", "fields", config.extraction.fields);
   resolve("ocr", "rules", config.ocr.rules);
+  resolve("ocr", "known_sellers", config.ocr.known_sellers);
   resolve("output", "dir", config.output.dir);
 }
 

@@ -187,6 +187,8 @@ const std::vector<Field>& schema() {
         "the second reading's Tesseract language data: auto (tessdata's larger model where scripts/setup.sh " "installed it, else ocr.language's own), none (ocr.language's own) or a folder of .traineddata files", [](auto& c) -> auto& { return c.ocr.evened_model; }, Text::kNonEmpty),
       text_key("ocr.calibration",
         "the OCR confidences' calibration (per field kind, a logistic regression over the rules' evidence): " "builtin:ocr-calibration or a file in configs/fields/ocr-calibration.yaml's layout (bench/confidence/refit.py " "writes one)", [](auto& c) -> auto& { return c.ocr.calibration; }, Text::kNonEmpty),
+      text_key("ocr.known_sellers",
+        "a text file of the sellers' names the pages come from, one per line (a vendor master): a seller read within " "one misread per 8 letters of a listed name is written as the list spells it, one the rules missed is looked " "for on the page, and a listed seller's confidence is higher (docs/confidence.md); empty for none", [](auto& c) -> auto& { return c.ocr.known_sellers; }, Text::kNullIsEmpty),
       bool_key("ocr.write_evidence",
         "true: each record's engine.evidence carries every field's raw evidence (word confidences, label, sums, " "second reading, box), which bench/confidence/refit.py fits the calibration on", [](auto& c) -> auto& { return c.ocr.write_evidence; }),
       bool_key("ocr.pdf_text",

@@ -1,7 +1,5 @@
 #include "docsift/io/image_file.h"
 
-#include <ATen/ops/from_blob.h>
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -195,7 +193,7 @@ bool decoder_lost_data(std::string_view message) {
   return false;
 }
 
-at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int page, std::string* decoder_said) {
+cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int page, std::string* decoder_said) {
   check_file_size(path, limits);
   // Every format's declared size before its decoder runs, with one message (image_header.h): a
   // TIFF's from the directory of the page asked for (its pages may each declare another size).
@@ -214,6 +212,17 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int p
   const bool png = head.size() >= 4 && std::equal(kPng, kPng + 4, head.begin());
   const bool webp = head.size() >= 12 && std::equal(head.begin(), head.begin() + 4, "RIFF") &&
                     std::equal(head.begin() + 8, head.begin() + 12, "WEBP");
+  const bool bmp = head.size() >= 2 && head[0] == 'B' && head[1] == 'M';
+  // OpenCV picks a decoder by the file's content, not its name, and Debian's build carries more than
+  // docsift reads: GDCM for DICOM ("DICM" at byte 128) aborts the whole process on a damaged file
+  // (an assert, found by the image_decode fuzz target; bench/fuzz/README.md), and JPEG 2000, Sun
+  // raster, PNM, PFM and Radiance decoders are attack surface nobody asked for. Only the five
+  // formats docsift documents reach a decoder.
+  if (!jpeg && !png && !webp && !bmp && !is_tiff_header(head)) {
+    throw FileError(path.string() + ": not a PNG, JPEG, TIFF, WebP or BMP file (its first bytes are none of theirs" +
+                    (ext.empty() ? std::string(")") : "; is it really a " + ext.substr(1) + " file?)") +
+                    "; docsift decodes only those image formats");
+  }
   cv::Mat img;
   int orientation = 1;
   DecoderMessages decoder;
@@ -252,8 +261,7 @@ at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int p
   }
   if (decoder_said != nullptr) *decoder_said = said;
   img = oriented(img, orientation);
-  const cv::Mat rgb = to_rgb8(img, path);
-  return at::from_blob(const_cast<unsigned char*>(rgb.data), {rgb.rows, rgb.cols, 3}, at::kByte).clone();
+  return to_rgb8(img, path);
 }
 
 }  // namespace docsift::io

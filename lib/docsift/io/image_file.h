@@ -1,11 +1,9 @@
-// Reading an image file into an RGB tensor, defensively: the pixel count is read from the header
+// Reading an image file into RGB pixels, defensively: the pixel count is read from the header
 // (PNG, JPEG, BMP, WebP, and the directory of the TIFF page asked for) and refused before any pixel
 // is decoded; OpenCV's own limit is set to the same value as a second line. JPEG: EXIF orientation applied, grayscale and CMYK converted. PNG,
 // TIFF, WebP, BMP: 16-bit scaled to 8-bit, grayscale expanded, alpha composited onto white (a
 // transparent page background is paper, not black).
 #pragma once
-
-#include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -13,10 +11,11 @@
 #include <string>
 #include <string_view>
 
+#include <opencv2/core/mat.hpp>
+
 #include "docsift/io/image_header.h"
 
 namespace docsift::io {
-
 
 // Whether a decoder's message means pixels were lost, not just an oddity of the file: libjpeg's
 // "Premature end of JPEG file" and "Corrupt JPEG data", libpng's CRC and incomplete-data errors,
@@ -31,13 +30,14 @@ void check_file_size(const std::filesystem::path& path, const ImageLimits& limit
 // header too short to say. Throws docsift::FileError for a malformed header.
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const std::filesystem::path& path);
 
-// [H, W, 3] uint8 RGB tensor owning the pixels. Throws docsift::FileError naming the file and the
-// problem: missing, empty, too large, too many pixels, not decodable, or truncated (lost data,
-// unless limits.accept_truncated). `page` (0-based) picks a page of a multi-page TIFF; other
-// formats have only page 0. What the decoder library said about an image that did decode goes to
-// `*decoder_said` (never to stderr).
-at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0,
-                          std::string* decoder_said = nullptr);
+// The page's pixels as an H × W CV_8UC3 matrix in RGB order (not OpenCV's BGR), owning them;
+// LibTorch-free, so the fuzz build decodes through it too (io/pages.h wraps it as a tensor). Throws
+// docsift::FileError naming the file and the problem: missing, empty, too large, too many pixels,
+// not decodable, or truncated (lost data, unless limits.accept_truncated). `page` (0-based) picks a
+// page of a multi-page TIFF; other formats have only page 0. What the decoder library said about an
+// image that did decode goes to `*decoder_said` (never to stderr).
+cv::Mat read_rgb_pixels(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0,
+                        std::string* decoder_said = nullptr);
 
 // Pages of a TIFF (fax and scanner output often has several); 1 for every other format.
 int image_page_count(const std::filesystem::path& path);

@@ -2,13 +2,25 @@
 
 #include <ATen/ops/from_blob.h>
 
+#include <cstdint>
 #include <memory>
+#include <opencv2/core/mat.hpp>
 
 #include "docsift/error.h"
 #include "docsift/io/pdf.h"
 
 namespace docsift::io {
 namespace fs = std::filesystem;
+
+at::Tensor read_rgb_image(const fs::path& path, const ImageLimits& limits, int page, std::string* decoder_said) {
+  // The matrix's buffer becomes the tensor's storage, released with it (to_rgb8 always returns a
+  // continuous matrix of its own).
+  auto pixels = std::make_unique<cv::Mat>(read_rgb_pixels(path, limits, page, decoder_said));
+  const std::int64_t h = pixels->rows, w = pixels->cols;
+  std::uint8_t* data = pixels->data;
+  return at::from_blob(
+      data, {h, w, 3}, [owner = pixels.release()](void*) { delete owner; }, at::TensorOptions().dtype(at::kByte));
+}
 
 int page_count(const fs::path& path, const PageOptions& options) {
   const int pages = is_pdf(path) ? pdf_page_count(path) : image_page_count(path);

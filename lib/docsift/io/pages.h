@@ -7,6 +7,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <filesystem>
+#include <string>
 
 #include "docsift/io/image_file.h"
 #include "docsift/io/page_name.h"
@@ -22,6 +23,11 @@ struct PageOptions {
 // Pages in the file (1 for a single image). Throws FileError for a PDF that is damaged, encrypted
 // or empty, or a file with more than max_pages.
 int page_count(const std::filesystem::path& path, const PageOptions& options);
+
+// An image file's page `page` as an [H, W, 3] uint8 RGB tensor owning its pixels: read_rgb_pixels
+// (image_file.h, which says what is checked and refused) without a copy.
+at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0,
+                          std::string* decoder_said = nullptr);
 
 // Page `page` (0-based) as an [H, W, 3] uint8 RGB tensor. Throws FileError. An image decoder's
 // message about a page that decoded goes to `*decoder_said` (image_file.h).

@@ -16,7 +16,7 @@ const std::vector<std::string>& feature_names() {
   static const std::vector<std::string> names = {
       "word_min",  "word_mean",  "labelled",      "label_fuzzy",  "sums_agree",       "repaired",
       "contested", "margin",     "second_agreed", "second_taken", "second_disagreed", "exact",
-      "repeated",  "legal",      "word_min_top"};
+      "repeated",  "legal",      "word_min_top", "known",       "listed"};
   return names;
 }
 
@@ -41,7 +41,11 @@ std::map<std::string, double> feature_values(const Evidence& e) {
           {"legal", flag(e.legal)},
           // The top of word_min's range apart (0 under 85, 1 at 100): on the receipts a value read
           // from words all over 90 is right far more often than a line in word_min's logit gives.
-          {"word_min_top", std::clamp((e.word_min - 85.0) / 15.0, 0.0, 1.0)}};
+          {"word_min_top", std::clamp((e.word_min - 85.0) / 15.0, 0.0, 1.0)},
+          // A seller found in the user's list (ocr.known_sellers), and whether there was a list:
+          // a value not in a list is less sure than one read with no list to check it against.
+          {"known", flag(e.known)},
+          {"listed", flag(e.listed)}};
 }
 
 double Calibrator::probability(const Evidence& evidence) const {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
 #include <set>
@@ -131,6 +133,7 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
 
 Engine::Engine(const Settings& config)
     : rules_(load_rules(config.rules)),
+      known_sellers_(KnownNames::load(config.known_sellers)),
       calibration_(load_calibration(config.calibration)),
       write_evidence_(config.write_evidence),
       date_order_(date_order_of(config.date_order)),
@@ -171,6 +174,7 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
     if (!taken.filled.empty() || !taken.surer.empty()) out.text += "\f" + second.text;  // both readings, for the record
     if (!taken.filled.empty()) out.info.erase("reason");  // the first reading's, which found nothing
   }
+  check_known_sellers(out, page);
   for (auto& [name, e] : out.evidence) e.box = to_page(e.box, prepared, page.width, page.height);
   calibrate(out);
   return out;
@@ -182,8 +186,68 @@ Engine::Result Engine::read_words(std::vector<Word> words, int width, int height
   page.exact = true;
   Result out = finish(page, field_names, {{"name", "ocr"}, {"words", page.words()}});
   out.text_source = "pdf";
+  check_known_sellers(out, page);
   calibrate(out);
   return out;
+}
+
+void Engine::check_known_sellers(Result& result, const Page& page) const {
+  const auto field = result.fields.find("SUPPLIER");
+  if (known_sellers_.empty() || field == result.fields.end()) return;
+  std::optional<KnownNames::Match> match;
+  if (field->second != "N/A") match = known_sellers_.find_in(field->second);
+  Evidence* evidence = nullptr;
+  if (match) {
+    evidence = &result.evidence[field->first];
+  } else {
+    // Not the value the rules chose (or none): the nearest listed name on a line of the page, or
+    // on two lines together (a name printed over two), the topmost of equals. Its evidence is the
+    // line's words'; what the rules knew of their own choice no longer applies.
+    std::optional<KnownNames::Match> best;
+    std::vector<const Line*> best_lines;  // the line, or the two lines, it was found on
+    const auto consider = [&](const std::string& text, std::vector<const Line*> lines) {
+      if (auto m = known_sellers_.find_in(text); m && (!best || m->distance < best->distance)) {
+        best = std::move(m), best_lines = std::move(lines);
+      }
+    };
+    // Single lines first: a pair wins only when nearer than any one line.
+    for (const Line& line : page.lines) consider(line.text(), {&line});
+    for (std::size_t i = 0; i + 1 < page.lines.size(); ++i) {
+      consider(page.lines[i].text() + " " + page.lines[i + 1].text(), {&page.lines[i], &page.lines[i + 1]});
+    }
+    if (!best) {
+      if (result.evidence.count(field->first)) result.evidence[field->first].listed = true;
+      return;
+    }
+    match = std::move(best);
+    Evidence found;
+    found.word_min = 100, found.word_mean = 100;
+    double sum = 0;
+    std::size_t count = 0;
+    found.box = best_lines.front()->box;
+    for (const Line* line : best_lines) {
+      for (const Word& w : line->words) {
+        found.word_min = std::min<double>(found.word_min, w.confidence);
+        sum += w.confidence, ++count;
+      }
+      found.box.left = std::min(found.box.left, line->box.left), found.box.top = std::min(found.box.top, line->box.top);
+      found.box.right = std::max(found.box.right, line->box.right);
+      found.box.bottom = std::max(found.box.bottom, line->box.bottom);
+    }
+    if (count > 0) found.word_mean = sum / static_cast<double>(count);
+    found.exact = page.exact;
+    found.repaired = true;  // the rules' choice overridden
+    evidence = &(result.evidence[field->first] = found);
+    result.confidence[field->first] = found.word_mean;
+  }
+  nlohmann::json& checks = result.info["checks"];
+  if (match->name != field->second) {
+    checks["supplier_from_list"] = {{"read", field->second}, {"edits", match->distance}};
+    field->second = match->name;
+    evidence->repaired = true;
+  }
+  evidence->known = true;
+  evidence->listed = true;
 }
 
 void Engine::calibrate(Result& result) const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "docsift/ocr/calibration.h"
+#include "docsift/ocr/known_names.h"
 #include "docsift/ocr/reader.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/settings.h"
@@ -41,7 +42,11 @@ class Engine {
   Result finish(const Page& page, const std::vector<std::string>& field_names, nlohmann::json info);
   // The calibrated probabilities of the fields read, and (ocr.write_evidence) their evidence in info.
   void calibrate(Result& result) const;
+  // SUPPLIER against ocr.known_sellers (known_names.h), before calibrate: the value as the list
+  // spells it, or a listed name found on `page`'s lines when the value is none of them.
+  void check_known_sellers(Result& result, const Page& page) const;
   Rules rules_;
+  KnownNames known_sellers_;
   Calibration calibration_;
   bool write_evidence_;
   DateOrderRule date_order_;

@@ -70,6 +70,8 @@ struct Evidence {
   bool exact = false;        // a PDF's text layer: no OCR misread
   bool repeated = false;     // an amount or a date printed on another line of the page too ("CASH 11.80")
   bool legal = false;        // a name with a company form ("Sdn Bhd", "GmbH"): a seller's, as a rule
+  bool known = false;        // SUPPLIER: a name of ocr.known_sellers (as read, or written as the list spells it)
+  bool listed = false;       // SUPPLIER: the run had a list of known sellers (known_names.h)
   bool second_read = false;     // the page was read twice (engine.h)
   bool second_agreed = false;   // ... and both readings gave this value
   bool second_taken = false;    // ... and the value is the second reading's (filled or surer)

@@ -20,6 +20,9 @@ struct Settings {
   // The calibrated confidences' parameters (calibration.h): builtin:ocr-calibration or a file in
   // configs/fields/ocr-calibration.yaml's layout.
   std::string calibration = "builtin:ocr-calibration";
+  // A file of sellers' names, one per line (known_names.h): a seller read close to one is written as
+  // the list spells it, and one the rules missed is looked for on the page. "" for none.
+  std::string known_sellers;
   bool write_evidence = false;  // the record's engine.evidence: each field's raw evidence, for refitting
 };
 

@@ -1,5 +1,7 @@
 #include "docsift/text/chat_template.h"
 
+#include <algorithm>
+
 #include "docsift/error.h"
 
 namespace docsift::text {
@@ -66,6 +68,26 @@ ChatTemplate::ChatTemplate(ChatFormat format, Tokenizer tokenizer, std::optional
         if (const auto id = tokenizer_.token_to_id(token)) stop_ids_.push_back(*id);
       }
       break;
+  }
+}
+
+void ChatTemplate::add_stop_ids(std::span<const int32_t> ids, const std::string& source) {
+  for (const int32_t id : ids) {
+    bool known = id >= 0 && static_cast<std::size_t>(id) < tokenizer_.vocab_size();
+    if (known) {
+      // vocab_size() is the largest id + 1; an id below it may still be a gap no token fills.
+      try {
+        tokenizer_.id_to_token(id);
+      } catch (const Error&) {
+        known = false;
+      }
+    }
+    if (!known) {
+      throw FileError(source + ": eos_token_id " + std::to_string(id) + " is not a token of " + tokenizer_.source() +
+                      " (" + std::to_string(tokenizer_.vocab_size()) +
+                      " ids), so generation could never stop at it; are the two files from the same checkpoint?");
+    }
+    if (std::find(stop_ids_.begin(), stop_ids_.end(), id) == stop_ids_.end()) stop_ids_.push_back(id);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,10 @@ class ChatTemplate {
 
   // Generation stops at any of these.
   const std::vector<int32_t>& stop_ids() const { return stop_ids_; }
+  // Adds the checkpoint's own end-of-sequence ids (its generation_config.json, which transformers'
+  // generate() stops at) after the format's, each once. `source` names that file in messages: an
+  // id the tokenizer does not define is a docsift::FileError, since no answer could end with it.
+  void add_stop_ids(std::span<const int32_t> ids, const std::string& source);
   // The token whose embeddings are replaced by image features (InternVL) or that marks the
   // image position (Llama).
   int32_t image_token_id() const { return image_token_id_; }

@@ -4,6 +4,7 @@
 #include "docsift/family/internvl/model.h"
 #include "docsift/family/internvl/tiles.h"
 #include "docsift/model/checkpoint.h"
+#include "docsift/model/generation_config.h"
 #include "docsift/model/inspect.h"
 
 namespace docsift::family::internvl {
@@ -29,6 +30,11 @@ class InternVLFamily final : public Family {
       throw FileError(checkpoint.dir().string() + ": config.json's image_token_id " +
                       std::to_string(config_.image_token_id) + " is not the tokenizer's <IMG_CONTEXT> (" +
                       std::to_string(chat_.image_token_id()) + ")");
+    }
+    // transformers' generate() also stops at generation_config.json's eos ids: stop where the
+    // weights were tuned to stop (docs/models.md, "Stop tokens").
+    if (const auto generation = model::read_generation_config(checkpoint.dir())) {
+      chat_.add_stop_ids(generation->eos_token_ids, (checkpoint.dir() / "generation_config.json").string());
     }
     // InternVL3.5-Flash adds a visual resolution router and a second projector (a 64-token pixel
     // shuffle) beside mlp1; docsift implements one projector, so such weights are refused by name

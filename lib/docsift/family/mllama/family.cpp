@@ -6,6 +6,7 @@
 #include "docsift/family/mllama/model.h"
 #include "docsift/family/mllama/tiles.h"
 #include "docsift/model/checkpoint.h"
+#include "docsift/model/generation_config.h"
 #include "docsift/model/inspect.h"
 
 namespace docsift::family::mllama {
@@ -21,6 +22,11 @@ class MllamaFamily final : public Family {
       throw FileError(checkpoint.dir().string() + ": config.json's image_token_index " +
                       std::to_string(config_.image_token_id) + " is not the tokenizer's <|image|> (" +
                       std::to_string(chat_.image_token_id()) + ")");
+    }
+    // transformers' generate() also stops at generation_config.json's eos ids: stop where the
+    // weights were tuned to stop (docs/models.md, "Stop tokens").
+    if (const auto generation = model::read_generation_config(checkpoint.dir())) {
+      chat_.add_stop_ids(generation->eos_token_ids, (checkpoint.dir() / "generation_config.json").string());
     }
     shape_ = mllama::memory_shape(config_, checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
                                                                    : mllama::parameter_count(config_));

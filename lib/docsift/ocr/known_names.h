@@ -1,0 +1,49 @@
+// A list of names the user knows the pages come from (ocr.known_sellers: an accounts-payable
+// team's vendor master), one per line. A seller read close to one of them is written as the list
+// spells it ("SANYO STATIONERY SHOP" → "SANYU STATIONERY SHOP", a shop whose logo type the OCR
+// misreads the same way on every receipt), and a seller the rules missed is looked for on the
+// page's lines. Whether the value is a listed name is evidence for its confidence (calibration.h:
+// `known`, and `listed` for a run that had a list; docs/confidence.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace docsift::ocr {
+
+class KnownNames {
+ public:
+  KnownNames() = default;
+  // One name per line (UTF-8; blank lines and lines starting with # skipped). "" is no list.
+  // Throws docsift::ConfigError naming the file and the line: missing or unreadable, over 4 MiB,
+  // over kMaxNames names, a line over 300 bytes, a name with no letter or digit, or a NUL byte.
+  static KnownNames load(const std::string& path);
+  static KnownNames from_text(std::string_view text, const std::string& source);
+
+  static constexpr std::size_t kMaxNames = 20'000;
+
+  bool empty() const { return names_.empty(); }
+  std::size_t size() const { return names_.size(); }
+
+  struct Match {
+    std::string name;  // as the list writes it
+    int distance = 0;  // edits between the name and the text it was found in (letters and digits only)
+  };
+  // The listed name found in `text` (a seller's value or a page line), allowing for OCR misreads:
+  // letters and digits compared without case, spaces or punctuation ("SYARIKATPERNIAGAAN" is
+  // "SYARIKAT PERNIAGAAN"), the name anywhere in the text with at most one edit per 8 of its
+  // characters (none under 5 characters, where the text must be the name). The nearest wins; two
+  // names equally near are no match (the list cannot say which).
+  std::optional<Match> find_in(std::string_view text) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::string> keys_;  // the names' letters and digits, upper-cased
+};
+
+// The letters and digits of `text`, ASCII upper-cased; other UTF-8 letters kept as their bytes.
+std::string name_key(std::string_view text);
+
+}  // namespace docsift::ocr

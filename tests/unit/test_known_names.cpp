@@ -1,0 +1,158 @@
+// ocr.known_sellers (ocr/known_names.h): the list's parsing and limits, finding a listed name in a
+// misread value or on a page's line, and the engine writing the list's spelling with its evidence.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "docsift/error.h"
+#include "docsift/ocr/calibration.h"
+#include "docsift/ocr/engine.h"
+#include "docsift/ocr/known_names.h"
+
+namespace {
+using docsift::ocr::KnownNames;
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kSellerFields = {"SUPPLIER", "TOTAL", "INVOICE_DATE"};
+
+// A page's words from a text layer (Engine::read_words): one line per string, 40 px apart.
+std::vector<docsift::ocr::Word> words_of(const std::vector<std::string>& lines) {
+  std::vector<docsift::ocr::Word> words;
+  int y = 40;
+  for (const std::string& line : lines) {
+    int x = 40;
+    std::size_t at = 0;
+    while (at < line.size()) {
+      const std::size_t end = std::min(line.find(' ', at), line.size());
+      const std::string w = line.substr(at, end - at);
+      if (!w.empty()) {
+        words.push_back({w, {x, y, x + 12 * static_cast<int>(w.size()), y + 20}, 91.0f});
+        x += 12 * static_cast<int>(w.size()) + 12;
+      }
+      at = end + 1;
+    }
+    y += 40;
+  }
+  return words;
+}
+
+fs::path write_list(const std::string& name, const std::string& text) {
+  const fs::path path = fs::temp_directory_path() / ("docsift-known-" + name + "-" + std::to_string(::getpid()) + ".txt");
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("known sellers: one name per line, comments and blank lines skipped, CRLF and spaces trimmed") {
+  const KnownNames list = KnownNames::from_text("# vendor master\n\nSANYU STATIONERY SHOP\r\n  MR. D.I.Y. (M) SDN BHD  \nKFC\n", "v.txt");
+  CHECK(list.size() == 3);
+  CHECK(docsift::ocr::name_key("Mr. D.I.Y. (M) Sdn Bhd") == "MRDIYMSDNBHD");
+}
+
+TEST_CASE("known sellers: a bad list is refused naming the file and line") {
+  const auto refused = [](const std::string& text, const std::string& says) {
+    try {
+      KnownNames::from_text(text, "vendors.txt");
+      FAIL("accepted: " << text.substr(0, 40));
+    } catch (const docsift::ConfigError& e) {
+      const std::string what = e.what();
+      CHECK(what.find(says) != std::string::npos);
+      CHECK(what.rfind("vendors.txt:", 0) == 0);
+    }
+  };
+  refused("ACME\n---\n", "vendors.txt:2: '---' has no letter or digit");
+  refused(std::string("ACME\nBAD\0NAME\n", 14), "a NUL byte");
+  refused(std::string(301, 'A') + "\n", "over 300 bytes");
+  std::string many;
+  for (std::size_t i = 0; i <= KnownNames::kMaxNames; ++i) many += "SELLER " + std::to_string(i) + "\n";
+  refused(many, "over 20000 names");
+  CHECK_THROWS_AS(KnownNames::load("/nonexistent/vendors.txt"), docsift::ConfigError);
+  CHECK(KnownNames::load("").empty());
+}
+
+TEST_CASE("known sellers: a misread seller is found within one edit per 8 letters, inside a longer line too") {
+  const KnownNames list = KnownNames::from_text(
+      "SANYU STATIONERY SHOP\nSYARIKAT PERNIAGAAN GIN KEE\nOLIVE9 PHARMACY SDN BHD\nKFC\nMR D.I.Y. (M) SDN BHD\nMR D.I.Y. (KUCHAI) SDN BHD\n",
+      "v.txt");
+  auto m = list.find_in("SANYO STATIONERY SHOP");
+  REQUIRE(m);
+  CHECK(m->name == "SANYU STATIONERY SHOP");
+  CHECK(m->distance == 1);
+  m = list.find_in("Con feR x SANYO STATIONERY SHOP");
+  REQUIRE(m);
+  CHECK(m->name == "SANYU STATIONERY SHOP");
+  m = list.find_in("SYARIKATPERNIAGAAN GIN KEE");  // spaces are not letters
+  REQUIRE(m);
+  CHECK(m->distance == 0);
+  CHECK_FALSE(list.find_in("LIVES PuaRHACY SDN BHD"));  // 4 edits from a 20-letter name: too far
+  CHECK_FALSE(list.find_in("KFC CHICKEN RICE"));         // a short name only as the whole text
+  CHECK(list.find_in("K.F.C.")->name == "KFC");
+  m = list.find_in("MR. D.I.Y. (KUCHAI) SDN BHD");
+  REQUIRE(m);
+  CHECK(m->name == "MR D.I.Y. (KUCHAI) SDN BHD");
+  // Two names equally near: no match.
+  const KnownNames twins = KnownNames::from_text("ALPHA TRADING SDN BHD\nALPHA TRADINO SDN BHD\n", "t.txt");
+  CHECK_FALSE(twins.find_in("ALPHA TRADINQ SDN BHD"));
+  CHECK(twins.find_in("ALPHA TRADING SDN BHD")->name == "ALPHA TRADING SDN BHD");
+}
+
+TEST_CASE("OCR engine with known sellers: the list's spelling, its evidence, and what was read kept in checks") {
+  const std::vector<std::string> lines = {"SANYO STATIONERY SHOP", "NO. 31G JALAN SETIA INDAH", "DATE 19/10/2017",
+                                          "TOTAL RM 12.00", "CASH 20.00", "CHANGE 8.00"};
+  docsift::ocr::Settings settings;
+  docsift::ocr::Engine plain(settings);
+  const auto without = plain.read_words(words_of(lines), 600, 400, kSellerFields);
+  REQUIRE(without.fields.at("SUPPLIER") == "SANYO STATIONERY SHOP");
+  CHECK_FALSE(without.evidence.at("SUPPLIER").known);
+  CHECK_FALSE(without.evidence.at("SUPPLIER").listed);
+
+  const fs::path list = write_list("engine", "SANYU STATIONERY SHOP\n");
+  settings.known_sellers = list.string();
+  docsift::ocr::Engine engine(settings);
+  const auto with = engine.read_words(words_of(lines), 600, 400, kSellerFields);
+  CHECK(with.fields.at("SUPPLIER") == "SANYU STATIONERY SHOP");
+  const auto& e = with.evidence.at("SUPPLIER");
+  CHECK(e.known);
+  CHECK(e.listed);
+  CHECK(e.repaired);
+  CHECK(with.info["checks"]["supplier_from_list"]["read"] == "SANYO STATIONERY SHOP");
+  CHECK(with.info["checks"]["supplier_from_list"]["edits"] == 1);
+  CHECK(docsift::ocr::feature_values(e).at("known") == 1.0);
+  CHECK(with.fields.at("TOTAL") == without.fields.at("TOTAL"));  // the list is the seller's alone
+  CHECK(with.probability.at("SUPPLIER") > 0);
+
+  // A list without this seller: the value as read, marked as not in the list.
+  const fs::path other = write_list("other", "GARDENIA BAKERIES (KL) SDN BHD\n");
+  settings.known_sellers = other.string();
+  docsift::ocr::Engine unlisted(settings);
+  const auto r = unlisted.read_words(words_of(lines), 600, 400, kSellerFields);
+  CHECK(r.fields.at("SUPPLIER") == "SANYO STATIONERY SHOP");
+  CHECK_FALSE(r.evidence.at("SUPPLIER").known);
+  CHECK(r.evidence.at("SUPPLIER").listed);
+  fs::remove(list);
+  fs::remove(other);
+}
+
+TEST_CASE("OCR engine with known sellers: a listed name on another line is taken over the rules' choice, with that line's box") {
+  // The rules take the top line with a company form; the listed seller is printed lower down.
+  const std::vector<std::string> lines = {"PUSAT DAGANGAN SDN BHD", "DATE 19/10/2017", "TOTAL RM 12.00",
+                                          "THANK YOU", "TED HENG STATIONERY & BOOKS"};
+  docsift::ocr::Settings settings;
+  docsift::ocr::Engine plain(settings);
+  REQUIRE(plain.read_words(words_of(lines), 600, 400, kSellerFields).fields.at("SUPPLIER") == "PUSAT DAGANGAN SDN BHD");
+  const fs::path list = write_list("line", "TEO HENG STATIONERY & BOOKS\n");
+  settings.known_sellers = list.string();
+  docsift::ocr::Engine engine(settings);
+  const auto r = engine.read_words(words_of(lines), 600, 400, kSellerFields);
+  CHECK(r.fields.at("SUPPLIER") == "TEO HENG STATIONERY & BOOKS");
+  const auto& e = r.evidence.at("SUPPLIER");
+  CHECK(e.known);
+  CHECK(e.repaired);
+  CHECK(e.box.top == 200);  // the fifth line's
+  CHECK(r.info["checks"]["supplier_from_list"]["read"] == "PUSAT DAGANGAN SDN BHD");
+  fs::remove(list);
+}
