@@ -4,6 +4,7 @@
 // - SIGTERM and SIGHUP to a `--isolate worker` run, reaching the worker first or the supervisor
 //   first: exit 5, no worker started after the signal, the page in flight left for --resume.
 // - A TIFF whose pages declare 30000 × 30000 is refused as too large, page by page.
+// - A link (or a linked folder) put at a file's name between the scan and the read is not read.
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/wait.h>
@@ -22,7 +23,10 @@
 #include <thread>
 #include <vector>
 
+#include "docsift/error.h"
 #include "docsift/io/image_header.h"
+#include "docsift/io/pages.h"
+#include "docsift/io/source.h"
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
@@ -162,6 +166,64 @@ TEST_CASE("links out of the inbox (an image, a PDF, /etc/passwd) are listed, nev
   (void)run_docsift("run " + shell_quote(inbox.string()) + kFast + " --set input.follow_links=true --out " +
                     shell_quote(keyed.string()));
   CHECK(journal_files(keyed / "results.jsonl").count("x.png") == 1);
+}
+
+TEST_CASE("a link or a linked folder put at a file's name after the scan is not read, and no message says /proc") {
+  TempDir dir;
+  const fs::path inbox = dir / "inbox", secret = dir / "secret";
+  fs::create_directories(inbox / "sub");
+  fs::create_directories(secret);
+  fs::copy_file(kSource / "samples/synthetic_invoice_001.png", inbox / "scan.png");
+  fs::copy_file(kSource / "samples/synthetic_invoice_002.png", inbox / "sub" / "a.png");
+  fs::copy_file(kSource / "samples/synthetic_invoice_003.png", secret / "payslip.png");
+  fs::copy_file(kSource / "samples/synthetic_invoice_003.png", secret / "a.png");
+  // What the scan resolved each name to.
+  const fs::path scan_real = fs::canonical(inbox / "scan.png"), sub_real = fs::canonical(inbox / "sub" / "a.png");
+  const docsift::io::PageOptions options;
+  // Unchanged: read, through the pinned opening.
+  CHECK(docsift::io::page_count(inbox / "scan.png", options, scan_real) == 1);
+  CHECK(docsift::io::read_page(inbox / "scan.png", 0, options, nullptr, scan_real).size(2) == 3);
+  CHECK(docsift::io::content_hash(inbox / "scan.png", scan_real).has_value());
+
+  // The file swapped for a link out, and the folder for a linked one, as the read begins.
+  fs::remove(inbox / "scan.png");
+  fs::create_symlink(secret / "payslip.png", inbox / "scan.png");
+  fs::rename(inbox / "sub", dir / "sub-was");
+  fs::create_symlink(secret, inbox / "sub");
+  OpenWatch watch({secret / "payslip.png", secret / "a.png"});
+  for (const auto& [name, real] : {std::pair{inbox / "scan.png", scan_real}, std::pair{inbox / "sub" / "a.png", sub_real}}) {
+    CAPTURE(name);
+    const auto refused = [&](auto&& read) {
+      try {
+        read();
+        FAIL("read");
+      } catch (const docsift::FileError& e) {
+        const std::string what = e.what();
+        CHECK(what.rfind(name.string() + ": is not the file the scan found there", 0) == 0);
+        CHECK(what.find("--follow-links") != std::string::npos);
+        CHECK(what.find("/proc/") == std::string::npos);
+      }
+    };
+    refused([&] { (void)docsift::io::page_count(name, options, real); });
+    refused([&] { (void)docsift::io::read_page(name, 0, options, nullptr, real); });
+    CHECK_FALSE(docsift::io::content_hash(name, real).has_value());
+  }
+  CHECK(watch.opens() == 0);  // found, never opened
+  // --follow-links (no path to hold the name to): read as the link leads.
+  CHECK(docsift::io::read_page(inbox / "scan.png", 0, options).size(2) == 3);
+  CHECK(watch.opens() > 0);
+
+  // A damaged file read through the pinned opening is named by its own path in the message.
+  docsift::testing::write_text(inbox / "broken.png", "\x89PNG\r\n\x1a\n and then nothing");
+  try {
+    (void)docsift::io::read_page(inbox / "broken.png", 0, options, nullptr, fs::canonical(inbox / "broken.png"));
+    FAIL("read");
+  } catch (const docsift::FileError& e) {
+    const std::string what = e.what();
+    CHECK(what.rfind((inbox / "broken.png").string() + ": ", 0) == 0);
+    CHECK(what.find("/proc/") == std::string::npos);
+    CHECK(what.find("png") != std::string::npos);
+  }
 }
 
 namespace {

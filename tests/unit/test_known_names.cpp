@@ -1,8 +1,10 @@
 // ocr.known_sellers (ocr/known_names.h): the list's parsing and limits, finding a listed name in a
 // misread value or on a page's line, and the engine writing the list's spelling with its evidence.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -43,6 +45,21 @@ fs::path write_list(const std::string& name, const std::string& text) {
   const fs::path path = fs::temp_directory_path() / ("docsift-known-" + name + "-" + std::to_string(::getpid()) + ".txt");
   std::ofstream(path, std::ios::binary) << text;
   return path;
+}
+
+// The page's lines read by an engine whose ocr.known_sellers is `list` ("" for none), the list
+// written to a file of its own and removed after.
+docsift::ocr::Engine::Result read_with_list(const std::vector<std::string>& lines, const std::string& list) {
+  docsift::ocr::Settings settings;
+  fs::path file;
+  if (!list.empty()) {
+    file = write_list(std::to_string(std::hash<std::string>{}(list)), list);
+    settings.known_sellers = file.string();
+  }
+  docsift::ocr::Engine engine(settings);
+  auto result = engine.read_words(words_of(lines), 600, 400, kSellerFields);
+  if (!file.empty()) fs::remove(file);
+  return result;
 }
 
 }  // namespace
@@ -103,17 +120,12 @@ TEST_CASE("known sellers: a misread seller is found within one edit per 8 letter
 TEST_CASE("OCR engine with known sellers: the list's spelling, its evidence, and what was read kept in checks") {
   const std::vector<std::string> lines = {"SANYO STATIONERY SHOP", "NO. 31G JALAN SETIA INDAH", "DATE 19/10/2017",
                                           "TOTAL RM 12.00", "CASH 20.00", "CHANGE 8.00"};
-  docsift::ocr::Settings settings;
-  docsift::ocr::Engine plain(settings);
-  const auto without = plain.read_words(words_of(lines), 600, 400, kSellerFields);
+  const auto without = read_with_list(lines, "");
   REQUIRE(without.fields.at("SUPPLIER") == "SANYO STATIONERY SHOP");
   CHECK_FALSE(without.evidence.at("SUPPLIER").known);
   CHECK_FALSE(without.evidence.at("SUPPLIER").listed);
 
-  const fs::path list = write_list("engine", "SANYU STATIONERY SHOP\n");
-  settings.known_sellers = list.string();
-  docsift::ocr::Engine engine(settings);
-  const auto with = engine.read_words(words_of(lines), 600, 400, kSellerFields);
+  const auto with = read_with_list(lines, "SANYU STATIONERY SHOP\n");
   CHECK(with.fields.at("SUPPLIER") == "SANYU STATIONERY SHOP");
   const auto& e = with.evidence.at("SUPPLIER");
   CHECK(e.known);
@@ -126,33 +138,22 @@ TEST_CASE("OCR engine with known sellers: the list's spelling, its evidence, and
   CHECK(with.probability.at("SUPPLIER") > 0);
 
   // A list without this seller: the value as read, marked as not in the list.
-  const fs::path other = write_list("other", "GARDENIA BAKERIES (KL) SDN BHD\n");
-  settings.known_sellers = other.string();
-  docsift::ocr::Engine unlisted(settings);
-  const auto r = unlisted.read_words(words_of(lines), 600, 400, kSellerFields);
+  const auto r = read_with_list(lines, "GARDENIA BAKERIES (KL) SDN BHD\n");
   CHECK(r.fields.at("SUPPLIER") == "SANYO STATIONERY SHOP");
   CHECK_FALSE(r.evidence.at("SUPPLIER").known);
   CHECK(r.evidence.at("SUPPLIER").listed);
-  fs::remove(list);
-  fs::remove(other);
 }
 
 TEST_CASE("OCR engine with known sellers: a listed name on another line is taken over the rules' choice, with that line's box") {
   // The rules take the top line with a company form; the listed seller is printed lower down.
   const std::vector<std::string> lines = {"PUSAT DAGANGAN SDN BHD", "DATE 19/10/2017", "TOTAL RM 12.00",
                                           "THANK YOU", "TED HENG STATIONERY & BOOKS"};
-  docsift::ocr::Settings settings;
-  docsift::ocr::Engine plain(settings);
-  REQUIRE(plain.read_words(words_of(lines), 600, 400, kSellerFields).fields.at("SUPPLIER") == "PUSAT DAGANGAN SDN BHD");
-  const fs::path list = write_list("line", "TEO HENG STATIONERY & BOOKS\n");
-  settings.known_sellers = list.string();
-  docsift::ocr::Engine engine(settings);
-  const auto r = engine.read_words(words_of(lines), 600, 400, kSellerFields);
+  REQUIRE(read_with_list(lines, "").fields.at("SUPPLIER") == "PUSAT DAGANGAN SDN BHD");
+  const auto r = read_with_list(lines, "TEO HENG STATIONERY & BOOKS\n");
   CHECK(r.fields.at("SUPPLIER") == "TEO HENG STATIONERY & BOOKS");
   const auto& e = r.evidence.at("SUPPLIER");
   CHECK(e.known);
   CHECK(e.repaired);
   CHECK(e.box.top == 200);  // the fifth line's
   CHECK(r.info["checks"]["supplier_from_list"]["read"] == "PUSAT DAGANGAN SDN BHD");
-  fs::remove(list);
 }

@@ -23,6 +23,9 @@ namespace docsift::batch {
 
 struct PageRequest {
   std::filesystem::path path;
+  // The path the scan resolved `path` to, which the read must find there again (io/pinned_file.h);
+  // empty under --follow-links.
+  std::filesystem::path real;
   int page = 0;   // 0-based, of a PDF or multi-page TIFF (0 for an image)
   int index = 1;  // counts pages from 1 in processing order (fault specs' image=)
   // Polled during generation: true abandons the page (generate::Interrupted is thrown).

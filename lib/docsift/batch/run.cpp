@@ -163,6 +163,9 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   // record with the reason; the batch goes on. A page the journal has is skipped, unless its last
   // record failed and --retry-failed, or its file is no longer the one that record read.
   const io::PageOptions page_opts = page_options(cfg);
+  // What each read must find at a file's name: the file the scan resolved it to, unless links are
+  // followed (io/pinned_file.h; docs/run.md, "Links").
+  const auto pinned = [&](const io::ScannedImage& image) { return o.follow_links ? fs::path() : image.real; };
   std::vector<Page> todo;
   // Why a page the journal has is read again: its last record failed (--retry-failed), or its file
   // changed (what changed, for the log).
@@ -176,7 +179,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     found_files.insert(image.relative);
     std::vector<Page> pages;
     try {
-      const int count = io::page_count(image.path, page_opts);
+      const int count = io::page_count(image.path, page_opts, pinned(image));
       for (int p = 0; p < count; ++p) pages.push_back({&image, p, io::page_name(image.relative, p, count), ""});
     } catch (const FileError& e) {
       pages.push_back({&image, 0, image.relative, e.what()});
@@ -198,7 +201,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
         std::string change = io::stamp_change(before, *now);
         if (!change.empty() && before.hash && before.size == now->size) {
           // Touched, or copied in again: the same bytes are not a new document.
-          if (!now_hash) now_hash = io::content_hash(image.path);
+          if (!now_hash) now_hash = io::content_hash(image.path, pinned(image));
           if (*now_hash == before.hash) change.clear();
         }
         if (!change.empty()) redo = Redo{false, change};
@@ -286,7 +289,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     }
     if (stamped_file != page.file) {
       stamped_file = page.file;
-      stamp = io::stamp_file(page.file->path, /*with_hash=*/true);
+      stamp = io::stamp_file(page.file->path, /*with_hash=*/true, pinned(*page.file));
     }
     const std::string page_started = rfc3339_now();
     PageOutcome outcome;
@@ -294,7 +297,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
       if (!page.error.empty()) {
         outcome.record = Record::failure(page.error);
       } else {
-        outcome = reader->read({page.file->path, page.page, index, abandon, &page != &todo.back()});
+        outcome = reader->read({page.file->path, pinned(*page.file), page.page, index, abandon, &page != &todo.back()});
       }
     } catch (const generate::Interrupted&) {
       // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.

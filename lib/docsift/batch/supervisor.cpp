@@ -284,7 +284,7 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
     ensure_ready(index, abandon);
     Worker& w = *worker_;
     const pid_t pid = w.pid;
-    write_line(w.to, encode(ImageRequest{request.path.string(), request.page, index, attempt}));  // a dead worker shows as EOF below
+    write_line(w.to, encode(ImageRequest{request.path.string(), request.real.string(), request.page, index, attempt}));  // a dead worker shows as EOF below
     const auto deadline = Clock::now() + std::chrono::seconds(config_.memory.worker.timeout_s);
     std::string line;
     while (true) {

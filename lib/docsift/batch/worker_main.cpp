@@ -54,7 +54,7 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
     resilience::FaultSite site{resilience::FaultPoint::kStart, request.index, "", 1, 0, request.attempt};
     if (const resilience::FaultSpec* spec = faults.match(site)) resilience::fire_process_fault(*spec);
     reader->set_process_attempt(request.attempt);
-    PageOutcome outcome = reader->read({request.path, request.page, request.index, nullptr, true});
+    PageOutcome outcome = reader->read({request.path, request.real, request.page, request.index, nullptr, true});
     reply(encode(RecordReply{std::move(outcome.record), outcome.fatal, outcome.fatal_error, reader->memory_in_use()}));
   }
   return 0;

@@ -64,8 +64,8 @@ std::string encode(const StartErrorMessage& m) {
   return dump({{"type", "error"}, {"kind", m.config ? "config" : "file"}, {"message", m.message}});
 }
 std::string encode(const ImageRequest& m) {
-  return dump({{"type", "image"}, {"path_hex", to_hex(m.path)}, {"page", m.page}, {"index", m.index},
-               {"attempt", m.attempt}});
+  return dump({{"type", "image"}, {"path_hex", to_hex(m.path)}, {"real_hex", to_hex(m.real)}, {"page", m.page},
+               {"index", m.index}, {"attempt", m.attempt}});
 }
 std::string encode(const RecordReply& m) {
   return dump({{"type", "record"}, {"record", m.record.to_json()}, {"fatal", m.fatal}, {"fatal_error", m.fatal_error},
@@ -95,8 +95,8 @@ StartErrorMessage start_error_of(const Message& m) {
           field<std::string>(m, "message", std::string("the worker could not start"))};
 }
 ImageRequest image_request_of(const Message& m) {
-  return {from_hex(field<std::string>(m, "path_hex")), field<int>(m, "page", 0), field<int>(m, "index"),
-          field<int>(m, "attempt")};
+  return {from_hex(field<std::string>(m, "path_hex")), from_hex(field<std::string>(m, "real_hex", std::string())),
+          field<int>(m, "page", 0), field<int>(m, "index"), field<int>(m, "attempt")};
 }
 RecordReply record_reply_of(const Message& m) {
   return {Record::from_json(field<json>(m, "record"), "the worker's reply"), field<bool>(m, "fatal", false),

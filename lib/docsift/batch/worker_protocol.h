@@ -6,7 +6,8 @@
 //   supervisor → worker  {"type":"hello","protocol":1,"config":"<effective config as YAML>"}
 //   worker → supervisor  {"type":"ready","protocol":1,"pid":N,"device":"cuda:0"}
 //                        or {"type":"error","kind":"config"|"file","message":"..."} and exit 3
-//   supervisor → worker  {"type":"image","path_hex":"<path bytes as hex>","page":P,"index":N,"attempt":A}
+//   supervisor → worker  {"type":"image","path_hex":"<path bytes as hex>","real_hex":"<the path the scan
+//                        resolved it to, or "">","page":P,"index":N,"attempt":A}
 //   worker → supervisor  {"type":"record","record":{...},"fatal":false,"fatal_error":"","memory_in_use":B}
 //   supervisor → worker  {"type":"exit"}   (or EOF): the worker exits 0
 // The worker dies with its supervisor (PR_SET_PDEATHSIG), so a supervisor killed with -9 leaves
@@ -40,6 +41,7 @@ struct StartErrorMessage {
 };
 struct ImageRequest {
   std::string path;  // bytes, sent as hex: a name need not be UTF-8
+  std::string real;  // what the read must find there (batch/page_reader.h); "" for no check
   int page = 0, index = 0, attempt = 1;
 };
 struct RecordReply {

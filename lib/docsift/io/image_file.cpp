@@ -193,7 +193,8 @@ bool decoder_lost_data(std::string_view message) {
   return false;
 }
 
-cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int page, std::string* decoder_said) {
+cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int page, std::string* decoder_said,
+                        const fs::path& named_as) {
   check_file_size(path, limits);
   // Every format's declared size before its decoder runs, with one message (image_header.h): a
   // TIFF's from the directory of the page asked for (its pages may each declare another size).
@@ -205,7 +206,7 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
     }
   }
   set_opencv_limit(limits.max_pixels);
-  const std::string ext = path.extension().string();
+  const std::string ext = (named_as.empty() ? path : named_as).extension().string();
   const std::vector<unsigned char> head = read_prefix(path, 12);
   const bool jpeg = head.size() >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF;
   static const unsigned char kPng[4] = {0x89, 'P', 'N', 'G'};

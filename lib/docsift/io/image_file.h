@@ -36,8 +36,10 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const std
 // not decodable, or truncated (lost data, unless limits.accept_truncated). `page` (0-based) picks a
 // page of a multi-page TIFF; other formats have only page 0. What the decoder library said about an
 // image that did decode goes to `*decoder_said` (never to stderr).
+// `named_as`: the file's own name where `path` is another way to it (/proc/self/fd/N,
+// pinned_file.h), for the extension the messages mention.
 cv::Mat read_rgb_pixels(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0,
-                        std::string* decoder_said = nullptr);
+                        std::string* decoder_said = nullptr, const std::filesystem::path& named_as = {});
 
 // Pages of a TIFF (fax and scanner output often has several); 1 for every other format.
 int image_page_count(const std::filesystem::path& path);

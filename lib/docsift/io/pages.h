@@ -22,16 +22,19 @@ struct PageOptions {
 
 // Pages in the file (1 for a single image). Throws FileError for a PDF that is damaged, encrypted
 // or empty, or a file with more than max_pages.
-int page_count(const std::filesystem::path& path, const PageOptions& options);
+// `expected_real` (here and in read_page): the path the scan resolved the name to; the file the
+// name leads to now must be that one (pinned_file.h), else a FileError. Empty: no check.
+int page_count(const std::filesystem::path& path, const PageOptions& options,
+               const std::filesystem::path& expected_real = {});
 
 // An image file's page `page` as an [H, W, 3] uint8 RGB tensor owning its pixels: read_rgb_pixels
 // (image_file.h, which says what is checked and refused) without a copy.
 at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0,
-                          std::string* decoder_said = nullptr);
+                          std::string* decoder_said = nullptr, const std::filesystem::path& named_as = {});
 
 // Page `page` (0-based) as an [H, W, 3] uint8 RGB tensor. Throws FileError. An image decoder's
 // message about a page that decoded goes to `*decoder_said` (image_file.h).
 at::Tensor read_page(const std::filesystem::path& path, int page, const PageOptions& options,
-                     std::string* decoder_said = nullptr);
+                     std::string* decoder_said = nullptr, const std::filesystem::path& expected_real = {});
 
 }  // namespace docsift::io

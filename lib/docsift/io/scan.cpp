@@ -86,7 +86,7 @@ void consider(const fs::path& p, const std::string& relative, Walk& w, const fs:
     } else if (!fs::is_regular_file(st)) {
       w.skipped.push_back({relative, "not a regular file"});
     } else {
-      w.found.push_back({{p, relative}, real, link});
+      w.found.push_back({{p, relative, real}, real, link});
     }
   }
 }

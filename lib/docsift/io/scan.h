@@ -18,6 +18,9 @@ namespace docsift::io {
 struct ScannedImage {
   std::filesystem::path path;  // as found (the folder joined with the relative path, or as named)
   std::string relative;        // its identity, '/'-separated: the journal's key
+  // The file it names, links resolved (absolute): what a read must find there again unless links
+  // are followed (pinned_file.h).
+  std::filesystem::path real;
 };
 
 // A file that is not processed, and why: a dangling link, not a regular file (a FIFO, a device),

@@ -8,25 +8,35 @@
 #include <cstdio>
 #include <vector>
 
+#include "docsift/error.h"
 #include "docsift/io/output_file.h"
+#include "docsift/io/pinned_file.h"
 #include "docsift/timestamp.h"
 
 namespace docsift::io {
 
-std::optional<SourceStamp> stamp_file(const std::filesystem::path& path, bool with_hash) {
+std::optional<SourceStamp> stamp_file(const std::filesystem::path& path, bool with_hash,
+                                      const std::filesystem::path& expected_real) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   SourceStamp s;
   s.size = static_cast<std::uint64_t>(st.st_size);
   s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  if (with_hash && s.size <= kHashMaxBytes) s.hash = content_hash(path);
+  if (with_hash && s.size <= kHashMaxBytes) s.hash = content_hash(path, expected_real);
   return s;
 }
 
-std::optional<std::string> content_hash(const std::filesystem::path& path) {
+std::optional<std::string> content_hash(const std::filesystem::path& path, const std::filesystem::path& expected_real) {
   // FNV-1a, 64 bits: it finds a rewrite, which is all resume asks; it is not a defence against
-  // someone forging a file (nothing here trusts a file for being unchanged).
-  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // someone forging a file (nothing here trusts a file for being unchanged). Read through the
+  // pinned opening: a link put at the name since the scan gets no hash (its read fails, saying why).
+  std::optional<PinnedFile> pin;
+  try {
+    pin.emplace(path, expected_real);
+  } catch (const FileError&) {
+    return std::nullopt;
+  }
+  const UniqueFd fd(::open(pin->open_path().c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return std::nullopt;
   std::uint64_t h = 1469598103934665603ull, total = 0;
   std::vector<unsigned char> buf(1 << 16);

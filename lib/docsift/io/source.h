@@ -24,10 +24,12 @@ struct SourceStamp {
 
 // stat() of `path`, following links; nullopt when it cannot be stat'ed (the read that follows
 // reports why). Without `with_hash` the content is not read.
-std::optional<SourceStamp> stamp_file(const std::filesystem::path& path, bool with_hash);
+// `expected_real`: as for io::read_page (pinned_file.h): the hash is of that file or none.
+std::optional<SourceStamp> stamp_file(const std::filesystem::path& path, bool with_hash,
+                                      const std::filesystem::path& expected_real = {});
 
 // The content hash stamp_file records; nullopt for a file over kHashMaxBytes or unreadable.
-std::optional<std::string> content_hash(const std::filesystem::path& path);
+std::optional<std::string> content_hash(const std::filesystem::path& path, const std::filesystem::path& expected_real = {});
 
 // Why `now` is not the file `before` was, as a short phrase ("size 1200 → 1350 bytes",
 // "modified 2026-11-24T02:00:03.000Z → …"); "" when size and time are equal.
