@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "config_options.h"
+#include "docsift/batch/output_folder.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/eval/confidence.h"
@@ -35,7 +36,9 @@ void check_input_file(const std::string& path, const std::string& role) {
   if (status.type() == fs::file_type::not_found) io::throw_input_error(path, role, ENOENT);
   if (!fs::is_directory(status)) return;
   std::string hint;
-  if (fs::is_regular_file(fs::path(path) / "results.jsonl", ec)) hint = " (did you mean " + (fs::path(path) / "results.jsonl").string() + "?)";
+  if (const fs::path journal = fs::path(path) / batch::out_files::kJournal; fs::is_regular_file(journal, ec)) {
+    hint = " (did you mean " + journal.string() + "?)";
+  }
   throw ConfigError(role + " " + path + " is a folder; eval reads a file" + hint);
 }
 
@@ -139,10 +142,10 @@ int run_eval(const Options& o) {
   // Confidences: --confidence, else the journal's own, else confidence.csv beside a run's
   // predictions.csv (docs/eval.md, "Confidences").
   std::optional<eval::Confidences> confidences = predictions.confidences;
-  const fs::path beside = fs::path(o.predictions).parent_path() / "confidence.csv";
+  const fs::path beside = fs::path(o.predictions).parent_path() / batch::out_files::kConfidence;
   if (!o.confidence.empty()) {
     confidences = eval::read_confidences_csv(o.confidence, "--confidence");
-  } else if (!confidences && fs::path(o.predictions).filename() == "predictions.csv" && fs::exists(beside)) {
+  } else if (!confidences && fs::path(o.predictions).filename() == batch::out_files::kPredictions && fs::exists(beside)) {
     confidences = eval::read_confidences_csv(beside, "confidence.csv");
   }
   if (!confidences && o.target_accuracy) {

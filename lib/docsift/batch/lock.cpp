@@ -15,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "docsift/batch/output_folder.h"
 #include "docsift/error.h"
 
 namespace docsift::batch {
@@ -92,7 +93,7 @@ std::string taken_message(const std::filesystem::path& folder, const std::filesy
 }  // namespace
 
 OutputLock::OutputLock(const std::filesystem::path& out_dir, const std::string& what) {
-  const std::filesystem::path path = out_dir / ".docsift.lock";
+  const std::filesystem::path path = out_dir / out_files::kLock;
   // O_NOFOLLOW: a planted link must not have its target truncated and overwritten with our pid.
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0 && errno == ELOOP) {
@@ -128,10 +129,10 @@ OutputLock::~OutputLock() {
 }
 
 FolderReadLock::FolderReadLock(const std::filesystem::path& folder) {
-  fd_ = ::open((folder / ".docsift.lock").c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  fd_ = ::open((folder / out_files::kLock).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd_ < 0) return;  // no lock file: no run has ever held it
   if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) {
-    const std::string message = taken_message(folder, folder / ".docsift.lock", fd_, "is still writing here",
+    const std::string message = taken_message(folder, folder / out_files::kLock, fd_, "is still writing here",
                                               "merge when it has finished");
     ::close(fd_);
     fd_ = -1;

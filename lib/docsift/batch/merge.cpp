@@ -9,6 +9,7 @@
 #include <set>
 
 #include "docsift/batch/lock.h"
+#include "docsift/batch/output_folder.h"
 #include "docsift/batch/outputs.h"
 #include "docsift/batch/record.h"
 #include "docsift/batch/shard.h"
@@ -43,7 +44,7 @@ struct Source {
 };
 
 std::optional<Summary> read_summary(const fs::path& folder) {
-  const fs::path path = folder / "summary.json";
+  const fs::path path = folder / out_files::kSummary;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   try {
@@ -54,12 +55,12 @@ std::optional<Summary> read_summary(const fs::path& folder) {
 }
 
 std::vector<std::string> read_csv_fields(const fs::path& folder) {
-  std::ifstream in(folder / "predictions.csv", std::ios::binary);
+  std::ifstream in(folder / out_files::kPredictions, std::ios::binary);
   std::string header;
   if (!in || !std::getline(in, header)) return {};
-  const auto table = io::parse_csv(header + "\n", (folder / "predictions.csv").string());
+  const auto table = io::parse_csv(header + "\n", (folder / out_files::kPredictions).string());
   if (table.header.empty() || table.header.front() != "image_file") {
-    throw MalformedInputError((folder / "predictions.csv").string() + ": its header does not start with image_file");
+    throw MalformedInputError((folder / out_files::kPredictions).string() + ": its header does not start with image_file");
   }
   return {table.header.begin() + 1, table.header.end()};
 }
@@ -91,10 +92,10 @@ MergeReport merge_outputs(const MergeOptions& o) {
     std::error_code ec;
     if (!fs::exists(path, ec)) throw InputMissingError(path.string() + ": no such folder; pass the output folders of docsift run");
     if (!fs::is_directory(path, ec)) throw ConfigError(path.string() + ": not a folder; pass the output folders of docsift run");
-    if (!fs::exists(path / "results.jsonl", ec) && ec == std::errc::permission_denied) {
+    if (!fs::exists(path / out_files::kJournal, ec) && ec == std::errc::permission_denied) {
       throw InputUnreadableError(path.string() + ": cannot read it: " + ec.message());
     }
-    if (!fs::is_regular_file(path / "results.jsonl", ec)) {
+    if (!fs::is_regular_file(path / out_files::kJournal, ec)) {
       throw InputMissingError(path.string() + ": has no results.jsonl; not an output folder of docsift run");
     }
     for (const auto& earlier : folders) {
@@ -118,20 +119,13 @@ MergeReport merge_outputs(const MergeOptions& o) {
     ~UndoOnRefusal() {
       if (writing || std::uncaught_exceptions() == exceptions) return;
       std::error_code ignored;
-      if (made_lock) fs::remove(dir / ".docsift.lock", ignored);
+      if (made_lock) fs::remove(dir / out_files::kLock, ignored);
       if (made_dir) fs::remove(dir, ignored);  // only if empty
     }
-  } undo{o.out_dir, !fs::exists(o.out_dir, ec), !fs::exists(o.out_dir / ".docsift.lock", ec)};
-  fs::create_directories(o.out_dir, ec);
-  if (ec) throw FileError(o.out_dir.string() + ": cannot create the output folder: " + ec.message());
-  for (const char* name : {".docsift.lock", "results.jsonl", "results.jsonl.tmp", "predictions.csv",
-                           "predictions.csv.tmp", "confidence.csv", "confidence.csv.tmp", "review.csv", "review.csv.tmp",
-                           "summary.json", "summary.json.tmp"}) {
-    io::refuse_link(o.out_dir / name);
-  }
-  const OutputLock out_lock(o.out_dir, "merge");
+  } undo{o.out_dir, !fs::exists(o.out_dir, ec), !fs::exists(o.out_dir / out_files::kLock, ec)};
+  const OutputFolder out(o.out_dir, "merge");
   // A run's own journal is never replaced: only a folder that a merge wrote can be merged into again.
-  if (fs::exists(o.out_dir / "results.jsonl", ec)) {
+  if (fs::exists(out.file(out_files::kJournal), ec)) {
     const auto summary = read_summary(o.out_dir);
     if (!summary || !summary->merged_from) {
       throw FileError(o.out_dir.string() + ": holds the journal of a docsift run, which a merge would replace; "
@@ -158,7 +152,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
       f.model = s.model;
       if (s.shard) f.shard = Shard{s.shard->index, s.shard->count, ""};
     }
-    const fs::path journal = f.path / "results.jsonl";
+    const fs::path journal = f.path / out_files::kJournal;
     std::map<Key, bool> own;  // this folder's pages: whether the latest record is a gone marker
     const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
       const Record record = Record::from_journal(json);
@@ -231,7 +225,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
   for (const auto& f : folders) {
     if (f.csv_fields.empty()) continue;
     if (!fields.empty() && f.csv_fields != fields) {
-      throw ConfigError((f.path / "predictions.csv").string() + ": its columns differ from the other folders'");
+      throw ConfigError((f.path / out_files::kPredictions).string() + ": its columns differ from the other folders'");
     }
     fields = f.csv_fields;
   }
@@ -263,16 +257,16 @@ MergeReport merge_outputs(const MergeOptions& o) {
   Totals totals;
   {
     std::vector<std::ifstream> journals;
-    for (const auto& f : folders) journals.emplace_back(f.path / "results.jsonl", std::ios::binary);
-    io::AtomicFile journal(o.out_dir / "results.jsonl");
+    for (const auto& f : folders) journals.emplace_back(f.path / out_files::kJournal, std::ios::binary);
+    io::AtomicFile journal(out.file(out_files::kJournal));
     // predictions.csv and, beside it as a run writes them, confidence.csv and review.csv.
     std::optional<io::AtomicFile> csv, confidence, review;
     if (!fields.empty()) {
-      csv.emplace(o.out_dir / "predictions.csv");
+      csv.emplace(out.file(out_files::kPredictions));
       csv->write(csv_header(fields));
-      confidence.emplace(o.out_dir / PredictionsCsv::kConfidence);
+      confidence.emplace(out.file(out_files::kConfidence));
       confidence->write(csv_header(fields));
-      review.emplace(o.out_dir / PredictionsCsv::kReview);
+      review.emplace(out.file(out_files::kReview));
       review->write(review_header());
     }
     std::string line;
@@ -284,7 +278,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
       auto& in = journals[source.folder];
       in.seekg(static_cast<std::streamoff>(source.offset));
       if (!std::getline(in, line)) {
-        throw FileError((folders[source.folder].path / "results.jsonl").string() + ": changed while it was merged");
+        throw FileError((folders[source.folder].path / out_files::kJournal).string() + ": changed while it was merged");
       }
       const Record record = Record::from_json(nlohmann::json::parse(line), folders[source.folder].path.string());
       totals.add(record);
@@ -321,7 +315,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
   summary.unfinished = report.unfinished;
   if (o.expect_dir) summary.missing = report.missing;
   summary.complete = report.complete();
-  io::write_file_atomic(o.out_dir / "summary.json", summary.to_json().dump(2) + "\n");
+  io::write_file_atomic(out.file(out_files::kSummary), summary.to_json().dump(2) + "\n");
   return report;
 }
 

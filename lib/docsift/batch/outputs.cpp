@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "docsift/batch/output_folder.h"
 #include "docsift/extract/field.h"
 #include "docsift/io/csv.h"
 #include "docsift/text/utf8.h"
@@ -177,8 +178,8 @@ void Totals::describe(Summary& summary) const {
 PredictionsCsv::PredictionsCsv(const std::filesystem::path& path, const std::vector<std::string>& fields)
     : fields_(fields) {
   files_[0].path = path;
-  files_[1].path = path.parent_path() / kConfidence;
-  files_[2].path = path.parent_path() / kReview;
+  files_[1].path = path.parent_path() / out_files::kConfidence;
+  files_[2].path = path.parent_path() / out_files::kReview;
   for (std::size_t i = 0; i < files_.size(); ++i) {
     files_[i].rebuilding.emplace(files_[i].path);
     files_[i].rebuilding->write(i == 2 ? review_header() : csv_header(fields_));

@@ -91,10 +91,6 @@ class PredictionsCsv {
   void add(const Record& record);
   void undo_last_add();  // the journal could not take the record these rows came from
 
-  // The files beside predictions.csv, for the checks on links before anything is written.
-  static constexpr const char* kConfidence = "confidence.csv";
-  static constexpr const char* kReview = "review.csv";
-
  private:
   struct File {
     std::filesystem::path path;

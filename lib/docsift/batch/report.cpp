@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "docsift/batch/output_folder.h"
 #include "docsift/io/output_file.h"
 
 namespace docsift::batch {
@@ -104,7 +105,7 @@ void write_metrics(const std::filesystem::path& path, const RunSummary* run, con
 
 void write_summary(const std::filesystem::path& out_dir, const Summary& summary, RunSummary& run) {
   try {
-    io::write_file_atomic(out_dir / "summary.json", summary.to_json().dump(2) + "\n");
+    io::write_file_atomic(out_dir / out_files::kSummary, summary.to_json().dump(2) + "\n");
   } catch (const std::exception& e) {
     if (run.stopped.empty()) {
       run.summary_error = e.what();

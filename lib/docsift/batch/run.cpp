@@ -6,7 +6,7 @@
 #include <optional>
 #include <set>
 
-#include "docsift/batch/lock.h"
+#include "docsift/batch/output_folder.h"
 #include "docsift/batch/page_reader.h"
 #include "docsift/batch/progress.h"
 #include "docsift/batch/record.h"
@@ -110,19 +110,13 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
                                                          [](const io::SkippedFile& f) { return f.link_outside; }));
   summary.scanned = static_cast<int>(images.size());
   std::error_code ec;
-  fs::create_directories(o.out_dir, ec);
-  if (ec) throw FileError(o.out_dir.string() + ": cannot create the output folder: " + ec.message());
   // Before anything is written: no file docsift writes here may be a link or a non-regular file.
-  for (const char* name : {".docsift.lock", "results.jsonl", "predictions.csv", "predictions.csv.tmp", "confidence.csv",
-                           "confidence.csv.tmp", "review.csv", "review.csv.tmp", "summary.json", "summary.json.tmp"}) {
-    io::refuse_link(o.out_dir / name);
-  }
-  const OutputLock lock(o.out_dir);
-  if (!lock.taken_over().empty()) log.warning("lock", lock.taken_over());
+  const OutputFolder folder(o.out_dir, "run");
+  if (!folder.lock().taken_over().empty()) log.warning("lock", folder.lock().taken_over());
   const StopSignals stop;
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const bool write_csv = std::find(cfg.output.formats.begin(), cfg.output.formats.end(), "csv") != cfg.output.formats.end();
-  const fs::path journal_path = o.out_dir / "results.jsonl";
+  const fs::path journal_path = folder.file(out_files::kJournal);
 
   // The journal read back once for what each page last did and which configs made it; the CSV is
   // then rebuilt from the latest records in a second pass, so it matches the journal even if the
@@ -143,7 +137,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   std::optional<PredictionsCsv> csv;
   const auto rebuild_csv = [&] {
     csv.reset();
-    csv.emplace(o.out_dir / "predictions.csv", schema.names());
+    csv.emplace(folder.file(out_files::kPredictions), schema.names());
     for_each_latest(journal_path, latest, [&](const Record& record) { csv->rebuild(record); });
     csv->start();
   };
@@ -234,7 +228,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
 
   // From here on this run owns the folder's summary: the previous one goes, so that a run that
   // dies or cannot write its own never leaves a stale one (docs/run.md, "Stops").
-  fs::remove(o.out_dir / "summary.json", ec);
+  fs::remove(folder.file(out_files::kSummary), ec);
   Progress progress(log, o.progress_bar, static_cast<int>(todo.size()));
   // In process, or (memory.isolate: worker) through a worker process: then this process never
   // touches the device, and the worker's events go to the log.
