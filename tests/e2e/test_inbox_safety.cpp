@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "docsift/error.h"
+#include "docsift/io/image_file.h"
 #include "docsift/io/image_header.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/source.h"
@@ -299,8 +300,9 @@ TEST_CASE("--isolate worker: SIGTERM or SIGHUP to the process group, worker firs
 namespace {
 
 // A little-endian TIFF of `pages` directories, each declaring width × height (8-bit grey, one
-// strip), with a few bytes of pixel data: what a hostile file declares, not what it holds.
-std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height) {
+// strip), with a few bytes of pixel data: what a hostile file declares, not what it holds. The
+// size tags are of `size_type`: LONG (4), or SHORT (3), SSHORT (8) or SLONG (9), which libtiff reads too.
+std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height, std::uint16_t size_type = 4) {
   std::string t = "II*";
   t += '\0';
   const auto u16 = [&](std::uint16_t v) { t += static_cast<char>(v & 0xFF); t += static_cast<char>(v >> 8); };
@@ -312,8 +314,8 @@ std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height)
     const std::uint32_t at = 8 + static_cast<std::uint32_t>(p) * ifd_bytes;
     u16(entries);
     const auto entry = [&](std::uint16_t tag, std::uint16_t type, std::uint32_t value) { u16(tag); u16(type); u32(1); u32(value); };
-    entry(256, 4, width);        // ImageWidth
-    entry(257, 4, height);       // ImageLength
+    entry(256, size_type, width);   // ImageWidth
+    entry(257, size_type, height);  // ImageLength
     entry(258, 3, 8);            // BitsPerSample
     entry(259, 3, 1);            // Compression: none
     entry(262, 3, 1);            // Photometric: black is zero
@@ -331,6 +333,18 @@ std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height)
 TEST_CASE("a TIFF whose pages declare 30000 x 30000 is refused as too large on every page, not as 'has no page 2'") {
   TempDir dir;
   fs::create_directories(dir / "in");
+  // Sizes of every integer type libtiff reads (an SLONG size once went unchecked to the decoder),
+  // and a negative one, which is no size: each refused before any decoder runs.
+  const docsift::io::ImageLimits limits;
+  for (const std::uint16_t type : {3, 8, 9}) {
+    CAPTURE(type);
+    docsift::testing::write_text(dir / "typed.tif", declaring_tiff(1, 30000, 30000, type));
+    CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "typed.tif", limits),
+                      doctest::Contains("declares 30000×30000 pixels, over the limit of 200 megapixels"));
+  }
+  docsift::testing::write_text(dir / "negative.tif", declaring_tiff(1, 0xFFFFFFF0u, 100, 9));
+  CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "negative.tif", limits),
+                    doctest::Contains("declares no width and height; not decoded"));
   docsift::testing::write_text(dir / "in/huge.tif", declaring_tiff(2, 30000, 30000));
   const std::string bytes = docsift::testing::file_bytes(dir / "in/huge.tif");
   const auto sizes = docsift::io::tiff_page_sizes({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});

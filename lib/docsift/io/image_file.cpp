@@ -200,10 +200,14 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
   // TIFF's from the directory of the page asked for (its pages may each declare another size).
   if (const auto size = read_image_size(path)) check_declared_size(path.string(), size->first, size->second, limits.max_pixels);
   if (is_tiff(path)) {
-    if (const auto size = tiff_page_size(path, page)) {
-      check_declared_size(page > 0 ? path.string() + "#page=" + std::to_string(page + 1) : path.string(), size->first,
-                          size->second, limits.max_pixels);
+    // A page whose directory says no size (or is not there) never reaches libtiff: it would size
+    // its buffers from the strips instead, unchecked.
+    const std::string label = page > 0 ? path.string() + "#page=" + std::to_string(page + 1) : path.string();
+    const auto size = tiff_page_size(path, page);
+    if (!size) {
+      throw FileError(label + ": the TIFF has no such page, or its directory declares no width and height; not decoded");
     }
+    check_declared_size(label, size->first, size->second, limits.max_pixels);
   }
   set_opencv_limit(limits.max_pixels);
   const std::string ext = (named_as.empty() ? path : named_as).extension().string();

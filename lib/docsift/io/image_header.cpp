@@ -91,10 +91,18 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<c
       const unsigned char* entry = &d[first + e * entry_bytes];
       const std::uint64_t tag = tiff_uint(entry, 2, be), type = tiff_uint(entry + 2, 2, be);
       if (tag != 256 && tag != 257) continue;  // ImageWidth, ImageLength
-      // SHORT (3), LONG (4) or LONG8 (16), held in the entry's value field, left-justified.
-      const int n = type == 3 ? 2 : type == 4 ? 4 : type == 16 && big ? 8 : 0;
+      // Every integer type libtiff reads these tags from (as its TIFFReadDirEntryLong does), held in
+      // the entry's value field, left-justified: BYTE/SBYTE (1, 6), SHORT/SSHORT (3, 8), LONG/SLONG
+      // (4, 9), and in BigTIFF LONG8/SLONG8 (16, 17). Only SHORT and LONG once: a page whose size
+      // came as SLONG went unchecked to the decoder (the image_decode fuzz target's 30000 × 30000
+      // page; bench/fuzz/README.md). A negative size is no size.
+      const bool is_signed = type == 6 || type == 8 || type == 9 || type == 17;
+      const int n = type == 1 || type == 6 ? 1 : type == 3 || type == 8 ? 2 : type == 4 || type == 9 ? 4
+                  : (type == 16 || type == 17) && big ? 8 : 0;
       if (n == 0) continue;
-      (tag == 256 ? w : h) = tiff_uint(entry + 4 + off_bytes, n, be);
+      std::uint64_t v = tiff_uint(entry + 4 + off_bytes, n, be);
+      if (is_signed && (v >> (8 * n - 1)) != 0) v = 0;
+      (tag == 256 ? w : h) = v;
     }
     sizes.emplace_back(w > 0 && h > 0 ? w : 0, w > 0 && h > 0 ? h : 0);
     const std::uint64_t next_at = first + entries * entry_bytes;
