@@ -250,7 +250,8 @@ TEST_CASE("--isolate worker: SIGTERM or SIGHUP to the process group, worker firs
   for (const Case c : {Case{SIGTERM, "worker"}, Case{SIGTERM, "supervisor"}, Case{SIGHUP, "worker"},
                        Case{SIGHUP, "supervisor"}, Case{SIGTERM, "group"}}) {
     CAPTURE(c.sig);
-    CAPTURE(c.order);
+    const std::string order = c.order;
+    CAPTURE(order);
     TempDir dir;
     const fs::path out = dir / "out", journal = out / "results.jsonl", log = dir / "log.txt";
     // Its own process group (setsid, which execs in place here), as a service or a login has.
@@ -302,7 +303,9 @@ namespace {
 // A little-endian TIFF of `pages` directories, each declaring width × height (8-bit grey, one
 // strip), with a few bytes of pixel data: what a hostile file declares, not what it holds. The
 // size tags are of `size_type`: LONG (4), or SHORT (3), SSHORT (8) or SLONG (9), which libtiff reads too.
-std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height, std::uint16_t size_type = 4) {
+// RowsPerStrip is `rows_per_strip`, or the height when 0.
+std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height, std::uint16_t size_type = 4,
+                           std::uint32_t rows_per_strip = 0) {
   std::string t = "II*";
   t += '\0';
   const auto u16 = [&](std::uint16_t v) { t += static_cast<char>(v & 0xFF); t += static_cast<char>(v >> 8); };
@@ -320,7 +323,7 @@ std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height,
     entry(259, 3, 1);            // Compression: none
     entry(262, 3, 1);            // Photometric: black is zero
     entry(273, 4, data_at);      // StripOffsets
-    entry(278, 4, height);       // RowsPerStrip
+    entry(278, 4, rows_per_strip != 0 ? rows_per_strip : height);  // RowsPerStrip
     entry(279, 4, 16);           // StripByteCounts
     u32(p + 1 < pages ? at + ifd_bytes : 0);
   }
@@ -342,6 +345,13 @@ TEST_CASE("a TIFF whose pages declare 30000 x 30000 is refused as too large on e
     CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "typed.tif", limits),
                       doctest::Contains("declares 30000×30000 pixels, over the limit of 200 megapixels"));
   }
+  // A small page in strips of 5 million rows: OpenCV would allocate the strip, not the page.
+  docsift::testing::write_text(dir / "strips.tif", declaring_tiff(1, 100, 50, 4, 5'392'710));
+  CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "strips.tif", limits),
+                    doctest::Contains("declares strips of 5392710 rows for an image of 50 rows"));
+  // "One strip" as writers say it (2^32 - 1) is a page like any other: refused here only as too large.
+  docsift::testing::write_text(dir / "one-strip.tif", declaring_tiff(1, 30000, 30000, 4, 0xFFFFFFFFu));
+  CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "one-strip.tif", limits), doctest::Contains("declares 30000×30000"));
   docsift::testing::write_text(dir / "negative.tif", declaring_tiff(1, 0xFFFFFFF0u, 100, 9));
   CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "negative.tif", limits),
                     doctest::Contains("declares no width and height; not decoded"));

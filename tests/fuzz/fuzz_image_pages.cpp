@@ -12,12 +12,14 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const unsigned char> bytes(data, size);
-  for (const auto& [w, h] : docsift::io::tiff_page_sizes(bytes, 64)) {
+  for (const docsift::io::TiffPage& page : docsift::io::tiff_pages(bytes, 64)) {
     try {
-      docsift::io::check_declared_size("fuzz", w, h, 200'000'000);
+      docsift::io::check_declared_size("fuzz", page.width, page.height, 200'000'000);
+      docsift::io::check_declared_buffers("fuzz", page, 200'000'000);
     } catch (const docsift::Error&) {
     }
   }
+  (void)docsift::io::tiff_page_sizes(bytes, 64);
   try {
     if (const auto size = docsift::io::image_size_from_header(bytes, "fuzz")) {
       docsift::io::check_declared_size("fuzz", size->first, size->second, 200'000'000);

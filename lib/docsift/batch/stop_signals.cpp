@@ -46,9 +46,14 @@ StopSignals::StopSignals() {
 }
 
 StopSignals::~StopSignals() {
-  ::sigaction(SIGINT, &old_int_, nullptr);
-  ::sigaction(SIGTERM, &old_term_, nullptr);
-  ::sigaction(SIGHUP, &old_hup_, nullptr);
+  // Once stopping, the process is on its way out with "stopped" (exit 5): a signal that comes after
+  // the run has returned (systemd and `timeout` signal the whole group, often after the process
+  // itself) must not kill it with the default action on the way, so the handlers stay.
+  if (!stop_requested()) {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    ::sigaction(SIGHUP, &old_hup_, nullptr);
+  }
   ::sigaction(SIGXFSZ, &old_xfsz_, nullptr);
 }
 

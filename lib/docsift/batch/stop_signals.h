@@ -9,7 +9,8 @@
 
 namespace docsift::batch {
 
-// Installs the stop handlers for one run and restores the old ones. SIGXFSZ is ignored meanwhile,
+// Installs the stop handlers for one run and restores the old ones, unless the run was stopped (a
+// late signal must not kill the process on its way to exit 5). SIGXFSZ is ignored meanwhile,
 // so that a file-size limit makes the journal write fail with EFBIG, which is reported and undone,
 // instead of killing the process mid-record.
 class StopSignals {

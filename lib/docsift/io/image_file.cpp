@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -73,12 +72,6 @@ std::vector<unsigned char> read_prefix(const fs::path& path, std::size_t bytes) 
   return data;
 }
 
-// OpenCV reads its decoder limit from the environment once, on first use.
-void set_opencv_limit(std::uint64_t max_pixels) {
-  static std::once_flag once;
-  std::call_once(once, [&] { ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(max_pixels).c_str(), 0); });
-}
-
 cv::Mat to_rgb8(const cv::Mat& in, const fs::path& path) {
   cv::Mat img = in;
   if (img.depth() == CV_16U) {
@@ -134,20 +127,20 @@ cv::Mat oriented(const cv::Mat& img, int orientation) {
 
 bool is_tiff(const fs::path& path) { return is_tiff_header(read_prefix(path, 4)); }
 
-// The declared size of TIFF page `page` (0-based), from its directory, which may lie anywhere in the
-// file: the file is mapped, not read, and only the directories' bytes are touched. nullopt when the
-// directory chain does not reach that page or the page does not say.
-std::optional<std::pair<std::uint64_t, std::uint64_t>> tiff_page_size(const fs::path& path, int page) {
+// The declared sizes of the TIFF's pages up to `page` (0-based), from their directories, which may
+// lie anywhere in the file: the file is mapped, not read, and only the directories' bytes are
+// touched. Fewer than page + 1 when the directory chain does not reach that page; width and height
+// 0 for a page that does not say.
+std::vector<TiffPage> tiff_pages_to(const fs::path& path, int page) {
   const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || st.st_size <= 0) return std::nullopt;
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || st.st_size <= 0) return {};
   const auto bytes = static_cast<std::size_t>(st.st_size);
   void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd.get(), 0);
-  if (map == MAP_FAILED) return std::nullopt;
-  const auto sizes = tiff_page_sizes({static_cast<const unsigned char*>(map), bytes}, static_cast<std::size_t>(page) + 1);
+  if (map == MAP_FAILED) return {};
+  auto sizes = tiff_pages({static_cast<const unsigned char*>(map), bytes}, static_cast<std::size_t>(page) + 1);
   ::munmap(map, bytes);
-  if (sizes.size() <= static_cast<std::size_t>(page) || sizes[page].first == 0) return std::nullopt;
-  return sizes[page];
+  return sizes;
 }
 
 }  // namespace
@@ -203,13 +196,19 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
     // A page whose directory says no size (or is not there) never reaches libtiff: it would size
     // its buffers from the strips instead, unchecked.
     const std::string label = page > 0 ? path.string() + "#page=" + std::to_string(page + 1) : path.string();
-    const auto size = tiff_page_size(path, page);
-    if (!size) {
-      throw FileError(label + ": the TIFF has no such page, or its directory declares no width and height; not decoded");
+    const auto sizes = tiff_pages_to(path, page);
+    if (sizes.size() <= static_cast<std::size_t>(page)) {
+      throw FileError(label + ": not a decodable image (truncated, damaged, or not really a TIFF file: the directory of " +
+                      (page > 0 ? "page " + std::to_string(page + 1) : std::string("its first page")) +
+                      " is not in the file)");
     }
-    check_declared_size(label, size->first, size->second, limits.max_pixels);
+    const TiffPage& p = sizes[static_cast<std::size_t>(page)];
+    if (p.width == 0) throw FileError(label + ": the TIFF page's directory declares no width and height; not decoded");
+    check_declared_size(label, p.width, p.height, limits.max_pixels);
+    // A strip or tile larger than the page (a 200-byte file declaring strips of 5 million rows
+    // made OpenCV allocate gigabytes: the image_decode fuzz target; bench/fuzz/README.md).
+    check_declared_buffers(label, p, limits.max_pixels);
   }
-  set_opencv_limit(limits.max_pixels);
   const std::string ext = (named_as.empty() ? path : named_as).extension().string();
   const std::vector<unsigned char> head = read_prefix(path, 12);
   const bool jpeg = head.size() >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF;
@@ -259,6 +258,15 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
     throw FileError(path.string() + ": not a decodable image (truncated, damaged, or not really a " +
                     (ext.empty() ? std::string("image") : ext.substr(1)) + " file" +
                     (said.empty() ? "" : "; the decoder said: " + said) + ")");
+  }
+  // After the decoder, whatever the header said: a file whose header reads one way to docsift and
+  // another to the decoder (a TIFF tag given twice) is refused here. OpenCV's own limit
+  // (OPENCV_IO_MAX_IMAGE_PIXELS) cannot be this second line: it is read once, when the library
+  // loads, before docsift can set it (docs/run.md, "Decode").
+  if (static_cast<std::uint64_t>(img.cols) * static_cast<std::uint64_t>(img.rows) > limits.max_pixels) {
+    throw FileError(path.string() + ": decoded to " + std::to_string(img.cols) + "×" + std::to_string(img.rows) +
+                    " pixels, over the limit of " + std::to_string(limits.max_pixels / 1'000'000) +
+                    " megapixels, though its header said less (a damaged or hostile file)");
   }
   if (!said.empty() && decoder_lost_data(said) && !limits.accept_truncated) {
     throw FileError(path.string() + ": truncated or damaged image data (the decoder said: " + said +

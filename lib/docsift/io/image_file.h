@@ -1,6 +1,6 @@
 // Reading an image file into RGB pixels, defensively: the pixel count is read from the header
 // (PNG, JPEG, BMP, WebP, and the directory of the TIFF page asked for) and refused before any pixel
-// is decoded; OpenCV's own limit is set to the same value as a second line. JPEG: EXIF orientation applied, grayscale and CMYK converted. PNG,
+// is decoded, and the decoded image is checked against the same limit as a second line. JPEG: EXIF orientation applied, grayscale and CMYK converted. PNG,
 // TIFF, WebP, BMP: 16-bit scaled to 8-bit, grayscale expanded, alpha composited onto white (a
 // transparent page background is paper, not black).
 #pragma once

@@ -71,9 +71,8 @@ bool is_tiff_header(std::span<const unsigned char> d) {
   return ii || mm;
 }
 
-std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<const unsigned char> d,
-                                                                     std::size_t max_pages) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> sizes;
+std::vector<TiffPage> tiff_pages(std::span<const unsigned char> d, std::size_t max_pages) {
+  std::vector<TiffPage> sizes;
   if (!is_tiff_header(d) || d.size() < 8) return sizes;
   const bool be = d[0] == 'M';
   const bool big = tiff_uint(&d[2], 2, be) == 43;  // BigTIFF: 8-byte counts and offsets
@@ -86,11 +85,16 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<c
     const std::uint64_t entries = tiff_uint(&d[offset], count_bytes, be);
     const std::uint64_t first = offset + count_bytes;
     if (entries > (d.size() - first) / entry_bytes) break;  // the directory runs past the file
-    std::uint64_t w = 0, h = 0;
+    TiffPage page;
+    std::set<std::uint64_t> tags_seen;  // libtiff keeps a tag's first entry and ignores repeats
     for (std::uint64_t e = 0; e < entries; ++e) {
       const unsigned char* entry = &d[first + e * entry_bytes];
       const std::uint64_t tag = tiff_uint(entry, 2, be), type = tiff_uint(entry + 2, 2, be);
-      if (tag != 256 && tag != 257) continue;  // ImageWidth, ImageLength
+      // ImageWidth, ImageLength, RowsPerStrip, TileWidth, TileLength
+      if (tag != 256 && tag != 257 && tag != 278 && tag != 322 && tag != 323) continue;
+      if (!tags_seen.insert(tag).second) continue;  // a repeat ("16 wide" after "262244 wide")
+      // One value, as libtiff insists for these tags; another count leaves the tag unknown (0).
+      if (tiff_uint(entry + 4, off_bytes, be) != 1) continue;
       // Every integer type libtiff reads these tags from (as its TIFFReadDirEntryLong does), held in
       // the entry's value field, left-justified: BYTE/SBYTE (1, 6), SHORT/SSHORT (3, 8), LONG/SLONG
       // (4, 9), and in BigTIFF LONG8/SLONG8 (16, 17). Only SHORT and LONG once: a page whose size
@@ -102,14 +106,38 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<c
       if (n == 0) continue;
       std::uint64_t v = tiff_uint(entry + 4 + off_bytes, n, be);
       if (is_signed && (v >> (8 * n - 1)) != 0) v = 0;
-      (tag == 256 ? w : h) = v;
+      (tag == 256 ? page.width : tag == 257 ? page.height : tag == 278 ? page.rows_per_strip
+                                : tag == 322 ? page.tile_width : page.tile_length) = v;
     }
-    sizes.emplace_back(w > 0 && h > 0 ? w : 0, w > 0 && h > 0 ? h : 0);
+    if (page.width == 0 || page.height == 0) page.width = page.height = 0;
+    sizes.push_back(page);
     const std::uint64_t next_at = first + entries * entry_bytes;
     if (d.size() - next_at < static_cast<std::uint64_t>(off_bytes)) break;
     offset = tiff_uint(&d[next_at], off_bytes, be);
   }
   return sizes;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<const unsigned char> d,
+                                                                     std::size_t max_pages) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sizes;
+  for (const TiffPage& p : tiff_pages(d, max_pages)) sizes.emplace_back(p.width, p.height);
+  return sizes;
+}
+
+void check_declared_buffers(const std::string& label, const TiffPage& page, std::uint64_t max_pixels) {
+  // 2^32 - 1 is the writers' "all rows in one strip", which the decoders read as the page's height.
+  const std::uint64_t rows = page.rows_per_strip == 0xFFFFFFFFu ? 0 : page.rows_per_strip;
+  if (rows > page.height && page.width > 0 && rows > max_pixels / page.width) {
+    throw FileError(label + ": the TIFF page declares strips of " + std::to_string(rows) + " rows for an image of " +
+                    std::to_string(page.height) + " rows, more than a decoder may allocate under the limit of " +
+                    std::to_string(max_pixels / 1'000'000) + " megapixels; not decoded (a damaged file?)");
+  }
+  if (page.tile_width > 0 && page.tile_length > 0 && page.tile_width > max_pixels / page.tile_length) {
+    throw FileError(label + ": the TIFF page declares tiles of " + std::to_string(page.tile_width) + "×" +
+                    std::to_string(page.tile_length) + " pixels, over the limit of " +
+                    std::to_string(max_pixels / 1'000'000) + " megapixels; not decoded (a damaged file?)");
+  }
 }
 
 void check_declared_size(const std::string& label, std::uint64_t w, std::uint64_t h, std::uint64_t max_pixels) {

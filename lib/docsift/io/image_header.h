@@ -40,6 +40,20 @@ bool is_tiff_header(std::span<const unsigned char> head);
 std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<const unsigned char> file,
                                                                      std::size_t max_pages = 10'000);
 
+// One TIFF directory's sizes: the page's, and the strip's rows or the tile's sides, from which a
+// decoder sizes its buffer (OpenCV allocates a strip of RowsPerStrip rows whatever the page's
+// height, unless it is 2^32 - 1, "one strip"). 0 where the directory does not say.
+struct TiffPage {
+  std::uint64_t width = 0, height = 0, rows_per_strip = 0, tile_width = 0, tile_length = 0;
+};
+// As tiff_page_sizes, with the strips and tiles.
+std::vector<TiffPage> tiff_pages(std::span<const unsigned char> file, std::size_t max_pages = 10'000);
+
+// Throws docsift::FileError naming `label` when a page's strips or tiles would make a decoder
+// allocate more than max_pixels pixels (the page itself within the limit: check_declared_size):
+// "declares strips of N rows for an image of M rows".
+void check_declared_buffers(const std::string& label, const TiffPage& page, std::uint64_t max_pixels);
+
 // Throws docsift::FileError, "LABEL: the header declares W×H pixels, over the limit of N
 // megapixels; downscale the scan" (or an empty image), unless 0 < w·h <= max_pixels: one message
 // for every format and page.

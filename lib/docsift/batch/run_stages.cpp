@@ -1,0 +1,193 @@
+#include "docsift/batch/run_stages.h"
+
+#include <system_error>
+
+#include "docsift/batch/shard.h"
+#include "docsift/batch/supervisor.h"
+#include "docsift/device/devices.h"
+#include "docsift/error.h"
+#include "docsift/io/journal.h"
+#include "docsift/io/page_name.h"
+#include "docsift/stopwatch.h"
+#include "docsift/timestamp.h"
+#include "docsift/version.h"
+
+namespace docsift::batch {
+namespace fs = std::filesystem;
+namespace {
+
+bool missing(const std::error_code& ec) {
+  return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+}
+
+// Why a failed page that this run's scan did not find is gone, or "" when its file may still be
+// there. `relative` is the page's name as bytes ("x.pdf#page=2"). Gone: its file was found but no
+// longer has that page, or the file is not there under any input it could have come from. Still
+// failed: the file is there but outside this run's scan (a subfolder without -r), or it cannot be
+// looked at (a subfolder that may not be read: a fault, never a deletion).
+std::string gone_reason(const std::string& relative, const std::set<std::string>& found_files,
+                        const std::vector<io::Input>& inputs) {
+  const std::string file(io::file_of(relative));
+  if (found_files.count(file) != 0) return "its file no longer has this page";
+  std::vector<fs::path> candidates;
+  for (const io::Input& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input.path, ec)) {
+      candidates.push_back(input.path / file);
+    } else if (input.path.lexically_normal().generic_string() == file) {
+      candidates.push_back(input.path);
+    }
+  }
+  for (const fs::path& candidate : candidates) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(candidate, ec);
+    if (fs::exists(st) || (ec && !missing(ec))) return "";
+  }
+  return candidates.empty() ? "its file is no longer among the inputs"
+                            : "its file is no longer there (" + display_name(candidates.front().string()) + ")";
+}
+
+}  // namespace
+
+// Streams the journal's latest records (one per page) to `visit`, in journal order.
+void for_each_latest(const fs::path& journal, const std::map<std::string, Latest>& latest,
+                     const std::function<void(const Record&)>& visit) {
+  io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
+    Record record = Record::from_journal(json);
+    const auto it = latest.find(record.key());
+    if (it != latest.end() && it->second.offset == offset) visit(record);
+  });
+}
+
+
+
+// Each file's pages (one for an image): a PDF's count comes from its page tree, without
+// rendering. A file that cannot be opened (damaged, encrypted, too many pages) is one failed
+// record with the reason; the batch goes on. A page the journal has is skipped, unless its last
+// record failed and --retry-failed, or its file is no longer the one that record read. Counts the
+// pages found and skipped in `summary`.
+Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std::string, Latest>& latest,
+                const RunOptions& o, const io::PageOptions& page_opts, RunSummary& summary) {
+  Plan plan;
+  for (const auto& image : images) {
+    plan.found_files.insert(image.relative);
+    std::vector<Page> pages;
+    try {
+      const int count = io::page_count(image.path, page_opts, pinned_real(image, o.follow_links));
+      for (int p = 0; p < count; ++p) pages.push_back({&image, p, io::page_name(image.relative, p, count), ""});
+    } catch (const FileError& e) {
+      pages.push_back({&image, 0, image.relative, e.what()});
+    }
+    summary.found += static_cast<int>(pages.size());
+    const std::optional<io::SourceStamp> now = io::stamp_file(image.path, /*with_hash=*/false);
+    std::optional<std::optional<std::string>> now_hash;  // read once per file, only if asked
+    for (auto& page : pages) {
+      const std::string key = record_name(page.name).key();
+      plan.found_pages.insert(key);
+      const auto earlier = latest.find(key);
+      std::optional<Redo> redo;
+      // A page whose file comes back after it was recorded gone is a new page.
+      const bool is_new = earlier == latest.end() || !earlier->second.counts();
+      if (!is_new && !earlier->second.ok() && o.retry_failed) {
+        redo = Redo{true, ""};
+      } else if (!is_new && !o.resume_by_name && earlier->second.source && now) {
+        const io::SourceStamp& before = *earlier->second.source;
+        std::string change = io::stamp_change(before, *now);
+        if (!change.empty() && before.hash && before.size == now->size) {
+          // Touched, or copied in again: the same bytes are not a new document.
+          if (!now_hash) now_hash = io::content_hash(image.path, pinned_real(image, o.follow_links));
+          if (*now_hash == before.hash) change.clear();
+        }
+        if (!change.empty()) redo = Redo{false, change};
+      }
+      if (!is_new && !redo) {
+        ++summary.skipped;
+      } else if (!o.limit || static_cast<int>(plan.todo.size()) < *o.limit) {
+        if (redo) plan.redo_reason[key] = *redo;
+        plan.todo.push_back(std::move(page));
+      }
+    }
+  }
+
+  return plan;
+}
+
+// The failed pages whose files are gone (deleted, moved away; a PDF that lost the page): each
+// gets a gone marker below, which takes it out of the failed set for good. Not when nothing at
+// all was found and that is not normal: an unmounted share must not turn every failed page gone.
+std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::string, RecordName>& failed_names,
+                                                          const Plan& plan, const RunOptions& o,
+                                                          const RunSummary& summary) {
+  std::vector<std::pair<RecordName, std::string>> gone;  // name, why
+  if (summary.scanned_all > 0 || o.allow_empty) {
+    for (const auto& [key, name] : failed_names) {
+      if (plan.found_pages.count(key) != 0) continue;
+      Record named;
+      named.file = name.file;
+      named.file_bytes = name.file_bytes;
+      const std::string relative = record_relative(named);
+      if (o.shard && shard_of(std::string(io::file_of(relative)), o.shard->count) != o.shard->index) continue;
+      std::string why = gone_reason(relative, plan.found_files, o.inputs);
+      if (!why.empty()) gone.emplace_back(name, std::move(why));
+    }
+  }
+  return gone;
+}
+
+
+// The summary covers the whole journal (this run and the runs it resumed): the latest record of
+// each page, read back once more.
+Summary summarise(const fs::path& journal_path, const std::map<std::string, Latest>& latest, const Plan& plan,
+                  const RunFacts& facts, RunSummary& summary) {
+  Summary out;
+  for_each_latest(journal_path, latest, [&](const Record& record) {
+    summary.totals.add(record);
+    if (record.failed() && out.failed_files.size() < Summary::kMaxFailedListed) {
+      out.failed_files.push_back({record.file, record.error});
+    }
+  });
+  const Totals& totals = summary.totals;
+  summary.total_ok = totals.ok;
+  summary.total_failed = totals.failed;
+  // The pages found that have no counted record: left by --limit or a stop.
+  for (const std::string& key : plan.found_pages) {
+    const auto it = latest.find(key);
+    if (it == latest.end() || !it->second.counts()) ++summary.pending;
+  }
+  summary.pages = totals.ok + totals.failed + summary.gone + summary.pending;
+  summary.seconds = seconds_since(facts.run_start);
+  totals.describe(out);
+  out.docsift_version = version();
+  out.started_at = facts.started_at;
+  out.inputs = facts.o.named;
+  out.scanned = summary.scanned;
+  out.pages = summary.pages;
+  out.found = summary.found;
+  out.gone = summary.gone;
+  out.pending = summary.pending;
+  out.this_run = summary.processed;
+  out.retried = summary.retried;
+  out.changed = summary.changed;
+  out.resumed_from_journal = summary.skipped;
+  if (facts.o.shard) out.shard = Summary::ShardInfo{facts.o.shard->index, facts.o.shard->count, summary.scanned_all};
+  out.engine = config::to_string(config::resolved_engine(facts.cfg));
+  out.model = facts.cfg.model.path;
+  out.device = facts.device;
+  if (facts.supervisor) {
+    const WorkerStats& w = facts.supervisor->stats();
+    summary.workers = w;
+    out.isolation = {"worker", w.started, w.recycles, w.crashes, w.timeouts, device::cuda_footprint().driver_library,
+                     device::cuda_footprint().gpu_devices};
+  }
+  out.config_hash = facts.hash;
+  out.earlier_config_hashes.assign(facts.earlier_hashes.begin(), facts.earlier_hashes.end());
+  for (const auto& f : facts.skipped_files) {
+    out.skipped_files.push_back({display_name(f.relative), display_name(f.reason), f.unreadable});
+  }
+  if (!summary.stopped.empty()) out.interrupted = summary.stopped;
+  out.wall_seconds_this_run = summary.seconds;
+  out.finished_at = rfc3339_now();
+  return out;
+}
+
+}  // namespace docsift::batch

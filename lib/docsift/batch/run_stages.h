@@ -1,0 +1,103 @@
+// The stages of a run (batch/run.cpp's run_batch): what the journal says of each page, which
+// pages this run reads (plan_pages), which failed pages are gone (gone_pages), and summary.json
+// from the journal (summarise). Internal to batch/: nothing outside the run uses these.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "docsift/batch/outputs.h"
+#include "docsift/batch/record.h"
+#include "docsift/batch/run.h"
+#include "docsift/config/config.h"
+#include "docsift/io/pages.h"
+#include "docsift/io/scan.h"
+#include "docsift/io/source.h"
+#include "docsift/stopwatch.h"
+
+namespace docsift::batch {
+
+// What the journal says of one page: its latest record (a page redone by --retry-failed or because
+// its file changed has several; the last supersedes). Kept per page for the whole run, so small.
+struct Latest {
+  std::uint64_t offset = 0;  // of the latest record's line
+  Record::Status status = Record::Status::Failed;
+  std::optional<io::SourceStamp> source;
+  bool ok() const { return status == Record::Status::Ok; }
+  // Counted in the summary's ok or failed: a gone page's marker is history.
+  bool counts() const { return status != Record::Status::Gone; }
+};
+
+// One page to read this run.
+struct Page {
+  const io::ScannedImage* file;
+  int page;
+  std::string name;   // "invoice.pdf#page=2", or the file's name when it has one page
+  std::string error;  // why the file cannot be read, when it cannot
+};
+
+// Why a page the journal has is read again: its last record failed (--retry-failed), or its file
+// changed (what changed, for the log).
+struct Redo {
+  bool retry = false;
+  std::string change;
+};
+
+// What a run reads (plan_pages).
+struct Plan {
+  std::vector<Page> todo;
+  std::map<std::string, Redo> redo_reason;         // page key → why
+  std::set<std::string> found_pages, found_files;  // keys of the pages found; files' relative paths
+};
+
+// What summarise needs besides the journal: the run's own facts.
+struct RunFacts {
+  const config::Config& cfg;
+  const RunOptions& o;
+  Clock::time_point run_start;
+  std::string started_at;
+  std::string hash;
+  const std::set<std::string>& earlier_hashes;
+  const std::vector<io::SkippedFile>& skipped_files;
+  std::string device;
+  const WorkerSupervisor* supervisor;  // under --isolate worker
+};
+
+// Streams the journal's latest records (one per page) to `visit`, in journal order.
+void for_each_latest(const std::filesystem::path& journal, const std::map<std::string, Latest>& latest,
+                     const std::function<void(const Record&)>& visit);
+
+// What each read must find at a file's name: the file the scan resolved it to, unless links are
+// followed (io/pinned_file.h; docs/run.md, "Links").
+inline std::filesystem::path pinned_real(const io::ScannedImage& image, bool follow_links) {
+  return follow_links ? std::filesystem::path() : image.real;
+}
+
+// Each file's pages (one for an image): a PDF's count comes from its page tree, without
+// rendering. A file that cannot be opened (damaged, encrypted, too many pages) is one failed
+// record with the reason; the batch goes on. A page the journal has is skipped, unless its last
+// record failed and --retry-failed, or its file is no longer the one that record read. Counts the
+// pages found and skipped in `summary`.
+Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std::string, Latest>& latest,
+                const RunOptions& o, const io::PageOptions& page_opts, RunSummary& summary);
+
+// The failed pages whose files are gone (deleted, moved away; a PDF that lost the page), with
+// why: each gets a gone marker, which takes it out of the failed set for good. Not when nothing at
+// all was found and that is not normal: an unmounted share must not turn every failed page gone.
+std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::string, RecordName>& failed_names,
+                                                          const Plan& plan, const RunOptions& o,
+                                                          const RunSummary& summary);
+
+// summary.json for the whole journal (this run and the runs it resumed): the latest record of each
+// page, read back once more; the run's totals go into `summary` too.
+Summary summarise(const std::filesystem::path& journal_path, const std::map<std::string, Latest>& latest, const Plan& plan,
+                  const RunFacts& facts, RunSummary& summary);
+
+}  // namespace docsift::batch
