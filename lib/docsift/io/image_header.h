@@ -34,9 +34,10 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> image_size_from_header(st
 bool is_tiff_header(std::span<const unsigned char> head);
 
 // (width, height) of each directory (page) of a TIFF held whole in `file`, in file order, at most
-// `max_pages` of them. A directory without both sizes gives (0, 0): unknown. The walk stops
-// quietly where the chain leaves the file or comes back on itself (libtiff then has the last
-// word, under OpenCV's pixel limit). Empty when `file` is not a TIFF. Reads no byte outside `file`.
+// `max_pages` of them. A directory without both sizes gives (0, 0): unknown, and not decoded. The
+// tags are read as libtiff reads them: a tag's first entry, one value, any integer type. The walk
+// stops quietly where the chain leaves the file or comes back on itself (the pages past that are
+// not decoded either). Empty when `file` is not a TIFF. Reads no byte outside `file`.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> tiff_page_sizes(std::span<const unsigned char> file,
                                                                      std::size_t max_pages = 10'000);
 
