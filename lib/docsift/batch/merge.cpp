@@ -83,10 +83,13 @@ bool within(const fs::path& inner, const fs::path& outer) {
   return true;
 }
 
-}  // namespace
+// A page: its file's name bytes, then the page number, the order `run` scans and records in
+// ("x.pdf#page=2" before "x.pdf#page=10").
+using PageKey = std::pair<std::string, int>;
 
-MergeReport merge_outputs(const MergeOptions& o) {
-  if (o.folders.empty()) throw ConfigError("merge: give the output folders to merge (e.g. results/shard-*)");
+// The folders to merge, each checked: there, a folder, holding a journal, given once, and not the
+// output folder or above it. Throws what merge_outputs documents.
+std::vector<Folder> checked_folders(const MergeOptions& o) {
   std::vector<Folder> folders;
   for (const auto& path : o.folders) {
     std::error_code ec;
@@ -107,6 +110,160 @@ MergeReport merge_outputs(const MergeOptions& o) {
     }
     folders.push_back({path, {}, {}, {}, {}, 0, 0, {}});
   }
+  return folders;
+}
+
+// Folder `i`'s journal read into `merged` (the latest record of each page, the first folder's where
+// two have one: a duplicate in `report`), with its summary, its config hashes and its CSV's
+// columns; an unfinished run is said in `report`.
+void read_folder(std::size_t i, std::vector<Folder>& folders, std::map<PageKey, Source>& merged, MergeReport& report) {
+  Folder& f = folders[i];
+  f.summary = read_summary(f.path);
+  if (f.summary) {
+    const Summary& s = *f.summary;
+    if (!s.config_hash.empty()) f.config_hashes.insert(s.config_hash);
+    f.model = s.model;
+    if (s.shard) f.shard = Shard{s.shard->index, s.shard->count, ""};
+  }
+  const fs::path journal = f.path / out_files::kJournal;
+  std::map<PageKey, bool> own;  // this folder's pages: whether the latest record is a gone marker
+  const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
+    const Record record = Record::from_journal(json);
+    f.config_hashes.insert(record.config_hash);
+    const std::string relative = record_relative(record);
+    const PageKey key{std::string(io::file_of(relative)), io::page_of(relative)};
+    own[key] = record.gone();
+    const auto at = merged.find(key);
+    if (at == merged.end()) {
+      merged.emplace(key, Source{i, offset, record.gone()});
+    } else if (at->second.folder == i) {
+      // Redone in the same folder (--retry-failed, a changed file, gone): the latest wins.
+      at->second = Source{i, offset, record.gone()};
+    } else if (at->second.gone) {
+      at->second = Source{i, offset, record.gone()};  // gone there: this folder's record is the page's
+    } else if (!record.gone()) {
+      report.duplicates.push_back(display_name(relative) + ": recorded in " + folders[at->second.folder].path.string() +
+                                  " and " + f.path.string() + " (the first is kept)");
+    }
+  });
+  // This folder's pages, each once; a page whose latest record is a gone marker is no longer one.
+  f.records = static_cast<int>(std::count_if(own.begin(), own.end(), [](const auto& page) { return !page.second; }));
+  f.torn_bytes = fs::file_size(journal) - good_end;
+  f.csv_fields = read_csv_fields(f.path);
+
+  // Is its run finished? Its summary says how many images the run had; a killed run wrote none.
+  if (f.torn_bytes > 0) {
+    report.unfinished.push_back(journal.string() + ": ends in a torn line (" + std::to_string(f.torn_bytes) +
+                                " bytes; its run was killed mid-write), left out; run that shard again with --resume");
+  } else if (!f.summary) {
+    report.unfinished.push_back(f.path.string() + ": no summary.json, so its run has not finished (or was killed); "
+                                "run that shard again with --resume");
+  } else {
+    const Summary& s = *f.summary;
+    const int scanned = s.scanned, recorded = s.ok + s.failed;
+    if (s.interrupted || s.pending > 0 || recorded < scanned || recorded != f.records) {
+      report.unfinished.push_back(f.path.string() + ": its run recorded " + std::to_string(f.records) + " of " +
+                                  std::to_string(scanned) + " images" +
+                                  (s.interrupted ? " (" + *s.interrupted + ")" : std::string()) +
+                                  "; run that shard again with --resume");
+    }
+  }
+}
+
+// The merged journal (each page's record from its folder, in page order), and predictions.csv,
+// confidence.csv and review.csv from it when the folders wrote CSVs, each written atomically; the
+// gone markers left out and counted in `report`. Returns the totals of what was written.
+Totals write_merged(const std::vector<Folder>& folders, const std::map<PageKey, Source>& merged,
+                    const std::vector<std::string>& fields, const OutputFolder& out, MergeReport& report) {
+  Totals totals;
+  std::vector<std::ifstream> journals;
+  for (const auto& f : folders) journals.emplace_back(f.path / out_files::kJournal, std::ios::binary);
+  io::AtomicFile journal(out.file(out_files::kJournal));
+  // predictions.csv and, beside it as a run writes them, confidence.csv and review.csv.
+  std::optional<io::AtomicFile> csv, confidence, review;
+  if (!fields.empty()) {
+    csv.emplace(out.file(out_files::kPredictions));
+    csv->write(csv_header(fields));
+    confidence.emplace(out.file(out_files::kConfidence));
+    confidence->write(csv_header(fields));
+    review.emplace(out.file(out_files::kReview));
+    review->write(review_header());
+  }
+  std::string line;
+  for (const auto& [key, source] : merged) {
+    if (source.gone) {  // history: the page's file is gone, as a single run leaves it out of its counts
+      ++report.gone;
+      continue;
+    }
+    auto& in = journals[source.folder];
+    in.seekg(static_cast<std::streamoff>(source.offset));
+    if (!std::getline(in, line)) {
+      throw FileError((folders[source.folder].path / out_files::kJournal).string() + ": changed while it was merged");
+    }
+    const Record record = Record::from_json(nlohmann::json::parse(line), folders[source.folder].path.string());
+    totals.add(record);
+    journal.write(line + "\n");
+    if (csv) {
+      csv->write(csv_row(record, fields));
+      confidence->write(confidence_row(record, fields));
+      review->write(review_rows(record));
+    }
+  }
+  journal.commit();
+  if (csv) {
+    csv->commit();
+    confidence->commit();
+    review->commit();
+  }
+  return totals;
+}
+
+// The images of `dir` (--expect) that no merged folder recorded, each with its shard when the
+// folders are shards.
+std::vector<std::string> unrecorded(const fs::path& dir, bool recursive, const std::map<PageKey, Source>& merged,
+                                    const std::optional<int>& shard_count) {
+  std::vector<std::string> missing;
+  std::set<std::string> recorded_files;  // a PDF is recorded when any of its pages is
+  for (const auto& [key, source] : merged) {
+    if (!source.gone) recorded_files.insert(key.first);
+  }
+  for (const auto& image : io::scan_images(dir, recursive)) {
+    if (recorded_files.count(image.relative)) continue;
+    std::string line = display_name(image.relative) + ": no folder recorded it";
+    if (shard_count) line += " (shard " + std::to_string(shard_of(image.relative, *shard_count)) + " of " +
+                             std::to_string(*shard_count) + ")";
+    missing.push_back(line);
+  }
+  return missing;
+}
+
+// The merged folder's summary.json: its totals, where each page came from, the configs, and what
+// the report found (duplicates, unfinished folders, files no folder recorded).
+Summary merged_summary(const std::vector<Folder>& folders, const Totals& totals, const std::set<std::string>& hashes,
+                       const MergeReport& report, bool expected) {
+  Summary summary;
+  totals.describe(summary);
+  summary.recorded = static_cast<int>(totals.records);
+  summary.merged_from.emplace();
+  for (const auto& f : folders) {
+    std::optional<Summary::ShardInfo> shard;
+    if (f.shard) shard = Summary::ShardInfo{f.shard->index, f.shard->count, 0};
+    summary.merged_from->push_back({f.path.string(), f.records, shard,
+                                    std::vector<std::string>(f.config_hashes.begin(), f.config_hashes.end()), f.model});
+  }
+  summary.config_hashes.assign(hashes.begin(), hashes.end());
+  summary.duplicates = report.duplicates;
+  summary.unfinished = report.unfinished;
+  if (expected) summary.missing = report.missing;
+  summary.complete = report.complete();
+  return summary;
+}
+
+}  // namespace
+
+MergeReport merge_outputs(const MergeOptions& o) {
+  if (o.folders.empty()) throw ConfigError("merge: give the output folders to merge (e.g. results/shard-*)");
+  std::vector<Folder> folders = checked_folders(o);
 
   std::error_code ec;
   // A merge refused before it writes leaves nothing behind: the lock file and the folder it created
@@ -135,66 +292,14 @@ MergeReport merge_outputs(const MergeOptions& o) {
 
   // Read every folder under its shared lock: the records' names, sources and config hashes.
   std::vector<std::unique_ptr<FolderReadLock>> locks;
-  // By the file's name bytes, then the page number: the order `run` scans and records in
-  // ("x.pdf#page=2" before "x.pdf#page=10").
-  using Key = std::pair<std::string, int>;
-  std::map<Key, Source> merged;
+  std::map<PageKey, Source> merged;
   MergeReport report;
   std::map<int, std::size_t> shard_folders;  // shard index → folder
   std::optional<int> shard_count;
   for (std::size_t i = 0; i < folders.size(); ++i) {
     Folder& f = folders[i];
     locks.push_back(std::make_unique<FolderReadLock>(f.path));
-    f.summary = read_summary(f.path);
-    if (f.summary) {
-      const Summary& s = *f.summary;
-      if (!s.config_hash.empty()) f.config_hashes.insert(s.config_hash);
-      f.model = s.model;
-      if (s.shard) f.shard = Shard{s.shard->index, s.shard->count, ""};
-    }
-    const fs::path journal = f.path / out_files::kJournal;
-    std::map<Key, bool> own;  // this folder's pages: whether the latest record is a gone marker
-    const std::uint64_t good_end = io::read_journal(journal, [&](const nlohmann::json& json, std::uint64_t offset) {
-      const Record record = Record::from_journal(json);
-      f.config_hashes.insert(record.config_hash);
-      const std::string relative = record_relative(record);
-      const Key key{std::string(io::file_of(relative)), io::page_of(relative)};
-      own[key] = record.gone();
-      const auto at = merged.find(key);
-      if (at == merged.end()) {
-        merged.emplace(key, Source{i, offset, record.gone()});
-      } else if (at->second.folder == i) {
-        // Redone in the same folder (--retry-failed, a changed file, gone): the latest wins.
-        at->second = Source{i, offset, record.gone()};
-      } else if (at->second.gone) {
-        at->second = Source{i, offset, record.gone()};  // gone there: this folder's record is the page's
-      } else if (!record.gone()) {
-        report.duplicates.push_back(display_name(relative) + ": recorded in " + folders[at->second.folder].path.string() +
-                                    " and " + f.path.string() + " (the first is kept)");
-      }
-    });
-    // This folder's pages, each once; a page whose latest record is a gone marker is no longer one.
-    f.records = static_cast<int>(std::count_if(own.begin(), own.end(), [](const auto& page) { return !page.second; }));
-    f.torn_bytes = fs::file_size(journal) - good_end;
-    f.csv_fields = read_csv_fields(f.path);
-
-    // Is its run finished? Its summary says how many images the run had; a killed run wrote none.
-    if (f.torn_bytes > 0) {
-      report.unfinished.push_back(journal.string() + ": ends in a torn line (" + std::to_string(f.torn_bytes) +
-                                  " bytes; its run was killed mid-write), left out; run that shard again with --resume");
-    } else if (!f.summary) {
-      report.unfinished.push_back(f.path.string() + ": no summary.json, so its run has not finished (or was killed); "
-                                  "run that shard again with --resume");
-    } else {
-      const Summary& s = *f.summary;
-      const int scanned = s.scanned, recorded = s.ok + s.failed;
-      if (s.interrupted || s.pending > 0 || recorded < scanned || recorded != f.records) {
-        report.unfinished.push_back(f.path.string() + ": its run recorded " + std::to_string(f.records) + " of " +
-                                    std::to_string(scanned) + " images" +
-                                    (s.interrupted ? " (" + *s.interrupted + ")" : std::string()) +
-                                    "; run that shard again with --resume");
-      }
-    }
+    read_folder(i, folders, merged, report);
     if (f.shard) {
       if (shard_count && *shard_count != f.shard->count) {
         throw ConfigError(f.path.string() + ": is shard " + std::to_string(f.shard->index) + " of " +
@@ -238,83 +343,16 @@ MergeReport merge_outputs(const MergeOptions& o) {
       }
     }
   }
-  if (o.expect_dir) {
-    std::set<std::string> recorded_files;  // a PDF is recorded when any of its pages is
-    for (const auto& [key, source] : merged) {
-      if (!source.gone) recorded_files.insert(key.first);
-    }
-    for (const auto& image : io::scan_images(*o.expect_dir, o.recursive)) {
-      if (recorded_files.count(image.relative)) continue;
-      std::string line = display_name(image.relative) + ": no folder recorded it";
-      if (shard_count) line += " (shard " + std::to_string(shard_of(image.relative, *shard_count)) + " of " +
-                               std::to_string(*shard_count) + ")";
-      report.missing.push_back(line);
-    }
-  }
+  if (o.expect_dir) report.missing = unrecorded(*o.expect_dir, o.recursive, merged, shard_count);
 
   // Write: the journal, the CSV from it, then the summary, each atomically.
   undo.writing = true;
-  Totals totals;
-  {
-    std::vector<std::ifstream> journals;
-    for (const auto& f : folders) journals.emplace_back(f.path / out_files::kJournal, std::ios::binary);
-    io::AtomicFile journal(out.file(out_files::kJournal));
-    // predictions.csv and, beside it as a run writes them, confidence.csv and review.csv.
-    std::optional<io::AtomicFile> csv, confidence, review;
-    if (!fields.empty()) {
-      csv.emplace(out.file(out_files::kPredictions));
-      csv->write(csv_header(fields));
-      confidence.emplace(out.file(out_files::kConfidence));
-      confidence->write(csv_header(fields));
-      review.emplace(out.file(out_files::kReview));
-      review->write(review_header());
-    }
-    std::string line;
-    for (const auto& [key, source] : merged) {
-      if (source.gone) {  // history: the page's file is gone, as a single run leaves it out of its counts
-        ++report.gone;
-        continue;
-      }
-      auto& in = journals[source.folder];
-      in.seekg(static_cast<std::streamoff>(source.offset));
-      if (!std::getline(in, line)) {
-        throw FileError((folders[source.folder].path / out_files::kJournal).string() + ": changed while it was merged");
-      }
-      const Record record = Record::from_json(nlohmann::json::parse(line), folders[source.folder].path.string());
-      totals.add(record);
-      journal.write(line + "\n");
-      if (csv) {
-        csv->write(csv_row(record, fields));
-        confidence->write(confidence_row(record, fields));
-        review->write(review_rows(record));
-      }
-    }
-    journal.commit();
-    if (csv) {
-      csv->commit();
-      confidence->commit();
-      review->commit();
-    }
-  }
+  const Totals totals = write_merged(folders, merged, fields, out, report);
   report.records = static_cast<int>(totals.records);
   report.ok = totals.ok;
   report.failed = totals.failed;
 
-  Summary summary;
-  totals.describe(summary);
-  summary.recorded = static_cast<int>(totals.records);
-  summary.merged_from.emplace();
-  for (const auto& f : folders) {
-    std::optional<Summary::ShardInfo> shard;
-    if (f.shard) shard = Summary::ShardInfo{f.shard->index, f.shard->count, 0};
-    summary.merged_from->push_back({f.path.string(), f.records, shard,
-                                    std::vector<std::string>(f.config_hashes.begin(), f.config_hashes.end()), f.model});
-  }
-  summary.config_hashes.assign(hashes.begin(), hashes.end());
-  summary.duplicates = report.duplicates;
-  summary.unfinished = report.unfinished;
-  if (o.expect_dir) summary.missing = report.missing;
-  summary.complete = report.complete();
+  const Summary summary = merged_summary(folders, totals, hashes, report, o.expect_dir.has_value());
   io::write_file_atomic(out.file(out_files::kSummary), summary.to_json().dump(2) + "\n");
   return report;
 }

@@ -143,6 +143,27 @@ std::vector<TiffPage> tiff_pages_to(const fs::path& path, int page) {
   return sizes;
 }
 
+// TIFF page `page` (0-based) as its directory declares it, refused (FileError) before any decoder
+// runs when the directory is not in the file, says no size, or declares a page, a strip or a tile
+// over the pixel limit.
+void check_tiff_page(const fs::path& path, int page, const ImageLimits& limits) {
+  // A page whose directory says no size (or is not there) never reaches libtiff: it would size
+  // its buffers from the strips instead, unchecked.
+  const std::string label = page > 0 ? path.string() + "#page=" + std::to_string(page + 1) : path.string();
+  const auto sizes = tiff_pages_to(path, page);
+  if (sizes.size() <= static_cast<std::size_t>(page)) {
+    throw FileError(label + ": not a decodable image (truncated, damaged, or not really a TIFF file: the directory of " +
+                    (page > 0 ? "page " + std::to_string(page + 1) : std::string("its first page")) +
+                    " is not in the file)");
+  }
+  const TiffPage& p = sizes[static_cast<std::size_t>(page)];
+  if (p.width == 0) throw FileError(label + ": the TIFF page's directory declares no width and height; not decoded");
+  check_declared_size(label, p.width, p.height, limits.max_pixels);
+  // A strip or tile larger than the page (a 200-byte file declaring strips of 5 million rows
+  // made OpenCV allocate gigabytes: the image_decode fuzz target; bench/fuzz/README.md).
+  check_declared_buffers(label, p, limits.max_pixels);
+}
+
 }  // namespace
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_image_size(const fs::path& path) {
@@ -192,23 +213,7 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
   // Every format's declared size before its decoder runs, with one message (image_header.h): a
   // TIFF's from the directory of the page asked for (its pages may each declare another size).
   if (const auto size = read_image_size(path)) check_declared_size(path.string(), size->first, size->second, limits.max_pixels);
-  if (is_tiff(path)) {
-    // A page whose directory says no size (or is not there) never reaches libtiff: it would size
-    // its buffers from the strips instead, unchecked.
-    const std::string label = page > 0 ? path.string() + "#page=" + std::to_string(page + 1) : path.string();
-    const auto sizes = tiff_pages_to(path, page);
-    if (sizes.size() <= static_cast<std::size_t>(page)) {
-      throw FileError(label + ": not a decodable image (truncated, damaged, or not really a TIFF file: the directory of " +
-                      (page > 0 ? "page " + std::to_string(page + 1) : std::string("its first page")) +
-                      " is not in the file)");
-    }
-    const TiffPage& p = sizes[static_cast<std::size_t>(page)];
-    if (p.width == 0) throw FileError(label + ": the TIFF page's directory declares no width and height; not decoded");
-    check_declared_size(label, p.width, p.height, limits.max_pixels);
-    // A strip or tile larger than the page (a 200-byte file declaring strips of 5 million rows
-    // made OpenCV allocate gigabytes: the image_decode fuzz target; bench/fuzz/README.md).
-    check_declared_buffers(label, p, limits.max_pixels);
-  }
+  if (is_tiff(path)) check_tiff_page(path, page, limits);
   const std::string ext = (named_as.empty() ? path : named_as).extension().string();
   const std::vector<unsigned char> head = read_prefix(path, 12);
   const bool jpeg = head.size() >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF;
