@@ -41,7 +41,7 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "ocr"))
-from score import cents, day, supplier_ok  # noqa: E402  (the receipts' scoring rules)
+from score import cents, day, receipts_truth, supplier_ok  # noqa: E402  (the receipts' truth and scoring rules)
 
 KIND_OF_TYPE = {"monetary": "amount", "date": "date", "text": "text", "numeric_id": "id", "list": "list"}
 # Per kind, the features its model uses (calibration.h: feature_values). Few, so that a kind with
@@ -101,17 +101,6 @@ def right(field, kind, pred, truth):
     if kind == "list":
         return [words(x) for x in pred.split("|")] == [words(x) for x in truth.split("|")]
     return words(pred) == words(truth)
-
-
-def receipts_truth(folder):
-    truth = {}
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".json"):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                j = json.load(f)
-            truth[name[:-5] + ".jpg"] = {"TOTAL": j.get("total", ""), "INVOICE_DATE": j.get("date", ""),
-                                         "SUPPLIER": j.get("company", "")}
-    return truth
 
 
 def csv_truth(path):

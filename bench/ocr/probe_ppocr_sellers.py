@@ -21,9 +21,7 @@ from rapidocr_onnxruntime import RapidOCR
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "ocr"))
-sys.path.insert(0, os.path.join(ROOT, "bench", "confidence"))
-from score import supplier_ok  # noqa: E402
-from refit import receipts_truth  # noqa: E402
+from score import receipts_truth, supplier_ok  # noqa: E402
 
 
 def main():

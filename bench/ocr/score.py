@@ -74,6 +74,18 @@ def supplier_ok(pred, truth):
     return bool(want) and all(w in have for w in want)
 
 
+def receipts_truth(folder):
+    """The receipts' labels ({image: {TOTAL, INVOICE_DATE, SUPPLIER}}) from SROIE's JSON files."""
+    truth = {}
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                j = json.load(f)
+            truth[name[:-5] + ".jpg"] = {"TOTAL": j.get("total", ""), "INVOICE_DATE": j.get("date", ""),
+                                         "SUPPLIER": j.get("company", "")}
+    return truth
+
+
 def main():
     misses = "--misses" in sys.argv
     args = [a for a in sys.argv[1:] if a != "--misses"]
@@ -82,12 +94,7 @@ def main():
         preds = {r["image_file"].split("#page=")[0]: r for r in csv.DictReader(f)}
     truth = {}
     if kind == "receipts":
-        for name in sorted(os.listdir(truth_path)):
-            if name.endswith(".json"):
-                with open(os.path.join(truth_path, name), encoding="utf-8") as f:
-                    j = json.load(f)
-                truth[name[:-5] + ".jpg"] = {"TOTAL": j.get("total", ""), "INVOICE_DATE": j.get("date", ""),
-                                             "SUPPLIER": j.get("company", "")}
+        truth = receipts_truth(truth_path)
     else:
         with open(truth_path, newline="", encoding="utf-8") as f:
             for r in csv.DictReader(f):

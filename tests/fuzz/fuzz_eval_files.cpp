@@ -5,15 +5,14 @@
 //  - odd: an earlier --report JSON given as --baseline (read_baseline), then checked and judged by
 //    the gate against a small evaluation, as eval does with it.
 // Each must succeed or throw docsift::Error.
-#include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "docsift/error.h"
+#include "scratch_folder.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/gate.h"
 #include "docsift/extract/schema.h"
@@ -23,11 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path& folder() {
-  static const fs::path path = [] {
-    std::string pattern = (fs::temp_directory_path() / "docsift-fuzz-eval-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    return fs::path(pattern);
-  }();
+  static const fs::path path = docsift::fuzz::make_scratch_folder("docsift-fuzz-eval");
   return path;
 }
 

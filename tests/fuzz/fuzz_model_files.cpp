@@ -6,7 +6,6 @@
 //  - 1 mod 2: the rest is a question (as a prompt template's text could be) for every chat format
 //    with its tiny tokenizer, with 1 to 16 tiles; render and encode must succeed or throw
 //    docsift::Error, and what encodes holds the format's image token.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -16,6 +15,7 @@
 #include <string>
 
 #include "docsift/error.h"
+#include "scratch_folder.h"
 #include "docsift/text/chat_template.h"
 #include "docsift/text/tokenizer.h"
 
@@ -26,8 +26,7 @@ namespace {
 // A folder with the slow tokenizer's files, made once; tokenizer_config.json is rewritten per input.
 const fs::path& slow_folder() {
   static const fs::path folder = [] {
-    std::string pattern = (fs::temp_directory_path() / "docsift-fuzz-tokenizer-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+    const std::string pattern = docsift::fuzz::make_scratch_folder("docsift-fuzz-tokenizer").string();
     for (const char* name : {"vocab.json", "merges.txt", "added_tokens.json"}) {
       fs::copy_file(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-qwen-slow" / name, fs::path(pattern) / name);
     }

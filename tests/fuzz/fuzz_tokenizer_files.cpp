@@ -3,16 +3,15 @@
 // tokenizer.json). The input is split at its first two NUL bytes into the three files' contents;
 // with fewer than two, added_tokens.json is absent (and with none, merges.txt is empty). Loading
 // must succeed or throw docsift::Error; a tokenizer that loads must encode and decode a line.
-#include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
 
 #include "docsift/error.h"
+#include "scratch_folder.h"
 #include "docsift/text/tokenizer.h"
 
 namespace fs = std::filesystem;
@@ -20,11 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path& folder() {
-  static const fs::path path = [] {
-    std::string pattern = (fs::temp_directory_path() / "docsift-fuzz-tokenizer-files-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    return fs::path(pattern);
-  }();
+  static const fs::path path = docsift::fuzz::make_scratch_folder("docsift-fuzz-tokenizer-files");
   return path;
 }
 
