@@ -20,6 +20,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DAT
 # Tesseract's larger English model, where scripts/setup.sh fetched it: bin/../share/docsift/tessdata
 # is where the OCR engine's second reading looks for it (ocr/engine.cpp, ocr.evened_model: auto).
 install(FILES ${PROJECT_SOURCE_DIR}/.deps/tessdata/eng.traineddata DESTINATION ${CMAKE_INSTALL_DATADIR}/docsift/tessdata OPTIONAL)
+# The second text recognizer that setup converted (ocr.recognizer: both): bin/../share/docsift/ppocr
+# is where recognize::LineReader::installed_folder looks first.
+install(FILES ${PROJECT_SOURCE_DIR}/.deps/ppocr/recognizer.json ${PROJECT_SOURCE_DIR}/.deps/ppocr/recognizer.safetensors
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/docsift/ppocr OPTIONAL)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/docsift)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/docsift/docs)
 

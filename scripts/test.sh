@@ -8,5 +8,19 @@ export BUILD_DIR
 
 "$ROOT/scripts/setup.sh"
 
+# headless Chromium for the report's browser test (tests/e2e/test_report.cpp): the tests need it,
+# the program does not, so it is installed here rather than by setup.sh. Debian's
+# chromium-headless-shell where the release has it, else chromium. Where neither installs, the
+# test reports itself skipped. DOCSIFT_SKIP_APT=1: install nothing.
+if [ "${DOCSIFT_SKIP_APT:-0}" != 1 ] && ! command -v chromium-headless-shell >/dev/null && ! command -v chromium >/dev/null; then
+  printf '\n==> headless Chromium (for the report test)\n'
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  apt_install() { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"; }
+  if ! { "${sudo[@]}" apt-get update -q && { apt_install chromium-headless-shell || apt_install chromium; }; }; then
+    echo "could not install chromium-headless-shell or chromium; the report's browser test will be skipped"
+  fi
+fi
+
 printf '\n==> tests (ctest)\n'
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${JOBS:-$(nproc)}"

@@ -28,6 +28,7 @@ Command add_eval_command(CLI::App& root);
 Command add_worker_command(CLI::App& root);
 Command add_run_command(CLI::App& root);
 Command add_merge_command(CLI::App& root);
+Command add_report_command(CLI::App& root);
 int print_version();
 
 }  // namespace docsift::cli

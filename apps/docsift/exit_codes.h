@@ -28,22 +28,23 @@ struct ExitCodeRow {
 };
 
 inline constexpr std::array<ExitCodeRow, 8> kExitCodes{{
-    {kExitOk, "run, eval, merge, inspect, generate, config, tokenize",
+    {kExitOk, "run, eval, merge, report, inspect, generate, config, tokenize",
      "success", "success (for `run`: every page succeeded; for `eval`: every gate passed)"},
     {kExitSomeFailed, "run, merge",
      "some pages failed, or the merge is incomplete",
      "`run` finished, but some pages failed (each failure has its own record) or a folder or file of its inputs "
      "could not be read (a `skipped_files` entry marked `unreadable`). `merge`: a page failed, or the merge "
      "is incomplete (a duplicate, an unfinished or absent shard, a page `--expect` found unrecorded)"},
-    {kExitUsage, "run, eval, merge, inspect, generate, config, tokenize",
+    {kExitUsage, "run, eval, merge, report, inspect, generate, config, tokenize",
      "usage or config error, or an input that is not there",
      "usage or config error: a bad option, an unknown key, a value out of range, a misspelt column, an input "
      "(file, folder, model folder, list) that is not there, or a `--device` this machine cannot use"},
-    {kExitCannotStart, "run, eval, merge, inspect, generate",
+    {kExitCannotStart, "run, eval, merge, report, inspect, generate",
      "could not start (an unreadable input, the model, device or lock)",
      "could not start: an input that is there but cannot be read (permission denied, an I/O error), a missing or "
      "corrupt model file, or the lock is taken (a lock file whose text docsift cannot parse is named, stale or "
-     "held); nothing was processed"},
+     "held), or an output docsift refuses to write (a link where it would write; for `report`, an `--out` inside "
+     "the run's folder); nothing was processed"},
     {kExitBelowGate, "eval",
      "eval below a gate",
      "`eval` fell below `--min-accuracy` or a `--min-field`, covered less of the truth than `--min-coverage`, or "
@@ -57,10 +58,11 @@ inline constexpr std::array<ExitCodeRow, 8> kExitCodes{{
      "run found no pages (unless --allow-empty)",
      "`run` found no pages in its inputs (an empty inbox, an unmounted share); `--allow-empty` makes that 0. An "
      "inbox that cannot be read is 3, never 6"},
-    {kExitMalformed, "run, eval, merge",
+    {kExitMalformed, "run, eval, merge, report",
      "a malformed input file",
      "an input file was read but is malformed: a predictions or truth CSV or JSONL, a `--baseline` report "
-     "(`eval`), a journal continued by `run --resume` or merged by `merge`; the line names the file and where"},
+     "(`eval`), a journal continued by `run --resume`, merged by `merge` or read by `report`; the line names the "
+     "file and where"},
 }};
 
 // The table as Markdown (`docsift --exit-codes`), and as one line for a `--help` footer: the codes

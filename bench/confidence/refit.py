@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fits the OCR engine's calibrated confidences and writes configs/fields/ocr-calibration.yaml.
 
-    bench/confidence/refit.py [--out DIR] [--reuse] [--folds 5] [--write FILE] [--sets a,b,...]
+    bench/confidence/refit.py [--out DIR] [--reuse] [--folds 5] [--write FILE] [--no-write] [--sets a,b,...]
 
 1. Runs `build/docsift run` with `ocr.write_evidence=true` over the development sets (each record's
    engine.evidence then holds every field's raw evidence):
@@ -12,22 +12,30 @@
    - receipts+list, receipts-427+list: each receipt set again with ocr.known_sellers listing the
      OTHER set's sellers (a vendor master built from earlier receipts: 272 of the 427 and 145 of the
      200 have their seller in it, none because of its own label), for the `known` and `listed`
-     evidence. A page read in both runs is one page for the folds below.
+     evidence;
+   - receipts+both, receipts-427+both: each receipt set again with ocr.recognizer=both (PP-OCRv4
+     reads the boxes of TOTAL, INVOICE_DATE and SUPPLIER again: scripts/setup.sh converts it), their
+     rows of those three fields only, for the `reader_agreed`, `reader_disagreed` and `reader_taken`
+     evidence.
+   A page read in several runs is one page for the folds below.
    Never the held-out sets (SROIE's test split, invoice2data's tests).
-   --reuse reads the runs already in DIR (default build/bench/confidence) instead. DOCSIFT=path runs
-   another binary (one outside a build folder finds no larger model for its second reading: set
-   ocr.evened_model, or the figures change).
+   --reuse reads the runs already in DIR (default build/bench/confidence) and runs docsift only for
+   the sets whose journal (DIR/SET/results.jsonl) is missing. DOCSIFT=path runs another binary than
+   build/docsift (one outside a build folder finds no larger model for its second reading nor
+   PP-OCRv4: set ocr.evened_model and ocr.recognizer_model, or the figures change).
 2. Labels each value right or wrong: TOTAL, INVOICE_DATE and SUPPLIER by bench/ocr/score.py's rules
    (the cent, the calendar day, every word of the seller's name); the synthetic sets' other fields:
    amounts to the cent, dates the same day, ids the same digits, text and list items the same
    words (case and punctuation aside). A value where the truth has none (N/A) is wrong.
 3. Per field kind (amount, date, text, id, list: configs/fields/business-documents.yaml's types),
-   fits a logistic regression (Newton's method, a small L2 penalty) on a handful of features, with
+   fits a logistic regression (Newton's method, a small L2 penalty) on a handful of features (the
+   list's and the second recognizer's in steps of their own: fit_kind), with
    k-fold cross-validation over pages: the figures printed are out-of-fold (each value's
    probability from a model that did not see its page), as ../shared/docs/confidence-notes.md asks.
 4. Prints the calibration table (bins, ECE per kind) and, for TOTAL, INVOICE_DATE and SUPPLIER, the
    accuracy of the accepted values, the share accepted and the share of wrong values queued at the
-   chosen thresholds; writes the model fitted on all the data to --write.
+   chosen thresholds, per group of runs (the receipts as read by default, with a list of sellers,
+   read again by PP-OCRv4, the synthetic pages); writes the model fitted on all the data to --write.
 """
 import argparse
 import csv
@@ -48,11 +56,12 @@ KIND_OF_TYPE = {"monetary": "amount", "date": "date", "text": "text", "numeric_i
 # a few hundred values is not overfitted; the ones a kind's rules can set.
 FEATURES = {
     "amount": ["word_min", "word_min_top", "word_mean", "labelled", "label_fuzzy", "sums_agree", "repaired", "contested",
-               "margin", "repeated", "second_agreed", "second_taken", "second_disagreed", "exact"],
+               "margin", "repeated", "second_agreed", "second_taken", "second_disagreed", "exact",
+               "reader_agreed", "reader_disagreed", "reader_taken"],
     "date": ["word_min", "word_min_top", "word_mean", "labelled", "label_fuzzy", "repaired", "contested", "margin", "repeated",
-             "second_agreed", "second_taken", "second_disagreed", "exact"],
+             "second_agreed", "second_taken", "second_disagreed", "exact", "reader_agreed", "reader_disagreed", "reader_taken"],
     "text": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "margin", "legal", "second_agreed",
-             "second_taken", "second_disagreed", "exact", "known", "listed"],
+             "second_taken", "second_disagreed", "exact", "known", "listed", "reader_agreed", "reader_disagreed", "reader_taken"],
     "id": ["word_min", "word_mean", "labelled", "exact"],
     "list": ["word_min", "word_mean", "exact"],
 }
@@ -143,7 +152,7 @@ def load_values(journal, truth, kinds, set_name):
             kind = kinds.get(field, "text")
             x = dict(evidence[field])
             x.setdefault("word_min_top", min(1.0, max(0.0, (x["word_min"] * 100 - 85) / 15)))
-            # One page in two runs (without and with a list of sellers) is one page for the folds.
+            # One page in several runs (without and with a list of sellers, read again) is one page for the folds.
             out.append({"page": set_name.split("+")[0] + "/" + base, "field": field, "kind": kind, "x": x,
                         "y": 1 if right(field, kind, value, truth[base][field]) else 0, "set": set_name})
     return out
@@ -201,26 +210,49 @@ def fit(rows, names, l2=1.0, offsets=None):
 
 
 LIST_FEATURES = ("known", "listed")
+READER_FEATURES = ("reader_agreed", "reader_disagreed", "reader_taken")
+READ_AGAIN = ("TOTAL", "INVOICE_DATE", "SUPPLIER")  # the fields ocr.recognizer=both reads again (cross_read.h)
+
+
+def read_again(row):
+    """Whether the second recognizer read the value's box (one of the three, exclusive, is set)."""
+    return any(row["x"].get(n) for n in READER_FEATURES)
 
 
 def fit_kind(kind, rows):
-    """[intercept, w...] over FEATURES[kind]. For text, in two steps, so that a run without a list
-    of known sellers gets exactly the model fitted without lists: first every feature but `known`
-    and `listed` on the values read with no list; then, on the values read with one, `known` and
-    `listed` (the intercept of that second fit: every such value is listed) over the first model's
-    logit held fixed."""
+    """[intercept, w...] over FEATURES[kind]. In steps, so that a run without a list of known
+    sellers and without the second recognizer gets exactly the model fitted on the values read
+    with neither: first every other feature on those values; then, each over that model's logit
+    held fixed, on the values read with a list (text): `known` and `listed` (the intercept of that
+    fit: every such value is listed); and on the values the second recognizer read again: the
+    three reader features, exclusive and exhaustive there, as an intercept (reader_disagreed) plus
+    reader_agreed's and reader_taken's differences from it, penalised (a rare reader_taken stays
+    near reader_disagreed). Rows marked `copy` (a +both run's value the recognizer did not read:
+    the base run's value again) are left out of the fits."""
     names = FEATURES[kind]
+    rows = [r for r in rows if not r.get("copy")]
     if not rows:
         return [0.0] * (len(names) + 1)
-    with_list = [r for r in rows if r["x"].get("listed")]
-    if not any(n in names for n in LIST_FEATURES) or not with_list:
-        return fit(rows, names, L2[kind])
-    base_names = [n for n in names if n not in LIST_FEATURES]
-    base = fit([r for r in rows if not r["x"].get("listed")], base_names, L2[kind])
-    offsets = [base[0] + sum(wi * float(r["x"].get(n, 0.0)) for wi, n in zip(base[1:], base_names)) for r in with_list]
-    extra = fit(with_list, ["known"], L2[kind], offsets)
+    with_list = [r for r in rows if "listed" in names and r["x"].get("listed")]
+    with_reader = [r for r in rows if "reader_agreed" in names and read_again(r)]
+    if any(r["x"].get("listed") for r in with_reader):
+        raise SystemExit(f"{kind}: values read both with a list and by the second recognizer; fit_kind fits them apart")
+    base_names = [n for n in names if n not in LIST_FEATURES + READER_FEATURES]
+    base = fit([r for r in rows if not r["x"].get("listed") and not read_again(r)], base_names, L2[kind])
     weights = dict(zip(base_names, base[1:]))
-    weights["listed"], weights["known"] = extra[0], extra[1]
+    weights.update({n: 0.0 for n in names if n not in weights})
+
+    def offsets(part):
+        return [base[0] + sum(wi * float(r["x"].get(n, 0.0)) for wi, n in zip(base[1:], base_names)) for r in part]
+
+    if with_list:
+        extra = fit(with_list, ["known"], L2[kind], offsets(with_list))
+        weights["listed"], weights["known"] = extra[0], extra[1]
+    if with_reader:
+        extra = fit(with_reader, ["reader_agreed", "reader_taken"], L2[kind], offsets(with_reader))
+        weights["reader_disagreed"] = extra[0]
+        weights["reader_agreed"] = extra[0] + extra[1]
+        weights["reader_taken"] = extra[0] + extra[2]
     return [base[0]] + [weights[n] for n in names]
 
 
@@ -283,11 +315,13 @@ def lowest_threshold(rows, target):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench", "confidence"))
-    ap.add_argument("--reuse", action="store_true", help="read the runs already in --out")
+    ap.add_argument("--reuse", action="store_true",
+                    help="read the runs already in --out; run docsift only for the sets whose journal is missing")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--write", default=os.path.join(ROOT, "configs", "fields", "ocr-calibration.yaml"))
     ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--sets", default="receipts,receipts-427,samples,unseen,receipts+list,receipts-427+list")
+    ap.add_argument("--sets", default="receipts,receipts-427,samples,unseen,receipts+list,receipts-427+list,"
+                                      "receipts+both,receipts-427+both")
     args = ap.parse_args()
     kinds = schema_kinds()
     receipts = os.environ.get("RECEIPTS", os.path.join(ROOT, "..", "shared", "data", "sroie-train"))
@@ -301,6 +335,9 @@ def main():
         "receipts-427": (receipts_427, lambda: receipts_truth(receipts_427)),
         "receipts+list": (receipts, lambda: receipts_truth(receipts)),
         "receipts-427+list": (receipts_427, lambda: receipts_truth(receipts_427)),
+        # +both: the same receipts with ocr.recognizer=both (PP-OCRv4 reads the three fields' boxes again).
+        "receipts+both": (receipts, lambda: receipts_truth(receipts)),
+        "receipts-427+both": (receipts_427, lambda: receipts_truth(receipts_427)),
         "samples": (os.path.join(ROOT, "samples"), lambda: csv_truth(os.path.join(ROOT, "samples", "ground_truth.csv"))),
         "unseen": (unseen_pages, lambda: csv_truth(os.path.join(unseen_pages, "ground_truth.csv"))),
     }
@@ -308,7 +345,8 @@ def main():
     for name in args.sets.split(","):
         folder, truth = sets[name]
         out = os.path.join(args.out, name)
-        if not args.reuse:
+        journal = os.path.join(out, "results.jsonl")
+        if not args.reuse or not os.path.exists(journal):
             if name == "unseen":
                 subprocess.run([sys.executable, os.path.join(ROOT, "bench", "ocr", "make_unseen.py"), unseen_pages, "30"],
                                check=True, stdout=subprocess.DEVNULL)
@@ -322,8 +360,9 @@ def main():
                 other = "receipts-427" if base_set == "receipts" else "receipts"
                 write_seller_list(sets[other][1](), lists[base_set], other)
                 extra = ("--set", "ocr.known_sellers=" + lists[base_set])
+            if name.endswith("+both"):
+                extra = ("--set", "ocr.recognizer=both")
             run_docsift(folder, out, extra)
-        journal = os.path.join(out, "results.jsonl")
         if not os.path.exists(journal):
             print(f"{name}: no journal in {out}; skipped", file=sys.stderr)
             continue
@@ -331,17 +370,32 @@ def main():
         if name.endswith("+list"):
             # A list changes SUPPLIER alone; the other fields' rows would be the same values twice.
             got = [r for r in got if r["field"] == "SUPPLIER"]
-        print(f"{name}: {len(got)} values, {sum(r['y'] for r in got)} right", file=sys.stderr)
+        if name.endswith("+both"):
+            # The second recognizer changes the three fields it reads again alone. A value it did not
+            # read (its box too small) is the base run's again: reported, not fitted twice.
+            got = [r for r in got if r["field"] in READ_AGAIN]
+            for r in got:
+                r["copy"] = not read_again(r)
+            if not any(read_again(r) for r in got):
+                print(f"{name}: no value read again (docsift found no second recognizer?)", file=sys.stderr)
+        print(f"{name}: {len(got)} values, {sum(r['y'] for r in got)} right"
+              + (f", {sum(read_again(r) for r in got)} read again" if name.endswith("+both") else ""), file=sys.stderr)
         rows += got
 
     out_of_fold(rows, args.folds)
     dev = [r for r in rows if r["set"] in ("receipts", "receipts-427")]
     listed = [r for r in rows if r["set"].endswith("+list")]
+    both = [r for r in rows if r["set"].endswith("+both")]
     synthetic = [r for r in rows if not r["set"].startswith("receipts")]
+    groups = (("development receipts", dev), ("development receipts, with the other set's sellers listed", listed),
+              ("development receipts, read again by PP-OCRv4 (ocr.recognizer both)", both), ("synthetic samples", synthetic))
+    short = (("development receipts", dev), ("with sellers listed", listed), ("read again (recognizer both)", both),
+             ("synthetic samples", synthetic))
 
     print(f"# Out-of-fold calibration ({args.folds}-fold over pages), {len(rows)} values\n")
-    for label, part in (("development receipts", dev), ("development receipts, with the other set's sellers listed", listed),
-                        ("synthetic samples", synthetic), ("all", rows)):
+    for label, part in groups + (("all", rows),):
+        if not part:
+            continue
         print(f"## {label}\n")
         print("| kind | values | right | ECE |")
         print("|---|---|---|---|")
@@ -370,8 +424,24 @@ def main():
     print(f"review:\n  threshold: {default:.3f}\n  fields: {{" +
           ", ".join(f"{f}: {t:.3f}" for f, t in chosen.items()) + "}")
     print("```\n")
-    for label, part in (("development receipts", dev), ("development receipts, with the other set's sellers listed", listed),
-                        ("synthetic samples", synthetic)):
+    if both:
+        # With the recognizer the values and their evidence differ: thresholds of their own, for
+        # configs/ocr-recognizer-both.yaml (the same targets, on the +both runs, out of fold).
+        chosen_both = {f: lowest_threshold([r for r in both if r["field"] == f], target)
+                       for f, target in FIELDS_OF_NOTE.items()}
+        print("## Thresholds with ocr.recognizer both (lowest reaching the target on the +both runs, out of fold)\n")
+        print("```yaml")
+        print(f"review:\n  fields: {{" + ", ".join(f"{f}: {t:.3f}" for f, t in chosen_both.items()) + "}")
+        print("```\n")
+        print("| field | accepted right | accepted | wrong values queued |")
+        print("|---|---|---|---|")
+        for f in FIELDS_OF_NOTE:
+            acc, cov, queued, n, total, wrong = at_threshold([r for r in both if r["field"] == f], chosen_both[f])
+            print(f"| {f} | {acc:.3f} | {cov:.3f} ({n}/{total}) | {queued:.3f} |")
+        print()
+    for label, part in groups:
+        if not part:
+            continue
         print(f"## At those thresholds: {label}\n")
         print("| field | accepted right | accepted | wrong values queued | values | wrong |")
         print("|---|---|---|---|---|---|")
@@ -400,7 +470,7 @@ def main():
     print("## The shipped model on the same data (in sample)\n")
     print("| set | field | accepted right | accepted | wrong values queued |")
     print("|---|---|---|---|---|")
-    for label, part in (("development receipts", dev), ("with sellers listed", listed), ("synthetic samples", synthetic)):
+    for label, part in short:
         for f in FIELDS_OF_NOTE:
             sub = [r for r in part if r["field"] == f]
             if sub:
@@ -409,12 +479,28 @@ def main():
     print()
     print("| set | kind | ECE |")
     print("|---|---|---|")
-    for label, part in (("development receipts", dev), ("with sellers listed", listed), ("synthetic samples", synthetic)):
+    for label, part in short:
         for kind in FEATURES:
             sub = [r for r in part if r["kind"] == kind]
             if sub:
                 print(f"| {label} | {kind} | {ece(sub)[0]:.3f} |")
     print()
+
+    # The second recognizer's features: the values it read again, per reading, and their weights as shipped.
+    if both:
+        print("## The second recognizer's evidence (the +both runs; weights as shipped)\n")
+        print("| kind | values read again | feature | values | right | weight |")
+        print("|---|---|---|---|---|---|")
+        for kind, names in FEATURES.items():
+            sub = [r for r in both if r["kind"] == kind and read_again(r)]
+            if not sub:
+                continue
+            for n in READER_FEATURES:
+                part = [r for r in sub if r["x"].get(n)]
+                share = f"{sum(r['y'] for r in part) / len(part):.3f}" if part else "-"
+                print(f"| {kind} | {len(sub)} | {n} | {len(part)} | {share} | {final[kind][1 + names.index(n)]:+.4f} |")
+        copies = sum(1 for r in both if r.get("copy"))
+        print(f"\n+both values the recognizer did not read (the base run's again, not fitted): {copies}\n")
 
     if args.no_write:
         return
@@ -424,7 +510,7 @@ def main():
              "# by hand, refit. Out-of-fold figures and the review thresholds chosen with them: bench/confidence/README.md.",
              "kinds:"]
     for kind, names in FEATURES.items():
-        sub = [r for r in rows if r["kind"] == kind]
+        sub = [r for r in rows if r["kind"] == kind and not r.get("copy")]  # the values fitted
         w = final[kind]
         weights = ", ".join(f"{n}: {wi:.4f}" for n, wi in zip(names, w[1:]))
         lines.append(f"  {kind}: {{intercept: {w[0]:.4f}, weights: {{{weights}}}}}  # {len(sub)} values")

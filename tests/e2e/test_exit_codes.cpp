@@ -150,6 +150,15 @@ std::vector<Case> cases() {
        }},
       {"merge", 7, "a journal with a line that is not JSON",
        [](const Inputs& in) { return run_docsift("merge " + q(in.root / "damaged_run") + " --quiet --out " + q(in.root / "merge7")); }},
+      {"report", 0, "one whole run", [](const Inputs& in) { return run_docsift("report " + q(in.root / "ok_run") + " --quiet --out " + q(in.root / "report0")); }},
+      {"report", 2, "a folder that is not there",
+       [](const Inputs& in) { return run_docsift("report " + q(in.root / "absent") + " --quiet --out " + q(in.root / "report2")); }},
+      {"report", 3, "a journal that cannot be read",
+       [](const Inputs& in) {
+         return run_docsift("report " + q(in.root / "unreadable_run") + " --quiet --out " + q(in.root / "report3"), in.as_user);
+       }},
+      {"report", 7, "a journal with a line that is not JSON",
+       [](const Inputs& in) { return run_docsift("report " + q(in.root / "damaged_run") + " --quiet --out " + q(in.root / "report7")); }},
       {"inspect", 0, "the tiny fixture", [model](const Inputs&) { return run_docsift("inspect " + model); }},
       {"inspect", 2, "a model folder that is not there", [](const Inputs& in) { return run_docsift("inspect " + q(in.root / "absent")); }},
       {"inspect", 3, "a model folder that cannot be read",

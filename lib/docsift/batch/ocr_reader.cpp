@@ -4,17 +4,65 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <system_error>
 #include <optional>
 #include <opencv2/core/mat.hpp>
 
+#include "docsift/error.h"
 #include "docsift/extract/schema.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/pdf.h"
 #include "docsift/memory/device_memory.h"
 #include "docsift/ocr/engine.h"
+#include "docsift/ocr/line_recognizer.h"
+#include "docsift/recognize/line_reader.h"
 #include "docsift/stopwatch.h"
 
 namespace docsift::batch {
+namespace {
+
+// PP-OCRv4's recognizer (recognize/line_reader.h) as the engine's second reader of lines.
+class PaddleLines final : public ocr::LineRecognizer {
+ public:
+  explicit PaddleLines(const std::string& folder) : reader_(folder) {}
+  ocr::LineText read(const cv::Mat& rgb) const override {
+    recognize::LineReading r = reader_.read(rgb);
+    return {std::move(r.text), r.mean, r.lowest, std::move(r.probabilities)};
+  }
+  std::string name() const override { return "ppocr-v4"; }
+
+ private:
+  recognize::LineReader reader_;
+};
+
+// ocr.recognizer_model → the converted model's folder; "" when auto finds none.
+std::string recognizer_folder(const ocr::Settings& s) {
+  return s.recognizer_model == "auto" ? recognize::LineReader::installed_folder() : s.recognizer_model;
+}
+
+std::unique_ptr<ocr::LineRecognizer> second_recognizer(const ocr::Settings& s) {
+  if (s.recognizer != "both") return nullptr;
+  const std::string folder = recognizer_folder(s);
+  if (folder.empty()) return nullptr;  // run() said so once (missing_recognizer)
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::path(folder) / "recognizer.json", ec)) {
+    throw FileError("ocr.recognizer_model " + folder + ": no recognizer.json there; name the folder scripts/setup.sh " +
+                    "converts PP-OCRv4's recognizer into (.deps/ppocr), or auto");
+  }
+  return std::make_unique<PaddleLines>(folder);
+}
+
+}  // namespace
+
+std::string missing_recognizer(const config::Config& c) {
+  if (config::resolved_engine(c) != config::Engine::Ocr || c.ocr.recognizer != "both" || !recognizer_folder(c.ocr).empty()) {
+    return "";
+  }
+  return "ocr.recognizer both: no second recognizer found (scripts/setup.sh converts PP-OCRv4's into .deps/ppocr; "
+         "or set ocr.recognizer_model to its folder); reading with Tesseract alone";
+}
+
 struct OcrReader::State {
   extract::FieldSchema schema;
   std::vector<std::string> field_names;
@@ -25,7 +73,7 @@ struct OcrReader::State {
   explicit State(const config::Config& c)
       : schema(extract::load_field_schema(c.extraction.fields)),
         field_names(schema.names()),
-        engine(c.ocr),
+        engine(c.ocr, second_recognizer(c.ocr)),
         pages(page_options(c)),
         pdf_text(c.ocr.pdf_text) {}
 };

@@ -3,10 +3,15 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "docsift/batch/page_reader.h"
 
 namespace docsift::batch {
+
+// Why ocr.recognizer: both will read with Tesseract alone (no converted model where auto looks),
+// for run's log, once; "" when it will not.
+std::string missing_recognizer(const config::Config& config);
 
 class OcrReader final : public PageReader {
  public:

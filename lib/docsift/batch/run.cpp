@@ -1,5 +1,7 @@
 #include "docsift/batch/run.h"
 
+#include "docsift/batch/ocr_reader.h"
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -48,6 +50,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   // Before anything is written: no file docsift writes here may be a link or a non-regular file.
   const OutputFolder folder(o.out_dir, "run");
   if (!folder.lock().taken_over().empty()) log.warning("lock", folder.lock().taken_over());
+  if (const std::string why = missing_recognizer(cfg); !why.empty()) log.warning("recognizer", why);
   const StopSignals stop;
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const bool write_csv = std::find(cfg.output.formats.begin(), cfg.output.formats.end(), "csv") != cfg.output.formats.end();

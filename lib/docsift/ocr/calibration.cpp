@@ -16,7 +16,8 @@ const std::vector<std::string>& feature_names() {
   static const std::vector<std::string> names = {
       "word_min",  "word_mean",  "labelled",      "label_fuzzy",  "sums_agree",       "repaired",
       "contested", "margin",     "second_agreed", "second_taken", "second_disagreed", "exact",
-      "repeated",  "legal",      "word_min_top", "known",       "listed"};
+      "repeated",  "legal",      "word_min_top", "known",       "listed",
+      "reader_agreed", "reader_disagreed", "reader_taken"};
   return names;
 }
 
@@ -45,7 +46,11 @@ std::map<std::string, double> feature_values(const Evidence& e) {
           // A seller found in the user's list (ocr.known_sellers), and whether there was a list:
           // a value not in a list is less sure than one read with no list to check it against.
           {"known", flag(e.known)},
-          {"listed", flag(e.listed)}};
+          {"listed", flag(e.listed)},
+          // The second recognizer's reading of the value's box (ocr.recognizer: both; cross_read.h).
+          {"reader_agreed", flag(e.reader_read && e.reader_agreed)},
+          {"reader_disagreed", flag(e.reader_read && !e.reader_agreed && !e.reader_taken)},
+          {"reader_taken", flag(e.reader_read && e.reader_taken)}};
 }
 
 double Calibrator::probability(const Evidence& evidence) const {
@@ -53,6 +58,11 @@ double Calibrator::probability(const Evidence& evidence) const {
   double z = intercept;
   for (const auto& [name, weight] : weights) z += weight * x.at(name);
   return 1.0 / (1.0 + std::exp(-z));
+}
+
+std::string Calibration::kind_of(const std::string& field) const {
+  const auto kind = field_kinds.find(field);
+  return kind == field_kinds.end() ? "text" : kind->second;
 }
 
 double Calibration::probability(const std::string& field, const Evidence& evidence) const {

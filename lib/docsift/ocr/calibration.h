@@ -18,7 +18,8 @@ namespace docsift::ocr {
 // The evidence as the model's inputs, by name, each scaled to about [0, 1]: word_min, word_mean
 // (Tesseract's 0-100 / 100), labelled, label_fuzzy, sums_agree, repaired, contested (more than one
 // candidate), margin (log-scaled), second_agreed, second_taken, second_disagreed, exact, repeated,
-// legal, word_min_top (word_min's top: 0 under 85, 1 at 100).
+// legal, word_min_top (word_min's top: 0 under 85, 1 at 100), known, listed, reader_agreed,
+// reader_disagreed, reader_taken (the second recognizer's reading: cross_read.h).
 std::map<std::string, double> feature_values(const Evidence& evidence);
 // The names feature_values gives, in a fixed order.
 const std::vector<std::string>& feature_names();
@@ -36,6 +37,8 @@ struct Calibration {
   std::map<std::string, std::string> field_kinds;  // field → kind; a field not listed is text
   // The calibrated probability that `field`'s value is right, in [0, 1].
   double probability(const std::string& field, const Evidence& evidence) const;
+  // `field`'s kind: amount, date, text, id or list (text when not listed).
+  std::string kind_of(const std::string& field) const;
 };
 
 // `source`: "builtin:ocr-calibration" or a YAML file in configs/fields/ocr-calibration.yaml's

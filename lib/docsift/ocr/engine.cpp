@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "docsift/error.h"
+#include "docsift/ocr/cross_read.h"
 
 namespace docsift::ocr {
 namespace {
@@ -131,14 +132,15 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
   return taken;
 }
 
-Engine::Engine(const Settings& config)
+Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second)
     : rules_(load_rules(config.rules)),
       known_sellers_(KnownNames::load(config.known_sellers)),
       calibration_(load_calibration(config.calibration)),
       write_evidence_(config.write_evidence),
       date_order_(date_order_of(config.date_order)),
       second_reading_(config.second_reading),
-      reader_({config.language, config.deskew, config.page_segmentation, config.threads, evened_data(config)}) {
+      reader_({config.language, config.deskew, config.page_segmentation, config.threads, evened_data(config)}),
+      second_(std::move(second)) {
   evened_model_ = reader_.evened_data().empty() ? "same" : reader_.evened_data();
 }
 
@@ -176,8 +178,43 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   }
   check_known_sellers(out, page);
   for (auto& [name, e] : out.evidence) e.box = to_page(e.box, prepared, page.width, page.height);
+  cross_read(out, rgb, prepared.turned);
   calibrate(out);
   return out;
+}
+
+void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
+  if (!second_) return;
+  nlohmann::json read = nlohmann::json::object();
+  const DateOrder order = date_order_ == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
+  for (const char* field : kCrossReadFields) {
+    const auto value = result.fields.find(field);
+    const auto evidence = result.evidence.find(field);
+    if (value == result.fields.end() || value->second == "N/A" || evidence == result.evidence.end()) continue;
+    Evidence& e = evidence->second;
+    // The value's box with a sixth of its height around it (the recognizer was trained on lines
+    // cut with a margin), upright: a page read turned is cut from the page as given.
+    const int pad = std::max(2, e.box.height() / 6);
+    const cv::Rect box = cv::Rect(e.box.left - pad, e.box.top - pad, e.box.right - e.box.left + 2 * pad, e.box.height() + 2 * pad) &
+                         cv::Rect(0, 0, rgb.cols, rgb.rows);
+    if (box.width < 2 || box.height < 2) continue;
+    cv::Mat crop = rgb(box);
+    if (turned) cv::rotate(crop, crop, cv::ROTATE_180);
+    const LineText second = second_->read(crop);
+    const std::string kind = calibration_.kind_of(field);
+    e.reader_read = true;
+    e.reader_agreed = readings_agree(kind, value->second, second.text, rules_.lexicon);
+    std::optional<std::string> taken;
+    if (!e.reader_agreed) taken = settle(kind, value->second, e, second, rules_.lexicon, order);
+    read[field] = {{"read", second.text}, {"score", std::round(second.mean * 1000) / 1000}, {"agreed", e.reader_agreed}};
+    if (taken) {
+      read[field]["replaced"] = value->second;
+      value->second = *taken;
+      e.reader_taken = true;
+    }
+  }
+  result.info["readers"] = {"tesseract", second_->name()};
+  result.info["cross_read"] = std::move(read);
 }
 
 Engine::Result Engine::read_words(std::vector<Word> words, int width, int height,

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <opencv2/core/mat.hpp>
 #include <string>
 #include <vector>
 
 #include "docsift/ocr/calibration.h"
 #include "docsift/ocr/known_names.h"
+#include "docsift/ocr/line_recognizer.h"
 #include "docsift/ocr/reader.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/settings.h"
@@ -21,7 +23,8 @@ namespace docsift::ocr {
 class Engine {
  public:
   // Loads the rules and Tesseract's language data; throws docsift::ConfigError / FileError.
-  explicit Engine(const Settings& settings);
+  // `second`: the second recognizer for ocr.recognizer: both (batch/ makes it; none: Tesseract only).
+  explicit Engine(const Settings& settings, std::unique_ptr<LineRecognizer> second = nullptr);
 
   struct Result {
     std::map<std::string, std::string> fields;
@@ -45,6 +48,10 @@ class Engine {
   // SUPPLIER against ocr.known_sellers (known_names.h), before calibrate: the value as the list
   // spells it, or a listed name found on `page`'s lines when the value is none of them.
   void check_known_sellers(Result& result, const Page& page) const;
+  // ocr.recognizer: both: each of kCrossReadFields' boxes (page pixels) cut from `rgb` and read by
+  // second_, its agreement set in the evidence, and a value taken from it where cross_read.h's
+  // rules allow; info's "readers" and "cross_read" say what it read.
+  void cross_read(Result& result, const cv::Mat& rgb, bool turned) const;
   Rules rules_;
   KnownNames known_sellers_;
   Calibration calibration_;
@@ -53,6 +60,7 @@ class Engine {
   bool second_reading_;
   std::string evened_model_;  // what the second reading reads with: the folder of its model, or "same"
   Reader reader_;
+  std::unique_ptr<LineRecognizer> second_;
 };
 
 // The second reading (Engine::read), apart so that its rules are tested on records made by hand.

@@ -75,6 +75,9 @@ struct Evidence {
   bool second_read = false;     // the page was read twice (engine.h)
   bool second_agreed = false;   // ... and both readings gave this value
   bool second_taken = false;    // ... and the value is the second reading's (filled or surer)
+  bool reader_read = false;     // its box was read again by the second recognizer (ocr.recognizer: both)
+  bool reader_agreed = false;   // ... which read the same value (cross_read.h)
+  bool reader_taken = false;    // ... which read another, and the value is now that one
   Box box;                      // the value's words, in page pixels (as read: deskewed, turned)
 };
 

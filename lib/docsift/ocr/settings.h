@@ -23,6 +23,10 @@ struct Settings {
   // A file of sellers' names, one per line (known_names.h): a seller read close to one is written as
   // the list spells it, and one the rules missed is looked for on the page. "" for none.
   std::string known_sellers;
+  // tesseract, or both: the values' boxes read again by a second, trained recognizer
+  // (line_recognizer.h), where one was found; the engine says so once when none was.
+  std::string recognizer = "tesseract";
+  std::string recognizer_model = "auto";  // auto (where scripts/setup.sh converted it) or a folder
   bool write_evidence = false;  // the record's engine.evidence: each field's raw evidence, for refitting
 };
 

@@ -1,0 +1,58 @@
+// Cross-reading (ocr.recognizer: both; docs/ocr.md): the box of each value the rules chose is read
+// again by a second, trained recognizer (line_recognizer.h), and the two readings compared as the
+// field's kind compares values. Agreement is evidence for the value's confidence (calibration.h:
+// reader_agreed, reader_disagreed); a disagreement the rules can settle takes the second reading.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "docsift/ocr/line_recognizer.h"
+#include "docsift/ocr/rules.h"
+#include "docsift/ocr/values.h"
+
+namespace docsift::ocr {
+
+// The fields cross-read: the ones a reader checks first and the rules most often misread.
+inline constexpr const char* kCrossReadFields[] = {"TOTAL", "INVOICE_DATE", "SUPPLIER"};
+
+// Whether `read` (the second recognizer's text of the value's box) says `value`: for an amount,
+// an amount of the same cents in it; for a date, the same day read either order; otherwise the
+// same letters and digits, case, spaces and punctuation aside ("SANYU STATIONERY" = "SANYUSTATIONERY"),
+// the second reading allowed to run on past them ("… SDN BHD (1248717-W)").
+// `kind`: calibration.h's field kinds (amount, date, text, id, list).
+bool readings_agree(const std::string& kind, const std::string& value, const std::string& read, const Lexicon& lexicon);
+
+// The value the second reading gives for a field of `kind`, where it gives exactly one that
+// differs from `value`: the one amount in it, the one date (read as `order`), or for text its
+// words as read. nullopt when it gives none or several.
+std::optional<std::string> second_value(const std::string& kind, const std::string& read, const Lexicon& lexicon,
+                                        DateOrder order);
+
+// A name read by Tesseract (`value`) with the letters the second recognizer read otherwise put in,
+// where the two differ only by a few letters in the same places: "SANYO STATIONERY SHOP" and
+// "SANYU STATIONERYSHOP" give "SANYU STATIONERY SHOP" (Tesseract's spaces, the recognizer's
+// letters). The second reading may run on past the name (a registration number), not start
+// elsewhere. Each letter put in must have been read with probability ≥ `sure`; at most one letter in
+// kNameEditsPer. nullopt when there is nothing to put in, or the two are not that close.
+inline constexpr int kNameEditsPer = 8;
+std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
+                                            const std::vector<float>& probabilities, double sure);
+
+// Which value a field keeps when the second reading differs: the second's where the rules can
+// tell that the first misread, nullopt to keep the first. An amount whose printed sums do not vouch
+// for it and whose words Tesseract read under kAmountDoubt, read by the second as one amount with
+// cents at a mean probability ≥ kAmountSure (in the first's currency); a date read under
+// kDateDoubt, read by the second as one date at ≥ kDateSure; a name as substituted_name puts it,
+// each letter at ≥ kLetterSure. bench/ocr/README.md has how they were chosen and what each gains.
+inline constexpr double kAmountDoubt = 60, kAmountSure = 0.85;
+inline constexpr double kDateDoubt = 80, kDateSure = 0.97;
+inline constexpr double kLetterSure = 0.9;
+std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,
+                                  const LineText& second, const Lexicon& lexicon, DateOrder order);
+
+// Letters and digits only, case folded: what two readings of a name are compared by.
+std::string name_key(const std::string& text);
+
+}  // namespace docsift::ocr

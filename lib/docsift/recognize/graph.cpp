@@ -1,0 +1,251 @@
+#include "docsift/recognize/graph.h"
+
+#include <ATen/ops/add.h>
+#include <ATen/ops/avg_pool2d.h>
+#include <ATen/ops/batch_norm.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/clamp.h>
+#include <ATen/ops/constant_pad_nd.h>
+#include <ATen/ops/conv2d.h>
+#include <ATen/ops/div.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/mean.h>
+#include <ATen/ops/pow.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/sigmoid.h>
+#include <ATen/ops/softmax.h>
+#include <ATen/ops/sqrt.h>
+#include <ATen/ops/sub.h>
+#include <ATen/ops/tensor.h>
+#include <c10/core/ScalarType.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <optional>
+
+#include "docsift/error.h"
+#include "docsift/model/safetensors.h"
+#include "docsift/strict_json.h"
+
+namespace docsift::recognize {
+namespace {
+
+
+// ONNX's multidirectional broadcasting is numpy's, which LibTorch's binary ops follow; integer
+// division truncates in ONNX (the shape arithmetic's), LibTorch's `/` would give a float.
+at::Tensor divide(const at::Tensor& a, const at::Tensor& b) {
+  if (c10::isIntegralType(a.scalar_type(), false) && c10::isIntegralType(b.scalar_type(), false)) {
+    return at::div(a, b, "trunc");
+  }
+  return at::div(a, b);
+}
+
+std::vector<std::int64_t> int_values(const at::Tensor& t) {
+  if (!c10::isIntegralType(t.scalar_type(), false) || t.dim() > 1 || t.numel() > 64) {
+    throw Error("expected a small integer list, got a tensor of " + std::to_string(t.numel()) + " values");
+  }
+  const at::Tensor v = t.to(at::kLong).contiguous();
+  const std::int64_t* p = v.const_data_ptr<std::int64_t>();
+  return {p, p + v.numel()};
+}
+
+std::int64_t normal_axis(std::int64_t axis, std::int64_t rank) {
+  if (axis < -rank || axis >= std::max<std::int64_t>(rank, 1)) {
+    throw Error("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+// Reshape's target as ONNX (opset ≤ 13, no allowzero) reads it: 0 keeps the input's size there.
+std::vector<std::int64_t> reshape_target(const at::Tensor& x, std::vector<std::int64_t> shape) {
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) {
+      if (static_cast<std::int64_t>(i) >= x.dim()) throw Error("Reshape: 0 past the input's rank");
+      shape[i] = x.size(static_cast<std::int64_t>(i));
+    }
+  }
+  return shape;
+}
+
+at::Tensor onnx_slice(const at::Tensor& x, const std::vector<const at::Tensor*>& in) {
+  const std::vector<std::int64_t> starts = int_values(*in[1]), ends = int_values(*in[2]);
+  std::vector<std::int64_t> axes(starts.size()), steps(starts.size(), 1);
+  std::iota(axes.begin(), axes.end(), 0);
+  if (in.size() > 3 && in[3]) axes = int_values(*in[3]);
+  if (in.size() > 4 && in[4]) steps = int_values(*in[4]);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+    throw Error("Slice: starts, ends, axes and steps differ in length");
+  }
+  at::Tensor out = x;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const std::int64_t axis = normal_axis(axes[i], x.dim()), size = x.size(axis);
+    if (steps[i] <= 0) throw Error("Slice: only positive steps are supported");
+    // ONNX clamps: a negative index counts from the end, then [0, size].
+    const auto clamp = [size](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + size : v, 0, size); };
+    const std::int64_t b = clamp(starts[i]), e = std::max(b, clamp(ends[i]));
+    out = out.slice(axis, b, e, steps[i]);
+  }
+  return out;
+}
+
+at::Tensor conv(const std::vector<const at::Tensor*>& in, const Attributes& a) {
+  at::Tensor x = *in[0];
+  // ONNX pads: [top, left, bottom, right]; LibTorch pads symmetrically, so an uneven pad goes first.
+  std::vector<std::int64_t> padding = {a.pads[0], a.pads[1]};
+  if (a.pads[0] != a.pads[2] || a.pads[1] != a.pads[3]) {
+    x = at::constant_pad_nd(x, {a.pads[1], a.pads[3], a.pads[0], a.pads[2]}, 0);
+    padding = {0, 0};
+  }
+  const std::optional<at::Tensor> bias = in.size() > 2 && in[2] ? std::optional<at::Tensor>(*in[2]) : std::nullopt;
+  return at::conv2d(x, *in[1], bias, a.strides, padding, a.dilations, a.group);
+}
+
+at::Tensor average_pool(const at::Tensor& x, const Attributes& a) {
+  if (a.pads[0] != a.pads[2] || a.pads[1] != a.pads[3]) throw Error("AveragePool: uneven pads are not supported");
+  return at::avg_pool2d(x, a.kernel, a.strides, {a.pads[0], a.pads[1]}, a.ceil_mode != 0, a.count_include_pad != 0);
+}
+
+// Softmax before opset 13 works on the input seen as 2-D: [prod(dims < axis), prod(dims >= axis)].
+at::Tensor onnx_softmax(const at::Tensor& x, std::int64_t axis) {
+  axis = normal_axis(axis, x.dim());
+  const std::int64_t rows = std::accumulate(x.sizes().begin(), x.sizes().begin() + axis, std::int64_t{1},
+                                            std::multiplies<>());
+  return at::softmax(x.reshape({rows, -1}), 1).reshape(x.sizes());
+}
+
+at::Tensor run_node(const Node& n, const std::vector<const at::Tensor*>& in) {
+  const at::Tensor& x = *in[0];
+  const Attributes& a = n.a;
+  switch (n.op) {
+    case Op::Add: return at::add(x, *in[1]);
+    case Op::Sub: return at::sub(x, *in[1]);
+    case Op::Mul: return at::mul(x, *in[1]);
+    case Op::Div: return divide(x, *in[1]);
+    case Op::Pow: return at::pow(x, *in[1]);
+    case Op::Sqrt: return at::sqrt(x);
+    case Op::Relu: return at::relu(x);
+    case Op::Sigmoid: return at::sigmoid(x);
+    case Op::HardSigmoid: return at::clamp(at::add(at::mul(x, a.alpha), a.beta), 0.0, 1.0);
+    case Op::Clip: {
+      const auto bound = [&](std::size_t i) -> std::optional<at::Scalar> {
+        if (in.size() <= i || !in[i]) return std::nullopt;
+        if (in[i]->numel() != 1) throw Error("Clip: a bound that is not one value");
+        return in[i]->item();
+      };
+      return at::clamp(x, bound(1), bound(2));
+    }
+    case Op::Conv: return conv(in, a);
+    case Op::BatchNormalization:
+      return at::batch_norm(x, *in[1], *in[2], *in[3], *in[4], false, 0.0, a.epsilon, false);
+    case Op::AveragePool: return average_pool(x, a);
+    case Op::GlobalAveragePool: {
+      std::vector<std::int64_t> dims(static_cast<std::size_t>(std::max<std::int64_t>(x.dim() - 2, 0)));
+      std::iota(dims.begin(), dims.end(), 2);
+      return at::mean(x, dims, true);
+    }
+    case Op::MatMul: return at::matmul(x, *in[1]);
+    case Op::Transpose: {
+      std::vector<std::int64_t> perm = a.perm;
+      if (perm.empty()) {
+        for (std::int64_t i = x.dim() - 1; i >= 0; --i) perm.push_back(i);
+      }
+      return x.permute(perm).contiguous();
+    }
+    case Op::Softmax: return onnx_softmax(x, a.axis);
+    case Op::ReduceMean: {
+      std::vector<std::int64_t> dims;
+      for (std::int64_t axis : a.axes) dims.push_back(normal_axis(axis, x.dim()));
+      if (dims.empty()) {
+        dims.resize(static_cast<std::size_t>(x.dim()));
+        std::iota(dims.begin(), dims.end(), 0);
+      }
+      return at::mean(x, dims, a.keepdims != 0);
+    }
+    case Op::Squeeze: {
+      if (a.axes.empty()) return x.squeeze();
+      at::Tensor out = x;
+      std::vector<std::int64_t> dims;
+      for (std::int64_t axis : a.axes) dims.push_back(normal_axis(axis, x.dim()));
+      std::sort(dims.rbegin(), dims.rend());
+      for (std::int64_t d : dims) {
+        if (out.size(d) != 1) throw Error("Squeeze: axis " + std::to_string(d) + " is not of size 1");
+        out = out.squeeze(d);
+      }
+      return out;
+    }
+    case Op::Concat: {
+      std::vector<at::Tensor> parts;
+      for (const at::Tensor* t : in) parts.push_back(*t);
+      return at::cat(parts, normal_axis(a.axis, x.dim()));
+    }
+    case Op::Reshape: return x.reshape(reshape_target(x, int_values(*in[1]))).contiguous();
+    case Op::Shape: return at::tensor(x.sizes().vec(), at::kLong);
+    case Op::Cast: return x.to(a.to == 1 ? at::kFloat : a.to == 6 ? at::kInt : at::kLong);
+    case Op::Slice: return onnx_slice(x, in);
+  }
+  throw Error("unknown op");
+}
+
+}  // namespace
+
+Graph::Graph(const std::filesystem::path& folder) {
+  const std::string json_path = (folder / "recognizer.json").string();
+  const std::string text = read_text_file(json_path, kMaxGraphJsonBytes);
+  const model::SafetensorsFile weights(folder / "recognizer.safetensors");
+  std::vector<std::string> names;
+  for (const model::TensorEntry& e : weights.header().tensors) {
+    if (e.dtype != model::DType::F32 && e.dtype != model::DType::I64 && e.dtype != model::DType::I32) {
+      throw FileError(weights.path().string() + ": tensor " + e.name + " is neither F32, I64 nor I32");
+    }
+    names.push_back(e.name);
+    constants_.push_back(weights.view(e.name).clone());  // owned: the mapping closes with `weights`
+  }
+  GraphSpec spec = parse_graph_spec(text, json_path, names);
+  characters_ = std::move(spec.characters);
+  nodes_ = std::move(spec.nodes);
+  input_ = spec.input, output_ = spec.output, slots_ = spec.slots;
+  last_use_.assign(static_cast<std::size_t>(slots_), -1);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    for (int s : nodes_[i].inputs) {
+      if (s >= 0) last_use_[static_cast<std::size_t>(s)] = static_cast<int>(i);
+    }
+  }
+}
+
+at::Tensor Graph::run(const at::Tensor& input) const {
+  if (input.dim() != 4 || input.scalar_type() != at::kFloat) {
+    throw Error("recognizer: expected a float tensor [batch, 3, height, width]");
+  }
+  std::vector<at::Tensor> values(static_cast<std::size_t>(slots_));
+  const auto value = [&](int s) -> const at::Tensor* {
+    if (s < 0) return nullptr;
+    return s < static_cast<int>(constants_.size()) ? &constants_[static_cast<std::size_t>(s)]
+                                                    : &values[static_cast<std::size_t>(s)];
+  };
+  values[static_cast<std::size_t>(input_)] = input;
+  std::vector<const at::Tensor*> in;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    in.clear();
+    for (int s : n.inputs) in.push_back(value(s));
+    try {
+      values[static_cast<std::size_t>(n.output)] = run_node(n, in);
+    } catch (const c10::Error& e) {
+      throw Error("recognizer: node " + std::to_string(i) + " failed: " + e.what_without_backtrace());
+    } catch (const Error& e) {
+      throw Error("recognizer: node " + std::to_string(i) + ": " + e.what());
+    }
+    // A value no later node reads is dropped at once: memory stays at the widest layer's.
+    for (int s : n.inputs) {
+      if (s >= static_cast<int>(constants_.size()) && s != output_ && last_use_[static_cast<std::size_t>(s)] == static_cast<int>(i)) {
+        values[static_cast<std::size_t>(s)] = at::Tensor();
+      }
+    }
+  }
+  return values[static_cast<std::size_t>(output_)];
+}
+
+}  // namespace docsift::recognize

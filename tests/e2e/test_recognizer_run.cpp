@@ -1,0 +1,122 @@
+// `docsift run --engine ocr` with ocr.recognizer: both (docs/ocr.md, "A second recognizer"): the
+// real PP-OCRv4 recognizer that scripts/setup.sh converted cross-reads TOTAL, INVOICE_DATE and
+// SUPPLIER, and the record says what it read; without the model the run says so once and reads
+// with Tesseract alone; a named model folder that is missing or damaged stops the run with exit 3
+// and a line naming the file.
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "docsift/recognize/line_reader.h"
+#include "support/cli_runner.h"
+#include "support/fixture_files.h"
+#include "support/skip.h"
+#include "support/temp_dir.h"
+
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+using docsift::testing::journal_lines;
+using docsift::testing::run_docsift;
+using docsift::testing::shell_quote;
+using docsift::testing::TempDir;
+
+namespace {
+
+const fs::path kSource = DOCSIFT_SOURCE_DIR;
+
+// Three sample pages in their own folder: enough for every cross-read field, quick to read.
+fs::path three_samples(const TempDir& tmp) {
+  const fs::path in = tmp / "in";
+  fs::create_directories(in);
+  for (const char* name : {"synthetic_invoice_001.png", "synthetic_invoice_004.png", "synthetic_invoice_007.png"}) {
+    fs::copy_file(kSource / "samples" / name, in / name);
+  }
+  return in;
+}
+
+std::string ocr_run(const fs::path& in, const fs::path& out, const std::string& extra) {
+  return "run " + shell_quote(in.string()) + " --out " + shell_quote(out.string()) +
+         " --engine ocr --quiet --set ocr.recognizer=both " + extra;
+}
+
+}  // namespace
+
+TEST_CASE("recognizer run: both readers on the samples agree, and each record says what the second read") {
+  if (docsift::recognize::LineReader::installed_folder().empty()) {
+    DOCSIFT_SKIP("no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
+  }
+  TempDir tmp;
+  const fs::path in = three_samples(tmp);
+  const auto both = run_docsift(ocr_run(in, tmp / "both", "--set ocr.write_evidence=true"));
+  REQUIRE_MESSAGE(both.exit_code == 0, both.err);
+  CHECK(both.err.find("second recognizer") == std::string::npos);
+  const auto alone = run_docsift("run " + shell_quote(in.string()) + " --out " + shell_quote((tmp / "alone").string()) +
+                                 " --engine ocr --quiet");
+  REQUIRE_MESSAGE(alone.exit_code == 0, alone.err);
+  const auto records = journal_lines(tmp / "both" / "results.jsonl");
+  const auto plain = journal_lines(tmp / "alone" / "results.jsonl");
+  REQUIRE(records.size() == 3);
+  REQUIRE(plain.size() == 3);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    CAPTURE(r["file"].get<std::string>());
+    CHECK(r["engine"]["readers"] == nlohmann::json({"tesseract", "ppocr-v4"}));
+    const auto& read = r["engine"]["cross_read"];
+    for (const char* field : {"TOTAL", "INVOICE_DATE", "SUPPLIER"}) {
+      CAPTURE(field);
+      REQUIRE(read.contains(field));
+      // Clean synthetic print: both readers read the same value, and nothing is replaced.
+      CHECK(read[field]["agreed"] == true);
+      CHECK_FALSE(read[field].contains("replaced"));
+      CHECK(read[field]["score"].get<double>() > 0.9);
+      CHECK(r["engine"]["evidence"][field]["reader_agreed"] == 1.0);
+    }
+    // The fields are Tesseract's where the two agree: the same as reading with Tesseract alone.
+    CHECK(r["fields"] == plain[i]["fields"]);
+    CHECK_FALSE(plain[i]["engine"].contains("cross_read"));
+  }
+}
+
+TEST_CASE("recognizer run: with no model where auto looks, the run says so once and reads with Tesseract alone") {
+  TempDir tmp;
+  const fs::path in = three_samples(tmp);
+  // The binary copied where no .deps/ppocr is beside it (auto looks beside the program).
+  const fs::path bin = tmp / "bin" / "docsift";
+  fs::create_directories(bin.parent_path());
+  fs::copy_file(DOCSIFT_BIN, bin);
+  const auto r = docsift::testing::run_shell(shell_quote(bin.string()) + " " + ocr_run(in, tmp / "out", ""));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const std::string said = "no second recognizer found";
+  const auto first = r.err.find(said);
+  REQUIRE(first != std::string::npos);
+  CHECK(r.err.find(said, first + 1) == std::string::npos);  // once, not per page
+  for (const auto& rec : journal_lines(tmp / "out" / "results.jsonl")) {
+    CHECK(rec["status"] == "ok");
+    CHECK_FALSE(rec["engine"].contains("cross_read"));
+  }
+}
+
+TEST_CASE("recognizer run: a named model folder that is missing or damaged stops the run with exit 3, naming the file") {
+  TempDir tmp;
+  const fs::path in = three_samples(tmp);
+  auto r = run_docsift(ocr_run(in, tmp / "out1", "--set ocr.recognizer_model=" + shell_quote((tmp / "nowhere").string())));
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("nowhere: no recognizer.json there") != std::string::npos);
+  const std::string model = docsift::recognize::LineReader::installed_folder();
+  if (model.empty()) DOCSIFT_SKIP("no converted recognizer in .deps/ppocr to damage");
+  const fs::path damaged = tmp / "damaged";
+  fs::create_directories(damaged);
+  fs::copy_file(fs::path(model) / "recognizer.json", damaged / "recognizer.json");
+  {  // the weights cut off after their header
+    std::ifstream src(fs::path(model) / "recognizer.safetensors", std::ios::binary);
+    std::string head(64 * 1024, '\0');
+    src.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(damaged / "recognizer.safetensors", std::ios::binary) << head;
+  }
+  r = run_docsift(ocr_run(in, tmp / "out2", "--set ocr.recognizer_model=" + shell_quote(damaged.string())));
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("recognizer.safetensors") != std::string::npos);
+  CHECK(r.err.find("\n") == r.err.rfind("\n"));  // one line
+}

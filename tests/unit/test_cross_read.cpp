@@ -1,0 +1,110 @@
+// Cross-reading (ocr/cross_read.h, ocr.recognizer: both): when the second recognizer's reading of a
+// value's box agrees with the rules' value, and which value a disagreement keeps. The readings here
+// are the kinds PP-OCRv4 gave on the development receipts (bench/ocr/README.md), typed in, so that
+// each rule is checked on its own; tests/e2e/test_recognizer_run.cpp runs the real recognizer.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "docsift/ocr/calibration.h"
+#include "docsift/ocr/cross_read.h"
+#include "docsift/ocr/rules.h"
+
+namespace {
+using namespace docsift::ocr;
+
+const Lexicon& lexicon() {
+  static const Rules rules = load_rules("builtin:ocr-rules");
+  return rules.lexicon;
+}
+
+LineText reading(const std::string& text, float each) {
+  return {text, each, each, std::vector<float>(text.size(), each)};
+}
+
+Evidence doubtful(double word_min) {
+  Evidence e;
+  e.word_min = e.word_mean = word_min;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("cross-read: two readings agree as the field's kind compares values") {
+  CHECK(readings_agree("amount", "RM 11.80", "RM11.80", lexicon()));
+  CHECK(readings_agree("amount", "11.80", "TOTAL 11. 80", lexicon()));
+  CHECK_FALSE(readings_agree("amount", "RM 29.30", "RM30.30", lexicon()));
+  CHECK(readings_agree("date", "05/12/2016", "05-12-16", lexicon()));
+  CHECK(readings_agree("date", "24/03/2018", "24 Mar 2018", lexicon()));
+  CHECK_FALSE(readings_agree("date", "11/06/2018", "11/05/2018", lexicon()));
+  // A name: letters and digits only, the second reading allowed to run on (a registration number).
+  CHECK(readings_agree("text", "SANYU STATIONERY SHOP", "SANYUSTATIONERYSHOP", lexicon()));
+  CHECK(readings_agree("text", "BOON SENG PAPER SDN BHD", "BOON SENG PAPER SDN BHD (1248717-W)", lexicon()));
+  CHECK_FALSE(readings_agree("text", "SINNATHAMBY HOLDINGS SDN. BHD.", "SDN. BHD.", lexicon()));
+  CHECK_FALSE(readings_agree("text", "", "", lexicon()));
+}
+
+TEST_CASE("cross-read: a doubtful total or date is taken from a sure second reading, never against the sums") {
+  const LineText sure_total = reading("51.00", 0.999f);
+  // Tesseract read "$1.00" from words at 54: the second, sure, reads 51.00; the currency stays.
+  CHECK(settle("amount", "$1.00", doubtful(54), sure_total, lexicon(), DateOrder::Dmy) == "$51.00");
+  // Read at 73 (not doubtful), or vouched for by the printed sums: kept.
+  CHECK_FALSE(settle("amount", "RM 29.30", doubtful(73), reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy));
+  Evidence summed = doubtful(40);
+  summed.sums_agree = true;
+  CHECK_FALSE(settle("amount", "$1.00", summed, sure_total, lexicon(), DateOrder::Dmy));
+  // An unsure second reading, or one with no amount with cents in it: kept.
+  CHECK_FALSE(settle("amount", "$1.00", doubtful(40), reading("51.00", 0.6f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("amount", "$7.00", doubtful(40), reading("700", 0.99f), lexicon(), DateOrder::Dmy));
+  // Dates: a doubtful one, a sure second reading of one date.
+  CHECK(settle("date", "11/06/2018", doubtful(76), reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy) ==
+        "11/05/2018");
+  CHECK_FALSE(settle("date", "11/06/2018", doubtful(90), reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("date", "04/06/2000", doubtful(59), reading("04-06-201", 0.995f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("id", "12345", doubtful(10), reading("12346", 1.0f), lexicon(), DateOrder::Dmy));
+}
+
+TEST_CASE("cross-read: a name keeps Tesseract's spaces and takes the second reading's sure letters") {
+  const auto sure = [](const std::string& text) { return std::vector<float>(text.size(), 0.99f); };
+  CHECK(substituted_name("SANYO STATIONERY SHOP", "SANYU STATIONERYSHOP", sure("SANYU STATIONERYSHOP"), kLetterSure) ==
+        "SANYU STATIONERY SHOP");
+  CHECK(substituted_name("WR, D.I.Y. (KUCHAT) SDN BHD", "MR.D.I.Y.(KUCHAI) SDN BHD", sure("MR.D.I.Y.(KUCHAI) SDN BHD"),
+                         kLetterSure) == "MR, D.I.Y. (KUCHAI) SDN BHD");
+  // Two changes in 12 letters and digits are one too many.
+  CHECK_FALSE(substituted_name("WR. D.I.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
+                               kLetterSure));
+  // Running on past the name (a registration number) is allowed; the name keeps its own end.
+  CHECK(substituted_name("AEON CO. (H) BHD", "AEON CO. (M) BHD (126926-H)", sure("AEON CO. (M) BHD (126926-H)"),
+                         kLetterSure) == "AEON CO. (M) BHD");
+  // Not the same name in the same places (a letter dropped shifts the rest), nothing to change,
+  // too many changes, an unsure letter: nothing.
+  CHECK_FALSE(substituted_name("LIAN HING STATIONERY", "LANHINGSTATIONERY", sure("LANHINGSTATIONERY"), kLetterSure));
+  CHECK_FALSE(substituted_name("AEON CO", "AEON CO", sure("AEON CO"), kLetterSure));
+  CHECK_FALSE(substituted_name("GARDENIA BAKERIES (KL) SDN BILD", "GARDENIABAKERIES(KL)SDNBHD(139386X)",
+                               sure("GARDENIABAKERIES(KL)SDNBHD(139386X)"), kLetterSure));
+  CHECK_FALSE(substituted_name("ABCDEFGH", "ABCDXFGY", sure("ABCDXFGY"), kLetterSure));
+  std::vector<float> unsure = sure("AEDN CO. (M) BHD");
+  unsure[2] = 0.5f;
+  CHECK_FALSE(substituted_name("AEON CO. (M) BHD", "AEDN CO. (M) BHD", unsure, kLetterSure));
+  // Probabilities that do not match the text (not one per byte) are not trusted.
+  CHECK_FALSE(substituted_name("SANYO", "SANYU", {0.99f}, kLetterSure));
+}
+
+TEST_CASE("cross-read: the calibration sees the second recognizer's agreement") {
+  Evidence e;
+  auto x = feature_values(e);
+  CHECK(x.at("reader_agreed") == 0.0);
+  CHECK(x.at("reader_disagreed") == 0.0);
+  e.reader_read = true;
+  x = feature_values(e);
+  CHECK(x.at("reader_disagreed") == 1.0);
+  e.reader_agreed = true;
+  x = feature_values(e);
+  CHECK(x.at("reader_agreed") == 1.0);
+  CHECK(x.at("reader_disagreed") == 0.0);
+  e.reader_agreed = false, e.reader_taken = true;
+  x = feature_values(e);
+  CHECK(x.at("reader_taken") == 1.0);
+  CHECK(x.at("reader_disagreed") == 0.0);
+}
