@@ -232,6 +232,11 @@ TEST_CASE("OCR rules on a laid-out invoice: labels right and below, the longest 
   CHECK(e.fields.at("SUPPLIER") == "Harbour Office Supplies");
   CHECK(e.fields.at("ABN") == "51 824 753 556");
   CHECK(e.fields.at("BUSINESS_ADDRESS") == "88 Collins Street, Melbourne VIC 3000");
+  // Each value's box is its own words: the address's is its line (the fourth, 30 px a line), not
+  // the seller's line it is found under.
+  CHECK(e.evidence.at("SUPPLIER").box.top == 30);
+  CHECK(e.evidence.at("BUSINESS_ADDRESS").box.top == 90);
+  CHECK(e.evidence.at("BUSINESS_ADDRESS").box.bottom == 110);
   CHECK(e.fields.at("BUSINESS_PHONE") == "(02) 1889 4771");
   CHECK(e.fields.at("SUPPLIER_WEBSITE") == "www.harbour.com.au");
   CHECK(e.fields.at("PAYER_NAME") == "Jordan Smith");

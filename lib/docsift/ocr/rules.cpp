@@ -503,6 +503,12 @@ class FieldFinder {
     for (const auto& [name, at] : found_at) {
       if (found.count(name)) out.evidence[name] = evidence_of(name, found[name], at);
     }
+    // The address is read from the lines under the seller's, and is found at the seller's segment:
+    // its box is its own lines' words (what a reviewer's report draws). Its word confidences stay
+    // the seller line's, which the calibration was fitted on (bench/confidence/README.md).
+    if (const auto e = out.evidence.find("BUSINESS_ADDRESS"); e != out.evidence.end() && !address_segments.empty()) {
+      e->second.box = words_box(address_segments);
+    }
     for (const auto& [name, value] : found) {  // the lists: read from table rows, not one segment
       if (found_at.count(name) || !evidence.count(name)) continue;
       out.evidence[name] = evidence.at(name);
@@ -1061,6 +1067,7 @@ class FieldFinder {
           continue;  // another column
         if (address_like(k) && r[k].hits.empty()) {
           address += (address.empty() ? "" : " ") + clean_text(r[k].text);
+          address_segments.push_back(k);
           last_line = r[k].line;
         } else if (!address.empty() || ++skipped > 2) {
           break;
@@ -1121,6 +1128,20 @@ class FieldFinder {
   std::optional<long long> cents(const char* field) const {
     const auto it = found.find(field);
     return it != found.end() ? amount_cents(it->second) : std::nullopt;
+  }
+
+  // The box around the words of `segments` (each within its segment's left and right).
+  Box words_box(const std::vector<std::size_t>& segments) const {
+    std::optional<Box> box;
+    for (const std::size_t k : segments) {
+      for (const Word& w : page.lines[r[k].line].words) {
+        if (w.box.left < r[k].left || w.box.right > r[k].right) continue;
+        box = !box ? w.box
+                   : Box{std::min(box->left, w.box.left), std::min(box->top, w.box.top),
+                         std::max(box->right, w.box.right), std::max(box->bottom, w.box.bottom)};
+      }
+    }
+    return box.value_or(Box{});
   }
 
   // A field's evidence (rules.h): what its step noted (evidence), its label, and its words.
@@ -1377,6 +1398,7 @@ class FieldFinder {
       other_dates;  // segments whose dates are not the invoice's
   std::optional<int> payer_block, supplier_block;
   std::optional<std::size_t> supplier_at;
+  std::vector<std::size_t> address_segments;  // the segments BUSINESS_ADDRESS was read from
 };
 
 }  // namespace
