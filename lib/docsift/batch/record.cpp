@@ -283,6 +283,18 @@ Summary Summary::from_json(const json& j, const std::string& where) {
     s.shard = ShardInfo{get_or<int>(j["shard"], "index", 0, where), get_or<int>(j["shard"], "count", 0, where),
                         get_or<int>(j["shard"], "scanned_all_shards", 0, where)};
   }
+  s.docsift_version = get_or<std::string>(j, "docsift_version", "", where);
+  s.started_at = get_or<std::string>(j, "started_at", "", where);
+  s.finished_at = get_or<std::string>(j, "finished_at", "", where);
+  if (j.contains("inputs") && j["inputs"].is_array()) {
+    for (const json& input : j["inputs"]) {
+      if (!input.is_string()) throw FileError(where + ": inputs: not a list of strings");
+      s.inputs.push_back(input.get<std::string>());
+    }
+  }
+  if (j.contains("throughput") && j["throughput"].is_object()) {
+    s.wall_seconds_this_run = get_or<double>(j["throughput"], "wall_seconds_this_run", 0.0, where);
+  }
   s.engine = get_or<std::string>(j, "engine", "", where);
   s.model = get_or<std::string>(j, "model", "", where);
   s.device = get_or<std::string>(j, "device", "", where);

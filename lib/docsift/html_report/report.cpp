@@ -53,8 +53,7 @@ fs::path checked_run_folder(const fs::path& dir, const std::string& role) {
   return journal;
 }
 
-// summary.json, typed (batch/record.h), when the run wrote one. Summary::from_json reads what
-// `merge` needs; the few keys the index shows besides (docs/run.md, "Outputs") are read here.
+// summary.json, typed (batch/record.h), when the run wrote one.
 std::optional<batch::Summary> read_summary(const fs::path& run) {
   const fs::path path = run / batch::out_files::kSummary;
   std::error_code ec;
@@ -68,19 +67,6 @@ std::optional<batch::Summary> read_summary(const fs::path& run) {
   } catch (const FileError& e) {
     throw MalformedInputError(std::string(e.what()) +
                               "; `docsift run --resume` on that folder writes it again");
-  }
-  const auto text = [&](const char* key) {
-    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-  };
-  s.docsift_version = text("docsift_version");
-  s.finished_at = text("finished_at");
-  if (j.contains("inputs") && j["inputs"].is_array()) {
-    for (const auto& input : j["inputs"]) {
-      if (input.is_string()) s.inputs.push_back(input.get<std::string>());
-    }
-  }
-  if (j.contains("throughput") && j["throughput"].is_object()) {
-    s.wall_seconds_this_run = j["throughput"].value("wall_seconds_this_run", 0.0);
   }
   return s;
 }
