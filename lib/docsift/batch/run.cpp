@@ -73,7 +73,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     earlier_hashes.insert(record.config_hash);
   });
   std::optional<PredictionsCsv> csv;
-  const auto rebuild_csv = [&] {
+  const std::function<void()> rebuild_csv = [&] {
     csv.reset();
     csv.emplace(folder.file(out_files::kPredictions), schema.names());
     for_each_latest(journal_path, latest, [&](const Record& record) { csv->rebuild(record); });
@@ -181,41 +181,10 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
     record.started_at = page_started;
     record.finished_at = rfc3339_now();
     record.timings_s["total"] = seconds_since(start);
-    // The CSV row first, then the journal record: a row that cannot be written (it is cut back
-    // whole) stops the run before the journal has the record, and a record the journal cannot take
-    // takes its row back out, so at every stop the CSV has exactly the journal's rows. A record
-    // that supersedes a good one (its file changed) rebuilds the CSV after the journal has it, so
-    // that the old row goes.
-    const auto earlier = latest.find(name.key());
-    const bool supersedes_row = csv && earlier != latest.end() && earlier->second.ok();
-    try {
-      if (csv && !supersedes_row) csv->add(record);
-    } catch (const std::exception& e) {
-      summary.stopped = std::string(e.what()) + "; " + name.file + " is left for --resume";
+    if (std::string why = write_page(record, name, {journal, csv, latest, rebuild_csv}); !why.empty()) {
+      summary.stopped = std::move(why);
       summary.write_failed = true;
       break;
-    }
-    try {
-      latest[name.key()] = Latest{journal.append(record.to_json()), record.status, record.source};
-    } catch (const io::JournalWriteError& e) {
-      // The journal is intact up to its last complete record; stop here, --resume goes on.
-      summary.stopped = e.what();
-      summary.write_failed = true;
-      try {
-        if (csv && !supersedes_row) csv->undo_last_add();
-      } catch (const std::exception& undo) {  // --resume rebuilds the CSV from the journal
-        summary.stopped += std::string("; ") + undo.what();
-      }
-      break;
-    }
-    if (supersedes_row) {
-      try {
-        rebuild_csv();
-      } catch (const std::exception& e) {  // the journal has the record; --resume rebuilds the CSV
-        summary.stopped = std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume";
-        summary.write_failed = true;
-        break;
-      }
     }
     ++done;
     ++summary.processed;

@@ -190,4 +190,37 @@ Summary summarise(const fs::path& journal_path, const std::map<std::string, Late
   return out;
 }
 
+std::string write_page(const Record& record, const RecordName& name, const PageFiles& files) {
+  // A row that cannot be written (it is cut back whole) stops the run before the journal has the
+  // record, and a record the journal cannot take takes its row back out. A record that supersedes
+  // a good one (its file changed) rebuilds the CSV after the journal has it, so that the old row goes.
+  const auto earlier = files.latest.find(name.key());
+  const bool supersedes_row = files.csv && earlier != files.latest.end() && earlier->second.ok();
+  try {
+    if (files.csv && !supersedes_row) files.csv->add(record);
+  } catch (const std::exception& e) {
+    return std::string(e.what()) + "; " + name.file + " is left for --resume";
+  }
+  try {
+    files.latest[name.key()] = Latest{files.journal.append(record.to_json()), record.status, record.source};
+  } catch (const io::JournalWriteError& e) {
+    // The journal is intact up to its last complete record; stop here, --resume goes on.
+    std::string why = e.what();
+    try {
+      if (files.csv && !supersedes_row) files.csv->undo_last_add();
+    } catch (const std::exception& undo) {  // --resume rebuilds the CSV from the journal
+      why += std::string("; ") + undo.what();
+    }
+    return why;
+  }
+  if (supersedes_row) {
+    try {
+      files.rebuild_csv();
+    } catch (const std::exception& e) {  // the journal has the record; --resume rebuilds the CSV
+      return std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume";
+    }
+  }
+  return "";
+}
+
 }  // namespace docsift::batch

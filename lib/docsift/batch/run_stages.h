@@ -17,6 +17,7 @@
 #include "docsift/batch/record.h"
 #include "docsift/batch/run.h"
 #include "docsift/config/config.h"
+#include "docsift/io/journal.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/scan.h"
 #include "docsift/io/source.h"
@@ -94,6 +95,19 @@ Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std:
 std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::string, RecordName>& failed_names,
                                                           const Plan& plan, const RunOptions& o,
                                                           const RunSummary& summary);
+
+// Where a finished page's record goes: the CSV (when written) and the journal, with what the
+// journal says of each page kept current, and a way to rebuild the CSV from the journal.
+struct PageFiles {
+  io::Journal& journal;
+  std::optional<PredictionsCsv>& csv;
+  std::map<std::string, Latest>& latest;
+  const std::function<void()>& rebuild_csv;
+};
+// Writes `record` of page `name`: the CSV row first, then the journal record, so that at every stop
+// the CSV has exactly the journal's rows (docs/run.md, "Stops"). "" when both took it; else why the
+// run must stop (the record is then in neither, or in the journal with its CSV row left for --resume).
+std::string write_page(const Record& record, const RecordName& name, const PageFiles& files);
 
 // summary.json for the whole journal (this run and the runs it resumed): the latest record of each
 // page, read back once more; the run's totals go into `summary` too.
