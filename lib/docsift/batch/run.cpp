@@ -32,20 +32,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   const std::string started_at = rfc3339_now();
   RunSummary summary;
   std::vector<io::SkippedFile> skipped_files;
-  std::vector<io::ScannedImage> images =
-      io::scan_inputs(o.inputs, o.recursive, &skipped_files, &summary.subfolders_not_read, o.follow_links);
-  summary.scanned_all = static_cast<int>(images.size());
-  if (o.shard) {
-    const auto other_shard = [&](const std::string& relative) { return shard_of(relative, o.shard->count) != o.shard->index; };
-    std::erase_if(images, [&](const io::ScannedImage& image) { return other_shard(image.relative); });
-    // A folder that cannot be read holds pages of every shard: each shard says so.
-    std::erase_if(skipped_files, [&](const io::SkippedFile& f) { return !f.unreadable && other_shard(f.relative); });
-  }
-  summary.unreadable = static_cast<int>(std::count_if(skipped_files.begin(), skipped_files.end(),
-                                                      [](const io::SkippedFile& f) { return f.unreadable; }));
-  summary.links_outside = static_cast<int>(std::count_if(skipped_files.begin(), skipped_files.end(),
-                                                         [](const io::SkippedFile& f) { return f.link_outside; }));
-  summary.scanned = static_cast<int>(images.size());
+  const std::vector<io::ScannedImage> images = scan_pages(o, summary, skipped_files);
   std::error_code ec;
   // Before anything is written: no file docsift writes here may be a link or a non-regular file.
   const OutputFolder folder(o.out_dir, "run");

@@ -1,5 +1,6 @@
 #include "docsift/batch/run_stages.h"
 
+#include <algorithm>
 #include <system_error>
 
 #include "docsift/batch/shard.h"
@@ -221,6 +222,24 @@ std::string write_page(const Record& record, const RecordName& name, const PageF
     }
   }
   return "";
+}
+
+std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summary, std::vector<io::SkippedFile>& skipped) {
+  std::vector<io::ScannedImage> images =
+      io::scan_inputs(o.inputs, o.recursive, &skipped, &summary.subfolders_not_read, o.follow_links);
+  summary.scanned_all = static_cast<int>(images.size());
+  if (o.shard) {
+    const auto other_shard = [&](const std::string& relative) { return shard_of(relative, o.shard->count) != o.shard->index; };
+    std::erase_if(images, [&](const io::ScannedImage& image) { return other_shard(image.relative); });
+    // A folder that cannot be read holds pages of every shard: each shard says so.
+    std::erase_if(skipped, [&](const io::SkippedFile& f) { return !f.unreadable && other_shard(f.relative); });
+  }
+  summary.unreadable = static_cast<int>(
+      std::count_if(skipped.begin(), skipped.end(), [](const io::SkippedFile& f) { return f.unreadable; }));
+  summary.links_outside = static_cast<int>(
+      std::count_if(skipped.begin(), skipped.end(), [](const io::SkippedFile& f) { return f.link_outside; }));
+  summary.scanned = static_cast<int>(images.size());
+  return images;
 }
 
 }  // namespace docsift::batch

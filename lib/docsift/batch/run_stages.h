@@ -96,6 +96,10 @@ std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::s
                                                           const Plan& plan, const RunOptions& o,
                                                           const RunSummary& summary);
 
+// The inputs' images, this shard's (--shard), and the files passed over (`skipped`: unreadable, a
+// link out of the inbox, not an image), counted in `summary` (scanned, unreadable, links_outside).
+std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summary, std::vector<io::SkippedFile>& skipped);
+
 // Where a finished page's record goes: the CSV (when written) and the journal, with what the
 // journal says of each page kept current, and a way to rebuild the CSV from the journal.
 struct PageFiles {
