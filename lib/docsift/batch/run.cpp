@@ -100,19 +100,9 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   const auto abandon = [&stop] { return stop.abandon(); };
   if (!summary.subfolders_not_read.empty()) progress.not_descended(summary.subfolders_not_read);
   for (const auto& f : skipped_files) progress.skipped(f);
-  for (const auto& [name, why] : gone) {
-    Record marker = Record::gone_marker(name.file, name.file_bytes, why);
-    marker.config_hash = hash;
-    marker.finished_at = rfc3339_now();
-    try {
-      latest[name.key()] = Latest{journal.append(marker.to_json()), Record::Status::Gone, std::nullopt};
-    } catch (const io::JournalWriteError& e) {
-      summary.stopped = e.what();
-      summary.write_failed = true;
-      break;
-    }
-    ++summary.gone;
-    progress.gone(marker);
+  if (std::string why = write_gone(gone, hash, journal, latest, progress, summary); !why.empty()) {
+    summary.stopped = std::move(why);
+    summary.write_failed = true;
   }
   int done = 0;
   const io::ScannedImage* stamped_file = nullptr;

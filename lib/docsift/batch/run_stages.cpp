@@ -242,4 +242,22 @@ std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summar
   return images;
 }
 
+std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, const std::string& config_hash,
+                       io::Journal& journal, std::map<std::string, Latest>& latest, Progress& progress,
+                       RunSummary& summary) {
+  for (const auto& [name, why] : gone) {
+    Record marker = Record::gone_marker(name.file, name.file_bytes, why);
+    marker.config_hash = config_hash;
+    marker.finished_at = rfc3339_now();
+    try {
+      latest[name.key()] = Latest{journal.append(marker.to_json()), Record::Status::Gone, std::nullopt};
+    } catch (const io::JournalWriteError& e) {
+      return e.what();
+    }
+    ++summary.gone;
+    progress.gone(marker);
+  }
+  return "";
+}
+
 }  // namespace docsift::batch

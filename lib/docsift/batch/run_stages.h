@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "docsift/batch/outputs.h"
+#include "docsift/batch/progress.h"
 #include "docsift/batch/record.h"
 #include "docsift/batch/run.h"
 #include "docsift/config/config.h"
@@ -99,6 +100,12 @@ std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::s
 // The inputs' images, this shard's (--shard), and the files passed over (`skipped`: unreadable, a
 // link out of the inbox, not an image), counted in `summary` (scanned, unreadable, links_outside).
 std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summary, std::vector<io::SkippedFile>& skipped);
+
+// Journals a gone marker for each of `gone` (docs/run.md, "Gone pages"), each counted in
+// summary.gone and shown by `progress`. "" when all were written; else why the run must stop.
+std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, const std::string& config_hash,
+                       io::Journal& journal, std::map<std::string, Latest>& latest, Progress& progress,
+                       RunSummary& summary);
 
 // Where a finished page's record goes: the CSV (when written) and the journal, with what the
 // journal says of each page kept current, and a way to rebuild the CSV from the journal.
