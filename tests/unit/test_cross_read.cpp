@@ -43,6 +43,9 @@ TEST_CASE("cross-read: two readings agree as the field's kind compares values") 
   CHECK(readings_agree("text", "BOON SENG PAPER SDN BHD", "BOON SENG PAPER SDN BHD (1248717-W)", lexicon()));
   CHECK_FALSE(readings_agree("text", "SINNATHAMBY HOLDINGS SDN. BHD.", "SDN. BHD.", lexicon()));
   CHECK_FALSE(readings_agree("text", "", "", lexicon()));
+  // The recognizer's full-width bracket and a curly apostrophe are punctuation like any other.
+  CHECK(readings_agree("text", "MR. D.I.Y. (M) SDN BHD", "MR.D.I.Y.\uFF08M)SDNBHD", lexicon()));
+  CHECK(readings_agree("text", "BERRY\u2019S CARE HOUSE.", "BERRY'S CARE HOUSE", lexicon()));
 }
 
 TEST_CASE("cross-read: a doubtful total or date is taken from a sure second reading, never against the sums") {

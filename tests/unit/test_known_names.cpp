@@ -68,6 +68,8 @@ TEST_CASE("known sellers: one name per line, comments and blank lines skipped, C
   const KnownNames list = KnownNames::from_text("# vendor master\n\nSANYU STATIONERY SHOP\r\n  MR. D.I.Y. (M) SDN BHD  \nKFC\n", "v.txt");
   CHECK(list.size() == 3);
   CHECK(docsift::ocr::name_key("Mr. D.I.Y. (M) Sdn Bhd") == "MRDIYMSDNBHD");
+  // Non-ASCII letters stay as their bytes; non-ASCII punctuation goes as ASCII's does.
+  CHECK(docsift::ocr::name_key("M\u00fcller \uFF08GmbH\uFF09 \u2019") == "M\u00fcLLERGMBH");
 }
 
 TEST_CASE("known sellers: a bad list is refused naming the file and line") {

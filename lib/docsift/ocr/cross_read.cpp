@@ -1,30 +1,12 @@
 #include "docsift/ocr/cross_read.h"
 
-#include <utf8proc.h>
+#include "docsift/ocr/known_names.h"
 
 #include <algorithm>
 #include <cctype>
 #include <vector>
 
 namespace docsift::ocr {
-
-std::string name_key(const std::string& text) {
-  std::string out;
-  const std::string folded = casefold(text);
-  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(folded.data());
-  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(folded.size());
-  while (left > 0) {
-    utf8proc_int32_t c = 0;
-    const utf8proc_ssize_t n = utf8proc_iterate(p, left, &c);
-    if (n <= 0) break;
-    const auto category = utf8proc_category(c);
-    const bool letter = category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_LO;
-    const bool digit = category == UTF8PROC_CATEGORY_ND;
-    if (letter || digit) out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
-    p += n, left -= n;
-  }
-  return out;
-}
 
 bool readings_agree(const std::string& kind, const std::string& value, const std::string& read, const Lexicon& lexicon) {
   if (kind == "amount") {
@@ -94,9 +76,7 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
     if (dates.size() != 1) return std::nullopt;
     return format_date(dates[0]);
   }
-  const std::string text = clean_text(read);
-  if (name_key(text).empty()) return std::nullopt;
-  return text;
+  return std::nullopt;
 }
 
 }  // namespace docsift::ocr

@@ -19,14 +19,15 @@ inline constexpr const char* kCrossReadFields[] = {"TOTAL", "INVOICE_DATE", "SUP
 
 // Whether `read` (the second recognizer's text of the value's box) says `value`: for an amount,
 // an amount of the same cents in it; for a date, the same day read either order; otherwise the
-// same letters and digits, case, spaces and punctuation aside ("SANYU STATIONERY" = "SANYUSTATIONERY"),
+// same letters and digits (known_names.h: name_key), case, spaces and punctuation aside
+// ("SANYU STATIONERY" = "SANYUSTATIONERY"),
 // the second reading allowed to run on past them ("… SDN BHD (1248717-W)").
 // `kind`: calibration.h's field kinds (amount, date, text, id, list).
 bool readings_agree(const std::string& kind, const std::string& value, const std::string& read, const Lexicon& lexicon);
 
-// The value the second reading gives for a field of `kind`, where it gives exactly one that
-// differs from `value`: the one amount in it, the one date (read as `order`), or for text its
-// words as read. nullopt when it gives none or several.
+// The value the second reading gives for an amount or a date, where it gives exactly one: the one
+// amount with cents in it, or the one date (read as `order`). nullopt when it gives none or
+// several, and for other kinds (a name is settled letter by letter: substituted_name).
 std::optional<std::string> second_value(const std::string& kind, const std::string& read, const Lexicon& lexicon,
                                         DateOrder order);
 
@@ -51,8 +52,5 @@ inline constexpr double kDateDoubt = 80, kDateSure = 0.97;
 inline constexpr double kLetterSure = 0.9;
 std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,
                                   const LineText& second, const Lexicon& lexicon, DateOrder order);
-
-// Letters and digits only, case folded: what two readings of a name are compared by.
-std::string name_key(const std::string& text);
 
 }  // namespace docsift::ocr

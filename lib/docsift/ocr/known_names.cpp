@@ -6,6 +6,8 @@
 #include <limits>
 #include <unordered_set>
 
+#include <utf8proc.h>
+
 #include "docsift/error.h"
 #include "docsift/strict_json.h"
 
@@ -39,13 +41,27 @@ int distance_within(std::string_view pattern, std::string_view text, int limit) 
 std::string name_key(std::string_view text) {
   std::string key;
   key.reserve(text.size());
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x80) {
-      key += ch;  // a byte of a non-ASCII letter (or sign): kept, compared as is
-    } else if (std::isalnum(c)) {
-      key += static_cast<char>(std::toupper(c));
+  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  auto left = static_cast<utf8proc_ssize_t>(text.size());
+  while (left > 0) {
+    utf8proc_int32_t c = 0;
+    utf8proc_ssize_t n = utf8proc_iterate(p, left, &c);
+    if (n <= 0) {  // not UTF-8: the byte kept, compared as is
+      key += static_cast<char>(*p);
+      ++p, --left;
+      continue;
     }
+    if (c < 0x80) {
+      if (std::isalnum(c)) key += static_cast<char>(std::toupper(c));
+    } else {
+      // A non-ASCII letter or digit is kept as its bytes; punctuation and symbols go, as ASCII's do
+      // (a recognizer's full-width "（", a curly "’").
+      const utf8proc_category_t category = utf8proc_category(c);
+      if ((category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_LO) || category == UTF8PROC_CATEGORY_ND) {
+        key.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
+      }
+    }
+    p += n, left -= n;
   }
   return key;
 }

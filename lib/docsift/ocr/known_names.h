@@ -43,7 +43,9 @@ class KnownNames {
   std::vector<std::string> keys_;  // the names' letters and digits, upper-cased
 };
 
-// The letters and digits of `text`, ASCII upper-cased; other UTF-8 letters kept as their bytes.
+// The letters and digits of `text`, ASCII upper-cased; other UTF-8 letters and digits kept as their
+// bytes, other punctuation and symbols dropped; bytes that are not UTF-8 kept. Known sellers are
+// matched by it, and the OCR engine's two readings of a name compared (cross_read.h).
 std::string name_key(std::string_view text);
 
 }  // namespace docsift::ocr
