@@ -9,6 +9,7 @@
 #include <set>
 #include <system_error>
 
+#include "docsift/data_folder.h"
 #include "docsift/error.h"
 #include "docsift/ocr/cross_read.h"
 
@@ -43,15 +44,9 @@ std::string evened_data(const Settings& config) {
     }
     return config.evened_model;
   }
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const std::filesystem::path up = exe.parent_path().parent_path();
-  for (const auto& folder : {up / "share" / "docsift" / "tessdata", up / ".deps" / "tessdata",
-                             up.parent_path() / ".deps" / "tessdata"}) {
-    if (missing_language(folder, config.language).empty()) return folder.string();
-  }
-  return "";
+  return data_folder("tessdata", [&](const std::filesystem::path& folder) {
+    return missing_language(folder, config.language).empty();
+  });
 }
 
 // A box in the pixels of the page as read (halved, deskewed, turned: reader.h) → the page's own

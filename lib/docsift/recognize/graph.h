@@ -28,7 +28,6 @@ class Graph {
   at::Tensor run(const at::Tensor& input) const;
 
   const std::vector<std::string>& characters() const { return characters_; }
-  std::size_t nodes() const { return nodes_.size(); }
 
  private:
   std::vector<std::string> characters_;

@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 #include <system_error>
 
+#include "docsift/data_folder.h"
 #include "docsift/error.h"
 
 namespace docsift::recognize {
@@ -16,15 +17,10 @@ namespace docsift::recognize {
 LineReader::LineReader(const std::filesystem::path& folder) : graph_(folder) {}
 
 std::string LineReader::installed_folder() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  // The program is build/docsift, build/tests/… or build/bench/…, or bin/docsift once installed.
-  const std::filesystem::path up = exe.parent_path().parent_path();
-  for (const auto& folder : {up / "share" / "docsift" / "ppocr", up / ".deps" / "ppocr", up.parent_path() / ".deps" / "ppocr"}) {
-    if (std::filesystem::is_regular_file(folder / "recognizer.json", ec)) return folder.string();
-  }
-  return "";
+  return data_folder("ppocr", [](const std::filesystem::path& folder) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(folder / "recognizer.json", ec);
+  });
 }
 
 at::Tensor LineReader::probabilities(const cv::Mat& rgb) const {
