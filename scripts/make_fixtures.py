@@ -3,8 +3,9 @@
 parity tests.
 
 Run from the repository root:
-  scripts/pyenv.sh python3 scripts/make_fixtures.py [internvl|internvl35|mllama|all]
-(no argument = internvl; mllama runs scripts/make_mllama_fixtures.py, which writes tests/fixtures/mllama/)
+  scripts/pyenv.sh python3 scripts/make_fixtures.py [internvl|internvl35|mllama|qwen25vl|all]
+(no argument = internvl; mllama runs scripts/make_mllama_fixtures.py, which writes tests/fixtures/mllama/;
+qwen25vl runs scripts/make_qwen25vl_fixtures.py, which writes tests/fixtures/qwen25vl/)
 
 Nothing is downloaded. With a fixed seed it builds a 1-layer-deep-enough InternVL3 (InternViT + pixel
 shuffle + MLP projector + Qwen2 with dynamic RoPE) from transformers configs, using the tiny Qwen-style
@@ -248,8 +249,8 @@ def main(out=OUT, text=TEXT, llm_arch="Qwen2ForCausalLM", greedy_tokens=NEW_TOKE
 if __name__ == "__main__":
     import sys
     which = sys.argv[1] if len(sys.argv) > 1 else "internvl"
-    if which not in ("internvl", "internvl35", "mllama", "all") or len(sys.argv) > 2:
-        raise SystemExit("usage: make_fixtures.py [internvl|internvl35|mllama|all]")
+    if which not in ("internvl", "internvl35", "mllama", "qwen25vl", "all") or len(sys.argv) > 2:
+        raise SystemExit("usage: make_fixtures.py [internvl|internvl35|mllama|qwen25vl|all]")
     if which in ("internvl", "all"):
         main()
     if which in ("internvl35", "all"):
@@ -258,3 +259,6 @@ if __name__ == "__main__":
     if which in ("mllama", "all"):
         import make_mllama_fixtures  # scripts/ is sys.path[0] when this file is run as a script
         make_mllama_fixtures.main()
+    if which in ("qwen25vl", "all"):
+        import make_qwen25vl_fixtures
+        make_qwen25vl_fixtures.main()

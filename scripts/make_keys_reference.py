@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The reference for `extraction.decoding: keys` and `free` (docs/decoding.md), with transformers, on the tiny
-InternVL3 and Llama 3.2 Vision fixtures: tests/fixtures/keys/reference.json, which tests/parity/test_keys.cpp
-compares token for token and character for character.
+InternVL3, Llama 3.2 Vision and Qwen2.5-VL fixtures: tests/fixtures/keys/reference.json, which
+tests/parity/test_keys.cpp compares token for token and character for character.
 
 Run from the repository root (after scripts/make_fixtures.py, whose checkpoints and images it reads):
   scripts/pyenv.sh python3 scripts/make_keys_reference.py
@@ -31,12 +31,14 @@ import yaml
 from PIL import Image
 from tokenizers import Tokenizer
 import transformers
-from transformers import (GotOcr2ImageProcessor, InternVLForConditionalGeneration, MllamaForConditionalGeneration,
-                          MllamaProcessor, PreTrainedTokenizerFast)
+from transformers import (AutoProcessor, GenerationConfig, GotOcr2ImageProcessor, InternVLForConditionalGeneration,
+                          MllamaForConditionalGeneration, MllamaProcessor, PreTrainedTokenizerFast,
+                          Qwen2_5_VLForConditionalGeneration)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_fixtures as internvl_fixtures  # noqa: E402
 import make_mllama_fixtures as mllama_fixtures  # noqa: E402
+import make_qwen25vl_fixtures as qwen_fixtures  # noqa: E402
 from make_tokenizer_vectors import bytes_to_unicode  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -319,6 +321,79 @@ def mllama(fields, question, summary):
     summary["mllama"] = {"stop_ids": sorted(stop_ids), "images": out}
 
 
+def qwen25vl(fields, question, summary):
+    """The tf5 layout (float32, untied), whose AutoProcessor is the torchvision image processor, as docsift's
+    vision.resample auto picks for it. The prompt is the checkpoint's chat template with its default system
+    message and the image first, directly followed by the question, as docsift builds it."""
+    folder = os.path.join(FIXTURES, "qwen25vl", "tf5")
+    tok = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    plan = Plan(fields, tok)
+    stop_ids = qwen_fixtures.STOP_IDS
+    processor = AutoProcessor.from_pretrained(folder)
+    assert type(processor.image_processor).__name__ == "Qwen2VLImageProcessor"  # torchvision, not ...Pil
+    messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": question}]}]
+    prompt = processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    assert prompt == ("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
+                      "<|vision_start|><|image_pad|><|vision_end|>" + question + "<|im_end|>\n<|im_start|>assistant\n")
+    model = Qwen2_5_VLForConditionalGeneration.from_pretrained(folder, dtype=torch.float32,
+                                                               attn_implementation="eager")
+    model.eval()
+    out = {}
+    for name in ("small", "mid"):
+        img = Image.open(os.path.join(FIXTURES, "qwen25vl", "images", name + ".png")).convert("RGB")
+        inputs = processor(text=[prompt], images=[img], return_tensors="pt")
+        # mm_token_type_ids gives the image tokens their 3-D (t, h, w) positions; without it transformers falls
+        # back to 1-D positions without a word.
+        base = {k: inputs[k] for k in ("input_ids", "attention_mask", "pixel_values", "image_grid_thw",
+                                       "mm_token_type_ids")}
+        ids = base["input_ids"][0].tolist()
+        merged = int(base["image_grid_thw"][0].prod()) // 4
+        assert ids == tok.encode(prompt.replace("<|image_pad|>", "<|image_pad|>" * merged),
+                                 add_special_tokens=False).ids
+        assert base["mm_token_type_ids"][0].tolist() == [int(i == qwen_fixtures.IMAGE_PAD) for i in ids]
+
+        def run(mode):
+            with torch.no_grad():
+                # Prefill computes the 3-D positions and caches rope_deltas in the model; every later call feeds
+                # its tokens at past length + rope_deltas on all three axes (compute_3d_position_ids).
+                model.model.rope_deltas = None
+                first = model(**base, use_cache=True)
+                deltas = int(model.model.rope_deltas)
+                fed = list(ids)
+                cache = {"pkv": first.past_key_values, "logits": None}
+
+                def step(chunk):
+                    o = model(input_ids=torch.tensor([chunk]), past_key_values=cache["pkv"], use_cache=True)
+                    cache["pkv"] = o.past_key_values
+                    fed.extend(chunk)
+                    cache["logits"] = o.logits[0, -1].float()
+                    return cache["logits"]
+
+                # Greedy and nothing else: the folder's generation_config.json carries the release's sampling
+                # defaults (repetition_penalty 1.05 ...), which generate would otherwise fill in.
+                generate = lambda: model.generate(  # noqa: E731
+                    **base, generation_config=GenerationConfig(
+                        do_sample=False, max_new_tokens=FREE_TOKENS, eos_token_id=stop_ids,
+                        pad_token_id=qwen_fixtures.PAD, repetition_penalty=1.0))[0, len(ids):].tolist()
+                r = finish(mode, first.logits[0, -1].float(), step, plan, stop_ids, generate)
+                # The cached chunks sat at the right positions: the last step's logits are a full forward's.
+                if cache["logits"] is not None:
+                    full = torch.tensor([fed])
+                    mm = torch.zeros_like(full)
+                    mm[:, :len(ids)] = base["mm_token_type_ids"]
+                    model.model.rope_deltas = None
+                    whole = model(**dict(base, input_ids=full, attention_mask=torch.ones_like(full),
+                                         mm_token_type_ids=mm), use_cache=False).logits[0, -1].float()
+                    assert torch.allclose(whole, cache["logits"], atol=1e-4), float((whole - cache["logits"]).abs().max())
+                    assert int(model.model.rope_deltas) == deltas
+                return r
+
+        out[name] = {"grid_thw": base["image_grid_thw"][0].tolist(), "prompt_ids": ids, "keys": run("keys"),
+                     "free": run("free")}
+        report("qwen25vl", name, out[name])
+    summary["qwen25vl"] = {"stop_ids": sorted(stop_ids), "images": out}
+
+
 def report(family, name, r):
     k = r["keys"]
     print(f"{family} {name}: {len(r['prompt_ids'])} prompt tokens; keys: type {k['document_type']!r}, "
@@ -334,7 +409,8 @@ def main():
                "free_tokens": FREE_TOKENS, "question": question}
     internvl(fields, question, summary)
     mllama(fields, question, summary)
-    for family in ("internvl", "mllama"):  # the log-probabilities go to confidence.json
+    qwen25vl(fields, question, summary)
+    for family in ("internvl", "mllama", "qwen25vl"):  # the log-probabilities go to confidence.json
         for r in summary[family]["images"].values():
             r["keys"].pop("picks")
             for k in ("logprobs", "stop_logprob"):

@@ -80,7 +80,7 @@ Command add_generate_command(CLI::App& root) {
 
             const auto preprocess_start = std::chrono::steady_clock::now();
             const family::ImageInputs image = engine.family().preprocess(io::read_rgb_image(o->image), cfg.model.max_tiles);
-            const auto prompt = chat.encode(o->prompt, image.tiles);
+            const auto prompt = chat.encode(o->prompt, image.prompt_units);
             const double preprocess_seconds = seconds_since(preprocess_start);
 
             // A free prompt has no field count to size the answer by: 256 unless the config says.

@@ -32,7 +32,7 @@ memory::MemoryPlan plan_for(const std::string& model_dir, const PlanOptions& o) 
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   const std::int64_t tiles = o.tiles.value_or(engine.family().plan_tiles(cfg.model.max_tiles));
   const auto prompt_tokens = static_cast<std::int64_t>(
-      engine.chat().encode(extract::build_prompt(schema), static_cast<int>(tiles)).size());
+      engine.chat().encode(extract::build_prompt(schema), engine.family().plan_prompt_units(static_cast<int>(tiles))).size());
   const int max_new_tokens = o.max_new_tokens.value_or(
       config::generation_options(cfg, engine.family().auto_max_new_tokens(schema), {}).max_new_tokens);
   // A card of that size: the CUDA context comes out of it too (run reads what is left instead).
@@ -69,7 +69,7 @@ Command add_inspect_command(CLI::App& root) {
   options->plan.config.add_to(app, "; implies the plan");
   return {app, [options] {
             const model::Checkpoint checkpoint(options->model_dir, /*require_weights=*/false);
-            const auto summary = model::summarize(checkpoint);
+            const auto summary = model::summarize(checkpoint, family::tensor_parts(checkpoint.config()));
             const PlanOptions& po = options->plan;
             const bool want_plan = po.budget_gb || po.tiles || po.max_new_tokens || po.config.given();
             std::optional<memory::MemoryPlan> plan;

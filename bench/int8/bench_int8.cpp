@@ -309,7 +309,7 @@ int main(int argc, char** argv) try {
     r.int8 = true;
     r.tiles = o.tiles;
     r.prompt_tokens = static_cast<std::int64_t>(prompt.size());
-    r.max_new_tokens = extract::auto_max_new_tokens(schema, extract::ModelFamily::kInternVL);
+    r.max_new_tokens = engine.family().auto_max_new_tokens(schema);
     r.tiers = s.tiers;
     r.device_budget = static_cast<std::uint64_t>(o.budget_gb * 1073741824.0);
     const auto plan = memory::plan_memory(r);

@@ -424,6 +424,52 @@ void write_mllama_config_folder(const std::filesystem::path& dir, bool ninety_b)
 
 }  // namespace
 
+TEST_CASE("inspect plans Qwen2.5-VL-7B without weights: float16 does not fit 16 GB, int8 starts at standard") {
+  // The release's config.json and preprocessor_config.json, the tiny tokenizer beside them with
+  // config.json's token ids pointed at it (the real 11 MB tokenizer is not committed).
+  const std::filesystem::path fixtures = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/qwen25vl";
+  docsift::testing::TempDir dir;
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(fixtures / "config-7b/config.json"));
+  const nlohmann::json tiny = nlohmann::json::parse(std::ifstream(fixtures / "hub/config.json"));
+  for (const char* key : {"image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id",
+                          "vision_token_id", "bos_token_id", "eos_token_id"}) {
+    c[key] = tiny[key];
+  }
+  std::ofstream(dir.path() / "config.json") << c.dump(2);
+  std::filesystem::copy_file(fixtures / "config-7b/preprocessor_config.json", dir.path() / "preprocessor_config.json");
+  std::filesystem::copy_file(fixtures / "hub/tokenizer.json", dir.path() / "tokenizer.json");
+  const std::string fields = " --set extraction.fields=" +
+                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const auto plan = [&](const std::string& args) {
+    const auto r = run_docsift("inspect " + shell_quote(dir.path().string()) + " --json" + args + fields);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return nlohmann::json::parse(r.out);
+  };
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  // 8.29 B parameters (vision tower 0.68 B, language model 7.62 B): 15.4 GiB in float16.
+  const auto fp16 = plan(" --budget-gb 16 --set model.dtype=float16 --set vision.max_pixels=1003520");
+  const auto& p = fp16["memory_plan"];
+  CHECK(p["tiers"][0]["weights"].get<double>() / 2 == doctest::Approx(8.29e9).epsilon(0.01));
+  CHECK(p["first_fitting_tier"] != "standard");
+  CHECK(p["shortfall"].get<std::string>().find("model.quantization: int8") != std::string::npos);
+  // The shipped config: int8 decoder, 1280 image tokens at most: standard, with room to spare.
+  const auto int8 = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/qwen25vl-7b.yaml"));
+  const auto& q = int8["memory_plan"];
+  CHECK(q["quantization"] == "int8");
+  CHECK(q["first_fitting_tier"] == "standard");
+  CHECK(q["shortfall"] == "");
+  CHECK(q["prompt_tokens"].get<int>() > 1280);  // 1280 image pads and the field prompt
+  const auto& standard = q["tiers"][0];
+  MESSAGE("Qwen2.5-VL-7B int8 standard: weights " << standard["weights"].get<double>() / gib << " GiB, activations "
+                                                 << standard["activations"].get<double>() / gib << " GiB, spare "
+                                                 << standard["spare"].get<double>() / gib << " GiB");
+  CHECK(standard["spare"].get<double>() >= 1 * gib);
+  // The release's own pixel budget (16,384 image tokens) does not fit the card at any GPU tier.
+  const auto whole = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/qwen25vl-7b.yaml") +
+                          " --set vision.max_pixels=auto");
+  CHECK(whole["memory_plan"]["first_fitting_tier"] != "standard");
+}
+
 TEST_CASE("inspect plans Llama-3.2-11B-Vision without weights: bfloat16 does not fit 16 GB, int8 starts at standard") {
   docsift::testing::TempDir dir;
   write_mllama_config_folder(dir.path(), /*ninety_b=*/false);

@@ -1,5 +1,6 @@
 // libFuzzer target: a model folder's config.json as each family reads it (family/internvl/config.h,
-// family/mllama/config.h, model/decoder_config.h for the language model alone): every malformed,
+// family/mllama/config.h, family/qwen25vl/config.h with its image processor's file,
+// model/decoder_config.h for the language model alone): every malformed,
 // missing or out-of-range key must be a docsift error naming it, never a crash, a library exception
 // or an overflow; what is accepted has positive sizes and parameter counts.
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include "docsift/error.h"
 #include "docsift/family/internvl/config.h"
 #include "docsift/family/mllama/config.h"
+#include "docsift/family/qwen25vl/config.h"
 #include "docsift/json_fields.h"
 #include "docsift/model/decoder_config.h"
 
@@ -27,6 +29,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto c = docsift::family::mllama::parse_mllama_config(json, "fuzz");
     if (c.text.self_layers() < 1 || c.vision.aspect_ratios.empty()) std::abort();
     (void)docsift::family::mllama::parameter_count(c);
+  } catch (const docsift::Error&) {
+  }
+  try {
+    const auto c = docsift::family::qwen25vl::parse_qwen25vl_config(json, "fuzz");
+    if (c.text.rope.mrope_section.size() != 3 || c.vision.head_dim() % 4 != 0) std::abort();
+    (void)docsift::family::qwen25vl::parameter_count(c);
+  } catch (const docsift::Error&) {
+  }
+  try {
+    docsift::family::qwen25vl::VisionConfig vision;
+    const auto image = docsift::family::qwen25vl::parse_image_config(json, "fuzz", vision);
+    if (image.min_pixels < 1 || image.max_pixels < image.min_pixels) std::abort();
   } catch (const docsift::Error&) {
   }
   try {

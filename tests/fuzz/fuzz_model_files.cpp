@@ -14,6 +14,9 @@
 #include <fstream>
 #include <string>
 
+#include "docsift/family/qwen25vl/chat.h"
+#include "docsift/family/mllama/chat.h"
+#include "docsift/family/internvl/chat.h"
 #include "docsift/error.h"
 #include "scratch_folder.h"
 #include "docsift/text/chat_template.h"
@@ -39,6 +42,11 @@ const docsift::text::Tokenizer& qwen() {
   static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-qwen/tokenizer.json");
   return t;
 }
+const docsift::text::Tokenizer& qwen_vl() {  // the tiny Qwen2.5-VL fixture's: the vision tokens added
+  static const auto t =
+      docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "../qwen25vl/hub/tokenizer.json");
+  return t;
+}
 const docsift::text::Tokenizer& llama() {
   static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-llama/tokenizer.json");
   return t;
@@ -59,9 +67,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const int tiles = 1 + (data[0] >> 1) % 16;
-  using docsift::text::ChatFormat;
-  for (const ChatFormat format : {ChatFormat::kInternVL, ChatFormat::kInternVLHf, ChatFormat::kLlama32Vision}) {
-    const docsift::text::ChatTemplate chat(format, format == ChatFormat::kLlama32Vision ? llama() : qwen());
+  for (int f = 0; f < 4; ++f) {
+    const docsift::text::ChatTemplate chat(f == 0   ? docsift::family::internvl::chat_format(true)
+                                           : f == 1 ? docsift::family::internvl::chat_format(false)
+                                           : f == 2 ? docsift::family::qwen25vl::chat_format()
+                                                    : docsift::family::mllama::chat_format(),
+                                           f == 3 ? llama() : f == 2 ? qwen_vl() : qwen());
     try {
       const auto ids = chat.encode(rest, tiles);
       if (std::find(ids.begin(), ids.end(), chat.image_token_id()) == ids.end()) std::abort();  // the image was lost

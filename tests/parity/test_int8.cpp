@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "docsift/family/internvl/chat.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/io/pages.h"
@@ -155,7 +156,7 @@ Agreement teacher_forced_against_float32(const std::string& fixture, const Numer
   const InternVLModel model(checkpoint, numerics, at::kCPU);
   Agreement a{0, 0, 0, model.parameter_bytes(), fp32.parameter_bytes(), model.scratch_bytes()};
   const auto tokenizer = docsift::text::Tokenizer::load(dir);
-  const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, tokenizer);
+  const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false), tokenizer);
   REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
   for (const auto& [name, image_info] : info["images"].items()) {
     const auto image = docsift::family::internvl::preprocess_internvl(

@@ -13,6 +13,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "docsift/family/internvl/chat.h"
 #include "docsift/device/devices.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
@@ -78,7 +79,7 @@ void check_against_transformers(const fs::path& fixtures) {
     CAPTURE(layout);
     const Loaded loaded = load(layout, fixtures);
     CHECK(loaded.model->config().tokens_per_tile() == 256);
-    const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
+    const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false), loaded.tokenizer);
     REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
     for (const auto& [name, image_info] : info["images"].items()) {
       CAPTURE(name);
@@ -204,7 +205,7 @@ TEST_CASE("generation: stop tokens end it, seeded sampling repeats, top_p near 0
   const auto info = summary();
   const auto image = docsift::family::internvl::preprocess_internvl(read_rgb_image(kFixtures / "images/one_tile.png"),
                                                           info["max_tiles"].get<int>());
-  const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, loaded.tokenizer);
+  const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false), loaded.tokenizer);
   const auto prompt = chat.encode(info["question"].get<std::string>(), 1);
   const std::vector<int32_t> greedy = info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>();
 
@@ -307,7 +308,7 @@ struct OneTile {
 OneTile one_tile(const fs::path& fixtures) {
   const auto info = summary(fixtures);
   const auto tokenizer = docsift::text::Tokenizer::load(fixtures / "hf");
-  const docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kInternVLHf, tokenizer);
+  const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false), tokenizer);
   return {docsift::family::ImageInputs(docsift::family::internvl::preprocess_internvl(
                                            read_rgb_image(fixtures / "images/one_tile.png"), info["max_tiles"].get<int>())
                                            .pixel_values),

@@ -11,6 +11,7 @@
 #include "docsift/io/pages.h"
 #include "docsift/family/internvl/tiles.h"
 #include "docsift/image/pil_resize.h"
+#include "docsift/image/torch_resize.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
 #include <doctest/doctest.h>
@@ -95,7 +96,7 @@ TEST_CASE("Pillow's bicubic, exactly: enlarged, shrunk, and one axis up while th
     }
     // torchvision's tensor path (the -hf processor's) is not Pillow's: how far it is, for the record.
     const at::Tensor torch_path =
-        docsift::family::internvl::resize_bicubic_u8(input.permute({2, 0, 1}), h, w).permute({1, 2, 0}).contiguous();
+        docsift::image::torch_resize_bicubic(input.permute({2, 0, 1}), h, w).permute({1, 2, 0}).contiguous();
     MESSAGE(w << "x" << h << ": torchvision's path differs from Pillow by up to "
               << torch_path.to(at::kInt).sub(pillow.to(at::kInt)).abs().max().item().toInt() << " levels");
   }

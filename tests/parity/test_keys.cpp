@@ -1,7 +1,7 @@
 // `extraction.decoding: keys` and `free` against their Python reference (scripts/make_keys_reference.py:
 // transformers, the same trie constraint, forced chunks through past_key_values, greedy) on the tiny
-// InternVL3 and Llama 3.2 Vision fixtures, two images each: the same tokens, the same answer text,
-// the same counts. Also keys on the offloaded cache tier (docs/decoding.md).
+// InternVL3, Llama 3.2 Vision and Qwen2.5-VL fixtures, two images each: the same tokens, the same answer
+// text, the same counts. Also keys on the offloaded cache tier (docs/decoding.md).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -35,19 +35,22 @@ struct FamilyCase {
   std::string name;   // the reference's key
   fs::path model;     // checkpoint folder
   fs::path images;    // the family's fixture images
-  int max_tiles;
+  int max_tiles;      // ignored by Qwen2.5-VL (its pixel budget sizes the image)
 };
 
 const FamilyCase kFamilies[] = {
     {"internvl", kRoot / "internvl/hf", kRoot / "internvl/images", 6},
     {"mllama", kRoot / "mllama/hub", kRoot / "mllama/images", 4},
+    // transformers 5's layout (float32, untied lm_head): vision.resample auto is torchvision's there, the
+    // image processor AutoProcessor picks for the reference.
+    {"qwen25vl", kRoot / "qwen25vl/tf5", kRoot / "qwen25vl/images", 12},
 };
 
 std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
 
 }  // namespace
 
-TEST_CASE("keys and free decoding match the transformers reference on both families, two images each") {
+TEST_CASE("keys and free decoding match the transformers reference on all three families, two images each") {
   const auto ref = reference();
   const auto schema = docsift::extract::load_field_schema(kRoot / "keys/schema.yaml");
   const std::string question = docsift::extract::build_prompt(schema);
@@ -66,7 +69,7 @@ TEST_CASE("keys and free decoding match the transformers reference on both famil
       CAPTURE(image);
       const auto inputs =
           engine.family().preprocess(docsift::io::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
-      const auto prompt = engine.chat().encode(question, inputs.tiles);
+      const auto prompt = engine.chat().encode(question, inputs.prompt_units);
       REQUIRE(prompt == ints(want["prompt_ids"]));
 
       gen::GenerationOptions keys;

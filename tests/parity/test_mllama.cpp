@@ -187,7 +187,7 @@ TEST_CASE("Llama 3.2 Vision with the self-attention cache offloaded: the same to
 TEST_CASE("Llama 3.2 Vision: Meta's rows before <|image|> (model.cross_attention_rows: meta) match the patched reference") {
   const auto info = summary();
   docsift::family::FamilyOptions meta;
-  meta.cross_attention_rows = docsift::family::mllama::CrossAttentionRows::Meta;
+  meta.settings["model.cross_attention_rows"] = "meta";
   LoadedModel engine(kFixtures / "hub", /*require_weights=*/true, meta);
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const docsift::model::SafetensorsFile ref(kFixtures / "reference/grid_2x2.safetensors");
@@ -245,6 +245,6 @@ TEST_CASE("Llama 3.2 Vision checkpoints that do not match config.json are refuse
   CHECK_THROWS_WITH_AS(LoadedModel{dir.path()},
                        doctest::Contains("model_type \"llava\" (architecture MllamaForConditionalGeneration) is not a model "
                                          "docsift runs; supported: internvl_chat (InternVL3/3.5), internvl (InternVL3/3.5), "
-                                         "mllama (Llama 3.2 Vision)"),
+                                         "mllama (Llama 3.2 Vision), qwen2_5_vl (Qwen2.5-VL)"),
                        docsift::FileError);
 }

@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "docsift/family/mllama/chat.h"
+#include "docsift/family/qwen25vl/chat.h"
+#include "docsift/family/internvl/chat.h"
 #include "docsift/error.h"
 #include "docsift/text/chat_template.h"
 
 namespace fs = std::filesystem;
-using docsift::text::ChatFormat;
+namespace internvl = docsift::family::internvl;
+namespace mllama = docsift::family::mllama;
 using docsift::text::ChatTemplate;
 using docsift::text::Tokenizer;
 
@@ -22,13 +26,12 @@ std::string repeat(const std::string& s, int n) {
   return out;
 }
 
-const std::string kSystem =
-    "你是书生·万象，英文名是InternVL，是由上海人工智能实验室、清华大学及多家合作单位联合开发的多模态大语言模型。";
+const std::string kSystem(internvl::default_system_message());
 
 }  // namespace
 
 TEST_CASE("InternVL original format: system block, <image> expansion, generation prompt") {
-  const ChatTemplate chat(ChatFormat::kInternVL, Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json"));
+  const ChatTemplate chat(internvl::chat_format(true), Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json"));
   const std::string image = "<img>" + repeat("<IMG_CONTEXT>", 256 * 3) + "</img>";
   CHECK(chat.render("What is the total?", 3) ==
         "<|im_start|>system\n" + kSystem + "<|im_end|>\n<|im_start|>user\n" + image +
@@ -39,14 +42,14 @@ TEST_CASE("InternVL original format: system block, <image> expansion, generation
   CHECK(chat.render("Look: <image> here", 1).find("</img> here<|im_end|>") != std::string::npos);
   CHECK_THROWS_WITH_AS(chat.render("Look: <image> and <image>", 1), doctest::Contains("2 \"<image>\" placeholders"),
                        docsift::ConfigError);
-  const ChatTemplate custom(ChatFormat::kInternVL, chat.tokenizer(), std::string("Be terse."));
+  const ChatTemplate custom(internvl::chat_format(true), chat.tokenizer(), std::string("Be terse."));
   CHECK(custom.render("Q", 1).starts_with("<|im_start|>system\nBe terse.<|im_end|>\n"));
 }
 
 TEST_CASE("InternVL -hf format equals the original minus the system block") {
   const Tokenizer tokenizer = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
-  const ChatTemplate original(ChatFormat::kInternVL, tokenizer);
-  const ChatTemplate hf(ChatFormat::kInternVLHf, tokenizer);
+  const ChatTemplate original(internvl::chat_format(true), tokenizer);
+  const ChatTemplate hf(internvl::chat_format(false), tokenizer);
   const std::string system_block = "<|im_start|>system\n" + kSystem + "<|im_end|>\n";
   CHECK(hf.render("Extract the ABN.", 7) == original.render("Extract the ABN.", 7).substr(system_block.size()));
   CHECK(hf.render("Q", 1) == "<|im_start|>user\n<img>" + repeat("<IMG_CONTEXT>", 256) +
@@ -55,7 +58,7 @@ TEST_CASE("InternVL -hf format equals the original minus the system block") {
 
 TEST_CASE("InternVL prompt ids: one image token per feature, specials as single ids, stop set") {
   const Tokenizer tokenizer = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
-  const ChatTemplate chat(ChatFormat::kInternVLHf, tokenizer);
+  const ChatTemplate chat(internvl::chat_format(false), tokenizer);
   for (const int tiles : {1, 2, 13}) {
     CAPTURE(tiles);
     const auto ids = chat.encode("What is the invoice total?", tiles);
@@ -77,7 +80,7 @@ TEST_CASE("InternVL prompt ids: one image token per feature, specials as single 
 
 TEST_CASE("Llama 3.2 Vision: BOS exactly once even when the tokenizer's post-processor adds one") {
   const Tokenizer tokenizer = Tokenizer::load(kFixtures / "tiny-llama/tokenizer.json");
-  const ChatTemplate chat(ChatFormat::kLlama32Vision, tokenizer);
+  const ChatTemplate chat(mllama::chat_format(), tokenizer);
   const std::string prompt = chat.render("What is the total?", /*num_tiles=*/4);
   CHECK(prompt ==
         "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n<|image|>What is the total?"
@@ -108,12 +111,29 @@ TEST_CASE("Llama 3.2 Vision: BOS exactly once even when the tokenizer's post-pro
 
 TEST_CASE("a tokenizer from the other family is refused with the missing token named") {
   const Tokenizer llama = Tokenizer::load(kFixtures / "tiny-llama/tokenizer.json");
-  CHECK_THROWS_WITH_AS(ChatTemplate(ChatFormat::kInternVL, llama), doctest::Contains("has no token \"<|im_start|>\""),
+  CHECK_THROWS_WITH_AS(ChatTemplate(internvl::chat_format(true), llama), doctest::Contains("has no token \"<|im_start|>\""),
                        docsift::FileError);
   const Tokenizer qwen = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
-  CHECK_THROWS_WITH_AS(ChatTemplate(ChatFormat::kLlama32Vision, qwen),
+  CHECK_THROWS_WITH_AS(ChatTemplate(mllama::chat_format(), qwen),
                        doctest::Contains("\"<|begin_of_text|>\""), docsift::FileError);
-  CHECK(docsift::text::parse_chat_format("internvl-hf") == ChatFormat::kInternVLHf);
-  CHECK_THROWS_WITH_AS(docsift::text::parse_chat_format("chatml"), doctest::Contains("known: internvl"),
-                       docsift::ConfigError);
+}
+
+TEST_CASE("Qwen2.5-VL: the checkpoint's template, one <|image_pad|> per merged patch, the vision block before the question") {
+  const Tokenizer tokenizer =
+      Tokenizer::load(fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/qwen25vl/hub/tokenizer.json");
+  const ChatTemplate chat(docsift::family::qwen25vl::chat_format(), tokenizer);
+  CHECK(chat.render("What is the total?", 3) ==
+        "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n<|vision_start|>" +
+            repeat("<|image_pad|>", 3) + "<|vision_end|>What is the total?<|im_end|>\n<|im_start|>assistant\n");
+  CHECK(chat.render("Read: <image> now", 1).find("Read: <|vision_start|><|image_pad|><|vision_end|> now") !=
+        std::string::npos);
+  const auto ids = chat.encode("Q", 15);
+  CHECK(std::count(ids.begin(), ids.end(), chat.image_token_id()) == 15);
+  CHECK(chat.image_token_id() == *tokenizer.token_to_id("<|image_pad|>"));
+  const auto& stops = chat.stop_ids();
+  CHECK(std::find(stops.begin(), stops.end(), *tokenizer.token_to_id("<|im_end|>")) != stops.end());
+  CHECK_THROWS_AS(chat.render("Q", 0), docsift::Error);
+  // The InternVL tokenizer has ChatML but not the vision tokens.
+  CHECK_THROWS_WITH_AS(ChatTemplate(docsift::family::qwen25vl::chat_format(), Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json")),
+                       doctest::Contains("\"<|vision_start|>\""), docsift::FileError);
 }

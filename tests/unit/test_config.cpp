@@ -221,7 +221,7 @@ TEST_CASE("every key is documented and every shipped config loads") {
     CHECK_NOTHROW(load(entry.path(), {}));
     ++loaded;
   }
-  CHECK(loaded == 4);  // configs/internvl3-8b.yaml, internvl35-8b.yaml, llama32-vision-11b.yaml, ocr-recognizer-both.yaml
+  CHECK(loaded == 5);  // configs/internvl3-8b.yaml, internvl35-8b.yaml, llama32-vision-11b.yaml, ocr-recognizer-both.yaml, qwen25vl-7b.yaml
 }
 
 TEST_CASE("relative paths in a config file are next to the file, on the command line, the working directory's") {

@@ -167,8 +167,8 @@ TEST_CASE("the business-documents schema: 25 fields in ground-truth order, the r
   CHECK(prompt.starts_with("Extract key-value data from this business document image."));
   CHECK(prompt.find("REQUIRED OUTPUT FORMAT - EXACTLY 25 LINES:\nDOCUMENT_TYPE: [") != std::string::npos);
   CHECK(prompt.find("\nABN: [11-digit Australian Business Number or N/A]\n") != std::string::npos);
-  CHECK(docsift::extract::auto_max_new_tokens(schema, docsift::extract::ModelFamily::kInternVL) == 1250);
-  CHECK(docsift::extract::auto_max_new_tokens(schema, docsift::extract::ModelFamily::kLlama) == 750);
+  CHECK(docsift::extract::auto_max_new_tokens(schema, {1000, 50}) == 1250);  // InternVL3's budget
+  CHECK(docsift::extract::auto_max_new_tokens(schema, {600, 30}) == 750);    // Llama 3.2 Vision's
 }
 
 TEST_CASE("schema errors name the file and line") {

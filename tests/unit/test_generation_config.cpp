@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/family/mllama/chat.h"
 #include "docsift/error.h"
 #include "docsift/family/family.h"
 #include "docsift/model/checkpoint.h"
@@ -138,7 +139,7 @@ TEST_CASE("read_generation_config: absent is nullopt, the file is read, over 1 M
 
 TEST_CASE("ChatTemplate add_stop_ids appends new ids once and refuses ids the tokenizer lacks") {
   const auto tokenizer = docsift::text::Tokenizer::load(kFixtures / "tokenizers/tiny-llama/tokenizer.json");
-  docsift::text::ChatTemplate chat(docsift::text::ChatFormat::kLlama32Vision, tokenizer);
+  docsift::text::ChatTemplate chat(docsift::family::mllama::chat_format(), tokenizer);
   const std::vector<int32_t> before = chat.stop_ids();
   const int32_t eot = *tokenizer.token_to_id("<|eot_id|>");
   const int32_t other = *tokenizer.token_to_id("<|start_header_id|>");

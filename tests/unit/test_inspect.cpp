@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include "docsift/family/qwen25vl/config.h"
+#include "docsift/family/mllama/config.h"
+#include "docsift/family/internvl/config.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/format.h"
 #include "docsift/model/inspect.h"
@@ -8,24 +11,34 @@
 
 using namespace docsift::model;
 
-TEST_CASE("tensor names map to parts in both InternVL layouts and Mllama's") {
-  CHECK(model_part("vision_model.encoder.layers.0.attn.qkv.weight") == "vision");
-  CHECK(model_part("model.vision_tower.encoder.layer.0.attention.q_proj.weight") == "vision");
-  CHECK(model_part("model.vision_model.transformer.layers.0.mlp.fc1.weight") == "vision");
-  CHECK(model_part("mlp1.1.weight") == "projector");
-  CHECK(model_part("model.multi_modal_projector.linear_1.weight") == "projector");
-  CHECK(model_part("multi_modal_projector.weight") == "projector");
-  CHECK(model_part("language_model.model.layers.0.self_attn.q_proj.weight") == "language");
-  CHECK(model_part("model.language_model.embed_tokens.weight") == "language");
-  CHECK(model_part("lm_head.weight") == "language");
-  CHECK(model_part("something_else") == "other");
+TEST_CASE("tensor names map to parts by each family's own table, first match winning") {
+  namespace internvl = docsift::family::internvl;
+  namespace mllama = docsift::family::mllama;
+  namespace qwen = docsift::family::qwen25vl;
+  CHECK(model_part("vision_model.encoder.layers.0.attn.qkv.weight", internvl::kTensorParts) == "vision");
+  CHECK(model_part("model.vision_tower.encoder.layer.0.attention.q_proj.weight", internvl::kTensorParts) == "vision");
+  CHECK(model_part("mlp1.1.weight", internvl::kTensorParts) == "projector");
+  CHECK(model_part("model.multi_modal_projector.linear_1.weight", internvl::kTensorParts) == "projector");
+  CHECK(model_part("language_model.model.layers.0.self_attn.q_proj.weight", internvl::kTensorParts) == "language");
+  CHECK(model_part("model.language_model.embed_tokens.weight", internvl::kTensorParts) == "language");
+  CHECK(model_part("lm_head.weight", internvl::kTensorParts) == "language");
+  CHECK(model_part("something_else", internvl::kTensorParts) == "other");
+  CHECK(model_part("model.vision_model.transformer.layers.0.mlp.fc1.weight", mllama::kTensorParts) == "vision");
+  CHECK(model_part("multi_modal_projector.weight", mllama::kTensorParts) == "projector");
+  // Qwen2.5-VL: the merger is the projector, though its prefix extends the vision tower's.
+  CHECK(model_part("visual.blocks.0.attn.qkv.weight", qwen::kTensorParts) == "vision");
+  CHECK(model_part("visual.merger.mlp.0.weight", qwen::kTensorParts) == "projector");
+  CHECK(model_part("model.visual.merger.ln_q.weight", qwen::kTensorParts) == "projector");
+  CHECK(model_part("model.layers.0.self_attn.q_proj.bias", qwen::kTensorParts) == "language");
+  // Without a family's table every tensor is "other".
+  CHECK(model_part("lm_head.weight", {}) == "other");
 }
 
 TEST_CASE("summarize counts parameters and bytes per part from headers") {
   docsift::testing::TempDir dir;
   docsift::testing::write_tiny_internvl_checkpoint(dir.path());
   const Checkpoint ckpt(dir.path());
-  const ModelSummary s = summarize(ckpt);
+  const ModelSummary s = summarize(ckpt, docsift::family::internvl::kTensorParts);
   CHECK(s.architecture == "InternVLChatModel");
   CHECK(s.model_type == "internvl_chat");
   REQUIRE(s.parts.size() == 3);

@@ -102,7 +102,7 @@ PageOutcome VlmReader::read(const PageRequest& request) {
     t = Clock::now();
     const family::ImageInputs inputs = s.engine.family().preprocess(rgb, s.cfg.model.max_tiles);
     const int tiles = inputs.tiles;
-    const std::vector<int32_t> prompt = s.engine.chat().encode(s.prompt_text, tiles);
+    const std::vector<int32_t> prompt = s.engine.chat().encode(s.prompt_text, inputs.prompt_units);
     timings["preprocess"] = seconds_since(t);
     record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
 

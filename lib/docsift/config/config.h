@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "docsift/extract/scoring_rules.h"
-#include "docsift/family/mllama/options.h"
 #include "docsift/generate/aggregate.h"
 #include "docsift/image/resample.h"
 #include "docsift/memory/cleanup_policy.h"
@@ -25,7 +24,7 @@ namespace docsift::config {
 
 // Run-level choices with no lower owner. Every other enum a key names lives with the layer that
 // uses it (model/numerics.h, memory/tier.h, memory/cleanup_policy.h, image/resample.h,
-// family/mllama/options.h); config/ only maps names to them.
+// family/settings.h); config/ only maps names to them.
 enum class Isolation { None, Worker };
 // What reads the pages: a vision-language model from model.path, or Tesseract OCR with field rules
 // (no weights). auto: the model when model.path is set, else OCR.
@@ -49,11 +48,14 @@ struct ModelConfig {
   model::Quantization quantization = model::Quantization::None;
   model::Float16Residual float16_residual = model::Float16Residual::Float32;
   bool fused_norm = false;          // the residual add and RMSNorm as one CUDA kernel (docs/gpu.md)
-  family::mllama::CrossAttentionRows cross_attention_rows = family::mllama::CrossAttentionRows::Transformers;
+  // The keys families declare (family/settings.h: model.cross_attention_rows, ...), by key; absent:
+  // the family's default.
+  std::map<std::string, std::string, std::less<>> family_settings;
 };
 
 struct VisionConfig {
   image::Resample resample = image::Resample::Auto;
+  std::optional<std::int64_t> max_pixels;  // nullopt = "auto": the checkpoint's image processor's
 };
 
 struct GenerationConfig {

@@ -5,7 +5,7 @@
 namespace docsift::config {
 
 family::FamilyOptions family_options(const Config& config) {
-  return {config.model.cross_attention_rows, config.vision.resample};
+  return {config.model.family_settings, config.vision.resample, config.vision.max_pixels};
 }
 
 resilience::LadderSettings ladder_settings(const Config& config, c10::Device device) {

@@ -17,7 +17,7 @@
 
 namespace docsift::config {
 
-// model.cross_attention_rows and vision.resample.
+// The families' own keys (family/settings.h), vision.resample and vision.max_pixels.
 family::FamilyOptions family_options(const Config& config);
 
 // memory.tiers, model.dtype, memory.cpu_dtype, the quantizations, the fragmentation threshold, and

@@ -82,7 +82,8 @@ Field auto_integer_key(std::string_view key, std::string_view help, long long lo
             if (n.IsScalar() && n.Scalar() == "auto") {
               at(c).reset();
             } else {
-              at(c) = static_cast<int>(integer(n, w, key, lo, hi));
+              using T = typename std::remove_cvref_t<decltype(at(c))>::value_type;
+              at(c) = static_cast<T>(integer(n, w, key, lo, hi));
             }
           },
           [=](const Config& c) { return at(c) ? YAML::Node(*at(c)) : YAML::Node("auto"); }};

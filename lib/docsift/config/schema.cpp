@@ -7,6 +7,7 @@
 #include "docsift/config/allocator_conf.h"
 #include "docsift/config/fields.h"
 #include "docsift/error.h"
+#include "docsift/family/settings.h"
 #include "docsift/resilience/fault_spec.h"
 
 namespace docsift::config {
@@ -94,10 +95,36 @@ Field formats_key(std::string_view key, std::string_view help, At at) {
           [=](const Config& c) { return flow_list(at(c)); }};
 }
 
+// A key a family declares (family/settings.h): one of its choices, kept by key in
+// model.family_settings.
+Field family_key(const family::FamilySetting& setting) {
+  std::string names;
+  for (const std::string_view choice : setting.choices) names += (names.empty() ? "" : ", ") + std::string(choice);
+  return {setting.key, setting.help,
+          [=](Config& c, const YAML::Node& n, const Where& w) {
+            const std::string value = scalar(n, w, setting.key, "one of " + names);
+            if (std::find(setting.choices.begin(), setting.choices.end(), value) == setting.choices.end()) {
+              fail(w, setting.key, "expected one of " + names + ", got '" + value + "'");
+            }
+            c.model.family_settings[std::string(setting.key)] = value;
+          },
+          [=](const Config& c) {
+            return YAML::Node(std::string(family::setting_value(c.model.family_settings, setting)));
+          }};
+}
+
+// The keys declared here, then the families' own after model.fused_norm.
+std::vector<Field> with_family_keys(std::vector<Field> fields) {
+  auto at = std::find_if(fields.begin(), fields.end(), [](const Field& f) { return f.key == "model.fused_norm"; });
+  if (at != fields.end()) ++at;
+  for (const family::FamilySetting& setting : family::family_settings()) at = std::next(fields.insert(at, family_key(setting)));
+  return fields;
+}
+
 }  // namespace
 
 const std::vector<Field>& schema() {
-  static const std::vector<Field> fields{
+  static const std::vector<Field> fields = with_family_keys({
       text_key("model.path",
         "model folder (Hugging Face layout: config.json + *.safetensors)", [](auto& c) -> auto& { return c.model.path; }, Text::kNullable),
       choice_key("model.dtype",
@@ -112,10 +139,12 @@ const std::vector<Field>& schema() {
         "with dtype float16, the residual stream between decoder layers: float32 (safe), " "float16 (overflows on Qwen2's massive activations) or clamp", model::kFloat16ResidualNames, [](auto& c) -> auto& { return c.model.float16_residual; }),
       bool_key("model.fused_norm",
         "true: on a CUDA device, the language decoder's residual adds and RMSNorms run as one kernel of docsift's " "(not yet measured on a GPU, so off by default); false: LibTorch's operators", [](auto& c) -> auto& { return c.model.fused_norm; }),
-      choice_key("model.cross_attention_rows",
-        "Llama 3.2 Vision, prompt rows before <|image|>: transformers (keep their gated cross-attention " "output, as published Hub results) or meta (zero it, as Meta's reference)", family::mllama::kCrossAttentionRowsNames, [](auto& c) -> auto& { return c.model.cross_attention_rows; }),
       choice_key("vision.resample",
-        "auto (as the checkpoint's reference code: pil for InternVL3's original layout, torch for -hf), " "pil (Pillow's bicubic, exactly) or torch (torchvision's tensor path)", image::kResampleNames, [](auto& c) -> auto& { return c.vision.resample; }),
+        "auto (as the checkpoint's reference code: pil for InternVL3's original layout and Qwen2.5-VL's Hub release, torch " "for -hf and transformers 5 folders), pil (Pillow's bicubic, exactly) or torch (torchvision's tensor path)", image::kResampleNames, [](auto& c) -> auto& { return c.vision.resample; }),
+      auto_integer_key("vision.max_pixels",
+        "auto (the checkpoint's image processor's) or 784-1073741824: the most pixels an image is resized to, for "
+        "models that resize to a pixel budget (Qwen2.5-VL); lower it for a smaller card (the memory plan follows)",
+        784, 1LL << 30, [](auto& c) -> auto& { return c.vision.max_pixels; }),
       auto_integer_key("generation.max_new_tokens",
         "auto (from the field count) or 1-32768: the most tokens the model writes for a page (keys decoding: its values " "together, each also capped by its field's max_tokens)", 1, 32768, [](auto& c) -> auto& { return c.generation.max_new_tokens; }),
       real_key("generation.temperature",
@@ -223,7 +252,7 @@ const std::vector<Field>& schema() {
         [](auto& c) -> auto& { return c.review.fields; }),
       text_key("testing.faults",
         "fault injection plan, e.g. oom@prefill:image=2 (same grammar as DOCSIFT_FAULTS, which is added to it)", [](auto& c) -> auto& { return c.testing.faults; }, Text::kNullIsEmpty, faults_problem),
-  };
+  });
   return fields;
 }
 

@@ -164,9 +164,9 @@ std::string build_prompt(const FieldSchema& schema) {
   return prompt;
 }
 
-int auto_max_new_tokens(const FieldSchema& schema, ModelFamily family) {
+int auto_max_new_tokens(const FieldSchema& schema, TokenBudget budget) {
   const int n = static_cast<int>(schema.fields.size());
-  return family == ModelFamily::kInternVL ? std::max(1000, 50 * n) : std::max(600, 30 * n);
+  return std::max(budget.floor, budget.per_field * n);
 }
 
 }  // namespace docsift::extract

@@ -62,10 +62,13 @@ FieldSchema load_field_schema(const std::filesystem::path& path);
 // LINES:", one `NAME: [instruction]` line per field, and the format rules.
 std::string build_prompt(const FieldSchema& schema);
 
-enum class ModelFamily { kInternVL, kLlama };
-
-// max_new_tokens "auto": max(base, fields × per field); InternVL3 1000 / 50, Llama 600 / 30, the
-// reference's values, which leave room for every line plus the chatter models add.
-int auto_max_new_tokens(const FieldSchema& schema, ModelFamily family);
+// max_new_tokens "auto" for one model family: max(floor, fields × per_field). Each family declares
+// its own (family/<name>/): the reference's InternVL3 1000 / 50 and Llama 600 / 30 leave room for
+// every line plus the chatter models add.
+struct TokenBudget {
+  int floor = 0;
+  int per_field = 0;
+};
+int auto_max_new_tokens(const FieldSchema& schema, TokenBudget budget);
 
 }  // namespace docsift::extract

@@ -16,14 +16,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "docsift/extract/schema.h"
-#include "docsift/family/mllama/options.h"
+#include "docsift/family/settings.h"
 #include "docsift/image/resample.h"
 #include "docsift/memory/plan.h"
+#include "docsift/model/inspect.h"
 #include "docsift/model/kv_cache.h"
 #include "docsift/model/precision.h"
 #include "docsift/text/chat_template.h"
@@ -39,13 +43,17 @@ struct ImageInputs {
   ImageInputs() = default;
   // InternVL3 needs only its tiles (tests and benches build inputs from a tensor).
   ImageInputs(at::Tensor pixels) : pixel_values(std::move(pixels)) {  // NOLINT(google-explicit-constructor)
-    if (pixel_values.defined()) tiles = static_cast<int>(pixel_values.size(0));
+    if (pixel_values.defined()) tiles = prompt_units = static_cast<int>(pixel_values.size(0));
   }
   // InternVL3: [N, 3, 448, 448], the grid's tiles then the thumbnail. Llama 3.2 Vision:
-  // [max_num_tiles, 3, S, S], every tile slot (unused ones zero). Undefined: a text-only prompt.
+  // [max_num_tiles, 3, S, S], every tile slot (unused ones zero). Qwen2.5-VL: [patches, 3·2·14·14],
+  // the flattened patches in merge-block order. Undefined: a text-only prompt.
   at::Tensor pixel_values;
-  int tiles = 0;                 // tiles holding the image (InternVL3: thumbnail included)
-  int columns = 1, rows = 1;     // the tile grid
+  int tiles = 0;                 // tiles holding the image (InternVL3: thumbnail included; Qwen2.5-VL: 1)
+  int columns = 1, rows = 1;     // the tile grid (Qwen2.5-VL: the patch grid, 14 px patches)
+  // What the chat format's image expansion takes (text::ChatFormat::image_text): InternVL3 its
+  // tiles, Qwen2.5-VL its merged patches (one <|image_pad|> each), Llama 3.2 Vision 1.
+  int prompt_units = 1;
   int64_t aspect_ratio_id = 0;   // Llama 3.2 Vision: 1 + index of (rows, columns) in the supported list
   bool defined() const { return pixel_values.defined(); }
 };
@@ -92,13 +100,15 @@ class Model {
 class Family {
  public:
   virtual ~Family() = default;
-  virtual std::string_view name() const = 0;  // "internvl3", "llama32-vision"
+  virtual std::string_view name() const = 0;  // "internvl3", "llama32-vision", "qwen2.5-vl"
   virtual const text::ChatTemplate& chat() const = 0;
   // An RGB image [H, W, 3] uint8 → the model's inputs, at most `max_tiles` tiles (the family may
   // cap it lower: Llama 3.2 Vision takes 4).
   virtual ImageInputs preprocess(const at::Tensor& rgb_hwc, int max_tiles) const = 0;
   // The tiles the plan should assume for the largest image `max_tiles` allows.
   virtual int plan_tiles(int max_tiles) const = 0;
+  // ImageInputs::prompt_units of that largest image, `tiles` tiles (the plan's prompt length).
+  virtual int plan_prompt_units(int tiles) const { return tiles; }
   // max_new_tokens "auto" for the schema: the reference system's budget for this family.
   virtual int auto_max_new_tokens(const extract::FieldSchema& schema) const = 0;
   // The shapes and terms of the memory plan (parameters counted from the safetensors headers,
@@ -111,15 +121,19 @@ class Family {
 
 // Choices a family reads from docsift's config.
 struct FamilyOptions {
-  // Llama 3.2 Vision, text rows before <|image|> (model.cross_attention_rows).
-  family::mllama::CrossAttentionRows cross_attention_rows = family::mllama::CrossAttentionRows::Transformers;
+  // The config's values of family_settings() keys (settings.h); each family reads its own.
+  SettingValues settings;
   // How images are resized (vision.resample); auto is decided by the family from the checkpoint.
   image::Resample resample = image::Resample::Auto;
+  // vision.max_pixels: a lower pixel budget than the image processor's (Qwen2.5-VL); nullopt: its own.
+  std::optional<std::int64_t> max_pixels;
 };
 
 // The family of a checkpoint folder, from config.json's model_type (then architectures). An
 // unknown type is a docsift::FileError that lists the supported ones.
 std::unique_ptr<Family> open_family(const model::Checkpoint& checkpoint, const FamilyOptions& options = {});
+// Where the tensors of config.json's family live (`inspect`); empty for a family docsift does not run.
+std::span<const model::TensorPart> tensor_parts(const nlohmann::json& config);
 // "internvl_chat (InternVL3), ..." for messages and --help.
 std::string supported_model_types();
 

@@ -1,11 +1,16 @@
 // The families docsift knows, and how a checkpoint folder is matched to one. A new family adds
 // its folder and one line to kFamilies.
 #include <array>
+#include <span>
 
 #include "docsift/error.h"
 #include "docsift/family/family.h"
+#include "docsift/family/internvl/config.h"
 #include "docsift/family/internvl/family.h"
+#include "docsift/family/mllama/config.h"
 #include "docsift/family/mllama/family.h"
+#include "docsift/family/qwen25vl/config.h"
+#include "docsift/family/qwen25vl/family.h"
 #include "docsift/model/checkpoint.h"
 
 namespace docsift::family {
@@ -13,15 +18,20 @@ namespace {
 
 struct Entry {
   const char* label;                 // for messages
+  std::span<const model::TensorPart> parts;  // where its tensors live, for `inspect`
+  std::span<const RefusedType> refused;      // neighbouring model types refused by name
   std::array<const char*, 2> model_types;     // config.json "model_type" values ("" unused)
   std::array<const char*, 2> architectures;   // config.json "architectures"[0] values ("" unused)
   std::unique_ptr<Family> (*open)(const model::Checkpoint&, const FamilyOptions&);
 };
 
-constexpr std::array<Entry, 2> kFamilies{{
-    {"InternVL3/3.5", {"internvl_chat", "internvl"}, {"InternVLChatModel", "InternVLForConditionalGeneration"},
-     &internvl::open_internvl},
-    {"Llama 3.2 Vision", {"mllama", ""}, {"MllamaForConditionalGeneration", ""}, &mllama::open_mllama},
+constexpr std::array<Entry, 3> kFamilies{{
+    {"InternVL3/3.5", internvl::kTensorParts, {}, {"internvl_chat", "internvl"},
+     {"InternVLChatModel", "InternVLForConditionalGeneration"}, &internvl::open_internvl},
+    {"Llama 3.2 Vision", mllama::kTensorParts, {}, {"mllama", ""}, {"MllamaForConditionalGeneration", ""},
+     &mllama::open_mllama},
+    {"Qwen2.5-VL", qwen25vl::kTensorParts, qwen25vl::kRefusedTypes, {"qwen2_5_vl", ""}, {"Qwen2_5_VLForConditionalGeneration", ""},
+     &qwen25vl::open_qwen25vl},
 }};
 
 bool listed(const std::array<const char*, 2>& names, const std::string& value) {
@@ -29,6 +39,25 @@ bool listed(const std::array<const char*, 2>& names, const std::string& value) {
     if (*n != '\0' && value == n) return true;
   }
   return false;
+}
+
+std::string string_at(const nlohmann::json& config, const char* key) {
+  const auto it = config.find(key);
+  return it != config.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The entry for config.json: model_type first; a config without one (older exports) is matched
+// by its architecture. nullptr: no family docsift runs.
+const Entry* find_entry(const nlohmann::json& config, std::string& type, std::string& arch) {
+  type = string_at(config, "model_type");
+  const auto archs = config.find("architectures");
+  arch = archs != config.end() && archs->is_array() && !archs->empty() && archs->front().is_string()
+             ? archs->front().get<std::string>()
+             : "";
+  for (const Entry& e : kFamilies) {
+    if (listed(e.model_types, type) || (type.empty() && listed(e.architectures, arch))) return &e;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -45,20 +74,22 @@ std::string supported_model_types() {
   return out;
 }
 
+std::span<const model::TensorPart> tensor_parts(const nlohmann::json& config) {
+  std::string type, arch;
+  const Entry* e = config.is_object() ? find_entry(config, type, arch) : nullptr;
+  return e != nullptr ? e->parts : std::span<const model::TensorPart>();
+}
+
 std::unique_ptr<Family> open_family(const model::Checkpoint& checkpoint, const FamilyOptions& options) {
-  const nlohmann::json& config = checkpoint.config();
-  const std::string type = config.contains("model_type") && config["model_type"].is_string()
-                               ? config["model_type"].get<std::string>()
-                               : "";
-  const nlohmann::json* archs = config.contains("architectures") ? &config["architectures"] : nullptr;
-  const std::string arch = archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()
-                               ? (*archs)[0].get<std::string>()
-                               : "";
-  // model_type first; a config without one (older exports) is matched by its architecture.
+  const std::string file = (checkpoint.dir() / "config.json").string();
+  std::string type, arch;
+  if (const Entry* e = find_entry(checkpoint.config(), type, arch)) return e->open(checkpoint, options);
   for (const Entry& e : kFamilies) {
-    if (listed(e.model_types, type) || (type.empty() && listed(e.architectures, arch))) return e.open(checkpoint, options);
+    for (const RefusedType& r : e.refused) {
+      if (type == r.model_type) throw FileError(file + ": model_type \"" + type + "\": " + std::string(r.why));
+    }
   }
-  throw FileError((checkpoint.dir() / "config.json").string() + ": model_type \"" + type + "\"" +
+  throw FileError(file + ": model_type \"" + type + "\"" +
                   (arch.empty() ? std::string() : " (architecture " + arch + ")") +
                   " is not a model docsift runs; supported: " + supported_model_types());
 }

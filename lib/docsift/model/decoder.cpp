@@ -20,11 +20,12 @@ constexpr double kFloat16ResidualLimit = 65504.0 - 1000.0;
 
 }  // namespace
 
-SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8) {
+SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8,
+                   bool bias) {
   SwiGLU m;
   m.gate_up = load.take_linear_stacked({{prefix + "gate_proj.", intermediate}, {prefix + "up_proj.", intermediate}},
-                                       hidden, /*bias=*/false, int8);
-  m.down = load.take_linear(prefix + "down_proj.", hidden, intermediate, /*bias=*/false, int8);
+                                       hidden, bias, int8);
+  m.down = load.take_linear(prefix + "down_proj.", hidden, intermediate, bias, int8);
   return m;
 }
 
@@ -215,11 +216,14 @@ at::Tensor Decoder::logits(const at::Tensor& x) const {
 
 at::Tensor Decoder::forward(const at::Tensor& embeds, KVCache& cache) const {
   if (!config_.cross_layers.empty()) throw Error("Decoder::forward: the family runs decoders with cross-attention layers");
-  const int64_t t = embeds.size(1);
-  const RopeTables tables = rope(cache.length(), t);
+  return forward(embeds, cache, rope(cache.length(), embeds.size(1)));
+}
+
+at::Tensor Decoder::forward(const at::Tensor& embeds, KVCache& cache, const RopeTables& tables) const {
+  if (!config_.cross_layers.empty()) throw Error("Decoder::forward: the family runs decoders with cross-attention layers");
   at::Tensor x = to_residual(embeds);
   for (int64_t i = 0; i < config_.layers; ++i) x = layer(i, x, cache, i, tables);
-  cache.commit(t);
+  cache.commit(embeds.size(1));
   return logits(x);
 }
 

@@ -30,7 +30,9 @@ struct SwiGLU {
   LinearWeight gate_up, down;
   std::size_t nbytes() const { return gate_up.nbytes() + down.nbytes(); }
 };
-SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8);
+// `bias`: the three projections have biases (Qwen2.5-VL's vision blocks; the decoders' have none).
+SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8,
+                   bool bias = false);
 at::Tensor swiglu(const SwiGLU& mlp, const at::Tensor& x, const DequantScratch* scratch);
 
 
@@ -66,6 +68,9 @@ class Decoder {
   // Every layer in order (cache layer i for layer i), then logits(); commits T tokens to the cache.
   // For decoders without cross-attention layers.
   at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
+  // The same with the caller's RoPE tables [T, 1, hd] (Qwen2.5-VL's multimodal positions, or
+  // positions offset from the cache's length).
+  at::Tensor forward(const at::Tensor& embeds, KVCache& cache, const RopeTables& rope) const;
   // Whether forward_fixed gives what forward gives for every position below `capacity`: no
   // cross-attention layers, and RoPE tables that do not depend on the sequence's length (dynamic
   // NTK scaling changes them past max_position_embeddings).

@@ -49,14 +49,29 @@ DecoderConfig parse_decoder_config(const JsonFields& text, bool attention_bias, 
       c.rope.low_freq_factor = s.number("low_freq_factor");
       c.rope.high_freq_factor = s.number("high_freq_factor");
       c.rope.original_max_position_embeddings = s.integer("original_max_position_embeddings");
-    } else if (type != "default") {
-      text.unsupported("rope type", "\"" + type + "\"", "default, dynamic, llama3");
+    } else if (type != "default" && type != "mrope") {
+      text.unsupported("rope type", "\"" + type + "\"", "default, dynamic, llama3, mrope");
     }
+    // 4.x writes {"type": "mrope", "mrope_section": [...]}; 5.x {"rope_type": "default", "mrope_section": [...]}.
+    c.rope.mrope_section = s.integers("mrope_section");
+    if (type == "mrope" && c.rope.mrope_section.empty()) s.fail("rope type mrope needs \"mrope_section\"");
   }
   c.tie_embeddings = text.boolean("tie_word_embeddings", tie_embeddings);
   if (c.hidden <= 0 || c.layers <= 0 || c.heads <= 0 || c.kv_heads <= 0 || c.heads % c.kv_heads != 0 ||
       c.head_dim <= 0 || c.head_dim % 2 != 0 || c.vocab <= 0 || c.intermediate <= 0) {
     throw FileError("language model config: sizes must be positive, heads a multiple of kv heads, head_dim even");
+  }
+  if (!c.rope.mrope_section.empty()) {
+    int64_t sum = 0;
+    bool sizes_ok = c.rope.mrope_section.size() == 3;
+    for (const int64_t n : c.rope.mrope_section) {
+      sizes_ok = sizes_ok && n > 0 && n <= c.head_dim;  // bounded: the sum cannot overflow
+      if (sizes_ok) sum += n;
+    }
+    if (!sizes_ok || sum != c.head_dim / 2 || c.rope.dynamic || c.rope.llama3) {
+      throw FileError("multimodal RoPE needs 3 positive mrope_section sizes summing to head_dim / 2 (" +
+                      std::to_string(c.head_dim / 2) + ") and no other scaling");
+    }
   }
   if (c.rope.dynamic && (c.rope.max_position_embeddings <= 0 || c.rope.factor < 1.0)) {
     throw FileError("dynamic RoPE needs max_position_embeddings > 0 and factor >= 1");

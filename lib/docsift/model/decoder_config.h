@@ -26,6 +26,10 @@ struct RopeConfig {
   int64_t max_position_embeddings = 0;
   double low_freq_factor = 1.0, high_freq_factor = 4.0;  // llama3
   int64_t original_max_position_embeddings = 8192;        // llama3
+  // Multimodal RoPE (Qwen2.5-VL, rope type "mrope" or mrope_section in rope_parameters): the hd/2
+  // frequencies split into (time, row, column) sections of these sizes, each rotated by its own
+  // position id. Empty: one position per token. With equal ids (text) it is plain default RoPE.
+  std::vector<int64_t> mrope_section;
 };
 
 struct DecoderConfig {

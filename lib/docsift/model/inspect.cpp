@@ -11,13 +11,6 @@
 namespace docsift::model {
 namespace {
 
-bool starts_with_any(std::string_view name, std::initializer_list<std::string_view> prefixes) {
-  for (const auto prefix : prefixes) {
-    if (name.starts_with(prefix)) return true;
-  }
-  return false;
-}
-
 void add(PartSummary& part, const TensorEntry& t) {
   part.tensors += 1;
   part.parameters += t.numel();
@@ -32,22 +25,14 @@ std::string config_string(const nlohmann::json& config, const char* key) {
 
 }  // namespace
 
-std::string_view model_part(std::string_view name) {
-  // InternVL original: vision_model / mlp1 / language_model; InternVL -hf: model.vision_tower /
-  // model.multi_modal_projector / model.language_model + lm_head; Mllama legacy and new layouts
-  // use vision_model / multi_modal_projector / language_model with or without "model.".
-  if (starts_with_any(name, {"vision_model.", "vision_tower.", "model.vision_tower.",
-                             "model.vision_model."})) {
-    return "vision";
+std::string_view model_part(std::string_view name, std::span<const TensorPart> layout) {
+  for (const TensorPart& row : layout) {
+    if (name.starts_with(row.prefix)) return row.part;
   }
-  if (starts_with_any(name, {"mlp1.", "multi_modal_projector.", "model.multi_modal_projector."})) {
-    return "projector";
-  }
-  if (starts_with_any(name, {"language_model.", "model.", "lm_head."})) return "language";
   return "other";
 }
 
-ModelSummary summarize(const Checkpoint& checkpoint) {
+ModelSummary summarize(const Checkpoint& checkpoint, std::span<const TensorPart> layout) {
   ModelSummary s;
   s.dir = checkpoint.dir().string();
   const auto& config = checkpoint.config();
@@ -65,7 +50,7 @@ ModelSummary summarize(const Checkpoint& checkpoint) {
   for (std::size_t i = 0; i < kParts.size(); ++i) parts[i].part = kParts[i];
   s.total.part = "total";
   for (const TensorEntry* t : checkpoint.entries()) {
-    const auto part = model_part(t->name);
+    const auto part = model_part(t->name, layout);
     for (std::size_t i = 0; i < kParts.size(); ++i) {
       if (kParts[i] == part) add(parts[i], *t);
     }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,9 +14,16 @@ namespace docsift::model {
 
 class Checkpoint;
 
-// Which part of a vision-language model a tensor belongs to, from its name, for both the
-// original and the transformers-native layouts: "vision", "projector", "language" or "other".
-std::string_view model_part(std::string_view tensor_name);
+// One row of a family's tensor-name layout (family/<name>/config.h declares its table): tensors
+// whose name starts with `prefix` belong to `part`, "vision", "projector" or "language". The first
+// row that matches wins, so a longer prefix goes before a shorter one it extends.
+struct TensorPart {
+  std::string_view prefix;
+  std::string_view part;
+};
+
+// Which part a tensor belongs to under `layout`: its first matching row's, else "other".
+std::string_view model_part(std::string_view tensor_name, std::span<const TensorPart> layout);
 
 struct PartSummary {
   std::string part;
@@ -35,7 +43,8 @@ struct ModelSummary {
   PartSummary total;
 };
 
-ModelSummary summarize(const Checkpoint& checkpoint);
+// Parts by `layout` (empty: every tensor is "other"; the total is the same).
+ModelSummary summarize(const Checkpoint& checkpoint, std::span<const TensorPart> layout = {});
 nlohmann::json to_json(const ModelSummary& summary);
 std::string to_text(const ModelSummary& summary);
 

@@ -8,66 +8,41 @@ namespace docsift::text {
 namespace {
 
 constexpr std::string_view kImagePlaceholder = "<image>";
-constexpr std::string_view kInternVLSystem =
-    "你是书生·万象，英文名是InternVL，是由上海人工智能实验室、清华大学及多家合作单位联合开发的多模态大语言模型。";
 
 }  // namespace
 
-ChatFormat parse_chat_format(std::string_view name) {
-  if (name == "internvl") return ChatFormat::kInternVL;
-  if (name == "internvl-hf") return ChatFormat::kInternVLHf;
-  if (name == "llama32-vision") return ChatFormat::kLlama32Vision;
-  throw ConfigError("unknown chat format \"" + std::string(name) +
-                    "\" (known: internvl, internvl-hf, llama32-vision)");
+ChatFormat chatml() {
+  ChatFormat f;
+  f.system_open = "<|im_start|>system\n";
+  f.system_close = "<|im_end|>\n";
+  f.user_open = "<|im_start|>user\n";
+  f.user_close = "<|im_end|>\n<|im_start|>assistant\n";
+  f.required_tokens = {"<|im_start|>"};
+  f.stop_tokens = {"<|im_end|>"};
+  f.optional_stop_tokens = {"<|endoftext|>"};
+  return f;
 }
 
-std::string_view to_string(ChatFormat format) {
-  switch (format) {
-    case ChatFormat::kInternVL: return "internvl";
-    case ChatFormat::kInternVLHf: return "internvl-hf";
-    case ChatFormat::kLlama32Vision: return "llama32-vision";
+std::string repeated_token(std::string_view open, std::string_view text, int times, std::string_view close) {
+  if (times < 1) {
+    throw Error("an image needs at least one token (got " + std::to_string(times) + " × \"" + std::string(text) + "\")");
   }
-  return "?";
-}
-
-std::string_view internvl_default_system_message() { return kInternVLSystem; }
-
-std::string internvl_image_tokens(int num_tiles, int tokens_per_tile) {
-  if (num_tiles < 1 || tokens_per_tile < 1) {
-    throw Error("InternVL image needs at least one tile of at least one token (got " +
-                std::to_string(num_tiles) + " tiles × " + std::to_string(tokens_per_tile) + ")");
-  }
-  constexpr std::string_view kContext = "<IMG_CONTEXT>";
-  std::string text = "<img>";
-  text.reserve(text.size() + kContext.size() * num_tiles * tokens_per_tile + 6);
-  for (int i = 0; i < num_tiles * tokens_per_tile; ++i) text += kContext;
-  text += "</img>";
-  return text;
+  std::string out(open);
+  out.reserve(open.size() + text.size() * static_cast<std::size_t>(times) + close.size());
+  for (int i = 0; i < times; ++i) out += text;
+  out += close;
+  return out;
 }
 
 ChatTemplate::ChatTemplate(ChatFormat format, Tokenizer tokenizer, std::optional<std::string> system_message)
-    : format_(format),
-      tokenizer_(std::move(tokenizer)),
-      system_message_(system_message ? *system_message : std::string(kInternVLSystem)) {
-  switch (format_) {
-    case ChatFormat::kInternVL:
-    case ChatFormat::kInternVLHf:
-      for (const char* token : {"<|im_start|>", "<img>", "</img>"}) require_token(token);
-      image_token_id_ = require_token("<IMG_CONTEXT>");
-      stop_ids_.push_back(require_token("<|im_end|>"));
-      // Not the chat's end marker, but a model that emits it has finished.
-      if (const auto eos = tokenizer_.token_to_id("<|endoftext|>")) stop_ids_.push_back(*eos);
-      break;
-    case ChatFormat::kLlama32Vision:
-      for (const char* token : {"<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>"}) {
-        require_token(token);
-      }
-      image_token_id_ = require_token("<|image|>");
-      stop_ids_.push_back(require_token("<|eot_id|>"));
-      for (const char* token : {"<|end_of_text|>", "<|eom_id|>"}) {
-        if (const auto id = tokenizer_.token_to_id(token)) stop_ids_.push_back(*id);
-      }
-      break;
+    : format_(std::move(format)), tokenizer_(std::move(tokenizer)), system_message_(std::move(system_message)) {
+  if (!format_.image_text) throw Error("chat format " + format_.name + " has no image expansion");
+  for (const std::string& token : format_.required_tokens) require_token(token);
+  image_token_id_ = require_token(format_.image_token);
+  for (const std::string& token : format_.stop_tokens) stop_ids_.push_back(require_token(token));
+  // Not the chat's end marker, but a model that emits one has finished.
+  for (const std::string& token : format_.optional_stop_tokens) {
+    if (const auto id = tokenizer_.token_to_id(token)) stop_ids_.push_back(*id);
   }
 }
 
@@ -95,12 +70,12 @@ int32_t ChatTemplate::require_token(std::string_view token) const {
   const auto id = tokenizer_.token_to_id(token);
   if (!id) {
     throw FileError(tokenizer_.source() + ": has no token \"" + std::string(token) + "\", which the " +
-                    std::string(to_string(format_)) + " chat format needs; is this the model's own tokenizer?");
+                    format_.name + " chat format needs; is this the model's own tokenizer?");
   }
   return *id;
 }
 
-std::string ChatTemplate::render(std::string_view question, int num_tiles) const {
+std::string ChatTemplate::render(std::string_view question, int image_units) const {
   // One image per prompt: at the "<image>" placeholder when there is one, else first, as both
   // references place it. A second placeholder would stay as literal text, so it is refused.
   std::size_t placeholders = 0;
@@ -113,33 +88,19 @@ std::string ChatTemplate::render(std::string_view question, int num_tiles) const
                       " \"<image>\" placeholders; it takes one image: keep one (the image goes there) or none (it "
                       "goes first)");
   }
+  std::string user(question);
+  if (placeholders == 0) user.insert(0, format_.image_first);
+  user.replace(user.find(kImagePlaceholder), kImagePlaceholder.size(), format_.image_text(image_units));
   std::string prompt;
-  switch (format_) {
-    case ChatFormat::kInternVL:
-    case ChatFormat::kInternVLHf: {
-      std::string user(question);
-      if (placeholders == 0) user.insert(0, std::string(kImagePlaceholder) + "\n");
-      user.replace(user.find(kImagePlaceholder), kImagePlaceholder.size(), internvl_image_tokens(num_tiles));
-      if (format_ == ChatFormat::kInternVL) {
-        prompt += "<|im_start|>system\n" + system_message_ + "<|im_end|>\n";
-      }
-      prompt += "<|im_start|>user\n" + user + "<|im_end|>\n<|im_start|>assistant\n";
-      break;
-    }
-    case ChatFormat::kLlama32Vision: {
-      std::string user(question);
-      if (placeholders == 0) user.insert(0, kImagePlaceholder);
-      user.replace(user.find(kImagePlaceholder), kImagePlaceholder.size(), "<|image|>");
-      prompt = "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n" + user;
-      prompt += "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n";
-      break;
-    }
+  if (format_.default_system) {
+    prompt += format_.system_open + (system_message_ ? *system_message_ : *format_.default_system) + format_.system_close;
   }
+  prompt += format_.user_open + user + format_.user_close;
   return prompt;
 }
 
-std::vector<int32_t> ChatTemplate::encode(std::string_view question, int num_tiles) const {
-  return tokenizer_.encode(render(question, num_tiles), /*add_special_tokens=*/false);
+std::vector<int32_t> ChatTemplate::encode(std::string_view question, int image_units) const {
+  return tokenizer_.encode(render(question, image_units), /*add_special_tokens=*/false);
 }
 
 }  // namespace docsift::text

@@ -1,10 +1,12 @@
 // Chat templates, written out per model family instead of interpreting the Jinja in
 // tokenizer_config.json: docsift needs exactly one shape (one image, one question, generation
-// prompt), and a fixed C++ string cannot drift with a template's whitespace rules. The strings
-// follow docs/models.md, "Chat templates".
+// prompt), and a fixed C++ string cannot drift with a template's whitespace rules. Each family
+// declares its ChatFormat in its own folder (family/<name>/chat.h); this layer knows none of them.
+// The strings follow docs/models.md, "Chat templates".
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,40 +17,49 @@
 
 namespace docsift::text {
 
-enum class ChatFormat {
-  kInternVL,       // original InternVLChatModel checkpoints: MPT-style with a system block
-  kInternVLHf,     // transformers-native -hf checkpoints: the same without the system block
-  kLlama32Vision,  // Llama 3.2 Vision Instruct: BOS, user header, <|image|>, question
+// One family's prompt shape, as data:
+//   [system_open + system message + system_close]  (only when default_system is set)
+//   user_open + the question with the image in it + user_close
+// The image goes where the question says "<image>", else image_first goes in front of the
+// question and then expands. image_text(units) is what replaces "<image>"; `units` is the
+// family's own count (InternVL3: tiles; Qwen2.5-VL: merged patches; Llama 3.2 Vision: ignored).
+struct ChatFormat {
+  std::string name;  // for messages: "internvl", "llama32-vision", "qwen2.5-vl"
+  std::optional<std::string> default_system;
+  std::string system_open, system_close;
+  std::string user_open, user_close;
+  std::string image_first = "<image>";
+  std::function<std::string(int units)> image_text;
+  std::vector<std::string> required_tokens;       // checked against the tokenizer
+  std::string image_token;                        // image_token_id()
+  std::vector<std::string> stop_tokens;           // required
+  std::vector<std::string> optional_stop_tokens;  // added when the tokenizer has them
 };
 
-// "internvl", "internvl-hf", "llama32-vision"; throws docsift::ConfigError listing them.
-ChatFormat parse_chat_format(std::string_view name);
-std::string_view to_string(ChatFormat format);
+// ChatML, which Qwen2-based models share (InternVL3, Qwen2.5-VL): the <|im_start|>role\n … <|im_end|>\n
+// turns, the assistant's turn opened, stopping at <|im_end|> (and <|endoftext|>: not the chat's end
+// marker, but a model that emits it has finished). The family adds its name, image and system message.
+ChatFormat chatml();
 
-// InternVL3's default system message (conversation.py, template "internvl2_5").
-std::string_view internvl_default_system_message();
-
-// "<img>" + "<IMG_CONTEXT>" × tokens_per_tile·num_tiles + "</img>".
-std::string internvl_image_tokens(int num_tiles, int tokens_per_tile = 256);
+// `text` repeated `times` times between `open` and `close` (InternVL3's and Qwen2.5-VL's image
+// tokens). Throws docsift::Error for times < 1: an image always has at least one token.
+std::string repeated_token(std::string_view open, std::string_view text, int times, std::string_view close);
 
 class ChatTemplate {
  public:
   // Resolves and checks the special tokens the format needs against `tokenizer`; a tokenizer
   // from another family fails here with the missing token named. `system_message` replaces the
-  // InternVL default (ignored by formats without a system block).
-  ChatTemplate(ChatFormat format, Tokenizer tokenizer,
-               std::optional<std::string> system_message = std::nullopt);
+  // format's default (ignored by formats without a system block).
+  ChatTemplate(ChatFormat format, Tokenizer tokenizer, std::optional<std::string> system_message = std::nullopt);
 
   // The prompt text for one image and one question. The image goes where the question says
-  // "<image>", or first when it does not say (as model.chat() and Meta's reference do); two
-  // placeholders are a docsift::ConfigError. InternVL: `num_tiles` image tiles (thumbnail
-  // included), each 256 <IMG_CONTEXT> tokens, and "<image>\n" in front by default. Llama: one
-  // <|image|> token.
-  std::string render(std::string_view question, int num_tiles) const;
+  // "<image>", or first when it does not say (as the references do); two placeholders are a
+  // docsift::ConfigError. `image_units` as ChatFormat::image_text takes it.
+  std::string render(std::string_view question, int image_units) const;
 
   // render() then encode without post-processing: every special token, BOS included, is in
   // the text exactly once.
-  std::vector<int32_t> encode(std::string_view question, int num_tiles) const;
+  std::vector<int32_t> encode(std::string_view question, int image_units) const;
 
   // Generation stops at any of these.
   const std::vector<int32_t>& stop_ids() const { return stop_ids_; }
@@ -56,10 +67,12 @@ class ChatTemplate {
   // generate() stops at) after the format's, each once. `source` names that file in messages: an
   // id the tokenizer does not define is a docsift::FileError, since no answer could end with it.
   void add_stop_ids(std::span<const int32_t> ids, const std::string& source);
-  // The token whose embeddings are replaced by image features (InternVL) or that marks the
-  // image position (Llama).
+  // The token whose embeddings are replaced by image features (InternVL3, Qwen2.5-VL) or that
+  // marks the image position (Llama).
   int32_t image_token_id() const { return image_token_id_; }
-  ChatFormat format() const { return format_; }
+  // The id of a token the format required (throws docsift::FileError when the tokenizer lacks it).
+  int32_t token_id(std::string_view token) const { return require_token(token); }
+  const ChatFormat& format() const { return format_; }
   const Tokenizer& tokenizer() const { return tokenizer_; }
 
  private:
@@ -67,7 +80,7 @@ class ChatTemplate {
 
   ChatFormat format_;
   Tokenizer tokenizer_;
-  std::string system_message_;
+  std::optional<std::string> system_message_;
   std::vector<int32_t> stop_ids_;
   int32_t image_token_id_ = -1;
 };

@@ -3,15 +3,30 @@
 // (tests/fuzz/fuzz_model_config.cpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "docsift/model/decoder_config.h"
+#include "docsift/model/inspect.h"
 
 namespace docsift::family::internvl {
 
 using model::DecoderConfig;
+
+// Where each part's tensors live (`inspect`): the original layout's vision_model / mlp1 /
+// language_model, the -hf layouts' [model.]vision_tower / [model.]multi_modal_projector /
+// model.language_model and lm_head.
+inline constexpr std::array<model::TensorPart, 9> kTensorParts{{{"vision_model.", "vision"},
+                                                               {"vision_tower.", "vision"},
+                                                               {"model.vision_tower.", "vision"},
+                                                               {"mlp1.", "projector"},
+                                                               {"multi_modal_projector.", "projector"},
+                                                               {"model.multi_modal_projector.", "projector"},
+                                                               {"language_model.", "language"},
+                                                               {"model.", "language"},
+                                                               {"lm_head.", "language"}}};
 
 struct InternVLConfig {
   enum class Layout { kOriginal, kHf };

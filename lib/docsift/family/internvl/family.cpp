@@ -1,6 +1,7 @@
 #include "docsift/family/internvl/family.h"
 
 #include "docsift/error.h"
+#include "docsift/family/internvl/chat.h"
 #include "docsift/family/internvl/model.h"
 #include "docsift/family/internvl/tiles.h"
 #include "docsift/model/checkpoint.h"
@@ -14,8 +15,7 @@ class InternVLFamily final : public Family {
  public:
   InternVLFamily(const model::Checkpoint& checkpoint, const FamilyOptions& options)
       : config_(parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
-        chat_(config_.layout == InternVLConfig::Layout::kOriginal ? text::ChatFormat::kInternVL
-                                                                           : text::ChatFormat::kInternVLHf,
+        chat_(chat_format(config_.layout == InternVLConfig::Layout::kOriginal, config_.tokens_per_tile()),
               text::Tokenizer::load(checkpoint.dir())),
         // auto: what each layout's reference code does: the original chat() resizes PIL images,
         // the -hf processor resizes tensors with torchvision.
@@ -62,7 +62,7 @@ class InternVLFamily final : public Family {
   }
   int plan_tiles(int max_tiles) const override { return max_tiles > 1 ? max_tiles + 1 : 1; }  // + thumbnail
   int auto_max_new_tokens(const extract::FieldSchema& schema) const override {
-    return extract::auto_max_new_tokens(schema, extract::ModelFamily::kInternVL);
+    return extract::auto_max_new_tokens(schema, kTokenBudget);
   }
   const memory::ModelShape& memory_shape() const override { return shape_; }
   std::unique_ptr<Model> load(const model::Checkpoint& checkpoint, const model::Numerics& numerics,

@@ -1,8 +1,8 @@
 #include "docsift/family/internvl/tiles.h"
 
 #include "docsift/image/pil_resize.h"
+#include "docsift/image/torch_resize.h"
 
-#include <ATen/ops/_upsample_bicubic2d_aa.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
 
@@ -45,14 +45,6 @@ TileGrid choose_grid(int width, int height, int min_tiles, int max_tiles, int ti
   return best;
 }
 
-at::Tensor resize_bicubic_u8(const at::Tensor& chw_u8, int64_t height, int64_t width) {
-  if (chw_u8.size(1) == height && chw_u8.size(2) == width) return chw_u8;  // torchvision returns it as is
-  // LibTorch resizes uint8 natively on the CPU (fixed-point weights, the Pillow-SIMD algorithm);
-  // torchvision uses that path for uint8 bicubic, so calling it directly reproduces the reference
-  // exactly. Going through float32 instead differs by up to 13 levels at sharp text edges.
-  return at::_upsample_bicubic2d_aa(chw_u8.unsqueeze(0), {height, width}, /*align_corners=*/false).squeeze(0);
-}
-
 InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size, image::Resample resample) {
   if (rgb_hwc.dim() != 3 || rgb_hwc.size(2) != 3 || rgb_hwc.scalar_type() != at::kByte) {
     throw Error("preprocess_internvl expects an [H, W, 3] uint8 RGB image");
@@ -67,7 +59,7 @@ InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int 
   // [3, h, w] uint8, resized as the checkpoint's reference code does.
   const auto resize = [&](int64_t h, int64_t w) {
     return resample == image::Resample::Pil ? image::pil_resize_bicubic(rgb_hwc, h, w).permute({2, 0, 1})
-                                             : resize_bicubic_u8(chw, h, w);
+                                             : image::torch_resize_bicubic(chw, h, w);
   };
   const at::Tensor canvas = resize(static_cast<int64_t>(tile_size) * result.grid.rows,
                                    static_cast<int64_t>(tile_size) * result.grid.columns);

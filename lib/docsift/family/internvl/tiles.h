@@ -44,7 +44,4 @@ struct InternVLImage {
 InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size = 448,
                                   image::Resample resample = image::Resample::Torch);
 
-// Bicubic antialiased resize of a [C, H, W] uint8 CPU image (as torchvision does for uint8 input).
-at::Tensor resize_bicubic_u8(const at::Tensor& chw_u8, int64_t height, int64_t width);
-
 }  // namespace docsift::family::internvl

@@ -4,6 +4,7 @@
 // instruments it (tests/fuzz/fuzz_model_config.cpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "docsift/model/decoder_config.h"
+#include "docsift/model/inspect.h"
 
 namespace docsift {
 class JsonFields;
@@ -19,6 +21,16 @@ class JsonFields;
 namespace docsift::family::mllama {
 
 using model::DecoderConfig;
+
+// Where each part's tensors live (`inspect`): the legacy names and the module tree's, which add
+// "model.".
+inline constexpr std::array<model::TensorPart, 7> kTensorParts{{{"vision_model.", "vision"},
+                                                               {"model.vision_model.", "vision"},
+                                                               {"multi_modal_projector.", "projector"},
+                                                               {"model.multi_modal_projector.", "projector"},
+                                                               {"language_model.", "language"},
+                                                               {"model.", "language"},
+                                                               {"lm_head.", "language"}}};
 
 // Tile arrangements (rows, columns) in the model's order: aspect ratio id = 1 + index.
 using AspectRatios = std::vector<std::pair<int, int>>;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "docsift/error.h"
+#include "docsift/family/mllama/chat.h"
 #include "docsift/family/mllama/model.h"
 #include "docsift/family/mllama/tiles.h"
 #include "docsift/model/checkpoint.h"
@@ -16,8 +17,8 @@ class MllamaFamily final : public Family {
  public:
   MllamaFamily(const model::Checkpoint& checkpoint, const FamilyOptions& options)
       : config_(parse_mllama_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
-        chat_(text::ChatFormat::kLlama32Vision, text::Tokenizer::load(checkpoint.dir())),
-        rows_(options.cross_attention_rows) {
+        chat_(chat_format(), text::Tokenizer::load(checkpoint.dir())),
+        rows_(cross_attention_rows(options.settings)) {
     if (config_.image_token_id != chat_.image_token_id()) {
       throw FileError(checkpoint.dir().string() + ": config.json's image_token_index " +
                       std::to_string(config_.image_token_id) + " is not the tokenizer's <|image|> (" +
@@ -50,7 +51,7 @@ class MllamaFamily final : public Family {
     return std::min(max_tiles, static_cast<int>(config_.vision.max_num_tiles));
   }
   int auto_max_new_tokens(const extract::FieldSchema& schema) const override {
-    return extract::auto_max_new_tokens(schema, extract::ModelFamily::kLlama);
+    return extract::auto_max_new_tokens(schema, kTokenBudget);
   }
   const memory::ModelShape& memory_shape() const override { return shape_; }
   std::unique_ptr<Model> load(const model::Checkpoint& checkpoint, const model::Numerics& numerics,

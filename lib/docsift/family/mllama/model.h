@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "docsift/family/family.h"
+#include "docsift/family/mllama/options.h"
 #include "docsift/family/mllama/vision.h"
 #include "docsift/model/decoder.h"
 
