@@ -1,4 +1,4 @@
-// Levenshtein distance, for "did you mean" (config keys) and fuzzy label matching (ocr/rules.cpp).
+// Levenshtein distance, for "did you mean" (config keys) and fuzzy label matching (ocr/rule_text.cpp).
 #pragma once
 
 #include <string>

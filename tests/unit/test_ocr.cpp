@@ -1,6 +1,7 @@
 // The OCR engine: each value check on strings, the field rules on pages laid out from strings (no
 // OCR), then Tesseract end to end: the samples scored by eval, and pages with nothing to read.
 #include <ATen/ATen.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -1283,4 +1284,61 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
   REQUIRE_MESSAGE(again.exit_code == 0, again.err);
   CHECK(table("review.csv").rows.size() == to_review);
   CHECK(table("confidence.csv").rows.size() == predictions.rows.size());
+}
+
+TEST_CASE("a labelled text field needs YAML only: a rules file and a schema add PURCHASE_ORDER, the engine reads it") {
+  TempDir dir;
+  // The shipped rules with one field more, of the kind `text`: no C++ names it.
+  YAML::Node rules_yaml = YAML::LoadFile((kSource / "configs/fields/ocr-rules.yaml").string());
+  YAML::Node po;
+  po["kind"] = "text";
+  po["labels"].push_back("po number");
+  po["labels"].push_back("purchase order");
+  po["labels"].push_back("order no");
+  rules_yaml["fields"]["PURCHASE_ORDER"] = po;
+  YAML::Emitter rules_out;
+  rules_out << rules_yaml;
+  write_text(dir.path() / "rules.yaml", rules_out.c_str());
+  const Rules rules = load_rules((dir.path() / "rules.yaml").string());
+  const Page page = page_of({"TAX INVOICE", "ACME PTY LTD", "PO Number: 4500-1187", "Date 03/04/2024", "",
+                             "Total $12.00"});
+  const Extraction got = extract_fields(page, rules, {"PURCHASE_ORDER", "TOTAL", "INVOICE_DATE"});
+  CHECK(got.fields.at("PURCHASE_ORDER") == "4500-1187");
+  CHECK(got.fields.at("TOTAL") == "$12.00");
+  CHECK(got.evidence.at("PURCHASE_ORDER").labelled);
+  // The shipped rules do not know it: N/A, and the other fields are the same.
+  const Extraction shipped = extract_fields(page, load_rules("builtin:ocr-rules"), {"PURCHASE_ORDER", "TOTAL", "INVOICE_DATE"});
+  CHECK(shipped.fields.at("PURCHASE_ORDER") == "N/A");
+  CHECK(shipped.fields.at("TOTAL") == got.fields.at("TOTAL"));
+  CHECK(shipped.fields.at("INVOICE_DATE") == got.fields.at("INVOICE_DATE"));
+  // An unknown kind is refused with the kinds listed (the table's, not a second list).
+  rules_yaml["fields"]["PURCHASE_ORDER"]["kind"] = "number";
+  YAML::Emitter bad;
+  bad << rules_yaml;
+  write_text(dir.path() / "bad.yaml", bad.c_str());
+  CHECK_THROWS_WITH_AS(load_rules((dir.path() / "bad.yaml").string()),
+                       doctest::Contains("kind 'number' is not one of abn, date, period, amount, bsb, account, phone, "
+                                         "email, name, text"),
+                       docsift::ConfigError);
+
+  // End to end: `docsift run` with the schema and the rules files (YAML only) writes the new column.
+  YAML::Node schema = YAML::LoadFile((kSource / "configs/fields/business-documents.yaml").string());
+  REQUIRE(schema["fields"].IsSequence());
+  YAML::Node field = YAML::Clone(schema["fields"][1]);  // SUPPLIER's: a text field of invoices and receipts
+  field["name"] = "PURCHASE_ORDER";
+  field["instruction"] = "purchase order number or N/A";
+  schema["fields"].push_back(field);
+  YAML::Emitter schema_out;
+  schema_out << schema;
+  write_text(dir.path() / "schema.yaml", schema_out.c_str());
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --set extraction.fields=" +
+                             shell_quote((dir.path() / "schema.yaml").string()) + " --set ocr.rules=" +
+                             shell_quote((dir.path() / "rules.yaml").string()) + " --quiet --out " +
+                             shell_quote((dir.path() / "out").string()));
+  REQUIRE_MESSAGE(r.exit_code <= 1, r.err);  // 1: the one damaged sample JPEG fails, as always
+  const auto csv = docsift::io::read_csv(dir.path() / "out/predictions.csv");
+  CHECK(std::find(csv.header.begin(), csv.header.end(), "PURCHASE_ORDER") != csv.header.end());
+  for (const auto& record : journal_lines(dir.path() / "out/results.jsonl")) {
+    if (record["status"] == "ok") CHECK(record["fields"].contains("PURCHASE_ORDER"));
+  }
 }

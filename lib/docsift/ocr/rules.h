@@ -16,7 +16,7 @@ namespace docsift::ocr {
 
 struct LabelRule {
   std::string field;  // a schema field, or one of the total's helpers ("_NOT_TOTAL", "_TENDERED", "_CHANGE")
-  std::string kind;   // abn, date, period, amount, bsb, account, phone, email, name; "none" for _NOT_TOTAL
+  std::string kind;   // abn, date, period, amount, bsb, account, phone, email, name, text; "none" for _NOT_TOTAL
   std::vector<std::string> labels;  // lower case (values.h: lowercase)
   std::vector<int> strength;        // per label, for TOTAL: 3 strong, 2 plain, 1 weak; else 0
 };

@@ -1,0 +1,254 @@
+// The OCR rules' steps over one page (ocr/ only): FieldFinder runs them in order, each reading the
+// page's segments and what the steps before it found. Its members are defined by concern:
+// find_fields.cpp (the order, labels, evidence), find_totals.cpp, find_dates.cpp,
+// find_parties.cpp (ABN, seller, address, payer, bank) and find_items.cpp (line items).
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "docsift/ocr/rule_text.h"
+#include "docsift/ocr/rules.h"
+#include "docsift/ocr/values.h"
+
+namespace docsift::ocr::detail {
+
+class FieldFinder {
+ public:
+  FieldFinder(const Page& page, const Rules& rules, DateOrderRule date_order)
+      : page(page), rules(rules), r(segments_of(page, rules)), n(r.size()) {
+    decide_date_order(date_order);
+    read_page_money();
+    mark_totals_context();
+  }
+
+  Extraction run(const std::vector<std::string>& field_names);
+
+ private:
+  // Document type: heading words in the top third.
+  void document_type();
+
+  // Numeric dates: day first unless the rule or the page says otherwise.
+  void decide_date_order(DateOrderRule date_order);
+
+  // The page's currency: the mark printed most often with its amounts, for amounts printed bare.
+  // And a page that prints cents prints them on its total too: a bare whole number there is noise.
+  void read_page_money();
+
+  // Lines of a tax summary table (a total there is the tax base, not the bill's total), and the
+  // first line that rounds the total.
+  void mark_totals_context();
+
+  // Labelled values: the first that passes its kind's check, top to bottom. TOTAL and the
+  // payment lines are gathered as candidates and ranked by choose_total.
+  void labelled_values();
+
+  // What the bill comes to after its rounding line ("Sub-total 88.97", "Rounding Adj -0.02"): the
+  // subtotal, with its tax where the tax was read, plus or minus the rounding line's amount (the
+  // minus sign is often lost), or, where OCR left that amount unread, rounded to the nearest 5
+  // cents as cash is (Malaysia, Australia, Switzerland). Empty on a page with no rounding line.
+  std::vector<long long> rounded_sums(std::optional<long long> sub, std::optional<long long> tax) const;
+
+  // TOTAL: the label's strength, then the checks, then the largest, then the lowest
+  // (find_totals.cpp: rank_totals, then total_from_payments, total_from_sums, record_total).
+  void choose_total(nlohmann::json& checks);
+  // What was paid, as the payment lines say: tendered − change, or a card's charge with no change.
+  struct Paid {
+    std::optional<long long> paid;
+    long long tendered_exact = -1;  // -1: none
+    bool was_paid(long long v) const { return v == paid.value_or(-1) || v == tendered_exact; }
+  };
+  struct Candidate;
+  // choose_total's working state: the winner so far (pointing into `totals` or at one of the
+  // candidates below, so it is never copied) and every candidate's amount and score.
+  struct TotalChoice;
+  Paid paid() const;
+  bool is_tendered(std::size_t segment) const;
+  bool sums_agree(long long v, const Paid& p) const;
+  void rank_totals(const Paid& p, TotalChoice& c);
+  void total_from_payments(const Paid& p, TotalChoice& c);
+  void total_from_sums(TotalChoice& c);
+  void record_total(const TotalChoice& c, const Paid& p, nlohmann::json& checks);
+
+  // INVOICE_DATE without a label: the most plausible date on the page, beside a time of day,
+  // high on the page, and not one a due-date or period label gave.
+  void date_by_position(nlohmann::json& checks);
+
+  // An ABN without its label: any group of 11 digits that passes the checksum.
+  void abn_by_checksum(nlohmann::json& checks);
+
+  // The line items, from whole lines (a row's cells are far apart): a header row with a
+  // description column and a quantity or price column, then rows in the same block (or the next,
+  // when the header stands alone) until a line with a label.
+  void line_items();
+  struct ItemRow {
+    std::string description;
+    std::optional<std::string> quantity, price;
+  };
+  std::optional<ItemRow> item_row(std::size_t line) const;
+
+  // The supplier: the seller's name, ranked among the lines at the top (and, for a PDF's footer,
+  // lines at the bottom that carry a legal form): early, prominent (taller than the page's usual
+  // line, in capitals), with a company-form word ("Sdn Bhd", "GmbH"); never a heading, a label, an
+  // address, a registration number or a contact line. First, where the payer's lines are: the
+  // block of the payer's (or account holder's) label.
+  void supplier();
+  std::optional<double> seller_score(std::size_t i, double median, int& rank) const;
+  std::string seller_name(std::size_t& best) const;
+
+  // BUSINESS_ADDRESS: the address lines under the supplier's name, after any registration lines.
+  void business_address();
+
+  // The supplier's and the payer's contact lines, by block.
+  void contacts();
+
+  // A statement's bank: a known bank's name near the top, else its title line.
+  void bank_name();
+
+  // subtotal + GST = total, where all three were read.
+  void sum_check(nlohmann::json& checks);
+
+  // A field's amount in cents, when it was found.
+  std::optional<long long> cents(const char* field) const {
+    const auto it = found.find(field);
+    return it != found.end() ? amount_cents(it->second) : std::nullopt;
+  }
+
+  // The box around the words of `segments` (each within its segment's left and right).
+  Box words_box(const std::vector<std::size_t>& segments) const;
+
+  // A field's evidence (rules.h): what its step noted (evidence), its label, and its words.
+  Evidence evidence_of(const std::string& field, const std::string& value, std::size_t at) const;
+  // A field's kind in the rules ("" for one without labels, as SUPPLIER found by position).
+  std::string rules_kind(const std::string& field) const;
+  // How many values competed for `field` and by how much `winner` (scored `best`) won.
+  void note_contest(const std::string& field, const std::string& winner, double best,
+                    const std::vector<std::pair<std::string, double>>& scored);
+
+  void set(const std::string& field, const std::string& value, std::size_t segment) {
+    if (!found.count(field)) {
+      found[field] = value;
+      found_at[field] = segment;
+    }
+  }
+  std::optional<Amount> money(const std::string& text, bool whole) const {
+    auto all = find_amounts(text, rules.lexicon, whole);
+    if (with_cents >= 2) {
+      all.erase(std::remove_if(all.begin(), all.end(),
+                               [](const Amount& a) { return !a.has_cents && a.currency.empty(); }),
+                all.end());
+    }
+    if (all.empty()) return std::nullopt;
+    Amount a = all.back();
+    if (a.currency.empty()) a.currency = page_currency;
+    return a;
+  }
+  std::optional<std::string> parse(const LabelRule& rule, const std::string& text) const {
+    if (rule.kind == "amount") {
+      const auto a = money(text, true);  // the label vouches for it
+      return a ? std::optional(format_amount(a->cents, a->currency)) : std::nullopt;
+    }
+    return parse_kind(rule.kind, text, rules.lexicon, order);
+  }
+  std::optional<std::size_t> below(std::size_t i) const {
+    for (std::size_t k = i + 1; k < n && r[k].line <= r[i].line + 1; ++k) {
+      if (r[k].line == r[i].line + 1 && r[k].left < r[i].right && r[i].left < r[k].right) return k;
+    }
+    return std::nullopt;
+  }
+  std::string unlabelled_start(std::size_t k) const {
+    const auto& hits = r[k].hits;
+    return r[k].text.substr(0, hits.empty() ? std::string::npos : hits.front().at);
+  }
+  static bool is_empty(const std::string& v) {
+    return !has_letters(v) && std::none_of(v.begin(), v.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+  }
+  // A label's value: after it on its segment, up to the next label. When it is the segment's last
+  // label and that leaves nothing (or it wants an amount or a date), the segments to its right
+  // (across OCR's specks, up to the next label) and then the segment below are tried in turn.
+  struct Value {
+    std::string text;
+    std::size_t segment;
+  };
+  std::vector<Value> value_of(std::size_t i, const Hit& h) const;
+  static bool has_any(const std::string& lowered, const std::vector<std::string>& words) {
+    return std::any_of(words.begin(), words.end(),
+                       [&](const auto& w) { return find_phrase(lowered, w) != std::string::npos; });
+  }
+  // A long region name misread by a letter ("Selanger") is still one; a short one must be exact
+  // ("Kedai" is one letter from "Kedah").
+  static bool has_any_fuzzy(const std::string& lowered, const std::vector<std::string>& words) {
+    return std::any_of(words.begin(), words.end(), [&](const auto& w) {
+      return !find_label(lowered, w, w.size() >= 7).empty();
+    });
+  }
+  // `regions`: whether naming a state or country alone makes a line an address.
+  bool address_text(const std::string& t, bool regions = true) const;
+  bool address_like(std::size_t i) const { return address_text(r[i].text); }
+  bool not_a_name(std::size_t i) const;
+  // The segment that continues a name on the line above (skipping lines without letters: a
+  // stray ':' read between "POPULAR BOOK" and "CO. (M) SDN BHD").
+  std::optional<std::size_t> above(std::size_t i) const {
+    for (std::size_t k = i; k-- > 0 && r[k].line + 3 >= r[i].line;) {
+      if (r[k].line == r[i].line) continue;
+      if (!has_letters(r[k].text) || r[k].text.size() <= 2) continue;
+      return r[k].left < r[i].right && r[i].left < r[k].right ? std::optional(k) : std::nullopt;
+    }
+    return std::nullopt;
+  }
+  bool in_block(std::optional<int> block, std::size_t i) const {
+    return block && r[i].block == *block;
+  }
+  // Labelled values: the first that passes its kind's check, top to bottom. TOTAL and the
+  // payment lines are gathered as candidates and ranked below.
+  struct Candidate {
+    Amount amount;
+    int strength;
+    std::size_t segment;
+    bool fuzzy = false;  // its label matched only with an edit
+  };
+  struct TotalChoice {
+    TotalChoice() = default;
+    TotalChoice(const TotalChoice&) = delete;
+    TotalChoice& operator=(const TotalChoice&) = delete;
+    const Candidate* best = nullptr;
+    long best_score = 0;
+    std::vector<std::pair<long long, long>> scored;  // each candidate's amount and score: the winner's margin
+    Candidate repaired{}, from_payment{}, from_card{}, from_sum{}, from_subtotal{};
+    bool none() const { return !best || best_score <= 0; }
+  };
+
+  const Page& page;
+  const Rules& rules;
+  const std::vector<Segment> r;  // the page's segments, in reading order
+  const std::size_t n;
+  std::map<std::string, std::string> found;
+  std::map<std::string, std::size_t> found_at;  // field → segment it came from
+  std::optional<std::size_t> heading;           // the segment with the document's heading
+  std::string doc_type;
+  bool statement = false;
+  DateOrder order = DateOrder::Dmy;
+  std::string page_currency;
+  int with_cents = 0;
+  std::vector<bool> tax_summary;
+  std::optional<std::size_t> rounding_line;
+  std::optional<long long> rounding_amount;  // the rounding line's adjustment, its sign unknown
+  std::vector<bool> rounds;                  // lines that name a rounding
+  bool total_vouched = false;  // choose_total: a printed sum agrees with the TOTAL chosen
+  std::map<std::string, Evidence> evidence;  // what the steps noted per field (evidence_of adds the rest)
+  std::map<std::string, bool> label_fuzzy;   // fields read beside a label: whether it matched only with an edit
+  std::vector<Candidate> totals, tendered, change;
+  std::vector<std::pair<std::size_t, std::size_t>>
+      other_dates;  // segments whose dates are not the invoice's
+  std::optional<int> payer_block, supplier_block;
+  std::optional<std::size_t> supplier_at;
+  std::vector<std::size_t> address_segments;  // the segments BUSINESS_ADDRESS was read from
+};
+
+}  // namespace docsift::ocr::detail

@@ -1,0 +1,53 @@
+// Dates: the page's day/month order, and INVOICE_DATE by position. (field_finder.h)
+#include "docsift/ocr/field_finder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+
+namespace docsift::ocr::detail {
+
+void FieldFinder::decide_date_order(DateOrderRule date_order) {
+  order = date_order == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
+  if (date_order == DateOrderRule::Auto) {
+    int day_first = 0, month_first = 0;
+    for (const auto& seg : r) {
+      for (const auto& d : find_dates(seg.text, rules.lexicon)) {
+        day_first += d.day_first_only ? 1 : 0;
+        month_first += d.month_first_only ? 1 : 0;
+      }
+    }
+    if (month_first > day_first) order = DateOrder::Mdy;
+  }
+}
+
+void FieldFinder::date_by_position(nlohmann::json& checks) {
+  if (!found.count("INVOICE_DATE") && !statement) {
+    static const std::regex kTime(
+        R"((^|[^\d])([01]?\d|2[0-3])\s?[:.]\s?[0-5]\d(\s?[:.]\s?[0-5]\d)?(?!\d))");
+    std::optional<Date> best;
+    std::size_t best_segment = 0;
+    double best_score = 0;
+    std::vector<std::pair<std::string, double>> scored;  // each date and its score: the winner's margin
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::any_of(other_dates.begin(), other_dates.end(),
+                      [&](const auto& o) { return o.first == i || o.second == i; }))
+        continue;
+      for (const auto& d : find_dates(r[i].text, rules.lexicon, order)) {
+        const std::string rest = r[i].text.substr(0, d.begin) + " " + r[i].text.substr(d.end);
+        double score = 10.0 - 8.0 * r[i].top / std::max(1, page.height);
+        if (std::regex_search(rest, kTime)) score += 10;
+        scored.emplace_back(format_date(d), score);
+        if (!best || score > best_score) best = d, best_segment = i, best_score = score;
+      }
+    }
+    if (best) {
+      set("INVOICE_DATE", format_date(*best), best_segment);
+      checks["date_by_position"] = true;
+      note_contest("INVOICE_DATE", format_date(*best), best_score, scored);
+    }
+  }
+}
+
+}  // namespace docsift::ocr::detail

@@ -1,0 +1,267 @@
+// The order of the steps, labelled values, and each field's evidence. (field_finder.h)
+#include "docsift/ocr/field_finder.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <regex>
+#include <set>
+
+namespace docsift::ocr::detail {
+
+Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
+  // The steps in the order they run (each reads what the ones before found) and what each finds.
+  // Any field with labels and a kind in ocr-rules.yaml is found by `labelled`, whatever its name:
+  // a new labelled field needs YAML only. The others are found by the step named for them.
+  struct Step {
+    std::string_view finds;
+    void (*run)(FieldFinder& f, nlohmann::json& checks);
+  };
+  static constexpr std::array<Step, 11> kSteps{{
+      {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json&) { f.document_type(); }},
+      {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
+      {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
+      {"INVOICE_DATE without a label", [](FieldFinder& f, nlohmann::json& c) { f.date_by_position(c); }},
+      {"ABN without a label", [](FieldFinder& f, nlohmann::json& c) { f.abn_by_checksum(c); }},
+      {"DESCRIPTIONS, QUANTITIES, PRICES", [](FieldFinder& f, nlohmann::json&) { f.line_items(); }},
+      {"SUPPLIER", [](FieldFinder& f, nlohmann::json&) { f.supplier(); }},
+      {"BUSINESS_ADDRESS", [](FieldFinder& f, nlohmann::json&) { f.business_address(); }},
+      {"BUSINESS_PHONE, PAYER_ADDRESS, PAYER_EMAIL, PAYER_PHONE, SUPPLIER_WEBSITE",
+       [](FieldFinder& f, nlohmann::json&) { f.contacts(); }},
+      {"BANK_NAME", [](FieldFinder& f, nlohmann::json&) { f.bank_name(); }},
+      {"checks.sum", [](FieldFinder& f, nlohmann::json& c) { f.sum_check(c); }},
+  }};
+  Extraction out;
+  for (const auto& line : page.lines) out.text += line.text() + "\n";
+  for (const Step& step : kSteps) step.run(*this, out.checks);
+  for (const auto& name : field_names) out.fields[name] = found.count(name) ? found[name] : "N/A";
+  for (const auto& [name, at] : found_at)
+    if (found.count(name)) out.confidence[name] = r[at].confidence;
+  // A total the page's own sums vouch for is as sure as a reading gets (take_second_reading
+  // keeps it over a reading whose sums do not agree).
+  if (total_vouched && out.confidence.count("TOTAL")) out.confidence["TOTAL"] = 100;
+  for (const auto& [name, at] : found_at) {
+    if (found.count(name)) out.evidence[name] = evidence_of(name, found[name], at);
+  }
+  // The address is read from the lines under the seller's, and is found at the seller's segment:
+  // its box is its own lines' words (what a reviewer's report draws). Its word confidences stay
+  // the seller line's, which the calibration was fitted on (bench/confidence/README.md).
+  if (const auto e = out.evidence.find("BUSINESS_ADDRESS"); e != out.evidence.end() && !address_segments.empty()) {
+    e->second.box = words_box(address_segments);
+  }
+  for (const auto& [name, value] : found) {  // the lists: read from table rows, not one segment
+    if (found_at.count(name) || !evidence.count(name)) continue;
+    out.evidence[name] = evidence.at(name);
+    out.evidence[name].exact = page.exact;
+  }
+  return out;
+}
+
+void FieldFinder::document_type() {
+  for (std::size_t i = 0; i < n && !heading; ++i) {
+    if (r[i].top > page.height / 3) break;
+    // A heading word inside a label ("invoice" in "Invoice date") is not a heading.
+    const auto heading_word = [&](const std::string& w) {
+      const std::size_t at = find_phrase(r[i].lowered, w);
+      return at != std::string::npos &&
+             std::none_of(r[i].hits.begin(), r[i].hits.end(),
+                          [&](const Hit& h) { return h.at <= at && at + w.size() <= h.end; });
+    };
+    for (const auto& [type, words] : rules.document_types) {
+      if (std::any_of(words.begin(), words.end(), heading_word)) {
+        doc_type = type;
+        heading = i;
+        break;
+      }
+    }
+  }
+  if (heading) set("DOCUMENT_TYPE", doc_type, *heading);
+  statement = doc_type == "BANK STATEMENT";
+}
+
+void FieldFinder::labelled_values() {
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& h : r[i].hits) {
+      const LabelRule& rule = rules.fields[h.rule];
+      if (rule.kind == "none") continue;
+      const bool ranked =
+          rule.field == "TOTAL" || rule.field == "_TENDERED" || rule.field == "_CHANGE";
+      // Nothing below the rounding line is before rounding: a subtotal's label there ("NET
+      // TOTAL 7.40" under "ROUNDING ADJ -0.02") gives the bill's total.
+      if (rule.field == "SUBTOTAL" && rounding_line && r[i].line > *rounding_line) {
+        for (const auto& [value, from] : value_of(i, h)) {
+          if (const auto a = money(value, true); a && a->cents > kMaxRounding) {
+            totals.push_back({*a, 2, from});
+            break;
+          }
+        }
+        continue;
+      }
+      if (!ranked && found.count(rule.field)) {
+        // A second subtotal below the first and larger ("SUB TOTAL 169.00", a service charge
+        // and tax, then "NET TOTAL 174.9"): a running total after them, a weak candidate for
+        // the bill's total.
+        if (rule.field == "SUBTOTAL" && found_at["SUBTOTAL"] < i) {
+          const auto first = cents("SUBTOTAL");
+          for (const auto& [value, from] : value_of(i, h)) {
+            if (const auto a = money(value, true); a && first && a->cents > *first) {
+              totals.push_back({*a, 1, from});
+              break;
+            }
+          }
+        }
+        continue;
+      }
+      for (const auto& [value, from] : value_of(i, h)) {
+        if (ranked) {
+          // A label vouches for a whole amount ("Rs 1939", "Totaal 56").
+          const auto a = money(value, true);
+          if (!a || (a->cents == 0 && rule.field == "TOTAL"))
+            continue;  // "Total 0.00": a tax summary's line
+          if (rule.field == "TOTAL" && rounds[r[i].line] && a->cents <= kMaxRounding)
+            continue;  // "Rounding Adj 0.02": the rounding, not the rounded total
+          auto& list = rule.field == "TOTAL"       ? totals
+                       : rule.field == "_TENDERED" ? tendered
+                                                   : change;
+          list.push_back({*a, h.strength, from, h.fuzzy});
+          break;
+        }
+        if (auto v = parse(rule, value)) {
+          if (!found.count(rule.field)) label_fuzzy[rule.field] = h.fuzzy;
+          set(rule.field, *v, from);
+          if (rule.kind == "date" || rule.kind == "period") other_dates.emplace_back(from, i);
+          break;
+        }
+      }
+    }
+  }
+}
+
+Box FieldFinder::words_box(const std::vector<std::size_t>& segments) const {
+  std::optional<Box> box;
+  for (const std::size_t k : segments) {
+    for (const Word& w : page.lines[r[k].line].words) {
+      if (w.box.left < r[k].left || w.box.right > r[k].right) continue;
+      box = !box ? w.box
+                 : Box{std::min(box->left, w.box.left), std::min(box->top, w.box.top),
+                       std::max(box->right, w.box.right), std::max(box->bottom, w.box.bottom)};
+    }
+  }
+  return box.value_or(Box{});
+}
+
+Evidence FieldFinder::evidence_of(const std::string& field, const std::string& value, std::size_t at) const {
+  Evidence e;
+  if (const auto it = evidence.find(field); it != evidence.end()) e = it->second;
+  if (const auto it = label_fuzzy.find(field); it != label_fuzzy.end()) e.labelled = true, e.label_fuzzy = it->second;
+  e.exact = page.exact;
+  // The value's words: those of its line piece that carry its digits, where it is mostly digits
+  // (an amount, a date, an id), preferring words whose digits are the value's ("11.80" in
+  // "TOTAL 2 items 11.80"); all of them for a name or an address.
+  std::string value_digits;
+  int letters = 0;
+  for (const char c : value) {
+    if (std::isdigit(static_cast<unsigned char>(c))) value_digits += c;
+    letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
+  }
+  const bool numeric = value_digits.size() > static_cast<std::size_t>(letters);
+  const Line& line = page.lines[r[at].line];
+  std::vector<const Word*> all, digits, own;
+  for (const Word& w : line.words) {
+    if (w.box.left < r[at].left || w.box.right > r[at].right) continue;
+    all.push_back(&w);
+    std::string d;
+    for (const char c : w.text) {
+      if (std::isdigit(static_cast<unsigned char>(c))) d += c;
+    }
+    if (d.empty()) continue;
+    digits.push_back(&w);
+    // A lone digit ("2 items", the 0 of "T0TAL") is in most values by chance.
+    if (value_digits.find(d) != std::string::npos && (d.size() >= 2 || value_digits.size() < 2)) own.push_back(&w);
+  }
+  const std::vector<const Word*>& words = !numeric ? all : !own.empty() ? own : !digits.empty() ? digits : all;
+  if (!words.empty()) {
+    double sum = 0, least = 100;
+    Box box = words.front()->box;
+    for (const Word* w : words) {
+      sum += w->confidence;
+      least = std::min(least, static_cast<double>(w->confidence));
+      box = {std::min(box.left, w->box.left), std::min(box.top, w->box.top), std::max(box.right, w->box.right),
+             std::max(box.bottom, w->box.bottom)};
+    }
+    e.word_mean = sum / static_cast<double>(words.size());
+    e.word_min = least;
+    e.box = box;
+  }
+  e.legal = has_any(lowercase(value), rules.company_forms);
+  // The same amount or date read on another line: two readings of one figure rarely share a misread.
+  const std::string kind = field == "TOTAL" ? "amount" : rules_kind(field);
+  const auto value_cents = kind == "amount" ? amount_cents(value) : std::nullopt;
+  for (std::size_t k = 0; k < n && !e.repeated; ++k) {
+    if (k == at) continue;
+    if (value_cents) {
+      for (const auto& a : find_amounts(r[k].text, rules.lexicon)) e.repeated = e.repeated || a.cents == *value_cents;
+    } else if (kind == "date") {
+      for (const auto& d : find_dates(r[k].text, rules.lexicon, order)) e.repeated = e.repeated || format_date(d) == value;
+    }
+  }
+  // A date whose printed digits are not its own: a misread day, month or year undone (values.h).
+  if (!e.repaired && (rules_kind(field) == "date" || field == "INVOICE_DATE" || field == "DUE_DATE")) {
+    std::string printed;
+    for (const char c : r[at].text) {
+      if (std::isdigit(static_cast<unsigned char>(c))) printed += c;
+    }
+    const std::string year = value.size() >= 2 ? value.substr(value.size() - 2) : value;
+    const std::string day = value.size() >= 2 ? value.substr(0, 2) : value;
+    const std::string day1 = day.size() == 2 && day[0] == '0' ? day.substr(1) : day;
+    e.repaired = printed.find(year) == std::string::npos || printed.find(day1) == std::string::npos;
+  }
+  return e;
+}
+
+std::string FieldFinder::rules_kind(const std::string& field) const {
+  for (const auto& f : rules.fields) {
+    if (f.field == field) return f.kind;
+  }
+  return "";
+}
+
+void FieldFinder::note_contest(const std::string& field, const std::string& winner, double best,
+                  const std::vector<std::pair<std::string, double>>& scored) {
+  Evidence& e = evidence[field];
+  std::set<std::string> values;
+  std::optional<double> runner_up;
+  for (const auto& [v, score] : scored) {
+    values.insert(v);
+    if (v != winner && (!runner_up || score > *runner_up)) runner_up = score;
+  }
+  e.candidates = std::max<int>(1, static_cast<int>(values.size()));
+  e.margin = runner_up ? best - *runner_up : 0.0;
+}
+
+std::vector<FieldFinder::Value> FieldFinder::value_of(std::size_t i, const Hit& h) const {
+  std::vector<Value> tries{{r[i].text.substr(h.end, h.value_end - h.end), i}};
+  const std::string& kind = rules.fields[h.rule].kind;
+  if (h.value_end != r[i].text.size())
+    return tries;  // another label follows: what is right of it is its value
+  if (is_empty(tries[0].text) || kind == "amount" || kind == "date") {
+    // Every segment to the right up to the next label: OCR splits specks off ("CASH tee” 50.50").
+    for (std::size_t k = i + 1; k < n && r[k].line == r[i].line; ++k) {
+      tries.push_back({unlabelled_start(k), k});
+      if (!r[k].hits.empty()) break;
+    }
+    if (const auto k = below(i)) tries.push_back({unlabelled_start(*k), *k});
+  }
+  return tries;
+}
+
+}  // namespace docsift::ocr::detail
+
+namespace docsift::ocr {
+
+Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,
+                          DateOrderRule date_order) {
+  return detail::FieldFinder(page, rules, date_order).run(field_names);
+}
+
+}  // namespace docsift::ocr

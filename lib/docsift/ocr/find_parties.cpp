@@ -1,0 +1,229 @@
+// The parties: ABN by checksum, the seller, its address, the payer's contacts, the bank. (field_finder.h)
+#include "docsift/ocr/field_finder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+
+namespace docsift::ocr::detail {
+
+void FieldFinder::abn_by_checksum(nlohmann::json& checks) {
+  if (!found.count("ABN") && !statement) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (auto v = parse_abn(r[i].text)) {
+        set("ABN", *v, i);
+        checks["abn_by_checksum"] = true;
+        break;
+      }
+    }
+  }
+}
+
+// A line's score as the seller's name: early at the top (the first 12 candidate lines, `rank`
+// counting them) or, with a legal form, in the footer; prominent; in capitals; not one word
+// without a legal form, nor lower case, nor short fragments. None for a line that cannot be one.
+std::optional<double> FieldFinder::seller_score(std::size_t i, double median, int& rank) const {
+  const bool top = r[i].top <= page.height * 0.35 && rank < 12;
+  const bool footer = r[i].top >= page.height * 0.75;
+  if (!top && !footer) return std::nullopt;
+  const bool legal = has_any(lowercase(name_of(r[i].text)), rules.company_forms);
+  if ((!top && !legal) || not_a_name(i)) return std::nullopt;
+  if (r[i].confidence < kNameConfidence) return std::nullopt;  // a logo or a smudge read as letters
+  int upper = 0, letters = 0;
+  for (const char c : r[i].text) {
+    if (std::isalpha(static_cast<unsigned char>(c)))
+      ++letters, upper += std::isupper(static_cast<unsigned char>(c)) ? 1 : 0;
+  }
+  double score = top ? 20.0 - 6.0 * rank++ : 4.0;
+  score += legal ? 12.0 : 0.0;
+  score += 5.0 * std::clamp(r[i].height / median - 1.2, 0.0, 1.5);
+  score += upper * 10 >= letters * 7 ? 2.0 : 0.0;
+  // One word with no legal form is more often a column heading ("Status", "Art") than a name;
+  // a line in lower case is a person or a remark; a line of short fragments is OCR's noise.
+  if (!legal && r[i].text.find(' ') == std::string::npos) score -= 6.0;
+  if (upper == 0) score -= 6.0;
+  int words = 0, short_words = 0;
+  for (const Piece& p : pieces_of(r[i].text))
+    ++words, short_words += p.word.size() <= 2 ? 1 : 0;
+  if (short_words * 2 > words) score -= 6.0;
+  return score;
+}
+
+// The seller's name around its best line: its neighbours on the line, and a line above or below
+// that continues it. `best` moves to the first segment of the line the name starts on.
+std::string FieldFinder::seller_name(std::size_t& best) const {
+  // OCR may split a name on its line ("POPULAR '   PR BOOK"): neighbours that read as a name
+  // join it. The name is taken from the first of them.
+  while (best > 0 && r[best - 1].line == r[best].line && !not_a_name(best - 1)) --best;
+  std::size_t last = best;
+  while (last + 1 < n && r[last + 1].line == r[best].line && !not_a_name(last + 1)) ++last;
+  std::string name;
+  for (std::size_t k = best; k <= last; ++k)
+    name += (name.empty() ? "" : " ") + name_of(r[k].text);
+  const std::string lowered = lowercase(name);
+  // A name broken over lines: "POPULAR BOOK" above "CO. (M) SDN BHD" or "(SEMENYIH) SDN BHD"
+  // (the best line starts with its legal form or a bracket), "AIK HUAT HARDWARE ENTERPRISE
+  // (SETIA" above "ALAM) SDN BHD" (a bracket left open), "GOLDEN KEY" above "MAKER SDN BHD".
+  const bool starts_legal =
+      std::any_of(rules.company_forms.begin(), rules.company_forms.end(),
+                  [&](const auto& w) { return find_phrase(lowered, w) == 0; }) ||
+      (!name.empty() && (name.front() == '(' || name.front() == '&'));
+  const bool open =
+      std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')');
+  // A trading name above the legal one ("BECON STATIONER" over "Becon Enterprise Sdn Bhd",
+  // "TOKYO KITCHEN (CITTA MALL)" over "TOKYO KITCHEN SDN BHD") belongs to it as well.
+  const auto prev = above(best);
+  const bool trading_name =
+      prev && r[*prev].line + 1 == r[best].line && r[*prev].block == r[best].block &&
+      has_any(lowered, rules.company_forms) && r[*prev].confidence >= kNameConfidence &&
+      r[best].text.find(':') == std::string::npos;  // "OWN BY: ..." names the owner alone
+  if (prev && (starts_legal || trading_name) && !not_a_name(*prev))
+    name = name_of(r[*prev].text) + " " + name;
+  if (const auto next = below(best);
+      next && !not_a_name(*next) &&
+      (open || (!has_any(lowered, rules.company_forms) &&
+                has_any(r[*next].lowered, rules.company_forms)))) {
+    name += " " + name_of(r[*next].text);
+  }
+  return name;
+}
+
+void FieldFinder::supplier() {
+  for (const char* field : {"PAYER_NAME", "ACCOUNT_HOLDER"}) {
+    if (found_at.count(field) && !payer_block) payer_block = r[found_at[field]].block;
+  }
+  if (found.count("SUPPLIER")) {  // under a label ("Lieferant", "Dodavatel")
+    supplier_at = found_at["SUPPLIER"];
+    supplier_block = r[*supplier_at].block;
+  } else if (!statement && n > 0) {
+    std::vector<int> heights;
+    for (const auto& seg : r) heights.push_back(seg.height);
+    std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
+                     heights.end());
+    const double median = std::max(1, heights[heights.size() / 2]);
+    std::optional<std::size_t> best;
+    double best_score = 0;
+    int rank = 0;
+    std::vector<std::pair<std::string, double>> scored;  // each line and its score: the winner's margin
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto score = seller_score(i, median, rank);
+      if (!score) continue;
+      scored.emplace_back(r[i].text, *score);
+      if (!best || *score > best_score) best = i, best_score = *score;
+    }
+    if (best) {
+      std::size_t at = *best;
+      const std::string name = seller_name(at);
+      best = at;
+      set("SUPPLIER", repair_name(name, rules), *best);
+      evidence["SUPPLIER"].repaired = found["SUPPLIER"] != name;
+      note_contest("SUPPLIER", r[*best].text, best_score, scored);
+      supplier_block = r[*best].block;
+      supplier_at = best;
+    }
+  }
+}
+
+void FieldFinder::business_address() {
+  if (supplier_at) {
+    std::string address;
+    std::size_t skipped = 0, last_line = r[*supplier_at].line;
+    for (std::size_t k = *supplier_at + 1; k < n && r[k].line <= last_line + 2; ++k) {
+      if (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left)
+        continue;  // another column
+      if (address_like(k) && r[k].hits.empty()) {
+        address += (address.empty() ? "" : " ") + clean_text(r[k].text);
+        address_segments.push_back(k);
+        last_line = r[k].line;
+      } else if (!address.empty() || ++skipped > 2) {
+        break;
+      } else {
+        last_line = r[k].line;
+      }
+    }
+    if (!address.empty()) set("BUSINESS_ADDRESS", address, *supplier_at);
+  }
+}
+
+void FieldFinder::contacts() {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string& t = r[i].text;
+    if (in_block(supplier_block, i) && !in_block(payer_block, i)) {
+      if (looks_like_address(t)) set("BUSINESS_ADDRESS", clean_text(t), i);
+      if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
+    }
+    if (in_block(payer_block, i)) {
+      if (looks_like_address(t)) set("PAYER_ADDRESS", clean_text(t), i);
+      if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
+      if (!statement) {
+        if (auto v = parse_phone(t)) set("PAYER_PHONE", *v, i);
+      }
+    }
+    if (!statement) {
+      if (auto v = parse_website(t)) set("SUPPLIER_WEBSITE", *v, i);
+    }
+  }
+}
+
+void FieldFinder::bank_name() {
+  if (statement) {
+    for (std::size_t i = 0; i < n && i < 6 && !found.count("BANK_NAME"); ++i) {
+      for (const auto& bank : rules.banks) {
+        if (find_phrase(r[i].lowered, bank) != std::string::npos) {
+          set("BANK_NAME", clean_text(r[i].text), i);
+          break;
+        }
+      }
+    }
+    if (!found.count("BANK_NAME") && heading && *heading > 0)
+      set("BANK_NAME", clean_text(r[0].text), 0);
+  }
+}
+
+bool FieldFinder::address_text(const std::string& t, bool regions) const {
+  const std::string lowered = lowercase(t);
+  return looks_like_address(t) || (regions && has_any_fuzzy(lowered, rules.regions)) ||
+         (has_any(lowered, rules.address_words) &&
+          std::any_of(t.begin(), t.end(),
+                      [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == ',';
+                      })) ||
+         (std::regex_search(t, kPostcode) && has_letters(t) && !parse_amount(t, rules.lexicon));
+}
+
+bool FieldFinder::not_a_name(std::size_t i) const {
+  const std::string& t = r[i].text;
+  const std::string name = name_of(t), lowered = lowercase(name);
+  int letters = 0, digits = 0;
+  for (const char c : name) {
+    letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
+    digits += std::isdigit(static_cast<unsigned char>(c)) ? 1 : 0;
+  }
+  const std::string whole = lowercase(page.lines[r[i].line].text());
+  const bool table_header =
+      has_any(whole, rules.table_description) &&
+      (has_any(whole, rules.table_quantity) || has_any(whole, rules.table_price));
+  // A lead-in ("OWN BY:") is dropped only in front of a legal name.
+  const bool lead_in = t.find(':') != std::string::npos && !has_any(lowered, rules.company_forms);
+  const bool web =
+      lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos;
+  // A label in a name ("SUPER SEVEN CASH & CARRY") is a word of it when nothing follows it as a
+  // value: a line without figures, and the label one of a payment's or a total's.
+  const bool labelled = std::any_of(r[i].hits.begin(), r[i].hits.end(), [&](const Hit& h) {
+    return rules.fields[h.rule].field.front() != '_' || digits > 0;
+  });
+  // An address line ends in a comma ("Wangsa Link, Wangsa Maju,"); a name with a legal form may
+  // run into its address on a sender line ("Acme GmbH | Europa-Allee 19 | 60486 Frankfurt,").
+  const bool continues = !t.empty() && t.back() == ',' && !has_any(lowered, rules.company_forms);
+  return table_header || lead_in || web || labelled || continues || (heading && i == *heading) ||
+         (payer_block && r[i].block == *payer_block) || letters < 3 || digits > letters ||
+         parse_abn(t) || parse_phone(t) || parse_website(t) || parse_email(t) ||
+         // A legal name may name its country ("AMANO MALAYSIA SDN BHD"): no address for that.
+         address_text(name, !has_any(lowered, rules.company_forms)) || !find_dates(t, rules.lexicon).empty() ||
+         has_any(lowered, rules.not_supplier) ||
+         std::any_of(rules.document_types.begin(), rules.document_types.end(),
+                     [&](const auto& type) { return has_any(lowered, type.second); });
+}
+
+}  // namespace docsift::ocr::detail

@@ -1,0 +1,354 @@
+#include "docsift/ocr/rule_text.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <set>
+#include <tuple>
+
+#include "docsift/edit_distance.h"
+#include "docsift/error.h"
+
+namespace docsift::ocr {
+
+using namespace detail;  // find_label and repair_name (rules.h) are built from the helpers
+
+namespace detail {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+bool has_letters(std::string_view s) {
+  return std::any_of(s.begin(), s.end(),
+                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+}
+
+// Where `phrase` occurs in `text` (both lower case) as whole words, from `from`.
+std::size_t find_phrase(const std::string& text, const std::string& phrase, std::size_t from) {
+  for (std::size_t at = text.find(phrase, from); at != std::string::npos;
+       at = text.find(phrase, at + 1)) {
+    const bool starts = at == 0 || !word_char(text[at - 1]) || !word_char(phrase.front());
+    const std::size_t end = at + phrase.size();
+    const bool ends = end == text.size() || !word_char(text[end]) || !word_char(phrase.back());
+    if (starts && ends) return at;
+  }
+  return std::string::npos;
+}
+
+// A word as the fuzzy match compares it: letters and digits only ("(inc" → "inc", "gst)" → "gst").
+std::string alnum_of(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (word_char(c) || static_cast<unsigned char>(c) >= 0x80) out += c;
+  }
+  return out;
+}
+
+std::vector<Piece> pieces_of(const std::string& text) {
+  std::vector<Piece> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    const std::size_t b = i;
+    while (i < text.size() && text[i] != ' ') ++i;
+    if (i > b) {
+      std::string w = alnum_of(std::string_view(text).substr(b, i - b));
+      if (!w.empty()) out.push_back({std::move(w), b, i});
+    }
+  }
+  return out;
+}
+
+// One label word against one OCR word: equal, or one edit apart when the label word has 5 letters
+// or more (shorter words would match too much: "tax" and "tex", "date" and "data").
+bool word_matches(const std::string& label_word, const std::string& word) {
+  if (label_word == word) return true;
+  return label_word.size() >= 5 && edit_distance(label_word, word, 1) <= 1;
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// A possessive after a label's last word ("CUSTOMER'S COPY", "Merchant’s copy") makes it a
+// word of something else, not a label with its value.
+bool possessive_at(const std::string& lowered, std::size_t end) {
+  for (const std::string_view mark : {std::string_view("'s"), std::string_view("\u2019s")}) {
+    if (lowered.compare(end, mark.size(), mark) == 0) {
+      const std::size_t after = end + mark.size();
+      return after >= lowered.size() || !word_char(lowered[after]);
+    }
+  }
+  return false;
+}
+
+// find_label over the text's words split once (label_hits tries some 500 labels on a segment).
+std::vector<std::pair<std::size_t, std::size_t>> find_label_in(const std::string& lowered,
+                                                               const std::vector<Piece>& have,
+                                                               const std::string& label, bool fuzzy) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t at = find_phrase(lowered, label); at != std::string::npos;
+       at = find_phrase(lowered, label, at + 1)) {
+    if (!possessive_at(lowered, at + label.size())) out.emplace_back(at, at + label.size());
+  }
+  if (!fuzzy) return out;
+  const std::vector<Piece> want = pieces_of(label);
+  if (want.empty() ||
+      std::none_of(want.begin(), want.end(), [](const Piece& p) { return p.word.size() >= 5; }))
+    return out;
+  for (std::size_t i = 0; i + want.size() <= have.size(); ++i) {
+    bool all = true;
+    for (std::size_t k = 0; k < want.size() && all; ++k)
+      all = word_matches(want[k].word, have[i + k].word);
+    if (!all) continue;
+    const std::size_t b = have[i].begin, e = have[i + want.size() - 1].end;
+    // The last word read with its possessive ("customer's" against "customer").
+    const std::string_view last_word =
+        std::string_view(lowered).substr(have[i + want.size() - 1].begin, e - have[i + want.size() - 1].begin);
+    const auto ends_with = [&](std::string_view mark) {
+      return last_word.size() > mark.size() && last_word.substr(last_word.size() - mark.size()) == mark;
+    };
+    if (possessive_at(lowered, e) || ends_with("'s") || ends_with("\u2019s")) continue;
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const auto& r) { return r.first < e && b < r.second; }))
+      out.emplace_back(b, e);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered,
+                                                            const std::string& label, bool fuzzy) {
+  return find_label_in(lowered, pieces_of(lowered), label, fuzzy);
+}
+
+namespace detail {
+
+std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
+  std::vector<Hit> all;
+  const std::vector<Piece> words = pieces_of(lowered);
+  for (std::size_t r = 0; r < rules.fields.size(); ++r) {
+    const LabelRule& rule = rules.fields[r];
+    for (std::size_t l = 0; l < rule.labels.size(); ++l) {
+      // Misread labels are looked for where a misreading costs a value: amounts and dates. A name
+      // label read fuzzily would eat names ("Supplies" is one edit from "supplier").
+      const bool fuzzy = rule.kind != "name";
+      for (const auto& [at, end] : find_label_in(lowered, words, rule.labels[l], fuzzy)) {
+        const bool edited = alnum_of(lowered.substr(at, end - at)) != alnum_of(rule.labels[l]);
+        all.push_back({r, at, end, rule.strength[l], 0, edited});
+      }
+    }
+  }
+  // Longest first at each place; then drop every hit overlapping one kept.
+  std::sort(all.begin(), all.end(), [](const Hit& a, const Hit& b) {
+    return a.end - a.at != b.end - b.at ? a.end - a.at > b.end - b.at : a.at < b.at;
+  });
+  std::vector<Hit> kept;
+  for (const auto& h : all) {
+    const bool overlaps = std::any_of(kept.begin(), kept.end(),
+                                      [&](const Hit& k) { return h.at < k.end && k.at < h.end; });
+    if (!overlaps) kept.push_back(h);
+  }
+  std::sort(kept.begin(), kept.end(), [](const Hit& a, const Hit& b) { return a.at < b.at; });
+  // "Total RM Incl. of GST 11.80": the tax word qualifies the total before it; it is not a label
+  // of its own whose value would end the total's.
+  for (std::size_t i = 0; i + 1 < kept.size(); ++i) {
+    const std::string& field = rules.fields[kept[i].rule].field;
+    const std::string between = lowered.substr(kept[i].end, kept[i + 1].at - kept[i].end);
+    // Likewise a payment word qualifies a payment line: "Change (Cash) : 0.70", "Payment (Cash)".
+    const std::string& next = rules.fields[kept[i + 1].rule].field;
+    const bool qualifier =
+        ((field == "TOTAL" || field == "SUBTOTAL" || field == "_NOT_TOTAL") && next == "GST") ||
+        ((field == "_CHANGE" || field == "_TENDERED") && next == "_TENDERED");
+    if (qualifier && between.size() <= 16 && find_amounts(between, rules.lexicon).empty()) {
+      kept[i].end = kept[i + 1].end;
+      kept.erase(kept.begin() + static_cast<long>(i) + 1);
+    }
+  }
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    kept[i].value_end = i + 1 < kept.size() ? kept[i + 1].at : lowered.size();
+  return kept;
+}
+
+namespace {
+
+using Parsed = std::optional<std::string>;
+
+Parsed labelled_date(const std::string& text, const Lexicon& lexicon, DateOrder order) {
+  if (auto d = parse_date(text, lexicon, order)) return d;
+  // A labelled date whose first separator OCR lost ("Date: 1303/2018", 13/03/2018). Only under
+  // a date label: "1303/2018" alone is as likely an invoice number.
+  static const std::regex kJoined(R"((^|[^\d])(\d{2})(\d{2})([/.-])(\d{4})([^\d]|$))");
+  std::smatch m;
+  if (!std::regex_search(text, m, kJoined)) return std::nullopt;
+  return parse_date(m[2].str() + m[4].str() + m[3].str() + m[4].str() + m[5].str(), lexicon, order);
+}
+
+// What a value beside a label of each kind (ocr-rules.yaml's `kind:`) must parse as: one row per
+// kind, so a field of a known kind needs only its YAML entry.
+struct KindRow {
+  std::string_view kind;
+  Parsed (*parse)(const std::string& text, const Lexicon& lexicon, DateOrder order);
+};
+constexpr std::array<KindRow, 10> kKindTable{{
+    {"abn", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_abn(t); }},
+    {"date", &labelled_date},
+    {"period", [](const std::string& t, const Lexicon& l, DateOrder o) -> Parsed { return parse_period(t, l, o); }},
+    {"amount", [](const std::string& t, const Lexicon& l, DateOrder) -> Parsed { return parse_amount(t, l); }},
+    {"bsb", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_bsb(t); }},
+    {"account", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_account(t); }},
+    {"phone", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_phone(t); }},
+    {"email", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_email(t); }},
+    // name: words with letters, not another label's value form.
+    {"name",
+     [](const std::string& t, const Lexicon&, DateOrder) -> Parsed {
+       const std::string name = clean_text(t);
+       if (!has_letters(name) || parse_email(name) || parse_phone(name) || looks_like_address(name)) return std::nullopt;
+       return name;
+     }},
+    // text: whatever follows the label, as printed (a reference, an order number, a plate).
+    {"text",
+     [](const std::string& t, const Lexicon&, DateOrder) -> Parsed {
+       const std::string text = clean_text(t);
+       if (std::none_of(text.begin(), text.end(), word_char)) return std::nullopt;
+       return text;
+     }},
+}};
+
+}  // namespace
+
+bool known_kind(std::string_view kind) {
+  return std::any_of(kKindTable.begin(), kKindTable.end(), [&](const KindRow& row) { return row.kind == kind; });
+}
+
+std::string kind_names() {
+  std::string out;
+  for (const KindRow& row : kKindTable) out += (out.empty() ? "" : ", ") + std::string(row.kind);
+  return out;
+}
+
+std::optional<std::string> parse_kind(const std::string& kind, const std::string& text,
+                                      const Lexicon& lexicon, DateOrder order) {
+  for (const KindRow& row : kKindTable) {
+    if (row.kind == kind) return row.parse(text, lexicon, order);
+  }
+  return std::nullopt;  // "none": _NOT_TOTAL's labels read no value
+}
+
+// A seller's name as printed, without its registration number ("AEON CO. (M) BHD (126926-H)",
+// "Dion Realties Sdn Bhd (Co. No:20154-T)") or a lead-in ("OWN BY: CHEF LEE SDN BHD").
+std::string name_of(const std::string& text) {
+  static const std::regex kRegistration(R"(\([^()]*\d{3,}[^()]*(\)|$)|\S*\d{4,}\S*)");
+  // A sender line: "Hetzner Online GmbH • Industriestr. 25 • 91710 Gunzenhausen".
+  static const std::regex kSeparator(R"( (•|·|●|\||-|–) )");
+  std::smatch sep;
+  const std::string first = std::regex_search(text, sep, kSeparator) ? sep.prefix().str() : text;
+  std::string name = std::regex_replace(first, kRegistration, "");
+  if (const auto colon = name.rfind(':'); colon != std::string::npos) name = name.substr(colon + 1);
+  // Tesseract reads a printed Y with its serifs as the yen sign ("MR. D.I.¥."), or as both
+  // ("D.I.Y¥."); no seller's name holds one.
+  for (std::size_t at; (at = name.find("\u00a5")) != std::string::npos;) {
+    name.replace(at, 2, at > 0 && name[at - 1] == 'Y' ? "" : "Y");
+  }
+  return clean_text(name);
+}
+
+}  // namespace detail
+
+std::string repair_name(const std::string& name, const Rules& rules) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t end = name.find(' ', start);
+    if (end == std::string::npos) end = name.size();
+    std::string word = name.substr(start, end - start);
+    // Dotted initials: single characters each followed by a dot, capitals and at least one digit.
+    bool initials = word.size() >= 4, digit = false;
+    for (std::size_t i = 0; initials && i < word.size(); ++i) {
+      const char c = word[i];
+      if (i % 2 == 1) initials = c == '.';
+      else initials = std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
+      digit = digit || std::isdigit(static_cast<unsigned char>(c));
+    }
+    if (initials && digit) {
+      for (std::size_t i = 0; i < word.size(); i += 2) {
+        static const std::string kDigits = "0158", kLetters = "OISB";
+        if (const auto at = kDigits.find(word[i]); at != std::string::npos) word[i] = kLetters[at];
+      }
+    }
+    // A word of trade misread by one letter; only letters, so "(KE)" or "D.I.Y." stay as they are.
+    const bool letters = std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (letters && word.size() >= 6) {
+      const std::string lowered = casefold(word);
+      if (std::find(rules.business_words.begin(), rules.business_words.end(), lowered) == rules.business_words.end()) {
+        const std::string* match = nullptr;
+        int matches = 0;
+        for (const auto& w : rules.business_words) {
+          if (edit_distance(lowered, w, 1) <= 1) match = &w, ++matches;
+        }
+        if (matches == 1) {
+          const bool upper = std::all_of(word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+          std::string fixed = *match;
+          for (std::size_t i = 0; i < fixed.size(); ++i) {
+            const bool up = upper || (i == 0 && std::isupper(static_cast<unsigned char>(word[0])));
+            if (up) fixed[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(fixed[i])));
+          }
+          word = fixed;
+        }
+      }
+    }
+    out += (out.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out;
+}
+
+namespace detail {
+
+// A postcode: four or five digits on their own.
+const std::regex kPostcode(R"((^|[^\d])\d{4,5}([^\d]|$))");
+
+
+std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
+  std::vector<Segment> out;
+  for (std::size_t i = 0; i < page.lines.size(); ++i) {
+    const Line& line = page.lines[i];
+    const double gap = kColumnGap * std::max(1, line.box.height());
+    std::size_t start = 0;
+    for (std::size_t k = 1; k <= line.words.size(); ++k) {
+      if (k < line.words.size() && line.words[k].box.left - line.words[k - 1].box.right <= gap)
+        continue;
+      Segment seg{{},
+                  {},
+                  {},
+                  i,
+                  line.block,
+                  line.box.top,
+                  line.words[start].box.left,
+                  line.words[k - 1].box.right};
+      std::vector<int> heights;
+      double confidence = 0;
+      for (std::size_t w = start; w < k; ++w) {
+        seg.text += (seg.text.empty() ? "" : " ") + line.words[w].text;
+        // A descender ("p", "y") or a bracket makes a word's box taller than its letters.
+        const std::string& t = line.words[w].text;
+        const bool tall = t.find_first_of("gjpqy()[]{}|,;") != std::string::npos;
+        heights.push_back(tall ? line.words[w].box.height() * 4 / 5 : line.words[w].box.height());
+        confidence += line.words[w].confidence;
+      }
+      std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
+                       heights.end());
+      seg.height = heights[heights.size() / 2];
+      seg.confidence = confidence / static_cast<double>(k - start);
+      seg.lowered = lowercase(seg.text);
+      seg.hits = label_hits(seg.lowered, rules);
+      out.push_back(std::move(seg));
+      start = k;
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace docsift::ocr

@@ -1,0 +1,72 @@
+// The OCR rules' shared text helpers (ocr/ only, not part of rules.h): label matching, the page's
+// segments, what a value of each kind parses to, names as printed. Defined in rule_text.cpp; the
+// field steps (field_finder.h) and the loader use them.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "docsift/ocr/page.h"
+#include "docsift/ocr/rules.h"
+#include "docsift/ocr/values.h"
+
+namespace docsift::ocr::detail {
+
+bool word_char(char c);
+bool has_letters(std::string_view s);
+// Where `phrase` occurs in `text` (both lower case) as whole words, from `from`.
+std::size_t find_phrase(const std::string& text, const std::string& phrase, std::size_t from = 0);
+
+// A rounding moves a bill by less than one unit of its currency: a larger amount on a rounding
+// line is a misread (the "0.92" of a "0.02") or the rounded total itself ("Rounding RM 45.35").
+constexpr long long kMaxRounding = 50;
+
+// A line read with less confidence than this (Tesseract's 0-100) is not taken for a name.
+constexpr double kNameConfidence = 55.0;
+
+struct Piece {
+  std::string word;  // alnum_of the token
+  std::size_t begin, end;
+};
+
+// One label found on a line: which rule, and where its value starts and ends.
+struct Hit {
+  std::size_t rule;
+  std::size_t at, end;        // the label
+  int strength = 0;           // the label's, for TOTAL
+  std::size_t value_end = 0;  // the next label on the line, or the line's end
+  bool fuzzy = false;         // matched only with an edit ("T0TAL"): evidence for the value's confidence
+};
+
+// What the rules read: segments, the pieces of a line between gaps wider than kColumnGap line
+// heights (so that two columns side by side are read apart), each with its label hits.
+constexpr double kColumnGap = 2.0;
+// A table word this short and this doubtful (Tesseract's 0-100) is a speck of noise.
+constexpr float kSpeckConfidence = 50.0f;
+struct Segment {
+  std::string text, lowered;
+  std::vector<Hit> hits;
+  std::size_t line;  // index in page.lines
+  int block, top, left, right;
+  int height = 0;           // the median word's: a speck or a '|' does not make a line prominent
+  double confidence = 100;  // the words' mean (Tesseract's 0-100)
+};
+
+std::vector<Piece> pieces_of(const std::string& text);
+// The kinds a labelled field may have (rule_text.cpp's table), and their names for messages.
+bool known_kind(std::string_view kind);
+std::string kind_names();
+// A value of `kind` read from `text`, as the kind's row of the table parses it.
+std::optional<std::string> parse_kind(const std::string& kind, const std::string& text, const Lexicon& lexicon,
+                                      DateOrder order);
+// A seller's name as printed, without its registration number or a lead-in.
+std::string name_of(const std::string& text);
+// A postcode: four or five digits on their own.
+extern const std::regex kPostcode;
+std::vector<Segment> segments_of(const Page& page, const Rules& rules);
+
+}  // namespace docsift::ocr::detail

@@ -1,0 +1,150 @@
+// Loading the OCR rules: configs/fields/ocr-rules.yaml (compiled in as builtin:ocr-rules) or a file
+// in its layout, checked as it is read.
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <string_view>
+
+#include "docsift/error.h"
+#include "docsift/ocr/rule_text.h"
+#include "docsift/ocr/rules.h"
+
+namespace docsift::ocr {
+
+std::string_view builtin_rules_text();  // generated from configs/fields/ocr-rules.yaml
+
+using detail::kind_names;
+using detail::known_kind;
+
+namespace {
+
+std::vector<std::string> strings(const YAML::Node& node, const std::string& where) {
+  if (!node || !node.IsSequence() || node.size() == 0)
+    throw ConfigError(where + ": expected a non-empty list");
+  std::vector<std::string> out;
+  for (const auto& item : node) out.push_back(lowercase(item.as<std::string>()));
+  return out;
+}
+
+
+// The file's YAML (or the built-in text), a mapping at the top.
+YAML::Node read_root(const std::string& source) {
+  constexpr std::string_view kBuiltin = "builtin:";
+  YAML::Node root;
+  try {
+    if (source.rfind(kBuiltin, 0) == 0) {
+      if (source != "builtin:ocr-rules")
+        throw ConfigError(source + ": unknown built-in rules (builtin:ocr-rules is)");
+      root = YAML::Load(std::string(builtin_rules_text()));
+    } else {
+      root = YAML::LoadFile(source);
+    }
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(source + ": cannot read the OCR rules file");
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) +
+                      ": not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) {
+    throw ConfigError(source + ": expected a mapping at the top (document_types, fields, total, ...), as in "
+                               "configs/fields/ocr-rules.yaml; is this the OCR rules file?");
+  }
+  return root;
+}
+
+// fields: each labelled field with its kind and labels.
+void read_fields(YAML::Node root, const std::string& source, Rules& rules) {
+  std::set<std::string> seen;
+  for (const auto& f : root["fields"]) {
+    const std::string field = f.first.as<std::string>(), where = source + ": fields." + field;
+    if (!seen.insert(field).second) throw ConfigError(where + ": listed twice");
+    if (field == "TOTAL" || field.front() == '_')
+      throw ConfigError(where + ": TOTAL's labels go under total: (strong, plain, weak)");
+    const std::string kind = f.second["kind"].as<std::string>("");
+    if (!known_kind(kind)) throw ConfigError(where + ": kind '" + kind + "' is not one of " + kind_names());
+    auto labels = strings(f.second["labels"], where + ".labels");
+    rules.fields.push_back({field, kind, labels, std::vector<int>(labels.size(), 0)});
+  }
+  // TOTAL and its helpers, ranked by extract_fields.
+}
+
+// total: TOTAL's labels by strength, and its helpers (never a total, tendered and a card, change).
+void read_total(YAML::Node root, const std::string& source, Rules& rules) {
+  const YAML::Node total = root["total"];
+  LabelRule t{"TOTAL", "amount", {}, {}};
+  for (const auto& [key, strength] :
+       {std::pair{"strong", 3}, std::pair{"plain", 2}, std::pair{"weak", 1}}) {
+    for (auto& label : strings(total[key], source + ": total." + key)) {
+      t.labels.push_back(std::move(label));
+      t.strength.push_back(strength);
+    }
+  }
+  rules.fields.push_back(std::move(t));
+  for (const auto& [key, field, kind] : {std::tuple{"not_total", "_NOT_TOTAL", "none"},
+                                         std::tuple{"tendered", "_TENDERED", "amount"},
+                                         std::tuple{"change", "_CHANGE", "amount"}}) {
+    auto labels = strings(total[key], source + ": total." + key);
+    rules.fields.push_back({field, kind, labels, std::vector<int>(labels.size(), 0)});
+    // A card payment: tendered, strength 1 (charged exactly). Optional, for rules files that
+    // predate it.
+    if (std::string_view(key) == "tendered" && total["card"]) {
+      for (auto& label : strings(total["card"], source + ": total.card")) {
+        rules.fields.back().labels.push_back(std::move(label));
+        rules.fields.back().strength.push_back(1);
+      }
+    }
+  }
+  rules.total.tax_summary = strings(total["tax_summary"], source + ": total.tax_summary");
+  rules.total.rounding = strings(total["rounding"], source + ": total.rounding");
+}
+
+}  // namespace
+
+Rules load_rules(const std::string& source) {
+  YAML::Node root = read_root(source);
+  Rules rules;
+  try {
+    for (const auto& t : root["document_types"]) {
+      rules.document_types.emplace_back(t["type"].as<std::string>(),
+                                        strings(t["words"], source + ": document_types"));
+    }
+    read_fields(root, source, rules);
+    read_total(root, source, rules);
+    rules.company_forms = strings(root["company_forms"], source + ": company_forms");
+    rules.not_supplier = strings(root["not_supplier"], source + ": not_supplier");
+    rules.address_words = strings(root["address_words"], source + ": address_words");
+    rules.regions = strings(root["regions"], source + ": regions");
+    for (const auto& w : strings(root["business_words"], source + ": business_words")) rules.business_words.push_back(casefold(w));
+    const YAML::Node months = root["months"];
+    if (!months || !months.IsSequence() || months.size() != 12)
+      throw ConfigError(source + ": months: expected 12 lists, January first");
+    for (std::size_t m = 0; m < 12; ++m) {
+      for (const auto& name :
+           strings(months[m], source + ": months[" + std::to_string(m + 1) + "]")) {
+        rules.lexicon.months[m].push_back(casefold(name));
+      }
+    }
+    for (const auto& c : root["currencies"]) {
+      const std::string written = c["write"].as<std::string>("");
+      if (written.empty()) throw ConfigError(source + ": currencies: every entry needs write:");
+      std::vector<std::string> marks;
+      for (const auto& m : strings(c["marks"], source + ": currencies." + written + ".marks"))
+        marks.push_back(casefold(m));
+      rules.lexicon.currencies.emplace_back(written, std::move(marks));
+    }
+    rules.table_description = strings(root["table"]["description"], source + ": table.description");
+    rules.table_quantity = strings(root["table"]["quantity"], source + ": table.quantity");
+    rules.table_price = strings(root["table"]["price"], source + ": table.price");
+    rules.banks = strings(root["banks"], source + ": banks");
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source + ": " + e.msg +
+                      " (see configs/fields/ocr-rules.yaml for the layout)");
+  }
+  if (rules.document_types.empty() || rules.fields.empty()) {
+    throw ConfigError(source +
+                      ": needs document_types and fields (see configs/fields/ocr-rules.yaml)");
+  }
+  return rules;
+}
+
+}  // namespace docsift::ocr
