@@ -223,6 +223,7 @@ Command add_run_command(CLI::App& root) {
               options.allow_empty = o->allow_empty;
               options.limit = o->limit;
               options.progress_bar = ::isatty(STDERR_FILENO) != 0;
+              options.worker = worker_command();
               s = batch::run_batch(cfg, options, log);
             } catch (...) {
               write_metrics(nullptr, failure_of(std::current_exception()).code);

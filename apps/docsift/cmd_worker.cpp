@@ -7,6 +7,12 @@
 
 namespace docsift::cli {
 
+batch::WorkerCommand worker_command() {
+  // /proc/self/exe rather than argv[0]: the same binary even when it was started through a link,
+  // from a relative path, or has been replaced on disk since.
+  return {"/proc/self/exe", {"docsift", "worker", "--for"}};
+}
+
 Command add_worker_command(CLI::App& root) {
   auto tag = std::make_shared<std::string>();
   CLI::App* app = root.add_subcommand("worker", "Model worker for run --isolate worker (internal)");

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "docsift/batch/log.h"
+#include "docsift/batch/supervisor.h"
 
 namespace docsift::cli {
 
@@ -26,6 +27,9 @@ Command add_tokenize_command(CLI::App& root);
 Command add_generate_command(CLI::App& root);
 Command add_eval_command(CLI::App& root);
 Command add_worker_command(CLI::App& root);
+// How `run --isolate worker` starts a worker: this binary again (/proc/self/exe) as
+// `docsift worker --for`, the subcommand add_worker_command registers; the run appends its tag.
+batch::WorkerCommand worker_command();
 Command add_run_command(CLI::App& root);
 Command add_merge_command(CLI::App& root);
 Command add_report_command(CLI::App& root);

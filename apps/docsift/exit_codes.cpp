@@ -47,6 +47,10 @@ std::string exit_code_footer(std::string_view command) {
 Failure failure_of(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
+  } catch (const docsift::StopRequested& e) {
+    // A stop that reached the command (`run` ends its loop on one itself): stopped, as a signal
+    // stops a run, never "could not start" (README, "Exit codes": 5).
+    return {kExitStopped, e.what()};
   } catch (const docsift::ConfigError& e) {
     return {kExitUsage, e.what()};
   } catch (const docsift::MalformedInputError& e) {

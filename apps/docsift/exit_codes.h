@@ -77,8 +77,8 @@ struct Failure {
 };
 
 // What `error` (thrown by a command) means for the user: docsift::ConfigError (and
-// InputMissingError) is usage (2); MalformedInputError is 7; a FileError (InputUnreadableError
-// included), LibTorch's errors and anything else could not start (3).
+// InputMissingError) is usage (2); MalformedInputError is 7; StopRequested is stopped (5); a
+// FileError (InputUnreadableError included), LibTorch's errors and anything else could not start (3).
 Failure failure_of(const std::exception_ptr& error);
 
 }  // namespace docsift::cli

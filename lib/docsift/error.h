@@ -49,4 +49,15 @@ class MalformedInputError : public FileError {
   using FileError::FileError;
 };
 
+// A stop was requested (SIGINT, SIGTERM or SIGHUP, and its grace period is over): the work in
+// flight is abandoned, unrecorded, for --resume to redo (docs/run.md, "Stops"). Not a failure, so
+// no layer turns it into a failed record: generate/ throws it from the decode loop, the ladder and
+// the page readers pass it on, batch/ throws it while it waits on a worker and ends the run on it.
+// It lives here, below them all, so that none of them names another's exception for a stop.
+// Exit code 5.
+class StopRequested : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace docsift

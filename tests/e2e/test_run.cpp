@@ -198,6 +198,30 @@ TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matc
   CHECK(summary["images"]["resumed_from_journal"] == before);
 }
 
+TEST_CASE("run with output.formats: [jsonl] writes the journal alone, and a resume with csv rebuilds the tables from it") {
+  TempDir tmp;
+  const std::string samples = shell_quote((kSource / "samples").string());
+  const fs::path only_journal = tmp / "jsonl", both = tmp / "both";
+  auto r = run_docsift("run " + samples + kFast + " --set 'output.formats=[jsonl]' --quiet --out " +
+                       shell_quote(only_journal.string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(journal_lines(only_journal / "results.jsonl").size() == 20);
+  for (const char* table : {"predictions.csv", "confidence.csv", "review.csv"}) CHECK_FALSE(fs::exists(only_journal / table));
+  CHECK(docsift::testing::read_summary(only_journal / "summary.json")["images"]["ok"] == 20);
+
+  // csv now (another config hash, so --allow-config-change): nothing is read again, and the tables
+  // come from the journal alone, the same bytes as a run that wrote them as it went.
+  r = run_docsift("run " + samples + kFast + " --resume --allow-config-change --quiet --out " +
+                  shell_quote(only_journal.string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(journal_lines(only_journal / "results.jsonl").size() == 20);
+  r = run_docsift("run " + samples + kFast + " --quiet --out " + shell_quote(both.string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  for (const char* table : {"predictions.csv", "confidence.csv", "review.csv"}) {
+    CHECK_MESSAGE(file_bytes(only_journal / table) == file_bytes(both / table), table);
+  }
+}
+
 TEST_CASE("journal: a torn last line is cut on resume, a damaged or wrong-shaped line is an error with its number") {
   TempDir dir;
   const fs::path path = dir / "results.jsonl";

@@ -1,9 +1,11 @@
-// The fault-injection grammar and its firing rules; host memory readings.
+// The fault-injection grammar and its firing rules; the tiers' traits; host memory readings.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
+#include <optional>
 
 #include "docsift/error.h"
 #include "docsift/memory/allocator_env.h"
@@ -14,54 +16,100 @@ using docsift::resilience::FaultPlan;
 using docsift::resilience::FaultPoint;
 using docsift::resilience::FaultSite;
 
-namespace {
-const std::vector<std::string> kTiers = {"standard", "offloaded_cache", "reload", "reload_retry", "cpu"};
-}
+using docsift::memory::Tier;
 
 TEST_CASE("fault plan: the issue's example and each qualifier") {
-  const auto plan = FaultPlan::parse("oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache", kTiers);
+  const auto plan = FaultPlan::parse("oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache");
   REQUIRE(plan.specs().size() == 2);
-  CHECK(plan.match({FaultPoint::kPrefill, 2, "standard", 1}) != nullptr);
-  CHECK(plan.match({FaultPoint::kPrefill, 2, "offloaded_cache", 2}) != nullptr);  // tier= fires on any attempt
-  CHECK(plan.match({FaultPoint::kPrefill, 2, "reload", 3}) == nullptr);
-  CHECK(plan.match({FaultPoint::kPrefill, 1, "standard", 1}) == nullptr);          // another image
-  CHECK(plan.match({FaultPoint::kVision, 2, "standard", 1}) == nullptr);           // another point
+  CHECK(plan.match({FaultPoint::kPrefill, 2, Tier::Standard, 1}) != nullptr);
+  CHECK(plan.match({FaultPoint::kPrefill, 2, Tier::OffloadedCache, 2}) != nullptr);  // tier= fires on any attempt
+  CHECK(plan.match({FaultPoint::kPrefill, 2, Tier::Reload, 3}) == nullptr);
+  CHECK(plan.match({FaultPoint::kPrefill, 1, Tier::Standard, 1}) == nullptr);          // another image
+  CHECK(plan.match({FaultPoint::kVision, 2, Tier::Standard, 1}) == nullptr);           // another point
 
   // No tier= or attempt=: first attempt only, so the ladder's retry succeeds.
-  const auto once = FaultPlan::parse("oom@vision", kTiers);
-  CHECK(once.match({FaultPoint::kVision, 1, "standard", 1}) != nullptr);
-  CHECK(once.match({FaultPoint::kVision, 1, "offloaded_cache", 2}) == nullptr);
-  CHECK(once.match({FaultPoint::kVision, 7, "standard", 1}) != nullptr);  // every image's first attempt
+  const auto once = FaultPlan::parse("oom@vision");
+  CHECK(once.match({FaultPoint::kVision, 1, Tier::Standard, 1}) != nullptr);
+  CHECK(once.match({FaultPoint::kVision, 1, Tier::OffloadedCache, 2}) == nullptr);
+  CHECK(once.match({FaultPoint::kVision, 7, Tier::Standard, 1}) != nullptr);  // every image's first attempt
 
-  const auto step = FaultPlan::parse("oom@decode:step=5", kTiers);
-  CHECK(step.match({FaultPoint::kDecode, 1, "standard", 1, 4}) == nullptr);
-  CHECK(step.match({FaultPoint::kDecode, 1, "standard", 1, 5}) != nullptr);
+  const auto step = FaultPlan::parse("oom@decode:step=5");
+  CHECK(step.match({FaultPoint::kDecode, 1, Tier::Standard, 1, 4}) == nullptr);
+  CHECK(step.match({FaultPoint::kDecode, 1, Tier::Standard, 1, 5}) != nullptr);
 
-  const auto attempt = FaultPlan::parse("oom@load:attempt=3", kTiers);
-  CHECK(attempt.match({FaultPoint::kLoad, 1, "reload", 3}) != nullptr);
-  CHECK(attempt.match({FaultPoint::kLoad, 1, "standard", 1}) == nullptr);
-  CHECK(FaultPlan::parse("", kTiers).empty());
+  const auto attempt = FaultPlan::parse("oom@load:attempt=3");
+  CHECK(attempt.match({FaultPoint::kLoad, 1, Tier::Reload, 3}) != nullptr);
+  CHECK(attempt.match({FaultPoint::kLoad, 1, Tier::Standard, 1}) == nullptr);
+  CHECK(FaultPlan::parse("").empty());
   // crash and hang: at the worker's start of the image by default, on the supervisor's first attempt.
-  const auto crash = FaultPlan::parse("crash@image=2,hang@decode:image=3:step=2", kTiers);
+  const auto crash = FaultPlan::parse("crash@image=2,hang@decode:image=3:step=2");
   CHECK(crash.needs_isolation());
-  CHECK_FALSE(FaultPlan::parse("oom@prefill", kTiers).needs_isolation());
+  CHECK_FALSE(FaultPlan::parse("oom@prefill").needs_isolation());
   REQUIRE(crash.specs().size() == 2);
   CHECK((crash.specs()[0].kind == docsift::resilience::FaultKind::kCrash));
   CHECK((crash.specs()[0].point == FaultPoint::kStart));
-  CHECK(crash.match({FaultPoint::kStart, 2, "", 1, 0, 1}) != nullptr);
-  CHECK(crash.match({FaultPoint::kStart, 2, "", 1, 0, 2}) == nullptr);  // the retry in a fresh worker
-  CHECK(crash.match({FaultPoint::kStart, 1, "", 1, 0, 1}) == nullptr);
+  CHECK(crash.match({FaultPoint::kStart, 2, std::nullopt, 1, 0, 1}) != nullptr);
+  CHECK(crash.match({FaultPoint::kStart, 2, std::nullopt, 1, 0, 2}) == nullptr);  // the retry in a fresh worker
+  CHECK(crash.match({FaultPoint::kStart, 1, std::nullopt, 1, 0, 1}) == nullptr);
   CHECK((crash.specs()[1].kind == docsift::resilience::FaultKind::kHang));
-  CHECK(crash.match({FaultPoint::kDecode, 3, "standard", 1, 2, 1}) == &crash.specs()[1]);
-  const auto second = FaultPlan::parse("crash@image=4:attempt=2", kTiers);
-  CHECK(second.match({FaultPoint::kStart, 4, "", 1, 0, 2}) != nullptr);
-  CHECK(second.match({FaultPoint::kStart, 4, "", 1, 0, 1}) == nullptr);
+  CHECK(crash.match({FaultPoint::kDecode, 3, Tier::Standard, 1, 2, 1}) == &crash.specs()[1]);
+  const auto second = FaultPlan::parse("crash@image=4:attempt=2");
+  CHECK(second.match({FaultPoint::kStart, 4, std::nullopt, 1, 0, 2}) != nullptr);
+  CHECK(second.match({FaultPoint::kStart, 4, std::nullopt, 1, 0, 1}) == nullptr);
+}
+
+TEST_CASE("fault plan: tier= is a typed tier, and a site without one matches no tier=") {
+  const auto plan = FaultPlan::parse("crash@prefill:image=2:tier=reload_retry,crash@image=3:tier=standard");
+  REQUIRE(plan.specs().size() == 2);
+  CHECK(plan.specs()[0].tier == Tier::ReloadRetry);
+  CHECK(plan.match({FaultPoint::kPrefill, 2, Tier::ReloadRetry, 4, 0, 1}) == &plan.specs()[0]);
+  CHECK(plan.match({FaultPoint::kPrefill, 2, Tier::Reload, 3, 0, 1}) == nullptr);
+  // At the worker's start of an image no tier has been chosen yet: a tier= there never fires.
+  CHECK(plan.match({FaultPoint::kStart, 3, std::nullopt, 1, 0, 1}) == nullptr);
+  CHECK_THROWS_WITH_AS(FaultPlan::parse("oom@prefill:tier=offloaded"),
+                       doctest::Contains("unknown tier \"offloaded\" (known: standard, offloaded_cache, reload, "
+                                         "reload_retry, cpu)"),
+                       docsift::ConfigError);
+}
+
+TEST_CASE("tier traits: one row per tier, what docs/memory.md says each tier does") {
+  using docsift::memory::TierCache;
+  using docsift::memory::traits;
+  struct Row {
+    Tier tier;
+    bool on_device;
+    TierCache cache;
+    bool reloads_weights, retries;
+  };
+  const Row rows[] = {
+      {Tier::Standard, true, TierCache::kWithModel, false, false},      // model and KV cache on the device
+      {Tier::OffloadedCache, true, TierCache::kOffloaded, false, false},  // KV cache in pinned host memory
+      {Tier::Reload, true, TierCache::kOffloaded, true, false},          // weights reloaded; offloaded cache
+      {Tier::ReloadRetry, true, TierCache::kOffloaded, true, true},      // the same once more
+      {Tier::Cpu, false, TierCache::kWithModel, false, false},           // the model on the CPU
+  };
+  REQUIRE(docsift::memory::kTierTraits.size() == std::size(rows));
+  for (const Row& row : rows) {
+    CAPTURE(docsift::memory::to_string(row.tier));
+    CHECK(traits(row.tier).tier == row.tier);
+    CHECK(traits(row.tier).on_device == row.on_device);
+    CHECK((traits(row.tier).cache == row.cache));
+    CHECK(traits(row.tier).reloads_weights == row.reloads_weights);
+    CHECK(traits(row.tier).retries == row.retries);
+    CHECK(docsift::memory::tier_named(docsift::memory::to_string(row.tier)) == row.tier);
+  }
+  CHECK_FALSE(docsift::memory::tier_named("gpu").has_value());
+  // A retry repeats the tier before it in everything but the count.
+  const auto& retry = traits(Tier::ReloadRetry);
+  const auto& reload = traits(Tier::Reload);
+  CHECK((retry.on_device == reload.on_device && retry.cache == reload.cache &&
+         retry.reloads_weights == reload.reloads_weights));
 }
 
 TEST_CASE("fault plan: malformed specs are refused with the spec and the problem named") {
   const auto refused = [](const char* text, const char* needle) {
     CAPTURE(text);
-    CHECK_THROWS_WITH_AS(FaultPlan::parse(text, kTiers), doctest::Contains(needle), docsift::ConfigError);
+    CHECK_THROWS_WITH_AS(FaultPlan::parse(text), doctest::Contains(needle), docsift::ConfigError);
   };
   refused("oom", "expected KIND@POINT");
   refused("boom@prefill", "unknown kind \"boom\"");

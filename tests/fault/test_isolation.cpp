@@ -258,6 +258,21 @@ TEST_CASE("--isolate worker: a worker that cannot start for a real reason (a bro
   CHECK(r.err.find("trying again") == std::string::npos);  // no retry: it would fail the same way
 }
 
+TEST_CASE("worker isolation: the supervisor starts the command the app gives, the tag after its arguments") {
+  docsift::config::Config cfg;
+  cfg.memory.worker.start_retries = 0;
+  // The batch layer names no subcommand of its own: without a command there is no worker to start.
+  CHECK_THROWS_AS(docsift::batch::WorkerSupervisor(cfg, {}, "tag", [](const std::string&) {}),
+                  docsift::ConfigError);
+  // A "worker" that says what it was started as, and dies before it is ready. This process has few
+  // files open, so the worker's stderr file may be fd 3 or 4, where the pipes go: it must reach 2.
+  docsift::batch::WorkerSupervisor supervisor(cfg, {"/bin/sh", {"sh", "-c", "echo \"worker for $0\" >&2"}},
+                                              "the-run-folder", [](const std::string&) {});
+  CHECK_THROWS_WITH_AS(supervisor.read({"page.png", "", 0, 1, nullptr, false}),
+                       doctest::Contains("its last stderr: worker for the-run-folder"),
+                       docsift::batch::WorkerStartError);
+}
+
 TEST_CASE("crash and hang faults without worker isolation are a usage error") {
   TempDir out;
   const auto r = run_docsift("run " + kSamples + kFast + " --limit 1 --out " + shell_quote(out.path().string()),

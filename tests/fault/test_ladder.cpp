@@ -63,7 +63,7 @@ LadderSettings settings(const std::string& faults) {
   s.device = at::kCPU;
   s.dtype = at::kFloat;
   s.cpu_dtype = at::kFloat;
-  s.faults = FaultPlan::parse(faults, docsift::memory::tier_names());
+  s.faults = FaultPlan::parse(faults);
   return s;
 }
 
@@ -142,7 +142,7 @@ TEST_CASE("ladder: each tier reached through injected OOM gives the standard tie
       CHECK(run.attempts[i].memory.host.rss_bytes > 0);
     }
     // Offloading tiers used host storage for the cache; the others did not.
-    const bool offloaded = run.tier == Tier::OffloadedCache || run.tier == Tier::Reload || run.tier == Tier::ReloadRetry;
+    const bool offloaded = docsift::memory::traits(run.tier).cache == docsift::memory::TierCache::kOffloaded;
     CHECK((run.result.cache_host_bytes > 0) == offloaded);
     // A reload destroyed the old model before building the new one: one more model alive, not two.
     CHECK(docsift::family::internvl::InternVLModel::live_instances() == alive + 1);
@@ -193,6 +193,19 @@ TEST_CASE("ladder: a model that cannot be loaded is fatal, not retried") {
   CHECK_FALSE(run.ok);
   CHECK(run.fatal);
   CHECK(run.attempts.size() == 1);
+}
+
+TEST_CASE("ladder: a requested stop is the base layer's StopRequested, passed on, never a failed attempt") {
+  docsift::family::LoadedModel engine(kFixtures / "hf");
+  const Input in = input(engine, "one_tile.png", 1);
+  // An out-of-memory first, so the stop comes on the second tier: the ladder must not walk on.
+  Ladder ladder(engine, settings("oom@prefill:tier=standard"));
+  docsift::generate::GenerationOptions options = greedy(2);
+  int asked = 0;
+  options.interrupt = [&asked] { return ++asked > 2; };  // vision and prefill at standard, then stop
+  CHECK_THROWS_WITH_AS(ladder.run(1, in.pixel_values, in.prompt, options), "generation interrupted: a stop was requested",
+                       docsift::StopRequested);
+  CHECK(asked == 3);
 }
 
 TEST_CASE("OOM classification of real exceptions and their message shapes") {

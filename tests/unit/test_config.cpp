@@ -64,7 +64,7 @@ TEST_CASE("defaults are the documented schema") {
   CHECK(c.memory.tiers.back() == Tier::Cpu);
   CHECK_FALSE(c.memory.budget_gb.has_value());
   CHECK(c.memory.worker.timeout_s == 600);
-  CHECK(c.output.formats == std::vector<std::string>{"jsonl", "csv"});
+  CHECK(c.output.formats == std::vector<OutputFormat>{OutputFormat::Jsonl, OutputFormat::Csv});
 }
 
 TEST_CASE("a valid file sets every kind of value") {
@@ -100,7 +100,7 @@ output: {dir: out, formats: [jsonl]}
   CHECK(c.memory.worker.recycle_above_mb == 0);  // untouched keys keep defaults
   CHECK(c.memory.worker.timeout_s == 120);
   CHECK(c.extraction.fields == (dir / "my/fields.yaml").string());  // relative to the file's folder
-  CHECK(c.output.formats == std::vector<std::string>{"jsonl"});
+  CHECK(c.output.formats == std::vector<OutputFormat>{OutputFormat::Jsonl});
 }
 
 TEST_CASE("null and auto values") {
@@ -148,7 +148,8 @@ TEST_CASE("out-of-range values") {
   check_file_error("model: {device: gpu}\n", "1:17", "expected cpu, cuda or cuda:N, got 'gpu'");
   check_file_error("model: {device: 'cuda:x'}\n", "1:17", "expected cpu, cuda or cuda:N");
   check_file_error("output: {formats: [csv]}\n", "1:19", "jsonl is the run journal");
-  check_file_error("output: {formats: [jsonl, pdf]}\n", "1:19", "unknown format 'pdf'");
+  check_file_error("output: {formats: [jsonl, pdf]}\n", "1:19", "unknown format 'pdf' (expected jsonl, csv)");
+  check_file_error("output: {formats: [jsonl, csv, csv]}\n", "1:19", "format 'csv' is listed twice");
   check_file_error("output: {dir: ''}\n", "1:15", "output.dir: must not be empty");
 }
 

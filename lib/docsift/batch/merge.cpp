@@ -1,10 +1,10 @@
 #include "docsift/batch/merge.h"
 
-
 #include <algorithm>
 #include <exception>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -13,9 +13,11 @@
 #include "docsift/batch/outputs.h"
 #include "docsift/batch/record.h"
 #include "docsift/batch/shard.h"
+#include "docsift/batch/sink.h"
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/journal.h"
+#include "docsift/io/output_file.h"
 #include "docsift/io/page_name.h"
 #include "docsift/io/scan.h"
 
@@ -92,15 +94,8 @@ using PageKey = std::pair<std::string, int>;
 std::vector<Folder> checked_folders(const MergeOptions& o) {
   std::vector<Folder> folders;
   for (const auto& path : o.folders) {
+    (void)OutputFolder::journal_to_read(path, path.string());
     std::error_code ec;
-    if (!fs::exists(path, ec)) throw InputMissingError(path.string() + ": no such folder; pass the output folders of docsift run");
-    if (!fs::is_directory(path, ec)) throw ConfigError(path.string() + ": not a folder; pass the output folders of docsift run");
-    if (!fs::exists(path / out_files::kJournal, ec) && ec == std::errc::permission_denied) {
-      throw InputUnreadableError(path.string() + ": cannot read it: " + ec.message());
-    }
-    if (!fs::is_regular_file(path / out_files::kJournal, ec)) {
-      throw InputMissingError(path.string() + ": has no results.jsonl; not an output folder of docsift run");
-    }
     for (const auto& earlier : folders) {
       if (fs::equivalent(earlier.path, path, ec)) throw ConfigError(path.string() + ": given twice");
     }
@@ -156,8 +151,8 @@ void read_folder(std::size_t i, std::vector<Folder>& folders, std::map<PageKey, 
     report.unfinished.push_back(journal.string() + ": ends in a torn line (" + std::to_string(f.torn_bytes) +
                                 " bytes; its run was killed mid-write), left out; run that shard again with --resume");
   } else if (!f.summary) {
-    report.unfinished.push_back(f.path.string() + ": no summary.json, so its run has not finished (or was killed); "
-                                "run that shard again with --resume");
+    report.unfinished.push_back(f.path.string() + ": no " + std::string(out_files::kSummary) +
+                                ", so its run has not finished (or was killed); run that shard again with --resume");
   } else {
     const Summary& s = *f.summary;
     const int scanned = s.scanned, recorded = s.ok + s.failed;
@@ -170,24 +165,54 @@ void read_folder(std::size_t i, std::vector<Folder>& folders, std::map<PageKey, 
   }
 }
 
-// The merged journal (each page's record from its folder, in page order), and predictions.csv,
-// confidence.csv and review.csv from it when the folders wrote CSVs, each written atomically; the
-// gone markers left out and counted in `report`. Returns the totals of what was written.
+// Folder `i`'s shard, when it is one, noted in `shard_folders` and `shard_count`: throws
+// docsift::ConfigError when its count is not the other shards' or another folder is the same shard.
+void note_shard(std::size_t i, const std::vector<Folder>& folders, std::map<int, std::size_t>& shard_folders,
+                std::optional<int>& shard_count) {
+  const Folder& f = folders[i];
+  if (!f.shard) return;
+  if (shard_count && *shard_count != f.shard->count) {
+    throw ConfigError(f.path.string() + ": is shard " + std::to_string(f.shard->index) + " of " +
+                      std::to_string(f.shard->count) + ", but " + folders[shard_folders.begin()->second].path.string() +
+                      " is of " + std::to_string(*shard_count) + "; merge the shards of one batch");
+  }
+  shard_count = f.shard->count;
+  const auto [at, inserted] = shard_folders.emplace(f.shard->index, i);
+  if (!inserted) {
+    throw ConfigError("shard " + std::to_string(f.shard->index) + " of " + std::to_string(f.shard->count) +
+                      " is in both " + folders[at->second].path.string() + " and " + f.path.string() +
+                      "; merge one of them");
+  }
+}
+
+// The field columns of the folders' predictions.csv, which must agree; none when no folder wrote one.
+std::vector<std::string> table_fields(const std::vector<Folder>& folders) {
+  std::vector<std::string> fields;
+  for (const auto& f : folders) {
+    if (f.csv_fields.empty()) continue;
+    if (!fields.empty() && f.csv_fields != fields) {
+      throw ConfigError((f.path / out_files::kPredictions).string() + ": its columns differ from the other folders'");
+    }
+    fields = f.csv_fields;
+  }
+  return fields;
+}
+
+// The merged journal (each page's record from its folder, in page order), and the tables from it
+// when the folders wrote CSVs (predictions.csv, confidence.csv, review.csv, as a run writes them),
+// each written whole; the gone markers left out and counted in `report`. Returns the totals of what
+// was written.
 Totals write_merged(const std::vector<Folder>& folders, const std::map<PageKey, Source>& merged,
                     const std::vector<std::string>& fields, const OutputFolder& out, MergeReport& report) {
   Totals totals;
   std::vector<std::ifstream> journals;
   for (const auto& f : folders) journals.emplace_back(f.path / out_files::kJournal, std::ios::binary);
+  // The shards' journal lines are copied as they are, not written again from their records: a
+  // merged line is byte for byte the line its run wrote.
   io::AtomicFile journal(out.file(out_files::kJournal));
-  // predictions.csv and, beside it as a run writes them, confidence.csv and review.csv.
-  std::optional<io::AtomicFile> csv, confidence, review;
+  std::vector<std::unique_ptr<TableSink>> tables;
   if (!fields.empty()) {
-    csv.emplace(out.file(out_files::kPredictions));
-    csv->write(csv_header(fields));
-    confidence.emplace(out.file(out_files::kConfidence));
-    confidence->write(csv_header(fields));
-    review.emplace(out.file(out_files::kReview));
-    review->write(review_header());
+    for (const Output table : kTables) tables.push_back(out.table(table, fields, TableSink::Mode::kWhole));
   }
   std::string line;
   for (const auto& [key, source] : merged) {
@@ -203,18 +228,10 @@ Totals write_merged(const std::vector<Folder>& folders, const std::map<PageKey, 
     const Record record = Record::from_json(nlohmann::json::parse(line), folders[source.folder].path.string());
     totals.add(record);
     journal.write(line + "\n");
-    if (csv) {
-      csv->write(csv_row(record, fields));
-      confidence->write(confidence_row(record, fields));
-      review->write(review_rows(record));
-    }
+    for (auto& table : tables) table->write(record);
   }
   journal.commit();
-  if (csv) {
-    csv->commit();
-    confidence->commit();
-    review->commit();
-  }
+  for (auto& table : tables) table->finish();
   return totals;
 }
 
@@ -297,23 +314,9 @@ MergeReport merge_outputs(const MergeOptions& o) {
   std::map<int, std::size_t> shard_folders;  // shard index → folder
   std::optional<int> shard_count;
   for (std::size_t i = 0; i < folders.size(); ++i) {
-    Folder& f = folders[i];
-    locks.push_back(std::make_unique<FolderReadLock>(f.path));
+    locks.push_back(std::make_unique<FolderReadLock>(folders[i].path));
     read_folder(i, folders, merged, report);
-    if (f.shard) {
-      if (shard_count && *shard_count != f.shard->count) {
-        throw ConfigError(f.path.string() + ": is shard " + std::to_string(f.shard->index) + " of " +
-                          std::to_string(f.shard->count) + ", but " + folders[shard_folders.begin()->second].path.string() +
-                          " is of " + std::to_string(*shard_count) + "; merge the shards of one batch");
-      }
-      shard_count = f.shard->count;
-      const auto [at, inserted] = shard_folders.emplace(f.shard->index, i);
-      if (!inserted) {
-        throw ConfigError("shard " + std::to_string(f.shard->index) + " of " + std::to_string(f.shard->count) +
-                          " is in both " + folders[at->second].path.string() + " and " + f.path.string() +
-                          "; merge one of them");
-      }
-    }
+    note_shard(i, folders, shard_folders, shard_count);
   }
 
   // One config (which includes the model folder) across every folder, unless asked otherwise.
@@ -326,14 +329,7 @@ MergeReport merge_outputs(const MergeOptions& o) {
     throw ConfigError("merge: the folders were made with different configurations or models, so their results do not "
                       "belong in one table:" + list + "\nRun them again with one config, or pass --allow-config-change");
   }
-  std::vector<std::string> fields;
-  for (const auto& f : folders) {
-    if (f.csv_fields.empty()) continue;
-    if (!fields.empty() && f.csv_fields != fields) {
-      throw ConfigError((f.path / out_files::kPredictions).string() + ": its columns differ from the other folders'");
-    }
-    fields = f.csv_fields;
-  }
+  const std::vector<std::string> fields = table_fields(folders);
   if (shard_count) {
     for (int k = 1; k <= *shard_count; ++k) {
       if (!shard_folders.count(k)) {

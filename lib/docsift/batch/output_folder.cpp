@@ -22,4 +22,42 @@ const fs::path& OutputFolder::checked(const fs::path& dir) {
 
 OutputFolder::OutputFolder(const fs::path& dir, const std::string& what) : dir_(checked(dir)), lock_(dir_, what) {}
 
+JournalSink OutputFolder::journal(bool resume, const io::JournalVisitor& visit) const {
+  return JournalSink(io::Journal(file(out_files::kJournal), resume, visit));
+}
+
+Tables OutputFolder::tables(const std::vector<config::OutputFormat>& formats, const std::vector<std::string>& fields) const {
+  std::vector<std::pair<Output, fs::path>> files;
+  for (const Output table : tables_of(formats)) files.emplace_back(table, file(out_files::of(table)));
+  return Tables(std::move(files), fields);
+}
+
+std::unique_ptr<TableSink> OutputFolder::table(Output table, const std::vector<std::string>& fields,
+                                               TableSink::Mode mode) const {
+  return std::make_unique<TableSink>(table, file(out_files::of(table)), fields, mode);
+}
+
+void OutputFolder::write_summary(const Summary& summary) const {
+  io::write_file_atomic(file(out_files::kSummary), summary.to_json().dump(2) + "\n");
+}
+
+void OutputFolder::remove_summary() const {
+  std::error_code ignored;  // one that stays is replaced by the run's own at its end
+  fs::remove(file(out_files::kSummary), ignored);
+}
+
+fs::path OutputFolder::journal_to_read(const fs::path& dir, const std::string& named) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw InputMissingError(named + ": no such folder; pass the output folder of docsift run");
+  if (!fs::is_directory(dir, ec)) throw ConfigError(named + ": not a folder; pass the output folder of docsift run");
+  const fs::path journal = dir / out_files::kJournal;
+  if (!fs::exists(journal, ec) && ec == std::errc::permission_denied) {
+    throw InputUnreadableError(named + ": cannot read it: " + ec.message());
+  }
+  if (!fs::is_regular_file(journal, ec)) {
+    throw InputMissingError(named + ": has no " + std::string(out_files::kJournal) + "; not an output folder of docsift run");
+  }
+  return journal;
+}
+
 }  // namespace docsift::batch

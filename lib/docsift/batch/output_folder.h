@@ -1,13 +1,19 @@
-// An output folder as `run`, `merge` and `report` write it (docs/run.md, "Outputs"): the names of
-// its files in one place, and the checks every writer makes before it writes there, so that the
-// commands cannot drift apart (merge once checked results.jsonl.tmp for a link and run did not).
+// An output folder as `run` and `merge` write it and `merge` and `report` read it (docs/run.md,
+// "Outputs"): the names of its files in one place, the checks every writer makes before it writes
+// there, and the opening of its journal and tables, so that the commands cannot drift apart (merge
+// once checked results.jsonl.tmp for a link and run did not).
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "docsift/batch/lock.h"
+#include "docsift/batch/sink.h"
+#include "docsift/config/config.h"
+#include "docsift/io/journal.h"
 
 namespace docsift::batch {
 
@@ -21,6 +27,16 @@ inline constexpr std::string_view kConfidence = "confidence.csv";
 inline constexpr std::string_view kReview = "review.csv";
 inline constexpr std::string_view kSummary = "summary.json";
 inline constexpr std::string_view kWritten[] = {kJournal, kPredictions, kConfidence, kReview, kSummary};
+// The file an output (sink.h) is written to.
+constexpr std::string_view of(Output output) {
+  switch (output) {
+    case Output::kJournal: return kJournal;
+    case Output::kPredictions: return kPredictions;
+    case Output::kConfidence: return kConfidence;
+    case Output::kReview: return kReview;
+  }
+  return kJournal;
+}
 }  // namespace out_files
 
 class OutputFolder {
@@ -34,6 +50,25 @@ class OutputFolder {
   const std::filesystem::path& dir() const { return dir_; }
   std::filesystem::path file(std::string_view name) const { return dir_ / name; }
   const OutputLock& lock() const { return lock_; }
+
+  // The journal, open for appending (io/journal.h): with `resume`, its records are read back to
+  // `visit` first; without, a journal already there is refused (FileError: --resume or another --out).
+  JournalSink journal(bool resume, const io::JournalVisitor& visit) const;
+  // The tables `formats` asks for (sink.h: none without csv), for the run to rebuild and append to.
+  Tables tables(const std::vector<config::OutputFormat>& formats, const std::vector<std::string>& fields) const;
+  // One table, written whole or appended to (TableSink::Mode).
+  std::unique_ptr<TableSink> table(Output table, const std::vector<std::string>& fields, TableSink::Mode mode) const;
+  // Writes summary.json atomically. Throws docsift::FileError.
+  void write_summary(const Summary& summary) const;
+  // Removes summary.json: a run that takes the folder over owns its summary from then on, so that
+  // one that dies, or cannot write its own, never leaves a stale one (docs/run.md, "Stops").
+  void remove_summary() const;
+
+  // The journal of a folder `run` or `merge` wrote, to be read (`merge`, `report`): throws
+  // InputMissingError when `dir` is not there or holds no journal, ConfigError when it is not a
+  // folder, InputUnreadableError when it cannot be looked into; each message starts with `named`
+  // (the folder as the command line gave it).
+  static std::filesystem::path journal_to_read(const std::filesystem::path& dir, const std::string& named);
 
  private:
   static const std::filesystem::path& checked(const std::filesystem::path& dir);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "docsift/batch/output_folder.h"
 #include "docsift/extract/field.h"
 #include "docsift/io/csv.h"
 #include "docsift/text/utf8.h"
@@ -173,43 +172,6 @@ void Totals::describe(Summary& summary) const {
   if (pages_with_confidence > 0) {
     summary.review = Summary::Review{pages_with_confidence, pages_accepted, fields_accepted, fields_to_review};
   }
-}
-
-PredictionsCsv::PredictionsCsv(const std::filesystem::path& path, const std::vector<std::string>& fields)
-    : fields_(fields) {
-  files_[0].path = path;
-  files_[1].path = path.parent_path() / out_files::kConfidence;
-  files_[2].path = path.parent_path() / out_files::kReview;
-  for (std::size_t i = 0; i < files_.size(); ++i) {
-    files_[i].rebuilding.emplace(files_[i].path);
-    files_[i].rebuilding->write(i == 2 ? review_header() : csv_header(fields_));
-  }
-}
-std::string PredictionsCsv::row(std::size_t file, const Record& record) const {
-  return file == 0 ? csv_row(record, fields_) : file == 1 ? confidence_row(record, fields_) : review_rows(record);
-}
-void PredictionsCsv::rebuild(const Record& record) {
-  for (std::size_t i = 0; i < files_.size(); ++i) files_[i].rebuilding->write(row(i, record));
-}
-void PredictionsCsv::start() {
-  for (auto& f : files_) {
-    f.rebuilding->commit();
-    f.rebuilding.reset();
-  }
-  for (auto& f : files_) f.append.emplace(f.path);
-}
-void PredictionsCsv::add(const Record& record) {
-  std::size_t written = 0;
-  try {
-    for (; written < files_.size(); ++written) files_[written].append->write(row(written, record));
-  } catch (...) {
-    // The record's rows go in all three files or none: take back those already written.
-    while (written-- > 0) files_[written].append->undo_last_write();
-    throw;
-  }
-}
-void PredictionsCsv::undo_last_add() {
-  for (auto& f : files_) f.append->undo_last_write();
 }
 
 }  // namespace docsift::batch

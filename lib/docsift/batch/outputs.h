@@ -1,11 +1,10 @@
 // What `docsift run` writes beside its journal, and `docsift merge` writes from many journals, derived
-// record by record: the names records go by, predictions.csv rows, and the totals of summary.json.
-// One owner, so that a merged folder is written exactly as a single run writes its own.
+// record by record: the names records go by, the tables' rows (predictions.csv, confidence.csv,
+// review.csv; the files themselves are sink.h's), and the totals of summary.json. One owner, so
+// that a merged folder is written exactly as a single run writes its own.
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,7 +14,6 @@
 
 #include "docsift/batch/record.h"
 #include "docsift/config/config.h"
-#include "docsift/io/output_file.h"
 
 namespace docsift::batch {
 
@@ -72,34 +70,6 @@ struct Totals {
   // Fills the summary's totals: ok, failed, tiers, throughput (seconds per image, model and
   // overhead seconds, generated tokens) and the memory high-water marks.
   void describe(Summary& summary) const;
-};
-
-
-// predictions.csv, one row per successful image in journal order, and beside it confidence.csv
-// (the same rows, with confidences) and review.csv (a row per field to review). Rebuilt from the
-// journal when the run starts (so they match after any crash), then appended to as each record is
-// journaled: consistent with the journal at every stop, and never rewritten whole per image.
-class PredictionsCsv {
- public:
-  // Starts the rebuild: the headers, into temporary files; rebuild() adds the journal's records as
-  // the journal reads them back, start() puts the files in place and opens them for add().
-  // `path`: predictions.csv; the other two go in its folder.
-  PredictionsCsv(const std::filesystem::path& path, const std::vector<std::string>& fields);
-  void rebuild(const Record& record);
-  void start();
-  // A record's rows in all three files, or in none: a write that fails takes back the others'.
-  void add(const Record& record);
-  void undo_last_add();  // the journal could not take the record these rows came from
-
- private:
-  struct File {
-    std::filesystem::path path;
-    std::optional<io::AtomicFile> rebuilding;
-    std::optional<io::AppendFile> append;
-  };
-  std::string row(std::size_t file, const Record& record) const;
-  std::vector<std::string> fields_;
-  std::array<File, 3> files_;  // predictions, confidence, review
 };
 
 }  // namespace docsift::batch

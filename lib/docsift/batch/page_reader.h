@@ -28,7 +28,7 @@ struct PageRequest {
   std::filesystem::path real;
   int page = 0;   // 0-based, of a PDF or multi-page TIFF (0 for an image)
   int index = 1;  // counts pages from 1 in processing order (fault specs' image=)
-  // Polled during generation: true abandons the page (generate::Interrupted is thrown).
+  // Polled during generation: true abandons the page (docsift::StopRequested is thrown).
   std::function<bool()> interrupt;
   bool more = true;  // pages follow this one (a recycled worker is replaced at once only then)
 };
@@ -43,7 +43,7 @@ struct PageOutcome {
 class PageReader {
  public:
   virtual ~PageReader() = default;
-  // Throws generate::Interrupted when `request.interrupt` says so mid-page; everything else
+  // Throws docsift::StopRequested when `request.interrupt` says so mid-page; everything else
   // becomes a failed record.
   virtual PageOutcome read(const PageRequest& request) = 0;
   // Loads what the first page needs now (a worker does it before it says it is ready).

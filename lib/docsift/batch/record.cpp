@@ -52,6 +52,45 @@ std::string record_problem(const json& r) {
   return "";
 }
 
+// A record's confidences, review list and boxes (docs/confidence.md), into `r`: absent in older
+// journals; present, they are checked, since the tables and the review queue are built from them.
+void read_confidences(const json& j, const std::string& where, Record& r) {
+  const auto bad = [&](const char* key, const char* want) {
+    return FileError(where + ": \"" + key + "\" must be " + want);
+  };
+  if (j.contains("confidence") && !j["confidence"].is_null()) {
+    if (!j["confidence"].is_object()) throw bad("confidence", "an object of field: number");
+    r.confidence.emplace();
+    for (const auto& [name, value] : j["confidence"].items()) {
+      if (!value.is_number()) throw bad("confidence", "an object of field: number");
+      (*r.confidence)[name] = value.get<double>();
+    }
+  }
+  if (j.contains("document_type_confidence") && !j["document_type_confidence"].is_null()) {
+    if (!j["document_type_confidence"].is_number()) throw bad("document_type_confidence", "a number");
+    r.document_type_confidence = j["document_type_confidence"].get<double>();
+  }
+  if (j.contains("review") && !j["review"].is_null()) {
+    if (!j["review"].is_array()) throw bad("review", "a list of field names");
+    r.review.emplace();
+    for (const auto& name : j["review"]) {
+      if (!name.is_string()) throw bad("review", "a list of field names");
+      r.review->push_back(name.get<std::string>());
+    }
+  }
+  if (j.contains("boxes") && !j["boxes"].is_null()) {
+    if (!j["boxes"].is_object()) throw bad("boxes", "an object of field: [x, y, width, height]");
+    r.boxes.emplace();
+    for (const auto& [name, box] : j["boxes"].items()) {
+      if (!box.is_array() || box.size() != 4 ||
+          !std::all_of(box.begin(), box.end(), [](const json& v) { return v.is_number_integer(); })) {
+        throw bad("boxes", "an object of field: [x, y, width, height]");
+      }
+      (*r.boxes)[name] = {box[0].get<int>(), box[1].get<int>(), box[2].get<int>(), box[3].get<int>()};
+    }
+  }
+}
+
 }  // namespace
 
 Record Record::failure(std::string error) {
@@ -142,41 +181,7 @@ Record Record::from_json(const json& j, const std::string& where) {
                       get_or<std::int64_t>(j["tokens"], "forced", 0, where)};
   }
   if (j.contains("decoding")) r.decoding = get_or<std::string>(j, "decoding", "", where);
-  // Confidences, the review list and boxes (docs/confidence.md): absent in older journals.
-  const auto bad = [&](const char* key, const char* want) {
-    return FileError(where + ": \"" + key + "\" must be " + want);
-  };
-  if (j.contains("confidence") && !j["confidence"].is_null()) {
-    if (!j["confidence"].is_object()) throw bad("confidence", "an object of field: number");
-    r.confidence.emplace();
-    for (const auto& [name, value] : j["confidence"].items()) {
-      if (!value.is_number()) throw bad("confidence", "an object of field: number");
-      (*r.confidence)[name] = value.get<double>();
-    }
-  }
-  if (j.contains("document_type_confidence") && !j["document_type_confidence"].is_null()) {
-    if (!j["document_type_confidence"].is_number()) throw bad("document_type_confidence", "a number");
-    r.document_type_confidence = j["document_type_confidence"].get<double>();
-  }
-  if (j.contains("review") && !j["review"].is_null()) {
-    if (!j["review"].is_array()) throw bad("review", "a list of field names");
-    r.review.emplace();
-    for (const auto& name : j["review"]) {
-      if (!name.is_string()) throw bad("review", "a list of field names");
-      r.review->push_back(name.get<std::string>());
-    }
-  }
-  if (j.contains("boxes") && !j["boxes"].is_null()) {
-    if (!j["boxes"].is_object()) throw bad("boxes", "an object of field: [x, y, width, height]");
-    r.boxes.emplace();
-    for (const auto& [name, box] : j["boxes"].items()) {
-      if (!box.is_array() || box.size() != 4 ||
-          !std::all_of(box.begin(), box.end(), [](const json& v) { return v.is_number_integer(); })) {
-        throw bad("boxes", "an object of field: [x, y, width, height]");
-      }
-      (*r.boxes)[name] = {box[0].get<int>(), box[1].get<int>(), box[2].get<int>(), box[3].get<int>()};
-    }
-  }
+  read_confidences(j, where, r);
   if (j.contains("timings_s") && j["timings_s"].is_object()) {
     for (const auto& [stage, seconds] : j["timings_s"].items()) {
       if (seconds.is_number()) r.timings_s[stage] = seconds.get<double>();

@@ -7,7 +7,6 @@
 #include <string>
 #include <string_view>
 
-#include "docsift/batch/output_folder.h"
 #include "docsift/io/output_file.h"
 
 namespace docsift::batch {
@@ -103,9 +102,9 @@ void write_metrics(const std::filesystem::path& path, const RunSummary* run, con
   io::write_file_atomic(path, prometheus_metrics(run, end, last_success_in(path, end.at, dropped)));
 }
 
-void write_summary(const std::filesystem::path& out_dir, const Summary& summary, RunSummary& run) {
+void write_summary(const OutputFolder& folder, const Summary& summary, RunSummary& run) {
   try {
-    io::write_file_atomic(out_dir / out_files::kSummary, summary.to_json().dump(2) + "\n");
+    folder.write_summary(summary);
   } catch (const std::exception& e) {
     if (run.stopped.empty()) {
       run.summary_error = e.what();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "docsift/batch/metrics_file.h"
+#include "docsift/batch/output_folder.h"
 #include "docsift/batch/record.h"
 #include "docsift/batch/run.h"
 #include "docsift/timestamp.h"
@@ -46,6 +47,6 @@ void write_metrics(const std::filesystem::path& path, const RunSummary* run, con
 
 // Writes summary.json. A write that fails is never thrown: after the run stopped it is added to
 // `run.stopped`, else it is `run.summary_error` (the run went through its pages and exits 5).
-void write_summary(const std::filesystem::path& out_dir, const Summary& summary, RunSummary& run);
+void write_summary(const OutputFolder& folder, const Summary& summary, RunSummary& run);
 
 }  // namespace docsift::batch

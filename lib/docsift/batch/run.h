@@ -42,6 +42,9 @@ struct RunOptions {
   // --shard K/N: only the scanned files of shard K (and their skipped names) are this run's;
   // summary.json records the shard for `docsift merge`. out_dir is the shard's own folder.
   std::optional<Shard> shard;
+  // With memory.isolate: worker, how a worker process is started (the app's own worker command;
+  // supervisor.h). The run adds its output folder as the tag.
+  WorkerCommand worker;
 };
 
 struct RunSummary {
@@ -70,6 +73,10 @@ struct RunSummary {
   // Why summary.json could not be written at the end of a run that went through its pages (a full
   // disk, a file-size limit); "" when it was. The run exits 5 and --resume writes it.
   std::string summary_error;
+
+  // Fills summary.json's page counts and how the run ended (interrupted, its wall time): the one
+  // place this run's counts become the summary's (run_stages.cpp's summarise adds the journal's).
+  void describe(Summary& out) const;
 };
 
 // Throws docsift::FileError / ConfigError when the run cannot start (inputs, lock, journal,

@@ -7,6 +7,7 @@
 #include "docsift/batch/supervisor.h"
 #include "docsift/device/devices.h"
 #include "docsift/error.h"
+#include "docsift/extract/schema.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/page_name.h"
 #include "docsift/stopwatch.h"
@@ -61,6 +62,37 @@ void for_each_latest(const fs::path& journal, const std::map<std::string, Latest
 }
 
 
+void RunOutputs::rebuild_tables() {
+  tables.rebuild([&](const std::function<void(const Record&)>& visit) { for_each_latest(journal.path(), latest, visit); });
+}
+
+RunOutputs open_outputs(const OutputFolder& folder, const config::Config& cfg, const RunOptions& o) {
+  const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
+  std::map<std::string, Latest> latest;
+  std::map<std::string, RecordName> failed_names;
+  std::set<std::string> hashes;
+  JournalSink journal = folder.journal(o.resume, [&](const nlohmann::json& json, std::uint64_t offset) {
+    const Record record = Record::from_journal(json);
+    latest[record.key()] = Latest{offset, record.status, record.source};
+    if (record.failed()) {
+      failed_names[record.key()] = RecordName{record.file, record.file_bytes};
+    } else {
+      failed_names.erase(record.key());
+    }
+    hashes.insert(record.config_hash);
+  });
+  RunOutputs outputs{std::move(journal), folder.tables(cfg.output.formats, schema.names()), std::move(latest),
+                     std::move(failed_names), std::move(hashes), config::hash(cfg)};
+  outputs.rebuild_tables();
+  outputs.earlier_hashes.erase(outputs.hash);
+  if (!outputs.earlier_hashes.empty() && !o.allow_config_change) {
+    throw ConfigError(outputs.journal.path().string() + ": its records were made with another configuration (" +
+                      *outputs.earlier_hashes.begin() + ", now " + outputs.hash +
+                      "); resuming would mix their results. Use the same config and model, another --out, or "
+                      "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
+  }
+  return outputs;
+}
 
 // Each file's pages (one for an image): a PDF's count comes from its page tree, without
 // rendering. A file that cannot be opened (damaged, encrypted, too many pages) is one failed
@@ -136,12 +168,25 @@ std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::s
 }
 
 
+void RunSummary::describe(Summary& out) const {
+  out.scanned = scanned;
+  out.pages = pages;
+  out.found = found;
+  out.gone = gone;
+  out.pending = pending;
+  out.this_run = processed;
+  out.retried = retried;
+  out.changed = changed;
+  out.resumed_from_journal = skipped;
+  if (!stopped.empty()) out.interrupted = stopped;
+  out.wall_seconds_this_run = seconds;
+}
+
 // The summary covers the whole journal (this run and the runs it resumed): the latest record of
 // each page, read back once more.
-Summary summarise(const fs::path& journal_path, const std::map<std::string, Latest>& latest, const Plan& plan,
-                  const RunFacts& facts, RunSummary& summary) {
+Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& facts, RunSummary& summary) {
   Summary out;
-  for_each_latest(journal_path, latest, [&](const Record& record) {
+  for_each_latest(outputs.journal.path(), outputs.latest, [&](const Record& record) {
     summary.totals.add(record);
     if (record.failed() && out.failed_files.size() < Summary::kMaxFailedListed) {
       out.failed_files.push_back({record.file, record.error});
@@ -152,24 +197,16 @@ Summary summarise(const fs::path& journal_path, const std::map<std::string, Late
   summary.total_failed = totals.failed;
   // The pages found that have no counted record: left by --limit or a stop.
   for (const std::string& key : plan.found_pages) {
-    const auto it = latest.find(key);
-    if (it == latest.end() || !it->second.counts()) ++summary.pending;
+    const auto it = outputs.latest.find(key);
+    if (it == outputs.latest.end() || !it->second.counts()) ++summary.pending;
   }
   summary.pages = totals.ok + totals.failed + summary.gone + summary.pending;
   summary.seconds = seconds_since(facts.run_start);
   totals.describe(out);
+  summary.describe(out);
   out.docsift_version = version();
   out.started_at = facts.started_at;
   out.inputs = facts.o.named;
-  out.scanned = summary.scanned;
-  out.pages = summary.pages;
-  out.found = summary.found;
-  out.gone = summary.gone;
-  out.pending = summary.pending;
-  out.this_run = summary.processed;
-  out.retried = summary.retried;
-  out.changed = summary.changed;
-  out.resumed_from_journal = summary.skipped;
   if (facts.o.shard) out.shard = Summary::ShardInfo{facts.o.shard->index, facts.o.shard->count, summary.scanned_all};
   out.engine = config::to_string(config::resolved_engine(facts.cfg));
   out.model = facts.cfg.model.path;
@@ -180,44 +217,43 @@ Summary summarise(const fs::path& journal_path, const std::map<std::string, Late
     out.isolation = {"worker", w.started, w.recycles, w.crashes, w.timeouts, device::cuda_footprint().driver_library,
                      device::cuda_footprint().gpu_devices};
   }
-  out.config_hash = facts.hash;
-  out.earlier_config_hashes.assign(facts.earlier_hashes.begin(), facts.earlier_hashes.end());
+  out.config_hash = outputs.hash;
+  out.earlier_config_hashes.assign(outputs.earlier_hashes.begin(), outputs.earlier_hashes.end());
   for (const auto& f : facts.skipped_files) {
     out.skipped_files.push_back({display_name(f.relative), display_name(f.reason), f.unreadable});
   }
-  if (!summary.stopped.empty()) out.interrupted = summary.stopped;
-  out.wall_seconds_this_run = summary.seconds;
   out.finished_at = rfc3339_now();
   return out;
 }
 
-std::string write_page(const Record& record, const RecordName& name, const PageFiles& files) {
-  // A row that cannot be written (it is cut back whole) stops the run before the journal has the
-  // record, and a record the journal cannot take takes its row back out. A record that supersedes
-  // a good one (its file changed) rebuilds the CSV after the journal has it, so that the old row goes.
-  const auto earlier = files.latest.find(name.key());
-  const bool supersedes_row = files.csv && earlier != files.latest.end() && earlier->second.ok();
+std::string write_page(const Record& record, const RecordName& name, RunOutputs& outputs) {
+  // Rows that cannot be written (they are cut back whole) stop the run before the journal has the
+  // record, and a record the journal cannot take takes its rows back out. A record that supersedes
+  // a good one (its file changed) rebuilds the tables after the journal has it, so that the old rows go.
+  const auto earlier = outputs.latest.find(name.key());
+  const bool supersedes_row = !outputs.tables.empty() && earlier != outputs.latest.end() && earlier->second.ok();
   try {
-    if (files.csv && !supersedes_row) files.csv->add(record);
+    if (!supersedes_row) outputs.tables.add(record);
   } catch (const std::exception& e) {
     return std::string(e.what()) + "; " + name.file + " is left for --resume";
   }
   try {
-    files.latest[name.key()] = Latest{files.journal.append(record.to_json()), record.status, record.source};
+    outputs.journal.write(record);
+    outputs.latest[name.key()] = Latest{outputs.journal.last_offset(), record.status, record.source};
   } catch (const io::JournalWriteError& e) {
     // The journal is intact up to its last complete record; stop here, --resume goes on.
     std::string why = e.what();
     try {
-      if (files.csv && !supersedes_row) files.csv->undo_last_add();
-    } catch (const std::exception& undo) {  // --resume rebuilds the CSV from the journal
+      if (!supersedes_row) outputs.tables.undo_last_add();
+    } catch (const std::exception& undo) {  // --resume rebuilds the tables from the journal
       why += std::string("; ") + undo.what();
     }
     return why;
   }
   if (supersedes_row) {
     try {
-      files.rebuild_csv();
-    } catch (const std::exception& e) {  // the journal has the record; --resume rebuilds the CSV
+      outputs.rebuild_tables();
+    } catch (const std::exception& e) {  // the journal has the record; --resume rebuilds the tables
       return std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume";
     }
   }
@@ -242,18 +278,18 @@ std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summar
   return images;
 }
 
-std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, const std::string& config_hash,
-                       io::Journal& journal, std::map<std::string, Latest>& latest, Progress& progress,
-                       RunSummary& summary) {
+std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, RunOutputs& outputs,
+                       Progress& progress, RunSummary& summary) {
   for (const auto& [name, why] : gone) {
     Record marker = Record::gone_marker(name.file, name.file_bytes, why);
-    marker.config_hash = config_hash;
+    marker.config_hash = outputs.hash;
     marker.finished_at = rfc3339_now();
     try {
-      latest[name.key()] = Latest{journal.append(marker.to_json()), Record::Status::Gone, std::nullopt};
+      outputs.journal.write(marker);
     } catch (const io::JournalWriteError& e) {
       return e.what();
     }
+    outputs.latest[name.key()] = Latest{outputs.journal.last_offset(), Record::Status::Gone, std::nullopt};
     ++summary.gone;
     progress.gone(marker);
   }

@@ -1,6 +1,7 @@
-// The stages of a run (batch/run.cpp's run_batch): what the journal says of each page, which
-// pages this run reads (plan_pages), which failed pages are gone (gone_pages), and summary.json
-// from the journal (summarise). Internal to batch/: nothing outside the run uses these.
+// The stages of a run (batch/run.cpp's run_batch): the scan (scan_pages), the output folder's
+// journal and tables opened (open_outputs), which pages this run reads (plan_pages), which failed
+// pages are gone (gone_pages, write_gone), a finished page's record written (write_page), and
+// summary.json from the journal (summarise). Internal to batch/: nothing outside the run uses these.
 #pragma once
 
 #include <cstdint>
@@ -13,12 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "docsift/batch/output_folder.h"
 #include "docsift/batch/outputs.h"
 #include "docsift/batch/progress.h"
 #include "docsift/batch/record.h"
 #include "docsift/batch/run.h"
+#include "docsift/batch/sink.h"
 #include "docsift/config/config.h"
-#include "docsift/io/journal.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/scan.h"
 #include "docsift/io/source.h"
@@ -59,14 +61,31 @@ struct Plan {
   std::set<std::string> found_pages, found_files;  // keys of the pages found; files' relative paths
 };
 
+// The run's output files, open, and what its journal said of the pages when it was opened: read
+// back once, and kept current as the run writes (write_gone, write_page).
+struct RunOutputs {
+  JournalSink journal;
+  Tables tables;  // output.formats' csv; none without it
+  std::map<std::string, Latest> latest;            // page key → what its latest record says
+  std::map<std::string, RecordName> failed_names;  // the pages whose latest record failed, when opened
+  std::set<std::string> earlier_hashes;            // configs of the journal's records other than this run's
+  std::string hash;                                // this run's config (config::hash)
+  // Writes the tables whole from the journal's latest records (sink.h, Tables::rebuild).
+  void rebuild_tables();
+};
+
+// Opens the folder's journal (with --resume, read back once) and its tables, rebuilt from the journal
+// in a second pass, so that they match it even if the last run died between its two appends. Throws
+// docsift::ConfigError when the journal's records were made with another configuration, unless
+// --allow-config-change: resuming would mix their results.
+RunOutputs open_outputs(const OutputFolder& folder, const config::Config& cfg, const RunOptions& o);
+
 // What summarise needs besides the journal: the run's own facts.
 struct RunFacts {
   const config::Config& cfg;
   const RunOptions& o;
   Clock::time_point run_start;
   std::string started_at;
-  std::string hash;
-  const std::set<std::string>& earlier_hashes;
   const std::vector<io::SkippedFile>& skipped_files;
   std::string device;
   const WorkerSupervisor* supervisor;  // under --isolate worker
@@ -103,26 +122,16 @@ std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summar
 
 // Journals a gone marker for each of `gone` (docs/run.md, "Gone pages"), each counted in
 // summary.gone and shown by `progress`. "" when all were written; else why the run must stop.
-std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, const std::string& config_hash,
-                       io::Journal& journal, std::map<std::string, Latest>& latest, Progress& progress,
-                       RunSummary& summary);
+std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, RunOutputs& outputs,
+                       Progress& progress, RunSummary& summary);
 
-// Where a finished page's record goes: the CSV (when written) and the journal, with what the
-// journal says of each page kept current, and a way to rebuild the CSV from the journal.
-struct PageFiles {
-  io::Journal& journal;
-  std::optional<PredictionsCsv>& csv;
-  std::map<std::string, Latest>& latest;
-  const std::function<void()>& rebuild_csv;
-};
-// Writes `record` of page `name`: the CSV row first, then the journal record, so that at every stop
-// the CSV has exactly the journal's rows (docs/run.md, "Stops"). "" when both took it; else why the
-// run must stop (the record is then in neither, or in the journal with its CSV row left for --resume).
-std::string write_page(const Record& record, const RecordName& name, const PageFiles& files);
+// Writes `record` of page `name`: the tables' rows first, then the journal record, so that at every
+// stop the tables have exactly the journal's rows (docs/run.md, "Stops"). "" when all took it; else
+// why the run must stop (the record is then in none, or in the journal with its rows left for --resume).
+std::string write_page(const Record& record, const RecordName& name, RunOutputs& outputs);
 
 // summary.json for the whole journal (this run and the runs it resumed): the latest record of each
 // page, read back once more; the run's totals go into `summary` too.
-Summary summarise(const std::filesystem::path& journal_path, const std::map<std::string, Latest>& latest, const Plan& plan,
-                  const RunFacts& facts, RunSummary& summary);
+Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& facts, RunSummary& summary);
 
 }  // namespace docsift::batch

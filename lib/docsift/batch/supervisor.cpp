@@ -17,7 +17,6 @@
 #include "docsift/batch/stop_signals.h"
 #include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
-#include "docsift/generate/generate.h"
 #include "docsift/io/output_file.h"
 
 namespace docsift::batch {
@@ -81,9 +80,16 @@ struct WorkerSupervisor::Worker {
   }
 };
 
-WorkerSupervisor::WorkerSupervisor(const config::Config& config, std::string tag,
+WorkerSupervisor::WorkerSupervisor(const config::Config& config, WorkerCommand command, std::string tag,
                                    std::function<void(const std::string&)> note)
-    : config_(config), config_yaml_(config::to_yaml(config)), tag_(std::move(tag)), note_(std::move(note)) {
+    : config_(config), config_yaml_(config::to_yaml(config)), note_(std::move(note)) {
+  if (command.program.empty() || command.args.empty()) {
+    throw ConfigError("memory.isolate: worker needs the worker's command line, which this program did not give");
+  }
+  // argv, built once: the child between fork and exec may only call what is async-signal-safe.
+  argv_ = std::move(command.args);
+  argv_.push_back(std::move(tag));
+  program_ = std::move(command.program);
   // A worker whose pipe closes while we write must not kill the supervisor with SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
 }
@@ -100,6 +106,9 @@ bool WorkerSupervisor::start(int index, int attempt) {
     ::close(to_worker[1]);
     throw FileError(std::string("worker: pipe: ") + std::strerror(errno));
   }
+  std::vector<char*> argv;
+  for (std::string& arg : argv_) argv.push_back(arg.data());
+  argv.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -108,18 +117,20 @@ bool WorkerSupervisor::start(int index, int attempt) {
   }
   if (pid == 0) {
     // The child: die with the supervisor (even one killed with -9), leave Ctrl-C to it, and put
-    // the pipes on fds 3 and 4 (via fds above them, in case the pipes are 3 or 4 already).
+    // the pipes on fds 3 and 4 and the stderr file on 2 (via fds above them, in case any of them
+    // is 3 or 4 already, as in a process with few files open).
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(1);
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGPIPE, SIG_DFL);
     const int request = ::fcntl(to_worker[0], F_DUPFD_CLOEXEC, 10);
     const int reply = ::fcntl(from_worker[1], F_DUPFD_CLOEXEC, 10);
+    const int error = err.valid() ? ::fcntl(err.get(), F_DUPFD_CLOEXEC, 10) : -1;
     if (request < 0 || reply < 0 || ::dup2(request, kWorkerRequestFd) < 0 || ::dup2(reply, kWorkerReplyFd) < 0) {
       ::_exit(126);
     }
-    if (err.valid()) ::dup2(err.get(), STDERR_FILENO);
-    ::execl("/proc/self/exe", "docsift", "worker", "--for", tag_.c_str(), static_cast<char*>(nullptr));
+    if (error >= 0) ::dup2(error, STDERR_FILENO);
+    ::execv(program_.c_str(), argv.data());
     ::_exit(127);
   }
   ::close(to_worker[0]);
@@ -213,7 +224,7 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
     if (r == LineReader::Result::kTimeout) {
       if (abandon && abandon()) {
         stop(/*gently=*/false);
-        throw generate::Interrupted("stopped while the worker was starting");
+        throw StopRequested("stopped while the worker was starting");
       }
       continue;
     }
@@ -226,7 +237,7 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
       worker_.reset();
       if (died_in_stop(status)) {
         note_("worker " + std::to_string(pid) + " " + describe_status(status) + " while starting, as the run stops");
-        throw generate::Interrupted("stopped while the worker was starting");
+        throw StopRequested("stopped while the worker was starting");
       }
       throw WorkerDiedStarting("the worker process " + std::to_string(pid) + " " + describe_status(status) +
                                " while starting");
@@ -251,7 +262,7 @@ void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
 void WorkerSupervisor::ensure_ready(int index, const std::function<bool()>& abandon) {
   const int tries = 1 + config_.memory.worker.start_retries;
   for (int attempt = 1;; ++attempt) {
-    if (!worker_ && !start(index, attempt)) throw generate::Interrupted("stopped before a worker was started");
+    if (!worker_ && !start(index, attempt)) throw StopRequested("stopped before a worker was started");
     try {
       await_ready(abandon);
       return;
@@ -268,7 +279,7 @@ void WorkerSupervisor::ensure_ready(int index, const std::function<bool()>& aban
             std::to_string(attempt + 1) + " of " + std::to_string(tries) + ")");
       const auto until = Clock::now() + std::chrono::duration<double>(wait);
       while (Clock::now() < until) {
-        if ((abandon && abandon()) || stop_requested()) throw generate::Interrupted("stopped while the worker was starting");
+        if ((abandon && abandon()) || stop_requested()) throw StopRequested("stopped while the worker was starting");
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     }
@@ -340,7 +351,7 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
           // left unjournaled for --resume, and no worker replaces this one.
           note_("worker " + std::to_string(pid) + " " + describe_status(status) + " on image " + std::to_string(index) +
                 " as the run stops; the image is left for --resume");
-          throw generate::Interrupted("the worker was stopped with the run");
+          throw StopRequested("the worker was stopped with the run");
         }
         ++stats_.crashes;
         crashes.push_back(describe_status(status));
@@ -350,7 +361,7 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
       }
       if (abandon && abandon()) {
         stop(/*gently=*/false);
-        throw generate::Interrupted("stopped while the worker was processing an image");
+        throw StopRequested("stopped while the worker was processing an image");
       }
       if (Clock::now() >= deadline) {
         stop(/*gently=*/false);

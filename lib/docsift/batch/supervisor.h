@@ -1,7 +1,7 @@
 // Worker isolation (memory.isolate: worker, `docsift run --isolate worker`). The run's own process
 // becomes a supervisor that never touches the device: it scans, journals and writes the outputs,
-// and hands images one at a time to a long-lived worker process (the same binary, `docsift worker`)
-// that holds the model. The supervisor recycles the worker before memory creeps, kills it when an
+// and hands images one at a time to a long-lived worker process (the command the app gives,
+// WorkerCommand: `docsift worker`) that holds the model. The supervisor recycles the worker before memory creeps, kills it when an
 // image outlasts memory.worker.timeout_s, and replaces it when it crashes (the image is retried
 // once in a fresh worker). What a process gives back only by exiting (the CUDA context, memory a
 // library keeps, a wedged driver call) is given back that way.
@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "docsift/batch/page_reader.h"
 #include "docsift/config/config.h"
@@ -34,18 +35,29 @@ class WorkerStartError : public FileError {
   using FileError::FileError;
 };
 
+// How a worker process is started: the program to exec and its argv up to the supervisor's tag,
+// which follows them. The app fills it in (apps/docsift: its own binary, /proc/self/exe, as
+// `docsift worker --for`), so that batch/ names none of the app's subcommands or options; the
+// worker answers with run_worker (worker_main.h).
+struct WorkerCommand {
+  std::string program;            // the executable, as execv takes it
+  std::vector<std::string> args;  // argv from argv[0]; the tag is appended
+};
+
 class WorkerSupervisor final : public PageReader {
  public:
-  // No worker starts until the first image. `tag` goes on the worker's command line (`docsift worker --for TAG`) so `ps` shows whose it
-  // is; `note` receives one line per worker event (start, recycle, crash, timeout) for the log.
-  WorkerSupervisor(const config::Config& config, std::string tag, std::function<void(const std::string&)> note);
+  // No worker starts until the first image. Each worker runs `command` with `tag` appended, so
+  // `ps` shows whose it is; `note` receives one line per worker event (start, recycle, crash,
+  // timeout) for the log. Throws ConfigError when `command` names no program.
+  WorkerSupervisor(const config::Config& config, WorkerCommand command, std::string tag,
+                   std::function<void(const std::string&)> note);
   ~WorkerSupervisor();  // stops and reaps the worker, whatever state it is in
   WorkerSupervisor(const WorkerSupervisor&) = delete;
   WorkerSupervisor& operator=(const WorkerSupervisor&) = delete;
 
   // The image's record from a worker (starting one when none runs). A crash is retried once in a
   // fresh worker, then recorded as failed with the signal or exit status; a timeout is recorded as
-  // failed and the worker killed. Throws generate::Interrupted once `abandon` turns true (the
+  // failed and the worker killed. Throws docsift::StopRequested once `abandon` turns true (the
   // worker is killed and reaped first); WorkerStartError when no worker could be started within
   // memory.worker.start_retries, and ConfigError / FileError at once when a worker says why it
   // cannot start (a bad model or config: trying again would not help).
@@ -76,7 +88,9 @@ class WorkerSupervisor final : public PageReader {
   void stop(bool gently);
 
   config::Config config_;
-  std::string config_yaml_, tag_;
+  std::string config_yaml_;
+  std::string program_;            // WorkerCommand::program
+  std::vector<std::string> argv_;  // WorkerCommand::args and the tag
   std::function<void(const std::string&)> note_;
   std::unique_ptr<Worker> worker_;
   WorkerStats stats_;

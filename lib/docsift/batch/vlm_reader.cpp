@@ -118,7 +118,7 @@ PageOutcome VlmReader::read(const PageRequest& request) {
         }
       }
     }
-    const resilience::ImageRun run = s.ladder.run(request.index, inputs, prompt, gen, start_tier);  // may throw Interrupted
+    const resilience::ImageRun run = s.ladder.run(request.index, inputs, prompt, gen, start_tier);  // may throw StopRequested
     record.attempts = nlohmann::json::array();
     for (const auto& a : run.attempts) record.attempts.push_back(resilience::to_json(a));
     if (run.ok) {
@@ -154,7 +154,7 @@ PageOutcome VlmReader::read(const PageRequest& request) {
       out.fatal = run.fatal;
       out.fatal_error = run.error;
     }
-  } catch (const generate::Interrupted&) {
+  } catch (const StopRequested&) {
     throw;  // the caller abandons the image
   } catch (const std::exception& e) {  // decode and preprocess errors fail this image only
     record.status = Record::Status::Failed;

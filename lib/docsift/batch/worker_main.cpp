@@ -10,7 +10,6 @@
 #include "docsift/batch/page_reader.h"
 #include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
-#include "docsift/memory/tier.h"
 #include "docsift/resilience/fault_spec.h"
 
 namespace docsift::batch {
@@ -31,9 +30,9 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
     const HelloMessage hello = hello_of(*message);
     const config::Config cfg = config::from_yaml(hello.config_yaml, "worker config");
     // crash@startup / hang@startup: die before the model loads, as the OOM killer makes a worker do.
-    resilience::FaultPlan startup = resilience::FaultPlan::parse(cfg.testing.faults, memory::tier_names());
-    startup.add(resilience::FaultPlan::from_environment(memory::tier_names()));
-    const resilience::FaultSite site{resilience::FaultPoint::kStartup, hello.index, "", 1, 0, hello.start_attempt};
+    resilience::FaultPlan startup = resilience::FaultPlan::parse(cfg.testing.faults);
+    startup.add(resilience::FaultPlan::from_environment());
+    const resilience::FaultSite site{resilience::FaultPoint::kStartup, hello.index, std::nullopt, 1, 0, hello.start_attempt};
     if (const resilience::FaultSpec* spec = startup.match(site)) resilience::fire_process_fault(*spec);
     prepare_device(cfg);
     reader = open_page_reader(cfg, /*in_worker=*/true);
@@ -51,7 +50,7 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
     const std::optional<Message> message = parse_message(line);
     if (!message || message->type != "image") return 0;  // "exit", or anything else: stop
     const ImageRequest request = image_request_of(*message);
-    resilience::FaultSite site{resilience::FaultPoint::kStart, request.index, "", 1, 0, request.attempt};
+    resilience::FaultSite site{resilience::FaultPoint::kStart, request.index, std::nullopt, 1, 0, request.attempt};
     if (const resilience::FaultSpec* spec = faults.match(site)) resilience::fire_process_fault(*spec);
     reader->set_process_attempt(request.attempt);
     PageOutcome outcome = reader->read({request.path, request.real, request.page, request.index, nullptr, true});

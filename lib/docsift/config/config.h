@@ -111,9 +111,16 @@ struct InputConfig {
   bool follow_links = false;
 };
 
+// output.formats: what a run writes record by record. jsonl: the journal, which --resume reads, so
+// always on; csv: predictions.csv, and confidence.csv and review.csv beside it. A run-level choice:
+// batch/, which writes them (batch/sink.h), sits above config/.
+enum class OutputFormat { Jsonl, Csv };
+inline constexpr Names<OutputFormat, 2> kOutputFormatNames{{{OutputFormat::Jsonl, "jsonl"}, {OutputFormat::Csv, "csv"}}};
+constexpr std::string_view to_string(OutputFormat v) { return name_of(kOutputFormatNames, v); }
+
 struct OutputConfig {
   std::string dir = "results";
-  std::vector<std::string> formats{"jsonl", "csv"};
+  std::vector<OutputFormat> formats{OutputFormat::Jsonl, OutputFormat::Csv};
 };
 
 // How `docsift eval` scores (extract/scoring_rules.h; docs/eval.md "Rule sets").

@@ -19,8 +19,8 @@ resilience::LadderSettings ladder_settings(const Config& config, c10::Device dev
   s.float16_residual = config.model.float16_residual;
   s.fused_norm = config.model.fused_norm;
   s.cleanup_threshold_bytes = static_cast<std::uint64_t>(config.memory.fragmentation_threshold_mb) << 20;
-  s.faults = resilience::FaultPlan::parse(config.testing.faults, memory::tier_names());
-  s.faults.add(resilience::FaultPlan::from_environment(memory::tier_names()));
+  s.faults = resilience::FaultPlan::parse(config.testing.faults);
+  s.faults.add(resilience::FaultPlan::from_environment());
   return s;
 }
 

@@ -36,7 +36,7 @@ std::string allocator_problem(const std::string& text) {
 
 std::string faults_problem(const std::string& plan) {
   try {
-    (void)resilience::FaultPlan::parse(plan, memory::tier_names());
+    (void)resilience::FaultPlan::parse(plan);
   } catch (const ConfigError& e) {
     return e.what();
   }
@@ -72,27 +72,35 @@ Field tiers_key(std::string_view key, std::string_view help, At at) {
           }};
 }
 
-// output.formats: jsonl (always) and csv, none twice.
+// output.formats: jsonl (always) and csv, none twice; their names are config.h's kOutputFormatNames.
 template <class At>
 Field formats_key(std::string_view key, std::string_view help, At at) {
   return {key, help,
           [=](Config& c, const YAML::Node& n, const Where& w) {
             if (!n.IsSequence()) fail(w, key, "expected a list, got " + shown(n));
-            std::vector<std::string> formats;
+            std::vector<OutputFormat> formats;
             for (const auto& item : n) {
               const auto s = scalar(item, w, key, "jsonl or csv");
-              if (s != "jsonl" && s != "csv") fail(w, key, "unknown format '" + s + "' (expected jsonl, csv)");
-              if (std::find(formats.begin(), formats.end(), s) != formats.end()) {
+              const auto named = std::find_if(kOutputFormatNames.begin(), kOutputFormatNames.end(),
+                                              [&](const auto& name) { return name.second == s; });
+              if (named == kOutputFormatNames.end()) {
+                fail(w, key, "unknown format '" + s + "' (expected " + choices(kOutputFormatNames) + ")");
+              }
+              if (std::find(formats.begin(), formats.end(), named->first) != formats.end()) {
                 fail(w, key, "format '" + s + "' is listed twice");
               }
-              formats.push_back(s);
+              formats.push_back(named->first);
             }
-            if (std::find(formats.begin(), formats.end(), "jsonl") == formats.end()) {
+            if (std::find(formats.begin(), formats.end(), OutputFormat::Jsonl) == formats.end()) {
               fail(w, key, "jsonl is the run journal that --resume reads; it cannot be turned off");
             }
             at(c) = formats;
           },
-          [=](const Config& c) { return flow_list(at(c)); }};
+          [=](const Config& c) {
+            std::vector<std::string> names;
+            for (const OutputFormat f : at(c)) names.emplace_back(to_string(f));
+            return flow_list(names);
+          }};
 }
 
 // A key a family declares (family/settings.h): one of its choices, kept by key in

@@ -228,7 +228,7 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
 
   const auto before = [&](Stage stage, int step) {
-    if (options.interrupt && options.interrupt()) throw Interrupted("generation interrupted: a stop was requested");
+    if (options.interrupt && options.interrupt()) throw StopRequested("generation interrupted: a stop was requested");
     if (options.before_stage) options.before_stage(stage, step);
   };
   auto start = std::chrono::steady_clock::now();

@@ -45,15 +45,9 @@ struct GenerationOptions {
   // Called before the vision encoder, before prefill, before each decode step and before each
   // extend (step counts decode steps, or extends, from 1; 0 elsewhere). Fault injection throws from here; nothing else should.
   std::function<void(Stage, int step)> before_stage;
-  // Asked before every stage: true abandons the generation (throws generate::Interrupted), e.g.
-  // when a stop signal's grace period is over.
+  // Asked before every stage: true abandons the generation (throws docsift::StopRequested,
+  // error.h), e.g. when a stop signal's grace period is over. Nothing of the image is kept.
   std::function<bool()> interrupt;
-};
-
-// Thrown when GenerationOptions::interrupt asked to stop; nothing of the image is kept.
-class Interrupted : public Error {
- public:
-  using Error::Error;
 };
 
 struct GenerationResult {

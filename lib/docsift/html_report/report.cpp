@@ -32,33 +32,12 @@ namespace {
 
 using batch::Record;
 
-// A folder `run` or `merge` wrote: there, a folder, with a journal.
-fs::path checked_run_folder(const fs::path& dir, const std::string& role) {
-  std::error_code ec;
-  if (!fs::exists(dir, ec))
-    throw InputMissingError(role + " " + dir.string() +
-                            ": no such folder; pass the output folder of docsift run");
-  if (!fs::is_directory(dir, ec))
-    throw ConfigError(role + " " + dir.string() +
-                      ": not a folder; pass the output folder of docsift run");
-  const fs::path journal = dir / batch::out_files::kJournal;
-  if (!fs::exists(journal, ec) && ec == std::errc::permission_denied) {
-    throw InputUnreadableError(role + " " + dir.string() + ": cannot read it: " + ec.message());
-  }
-  if (!fs::is_regular_file(journal, ec)) {
-    throw InputMissingError(role + " " + dir.string() + ": has no " +
-                            std::string(batch::out_files::kJournal) +
-                            "; not an output folder of docsift run");
-  }
-  return journal;
-}
-
 // summary.json, typed (batch/record.h), when the run wrote one.
 std::optional<batch::Summary> read_summary(const fs::path& run) {
   const fs::path path = run / batch::out_files::kSummary;
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
-  if (!std::ifstream(path)) io::throw_input_error(path, "summary.json", errno);  // unreadable: 3
+  if (!std::ifstream(path)) io::throw_input_error(path, std::string(batch::out_files::kSummary), errno);  // unreadable: 3
   nlohmann::json j;
   batch::Summary s;
   try {
@@ -143,11 +122,11 @@ eval::Evaluation evaluate(const ReportOptions& o, const eval::Records& truth,
 }
 
 void read_sources(const ReportOptions& o, Sources& s) {
-  s.journal = checked_run_folder(o.run, "OUT");
+  s.journal = batch::OutputFolder::journal_to_read(o.run, "OUT " + o.run.string());
   s.latest = latest_records(s.journal);
   if (o.truth && !fs::exists(*o.truth)) io::throw_input_error(*o.truth, "--truth", ENOENT);
   const fs::path baseline_journal =
-      o.baseline ? checked_run_folder(*o.baseline, "--baseline") : fs::path();
+      o.baseline ? batch::OutputFolder::journal_to_read(*o.baseline, "--baseline " + o.baseline->string()) : fs::path();
   s.summary = read_summary(o.run);
   s.predictions = eval::read_prediction_file(s.journal, "OUT");
   s.context.schema = o.schema;

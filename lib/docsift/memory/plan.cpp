@@ -69,7 +69,8 @@ MemoryPlan plan_memory(const PlanRequest& r) {
   for (const memory::Tier tier : r.tiers) {
     TierPlan p;
     p.tier = tier;
-    const bool cpu = tier == memory::Tier::Cpu;
+    const TierTraits& trait = traits(tier);  // what the tier holds where (memory/tier.h)
+    const bool cpu = !trait.on_device;
     const u64 bytes = cpu ? r.cpu_dtype_bytes : r.dtype_bytes;
     p.weights = weight_bytes(m, bytes, cpu ? r.cpu_int8 : r.int8);
     p.activations = activation_elements * bytes;
@@ -77,7 +78,7 @@ MemoryPlan plan_memory(const PlanRequest& r) {
     if (cpu) {
       p.kv_cache = (kv_elements + cross) * bytes;
       p.host_bytes = p.weights + p.kv_cache + p.activations;
-    } else if (tier == memory::Tier::Standard) {
+    } else if (trait.cache == TierCache::kWithModel) {
       p.kv_cache = (kv_elements + cross) * bytes;
       p.device_bytes = p.weights + p.kv_cache + p.activations + p.overhead;
     } else {  // offloaded cache: two layer slots on the device, every layer in pinned host memory;
@@ -99,7 +100,7 @@ std::string shortfall(const MemoryPlan& plan) {
   const TierPlan* smallest = nullptr;  // the device tier that needs least
   bool any_device_fits = false;
   for (const TierPlan& t : plan.tiers) {
-    if (t.tier == memory::Tier::Cpu) continue;
+    if (!traits(t.tier).on_device) continue;
     any_device_fits = any_device_fits || t.fits;
     if (smallest == nullptr || t.device_bytes < smallest->device_bytes) smallest = &t;
   }
@@ -123,7 +124,7 @@ nlohmann::json to_json(const MemoryPlan& plan) {
                      {"kv_cache", t.kv_cache},
                      {"activations", t.activations},
                      {"overhead", t.overhead},
-                     {"spare", r.device_budget && t.device_bytes <= *r.device_budget && t.tier != memory::Tier::Cpu
+                     {"spare", r.device_budget && t.device_bytes <= *r.device_budget && traits(t.tier).on_device
                                    ? nlohmann::json(*r.device_budget - t.device_bytes)
                                    : nlohmann::json(nullptr)},
                      {"device_bytes", t.device_bytes},
@@ -157,7 +158,7 @@ std::string to_text(const MemoryPlan& plan) {
                 "activations", "device", "host", "spare", "fits");
   out << line;
   for (const TierPlan& t : plan.tiers) {
-    const bool spare = r.device_budget && t.tier != memory::Tier::Cpu && t.device_bytes <= *r.device_budget;
+    const bool spare = r.device_budget && traits(t.tier).on_device && t.device_bytes <= *r.device_budget;
     std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %12s %12s %12s  %s\n",
                   std::string(to_string(t.tier)).c_str(), human_bytes(t.weights).c_str(),
                   human_bytes(t.kv_cache).c_str(), human_bytes(t.activations).c_str(),

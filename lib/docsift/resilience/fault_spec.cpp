@@ -53,7 +53,7 @@ std::string_view to_string(FaultPoint point) {
   return "?";
 }
 
-FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>& known_tiers) {
+FaultPlan FaultPlan::parse(std::string_view text) {
   FaultPlan plan;
   if (text.find_first_not_of(" \t") == std::string_view::npos) return plan;
   for (const std::string_view raw : split(text, ',')) {
@@ -113,12 +113,12 @@ FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>
         f.step = positive(value, spec, key);
       } else if (key == "tier") {
         once(f.tier.has_value());
-        if (std::find(known_tiers.begin(), known_tiers.end(), value) == known_tiers.end()) {
+        f.tier = memory::tier_named(value);
+        if (!f.tier) {
           std::string known;
-          for (const auto& t : known_tiers) known += (known.empty() ? "" : ", ") + t;
+          for (const auto& t : memory::tier_names()) known += (known.empty() ? "" : ", ") + t;
           throw fail("unknown tier \"" + std::string(value) + "\" (known: " + known + ")");
         }
-        f.tier = std::string(value);
       } else {
         throw fail("unknown qualifier \"" + std::string(key) + "\" (known: image, tier, attempt, step)");
       }
@@ -128,11 +128,11 @@ FaultPlan FaultPlan::parse(std::string_view text, const std::vector<std::string>
   return plan;
 }
 
-FaultPlan FaultPlan::from_environment(const std::vector<std::string>& known_tiers) {
+FaultPlan FaultPlan::from_environment() {
   const char* value = std::getenv("DOCSIFT_FAULTS");
   if (value == nullptr) return {};
   try {
-    return parse(value, known_tiers);
+    return parse(value);
   } catch (const ConfigError& e) {
     throw ConfigError(std::string("DOCSIFT_FAULTS: ") + e.what());
   }
@@ -143,7 +143,7 @@ const FaultSpec* FaultPlan::match(const FaultSite& site) const {
     if (f.point != site.point) continue;
     if (f.image && *f.image != site.image) continue;
     if (f.step && *f.step != site.step) continue;
-    if (f.tier && *f.tier != site.tier) continue;
+    if (f.tier && f.tier != site.tier) continue;  // a site without a tier matches no tier=
     // oom counts the ladder's attempts; crash and hang the supervisor's (a fresh worker's retry).
     const int attempt = f.kind == FaultKind::kOom ? site.attempt : site.process_attempt;
     if (f.attempt && *f.attempt != attempt) continue;

@@ -1,7 +1,7 @@
 // Fault injection for testing the out-of-memory ladder without a GPU: a plan parsed from
 // DOCSIFT_FAULTS says at which named point of which image, tier and attempt a fault fires.
-// Dependency-free (the standard library and docsift/error.h), so that config/ can check a plan
-// when it reads testing.faults.
+// Free of LibTorch (the standard library, docsift/error.h and the header-only memory/tier.h), so
+// that config/ can check a plan when it reads testing.faults and the fuzz build compiles it.
 //
 //   spec      := "oom" "@" POINT { ":" QUALIFIER }
 //              | ("crash" | "hang") "@" [ POINT ":" ] QUALIFIER { ":" QUALIFIER }
@@ -27,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+#include "docsift/memory/tier.h"
+
 namespace docsift::resilience {
 
 enum class FaultKind { kOom, kCrash, kHang };
@@ -39,7 +41,7 @@ struct FaultSpec {
   FaultKind kind = FaultKind::kOom;
   FaultPoint point = FaultPoint::kPrefill;
   std::optional<int> image, attempt, step;
-  std::optional<std::string> tier;
+  std::optional<memory::Tier> tier;
   std::string text;  // as written, for messages
 };
 
@@ -50,7 +52,7 @@ struct FaultSpec {
 struct FaultSite {
   FaultPoint point;
   int image = 1;           // 1-based, processing order
-  std::string tier;        // "standard", "offloaded_cache", ...
+  std::optional<memory::Tier> tier;  // none before the ladder runs (startup, start)
   int attempt = 1;         // 1-based attempt of this image
   int step = 0;            // decode step or extend, 1-based; 0 elsewhere
   int process_attempt = 1; // the supervisor's attempt at this image (worker isolation), 1-based
@@ -59,11 +61,11 @@ struct FaultSite {
 class FaultPlan {
  public:
   FaultPlan() = default;
-  // Throws docsift::ConfigError naming the bad spec and what is wrong with it. `known_tiers`
-  // are the ladder's tier names (a tier= that names none of them is an error).
-  static FaultPlan parse(std::string_view text, const std::vector<std::string>& known_tiers);
+  // Throws docsift::ConfigError naming the bad spec and what is wrong with it (a tier= that names
+  // none of memory/tier.h's tiers among them).
+  static FaultPlan parse(std::string_view text);
   // The plan from the DOCSIFT_FAULTS environment variable (empty when unset).
-  static FaultPlan from_environment(const std::vector<std::string>& known_tiers);
+  static FaultPlan from_environment();
 
   bool empty() const { return specs_.empty(); }
   // Appends `other`'s specs (testing.faults, then DOCSIFT_FAULTS).

@@ -21,10 +21,6 @@ FaultPoint point_of(generate::Stage stage) {
   return FaultPoint::kPrefill;
 }
 
-bool offloads_cache(memory::Tier tier) {
-  return tier == memory::Tier::OffloadedCache || tier == memory::Tier::Reload || tier == memory::Tier::ReloadRetry;
-}
-
 }  // namespace
 
 nlohmann::json to_json(const Attempt& a) {
@@ -55,12 +51,12 @@ void Ladder::check_fault(const FaultSite& at) const {
       c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)},
       "CUDA out of memory. Tried to allocate 2.00 GiB (injected by DOCSIFT_FAULTS spec \"" + spec->text +
           "\" at " + std::string(to_string(site.point)) + ", image " + std::to_string(site.image) + ", tier " +
-          site.tier + ", attempt " + std::to_string(site.attempt) +
+          std::string(site.tier ? to_string(*site.tier) : "none") + ", attempt " + std::to_string(site.attempt) +
           (site.step > 0 ? ", step " + std::to_string(site.step) : std::string()) + ")");
 }
 
 std::pair<at::Device, model::Numerics> Ladder::placement(memory::Tier tier) const {
-  const bool cpu = tier == memory::Tier::Cpu;
+  const bool cpu = !memory::traits(tier).on_device;
   return {cpu ? at::Device(at::kCPU) : settings_.device,
           model::Numerics{cpu ? settings_.cpu_dtype : settings_.dtype,
                           cpu ? settings_.cpu_quantization : settings_.quantization, settings_.float16_residual,
@@ -69,8 +65,7 @@ std::pair<at::Device, model::Numerics> Ladder::placement(memory::Tier tier) cons
 
 void Ladder::prepare(memory::Tier tier, const FaultSite& site) {
   const auto [device, numerics] = placement(tier);
-  const bool reload = tier == memory::Tier::Reload || tier == memory::Tier::ReloadRetry;
-  if (!reload && engine_.loaded_as(device, numerics)) return;
+  if (!memory::traits(tier).reloads_weights && engine_.loaded_as(device, numerics)) return;
   // Free the model and the allocator's cache before loading: the new weights need that room.
   engine_.unload();
   memory::cleanup(settings_.device, settings_.cleanup_threshold_bytes, /*force=*/true);
@@ -104,14 +99,15 @@ ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::ve
     Attempt attempt;
     attempt.tier = tier;
     attempt.number = ++number;
-    FaultSite site{FaultPoint::kLoad, image, std::string(to_string(tier)), attempt.number, 0};
+    FaultSite site{FaultPoint::kLoad, image, tier, attempt.number, 0};
     const auto started = std::chrono::steady_clock::now();
     bool loading = true;
     try {
       prepare(tier, site);
       loading = false;
       generate::GenerationOptions tier_options = options;
-      tier_options.cache = offloads_cache(tier) ? model::CachePlacement::kOffloaded : model::CachePlacement::kDevice;
+      tier_options.cache = memory::traits(tier).cache == memory::TierCache::kOffloaded ? model::CachePlacement::kOffloaded
+                                                                                     : model::CachePlacement::kDevice;
       // Faults first, then the caller's own hook (a profiler counting decode steps, say).
       tier_options.before_stage = [&, outer = options.before_stage](generate::Stage stage, int step) {
         FaultSite at = site;
@@ -122,7 +118,7 @@ ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::ve
       };
       run.result = generate::generate(engine_.model(), inputs, prompt, tier_options);
       attempt.ok = true;
-    } catch (const generate::Interrupted&) {
+    } catch (const StopRequested&) {
       throw;  // a stop, not a failure: the caller abandons the image
     } catch (...) {
       const ClassifiedError error = classify(std::current_exception());

@@ -21,9 +21,9 @@ namespace docsift::resilience {
 
 struct LadderSettings {
   std::vector<memory::Tier> tiers{memory::Tier::Standard};
-  at::Device device = at::kCPU;             // standard, offloaded_cache, reload, reload_retry
+  at::Device device = at::kCPU;             // the tiers on the device (memory::traits(tier).on_device)
   at::ScalarType dtype = at::kFloat;
-  at::ScalarType cpu_dtype = at::kFloat;    // the cpu tier
+  at::ScalarType cpu_dtype = at::kFloat;    // the tier on the host (the cpu tier)
   model::Quantization quantization = model::Quantization::None;      // device tiers (reloads too)
   model::Quantization cpu_quantization = model::Quantization::None;  // the cpu tier
   model::Float16Residual float16_residual = model::Float16Residual::Float32;
@@ -73,7 +73,8 @@ class Ladder {
  private:
   // Where `tier` runs the model and with which numerics.
   std::pair<at::Device, model::Numerics> placement(memory::Tier tier) const;
-  // Puts the model where `tier` needs it, reloading for the reload tiers.
+  // Puts the model where `tier` needs it, loading its weights again when the tier's traits say
+  // reloads_weights (memory/tier.h).
   void prepare(memory::Tier tier, const FaultSite& site);
   void check_fault(const FaultSite& site) const;
 
