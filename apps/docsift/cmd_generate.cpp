@@ -12,6 +12,7 @@
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
 #include "docsift/generate/op_count.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/input_file.h"
 #include "docsift/batch/device_setup.h"
@@ -79,7 +80,7 @@ Command add_generate_command(CLI::App& root) {
             const double setup_seconds = seconds_since(start);
 
             const auto preprocess_start = std::chrono::steady_clock::now();
-            const family::ImageInputs image = engine.family().preprocess(io::read_rgb_image(o->image), cfg.model.max_tiles);
+            const family::ImageInputs image = engine.family().preprocess(image::read_rgb_image(o->image), cfg.model.max_tiles);
             const auto prompt = chat.encode(o->prompt, image.prompt_units);
             const double preprocess_seconds = seconds_since(preprocess_start);
 

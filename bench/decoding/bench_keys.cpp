@@ -19,6 +19,7 @@
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
 #include "docsift/generate/keys.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/stopwatch.h"
 
@@ -45,7 +46,7 @@ int main(int argc, char** argv) try {
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const auto& model = engine.model();
   const auto schema = docsift::extract::load_field_schema(docsift::extract::kBuiltinSchema);
-  const auto inputs = engine.family().preprocess(docsift::io::read_rgb_image(argv[2]), max_tiles);
+  const auto inputs = engine.family().preprocess(docsift::image::read_rgb_image(argv[2]), max_tiles);
   const auto prompt = engine.chat().encode(docsift::extract::build_prompt(schema), inputs.tiles);
   nlohmann::json out = {{"model", argv[1]}, {"threads", at::get_num_threads()}, {"prompt_tokens", prompt.size()},
                         {"tiles", inputs.tiles}, {"repeats", repeats}};

@@ -34,6 +34,7 @@
 #include "docsift/device/devices.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/device_memory.h"
 #include "docsift/stopwatch.h"
@@ -470,7 +471,7 @@ int main(int argc, char** argv) try {
   memory::synchronize_device(device);
   out["load_s"] = seconds_since(t);
   const family::Model& model = engine.model();
-  const family::ImageInputs inputs = engine.family().preprocess(io::read_rgb_image(o.image), o.tiles);
+  const family::ImageInputs inputs = engine.family().preprocess(image::read_rgb_image(o.image), o.tiles);
   const std::vector<int32_t> prompt = engine.chat().encode(o.prompt, inputs.tiles);
   out["tiles"] = inputs.tiles;
   out["prompt_tokens"] = prompt.size();

@@ -25,6 +25,7 @@
 #include "bench_args.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/stopwatch.h"
 
@@ -61,7 +62,7 @@ int main(int argc, char** argv) try {
   family::LoadedModel engine(model_dir);
   engine.load(at::kCPU, model::Numerics{at::kFloat});
   const family::Model& model = engine.model();
-  const family::ImageInputs inputs = engine.family().preprocess(io::read_rgb_image(image), tiles);
+  const family::ImageInputs inputs = engine.family().preprocess(image::read_rgb_image(image), tiles);
   const std::vector<int32_t> prompt = engine.chat().encode("What is the total amount? Answer with TOTAL: value.", inputs.tiles);
 
   std::vector<Clock::time_point> marks;  // before each decode step

@@ -26,6 +26,7 @@
 #include "docsift/error.h"
 #include "docsift/io/image_file.h"
 #include "docsift/io/image_header.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/source.h"
 #include "support/cli_runner.h"
@@ -183,7 +184,7 @@ TEST_CASE("a link or a linked folder put at a file's name after the scan is not 
   const docsift::io::PageOptions options;
   // Unchanged: read, through the pinned opening.
   CHECK(docsift::io::page_count(inbox / "scan.png", options, scan_real) == 1);
-  CHECK(docsift::io::read_page(inbox / "scan.png", 0, options, nullptr, scan_real).size(2) == 3);
+  CHECK(docsift::image::read_page(inbox / "scan.png", 0, options, nullptr, scan_real).size(2) == 3);
   CHECK(docsift::io::content_hash(inbox / "scan.png", scan_real).has_value());
 
   // The file swapped for a link out, and the folder for a linked one, as the read begins.
@@ -206,18 +207,18 @@ TEST_CASE("a link or a linked folder put at a file's name after the scan is not 
       }
     };
     refused([&] { (void)docsift::io::page_count(name, options, real); });
-    refused([&] { (void)docsift::io::read_page(name, 0, options, nullptr, real); });
+    refused([&] { (void)docsift::image::read_page(name, 0, options, nullptr, real); });
     CHECK_FALSE(docsift::io::content_hash(name, real).has_value());
   }
   CHECK(watch.opens() == 0);  // found, never opened
   // --follow-links (no path to hold the name to): read as the link leads.
-  CHECK(docsift::io::read_page(inbox / "scan.png", 0, options).size(2) == 3);
+  CHECK(docsift::image::read_page(inbox / "scan.png", 0, options).size(2) == 3);
   CHECK(watch.opens() > 0);
 
   // A damaged file read through the pinned opening is named by its own path in the message.
   docsift::testing::write_text(inbox / "broken.png", "\x89PNG\r\n\x1a\n and then nothing");
   try {
-    (void)docsift::io::read_page(inbox / "broken.png", 0, options, nullptr, fs::canonical(inbox / "broken.png"));
+    (void)docsift::image::read_page(inbox / "broken.png", 0, options, nullptr, fs::canonical(inbox / "broken.png"));
     FAIL("read");
   } catch (const docsift::FileError& e) {
     const std::string what = e.what();

@@ -11,6 +11,7 @@
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/page_name.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/pdf.h"
 #include "support/cli_runner.h"
@@ -101,7 +102,7 @@ TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail
   }
   std::vector<at::Tensor> pages;
   for (const char* n : {"001", "002", "003"}) {
-    pages.push_back(docsift::io::read_rgb_image(kSource / ("samples/synthetic_invoice_" + std::string(n) + ".png")));
+    pages.push_back(docsift::image::read_rgb_image(kSource / ("samples/synthetic_invoice_" + std::string(n) + ".png")));
   }
   write_grey_tiff(dir / "in/fax.tif", pages);
   CHECK(docsift::io::image_page_count(dir / "in/fax.tif") == 3);
@@ -174,7 +175,7 @@ TEST_CASE("PDF rendering is bounded: the page size is checked against the pixel 
   CHECK(page.rgb.size() == 1100u * 850u * 3u);
   docsift::io::PageOptions at_100;
   at_100.pdf_dpi = 100;
-  const at::Tensor tensor = docsift::io::read_page(kPages / "one_page.pdf", 0, at_100);
+  const at::Tensor tensor = docsift::image::read_page(kPages / "one_page.pdf", 0, at_100);
   CHECK(tensor.sizes() == at::IntArrayRef({1100, 850, 3}));
   CHECK(std::equal(page.rgb.begin(), page.rgb.end(), tensor.data_ptr<std::uint8_t>()));
   try {

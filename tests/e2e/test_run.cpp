@@ -21,6 +21,7 @@
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/exif.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/scan.h"
@@ -314,7 +315,7 @@ TEST_CASE("run over bad files: each fails with its reason, the good ones succeed
 
 TEST_CASE("decoder: odd but valid images come out as RGB with the right content") {
   const fs::path images = kSource / "tests/fixtures/images";
-  using docsift::io::read_rgb_image;
+  using docsift::image::read_rgb_image;
   const at::Tensor one = read_rgb_image(images / "one_pixel.png");
   CHECK(one.sizes() == at::IntArrayRef({1, 1, 3}));
   CHECK(one[0][0][1].item<int>() == 200);

@@ -16,6 +16,7 @@
 #include "docsift/generate/keys.h"
 #include "docsift/family/internvl/model.h"
 #include "docsift/family/loaded_model.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/memory/plan.h"
@@ -46,7 +47,7 @@ struct Input {
 };
 
 Input input(const docsift::family::LoadedModel& engine, const std::string& image, int max_tiles) {
-  auto pre = docsift::family::internvl::preprocess_internvl(docsift::io::read_rgb_image(kFixtures / "images" / image), max_tiles);
+  auto pre = docsift::family::internvl::preprocess_internvl(docsift::image::read_rgb_image(kFixtures / "images" / image), max_tiles);
   const int tiles = static_cast<int>(pre.pixel_values.size(0));
   return {pre.pixel_values, engine.chat().encode("Describe the document.", tiles)};
 }

@@ -14,6 +14,7 @@
 #include "docsift/generate/confidence.h"
 #include "docsift/generate/generate.h"
 #include "docsift/generate/keys.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -105,7 +106,7 @@ TEST_CASE("token log-probabilities and field confidences match the transformers 
     for (const auto& [image, want] : ref[family.name].items()) {
       CAPTURE(image);
       const auto inputs =
-          engine.family().preprocess(docsift::io::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
+          engine.family().preprocess(docsift::image::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
       const auto prompt = engine.chat().encode(question, inputs.tiles);
 
       gen::GenerationOptions keys;

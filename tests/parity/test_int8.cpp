@@ -13,6 +13,7 @@
 #include "docsift/family/internvl/chat.h"
 #include "docsift/error.h"
 #include "docsift/generate/generate.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/device/devices.h"
 #include "docsift/model/checkpoint.h"
@@ -160,7 +161,7 @@ Agreement teacher_forced_against_float32(const std::string& fixture, const Numer
   REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
   for (const auto& [name, image_info] : info["images"].items()) {
     const auto image = docsift::family::internvl::preprocess_internvl(
-        docsift::io::read_rgb_image(kFixtures / fixture / "images" / (name + ".png")), info["max_tiles"].get<int>());
+        docsift::image::read_rgb_image(kFixtures / fixture / "images" / (name + ".png")), info["max_tiles"].get<int>());
     const auto prompt = chat.encode(info["question"].get<std::string>(), static_cast<int>(image.pixel_values.size(0)));
     const auto greedy = image_info["greedy"].get<std::vector<int32_t>>();
     const at::Tensor want = docsift::generate::teacher_forced_logits(fp32, image.pixel_values, prompt, greedy);

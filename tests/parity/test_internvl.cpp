@@ -23,6 +23,7 @@
 #include "docsift/family/internvl/model.h"
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/family/internvl/tiles.h"
 #include "support/fixture_files.h"
@@ -34,7 +35,7 @@
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
-using docsift::io::read_rgb_image;
+using docsift::image::read_rgb_image;
 using docsift::model::Checkpoint;
 using docsift::family::internvl::InternVLModel;
 using docsift::testing::copy_with_config;

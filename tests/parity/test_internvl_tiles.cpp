@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/family/internvl/tiles.h"
 #include "docsift/image/pil_resize.h"
@@ -17,7 +18,7 @@
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
-using docsift::io::read_rgb_image;
+using docsift::image::read_rgb_image;
 using docsift::family::internvl::choose_grid;
 
 namespace {

@@ -12,6 +12,7 @@
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
 #include "docsift/generate/keys.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
@@ -68,7 +69,7 @@ TEST_CASE("keys and free decoding match the transformers reference on all three 
     for (const auto& [image, want] : want_family["images"].items()) {
       CAPTURE(image);
       const auto inputs =
-          engine.family().preprocess(docsift::io::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
+          engine.family().preprocess(docsift::image::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
       const auto prompt = engine.chat().encode(question, inputs.prompt_units);
       REQUIRE(prompt == ints(want["prompt_ids"]));
 

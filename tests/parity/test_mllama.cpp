@@ -15,6 +15,7 @@
 #include "docsift/family/mllama/tiles.h"
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/generate.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/safetensors.h"
@@ -62,7 +63,7 @@ struct Run {
 
 Run run_image(const LoadedModel& engine, const std::string& name, const nlohmann::json& info) {
   Run r;
-  r.inputs = engine.family().preprocess(docsift::io::read_rgb_image(kFixtures / "images" / (name + ".png")), 4);
+  r.inputs = engine.family().preprocess(docsift::image::read_rgb_image(kFixtures / "images" / (name + ".png")), 4);
   r.prompt = engine.chat().encode(question_for(info["user_text"].get<std::string>()), r.inputs.tiles);
   docsift::generate::GenerationOptions options;
   options.max_new_tokens = 16;  // no stop ids: exactly 16, as the reference generated
@@ -106,14 +107,14 @@ TEST_CASE("Mllama preprocessing equals the processor: canvas, uint8 resize byte 
   for (const auto& [name, image] : info["images"].items()) {
     CAPTURE(name);
     const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));
-    const auto got = docsift::family::mllama::preprocess_mllama(docsift::io::read_rgb_image(kFixtures / "images" / (name + ".png")),
+    const auto got = docsift::family::mllama::preprocess_mllama(docsift::image::read_rgb_image(kFixtures / "images" / (name + ".png")),
                                                         4, 112, 4, supported);
     CHECK(got.canvas.rows == image["grid_hw"][0].get<int>());
     CHECK(got.canvas.columns == image["grid_hw"][1].get<int>());
     CHECK(got.canvas.aspect_ratio_id == ref.view("aspect_ratio_ids").item<int64_t>());
     CHECK(got.canvas.tiles() == ref.view("num_tiles").item<int64_t>());
     // The resize (or none: wide_1x3 is padded only; one_tile is upscaled).
-    const at::Tensor want = docsift::io::read_rgb_image(kFixtures / "reference" / (name + ".resized.png")).permute({2, 0, 1});
+    const at::Tensor want = docsift::image::read_rgb_image(kFixtures / "reference" / (name + ".resized.png")).permute({2, 0, 1});
     REQUIRE(got.resized_u8.sizes() == want.sizes());
     CHECK(got.resized_u8.equal(want));
     const int64_t tiles = got.canvas.tiles();
@@ -170,7 +171,7 @@ TEST_CASE("Llama 3.2 Vision with the self-attention cache offloaded: the same to
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const docsift::model::SafetensorsFile ref(kFixtures / "reference/tall_3x1.safetensors");
   ImageInputs inputs =
-      engine.family().preprocess(docsift::io::read_rgb_image(kFixtures / "images/tall_3x1.png"), 4);
+      engine.family().preprocess(docsift::image::read_rgb_image(kFixtures / "images/tall_3x1.png"), 4);
   const auto prompt = engine.chat().encode(question_for(info["images"]["tall_3x1"]["user_text"].get<std::string>()),
                                            inputs.tiles);
   docsift::generate::GenerationOptions options;

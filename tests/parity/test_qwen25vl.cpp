@@ -15,6 +15,7 @@
 #include "docsift/family/qwen25vl/model.h"
 #include "docsift/family/qwen25vl/positions.h"
 #include "docsift/generate/generate.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/plan.h"
 #include "docsift/model/safetensors.h"
@@ -51,7 +52,7 @@ std::vector<std::string> images_of(const std::string& layout) {
   return out;
 }
 
-at::Tensor image(const std::string& name) { return docsift::io::read_rgb_image(kFixtures / "images" / (name + ".png")); }
+at::Tensor image(const std::string& name) { return docsift::image::read_rgb_image(kFixtures / "images" / (name + ".png")); }
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/ocr/calibration.h"
 #include "docsift/ocr/engine.h"
@@ -810,7 +811,7 @@ TEST_CASE("OCR engine on pages with nothing to read: blank, noise, upside down, 
   auto* p = noise.data_ptr<std::uint8_t>();
   for (int i = 0; i < noise.numel(); ++i) p[i] = static_cast<std::uint8_t>(rng() % 256);
   write_bmp(dir / "in/photo.bmp", noise);
-  const at::Tensor sample = docsift::io::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
+  const at::Tensor sample = docsift::image::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
   write_bmp(dir / "in/upside_down.bmp", sample.flip({0, 1}));
 
   const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
@@ -838,7 +839,7 @@ TEST_CASE("OCR engine on faint print in a shadow: a page read without its total 
   fs::create_directories(dir / "in");
   // A sample with its ink at 15% of its darkness, under a shadow that darkens the paper to 40%
   // from left to right: the first reading finds neither the total nor the date.
-  const at::Tensor sample = docsift::io::read_rgb_image(kSource / "samples/synthetic_invoice_001.png").to(at::kFloat);
+  const at::Tensor sample = docsift::image::read_rgb_image(kSource / "samples/synthetic_invoice_001.png").to(at::kFloat);
   const at::Tensor light = 1.0 - 0.6 * at::linspace(0, 1, sample.size(1)).view({1, -1, 1});
   write_bmp(dir / "in/faint.bmp", ((255.0 - (255.0 - sample) * 0.15) * light).round().clamp(0, 255).to(at::kByte));
   const auto run = [&](const std::string& out, const std::string& extra) {
@@ -888,7 +889,7 @@ TEST_CASE("OCR engine on a page of more than 20 megapixels (a 600 dpi scan): rea
   fs::create_directories(dir / "in");
   // The sample (850 x 1100) enlarged 5 times: 23 megapixels, its text about 5 times Tesseract's
   // best height; halved, 2.5 times.
-  const at::Tensor sample = docsift::io::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
+  const at::Tensor sample = docsift::image::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
   write_bmp(dir / "in/large.bmp", sample.repeat_interleave(5, 0).repeat_interleave(5, 1).contiguous());
   const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
                              shell_quote((dir / "out").string()) + " --quiet");
@@ -1171,7 +1172,7 @@ TEST_CASE("OCR engine on a sample page: every field read has evidence, a box on 
   Settings settings;
   settings.write_evidence = true;
   Engine engine(settings);
-  const at::Tensor sample = docsift::io::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
+  const at::Tensor sample = docsift::image::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
   const cv::Mat view(static_cast<int>(sample.size(0)), static_cast<int>(sample.size(1)), CV_8UC3, sample.data_ptr());
   const Engine::Result r = engine.read(view, kFieldNames);
   REQUIRE(r.fields.at("TOTAL") == "$2,480.62");

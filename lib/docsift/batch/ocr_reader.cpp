@@ -1,7 +1,5 @@
 #include "docsift/batch/ocr_reader.h"
 
-#include <ATen/core/Tensor.h>
-
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -111,13 +109,13 @@ PageOutcome OcrReader::read(const PageRequest& request) {
     }
     if (!read) {
       std::string said;
-      const at::Tensor rgb = io::read_page(path, page, s_->pages, &said);
-      if (!said.empty()) record.warning = said;  // (H, W, 3) uint8, contiguous
+      // The OCR engine reads the decoder's matrix itself: no tensor on the way (LibTorch is the models').
+      const cv::Mat rgb = io::read_page_pixels(path, page, s_->pages, &said);
+      if (!said.empty()) record.warning = said;
       timings["decode_image"] = seconds_since(t);
-      record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}};
+      record.image = {{"width", rgb.cols}, {"height", rgb.rows}};
       t = Clock::now();
-      const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3, rgb.data_ptr());
-      read = s_->engine.read(view, s_->field_names);
+      read = s_->engine.read(rgb, s_->field_names);
       timings["ocr"] = seconds_since(t);
     }
     record.status = Record::Status::Ok;

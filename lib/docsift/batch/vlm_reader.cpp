@@ -13,6 +13,7 @@
 #include "docsift/family/loaded_model.h"
 #include "docsift/generate/confidence.h"
 #include "docsift/generate/generate.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/cleanup.h"
 #include "docsift/device/devices.h"
@@ -96,7 +97,7 @@ PageOutcome VlmReader::read(const PageRequest& request) {
   try {
     auto t = Clock::now();
     std::string said;
-    const at::Tensor rgb = io::read_page(request.path, request.page, s.pages, &said);
+    const at::Tensor rgb = image::read_page(request.path, request.page, s.pages, &said);
     if (!said.empty()) record.warning = said;
     timings["decode_image"] = seconds_since(t);
     t = Clock::now();

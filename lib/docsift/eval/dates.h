@@ -2,7 +2,7 @@
 // a value, so that "28/06/2024" and "28 June 2024" are one day and "01/02/2024" and "02/01/2024"
 // are two.
 //
-// Its own small parser, not ocr/values.h's find_dates (which eval/ could reach through batch/):
+// Its own small parser, not ocr/values.h's find_dates (eval/ does not use ocr/):
 // that one is a finder for noisy OCR text, tuned by the OCR rules' lexicon and its page-level
 // date-order guess, and scoring must not change when the OCR heuristics are tuned. This one reads
 // only the forms a person or a model writes, strictly.

@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "docsift/batch/record.h"
+#include "docsift/journal/record.h"
 #include "docsift/edit_distance.h"
 #include "docsift/error.h"
 #include "docsift/eval/scoring.h"
@@ -125,9 +125,9 @@ Records read_journal(const fs::path& path, const std::string& role, std::vector<
   std::set<std::string> failed_set, column_set;
   bool any_ok = false;
   for_each_json_line(path, role, /*torn_tail_ok=*/true, [&](const nlohmann::json& json, const std::string& where) {
-    batch::Record r;
+    journal::Record r;
     try {
-      r = batch::Record::from_json(json, where);
+      r = journal::Record::from_json(json, where);
     } catch (const FileError& e) {
       throw MalformedInputError(e.what());
     }
@@ -138,7 +138,7 @@ Records read_journal(const fs::path& path, const std::string& role, std::vector<
     confidence_map.erase(image);
     if (!r.ok()) {
       records.erase(image);
-      if (r.status == batch::Record::Status::Failed) {
+      if (r.status == journal::Record::Status::Failed) {
         failed_set.insert(image);
       } else {
         failed_set.erase(image);

@@ -10,6 +10,7 @@
 #include "docsift/batch/outputs.h"
 #include "docsift/error.h"
 #include "docsift/io/page_name.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 
 namespace docsift::html_report {
@@ -92,7 +93,7 @@ PageImage render_page_image(const fs::path& file, int page, const ImageOptions& 
   // encode and write the pages already decoded.
   static std::mutex decode_mutex;
   std::unique_lock<std::mutex> decoding(decode_mutex);
-  const at::Tensor rgb = io::read_page(file, page, pages, &said);
+  const at::Tensor rgb = image::read_page(file, page, pages, &said);
   decoding.unlock();
   const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3,
                      rgb.data_ptr());

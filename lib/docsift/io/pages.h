@@ -4,9 +4,8 @@
 // "x.pdf#page=1" and "x.pdf" as the same document).
 #pragma once
 
-#include <ATen/core/Tensor.h>
-
 #include <filesystem>
+#include <opencv2/core/mat.hpp>
 #include <string>
 
 #include "docsift/io/image_file.h"
@@ -27,14 +26,11 @@ struct PageOptions {
 int page_count(const std::filesystem::path& path, const PageOptions& options,
                const std::filesystem::path& expected_real = {});
 
-// An image file's page `page` as an [H, W, 3] uint8 RGB tensor owning its pixels: read_rgb_pixels
-// (image_file.h, which says what is checked and refused) without a copy.
-at::Tensor read_rgb_image(const std::filesystem::path& path, const ImageLimits& limits = {}, int page = 0,
-                          std::string* decoder_said = nullptr, const std::filesystem::path& named_as = {});
-
-// Page `page` (0-based) as an [H, W, 3] uint8 RGB tensor. Throws FileError. An image decoder's
-// message about a page that decoded goes to `*decoder_said` (image_file.h).
-at::Tensor read_page(const std::filesystem::path& path, int page, const PageOptions& options,
-                     std::string* decoder_said = nullptr, const std::filesystem::path& expected_real = {});
+// Page `page` (0-based) as a continuous H × W RGB matrix (CV_8UC3) of its own: an image file's
+// (read_rgb_pixels, image_file.h, which says what is checked and refused) or a PDF page rendered at
+// options.pdf_dpi. Throws FileError. An image decoder's message about a page that decoded goes to
+// `*decoder_said` (image_file.h). No LibTorch: the families make their tensors (image/pages.h).
+cv::Mat read_page_pixels(const std::filesystem::path& path, int page, const PageOptions& options,
+                         std::string* decoder_said = nullptr, const std::filesystem::path& expected_real = {});
 
 }  // namespace docsift::io

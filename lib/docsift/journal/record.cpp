@@ -1,4 +1,4 @@
-#include "docsift/batch/record.h"
+#include "docsift/journal/record.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "docsift/json_fields.h"
 #include "docsift/io/journal.h"
 
-namespace docsift::batch {
+namespace docsift::journal {
 namespace {
 
 using json = nlohmann::json;
@@ -318,4 +318,4 @@ Summary Summary::from_json(const json& j, const std::string& where) {
   return s;
 }
 
-}  // namespace docsift::batch
+}  // namespace docsift::journal

@@ -1,0 +1,155 @@
+// The journal record (one line of results.jsonl) and summary.json, typed. Every key of either is
+// written here once (to_json) and read back here once (from_json); run, the worker, merge, the
+// outputs and eval go through these. The shapes are documented in docs/run.md. A layer of its own
+// below batch/, with no LibTorch, so that eval/ reads journals without the run (docs/architecture.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "docsift/io/source.h"
+
+namespace docsift::journal {
+
+struct Record {
+  // Gone: not a reading but a marker, written by a --resume run for a page whose latest record
+  // failed and whose file is no longer in the inputs (docs/run.md, "Gone pages"). It supersedes
+  // the failed record, so the page leaves the failed set; if the file comes back, the page is new.
+  enum class Status { Ok, Failed, Gone };
+  struct Tokens {
+    std::int64_t prompt = 0, generated = 0;
+    std::int64_t forced = 0;  // keys decoding: the keys docsift fed (docs/decoding.md); 0 free
+  };
+
+  // Set by the run once the page is read.
+  std::string file;                       // the page's name ("a.pdf#page=2"); outputs.h: RecordName
+  std::optional<std::string> file_bytes;  // the exact name, percent-escaped, when it is not UTF-8
+  std::string config_hash;
+  std::optional<io::SourceStamp> source;  // the file as it was when read (io/source.h)
+  std::string started_at, finished_at;    // RFC 3339 UTC (timestamp.h); "" in older journals
+  // Set by the page reader.
+  Status status = Status::Failed;
+  std::string error;                        // failed: why, one line; gone: why it is gone
+  std::string tier;                         // ok: the ladder's tier, or "ocr"
+  std::optional<std::string> text_source;   // the OCR engine: "pdf" (the text layer) or "ocr"
+  std::optional<std::string> warning;       // what an image decoder said about a page that decoded
+  std::optional<std::map<std::string, std::string>> fields;  // ok: field → value
+  std::optional<std::string> raw_response;  // ok: the model's answer, or the page's text
+  std::optional<Tokens> tokens;             // ok
+  std::optional<std::string> decoding;      // the vlm engine: "keys" or "free" (docs/decoding.md)
+  // ok: field → the probability that its value is right, in [0, 1], for the fields with a value
+  // (not N/A) only (docs/confidence.md).
+  std::optional<std::map<std::string, double>> confidence;
+  std::optional<double> document_type_confidence;
+  // ok: the fields whose confidence is below review.threshold (or the field's own), for a person
+  // to check; the rest of the fields with a value are accepted.
+  std::optional<std::vector<std::string>> review;
+  // The OCR engine: field → [x, y, width, height] of the value's words, in the page's pixels.
+  std::optional<std::map<std::string, std::array<int, 4>>> boxes;
+  std::map<std::string, double> timings_s;  // stage → seconds; "total" is the run's
+  // Diagnostics, kept as measured (docs/run.md has their shapes); null when absent.
+  nlohmann::json image, plan, attempts, model, engine, memory, worker;
+
+  bool ok() const { return status == Status::Ok; }
+  bool failed() const { return status == Status::Failed; }
+  bool gone() const { return status == Status::Gone; }
+  // A page that failed before any reader saw it (a bad page, a worker that died): the error, empty
+  // memory and timings.
+  static Record failure(std::string error);
+  // The marker for a failed page that is gone: the page's names, `why`, and when.
+  static Record gone_marker(std::string file, std::optional<std::string> file_bytes, std::string why);
+
+  nlohmann::json to_json() const;
+  // Lenient where a journal written by an older docsift may lack a key (the key's default); throws
+  // docsift::FileError, naming `where`, when "file" is missing or a key has the wrong type.
+  static Record from_json(const nlohmann::json& json, const std::string& where);
+  // A journal line read back, checked as --resume, the CSV and the summary need it: throws
+  // io::BadRecord naming the key that is missing or of the wrong type.
+  static Record from_journal(const nlohmann::json& json);
+  // The record's identity in the journal: its exact name (file_bytes), else its file.
+  const std::string& key() const { return file_bytes ? *file_bytes : file; }
+};
+
+// io::JournalVisitor that only checks each record's shape.
+void check_journal_record(const nlohmann::json& json, std::uint64_t offset);
+
+// summary.json of a run (`docsift run`) or of a merge (`docsift merge`), which share the totals.
+struct Summary {
+  struct Isolation {
+    std::string mode = "none";  // or "worker", with the counts below
+    int workers_started = 0, recycles = 0, crashes = 0, timeouts = 0;
+    bool supervisor_mapped_libcuda = false, supervisor_mapped_gpu_devices = false;
+  };
+  struct ShardInfo {
+    int index = 0, count = 0;
+    int scanned_all_shards = 0;  // run only
+  };
+  struct SkippedFile {
+    std::string file, reason;
+    bool unreadable = false;  // a folder or file that could not be read (io/scan.h)
+  };
+  struct MergedFolder {
+    std::string folder;
+    int records = 0;
+    std::optional<ShardInfo> shard;
+    std::vector<std::string> config_hashes;
+    std::string model;
+  };
+
+  // Over the whole journal (batch/outputs.h: Totals): the pages whose latest record is ok, failed.
+  int ok = 0, failed = 0;
+  std::map<std::string, int> tiers;
+  double seconds_per_image = 0, model_seconds = 0, overhead_seconds = 0;
+  std::int64_t generated_tokens = 0;
+  std::int64_t device_peak_allocated = 0, host_peak_rss = 0;  // bytes
+  // The review queue over the journal's latest ok records that carry confidences
+  // (docs/confidence.md); absent when none does.
+  struct Review {
+    int pages = 0;           // ok pages with confidences
+    int pages_accepted = 0;  // ... with no field to review
+    std::int64_t fields_accepted = 0, fields_to_review = 0;
+  };
+  std::optional<Review> review;
+
+  // A run's.
+  struct FailedFile {
+    std::string file, error;
+  };
+  // The page counts add up: pages = ok + failed + gone + pending (docs/run.md, "Outputs"). pages:
+  // every page the folder accounts for this run; found: those of the files in the inputs now;
+  // gone: failed pages this run found gone (said once: on later runs they are history); pending:
+  // pages found that have no record yet (--limit, a stop).
+  int scanned = 0, pages = 0, found = 0, gone = 0, pending = 0;
+  int this_run = 0, resumed_from_journal = 0, retried = 0, changed = 0;
+  std::string docsift_version, started_at, finished_at;
+  std::vector<std::string> inputs;  // as given: folders and files, "-" for --files-from stdin
+  // The journal's failed pages (the latest record of each), the first kMaxFailedListed of them.
+  std::vector<FailedFile> failed_files;
+  static constexpr std::size_t kMaxFailedListed = 100;
+  std::optional<ShardInfo> shard;
+  std::string engine, model, device, config_hash;
+  Isolation isolation;
+  std::vector<std::string> earlier_config_hashes;
+  std::vector<SkippedFile> skipped_files;
+  std::optional<std::string> interrupted;
+  double wall_seconds_this_run = 0;
+
+  // A merge's ("merged_from" set: the summary is a merge's).
+  std::optional<std::vector<MergedFolder>> merged_from;
+  int recorded = 0;
+  std::vector<std::string> config_hashes;
+  std::vector<std::string> duplicates, unfinished;
+  std::optional<std::vector<std::string>> missing;  // with --expect
+  bool complete = false;
+
+  nlohmann::json to_json() const;
+  // A run's summary.json as `merge` reads it; throws docsift::FileError naming `where`.
+  static Summary from_json(const nlohmann::json& json, const std::string& where);
+};
+
+}  // namespace docsift::journal
