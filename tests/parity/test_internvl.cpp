@@ -110,7 +110,7 @@ void check_against_transformers(const fs::path& fixtures) {
       options.max_new_tokens = static_cast<int>(greedy.numel());  // no stop tokens: exactly as many as the reference
       const auto result = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, options);
       const double logit_diff = max_diff(result.first_logits, ref.view("logits"));
-      std::vector<int32_t> want(greedy.data_ptr<int64_t>(), greedy.data_ptr<int64_t>() + greedy.numel());
+      const std::vector<int32_t> want = docsift::testing::token_ids(greedy);
       MESSAGE(layout << " " << name << " (" << tiles << " tiles, " << prompt.size() << " prompt tokens): features max abs diff "
                      << feature_diff << ", first-step logits max abs diff " << logit_diff
                      << ", greedy tokens " << (result.tokens == want ? "identical" : "DIFFERENT"));

@@ -30,6 +30,7 @@ using docsift::family::ImageInputs;
 using docsift::family::LoadedModel;
 using docsift::testing::copy_with_config;
 using docsift::testing::max_diff;
+using docsift::testing::token_ids;
 
 namespace {
 
@@ -41,11 +42,6 @@ nlohmann::json summary() {
   return nlohmann::json::parse(in);
 }
 
-
-std::vector<int32_t> ids_of(const at::Tensor& t) {
-  const at::Tensor c = t.to(at::kLong).contiguous();
-  return {c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()};
-}
 
 // docsift's question for the reference's user text: the placeholder is <image>.
 std::string question_for(std::string user_text) {
@@ -143,14 +139,14 @@ TEST_CASE("Llama 3.2 Vision matches transformers: projector output, first logits
       const docsift::model::SafetensorsFile ref(kFixtures / "reference" / (name + ".safetensors"));
       const Run r = run_image(engine, name, image);
       // The chat template writes BOS once and puts <|image|> where the question says.
-      CHECK(r.prompt == ids_of(ref.view("input_ids")));
+      CHECK(r.prompt == token_ids(ref.view("input_ids")));
       if (ref.find("cross_attention_states") != nullptr) {
         const double d = max_diff(engine.model().encode_image(r.inputs).squeeze(0), ref.view("cross_attention_states"));
         MESSAGE(layout << " " << name << ": projector output max abs diff " << d);
         CHECK(d <= 1e-4);
       }
       const double logit_diff = max_diff(r.result.first_logits, ref.view("logits"));
-      const auto want = ids_of(ref.view("greedy"));
+      const auto want = token_ids(ref.view("greedy"));
       MESSAGE(layout << " " << name << " (" << r.inputs.tiles << " tiles, " << r.prompt.size()
                      << " prompt tokens): first logits max abs diff " << logit_diff << ", greedy tokens "
                      << (r.result.tokens == want ? "identical" : "DIFFERENT"));
@@ -159,7 +155,7 @@ TEST_CASE("Llama 3.2 Vision matches transformers: projector output, first logits
       // The intermediate-layer choice is visible: transformers 5.x's own convention (the output of
       // layer i) gives other tokens on the same image.
       if (ref.find("greedy_output_convention") != nullptr) {
-        CHECK(r.result.tokens != ids_of(ref.view("greedy_output_convention")));
+        CHECK(r.result.tokens != token_ids(ref.view("greedy_output_convention")));
       }
     }
   }
@@ -178,7 +174,7 @@ TEST_CASE("Llama 3.2 Vision with the self-attention cache offloaded: the same to
   options.max_new_tokens = 16;
   options.cache = docsift::model::CachePlacement::kOffloaded;
   const auto result = docsift::generate::generate(engine.model(), inputs, prompt, options);
-  CHECK(result.tokens == ids_of(ref.view("greedy")));
+  CHECK(result.tokens == token_ids(ref.view("greedy")));
   // Self-attention K/V (3 layers × 2 × 2 heads × 16 × 58 tokens × 4 B) in host memory; the cross
   // K/V of 2 layers × 2 × 4·65 keys × 2 heads × 16 × 4 B stay with the compute device (the CPU here,
   // so they count as host bytes too).

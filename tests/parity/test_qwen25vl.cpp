@@ -31,16 +31,12 @@ using docsift::family::ImageInputs;
 using docsift::family::LoadedModel;
 using docsift::testing::copy_with_config;
 using docsift::testing::max_diff;
+using docsift::testing::token_ids;
 
 namespace {
 
 const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/qwen25vl";
 constexpr const char* kQuestion = "Extract the fields.";
-
-std::vector<int32_t> ids_of(const at::Tensor& t) {
-  const at::Tensor c = t.to(at::kLong).contiguous();
-  return {c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()};
-}
 
 // The (layout, image) pairs the script wrote a reference for.
 std::vector<std::string> images_of(const std::string& layout) {
@@ -126,7 +122,7 @@ TEST_CASE("Qwen2.5-VL matches transformers: positions, vision features, first an
       const ImageInputs inputs = engine.family().preprocess(image(name), 12);
       const std::vector<int32_t> prompt = engine.chat().encode(kQuestion, inputs.prompt_units);
       // The checkpoint's template: system message, vision block, one pad per merged patch.
-      REQUIRE(prompt == ids_of(ref.view("input_ids")));
+      REQUIRE(prompt == token_ids(ref.view("input_ids")));
       const qwen::PromptPositions positions = qwen::prompt_positions(
           prompt, engine.chat().image_token_id(), 2, inputs.rows, inputs.columns);
       CHECK(positions.ids.equal(ref.view("position_ids").to(at::kLong)));
@@ -141,7 +137,7 @@ TEST_CASE("Qwen2.5-VL matches transformers: positions, vision features, first an
       auto sequence = engine.model().start(features, inputs, static_cast<int64_t>(prompt.size()) + 16,
                                            docsift::model::CachePlacement::kDevice);
       const at::Tensor first = sequence->prefill(prompt);
-      const std::vector<int32_t> want = ids_of(ref.view("greedy"));
+      const std::vector<int32_t> want = token_ids(ref.view("greedy"));
       const at::Tensor second = sequence->decode(want.front());
       docsift::generate::GenerationOptions options;
       options.max_new_tokens = static_cast<int>(want.size());  // no stop ids: exactly as many as the reference
@@ -183,7 +179,7 @@ TEST_CASE("Qwen2.5-VL with the KV cache offloaded gives the same tokens") {
   options.cache = docsift::model::CachePlacement::kOffloaded;
   const auto result =
       docsift::generate::generate(engine.model(), inputs, engine.chat().encode(kQuestion, inputs.prompt_units), options);
-  CHECK(result.tokens == ids_of(ref.view("greedy")));
+  CHECK(result.tokens == token_ids(ref.view("greedy")));
 }
 
 TEST_CASE("Qwen2.5-VL int8: the decoder linear layers quantized and the vision tower not, logits close, the plan counts it") {

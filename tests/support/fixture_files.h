@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <filesystem>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,9 @@ namespace docsift::testing {
 
 // Largest |a − b| in float32; infinity when the shapes differ (so a CHECK on it fails).
 double max_diff(const at::Tensor& a, const at::Tensor& b);
+
+// A reference's token ids (any integer tensor) as the ids generate() returns.
+std::vector<int32_t> token_ids(const at::Tensor& ids);
 
 // Copies every file of `from` into `to`, then rewrites to/config.json through `edit`.
 void copy_with_config(const std::filesystem::path& from, const std::filesystem::path& to,

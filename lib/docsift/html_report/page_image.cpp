@@ -10,7 +10,6 @@
 #include "docsift/batch/outputs.h"
 #include "docsift/error.h"
 #include "docsift/io/page_name.h"
-#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 
 namespace docsift::html_report {
@@ -93,10 +92,8 @@ PageImage render_page_image(const fs::path& file, int page, const ImageOptions& 
   // encode and write the pages already decoded.
   static std::mutex decode_mutex;
   std::unique_lock<std::mutex> decoding(decode_mutex);
-  const at::Tensor rgb = image::read_page(file, page, pages, &said);
+  const cv::Mat view = io::read_page_pixels(file, page, pages, &said);  // RGB, as io decodes it
   decoding.unlock();
-  const cv::Mat view(static_cast<int>(rgb.size(0)), static_cast<int>(rgb.size(1)), CV_8UC3,
-                     rgb.data_ptr());
   PageImage out;
   cv::Mat bgr;
   if (options.full) {

@@ -124,6 +124,11 @@ std::size_t Qwen25VLModel::scratch_bytes() const { return w_->text->scratch_byte
 const Decoder& Qwen25VLModel::decoder() const { return *w_->text; }
 
 at::Tensor Qwen25VLModel::vision_tower(const at::Tensor& pixel_values, int64_t grid_h, int64_t grid_w) const {
+  return vision_tower(pixel_values, grid_h, grid_w, window_order(config_.vision, grid_h, grid_w));
+}
+
+at::Tensor Qwen25VLModel::vision_tower(const at::Tensor& pixel_values, int64_t grid_h, int64_t grid_w,
+                                       const Windows& windows) const {
   const VisionConfig& v = config_.vision;
   const Weights& w = *w_;
   const int64_t n = grid_h * grid_w, unit = v.merge_size * v.merge_size, h = v.hidden, hd = v.head_dim();
@@ -132,7 +137,6 @@ at::Tensor Qwen25VLModel::vision_tower(const at::Tensor& pixel_values, int64_t g
     throw Error("Qwen2.5-VL: pixel values must be [" + std::to_string(n) + ", " + std::to_string(v.patch_values()) +
                 "] for a " + std::to_string(grid_h) + " × " + std::to_string(grid_w) + " patch grid");
   }
-  const Windows windows = window_order(v, grid_h, grid_w);
   const at::Tensor order = windows.index.to(device_);
   // Regroup whole merge blocks (unit rows at a time) into window order: [N, d] → [N, d].
   const auto to_windows = [&](const at::Tensor& x) {
@@ -158,13 +162,14 @@ at::Tensor Qwen25VLModel::vision_tower(const at::Tensor& pixel_values, int64_t g
 at::Tensor Qwen25VLModel::image_features(const at::Tensor& pixel_values, int64_t grid_h, int64_t grid_w) const {
   const VisionConfig& v = config_.vision;
   const Weights& w = *w_;
-  const at::Tensor x = vision_tower(pixel_values, grid_h, grid_w);
+  const Windows windows = window_order(v, grid_h, grid_w);
+  const at::Tensor x = vision_tower(pixel_values, grid_h, grid_w, windows);
   const int64_t unit = v.merge_size * v.merge_size;
   // The merger: RMSNorm per patch, the unit patches of a merge block side by side [M, 4h], then
   // Linear → GELU (erf) → Linear into the decoder's width; then back from window order.
   const at::Tensor blocks = rms_norm(x, w.merger_norm, 1e-6).reshape({x.size(0) / unit, unit * v.hidden});
   const at::Tensor merged = linear(at::gelu(linear(blocks, w.merger_fc1)), w.merger_fc2);
-  const at::Tensor back = at::argsort(window_order(v, grid_h, grid_w).index).to(device_);
+  const at::Tensor back = at::argsort(windows.index).to(device_);
   return merged.index_select(0, back);
 }
 

@@ -19,6 +19,8 @@ class Checkpoint;
 
 namespace docsift::family::qwen25vl {
 
+struct Windows;  // positions.h
+
 // The shapes the memory plan needs for images of at most `max_pixels` pixels; `parameters` counts
 // every weight.
 memory::ModelShape memory_shape(const Qwen25VLConfig& config, std::int64_t max_pixels, std::uint64_t parameters);
@@ -50,6 +52,8 @@ class Qwen25VLModel final : public family::Model {
   const model::Decoder& decoder() const;
 
  private:
+  // vision_tower with the image's windows, which image_features needs again to undo their order.
+  at::Tensor vision_tower(const at::Tensor& pixel_values, int64_t grid_h, int64_t grid_w, const Windows& windows) const;
   struct Weights;
   Qwen25VLConfig config_;
   model::Numerics numerics_;
