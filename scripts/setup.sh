@@ -7,6 +7,9 @@
 #                                          for a V100); no wheel is installed
 #   CMAKE_PREFIX_PATH=... scripts/setup.sh same, for any prefix CMake can find Torch in
 #
+#   DOCSIFT_WITH_TORCH=OFF scripts/setup.sh   no LibTorch at all: the OCR engine's run, eval, merge
+#                                          and report only (docs/install.md, "Without LibTorch"); nothing of torch fetched
+#
 # Other knobs: BUILD_DIR (default build), BUILD_TYPE (default Release), JOBS (default nproc),
 # DOCSIFT_SKIP_APT=1 (you installed the packages yourself).
 set -euo pipefail
@@ -17,6 +20,7 @@ BUILD_TYPE="${BUILD_TYPE:-Release}"
 JOBS="${JOBS:-$(nproc)}"
 DEPS="$ROOT/.deps"
 VENV="$DEPS/venv"
+WITH_TORCH="${DOCSIFT_WITH_TORCH:-ON}"
 
 # The pinned LibTorch. torch 2.11.0's PyPI wheel is built for CUDA 13.0 with cuDNN 9.19, the
 # toolkit this project's machines carry, so the wheel goes in with --no-deps and only the three
@@ -73,7 +77,9 @@ fi
 CURRENT_STEP="LibTorch"
 step "$CURRENT_STEP"
 PREFIX=""
-if [ -n "${LIBTORCH_DIR:-}" ]; then
+if [ "$WITH_TORCH" = OFF ]; then
+  echo "skipped (DOCSIFT_WITH_TORCH=OFF: the OCR engine only)"
+elif [ -n "${LIBTORCH_DIR:-}" ]; then
   [ -f "$LIBTORCH_DIR/share/cmake/Torch/TorchConfig.cmake" ] ||
     die "LIBTORCH_DIR=$LIBTORCH_DIR has no share/cmake/Torch/TorchConfig.cmake (point it at the unzipped libtorch folder)"
   PREFIX="$LIBTORCH_DIR"
@@ -174,7 +180,9 @@ fi
 # when asked for both.
 CURRENT_STEP="PP-OCRv4's text recognizer"
 step "$CURRENT_STEP"
-if [ -f "$DEPS/ppocr/recognizer.json" ] && [ -f "$DEPS/ppocr/recognizer.safetensors" ]; then
+if [ "$WITH_TORCH" = OFF ]; then
+  echo "skipped (DOCSIFT_WITH_TORCH=OFF: it runs on LibTorch)"
+elif [ -f "$DEPS/ppocr/recognizer.json" ] && [ -f "$DEPS/ppocr/recognizer.safetensors" ]; then
   echo "present: $DEPS/ppocr"
 elif wheel_member "rapidocr-onnxruntime==1.4.4" "rapidocr_onnxruntime-1.4.4-py3-none-any.whl" \
     "971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf" \
@@ -193,7 +201,7 @@ fi
 CURRENT_STEP="configure ($BUILD_TYPE, $BUILD_DIR)"
 step "$CURRENT_STEP"
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_PREFIX_PATH="$PREFIX" \
-  ${DOCSIFT_CMAKE_ARGS:-} >"$DEPS/configure.log" 2>&1 || {
+  -DDOCSIFT_WITH_TORCH="$WITH_TORCH" ${DOCSIFT_CMAKE_ARGS:-} >"$DEPS/configure.log" 2>&1 || {
   tail -40 "$DEPS/configure.log" >&2
   die "cmake configure failed (full log: $DEPS/configure.log)"
 }

@@ -8,6 +8,13 @@ export BUILD_DIR
 
 "$ROOT/scripts/setup.sh"
 
+# The build without LibTorch (docs/install.md, "Without LibTorch"), set up as a user would, beside the full one: its
+# tests run the OCR engine's run, eval, merge and report, and one compares its outputs with the
+# full build's on samples/.
+LIGHT_BUILD_DIR="${LIGHT_BUILD_DIR:-$BUILD_DIR-light}"
+DOCSIFT_CMAKE_ARGS="-DDOCSIFT_COMPARE_WITH=$BUILD_DIR/docsift" BUILD_DIR="$LIGHT_BUILD_DIR" DOCSIFT_WITH_TORCH=OFF \
+  DOCSIFT_SKIP_APT=1 "$ROOT/scripts/setup.sh"
+
 # headless Chromium for the report's browser test (tests/e2e/test_report.cpp): the tests need it,
 # the program does not, so it is installed here rather than by setup.sh. Debian's
 # chromium-headless-shell where the release has it, else chromium. Where neither installs, the
@@ -24,3 +31,5 @@ fi
 
 printf '\n==> tests (ctest)\n'
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${JOBS:-$(nproc)}"
+printf '\n==> tests of the build without LibTorch (ctest, %s)\n' "$LIGHT_BUILD_DIR"
+ctest --test-dir "$LIGHT_BUILD_DIR" --output-on-failure -j "${JOBS:-$(nproc)}"

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstring>
 
+#if DOCSIFT_WITH_TORCH
 #include "docsift/device/cuda_backend.h"
+#endif
 #include "support/skip.h"
 
 namespace {
@@ -50,7 +52,9 @@ bool docsift::testing::current_case_failed() { return g_failed_in_case > 0; }
 int main(int argc, char** argv) {
   // Before any test asks LibTorch about CUDA (at::manual_seed does): LibTorch keeps its first
   // answer (device/cuda_backend.h). Without CUDA this only records why.
+#if DOCSIFT_WITH_TORCH
   (void)docsift::device::load_cuda_backend();
+#endif
   doctest::Context context(argc, argv);
   const int result = context.run();
   if (context.shouldExit()) return result;  // --help, --list-test-cases

@@ -4,7 +4,6 @@
 // failures throw (2, 3 or 7). The metrics file is written whatever the outcome.
 #include <unistd.h>
 
-#include <c10/util/Exception.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -13,7 +12,7 @@
 #include "checks.h"
 #include "commands.h"
 #include "config_options.h"
-#include "docsift/batch/device_setup.h"
+#include "docsift/batch/model_support.h"
 #include "docsift/batch/report.h"
 #include "docsift/batch/run.h"
 #include "docsift/config/config.h"
@@ -42,20 +41,6 @@ std::size_t pages_in_subfolders(const std::vector<io::Input>& inputs) {
   }
   return folders.empty() ? 0 : io::scan_inputs(folders, /*recursive=*/true).size();
 }
-
-// LibTorch's own warnings (TORCH_WARN) become the run's log lines, named as LibTorch's: c10 would
-// print them as "[W ...]" lines, which are neither docsift's format nor JSON.
-class LogWarnings final : public c10::WarningHandler {
- public:
-  explicit LogWarnings(const batch::Log& log) : log_(log) {}
-  void process(const c10::Warning& warning) override {
-    const std::string& text = warning.msg();
-    log_.warning("libtorch", "LibTorch: " + text.substr(0, text.find('\n')));
-  }
-
- private:
-  const batch::Log& log_;
-};
 
 }  // namespace
 
@@ -125,8 +110,7 @@ Command add_run_command(CLI::App& root) {
   return {app, [o] {
             const batch::Log log(std::cerr, o->log_format == "json" ? batch::LogFormat::kJson : batch::LogFormat::kText,
                                  o->quiet);
-            LogWarnings warnings(log);
-            const c10::WarningUtils::WarningHandlerGuard route_warnings(&warnings);
+            const auto route_warnings = batch::route_library_warnings(log);
             // The metrics file says how every run ended, one that could not start included. Failing
             // to write it is said, and never changes the run's own exit code.
             const auto write_metrics = [&](const batch::RunSummary* run, int code) {
@@ -212,7 +196,7 @@ Command add_run_command(CLI::App& root) {
                   log.warning("allocator", warning);
                 }
               } else if (!ocr) {
-                (void)batch::start_device(cfg, &log);
+                batch::prepare_model_device(cfg, &log);
               }
               options.recursive = o->recursive;
               options.follow_links = o->follow_links || cfg.input.follow_links;

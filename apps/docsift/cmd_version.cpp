@@ -2,10 +2,12 @@
 #include <iostream>
 
 #include "commands.h"
+#if DOCSIFT_WITH_TORCH
 #include "docsift/device/cuda_arch.h"
 #include "docsift/device/cuda_backend.h"
 #include "docsift/device/devices.h"
 #include "docsift/format.h"
+#endif
 #include "docsift/version.h"
 #include "exit_codes.h"
 
@@ -14,6 +16,10 @@ namespace docsift::cli {
 int print_version() {
   std::cout << "docsift " << version() << '\n';
   std::cout << "LibTorch " << libtorch_version() << '\n';
+#if !DOCSIFT_WITH_TORCH
+  std::cout << "CUDA: not in this build (no LibTorch)\n";
+  return kExitOk;
+#else
   const auto cuda = device::cuda_status();
   if (!cuda.compiled) {
     std::cout << "CUDA: " << cuda.reason << '\n';
@@ -38,6 +44,7 @@ int print_version() {
     }
   }
   return kExitOk;
+#endif
 }
 
 }  // namespace docsift::cli

@@ -2,7 +2,7 @@
 // lib/docsift/batch/worker_main.h). Not for users: it speaks the supervisor's protocol on fds 3 and 4,
 // and is hidden from --help.
 #include "commands.h"
-#include "docsift/batch/device_setup.h"
+#include "docsift/batch/model_support.h"
 #include "docsift/batch/worker_main.h"
 
 namespace docsift::cli {
@@ -19,7 +19,7 @@ Command add_worker_command(CLI::App& root) {
   app->group("");  // hidden
   app->add_option("--for", *tag, "The supervisor's output folder (shown by ps)");
   return {app, [tag] {  // `tag` must outlive parsing: CLI11 writes into it
-            return batch::run_worker([](const config::Config& cfg) { (void)batch::start_device(cfg, nullptr); });
+            return batch::run_worker([](const config::Config& cfg) { batch::prepare_model_device(cfg, nullptr); });
           }};
 }
 

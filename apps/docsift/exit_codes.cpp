@@ -1,16 +1,20 @@
 #include "exit_codes.h"
 
+#if DOCSIFT_WITH_TORCH
 #include <c10/util/Exception.h>
+#endif
 
 #include "docsift/error.h"
 
 namespace docsift::cli {
+#if DOCSIFT_WITH_TORCH
 namespace {
 
 // c10::Error::what() appends a C++ backtrace; the first line is the message.
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 }  // namespace
+#endif
 
 std::string exit_code_table_markdown() {
   std::string out = "| code | commands | meaning |\n|---|---|---|\n";
@@ -57,8 +61,10 @@ Failure failure_of(const std::exception_ptr& error) {
     return {kExitMalformed, e.what()};
   } catch (const docsift::FileError& e) {
     return {kExitCannotStart, e.what()};
+#if DOCSIFT_WITH_TORCH
   } catch (const c10::Error& e) {
     return {kExitCannotStart, "LibTorch: " + first_line(e.what())};
+#endif
   } catch (const std::exception& e) {
     return {kExitCannotStart, std::string("unexpected: ") + e.what()};
   } catch (...) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/model_stack.h"
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
@@ -52,6 +53,7 @@ std::size_t check_record(const nlohmann::json& rec) {
 }  // namespace
 
 TEST_CASE("run on samples/ with the fixture model: every field with a value has a model confidence above 0 and at most 1") {
+  DOCSIFT_NEEDS_MODEL_STACK();
   const std::string samples = shell_quote((kSource / "samples").string());
   const std::string fast = docsift::testing::fast_run_options({.fields_file = true});
   TempDir out;

@@ -15,6 +15,7 @@
 
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
+#include "support/model_stack.h"
 #include "support/fixture_files.h"
 #include "support/temp_dir.h"
 
@@ -105,6 +106,7 @@ struct Case {
   int code;
   std::string what;
   std::function<CliResult(const Inputs&)> run;
+  bool model = false;  // runs the model stack: skipped in a build without LibTorch
 };
 
 std::vector<Case> cases() {
@@ -125,7 +127,7 @@ std::vector<Case> cases() {
          return run_docsift("run " + q(kSource / "samples") + docsift::testing::fast_run_options({.max_new_tokens = 2, .quiet = true}) +
                                 " --out " + q(in.root / "run5"),
                             "ulimit -f 16;");
-       }},
+       }, true},
       {"run", 6, "an empty inbox", [](const Inputs& in) { return run_docsift("run " + q(in.root / "empty") + " --quiet --out " + q(in.root / "run6")); }},
       {"run", 7, "--resume over a damaged journal",
        [](const Inputs& in) { return run_docsift("run " + q(in.root / "one") + " --quiet --resume --out " + q(in.root / "damaged_out")); }},
@@ -159,19 +161,19 @@ std::vector<Case> cases() {
        }},
       {"report", 7, "a journal with a line that is not JSON",
        [](const Inputs& in) { return run_docsift("report " + q(in.root / "damaged_run") + " --quiet --out " + q(in.root / "report7")); }},
-      {"inspect", 0, "the tiny fixture", [model](const Inputs&) { return run_docsift("inspect " + model); }},
-      {"inspect", 2, "a model folder that is not there", [](const Inputs& in) { return run_docsift("inspect " + q(in.root / "absent")); }},
+      {"inspect", 0, "the tiny fixture", [model](const Inputs&) { return run_docsift("inspect " + model); }, true},
+      {"inspect", 2, "a model folder that is not there", [](const Inputs& in) { return run_docsift("inspect " + q(in.root / "absent")); }, true},
       {"inspect", 3, "a model folder that cannot be read",
-       [](const Inputs& in) { return run_docsift("inspect " + q(in.root / "locked"), in.as_user); }},
+       [](const Inputs& in) { return run_docsift("inspect " + q(in.root / "locked"), in.as_user); }, true},
       {"generate", 0, "two tokens from the tiny fixture",
        [model](const Inputs& in) {
          return run_docsift("generate --model " + model + " --image " + q(in.page) +
                             " --device cpu --dtype float32 --max-tiles 1 --max-new-tokens 2 --prompt hello");
-       }},
+       }, true},
       {"generate", 2, "an image that is not there",
-       [model](const Inputs& in) { return run_docsift("generate --model " + model + " --image " + q(in.root / "absent.png") + " --device cpu --prompt hello"); }},
+       [model](const Inputs& in) { return run_docsift("generate --model " + model + " --image " + q(in.root / "absent.png") + " --device cpu --prompt hello"); }, true},
       {"generate", 3, "a model folder with no config.json",
-       [](const Inputs& in) { return run_docsift("generate --model " + q(in.root / "no_config") + " --image " + q(in.page) + " --device cpu --prompt hello"); }},
+       [](const Inputs& in) { return run_docsift("generate --model " + q(in.root / "no_config") + " --image " + q(in.page) + " --device cpu --prompt hello"); }, true},
       {"config", 0, "the defaults", [](const Inputs&) { return run_docsift("config"); }},
       {"config", 2, "an unknown key", [](const Inputs&) { return run_docsift("config --set no.such_key=1"); }},
       {"tokenize", 0, "a word", [tokenizer](const Inputs&) { return run_docsift("tokenize --tokenizer " + tokenizer + " --text hello"); }},
@@ -195,6 +197,10 @@ TEST_CASE("every exit code the table documents is what each command returns, cas
   }
   const Inputs inputs;
   for (const Case& c : all) {
+    if (c.model && !docsift::testing::model_stack_built()) {
+      MESSAGE(c.command, " (", c.what, "): not run, this build has no LibTorch");
+      continue;
+    }
     const CliResult r = c.run(inputs);
     CHECK_MESSAGE(r.exit_code == c.code, c.command, " (", c.what, "): exit ", r.exit_code, ", documented ", c.code, "; stderr: ", r.err);
     if (c.code >= 2 && c.code != 4 && c.code != 5) {

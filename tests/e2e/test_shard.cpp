@@ -16,6 +16,7 @@
 #include "docsift/batch/lock.h"
 #include "docsift/batch/shard.h"
 #include "docsift/error.h"
+#include "support/model_stack.h"
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
@@ -213,6 +214,7 @@ TEST_CASE("shard_of: pinned values, even spread, independent of the other files"
 }
 
 TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index at once, merged = one run") {
+  DOCSIFT_NEEDS_MODEL_STACK();
   const YAML::Node job = YAML::LoadFile((kSource / "scripts/cluster/docsift-indexed-job.yaml").string());
   REQUIRE(job["kind"].as<std::string>() == "Job");
   REQUIRE(job["spec"]["completionMode"].as<std::string>() == "Indexed");
@@ -290,6 +292,7 @@ TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index 
 }
 
 TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run, merged = one run") {
+  DOCSIFT_NEEDS_MODEL_STACK();
   TempDir tmp;
   copy_samples(tmp / "scans");
   const std::string single = single_run_csv(tmp / "scans", tmp / "single");
@@ -349,6 +352,7 @@ TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run
 }
 
 TEST_CASE("GNU parallel on one host: the script, one shard per GPU slot, merged = one run") {
+  DOCSIFT_NEEDS_MODEL_STACK();
   TempDir tmp;
   copy_samples(tmp / "scans");
   const auto r = run_shell("IN=" + shell_quote((tmp / "scans").string()) + " OUT=" +
@@ -361,6 +365,7 @@ TEST_CASE("GNU parallel on one host: the script, one shard per GPU slot, merged 
 }
 
 TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a run's own journal, and reports duplicates") {
+  DOCSIFT_NEEDS_MODEL_STACK();
   TempDir tmp;
   copy_samples(tmp / "scans", 6);
   const std::string in = shell_quote((tmp / "scans").string());

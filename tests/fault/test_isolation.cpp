@@ -17,6 +17,7 @@
 #include "docsift/batch/supervisor.h"
 #include "docsift/device/cuda_backend.h"
 #include "docsift/device/devices.h"
+#include "docsift/device/footprint.h"
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
 #include "support/fixture_files.h"

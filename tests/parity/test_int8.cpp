@@ -24,6 +24,7 @@
 #include "docsift/text/chat_template.h"
 #include "docsift/family/internvl/tiles.h"
 #include "support/fixture_files.h"
+#include "support/tensor_compare.h"
 #include "support/skip.h"
 #include "support/temp_dir.h"
 

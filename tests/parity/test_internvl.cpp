@@ -27,6 +27,7 @@
 #include "docsift/io/pages.h"
 #include "docsift/family/internvl/tiles.h"
 #include "support/fixture_files.h"
+#include "support/tensor_compare.h"
 #include "support/skip.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"

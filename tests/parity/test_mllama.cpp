@@ -20,6 +20,7 @@
 #include "docsift/memory/plan.h"
 #include "docsift/model/safetensors.h"
 #include "support/fixture_files.h"
+#include "support/tensor_compare.h"
 #include "support/temp_dir.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.

@@ -1,11 +1,8 @@
-// Small helpers the tests share for reading fixtures and outputs: tensors compared element-wise,
-// a fixture folder copied with its config.json edited, a journal read back line by line.
+// Small helpers the tests share for reading fixtures and outputs (no LibTorch: tensor_compare.h
+// compares tensors): a fixture folder copied with its config.json edited, a journal read back line by line.
 #pragma once
 
-#include <ATen/core/Tensor.h>
-
 #include <filesystem>
-#include <cstdint>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,12 +10,6 @@
 #include <vector>
 
 namespace docsift::testing {
-
-// Largest |a − b| in float32; infinity when the shapes differ (so a CHECK on it fails).
-double max_diff(const at::Tensor& a, const at::Tensor& b);
-
-// A reference's token ids (any integer tensor) as the ids generate() returns.
-std::vector<int32_t> token_ids(const at::Tensor& ids);
 
 // Copies every file of `from` into `to`, then rewrites to/config.json through `edit`.
 void copy_with_config(const std::filesystem::path& from, const std::filesystem::path& to,

@@ -1,6 +1,7 @@
 // The OCR engine: each value check on strings, the field rules on pages laid out from strings (no
 // OCR), then Tesseract end to end: the samples scored by eval, and pages with nothing to read.
-#include <ATen/ATen.h>
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -13,7 +14,6 @@
 
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
-#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/ocr/calibration.h"
 #include "docsift/ocr/engine.h"
@@ -80,9 +80,9 @@ const std::vector<std::string> kFieldNames{
     "BSB_NUMBER",    "BANK_ACCOUNT_NUMBER", "ACCOUNT_HOLDER", "STATEMENT_PERIOD", "OPENING_BALANCE",
     "CLOSING_BALANCE", "DESCRIPTIONS"};
 
-// A 24-bit BMP of `rgb` ((H, W, 3) uint8): an image format docsift reads, written without a library.
-void write_bmp(const fs::path& path, const at::Tensor& rgb) {
-  const int h = static_cast<int>(rgb.size(0)), w = static_cast<int>(rgb.size(1));
+// A 24-bit BMP of `rgb` (8-bit RGB, CV_8UC3): an image format docsift reads, written without a library.
+void write_bmp(const fs::path& path, const cv::Mat& rgb) {
+  const int h = rgb.rows, w = rgb.cols;
   const int row = (w * 3 + 3) / 4 * 4;
   std::string bytes(54 + static_cast<std::size_t>(row) * h, '\0');
   const auto put32 = [&](std::size_t at, std::uint32_t v) {
@@ -97,8 +97,8 @@ void write_bmp(const fs::path& path, const at::Tensor& rgb) {
   put32(22, static_cast<std::uint32_t>(h));
   bytes[26] = 1;
   bytes[28] = 24;
-  const at::Tensor c = rgb.contiguous();
-  const auto* p = c.data_ptr<std::uint8_t>();
+  const cv::Mat c = rgb.isContinuous() ? rgb : rgb.clone();
+  const auto* p = c.ptr<std::uint8_t>();
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       const std::size_t at = 54 + static_cast<std::size_t>(h - 1 - y) * row + static_cast<std::size_t>(x) * 3;
@@ -106,6 +106,11 @@ void write_bmp(const fs::path& path, const at::Tensor& rgb) {
     }
   }
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// The first sample page as docsift decodes it (RGB, CV_8UC3).
+cv::Mat sample_page() {
+  return docsift::io::read_page_pixels(kSource / "samples/synthetic_invoice_001.png", 0, docsift::io::PageOptions{});
 }
 
 
@@ -805,14 +810,15 @@ TEST_CASE("OCR engine on the samples with no model: eval reaches 0.85, the recor
 TEST_CASE("OCR engine on pages with nothing to read: blank, noise, upside down, recorded with a reason, never a crash") {
   TempDir dir;
   fs::create_directories(dir / "in");
-  write_bmp(dir / "in/blank.bmp", at::full({1100, 850, 3}, 255, at::kByte));
+  write_bmp(dir / "in/blank.bmp", cv::Mat(1100, 850, CV_8UC3, cv::Scalar::all(255)));
   std::mt19937 rng(7);
-  at::Tensor noise = at::empty({600, 800, 3}, at::kByte);
-  auto* p = noise.data_ptr<std::uint8_t>();
-  for (int i = 0; i < noise.numel(); ++i) p[i] = static_cast<std::uint8_t>(rng() % 256);
+  cv::Mat noise(600, 800, CV_8UC3);
+  auto* p = noise.ptr<std::uint8_t>();
+  for (std::size_t i = 0; i < noise.total() * 3; ++i) p[i] = static_cast<std::uint8_t>(rng() % 256);
   write_bmp(dir / "in/photo.bmp", noise);
-  const at::Tensor sample = docsift::image::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
-  write_bmp(dir / "in/upside_down.bmp", sample.flip({0, 1}));
+  cv::Mat upside_down;
+  cv::flip(sample_page(), upside_down, -1);  // both axes: turned 180 degrees
+  write_bmp(dir / "in/upside_down.bmp", upside_down);
 
   const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
                              shell_quote((dir / "out").string()) + " --quiet");
@@ -839,9 +845,16 @@ TEST_CASE("OCR engine on faint print in a shadow: a page read without its total 
   fs::create_directories(dir / "in");
   // A sample with its ink at 15% of its darkness, under a shadow that darkens the paper to 40%
   // from left to right: the first reading finds neither the total nor the date.
-  const at::Tensor sample = docsift::image::read_rgb_image(kSource / "samples/synthetic_invoice_001.png").to(at::kFloat);
-  const at::Tensor light = 1.0 - 0.6 * at::linspace(0, 1, sample.size(1)).view({1, -1, 1});
-  write_bmp(dir / "in/faint.bmp", ((255.0 - (255.0 - sample) * 0.15) * light).round().clamp(0, 255).to(at::kByte));
+  cv::Mat faint = sample_page();
+  for (int y = 0; y < faint.rows; ++y) {
+    auto* row = faint.ptr<std::uint8_t>(y);
+    for (int x = 0; x < faint.cols * 3; ++x) {
+      const float light = 1.0f - 0.6f * static_cast<float>(x / 3) / static_cast<float>(faint.cols - 1);
+      const float v = (255.0f - (255.0f - row[x]) * 0.15f) * light;
+      row[x] = static_cast<std::uint8_t>(std::clamp(std::nearbyint(v), 0.0f, 255.0f));
+    }
+  }
+  write_bmp(dir / "in/faint.bmp", faint);
   const auto run = [&](const std::string& out, const std::string& extra) {
     const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
                                shell_quote((dir / out).string()) + " --quiet" + extra);
@@ -889,8 +902,9 @@ TEST_CASE("OCR engine on a page of more than 20 megapixels (a 600 dpi scan): rea
   fs::create_directories(dir / "in");
   // The sample (850 x 1100) enlarged 5 times: 23 megapixels, its text about 5 times Tesseract's
   // best height; halved, 2.5 times.
-  const at::Tensor sample = docsift::image::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
-  write_bmp(dir / "in/large.bmp", sample.repeat_interleave(5, 0).repeat_interleave(5, 1).contiguous());
+  cv::Mat large;
+  cv::resize(sample_page(), large, cv::Size(), 5, 5, cv::INTER_NEAREST);  // each pixel 5 x 5
+  write_bmp(dir / "in/large.bmp", large);
   const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
                              shell_quote((dir / "out").string()) + " --quiet");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
@@ -1172,9 +1186,8 @@ TEST_CASE("OCR engine on a sample page: every field read has evidence, a box on 
   Settings settings;
   settings.write_evidence = true;
   Engine engine(settings);
-  const at::Tensor sample = docsift::image::read_rgb_image(kSource / "samples/synthetic_invoice_001.png");
-  const cv::Mat view(static_cast<int>(sample.size(0)), static_cast<int>(sample.size(1)), CV_8UC3, sample.data_ptr());
-  const Engine::Result r = engine.read(view, kFieldNames);
+  const cv::Mat sample = sample_page();
+  const Engine::Result r = engine.read(sample, kFieldNames);
   REQUIRE(r.fields.at("TOTAL") == "$2,480.62");
   int read = 0;
   for (const auto& [name, value] : r.fields) {
@@ -1191,8 +1204,8 @@ TEST_CASE("OCR engine on a sample page: every field read has evidence, a box on 
     CHECK(e.box.left >= 0);
     CHECK(e.box.right > e.box.left);
     CHECK(e.box.bottom > e.box.top);
-    CHECK(e.box.right <= sample.size(1));
-    CHECK(e.box.bottom <= sample.size(0));
+    CHECK(e.box.right <= sample.cols);
+    CHECK(e.box.bottom <= sample.rows);
     CHECK(r.info["evidence"].contains(name));
   }
   CHECK(read >= 15);

@@ -7,36 +7,21 @@
 #include <optional>
 #include <opencv2/core/mat.hpp>
 
+#include "docsift/batch/model_support.h"
 #include "docsift/error.h"
 #include "docsift/extract/schema.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/pdf.h"
-#include "docsift/memory/device_memory.h"
+#include "docsift/memory/host.h"
 #include "docsift/ocr/engine.h"
-#include "docsift/ocr/line_recognizer.h"
-#include "docsift/recognize/line_reader.h"
 #include "docsift/stopwatch.h"
 
 namespace docsift::batch {
 namespace {
 
-// PP-OCRv4's recognizer (recognize/line_reader.h) as the engine's second reader of lines.
-class PaddleLines final : public ocr::LineRecognizer {
- public:
-  explicit PaddleLines(const std::string& folder) : reader_(folder) {}
-  ocr::LineText read(const cv::Mat& rgb) const override {
-    recognize::LineReading r = reader_.read(rgb);
-    return {std::move(r.text), r.mean, r.lowest, std::move(r.probabilities)};
-  }
-  std::string name() const override { return "ppocr-v4"; }
-
- private:
-  recognize::LineReader reader_;
-};
-
 // ocr.recognizer_model → the converted model's folder; "" when auto finds none.
 std::string recognizer_folder(const ocr::Settings& s) {
-  return s.recognizer_model == "auto" ? recognize::LineReader::installed_folder() : s.recognizer_model;
+  return s.recognizer_model == "auto" ? installed_recognizer_folder() : s.recognizer_model;
 }
 
 std::unique_ptr<ocr::LineRecognizer> second_recognizer(const ocr::Settings& s) {
@@ -48,7 +33,7 @@ std::unique_ptr<ocr::LineRecognizer> second_recognizer(const ocr::Settings& s) {
     throw FileError("ocr.recognizer_model " + folder + ": no recognizer.json there; name the folder scripts/setup.sh " +
                     "converts PP-OCRv4's recognizer into (.deps/ppocr), or auto");
   }
-  return std::make_unique<PaddleLines>(folder);
+  return open_line_recognizer(folder);
 }
 
 }  // namespace
@@ -56,6 +41,9 @@ std::unique_ptr<ocr::LineRecognizer> second_recognizer(const ocr::Settings& s) {
 std::string missing_recognizer(const config::Config& c) {
   if (config::resolved_engine(c) != config::Engine::Ocr || c.ocr.recognizer != "both" || !recognizer_folder(c.ocr).empty()) {
     return "";
+  }
+  if (const std::string why = without_model_stack(); !why.empty()) {
+    return "ocr.recognizer both: " + why + " and Tesseract; reading with Tesseract alone";
   }
   return "ocr.recognizer both: no second recognizer found (scripts/setup.sh converts PP-OCRv4's into .deps/ppocr; "
          "or set ocr.recognizer_model to its folder); reading with Tesseract alone";
@@ -144,7 +132,7 @@ PageOutcome OcrReader::read(const PageRequest& request) {
     record.status = Record::Status::Failed;
     record.error = first_line(e.what());
   }
-  record.memory = {{"after", memory::to_json(memory::read_memory(c10::Device(c10::kCPU)))}};
+  record.memory = {{"after", memory::to_json(memory::read_host_memory())}};
   return out;
 }
 

@@ -1,7 +1,7 @@
 #include "docsift/batch/page_reader.h"
 
 #include "docsift/batch/ocr_reader.h"
-#include "docsift/batch/vlm_reader.h"
+#include "docsift/batch/model_support.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/host.h"
 #include "docsift/resilience/fault_spec.h"
@@ -17,7 +17,7 @@ std::uint64_t PageReader::memory_in_use() const { return memory::read_host_memor
 
 std::unique_ptr<PageReader> open_page_reader(const config::Config& config, bool in_worker) {
   if (config::resolved_engine(config) == config::Engine::Ocr) return std::make_unique<OcrReader>(config);
-  return std::make_unique<VlmReader>(config, in_worker);
+  return open_model_reader(config, in_worker);
 }
 
 io::PageOptions page_options(const config::Config& c) {

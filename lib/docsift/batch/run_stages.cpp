@@ -5,7 +5,7 @@
 
 #include "docsift/batch/shard.h"
 #include "docsift/batch/supervisor.h"
-#include "docsift/device/devices.h"
+#include "docsift/device/footprint.h"
 #include "docsift/error.h"
 #include "docsift/extract/schema.h"
 #include "docsift/io/journal.h"

@@ -57,6 +57,40 @@ PageOutcome failed(const std::string& error) {
   return out;
 }
 
+// The record in a worker's reply line; none when the line is not a well-formed record message.
+std::optional<RecordReply> record_reply_in(const std::string& line) {
+  const std::optional<Message> message = parse_message(line);
+  std::optional<RecordReply> reply;
+  try {
+    if (message && message->type == "record") reply = record_reply_of(*message);
+  } catch (const std::exception&) {
+  }
+  return reply;
+}
+
+// The page's outcome as worker `pid` replied it (the record moved out), marked with its attempt and crashes.
+PageOutcome outcome_of(RecordReply& reply, pid_t pid, int attempt, const std::vector<std::string>& crashes) {
+  PageOutcome out;
+  out.record = std::move(reply.record);
+  out.fatal = reply.fatal;
+  out.fatal_error = reply.fatal_error;
+  out.record.worker = {{"pid", pid}, {"attempt", attempt}};
+  if (!crashes.empty()) out.record.worker["crashes"] = crashes;
+  return out;
+}
+
+// Why a worker `images` images old, holding `in_use` bytes, is recycled (memory.worker.recycle_*); "" if not.
+std::string recycle_reason(const config::WorkerConfig& wc, int images, std::uint64_t in_use) {
+  if (wc.recycle_after_images > 0 && images >= wc.recycle_after_images) {
+    return "after " + std::to_string(images) + " images (memory.worker.recycle_after_images)";
+  }
+  if (wc.recycle_above_mb > 0 && in_use > static_cast<std::uint64_t>(wc.recycle_above_mb) << 20) {
+    return "holding " + std::to_string(in_use >> 20) + " MB (memory.worker.recycle_above_mb " +
+           std::to_string(wc.recycle_above_mb) + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 // Died while starting, without saying why: worth another try (ensure_ready).
@@ -302,35 +336,17 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
       const auto r = w.reader->read(line, 100);
       if (r == LineReader::Result::kLine) {
         forward_stderr();
-        const std::optional<Message> message = parse_message(line);
-        std::optional<RecordReply> reply;
-        try {
-          if (message && message->type == "record") reply = record_reply_of(*message);
-        } catch (const std::exception&) {
-        }
+        std::optional<RecordReply> reply = record_reply_in(line);
         if (!reply) {
           stop(/*gently=*/false);
           crashes.push_back("spoke another protocol");
           break;
         }
-        PageOutcome out;
-        out.record = std::move(reply->record);
-        out.fatal = reply->fatal;
-        out.fatal_error = reply->fatal_error;
-        out.record.worker = {{"pid", pid}, {"attempt", attempt}};
-        if (!crashes.empty()) out.record.worker["crashes"] = crashes;
+        PageOutcome out = outcome_of(*reply, pid, attempt, crashes);
         ++w.images;
         // Recycle before memory creeps: by count, or by what the worker holds; the replacement
         // starts (and loads) at once, while the supervisor journals this image.
-        const auto& wc = config_.memory.worker;
-        const std::uint64_t in_use = reply->memory_in_use;
-        std::string why;
-        if (wc.recycle_after_images > 0 && w.images >= wc.recycle_after_images) {
-          why = "after " + std::to_string(w.images) + " images (memory.worker.recycle_after_images)";
-        } else if (wc.recycle_above_mb > 0 && in_use > static_cast<std::uint64_t>(wc.recycle_above_mb) << 20) {
-          why = "holding " + std::to_string(in_use >> 20) + " MB (memory.worker.recycle_above_mb " +
-                std::to_string(wc.recycle_above_mb) + ")";
-        }
+        const std::string why = recycle_reason(config_.memory.worker, w.images, reply->memory_in_use);
         if (!why.empty() && more) {
           stop(/*gently=*/true);
           ++stats_.recycles;

@@ -129,10 +129,9 @@ std::vector<Field> with_family_keys(std::vector<Field> fields) {
   return fields;
 }
 
-}  // namespace
-
-const std::vector<Field>& schema() {
-  static const std::vector<Field> fields = with_family_keys({
+// model: the checkpoint and how it runs; the families' own keys follow model.fused_norm (with_family_keys).
+std::vector<Field> model_keys() {
+  return {
       text_key("model.path",
         "model folder (Hugging Face layout: config.json + *.safetensors)", [](auto& c) -> auto& { return c.model.path; }, Text::kNullable),
       choice_key("model.dtype",
@@ -147,12 +146,22 @@ const std::vector<Field>& schema() {
         "with dtype float16, the residual stream between decoder layers: float32 (safe), " "float16 (overflows on Qwen2's massive activations) or clamp", model::kFloat16ResidualNames, [](auto& c) -> auto& { return c.model.float16_residual; }),
       bool_key("model.fused_norm",
         "true: on a CUDA device, the language decoder's residual adds and RMSNorms run as one kernel of docsift's " "(not yet measured on a GPU, so off by default); false: LibTorch's operators", [](auto& c) -> auto& { return c.model.fused_norm; }),
+  };
+}
+
+std::vector<Field> vision_keys() {
+  return {
       choice_key("vision.resample",
         "auto (as the checkpoint's reference code: pil for InternVL3's original layout and Qwen2.5-VL's Hub release, torch " "for -hf and transformers 5 folders), pil (Pillow's bicubic, exactly) or torch (torchvision's tensor path)", image::kResampleNames, [](auto& c) -> auto& { return c.vision.resample; }),
       auto_integer_key("vision.max_pixels",
         "auto (the checkpoint's image processor's) or 784-1073741824: the most pixels an image is resized to, for "
         "models that resize to a pixel budget (Qwen2.5-VL); lower it for a smaller card (the memory plan follows)",
         784, 1LL << 30, [](auto& c) -> auto& { return c.vision.max_pixels; }),
+  };
+}
+
+std::vector<Field> generation_keys() {
+  return {
       auto_integer_key("generation.max_new_tokens",
         "auto (from the field count) or 1-32768: the most tokens the model writes for a page (keys decoding: its values " "together, each also capped by its field's max_tokens)", 1, 32768, [](auto& c) -> auto& { return c.generation.max_new_tokens; }),
       real_key("generation.temperature",
@@ -163,6 +172,11 @@ const std::vector<Field>& schema() {
         "sampling seed (a non-negative integer)", 0, std::numeric_limits<long long>::max(), [](auto& c) -> auto& { return c.generation.seed; }),
       bool_key("generation.cuda_graphs",
         "true: on a CUDA device, each decode step replays one captured CUDA graph (InternVL3 and InternVL3.5, " "KV cache on the device); false: every operator launched from the host", [](auto& c) -> auto& { return c.generation.cuda_graphs; }),
+  };
+}
+
+std::vector<Field> memory_keys() {
+  return {
       text_key("memory.allocator",
         "CUDA caching allocator settings (PYTORCH_CUDA_ALLOC_CONF syntax)", [](auto& c) -> auto& { return c.memory.allocator; }, Text::kNullIsEmpty, allocator_problem),
       integer_key("memory.fragmentation_threshold_mb",
@@ -188,6 +202,12 @@ const std::vector<Field>& schema() {
         "backoff, before the run stops", 0, 10, [](auto& c) -> auto& { return c.memory.worker.start_retries; }),
       integer_key("memory.worker.timeout_s",
         "kill a worker that takes longer than this per image", 1, 86'400, [](auto& c) -> auto& { return c.memory.worker.timeout_s; }),
+  };
+}
+
+// extraction.fields comes first: the keys' order is `docsift config`'s and docs/config.md's.
+std::vector<Field> input_keys() {
+  return {
       text_key("extraction.fields",
         "field schema file", [](auto& c) -> auto& { return c.extraction.fields; }, Text::kNonEmpty),
       auto_integer_key("input.pdf_dpi",
@@ -200,12 +220,22 @@ const std::vector<Field>& schema() {
         "unopened and list it in skipped_files", [](auto& c) -> auto& { return c.input.follow_links; }),
       integer_key("input.max_pages",
         "most pages per PDF or TIFF file (1-10000); a longer file fails", 1, 10000, [](auto& c) -> auto& { return c.input.max_pages; }),
+  };
+}
+
+std::vector<Field> extraction_keys() {
+  return {
       choice_key("extraction.engine",
         "auto (the model when model.path is set, else ocr), vlm (the vision-language model) or ocr " "(Tesseract and field rules, no weights)", kEngineNames, [](auto& c) -> auto& { return c.extraction.engine; }),
       choice_key("extraction.decoding",
         "keys (docsift writes the keys and routes by DOCUMENT_TYPE; the model writes each value of its document " "type's fields, up to the field's max_tokens, greedy) or free (the model writes the whole answer, as the " "reference)", kDecodingNames, [](auto& c) -> auto& { return c.extraction.decoding; }),
       choice_key("extraction.confidence",
         "vlm engine: how a value's token probabilities make its confidence: min (the least likely token's; one " "doubtful digit makes a doubtful amount), mean (exp of the mean log-probability) or product (the value's " "probability, lower the longer it is); raw, not calibrated (docs/decoding.md)", generate::kAggregateNames, [](auto& c) -> auto& { return c.extraction.confidence; }),
+  };
+}
+
+std::vector<Field> ocr_keys() {
+  return {
       text_key("ocr.language",
         "Tesseract language data, e.g. eng or eng+deu (Debian: tesseract-ocr-LANG)", [](auto& c) -> auto& { return c.ocr.language; }, Text::kNonEmpty),
       text_key("ocr.rules",
@@ -234,10 +264,20 @@ const std::vector<Field>& schema() {
         "true: each record's engine.evidence carries every field's raw evidence (word confidences, label, sums, " "second reading, box), which bench/confidence/refit.py fits the calibration on", [](auto& c) -> auto& { return c.ocr.write_evidence; }),
       bool_key("ocr.pdf_text",
         "true: a PDF page with a usable text layer is read from it, not rendered and OCR'd; false: " "OCR every page", [](auto& c) -> auto& { return c.ocr.pdf_text; }),
+  };
+}
+
+std::vector<Field> output_keys() {
+  return {
       text_key("output.dir",
         "where results.jsonl, predictions.csv and summary.json go", [](auto& c) -> auto& { return c.output.dir; }, Text::kNonEmpty),
       formats_key("output.formats",
         "list of jsonl (the journal, always on) and csv", [](auto& c) -> auto& { return c.output.formats; }),
+  };
+}
+
+std::vector<Field> eval_keys() {
+  return {
       choice_key("eval.rules",
         "docsift (dates as dates, lists split on | only with items compared by type, text by ANLS) or " "reference-2025 (the reference's first rules, quirks kept, to compare with its published scores)", extract::kRuleSetNames, [](auto& c) -> auto& { return c.eval.rules; }),
       choice_key("eval.date_order",
@@ -246,6 +286,11 @@ const std::vector<Field>& schema() {
         "docsift rules: list items pair by position (ordered) or with any unused truth item (any) " "before F1", extract::kListMatchNames, [](auto& c) -> auto& { return c.eval.list_match; }),
       real_key("eval.money_tolerance",
         "docsift rules: how far an amount may be from the truth's, relative to it, and still score (0 to 1; 0, the " "default, asks for the same amount to the cent; 0.01 is the reference's 1 %)", 0.0, 1.0, Bound::kClosed, [](auto& c) -> auto& { return c.eval.money_tolerance; }),
+  };
+}
+
+std::vector<Field> gate_keys() {
+  return {
       optional_real_key("gate.min_accuracy",
         "docsift eval: null, or exit 4 when overall accuracy is below this (0 to 1; --min-accuracy wins)", 0.0, 1.0,
         Bound::kClosed, [](auto& c) -> auto& { return c.gate.min_accuracy; }),
@@ -253,14 +298,40 @@ const std::vector<Field>& schema() {
         "docsift eval: per-field gates, e.g. {TOTAL: 0.95, ABN: 1}: exit 4 when a field's score (of --gate's metric) "
         "is below its own (--min-field adds to or replaces them)", 0.0, 1.0,
         [](auto& c) -> auto& { return c.gate.min_field; }),
+  };
+}
+
+std::vector<Field> review_keys() {
+  return {
       real_key("review.threshold",
         "a field whose confidence is below this (0 to 1) is listed in its record's review and in review.csv; at or " "above it, accepted (docs/confidence.md)", 0.0, 1.0, Bound::kClosed, [](auto& c) -> auto& { return c.review.threshold; }),
       number_map_key("review.fields",
         "per-field thresholds that replace review.threshold, e.g. {TOTAL: 0.95, SUPPLIER: 0.8}", 0.0, 1.0,
         [](auto& c) -> auto& { return c.review.fields; }),
+  };
+}
+
+std::vector<Field> testing_keys() {
+  return {
       text_key("testing.faults",
         "fault injection plan, e.g. oom@prefill:image=2 (same grammar as DOCSIFT_FAULTS, which is added to it)", [](auto& c) -> auto& { return c.testing.faults; }, Text::kNullIsEmpty, faults_problem),
-  });
+  };
+}
+
+// The keys declared here, section by section, in the order `docsift config` and docs/config.md list them.
+std::vector<Field> declared_keys() {
+  std::vector<Field> fields;
+  for (const auto section : {model_keys, vision_keys, generation_keys, memory_keys, input_keys, extraction_keys,
+                             ocr_keys, output_keys, eval_keys, gate_keys, review_keys, testing_keys}) {
+    for (Field& field : section()) fields.push_back(std::move(field));
+  }
+  return fields;
+}
+
+}  // namespace
+
+const std::vector<Field>& schema() {
+  static const std::vector<Field> fields = with_family_keys(declared_keys());
   return fields;
 }
 

@@ -1,6 +1,5 @@
 #include "docsift/device/devices.h"
 
-#include <fstream>
 #include <string>
 
 #include "docsift/device/cuda_arch.h"
@@ -47,18 +46,6 @@ std::string arch_mismatch(const CudaStatus& status, const CudaDevice& device) {
   return "cuda:" + std::to_string(device.index) + " (" + device.name + ", " + sm +
          ") cannot run this build's LibTorch (CUDA " + status.runtime_version + "), which has GPU code for " +
          describe(archs) + " only; " + advice + ", or run on the CPU with --device cpu";
-}
-
-
-CudaFootprint cuda_footprint() {
-  CudaFootprint f;
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    f.driver_library = f.driver_library || line.find("/libcuda.so") != std::string::npos;
-    f.gpu_devices = f.gpu_devices || line.find("/dev/nvidia") != std::string::npos;
-  }
-  return f;
 }
 
 }  // namespace docsift::device

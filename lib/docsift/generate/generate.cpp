@@ -81,110 +81,160 @@ int32_t pick_type_token(const at::Tensor& logits, const KeyPlan& plan, const std
   return static_cast<int32_t>(allowed[static_cast<std::size_t>(best)]);
 }
 
-// `keys` decoding after the prompt's prefill (generate/keys.h). `logits` are the prompt's last.
-// `budget`: the most tokens the model picks for the page (max_new_tokens); when it is spent the value
-// being written ends there and the fields not yet asked are N/A.
-// `logprobs`: record each pick's log-probability in its KeyedValue.
-void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& plan, const Before& before,
-                 const IsStop& is_stop, int64_t budget, bool logprobs, GenerationResult& result) {
-  std::vector<int32_t> pending;  // picked but not yet fed: the last value token, or its newline
-  bool after_newline = true;     // the prompt ends with a newline; so does a value ended by one
-  std::string document_type;
-  const auto extend = [&](const std::vector<int32_t>& key) {
-    std::vector<int32_t> chunk = std::move(pending);
-    pending.clear();
-    chunk.insert(chunk.end(), key.begin(), key.end());
-    result.tokens.insert(result.tokens.end(), key.begin(), key.end());
-    result.forced += static_cast<int64_t>(key.size());
-    before(Stage::kExtend, ++result.extends);
-    return sequence.extend(chunk);
-  };
-  const auto feed = [&](int32_t token) {  // one decode step
-    pending.clear();
-    before(Stage::kDecode, ++result.decode_steps);
-    return sequence.decode(token);
-  };
+// `keys` decoding's state across a page's asked fields: docsift writes each field's key, the model
+// its value (generate/keys.h).
+class KeyDecoder {
+ public:
+  KeyDecoder(family::Sequence& sequence, const KeyPlan& plan, const Before& before, const IsStop& is_stop,
+             int64_t budget, bool logprobs, GenerationResult& result)
+      : sequence_(sequence), plan_(plan), before_(before), is_stop_(is_stop), budget_(budget), logprobs_(logprobs),
+        result_(result) {}
+
+  // `logits` are the prompt's last.
+  void run(at::Tensor logits);
+
+ private:
+  at::Tensor extend(const std::vector<int32_t>& key);
+  at::Tensor feed(int32_t token);  // one decode step
+  void ask(int index);
+  std::string type_name() const;
+  void read_deferred();
+
+  family::Sequence& sequence_;
+  const KeyPlan& plan_;
+  const Before& before_;
+  const IsStop& is_stop_;
+  const int64_t budget_;
+  const bool logprobs_;
+  GenerationResult& result_;
+  at::Tensor logits_;
+  std::vector<int32_t> pending_;  // picked but not yet fed: the last value token, or its newline
+  bool after_newline_ = true;     // the prompt ends with a newline; so does a value ended by one
+  std::string document_type_;
   // Slots of deferred (non-type) log-probabilities: (value index, position in its logprobs, or -1
   // for its stop_logprob). The type's picks are read at once: the trie needs the host anyway.
-  DeferredLogprobs deferred;
-  std::vector<std::tuple<std::size_t, int, std::size_t>> slots;
-  const auto ask = [&](int index) {
-    const KeyedField& field = plan.fields[static_cast<std::size_t>(index)];
-    logits = extend(after_newline ? field.key : field.newline_key);
-    KeyedValue value;
-    value.field = index;
-    const bool type = index == plan.type_field;
-    std::string written;  // the type value's bytes so far
-    while (true) {
-      int32_t next = -1;
-      double logprob = 0;
-      if (type) {
-        bool complete = false;
-        next = pick_type_token(logits, plan, written, complete, logprobs ? &logprob : nullptr);
-        if (next < 0) {  // whole: docsift writes the newline with the next key
-          value.end = ValueEnd::kType;
-          break;
-        }
-      } else {
-        next = static_cast<int32_t>(logits.argmax().item<int64_t>());
-        if (is_stop(next)) {  // not fed: docsift goes on with the next key
-          value.end = ValueEnd::kStop;
-          if (logprobs) {  // the model's word that the value is whole
-            value.stop_logprob = 0;
-            slots.emplace_back(result.values.size(), -1, deferred.add(logits, next));
-          }
-          break;
-        }
-        if (logprobs) slots.emplace_back(result.values.size(), static_cast<int>(value.logprobs.size()), deferred.add(logits, next));
-      }
-      if (logprobs) value.logprobs.push_back(logprob);
-      value.tokens.push_back(next);
-      result.tokens.push_back(next);
-      ++result.generated;
-      pending = {next};
-      const auto id = static_cast<std::size_t>(next);
-      if (next == plan.newline || (id < plan.ends_line.size() && plan.ends_line[id])) {
-        value.end = ValueEnd::kNewline;
-        break;
-      }
-      if (result.generated >= budget) {  // the page's budget is spent: this value ends here
-        value.end = ValueEnd::kCap;
-        break;
-      }
-      if (type) {
-        written += plan.type_candidate_bytes[static_cast<std::size_t>(
-            std::find(plan.type_candidates.begin(), plan.type_candidates.end(), next) - plan.type_candidates.begin())];
-      } else if (static_cast<int>(value.tokens.size()) >= field.max_tokens) {
-        value.end = ValueEnd::kCap;
-        break;
-      }
-      logits = feed(next);
-    }
-    after_newline = value.end == ValueEnd::kNewline;
-    if (type) document_type = written;
-    result.values.push_back(std::move(value));
-  };
-  if (plan.routes()) ask(plan.type_field);
-  // The type's name as the schema spells it (the value carries the leading space).
-  std::string type_name;
-  for (std::size_t i = 0; i < plan.type_values.size(); ++i) {
-    if (plan.type_values[i] == document_type) type_name = plan.type_names[i];
-  }
-  for (int i = 0; i < static_cast<int>(plan.fields.size()) && result.generated < budget; ++i) {
-    if (i == plan.type_field) continue;
-    const KeyedField& field = plan.fields[static_cast<std::size_t>(i)];
-    const bool applies = !plan.routes() || field.field.applies(type_name);
+  DeferredLogprobs deferred_;
+  std::vector<std::tuple<std::size_t, int, std::size_t>> slots_;
+};
+
+void KeyDecoder::run(at::Tensor logits) {
+  logits_ = std::move(logits);
+  if (plan_.routes()) ask(plan_.type_field);
+  const std::string type = type_name();
+  for (int i = 0; i < static_cast<int>(plan_.fields.size()) && result_.generated < budget_; ++i) {
+    if (i == plan_.type_field) continue;
+    const KeyedField& field = plan_.fields[static_cast<std::size_t>(i)];
+    const bool applies = !plan_.routes() || field.field.applies(type);
     if (applies) ask(i);
   }
-  const std::vector<double> read = deferred.read();
-  for (const auto& [value, position, slot] : slots) {
-    KeyedValue& v = result.values[value];
+  read_deferred();
+}
+
+at::Tensor KeyDecoder::extend(const std::vector<int32_t>& key) {
+  std::vector<int32_t> chunk = std::move(pending_);
+  pending_.clear();
+  chunk.insert(chunk.end(), key.begin(), key.end());
+  result_.tokens.insert(result_.tokens.end(), key.begin(), key.end());
+  result_.forced += static_cast<int64_t>(key.size());
+  before_(Stage::kExtend, ++result_.extends);
+  return sequence_.extend(chunk);
+}
+
+at::Tensor KeyDecoder::feed(int32_t token) {
+  pending_.clear();
+  before_(Stage::kDecode, ++result_.decode_steps);
+  return sequence_.decode(token);
+}
+
+void KeyDecoder::ask(int index) {
+  const KeyedField& field = plan_.fields[static_cast<std::size_t>(index)];
+  logits_ = extend(after_newline_ ? field.key : field.newline_key);
+  KeyedValue value;
+  value.field = index;
+  const bool type = index == plan_.type_field;
+  std::string written;  // the type value's bytes so far
+  while (true) {
+    int32_t next = -1;
+    double logprob = 0;
+    if (type) {
+      bool complete = false;
+      next = pick_type_token(logits_, plan_, written, complete, logprobs_ ? &logprob : nullptr);
+      if (next < 0) {  // whole: docsift writes the newline with the next key
+        value.end = ValueEnd::kType;
+        break;
+      }
+    } else {
+      next = static_cast<int32_t>(logits_.argmax().item<int64_t>());
+      if (is_stop_(next)) {  // not fed: docsift goes on with the next key
+        value.end = ValueEnd::kStop;
+        if (logprobs_) {  // the model's word that the value is whole
+          value.stop_logprob = 0;
+          slots_.emplace_back(result_.values.size(), -1, deferred_.add(logits_, next));
+        }
+        break;
+      }
+      if (logprobs_) {
+        const int position = static_cast<int>(value.logprobs.size());
+        slots_.emplace_back(result_.values.size(), position, deferred_.add(logits_, next));
+      }
+    }
+    if (logprobs_) value.logprobs.push_back(logprob);
+    value.tokens.push_back(next);
+    result_.tokens.push_back(next);
+    ++result_.generated;
+    pending_ = {next};
+    const auto id = static_cast<std::size_t>(next);
+    if (next == plan_.newline || (id < plan_.ends_line.size() && plan_.ends_line[id])) {
+      value.end = ValueEnd::kNewline;
+      break;
+    }
+    if (result_.generated >= budget_) {  // the page's budget is spent: this value ends here
+      value.end = ValueEnd::kCap;
+      break;
+    }
+    if (type) {
+      written += plan_.type_candidate_bytes[static_cast<std::size_t>(
+          std::find(plan_.type_candidates.begin(), plan_.type_candidates.end(), next) - plan_.type_candidates.begin())];
+    } else if (static_cast<int>(value.tokens.size()) >= field.max_tokens) {
+      value.end = ValueEnd::kCap;
+      break;
+    }
+    logits_ = feed(next);
+  }
+  after_newline_ = value.end == ValueEnd::kNewline;
+  if (type) document_type_ = written;
+  result_.values.push_back(std::move(value));
+}
+
+// The type's name as the schema spells it (the value carries the leading space).
+std::string KeyDecoder::type_name() const {
+  std::string name;
+  for (std::size_t i = 0; i < plan_.type_values.size(); ++i) {
+    if (plan_.type_values[i] == document_type_) name = plan_.type_names[i];
+  }
+  return name;
+}
+
+// The deferred log-probabilities into their values' slots (one device-to-host copy).
+void KeyDecoder::read_deferred() {
+  const std::vector<double> read = deferred_.read();
+  for (const auto& [value, position, slot] : slots_) {
+    KeyedValue& v = result_.values[value];
     if (position < 0) {
       v.stop_logprob = read[slot];
     } else {
       v.logprobs[static_cast<std::size_t>(position)] = read[slot];
     }
   }
+}
+
+// `keys` decoding after the prompt's prefill (generate/keys.h). `logits` are the prompt's last.
+// `budget`: the most tokens the model picks for the page (max_new_tokens); when it is spent the value
+// being written ends there and the fields not yet asked are N/A.
+// `logprobs`: record each pick's log-probability in its KeyedValue.
+void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& plan, const Before& before,
+                 const IsStop& is_stop, int64_t budget, bool logprobs, GenerationResult& result) {
+  KeyDecoder(sequence, plan, before, is_stop, budget, logprobs, result).run(std::move(logits));
 }
 
 }  // namespace

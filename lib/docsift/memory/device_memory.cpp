@@ -35,7 +35,7 @@ nlohmann::json to_json(const DeviceMemory& m) {
 }
 
 nlohmann::json to_json(const MemoryReading& r) {
-  return {{"host_rss", r.host.rss_bytes}, {"host_peak_rss", r.host.peak_rss_bytes}, {"device", to_json(r.device)}};
+  return to_json(r.host, to_json(r.device));
 }
 
 }  // namespace docsift::memory

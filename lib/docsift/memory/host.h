@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 namespace docsift::memory {
 
@@ -16,5 +17,9 @@ HostMemory read_host_memory();
 // Starts a new peak from the current RSS, so the peak can be read per image. Returns false where
 // the platform cannot (the peak then stays the process's high-water mark).
 bool reset_peak_host_memory();
+
+// A record's memory reading: {"host_rss", "host_peak_rss", "device"}, `device` being the device's
+// reading (device_memory.h) or null on the CPU.
+nlohmann::json to_json(const HostMemory& host, nlohmann::json device = nullptr);
 
 }  // namespace docsift::memory

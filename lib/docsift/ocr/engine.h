@@ -71,7 +71,7 @@ class Engine {
 // it came from were read more confidently, or from the second wherever it read a field when it is
 // `clearer` (mean confidence kClearer above the first's). bench/ocr/README.md has the figures: at
 // kDoubtful 35, 36 of the 200 receipts are read twice; at 50, 49 pages (before the year rule of
-// values.cpp) and 13% more time for one total and one seller more.
+// values_dates.cpp) and 13% more time for one total and one seller more.
 constexpr double kDoubtful = 35.0;
 // A seller's name, read in a larger type that the fast model misreads more often ("SANYU STAT!"),
 // is doubted higher: at 60, 7 more of the 200 receipts are read twice, in no measurable extra time,

@@ -67,7 +67,8 @@ std::vector<Amount> find_amounts(std::string_view text, const Lexicon& lexicon, 
 // "$1,234.56", "€56.02", "RM 9.90", "1,234.56" (no currency): thousands by comma, cents by a dot.
 std::string format_amount(long long cents, std::string_view currency);
 // The amounts one OCR digit misread away from `cents` as read (a 6 for a 0, a 3 for an 8: the
-// tables in values.cpp), without a leading zero; for checking a total against the page's sums.
+// tables in values_internal.h and values_amounts.cpp), without a leading zero; for checking a total
+// against the page's sums.
 std::vector<long long> misread_amounts(long long cents);
 // The last amount with cents in `text` (or a whole one when `whole`), formatted.
 std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon, bool whole = false);

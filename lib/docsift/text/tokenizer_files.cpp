@@ -255,6 +255,30 @@ void check_added_ids(const Tokenizer::Impl& impl, const std::string& where) {
   }
 }
 
+// merges.txt: one merge a line, its two tokens separated by one space; blank lines and the
+// "#version" header skipped.
+std::vector<std::pair<std::string, std::string>> read_merges_txt(const fs::path& merges_path) {
+  std::vector<std::pair<std::string, std::string>> merges;
+  const std::string text = read_text_file(merges_path);
+  std::size_t line_no = 0, start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    start = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.starts_with("#version")) continue;
+    const auto space = line.find(' ');
+    if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos) {
+      throw FileError(merges_path.string() + ":" + std::to_string(line_no) +
+                      ": expected two tokens separated by one space, found \"" + std::string(line) + "\"");
+    }
+    merges.emplace_back(std::string(line.substr(0, space)), std::string(line.substr(space + 1)));
+  }
+  return merges;
+}
+
 }  // namespace
 
 Tokenizer Tokenizer::from_tokenizer_json_text(std::string_view text, const std::string& label) {
@@ -310,26 +334,7 @@ Tokenizer Tokenizer::from_vocab_merges(const fs::path& folder) {
 
   auto vocab = parse_vocab(parse_json_strict(read_text_file(vocab_path), vocab_path.string(), 2),
                            vocab_path.string());
-  std::vector<std::pair<std::string, std::string>> merges;
-  {
-    const std::string text = read_text_file(merges_path);
-    std::size_t line_no = 0, start = 0;
-    while (start < text.size()) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      std::string_view line(text.data() + start, end - start);
-      start = end + 1;
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.empty() || line.starts_with("#version")) continue;
-      const auto space = line.find(' ');
-      if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos) {
-        throw FileError(merges_path.string() + ":" + std::to_string(line_no) +
-                        ": expected two tokens separated by one space, found \"" + std::string(line) + "\"");
-      }
-      merges.emplace_back(std::string(line.substr(0, space)), std::string(line.substr(space + 1)));
-    }
-  }
+  const std::vector<std::pair<std::string, std::string>> merges = read_merges_txt(merges_path);
 
   auto impl = std::make_shared<Impl>();
   impl->source = folder.string();

@@ -1,0 +1,59 @@
+#include "docsift/batch/model_support.h"
+
+#include <c10/util/Exception.h>
+
+#include <utility>
+
+#include "docsift/batch/device_setup.h"
+#include "docsift/batch/vlm_reader.h"
+#include "docsift/recognize/line_reader.h"
+
+namespace docsift::batch {
+namespace {
+
+// PP-OCRv4's recognizer (recognize/line_reader.h) as the engine's second reader of lines.
+class PaddleLines final : public ocr::LineRecognizer {
+ public:
+  explicit PaddleLines(const std::string& folder) : reader_(folder) {}
+  ocr::LineText read(const cv::Mat& rgb) const override {
+    recognize::LineReading r = reader_.read(rgb);
+    return {std::move(r.text), r.mean, r.lowest, std::move(r.probabilities)};
+  }
+  std::string name() const override { return "ppocr-v4"; }
+
+ private:
+  recognize::LineReader reader_;
+};
+
+class LogWarnings final : public c10::WarningHandler, public WarningRoute {
+ public:
+  explicit LogWarnings(const Log& log) : log_(log), guard_(this) {}
+  void process(const c10::Warning& warning) override {
+    const std::string& text = warning.msg();
+    log_.warning("libtorch", "LibTorch: " + text.substr(0, text.find('\n')));
+  }
+
+ private:
+  const Log& log_;
+  c10::WarningUtils::WarningHandlerGuard guard_;
+};
+
+}  // namespace
+
+std::unique_ptr<WarningRoute> route_library_warnings(const Log& log) { return std::make_unique<LogWarnings>(log); }
+
+std::string without_model_stack() { return ""; }
+
+std::unique_ptr<PageReader> open_model_reader(const config::Config& config, bool in_worker) {
+  return std::make_unique<VlmReader>(config, in_worker);
+}
+
+void prepare_model_device(const config::Config& config, const Log* log) { (void)start_device(config, log); }
+
+std::string installed_recognizer_folder() { return recognize::LineReader::installed_folder(); }
+
+std::unique_ptr<ocr::LineRecognizer> open_line_recognizer(const std::string& folder) {
+  return std::make_unique<PaddleLines>(folder);
+}
+
+}  // namespace docsift::batch

@@ -1,0 +1,266 @@
+// evaluate.h's readers: ground truth and predictions (CSV, a run's journal, truth as JSONL), an
+// earlier report as --baseline, and the check of the predictions' columns against the schema.
+#include "docsift/eval/evaluate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "docsift/edit_distance.h"
+#include "docsift/error.h"
+#include "docsift/io/csv.h"
+#include "docsift/io/input_file.h"
+#include "docsift/io/page_name.h"
+#include "docsift/journal/record.h"
+#include "docsift/strict_json.h"
+
+namespace docsift::eval {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The whole of an input file, with io/input_file.h's errors for one that is not there (2) or
+// cannot be read (3).
+std::string read_input(const fs::path& path, const std::string& role) {
+  std::ifstream in = io::open_input(path, role);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) io::throw_input_error(path, role, EIO);
+  return text;
+}
+
+// A CSV input parsed: its syntax errors (io/csv.h's FileError, naming the line) are a malformed
+// input (7).
+io::CsvTable read_csv_input(const fs::path& path, const std::string& role) {
+  const std::string text = read_input(path, role);
+  try {
+    return io::parse_csv(text, path.string());
+  } catch (const FileError& e) {
+    throw MalformedInputError(e.what());
+  }
+}
+
+// The records of a CSV table in the ground-truth layout; `header` gets its field columns.
+Records records_of(const io::CsvTable& table, const fs::path& path, std::vector<std::string>* header) {
+  const auto image_column = std::find(table.header.begin(), table.header.end(), "image_file");
+  if (image_column == table.header.end()) throw MalformedInputError(path.string() + ": no image_file column");
+  const auto image_index = static_cast<std::size_t>(image_column - table.header.begin());
+  if (header != nullptr) {
+    for (std::size_t c = 0; c < table.header.size(); ++c) {
+      if (c != image_index) header->push_back(table.header[c]);
+    }
+  }
+  Records records;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    // "x.pdf#page=1" and "x.pdf" are one document (a one-page file keeps its plain name).
+    const std::string image(io::document_key(table.rows[r][image_index]));
+    if (image.empty()) {
+      throw MalformedInputError(path.string() + ": row " + std::to_string(r + 2) + " has no image_file");
+    }
+    if (records.count(image) != 0) throw MalformedInputError(path.string() + ": image " + image + " appears twice");
+    auto& fields = records[image];
+    for (std::size_t c = 0; c < table.header.size(); ++c) {
+      if (c != image_index) fields[table.header[c]] = table.rows[r][c];
+    }
+  }
+  return records;
+}
+
+// Each non-blank line of a JSONL file, parsed, to `visit` with "path:LINE" for its messages. A
+// line that is not JSON is malformed, except a torn last line when `torn_tail_ok` (a run killed
+// mid-write), which ends the file.
+void for_each_json_line(const fs::path& path, const std::string& role, bool torn_tail_ok,
+                        const std::function<void(const nlohmann::json&, const std::string& where)>& visit) {
+  std::ifstream in = io::open_input(path, role);
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path.string() + ":" + std::to_string(number);
+    const nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) {
+      if (torn_tail_ok && in.peek() == std::char_traits<char>::eof()) break;
+      throw MalformedInputError(where + ": not JSON");
+    }
+    visit(json, where);
+  }
+  if (in.bad()) io::throw_input_error(path, role, EIO);
+}
+
+// A record's "confidence" object (the run writes it, docs/run.md), checked: field → a number in
+// [0, 1]. False when the record has none.
+bool read_record_confidences(const nlohmann::json& json, const std::string& where, std::map<std::string, double>& out) {
+  const auto found = json.find("confidence");
+  if (found == json.end() || found->is_null()) return false;
+  if (!found->is_object()) throw MalformedInputError(where + ": \"confidence\" is not an object");
+  for (const auto& [field, value] : found->items()) {
+    const double c = value.is_number() ? value.get<double>() : -1;
+    if (!(c >= 0 && c <= 1)) throw MalformedInputError(where + ": the confidence of " + field + " is not a number in [0, 1]");
+    out[field] = c;
+  }
+  return true;
+}
+
+// A journal's records, last per file; `failed` gets the files whose last record failed,
+// `columns` the field names of the ok ones and `confidences` their confidences.
+Records read_journal(const fs::path& path, const std::string& role, std::vector<std::string>* failed,
+                     std::optional<std::vector<std::string>>* columns,
+                     std::optional<Confidences>* confidences = nullptr) {
+  Records records;
+  Confidences confidence_map;
+  bool any_confidence = false;
+  std::set<std::string> failed_set, column_set;
+  bool any_ok = false;
+  for_each_json_line(path, role, /*torn_tail_ok=*/true, [&](const nlohmann::json& json, const std::string& where) {
+    journal::Record r;
+    try {
+      r = journal::Record::from_json(json, where);
+    } catch (const FileError& e) {
+      throw MalformedInputError(e.what());
+    }
+    const std::string image(io::document_key(fs::path(r.file).filename().string()));
+    // A later record for the same file replaces the earlier one. Any record but an ok one (a
+    // failure, or a run's marker for a failed page since gone) leaves the page without a
+    // prediction, as the run's CSV has no row for it.
+    confidence_map.erase(image);
+    if (!r.ok()) {
+      records.erase(image);
+      if (r.status == journal::Record::Status::Failed) {
+        failed_set.insert(image);
+      } else {
+        failed_set.erase(image);
+      }
+      return;
+    }
+    failed_set.erase(image);
+    any_ok = true;
+    auto& fields = records[image];
+    fields.clear();
+    if (r.fields) {
+      fields.insert(r.fields->begin(), r.fields->end());
+      for (const auto& [field, value] : *r.fields) column_set.insert(field);
+    }
+    // Only a record that has confidences gets an entry: a run reviews nothing on a page without.
+    std::map<std::string, double> page_confidences;
+    if (confidences != nullptr && read_record_confidences(json, where, page_confidences)) {
+      confidence_map[image] = std::move(page_confidences);
+      any_confidence = true;
+    }
+  });
+  if (confidences != nullptr && any_confidence) *confidences = std::move(confidence_map);
+  if (failed != nullptr) failed->assign(failed_set.begin(), failed_set.end());
+  if (columns != nullptr && any_ok) *columns = std::vector<std::string>(column_set.begin(), column_set.end());
+  return records;
+}
+
+}  // namespace
+
+Records read_records_csv(const fs::path& path, const std::string& role) {
+  return records_of(read_csv_input(path, role), path, nullptr);
+}
+
+Records read_records_jsonl(const fs::path& path, const std::string& role) {
+  return read_journal(path, role, nullptr, nullptr);
+}
+
+PredictionFile read_prediction_file(const fs::path& path, const std::string& role) {
+  PredictionFile file;
+  if (path.extension() == ".jsonl") {
+    file.records = read_journal(path, role, &file.failed, &file.columns, &file.confidences);
+  } else {
+    std::vector<std::string> header;
+    file.records = records_of(read_csv_input(path, role), path, &header);
+    file.columns = std::move(header);
+  }
+  return file;
+}
+
+Records read_predictions(const fs::path& path) { return read_prediction_file(path).records; }
+
+Records read_truth_jsonl(const fs::path& path, const std::vector<std::string>& field_names, const std::string& role) {
+  Records records;
+  for_each_json_line(path, role, /*torn_tail_ok=*/false, [&](const nlohmann::json& doc, const std::string& where) {
+    if (!doc.is_object()) throw MalformedInputError(where + ": not a JSON object");
+    if (doc.contains("status") && doc.contains("timings_s")) {
+      throw ConfigError("GT " + path.string() + " is a run journal, which holds predictions; the order is docsift "
+                        "eval PRED GT");
+    }
+    const auto name = doc.find("image_file");
+    if (name == doc.end() || !name->is_string() || name->get<std::string>().empty()) {
+      throw MalformedInputError(where + ": no \"image_file\" string");
+    }
+    const std::string image(io::document_key(name->get<std::string>()));
+    if (records.count(image) != 0) throw MalformedInputError(where + ": image " + image + " appears twice");
+    auto& fields = records[image];
+    for (const std::string& field : field_names) fields[field] = "N/A";
+    for (const auto& [key, value] : doc.items()) {
+      if (key != "image_file") fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+  });
+  return records;
+}
+
+nlohmann::json read_baseline(const fs::path& path, const std::string& role) {
+  const std::string text = read_input(path, role);
+  try {
+    return parse_json_strict(text, path.string(), /*max_depth=*/16);
+  } catch (const FileError& e) {
+    throw MalformedInputError(e.what());
+  }
+}
+
+std::vector<std::string> check_prediction_columns(const extract::FieldSchema& schema, const Records& truth,
+                                                  const std::optional<std::vector<std::string>>& columns,
+                                                  const std::string& label, bool allow_missing) {
+  if (!columns) return {};  // a journal with no ok record: nothing to check, coverage says the rest
+  const std::vector<std::string> names = schema.names();
+  std::string unknown;
+  std::size_t unknown_count = 0;
+  for (const std::string& column : *columns) {
+    if (std::find(names.begin(), names.end(), column) != names.end()) continue;
+    ++unknown_count;
+    // A field in another case first ("total"), else the nearest spelling ("TOTL").
+    std::string meant;
+    for (const std::string& name : names) {
+      if (upper(name) == upper(column)) meant = name;
+    }
+    if (meant.empty()) meant = closest_match(upper(column), names);
+    unknown += (unknown.empty() ? "" : ", ") + column + (meant.empty() ? "" : " (did you mean " + meant + "?)");
+  }
+  if (!unknown.empty()) {
+    throw ConfigError(label + ": unknown column" + (unknown_count == 1 ? " " : "s ") + unknown +
+                      "; a column names a field of " + schema.source + ", exactly");
+  }
+  std::vector<std::string> missing;
+  if (truth.empty()) return missing;
+  for (const std::string& name : names) {
+    if (truth.begin()->second.count(name) != 0 && std::find(columns->begin(), columns->end(), name) == columns->end()) {
+      missing.push_back(name);
+    }
+  }
+  if (!missing.empty() && !allow_missing) {
+    std::string list;
+    for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+    throw ConfigError(label + " has no column for " + list + ", which the truth has; --allow-missing-fields scores the "
+                      "other fields and leaves these out");
+  }
+  return missing;
+}
+
+}  // namespace docsift::eval
