@@ -1356,3 +1356,36 @@ TEST_CASE("a labelled text field needs YAML only: a rules file and a schema add 
     if (record["status"] == "ok") CHECK(record["fields"].contains("PURCHASE_ORDER"));
   }
 }
+
+TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a sender line, named by a domain, under its label past its numbers") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  const auto supplier = [&](const std::vector<std::string>& lines) {
+    return extract_fields(page_of(lines), rules, kFieldNames).fields.at("SUPPLIER");
+  };
+  // One block of two columns: the payer's label and name on the right, the seller's on the left.
+  CHECK(supplier({"Invoice", "Example, LLC              Bill To", "123 Fake Street           Customer",
+                  "support@example.com"}) == "Example, LLC");
+  // A letter's sender line above the address window names the seller and its address; the legal
+  // name below it is the recipient's.
+  const auto letter = extract_fields(
+      page_of({"weclapp.com | Somestreet 42 | 08155 Some city", "Beispiel AG", "Feldstrasse 34", "54321 Hithausen", "",
+               "Rechnung RE1001"}),
+      rules, kFieldNames);
+  CHECK(letter.fields.at("SUPPLIER") == "weclapp.com");
+  CHECK(letter.fields.at("BUSINESS_ADDRESS") == "Somestreet 42, 08155 Some city");
+  // The name the page's email address repeats wins over the line above it; a webmail one names no one.
+  CHECK(supplier({"NORDWIND HANDEL GMBH", "", "MUSTERLIEFERANT GMBH", "", "E-Mail: max.muster@musterlieferant.de"}) ==
+        "MUSTERLIEFERANT GMBH");
+  CHECK(supplier({"NORDWIND HANDEL GMBH", "", "MUSTERLIEFERANT GMBH", "", "E-Mail: muster@gmail.com"}) ==
+        "NORDWIND HANDEL GMBH");
+  // Under its label, past the party's number on the line between.
+  CHECK(supplier({"Verkäufer:", "Nummer : 12345676", "Rohstoff AG Salzgitter", "Marktstr. 153"}) ==
+        "Rohstoff AG Salzgitter");
+  // A label inside a compound column heading ("the supplier's article number") labels nothing.
+  // And a name's label that ends a line of other words heads no column: "CHOPSTICK HOLDER" is an
+  // item, and the numbers and the item below it are no account holder, whose column would hide the
+  // seller.
+  CHECK(supplier({"ACME GMBH", "", "Art-Nr-Lieferant Menge Preis"}) == "ACME GMBH");
+  CHECK(supplier({"Eco-Shop Marketing Sdn Bhd", "Lot F1-01, 6, Jalan 8/27A,", "JT5501 - CHOPSTICK HOLDER", "72/1",
+                  "65045039@2.33 1 2.33", "PLIERS 6 110G 120PCS"}) == "Eco-Shop Marketing Sdn Bhd");
+}

@@ -4,6 +4,8 @@
 // find_parties.cpp (ABN, seller, address, payer, bank) and find_items.cpp (line items).
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -98,6 +100,9 @@ class FieldFinder {
   // block of the payer's (or account holder's) label.
   void supplier();
   std::optional<double> seller_score(std::size_t i, double median, int& rank) const;
+  std::vector<std::string> domain_names() const;
+  bool names_a_domain(std::size_t i) const;
+  std::optional<std::size_t> sender_line(std::string& name, std::string& address) const;
   std::string seller_name(std::size_t& best) const;
 
   // BUSINESS_ADDRESS: the address lines under the supplier's name, after any registration lines.
@@ -160,6 +165,14 @@ class FieldFinder {
     }
     return std::nullopt;
   }
+  // A segment on a line of more digits than letters: a number's line ("GLN 4333741000005",
+  // "Nummer : 12345676", whose label and number OCR may part into two segments).
+  bool mostly_digits(std::size_t k) const {
+    const std::string t = page.lines[r[k].line].text();
+    const auto digits = std::count_if(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    const auto letters = std::count_if(t.begin(), t.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+    return digits > letters;
+  }
   std::string unlabelled_start(std::size_t k) const {
     const auto& hits = r[k].hits;
     return r[k].text.substr(0, hits.empty() ? std::string::npos : hits.front().at);
@@ -192,6 +205,7 @@ class FieldFinder {
   bool address_text(const std::string& t, bool regions = true) const;
   bool address_like(std::size_t i) const { return address_text(r[i].text); }
   bool not_a_name(std::size_t i) const;
+  bool in_payer_column(std::size_t i) const;
   // The segment that continues a name on the line above (skipping lines without letters: a
   // stray ':' read between "POPULAR BOOK" and "CO. (M) SDN BHD").
   std::optional<std::size_t> above(std::size_t i) const {
@@ -247,6 +261,8 @@ class FieldFinder {
   std::vector<std::pair<std::size_t, std::size_t>>
       other_dates;  // segments whose dates are not the invoice's
   std::optional<int> payer_block, supplier_block;
+  std::optional<std::size_t> payer_at;  // the payer's name's segment (PAYER_NAME or ACCOUNT_HOLDER)
+  std::vector<std::string> domains;     // domain_names(), for seller_score
   std::optional<std::size_t> supplier_at;
   std::vector<std::size_t> address_segments;  // the segments BUSINESS_ADDRESS was read from
 };

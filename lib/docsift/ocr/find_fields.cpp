@@ -250,7 +250,13 @@ std::vector<FieldFinder::Value> FieldFinder::value_of(std::size_t i, const Hit& 
       tries.push_back({unlabelled_start(k), k});
       if (!r[k].hits.empty()) break;
     }
-    if (const auto k = below(i)) tries.push_back({unlabelled_start(*k), *k});
+    std::optional<std::size_t> k = below(i);
+    // A name's label that starts its segment may head a column whose first lines are the party's
+    // numbers ("Verkäufer:", "Nummer : 12345676", then the name). Not one that ends a line of other
+    // words: "CHOPSTICK HOLDER" over "72/1" is an item.
+    const bool heading = kind == "name" && h.at == 0;
+    for (int skipped = 0; heading && k && skipped < 2 && mostly_digits(*k); ++skipped) k = below(*k);
+    if (k) tries.push_back({unlabelled_start(*k), *k});
   }
   return tries;
 }

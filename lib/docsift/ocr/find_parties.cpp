@@ -39,6 +39,7 @@ std::optional<double> FieldFinder::seller_score(std::size_t i, double median, in
   score += legal ? 12.0 : 0.0;
   score += 5.0 * std::clamp(r[i].height / median - 1.2, 0.0, 1.5);
   score += upper * 10 >= letters * 7 ? 2.0 : 0.0;
+  score += names_a_domain(i) ? 10.0 : 0.0;
   // One word with no legal form is more often a column heading ("Status", "Art") than a name;
   // a line in lower case is a person or a remark; a line of short fragments is OCR's noise.
   if (!legal && r[i].text.find(' ') == std::string::npos) score -= 6.0;
@@ -89,13 +90,93 @@ std::string FieldFinder::seller_name(std::size_t& best) const {
   return name;
 }
 
+// The names in the page's email addresses and websites outside the payer's column, the label
+// before the top-level domain ("max.muster@musterlieferant.de" → "musterlieferant",
+// "www.guardian.com.my" → "guardian"): a seller names itself so. Webmail providers name no one.
+std::vector<std::string> FieldFinder::domain_names() const {
+  static const std::set<std::string> kWebmail = {"gmail", "googlemail", "yahoo", "ymail", "hotmail", "outlook", "live",
+                                                 "msn", "icloud", "me", "aol", "gmx", "web", "mail", "protonmail",
+                                                 "proton", "qq", "163", "126", "yandex", "zoho"};
+  static const std::set<std::string> kSecondLevel = {"com", "co", "net", "org", "gov", "edu", "ac"};
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (in_payer_column(i)) continue;
+    for (const auto& address : {parse_email(r[i].text), parse_website(r[i].text)}) {
+      if (!address) continue;
+      std::string host = lowercase(address->substr(address->find('@') == std::string::npos ? 0 : address->find('@') + 1));
+      if (const auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
+      host = host.substr(0, host.find('/'));
+      std::vector<std::string> labels;
+      for (std::size_t at = 0; at <= host.size();) {
+        const std::size_t dot = std::min(host.find('.', at), host.size());
+        labels.push_back(host.substr(at, dot - at));
+        at = dot + 1;
+      }
+      if (labels.size() < 2) continue;
+      std::size_t name = labels.size() - 2;  // the label before the top-level domain
+      if (name > 0 && labels.back().size() == 2 && kSecondLevel.count(labels[name])) --name;  // "guardian.com.my"
+      if (labels[name].size() >= 4 && !kWebmail.count(labels[name])) out.push_back(labels[name]);
+    }
+  }
+  return out;
+}
+
+// Whether segment `i`, its letters and digits run together, holds one of the page's domain names
+// ("MUSTERLIEFERANT GMBH" and musterlieferant.de).
+bool FieldFinder::names_a_domain(std::size_t i) const {
+  std::string letters;
+  for (const char c : lowercase(name_of(r[i].text))) {
+    if (std::isalnum(static_cast<unsigned char>(c))) letters += c;
+  }
+  return std::any_of(domains.begin(), domains.end(),
+                     [&](const std::string& d) { return letters.find(d) != std::string::npos; });
+}
+
+// A letter's sender line, printed small above the address window ("weclapp.com | Somestreet 42 |
+// 08155 Some city"; DIN 5008's Rücksendeangabe): parts between bars or middle dots, an address among
+// those after the first. The first part is the sender, whatever it looks like (a domain, a name
+// with no legal form); the others are its address. Where the line is, the segment it starts in.
+std::optional<std::size_t> FieldFinder::sender_line(std::string& name, std::string& address) const {
+  for (std::size_t i = 0; i < n && r[i].top <= page.height * 0.4; ++i) {
+    std::string text = r[i].text;  // the segment: what the line has beside it is the letter's header
+    for (const std::string dot : {"\u00b7", "\u2022"}) {
+      for (std::size_t at; (at = text.find(dot)) != std::string::npos;) text.replace(at, dot.size(), "|");
+    }
+    std::vector<std::string> parts;
+    for (std::size_t at = 0; at <= text.size();) {
+      const std::size_t bar = std::min(text.find('|', at), text.size());
+      if (const std::string part = clean_text(text.substr(at, bar - at)); !part.empty()) parts.push_back(part);
+      at = bar + 1;
+    }
+    if (parts.size() < 3 || !has_letters(parts[0]) || parts[0].size() > 60) continue;
+    const bool addressed = std::any_of(parts.begin() + 1, parts.end(), [&](const std::string& p) { return address_text(p); });
+    if (!addressed) continue;
+    name = parts[0];
+    address.clear();
+    for (std::size_t k = 1; k < parts.size(); ++k) address += (address.empty() ? "" : ", ") + parts[k];
+    while (!address.empty() && (address.back() == ',' || address.back() == ' ')) address.pop_back();
+    return i;
+  }
+  return std::nullopt;
+}
+
 void FieldFinder::supplier() {
   for (const char* field : {"PAYER_NAME", "ACCOUNT_HOLDER"}) {
-    if (found_at.count(field) && !payer_block) payer_block = r[found_at[field]].block;
+    if (found_at.count(field) && !payer_block) {
+      payer_at = found_at[field];
+      payer_block = r[*payer_at].block;
+    }
   }
+  domains = domain_names();
+  std::string sender, sender_address;
   if (found.count("SUPPLIER")) {  // under a label ("Lieferant", "Dodavatel")
     supplier_at = found_at["SUPPLIER"];
     supplier_block = r[*supplier_at].block;
+  } else if (const auto at = statement ? std::nullopt : sender_line(sender, sender_address)) {
+    // Its block is the recipient's address window: no supplier_at, whose block and lines below
+    // give the seller's address and phone.
+    set("SUPPLIER", sender, *at);
+    if (!sender_address.empty()) set("BUSINESS_ADDRESS", sender_address, *at);
   } else if (!statement && n > 0) {
     std::vector<int> heights;
     for (const auto& seg : r) heights.push_back(seg.height);
@@ -192,6 +273,13 @@ bool FieldFinder::address_text(const std::string& t, bool regions) const {
          (std::regex_search(t, kPostcode) && has_letters(t) && !parse_amount(t, rules.lexicon));
 }
 
+// The payer's part of its block: the lines of the column its name was read in. A header of two
+// columns ("Example, LLC" beside "Bill To", "MUSTERLIEFERANT GMBH" under "Lieferant" beside
+// "Käufer") is one block, whose left column is the seller's.
+bool FieldFinder::in_payer_column(std::size_t i) const {
+  return payer_at && r[i].block == *payer_block && r[i].left < r[*payer_at].right && r[*payer_at].left < r[i].right;
+}
+
 bool FieldFinder::not_a_name(std::size_t i) const {
   const std::string& t = r[i].text;
   const std::string name = name_of(t), lowered = lowercase(name);
@@ -210,14 +298,15 @@ bool FieldFinder::not_a_name(std::size_t i) const {
       lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos;
   // A label in a name ("SUPER SEVEN CASH & CARRY") is a word of it when nothing follows it as a
   // value: a line without figures, and the label one of a payment's or a total's.
+  // A segment that is one label and nothing else ("CASH") is that label.
   const bool labelled = std::any_of(r[i].hits.begin(), r[i].hits.end(), [&](const Hit& h) {
-    return rules.fields[h.rule].field.front() != '_' || digits > 0;
+    return rules.fields[h.rule].field.front() != '_' || digits > 0 || (h.at == 0 && is_empty(t.substr(h.end)));
   });
   // An address line ends in a comma ("Wangsa Link, Wangsa Maju,"); a name with a legal form may
   // run into its address on a sender line ("Acme GmbH | Europa-Allee 19 | 60486 Frankfurt,").
   const bool continues = !t.empty() && t.back() == ',' && !has_any(lowered, rules.company_forms);
   return table_header || lead_in || web || labelled || continues || (heading && i == *heading) ||
-         (payer_block && r[i].block == *payer_block) || letters < 3 || digits > letters ||
+         in_payer_column(i) || letters < 3 || digits > letters ||
          parse_abn(t) || parse_phone(t) || parse_website(t) || parse_email(t) ||
          // A legal name may name its country ("AMANO MALAYSIA SDN BHD"): no address for that.
          address_text(name, !has_any(lowered, rules.company_forms)) || !find_dates(t, rules.lexicon).empty() ||

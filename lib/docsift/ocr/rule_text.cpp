@@ -124,6 +124,15 @@ std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& l
 
 namespace detail {
 
+// A name's label joined by a hyphen to another word is a part of a compound, a column heading
+// ("Art-Nr-Lieferant": the supplier's article number) or an identifier's label ("Lieferant-Nr"),
+// not a label the name follows.
+bool in_compound(const std::string& lowered, std::size_t at, std::size_t end) {
+  const bool joined_before = at >= 2 && lowered[at - 1] == '-' && word_char(lowered[at - 2]);
+  const bool joined_after = end + 1 < lowered.size() && lowered[end] == '-' && word_char(lowered[end + 1]);
+  return joined_before || joined_after;
+}
+
 std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
   std::vector<Hit> all;
   const std::vector<Piece> words = pieces_of(lowered);
@@ -134,6 +143,7 @@ std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
       // label read fuzzily would eat names ("Supplies" is one edit from "supplier").
       const bool fuzzy = rule.kind != "name";
       for (const auto& [at, end] : find_label_in(lowered, words, rule.labels[l], fuzzy)) {
+        if (rule.kind == "name" && in_compound(lowered, at, end)) continue;
         const bool edited = alnum_of(lowered.substr(at, end - at)) != alnum_of(rule.labels[l]);
         all.push_back({r, at, end, rule.strength[l], 0, edited});
       }
