@@ -1386,6 +1386,13 @@ TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a send
   // item, and the numbers and the item below it are no account holder, whose column would hide the
   // seller.
   CHECK(supplier({"ACME GMBH", "", "Art-Nr-Lieferant Menge Preis"}) == "ACME GMBH");
+  // "Customer Service" on a telephone line is no payer's label (ocr-rules.yaml's party_label_phrases),
+  // so the lines around it stay the seller's.
+  const auto phone_line = extract_fields(
+      page_of({"Elitetrax Marketing Sdn Bhd", "No. 1 Jalan SS 7/26A,", "TEL: 1300-88-5200 (HN Customer Service)"}), rules,
+      kFieldNames);
+  CHECK(phone_line.fields.at("SUPPLIER") == "Elitetrax Marketing Sdn Bhd");
+  CHECK(phone_line.fields.at("PAYER_NAME") == "N/A");
   CHECK(supplier({"Eco-Shop Marketing Sdn Bhd", "Lot F1-01, 6, Jalan 8/27A,", "JT5501 - CHOPSTICK HOLDER", "72/1",
                   "65045039@2.33 1 2.33", "PLIERS 6 110G 120PCS"}) == "Eco-Shop Marketing Sdn Bhd");
 }

@@ -133,6 +133,14 @@ bool in_compound(const std::string& lowered, std::size_t at, std::size_t end) {
   return joined_before || joined_after;
 }
 
+// A name's label followed by a word that makes it part of another phrase ("(HN Customer
+// Service)" on a telephone line, "CUSTOMER COPY"): ocr-rules.yaml's party_label_phrases.
+bool in_phrase(const std::string& lowered, std::size_t end, const Rules& rules) {
+  const std::vector<Piece> after = pieces_of(lowered.substr(end));
+  return !after.empty() && std::find(rules.party_label_phrases.begin(), rules.party_label_phrases.end(),
+                                     after.front().word) != rules.party_label_phrases.end();
+}
+
 std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
   std::vector<Hit> all;
   const std::vector<Piece> words = pieces_of(lowered);
@@ -143,7 +151,7 @@ std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
       // label read fuzzily would eat names ("Supplies" is one edit from "supplier").
       const bool fuzzy = rule.kind != "name";
       for (const auto& [at, end] : find_label_in(lowered, words, rule.labels[l], fuzzy)) {
-        if (rule.kind == "name" && in_compound(lowered, at, end)) continue;
+        if (rule.kind == "name" && (in_compound(lowered, at, end) || in_phrase(lowered, end, rules))) continue;
         const bool edited = alnum_of(lowered.substr(at, end - at)) != alnum_of(rule.labels[l]);
         all.push_back({r, at, end, rule.strength[l], 0, edited});
       }

@@ -31,6 +31,9 @@ struct Rules {
   std::vector<LabelRule> fields;
   TotalRules total;
   std::vector<std::string> company_forms, not_supplier, address_words, regions;
+  // Words that, right after a party's name label, make it part of another phrase ("Customer
+  // Service", "Customer Copy"): the label then names no one.
+  std::vector<std::string> party_label_phrases;
   // Words of trade that sellers' names carry (hardware, stationery, bakery, …), lower case: a word
   // of a name one OCR edit away from exactly one of them is read as it (repair_name).
   std::vector<std::string> business_words;

@@ -112,6 +112,10 @@ Rules load_rules(const std::string& source) {
     read_total(root, source, rules);
     rules.company_forms = strings(root["company_forms"], source + ": company_forms");
     rules.not_supplier = strings(root["not_supplier"], source + ": not_supplier");
+    // Optional, so that a rules file written before it loads as it did.
+    if (root["party_label_phrases"]) {
+      rules.party_label_phrases = strings(root["party_label_phrases"], source + ": party_label_phrases");
+    }
     rules.address_words = strings(root["address_words"], source + ": address_words");
     rules.regions = strings(root["regions"], source + ": regions");
     for (const auto& w : strings(root["business_words"], source + ": business_words")) rules.business_words.push_back(casefold(w));
