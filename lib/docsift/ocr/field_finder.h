@@ -262,7 +262,7 @@ class FieldFinder {
       other_dates;  // segments whose dates are not the invoice's
   std::optional<int> payer_block, supplier_block;
   std::optional<std::size_t> payer_at;  // the payer's name's segment (PAYER_NAME or ACCOUNT_HOLDER)
-  std::vector<std::string> domains;     // domain_names(), for seller_score
+  std::vector<std::string> domains;     // domain_names() as name_key()s, for seller_score
   std::optional<std::size_t> supplier_at;
   std::vector<std::size_t> address_segments;  // the segments BUSINESS_ADDRESS was read from
 };

@@ -1,5 +1,6 @@
 // The parties: ABN by checksum, the seller, its address, the payer's contacts, the bank. (field_finder.h)
 #include "docsift/ocr/field_finder.h"
+#include "docsift/ocr/known_names.h"
 
 #include <algorithm>
 #include <cctype>
@@ -103,7 +104,8 @@ std::vector<std::string> FieldFinder::domain_names() const {
     if (in_payer_column(i)) continue;
     for (const auto& address : {parse_email(r[i].text), parse_website(r[i].text)}) {
       if (!address) continue;
-      std::string host = lowercase(address->substr(address->find('@') == std::string::npos ? 0 : address->find('@') + 1));
+      const std::size_t at_sign = address->find('@');
+      std::string host = lowercase(address->substr(at_sign == std::string::npos ? 0 : at_sign + 1));
       if (const auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
       host = host.substr(0, host.find('/'));
       std::vector<std::string> labels;
@@ -115,21 +117,17 @@ std::vector<std::string> FieldFinder::domain_names() const {
       if (labels.size() < 2) continue;
       std::size_t name = labels.size() - 2;  // the label before the top-level domain
       if (name > 0 && labels.back().size() == 2 && kSecondLevel.count(labels[name])) --name;  // "guardian.com.my"
-      if (labels[name].size() >= 4 && !kWebmail.count(labels[name])) out.push_back(labels[name]);
+      if (labels[name].size() >= 4 && !kWebmail.count(labels[name])) out.push_back(name_key(labels[name]));
     }
   }
   return out;
 }
 
-// Whether segment `i`, its letters and digits run together, holds one of the page's domain names
-// ("MUSTERLIEFERANT GMBH" and musterlieferant.de).
+// Whether segment `i`'s name, compared as known sellers are (name_key: letters and digits, case
+// aside), holds one of the page's domain names ("MUSTERLIEFERANT GMBH" and musterlieferant.de).
 bool FieldFinder::names_a_domain(std::size_t i) const {
-  std::string letters;
-  for (const char c : lowercase(name_of(r[i].text))) {
-    if (std::isalnum(static_cast<unsigned char>(c))) letters += c;
-  }
-  return std::any_of(domains.begin(), domains.end(),
-                     [&](const std::string& d) { return letters.find(d) != std::string::npos; });
+  const std::string key = name_key(name_of(r[i].text));
+  return std::any_of(domains.begin(), domains.end(), [&](const std::string& d) { return key.find(d) != std::string::npos; });
 }
 
 // A letter's sender line, printed small above the address window ("weclapp.com | Somestreet 42 |
