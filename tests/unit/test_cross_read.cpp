@@ -74,14 +74,25 @@ TEST_CASE("cross-read: a name keeps Tesseract's spaces and takes the second read
         "SANYU STATIONERY SHOP");
   CHECK(substituted_name("WR, D.I.Y. (KUCHAT) SDN BHD", "MR.D.I.Y.(KUCHAI) SDN BHD", sure("MR.D.I.Y.(KUCHAI) SDN BHD"),
                          kLetterSure) == "MR, D.I.Y. (KUCHAI) SDN BHD");
-  // Two changes in 12 letters and digits are one too many.
-  CHECK_FALSE(substituted_name("WR. D.I.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
+  // Two changes in 12 letters and digits are allowed (one in kNameEditsPer), three are too many.
+  CHECK(substituted_name("WR. D.I.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
+                         kLetterSure) == "MR. D.I.Y. (M) SDN BHD");
+  CHECK_FALSE(substituted_name("WR. D.T.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
                                kLetterSure));
   // Running on past the name (a registration number) is allowed; the name keeps its own end.
   CHECK(substituted_name("AEON CO. (H) BHD", "AEON CO. (M) BHD (126926-H)", sure("AEON CO. (M) BHD (126926-H)"),
                          kLetterSure) == "AEON CO. (M) BHD");
-  // Not the same name in the same places (a letter dropped shifts the rest), nothing to change,
-  // too many changes, an unsure letter: nothing.
+  // A letter Tesseract missed is put in where the two align ("'SH" for "TSH"); '&' is a name's
+  // character; a full-width bracket is one character of the second reading, with one probability.
+  CHECK(substituted_name("'SH POWER HARDWARE TRADING", "TSH POWER HARDWARE TRADING", sure("TSH POWER HARDWARE TRADING"),
+                         kLetterSure) == "'TSH POWER HARDWARE TRADING");
+  CHECK(substituted_name("SRY STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterSure) == "S&Y STATIONERY");
+  const std::string full_width = "MR D.I.Y.\uFF08M)SDNBHD";  // 18 characters, 20 bytes
+  CHECK(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, std::vector<float>(18, 0.99f), kLetterSure) ==
+        "MR D.I.Y. (M) SDN BHD");
+  CHECK_FALSE(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, sure(full_width), kLetterSure));
+  // A letter the second reading dropped is never taken out ("LIAN" read "LAN"); nothing to change;
+  // a digit for a letter ("BILD" is not "BHD1"); too many changes; an unsure letter: nothing.
   CHECK_FALSE(substituted_name("LIAN HING STATIONERY", "LANHINGSTATIONERY", sure("LANHINGSTATIONERY"), kLetterSure));
   CHECK_FALSE(substituted_name("AEON CO", "AEON CO", sure("AEON CO"), kLetterSure));
   CHECK_FALSE(substituted_name("GARDENIA BAKERIES (KL) SDN BILD", "GARDENIABAKERIES(KL)SDNBHD(139386X)",
@@ -90,8 +101,19 @@ TEST_CASE("cross-read: a name keeps Tesseract's spaces and takes the second read
   std::vector<float> unsure = sure("AEDN CO. (M) BHD");
   unsure[2] = 0.5f;
   CHECK_FALSE(substituted_name("AEON CO. (M) BHD", "AEDN CO. (M) BHD", unsure, kLetterSure));
-  // Probabilities that do not match the text (not one per byte) are not trusted.
+  // Probabilities that do not match the text (not one per character) are not trusted.
   CHECK_FALSE(substituted_name("SANYO", "SANYU", {0.99f}, kLetterSure));
+}
+
+TEST_CASE("cross-read: a date read with its time glued on is read as the date") {
+  CHECK(unglued_time("2018-03-1813:18:48") == "2018-03-18 13:18:48");
+  CHECK(unglued_time("10/03/20185:41") == "10/03/2018 5:41");
+  CHECK(unglued_time("15-03-1315:41") == "15-03-13 15:41");
+  CHECK(unglued_time("11/02/18 19:21") == "11/02/18 19:21");
+  CHECK(unglued_time("13:18:48") == "13:18:48");
+  CHECK(settle("date", "16/03/2018", doubtful(70), reading("2018-03-1813:18:48", 0.99f), lexicon(), DateOrder::Dmy) ==
+        "18/03/2018");
+  CHECK(readings_agree("date", "10/03/2018", "10/03/20185:41", lexicon()));
 }
 
 TEST_CASE("cross-read: the calibration sees the second recognizer's agreement") {

@@ -485,6 +485,11 @@ TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time,
                                    "Cash 50.00", "Change 18.55"}),
                           rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "POPULAR BOOK CO. (M) SDN BHD");
+  // Its two lines' pieces, for the second recognizer, which reads one line at a time (engine.h).
+  const std::vector<Box> parts = r.evidence.at("SUPPLIER").parts;
+  REQUIRE(parts.size() == 2);
+  CHECK((parts[0].left == 0 && parts[0].top == 0 && parts[0].right == 120 && parts[0].bottom == 20));
+  CHECK((parts[1].left == 0 && parts[1].top == 30 && parts[1].right == 150 && parts[1].bottom == 50));
   CHECK(r.fields.at("TOTAL") == "31.45");  // 50.00 - 18.55, over the stronger label's misread 34.45
   r = extract_fields(page_of({"OLD TOWN", "OWN BY: CHEF LEE SDN BHD", "LG226, LGF, 1 UTAMA SHOPPING CENTRE", "TOTAL RM96.20"}),
                      rules, kFieldNames);
@@ -1180,6 +1185,131 @@ TEST_CASE("OCR second reading marks each field's evidence: agreed, taken from th
   const auto x = feature_values(first.evidence.at("SUPPLIER"));
   CHECK(x.at("second_agreed") == 1.0);
   CHECK(x.at("second_disagreed") == 0.0);
+}
+
+TEST_CASE("OCR rules: a payment line's amount read doubtfully is marked for a second recognizer") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  Page page = page_of({"Sub-total 42.46", "Total After Adj Incl GST 4260", "CASH 50.00", "Change Amt 7.50",
+                       "Total Qty 4", "Rounding Adj 0.02", "GST Reg No : 000683900928"});
+  page.lines[5].words[2].confidence = 40;  // "0.02", read doubtfully
+  const Extraction e = extract_fields(page, rules, kFieldNames);
+  // "4260" has no cents; "0.02" was read under kAmountWordDoubt. Clean amounts, a line whose label
+  // reads no amount ("Total Qty") and a registration number beside a tax label are not read again.
+  REQUIRE(e.doubtful.size() == 2);
+  CHECK(e.doubtful[0].field == "TOTAL");
+  CHECK(e.doubtful[0].line == 1);
+  CHECK(e.doubtful[0].first == 5);
+  CHECK(e.doubtful[0].last == 5);
+  CHECK(page.lines[1].words[5].text == "4260");
+  CHECK(e.doubtful[1].line == 5);
+  CHECK(e.doubtful[1].first == 1);  // "Adj 0.02": the label read is "Rounding"
+  CHECK(e.doubtful[1].last == 2);
+  // A value set apart by a gap is its own segment: ":" alone on the label's segment is no figure,
+  // and the amount beyond the gap is read with it.
+  const Extraction gap = extract_fields(page_of({"Total :", "Change :      756"}), rules, kFieldNames);
+  REQUIRE(gap.doubtful.size() == 1);
+  CHECK(gap.doubtful[0].line == 1);
+  CHECK(gap.doubtful[0].first == 1);
+  CHECK(gap.doubtful[0].last == 2);
+  // A PDF's text layer is read as printed: nothing to read again.
+  page.exact = true;
+  CHECK(extract_fields(page, rules, kFieldNames).doubtful.empty());
+  // Where no date was found, a word shaped like one (a separator twice, 4 digits or more) is read
+  // again; a phone number or a price is not.
+  const Extraction dated = extract_fields(page_of({"Cate' 03/0/2018 Tel 03-61221701", "TOTAL 5.00"}), rules, kFieldNames);
+  REQUIRE(dated.fields.at("INVOICE_DATE") == "N/A");
+  REQUIRE(dated.doubtful.size() == 1);
+  CHECK(dated.doubtful[0].field == "INVOICE_DATE");
+  CHECK(dated.doubtful[0].first == 1);
+  CHECK(extract_fields(page_of({"Date: 03/02/2018", "TOTAL 5.00"}), rules, kFieldNames).doubtful.empty());
+}
+
+TEST_CASE("OCR engine: a doubtful total read again by the second recognizer is taken where the sums vouch for it") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // Receipt 275 of the development set as Tesseract read it; PP-OCRv4 read its words again as
+  // "12.15" and "38.00" (typed in here: tests/parity/test_recognizer.cpp runs the network).
+  const Page page = page_of({"ITEMS 2", "TOTAL 4Z, 15", "CASH 50.15", "CHANGE 36. 0D"});
+  const Extraction e = extract_fields(page, rules, kFieldNames);
+  Engine::Result first{e.fields, e.text, "ocr", {}, e.confidence, e.evidence, {}, e.doubtful};
+  REQUIRE(first.fields.at("TOTAL") != "12.15");
+  REQUIRE_FALSE(vouched_total(first));
+  std::vector<int> asked;  // the tops of the boxes read
+  const auto read = [&](const Box& box) -> std::optional<LineText> {
+    asked.push_back(box.top);
+    if (box.top == 30) return LineText{"12.15", 0.999, 0.99, std::vector<float>(5, 0.999f)};
+    if (box.top == 90) return LineText{"38.00", 0.93, 0.9, std::vector<float>(5, 0.93f)};
+    return LineText{"50.1S", 0.6, 0.5, std::vector<float>(5, 0.6f)};
+  };
+  const auto sure = [&](const WordRun& run, const LineText& second) {
+    return sure_reading(run, second, rules.lexicon, DateOrder::Dmy);
+  };
+  const Reread reread = read_again(page, first.doubtful, read, sure);
+  CHECK(asked == std::vector<int>{90, 30});  // "CHANGE 36. 0D" and "TOTAL 4Z, 15", back to front
+  REQUIRE(reread.words.size() == 2);
+  CHECK(reread.words[0]["was"] == "4Z, 15");
+  CHECK(reread.words[0]["used"] == true);
+  CHECK(reread.page.lines[1].text() == "TOTAL 12.15");
+  CHECK(reread.page.lines[3].text() == "CHANGE 38.00");
+  const Extraction again = extract_fields(reread.page, rules, kFieldNames);
+  const Engine::Result second{again.fields, again.text, "ocr", {}, again.confidence, again.evidence, {}, {}};
+  CHECK(vouched_total(second));  // 50.15 - 38.00
+  REQUIRE(take_reread_total(first, second, reread.replaced_for("TOTAL")));
+  CHECK(first.fields.at("TOTAL") == "12.15");
+  CHECK(first.evidence.at("TOTAL").reader_taken);
+  // Nothing new to take: the same total again.
+  CHECK_FALSE(take_reread_total(first, second, reread.replaced_for("TOTAL")));
+  // An unsure reading replaces nothing.
+  const auto unsure = [](const Box&) { return std::optional<LineText>(LineText{"12.15", 0.5, 0.4, std::vector<float>(5, 0.5f)}); };
+  CHECK(read_again(page, e.doubtful, unsure, sure).replaced.empty());
+  // A date where none was found: "03/0/2018" read again as "03/02/2018".
+  const Page undated = page_of({"Cate' 03/0/2018", "TOTAL 5.00"});
+  const Extraction u = extract_fields(undated, rules, kFieldNames);
+  Engine::Result no_date{u.fields, u.text, "ocr", {}, u.confidence, u.evidence, {}, u.doubtful};
+  const auto date_read = [](const Box&) { return std::optional<LineText>(LineText{"03/02/2018", 0.99, 0.98, std::vector<float>(10, 0.99f)}); };
+  const Reread dated = read_again(undated, no_date.doubtful, date_read, sure);
+  REQUIRE(dated.replaced.size() == 1);
+  const Extraction d = extract_fields(dated.page, rules, kFieldNames);
+  const Engine::Result with_date{d.fields, d.text, "ocr", {}, d.confidence, d.evidence, {}, {}};
+  REQUIRE(take_reread_date(no_date, with_date));
+  CHECK(no_date.fields.at("INVOICE_DATE") == "03/02/2018");
+  CHECK(no_date.evidence.at("INVOICE_DATE").reader_taken);
+  CHECK_FALSE(take_reread_date(no_date, with_date));  // a date is taken only where there was none
+}
+
+TEST_CASE("OCR engine: a seller's line misread at the top is read again and taken where the seller was doubtful") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // Receipt 378 of the development set as Tesseract read it: the seller's line garbled, the street
+  // taken for the seller, both read under kNameDoubt.
+  Page page = page_of({"PETRODEL] EN{ERPRISE", "Company No: SA0127959-D", "JEN ULU KELANG", "54200 KUALA LUMPUR",
+                       "TOTAL 85.54"});
+  for (Word& w : page.lines[0].words) w.confidence = 45;
+  for (Word& w : page.lines[2].words) w.confidence = 60;
+  const Extraction e = extract_fields(page, rules, kFieldNames);
+  Engine::Result first{e.fields, e.text, "ocr", {}, e.confidence, e.evidence, {}, e.doubtful};
+  REQUIRE(first.fields.at("SUPPLIER") == "JEN ULU KELANG");
+  REQUIRE(doubtful_seller(first));
+  const auto names = std::count_if(e.doubtful.begin(), e.doubtful.end(), [](const WordRun& r) { return r.field == "SUPPLIER"; });
+  CHECK(names == 2);  // the two lines read under kNameDoubt
+  const auto read = [](const Box& box) {
+    return std::optional<LineText>(box.top == 0 ? LineText{"PETRODELI ENTERPRISE", 0.97, 0.9, std::vector<float>(20, 0.97f)}
+                                                : LineText{"JLN ULU KELANG", 0.95, 0.9, std::vector<float>(14, 0.95f)});
+  };
+  const auto sure = [&](const WordRun& run, const LineText& second) {
+    return sure_reading(run, second, rules.lexicon, DateOrder::Dmy);
+  };
+  const Reread reread = read_again(page, e.doubtful, read, sure);
+  const Extraction a = extract_fields(reread.page, rules, kFieldNames);
+  const Engine::Result again{a.fields, a.text, "ocr", {}, a.confidence, a.evidence, {}, {}};
+  REQUIRE(take_reread_seller(first, again, reread.replaced_for("SUPPLIER")));
+  CHECK(first.fields.at("SUPPLIER") == "PETRODELI ENTERPRISE");
+  CHECK(first.evidence.at("SUPPLIER").reader_taken);
+  // A seller read surely the first time is kept.
+  for (Word& w : page.lines[2].words) w.confidence = 95;
+  const Extraction sure_first = extract_fields(page, rules, kFieldNames);
+  Engine::Result kept{sure_first.fields, sure_first.text, "ocr", {}, sure_first.confidence, sure_first.evidence, {}, {}};
+  REQUIRE(kept.fields.at("SUPPLIER") == "JEN ULU KELANG");
+  CHECK_FALSE(doubtful_seller(kept));
+  CHECK_FALSE(take_reread_seller(kept, again, reread.replaced_for("SUPPLIER")));
 }
 
 TEST_CASE("OCR engine on a sample page: every field read has evidence, a box on the page and a probability above 0 and at most 1") {

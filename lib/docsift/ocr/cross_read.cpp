@@ -4,9 +4,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <vector>
 
 namespace docsift::ocr {
+
+std::string unglued_time(const std::string& read) {
+  // A date's year (4 or 2 digits) or day, then a time's hour with no space between: PP-OCR drops
+  // the space that Tesseract keeps. The longer year first: "20185:41" is 2018 and 5:41.
+  static const std::regex kGlued(R"((\b\d{1,2}[-/.]\d{1,2}[-/.](?:\d{4}|\d{2})|\b\d{4}[-/.]\d{1,2}[-/.]\d{2})(\d{1,2}:\d{2}))");
+  return std::regex_replace(read, kGlued, "$1 $2");
+}
 
 bool readings_agree(const std::string& kind, const std::string& value, const std::string& read, const Lexicon& lexicon) {
   if (kind == "amount") {
@@ -19,7 +27,7 @@ bool readings_agree(const std::string& kind, const std::string& value, const std
   }
   if (kind == "date") {
     for (const DateOrder order : {DateOrder::Dmy, DateOrder::Mdy}) {
-      for (const Date& d : find_dates(read, lexicon, order)) {
+      for (const Date& d : find_dates(unglued_time(read), lexicon, order)) {
         if (format_date(d) == value) return true;
       }
     }
@@ -30,37 +38,111 @@ bool readings_agree(const std::string& kind, const std::string& value, const std
   return !key.empty() && name_key(read).starts_with(key);
 }
 
+namespace {
+
+// A name's characters, as the two readings are compared: ASCII letters, digits and '&'.
+bool name_character(unsigned char c) { return c < 0x80 && (std::isalnum(c) != 0 || c == '&'); }
+
+// One step of the alignment of the first reading's name characters with the second's.
+enum class Step { Same, Substituted, Inserted, Deleted };
+
+// The cheapest edit path from `mine` to a prefix of `theirs` (the second reading may run on past
+// the name), case aside; ties prefer the longer prefix. Steps in reading order, each with the
+// index in `mine` it acts before or on and the index in `theirs` it takes (Deleted: none).
+struct Aligned {
+  Step step;
+  std::size_t i, j;
+};
+std::vector<Aligned> align(const std::string& mine, const std::string& theirs) {
+  const std::size_t n = mine.size(), m = theirs.size();
+  const auto same = [&](std::size_t i, std::size_t j) {
+    return std::toupper(static_cast<unsigned char>(mine[i])) == std::toupper(static_cast<unsigned char>(theirs[j]));
+  };
+  std::vector<std::vector<std::size_t>> cost(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t j = 0; j <= m; ++j) cost[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    cost[i][0] = i;
+    for (std::size_t j = 1; j <= m; ++j) {
+      cost[i][j] = std::min({cost[i - 1][j - 1] + (same(i - 1, j - 1) ? 0 : 1), cost[i][j - 1] + 1, cost[i - 1][j] + 1});
+    }
+  }
+  std::size_t j = 0;
+  for (std::size_t k = 1; k <= m; ++k) {
+    if (cost[n][k] <= cost[n][j]) j = k;
+  }
+  std::vector<Aligned> path;
+  for (std::size_t i = n; i > 0 || j > 0;) {
+    if (i > 0 && j > 0 && cost[i][j] == cost[i - 1][j - 1] + (same(i - 1, j - 1) ? 0 : 1)) {
+      path.push_back({same(i - 1, j - 1) ? Step::Same : Step::Substituted, i - 1, j - 1});
+      --i, --j;
+    } else if (j > 0 && cost[i][j] == cost[i][j - 1] + 1) {
+      path.push_back({Step::Inserted, i, j - 1});
+      --j;
+    } else {
+      path.push_back({Step::Deleted, i - 1, 0});
+      --i;
+    }
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace
+
 std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
                                             const std::vector<float>& probabilities, double sure) {
-  const auto ascii = [](const std::string& s) {
-    return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-  };
-  // ASCII only: then a character is a byte, and `probabilities` index the read's bytes.
-  if (!ascii(value) || !ascii(read) || probabilities.size() != read.size()) return std::nullopt;
-  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-  std::vector<std::size_t> mine, theirs;  // positions of the letters and digits in each
+  // The second reading's name characters with their probabilities: one per UTF-8 sequence of
+  // `read` (a full-width bracket is one character, not a name's).
+  std::string theirs;
+  std::vector<float> p;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < read.size(); ++at) {
+    const auto c = static_cast<unsigned char>(read[i]);
+    const std::size_t length = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    if (at >= probabilities.size()) return std::nullopt;
+    if (name_character(c)) theirs += read[i], p.push_back(probabilities[at]);
+    i += length;
+  }
+  if (at != probabilities.size()) return std::nullopt;  // not one per character: not trusted
+  std::string mine;
+  std::vector<std::size_t> where;  // the byte of `value` each of `mine` is
   for (std::size_t i = 0; i < value.size(); ++i) {
-    if (alnum(value[i])) mine.push_back(i);
+    if (name_character(static_cast<unsigned char>(value[i]))) mine += value[i], where.push_back(i);
   }
-  for (std::size_t i = 0; i < read.size(); ++i) {
-    if (alnum(read[i])) theirs.push_back(i);
-  }
-  if (mine.empty() || theirs.size() < mine.size()) return std::nullopt;
-  std::string out = value;
+  if (mine.empty()) return std::nullopt;
+  // What changes at each of `mine`: its replacement, and the letters put in before it (index
+  // mine.size(): after the last, which the name's own end keeps out).
+  std::vector<std::optional<char>> replaced(mine.size());
+  std::vector<std::string> before(mine.size() + 1);
   std::size_t edits = 0;
-  for (std::size_t k = 0; k < mine.size(); ++k) {
-    const char a = value[mine[k]], b = read[theirs[k]];
-    if (std::toupper(static_cast<unsigned char>(a)) == std::toupper(static_cast<unsigned char>(b))) continue;
+  for (const Aligned& a : align(mine, theirs)) {
+    if (a.step == Step::Same) continue;
+    ++edits;
+    // Tesseract reads letters that are not there less often than the recognizer drops one
+    // ("LIAN" read "LAN"): a letter is never taken out.
+    if (a.step == Step::Deleted) return std::nullopt;
+    const auto b = static_cast<unsigned char>(theirs[a.j]);
     // A sure letter only, and never a digit for a letter ("BILD" is not "BHD1"): OCR reads a
     // name's letters as digits, seldom the other way round.
-    if (probabilities[theirs[k]] < sure || (std::isdigit(static_cast<unsigned char>(b)) && std::isalpha(static_cast<unsigned char>(a)))) {
+    if (p[a.j] < sure ||
+        (std::isdigit(b) != 0 && (a.step == Step::Inserted || std::isalpha(static_cast<unsigned char>(mine[a.i])) != 0)))
       return std::nullopt;
-    }
-    out[mine[k]] = b;
-    ++edits;
+    if (a.step == Step::Substituted) replaced[a.i] = theirs[a.j];
+    else before[a.i] += theirs[a.j];
   }
   const std::size_t allowed = std::max<std::size_t>(1, mine.size() / kNameEditsPer);
-  if (edits == 0 || edits > allowed) return std::nullopt;
+  if (edits == 0 || edits > allowed || !before.back().empty()) return std::nullopt;
+  std::string out;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (k < where.size() && where[k] == i) {
+      out += before[k];
+      out += replaced[k].value_or(value[i]);
+      ++k;
+    } else {
+      out += value[i];
+    }
+  }
   return out;
 }
 
@@ -72,7 +154,7 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
     return format_amount(amounts[0].cents, amounts[0].currency);
   }
   if (kind == "date") {
-    const std::vector<Date> dates = find_dates(read, lexicon, order);
+    const std::vector<Date> dates = find_dates(unglued_time(read), lexicon, order);
     if (dates.size() != 1) return std::nullopt;
     return format_date(dates[0]);
   }

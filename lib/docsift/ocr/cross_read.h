@@ -17,6 +17,10 @@ namespace docsift::ocr {
 // The fields cross-read: the ones a reader checks first and the rules most often misread.
 inline constexpr const char* kCrossReadFields[] = {"TOTAL", "INVOICE_DATE", "SUPPLIER"};
 
+// `read` with a space put between a date and a time read with none between them
+// ("2018-03-1813:18:48" → "2018-03-18 13:18:48", "10/03/20185:41" → "10/03/2018 5:41").
+std::string unglued_time(const std::string& read);
+
 // Whether `read` (the second recognizer's text of the value's box) says `value`: for an amount,
 // an amount of the same cents in it; for a date, the same day read either order; otherwise the
 // same letters and digits (known_names.h: name_key), case, spaces and punctuation aside
@@ -32,12 +36,17 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
                                         DateOrder order);
 
 // A name read by Tesseract (`value`) with the letters the second recognizer read otherwise put in,
-// where the two differ only by a few letters in the same places: "SANYO STATIONERY SHOP" and
-// "SANYU STATIONERYSHOP" give "SANYU STATIONERY SHOP" (Tesseract's spaces, the recognizer's
-// letters). The second reading may run on past the name (a registration number), not start
-// elsewhere. Each letter put in must have been read with probability ≥ `sure`; at most one letter in
-// kNameEditsPer. nullopt when there is nothing to put in, or the two are not that close.
-inline constexpr int kNameEditsPer = 8;
+// where the two differ by a few letters: "SANYO STATIONERY SHOP" and "SANYU STATIONERYSHOP" give
+// "SANYU STATIONERY SHOP" (Tesseract's spaces and punctuation, the recognizer's letters). The two
+// are aligned letter by letter (letters, digits and '&'; the least edits, case aside): a letter
+// the second reads in place of another, or one it reads that Tesseract missed ("'SH POWER" →
+// "'TSH POWER"), is put in; one Tesseract read that the second did not is never taken out (the
+// recognizer drops faint letters: "LIAN" read "LAN"). The second reading may run on past the name
+// (a registration number), not start elsewhere. Each letter put in must have been read with
+// probability ≥ `sure`, never a digit for a letter; at most one change in kNameEditsPer letters.
+// nullopt when there is nothing to put in, or the two are not that close. bench/ocr/README.md has
+// how the limits were chosen on the 200 and the 427.
+inline constexpr int kNameEditsPer = 5;
 std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
                                             const std::vector<float>& probabilities, double sure);
 
@@ -48,7 +57,7 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
 // kDateDoubt, read by the second as one date at ≥ kDateSure; a name as substituted_name puts it,
 // each letter at ≥ kLetterSure. bench/ocr/README.md has how they were chosen and what each gains.
 inline constexpr double kAmountDoubt = 60, kAmountSure = 0.85;
-inline constexpr double kDateDoubt = 80, kDateSure = 0.97;
+inline constexpr double kDateDoubt = 90, kDateSure = 0.95;
 inline constexpr double kLetterSure = 0.9;
 std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,
                                   const LineText& second, const Lexicon& lexicon, DateOrder order);

@@ -155,8 +155,12 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   out.text_source = "ocr";
   // A page that left its total or its date unread or doubtful (faint or unevenly lit print, as a
   // rule) is read once more, evened out and with the larger model where there is one (reader.h),
-  // and the two readings merged (take_second_reading).
-  if (second_reading_ && page.words() > 0 && wants_second_reading(out)) {
+  // and the two readings merged (take_second_reading). Decided on Tesseract's first reading, before
+  // the second recognizer reads its doubtful words again, so that the pages read twice are the
+  // same with it and without it.
+  const bool read_twice = second_reading_ && page.words() > 0 && wants_second_reading(out);
+  reread(out, page, rgb, prepared, field_names);
+  if (read_twice) {
     const Page again = reader_.read(rgb, nullptr, true);
     const Result second = finish(again, field_names, nlohmann::json::object());
     const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
@@ -172,44 +176,43 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
     if (!taken.filled.empty()) out.info.erase("reason");  // the first reading's, which found nothing
   }
   check_known_sellers(out, page);
-  for (auto& [name, e] : out.evidence) e.box = to_page(e.box, prepared, page.width, page.height);
+  for (auto& [name, e] : out.evidence) {
+    e.box = to_page(e.box, prepared, page.width, page.height);
+    for (Box& part : e.parts) part = to_page(part, prepared, page.width, page.height);
+  }
   cross_read(out, rgb, prepared.turned);
   calibrate(out);
   return out;
 }
 
-void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
+void Engine::reread(Result& out, const Page& page, const cv::Mat& rgb, const Prepared& prepared,
+                    const std::vector<std::string>& field_names) {
   if (!second_) return;
-  nlohmann::json read = nlohmann::json::object();
-  const DateOrder order = date_order_ == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
-  for (const char* field : kCrossReadFields) {
-    const auto value = result.fields.find(field);
-    const auto evidence = result.evidence.find(field);
-    if (value == result.fields.end() || value->second == "N/A" || evidence == result.evidence.end()) continue;
-    Evidence& e = evidence->second;
-    // The value's box with a sixth of its height around it (the recognizer was trained on lines
-    // cut with a margin), upright: a page read turned is cut from the page as given.
-    const int pad = std::max(2, e.box.height() / 6);
-    const cv::Rect box = cv::Rect(e.box.left - pad, e.box.top - pad, e.box.right - e.box.left + 2 * pad, e.box.height() + 2 * pad) &
-                         cv::Rect(0, 0, rgb.cols, rgb.rows);
-    if (box.width < 2 || box.height < 2) continue;
-    cv::Mat crop = rgb(box);
-    if (turned) cv::rotate(crop, crop, cv::ROTATE_180);
-    const LineText second = second_->read(crop);
-    const std::string kind = calibration_.kind_of(field);
-    e.reader_read = true;
-    e.reader_agreed = readings_agree(kind, value->second, second.text, rules_.lexicon);
-    std::optional<std::string> taken;
-    if (!e.reader_agreed) taken = settle(kind, value->second, e, second, rules_.lexicon, order);
-    read[field] = {{"read", second.text}, {"score", std::round(second.mean * 1000) / 1000}, {"agreed", e.reader_agreed}};
-    if (taken) {
-      read[field]["replaced"] = value->second;
-      value->second = *taken;
-      e.reader_taken = true;
-    }
+  // A total the page's sums vouch for has nothing to gain; a date is looked for where none was
+  // found, a seller's line where the seller was doubtful or none.
+  std::vector<WordRun> wanted;
+  for (const WordRun& run : out.doubtful) {
+    const bool unread = out.fields.count(run.field) && out.fields.at(run.field) == "N/A";
+    const bool wanted_here = run.field == "TOTAL"      ? !vouched_total(out)
+                             : run.field == "SUPPLIER" ? unread || doubtful_seller(out)
+                                                       : unread;
+    if (wanted_here) wanted.push_back(run);
   }
-  result.info["readers"] = {"tesseract", second_->name()};
-  result.info["cross_read"] = std::move(read);
+  if (wanted.empty()) return;
+  const DateOrder order = date_order_ == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
+  const auto read = [&](const Box& box) { return read_box(to_page(box, prepared, page.width, page.height), rgb, prepared.turned); };
+  const auto sure = [&](const WordRun& run, const LineText& second) { return sure_reading(run, second, rules_.lexicon, order); };
+  const Reread again_read = read_again(page, wanted, read, sure);
+  if (again_read.words.empty()) return;
+  out.info["reread"] = {{"words", again_read.words}};
+  if (again_read.replaced.empty()) return;
+  const Result again = finish(again_read.page, field_names, nlohmann::json::object());
+  const std::string total = out.fields.count("TOTAL") ? out.fields.at("TOTAL") : "N/A";
+  if (take_reread_total(out, again, again_read.replaced_for("TOTAL"))) out.info["reread"]["total"] = {{"was", total}, {"now", out.fields.at("TOTAL")}};
+  if (take_reread_date(out, again)) out.info["reread"]["date"] = out.fields.at("INVOICE_DATE");
+  const std::string seller = out.fields.count("SUPPLIER") ? out.fields.at("SUPPLIER") : "N/A";
+  if (take_reread_seller(out, again, again_read.replaced_for("SUPPLIER")))
+    out.info["reread"]["seller"] = {{"was", seller}, {"now", out.fields.at("SUPPLIER")}};
 }
 
 Engine::Result Engine::read_words(std::vector<Word> words, int width, int height,
@@ -304,7 +307,7 @@ Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& 
                               nlohmann::json info) {
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
   Result out{std::move(e.fields), std::move(e.text), {}, std::move(info), std::move(e.confidence),
-             std::move(e.evidence), {}};
+             std::move(e.evidence), {}, std::move(e.doubtful)};
   out.info["checks"] = e.checks;
   // Why a page gave nothing, for the record (every field is then N/A).
   if (page.words() == 0) {

@@ -6,9 +6,12 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <opencv2/core/mat.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "docsift/ocr/calibration.h"
@@ -35,6 +38,7 @@ class Engine {
     std::map<std::string, Evidence> evidence;  // per field found (rules.h), the second reading's marks added
     // Per field found: the calibrated probability that the value is right (calibration.h).
     std::map<std::string, double> probability;
+    std::vector<WordRun> doubtful;  // rules.h: Extraction's
   };
   // A page image: Tesseract, then the rules.
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);
@@ -52,6 +56,19 @@ class Engine {
   // second_, its agreement set in the evidence, and a value taken from it where cross_read.h's
   // rules allow; info's "readers" and "cross_read" say what it read.
   void cross_read(Result& result, const cv::Mat& rgb, bool turned) const;
+  // ocr.recognizer: both: the words the rules doubted (Result::doubtful) read again by second_:
+  // the payment lines' amounts where the total is not one the page's sums vouch for, the words
+  // shaped like a date where no date was found, the top lines read doubtfully where the seller was
+  // too. Each the second reads surely (sure_reading) replaces its words in a copy of `page`, and
+  // the rules run again on it: their TOTAL, INVOICE_DATE and SUPPLIER are taken as
+  // take_reread_total, take_reread_date and take_reread_seller say. info's "reread" says what was
+  // read and what was taken.
+  void reread(Result& result, const Page& page, const cv::Mat& rgb, const Prepared& prepared,
+              const std::vector<std::string>& field_names);
+  // The second recognizer's reading of one box of the page (page pixels), or of a value's lines
+  // (Evidence::parts); nullopt when the box is off the page or nothing was read.
+  std::optional<LineText> read_box(const Box& box, const cv::Mat& rgb, bool turned) const;
+  std::optional<LineText> read_lines(const std::vector<Box>& lines, const cv::Mat& rgb, bool turned) const;
   Rules rules_;
   KnownNames known_sellers_;
   Calibration calibration_;
@@ -88,5 +105,41 @@ struct Taken {
 // Merges `second` into `first` (fields, their confidences and evidence); says what it took, and
 // marks each field's evidence with what the second reading said of it.
 Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer);
+
+// The re-reading of doubtful words (Engine::reread), apart so that its rules are tested with
+// readings typed in. Whether a result's TOTAL is one its page's sums vouch for.
+bool vouched_total(const Engine::Result& result);
+struct Reread {
+  Page page;                  // the page with the words read again put in
+  // The boxes (page as read) whose words were replaced, and the field each was read for.
+  std::vector<std::pair<Box, std::string>> replaced;
+  std::vector<Box> replaced_for(const std::string& field) const;
+  nlohmann::json words;       // per run read: for, was, read, score, used; top to bottom
+};
+// The text a second reading of `run` puts in, where it is sure: for TOTAL one amount with cents
+// (spaces dropped: "42. 50") at a mean probability ≥ kAmountSure; for INVOICE_DATE one date (a
+// time glued on set apart: unglued_time) at ≥ kDateSure; for SUPPLIER 4 letters or more at ≥
+// kLetterSure (cross_read.h). nullopt otherwise.
+std::optional<std::string> sure_reading(const WordRun& run, const LineText& second, const Lexicon& lexicon,
+                                        DateOrder order);
+// `page` with the words of each of `runs` replaced by what `sure` makes of `read`'s reading of
+// their box.
+Reread read_again(const Page& page, const std::vector<WordRun>& runs,
+                  const std::function<std::optional<LineText>(const Box&)>& read,
+                  const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure);
+// Whether a result's SUPPLIER was read from words under kNameDoubt (rule_text.h).
+bool doubtful_seller(const Engine::Result& result);
+// Takes `again`'s SUPPLIER into `first` where it differs, was read from `replaced` (the boxes of
+// the top lines replaced), and `first` had none or a doubtful one; marks its evidence
+// reader_taken. Whether it took it.
+bool take_reread_seller(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced);
+// Takes `again`'s INVOICE_DATE (the rules on the page read_again gave) into `first` where `first`
+// had none; marks its evidence reader_taken. Whether it took it.
+bool take_reread_date(Engine::Result& first, const Engine::Result& again);
+// Takes `again`'s TOTAL (the rules on the page read_again gave) into `first` where it differs and
+// `first` had none, or the page's sums vouch for it, or it was read from `replaced` (the boxes of
+// the payment lines' words replaced); marks its
+// evidence reader_taken. Whether it took it.
+bool take_reread_total(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced);
 
 }  // namespace docsift::ocr

@@ -55,6 +55,16 @@ class FieldFinder {
   // cents as cash is (Malaysia, Australia, Switzerland). Empty on a page with no rounding line.
   std::vector<long long> rounded_sums(std::optional<long long> sub, std::optional<long long> tax) const;
 
+  // What a second recognizer reads again (rules.h: WordRun), top to bottom: the amounts of payment
+  // lines (a label of an amount field: TOTAL, SUBTOTAL, GST, tendered, change) read from words under
+  // kAmountWordDoubt, or that read as no amount with cents; and, on a page where no date was found,
+  // up to kMaxDateRereads words shaped like a date (find_dates.cpp).
+  std::vector<WordRun> doubtful_amounts() const;
+  std::vector<WordRun> doubtful_dates() const;
+  // On a page whose seller no label names, the segments of its top lines with letters that OCR read
+  // under kNameDoubt (a logo's type, a faded heading): up to kMaxNameRereads (find_parties.cpp).
+  std::vector<WordRun> doubtful_names() const;
+
   // TOTAL: the label's strength, then the checks, then the largest, then the lowest
   // (find_totals.cpp: rank_totals, then total_from_payments, total_from_sums, record_total).
   void choose_total(nlohmann::json& checks);
@@ -103,7 +113,8 @@ class FieldFinder {
   std::vector<std::string> domain_names() const;
   bool names_a_domain(std::size_t i) const;
   std::optional<std::size_t> sender_line(std::string& name, std::string& address) const;
-  std::string seller_name(std::size_t& best) const;
+  // `pieces`: the segments the name was read from, one group per line, top to bottom.
+  std::string seller_name(std::size_t& best, std::vector<std::vector<std::size_t>>& pieces) const;
 
   // BUSINESS_ADDRESS: the address lines under the supplier's name, after any registration lines.
   void business_address();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <regex>
 #include <set>
 
@@ -48,6 +49,26 @@ void FieldFinder::date_by_position(nlohmann::json& checks) {
       note_contest("INVOICE_DATE", format_date(*best), best_score, scored);
     }
   }
+}
+
+std::vector<WordRun> FieldFinder::doubtful_dates() const {
+  std::vector<WordRun> out;
+  if (page.exact || found.count("INVOICE_DATE")) return out;
+  // A date's shape: a separator twice between at least 4 digits in one word, short of an id's
+  // length ("03/0/2018", "25/Fen/2017"); a phone number has one dash, a price one dot.
+  const auto date_shaped = [](const std::string& word) {
+    const auto digits = std::count_if(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool twice = std::any_of(std::begin(kDateSeparators), std::end(kDateSeparators),
+                                   [&](char s) { return std::count(word.begin(), word.end(), s) == 2; });
+    return twice && digits >= 4 && digits <= kMaxAmountDigits && word.size() <= 14;
+  };
+  for (std::size_t l = 0; l < page.lines.size() && out.size() < kMaxDateRereads; ++l) {
+    const std::vector<Word>& words = page.lines[l].words;
+    for (std::size_t w = 0; w < words.size() && out.size() < kMaxDateRereads; ++w) {
+      if (date_shaped(words[w].text)) out.push_back({l, w, w, "INVOICE_DATE"});
+    }
+  }
+  return out;
 }
 
 }  // namespace docsift::ocr::detail

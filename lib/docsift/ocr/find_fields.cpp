@@ -6,6 +6,7 @@
 #include <cctype>
 #include <regex>
 #include <set>
+#include <tuple>
 
 namespace docsift::ocr::detail {
 
@@ -54,6 +55,11 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     out.evidence[name] = evidence.at(name);
     out.evidence[name].exact = page.exact;
   }
+  out.doubtful = doubtful_amounts();
+  for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
+  for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));
+  std::sort(out.doubtful.begin(), out.doubtful.end(),
+            [](const WordRun& a, const WordRun& b) { return std::tie(a.line, a.first) < std::tie(b.line, b.first); });
   return out;
 }
 

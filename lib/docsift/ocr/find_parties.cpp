@@ -54,15 +54,18 @@ std::optional<double> FieldFinder::seller_score(std::size_t i, double median, in
 
 // The seller's name around its best line: its neighbours on the line, and a line above or below
 // that continues it. `best` moves to the first segment of the line the name starts on.
-std::string FieldFinder::seller_name(std::size_t& best) const {
+std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<std::size_t>>& pieces) const {
   // OCR may split a name on its line ("POPULAR '   PR BOOK"): neighbours that read as a name
   // join it. The name is taken from the first of them.
   while (best > 0 && r[best - 1].line == r[best].line && !not_a_name(best - 1)) --best;
   std::size_t last = best;
   while (last + 1 < n && r[last + 1].line == r[best].line && !not_a_name(last + 1)) ++last;
   std::string name;
-  for (std::size_t k = best; k <= last; ++k)
+  pieces.assign(1, {});
+  for (std::size_t k = best; k <= last; ++k) {
     name += (name.empty() ? "" : " ") + name_of(r[k].text);
+    pieces.front().push_back(k);
+  }
   const std::string lowered = lowercase(name);
   // A name broken over lines: "POPULAR BOOK" above "CO. (M) SDN BHD" or "(SEMENYIH) SDN BHD"
   // (the best line starts with its legal form or a bracket), "AIK HUAT HARDWARE ENTERPRISE
@@ -80,13 +83,16 @@ std::string FieldFinder::seller_name(std::size_t& best) const {
       prev && r[*prev].line + 1 == r[best].line && r[*prev].block == r[best].block &&
       has_any(lowered, rules.company_forms) && r[*prev].confidence >= kNameConfidence &&
       r[best].text.find(':') == std::string::npos;  // "OWN BY: ..." names the owner alone
-  if (prev && (starts_legal || trading_name) && !not_a_name(*prev))
+  if (prev && (starts_legal || trading_name) && !not_a_name(*prev)) {
     name = name_of(r[*prev].text) + " " + name;
+    pieces.insert(pieces.begin(), {*prev});
+  }
   if (const auto next = below(best);
       next && !not_a_name(*next) &&
       (open || (!has_any(lowered, rules.company_forms) &&
                 has_any(r[*next].lowered, rules.company_forms)))) {
     name += " " + name_of(r[*next].text);
+    pieces.push_back({*next});
   }
   return name;
 }
@@ -193,9 +199,13 @@ void FieldFinder::supplier() {
     }
     if (best) {
       std::size_t at = *best;
-      const std::string name = seller_name(at);
+      std::vector<std::vector<std::size_t>> pieces;
+      const std::string name = seller_name(at, pieces);
       best = at;
       set("SUPPLIER", repair_name(name, rules), *best);
+      if (pieces.size() > 1) {
+        for (const auto& piece : pieces) evidence["SUPPLIER"].parts.push_back(words_box(piece));
+      }
       evidence["SUPPLIER"].repaired = found["SUPPLIER"] != name;
       note_contest("SUPPLIER", r[*best].text, best_score, scored);
       supplier_block = r[*best].block;
@@ -311,6 +321,25 @@ bool FieldFinder::not_a_name(std::size_t i) const {
          has_any(lowered, rules.not_supplier) ||
          std::any_of(rules.document_types.begin(), rules.document_types.end(),
                      [&](const auto& type) { return has_any(lowered, type.second); });
+}
+
+std::vector<WordRun> FieldFinder::doubtful_names() const {
+  std::vector<WordRun> out;
+  if (page.exact || label_fuzzy.count("SUPPLIER")) return out;  // a PDF's text, or a seller under its label
+  for (std::size_t i = 0; i < n && out.size() < kMaxNameRereads; ++i) {
+    if (r[i].top > page.height * 0.35) break;
+    const auto letters = std::count_if(r[i].text.begin(), r[i].text.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+    if (letters < 4 || r[i].confidence >= kNameDoubt) continue;
+    const std::vector<Word>& words = page.lines[r[i].line].words;
+    std::optional<std::size_t> first, last;
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      if (words[w].box.left < r[i].left || words[w].box.right > r[i].right) continue;
+      if (!first) first = w;
+      last = w;
+    }
+    if (first) out.push_back({r[i].line, *first, *last, "SUPPLIER"});
+  }
+  return out;
 }
 
 }  // namespace docsift::ocr::detail

@@ -234,4 +234,60 @@ void FieldFinder::sum_check(nlohmann::json& checks) {
                       : nlohmann::json(nullptr);
 }
 
+std::vector<WordRun> FieldFinder::doubtful_amounts() const {
+  std::vector<WordRun> out;
+  if (page.exact) return out;  // a PDF's text layer: nothing misread
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto hit = std::find_if(r[i].hits.begin(), r[i].hits.end(),
+                                  [&](const Hit& h) { return rules.fields[h.rule].kind == "amount"; });
+    if (hit == r[i].hits.end()) continue;
+    // The label's words end at hit->end of the segment's text (its words joined by single spaces);
+    // its value runs to the next label, or, where the segment holds none, on through the segments
+    // to its right up to one that has a label of its own ("TOTAL ........ 42.60" with a gap).
+    const Line& line = page.lines[r[i].line];
+    std::optional<std::size_t> first, last;
+    std::size_t offset = 0;
+    bool inside = true;        // still in segment i
+    bool digits_read = false;  // a word with a digit among the value's words so far
+    for (std::size_t w = 0; w < line.words.size(); ++w) {
+      const Word& word = line.words[w];
+      if (word.box.right < r[i].left) continue;
+      if (inside && word.box.left > r[i].right) {
+        inside = false;
+        // Another label on the segment ends the value, and so does a figure read on the segment
+        // (not a lone ":" before a gap).
+        if (hit->value_end < r[i].text.size() || digits_read) break;
+      }
+      if (inside) {
+        const std::size_t start = offset;
+        offset += word.text.size() + 1;
+        if (start < hit->end || start >= hit->value_end) continue;
+      } else if (const auto k = std::find_if(r.begin(), r.end(),
+                                             [&](const Segment& s) {
+                                               return s.line == r[i].line && s.left <= word.box.left &&
+                                                      word.box.right <= s.right;
+                                             });
+                 k != r.end() && !k->hits.empty()) {
+        break;
+      }
+      if (!first) first = w;
+      last = w;
+      digits_read = digits_read || word.text.find_first_of("0123456789") != std::string::npos;
+    }
+    if (!first) continue;
+    std::string text;
+    float least = 100;
+    for (std::size_t w = *first; w <= *last; ++w) {
+      text += (text.empty() ? "" : " ") + line.words[w].text;
+      least = std::min(least, line.words[w].confidence);
+    }
+    // A registration number beside a tax label ("GST Reg No : 000683900928") is no amount.
+    const auto digits = std::count_if(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits == 0 || digits > kMaxAmountDigits) continue;
+    const auto amount = money(text, true);
+    if (least < kAmountWordDoubt || !amount || !amount->has_cents) out.push_back({r[i].line, *first, *last, "TOTAL"});
+  }
+  return out;
+}
+
 }  // namespace docsift::ocr::detail

@@ -24,6 +24,19 @@ std::size_t find_phrase(const std::string& text, const std::string& phrase, std:
 // A rounding moves a bill by less than one unit of its currency: a larger amount on a rounding
 // line is a misread (the "0.92" of a "0.02") or the rounded total itself ("Rounding RM 45.35").
 constexpr long long kMaxRounding = 50;
+// A payment line's amount read from a word under this confidence (Tesseract's 0-100) is read again
+// by a second recognizer where there is one (FieldFinder::doubtful_amounts, engine.h).
+constexpr float kAmountWordDoubt = 90.0f;
+// More digits than this is a number, not a receipt's amount (8: 999,999.99).
+constexpr long kMaxAmountDigits = 8;
+// On a page with no date found, the words shaped like one that a second recognizer reads again.
+constexpr std::size_t kMaxDateRereads = 4;
+constexpr char kDateSeparators[] = {'/', '-', '.'};
+// A top line read under this (Tesseract's 0-100) may be the seller's, misread: up to
+// kMaxNameRereads of them are read again by a second recognizer where the seller's own words were
+// read under it too (bench/ocr/README.md: 70 against 75 and 80).
+constexpr double kNameDoubt = 70.0;
+constexpr std::size_t kMaxNameRereads = 4;
 
 // A line read with less confidence than this (Tesseract's 0-100) is not taken for a name.
 constexpr double kNameConfidence = 55.0;

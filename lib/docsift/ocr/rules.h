@@ -82,6 +82,18 @@ struct Evidence {
   bool reader_agreed = false;   // ... which read the same value (cross_read.h)
   bool reader_taken = false;    // ... which read another, and the value is now that one
   Box box;                      // the value's words, in page pixels (as read: deskewed, turned)
+  // A name read over lines ("POPULAR BOOK" above "CO. (M) SDN BHD"): each line's piece, top to
+  // bottom, in the same pixels; empty when the value is one line's (then `box` is its piece).
+  std::vector<Box> parts;
+};
+
+// Words OCR read doubtfully, for a second recognizer to read again (engine.h: ocr.recognizer
+// both): line.words[first..last] of page.lines[line], read for `field` (TOTAL: a payment line's
+// amount; INVOICE_DATE: a word shaped like a date on a page where no date was found).
+struct WordRun {
+  std::size_t line = 0;
+  std::size_t first = 0, last = 0;
+  std::string field;
 };
 
 struct Extraction {
@@ -94,6 +106,7 @@ struct Extraction {
   // read from: how sure OCR was of what the value was read from. 100 for a PDF's text layer.
   std::map<std::string, double> confidence;
   std::map<std::string, Evidence> evidence;  // per field found
+  std::vector<WordRun> doubtful;  // top to bottom
 };
 
 Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,

@@ -1,0 +1,151 @@
+// Words the rules doubted, read again by the second recognizer (Engine::reread; engine.h): which
+// readings are sure enough to put in, the page with them put in, and which of the rules' values on
+// that page are taken.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "docsift/ocr/cross_read.h"
+#include "docsift/ocr/engine.h"
+#include "docsift/ocr/rule_text.h"
+
+namespace docsift::ocr {
+
+namespace {
+
+bool inside_any(const Box& at, const std::vector<Box>& boxes) {
+  return std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) {
+    return b.left <= at.left && at.right <= b.right && b.top <= at.top && at.bottom <= b.bottom;
+  });
+}
+
+// `field`'s value, evidence and confidence from `again` into `first`, marked as read again.
+void take_field(Engine::Result& first, const Engine::Result& again, const std::string& field) {
+  first.fields[field] = again.fields.at(field);
+  first.evidence[field] = again.evidence.at(field);
+  first.evidence[field].reader_taken = true;
+  if (again.confidence.count(field)) first.confidence[field] = again.confidence.at(field);
+}
+
+}  // namespace
+
+bool vouched_total(const Engine::Result& result) {
+  const auto e = result.evidence.find("TOTAL");
+  return e != result.evidence.end() && e->second.sums_agree;
+}
+
+std::optional<std::string> sure_reading(const WordRun& run, const LineText& second, const Lexicon& lexicon, DateOrder order) {
+  if (run.field == "SUPPLIER") {
+    const auto letters = std::count_if(second.text.begin(), second.text.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+    if (second.mean < kLetterSure || letters < 4) return std::nullopt;
+    return second.text;
+  }
+  if (run.field == "INVOICE_DATE") {
+    const std::string text = unglued_time(second.text);
+    if (second.mean < kDateSure || find_dates(text, lexicon, order).size() != 1) return std::nullopt;
+    return text;
+  }
+  std::string text = second.text;
+  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());  // one word: "42. 50" is 42.50
+  const std::vector<Amount> amounts = find_amounts(text, lexicon);
+  if (second.mean < kAmountSure || amounts.size() != 1 || !amounts[0].has_cents) return std::nullopt;
+  return text;
+}
+
+std::vector<Box> Reread::replaced_for(const std::string& field) const {
+  std::vector<Box> out;
+  for (const auto& [box, of] : replaced) {
+    if (of == field) out.push_back(box);
+  }
+  return out;
+}
+
+Reread read_again(const Page& page, const std::vector<WordRun>& runs,
+                  const std::function<std::optional<LineText>(const Box&)>& read,
+                  const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure) {
+  Reread out{page, {}, nlohmann::json::array()};
+  // Words are read once: of runs that overlap (a top line that is also a payment line), the first
+  // is kept, so that replacing one run's words never moves another's.
+  std::vector<WordRun> once = runs;
+  std::sort(once.begin(), once.end(),
+            [](const WordRun& a, const WordRun& b) { return std::tie(a.line, a.first) < std::tie(b.line, b.first); });
+  const auto overlaps = [](const WordRun& a, const WordRun& b) { return a.line == b.line && b.first <= a.last; };
+  once.erase(std::unique(once.begin(), once.end(), overlaps), once.end());
+  // Back to front, so that taking a line's words out keeps the indices of those before them.
+  for (auto it = once.rbegin(); it != once.rend(); ++it) {
+    std::vector<Word>& words = out.page.lines.at(it->line).words;
+    if (it->first >= words.size()) continue;
+    Box box = words[it->first].box;
+    std::string was;
+    for (std::size_t w = it->first; w <= it->last && w < words.size(); ++w) {
+      box = {std::min(box.left, words[w].box.left), std::min(box.top, words[w].box.top),
+             std::max(box.right, words[w].box.right), std::max(box.bottom, words[w].box.bottom)};
+      was += (was.empty() ? "" : " ") + words[w].text;
+    }
+    const std::optional<LineText> second = read(box);
+    if (!second) continue;
+    const std::optional<std::string> text = sure(*it, *second);
+    out.words.insert(out.words.begin(), nlohmann::json{{"for", it->field},
+                                                       {"was", was},
+                                                       {"read", second->text},
+                                                       {"score", std::round(second->mean * 1000) / 1000},
+                                                       {"used", text.has_value()}});
+    if (!text) continue;
+    words[it->first] = Word{*text, box, static_cast<float>(100 * second->mean)};
+    words.erase(words.begin() + static_cast<long>(it->first) + 1,
+                words.begin() + static_cast<long>(std::min(it->last + 1, words.size())));
+    out.replaced.push_back({box, it->field});
+  }
+  return out;
+}
+
+bool doubtful_seller(const Engine::Result& result) {
+  const auto e = result.evidence.find("SUPPLIER");
+  return e != result.evidence.end() && e->second.word_mean < detail::kNameDoubt;
+}
+
+bool take_reread_seller(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced) {
+  const auto before = first.fields.find("SUPPLIER");
+  const auto after = again.fields.find("SUPPLIER");
+  const auto e = again.evidence.find("SUPPLIER");
+  if (before == first.fields.end() || after == again.fields.end() || e == again.evidence.end() ||
+      after->second == "N/A" || after->second == before->second || !(before->second == "N/A" || doubtful_seller(first)) ||
+      !inside_any(e->second.box, replaced)) {
+    return false;
+  }
+  take_field(first, again, "SUPPLIER");
+  return true;
+}
+
+bool take_reread_date(Engine::Result& first, const Engine::Result& again) {
+  const auto before = first.fields.find("INVOICE_DATE");
+  const auto after = again.fields.find("INVOICE_DATE");
+  if (before == first.fields.end() || before->second != "N/A" || after == again.fields.end() ||
+      after->second == "N/A" || !again.evidence.count("INVOICE_DATE")) {
+    return false;
+  }
+  take_field(first, again, "INVOICE_DATE");
+  return true;
+}
+
+bool take_reread_total(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced) {
+  const auto before = first.fields.find("TOTAL");
+  const auto after = again.fields.find("TOTAL");
+  const auto e = again.evidence.find("TOTAL");
+  if (before == first.fields.end() || after == again.fields.end() || e == again.evidence.end() ||
+      after->second == "N/A" || after->second == before->second) {
+    return false;
+  }
+  if (!(before->second == "N/A" || vouched_total(again) || inside_any(e->second.box, replaced))) return false;
+  take_field(first, again, "TOTAL");
+  first.info["checks"] = again.info.contains("checks") ? again.info["checks"] : nlohmann::json::object();
+  return true;
+}
+
+}  // namespace docsift::ocr

@@ -1,0 +1,75 @@
+// The engine's second recognizer (ocr.recognizer: both; engine.h): boxes of the page cut and read
+// again, and the values the rules chose cross-read (cross_read.h).
+#include <algorithm>
+#include <cmath>
+#include <opencv2/core.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "docsift/ocr/cross_read.h"
+#include "docsift/ocr/engine.h"
+
+namespace docsift::ocr {
+
+std::optional<LineText> Engine::read_box(const Box& at, const cv::Mat& rgb, bool turned) const {
+  // The box with a sixth of its height around it (the recognizer was trained on lines cut with a
+  // margin), upright: a page read turned is cut from the page as given.
+  const int pad = std::max(2, at.height() / 6);
+  const cv::Rect box = cv::Rect(at.left - pad, at.top - pad, at.right - at.left + 2 * pad, at.height() + 2 * pad) &
+                       cv::Rect(0, 0, rgb.cols, rgb.rows);
+  if (box.width < 2 || box.height < 2) return std::nullopt;
+  cv::Mat crop = rgb(box);
+  if (turned) cv::rotate(crop, crop, cv::ROTATE_180);
+  return second_->read(crop);
+}
+
+std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, const cv::Mat& rgb, bool turned) const {
+  // The recognizer reads one line: each is read alone, and the readings joined by a space
+  // (probability 1); the mean and the lowest are their characters'.
+  LineText out;
+  double sum = 0;
+  std::size_t characters = 0;
+  for (const Box& at : lines) {
+    const std::optional<LineText> line = read_box(at, rgb, turned);
+    if (!line || line->text.empty()) continue;
+    if (!out.text.empty()) out.text += ' ', out.probabilities.push_back(1.0f);
+    out.lowest = out.text.empty() ? line->lowest : std::min(out.lowest, line->lowest);
+    out.text += line->text;
+    out.probabilities.insert(out.probabilities.end(), line->probabilities.begin(), line->probabilities.end());
+    sum += line->mean * static_cast<double>(line->probabilities.size());
+    characters += line->probabilities.size();
+  }
+  if (characters == 0) return std::nullopt;
+  out.mean = sum / static_cast<double>(characters);
+  return out;
+}
+
+void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
+  if (!second_) return;
+  nlohmann::json read = nlohmann::json::object();
+  const DateOrder order = date_order_ == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
+  for (const char* field : kCrossReadFields) {
+    const auto value = result.fields.find(field);
+    const auto evidence = result.evidence.find(field);
+    if (value == result.fields.end() || value->second == "N/A" || evidence == result.evidence.end()) continue;
+    Evidence& e = evidence->second;
+    std::optional<LineText> second = e.parts.empty() ? read_box(e.box, rgb, turned) : read_lines(e.parts, rgb, turned);
+    if (!second) continue;
+    const std::string kind = calibration_.kind_of(field);
+    e.reader_read = true;
+    e.reader_agreed = readings_agree(kind, value->second, second->text, rules_.lexicon);
+    std::optional<std::string> taken;
+    if (!e.reader_agreed) taken = settle(kind, value->second, e, *second, rules_.lexicon, order);
+    read[field] = {{"read", second->text}, {"score", std::round(second->mean * 1000) / 1000}, {"agreed", e.reader_agreed}};
+    if (taken) {
+      read[field]["replaced"] = value->second;
+      value->second = *taken;
+      e.reader_taken = true;
+    }
+  }
+  result.info["readers"] = {"tesseract", second_->name()};
+  result.info["cross_read"] = std::move(read);
+}
+
+}  // namespace docsift::ocr
