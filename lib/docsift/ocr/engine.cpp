@@ -265,9 +265,7 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
         found.word_min = std::min<double>(found.word_min, w.confidence);
         sum += w.confidence, ++count;
       }
-      found.box.left = std::min(found.box.left, line->box.left), found.box.top = std::min(found.box.top, line->box.top);
-      found.box.right = std::max(found.box.right, line->box.right);
-      found.box.bottom = std::max(found.box.bottom, line->box.bottom);
+      found.box = found.box.with(line->box);
     }
     if (count > 0) found.word_mean = sum / static_cast<double>(count);
     found.exact = page.exact;

@@ -2,7 +2,6 @@
 // readings are sure enough to put in, the page with them put in, and which of the rules' values on
 // that page are taken.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -20,9 +19,7 @@ namespace docsift::ocr {
 namespace {
 
 bool inside_any(const Box& at, const std::vector<Box>& boxes) {
-  return std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) {
-    return b.left <= at.left && at.right <= b.right && b.top <= at.top && at.bottom <= b.bottom;
-  });
+  return std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.holds(at); });
 }
 
 // `field`'s value, evidence and confidence from `again` into `first`, marked as read again.
@@ -42,8 +39,7 @@ bool vouched_total(const Engine::Result& result) {
 
 std::optional<std::string> sure_reading(const WordRun& run, const LineText& second, const Lexicon& lexicon, DateOrder order) {
   if (run.field == "SUPPLIER") {
-    const auto letters = std::count_if(second.text.begin(), second.text.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
-    if (second.mean < kLetterSure || letters < 4) return std::nullopt;
+    if (second.mean < kLetterSure || detail::letters_in(second.text) < 4) return std::nullopt;
     return second.text;
   }
   if (run.field == "INVOICE_DATE") {
@@ -84,8 +80,7 @@ Reread read_again(const Page& page, const std::vector<WordRun>& runs,
     Box box = words[it->first].box;
     std::string was;
     for (std::size_t w = it->first; w <= it->last && w < words.size(); ++w) {
-      box = {std::min(box.left, words[w].box.left), std::min(box.top, words[w].box.top),
-             std::max(box.right, words[w].box.right), std::max(box.bottom, words[w].box.bottom)};
+      box = box.with(words[w].box);
       was += (was.empty() ? "" : " ") + words[w].text;
     }
     const std::optional<LineText> second = read(box);

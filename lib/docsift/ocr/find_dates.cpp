@@ -57,7 +57,7 @@ std::vector<WordRun> FieldFinder::doubtful_dates() const {
   // A date's shape: a separator twice between at least 4 digits in one word, short of an id's
   // length ("03/0/2018", "25/Fen/2017"); a phone number has one dash, a price one dot.
   const auto date_shaped = [](const std::string& word) {
-    const auto digits = std::count_if(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const std::size_t digits = digits_in(word);
     const bool twice = std::any_of(std::begin(kDateSeparators), std::end(kDateSeparators),
                                    [&](char s) { return std::count(word.begin(), word.end(), s) == 2; });
     return twice && digits >= 4 && digits <= kMaxAmountDigits && word.size() <= 14;

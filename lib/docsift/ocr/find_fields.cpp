@@ -148,9 +148,7 @@ Box FieldFinder::words_box(const std::vector<std::size_t>& segments) const {
   for (const std::size_t k : segments) {
     for (const Word& w : page.lines[r[k].line].words) {
       if (w.box.left < r[k].left || w.box.right > r[k].right) continue;
-      box = !box ? w.box
-                 : Box{std::min(box->left, w.box.left), std::min(box->top, w.box.top),
-                       std::max(box->right, w.box.right), std::max(box->bottom, w.box.bottom)};
+      box = box ? box->with(w.box) : w.box;
     }
   }
   return box.value_or(Box{});
@@ -192,8 +190,7 @@ Evidence FieldFinder::evidence_of(const std::string& field, const std::string& v
     for (const Word* w : words) {
       sum += w->confidence;
       least = std::min(least, static_cast<double>(w->confidence));
-      box = {std::min(box.left, w->box.left), std::min(box.top, w->box.top), std::max(box.right, w->box.right),
-             std::max(box.bottom, w->box.bottom)};
+      box = box.with(w->box);
     }
     e.word_mean = sum / static_cast<double>(words.size());
     e.word_min = least;

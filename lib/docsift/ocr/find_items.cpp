@@ -92,8 +92,7 @@ void FieldFinder::line_items() {
     for (const std::size_t i : rows) {
       for (const Word& w : page.lines[i].words) {
         if (count == 0) e.box = w.box;
-        e.box = {std::min(e.box.left, w.box.left), std::min(e.box.top, w.box.top),
-                 std::max(e.box.right, w.box.right), std::max(e.box.bottom, w.box.bottom)};
+        e.box = e.box.with(w.box);
         e.word_min = std::min(e.word_min, static_cast<double>(w.confidence));
         sum += w.confidence;
         ++count;

@@ -328,8 +328,7 @@ std::vector<WordRun> FieldFinder::doubtful_names() const {
   if (page.exact || label_fuzzy.count("SUPPLIER")) return out;  // a PDF's text, or a seller under its label
   for (std::size_t i = 0; i < n && out.size() < kMaxNameRereads; ++i) {
     if (r[i].top > page.height * 0.35) break;
-    const auto letters = std::count_if(r[i].text.begin(), r[i].text.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
-    if (letters < 4 || r[i].confidence >= kNameDoubt) continue;
+    if (letters_in(r[i].text) < 4 || r[i].confidence >= kNameDoubt) continue;
     const std::vector<Word>& words = page.lines[r[i].line].words;
     std::optional<std::size_t> first, last;
     for (std::size_t w = 0; w < words.size(); ++w) {

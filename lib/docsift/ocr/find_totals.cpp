@@ -282,7 +282,7 @@ std::vector<WordRun> FieldFinder::doubtful_amounts() const {
       least = std::min(least, line.words[w].confidence);
     }
     // A registration number beside a tax label ("GST Reg No : 000683900928") is no amount.
-    const auto digits = std::count_if(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const std::size_t digits = digits_in(text);
     if (digits == 0 || digits > kMaxAmountDigits) continue;
     const auto amount = money(text, true);
     if (least < kAmountWordDoubt || !amount || !amount->has_cents) out.push_back({r[i].line, *first, *last, "TOTAL"});

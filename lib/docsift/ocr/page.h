@@ -13,6 +13,15 @@ struct Box {
   int left = 0, top = 0, right = 0, bottom = 0;
   int height() const { return bottom - top; }
   int center_y() const { return (top + bottom) / 2; }
+  // The smallest box holding this one and `other`.
+  Box with(const Box& other) const {
+    return {left < other.left ? left : other.left, top < other.top ? top : other.top,
+            right > other.right ? right : other.right, bottom > other.bottom ? bottom : other.bottom};
+  }
+  // Whether `other` lies wholly inside this box.
+  bool holds(const Box& other) const {
+    return left <= other.left && other.right <= right && top <= other.top && other.bottom <= bottom;
+  }
 };
 
 struct Word {

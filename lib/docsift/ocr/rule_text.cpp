@@ -17,6 +17,14 @@ namespace detail {
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
+std::size_t letters_in(std::string_view s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }));
+}
+
+std::size_t digits_in(std::string_view s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
+}
+
 bool has_letters(std::string_view s) {
   return std::any_of(s.begin(), s.end(),
                      [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });

@@ -18,6 +18,9 @@ namespace docsift::ocr::detail {
 
 bool word_char(char c);
 bool has_letters(std::string_view s);
+// How many ASCII letters, and how many digits, `s` holds.
+std::size_t letters_in(std::string_view s);
+std::size_t digits_in(std::string_view s);
 // Where `phrase` occurs in `text` (both lower case) as whole words, from `from`.
 std::size_t find_phrase(const std::string& text, const std::string& phrase, std::size_t from = 0);
 
@@ -28,7 +31,7 @@ constexpr long long kMaxRounding = 50;
 // by a second recognizer where there is one (FieldFinder::doubtful_amounts, engine.h).
 constexpr float kAmountWordDoubt = 90.0f;
 // More digits than this is a number, not a receipt's amount (8: 999,999.99).
-constexpr long kMaxAmountDigits = 8;
+constexpr std::size_t kMaxAmountDigits = 8;
 // On a page with no date found, the words shaped like one that a second recognizer reads again.
 constexpr std::size_t kMaxDateRereads = 4;
 constexpr char kDateSeparators[] = {'/', '-', '.'};
