@@ -69,7 +69,9 @@ struct Options {
                      cache = "device", prompt = kDefaultPrompt;
   int tiles = 1, tokens = 64, profile_steps = 3, profile_first = 5;
   bool graphs = true;  // generation.cuda_graphs; --no-graphs launches every operator from the host
-  bool fused_norm = false;  // model.fused_norm: the residual add and RMSNorm as one CUDA kernel
+  // model.fused_norm and model.decode_kernels (both on by default, as in docsift run): the residual
+  // add and RMSNorm as one CUDA kernel; the decode GEMVs and attention as docsift's kernels.
+  bool fused_norm = true, decode_kernels = true;
 };
 
 at::ScalarType parse_dtype(const std::string& s) {
@@ -437,14 +439,15 @@ int main(int argc, char** argv) try {
     else if (f == "--json") o.json = a.value();
     else if (f == "--prompt") o.prompt = a.value();
     else if (f == "--no-graphs") o.graphs = false;
-    else if (f == "--fused-norm") o.fused_norm = true;
+    else if (f == "--no-fused-norm") o.fused_norm = false;
+    else if (f == "--no-decode-kernels") o.decode_kernels = false;
     else if (o.model.empty() && !a.is_flag()) o.model = f;
     else a.unknown();
   }
   if (o.model.empty()) {
     throw std::runtime_error("usage: docsift_bench_decode MODEL_DIR [--device cpu|cuda:0] [--dtype T] [--image FILE] "
                              "[--tiles 1] [--tokens 64] [--profile-steps 3] [--trace FILE.json] "
-                             "[--cache device|offloaded] [--no-graphs] [--fused-norm] [--json OUT]");
+                             "[--cache device|offloaded] [--no-graphs] [--no-fused-norm] [--no-decode-kernels] [--json OUT]");
   }
   if (o.tokens < 3) throw std::runtime_error("--tokens: at least 3 (the median skips the first decode step)");
   if (o.profile_steps < 1) throw std::runtime_error("--profile-steps: at least 1");
@@ -457,7 +460,7 @@ int main(int argc, char** argv) try {
   if (o.dtype.empty()) o.dtype = cuda ? "bfloat16" : "float32";
   const at::ScalarType dtype = parse_dtype(o.dtype);
   nlohmann::json out = {{"model", o.model},       {"device", device.str()}, {"dtype", o.dtype},
-                        {"cache", o.cache}, {"cuda_graphs", o.graphs}, {"fused_norm", o.fused_norm},       {"tokens", o.tokens},     {"threads", at::get_num_threads()},
+                        {"cache", o.cache}, {"cuda_graphs", o.graphs}, {"fused_norm", o.fused_norm}, {"decode_kernels", o.decode_kernels},       {"tokens", o.tokens},     {"threads", at::get_num_threads()},
                         {"image", o.image}};
   if (cuda) {
     const auto status = device::cuda_status();
@@ -467,7 +470,8 @@ int main(int argc, char** argv) try {
 
   family::LoadedModel engine(o.model);
   auto t = Clock::now();
-  engine.load(device, model::Numerics{dtype, model::Quantization::None, model::Float16Residual::Float32, o.fused_norm});
+  engine.load(device, model::Numerics{dtype, model::Quantization::None, model::Float16Residual::Float32, o.fused_norm,
+                                      o.decode_kernels});
   memory::synchronize_device(device);
   out["load_s"] = seconds_since(t);
   const family::Model& model = engine.model();

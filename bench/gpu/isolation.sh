@@ -9,13 +9,8 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="$1"; N="${2:-50}"; R="${3:-10}"; DEVICE="${DEVICE:-cuda:0}"
 work="$(mktemp -d)"; mkdir -p "$work/images"
-i=0
-while [ "$i" -lt "$N" ]; do
-  for f in "$ROOT"/samples/*.png; do
-    [ "$i" -lt "$N" ] || break
-    cp "$f" "$work/images/$(printf 'page_%04d.png' "$i")"; i=$((i + 1))
-  done
-done
+source "$ROOT/bench/gpu/sample_pages.sh"
+sample_pages "$work/images" "$N"
 used() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1; }
 before=$(used)
 nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$work/smi.txt" 2>/dev/null &

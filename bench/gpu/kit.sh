@@ -34,15 +34,17 @@ KIT_BASE_LIBS="libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 ld-linux-x86-64.
   librt.so.1 libz.so.1 libutil.so.1 libresolv.so.2"
 KIT_STUBS="libgdal.so.32"
 KIT_PREFIX="${KIT_PREFIX:-/tmp/docsift-kit}"
+# The checkout, set when the file is sourced so that every function has it: the caller's ROOT, or
+# two folders above this file (sourced on its own, ROOT is not exported).
+ROOT="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 
 # SONAME -> path, from this machine's linker cache.
 _kit_ldcache() { ldconfig -p | awk '/x86-64/ && $1 ~ /^lib/ {print $1, $NF}'; }
 _kit_needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 
 kit_pack() {
-  local root kit stage work so path pkg
-  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-  kit="${1:-$root/.gpu/kit.tar.xz}"
+  local kit stage work so path pkg
+  kit="${1:-$ROOT/.gpu/kit.tar.xz}"
   work="$(mktemp -d)"; stage="$work/stage"
   chmod 755 "$work"
   mkdir -p "$stage" "$work/debs" "$(dirname "$kit")"
@@ -137,9 +139,11 @@ kit_env() {
 }
 
 # Configures and builds ROOT/build-gpu against the Python environment's LibTorch (python3's torch)
-# and the kit. Logs go to OUT (cmake.log, build.log).
+# and the kit. Logs go to OUT (cmake.log, build.log), or to the build folder when OUT is unset.
 kit_build() {
   local lib="$KIT_PREFIX/usr/lib/x86_64-linux-gnu" torch_prefix start target build="${BUILD_GPU:-$ROOT/build-gpu}"
+  local OUT="${OUT:-$build}"
+  mkdir -p "$OUT"
   kit_unpack || return 1
   kit_env
   export PKG_CONFIG_SYSROOT_DIR="$KIT_PREFIX" PKG_CONFIG_LIBDIR="$lib/pkgconfig:$KIT_PREFIX/usr/share/pkgconfig"

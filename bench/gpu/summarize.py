@@ -37,7 +37,11 @@ def main():
     ref = load(os.path.join(work, "reference_bf16.json"))
     runs = []
     ids = {}
-    for name in ("decode_bf16", "decode_bf16_fused", "decode_bf16_eager", "decode_fp16", "decode_offloaded"):
+    # decode_bf16: the defaults (CUDA graphs, model.fused_norm, model.decode_kernels); _libtorch:
+    # none of docsift's kernels (cuBLAS and LibTorch's ops, graphs on); _norm_only: the fused norm
+    # without the decode kernels; _eager: no graphs.
+    for name in ("decode_bf16", "decode_bf16_libtorch", "decode_bf16_norm_only", "decode_bf16_eager", "decode_fp16",
+                 "decode_offloaded"):
         d = load(os.path.join(work, name + ".json"))
         if not d:
             print(f"{name}: no result")
@@ -46,7 +50,8 @@ def main():
         wb = d.get("weight_bytes_per_token")
         limit_ms = wb / (read_gbps * 1e9) * 1e3 if (wb and read_gbps) else None
         ids[name] = d.get("ids") or []
-        run = {"run": name, "cuda_graphs": d.get("cuda_graphs"), "fused_norm": d.get("fused_norm"), "model": "InternVL3-8B-shaped, random weights", "dtype": d.get("dtype"),
+        run = {"run": name, "cuda_graphs": d.get("cuda_graphs"), "fused_norm": d.get("fused_norm"),
+               "decode_kernels": d.get("decode_kernels"), "model": "InternVL3-8B-shaped, random weights", "dtype": d.get("dtype"),
                "device": d.get("gpu") or d.get("device"), "cache": d.get("cache"),
                "docsift_ms_per_token": ms, "weight_bytes_per_token": wb,
                "bandwidth_limit_gbps": read_gbps, "bandwidth_limit_ms_per_token": limit_ms,
@@ -59,35 +64,39 @@ def main():
         per = p.get("per_step") or {}
         run["profile_per_step"] = {k: per.get(k) for k in per}
         run["cuda_api_per_step"] = p.get("cuda_api_per_step")
+        run["top_gpu_kernels"] = (d.get("top_gpu_kernels") or p.get("top_gpu_kernels") or [])[:12]
         runs.append(run)
     std = next((r for r in runs if r["run"] == "decode_bf16"), None)
     off = next((r for r in runs if r["run"] == "decode_offloaded"), None)
     result = {"bandwidth": bw, "transformers": ref, "runs": runs}
-    # Greedy tokens of the graph and eager runs (random weights: bf16 near-ties may flip late).
-    a, b = ids.get("decode_bf16"), ids.get("decode_bf16_eager")
-    if a and b:
-        same = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        result["graph_eager_identical_prefix"] = [same, min(len(a), len(b))]
-        print(f"greedy tokens, graphs against eager: first {same} of {min(len(a), len(b))} identical")
-    f = ids.get("decode_bf16_fused")
-    if a and f:
-        same = next((i for i, (x, y) in enumerate(zip(a, f)) if x != y), min(len(a), len(f)))
-        result["fused_unfused_identical_prefix"] = [same, min(len(a), len(f))]
-        print(f"greedy tokens, fused norm against LibTorch's: first {same} of {min(len(a), len(f))} identical")
-    if ref and a:
-        r = ref.get("ids") or []
-        same = next((i for i, (x, y) in enumerate(zip(a, r)) if x != y), min(len(a), len(r)))
-        result["docsift_transformers_identical_prefix"] = [same, min(len(a), len(r))]
-        print(f"greedy tokens, docsift against transformers (bf16): first {same} of {min(len(a), len(r))} identical")
+    def prefix(x, y, what, key):
+        """x, y: run names (their ids) or id lists."""
+        a = ids.get(x) if isinstance(x, str) else x
+        b = ids.get(y) if isinstance(y, str) else y
+        if a and b:
+            same = next((i for i, (u, v) in enumerate(zip(a, b)) if u != v), min(len(a), len(b)))
+            result[key] = [same, min(len(a), len(b))]
+            print(f"greedy tokens, {what}: first {same} of {min(len(a), len(b))} identical")
+    # Greedy tokens (random weights: bf16 near-ties may flip late).
+    prefix("decode_bf16", "decode_bf16_libtorch", "docsift's kernels against LibTorch's ops", "kernels_libtorch_identical_prefix")
+    prefix("decode_bf16", "decode_bf16_eager", "graphs against eager", "graph_eager_identical_prefix")
+    if ref:
+        prefix("decode_bf16", ref.get("ids") or [], "docsift against transformers (bf16)", "docsift_transformers_identical_prefix")
+    fp16 = next((r for r in runs if r["run"] == "decode_fp16"), None)
+    if std and fp16 and std["docsift_ms_per_token"] and fp16["docsift_ms_per_token"]:
+        result["fp16_over_bf16"] = fp16["docsift_ms_per_token"] / std["docsift_ms_per_token"]
+        print("float16/bfloat16 ms per token:", round(result["fp16_over_bf16"], 3))
     if std and off and std["docsift_ms_per_token"] and off["docsift_ms_per_token"]:
         result["offloaded_over_standard"] = off["docsift_ms_per_token"] / std["docsift_ms_per_token"]
     with open(out, "w") as f:
         json.dump(result, f, indent=1)
     for r in runs:
         print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()
-                          if k not in ("profile_per_step", "cuda_api_per_step")}))
+                          if k not in ("profile_per_step", "cuda_api_per_step", "top_gpu_kernels")}))
         print("  per step:", json.dumps(r["profile_per_step"]))
         print("  cuda api per step:", json.dumps(r["cuda_api_per_step"]))
+        for k in r["top_gpu_kernels"]:
+            print("   ", json.dumps(k)[:200])
     if "offloaded_over_standard" in result:
         print("offloaded/standard ms per token:", round(result["offloaded_over_standard"], 2))
 

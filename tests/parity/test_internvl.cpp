@@ -302,6 +302,10 @@ double max_step_diff(const Steps& a, const Steps& b) {
   return worst;
 }
 
+// float32 with none of docsift's CUDA kernels (fused norm, decode GEMV and attention): the
+// reference the kernels are checked against.
+const docsift::model::Numerics kLibTorchOps{at::kFloat, {}, {}, /*fused_norm=*/false, /*decode_kernels=*/false};
+
 // A fixture's one_tile page: its image, the prompt and the reference's greedy tokens.
 struct OneTile {
   docsift::family::ImageInputs image;
@@ -387,8 +391,8 @@ TEST_CASE("the fused residual add and RMSNorm is for CUDA tensors only: on the C
   CHECK_FALSE(docsift::model::fused_add_rms_norm(x, at::randn({1, 3, 64}), at::ones({64}), 1e-6, 0.0, at::kFloat));
   // model.fused_norm on the CPU: the same logits as without, bit for bit.
   const Checkpoint checkpoint(kFixtures / "hf");
-  const InternVLModel plain(checkpoint, at::kFloat, at::kCPU);
-  const InternVLModel fused(checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true}, at::kCPU);
+  const InternVLModel plain(checkpoint, kLibTorchOps, at::kCPU);
+  const InternVLModel fused(checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true, true}, at::kCPU);
   const at::Tensor ids = at::tensor({1, 2, 3, 4, 5}, at::kLong);
   auto a = plain.make_cache(8), b = fused.make_cache(8);
   CHECK(max_diff(plain.forward(plain.embed_tokens(ids).unsqueeze(0), *a),
@@ -470,8 +474,8 @@ TEST_CASE("on a GPU, a decoder with model.fused_norm writes the reference tokens
   for (const auto& fixtures : {kFixtures, kFixtures35}) {
     CAPTURE(fixtures.filename().string());
     const Checkpoint checkpoint(fixtures / "hf");
-    const InternVLModel plain(checkpoint, at::kFloat, cuda);
-    const InternVLModel fused(checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true}, cuda);
+    const InternVLModel plain(checkpoint, kLibTorchOps, cuda);
+    const InternVLModel fused(checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true, false}, cuda);
     const auto [image, prompt, greedy] = one_tile(fixtures);
     const int n = static_cast<int>(greedy.size());
     const Steps want = decode_steps(plain, image, prompt, n, StepMode::kEager);
@@ -484,5 +488,41 @@ TEST_CASE("on a GPU, a decoder with model.fused_norm writes the reference tokens
     CHECK(graph.tokens == greedy);
     CHECK(max_step_diff(eager, want) <= 1e-4);
     CHECK(max_step_diff(graph, want) <= 1e-4);
+  }
+}
+
+TEST_CASE("on a GPU, a decoder with model.decode_kernels gives LibTorch's tokens, eager and through CUDA graphs") {
+  // The decode GEMV and its SwiGLU form (eager and graph), and RoPE, cache write and attention as
+  // two kernels (graph steps; InternVL3.5's q/k head norms keep LibTorch's attention ops).
+  // float32: the reference's greedy tokens and logits within 1e-4; bfloat16: the same tokens as
+  // the path without any of docsift's kernels, the logits' largest difference reported.
+  if (!docsift::model::cuda_kernels_compiled()) DOCSIFT_SKIP("docsift's CUDA kernels not compiled in (CPU LibTorch)");
+  const auto status = docsift::device::cuda_status();
+  if (!status.available) DOCSIFT_SKIP("no CUDA device: " << status.reason);
+  const at::Device cuda(at::kCUDA, 0);
+  for (const auto& fixtures : {kFixtures, kFixtures35}) {
+    for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
+      CAPTURE(fixtures.filename().string());
+      CAPTURE(dtype);
+      const Checkpoint checkpoint(fixtures / "hf");
+      const InternVLModel plain(checkpoint, docsift::model::Numerics{dtype, {}, {}, false, false}, cuda);
+      const InternVLModel kernels(checkpoint, docsift::model::Numerics{dtype, {}, {}, true, true}, cuda);
+      const auto [image, prompt, greedy] = one_tile(fixtures);
+      const int n = static_cast<int>(greedy.size());
+      const Steps want = decode_steps(plain, image, prompt, n, StepMode::kGraph);
+      const Steps eager = decode_steps(kernels, image, prompt, n, StepMode::kEager);
+      const Steps graph = decode_steps(kernels, image, prompt, n, StepMode::kGraph, /*poison=*/true);
+      MESSAGE(fixtures.filename().string() << " " << dtype << " on " << status.devices.front().name
+                                           << ": decode kernels against LibTorch's ops, " << n
+                                           << " steps, max abs logit diff " << max_step_diff(eager, want) << " eager, "
+                                           << max_step_diff(graph, want) << " graph");
+      CHECK(eager.tokens == want.tokens);
+      CHECK(graph.tokens == want.tokens);
+      if (dtype == at::kFloat) {
+        CHECK(want.tokens == greedy);
+        CHECK(max_step_diff(eager, want) <= 1e-4);
+        CHECK(max_step_diff(graph, want) <= 1e-4);
+      }
+    }
   }
 }

@@ -47,7 +47,8 @@ struct ModelConfig {
   int max_tiles = 12;
   model::Quantization quantization = model::Quantization::None;
   model::Float16Residual float16_residual = model::Float16Residual::Float32;
-  bool fused_norm = false;          // the residual add and RMSNorm as one CUDA kernel (docs/gpu.md)
+  bool fused_norm = true;           // the residual add and RMSNorm as one CUDA kernel (docs/gpu.md)
+  bool decode_kernels = true;       // decode's GEMVs and attention as docsift's CUDA kernels (docs/gpu.md)
   // The keys families declare (family/settings.h: model.cross_attention_rows, ...), by key; absent:
   // the family's default.
   std::map<std::string, std::string, std::less<>> family_settings;

@@ -18,6 +18,7 @@ resilience::LadderSettings ladder_settings(const Config& config, c10::Device dev
   s.cpu_quantization = config.memory.cpu_quantization;
   s.float16_residual = config.model.float16_residual;
   s.fused_norm = config.model.fused_norm;
+  s.decode_kernels = config.model.decode_kernels;
   s.cleanup_threshold_bytes = static_cast<std::uint64_t>(config.memory.fragmentation_threshold_mb) << 20;
   s.faults = resilience::FaultPlan::parse(config.testing.faults);
   s.faults.add(resilience::FaultPlan::from_environment());

@@ -121,15 +121,15 @@ Field family_key(const family::FamilySetting& setting) {
           }};
 }
 
-// The keys declared here, then the families' own after model.fused_norm.
+// The keys declared here, then the families' own after model.decode_kernels.
 std::vector<Field> with_family_keys(std::vector<Field> fields) {
-  auto at = std::find_if(fields.begin(), fields.end(), [](const Field& f) { return f.key == "model.fused_norm"; });
+  auto at = std::find_if(fields.begin(), fields.end(), [](const Field& f) { return f.key == "model.decode_kernels"; });
   if (at != fields.end()) ++at;
   for (const family::FamilySetting& setting : family::family_settings()) at = std::next(fields.insert(at, family_key(setting)));
   return fields;
 }
 
-// model: the checkpoint and how it runs; the families' own keys follow model.fused_norm (with_family_keys).
+// model: the checkpoint and how it runs; the families' own keys follow model.decode_kernels (with_family_keys).
 std::vector<Field> model_keys() {
   return {
       text_key("model.path",
@@ -145,7 +145,9 @@ std::vector<Field> model_keys() {
       choice_key("model.float16_residual",
         "with dtype float16, the residual stream between decoder layers: float32 (safe), " "float16 (overflows on Qwen2's massive activations) or clamp", model::kFloat16ResidualNames, [](auto& c) -> auto& { return c.model.float16_residual; }),
       bool_key("model.fused_norm",
-        "true: on a CUDA device, the language decoder's residual adds and RMSNorms run as one kernel of docsift's " "(not yet measured on a GPU, so off by default); false: LibTorch's operators", [](auto& c) -> auto& { return c.model.fused_norm; }),
+        "true: on a CUDA device, the language decoder's residual adds and RMSNorms run as one kernel of docsift's; " "false: LibTorch's operators", [](auto& c) -> auto& { return c.model.fused_norm; }),
+      bool_key("model.decode_kernels",
+        "true: on a CUDA device, each decode step's matrix-vector products, RoPE, cache write and attention run as " "docsift's kernels; false: cuBLAS and LibTorch's operators", [](auto& c) -> auto& { return c.model.decode_kernels; }),
   };
 }
 

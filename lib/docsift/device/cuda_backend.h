@@ -25,6 +25,8 @@
 #include <string>
 
 #include "docsift/device/cuda_plugin/add_rms_norm.h"
+#include "docsift/device/cuda_plugin/decode_attention.h"
+#include "docsift/device/cuda_plugin/gemv16.h"
 #include "docsift/device/cuda_plugin/w8a16.h"
 #include "docsift/device/readings.h"
 #include "docsift/device/devices.h"
@@ -66,10 +68,16 @@ class CudaBackend {
   virtual bool add_rms_norm(const device::cuda_plugin::AddRmsNormTypes& types, const void* x, const void* update,
                             const void* weight, void* sum, void* normed, int64_t rows, int64_t n, float eps,
                             float clamp, c10::Device device) const = 0;
+  // device::cuda_plugin::gemv16 (same contract) on `device`'s current LibTorch stream.
+  virtual bool gemv16(device::cuda_plugin::ActType type, device::cuda_plugin::GemvEpilogue epilogue, const void* x,
+                      const void* w, const void* bias, void* y, int64_t rows, int64_t n, int64_t k,
+                      c10::Device device) const = 0;
+  // device::cuda_plugin::decode_attention (same contract) on `device`'s current LibTorch stream.
+  virtual bool decode_attention(const device::cuda_plugin::DecodeAttentionArgs& args, c10::Device device) const = 0;
 };
 
 // Bumped whenever CudaBackend changes, so that a plugin from another build is refused, not called.
-constexpr int kCudaBackendAbi = 3;
+constexpr int kCudaBackendAbi = 4;
 
 // Loads the plugin once per process and returns it, or nullptr with the reason in `*why`: this
 // build's LibTorch has no CUDA, or the plugin (or a CUDA library it needs) could not be loaded.

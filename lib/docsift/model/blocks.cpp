@@ -148,4 +148,45 @@ at::Tensor attention_step(const at::Tensor& q, const at::Tensor& k, const at::Te
   return grouped_step(q, k, v, visible);
 }
 
+std::optional<at::Tensor> fused_decode_attention(const at::Tensor& qkv, const at::Tensor& cos, const at::Tensor& sin,
+                                                 const at::Tensor& position, const at::Tensor& keys,
+                                                 const at::Tensor& values) {
+  if (!qkv.is_cuda() || qkv.dim() != 4 || keys.dim() != 4 || keys.size(0) != 1) return std::nullopt;
+  const device::CudaBackend* cuda = device::loaded_kernels();  // a CUDA tensor: the plugin is loaded
+  const auto type = device::kernel_type(qkv.scalar_type());
+  if (cuda == nullptr || !type) return std::nullopt;
+  const int64_t kv_heads = keys.size(1), capacity = keys.size(2), hd = keys.size(3);
+  const int64_t heads = qkv.size(2) - 2 * kv_heads;
+  const at::Tensor* all[] = {&qkv, &cos, &sin, &keys, &values};
+  for (const at::Tensor* t : all) {
+    if (t->scalar_type() != qkv.scalar_type() || !t->is_contiguous() || t->device() != qkv.device()) return std::nullopt;
+  }
+  if (qkv.size(0) != 1 || qkv.size(1) != 1 || qkv.size(3) != hd || heads < 1 || values.sizes() != keys.sizes() ||
+      cos.dim() != 2 || cos.size(0) != capacity || cos.size(1) != hd || sin.sizes() != cos.sizes() ||
+      position.scalar_type() != at::kLong || position.numel() != 1 || position.device() != qkv.device()) {
+    return std::nullopt;
+  }
+  namespace plugin = device::cuda_plugin;
+  at::Tensor out = at::empty({1, 1, heads * hd}, qkv.options());
+  const at::Tensor partial =
+      at::empty({plugin::decode_attention_partial_floats(heads, hd, capacity)}, qkv.options().dtype(at::kFloat));
+  plugin::DecodeAttentionArgs args;
+  args.type = *type;
+  args.qkv = qkv.const_data_ptr();
+  args.cos = cos.const_data_ptr();
+  args.sin = sin.const_data_ptr();
+  args.position = position.const_data_ptr<int64_t>();
+  args.keys = keys.data_ptr();
+  args.values = values.data_ptr();
+  args.out = out.mutable_data_ptr();
+  args.partial = partial.data_ptr<float>();
+  args.heads = heads;
+  args.kv_heads = kv_heads;
+  args.head_dim = hd;
+  args.capacity = capacity;
+  args.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));  // SDPA's default
+  if (!cuda->decode_attention(args, qkv.device())) return std::nullopt;
+  return out;
+}
+
 }  // namespace docsift::model

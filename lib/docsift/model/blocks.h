@@ -64,4 +64,16 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
 // much of the cache is filled, so a CUDA graph can replay it (model/decode_graph.h).
 at::Tensor attention_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& visible);
 
+// A decode step's RoPE, cache write and attention_step as docsift's two kernels
+// (device/cuda_plugin/decode_attention.h), for a step whose position is a device tensor:
+//   qkv [1, 1, nh + 2·nkv, hd] (the q, k and v heads of one token; contiguous), cos and sin
+//   [capacity, hd] (FixedStep's tables), position [1] int64, keys and values [1, nkv, capacity, hd]
+//   (the layer's storage; position's row written) → [1, 1, nh·hd], the heads' outputs side by side,
+// what apply_rope, index_copy_ and attention_step give with their roundings (scores and softmax in
+// float32 both ways, summed in another order). nullopt, having done nothing, where the kernels do
+// not take the call: not CUDA, a plugin without kernels, dtypes that differ, a shape they refuse.
+std::optional<at::Tensor> fused_decode_attention(const at::Tensor& qkv, const at::Tensor& cos, const at::Tensor& sin,
+                                                 const at::Tensor& position, const at::Tensor& keys,
+                                                 const at::Tensor& values);
+
 }  // namespace docsift::model

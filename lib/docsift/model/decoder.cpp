@@ -7,6 +7,7 @@
 #include <ATen/ops/silu.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "docsift/error.h"
 #include "docsift/model/weights.h"
@@ -146,23 +147,53 @@ std::pair<at::Tensor, at::Tensor> Decoder::add_norm(const at::Tensor& x, const a
   return {sum, norm(sum, weight)};
 }
 
-at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_t cache_layer,
-                          const RopeTables& rope) const {
-  return layer_with(i, x, rope, [&](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
-    const auto [keys, values] = cache.append(cache_layer, k, v);
-    return attention(q, keys, values, /*causal=*/true);
-  });
+at::Tensor Decoder::project(const at::Tensor& x, const LinearWeight& w) const {
+  if (numerics_.decode_kernels) {
+    if (at::Tensor y = fused_gemv(x, w); y.defined()) return y;
+  }
+  return linear(x, w, &scratch_);
 }
 
-at::Tensor Decoder::layer_with(int64_t i, const at::Tensor& x, const RopeTables& rope, const Attend& attend) const {
+at::Tensor Decoder::mlp(const SwiGLU& m, const at::Tensor& x) const {
+  if (numerics_.decode_kernels) {
+    if (at::Tensor act = fused_swiglu_gemv(x, m.gate_up); act.defined()) return project(act, m.down);
+  }
+  return swiglu(m, x, &scratch_);
+}
+
+at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_t cache_layer,
+                          const RopeTables& rope) const {
+  const auto [after_attention, update] =
+      layer_with(i, x, at::Tensor(), rope, [&](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+        const auto [keys, values] = cache.append(cache_layer, k, v);
+        return attention(q, keys, values, /*causal=*/true);
+      });
+  return residual_add(after_attention, update);
+}
+
+std::pair<at::Tensor, at::Tensor> Decoder::layer_with(int64_t i, const at::Tensor& x, const at::Tensor& pending,
+                                                      const RopeTables& rope, const Attend& attend,
+                                                      const AttendFused& fused) const {
   const DecoderConfig& c = config_;
   const Layer& l = layers_[static_cast<std::size_t>(i)];
   const int64_t t = x.size(1);
   // The norms compute in float32; their outputs, which feed the matmuls, are in the dtype.
-  const at::Tensor h = norm(x, l.input_norm);
+  const auto [stream, h] = pending.defined() ? add_norm(x, pending, l.input_norm)
+                                             : std::pair<at::Tensor, at::Tensor>{x, norm(x, l.input_norm)};
   // One matmul: [1, T, (nh + 2·nkv)·hd] as [1, T, nh + 2·nkv, hd]. q and k, its first nh + nkv heads,
   // are rotated in one pass; then q [1, nh, T, hd], k and v [1, nkv, T, hd] are views.
-  const at::Tensor qkv = linear(h, l.qkv, &scratch_).view({1, t, c.heads + 2 * c.kv_heads, c.head_dim});
+  const at::Tensor qkv = project(h, l.qkv).view({1, t, c.heads + 2 * c.kv_heads, c.head_dim});
+  // Qwen3's head norms are not in the fused kernels: those layers take the ops below.
+  std::optional<at::Tensor> a_fused = fused && !c.qk_norm ? fused(qkv) : std::nullopt;
+  const at::Tensor a = a_fused ? *a_fused : attend_unfused(qkv, l, rope, attend);
+  const auto [after_attention, m] = add_norm(stream, project(a, l.o), l.post_norm);
+  return {after_attention, mlp(l.mlp, m)};
+}
+
+at::Tensor Decoder::attend_unfused(const at::Tensor& qkv, const Layer& l, const RopeTables& rope,
+                                   const Attend& attend) const {
+  const DecoderConfig& c = config_;
+  const int64_t t = qkv.size(1);
   at::Tensor qk = qkv.narrow(2, 0, c.heads + c.kv_heads);
   if (c.qk_norm) {
     // Qwen3: each head normalised over hd, q heads with q_norm and k heads with k_norm, before RoPE.
@@ -174,9 +205,7 @@ at::Tensor Decoder::layer_with(int64_t i, const at::Tensor& x, const RopeTables&
   const at::Tensor q = qk.narrow(2, 0, c.heads).transpose(1, 2);
   const at::Tensor k = qk.narrow(2, c.heads, c.kv_heads).transpose(1, 2);
   const at::Tensor v = qkv.narrow(2, c.heads + c.kv_heads, c.kv_heads).transpose(1, 2);
-  const at::Tensor a = attend(q, k, v).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
-  const auto [after_attention, m] = add_norm(x, linear(a, l.o, &scratch_), l.post_norm);
-  return residual_add(after_attention, swiglu(l.mlp, m, &scratch_));
+  return attend(q, k, v).transpose(1, 2).reshape({1, t, c.heads * c.head_dim});
 }
 
 bool Decoder::fixed_step_supported(int64_t capacity) const {
@@ -198,21 +227,28 @@ at::Tensor Decoder::forward_fixed(const FixedStep& step, DeviceKVCache& cache) c
                         step.sin.index_select(0, step.position).unsqueeze(1)};
   const at::Tensor visible = step.slots.le(step.position).view({1, 1, 1, -1});
   at::Tensor x = to_residual(at::embedding(embed_, step.ids).unsqueeze(0));  // [1, 1, H]
+  at::Tensor pending;  // the last layer's MLP output, added in the next norm's kernel
   for (int64_t i = 0; i < config_.layers; ++i) {
-    x = layer_with(i, x, rope, [&](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
-      const auto [keys, values] = cache.storage(i);
+    const auto [keys, values] = cache.storage(i);
+    const auto attend = [&](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
       keys.index_copy_(2, step.position, k);
       values.index_copy_(2, step.position, v);
       return attention_step(q, keys, values, visible);
-    });
+    };
+    const auto fused = [&](const at::Tensor& qkv) -> std::optional<at::Tensor> {
+      if (!numerics_.decode_kernels) return std::nullopt;
+      return fused_decode_attention(qkv, step.cos, step.sin, step.position, keys, values);
+    };
+    std::tie(x, pending) = layer_with(i, x, pending, rope, attend, fused);
   }
-  return logits(x);
+  return head(add_norm(x, pending, norm_).second.select(1, 0));  // [1, H]
 }
 
 at::Tensor Decoder::logits(const at::Tensor& x) const {
-  const at::Tensor last = norm(x.select(1, x.size(1) - 1), norm_);  // [1, H]
-  return linear(last, lm_head_, &scratch_).to(at::kFloat).squeeze(0);
+  return head(norm(x.select(1, x.size(1) - 1), norm_));  // [1, H]
 }
+
+at::Tensor Decoder::head(const at::Tensor& normed) const { return project(normed, lm_head_).to(at::kFloat).squeeze(0); }
 
 at::Tensor Decoder::forward(const at::Tensor& embeds, KVCache& cache) const {
   if (!config_.cross_layers.empty()) throw Error("Decoder::forward: the family runs decoders with cross-attention layers");

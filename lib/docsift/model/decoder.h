@@ -9,6 +9,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <functional>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -98,7 +99,25 @@ class Decoder {
   // Attention for layer_with(): q [1, nh, T, hd], k and v [1, nkv, T, hd] (rotated) → [1, nh, T, hd];
   // it also stores k and v wherever the caller keeps them.
   using Attend = std::function<at::Tensor(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)>;
-  at::Tensor layer_with(int64_t i, const at::Tensor& x, const RopeTables& rope, const Attend& attend) const;
+  // Optional, tried first: RoPE, the cache write and attention in one, from the token's
+  // qkv [1, 1, nh + 2·nkv, hd] before RoPE → [1, 1, nh·hd], or nullopt to go through `attend`.
+  using AttendFused = std::function<std::optional<at::Tensor>(const at::Tensor& qkv)>;
+  // Layer i over x + pending (the previous layer's MLP output not yet added, or undefined), the add
+  // done with the input norm (add_norm: one kernel under fused_norm). Returns {the stream after
+  // attention, the MLP's output}: the layer's result is their sum, left to the caller, which may
+  // fold it into the next norm the same way.
+  std::pair<at::Tensor, at::Tensor> layer_with(int64_t i, const at::Tensor& x, const at::Tensor& pending,
+                                               const RopeTables& rope, const Attend& attend,
+                                               const AttendFused& fused = {}) const;
+  // lm_head over the final norm's output [1, H]: float32 logits [V].
+  at::Tensor head(const at::Tensor& normed) const;
+  // linear() through docsift's decode GEMV first under Numerics::decode_kernels (linear.h).
+  at::Tensor project(const at::Tensor& x, const LinearWeight& w) const;
+  // The layer's SwiGLU MLP; its gate/up product and activation in one kernel under decode_kernels.
+  at::Tensor mlp(const SwiGLU& m, const at::Tensor& x) const;
+  struct Layer;
+  // RoPE, attend and the heads side by side: qkv [1, T, nh + 2·nkv, hd] → [1, T, nh·hd].
+  at::Tensor attend_unfused(const at::Tensor& qkv, const Layer& l, const RopeTables& rope, const Attend& attend) const;
   // as_dtype(rms_norm(x, weight), dtype), the input of a matmul.
   at::Tensor norm(const at::Tensor& x, const at::Tensor& weight) const;
   // {residual_add(x, update), norm(that sum, weight)}; one kernel under Numerics::fused_norm.

@@ -59,6 +59,31 @@ at::Tensor fused_cuda(const at::Tensor& x2d, const LinearWeight& w) {
   return launched ? y : at::Tensor();
 }
 
+// The GEMV for dense weights (linear.h); `swiglu`: the gate/up form, half as many outputs as rows.
+at::Tensor gemv16(const at::Tensor& x, const LinearWeight& w, bool swiglu) {
+  if (!x.is_cuda() || w.quantized() || !w.defined() || w.weight.scalar_type() != x.scalar_type() ||
+      !w.weight.is_contiguous() || w.weight.device() != x.device() || x.dim() < 1 || x.size(-1) != w.in_features()) {
+    return {};
+  }
+  const int64_t rows = x.numel() / std::max<int64_t>(1, x.size(-1));
+  const device::CudaBackend* cuda = device::loaded_kernels();
+  const auto type = device::kernel_type(x.scalar_type());
+  if (!cuda || !type || rows < 1 || rows > device::cuda_plugin::kGemv16MaxRows) return {};
+  if (swiglu && w.out_features() % 2 != 0) return {};
+  const at::Tensor x2d = x.reshape({rows, w.in_features()}).contiguous();
+  const at::Tensor bias = w.bias.defined() ? w.bias.to(x.scalar_type()).contiguous() : at::Tensor();
+  const int64_t n = swiglu ? w.out_features() / 2 : w.out_features();
+  auto out_shape = x.sizes().vec();
+  out_shape.back() = n;
+  at::Tensor y = at::empty(out_shape, x.options());
+  using device::cuda_plugin::GemvEpilogue;
+  const bool launched =
+      cuda->gemv16(*type, swiglu ? GemvEpilogue::kSwiGLU : GemvEpilogue::kPlain, x2d.const_data_ptr(),
+                   w.weight.const_data_ptr(), bias.defined() ? bias.const_data_ptr() : nullptr, y.mutable_data_ptr(),
+                   rows, n, w.in_features(), x.device());
+  return launched ? y : at::Tensor();
+}
+
 #if DOCSIFT_HAS_INT8PACK_MM
 // LibTorch's CPU int8 kernel is fast only with bfloat16 activations (measured on this project's
 // CI machine, [1, 896] × [4864, 896]ᵀ: 0.15 ms against 0.87 ms for the float32 matmul, while with
@@ -170,6 +195,9 @@ std::string to_string(Int8Path path) {
   }
   return "?";
 }
+
+at::Tensor fused_gemv(const at::Tensor& x, const LinearWeight& w) { return gemv16(x, w, /*swiglu=*/false); }
+at::Tensor fused_swiglu_gemv(const at::Tensor& x, const LinearWeight& gate_up) { return gemv16(x, gate_up, /*swiglu=*/true); }
 
 bool cuda_kernels_compiled() {
   std::string why;

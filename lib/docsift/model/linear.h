@@ -70,6 +70,15 @@ Int8Path int8_path(const at::Tensor& x, const LinearWeight& w);
 // the CUDA plugin, which this loads).
 bool cuda_kernels_compiled();
 
+// Dense weights in x's dtype (float32, float16, bfloat16) and 1..4 rows of x on a CUDA device:
+// docsift's GEMV (device/cuda_plugin/gemv16.h), x [..., in] → [..., out] as at::linear gives it,
+// bias included. fused_swiglu_gemv: x [..., H] through SwiGLU's stacked gate/up weight [2·I, H]
+// → silu(gate) · up [..., I], model::swiglu's first half with its roundings, in one kernel.
+// Undefined, having done nothing, where the kernel does not take the call (the CPU, int8
+// weights, more rows, a plugin without kernels, a shape it refuses).
+at::Tensor fused_gemv(const at::Tensor& x, const LinearWeight& w);
+at::Tensor fused_swiglu_gemv(const at::Tensor& x, const LinearWeight& gate_up);
+
 // x [..., in] → [..., out] in x's dtype. `scratch` is needed only for the dequantize path.
 at::Tensor linear(const at::Tensor& x, const LinearWeight& w, const DequantScratch* scratch = nullptr);
 // The same through a forced path (tests compare every path with a float32 reference).

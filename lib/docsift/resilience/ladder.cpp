@@ -60,7 +60,7 @@ std::pair<at::Device, model::Numerics> Ladder::placement(memory::Tier tier) cons
   return {cpu ? at::Device(at::kCPU) : settings_.device,
           model::Numerics{cpu ? settings_.cpu_dtype : settings_.dtype,
                           cpu ? settings_.cpu_quantization : settings_.quantization, settings_.float16_residual,
-                          settings_.fused_norm}};
+                          settings_.fused_norm, settings_.decode_kernels}};
 }
 
 void Ladder::prepare(memory::Tier tier, const FaultSite& site) {

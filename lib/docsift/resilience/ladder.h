@@ -27,7 +27,8 @@ struct LadderSettings {
   model::Quantization quantization = model::Quantization::None;      // device tiers (reloads too)
   model::Quantization cpu_quantization = model::Quantization::None;  // the cpu tier
   model::Float16Residual float16_residual = model::Float16Residual::Float32;
-  bool fused_norm = false;
+  bool fused_norm = true;
+  bool decode_kernels = true;
   std::uint64_t cleanup_threshold_bytes = 1ull << 30;
   FaultPlan faults;
 };

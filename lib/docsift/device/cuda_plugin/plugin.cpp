@@ -49,6 +49,26 @@ class Backend final : public CudaBackend {
     return false;
 #endif
   }
+  bool gemv16(ActType type, GemvEpilogue epilogue, const void* x, const void* w, const void* bias, void* y,
+              int64_t rows, int64_t n, int64_t k, c10::Device device) const override {
+#if DOCSIFT_WITH_CUDA_KERNELS
+    return cuda_plugin::gemv16(type, epilogue, x, w, bias, y, rows, n, k, stream_of(device));
+#else
+    (void)type, (void)epilogue, (void)x, (void)w, (void)bias, (void)y, (void)rows, (void)n, (void)k, (void)device;
+    return false;
+#endif
+  }
+  bool decode_attention(const DecodeAttentionArgs& args, c10::Device device) const override {
+#if DOCSIFT_WITH_CUDA_KERNELS
+    return cuda_plugin::decode_attention(args, stream_of(device));
+#else
+    (void)args, (void)device;
+    return false;
+#endif
+  }
+
+ private:
+  static void* stream_of(c10::Device device) { return c10::cuda::getCurrentCUDAStream(device.index()).stream(); }
 };
 
 }  // namespace

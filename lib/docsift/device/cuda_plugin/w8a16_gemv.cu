@@ -27,6 +27,8 @@
 // L1::no_allocate cache hint (PTX ISA 7.4, sm_70+). No LibTorch headers: nvcc alone compiles it.
 #include "docsift/device/cuda_plugin/w8a16.h"
 
+#include "docsift/device/cuda_plugin/gemv_common.cuh"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -38,92 +40,17 @@
 namespace docsift::device::cuda_plugin {
 namespace {
 
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kWarpsPerBlock = 8;
-constexpr int kThreads = kWarp * kWarpsPerBlock;
+using namespace gemv;  // kWarp, kThreads, reduce_scatter, split_log2_for, ...
+
 // Output channels per warp: each x load is reused for this many weight rows.
 constexpr int kOutsPerWarp = 4;
 // 16-byte weight vectors per lane per output issued before any is consumed (see unroll_for below).
 constexpr int kMaxUnroll = 2;
-// The most warps that split one output group's k (the block's warp count).
-constexpr int kMaxSplitLog2 = 3;
-
-__host__ __device__ constexpr int next_pow2(int v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-
-// --- activation types ----------------------------------------------------------------------------
-// Storage: the element as memory holds it (half and bfloat16 as their 16 bits, so no operator or
-// constructor of the CUDA types is needed). kLoads: 16-byte loads for 16 elements. chunk(): elements
-// 4j..4j+3 of the 16 held in `raw`, as float.
-
-struct ActF32 {
-  using Storage = float;
-  static constexpr int kLoads = 4;
-  __device__ static __forceinline__ void chunk(const uint4 (&raw)[kLoads], int j, float (&f)[4]) {
-    f[0] = __uint_as_float(raw[j].x);
-    f[1] = __uint_as_float(raw[j].y);
-    f[2] = __uint_as_float(raw[j].z);
-    f[3] = __uint_as_float(raw[j].w);
-  }
-  __device__ static __forceinline__ float load(const Storage* p) { return __ldg(p); }
-  __device__ static __forceinline__ Storage from_float(float v) { return v; }
-};
-
-struct ActF16 {
-  using Storage = unsigned short;
-  static constexpr int kLoads = 2;
-  __device__ static __forceinline__ float widen(unsigned bits) {
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
-  }
-  __device__ static __forceinline__ void chunk(const uint4 (&raw)[kLoads], int j, float (&f)[4]) {
-    const uint4& q = raw[j / 2];
-    const unsigned a = (j % 2) ? q.z : q.x;
-    const unsigned b = (j % 2) ? q.w : q.y;
-    f[0] = widen(a & 0xffffu);
-    f[1] = widen(a >> 16);
-    f[2] = widen(b & 0xffffu);
-    f[3] = widen(b >> 16);
-  }
-  __device__ static __forceinline__ float load(const Storage* p) { return widen(__ldg(p)); }
-  __device__ static __forceinline__ Storage from_float(float v) { return __half_as_ushort(__float2half_rn(v)); }
-};
-
-struct ActBF16 {
-  using Storage = unsigned short;
-  static constexpr int kLoads = 2;
-  // bfloat16 is the top half of a float32: widening is a shift, exact, and needs no sm_80 instruction.
-  __device__ static __forceinline__ void chunk(const uint4 (&raw)[kLoads], int j, float (&f)[4]) {
-    const uint4& q = raw[j / 2];
-    const unsigned a = (j % 2) ? q.z : q.x;
-    const unsigned b = (j % 2) ? q.w : q.y;
-    f[0] = __uint_as_float(a << 16);
-    f[1] = __uint_as_float(a & 0xffff0000u);
-    f[2] = __uint_as_float(b << 16);
-    f[3] = __uint_as_float(b & 0xffff0000u);
-  }
-  __device__ static __forceinline__ float load(const Storage* p) {
-    return __uint_as_float(static_cast<unsigned>(__ldg(p)) << 16);
-  }
-  __device__ static __forceinline__ Storage from_float(float v) {
-    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
-  }
-};
 
 // --- weights -------------------------------------------------------------------------------------
 
-// 16 int8 weights, one 16-byte read-only load that does not allocate in L1: each weight byte is
-// used once, and L1 is better spent on x. `p` is 16-byte aligned global memory.
-__device__ __forceinline__ uint4 load_weights(const int8_t* p) {
-  uint4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p));
-  return v;
-}
+// 16 int8 weights, streamed past L1 (gemv_common.cuh).
+__device__ __forceinline__ uint4 load_weights(const int8_t* p) { return load_streaming(p); }
 
 __device__ __forceinline__ unsigned word(const uint4& q, int j) {
   return j == 0 ? q.x : j == 1 ? q.y : j == 2 ? q.z : q.w;
@@ -159,12 +86,7 @@ __device__ __forceinline__ void accumulate(const typename A::Storage* __restrict
   for (int u = 0; u < kVectors; ++u) {
     const int64_t col = int64_t(v + u * stride) * 16;
     uint4 xq[kRows][A::kLoads];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      const uint4* xp = reinterpret_cast<const uint4*>(x + r * k + col);
-#pragma unroll
-      for (int l = 0; l < A::kLoads; ++l) xq[r][l] = __ldg(xp + l);
-    }
+    load_x_slice<A, kRows>(x, k, col, xq);
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       float wf[kOutsPerWarp][4];
@@ -184,31 +106,7 @@ __device__ __forceinline__ void accumulate(const typename A::Storage* __restrict
   }
 }
 
-// --- warp reduction ------------------------------------------------------------------------------
-
-// Reduce-scatter butterfly over the warp for kCount values per lane (a power of two ≤ 32): at each
-// step a lane keeps half of its values and sends the other half to its partner, so the step costs
-// half as many shuffles as values; once one value is left the rest is a plain xor reduction. On
-// return v[0] of lane L is the warp's sum of value index L >> (5 - log2 kCount).
-template <int kCount, int kOffset, int kSize>
-__device__ __forceinline__ void reduce_scatter(float (&v)[kSize], int lane) {
-  if constexpr (kOffset > 0) {
-    if constexpr (kCount > 1) {
-      constexpr int kHalf = kCount / 2;
-      const bool upper = (lane & kOffset) != 0;
-#pragma unroll
-      for (int i = 0; i < kHalf; ++i) {
-        const float send = upper ? v[i] : v[i + kHalf];
-        const float keep = upper ? v[i + kHalf] : v[i];
-        v[i] = keep + __shfl_xor_sync(kFullMask, send, kOffset);
-      }
-      reduce_scatter<kHalf, kOffset / 2>(v, lane);
-    } else {
-      v[0] += __shfl_xor_sync(kFullMask, v[0], kOffset);
-      reduce_scatter<1, kOffset / 2>(v, lane);
-    }
-  }
-}
+// --- the kernel shape -------------------------------------------------------------------------
 
 // Weight vectors per lane and output loaded before the first is used. Two keep 8 loads in flight;
 // when the x vectors of all rows take more than 8 16-byte loads (16-bit rows > 4, float32 rows > 2)
@@ -229,18 +127,12 @@ __global__ void __launch_bounds__(kThreads, 2)
     w8a16_gemv_kernel(const typename A::Storage* __restrict__ x, const int8_t* __restrict__ w,
                       const float* __restrict__ scale, const typename A::Storage* __restrict__ bias,
                       typename A::Storage* __restrict__ y, int64_t n, int64_t k, int split_log2) {
-  constexpr int kValues = kRows * kOutsPerWarp;
-  constexpr int kPadded = next_pow2(kValues);  // ≤ 32: kRows ≤ 8
-  static_assert(kPadded <= kWarp, "one value per lane at most after the reduce-scatter");
+  constexpr int kPadded = next_pow2(kRows * kOutsPerWarp);  // ≤ 32: kRows ≤ 8
   __shared__ float partial[kWarpsPerBlock][kPadded];
 
-  const int lane = static_cast<int>(threadIdx.x) % kWarp;
-  const int warp = static_cast<int>(threadIdx.x) / kWarp;
-  const int split = 1 << split_log2;
-  const int groups_per_block = kWarpsPerBlock >> split_log2;
-  const int group = warp >> split_log2;
-  const int slice = warp & (split - 1);
-  const int64_t out0 = (int64_t(blockIdx.x) * groups_per_block + group) * kOutsPerWarp;
+  const WarpTile tile = warp_tile<kOutsPerWarp>(split_log2);
+  const int lane = tile.lane, warp = tile.warp, split = tile.split, groups_per_block = tile.groups_per_block;
+  const int64_t out0 = tile.out0;
 
   // Outputs past n (the last block's tail) read row n - 1 again rather than branch per load; a
   // group wholly past n reads nothing.
@@ -258,32 +150,20 @@ __global__ void __launch_bounds__(kThreads, 2)
 
   constexpr int kUnroll = unroll_for<A, kRows>();
   const int stride = split * kWarp;  // vectors between one lane's consecutive reads of a row
-  int v = slice * kWarp + lane;
+  int v = tile.slice * kWarp + lane;
   for (; v + (kUnroll - 1) * stride < vectors; v += kUnroll * stride) {
     accumulate<A, kRows, kUnroll>(x, k, wrow, v, stride, acc);
   }
   for (; v < vectors; v += stride) accumulate<A, kRows, 1>(x, k, wrow, v, stride, acc);
 
-  float vals[kPadded];
-#pragma unroll
-  for (int i = 0; i < kPadded; ++i) vals[i] = i < kValues ? acc[i / kOutsPerWarp][i % kOutsPerWarp] : 0.f;
-  reduce_scatter<kPadded, kWarp / 2>(vals, lane);
-  constexpr int kLanesPerValue = kWarp / kPadded;
-  if (lane % kLanesPerValue == 0) partial[warp][lane / kLanesPerValue] = vals[0];
-  __syncthreads();
-
-  // One thread per (row, output) of the block; consecutive threads write consecutive outputs of a row.
-  const int outs_per_block = groups_per_block * kOutsPerWarp;
-  const int t = static_cast<int>(threadIdx.x);
-  if (t >= kRows * outs_per_block) return;
-  const int r = t / outs_per_block;
-  const int o = t % outs_per_block;
-  const int64_t out = int64_t(blockIdx.x) * outs_per_block + o;
-  if (out >= n) return;
-  const int first_warp = (o / kOutsPerWarp) << split_log2;
-  const int idx = r * kOutsPerWarp + o % kOutsPerWarp;
+  warp_sums_to_shared(acc, partial, lane, warp);
+  OutputSlot slot;
+  if (!output_slot<kRows, kOutsPerWarp>(groups_per_block, split_log2, n, slot)) return;
+  const int r = slot.row;
+  const int64_t out = slot.out;
+  const int idx = r * kOutsPerWarp + slot.out_in_block % kOutsPerWarp;
   float sum = 0.f;
-  for (int s = 0; s < split; ++s) sum += partial[first_warp + s][idx];
+  for (int s = 0; s < split; ++s) sum += partial[slot.first_warp + s][idx];
   float result = sum * __ldg(scale + out);
   if (bias != nullptr) result += A::load(bias + out);
   y[r * n + out] = A::from_float(result);
@@ -291,57 +171,15 @@ __global__ void __launch_bounds__(kThreads, 2)
 
 // --- launch --------------------------------------------------------------------------------------
 
-// How many warps share one output group's k (log2). A warp's time is about its vectors per lane
-// plus a fixed part (the reduction, the epilogue, the load latency it cannot hide), and warps run in
-// waves of warp_slots (SMs × resident warps per SM): cost(split) = waves · (vectors per lane + 1),
-// the smallest cost wins, a tie goes to the larger split (more SMs busy when the grid is small).
-// Splitting helps short, wide matrices least and small or long ones most. On H100 (132 SMs) this
-// picked within 2% of the best split on average over 20 LLM shapes × 1/2/4/8 rows (worst case 18%,
-// on a 7 µs shape), where a fixed split 1 averaged 24% slower and lost up to 2.7x.
-int split_log2_for(int64_t groups, int64_t vectors, int64_t warp_slots) {
-  int best = 0;
-  int64_t best_cost = INT64_MAX;
-  for (int split_log2 = 0; split_log2 <= kMaxSplitLog2; ++split_log2) {
-    const int64_t waves = ((groups << split_log2) + warp_slots - 1) / warp_slots;
-    const int64_t per_lane = (vectors + (int64_t{kWarp} << split_log2) - 1) / (int64_t{kWarp} << split_log2);
-    const int64_t cost = waves * (per_lane + 1);
-    if (cost <= best_cost) {
-      best_cost = cost;
-      best = split_log2;
-    }
-  }
-  return best;
-}
-
-// The current device's SM count. The split only needs it roughly, so a failed query falls back to
-// a mid-range GPU's; an error it leaves pending is reported by the launch check that follows.
-int multiprocessors() {
-  int device = 0;
-  int sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1) {
-    return 80;
-  }
-  return sms;
-}
-
 template <typename A, int kRows>
 void launch_rows(const void* x, const int8_t* w, const float* scale, const void* bias, void* y, int64_t n, int64_t k,
                  cudaStream_t stream) {
   using S = typename A::Storage;
   // Resident blocks per SM of this instantiation (its register count decides: 2 or 3 on sm_70..sm_90),
   // asked once per process: __launch_bounds__(kThreads, 2) guarantees 2.
-  static const int blocks_per_sm = [] {
-    int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, w8a16_gemv_kernel<A, kRows>, kThreads, 0) !=
-            cudaSuccess ||
-        blocks < 1) {
-      return 2;
-    }
-    return blocks;
-  }();
+  static const int resident = blocks_per_sm(w8a16_gemv_kernel<A, kRows>);
   const int64_t groups = (n + kOutsPerWarp - 1) / kOutsPerWarp;
-  const int64_t warp_slots = int64_t{multiprocessors()} * blocks_per_sm * kWarpsPerBlock;
+  const int64_t warp_slots = int64_t{multiprocessors()} * resident * kWarpsPerBlock;
   const int split_log2 = split_log2_for(groups, k / 16, warp_slots);
   const int64_t groups_per_block = kWarpsPerBlock >> split_log2;
   const int64_t blocks = (groups + groups_per_block - 1) / groups_per_block;
@@ -363,7 +201,6 @@ void launch(const void* x, const int8_t* w, const float* scale, const void* bias
     default: launch_rows<A, 8>(x, w, scale, bias, y, n, k, stream); break;
   }
 }
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
