@@ -566,10 +566,14 @@ TEST_CASE("OCR seller names: a digit in dotted initials and a trade word one mis
   CHECK(repair_name("KESTAURANT JIAWE", rules) == "RESTAURANT JIAWE");
   CHECK(repair_name("Kestaurant Jiawei", rules) == "Restaurant Jiawei");  // the word's own case
   CHECK(repair_name("Bakkerij Stationers", rules) == "Bakkerij Stationers");  // already words of trade
+  // Two words of trade read as one (receipt 177): split where both halves are words of trade.
+  CHECK(repair_name("SYARIKATPERNIAGAAN GIN KEE", rules) == "SYARIKAT PERNIAGAAN GIN KEE");
+  CHECK(repair_name("Syarikatperniagaan", rules) == "Syarikat perniagaan");
   // Left as read: names that are no word of trade, short words, dotted initials without a digit,
   // numbers, brackets, and a word one edit from two words of trade ("restaurante", "restaurants").
   for (const char* same : {"GARDENIA BAKERIES (KE) SDN BHD", "SANYO STATIONERY SHOP", "MR. D.I.Y.", "LOT 1851-A",
-                           "DE LUXIE CIRCLE", "GOLDEN KEY MAKER", "RESTAURANTX", "CAR RENTAL", "SERVICE"}) {
+                           "DE LUXIE CIRCLE", "GOLDEN KEY MAKER", "RESTAURANTX", "CAR RENTAL", "SERVICE",
+                           "RESTORANKITA", "BAKERYSHOP"}) {
     CAPTURE(same);
     CHECK(repair_name(same, rules) == same);
   }

@@ -281,6 +281,45 @@ std::string name_of(const std::string& text) {
 
 }  // namespace detail
 
+namespace {
+
+// `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's case.
+std::string in_case_of(const std::string& word, std::string fixed) {
+  const bool upper = std::all_of(word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+  for (std::size_t i = 0; i < fixed.size(); ++i) {
+    if (upper || (i == 0 && std::isupper(static_cast<unsigned char>(word[0])))) {
+      fixed[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(fixed[i])));
+    }
+  }
+  return fixed;
+}
+
+bool is_trade_word(const std::string& lowered, const Rules& rules) {
+  return std::find(rules.business_words.begin(), rules.business_words.end(), lowered) != rules.business_words.end();
+}
+
+// A word of trade misread by one letter ("HARDUARE"), or two read as one with the space lost
+// ("SYARIKATPERNIAGAAN"); only letters, so "(KE)" or "D.I.Y." stay as they are.
+std::string repair_trade_word(const std::string& word, const Rules& rules) {
+  const bool letters = std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  if (!letters || word.size() < 6) return word;
+  const std::string lowered = casefold(word);
+  if (is_trade_word(lowered, rules)) return word;
+  for (std::size_t k = 6; k + 6 <= lowered.size(); ++k) {
+    if (is_trade_word(lowered.substr(0, k), rules) && is_trade_word(lowered.substr(k), rules)) {
+      return word.substr(0, k) + " " + word.substr(k);
+    }
+  }
+  const std::string* match = nullptr;
+  int matches = 0;
+  for (const auto& w : rules.business_words) {
+    if (edit_distance(lowered, w, 1) <= 1) match = &w, ++matches;
+  }
+  return matches == 1 ? in_case_of(word, *match) : word;
+}
+
+}  // namespace
+
 std::string repair_name(const std::string& name, const Rules& rules) {
   std::string out;
   std::size_t start = 0;
@@ -302,27 +341,7 @@ std::string repair_name(const std::string& name, const Rules& rules) {
         if (const auto at = kDigits.find(word[i]); at != std::string::npos) word[i] = kLetters[at];
       }
     }
-    // A word of trade misread by one letter; only letters, so "(KE)" or "D.I.Y." stay as they are.
-    const bool letters = std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-    if (letters && word.size() >= 6) {
-      const std::string lowered = casefold(word);
-      if (std::find(rules.business_words.begin(), rules.business_words.end(), lowered) == rules.business_words.end()) {
-        const std::string* match = nullptr;
-        int matches = 0;
-        for (const auto& w : rules.business_words) {
-          if (edit_distance(lowered, w, 1) <= 1) match = &w, ++matches;
-        }
-        if (matches == 1) {
-          const bool upper = std::all_of(word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
-          std::string fixed = *match;
-          for (std::size_t i = 0; i < fixed.size(); ++i) {
-            const bool up = upper || (i == 0 && std::isupper(static_cast<unsigned char>(word[0])));
-            if (up) fixed[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(fixed[i])));
-          }
-          word = fixed;
-        }
-      }
-    }
+    word = repair_trade_word(word, rules);
     out += (out.empty() ? "" : " ") + word;
     start = end + 1;
   }

@@ -49,7 +49,8 @@ enum class DateOrderRule { Dmy, Mdy, Auto };
 // A seller's name as OCR read it, with two kinds of misreading undone: a digit among the capitals
 // of dotted initials ("D.1.Y." → "D.I.Y."; 0, 1, 5, 8 → O, I, S, B), and a word of six letters or
 // more one edit away from exactly one of `rules.business_words` ("HARDUARE" → "HARDWARE"), written
-// in the word's own case.
+// in the word's own case, and two of those words of six letters or more read as one
+// ("SYARIKATPERNIAGAAN" → "SYARIKAT PERNIAGAAN").
 std::string repair_name(const std::string& name, const Rules& rules);
 
 // `source`: "builtin:ocr-rules" or a YAML file in that layout. Throws docsift::ConfigError naming
