@@ -5,6 +5,7 @@
 #include <opencv2/core.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "docsift/ocr/cross_read.h"
@@ -61,6 +62,10 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
     e.reader_agreed = readings_agree(kind, value->second, second->text, rules_.lexicon);
     std::optional<std::string> taken;
     if (!e.reader_agreed) taken = settle(kind, value->second, e, *second, rules_.lexicon, order);
+    // A seller's name taken letter by letter from the second reading gets the name's repairs too:
+    // a word of trade both readers misread the same way ("CONFECTIUNERY") stays repaired.
+    if (taken && std::string_view(field) == "SUPPLIER") taken = repair_name(*taken, rules_);
+    if (taken && *taken == value->second) taken.reset();
     read[field] = {{"read", second->text}, {"score", std::round(second->mean * 1000) / 1000}, {"agreed", e.reader_agreed}};
     if (taken) {
       read[field]["replaced"] = value->second;
