@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "docsift/device/devices.h"
 #include "docsift/model/blocks.h"
 #include "docsift/model/linear.h"
+#include "support/cuda_kernels.h"
 #include "support/skip.h"
 #include "support/tensor_compare.h"
 
@@ -46,19 +46,6 @@ double worst_ratio(const at::Tensor& got, const at::Tensor& want, double steps, 
   return g.sub(w).abs().div(tol).max().item<double>();
 }
 
-std::optional<at::Device> gpu_with_kernels(std::string* why) {
-  if (!docsift::model::cuda_kernels_compiled()) {
-    *why = "docsift's CUDA kernels not compiled in (CPU LibTorch)";
-    return std::nullopt;
-  }
-  const auto status = docsift::device::cuda_status();
-  if (!status.available) {
-    *why = "no CUDA device: " + status.reason;
-    return std::nullopt;
-  }
-  return at::Device(at::kCUDA, 0);
-}
-
 }  // namespace
 
 TEST_CASE("on the CPU the decode GEMV and attention kernels decline, so the decoder keeps LibTorch's ops") {
@@ -71,11 +58,10 @@ TEST_CASE("on the CPU the decode GEMV and attention kernels decline, so the deco
 }
 
 TEST_CASE("on a GPU, the decode GEMV gives at::linear's products and SwiGLU's activations") {
-  std::string why;
-  const auto cuda = gpu_with_kernels(&why);
-  if (!cuda) DOCSIFT_SKIP(why);
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+  const at::Device cuda(at::kCUDA, 0);
   at::manual_seed(11);
-  const auto on = at::TensorOptions().device(*cuda);
+  const auto on = at::TensorOptions().device(cuda);
   // [out, in]: the 8B shape's q/k/v, o, down, a tail that is no multiple of 4 outputs, a tiny one.
   const std::vector<std::pair<int64_t, int64_t>> shapes{{4608, 3584}, {3584, 3584}, {3584, 18944}, {1002, 48}, {6, 16}};
   for (const at::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
@@ -146,11 +132,10 @@ std::pair<at::Tensor, std::pair<at::Tensor, at::Tensor>> reference_step(const at
 }  // namespace
 
 TEST_CASE("on a GPU, the decode step's RoPE, cache write and attention kernels give LibTorch's") {
-  std::string why;
-  const auto cuda = gpu_with_kernels(&why);
-  if (!cuda) DOCSIFT_SKIP(why);
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+  const at::Device cuda(at::kCUDA, 0);
   at::manual_seed(12);
-  const auto on = at::TensorOptions().device(*cuda);
+  const auto on = at::TensorOptions().device(cuda);
   // The 8B shape (28 heads over 4, hd 128) at positions on and off the 32-position chunks; the
   // fixtures' (4 over 2, hd 16 and 24); one head per KV head; a position at the last slot.
   const std::vector<AttentionCase> cases{{28, 4, 128, 512, 0},  {28, 4, 128, 512, 31}, {28, 4, 128, 512, 32},

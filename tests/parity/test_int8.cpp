@@ -15,7 +15,6 @@
 #include "docsift/generate/generate.h"
 #include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
-#include "docsift/device/devices.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
 #include "docsift/family/internvl/model.h"
@@ -23,6 +22,7 @@
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
 #include "docsift/family/internvl/tiles.h"
+#include "support/cuda_kernels.h"
 #include "support/fixture_files.h"
 #include "support/tensor_compare.h"
 #include "support/skip.h"
@@ -51,8 +51,6 @@ nlohmann::json read_json(const fs::path& p) {
   REQUIRE_MESSAGE(in.good(), p.string() << " missing: run the fixture scripts");
   return nlohmann::json::parse(in);
 }
-
-bool cuda_present() { return docsift::device::cuda_status().available; }
 
 // y from `path` against float32 x @ dequantized(w)ᵀ (+ bias), relative to the reference's largest value.
 double path_error(Int8Path path, const at::Tensor& x, const LinearWeight& w, const docsift::model::DequantScratch* s) {
@@ -115,8 +113,7 @@ TEST_CASE("int8 linear: every path equals a float32 matmul of the dequantized we
 }
 
 TEST_CASE("int8 linear on CUDA: the fused kernel (1-8 rows) and the dequantize path (prefill)") {
-  if (!docsift::model::cuda_kernels_compiled()) DOCSIFT_SKIP("fused kernel not compiled in (CPU LibTorch)");
-  if (!cuda_present()) DOCSIFT_SKIP("no CUDA device");
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
   at::manual_seed(3);
   const at::Device cuda(at::kCUDA, 0);
   for (const auto& [out, in] : {std::pair<int64_t, int64_t>{4864, 896}, {896, 4864}, {1000, 48}}) {

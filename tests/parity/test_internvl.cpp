@@ -26,6 +26,7 @@
 #include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/family/internvl/tiles.h"
+#include "support/cuda_kernels.h"
 #include "support/fixture_files.h"
 #include "support/tensor_compare.h"
 #include "support/skip.h"
@@ -400,9 +401,7 @@ TEST_CASE("the fused residual add and RMSNorm is for CUDA tensors only: on the C
 }
 
 TEST_CASE("on a GPU, the fused residual add and RMSNorm gives LibTorch's sums and norms") {
-  if (!docsift::model::cuda_kernels_compiled()) DOCSIFT_SKIP("docsift's CUDA kernels not compiled in (CPU LibTorch)");
-  const auto status = docsift::device::cuda_status();
-  if (!status.available) DOCSIFT_SKIP("no CUDA device: " << status.reason);
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
   const at::Device cuda(at::kCUDA, 0);
   at::manual_seed(5);
   struct Types {
@@ -467,9 +466,8 @@ TEST_CASE("on a GPU, the fused residual add and RMSNorm gives LibTorch's sums an
 }
 
 TEST_CASE("on a GPU, a decoder with model.fused_norm writes the reference tokens, eager and through CUDA graphs") {
-  if (!docsift::model::cuda_kernels_compiled()) DOCSIFT_SKIP("docsift's CUDA kernels not compiled in (CPU LibTorch)");
-  const auto status = docsift::device::cuda_status();
-  if (!status.available) DOCSIFT_SKIP("no CUDA device: " << status.reason);
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+  const auto status = docsift::device::cuda_status();  // the GPU's name for the messages
   const at::Device cuda(at::kCUDA, 0);
   for (const auto& fixtures : {kFixtures, kFixtures35}) {
     CAPTURE(fixtures.filename().string());
@@ -496,9 +494,8 @@ TEST_CASE("on a GPU, a decoder with model.decode_kernels gives LibTorch's tokens
   // two kernels (graph steps; InternVL3.5's q/k head norms keep LibTorch's attention ops).
   // float32: the reference's greedy tokens and logits within 1e-4; bfloat16: the same tokens as
   // the path without any of docsift's kernels, the logits' largest difference reported.
-  if (!docsift::model::cuda_kernels_compiled()) DOCSIFT_SKIP("docsift's CUDA kernels not compiled in (CPU LibTorch)");
-  const auto status = docsift::device::cuda_status();
-  if (!status.available) DOCSIFT_SKIP("no CUDA device: " << status.reason);
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+  const auto status = docsift::device::cuda_status();  // the GPU's name for the messages
   const at::Device cuda(at::kCUDA, 0);
   for (const auto& fixtures : {kFixtures, kFixtures35}) {
     for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {

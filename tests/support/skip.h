@@ -1,9 +1,9 @@
 // A case that cannot run here (no GPU, no CUDA stub driver, a LibTorch without CUDA, data that is
 // not in the repository) says so and returns, and CTest reports it as skipped, not passed:
 //
-//   if (!cuda_present()) DOCSIFT_SKIP("no CUDA device");
+//   if (const std::string why = why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);  // support/cuda_kernels.h
 //
-// prints the marker line "[docsift-skip] no CUDA device" on stdout and returns from the test case;
+// prints the marker line "[docsift-skip] <why>" on stdout and returns from the test case;
 // tests/CMakeLists.txt gives every discovered case SKIP_REGULAR_EXPRESSION "\[docsift-skip\]".
 // (doctest's own skip() decorator is decided when a case is registered; these reasons are only
 // known when it runs.) `reason` is anything that streams: DOCSIFT_SKIP("no " << library).

@@ -44,13 +44,18 @@ std::optional<at::Tensor> optional(const at::Tensor& t) {
   return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt;
 }
 
+// w's bias as the kernels read it: contiguous, in the activations' dtype; undefined without one.
+at::Tensor bias_in(const LinearWeight& w, at::ScalarType dtype) {
+  return w.bias.defined() ? w.bias.to(dtype).contiguous() : at::Tensor();
+}
+
 // x2d [rows, in] contiguous → [rows, out], or undefined when the kernel does not take the shape.
 at::Tensor fused_cuda(const at::Tensor& x2d, const LinearWeight& w) {
   // The CUDA plugin's kernel, when it has one: a CUDA tensor means the plugin is loaded.
   const device::CudaBackend* cuda = device::loaded_kernels();
   const auto type = device::kernel_type(x2d.scalar_type());
   if (!cuda || !type || x2d.size(0) > device::cuda_plugin::kW8A16MaxRows) return {};
-  const at::Tensor bias = w.bias.defined() ? w.bias.to(x2d.scalar_type()).contiguous() : at::Tensor();
+  const at::Tensor bias = bias_in(w, x2d.scalar_type());
   at::Tensor y = at::empty({x2d.size(0), w.out_features()}, x2d.options());
   const bool launched = cuda->w8a16_gemv(*type, x2d.const_data_ptr(), w.weight.const_data_ptr<int8_t>(),
                                          w.scale.const_data_ptr<float>(), bias.defined() ? bias.const_data_ptr() : nullptr,
@@ -71,7 +76,7 @@ at::Tensor gemv16(const at::Tensor& x, const LinearWeight& w, bool swiglu) {
   if (!cuda || !type || rows < 1 || rows > device::cuda_plugin::kGemv16MaxRows) return {};
   if (swiglu && w.out_features() % 2 != 0) return {};
   const at::Tensor x2d = x.reshape({rows, w.in_features()}).contiguous();
-  const at::Tensor bias = w.bias.defined() ? w.bias.to(x.scalar_type()).contiguous() : at::Tensor();
+  const at::Tensor bias = bias_in(w, x.scalar_type());
   const int64_t n = swiglu ? w.out_features() / 2 : w.out_features();
   auto out_shape = x.sizes().vec();
   out_shape.back() = n;

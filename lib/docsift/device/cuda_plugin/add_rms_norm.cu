@@ -1,12 +1,14 @@
 // The fused residual add and RMSNorm (see add_rms_norm.h): one block per row.
 //
 // A decode row is small ([1, 3584] on the 8B shape: 7 KiB in bfloat16), so the kernel is bound by
-// its latency, not by bandwidth: one launch instead of ten is the whole gain. The block's threads
-// stride over the row twice:
-//   1. s = x + update, rounded to x's type (and clamped), written to `sum`; Σ s² in float32;
-//   2. after the block's reduction, each thread reads back the s it wrote itself (no other
-//      thread's writes are read, so no fence is needed beyond the reduction's barriers) and
-//      writes normed.
+// its latency, not by bandwidth: one launch instead of ten is the gain, and each thread's loads
+// issued together. Two kernels do the same arithmetic (residual_sum, normed_value below):
+//   - rows of up to 512 · 8 elements: each thread loads its ≤ 8 elements of x, update and weight
+//     at once, keeps them in registers, writes s = x + update (rounded, clamped) to `sum`, and after
+//     the block's reduction of Σ s² writes normed;
+//   - wider rows: the threads stride over the row twice, reading back in the second pass the s each
+//     wrote itself in the first (no other thread's writes are read, so no fence is needed beyond
+//     the reduction's barriers).
 // The element types are runtime arguments, switched per element: the switch costs nothing
 // next to the launch, and one instantiation serves every combination the decoder uses (bfloat16;
 // float16; float16 weights over a float32 residual stream).
@@ -15,13 +17,13 @@
 // cuda_bf16.h (emulated for bfloat16 before sm_80). No LibTorch headers: nvcc alone compiles it.
 #include "docsift/device/cuda_plugin/add_rms_norm.h"
 
+#include "docsift/device/cuda_plugin/launch_check.cuh"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 namespace docsift::device::cuda_plugin {
 namespace {
@@ -68,6 +70,26 @@ __device__ float block_sum(float v, float* shared) {
   return v;  // every warp reduced the same per-warp totals, so every thread holds the total
 }
 
+// The residual sum's element: x + update rounded to x's type, clamped to [−clamp, clamp] when clamp
+// > 0. Comparisons, not fminf/fmaxf: LibTorch's clamp keeps a NaN, fminf would replace it.
+__device__ __forceinline__ float residual_sum(ActType x_type, float x, float update, float clamp) {
+  const float s = round_to(x_type, x + update);
+  return clamp > 0.0f ? (s > clamp ? clamp : (s < -clamp ? -clamp : s)) : s;
+}
+
+// The normed element in `out`'s type, with LibTorch's roundings (add_rms_norm.h): s · scale
+// rounded to x's type, the product with the weight to the product type and back to x's type.
+__device__ __forceinline__ float normed_value(const AddRmsNormTypes& types, float s, float w, float scale) {
+  const float y = round_to(types.x, s * scale);
+  return round_to(types.out, round_to(types.x, round_to(types.product, w * y)));
+}
+
+// The block's 1 / sqrt(mean of squares + eps). LibTorch's mean multiplies the float32 sum by 1/n;
+// the order of the sum differs, so the variance may differ from LibTorch's in its last bit.
+__device__ __forceinline__ float inverse_rms(float squares, float* partial, int64_t n, float eps) {
+  return rsqrtf(block_sum(squares, partial) * (1.0f / static_cast<float>(n)) + eps);
+}
+
 // Elements a thread keeps in registers between the sum of squares and the normed values, in the
 // kernel for rows of up to kMaxThreads · kHeld elements (every decoder's hidden size here): each
 // thread issues all its loads at once, so a row costs one memory latency, not one per element.
@@ -99,9 +121,7 @@ __global__ void __launch_bounds__(kMaxThreads) add_rms_norm_held_kernel(AddRmsNo
 #pragma unroll
     for (int j = 0; j < kHeld; ++j) {
       const int64_t i = t + j * step;
-      float v = round_to(types.x, s[j] + u[j]);
-      // Comparisons, not fminf/fmaxf: LibTorch's clamp keeps a NaN, fminf would replace it.
-      if (clamp > 0.0f) v = v > clamp ? clamp : (v < -clamp ? -clamp : v);
+      const float v = residual_sum(types.x, s[j], u[j], clamp);
       if (i < n) store(types.x, sum, base + i, v);
       s[j] = i < n ? v : 0.0f;
     }
@@ -109,16 +129,12 @@ __global__ void __launch_bounds__(kMaxThreads) add_rms_norm_held_kernel(AddRmsNo
   float squares = 0.0f;
 #pragma unroll
   for (int j = 0; j < kHeld; ++j) squares += s[j] * s[j];
-  // LibTorch's mean multiplies the float32 sum by 1/n; the order of the sum differs, so the
-  // variance may differ from LibTorch's in its last bit.
-  const float scale = rsqrtf(block_sum(squares, partial) * (1.0f / static_cast<float>(n)) + eps);
+  const float scale = inverse_rms(squares, partial, n, eps);
 #pragma unroll
   for (int j = 0; j < kHeld; ++j) {
     const int64_t i = t + j * step;
     if (i >= n) break;
-    const float y = round_to(types.x, s[j] * scale);
-    const float p = round_to(types.x, round_to(types.product, w[j] * y));
-    store(types.out, normed, base + i, round_to(types.out, p));
+    store(types.out, normed, base + i, normed_value(types, s[j], w[j], scale));
   }
 }
 
@@ -132,22 +148,16 @@ __global__ void __launch_bounds__(kMaxThreads) add_rms_norm_kernel(AddRmsNormTyp
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     float s = load(types.x, x, base + i);
     if (update != nullptr) {
-      s = round_to(types.x, s + load(types.update, update, base + i));
-      // Comparisons, not fminf/fmaxf: LibTorch's clamp keeps a NaN, fminf would replace it.
-      if (clamp > 0.0f) s = s > clamp ? clamp : (s < -clamp ? -clamp : s);
+      s = residual_sum(types.x, s, load(types.update, update, base + i), clamp);
       store(types.x, sum, base + i, s);
     }
     squares += s * s;
   }
-  // LibTorch's mean multiplies the float32 sum by 1/n; the order of the sum differs, so the
-  // variance may differ from LibTorch's in its last bit.
-  const float scale = rsqrtf(block_sum(squares, partial) * (1.0f / static_cast<float>(n)) + eps);
+  const float scale = inverse_rms(squares, partial, n, eps);
   const void* source = update != nullptr ? static_cast<const void*>(sum) : x;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     const float s = load(types.x, source, base + i);
-    const float y = round_to(types.x, s * scale);
-    const float p = round_to(types.x, round_to(types.product, load(types.weight, weight, i) * y));
-    store(types.out, normed, base + i, round_to(types.out, p));
+    store(types.out, normed, base + i, normed_value(types, s, load(types.weight, weight, i), scale));
   }
 }
 
@@ -169,10 +179,7 @@ bool add_rms_norm(const AddRmsNormTypes& types, const void* x, const void* updat
   } else {
     add_rms_norm_kernel<<<grid, block, 0, s>>>(types, x, update, weight, sum, normed, n, eps, clamp);
   }
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) {
-    throw std::runtime_error(std::string("add_rms_norm: kernel launch failed: ") + cudaGetErrorString(err));
-  }
+  check_launch("add_rms_norm");
   return true;
 }
 

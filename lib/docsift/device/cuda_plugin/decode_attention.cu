@@ -14,13 +14,12 @@
 #include "docsift/device/cuda_plugin/decode_attention.h"
 
 #include "docsift/device/cuda_plugin/gemv_common.cuh"
+#include "docsift/device/cuda_plugin/launch_check.cuh"
 
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 namespace docsift::device::cuda_plugin {
 namespace {
@@ -260,10 +259,7 @@ bool decode_attention(const DecodeAttentionArgs& a, void* stream) {
     case ActType::kBFloat16: launch<ActBF16>(a, s); break;
     default: return false;
   }
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) {
-    throw std::runtime_error(std::string("decode_attention: kernel launch failed: ") + cudaGetErrorString(err));
-  }
+  check_launch("decode_attention");
   return true;
 }
 

@@ -14,12 +14,11 @@
 #include "docsift/device/cuda_plugin/gemv16.h"
 
 #include "docsift/device/cuda_plugin/gemv_common.cuh"
+#include "docsift/device/cuda_plugin/launch_check.cuh"
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 namespace docsift::device::cuda_plugin {
 namespace {
@@ -195,8 +194,7 @@ bool gemv16(ActType type, GemvEpilogue epilogue, const void* x, const void* w, c
     case ActType::kBFloat16: launch_type<ActBF16>(epilogue, x, w, bias, y, rows, n, k, s); break;
     default: return false;
   }
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) throw std::runtime_error(std::string("gemv16: kernel launch failed: ") + cudaGetErrorString(err));
+  check_launch("gemv16");
   return true;
 }
 

@@ -28,14 +28,13 @@
 #include "docsift/device/cuda_plugin/w8a16.h"
 
 #include "docsift/device/cuda_plugin/gemv_common.cuh"
+#include "docsift/device/cuda_plugin/launch_check.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 namespace docsift::device::cuda_plugin {
 namespace {
@@ -222,10 +221,7 @@ bool w8a16_gemv(ActType type, const void* x, const int8_t* w, const float* scale
     case ActType::kBFloat16: launch<ActBF16>(x, w, scale, bias, y, rows, n, k, s); break;
     default: return false;
   }
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) {
-    throw std::runtime_error(std::string("w8a16_gemv: kernel launch failed: ") + cudaGetErrorString(err));
-  }
+  check_launch("w8a16_gemv");
   return true;
 }
 
