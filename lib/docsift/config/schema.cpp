@@ -255,7 +255,7 @@ std::vector<Field> ocr_keys() {
       text_key("ocr.evened_model",
         "the second reading's Tesseract language data: auto (tessdata's larger model where scripts/setup.sh " "installed it, else ocr.language's own), none (ocr.language's own) or a folder of .traineddata files", [](auto& c) -> auto& { return c.ocr.evened_model; }, Text::kNonEmpty),
       word_key("ocr.recognizer",
-        "tesseract (Tesseract reads the page) or both: the boxes of TOTAL, the dates and the seller, and the words the " "rules doubted, are read again by PP-OCRv4's trained recognizer (scripts/setup.sh fetches it), the two readings' " "agreement feeds the confidence, and a value Tesseract misread is taken from the second where the rules can tell " "(docs/ocr.md)", {"tesseract", "both"}, [](auto& c) -> auto& { return c.ocr.recognizer; }),
+        "tesseract (Tesseract reads the page) or both: the boxes of TOTAL, the invoice date and the seller, and the words the " "rules doubted, are read again by PP-OCRv4's trained recognizer (scripts/setup.sh fetches it), the two readings' " "agreement feeds the confidence, and a value Tesseract misread is taken from the second where the rules can tell " "(docs/ocr.md)", {"tesseract", "both"}, [](auto& c) -> auto& { return c.ocr.recognizer; }),
       text_key("ocr.recognizer_model",
         "where ocr.recognizer's second recognizer is: auto (where scripts/setup.sh converted it, .deps/ppocr, or " "share/docsift/ppocr once installed) or a folder holding recognizer.json and recognizer.safetensors", [](auto& c) -> auto& { return c.ocr.recognizer_model; }, Text::kNonEmpty),
       text_key("ocr.calibration",

@@ -72,24 +72,31 @@ Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
   return {px(left), px(top), px(right), px(bottom)};
 }
 
+
+// Whether `result` has `field` and read none (a field not asked for is not unread).
+bool unread(const Engine::Result& result, const std::string& field) {
+  const auto it = result.fields.find(field);
+  return it != result.fields.end() && it->second == "N/A";
+}
+
+// `field`'s value in `result`, or "N/A" where it has none.
+std::string value_or_na(const Engine::Result& result, const std::string& field) {
+  const auto it = result.fields.find(field);
+  return it == result.fields.end() ? "N/A" : it->second;
+}
+
 }  // namespace
 
 bool wants_second_reading(const Engine::Result& first) {
-  const auto value = [&](const char* field) -> const std::string* {
-    const auto it = first.fields.find(field);
-    return it == first.fields.end() ? nullptr : &it->second;
-  };
-  const auto unread = [&](const char* field) {
-    const std::string* v = value(field);
-    return v && *v == "N/A";
-  };
   const auto doubtful = [&](const char* field, double below) {
     const auto sure = first.confidence.find(field);
-    return unread(field) || (value(field) && sure != first.confidence.end() && sure->second < below);
+    return unread(first, field) ||
+           (first.fields.count(field) && sure != first.confidence.end() && sure->second < below);
   };
   // A statement has no total or invoice date; its own keys are its period and closing balance.
-  const std::string* type = value("DOCUMENT_TYPE");
-  if (type && *type == "BANK STATEMENT") return unread("STATEMENT_PERIOD") || unread("CLOSING_BALANCE");
+  if (value_or_na(first, "DOCUMENT_TYPE") == "BANK STATEMENT") {
+    return unread(first, "STATEMENT_PERIOD") || unread(first, "CLOSING_BALANCE");
+  }
   return doubtful("TOTAL", kDoubtful) || doubtful("INVOICE_DATE", kDoubtful) || doubtful("SUPPLIER", kDoubtfulName);
 }
 
@@ -192,10 +199,10 @@ void Engine::reread(Result& out, const Page& page, const cv::Mat& rgb, const Pre
   // found, a seller's line where the seller was doubtful or none.
   std::vector<WordRun> wanted;
   for (const WordRun& run : out.doubtful) {
-    const bool unread = out.fields.count(run.field) && out.fields.at(run.field) == "N/A";
+    const bool none = unread(out, run.field);
     const bool wanted_here = run.field == "TOTAL"      ? !vouched_total(out)
-                             : run.field == "SUPPLIER" ? unread || doubtful_seller(out)
-                                                       : unread;
+                             : run.field == "SUPPLIER" ? none || doubtful_seller(out)
+                                                       : none;
     if (wanted_here) wanted.push_back(run);
   }
   if (wanted.empty()) return;
@@ -207,10 +214,10 @@ void Engine::reread(Result& out, const Page& page, const cv::Mat& rgb, const Pre
   out.info["reread"] = {{"words", again_read.words}};
   if (again_read.replaced.empty()) return;
   const Result again = finish(again_read.page, field_names, nlohmann::json::object());
-  const std::string total = out.fields.count("TOTAL") ? out.fields.at("TOTAL") : "N/A";
+  const std::string total = value_or_na(out, "TOTAL");
   if (take_reread_total(out, again, again_read.replaced_for("TOTAL"))) out.info["reread"]["total"] = {{"was", total}, {"now", out.fields.at("TOTAL")}};
   if (take_reread_date(out, again)) out.info["reread"]["date"] = out.fields.at("INVOICE_DATE");
-  const std::string seller = out.fields.count("SUPPLIER") ? out.fields.at("SUPPLIER") : "N/A";
+  const std::string seller = value_or_na(out, "SUPPLIER");
   if (take_reread_seller(out, again, again_read.replaced_for("SUPPLIER")))
     out.info["reread"]["seller"] = {{"was", seller}, {"now", out.fields.at("SUPPLIER")}};
 }

@@ -122,8 +122,8 @@ struct Reread {
 // kLetterSure (cross_read.h). nullopt otherwise.
 std::optional<std::string> sure_reading(const WordRun& run, const LineText& second, const Lexicon& lexicon,
                                         DateOrder order);
-// `page` with the words of each of `runs` replaced by what `sure` makes of `read`'s reading of
-// their box.
+// `page` with the words of each of `runs` (in reading order, as Extraction::doubtful is) replaced
+// by what `sure` makes of `read`'s reading of their box.
 Reread read_again(const Page& page, const std::vector<WordRun>& runs,
                   const std::function<std::optional<LineText>(const Box&)>& read,
                   const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure);

@@ -22,12 +22,23 @@ bool inside_any(const Box& at, const std::vector<Box>& boxes) {
   return std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.holds(at); });
 }
 
-// `field`'s value, evidence and confidence from `again` into `first`, marked as read again.
-void take_field(Engine::Result& first, const Engine::Result& again, const std::string& field) {
-  first.fields[field] = again.fields.at(field);
-  first.evidence[field] = again.evidence.at(field);
+// `again`'s `field` (value, evidence and confidence) into `first`, marked as read again, where
+// `again` has a value for it other than `first`'s and `allowed(first's value, again's evidence)`.
+// Whether it took it.
+bool take_field(Engine::Result& first, const Engine::Result& again, const std::string& field,
+                const std::function<bool(const std::string&, const Evidence&)>& allowed) {
+  const auto before = first.fields.find(field);
+  const auto after = again.fields.find(field);
+  const auto e = again.evidence.find(field);
+  if (before == first.fields.end() || after == again.fields.end() || e == again.evidence.end() ||
+      after->second == "N/A" || after->second == before->second || !allowed(before->second, e->second)) {
+    return false;
+  }
+  first.fields[field] = after->second;
+  first.evidence[field] = e->second;
   first.evidence[field].reader_taken = true;
   if (again.confidence.count(field)) first.confidence[field] = again.confidence.at(field);
+  return true;
 }
 
 }  // namespace
@@ -42,15 +53,15 @@ std::optional<std::string> sure_reading(const WordRun& run, const LineText& seco
     if (second.mean < kLetterSure || detail::letters_in(second.text) < 4) return std::nullopt;
     return second.text;
   }
+  // The words that go back on the page as read (the rules parse them again), where second_value
+  // finds one date, or one amount with cents, in them.
   if (run.field == "INVOICE_DATE") {
-    const std::string text = unglued_time(second.text);
-    if (second.mean < kDateSure || find_dates(text, lexicon, order).size() != 1) return std::nullopt;
-    return text;
+    if (second.mean < kDateSure || !second_value("date", second.text, lexicon, order)) return std::nullopt;
+    return unglued_time(second.text);
   }
   std::string text = second.text;
   text.erase(std::remove(text.begin(), text.end(), ' '), text.end());  // one word: "42. 50" is 42.50
-  const std::vector<Amount> amounts = find_amounts(text, lexicon);
-  if (second.mean < kAmountSure || amounts.size() != 1 || !amounts[0].has_cents) return std::nullopt;
+  if (second.mean < kAmountSure || !second_value("amount", text, lexicon, order)) return std::nullopt;
   return text;
 }
 
@@ -67,10 +78,8 @@ Reread read_again(const Page& page, const std::vector<WordRun>& runs,
                   const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure) {
   Reread out{page, {}, nlohmann::json::array()};
   // Words are read once: of runs that overlap (a top line that is also a payment line), the first
-  // is kept, so that replacing one run's words never moves another's.
+  // in `runs`' reading order is kept, so that replacing one run's words never moves another's.
   std::vector<WordRun> once = runs;
-  std::sort(once.begin(), once.end(),
-            [](const WordRun& a, const WordRun& b) { return std::tie(a.line, a.first) < std::tie(b.line, b.first); });
   const auto overlaps = [](const WordRun& a, const WordRun& b) { return a.line == b.line && b.first <= a.last; };
   once.erase(std::unique(once.begin(), once.end(), overlaps), once.end());
   // Back to front, so that taking a line's words out keeps the indices of those before them.
@@ -106,41 +115,21 @@ bool doubtful_seller(const Engine::Result& result) {
 }
 
 bool take_reread_seller(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced) {
-  const auto before = first.fields.find("SUPPLIER");
-  const auto after = again.fields.find("SUPPLIER");
-  const auto e = again.evidence.find("SUPPLIER");
-  if (before == first.fields.end() || after == again.fields.end() || e == again.evidence.end() ||
-      after->second == "N/A" || after->second == before->second || !(before->second == "N/A" || doubtful_seller(first)) ||
-      !inside_any(e->second.box, replaced)) {
-    return false;
-  }
-  take_field(first, again, "SUPPLIER");
-  return true;
+  return take_field(first, again, "SUPPLIER", [&](const std::string& before, const Evidence& e) {
+    return (before == "N/A" || doubtful_seller(first)) && inside_any(e.box, replaced);
+  });
 }
 
 bool take_reread_date(Engine::Result& first, const Engine::Result& again) {
-  const auto before = first.fields.find("INVOICE_DATE");
-  const auto after = again.fields.find("INVOICE_DATE");
-  if (before == first.fields.end() || before->second != "N/A" || after == again.fields.end() ||
-      after->second == "N/A" || !again.evidence.count("INVOICE_DATE")) {
-    return false;
-  }
-  take_field(first, again, "INVOICE_DATE");
-  return true;
+  return take_field(first, again, "INVOICE_DATE", [](const std::string& before, const Evidence&) { return before == "N/A"; });
 }
 
 bool take_reread_total(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced) {
-  const auto before = first.fields.find("TOTAL");
-  const auto after = again.fields.find("TOTAL");
-  const auto e = again.evidence.find("TOTAL");
-  if (before == first.fields.end() || after == again.fields.end() || e == again.evidence.end() ||
-      after->second == "N/A" || after->second == before->second) {
-    return false;
-  }
-  if (!(before->second == "N/A" || vouched_total(again) || inside_any(e->second.box, replaced))) return false;
-  take_field(first, again, "TOTAL");
-  first.info["checks"] = again.info.contains("checks") ? again.info["checks"] : nlohmann::json::object();
-  return true;
+  const bool taken = take_field(first, again, "TOTAL", [&](const std::string& before, const Evidence& e) {
+    return before == "N/A" || vouched_total(again) || inside_any(e.box, replaced);
+  });
+  if (taken) first.info["checks"] = again.info.contains("checks") ? again.info["checks"] : nlohmann::json::object();
+  return taken;
 }
 
 }  // namespace docsift::ocr

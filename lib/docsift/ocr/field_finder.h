@@ -56,7 +56,8 @@ class FieldFinder {
   std::vector<long long> rounded_sums(std::optional<long long> sub, std::optional<long long> tax) const;
 
   // What a second recognizer reads again (rules.h: WordRun), top to bottom: the amounts of payment
-  // lines (a label of an amount field: TOTAL, SUBTOTAL, GST, tendered, change) read from words under
+  // lines (a label of an amount field: TOTAL, SUBTOTAL, GST, tendered, change, a statement's
+  // balances) read from words under
   // kAmountWordDoubt, or that read as no amount with cents; and, on a page where no date was found,
   // up to kMaxDateRereads words shaped like a date (find_dates.cpp).
   std::vector<WordRun> doubtful_amounts() const;

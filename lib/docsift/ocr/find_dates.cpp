@@ -60,7 +60,7 @@ std::vector<WordRun> FieldFinder::doubtful_dates() const {
     const std::size_t digits = digits_in(word);
     const bool twice = std::any_of(std::begin(kDateSeparators), std::end(kDateSeparators),
                                    [&](char s) { return std::count(word.begin(), word.end(), s) == 2; });
-    return twice && digits >= 4 && digits <= kMaxAmountDigits && word.size() <= 14;
+    return twice && digits >= 4 && digits <= kMaxDateDigits && word.size() <= 14;
   };
   for (std::size_t l = 0; l < page.lines.size() && out.size() < kMaxDateRereads; ++l) {
     const std::vector<Word>& words = page.lines[l].words;

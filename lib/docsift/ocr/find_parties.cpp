@@ -25,7 +25,7 @@ void FieldFinder::abn_by_checksum(nlohmann::json& checks) {
 // counting them) or, with a legal form, in the footer; prominent; in capitals; not one word
 // without a legal form, nor lower case, nor short fragments. None for a line that cannot be one.
 std::optional<double> FieldFinder::seller_score(std::size_t i, double median, int& rank) const {
-  const bool top = r[i].top <= page.height * 0.35 && rank < 12;
+  const bool top = r[i].top <= page.height * kTopOfPage && rank < 12;
   const bool footer = r[i].top >= page.height * 0.75;
   if (!top && !footer) return std::nullopt;
   const bool legal = has_any(lowercase(name_of(r[i].text)), rules.company_forms);
@@ -327,7 +327,7 @@ std::vector<WordRun> FieldFinder::doubtful_names() const {
   std::vector<WordRun> out;
   if (page.exact || label_fuzzy.count("SUPPLIER")) return out;  // a PDF's text, or a seller under its label
   for (std::size_t i = 0; i < n && out.size() < kMaxNameRereads; ++i) {
-    if (r[i].top > page.height * 0.35) break;
+    if (r[i].top > page.height * kTopOfPage) break;
     if (letters_in(r[i].text) < 4 || r[i].confidence >= kNameDoubt) continue;
     const std::vector<Word>& words = page.lines[r[i].line].words;
     std::optional<std::size_t> first, last;

@@ -272,7 +272,7 @@ std::vector<WordRun> FieldFinder::doubtful_amounts() const {
       }
       if (!first) first = w;
       last = w;
-      digits_read = digits_read || word.text.find_first_of("0123456789") != std::string::npos;
+      digits_read = digits_read || digits_in(word.text) > 0;
     }
     if (!first) continue;
     std::string text;

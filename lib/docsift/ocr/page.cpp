@@ -51,10 +51,7 @@ Page layout_page(std::vector<Word> words, int width, int height, double block_ga
       cores.push_back(w.box);
       home = &page.lines.back();
     }
-    home->box.left = std::min(home->box.left, w.box.left);
-    home->box.right = std::max(home->box.right, w.box.right);
-    home->box.top = std::min(home->box.top, w.box.top);
-    home->box.bottom = std::max(home->box.bottom, w.box.bottom);
+    home->box = home->box.with(w.box);
     home->words.push_back(std::move(w));
   }
   for (auto& l : page.lines) {

@@ -35,11 +35,16 @@ constexpr std::size_t kMaxAmountDigits = 8;
 // On a page with no date found, the words shaped like one that a second recognizer reads again.
 constexpr std::size_t kMaxDateRereads = 4;
 constexpr char kDateSeparators[] = {'/', '-', '.'};
+// More digits than this in one word is an id, not a date ("2018-03-18" has 8).
+constexpr std::size_t kMaxDateDigits = 8;
 // A top line read under this (Tesseract's 0-100) may be the seller's, misread: up to
 // kMaxNameRereads of them are read again by a second recognizer where the seller's own words were
 // read under it too (bench/ocr/README.md: 70 against 75 and 80).
 constexpr double kNameDoubt = 70.0;
 constexpr std::size_t kMaxNameRereads = 4;
+// The top of a page, where a seller's name is looked for (and its doubtful lines read again), as
+// a share of the page's height.
+constexpr double kTopOfPage = 0.35;
 
 // A line read with less confidence than this (Tesseract's 0-100) is not taken for a name.
 constexpr double kNameConfidence = 55.0;
