@@ -52,8 +52,10 @@ TEST_CASE("cross-read: a doubtful total or date is taken from a sure second read
   const LineText sure_total = reading("51.00", 0.999f);
   // Tesseract read "$1.00" from words at 54: the second, sure, reads 51.00; the currency stays.
   CHECK(settle("amount", "$1.00", doubtful(54), sure_total, lexicon(), DateOrder::Dmy) == "$51.00");
-  // Read at 73 (not doubtful), or vouched for by the printed sums: kept.
-  CHECK_FALSE(settle("amount", "RM 29.30", doubtful(73), reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy));
+  // Read at 73 (under kAmountDoubt: "RM 102.00" for 104.00, the 427's 250), taken; at 85 (not
+  // doubtful), or vouched for by the printed sums: kept.
+  CHECK(settle("amount", "RM 29.30", doubtful(73), reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy) == "RM 30.30");
+  CHECK_FALSE(settle("amount", "RM 29.30", doubtful(85), reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy));
   Evidence summed = doubtful(40);
   summed.sums_agree = true;
   CHECK_FALSE(settle("amount", "$1.00", summed, sure_total, lexicon(), DateOrder::Dmy));
@@ -74,11 +76,21 @@ TEST_CASE("cross-read: a name keeps Tesseract's spaces and takes the second read
         "SANYU STATIONERY SHOP");
   CHECK(substituted_name("WR, D.I.Y. (KUCHAT) SDN BHD", "MR.D.I.Y.(KUCHAI) SDN BHD", sure("MR.D.I.Y.(KUCHAI) SDN BHD"),
                          kLetterSure) == "MR, D.I.Y. (KUCHAI) SDN BHD");
-  // Two changes in 12 letters and digits are allowed (one in kNameEditsPer), three are too many.
-  CHECK(substituted_name("WR. D.I.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
+  // Four changes in 12 letters and digits are allowed (one in kNameEditsPer), five are too many.
+  CHECK(substituted_name("WR. D.T.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
                          kLetterSure) == "MR. D.I.Y. (M) SDN BHD");
-  CHECK_FALSE(substituted_name("WR. D.T.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
+  CHECK_FALSE(substituted_name("WR. D.T.Y. (N) SON BHO", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
                                kLetterSure));
+  // Each letter is settled alone: the sure M is put in, the unsure D is not (the 200's 546).
+  std::vector<float> one_unsure = sure("MR. D.I.Y. (M) SDN BHD");
+  one_unsure[16] = 0.88f;  // the D of SDN
+  CHECK(substituted_name("WR. D.I.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", one_unsure, kLetterSure) ==
+        "MR. D.I.Y. (M) SON BHD");
+  // An initial glued to the next letter is split where the second reading splits it (the 200's
+  // 609); a word the second reading splits is not (its 725: "S&Y STAT IONERY").
+  CHECK(substituted_name("CW KHOO HARDWARE SDN BHD", "C W KHOO HARDWARE SDN BHD", sure("C W KHOO HARDWARE SDN BHD"),
+                         kLetterSure) == "C W KHOO HARDWARE SDN BHD");
+  CHECK_FALSE(substituted_name("S&Y STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterSure));
   // Running on past the name (a registration number) is allowed; the name keeps its own end.
   CHECK(substituted_name("AEON CO. (H) BHD", "AEON CO. (M) BHD (126926-H)", sure("AEON CO. (M) BHD (126926-H)"),
                          kLetterSure) == "AEON CO. (M) BHD");
@@ -92,12 +104,16 @@ TEST_CASE("cross-read: a name keeps Tesseract's spaces and takes the second read
         "MR D.I.Y. (M) SDN BHD");
   CHECK_FALSE(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, sure(full_width), kLetterSure));
   // A letter the second reading dropped is never taken out ("LIAN" read "LAN"); nothing to change;
-  // a digit for a letter ("BILD" is not "BHD1"); too many changes; an unsure letter: nothing.
+  // a digit for a letter ("BILD" is not "81LD"); more changes than kNameEditsPer allows; an unsure
+  // letter: nothing.
   CHECK_FALSE(substituted_name("LIAN HING STATIONERY", "LANHINGSTATIONERY", sure("LANHINGSTATIONERY"), kLetterSure));
   CHECK_FALSE(substituted_name("AEON CO", "AEON CO", sure("AEON CO"), kLetterSure));
-  CHECK_FALSE(substituted_name("GARDENIA BAKERIES (KL) SDN BILD", "GARDENIABAKERIES(KL)SDNBHD(139386X)",
-                               sure("GARDENIABAKERIES(KL)SDNBHD(139386X)"), kLetterSure));
-  CHECK_FALSE(substituted_name("ABCDEFGH", "ABCDXFGY", sure("ABCDXFGY"), kLetterSure));
+  // "BILD" read "BHD": the sure H is put in for the L, the I the second did not read stays.
+  CHECK(substituted_name("GARDENIA BAKERIES (KL) SDN BILD", "GARDENIABAKERIES(KL)SDNBHD(139386X)",
+                         sure("GARDENIABAKERIES(KL)SDNBHD(139386X)"), kLetterSure) == "GARDENIA BAKERIES (KL) SDN BIHD");
+  CHECK_FALSE(substituted_name("SDN BILD", "SDN 81LD", sure("SDN 81LD"), kLetterSure));
+  CHECK(substituted_name("ABCDEFGH", "ABCDXFGY", sure("ABCDXFGY"), kLetterSure) == "ABCDXFGY");
+  CHECK_FALSE(substituted_name("ABCDEFGH", "ABCDXFYY", sure("ABCDXFYY"), kLetterSure));
   std::vector<float> unsure = sure("AEDN CO. (M) BHD");
   unsure[2] = 0.5f;
   CHECK_FALSE(substituted_name("AEON CO. (M) BHD", "AEDN CO. (M) BHD", unsure, kLetterSure));

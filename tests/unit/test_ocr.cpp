@@ -649,6 +649,15 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
   CHECK(r.fields.at("SUBTOTAL") == "169.00");
   r = extract_fields(page_of({"THREE STOOGES", "NET TOTAL 174.90", "SUB TOTAL 169.00"}), rules, kFieldNames);
   CHECK(r.fields.at("SUBTOTAL") == "174.90");
+  // 204.jpg: the total's label ends its line, its amount alone on the line below and set to the
+  // right (under nothing of the label's); the GST summary's "Total 0% supplies" above is not it.
+  const auto total_of = [&](const std::vector<std::string>& lines) {
+    return extract_fields(page_of(lines), rules, kFieldNames).fields.at("TOTAL");
+  };
+  CHECK(total_of({"GARDENIA BAKERIES (KL) SDN BHD", "Total 0% supplies: 15.57", "Total Payable:", "                    23.20"}) ==
+        "23.20");
+  // A line below that holds more than an amount is another line's ("Cash 50.00"), not the value.
+  CHECK(total_of({"GARDENIA BAKERIES (KL) SDN BHD", "Total Payable:", "                    Cash 50.00"}) != "50.00");
   // Cash with no change read is not the total: change is often handed back unprinted or unread.
   r = extract_fields(page_of({"POPULAR BOOK CO. (M) SDN BHD", "Totd/shfes|Inclusive GST @6.00%: aa 80", "Cash 100.00"}),
                      rules, kFieldNames);
@@ -914,6 +923,21 @@ TEST_CASE("OCR engine on faint print in a shadow: a page read without its total 
   CHECK(bad.err.find("ocr.evened_model") != std::string::npos);
   CHECK(bad.err.find("no eng.traineddata") != std::string::npos);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+}
+
+TEST_CASE("OCR evening out: ink still light after the paper is divided out is stretched to black, dark ink is not") {
+  // A stroke at 76 % of white on white (the 200's receipt 191: its darkest print at 194 of 254,
+  // which neither reading of it found). 2 % of the pixels: the page's darkest 1 % is ink.
+  cv::Mat faint(200, 300, CV_8U, cv::Scalar(254));
+  cv::rectangle(faint, cv::Rect(50, 80, 200, 6), cv::Scalar(194), cv::FILLED);
+  const cv::Mat evened = docsift::ocr::even_out(faint);
+  CHECK(evened.at<std::uint8_t>(83, 150) < 40);   // ink: black (169 without the stretch)
+  CHECK(evened.at<std::uint8_t>(20, 20) > 240);   // paper: white
+  // Ink darker than half of white keeps the division and the gamma alone: (100/255)^1.5 of white.
+  cv::Mat dark = faint.clone();
+  cv::rectangle(dark, cv::Rect(50, 80, 200, 6), cv::Scalar(100), cv::FILLED);
+  const double expected = std::pow(100.0 / 255.0, 1.5) * 255.0;
+  CHECK(std::abs(docsift::ocr::even_out(dark).at<std::uint8_t>(83, 150) - expected) < 4.0);
 }
 
 TEST_CASE("OCR engine on a page of more than 20 megapixels (a 600 dpi scan): read at half size, the fields as at full size") {
@@ -1539,4 +1563,22 @@ TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a send
   CHECK(phone_line.fields.at("PAYER_NAME") == "N/A");
   CHECK(supplier({"Eco-Shop Marketing Sdn Bhd", "Lot F1-01, 6, Jalan 8/27A,", "JT5501 - CHOPSTICK HOLDER", "72/1",
                   "65045039@2.33 1 2.33", "PLIERS 6 110G 120PCS"}) == "Eco-Shop Marketing Sdn Bhd");
+  // A one-column receipt read as one block: the payer's column starts at its label, so the header
+  // above it is still the seller's (the 200's 399), and the payer is the payer.
+  const auto bill_to = extract_fields(page_of({"BEYOND BROTHERS HARDWARE", "(872981-V)", "LOT 1-0-2, JLN 1/50,",
+                                               "DIAMOND SQUARE", "53000 KUALA LUMPUR", "TAX INVOICE", "Bill To",
+                                               "PDP UTEK (M) SDN BHD", "SEBELAH PETRONAS"}),
+                                      rules, kFieldNames);
+  CHECK(bill_to.fields.at("SUPPLIER") == "BEYOND BROTHERS HARDWARE");
+  CHECK(bill_to.fields.at("PAYER_NAME") == "PDP UTEK (M) SDN BHD");
+  // A name over three lines while a bracket stays open, and one that ends in '&' (the 427's 513, 012).
+  CHECK(supplier({"AIK HUAT HARDWARE", "ENTERPRISE (SETIA", "ALAM) SDN BHD", "(CO.REG :822737-X)", "TAX INVOICE"}) ==
+        "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD");
+  CHECK(supplier({"HOME MASTER HARDWARE &", "ELECTRICAL", "NO. 12, JALAN MAHOGANI 1,", "TAX INVOICE"}) ==
+        "HOME MASTER HARDWARE & ELECTRICAL");
+  CHECK(supplier({"HOME MASTER HARDWARE", "ELECTRICAL", "NO. 12, JALAN MAHOGANI 1,", "TAX INVOICE"}) ==
+        "HOME MASTER HARDWARE");
+  // A bracket a misread left open takes no line below that closes none (the 427's 166).
+  CHECK(supplier({"THE STORE (MALAYSIA? SDN BHD", "UBI TSTORE COH HY", "LOT 5 JALAN BATU AMBAR", "TAX INVOICE"}) ==
+        "THE STORE (MALAYSIA? SDN BHD");
 }

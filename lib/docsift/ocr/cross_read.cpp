@@ -1,6 +1,7 @@
 #include "docsift/ocr/cross_read.h"
 
 #include "docsift/ocr/known_names.h"
+#include "docsift/text/utf8.h"
 
 #include <algorithm>
 #include <cctype>
@@ -42,6 +43,18 @@ namespace {
 
 // A name's characters, as the two readings are compared: ASCII letters, digits and '&'.
 bool name_character(unsigned char c) { return c < 0x80 && (std::isalnum(c) != 0 || c == '&'); }
+
+// How many letters and digits of `value` run from byte `at` on in `direction` (-1 or 1), `at`'s own
+// included: 0 where `at` is not one.
+std::size_t word_run(const std::string& value, std::size_t at, int direction) {
+  std::size_t n = 0;
+  for (std::size_t i = at; i < value.size() && std::isalnum(static_cast<unsigned char>(value[i])) != 0;) {
+    ++n;
+    if (direction > 0) ++i;
+    else if (i-- == 0) break;
+  }
+  return n;
+}
 
 // One step of the alignment of the first reading's name characters with the second's.
 enum class Step { Same, Substituted, Inserted, Deleted };
@@ -91,17 +104,20 @@ std::vector<Aligned> align(const std::string& mine, const std::string& theirs) {
 
 std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
                                             const std::vector<float>& probabilities, double sure) {
-  // The second reading's name characters with their probabilities: one per UTF-8 sequence of
-  // `read` (a full-width bracket is one character, not a name's).
+  // The second reading's name characters with their probabilities, one per code point of `read`
+  // (a full-width bracket is one character, not a name's), and whether a space comes before each
+  // (after another name character).
   std::string theirs;
   std::vector<float> p;
+  std::vector<bool> spaced;
+  bool space = false;
   std::size_t at = 0;
   for (std::size_t i = 0; i < read.size(); ++at) {
-    const auto c = static_cast<unsigned char>(read[i]);
-    const std::size_t length = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    const char32_t c = text::next_code_point(read, i);
     if (at >= probabilities.size()) return std::nullopt;
-    if (name_character(c)) theirs += read[i], p.push_back(probabilities[at]);
-    i += length;
+    const bool named = c < 0x80 && name_character(static_cast<unsigned char>(c));
+    if (named) spaced.push_back(space && !theirs.empty()), theirs += static_cast<char>(c), p.push_back(probabilities[at]);
+    space = c == U' ' || (space && !named);
   }
   if (at != probabilities.size()) return std::nullopt;  // not one per character: not trusted
   std::string mine;
@@ -110,28 +126,41 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
     if (name_character(static_cast<unsigned char>(value[i]))) mine += value[i], where.push_back(i);
   }
   if (mine.empty()) return std::nullopt;
-  // What changes at each of `mine`: its replacement, and the letters put in before it (index
+  // What changes at each of `mine`: its replacement, and what is put in before it (index
   // mine.size(): after the last, which the name's own end keeps out).
   std::vector<std::optional<char>> replaced(mine.size());
   std::vector<std::string> before(mine.size() + 1);
-  std::size_t edits = 0;
+  std::size_t edits = 0, taken = 0;
+  std::optional<Aligned> last;  // the previous step that read a character of both
   for (const Aligned& a : align(mine, theirs)) {
+    // An initial Tesseract read glued to the letter beside it that the second reads apart ("CW
+    // KHOO" read "C W KHOO"): the space is put in. Only an initial: PP-OCR splits words too
+    // ("S&Y STAT IONERY").
+    const bool both = a.step == Step::Same || a.step == Step::Substituted;
+    if (both && last && last->i + 1 == a.i && last->j + 1 == a.j && spaced[a.j] && where[a.i] == where[last->i] + 1 &&
+        std::min(word_run(value, where[last->i], -1), word_run(value, where[a.i], 1)) == 1) {
+      before[a.i] += ' ';
+      ++taken;
+    }
+    last = both ? std::optional<Aligned>(a) : std::nullopt;
     if (a.step == Step::Same) continue;
     ++edits;
     // Tesseract reads letters that are not there less often than the recognizer drops one
     // ("LIAN" read "LAN"): a letter is never taken out.
-    if (a.step == Step::Deleted) return std::nullopt;
-    const auto b = static_cast<unsigned char>(theirs[a.j]);
+    if (a.step == Step::Deleted) continue;
     // A sure letter only, and never a digit for a letter ("BILD" is not "BHD1"): OCR reads a
-    // name's letters as digits, seldom the other way round.
+    // name's letters as digits, seldom the other way round. The others keep Tesseract's reading,
+    // each letter settled alone ("WR. D.I.Y. (M) SON BHD": a sure M, an unsure D).
+    const auto b = static_cast<unsigned char>(theirs[a.j]);
     if (p[a.j] < sure ||
         (std::isdigit(b) != 0 && (a.step == Step::Inserted || std::isalpha(static_cast<unsigned char>(mine[a.i])) != 0)))
-      return std::nullopt;
+      continue;
     if (a.step == Step::Substituted) replaced[a.i] = theirs[a.j];
     else before[a.i] += theirs[a.j];
+    ++taken;
   }
   const std::size_t allowed = std::max<std::size_t>(1, mine.size() / kNameEditsPer);
-  if (edits == 0 || edits > allowed || !before.back().empty()) return std::nullopt;
+  if (taken == 0 || edits > allowed || !before.back().empty()) return std::nullopt;
   std::string out;
   std::size_t k = 0;
   for (std::size_t i = 0; i < value.size(); ++i) {

@@ -38,15 +38,17 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
 // A name read by Tesseract (`value`) with the letters the second recognizer read otherwise put in,
 // where the two differ by a few letters: "SANYO STATIONERY SHOP" and "SANYU STATIONERYSHOP" give
 // "SANYU STATIONERY SHOP" (Tesseract's spaces and punctuation, the recognizer's letters). The two
-// are aligned letter by letter (letters, digits and '&'; the least edits, case aside): a letter
-// the second reads in place of another, or one it reads that Tesseract missed ("'SH POWER" →
-// "'TSH POWER"), is put in; one Tesseract read that the second did not is never taken out (the
-// recognizer drops faint letters: "LIAN" read "LAN"). The second reading may run on past the name
-// (a registration number), not start elsewhere. Each letter put in must have been read with
-// probability ≥ `sure`, never a digit for a letter; at most one change in kNameEditsPer letters.
-// nullopt when there is nothing to put in, or the two are not that close. bench/ocr/README.md has
-// how the limits were chosen on the 200 and the 427.
-inline constexpr int kNameEditsPer = 5;
+// are aligned letter by letter (letters, digits and '&'; the least edits, case aside), and each
+// letter is settled alone: one the second reads in place of another, or one it reads that
+// Tesseract missed ("'SH POWER" → "'TSH POWER"), is put in where read with probability ≥ `sure`
+// and not a digit for a letter; otherwise Tesseract's stays. One Tesseract read that the second did
+// not is never taken out (the recognizer drops faint letters: "LIAN" read "LAN"). An initial
+// Tesseract read glued to the letter beside it is split where the second reads a space between
+// them ("CW KHOO" → "C W KHOO"). The second reading may run on past the name (a registration
+// number), not start elsewhere; at most one change in kNameEditsPer letters. nullopt when nothing
+// is put in, or the two are not that close. bench/ocr/README.md has how the limits were chosen on
+// the 200 and the 427.
+inline constexpr int kNameEditsPer = 3;
 std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
                                             const std::vector<float>& probabilities, double sure);
 
@@ -56,7 +58,7 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
 // cents at a mean probability ≥ kAmountSure (in the first's currency); a date read under
 // kDateDoubt, read by the second as one date at ≥ kDateSure; a name as substituted_name puts it,
 // each letter at ≥ kLetterSure. bench/ocr/README.md has how they were chosen and what each gains.
-inline constexpr double kAmountDoubt = 60, kAmountSure = 0.85;
+inline constexpr double kAmountDoubt = 80, kAmountSure = 0.85;
 inline constexpr double kDateDoubt = 90, kDateSure = 0.95;
 inline constexpr double kLetterSure = 0.9;
 std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,

@@ -100,8 +100,10 @@ bool wants_second_reading(const Engine::Result& first) {
   return doubtful("TOTAL", kDoubtful) || doubtful("INVOICE_DATE", kDoubtful) || doubtful("SUPPLIER", kDoubtfulName);
 }
 
-Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer) {
+Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer,
+                          const std::map<std::string, double>* tesseract) {
   Taken taken;
+  const std::map<std::string, double>& held = tesseract ? *tesseract : first.confidence;
   std::set<std::string> agreed;  // read the same by both readings
   for (const auto& [name, value] : first.fields) {
     const auto it = second.fields.find(name);
@@ -110,11 +112,11 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
   for (auto& [name, value] : first.fields) {
     const auto it = second.fields.find(name);
     if (it == second.fields.end() || it->second == "N/A" || it->second == value) continue;
-    const auto before = first.confidence.find(name);
+    const auto before = held.find(name);
     const auto now = second.confidence.find(name);
     if (value == "N/A") {
       taken.filled.push_back(name);
-    } else if (clearer || (before != first.confidence.end() && now != second.confidence.end() &&
+    } else if (clearer || (before != held.end() && now != second.confidence.end() &&
                            now->second > before->second)) {
       taken.surer.push_back(name);
     } else {
@@ -166,12 +168,13 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   // the second recognizer reads its doubtful words again, so that the pages read twice are the
   // same with it and without it.
   const bool read_twice = second_reading_ && page.words() > 0 && wants_second_reading(out);
+  const std::map<std::string, double> tesseract = out.confidence;
   reread(out, page, rgb, prepared, field_names);
   if (read_twice) {
     const Page again = reader_.read(rgb, nullptr, true);
     const Result second = finish(again, field_names, nlohmann::json::object());
     const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
-    const Taken taken = take_second_reading(out, second, clearer);
+    const Taken taken = take_second_reading(out, second, clearer, &tesseract);
     out.info["second_reading"] = {{"evened", true},
                                   {"model", evened_model_},
                                   {"words", again.words()},

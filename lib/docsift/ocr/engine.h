@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <opencv2/core/mat.hpp>
@@ -103,8 +104,12 @@ struct Taken {
   std::vector<std::string> surer;   // read differently, and more confidently, by the second
 };
 // Merges `second` into `first` (fields, their confidences and evidence); says what it took, and
-// marks each field's evidence with what the second reading said of it.
-Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer);
+// marks each field's evidence with what the second reading said of it. `tesseract`: the
+// confidences the second reading is held against, the first reading's as Tesseract gave them
+// (first.confidence where null): a value the second recognizer put in since (Engine::reread) has
+// its probability, on another scale, and a wrong line read clearly is still the wrong line.
+Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer,
+                          const std::map<std::string, double>* tesseract = nullptr);
 
 // The re-reading of doubtful words (Engine::reread), apart so that its rules are tested with
 // readings typed in. Whether a result's TOTAL is one its page's sums vouch for.

@@ -177,6 +177,21 @@ class FieldFinder {
     }
     return std::nullopt;
   }
+  // The one segment of the line below segment i's when it is one amount with cents and at most a
+  // currency's letters around it ("23.20", "RM 23.20", "~~ 109.70"): nullopt otherwise.
+  std::optional<std::size_t> amount_line_below(std::size_t i) const {
+    std::optional<std::size_t> only;
+    for (std::size_t k = i + 1; k < n && r[k].line <= r[i].line + 1; ++k) {
+      if (r[k].line != r[i].line + 1) continue;
+      if (only) return std::nullopt;
+      only = k;
+    }
+    if (!only) return std::nullopt;
+    const std::string& t = r[*only].text;
+    const auto letters = std::count_if(t.begin(), t.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+    const std::vector<Amount> amounts = find_amounts(t, rules.lexicon);
+    return amounts.size() == 1 && amounts[0].has_cents && letters <= 3 ? only : std::nullopt;
+  }
   // A segment on a line of more digits than letters: a number's line ("GLN 4333741000005",
   // "Nummer : 12345676", whose label and number OCR may part into two segments).
   bool mostly_digits(std::size_t k) const {

@@ -261,6 +261,11 @@ std::vector<FieldFinder::Value> FieldFinder::value_of(std::size_t i, const Hit& 
     const bool heading = kind == "name" && h.at == 0;
     for (int skipped = 0; heading && k && skipped < 2 && mostly_digits(*k); ++skipped) k = below(*k);
     if (k) tries.push_back({unlabelled_start(*k), *k});
+    // An amount's label that ends its line over a line of nothing but the amount, set to the
+    // right where the segment below the label has none ("Total Payable:" over "23.20").
+    if (kind == "amount") {
+      if (const auto alone = amount_line_below(i)) tries.push_back({r[*alone].text, *alone});
+    }
   }
   return tries;
 }

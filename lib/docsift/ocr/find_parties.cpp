@@ -74,8 +74,6 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
       std::any_of(rules.company_forms.begin(), rules.company_forms.end(),
                   [&](const auto& w) { return find_phrase(lowered, w) == 0; }) ||
       (!name.empty() && (name.front() == '(' || name.front() == '&'));
-  const bool open =
-      std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')');
   // A trading name above the legal one ("BECON STATIONER" over "Becon Enterprise Sdn Bhd",
   // "TOKYO KITCHEN (CITTA MALL)" over "TOKYO KITCHEN SDN BHD") belongs to it as well.
   const auto prev = above(best);
@@ -87,10 +85,19 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
     name = name_of(r[*prev].text) + " " + name;
     pieces.insert(pieces.begin(), {*prev});
   }
-  if (const auto next = below(best);
-      next && !not_a_name(*next) &&
-      (open || (!has_any(lowered, rules.company_forms) &&
-                has_any(r[*next].lowered, rules.company_forms)))) {
+  // Lines below: one that brings the legal form, and up to two more that close a bracket left
+  // open or follow a name that ends in '&' ("AIK HUAT HARDWARE" over "ENTERPRISE (SETIA" over
+  // "ALAM) SDN BHD"; "HOME MASTER HARDWARE &" over "ELECTRICAL"). A bracket a misread left open
+  // ("(RALAYSIA? SDN BHD") takes no address line that closes none.
+  for (int joined = 0; joined < 3; ++joined) {
+    const auto next = below(pieces.back().front());
+    if (!next || not_a_name(*next)) break;
+    const bool legal_below =
+        joined == 0 && !has_any(lowered, rules.company_forms) && has_any(r[*next].lowered, rules.company_forms);
+    const bool closes = std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')') &&
+                        r[*next].text.find(')') != std::string::npos;
+    const bool unfinished = closes || (!name.empty() && name.back() == '&');
+    if (!legal_below && !unfinished) break;
     name += " " + name_of(r[*next].text);
     pieces.push_back({*next});
   }
@@ -283,9 +290,14 @@ bool FieldFinder::address_text(const std::string& t, bool regions) const {
 
 // The payer's part of its block: the lines of the column its name was read in. A header of two
 // columns ("Example, LLC" beside "Bill To", "MUSTERLIEFERANT GMBH" under "Lieferant" beside
-// "Käufer") is one block, whose left column is the seller's.
+// "Käufer") is one block, whose left column is the seller's. The column starts at the payer's
+// label, at most kPayerLabelAbove lines above its name (the label's own line and two lines of
+// numbers passed over): a line above it is the page's header, not the payer's (a one-column
+// receipt whose "Bill To" block Tesseract read as one block with the seller's name at its top).
 bool FieldFinder::in_payer_column(std::size_t i) const {
-  return payer_at && r[i].block == *payer_block && r[i].left < r[*payer_at].right && r[*payer_at].left < r[i].right;
+  constexpr std::size_t kPayerLabelAbove = 3;
+  return payer_at && r[i].block == *payer_block && r[i].left < r[*payer_at].right && r[*payer_at].left < r[i].right &&
+         r[i].line + kPayerLabelAbove >= r[*payer_at].line;
 }
 
 bool FieldFinder::not_a_name(std::size_t i) const {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "docsift/error.h"
 
@@ -65,34 +66,6 @@ std::optional<double> find_skew(const cv::Mat& grey) {
   pixDestroy(&pix);
   if (!ok || confidence < kMinSkewConfidence) return std::nullopt;
   return angle;
-}
-
-// The page with its background divided out and its ink darkened: faint or unevenly lit thermal
-// print (a photo's shadow, a fading receipt) reads as black on white. The background is the
-// brightest level near each pixel (a max filter wider than a stroke of print, on a quarter-size
-// copy for speed, then smoothed); a pixel's share of it is raised to kInkGamma, so that grey ink
-// darkens and white stays white. bench/ocr/README.md has the settings measured.
-cv::Mat even_out(const cv::Mat& grey) {
-  constexpr int kShrink = 4;
-  constexpr int kWindow = 11;        // 44 page pixels: wider than any stroke of a receipt's print
-  constexpr double kSmooth = 10.0;   // Gaussian sigma, quarter-size pixels
-  constexpr double kInkGamma = 1.5;
-  cv::Mat small, background;
-  cv::resize(grey, small, cv::Size(std::max(1, grey.cols / kShrink), std::max(1, grey.rows / kShrink)), 0, 0,
-             cv::INTER_AREA);
-  cv::dilate(small, background, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(kWindow, kWindow)));
-  cv::GaussianBlur(background, background, cv::Size(0, 0), kSmooth);
-  cv::resize(background, background, grey.size(), 0, 0, cv::INTER_LINEAR);
-  cv::Mat share;
-  grey.convertTo(share, CV_32F);
-  cv::Mat bright;
-  background.convertTo(bright, CV_32F, 1.0, 1.0);
-  cv::divide(share, bright, share);
-  cv::min(share, 1.0, share);
-  cv::pow(share, kInkGamma, share);
-  cv::Mat out;
-  share.convertTo(out, CV_8U, 255.0);
-  return out;
 }
 
 }  // namespace
@@ -189,7 +162,60 @@ int blank_row_near_middle(const cv::Mat& grey) {
   return best_width >= kBand ? best : 0;
 }
 
+// `share` (CV_32F, 0..1 of the background) with its darkest kInkShare of pixels' level mapped to 0
+// and white kept: (v - ink) / (1 - ink). Unchanged where the ink is already darker than kDarkInk.
+cv::Mat stretch_ink(const cv::Mat& share) {
+  constexpr float kInkShare = 0.01f;
+  constexpr float kDarkInk = 0.5f;
+  constexpr int kBins = 256;
+  std::vector<int> count(kBins, 0);
+  for (int y = 0; y < share.rows; ++y) {
+    const float* row = share.ptr<float>(y);
+    for (int x = 0; x < share.cols; ++x) ++count[std::clamp(static_cast<int>(row[x] * (kBins - 1)), 0, kBins - 1)];
+  }
+  const auto wanted = static_cast<long long>(kInkShare * static_cast<float>(share.total()));
+  long long seen = 0;
+  int bin = 0;
+  while (bin < kBins - 1 && (seen += count[bin]) < wanted) ++bin;
+  const float ink = static_cast<float>(bin) / (kBins - 1);
+  if (ink <= kDarkInk) return share;
+  cv::Mat out = (share - ink) / (1.0f - ink);
+  cv::max(out, 0.0, out);
+  return out;
+}
+
 }  // namespace
+
+// The page with its background divided out and its ink darkened: faint or unevenly lit thermal
+// print (a photo's shadow, a fading receipt) reads as black on white. The background is the
+// brightest level near each pixel (a max filter wider than a stroke of print, on a quarter-size
+// copy for speed, then smoothed); a pixel's share of it is raised to kInkGamma, so that grey ink
+// darkens and white stays white. bench/ocr/README.md has the settings measured.
+cv::Mat even_out(const cv::Mat& grey) {
+  constexpr int kShrink = 4;
+  constexpr int kWindow = 11;        // 44 page pixels: wider than any stroke of a receipt's print
+  constexpr double kSmooth = 10.0;   // Gaussian sigma, quarter-size pixels
+  constexpr double kInkGamma = 1.5;
+  cv::Mat small, background;
+  cv::resize(grey, small, cv::Size(std::max(1, grey.cols / kShrink), std::max(1, grey.rows / kShrink)), 0, 0,
+             cv::INTER_AREA);
+  cv::dilate(small, background, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(kWindow, kWindow)));
+  cv::GaussianBlur(background, background, cv::Size(0, 0), kSmooth);
+  cv::resize(background, background, grey.size(), 0, 0, cv::INTER_LINEAR);
+  cv::Mat share;
+  grey.convertTo(share, CV_32F);
+  cv::Mat bright;
+  background.convertTo(bright, CV_32F, 1.0, 1.0);
+  cv::divide(share, bright, share);
+  cv::min(share, 1.0, share);
+  // Ink that is still light after that (a faded print whose darkest strokes are 76 % of white):
+  // the page's darkest kInkShare of pixels, the ink, is stretched down to black.
+  share = stretch_ink(share);
+  cv::pow(share, kInkGamma, share);
+  cv::Mat out;
+  share.convertTo(out, CV_8U, 255.0);
+  return out;
+}
 
 std::vector<std::string> language_list(const std::string& languages) {
   std::vector<std::string> out;

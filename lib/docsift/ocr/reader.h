@@ -22,6 +22,12 @@ class TessBaseAPI;
 
 namespace docsift::ocr {
 
+// The page (8-bit grey) with its background divided out and its ink darkened, as the second
+// reading sees it (Reader::read's `evened`): faint or unevenly lit print reads as black on white,
+// and ink still light after the division (its darkest 1 % of pixels above half of white, a faded
+// print) is stretched down to black.
+cv::Mat even_out(const cv::Mat& grey);
+
 struct ReaderOptions {
   std::string language = "eng";
   bool deskew = true;
