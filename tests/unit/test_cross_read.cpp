@@ -99,6 +99,12 @@ TEST_CASE("cross-read: a name keeps Tesseract's spaces and takes the second read
   CHECK(substituted_name("'SH POWER HARDWARE TRADING", "TSH POWER HARDWARE TRADING", sure("TSH POWER HARDWARE TRADING"),
                          kLetterSure) == "'TSH POWER HARDWARE TRADING");
   CHECK(substituted_name("SRY STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterSure) == "S&Y STATIONERY");
+  // A letter Tesseract missed at a word's end goes after that word, not before the next (the 200's 173).
+  CHECK(substituted_name("RESTAURANT JIAWE JIAWE! HOUSE", "RESTAURANT JIAWEI JIAWEI HOUSE",
+                         sure("RESTAURANT JIAWEI JIAWEI HOUSE"), kLetterSure) == "RESTAURANT JIAWEI JIAWEI! HOUSE");
+  // More letters there (a word Tesseract missed) stay before the next word (the 200's 671).
+  CHECK(substituted_name("MYNEWS RETAIL FKA", "MYNEWS RETAILSBXFKA", sure("MYNEWS RETAILSBXFKA"), kLetterSure) ==
+        "MYNEWS RETAIL SBXFKA");
   const std::string full_width = "MR D.I.Y.\uFF08M)SDNBHD";  // 18 characters, 20 bytes
   CHECK(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, std::vector<float>(18, 0.99f), kLetterSure) ==
         "MR D.I.Y. (M) SDN BHD");

@@ -1578,6 +1578,19 @@ TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a send
         "HOME MASTER HARDWARE & ELECTRICAL");
   CHECK(supplier({"HOME MASTER HARDWARE", "ELECTRICAL", "NO. 12, JALAN MAHOGANI 1,", "TAX INVOICE"}) ==
         "HOME MASTER HARDWARE");
+  // A name whose legal form is the line below it: a country in it names the company, not an
+  // address (the 427's 061).
+  CHECK(supplier({"PERi-PERI CHICKEN", "Nando's Chickenland Malaysia", "Sdn Bhd", "Unit G-13, Ground Floor, No.1",
+                  "TAX INVOICE"}) == "Nando's Chickenland Malaysia Sdn Bhd");
+  // A name's block ends at its registration number: the line between continues the name (the
+  // 200's 173); a trading name over its legal name across a speck read "." (its 478).
+  CHECK(supplier({"RESTAURANT JIAWEI", "JIAWEI HOUSE", "002693074-K", "13, JLN TASIK UTAMA 8", "INVOICE"}) ==
+        "RESTAURANT JIAWEI JIAWEI HOUSE");
+  CHECK(supplier({"TOKYO KITCHEN (CITTA MALL)", ".", "TOKYO KITCHEN SDN BHD", "(945402-P)", "G-26, GRD FLOOR,"}) ==
+        "TOKYO KITCHEN (CITTA MALL) TOKYO KITCHEN SDN BHD");
+  // ... but not a line that shares no word with it there (a logo read as letters, the 427's 107).
+  CHECK(supplier({"AL MENDIS MINES", ".", "ZAWIAJAYA FOOD N BEVERAGE SDN BHD", "(1093017-T)", "TAX INVOICE"}) ==
+        "ZAWIAJAYA FOOD N BEVERAGE SDN BHD");
   // A bracket a misread left open takes no line below that closes none (the 427's 166).
   CHECK(supplier({"THE STORE (MALAYSIA? SDN BHD", "UBI TSTORE COH HY", "LOT 5 JALAN BATU AMBAR", "TAX INVOICE"}) ==
         "THE STORE (MALAYSIA? SDN BHD");

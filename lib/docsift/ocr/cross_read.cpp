@@ -129,10 +129,12 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
   // What changes at each of `mine`: its replacement, and what is put in before it (index
   // mine.size(): after the last, which the name's own end keeps out).
   std::vector<std::optional<char>> replaced(mine.size());
-  std::vector<std::string> before(mine.size() + 1);
+  std::vector<std::string> before(mine.size() + 1), after(mine.size());
   std::size_t edits = 0, taken = 0;
   std::optional<Aligned> last;  // the previous step that read a character of both
-  for (const Aligned& a : align(mine, theirs)) {
+  const std::vector<Aligned> path = align(mine, theirs);
+  for (std::size_t step = 0; step < path.size(); ++step) {
+    const Aligned& a = path[step];
     // An initial Tesseract read glued to the letter beside it that the second reads apart ("CW
     // KHOO" read "C W KHOO"): the space is put in. Only an initial: PP-OCR splits words too
     // ("S&Y STAT IONERY").
@@ -156,6 +158,12 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
         (std::isdigit(b) != 0 && (a.step == Step::Inserted || std::isalpha(static_cast<unsigned char>(mine[a.i])) != 0)))
       continue;
     if (a.step == Step::Substituted) replaced[a.i] = theirs[a.j];
+    // One letter the second reads at the end of a word ("JIAWE" read "JIAWEI JIAWEI") goes after
+    // that word's last letter, not before the next word's first; more (a word Tesseract missed)
+    // stay before the next.
+    else if (a.i > 0 && a.i < mine.size() && !spaced[a.j] && where[a.i] != where[a.i - 1] + 1 &&
+             path[step - 1].step != Step::Inserted && path[step + 1].step != Step::Inserted)
+      after[a.i - 1] += theirs[a.j];
     else before[a.i] += theirs[a.j];
     ++taken;
   }
@@ -167,6 +175,7 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
     if (k < where.size() && where[k] == i) {
       out += before[k];
       out += replaced[k].value_or(value[i]);
+      out += after[k];
       ++k;
     } else {
       out += value[i];

@@ -42,7 +42,8 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
 // letter is settled alone: one the second reads in place of another, or one it reads that
 // Tesseract missed ("'SH POWER" → "'TSH POWER"), is put in where read with probability ≥ `sure`
 // and not a digit for a letter; otherwise Tesseract's stays. One Tesseract read that the second did
-// not is never taken out (the recognizer drops faint letters: "LIAN" read "LAN"). An initial
+// not is never taken out (the recognizer drops faint letters: "LIAN" read "LAN"). One letter
+// missed at a word's end goes after that word ("JIAWE" → "JIAWEI"), more before the next. An initial
 // Tesseract read glued to the letter beside it is split where the second reads a space between
 // them ("CW KHOO" → "C W KHOO"). The second reading may run on past the name (a registration
 // number), not start elsewhere; at most one change in kNameEditsPer letters. nullopt when nothing

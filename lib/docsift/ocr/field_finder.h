@@ -231,8 +231,13 @@ class FieldFinder {
   // `regions`: whether naming a state or country alone makes a line an address.
   bool address_text(const std::string& t, bool regions = true) const;
   bool address_like(std::size_t i) const { return address_text(r[i].text); }
-  bool not_a_name(std::size_t i) const;
+  // Whether segment i cannot be a party's name. `legal_below`: it would head the legal form on the
+  // line below ("Nando's Chickenland Malaysia" over "Sdn Bhd"), so a region's name in it names the
+  // company, not an address, as it does in a line with its own legal form.
+  bool not_a_name(std::size_t i, bool legal_below = false) const;
   bool in_payer_column(std::size_t i) const;
+  bool registration_number(std::size_t k) const;
+  bool shares_a_word(std::size_t a, std::size_t b) const;
   // The segment that continues a name on the line above (skipping lines without letters: a
   // stray ':' read between "POPULAR BOOK" and "CO. (M) SDN BHD").
   std::optional<std::size_t> above(std::size_t i) const {

@@ -75,13 +75,15 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
                   [&](const auto& w) { return find_phrase(lowered, w) == 0; }) ||
       (!name.empty() && (name.front() == '(' || name.front() == '&'));
   // A trading name above the legal one ("BECON STATIONER" over "Becon Enterprise Sdn Bhd",
-  // "TOKYO KITCHEN (CITTA MALL)" over "TOKYO KITCHEN SDN BHD") belongs to it as well.
+  // "TOKYO KITCHEN (CITTA MALL)" over "TOKYO KITCHEN SDN BHD") belongs to it as well: directly
+  // above, or over a line of no letters (a speck read ".") where the two share a word (a logo
+  // read as letters there shares none).
   const auto prev = above(best);
   const bool trading_name =
-      prev && r[*prev].line + 1 == r[best].line && r[*prev].block == r[best].block &&
+      prev && r[*prev].block == r[best].block && (r[*prev].line + 1 == r[best].line || shares_a_word(*prev, best)) &&
       has_any(lowered, rules.company_forms) && r[*prev].confidence >= kNameConfidence &&
       r[best].text.find(':') == std::string::npos;  // "OWN BY: ..." names the owner alone
-  if (prev && (starts_legal || trading_name) && !not_a_name(*prev)) {
+  if (prev && (starts_legal || trading_name) && !not_a_name(*prev, starts_legal)) {
     name = name_of(r[*prev].text) + " " + name;
     pieces.insert(pieces.begin(), {*prev});
   }
@@ -97,11 +99,31 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
     const bool closes = std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')') &&
                         r[*next].text.find(')') != std::string::npos;
     const bool unfinished = closes || (!name.empty() && name.back() == '&');
-    if (!legal_below && !unfinished) break;
+    // A name's block ends at its registration number: a line between the name and the number
+    // continues the name ("RESTAURANT JIAWEI" over "JIAWEI HOUSE" over "002693074-K").
+    const auto after = below(*next);
+    const bool before_number = joined == 0 && after && registration_number(*after);
+    if (!legal_below && !unfinished && !before_number) break;
     name += " " + name_of(r[*next].text);
     pieces.push_back({*next});
   }
   return name;
+}
+
+// Whether segments a and b share a word of 4 letters or more, case aside ("TOKYO").
+bool FieldFinder::shares_a_word(std::size_t a, std::size_t b) const {
+  const std::vector<Piece> theirs = pieces_of(lowercase(r[b].text));
+  for (const Piece& p : pieces_of(lowercase(r[a].text))) {
+    if (p.word.size() >= 4 && std::any_of(theirs.begin(), theirs.end(), [&](const Piece& q) { return q.word == p.word; }))
+      return true;
+  }
+  return false;
+}
+
+// A company's registration number alone on its segment ("002693074-K", "(945402-P)").
+bool FieldFinder::registration_number(std::size_t k) const {
+  static const std::regex kNumber(R"(^\W*\d[\d ]{4,}\s*-\s*[A-Z]\W*$)");
+  return std::regex_search(r[k].text, kNumber);
 }
 
 // The names in the page's email addresses and websites outside the payer's column, the label
@@ -300,7 +322,7 @@ bool FieldFinder::in_payer_column(std::size_t i) const {
          r[i].line + kPayerLabelAbove >= r[*payer_at].line;
 }
 
-bool FieldFinder::not_a_name(std::size_t i) const {
+bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {
   const std::string& t = r[i].text;
   const std::string name = name_of(t), lowered = lowercase(name);
   int letters = 0, digits = 0;
@@ -329,7 +351,7 @@ bool FieldFinder::not_a_name(std::size_t i) const {
          in_payer_column(i) || letters < 3 || digits > letters ||
          parse_abn(t) || parse_phone(t) || parse_website(t) || parse_email(t) ||
          // A legal name may name its country ("AMANO MALAYSIA SDN BHD"): no address for that.
-         address_text(name, !has_any(lowered, rules.company_forms)) || !find_dates(t, rules.lexicon).empty() ||
+         address_text(name, !legal_below && !has_any(lowered, rules.company_forms)) || !find_dates(t, rules.lexicon).empty() ||
          has_any(lowered, rules.not_supplier) ||
          std::any_of(rules.document_types.begin(), rules.document_types.end(),
                      [&](const auto& type) { return has_any(lowered, type.second); });
