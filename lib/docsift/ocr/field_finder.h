@@ -187,10 +187,8 @@ class FieldFinder {
       only = k;
     }
     if (!only) return std::nullopt;
-    const std::string& t = r[*only].text;
-    const auto letters = std::count_if(t.begin(), t.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
-    const std::vector<Amount> amounts = find_amounts(t, rules.lexicon);
-    return amounts.size() == 1 && amounts[0].has_cents && letters <= 3 ? only : std::nullopt;
+    const std::vector<Amount> amounts = find_amounts(r[*only].text, rules.lexicon);
+    return amounts.size() == 1 && amounts[0].has_cents && letters_in(r[*only].text) <= 3 ? only : std::nullopt;
   }
   // A segment on a line of more digits than letters: a number's line ("GLN 4333741000005",
   // "Nummer : 12345676", whose label and number OCR may part into two segments).

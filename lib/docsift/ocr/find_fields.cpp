@@ -264,7 +264,7 @@ std::vector<FieldFinder::Value> FieldFinder::value_of(std::size_t i, const Hit& 
     // An amount's label that ends its line over a line of nothing but the amount, set to the
     // right where the segment below the label has none ("Total Payable:" over "23.20").
     if (kind == "amount") {
-      if (const auto alone = amount_line_below(i)) tries.push_back({r[*alone].text, *alone});
+      if (const auto alone = amount_line_below(i); alone && alone != k) tries.push_back({r[*alone].text, *alone});
     }
   }
   return tries;
