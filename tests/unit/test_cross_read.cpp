@@ -62,6 +62,17 @@ TEST_CASE("cross-read: a doubtful total or date is taken from a sure second read
   // An unsure second reading, or one with no amount with cents in it: kept.
   CHECK_FALSE(settle("amount", "$1.00", doubtful(40), reading("51.00", 0.6f), lexicon(), DateOrder::Dmy));
   CHECK_FALSE(settle("amount", "$7.00", doubtful(40), reading("700", 0.99f), lexicon(), DateOrder::Dmy));
+  // A second reading that the printed sums make (the 200's 734: "64.80" read at 30 beside
+  // "Total Sales (Excluding GST) 5142" and "Total GST 3.08", read again "54.50" at 0.81): taken
+  // though less sure than kAmountSure, and over a first read surely; not under kAmountSummedSure.
+  Evidence made = doubtful(30);
+  made.sums = {5450};
+  CHECK(settle("amount", "64.80", made, reading("54.50w", 0.81f), lexicon(), DateOrder::Dmy) == "54.50");
+  made.word_min = 95;
+  CHECK(settle("amount", "64.80", made, reading("54.50", 0.81f), lexicon(), DateOrder::Dmy) == "54.50");
+  CHECK_FALSE(settle("amount", "64.80", made, reading("54.50", 0.65f), lexicon(), DateOrder::Dmy));
+  made.sums = {6480};
+  CHECK_FALSE(settle("amount", "64.80", made, reading("54.50", 0.81f), lexicon(), DateOrder::Dmy));
   // Dates: a doubtful one, a sure second reading of one date.
   CHECK(settle("date", "11/06/2018", doubtful(76), reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy) ==
         "11/05/2018");

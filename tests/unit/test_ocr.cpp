@@ -664,6 +664,50 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
   CHECK(r.fields.at("TOTAL") == "N/A");
 }
 
+TEST_CASE("OCR totals: a tax row's net + tax, a total printed without its point, a label read from its last words") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  const auto read = [&](const std::vector<std::string>& lines) { return extract_fields(page_of(lines), rules, kFieldNames); };
+  // The 200's 553: a tax row (net 16.98, 6 % tax 1.02) vouches for the total 18.00 as subtotal +
+  // tax would; a tax that is no whole percentage of the net (1.50 is 8.8 %), or over a quarter of
+  // it, is no tax row.
+  const auto vouched = [&](const std::string& row) {
+    return read({"BOOK TA .K SDN BHD", "Total Sales Inclusive GST : 18.00", "Tax Code % Taxable Amount GST", row})
+        .evidence.at("TOTAL")
+        .sums_agree;
+  };
+  CHECK(vouched("SR 6.00 16.98 1.02"));
+  CHECK_FALSE(vouched("SR 6.00 16.50 1.50"));
+  CHECK_FALSE(vouched("SR 6.00 13.00 5.00"));
+  // Under a rounding line the row is the bill before rounding (the 427's 023): it vouches for
+  // the rounded total, not for itself.
+  const auto rounded_vouched = [&](const std::string& total) {
+    return read({"MR. D.I.Y. (M) SDN BHD", "SR 6.00 26.00 1.56", "ROUNDING : -0.01", "TOTAL " + total})
+        .evidence.at("TOTAL")
+        .sums_agree;
+  };
+  CHECK(rounded_vouched("27.55"));
+  CHECK_FALSE(rounded_vouched("27.56"));
+  // The 200's 442: no total label readable; cash - change (38.80 read for 7,838.80 would not do,
+  // 7,840.00 - 1.20 does) is what the tax row sums to, and beats the row's net under "Total(RM)".
+  CHECK(read({"HON HWA HARDWARE TRADING", "GST% Amt(RM) GST(RM) Total(RM)", "SR 6 7,395.09 443.71 7,838.80",
+              "CASH (MYR) 7,840.00", "Change 1.20"})
+            .fields.at("TOTAL") == "7,838.80");
+  // The 200's 514: the total's digits read without their point, the page printing the amount with
+  // it in its tax summary; without that, the digits are no amount.
+  CHECK(read({"PERNIAGAAN ZHENG HUI", "Total Sales Inclusive GST @0.00%: 3045", "Sh 0.00 30.45 0.00"})
+            .fields.at("TOTAL") == "30.45");
+  CHECK(read({"PERNIAGAAN ZHENG HUI", "Total Sales Inclusive GST @0.00%: 3045", "Sh 0.00 31.45 0.00"})
+            .fields.at("TOTAL") != "30.45");
+  // The 200's 647: "Total" misread past one edit ("Tose!"); "inclusive GST", a weak label, names
+  // the total still, below the rounding line, over a subtotal read as a plain total ("SubT otal").
+  CHECK(read({"SYARIKAT PERNIAGAAN GIN KEE", "SubT otal: 284.00", "Rounding Adj : 0.00", "Tose! inclusive GST: 217.00"})
+            .fields.at("TOTAL") == "217.00");
+  // A GST summary's "Total 0% supplies" with its 0 misread is no total either (beside "Total
+  // Payable" read past one edit, the 200's 080).
+  CHECK(read({"GARDENIA BAKERIES (KL) SDN BHD", "Total @% supplies: 9.62", "Total Payate: 5.90"}).fields.at("TOTAL") ==
+        "5.90");
+}
+
 TEST_CASE("OCR totals: the rounding line's sum repairs a misread total and vouches for it") {
   const Rules rules = load_rules("builtin:ocr-rules");
   // 144.jpg as read: the rounding's amount unread ("-J.02"); the subtotal rounded to 5 cents is
@@ -1594,4 +1638,12 @@ TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a send
   // A bracket a misread left open takes no line below that closes none (the 427's 166).
   CHECK(supplier({"THE STORE (MALAYSIA? SDN BHD", "UBI TSTORE COH HY", "LOT 5 JALAN BATU AMBAR", "TAX INVOICE"}) ==
         "THE STORE (MALAYSIA? SDN BHD");
+  // A logo's words over the name written in full with its legal form, a line between (the 427's
+  // 411); a line below that only starts alike, with no legal form, is another line.
+  CHECK(supplier({"EIGHT OUNCE", "COFFEE", "EIGHT OUNCE COFFEE CO. THE GARDENS MALL", "F.KO6, First Floor,",
+                  "TAX INVOICE"}) == "EIGHT OUNCE COFFEE CO. THE GARDENS MALL");
+  CHECK(supplier({"EIGHT OUNCE", "COFFEE", "EIGHT OUNCE COFFEE THE GARDENS MALL", "F.KO6, First Floor,", "TAX INVOICE"}) ==
+        "EIGHT OUNCE");
+  // A word of trade one misread letter off is read as it ("OISTRIBUTION": the 427's 263).
+  CHECK(supplier({"HERO OISTRIBUTION SDN BHD", "(123456-X)", "TAX INVOICE"}) == "HERO DISTRIBUTION SDN BHD");
 }

@@ -206,10 +206,19 @@ namespace docsift::ocr {
 std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,
                                   const LineText& second, const Lexicon& lexicon, DateOrder order) {
   if (kind == "amount") {
-    if (evidence.sums_agree || evidence.word_min >= kAmountDoubt || second.mean < kAmountSure) return std::nullopt;
+    const auto summed_up = [&](std::optional<long long> v) {
+      return v && std::find(evidence.sums.begin(), evidence.sums.end(), *v) != evidence.sums.end();
+    };
+    if (evidence.sums_agree || summed_up(amount_cents(value))) return std::nullopt;
     const std::optional<std::string> read = second_value(kind, second.text, lexicon, order);
     const std::optional<long long> cents = read ? amount_cents(*read) : std::nullopt;
     if (!cents) return std::nullopt;
+    // A second reading that the page's printed sums make, where they do not make the first's:
+    // taken when less sure, or over a first read surely (a sure misread of a faint digit).
+    const bool summed = summed_up(cents);
+    if (summed ? second.mean < kAmountSummedSure
+               : evidence.word_min >= kAmountDoubt || second.mean < kAmountSure)
+      return std::nullopt;
     const std::vector<Amount> mine = find_amounts(value, lexicon);
     return format_amount(*cents, mine.empty() ? std::string() : mine.front().currency);
   }

@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,9 +42,15 @@ class FieldFinder {
   // And a page that prints cents prints them on its total too: a bare whole number there is noise.
   void read_page_money();
 
-  // Lines of a tax summary table (a total there is the tax base, not the bill's total), and the
-  // first line that rounds the total.
+  // Lines of a tax summary table (a total there is the tax base, not the bill's total), the first
+  // line that rounds the total, and the sums of the page's tax rows (row_sums).
   void mark_totals_context();
+  static constexpr long long kMinTaxedNet = 1000;  // 10.00: see add_tax_rows
+  void add_tax_rows(const std::vector<Amount>& amounts);
+  // An amount's label followed by digits read without their point ("Total Sales Inclusive GST
+  // @0.00%: 3045"): the amount they make with two decimals, where the page prints that amount with
+  // its point elsewhere ("SR 0.00 30.45 0.00"). nullopt otherwise.
+  std::optional<Amount> pointless_amount(const std::string& value) const;
 
   // Labelled values: the first that passes its kind's check, top to bottom. TOTAL and the
   // payment lines are gathered as candidates and ranked by choose_total.
@@ -82,6 +89,10 @@ class FieldFinder {
   Paid paid() const;
   bool is_tendered(std::size_t segment) const;
   bool sums_agree(long long v, const Paid& p) const;
+  std::vector<long long> figures_sum() const;
+  bool sums_make(long long v) const;  // v among figures_sum()
+  // The amounts sums_make accepts, and what was paid where change was given: Extraction::sums.
+  std::vector<long long> printed_sums(const Paid& p) const;
   void rank_totals(const Paid& p, TotalChoice& c);
   void total_from_payments(const Paid& p, TotalChoice& c);
   void total_from_sums(TotalChoice& c);
@@ -166,7 +177,8 @@ class FieldFinder {
   }
   std::optional<std::string> parse(const LabelRule& rule, const std::string& text) const {
     if (rule.kind == "amount") {
-      const auto a = money(text, true);  // the label vouches for it
+      auto a = money(text, true);  // the label vouches for it
+      if (!a) a = pointless_amount(text);
       return a ? std::optional(format_amount(a->cents, a->currency)) : std::nullopt;
     }
     return parse_kind(rule.kind, text, rules.lexicon, order);
@@ -236,6 +248,11 @@ class FieldFinder {
   bool in_payer_column(std::size_t i) const;
   bool registration_number(std::size_t k) const;
   bool shares_a_word(std::size_t a, std::size_t b) const;
+  // A name with no legal form written in full on a line at most kFullNameLines below, starting with
+  // its letters and with a legal form ("EIGHT OUNCE" over "COFFEE" over "EIGHT OUNCE COFFEE CO. THE
+  // GARDENS MALL"): that line's segment.
+  static constexpr std::size_t kFullNameLines = 3;
+  std::optional<std::size_t> name_in_full(std::size_t best, const std::string& name) const;
   // The segment that continues a name on the line above (skipping lines without letters: a
   // stray ':' read between "POPULAR BOOK" and "CO. (M) SDN BHD").
   std::optional<std::size_t> above(std::size_t i) const {
@@ -284,6 +301,11 @@ class FieldFinder {
   std::optional<std::size_t> rounding_line;
   std::optional<long long> rounding_amount;  // the rounding line's adjustment, its sign unknown
   std::vector<bool> rounds;                  // lines that name a rounding
+  // Net + tax on one line, the tax a whole percentage of the net ("SR 6% 16.98 1.02": 18.00):
+  // a printed sum of the bill, as subtotal + tax is.
+  std::set<long long> row_sums;
+  std::set<long long> printed;  // every amount with cents read on the page
+  std::vector<long long> page_sums;  // choose_total: printed_sums, for Extraction::sums
   bool total_vouched = false;  // choose_total: a printed sum agrees with the TOTAL chosen
   std::map<std::string, Evidence> evidence;  // what the steps noted per field (evidence_of adds the rest)
   std::map<std::string, bool> label_fuzzy;   // fields read beside a label: whether it matched only with an edit

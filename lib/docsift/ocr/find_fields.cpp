@@ -55,6 +55,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     out.evidence[name] = evidence.at(name);
     out.evidence[name].exact = page.exact;
   }
+  out.sums = page_sums;
   out.doubtful = doubtful_amounts();
   for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));
@@ -122,11 +123,15 @@ void FieldFinder::labelled_values() {
       for (const auto& [value, from] : value_of(i, h)) {
         if (ranked) {
           // A label vouches for a whole amount ("Rs 1939", "Totaal 56").
-          const auto a = money(value, true);
+          auto a = money(value, true);
+          if (rule.field == "TOTAL" && (!a || a->cents == 0)) a = pointless_amount(value);
           if (!a || (a->cents == 0 && rule.field == "TOTAL"))
             continue;  // "Total 0.00": a tax summary's line
           if (rule.field == "TOTAL" && rounds[r[i].line] && a->cents <= kMaxRounding)
             continue;  // "Rounding Adj 0.02": the rounding, not the rounded total
+          // A weak label's whole number only on a page that prints no cents: "Inclusive GST
+          // @6.00%: aa 80" beside "Master Card 63.80" is a misread amount, not 80.00.
+          if (rule.field == "TOTAL" && h.strength == 1 && !a->has_cents && with_cents > 0) continue;
           auto& list = rule.field == "TOTAL"       ? totals
                        : rule.field == "_TENDERED" ? tendered
                                                    : change;

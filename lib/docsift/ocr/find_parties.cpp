@@ -87,6 +87,12 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
     name = name_of(r[*prev].text) + " " + name;
     pieces.insert(pieces.begin(), {*prev});
   }
+  if (const auto full = name_in_full(best, name)) {
+    name = name_of(r[*full].text);
+    pieces.assign(1, {*full});
+    best = *full;
+    return name;
+  }
   // Lines below: one that brings the legal form, and up to two more that close a bracket left
   // open or follow a name that ends in '&' ("AIK HUAT HARDWARE" over "ENTERPRISE (SETIA" over
   // "ALAM) SDN BHD"; "HOME MASTER HARDWARE &" over "ELECTRICAL"). A bracket a misread left open
@@ -108,6 +114,17 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
     pieces.push_back({*next});
   }
   return name;
+}
+
+std::optional<std::size_t> FieldFinder::name_in_full(std::size_t best, const std::string& name) const {
+  if (has_any(lowercase(name), rules.company_forms)) return std::nullopt;
+  const std::string key = name_key(name);
+  if (key.size() < 4) return std::nullopt;
+  for (std::size_t k = best + 1; k < n && r[k].line <= r[best].line + kFullNameLines; ++k) {
+    if (name_key(r[k].text).rfind(key, 0) == 0 && has_any(r[k].lowered, rules.company_forms) && !not_a_name(k))
+      return k;
+  }
+  return std::nullopt;
 }
 
 // Whether segments a and b share a word of 4 letters or more, case aside ("TOKYO").

@@ -15,6 +15,7 @@ void FieldFinder::read_page_money() {
       for (const auto& a : find_amounts(seg.text, rules.lexicon)) {
         if (!a.currency.empty()) ++marks[a.currency];
         with_cents += a.has_cents ? 1 : 0;
+        if (a.has_cents) printed.insert(a.cents);
       }
     }
     int best = 0;
@@ -44,13 +45,43 @@ void FieldFinder::mark_totals_context() {
     if (says(rules.total.tax_summary)) {
       for (std::size_t k = i; k < page.lines.size() && k <= i + 6; ++k) tax_summary[k] = true;
     }
+    add_tax_rows(find_amounts(page.lines[i].text(), rules.lexicon));
   }
+}
+
+// A net amount and the tax on it, in that order on one line: the tax within a cent of a whole
+// percentage (1-25 %) of a net of at least kMinTaxedNet, so that a percent is 10 cents or more and a
+// pair of unrelated amounts seldom passes. Their sum is what a bill with that one rate comes to.
+void FieldFinder::add_tax_rows(const std::vector<Amount>& amounts) {
+  for (std::size_t a = 0; a < amounts.size(); ++a) {
+    const long long net = amounts[a].cents;
+    if (!amounts[a].has_cents || net < kMinTaxedNet) continue;
+    for (std::size_t b = a + 1; b < amounts.size(); ++b) {
+      const long long tax = amounts[b].cents;
+      if (!amounts[b].has_cents || tax <= 0 || tax * 4 > net) continue;
+      const long long rate = (tax * 100 + net / 2) / net;  // the nearest whole percent
+      if (rate >= 1 && std::llabs(net * rate - tax * 100) <= 100) row_sums.insert(net + tax);
+    }
+  }
+}
+
+std::optional<Amount> FieldFinder::pointless_amount(const std::string& value) const {
+  static const std::regex kBareDigits(R"((?:^|[^\d.,])(\d{3,7})[^\w.,]*$)");
+  std::smatch m;
+  if (!std::regex_search(value, m, kBareDigits)) return std::nullopt;
+  const long long cents = std::stoll(m[1].str());
+  if (!printed.count(cents)) return std::nullopt;
+  return Amount{cents, true, page_currency, 0, 0};
 }
 
 std::vector<long long> FieldFinder::rounded_sums(std::optional<long long> sub, std::optional<long long> tax) const {
   std::vector<long long> out;
-  if (!rounding_line || !sub) return out;
-  for (const long long base : {*sub, tax ? *sub + *tax : -1}) {
+  if (!rounding_line) return out;
+  // The bill before rounding: subtotal, subtotal + tax, or a tax row's net + tax.
+  std::vector<long long> bases(row_sums.begin(), row_sums.end());
+  if (sub) bases.push_back(*sub);
+  if (sub && tax) bases.push_back(*sub + *tax);
+  for (const long long base : bases) {
     if (base <= 0) continue;
     if (rounding_amount) {
       out.push_back(base + *rounding_amount);
@@ -77,12 +108,31 @@ bool FieldFinder::is_tendered(std::size_t segment) const {
   return !tendered.empty() && segment == tendered.back().segment;
 }
 
-// Whether a printed sum agrees with `v`: what was paid, subtotal + tax, or the rounded bill.
-bool FieldFinder::sums_agree(long long v, const Paid& p) const {
+// What the page's printed figures, payments aside, sum to: subtotal + tax, a tax row (the bill
+// itself where nothing is rounded, its base where something is), the rounded bill.
+std::vector<long long> FieldFinder::figures_sum() const {
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
-  const std::vector<long long> rounded = rounded_sums(sub, tax);
-  return p.was_paid(v) || (sub && tax && v == *sub + *tax) || std::find(rounded.begin(), rounded.end(), v) != rounded.end();
+  std::vector<long long> out = rounded_sums(sub, tax);
+  if (!rounding_line) out.insert(out.end(), row_sums.begin(), row_sums.end());
+  if (sub && tax) out.push_back(*sub + *tax);
+  return out;
 }
+
+bool FieldFinder::sums_make(long long v) const {
+  const std::vector<long long> sums = figures_sum();
+  return std::find(sums.begin(), sums.end(), v) != sums.end();
+}
+
+std::vector<long long> FieldFinder::printed_sums(const Paid& p) const {
+  std::vector<long long> out = figures_sum();
+  // What was paid where change was given: two figures that agree ("Cash 50.00", "CHANGE 44.25").
+  // With no change it is the tendered figure alone, which a total read from it would vouch for.
+  if (p.paid && change.back().amount.cents > 0) out.push_back(*p.paid);
+  return out;
+}
+
+// Whether a printed sum agrees with `v`: what was paid, or what the figures sum to.
+bool FieldFinder::sums_agree(long long v, const Paid& p) const { return p.was_paid(v) || sums_make(v); }
 
 // The labelled candidates scored: the label's strength, then the checks, then the largest.
 void FieldFinder::rank_totals(const Paid& p, TotalChoice& c) {
@@ -106,7 +156,8 @@ void FieldFinder::rank_totals(const Paid& p, TotalChoice& c) {
     if (rounding_line && (r[t.segment].line > *rounding_line ||
                           (r[t.segment].line == *rounding_line && t.strength >= 2)))
       score += 130;
-    if (sub && tax && t.amount.cents == *sub + *tax) score += 40;
+    if ((sub && tax && t.amount.cents == *sub + *tax) || (!rounding_line && row_sums.count(t.amount.cents) != 0))
+      score += 40;
     if (t.amount.cents == largest) score += 15;
     if (t.amount.has_cents) score += 10;
     c.scored.emplace_back(t.amount.cents, score);
@@ -140,7 +191,8 @@ void FieldFinder::total_from_payments(const Paid& p, TotalChoice& c) {
     // (225). On the 200 receipts that order fixed 4 totals where a misread change decided
     // (339: "TOTAL RM 14.10", cash 20.00, change read 5.96) and lost 2 where the total itself
     // was misread (bench/ocr/README.md).
-    const long score = 200 + 10 + 10;
+    // Printed figures that sum to it ("SR 6 7,395.09 443.71", the bill rounded): a third reading.
+    const long score = 200 + 10 + 10 + (sums_make(*p.paid) ? 40 : 0);
     c.scored.emplace_back(*p.paid, score);
     if (!c.best || score > c.best_score) c.best = &c.from_payment, c.best_score = score;
   }
@@ -203,6 +255,7 @@ void FieldFinder::record_total(const TotalChoice& c, const Paid& p, nlohmann::js
   if (best == &c.from_subtotal) checks["total_from_subtotal"] = true;
   Evidence& e = evidence["TOTAL"];
   e.sums_agree = total_vouched;
+  e.sums = page_sums;
   e.repaired = best == &c.repaired;
   // Read beside a total's label (not what was paid, a card, a sum or the subtotal).
   e.labelled = best == &c.repaired || std::any_of(totals.begin(), totals.end(), [&](const Candidate& t) { return &t == best; });
@@ -220,6 +273,7 @@ void FieldFinder::record_total(const TotalChoice& c, const Paid& p, nlohmann::js
 
 void FieldFinder::choose_total(nlohmann::json& checks) {
   const Paid p = paid();
+  page_sums = printed_sums(p);
   TotalChoice c;
   rank_totals(p, c);
   total_from_payments(p, c);
