@@ -1644,6 +1644,16 @@ TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a send
                   "TAX INVOICE"}) == "EIGHT OUNCE COFFEE CO. THE GARDENS MALL");
   CHECK(supplier({"EIGHT OUNCE", "COFFEE", "EIGHT OUNCE COFFEE THE GARDENS MALL", "F.KO6, First Floor,", "TAX INVOICE"}) ==
         "EIGHT OUNCE");
+  // A return policy or a greeting that names a store is no seller (the 427's 382, 589, 314), and a
+  // zero among a name's capitals is the letter O (382: "HAI-0 RAYA BHD").
+  CHECK(supplier({"EXCHANGEABLE AT STORE OF PURCHASE WITHIN", "7 DAYS WITH ORIGINAL RECEIPT"}) == "N/A");
+  CHECK(supplier({"TQ FOR SHOPPING WITH myNEWS", "THANK YOU, PLEASE COME AGAIN.", "TAX INVOICE"}) == "N/A");
+  CHECK(supplier({"HAI-0 RAYA BHD", "(12345-X)", "TAX INVOICE"}) == "HAI-O RAYA BHD");
+  CHECK(supplier({"CT20 TEALIVE SDN BHD", "(12345-X)", "TAX INVOICE"}) == "CT20 TEALIVE SDN BHD");
+  // A company named for its domain is a name when its legal form follows (the 427's 397); a web
+  // address alone is not.
+  CHECK(supplier({"eCosway.com SDN BHD", "(509213-A)", "TAX INVOICE"}) == "eCosway.com SDN BHD");
+  CHECK(supplier({"www.ecosway.com", "TAX INVOICE"}) == "N/A");
   // A word of trade one misread letter off is read as it ("OISTRIBUTION": the 427's 263).
   CHECK(supplier({"HERO OISTRIBUTION SDN BHD", "(123456-X)", "TAX INVOICE"}) == "HERO DISTRIBUTION SDN BHD");
 }

@@ -353,8 +353,10 @@ bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {
       (has_any(whole, rules.table_quantity) || has_any(whole, rules.table_price));
   // A lead-in ("OWN BY:") is dropped only in front of a legal name.
   const bool lead_in = t.find(':') != std::string::npos && !has_any(lowered, rules.company_forms);
-  const bool web =
-      lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos;
+  // A web address, unless a legal form follows it: a company named for its domain ("ECOSWAY.COM
+  // SDN BHD").
+  const bool web = (lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos) &&
+                   !has_any(lowered, rules.company_forms);
   // A label in a name ("SUPER SEVEN CASH & CARRY") is a word of it when nothing follows it as a
   // value: a line without figures, and the label one of a payment's or a total's.
   // A segment that is one label and nothing else ("CASH") is that label.

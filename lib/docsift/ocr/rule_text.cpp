@@ -25,10 +25,7 @@ std::size_t digits_in(std::string_view s) {
   return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
 }
 
-bool has_letters(std::string_view s) {
-  return std::any_of(s.begin(), s.end(),
-                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
-}
+bool has_letters(std::string_view s) { return letters_in(s) > 0; }
 
 // Where `phrase` occurs in `text` (both lower case) as whole words, from `from`.
 std::size_t find_phrase(const std::string& text, const std::string& phrase, std::size_t from) {
@@ -341,6 +338,10 @@ std::string repair_name(const std::string& name, const Rules& rules) {
         if (const auto at = kDigits.find(word[i]); at != std::string::npos) word[i] = kLetters[at];
       }
     }
+    // A zero among capitals with no other digit is the letter O ("HAI-0 RAYA BHD", "C0FFEE").
+    if (word.find('0') != std::string::npos && detail::letters_in(word) >= 2 &&
+        std::none_of(word.begin(), word.end(), [](char c) { return (c >= '1' && c <= '9') || (c >= 'a' && c <= 'z'); }))
+      std::replace(word.begin(), word.end(), '0', 'O');
     word = repair_trade_word(word, rules);
     out += (out.empty() ? "" : " ") + word;
     start = end + 1;
@@ -352,7 +353,6 @@ namespace detail {
 
 // A postcode: four or five digits on their own.
 const std::regex kPostcode(R"((^|[^\d])\d{4,5}([^\d]|$))");
-
 
 std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
   std::vector<Segment> out;
