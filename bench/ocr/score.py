@@ -11,6 +11,9 @@
     bench/ocr/score.py invoices PREDICTIONS.csv TRUTH.csv      # bench/ocr/invoices/truth.csv
     add --misses to list every miss with its truth and prediction.
 Prints one line per field, "FIELD accuracy right/total", and the mean of the three.
+
+A document of several pages is scored on its first page ("x.pdf#page=1"), as `docsift eval` scores
+it (docs/eval.md); its other pages are not scored.
 """
 import csv
 import json
@@ -91,7 +94,11 @@ def main():
     args = [a for a in sys.argv[1:] if a != "--misses"]
     kind, pred_csv, truth_path = args
     with open(pred_csv, newline="", encoding="utf-8") as f:
-        preds = {r["image_file"].split("#page=")[0]: r for r in csv.DictReader(f)}
+        preds = {}
+        for r in csv.DictReader(f):
+            name, _, page = r["image_file"].partition("#page=")
+            if page in ("", "1"):
+                preds[name] = r
     truth = {}
     if kind == "receipts":
         truth = receipts_truth(truth_path)

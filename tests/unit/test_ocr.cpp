@@ -706,6 +706,15 @@ TEST_CASE("OCR totals: a tax row's net + tax, a total printed without its point,
   // Payable" read past one edit, the 200's 080).
   CHECK(read({"GARDENIA BAKERIES (KL) SDN BHD", "Total @% supplies: 9.62", "Total Payate: 5.90"}).fields.at("TOTAL") ==
         "5.90");
+  // The invoices' de-awv: "Endbetrag" heads a column of a row per tax rate over their sum, which
+  // is the total; where no row sums those above it, the first row under the label is read, as before.
+  const auto column = [&](const std::string& last) {
+    return read({"MUSTERLIEFERANT GMBH", "Nettobetrag MwSt-Betrag MwSt-% Endbetrag", "321,40 61,07 19,0 382,47",
+                 "127,59 8,93 7,0 136,52", "448,99 70,00 EUR " + last})
+        .fields.at("TOTAL");
+  };
+  CHECK(column("518,99") == "€518.99");
+  CHECK(column("518,98") == "€382.47");
 }
 
 TEST_CASE("OCR totals: the rounding line's sum repairs a misread total and vouches for it") {
@@ -1590,6 +1599,12 @@ TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a send
         "MUSTERLIEFERANT GMBH");
   CHECK(supplier({"NORDWIND HANDEL GMBH", "", "MUSTERLIEFERANT GMBH", "", "E-Mail: muster@gmail.com"}) ==
         "NORDWIND HANDEL GMBH");
+  // A name's first letters lost at the paper's edge come back from the page's domain, printed
+  // without its "www." (the 427's 083); a domain that is not the word grown at its front changes nothing.
+  CHECK(supplier({"OPAC MARKETING SDN BHD (1070687-M)", "JALAN MANIS 4 TAMAN SEGAR 56100 KL", ".vivopac.com",
+                  "INVOICE"}) == "VIVOPAC MARKETING SDN BHD");
+  CHECK(supplier({"OPAC MARKETING SDN BHD (1070687-M)", "JALAN MANIS 4 TAMAN SEGAR 56100 KL", ".opacity.com",
+                  "INVOICE"}) == "OPAC MARKETING SDN BHD");
   // Under its label, past the party's number on the line between.
   CHECK(supplier({"Verkäufer:", "Nummer : 12345676", "Rohstoff AG Salzgitter", "Marktstr. 153"}) ==
         "Rohstoff AG Salzgitter");

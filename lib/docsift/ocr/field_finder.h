@@ -1,7 +1,8 @@
 // The OCR rules' steps over one page (ocr/ only): FieldFinder runs them in order, each reading the
 // page's segments and what the steps before it found. Its members are defined by concern:
 // find_fields.cpp (the order, labels, evidence), find_totals.cpp, find_dates.cpp,
-// find_parties.cpp (ABN, seller, address, payer, bank) and find_items.cpp (line items).
+// find_parties.cpp (ABN, seller, address, payer, bank), find_domains.cpp (the seller's names in the
+// page's web and email addresses) and find_items.cpp (line items).
 #pragma once
 
 #include <algorithm>
@@ -124,6 +125,7 @@ class FieldFinder {
   std::optional<double> seller_score(std::size_t i, double median, int& rank) const;
   std::vector<std::string> domain_names() const;
   bool names_a_domain(std::size_t i) const;
+  std::string name_from_domain(const std::string& name) const;
   std::optional<std::size_t> sender_line(std::string& name, std::string& address) const;
   // `pieces`: the segments the name was read from, one group per line, top to bottom.
   std::string seller_name(std::size_t& best, std::vector<std::vector<std::size_t>>& pieces) const;
@@ -202,6 +204,7 @@ class FieldFinder {
     const std::vector<Amount> amounts = find_amounts(r[*only].text, rules.lexicon);
     return amounts.size() == 1 && amounts[0].has_cents && letters_in(r[*only].text) <= 3 ? only : std::nullopt;
   }
+  std::optional<std::size_t> column_sum(std::size_t k) const;
   // A segment on a line of more digits than letters: a number's line ("GLN 4333741000005",
   // "Nummer : 12345676", whose label and number OCR may part into two segments).
   bool mostly_digits(std::size_t k) const {

@@ -265,6 +265,8 @@ std::vector<FieldFinder::Value> FieldFinder::value_of(std::size_t i, const Hit& 
     // words: "CHOPSTICK HOLDER" over "72/1" is an item.
     const bool heading = kind == "name" && h.at == 0;
     for (int skipped = 0; heading && k && skipped < 2 && mostly_digits(*k); ++skipped) k = below(*k);
+    if (const auto sum = kind == "amount" && k ? column_sum(*k) : std::nullopt)
+      tries.push_back({r[*sum].text, *sum});
     if (k) tries.push_back({unlabelled_start(*k), *k});
     // An amount's label that ends its line over a line of nothing but the amount, set to the
     // right where the segment below the label has none ("Total Payable:" over "23.20").
@@ -273,6 +275,23 @@ std::vector<FieldFinder::Value> FieldFinder::value_of(std::size_t i, const Hit& 
     }
   }
   return tries;
+}
+
+// A total's column with a row per tax rate and the sum under them ("Endbetrag" over "382,47",
+// "136,52", "518,99"): from segment k down, the first row after two or more whose last amount is
+// the sum of theirs. Each row's last amount has cents; nullopt where none sums the rows above.
+std::optional<std::size_t> FieldFinder::column_sum(std::size_t k) const {
+  constexpr int kMaxRows = 6;
+  long long sum = 0;
+  int rows = 0;
+  for (std::optional<std::size_t> at = k; at && rows <= kMaxRows; at = below(*at)) {
+    const std::vector<Amount> amounts = find_amounts(r[*at].text, rules.lexicon);
+    if (amounts.empty() || !amounts.back().has_cents) return std::nullopt;
+    if (rows >= 2 && amounts.back().cents == sum) return at;
+    sum += amounts.back().cents;
+    ++rows;
+  }
+  return std::nullopt;
 }
 
 }  // namespace docsift::ocr::detail

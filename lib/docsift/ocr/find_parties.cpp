@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
-#include <set>
 
 namespace docsift::ocr::detail {
 
@@ -143,45 +142,6 @@ bool FieldFinder::registration_number(std::size_t k) const {
   return std::regex_search(r[k].text, kNumber);
 }
 
-// The names in the page's email addresses and websites outside the payer's column, the label
-// before the top-level domain ("max.muster@musterlieferant.de" → "musterlieferant",
-// "www.guardian.com.my" → "guardian"): a seller names itself so. Webmail providers name no one.
-std::vector<std::string> FieldFinder::domain_names() const {
-  static const std::set<std::string> kWebmail = {"gmail", "googlemail", "yahoo", "ymail", "hotmail", "outlook", "live",
-                                                 "msn", "icloud", "me", "aol", "gmx", "web", "mail", "protonmail",
-                                                 "proton", "qq", "163", "126", "yandex", "zoho"};
-  static const std::set<std::string> kSecondLevel = {"com", "co", "net", "org", "gov", "edu", "ac"};
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (in_payer_column(i)) continue;
-    for (const auto& address : {parse_email(r[i].text), parse_website(r[i].text)}) {
-      if (!address) continue;
-      const std::size_t at_sign = address->find('@');
-      std::string host = lowercase(address->substr(at_sign == std::string::npos ? 0 : at_sign + 1));
-      if (const auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
-      host = host.substr(0, host.find('/'));
-      std::vector<std::string> labels;
-      for (std::size_t at = 0; at <= host.size();) {
-        const std::size_t dot = std::min(host.find('.', at), host.size());
-        labels.push_back(host.substr(at, dot - at));
-        at = dot + 1;
-      }
-      if (labels.size() < 2) continue;
-      std::size_t name = labels.size() - 2;  // the label before the top-level domain
-      if (name > 0 && labels.back().size() == 2 && kSecondLevel.count(labels[name])) --name;  // "guardian.com.my"
-      if (labels[name].size() >= 4 && !kWebmail.count(labels[name])) out.push_back(name_key(labels[name]));
-    }
-  }
-  return out;
-}
-
-// Whether segment `i`'s name, compared as known sellers are (name_key: letters and digits, case
-// aside), holds one of the page's domain names ("MUSTERLIEFERANT GMBH" and musterlieferant.de).
-bool FieldFinder::names_a_domain(std::size_t i) const {
-  const std::string key = name_key(name_of(r[i].text));
-  return std::any_of(domains.begin(), domains.end(), [&](const std::string& d) { return key.find(d) != std::string::npos; });
-}
-
 // A letter's sender line, printed small above the address window ("weclapp.com | Somestreet 42 |
 // 08155 Some city"; DIN 5008's Rücksendeangabe): parts between bars or middle dots, an address among
 // those after the first. The first part is the sender, whatever it looks like (a domain, a name
@@ -248,7 +208,7 @@ void FieldFinder::supplier() {
       std::vector<std::vector<std::size_t>> pieces;
       const std::string name = seller_name(at, pieces);
       best = at;
-      set("SUPPLIER", repair_name(name, rules), *best);
+      set("SUPPLIER", repair_name(name_from_domain(name), rules), *best);
       if (pieces.size() > 1) {
         for (const auto& piece : pieces) evidence["SUPPLIER"].parts.push_back(words_box(piece));
       }
