@@ -131,12 +131,12 @@ TEST_CASE("recognizer: its reading of a fixture crop repairs a misread digit, un
   docsift::ocr::Evidence doubtful;
   doubtful.word_min = doubtful.word_mean = 40;
   CHECK_FALSE(docsift::ocr::readings_agree("amount", "$190.12", second.text, rules.lexicon));
-  CHECK(docsift::ocr::settle("amount", "$190.12", doubtful, second, rules.lexicon, docsift::ocr::DateOrder::Dmy) ==
+  CHECK(docsift::ocr::settle("amount", "$190.12", doubtful, {}, second, rules.lexicon, docsift::ocr::DateOrder::Dmy) ==
         "$190.72");
   // The same, but the page's printed sums agree with $190.12: the first reading stands.
   docsift::ocr::Evidence summed = doubtful;
   summed.sums_agree = true;
-  CHECK_FALSE(docsift::ocr::settle("amount", "$190.12", summed, second, rules.lexicon, docsift::ocr::DateOrder::Dmy));
+  CHECK_FALSE(docsift::ocr::settle("amount", "$190.12", summed, {}, second, rules.lexicon, docsift::ocr::DateOrder::Dmy));
   // And where Tesseract read it right, the two agree.
   CHECK(docsift::ocr::readings_agree("amount", "$190.72", second.text, rules.lexicon));
 }

@@ -51,34 +51,33 @@ TEST_CASE("cross-read: two readings agree as the field's kind compares values") 
 TEST_CASE("cross-read: a doubtful total or date is taken from a sure second reading, never against the sums") {
   const LineText sure_total = reading("51.00", 0.999f);
   // Tesseract read "$1.00" from words at 54: the second, sure, reads 51.00; the currency stays.
-  CHECK(settle("amount", "$1.00", doubtful(54), sure_total, lexicon(), DateOrder::Dmy) == "$51.00");
+  CHECK(settle("amount", "$1.00", doubtful(54), {}, sure_total, lexicon(), DateOrder::Dmy) == "$51.00");
   // Read at 73 (under kAmountDoubt: "RM 102.00" for 104.00, the 427's 250), taken; at 85 (not
   // doubtful), or vouched for by the printed sums: kept.
-  CHECK(settle("amount", "RM 29.30", doubtful(73), reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy) == "RM 30.30");
-  CHECK_FALSE(settle("amount", "RM 29.30", doubtful(85), reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy));
+  CHECK(settle("amount", "RM 29.30", doubtful(73), {}, reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy) == "RM 30.30");
+  CHECK_FALSE(settle("amount", "RM 29.30", doubtful(85), {}, reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy));
   Evidence summed = doubtful(40);
   summed.sums_agree = true;
-  CHECK_FALSE(settle("amount", "$1.00", summed, sure_total, lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("amount", "$1.00", summed, {}, sure_total, lexicon(), DateOrder::Dmy));
   // An unsure second reading, or one with no amount with cents in it: kept.
-  CHECK_FALSE(settle("amount", "$1.00", doubtful(40), reading("51.00", 0.6f), lexicon(), DateOrder::Dmy));
-  CHECK_FALSE(settle("amount", "$7.00", doubtful(40), reading("700", 0.99f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("amount", "$1.00", doubtful(40), {}, reading("51.00", 0.6f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("amount", "$7.00", doubtful(40), {}, reading("700", 0.99f), lexicon(), DateOrder::Dmy));
   // A second reading that the printed sums make (the 200's 734: "64.80" read at 30 beside
   // "Total Sales (Excluding GST) 5142" and "Total GST 3.08", read again "54.50" at 0.81): taken
   // though less sure than kAmountSure, and over a first read surely; not under kAmountSummedSure.
   Evidence made = doubtful(30);
-  made.sums = {5450};
-  CHECK(settle("amount", "64.80", made, reading("54.50w", 0.81f), lexicon(), DateOrder::Dmy) == "54.50");
+  const std::vector<long long> sums_to_second{5450}, sums_to_first{6480};
+  CHECK(settle("amount", "64.80", made, sums_to_second, reading("54.50w", 0.81f), lexicon(), DateOrder::Dmy) == "54.50");
   made.word_min = 95;
-  CHECK(settle("amount", "64.80", made, reading("54.50", 0.81f), lexicon(), DateOrder::Dmy) == "54.50");
-  CHECK_FALSE(settle("amount", "64.80", made, reading("54.50", 0.65f), lexicon(), DateOrder::Dmy));
-  made.sums = {6480};
-  CHECK_FALSE(settle("amount", "64.80", made, reading("54.50", 0.81f), lexicon(), DateOrder::Dmy));
+  CHECK(settle("amount", "64.80", made, sums_to_second, reading("54.50", 0.81f), lexicon(), DateOrder::Dmy) == "54.50");
+  CHECK_FALSE(settle("amount", "64.80", made, sums_to_second, reading("54.50", 0.65f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("amount", "64.80", made, sums_to_first, reading("54.50", 0.81f), lexicon(), DateOrder::Dmy));
   // Dates: a doubtful one, a sure second reading of one date.
-  CHECK(settle("date", "11/06/2018", doubtful(76), reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy) ==
+  CHECK(settle("date", "11/06/2018", doubtful(76), {}, reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy) ==
         "11/05/2018");
-  CHECK_FALSE(settle("date", "11/06/2018", doubtful(90), reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy));
-  CHECK_FALSE(settle("date", "04/06/2000", doubtful(59), reading("04-06-201", 0.995f), lexicon(), DateOrder::Dmy));
-  CHECK_FALSE(settle("id", "12345", doubtful(10), reading("12346", 1.0f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("date", "11/06/2018", doubtful(90), {}, reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("date", "04/06/2000", doubtful(59), {}, reading("04-06-201", 0.995f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("id", "12345", doubtful(10), {}, reading("12346", 1.0f), lexicon(), DateOrder::Dmy));
 }
 
 TEST_CASE("cross-read: a name keeps Tesseract's spaces and takes the second reading's sure letters") {
@@ -144,7 +143,7 @@ TEST_CASE("cross-read: a date read with its time glued on is read as the date") 
   CHECK(unglued_time("15-03-1315:41") == "15-03-13 15:41");
   CHECK(unglued_time("11/02/18 19:21") == "11/02/18 19:21");
   CHECK(unglued_time("13:18:48") == "13:18:48");
-  CHECK(settle("date", "16/03/2018", doubtful(70), reading("2018-03-1813:18:48", 0.99f), lexicon(), DateOrder::Dmy) ==
+  CHECK(settle("date", "16/03/2018", doubtful(70), {}, reading("2018-03-1813:18:48", 0.99f), lexicon(), DateOrder::Dmy) ==
         "18/03/2018");
   CHECK(readings_agree("date", "10/03/2018", "10/03/20185:41", lexicon()));
 }

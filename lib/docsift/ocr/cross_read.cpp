@@ -204,10 +204,11 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
 namespace docsift::ocr {
 
 std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,
-                                  const LineText& second, const Lexicon& lexicon, DateOrder order) {
+                                  const std::vector<long long>& sums, const LineText& second, const Lexicon& lexicon,
+                                  DateOrder order) {
   if (kind == "amount") {
     const auto summed_up = [&](std::optional<long long> v) {
-      return v && std::find(evidence.sums.begin(), evidence.sums.end(), *v) != evidence.sums.end();
+      return v && std::find(sums.begin(), sums.end(), *v) != sums.end();
     };
     if (evidence.sums_agree || summed_up(amount_cents(value))) return std::nullopt;
     const std::optional<std::string> read = second_value(kind, second.text, lexicon, order);

@@ -55,9 +55,10 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
 
 // Which value a field keeps when the second reading differs: the second's where the rules can
 // tell that the first misread, nullopt to keep the first. An amount whose printed sums do not vouch
-// for it (nor Evidence::sums make it) and whose words Tesseract read under kAmountDoubt, read by the
-// second as one amount with cents at a mean probability ≥ kAmountSure (in the first's currency), or
-// read by the second as an amount among Evidence::sums at ≥ kAmountSummedSure; a date read under
+// for it (nor is it among `sums`, what the page's printed figures sum to: Engine::Result::sums) and
+// whose words Tesseract read under kAmountDoubt, read by the second as one amount with cents at a
+// mean probability ≥ kAmountSure (in the first's currency), or read by the second as an amount among
+// `sums` at ≥ kAmountSummedSure; a date read under
 // kDateDoubt, read by the second as one date at ≥ kDateSure; a name as substituted_name puts it,
 // each letter at ≥ kLetterSure. bench/ocr/README.md has how they were chosen and what each gains.
 inline constexpr double kAmountDoubt = 80, kAmountSure = 0.85;
@@ -65,6 +66,7 @@ inline constexpr double kAmountSummedSure = 0.7;
 inline constexpr double kDateDoubt = 90, kDateSure = 0.95;
 inline constexpr double kLetterSure = 0.9;
 std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,
-                                  const LineText& second, const Lexicon& lexicon, DateOrder order);
+                                  const std::vector<long long>& sums, const LineText& second, const Lexicon& lexicon,
+                                  DateOrder order);
 
 }  // namespace docsift::ocr

@@ -136,7 +136,6 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
   // What either reading's printed sums make vouches for the total: a tax row read right in one
   // reading only (the 200's 553: "16.98 1.02" first, "16.28 1.02" evened out).
   first.sums.insert(first.sums.end(), second.sums.begin(), second.sums.end());
-  if (const auto e = first.evidence.find("TOTAL"); e != first.evidence.end()) e->second.sums = first.sums;
   return taken;
 }
 

@@ -40,7 +40,7 @@ class Engine {
     // Per field found: the calibrated probability that the value is right (calibration.h).
     std::map<std::string, double> probability;
     std::vector<WordRun> doubtful;  // rules.h: Extraction's
-    std::vector<long long> sums;    // rules.h: Extraction's; take_second_reading adds the second's
+    std::vector<long long> sums;    // rules.h: Extraction's; the rereading's and the evened reading's added
   };
   // A page image: Tesseract, then the rules.
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);

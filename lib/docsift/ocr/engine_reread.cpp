@@ -128,7 +128,10 @@ bool take_reread_total(Engine::Result& first, const Engine::Result& again, const
   const bool taken = take_field(first, again, "TOTAL", [&](const std::string& before, const Evidence& e) {
     return before == "N/A" || vouched_total(again) || inside_any(e.box, replaced);
   });
-  if (taken) first.info["checks"] = again.info.contains("checks") ? again.info["checks"] : nlohmann::json::object();
+  if (taken) {
+    first.info["checks"] = again.info.contains("checks") ? again.info["checks"] : nlohmann::json::object();
+    first.sums.insert(first.sums.end(), again.sums.begin(), again.sums.end());  // the sums of the reading it came from
+  }
   return taken;
 }
 

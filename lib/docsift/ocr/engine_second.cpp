@@ -61,7 +61,7 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
     e.reader_read = true;
     e.reader_agreed = readings_agree(kind, value->second, second->text, rules_.lexicon);
     std::optional<std::string> taken;
-    if (!e.reader_agreed) taken = settle(kind, value->second, e, *second, rules_.lexicon, order);
+    if (!e.reader_agreed) taken = settle(kind, value->second, e, result.sums, *second, rules_.lexicon, order);
     // Names that agree letter for letter may still differ in their spaces ("CW KHOO", "C W KHOO").
     else if (kind == "text") taken = substituted_name(value->second, second->text, second->probabilities, kLetterSure);
     // A seller's name taken letter by letter from the second reading gets the name's repairs too:

@@ -61,20 +61,13 @@ bool FieldFinder::names_a_domain(std::size_t i) const {
 std::string FieldFinder::name_from_domain(const std::string& name) const {
   constexpr std::size_t kLostLetters = 3;
   const std::string first = name.substr(0, name.find(' '));
-  const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
-  if (first.size() < 4 || !std::all_of(first.begin(), first.end(), letter)) return name;
+  if (first.size() < 4 || letters_in(first) != first.size()) return name;
   const std::string key = name_key(first);  // as domains holds them
   for (const std::string& domain : domains) {
     if (domain.size() <= key.size() || domain.size() > key.size() + kLostLetters ||
-        domain.compare(domain.size() - key.size(), key.size(), key) != 0)
+        domain.compare(domain.size() - key.size(), key.size(), key) != 0 || letters_in(domain) != domain.size())
       continue;
-    std::string lost = lowercase(domain.substr(0, domain.size() - key.size()));
-    if (!std::all_of(lost.begin(), lost.end(), letter)) continue;
-    const bool capitals = std::isupper(static_cast<unsigned char>(first.back())) != 0;  // "OPAC", not "Opac"
-    if (capitals) std::transform(lost.begin(), lost.end(), lost.begin(), [](char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); });
-    if (capitals || !std::isupper(static_cast<unsigned char>(first.front()))) return lost + name;
-    lost[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(lost[0])));  // "Opac" → "Vivopac"
-    return lost + lowercase(name.substr(0, 1)) + name.substr(1);
+    return in_case_of(first, lowercase(domain)) + name.substr(first.size());  // "Opac" → "Vivopac"
   }
   return name;
 }

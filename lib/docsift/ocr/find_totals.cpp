@@ -255,7 +255,6 @@ void FieldFinder::record_total(const TotalChoice& c, const Paid& p, nlohmann::js
   if (best == &c.from_subtotal) checks["total_from_subtotal"] = true;
   Evidence& e = evidence["TOTAL"];
   e.sums_agree = total_vouched;
-  e.sums = page_sums;
   e.repaired = best == &c.repaired;
   // Read beside a total's label (not what was paid, a card, a sum or the subtotal).
   e.labelled = best == &c.repaired || std::any_of(totals.begin(), totals.end(), [&](const Candidate& t) { return &t == best; });

@@ -276,10 +276,6 @@ std::string name_of(const std::string& text) {
   return clean_text(name);
 }
 
-}  // namespace detail
-
-namespace {
-
 // `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's case.
 std::string in_case_of(const std::string& word, std::string fixed) {
   const bool upper = std::all_of(word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
@@ -290,6 +286,10 @@ std::string in_case_of(const std::string& word, std::string fixed) {
   }
   return fixed;
 }
+
+}  // namespace detail
+
+namespace {
 
 bool is_trade_word(const std::string& lowered, const Rules& rules) {
   return std::find(rules.business_words.begin(), rules.business_words.end(), lowered) != rules.business_words.end();

@@ -21,6 +21,8 @@ bool has_letters(std::string_view s);
 // How many ASCII letters, and how many digits, `s` holds.
 std::size_t letters_in(std::string_view s);
 std::size_t digits_in(std::string_view s);
+// `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's case.
+std::string in_case_of(const std::string& word, std::string fixed);
 // Where `phrase` occurs in `text` (both lower case) as whole words, from `from`.
 std::size_t find_phrase(const std::string& text, const std::string& phrase, std::size_t from = 0);
 

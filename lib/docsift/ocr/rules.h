@@ -68,10 +68,6 @@ struct Evidence {
   bool labelled = false;     // read beside one of its labels (not by position, checksum or a fallback)
   bool label_fuzzy = false;  // that label matched only with one edit ("T0TAL")
   bool sums_agree = false;   // TOTAL: a printed sum agrees (tendered - change, subtotal + tax, rounding)
-  // TOTAL: every amount the page's printed sums make (Extraction::sums; after a second reading,
-  // both readings'): a first value among them is kept, a second reading among them taken
-  // (cross_read.h: settle). Not written out.
-  std::vector<long long> sums;
   bool repaired = false;     // a misread was undone: a total's digit, a date's digit or year, a name's word
   int candidates = 1;        // values that competed for the field (TOTAL's amounts, unlabelled dates, sellers' lines)
   double margin = 0;         // the winner's score over the best other value's, in the rules' points; 0 when alone
@@ -113,9 +109,9 @@ struct Extraction {
   std::map<std::string, Evidence> evidence;  // per field found
   std::vector<WordRun> doubtful;  // top to bottom
   // The amounts the page's printed figures sum to (subtotal + tax, tax rows, the rounded bill, what
-  // was paid where change was given), whether or not a total was found: Evidence::sums of a TOTAL
-  // found on either reading. Not a tendered figure with no change: a total read from it would
-  // vouch for itself.
+  // was paid where change was given), whether or not a total was found: Engine::Result::sums, which
+  // cross_read.h's settle weighs a second reading of the total against. Not a tendered figure with
+  // no change: a total read from it would vouch for itself.
   std::vector<long long> sums;
 };
 
