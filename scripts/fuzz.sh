@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the untrusted-input parsers with libFuzzer for a bounded time each.
 #   scripts/fuzz.sh [SECONDS] [safetensors|tokenizer|exif|ocr|config|journal|files|model_files|image_header|image_pages|pdf|model_config|
-#                    safetensors_index|generation_config|tokenizer_files|file_list|eval_files|metrics|lock_file|image_decode|known_names|recognizer_graph|all]
+#                    safetensors_index|generation_config|tokenizer_files|file_list|eval_files|metrics|lock_file|image_decode|known_names|recognizer_graph|calibration|all]
 #   (default 60, all; RUNS=N stops a target after N executions instead, whichever comes first)
 # safetensors: the header parser. tokenizer: tokenizer.json loading, and encode/decode/stream
 # of arbitrary text with the tiny test tokenizer. exif: the orientation parser. ocr: the OCR
@@ -17,7 +17,8 @@
 # metrics file read back. lock_file: the output lock file's text. image_decode: image files through
 # OpenCV's decoders (every TIFF page), as a run reads them. known_names: a list of known sellers
 # (ocr.known_sellers) and a value to find in it. recognizer_graph: the second recognizer's graph file
-# (recognizer.json, ocr.recognizer_model).
+# (recognizer.json, ocr.recognizer_model). calibration: an OCR calibration file (ocr.calibration) and a
+# threshold file (a config whose review.fields name fields).
 # Builds with clang into build-fuzz/ (installs clang and its runtime if missing), seeds a corpus
 # per target, and exits non-zero if the fuzzer finds a crash; crash inputs are left in fuzz-out/.
 set -euo pipefail
@@ -40,14 +41,16 @@ echo "==> building the fuzz targets (clang, ASan + UBSan + libFuzzer)"
 cmake -S "$ROOT" -B "$BUILD" -DDOCSIFT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 TARGETS=(safetensors_header tokenizer exif ocr_values config journal files model_files image_header image_pages pdf model_config
-         safetensors_index generation_config tokenizer_files file_list eval_files metrics lock_file image_decode known_names recognizer_graph)
+         safetensors_index generation_config tokenizer_files file_list eval_files metrics lock_file image_decode known_names recognizer_graph
+         calibration)
 case "$WHICH" in
   safetensors) run=(safetensors_header) ;;
   tokenizer | exif | config | journal | files | model_files | image_header | image_pages | pdf | model_config | \
-  safetensors_index | generation_config | tokenizer_files | file_list | eval_files | metrics | lock_file | image_decode | known_names | recognizer_graph) run=("$WHICH") ;;
+  safetensors_index | generation_config | tokenizer_files | file_list | eval_files | metrics | lock_file | image_decode | known_names | recognizer_graph | \
+  calibration) run=("$WHICH") ;;
   ocr) run=(ocr_values) ;;
   all) run=("${TARGETS[@]}") ;;
-  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif, ocr, config, journal, files, model_files, image_header, image_pages, pdf, model_config, safetensors_index, generation_config, tokenizer_files, file_list, eval_files, metrics, lock_file, image_decode, known_names, recognizer_graph or all)" >&2; exit 2 ;;
+  *) echo "unknown target '$WHICH' (safetensors, tokenizer, exif, ocr, config, journal, files, model_files, image_header, image_pages, pdf, model_config, safetensors_index, generation_config, tokenizer_files, file_list, eval_files, metrics, lock_file, image_decode, known_names, recognizer_graph, calibration or all)" >&2; exit 2 ;;
 esac
 # Only the targets to be run are built.
 cmake --build "$BUILD" -j "$(nproc)" --target "${run[@]/#/fuzz_}"

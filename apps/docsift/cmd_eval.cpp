@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -20,6 +21,7 @@
 #include "docsift/eval/plots.h"
 #include "docsift/io/input_file.h"
 #include "docsift/io/output_file.h"
+#include "docsift/io/same_file.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
@@ -72,10 +74,9 @@ struct Options {
   bool allow_missing_fields = false;
 };
 
-// Removes the files at --junit and --report (a file or a link, never a folder; never a name that
-// is no report's, which eval refuses and must not touch): a CI job reads whatever is there, so an
-// eval that ends in an error leaves none, rather than a green file from an earlier run.
-void remove_outputs(const Options& o) {
+// Every file eval would write: the reports (and a Markdown report's figures), --junit and
+// --write-thresholds.
+std::vector<std::string> output_paths(const Options& o) {
   std::vector<std::string> paths;
   for (const std::string& report : o.reports) {
     if (!is_report_name(report)) continue;
@@ -87,15 +88,63 @@ void remove_outputs(const Options& o) {
   }
   if (!o.junit.empty()) paths.push_back(o.junit);
   if (!o.write_thresholds.empty()) paths.push_back(o.write_thresholds);
-  for (const std::string& path : paths) {
+  return paths;
+}
+
+// The files eval reads, from the command line as parsed: the outputs' group is handled before the
+// command's other options are stored (CLI11 runs a priority group first), so they are read from
+// the raw results, which are there from the start.
+io::ReadFiles files_read(const CLI::App& app) {
+  io::ReadFiles reads;
+  std::string predictions;
+  for (const char* name : {"PRED", "GT", "--confidence", "--baseline", "--config", "--fields"}) {
+    const CLI::Option* option = app.get_option_no_throw(name);
+    if (option == nullptr) continue;
+    for (const std::string& path : option->results()) {
+      reads.add(path, name);
+      if (std::string_view(name) == "PRED") predictions = path;
+    }
+  }
+  if (!predictions.empty()) {
+    reads.add(fs::path(predictions).parent_path() / batch::out_files::kConfidence, "confidence.csv beside PRED");
+  }
+  return reads;
+}
+
+// Throws ConfigError (exit 2) when an output is a file eval reads (files_read) or a run folder's
+// own file, or when two outputs are one file. Nothing is written or removed then.
+void check_outputs(const Options& o, const io::ReadFiles& reads) {
+  std::set<fs::path> seen;
+  for (const std::string& path : output_paths(o)) {
+    const std::string option = path == o.junit ? "--junit" : path == o.write_thresholds ? "--write-thresholds" : "--report";
+    batch::refuse_to_overwrite(path, option, reads);
+    std::error_code ec;
+    if (!seen.insert(fs::weakly_canonical(fs::absolute(path, ec), ec)).second) {
+      throw ConfigError(option + " " + path + ": named for two outputs; give each its own file");
+    }
+  }
+}
+
+// Removes the files at --junit and --report (a file or a link, never a folder; never a name that
+// is no report's, which eval refuses and must not touch): a CI job reads whatever is there, so an
+// eval that ends in an error leaves none, rather than a green file from an earlier run. Nothing at
+// all when an output is one eval reads or may not write (check_outputs).
+void remove_outputs(const Options& o, const io::ReadFiles& reads) {
+  try {
+    check_outputs(o, reads);
+  } catch (const ConfigError&) {
+    return;
+  }
+  for (const std::string& path : output_paths(o)) {
     std::error_code ec;
     const fs::file_status status = fs::symlink_status(path, ec);
     if (fs::is_regular_file(status) || fs::is_symlink(status)) fs::remove(path, ec);
   }
 }
 
-int run_eval(const Options& o) {
+int run_eval(const Options& o, const io::ReadFiles& reads) {
   // Every argument is checked before anything is printed or written.
+  check_outputs(o, reads);
   for (const std::string& report : o.reports) check_report_path(report);
   check_input_file(o.predictions, "PRED");
   check_input_file(o.truth, "GT");
@@ -114,12 +163,13 @@ int run_eval(const Options& o) {
 
   std::vector<std::string> shortcuts;
   if (!o.rules.empty()) shortcuts.push_back("eval.rules=" + o.rules);
+  if (!o.fields.empty()) shortcuts.push_back("extraction.fields=" + o.fields);  // the settings' names checked against it
   const config::Config cfg = o.config.load(shortcuts);
   // The config's gate: block under the command line's (which wins field by field).
   if (!gate.min_accuracy) gate.min_accuracy = cfg.gate.min_accuracy;
   gate.min_field.insert(cfg.gate.min_field.begin(), cfg.gate.min_field.end());
-  const fs::path fields_path = o.fields.empty() ? cfg.extraction.fields : o.fields;
-  const auto schema = extract::load_field_schema(fields_path);
+  const auto schema = extract::load_field_schema(cfg.extraction.fields);
+  for (const std::string& text : o.min_fields) schema.require(eval::parse_min_field(text).first, "--min-field");
   nlohmann::json baseline;
   if (!o.baseline.empty()) {
     check_input_file(o.baseline, "--baseline");
@@ -164,9 +214,7 @@ int run_eval(const Options& o) {
     options.thresholds.default_value = given.default_value ? given.default_value : cfg.review.threshold;
     options.thresholds.fields = cfg.review.fields;
     for (const auto& [field, value] : given.fields) options.thresholds.fields[field] = value;
-    for (const auto& [field, value] : options.thresholds.fields) {
-      if (schema.find(field) == nullptr) throw ConfigError("threshold for " + field + ": no such field in " + schema.source);
-    }
+    for (const auto& [field, value] : given.fields) schema.require(field, "--threshold");
     confidence = eval::evaluate_confidence(schema, evaluation, predictions.records, *confidences, options);
   }
 
@@ -294,15 +342,16 @@ Command add_eval_command(CLI::App& root) {
   outputs->add_option("--junit", o->junit,
                       "Write JUnit XML: one test case per field and one for overall (which --min-coverage also fails), "
                       "failed by the same rule as the exit code");
-  outputs->parse_complete_callback([o] { remove_outputs(*o); });
+  outputs->parse_complete_callback([o, app] { remove_outputs(*o, files_read(*app)); });
   o->config.add_to(app);
   // The exit codes follow, from the one table (main.cpp).
   app->footer("An eval that ends in an error leaves no --junit or --report file behind, not even one from an earlier run.");
-  return {app, [o] {
+  return {app, [o, app] {
+            const io::ReadFiles reads = files_read(*app);
             try {
-              return run_eval(*o);
+              return run_eval(*o, reads);
             } catch (...) {
-              remove_outputs(*o);
+              remove_outputs(*o, reads);
               throw;
             }
           }};

@@ -6,6 +6,7 @@
 
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -13,12 +14,14 @@
 #include "commands.h"
 #include "config_options.h"
 #include "docsift/batch/model_support.h"
+#include "docsift/batch/output_folder.h"
 #include "docsift/batch/report.h"
 #include "docsift/batch/run.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/io/file_list.h"
 #include "docsift/io/input_file.h"
+#include "docsift/io/same_file.h"
 #include "docsift/memory/allocator_env.h"
 #include "exit_codes.h"
 
@@ -113,8 +116,27 @@ Command add_run_command(CLI::App& root) {
             const auto route_warnings = batch::route_library_warnings(log);
             // The metrics file says how every run ended, one that could not start included. Failing
             // to write it is said, and never changes the run's own exit code.
-            const auto write_metrics = [&](const batch::RunSummary* run, int code) {
+            bool metrics_refused = false;  // the path is one the run reads or writes: never written
+            // Refuses (exit 2) a --metrics path that is a file the run reads or one of `out_dir`'s own.
+            const auto check_metrics = [&](const std::filesystem::path& out_dir, const std::string& model) {
               if (o->metrics.empty()) return;
+              io::ReadFiles reads;
+              for (const std::string& input : o->inputs) {
+                reads.add(input, "INPUT");
+                reads.add_folder(input, "INPUT", /*pages_only=*/true);
+              }
+              reads.add(o->files_from, "--files-from");
+              reads.add(o->config.file(), "--config");
+              if (!model.empty()) reads.add_folder(model, "the model folder", /*pages_only=*/false);
+              try {
+                batch::refuse_to_overwrite(o->metrics, "--metrics", reads, out_dir);
+              } catch (const ConfigError&) {
+                metrics_refused = true;
+                throw;
+              }
+            };
+            const auto write_metrics = [&](const batch::RunSummary* run, int code) {
+              if (o->metrics.empty() || metrics_refused) return;
               std::string dropped;
               try {
                 batch::write_metrics(o->metrics, run, {code, code == kExitOk || code == kExitSomeFailed}, &dropped);
@@ -128,6 +150,7 @@ Command add_run_command(CLI::App& root) {
             batch::RunOptions options;
             batch::RunSummary s;
             try {
+              check_metrics(o->out.value_or(""), o->model);  // before anything, a failed start's metrics included
               std::vector<std::string> overrides;
               if (!o->device.empty()) overrides.push_back("model.device=" + o->device);
               if (!o->model.empty()) overrides.push_back("model.path=" + o->model);
@@ -182,12 +205,20 @@ Command add_run_command(CLI::App& root) {
                 options.shard = o->shard == "auto" ? batch::shard_from_environment(o->shards, ::getenv)
                                                    : batch::parse_shard(o->shard);
                 // Each shard its own folder (journal, CSV, summary, lock), so every task of an array
-                // runs the same command line.
-                options.out_dir /= options.shard->folder_name();
+                // runs the same command line. An --out that already is the shard's folder (a shard
+                // run again by hand) is used as it is, not nested in itself.
+                if (options.out_dir.filename() == "") options.out_dir = options.out_dir.parent_path();
+                if (options.out_dir.filename() != options.shard->folder_name()) options.out_dir /= options.shard->folder_name();
                 log.info("shard",
                          "shard " + std::to_string(options.shard->index) + " of " + std::to_string(options.shard->count) +
                              " (" + options.shard->source + "), writing to " + options.out_dir.string(),
                          {{"index", options.shard->index}, {"count", options.shard->count}});
+              }
+              check_metrics(options.out_dir, cfg.model.path);
+              // Named as missing before any device is asked for (which would fail first on a machine without one).
+              if (std::error_code ec; !ocr && !std::filesystem::exists(cfg.model.path, ec)) {
+                throw InputMissingError("--model " + cfg.model.path + ": no such folder; pass the model folder that holds "
+                                        "config.json and the .safetensors weights");
               }
               if (cfg.memory.isolate == config::Isolation::Worker) {
                 // The supervisor never touches the device: the worker sets it up. Allocator settings

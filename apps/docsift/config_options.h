@@ -19,6 +19,7 @@ class ConfigOptions {
   // key=value (--device becomes model.device=...), which win. Throws ConfigError.
   config::Config load(const std::vector<std::string>& shortcuts = {}) const;
   bool given() const { return !file_.empty() || !overrides_.empty(); }
+  const std::string& file() const { return file_; }  // --config, or ""
 
  private:
   std::string file_;

@@ -57,6 +57,8 @@ Failure failure_of(const std::exception_ptr& error) {
     return {kExitStopped, e.what()};
   } catch (const docsift::ConfigError& e) {
     return {kExitUsage, e.what()};
+  } catch (const docsift::OutputWriteError& e) {
+    return {kExitStopped, e.what()};
   } catch (const docsift::MalformedInputError& e) {
     return {kExitMalformed, e.what()};
   } catch (const docsift::FileError& e) {

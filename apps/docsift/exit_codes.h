@@ -37,8 +37,9 @@ inline constexpr std::array<ExitCodeRow, 8> kExitCodes{{
      "is incomplete (a duplicate, an unfinished or absent shard, a page `--expect` found unrecorded)"},
     {kExitUsage, "run, eval, merge, report, inspect, generate, config, tokenize",
      "usage or config error, or an input that is not there",
-     "usage or config error: a bad option, an unknown key, a value out of range, a misspelt column, an input "
-     "(file, folder, model folder, list) that is not there, or a `--device` this machine cannot use"},
+     "usage or config error: a bad option, an unknown key, a value out of range, a misspelt column or field name, an "
+     "input (file, folder, model folder, list) that is not there, an output path that is one of the command's inputs "
+     "or a run folder's own file (nothing is written), or a `--device` this machine cannot use"},
     {kExitCannotStart, "run, eval, merge, report, inspect, generate",
      "could not start (an unreadable input, the model, device or lock)",
      "could not start: an input that is there but cannot be read (permission denied, an I/O error), a missing or "
@@ -49,11 +50,13 @@ inline constexpr std::array<ExitCodeRow, 8> kExitCodes{{
      "eval below a gate",
      "`eval` fell below `--min-accuracy` or a `--min-field`, covered less of the truth than `--min-coverage`, or "
      "regressed against `--baseline`"},
-    {kExitStopped, "run",
-     "run stopped or left an output unwritten (continue with --resume)",
+    {kExitStopped, "run, report",
+     "run stopped or left an output unwritten (continue with --resume); report could not finish writing",
      "`run` stopped mid-batch (SIGINT, SIGTERM or SIGHUP; a journal or CSV write failed; with `--isolate worker`, "
      "no worker would start), or finished its pages but could not write `summary.json`. The journal holds every "
-     "finished page and the CSV exactly its rows; the same command plus `--resume` continues"},
+     "finished page and each CSV a prefix of its rows (never a row the journal lacks); the same command plus `--resume` continues. `report`: a write "
+     "failed once it had begun (a full disk, a file-size limit); no temporary file is left, and the same command "
+     "again writes the report whole"},
     {kExitNoInput, "run",
      "run found no pages (unless --allow-empty)",
      "`run` found no pages in its inputs (an empty inbox, an unmounted share); `--allow-empty` makes that 0. An "
@@ -78,7 +81,8 @@ struct Failure {
 
 // What `error` (thrown by a command) means for the user: docsift::ConfigError (and
 // InputMissingError) is usage (2); MalformedInputError is 7; StopRequested is stopped (5); a
-// FileError (InputUnreadableError included), LibTorch's errors and anything else could not start (3).
+// OutputWriteError is 5; a FileError (InputUnreadableError included), LibTorch's errors and anything
+// else could not start (3).
 Failure failure_of(const std::exception_ptr& error);
 
 }  // namespace docsift::cli

@@ -1,6 +1,7 @@
 // docsift command line: parse, dispatch, and map exceptions to exit codes. Results go to stdout
 // or files; errors go to stderr as one line (a JSON object with --log-format json).
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <algorithm>
 #include <cstring>
 #include <iostream>
@@ -80,6 +81,9 @@ int fail(const Failure& failure) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) is met as the write's own error (EFBIG), which every command
+  // reports with the file's name and its exit code, never as SIGXFSZ killing the process mid-write.
+  ::signal(SIGXFSZ, SIG_IGN);
   g_argv = argv;
   g_log_format = log_format_of(argc, argv);
   CLI::App app{"docsift: batch field extraction from document images with vision-language models"};

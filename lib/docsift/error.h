@@ -49,6 +49,14 @@ class MalformedInputError : public FileError {
   using FileError::FileError;
 };
 
+// An output could not be written once the work had begun (a full disk, a file-size limit, an I/O
+// error): the file in hand is left as it was, no temporary behind, and what was written before is
+// whole. Running the same command again finishes it. Exit code 5, as a stopped run.
+class OutputWriteError : public FileError {
+ public:
+  using FileError::FileError;
+};
+
 // A stop was requested (SIGINT, SIGTERM or SIGHUP, and its grace period is over): the work in
 // flight is abandoned, unrecorded, for --resume to redo (docs/run.md, "Stops"). Not a failure, so
 // no layer turns it into a failed record: generate/ throws it from the decode loop, the ladder and

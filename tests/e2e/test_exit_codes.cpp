@@ -159,6 +159,8 @@ std::vector<Case> cases() {
        [](const Inputs& in) {
          return run_docsift("report " + q(in.root / "unreadable_run") + " --quiet --out " + q(in.root / "report3"), in.as_user);
        }},
+      {"report", 5, "a page image refused by the file-size limit",
+       [](const Inputs& in) { return run_docsift("report " + q(in.root / "ok_run") + " --quiet --out " + q(in.root / "report5"), "ulimit -f 16;"); }},
       {"report", 7, "a journal with a line that is not JSON",
        [](const Inputs& in) { return run_docsift("report " + q(in.root / "damaged_run") + " --quiet --out " + q(in.root / "report7")); }},
       {"inspect", 0, "the tiny fixture", [model](const Inputs&) { return run_docsift("inspect " + model); }, true},

@@ -128,12 +128,12 @@ OutputLock::~OutputLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
-FolderReadLock::FolderReadLock(const std::filesystem::path& folder) {
+FolderReadLock::FolderReadLock(const std::filesystem::path& folder, const std::string& reader) {
   fd_ = ::open((folder / out_files::kLock).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd_ < 0) return;  // no lock file: no run has ever held it
   if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) {
     const std::string message = taken_message(folder, folder / out_files::kLock, fd_, "is still writing here",
-                                              "merge when it has finished");
+                                              reader + " when it has finished");
     ::close(fd_);
     fd_ = -1;
     throw FileError(message);

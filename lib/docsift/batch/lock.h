@@ -31,14 +31,15 @@ class OutputLock {
   std::string taken_over_;
 };
 
-// Reading a finished run's folder (docsift merge): a shared lock on its existing lock file, held
+// Reading a finished run's folder (docsift merge, docsift report): a shared lock on its existing lock file, held
 // while it is read, so that no run writes there meanwhile. Never creates the file, so the folder is
 // unchanged; a folder whose lock file is absent has never had a run writing to it.
 class FolderReadLock {
  public:
   // Throws docsift::FileError naming the folder and the writing run's pid when it is taken (or,
   // as OutputLock, the lock file when it names none).
-  explicit FolderReadLock(const std::filesystem::path& folder);
+  // `reader` ("merge", "report") is what the message says to do when the run has finished.
+  explicit FolderReadLock(const std::filesystem::path& folder, const std::string& reader = "merge");
   ~FolderReadLock();
   FolderReadLock(const FolderReadLock&) = delete;
   FolderReadLock& operator=(const FolderReadLock&) = delete;

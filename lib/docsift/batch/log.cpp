@@ -3,23 +3,10 @@
 #include <cstdio>
 
 #include "docsift/batch/outputs.h"
+#include "docsift/format.h"
 #include "docsift/timestamp.h"
 
 namespace docsift::batch {
-
-std::string printable(const std::string& text) {
-  std::string out;
-  for (const unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 void Log::write(Level level, const std::string& event, const std::string& message, const nlohmann::json& fields) const {
   if (quiet_ && level == Level::kInfo) return;

@@ -9,6 +9,8 @@
 // gone), warnings and errors always show.
 #pragma once
 
+#include "docsift/format.h"
+
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -54,7 +56,7 @@ class Log {
   bool quiet_;
 };
 
-// `text` for a text log line: control characters as \xNN, on one line.
-std::string printable(const std::string& text);
+// A text log line's message goes through docsift::printable (format.h): one line, shown as it is.
+using docsift::printable;
 
 }  // namespace docsift::batch

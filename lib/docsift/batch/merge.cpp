@@ -119,6 +119,12 @@ void read_folder(std::size_t i, std::vector<Folder>& folders, std::map<PageKey, 
     if (!s.config_hash.empty()) f.config_hashes.insert(s.config_hash);
     f.model = s.model;
     if (s.shard) f.shard = Shard{s.shard->index, s.shard->count, ""};
+  } else {
+    // A shard killed before its summary: its folder's name still says which shard it is, so it is
+    // reported unfinished, not missing (run --shard names it so).
+    fs::path name = f.path.lexically_normal();
+    if (name.filename().empty()) name = name.parent_path();  // "out/shard-2-of-3/"
+    f.shard = shard_of_folder_name(name.filename().string());
   }
   const fs::path journal = f.path / out_files::kJournal;
   std::map<PageKey, bool> own;  // this folder's pages: whether the latest record is a gone marker

@@ -48,7 +48,11 @@ std::unique_ptr<PageReader> open_model_reader(const config::Config& config, bool
   return std::make_unique<VlmReader>(config, in_worker);
 }
 
-void prepare_model_device(const config::Config& config, const Log* log) { (void)start_device(config, log); }
+void prepare_model_device(const config::Config& config, const Log* log) {
+  // The OCR engine runs on the CPU and never asks for a device, in a worker too.
+  if (config::resolved_engine(config) == config::Engine::Ocr) return;
+  (void)start_device(config, log);
+}
 
 std::string installed_recognizer_folder() { return recognize::LineReader::installed_folder(); }
 

@@ -12,6 +12,7 @@
 #include "docsift/extract/schema.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/pdf.h"
+#include "docsift/io/pinned_file.h"
 #include "docsift/memory/host.h"
 #include "docsift/ocr/engine.h"
 #include "docsift/stopwatch.h"
@@ -61,7 +62,9 @@ struct OcrReader::State {
         field_names(schema.names()),
         engine(c.ocr, second_recognizer(c.ocr)),
         pages(page_options(c)),
-        pdf_text(c.ocr.pdf_text) {}
+        pdf_text(c.ocr.pdf_text) {
+    engine.calibration().check_fields(field_names);  // a misspelt field in ocr.calibration is refused
+  }
 };
 
 OcrReader::OcrReader(const config::Config& config) : s_(std::make_unique<State>(config)) {}
@@ -73,12 +76,17 @@ PageOutcome OcrReader::read(const PageRequest& request) {
   PageOutcome out;
   Record& record = out.record;
   auto& timings = record.timings_s;
+  // The page's file opened once and checked to be the file the scan found (io/pinned_file.h); the
+  // text layer and the pixels are read through this one opening, never through the name again.
+  std::optional<io::PinnedFile> pin;
   try {
     auto t = Clock::now();
+    pin.emplace(path, request.real);
+    const std::filesystem::path& through = pin->open_path();
     std::optional<ocr::Engine::Result> read;
     // A born-digital PDF's text layer, where it is usable: exact text, no rendering, no OCR.
-    if (s_->pdf_text && io::is_pdf(path)) {
-      const io::PdfText layer = io::read_pdf_text(path, page);
+    if (s_->pdf_text && io::is_pdf(through)) {
+      const io::PdfText layer = io::read_pdf_text(through, page);
       constexpr double kScale = 300.0 / 72.0;  // points → pixels at 300 dpi, the OCR's resolution
       std::vector<ocr::Word> words;
       for (const auto& w : layer.words) {
@@ -98,8 +106,8 @@ PageOutcome OcrReader::read(const PageRequest& request) {
     if (!read) {
       std::string said;
       // The OCR engine reads the decoder's matrix itself: no tensor on the way (LibTorch is the models').
-      const cv::Mat rgb = io::read_page_pixels(path, page, s_->pages, &said);
-      if (!said.empty()) record.warning = said;
+      const cv::Mat rgb = io::read_page_pixels(through, page, s_->pages, &said);
+      if (!said.empty()) record.warning = pin->named(said);
       timings["decode_image"] = seconds_since(t);
       record.image = {{"width", rgb.cols}, {"height", rgb.rows}};
       t = Clock::now();
@@ -130,7 +138,7 @@ PageOutcome OcrReader::read(const PageRequest& request) {
     }
   } catch (const std::exception& e) {  // an unreadable image fails this image only
     record.status = Record::Status::Failed;
-    record.error = first_line(e.what());
+    record.error = first_line(pin ? pin->named(e.what()) : e.what());
   }
   record.memory = {{"after", memory::to_json(memory::read_host_memory())}};
   return out;

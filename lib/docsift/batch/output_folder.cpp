@@ -60,4 +60,42 @@ fs::path OutputFolder::journal_to_read(const fs::path& dir, const std::string& n
   return journal;
 }
 
+namespace {
+
+// The same folder: by identity where both are there, else by their absolute, normalised names.
+bool same_folder(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(fs::absolute(a, ec), ec) == fs::weakly_canonical(fs::absolute(b, ec), ec);
+}
+
+// The name of an output folder's own file that `name` is ("results.jsonl", "summary.json.tmp"), or "".
+std::string own_file_name(const std::string& name) {
+  if (name == out_files::kLock) return name;
+  for (const std::string_view own : out_files::kWritten) {
+    if (name == own || name == std::string(own) + ".tmp") return name;
+  }
+  return "";
+}
+
+}  // namespace
+
+void refuse_to_overwrite(const fs::path& path, const std::string& option, const io::ReadFiles& reads,
+                         const fs::path& out_dir) {
+  const std::string nothing = "; nothing was written: choose another path";
+  if (const std::string role = reads.role_of(path); !role.empty()) {
+    throw ConfigError(option + " " + path.string() + ": is " + role + ", which this command reads" + nothing);
+  }
+  const std::string name = own_file_name(path.filename().string());
+  if (name.empty()) return;
+  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  std::error_code ec;
+  const bool output_folder = (!out_dir.empty() && same_folder(folder, out_dir)) ||
+                             fs::exists(folder / out_files::kJournal, ec) || fs::exists(folder / out_files::kLock, ec);
+  if (output_folder) {
+    throw ConfigError(option + " " + path.string() + ": is the output folder's own " + name +
+                      " (docsift run and merge write it)" + nothing);
+  }
+}
+
 }  // namespace docsift::batch

@@ -112,7 +112,8 @@ Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std:
       pages.push_back({&image, 0, image.relative, e.what()});
     }
     summary.found += static_cast<int>(pages.size());
-    const std::optional<io::SourceStamp> now = io::stamp_file(image.path, /*with_hash=*/false);
+    const std::optional<io::SourceStamp> now =
+        io::stamp_file(image.path, /*with_hash=*/false, pinned_real(image, o.follow_links));
     std::optional<std::optional<std::string>> now_hash;  // read once per file, only if asked
     for (auto& page : pages) {
       const std::string key = record_name(page.name).key();
@@ -227,35 +228,25 @@ Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& f
 }
 
 std::string write_page(const Record& record, const RecordName& name, RunOutputs& outputs) {
-  // Rows that cannot be written (they are cut back whole) stop the run before the journal has the
-  // record, and a record the journal cannot take takes its rows back out. A record that supersedes
-  // a good one (its file changed) rebuilds the tables after the journal has it, so that the old rows go.
+  // The journal first, then the tables: a kill or a failed write between them leaves the CSVs a
+  // prefix of what the journal proves, never a row the journal lacks; --resume rebuilds them. A
+  // record that supersedes a good one (its file changed) rebuilds the tables, so that the old rows go.
   const auto earlier = outputs.latest.find(name.key());
   const bool supersedes_row = !outputs.tables.empty() && earlier != outputs.latest.end() && earlier->second.ok();
-  try {
-    if (!supersedes_row) outputs.tables.add(record);
-  } catch (const std::exception& e) {
-    return std::string(e.what()) + "; " + name.file + " is left for --resume";
-  }
   try {
     outputs.journal.write(record);
     outputs.latest[name.key()] = Latest{outputs.journal.last_offset(), record.status, record.source};
   } catch (const io::JournalWriteError& e) {
-    // The journal is intact up to its last complete record; stop here, --resume goes on.
-    std::string why = e.what();
-    try {
-      if (!supersedes_row) outputs.tables.undo_last_add();
-    } catch (const std::exception& undo) {  // --resume rebuilds the tables from the journal
-      why += std::string("; ") + undo.what();
-    }
-    return why;
+    return e.what();  // the journal is intact up to its last complete record; --resume goes on
   }
-  if (supersedes_row) {
-    try {
+  try {
+    if (supersedes_row) {
       outputs.rebuild_tables();
-    } catch (const std::exception& e) {  // the journal has the record; --resume rebuilds the tables
-      return std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume";
+    } else {
+      outputs.tables.add(record);  // a row that cannot be written is cut back whole
     }
+  } catch (const std::exception& e) {
+    return std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume";
   }
   return "";
 }

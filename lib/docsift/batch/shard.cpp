@@ -1,6 +1,7 @@
 #include "docsift/batch/shard.h"
 
 #include <charconv>
+#include <system_error>
 
 #include "docsift/error.h"
 
@@ -96,6 +97,23 @@ Shard from_kubernetes(const Getenv& getenv, std::optional<int> shards) {
 
 std::string Shard::folder_name() const {
   return "shard-" + std::to_string(index) + "-of-" + std::to_string(count);
+}
+
+std::optional<Shard> shard_of_folder_name(std::string_view name) {
+  constexpr std::string_view kHead = "shard-", kOf = "-of-";
+  if (name.substr(0, kHead.size()) != kHead) return std::nullopt;
+  name.remove_prefix(kHead.size());
+  const auto of = name.find(kOf);
+  if (of == std::string_view::npos) return std::nullopt;
+  const auto number = [](std::string_view digits) -> std::optional<int> {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || digits[0] == '0') return std::nullopt;
+    return value;
+  };
+  const auto index = number(name.substr(0, of)), count = number(name.substr(of + kOf.size()));
+  if (!index || !count || *index > *count || *count > kMaxShards) return std::nullopt;
+  return Shard{*index, *count, std::string(kHead) + std::string(name)};
 }
 
 Shard parse_shard(std::string_view text) {

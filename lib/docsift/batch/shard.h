@@ -21,6 +21,9 @@ struct Shard {
   std::string folder_name() const;
 };
 
+// The shard a folder named as folder_name() writes ("shard-2-of-4"), or nullopt for any other name.
+std::optional<Shard> shard_of_folder_name(std::string_view name);
+
 // "K/N" with 1 <= K <= N (N at most kMaxShards); anything else is a docsift::ConfigError that
 // shows the expected form.
 Shard parse_shard(std::string_view text);

@@ -74,8 +74,4 @@ void Tables::add(const Record& record) {
   }
 }
 
-void Tables::undo_last_add() {
-  for (auto& sink : appended_) sink->undo_last_write();
-}
-
 }  // namespace docsift::batch

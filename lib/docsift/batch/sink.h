@@ -89,7 +89,6 @@ class Tables {
   using Records = std::function<void(const std::function<void(const Record&)>&)>;
   void rebuild(const Records& each);
   void add(const Record& record);
-  void undo_last_add();  // the journal could not take the record these rows came from
 
  private:
   std::vector<std::pair<Output, std::filesystem::path>> files_;

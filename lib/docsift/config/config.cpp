@@ -8,6 +8,7 @@
 #include "docsift/config/fields.h"
 #include "docsift/edit_distance.h"
 #include "docsift/error.h"
+#include "docsift/extract/schema.h"
 
 namespace docsift::config {
 
@@ -148,11 +149,30 @@ void apply_override(Config& config, std::string_view assignment) {
   field->set(config, value, where);
 }
 
+namespace {
+
+// The settings that name fields, checked against the schema the config reads (extraction.fields)
+// once everything is applied, whatever set them: a misspelt name would otherwise be kept silently
+// and its field judged by another threshold. The shipped defaults are not checked (a schema of
+// one's own need not have TOTAL).
+void check_field_names(const Config& config) {
+  const bool own_review = config.review.fields != ReviewConfig{}.fields;
+  if (!own_review && config.gate.min_field.empty()) return;
+  const extract::FieldSchema schema = extract::load_field_schema(config.extraction.fields);
+  if (own_review) {
+    for (const auto& [field, threshold] : config.review.fields) schema.require(field, "review.fields");
+  }
+  for (const auto& [field, least] : config.gate.min_field) schema.require(field, "gate.min_field");
+}
+
+}  // namespace
+
 Config load(const std::optional<std::filesystem::path>& file,
             const std::vector<std::string>& overrides) {
   Config config;
   if (file) apply_file(config, *file);
   for (const auto& assignment : overrides) apply_override(config, assignment);
+  check_field_names(config);
   return config;
 }
 

@@ -17,6 +17,7 @@
 
 #include "docsift/edit_distance.h"
 #include "docsift/error.h"
+#include "docsift/format.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/input_file.h"
 #include "docsift/io/page_name.h"
@@ -103,20 +104,6 @@ void for_each_json_line(const fs::path& path, const std::string& role, bool torn
   if (in.bad()) io::throw_input_error(path, role, EIO);
 }
 
-// A record's "confidence" object (the run writes it, docs/run.md), checked: field → a number in
-// [0, 1]. False when the record has none.
-bool read_record_confidences(const nlohmann::json& json, const std::string& where, std::map<std::string, double>& out) {
-  const auto found = json.find("confidence");
-  if (found == json.end() || found->is_null()) return false;
-  if (!found->is_object()) throw MalformedInputError(where + ": \"confidence\" is not an object");
-  for (const auto& [field, value] : found->items()) {
-    const double c = value.is_number() ? value.get<double>() : -1;
-    if (!(c >= 0 && c <= 1)) throw MalformedInputError(where + ": the confidence of " + field + " is not a number in [0, 1]");
-    out[field] = c;
-  }
-  return true;
-}
-
 // A journal's records, last per file; `failed` gets the files whose last record failed,
 // `columns` the field names of the ok ones and `confidences` their confidences.
 Records read_journal(const fs::path& path, const std::string& role, std::vector<std::string>* failed,
@@ -128,12 +115,7 @@ Records read_journal(const fs::path& path, const std::string& role, std::vector<
   std::set<std::string> failed_set, column_set;
   bool any_ok = false;
   for_each_json_line(path, role, /*torn_tail_ok=*/true, [&](const nlohmann::json& json, const std::string& where) {
-    journal::Record r;
-    try {
-      r = journal::Record::from_json(json, where);
-    } catch (const FileError& e) {
-      throw MalformedInputError(e.what());
-    }
+    const journal::Record r = journal::Record::from_json(json, where);  // MalformedInputError: exit 7
     const std::string image(io::document_key(fs::path(r.file).filename().string()));
     // A later record for the same file replaces the earlier one. Any record but an ok one (a
     // failure, or a run's marker for a failed page since gone) leaves the page without a
@@ -157,9 +139,9 @@ Records read_journal(const fs::path& path, const std::string& role, std::vector<
       for (const auto& [field, value] : *r.fields) column_set.insert(field);
     }
     // Only a record that has confidences gets an entry: a run reviews nothing on a page without.
-    std::map<std::string, double> page_confidences;
-    if (confidences != nullptr && read_record_confidences(json, where, page_confidences)) {
-      confidence_map[image] = std::move(page_confidences);
+    // Checked in [0, 1] by the record's one reader (journal/record.h), as run, merge and report do.
+    if (confidences != nullptr && r.confidence) {
+      confidence_map[image] = *r.confidence;
       any_confidence = true;
     }
   });
@@ -241,7 +223,8 @@ std::vector<std::string> check_prediction_columns(const extract::FieldSchema& sc
       if (upper(name) == upper(column)) meant = name;
     }
     if (meant.empty()) meant = closest_match(upper(column), names);
-    unknown += (unknown.empty() ? "" : ", ") + column + (meant.empty() ? "" : " (did you mean " + meant + "?)");
+    // Shown escaped: a NUL would cut the message short, a line separator forge a line.
+    unknown += (unknown.empty() ? "" : ", ") + printable(column) + (meant.empty() ? "" : " (did you mean " + meant + "?)");
   }
   if (!unknown.empty()) {
     throw ConfigError(label + ": unknown column" + (unknown_count == 1 ? " " : "s ") + unknown +

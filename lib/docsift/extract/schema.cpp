@@ -77,6 +77,13 @@ const Field* FieldSchema::find(std::string_view name) const {
   return nullptr;
 }
 
+void FieldSchema::require(std::string_view name, const std::string& setting) const {
+  if (find(name) != nullptr) return;
+  std::string listed;
+  for (const Field& f : fields) listed += (listed.empty() ? "" : ", ") + f.name;
+  throw ConfigError(setting + ": '" + std::string(name) + "' is not a field of " + source + " (its fields: " + listed + ")");
+}
+
 FieldSchema load_field_schema(const std::filesystem::path& path) {
   const bool builtin = path.string() == kBuiltinSchema;
   if (!builtin && !std::filesystem::is_regular_file(path)) {

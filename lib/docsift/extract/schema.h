@@ -39,6 +39,10 @@ struct FieldSchema {
   std::vector<Field> fields;
   std::vector<std::string> names() const;
   const Field* find(std::string_view name) const;
+  // The one check of a name a setting gives for a field (review.fields, gate.min_field, eval's
+  // --threshold and --min-field, from a file or the command line alike): throws
+  // docsift::ConfigError "`setting`: 'NAME' is not a field of SOURCE (...)" when it is none.
+  void require(std::string_view name, const std::string& setting) const;
   // The document types the fields route by: every `applies_to` name, in first-seen order, spelt
   // as first written. Empty when no field names one.
   std::vector<std::string> document_types() const;

@@ -10,39 +10,64 @@
 #include "docsift/batch/outputs.h"
 #include "docsift/error.h"
 #include "docsift/io/page_name.h"
+#include "docsift/io/output_file.h"
 #include "docsift/io/pages.h"
+#include "docsift/io/pinned_file.h"
 
 namespace docsift::html_report {
 namespace fs = std::filesystem;
 
-std::optional<fs::path> find_page_file(const batch::Record& record, const PageSearch& search) {
+namespace {
+
+// `path` resolved, when it lies in `folder` (resolved too); nullopt otherwise or when not there.
+std::optional<fs::path> real_in(const fs::path& path, const fs::path& folder) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(path, ec);
+  if (ec || !fs::is_regular_file(real, ec)) return std::nullopt;
+  const fs::path root = fs::canonical(folder, ec);
+  if (ec) return std::nullopt;
+  const auto [end, rest] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  if (end != root.end() || rest == real.end()) return std::nullopt;
+  return real;
+}
+
+}  // namespace
+
+std::optional<FoundPage> find_page_file(const batch::Record& record, const PageSearch& search, std::string* why) {
   // The record's name is the page's identity (docs/run.md, "Inputs"): under a folder given, its
   // path relative to that folder; a file named directly, its path as given.
   const std::string relative = batch::record_relative(record);
   const fs::path name(std::string(io::file_of(relative)));
-  if (name.empty()) return std::nullopt;
-  std::vector<fs::path> candidates;
-  if (name.is_absolute()) {
-    candidates.push_back(name);
-  } else {
-    for (const fs::path& folder : search.folders) candidates.push_back(folder / name);
-    std::error_code ec;
-    for (const std::string& input : search.inputs) {
-      if (input.empty() || input == "-") continue;
-      const fs::path path(input);
-      if (fs::is_directory(path, ec)) {
-        candidates.push_back(path / name);
-      } else if (path.lexically_normal().generic_string() == name.generic_string()) {
-        candidates.push_back(path);
-      }
-    }
-    candidates.push_back(name);
+  const auto none = [&](const std::string& reason) -> std::optional<FoundPage> {
+    if (why != nullptr) *why = reason;
+    return std::nullopt;
+  };
+  if (name.empty()) return none("the record names no file");
+  std::error_code ec;
+  // Under the folders: where the name leads must stay in the folder.
+  std::vector<fs::path> folders(search.folders.begin(), search.folders.end());
+  for (const std::string& input : search.inputs) {
+    if (!input.empty() && input != "-" && fs::is_directory(input, ec)) folders.emplace_back(input);
   }
-  for (const fs::path& candidate : candidates) {
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec)) return candidate;
+  bool outside = false;
+  for (const fs::path& folder : folders) {
+    const fs::path candidate = name.is_absolute() ? name : folder / name;
+    if (!fs::exists(candidate, ec)) continue;
+    if (const auto real = real_in(candidate, folder)) return FoundPage{candidate, *real};
+    outside = outside || !name.is_absolute();
   }
-  return std::nullopt;
+  // A file the run was given by name.
+  for (const std::string& input : search.inputs) {
+    if (input.empty() || input == "-" || fs::is_directory(input, ec)) continue;
+    if (fs::path(input).lexically_normal().generic_string() != name.lexically_normal().generic_string()) continue;
+    const fs::path real = fs::canonical(input, ec);
+    if (!ec && fs::is_regular_file(real, ec)) return FoundPage{input, real};
+  }
+  if (outside) return none("its name leads out of the folder the run read (a link put there since?); not read");
+  if (name.is_absolute()) return none("not one of the run's inputs, nor in a folder of them; not read");
+  // Without a summary (a run killed before its end): the name under the working folder.
+  if (const auto real = real_in(name, fs::current_path(ec))) return FoundPage{name, *real};
+  return none("");
 }
 
 namespace {
@@ -79,7 +104,21 @@ cv::Mat shrunk(const cv::Mat& image, int max_side) {
 
 }  // namespace
 
-PageImage render_page_image(const fs::path& file, int page, const ImageOptions& options) {
+PageImage render_page_image(const FoundPage& found, int page, const ImageOptions& options,
+                            const std::optional<io::SourceStamp>& source) {
+  // One opening for the check and the decode (io/pinned_file.h): the file found, and the page the
+  // run read (same size and content), not whatever is at its name now.
+  const io::PinnedFile pin(found.path, found.real);
+  const fs::path& file = found.path;
+  if (!source) throw FileError(file.string() + ": its record has no source stamp to check the file against; not shown");
+  const std::optional<io::SourceStamp> now = io::stamp_pinned(pin, /*with_hash=*/source->hash.has_value());
+  if (!now) throw FileError(file.string() + ": cannot be read (" + io::errno_text() + ")");
+  if (now->size != source->size || (source->hash && now->hash != source->hash)) {
+    throw FileError(file.string() + ": is not the page the run read (" +
+                    (now->size != source->size ? "size " + std::to_string(source->size) + " → " + std::to_string(now->size) + " bytes"
+                                               : std::string("its content changed")) +
+                    "); not shown");
+  }
   io::PageOptions pages;
   pages.pdf_dpi = options.full ? std::max(options.pdf_dpi, 150) : options.pdf_dpi;
   // A damaged JPEG the run read with input.accept_truncated is shown as far as it decodes: the
@@ -92,7 +131,13 @@ PageImage render_page_image(const fs::path& file, int page, const ImageOptions& 
   // encode and write the pages already decoded.
   static std::mutex decode_mutex;
   std::unique_lock<std::mutex> decoding(decode_mutex);
-  const cv::Mat view = io::read_page_pixels(file, page, pages, &said);  // RGB, as io decodes it
+  const cv::Mat view = [&] {
+    try {
+      return io::read_page_pixels(pin.open_path(), page, pages, &said);  // RGB, as io decodes it
+    } catch (const FileError& e) {
+      throw FileError(pin.named(e.what()));
+    }
+  }();
   decoding.unlock();
   PageImage out;
   cv::Mat bgr;

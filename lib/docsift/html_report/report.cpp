@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "docsift/batch/output_folder.h"
@@ -195,10 +196,11 @@ void write_document(const ReportOptions& o, const Sources& s, const std::vector<
   p.baseline = o.baseline.has_value();
   p.nonce = nonce;
   const std::string stem = document_stem(e.number);
-  if (const auto file = find_page_file(record, s.search)) {
+  std::string not_found;
+  if (const auto file = find_page_file(record, s.search, &not_found)) {
     try {
       const PageImage image = render_page_image(
-          *file, std::max(0, io::page_of(batch::record_relative(record)) - 1), o.images);
+          *file, std::max(0, io::page_of(batch::record_relative(record)) - 1), o.images, record.source);
       folder.write(fs::path(kImagesDir) / (stem + ".jpg"), image.jpeg);
       if (!image.full_jpeg.empty())
         folder.write(fs::path(kImagesDir) / (stem + ".full.jpg"), image.full_jpeg);
@@ -206,9 +208,13 @@ void write_document(const ReportOptions& o, const Sources& s, const std::vector<
       p.full_image = !image.full_jpeg.empty();
       p.image_width = image.width;
       p.image_height = image.height;
+    } catch (const OutputWriteError&) {
+      throw;  // the disk, not the page: the report stops (exit 5)
     } catch (const FileError& error) {
       p.image_problem = error.what();
     }
+  } else if (!not_found.empty()) {
+    p.image_problem = not_found;
   } else {
     p.image_problem =
         "the file is not where the run read it (its inputs, from summary.json, or the working "
@@ -259,6 +265,15 @@ void write_documents(const ReportOptions& o, const Sources& s, const std::vector
 }  // namespace
 
 ReportResult write_report(const ReportOptions& o) {
+  // No run writes to the folders read while the report reads them (a run in progress is refused,
+  // exit 3, as merge refuses it); taken after the folders are found, so a missing one is exit 2.
+  (void)batch::OutputFolder::journal_to_read(o.run, "OUT " + o.run.string());
+  const batch::FolderReadLock run_lock(o.run, "report");
+  std::optional<batch::FolderReadLock> baseline_lock;
+  if (o.baseline) {
+    (void)batch::OutputFolder::journal_to_read(*o.baseline, "--baseline " + o.baseline->string());
+    baseline_lock.emplace(*o.baseline, "report");
+  }
   Sources s;
   read_sources(o, s);
   std::vector<fs::path> inputs{o.run};

@@ -99,13 +99,26 @@ void ReportFolder::write(const fs::path& relative, const std::string& data) {
                     ": cannot remove an earlier temporary file: " + io::errno_text());
   }
   io::UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (!fd.valid()) throw FileError(tmp.string() + ": cannot create: " + io::errno_text());
-  io::write_all(fd, data, tmp);
+  if (!fd.valid()) {
+    const int error = errno;
+    const std::string why = io::errno_text();
+    if (error == ENOSPC || error == EDQUOT || error == EIO) throw OutputWriteError(tmp.string() + ": cannot create: " + why);
+    throw FileError(tmp.string() + ": cannot create: " + why);
+  }
+  // A write that fails once begun (a full disk, a file-size limit) leaves no temporary behind and
+  // the file it would replace as it was: exit 5, the same command again finishes the report.
+  try {
+    io::write_all(fd, data, tmp);
+  } catch (const FileError& e) {
+    fd.reset();
+    ::unlink(tmp.c_str());
+    throw OutputWriteError(std::string(e.what()) + "; the report is unfinished, run the same command again");
+  }
   fd.reset();
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = io::errno_text();
     ::unlink(tmp.c_str());
-    throw FileError(path.string() + ": cannot write: " + why);
+    throw OutputWriteError(path.string() + ": cannot write: " + why + "; the report is unfinished, run the same command again");
   }
   bytes_ += data.size();
   const std::lock_guard<std::mutex> lock(mutex_);

@@ -21,6 +21,9 @@ class PinnedFile {
   // mounted the kernel cannot say, and the name is read as it is (docs/run.md says so).
   PinnedFile(const std::filesystem::path& path, const std::filesystem::path& expected_real);
 
+  // The opening itself (O_PATH: fstat works on it, read does not); -1 when the name could not be
+  // found.
+  int fd() const { return fd_.get(); }
   // The name to hand a decoder: /proc/self/fd/N, or the path itself where /proc cannot be used.
   const std::filesystem::path& open_path() const { return open_path_; }
   // `text` (an error message, a decoder's words) with open_path() written as the file's own path.

@@ -15,28 +15,25 @@
 
 namespace docsift::io {
 
-std::optional<SourceStamp> stamp_file(const std::filesystem::path& path, bool with_hash,
-                                      const std::filesystem::path& expected_real) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  SourceStamp s;
-  s.size = static_cast<std::uint64_t>(st.st_size);
-  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  if (with_hash && s.size <= kHashMaxBytes) s.hash = content_hash(path, expected_real);
-  return s;
-}
+namespace {
 
-std::optional<std::string> content_hash(const std::filesystem::path& path, const std::filesystem::path& expected_real) {
-  // FNV-1a, 64 bits: it finds a rewrite, which is all resume asks; it is not a defence against
-  // someone forging a file (nothing here trusts a file for being unchanged). Read through the
-  // pinned opening: a link put at the name since the scan gets no hash (its read fails, saying why).
+// `path` pinned (pinned_file.h), or nullopt when it is not there or not the file the scan found
+// (the read that follows fails, saying why).
+std::optional<PinnedFile> pin_of(const std::filesystem::path& path, const std::filesystem::path& expected_real) {
   std::optional<PinnedFile> pin;
   try {
     pin.emplace(path, expected_real);
   } catch (const FileError&) {
     return std::nullopt;
   }
-  const UniqueFd fd(::open(pin->open_path().c_str(), O_RDONLY | O_CLOEXEC));
+  if (pin->fd() < 0) return std::nullopt;
+  return pin;
+}
+
+// FNV-1a, 64 bits, of the pinned file's content: it finds a rewrite, which is all resume asks; it
+// is not a defence against someone forging a file (nothing here trusts a file for being unchanged).
+std::optional<std::string> hash_of(const PinnedFile& pin) {
+  const UniqueFd fd(::open(pin.open_path().c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return std::nullopt;
   std::uint64_t h = 1469598103934665603ull, total = 0;
   std::vector<unsigned char> buf(1 << 16);
@@ -51,6 +48,31 @@ std::optional<std::string> content_hash(const std::filesystem::path& path, const
   char out[32];
   std::snprintf(out, sizeof out, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
   return std::string(out);
+}
+
+}  // namespace
+
+std::optional<SourceStamp> stamp_file(const std::filesystem::path& path, bool with_hash,
+                                      const std::filesystem::path& expected_real) {
+  // One opening for the size, the time and the hash: a link put at the name since the scan gets no
+  // stamp at all, never the size of the file it leads to.
+  const std::optional<PinnedFile> pin = pin_of(path, expected_real);
+  return pin ? stamp_pinned(*pin, with_hash) : std::nullopt;
+}
+
+std::optional<SourceStamp> stamp_pinned(const PinnedFile& pin, bool with_hash) {
+  struct stat st {};
+  if (pin.fd() < 0 || ::fstat(pin.fd(), &st) != 0) return std::nullopt;
+  SourceStamp s;
+  s.size = static_cast<std::uint64_t>(st.st_size);
+  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  if (with_hash && s.size <= kHashMaxBytes) s.hash = hash_of(pin);
+  return s;
+}
+
+std::optional<std::string> content_hash(const std::filesystem::path& path, const std::filesystem::path& expected_real) {
+  const std::optional<PinnedFile> pin = pin_of(path, expected_real);
+  return pin ? hash_of(*pin) : std::nullopt;
 }
 
 std::string stamp_change(const SourceStamp& before, const SourceStamp& now) {

@@ -22,11 +22,15 @@ struct SourceStamp {
   std::optional<std::string> hash;   // "fnv1a64:<16 hex>" of the content, for files ≤ kHashMaxBytes
 };
 
-// stat() of `path`, following links; nullopt when it cannot be stat'ed (the read that follows
-// reports why). Without `with_hash` the content is not read.
-// `expected_real`: as for io::read_page (pinned_file.h): the hash is of that file or none.
+// `path` pinned (pinned_file.h), then stamp_pinned: nullopt when it cannot be stat'ed or is not
+// `expected_real` (the read that follows reports why). Without `with_hash` the content is not read.
 std::optional<SourceStamp> stamp_file(const std::filesystem::path& path, bool with_hash,
                                       const std::filesystem::path& expected_real = {});
+
+class PinnedFile;
+// The stamp of a file already pinned (pinned_file.h): its size and time by fstat, its hash read
+// through that same opening. nullopt when it cannot be stat'ed.
+std::optional<SourceStamp> stamp_pinned(const PinnedFile& pin, bool with_hash);
 
 // The content hash stamp_file records; nullopt for a file over kHashMaxBytes or unreadable.
 std::optional<std::string> content_hash(const std::filesystem::path& path, const std::filesystem::path& expected_real = {});

@@ -1,6 +1,8 @@
 #include "docsift/journal/record.h"
 
 #include <algorithm>
+#include <climits>
+#include <string>
 
 #include "docsift/error.h"
 #include "docsift/json_fields.h"
@@ -11,14 +13,31 @@ namespace {
 
 using json = nlohmann::json;
 
-// A key of `j` as T, or `fallback` when absent or null; FileError naming `where` and the key when
-// present with another type.
+// A key of `j` as T, or `fallback` when absent or null; io::BadRecord naming the key when present
+// with another type (the caller adds where: a journal's file and line, or a worker's reply).
 template <class T>
-T get_or(const json& j, const char* key, T fallback, const std::string& where) {
+T get_or(const json& j, const char* key, T fallback) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
   if (const std::optional<T> value = json_value_as<T>(*it)) return *value;
-  throw FileError(where + ": \"" + key + "\" is " + it->type_name() + ", not the expected type (or out of range)");
+  throw io::BadRecord(std::string("\"") + key + "\" is " + it->type_name() + ", not the expected type (or out of range)");
+}
+
+// A summary's key: as get_or, a FileError naming `where`.
+template <class T>
+T get_or(const json& j, const char* key, T fallback, const std::string& where) {
+  try {
+    return get_or<T>(j, key, fallback);
+  } catch (const io::BadRecord& e) {
+    throw FileError(where + ": " + e.what());
+  }
+}
+
+// A probability as the run writes it: a finite number in [0, 1].
+bool is_probability(const json& v) {
+  if (!v.is_number()) return false;
+  const double p = v.get<double>();
+  return p >= 0 && p <= 1;  // false for NaN too
 }
 
 json opt(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
@@ -54,20 +73,22 @@ std::string record_problem(const json& r) {
 
 // A record's confidences, review list and boxes (docs/confidence.md), into `r`: absent in older
 // journals; present, they are checked, since the tables and the review queue are built from them.
-void read_confidences(const json& j, const std::string& where, Record& r) {
-  const auto bad = [&](const char* key, const char* want) {
-    return FileError(where + ": \"" + key + "\" must be " + want);
+// Every command reads them here, so that run --resume, merge, report and eval accept and refuse the
+// same records.
+void read_confidences(const json& j, Record& r) {
+  const auto bad = [&](const std::string& key, const char* want) {
+    return io::BadRecord("\"" + key + "\" must be " + want);
   };
   if (j.contains("confidence") && !j["confidence"].is_null()) {
-    if (!j["confidence"].is_object()) throw bad("confidence", "an object of field: number");
+    if (!j["confidence"].is_object()) throw bad("confidence", "an object of field: a number in [0, 1]");
     r.confidence.emplace();
     for (const auto& [name, value] : j["confidence"].items()) {
-      if (!value.is_number()) throw bad("confidence", "an object of field: number");
+      if (!is_probability(value)) throw bad("confidence." + name, "a number in [0, 1]");
       (*r.confidence)[name] = value.get<double>();
     }
   }
   if (j.contains("document_type_confidence") && !j["document_type_confidence"].is_null()) {
-    if (!j["document_type_confidence"].is_number()) throw bad("document_type_confidence", "a number");
+    if (!is_probability(j["document_type_confidence"])) throw bad("document_type_confidence", "a number in [0, 1]");
     r.document_type_confidence = j["document_type_confidence"].get<double>();
   }
   if (j.contains("review") && !j["review"].is_null()) {
@@ -82,9 +103,13 @@ void read_confidences(const json& j, const std::string& where, Record& r) {
     if (!j["boxes"].is_object()) throw bad("boxes", "an object of field: [x, y, width, height]");
     r.boxes.emplace();
     for (const auto& [name, box] : j["boxes"].items()) {
-      if (!box.is_array() || box.size() != 4 ||
-          !std::all_of(box.begin(), box.end(), [](const json& v) { return v.is_number_integer(); })) {
-        throw bad("boxes", "an object of field: [x, y, width, height]");
+      // Integers that fit an int, a width and height not negative: the report draws them.
+      const auto fits = [](const json& v, long long low) {
+        return v.is_number_integer() && v.get<long long>() >= low && v.get<long long>() <= INT_MAX;
+      };
+      if (!box.is_array() || box.size() != 4 || !fits(box[0], INT_MIN) || !fits(box[1], INT_MIN) ||
+          !fits(box[2], 0) || !fits(box[3], 0)) {
+        throw bad("boxes." + name, "[x, y, width, height], integers, width and height not negative");
       }
       (*r.boxes)[name] = {box[0].get<int>(), box[1].get<int>(), box[2].get<int>(), box[3].get<int>()};
     }
@@ -145,28 +170,29 @@ json Record::to_json() const {
   return j;
 }
 
-Record Record::from_json(const json& j, const std::string& where) {
-  if (!j.is_object() || !j.contains("file") || !j["file"].is_string()) {
-    throw FileError(where + ": a record without a string \"file\"");
-  }
+namespace {
+
+// A record of any source; io::BadRecord naming the key when it is not one.
+Record parse_record(const json& j) {
+  if (!j.is_object() || !j.contains("file") || !j["file"].is_string()) throw io::BadRecord("a record without a string \"file\"");
   Record r;
   r.file = j["file"].get<std::string>();
   if (j.contains("file_bytes") && j["file_bytes"].is_string()) r.file_bytes = j["file_bytes"].get<std::string>();
-  r.config_hash = get_or<std::string>(j, "config_hash", "", where);
+  r.config_hash = get_or<std::string>(j, "config_hash", "");
   if (j.contains("source") && j["source"].is_object()) {
     const json& s = j["source"];
-    r.source = io::SourceStamp{get_or<std::uint64_t>(s, "size", 0, where), get_or<std::int64_t>(s, "mtime_ns", 0, where),
+    r.source = io::SourceStamp{get_or<std::uint64_t>(s, "size", 0), get_or<std::int64_t>(s, "mtime_ns", 0),
                                std::nullopt};
-    if (s.contains("hash")) r.source->hash = get_or<std::string>(s, "hash", "", where);
+    if (s.contains("hash")) r.source->hash = get_or<std::string>(s, "hash", "");
   }
-  r.started_at = get_or<std::string>(j, "started_at", "", where);
-  r.finished_at = get_or<std::string>(j, "finished_at", "", where);
-  const std::string status = get_or<std::string>(j, "status", "", where);
-  r.status = status == "ok" ? Status::Ok : status == "gone" ? Status::Gone : Status::Failed;
-  r.error = get_or<std::string>(j, "error", "", where);
-  r.tier = get_or<std::string>(j, "tier", "", where);
-  if (j.contains("text_source")) r.text_source = get_or<std::string>(j, "text_source", "", where);
-  if (j.contains("warning")) r.warning = get_or<std::string>(j, "warning", "", where);
+  r.started_at = get_or<std::string>(j, "started_at", "");
+  r.finished_at = get_or<std::string>(j, "finished_at", "");
+  const std::string status = get_or<std::string>(j, "status", "");
+  r.status = status == "ok" ? Record::Status::Ok : status == "gone" ? Record::Status::Gone : Record::Status::Failed;
+  r.error = get_or<std::string>(j, "error", "");
+  r.tier = get_or<std::string>(j, "tier", "");
+  if (j.contains("text_source")) r.text_source = get_or<std::string>(j, "text_source", "");
+  if (j.contains("warning")) r.warning = get_or<std::string>(j, "warning", "");
   if (j.contains("fields") && j["fields"].is_object()) {
     r.fields.emplace();
     // Values a model wrote are strings; anything else is kept as its JSON text.
@@ -174,14 +200,14 @@ Record Record::from_json(const json& j, const std::string& where) {
       (*r.fields)[name] = value.is_string() ? value.get<std::string>() : value.dump();
     }
   }
-  if (j.contains("raw_response")) r.raw_response = get_or<std::string>(j, "raw_response", "", where);
+  if (j.contains("raw_response")) r.raw_response = get_or<std::string>(j, "raw_response", "");
   if (j.contains("tokens") && j["tokens"].is_object()) {
-    r.tokens = Tokens{get_or<std::int64_t>(j["tokens"], "prompt", 0, where),
-                      get_or<std::int64_t>(j["tokens"], "generated", 0, where),
-                      get_or<std::int64_t>(j["tokens"], "forced", 0, where)};
+    r.tokens = Record::Tokens{get_or<std::int64_t>(j["tokens"], "prompt", 0),
+                      get_or<std::int64_t>(j["tokens"], "generated", 0),
+                      get_or<std::int64_t>(j["tokens"], "forced", 0)};
   }
-  if (j.contains("decoding")) r.decoding = get_or<std::string>(j, "decoding", "", where);
-  read_confidences(j, where, r);
+  if (j.contains("decoding")) r.decoding = get_or<std::string>(j, "decoding", "");
+  read_confidences(j, r);
   if (j.contains("timings_s") && j["timings_s"].is_object()) {
     for (const auto& [stage, seconds] : j["timings_s"].items()) {
       if (seconds.is_number()) r.timings_s[stage] = seconds.get<double>();
@@ -195,9 +221,19 @@ Record Record::from_json(const json& j, const std::string& where) {
   return r;
 }
 
+}  // namespace
+
+Record Record::from_json(const json& j, const std::string& where) {
+  try {
+    return parse_record(j);
+  } catch (const io::BadRecord& e) {
+    throw MalformedInputError(where + ": " + e.what());
+  }
+}
+
 Record Record::from_journal(const json& j) {
   if (const std::string problem = record_problem(j); !problem.empty()) throw io::BadRecord(problem);
-  return from_json(j, "");
+  return parse_record(j);
 }
 
 void check_journal_record(const json& j, std::uint64_t /*offset*/) { (void)Record::from_journal(j); }

@@ -66,10 +66,13 @@ struct Record {
 
   nlohmann::json to_json() const;
   // Lenient where a journal written by an older docsift may lack a key (the key's default); throws
-  // docsift::FileError, naming `where`, when "file" is missing or a key has the wrong type.
+  // docsift::MalformedInputError (exit 7), naming `where`, when "file" is missing or a key has the
+  // wrong type or range (a confidence outside [0, 1], a box that is not four integers). The same
+  // rules as from_journal, which every command's journal reading goes through.
   static Record from_json(const nlohmann::json& json, const std::string& where);
   // A journal line read back, checked as --resume, the CSV and the summary need it: throws
-  // io::BadRecord naming the key that is missing or of the wrong type.
+  // io::BadRecord naming the key that is missing or of the wrong type or range (io::read_journal
+  // adds the file and line: exit 7).
   static Record from_journal(const nlohmann::json& json);
   // The record's identity in the journal: its exact name (file_bytes), else its file.
   const std::string& key() const { return file_bytes ? *file_bytes : file; }

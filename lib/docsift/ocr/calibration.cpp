@@ -3,7 +3,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 #include "docsift/error.h"
@@ -75,6 +81,65 @@ double Calibration::probability(const std::string& field, const Evidence& eviden
   return model->second.probability(evidence);
 }
 
+namespace {
+
+// Reads a calibration file's nodes; every problem is a ConfigError at "source:line:column".
+class CalibrationReader {
+ public:
+  explicit CalibrationReader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& problem) const {
+    const YAML::Mark mark = at.Mark();
+    const std::string where = mark.is_null() ? source_
+                                             : source_ + ":" + std::to_string(mark.line + 1) + ":" +
+                                                   std::to_string(mark.column + 1);
+    throw ConfigError(where + ": " + problem + " (configs/fields/ocr-calibration.yaml shows the layout)");
+  }
+
+  // A mapping's entries in order, each key a plain name given once.
+  std::vector<std::pair<std::string, YAML::Node>> entries(const YAML::Node& map, const std::string& key) const {
+    if (!map.IsMap()) fail(map, key + ": expected a mapping");
+    std::vector<std::pair<std::string, YAML::Node>> out;
+    std::set<std::string> seen;
+    for (const auto& item : map) {
+      if (!item.first.IsScalar()) fail(item.first, key + ": expected a name");
+      const std::string name = item.first.Scalar();
+      if (!seen.insert(name).second) fail(item.first, key + "." + name + ": given twice");
+      out.emplace_back(name, item.second);
+    }
+    return out;
+  }
+
+  // A finite number: "nan", ".inf", "1e999", "0.5x" or a list are refused, each at its place.
+  double number(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key + ": expected a number");
+    const std::string& text = n.Scalar();
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+      fail(n, key + ": expected a finite number, got '" + text + "'");
+    }
+    return value;
+  }
+
+  std::string word(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar() || n.Scalar().empty()) fail(n, key + ": expected a name");
+    return n.Scalar();
+  }
+
+  // `map`'s `key`, which must be there.
+  YAML::Node required(const YAML::Node& map, const std::string& key, const std::string& path) const {
+    const YAML::Node n = map[key];
+    if (!n) fail(map, path + ": has no " + key);
+    return n;
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace
+
 Calibration load_calibration(const std::string& source) {
   constexpr std::string_view kBuiltin = "builtin:";
   YAML::Node root;
@@ -84,49 +149,68 @@ Calibration load_calibration(const std::string& source) {
         throw ConfigError(source + ": unknown built-in calibration (builtin:ocr-calibration is)");
       root = YAML::Load(std::string(builtin_calibration_text()));
     } else {
+      // A regular file only: a device or a FIFO named here would never end its read.
+      if (std::error_code ec; !std::filesystem::is_regular_file(source, ec)) {
+        throw ConfigError(source + ": " + (std::filesystem::exists(source, ec) ? "not a regular file" : "no such file") +
+                          "; ocr.calibration names a file in configs/fields/ocr-calibration.yaml's layout");
+      }
       root = YAML::LoadFile(source);
     }
   } catch (const YAML::BadFile&) {
     throw ConfigError(source + ": cannot read the OCR calibration file");
   } catch (const YAML::ParserException& e) {
-    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                      ": not valid YAML: " + e.msg);
   }
-  if (!root.IsMap() || !root["kinds"] || !root["kinds"].IsMap()) {
-    throw ConfigError(source + ": expected kinds: {KIND: {intercept, weights}} and fields: {FIELD: KIND}, as in "
-                               "configs/fields/ocr-calibration.yaml");
-  }
+  const CalibrationReader read(source);
+  if (!root.IsMap()) read.fail(root, "expected kinds: {KIND: {intercept, weights}} and fields: {FIELD: KIND}");
   Calibration out;
   out.source = source;
   const auto& names = feature_names();
   try {
-    for (const auto& k : root["kinds"]) {
-      const std::string kind = k.first.as<std::string>();
+    for (const auto& [top, node] : read.entries(root, "the file")) {
+      if (top != "kinds" && top != "fields") read.fail(node, top + ": unknown key (kinds and fields are)");
+    }
+    for (const auto& [kind, node] : read.entries(read.required(root, "kinds", "the file"), "kinds")) {
+      const std::string path = "kinds." + kind;
       Calibrator c;
-      c.intercept = k.second["intercept"].as<double>();
-      for (const auto& w : k.second["weights"]) {
-        const std::string name = w.first.as<std::string>();
-        if (std::find(names.begin(), names.end(), name) == names.end()) {
-          throw ConfigError(source + ": kinds." + kind + ".weights: unknown feature '" + name +
-                            "' (docs/confidence.md lists them)");
-        }
-        const double weight = w.second.as<double>();
-        if (!std::isfinite(weight)) throw ConfigError(source + ": kinds." + kind + ".weights." + name + ": not a number");
-        c.weights.emplace_back(name, weight);
+      for (const auto& [key, value] : read.entries(node, path)) {
+        if (key != "intercept" && key != "weights") read.fail(value, path + "." + key + ": unknown key (intercept and weights are)");
       }
-      if (!std::isfinite(c.intercept)) throw ConfigError(source + ": kinds." + kind + ".intercept: not a number");
+      c.intercept = read.number(read.required(node, "intercept", path), path + ".intercept");
+      for (const auto& [name, weight] : read.entries(read.required(node, "weights", path), path + ".weights")) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+          read.fail(weight, path + ".weights: unknown feature '" + name + "' (docs/confidence.md lists them)");
+        }
+        c.weights.emplace_back(name, read.number(weight, path + ".weights." + name));
+      }
       out.kinds[kind] = std::move(c);
     }
-    for (const auto& f : root["fields"]) {
-      const std::string field = f.first.as<std::string>(), kind = f.second.as<std::string>();
-      if (!out.kinds.count(kind))
-        throw ConfigError(source + ": fields." + field + ": kind '" + kind + "' has no parameters under kinds");
-      out.field_kinds[field] = kind;
+    if (const YAML::Node fields = root["fields"]; fields && !fields.IsNull()) {
+      for (const auto& [field, node] : read.entries(fields, "fields")) {
+        const std::string kind = read.word(node, "fields." + field);
+        if (!out.kinds.count(kind)) read.fail(node, "fields." + field + ": kind '" + kind + "' has no parameters under kinds");
+        out.field_kinds[field] = kind;
+        const YAML::Mark mark = node.Mark();
+        out.field_places[field] =
+            mark.is_null() ? source : source + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+      }
     }
   } catch (const YAML::Exception& e) {
-    throw ConfigError(source + ": " + e.msg + " (see configs/fields/ocr-calibration.yaml for the layout)");
+    throw ConfigError(source + ": " + e.msg + " (configs/fields/ocr-calibration.yaml shows the layout)");
   }
-  if (!out.kinds.count("text")) throw ConfigError(source + ": kinds: needs text (a field not listed is text)");
+  if (!out.kinds.count("text")) read.fail(root, "kinds: needs text (a field not listed is text)");
   return out;
+}
+
+void Calibration::check_fields(const std::vector<std::string>& field_names) const {
+  for (const auto& [field, kind] : field_kinds) {
+    if (std::find(field_names.begin(), field_names.end(), field) != field_names.end()) continue;
+    const auto place = field_places.find(field);
+    throw ConfigError((place == field_places.end() ? source : place->second) + ": fields." + field +
+                      ": not a field of the schema (extraction.fields); a misspelt name would leave its field "
+                      "calibrated as text");
+  }
 }
 
 }  // namespace docsift::ocr

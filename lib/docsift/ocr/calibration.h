@@ -39,11 +39,16 @@ struct Calibration {
   double probability(const std::string& field, const Evidence& evidence) const;
   // `field`'s kind: amount, date, text, id or list (text when not listed).
   std::string kind_of(const std::string& field) const;
+  // Throws docsift::ConfigError at the field's line when the file lists a field that is not one of
+  // `field_names` (the schema's).
+  void check_fields(const std::vector<std::string>& field_names) const;
+  std::map<std::string, std::string> field_places;  // field → "source:line:column" of its entry
 };
 
 // `source`: "builtin:ocr-calibration" or a YAML file in configs/fields/ocr-calibration.yaml's
 // layout. Throws docsift::ConfigError naming the source and the problem (an unknown feature, a
-// kind without parameters, a field of an unknown kind).
+// kind without parameters, a field of an unknown kind, a key given twice, a key missing, a number
+// that is not finite), each at its line and column.
 Calibration load_calibration(const std::string& source);
 
 }  // namespace docsift::ocr

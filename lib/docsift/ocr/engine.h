@@ -46,6 +46,8 @@ class Engine {
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);
   // Words that need no OCR (a PDF's text layer), with boxes in the page's own units.
   Result read_words(std::vector<Word> words, int width, int height, const std::vector<std::string>& field_names);
+  // The confidences' parameters (ocr.calibration), for the reader to check against its schema.
+  const Calibration& calibration() const { return calibration_; }
 
  private:
   Result finish(const Page& page, const std::vector<std::string>& field_names, nlohmann::json info);
