@@ -50,13 +50,14 @@ inline constexpr std::array<ExitCodeRow, 8> kExitCodes{{
      "eval below a gate",
      "`eval` fell below `--min-accuracy` or a `--min-field`, covered less of the truth than `--min-coverage`, or "
      "regressed against `--baseline`"},
-    {kExitStopped, "run, report",
-     "run stopped or left an output unwritten (continue with --resume); report could not finish writing",
+    {kExitStopped, "run, eval, merge, report",
+     "run stopped or left an output unwritten (continue with --resume), or an output could not be written",
      "`run` stopped mid-batch (SIGINT, SIGTERM or SIGHUP; a journal or CSV write failed; with `--isolate worker`, "
      "no worker would start), or finished its pages but could not write `summary.json`. The journal holds every "
-     "finished page and each CSV a prefix of its rows (never a row the journal lacks); the same command plus `--resume` continues. `report`: a write "
-     "failed once it had begun (a full disk, a file-size limit); no temporary file is left, and the same command "
-     "again writes the report whole"},
+     "finished page and each CSV a prefix of its rows (never a row the journal lacks); the same command plus "
+     "`--resume` continues. `eval`, `merge`, `report`: a write failed once the work had begun (a full disk, a "
+     "file-size limit); no file is left half-written and no temporary behind, and the same command again writes "
+     "its outputs whole"},
     {kExitNoInput, "run",
      "run found no pages (unless --allow-empty)",
      "`run` found no pages in its inputs (an empty inbox, an unmounted share); `--allow-empty` makes that 0. An "

@@ -139,6 +139,11 @@ std::vector<Case> cases() {
        [](const Inputs& in) { return run_docsift("eval " + q(in.root / "unreadable.csv") + " " + q(in.root / "truth.csv"), in.as_user); }},
       {"eval", 4, "one row of twenty under a gate",
        [](const Inputs& in) { return run_docsift("eval " + q(in.root / "first_row.csv") + " " + q(in.root / "truth.csv") + " --min-accuracy 0.9"); }},
+      {"eval", 5, "a report refused by the file-size limit",
+       [](const Inputs& in) {
+         return run_docsift("eval " + q(in.root / "truth.csv") + " " + q(in.root / "truth.csv") + " --report " + q(in.root / "eval5.json"),
+                            "ulimit -f 0;");
+       }},
       {"eval", 7, "a CSV with an unterminated quote",
        [](const Inputs& in) { return run_docsift("eval " + q(in.root / "unterminated.csv") + " " + q(in.root / "truth.csv")); }},
       {"merge", 0, "one whole run", [](const Inputs& in) { return run_docsift("merge " + q(in.root / "ok_run") + " --quiet --out " + q(in.root / "merge0")); }},
@@ -150,6 +155,8 @@ std::vector<Case> cases() {
        [](const Inputs& in) {
          return run_docsift("merge " + q(in.root / "unreadable_run") + " --quiet --out " + q(in.root / "merge3"), in.as_user);
        }},
+      {"merge", 5, "a merged journal refused by the file-size limit",
+       [](const Inputs& in) { return run_docsift("merge " + q(in.root / "ok_run") + " --quiet --out " + q(in.root / "merge5"), "ulimit -f 1;"); }},
       {"merge", 7, "a journal with a line that is not JSON",
        [](const Inputs& in) { return run_docsift("merge " + q(in.root / "damaged_run") + " --quiet --out " + q(in.root / "merge7")); }},
       {"report", 0, "one whole run", [](const Inputs& in) { return run_docsift("report " + q(in.root / "ok_run") + " --quiet --out " + q(in.root / "report0")); }},

@@ -1,10 +1,16 @@
 // A command never writes over what it reads, never reads what it was not given, and reports a bad
 // input the same way in every command (docs/cli.md, "Outputs"; docs/run.md, "Links"): the cases a
 // hostile probe of the tool found, each of which failed before its fix.
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -12,6 +18,8 @@
 
 #include "docsift/batch/lock.h"
 #include "docsift/batch/ocr_reader.h"
+#include "docsift/batch/output_folder.h"
+#include "docsift/batch/run_stages.h"
 #include "docsift/config/config.h"
 #include "docsift/io/source.h"
 #include "support/cli_runner.h"
@@ -304,4 +312,45 @@ TEST_CASE("an error naming a hostile column shows its NUL and line separator esc
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(has(r.err, "TO\\x00TAL\\u2028X"), r.err);
   CHECK_FALSE(has(r.err, "\xe2\x80\xa8"));
+}
+
+TEST_CASE("a page's record reaches the journal before its CSV rows: a row that cannot be written leaves the CSV a prefix") {
+  // In a child process, so that the file-size limit (a full disk's stand-in) is its own: the
+  // journal's line fits under it, the CSV row appended after the header does not.
+  TempDir dir;
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int code = 1;
+    try {
+      ::signal(SIGXFSZ, SIG_IGN);
+      const docsift::config::Config cfg;
+      docsift::batch::RunOptions options;
+      options.out_dir = dir / "out";
+      const docsift::batch::OutputFolder folder(options.out_dir, "run");
+      docsift::batch::RunOutputs outputs = docsift::batch::open_outputs(folder, cfg, options);
+      docsift::batch::Record record;
+      record.status = docsift::batch::Record::Status::Ok;
+      record.file = "a.png";
+      record.tier = "ocr";
+      record.fields = std::map<std::string, std::string>{{"TOTAL", "1.00"}};
+      record.tokens = docsift::batch::Record::Tokens{0, 0, 0};
+      record.memory = nlohmann::json::object();
+      const std::uint64_t header = fs::file_size(options.out_dir / "predictions.csv");
+      const rlimit limit{header + 8, header + 8};
+      if (record.to_json().dump().size() + 1 < header + 8 && ::setrlimit(RLIMIT_FSIZE, &limit) == 0) {
+        const std::string why = docsift::batch::write_page(record, docsift::batch::record_name("a.png"), outputs);
+        const bool journaled = file_bytes(options.out_dir / "results.jsonl").find("\"a.png\"") != std::string::npos;
+        const bool csv_prefix = fs::file_size(options.out_dir / "predictions.csv") == header;
+        code = why.find("is journaled, its CSV row left for --resume") != std::string::npos && journaled && csv_prefix ? 0 : 2;
+      }
+    } catch (...) {
+      code = 3;
+    }
+    std::_Exit(code);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK_MESSAGE(WEXITSTATUS(status) == 0, "the child's check: 1 no limit set, 2 the order or the files wrong, 3 threw");
 }

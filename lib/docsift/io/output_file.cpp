@@ -24,7 +24,7 @@ void write_all(const UniqueFd& fd, const std::string& data, const fs::path& path
     const ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw FileError(path.string() + ": cannot write: " + errno_text());
+      throw OutputWriteError(path.string() + ": cannot write: " + errno_text());
     }
     done += static_cast<std::size_t>(n);
   }
@@ -54,7 +54,12 @@ AtomicFile::AtomicFile(const fs::path& path) : path_(path), tmp_(path.string() +
   std::error_code ec;
   fs::remove(tmp_, ec);
   fd_ = UniqueFd(::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
-  if (!fd_.valid()) throw FileError(tmp_.string() + ": cannot create: " + errno_text());
+  if (!fd_.valid()) {
+    const int error = errno;
+    const std::string why = tmp_.string() + ": cannot create: " + errno_text();
+    if (error == ENOSPC || error == EDQUOT) throw OutputWriteError(why);
+    throw FileError(why);
+  }
 }
 
 AtomicFile::~AtomicFile() {
@@ -69,8 +74,8 @@ void AtomicFile::write(const std::string& data) { write_all(fd_, data, tmp_); }
 void AtomicFile::commit() {
   const bool synced = ::fsync(fd_.get()) == 0;
   fd_.reset();
-  if (!synced) throw FileError(tmp_.string() + ": fsync failed: " + errno_text());
-  if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw FileError(path_.string() + ": cannot replace: " + errno_text());
+  if (!synced) throw OutputWriteError(tmp_.string() + ": fsync failed: " + errno_text());
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw OutputWriteError(path_.string() + ": cannot replace: " + errno_text());
   sync_folder(path_.parent_path());
 }
 
@@ -85,7 +90,7 @@ void AppendFile::write(const std::string& data) {
     write_all(fd_, data, path_);
   } catch (const FileError& e) {
     const bool cut = end >= 0 && ::ftruncate(fd_.get(), end) == 0;
-    throw FileError(std::string(e.what()) + (cut ? "; the partial line was removed" : "; the partial line could not be removed"));
+    throw OutputWriteError(std::string(e.what()) + (cut ? "; the partial line was removed" : "; the partial line could not be removed"));
   }
   last_end_ = end;
 }

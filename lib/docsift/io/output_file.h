@@ -38,7 +38,8 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-// Writes all of `data` (retrying short writes and EINTR); FileError naming `path` otherwise.
+// Writes all of `data` (retrying short writes and EINTR); docsift::OutputWriteError naming `path`
+// otherwise (a full disk, a file-size limit: exit 5 wherever it ends a command).
 void write_all(const UniqueFd& fd, const std::string& data, const std::filesystem::path& path);
 // fsyncs the folder, so that a file just created or renamed in it survives a crash.
 void sync_folder(const std::filesystem::path& dir);
