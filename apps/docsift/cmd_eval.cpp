@@ -164,6 +164,11 @@ int run_eval(const Options& o, const io::ReadFiles& reads) {
   std::vector<std::string> shortcuts;
   if (!o.rules.empty()) shortcuts.push_back("eval.rules=" + o.rules);
   if (!o.fields.empty()) shortcuts.push_back("extraction.fields=" + o.fields);  // the settings' names checked against it
+  // --threshold X is the command line's review.threshold: every field's, unless the config gives
+  // review.fields (config::load); FIELD=X goes over them below.
+  for (const std::string& text : o.thresholds) {
+    if (text.find('=') == std::string::npos) shortcuts.push_back("review.threshold=" + text);
+  }
   const config::Config cfg = o.config.load(shortcuts);
   // The config's gate: block under the command line's (which wins field by field).
   if (!gate.min_accuracy) gate.min_accuracy = cfg.gate.min_accuracy;
@@ -211,7 +216,7 @@ int run_eval(const Options& o, const io::ReadFiles& reads) {
     options.correct_at = o.correct_at;
     options.target_accuracy = o.target_accuracy;
     // The thresholds in force: the config's review.threshold and review.fields, under --threshold.
-    options.thresholds.default_value = given.default_value ? given.default_value : cfg.review.threshold;
+    options.thresholds.default_value = cfg.review.threshold;
     options.thresholds.fields = cfg.review.fields;
     for (const auto& [field, value] : given.fields) options.thresholds.fields[field] = value;
     for (const auto& [field, value] : given.fields) schema.require(field, "--threshold");
@@ -323,8 +328,8 @@ Command add_eval_command(CLI::App& root) {
                   "confidence.csv of the run (default: the journal's confidences, or confidence.csv beside a "
                   "predictions.csv given as PRED)");
   app->add_option("--threshold", o->thresholds,
-                  "X or FIELD=X (repeatable): the review threshold to report against, over the config's "
-                  "review.threshold and review.fields");
+                  "X or FIELD=X (repeatable): the review threshold to report against. X is review.threshold: every "
+                  "field's, unless the config gives its own review.fields; FIELD=X goes over those");
   app->add_option("--target-accuracy", o->target_accuracy,
                   "Per field, the lowest confidence threshold whose accepted values reach this accuracy (0 to 1)")
       ->check(CLI::Range(0.0, 1.0));

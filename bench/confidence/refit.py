@@ -426,7 +426,8 @@ def main():
     print("```\n")
     if both:
         # With the recognizer the values and their evidence differ: thresholds of their own, for
-        # configs/ocr-recognizer-both.yaml (the same targets, on the +both runs, out of fold).
+        # ReviewConfig::second_recognizer_fields in lib/docsift/config/config.h (the same targets, on
+        # the +both runs, out of fold).
         chosen_both = {f: lowest_threshold([r for r in both if r["field"] == f], target)
                        for f, target in FIELDS_OF_NOTE.items()}
         print("## Thresholds with ocr.recognizer both (lowest reaching the target on the +both runs, out of fold)\n")

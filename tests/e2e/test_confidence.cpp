@@ -3,6 +3,7 @@
 // field that is N/A, under keys and free decoding, in-process and through a worker. The values of a
 // random checkpoint mean nothing; their presence and range are what is checked here, their
 // agreement with transformers is tests/parity/test_confidence.cpp.
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -90,4 +91,26 @@ TEST_CASE("run on samples/ with the fixture model: every field with a value has 
                              shell_quote(free.path().string()));
   REQUIRE_MESSAGE(f.exit_code == 0, f.err);
   check_record(journal_lines(free.path() / "results.jsonl").at(0));
+}
+
+TEST_CASE("review.threshold=0 accepts every value, the fitted fields included, in run and in eval's --threshold 0") {
+  TempDir dir;
+  fs::create_directories(dir / "inbox");
+  for (const char* n : {"001", "002", "003"}) {
+    const std::string name = "synthetic_invoice_" + std::string(n) + ".png";  // the truth's names
+    fs::copy_file(kSource / "samples" / name, dir / "inbox" / name);
+  }
+  const std::string inbox = shell_quote((dir / "inbox").string());
+  REQUIRE(run_docsift("run " + inbox + " --quiet --out " + shell_quote((dir / "shipped").string())).exit_code == 0);
+  REQUIRE(run_docsift("run " + inbox + " --quiet --set review.threshold=0 --out " + shell_quote((dir / "zero").string())).exit_code == 0);
+  const auto rows = [](const fs::path& csv) {
+    const std::string text = docsift::testing::file_bytes(csv);
+    return std::count(text.begin(), text.end(), '\n') - 1;  // less the header
+  };
+  CHECK(rows(dir / "shipped" / "review.csv") > 0);  // the control: the shipped thresholds queue some
+  CHECK(rows(dir / "zero" / "review.csv") == 0);
+  const auto eval = run_docsift("eval " + shell_quote((dir / "shipped" / "results.jsonl").string()) + " " +
+                                shell_quote((kSource / "samples" / "ground_truth.csv").string()) + " --threshold 0");
+  CHECK_MESSAGE(eval.exit_code == 0, eval.err);
+  CHECK_MESSAGE(eval.out.find("review queue at these thresholds, over every page predicted: 0 values") != std::string::npos, eval.out);
 }

@@ -263,3 +263,31 @@ TEST_CASE("engine: auto is ocr without a model and vlm with one, the shipped mod
     CHECK(shipped.model.path.empty());
   }
 }
+
+TEST_CASE("review thresholds mean what they say: one given alone is every field's, the recognizer brings its own") {
+  const ReviewConfig shipped;
+  // The defaults: Tesseract's per-field thresholds over review.threshold.
+  Config c = load(std::nullopt, {});
+  CHECK(c.review.fields == shipped.fields);
+  CHECK(c.review.threshold_of("TOTAL") == doctest::Approx(0.94));
+  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.905));
+  // A threshold given alone applies to every field, the fitted three included.
+  c = load(std::nullopt, {"review.threshold=0"});
+  CHECK(c.review.fields.empty());
+  for (const char* field : {"TOTAL", "INVOICE_DATE", "SUPPLIER", "ABN"}) CHECK(c.review.threshold_of(field) == 0.0);
+  // Choosing the second recognizer chooses its thresholds, with no second setting.
+  c = load(std::nullopt, {"ocr.recognizer=both"});
+  CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
+  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.70));
+  // review.fields given wins over both, from a file or --set, and a threshold then keeps them.
+  TempDir dir;
+  write_text(dir.path() / "r.yaml", "ocr:\n  recognizer: both\nreview:\n  threshold: 0.5\n  fields: {TOTAL: 0.99}\n");
+  c = load(dir.path() / "r.yaml", {});
+  CHECK(c.review.fields == std::map<std::string, double>{{"TOTAL", 0.99}});
+  CHECK(c.review.threshold_of("SUPPLIER") == doctest::Approx(0.5));
+  c = load(std::nullopt, {"ocr.recognizer=both", "review.fields=null"});
+  CHECK(c.review.fields.empty());
+  // The same through the worker's hand-over: the derived thresholds travel in the YAML.
+  CHECK(from_yaml(to_yaml(load(std::nullopt, {"ocr.recognizer=both"})), "worker").review.fields ==
+        ReviewConfig::second_recognizer_fields());
+}

@@ -59,6 +59,7 @@ void apply_map(Config& config, const YAML::Node& map, const std::string& prefix,
     if (const Field* field = find_field(path)) {
       Where value_where{source, &value, true};
       field->set(config, value, value_where);
+      config.keys_given.insert(path);
     } else if (is_section(path)) {
       if (value.IsNull()) continue;  // "memory:" with nothing under it keeps the defaults
       if (!value.IsMap()) fail(where, path, "expected a mapping of keys, got " + shown(value));
@@ -121,6 +122,7 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   resolve("extraction", "fields", config.extraction.fields);
   resolve("ocr", "rules", config.ocr.rules);
   resolve("ocr", "known_sellers", config.ocr.known_sellers);
+  resolve("ocr", "calibration", config.ocr.calibration);
   resolve("output", "dir", config.output.dir);
 }
 
@@ -147,16 +149,17 @@ void apply_override(Config& config, std::string_view assignment) {
     fail(where, key, "value is not valid YAML: " + e.msg);
   }
   field->set(config, value, where);
+  config.keys_given.insert(key);
 }
 
 namespace {
 
 // The settings that name fields, checked against the schema the config reads (extraction.fields)
 // once everything is applied, whatever set them: a misspelt name would otherwise be kept silently
-// and its field judged by another threshold. The shipped defaults are not checked (a schema of
+// and its field judged by another threshold. The shipped thresholds are not checked (a schema of
 // one's own need not have TOTAL).
 void check_field_names(const Config& config) {
-  const bool own_review = config.review.fields != ReviewConfig{}.fields;
+  const bool own_review = config.keys_given.count("review.fields") != 0;
   if (!own_review && config.gate.min_field.empty()) return;
   const extract::FieldSchema schema = extract::load_field_schema(config.extraction.fields);
   if (own_review) {
@@ -172,6 +175,15 @@ Config load(const std::optional<std::filesystem::path>& file,
   Config config;
   if (file) apply_file(config, *file);
   for (const auto& assignment : overrides) apply_override(config, assignment);
+  // The thresholds mean what they say (docs/confidence.md, "Thresholds"): one given alone is every
+  // field's, and the shipped per-field ones are those of the engine that makes the confidences.
+  if (config.keys_given.count("review.fields") == 0) {
+    if (config.keys_given.count("review.threshold") != 0) {
+      config.review.fields.clear();
+    } else if (config.ocr.recognizer == "both") {
+      config.review.fields = ReviewConfig::second_recognizer_fields();
+    }
+  }
   check_field_names(config);
   return config;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -142,6 +143,12 @@ struct GateConfig {
 struct ReviewConfig {
   double threshold = 0.94;  // every field's, unless `fields` names its own
   std::map<std::string, double> fields{{"TOTAL", 0.94}, {"INVOICE_DATE", 0.905}, {"SUPPLIER", 0.905}};
+  // The same targets fitted on the confidences of ocr.recognizer: both (bench/confidence/refit.py,
+  // "Thresholds with ocr.recognizer both"): load() takes them when the recognizer is chosen and
+  // review.fields is not given, so choosing an engine chooses its thresholds.
+  static std::map<std::string, double> second_recognizer_fields() {
+    return {{"TOTAL", 0.965}, {"INVOICE_DATE", 0.70}, {"SUPPLIER", 0.935}};
+  }
   // The threshold `field` is judged by.
   double threshold_of(const std::string& field) const {
     const auto it = fields.find(field);
@@ -166,6 +173,9 @@ struct Config {
   GateConfig gate;
   ReviewConfig review;
   TestingConfig testing;
+  // The keys a file or a --set gave ("review.fields"), whatever their values: what load() derives
+  // the rest from. Not a setting: to_yaml does not write it.
+  std::set<std::string> keys_given;
 };
 
 // Applies the YAML file on top of `config`. Throws ConfigError.
@@ -177,7 +187,11 @@ void apply_override(Config& config, std::string_view assignment);
 // The engine a run uses: extraction.engine, with auto resolved by whether model.path is set.
 Engine resolved_engine(const Config& config);
 
-// Defaults, then the file (if any), then the overrides in order.
+// Defaults, then the file (if any), then the overrides in order; then what follows from them:
+// review.threshold given without review.fields is every field's threshold (the shipped per-field
+// ones dropped), and ocr.recognizer: both without review.fields takes the second recognizer's
+// (ReviewConfig::second_recognizer_fields). The settings that name fields are checked against the
+// schema (extract::FieldSchema::require).
 Config load(const std::optional<std::filesystem::path>& file,
             const std::vector<std::string>& overrides);
 

@@ -306,9 +306,12 @@ std::vector<Field> gate_keys() {
 std::vector<Field> review_keys() {
   return {
       real_key("review.threshold",
-        "a field whose confidence is below this (0 to 1) is listed in its record's review and in review.csv; at or " "above it, accepted (docs/confidence.md)", 0.0, 1.0, Bound::kClosed, [](auto& c) -> auto& { return c.review.threshold; }),
+        "a field whose confidence is below this (0 to 1) is listed in its record's review and in review.csv; at or "
+        "above it, accepted. Given without review.fields, it is every field's: the shipped per-field thresholds "
+        "are dropped (docs/confidence.md)", 0.0, 1.0, Bound::kClosed, [](auto& c) -> auto& { return c.review.threshold; }),
       number_map_key("review.fields",
-        "per-field thresholds that replace review.threshold, e.g. {TOTAL: 0.95, SUPPLIER: 0.8}", 0.0, 1.0,
+        "per-field thresholds that replace review.threshold, e.g. {TOTAL: 0.95, SUPPLIER: 0.8}; when not given, "
+        "the engine's own: Tesseract's, or the second recognizer's with ocr.recognizer: both", 0.0, 1.0,
         [](auto& c) -> auto& { return c.review.fields; }),
   };
 }
