@@ -93,7 +93,7 @@ TEST_CASE("run on samples/ with the fixture model: every field with a value has 
   check_record(journal_lines(free.path() / "results.jsonl").at(0));
 }
 
-TEST_CASE("review.threshold=0 accepts every value, the fitted fields included, in run and in eval's --threshold 0") {
+TEST_CASE("review.threshold given alone is every field's, the fitted TOTAL, INVOICE_DATE and SUPPLIER included") {
   TempDir dir;
   fs::create_directories(dir / "inbox");
   for (const char* n : {"001", "002", "003"}) {
@@ -102,15 +102,30 @@ TEST_CASE("review.threshold=0 accepts every value, the fitted fields included, i
   }
   const std::string inbox = shell_quote((dir / "inbox").string());
   REQUIRE(run_docsift("run " + inbox + " --quiet --out " + shell_quote((dir / "shipped").string())).exit_code == 0);
+  REQUIRE(run_docsift("run " + inbox + " --quiet --set review.threshold=1 --out " + shell_quote((dir / "one").string())).exit_code == 0);
   REQUIRE(run_docsift("run " + inbox + " --quiet --set review.threshold=0 --out " + shell_quote((dir / "zero").string())).exit_code == 0);
-  const auto rows = [](const fs::path& csv) {
+  // The rows of review.csv for `field` (its second column).
+  const auto queued = [](const fs::path& csv, const std::string& field) {
     const std::string text = docsift::testing::file_bytes(csv);
-    return std::count(text.begin(), text.end(), '\n') - 1;  // less the header
+    int n = 0;
+    for (std::size_t at = text.find("," + field + ","); at != std::string::npos; at = text.find("," + field + ",", at + 1)) ++n;
+    return n;
   };
-  CHECK(rows(dir / "shipped" / "review.csv") > 0);  // the control: the shipped thresholds queue some
-  CHECK(rows(dir / "zero" / "review.csv") == 0);
+  for (const char* field : {"TOTAL", "INVOICE_DATE", "SUPPLIER"}) {
+    CAPTURE(field);
+    // The control: their own thresholds (0.94, 0.905) accept them on these pages...
+    CHECK(queued(dir / "shipped" / "review.csv", field) == 0);
+    // ...and a threshold of 1 given alone queues them too (their confidences are under 1).
+    CHECK(queued(dir / "one" / "review.csv", field) > 0);
+  }
+  const std::string text = docsift::testing::file_bytes(dir / "zero" / "review.csv");
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);  // the header alone: every value accepted
   const auto eval = run_docsift("eval " + shell_quote((dir / "shipped" / "results.jsonl").string()) + " " +
-                                shell_quote((kSource / "samples" / "ground_truth.csv").string()) + " --threshold 0");
+                                shell_quote((kSource / "samples" / "ground_truth.csv").string()) + " --threshold 1");
   CHECK_MESSAGE(eval.exit_code == 0, eval.err);
-  CHECK_MESSAGE(eval.out.find("review queue at these thresholds, over every page predicted: 0 values") != std::string::npos, eval.out);
+  // eval's --threshold 1 is the same review.threshold: TOTAL's row queues its values too.
+  const std::size_t total_row = eval.out.rfind("\nTOTAL ");
+  REQUIRE(total_row != std::string::npos);
+  const std::string row = eval.out.substr(total_row + 1, eval.out.find('\n', total_row + 1) - total_row - 1);
+  CHECK_MESSAGE(row.find("1.0000") != std::string::npos, row);
 }

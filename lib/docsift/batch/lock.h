@@ -31,9 +31,9 @@ class OutputLock {
   std::string taken_over_;
 };
 
-// Reading a finished run's folder (docsift merge, docsift report): a shared lock on its existing lock file, held
-// while it is read, so that no run writes there meanwhile. Never creates the file, so the folder is
-// unchanged; a folder whose lock file is absent has never had a run writing to it.
+// Reading a finished run's folder (docsift merge, docsift report): a shared lock on its existing
+// lock file, held while it is read, so that no run writes there meanwhile. Never creates the file,
+// so the folder is unchanged; a folder whose lock file is absent has never had a run writing to it.
 class FolderReadLock {
  public:
   // Throws docsift::FileError naming the folder and the writing run's pid when it is taken (or,

@@ -9,8 +9,6 @@
 // gone), warnings and errors always show.
 #pragma once
 
-#include "docsift/format.h"
-
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -55,8 +53,5 @@ class Log {
   LogFormat format_;
   bool quiet_;
 };
-
-// A text log line's message goes through docsift::printable (format.h): one line, shown as it is.
-using docsift::printable;
 
 }  // namespace docsift::batch

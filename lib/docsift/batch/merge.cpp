@@ -15,6 +15,7 @@
 #include "docsift/batch/shard.h"
 #include "docsift/batch/sink.h"
 #include "docsift/error.h"
+#include "docsift/io/same_file.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/output_file.h"
@@ -74,17 +75,6 @@ std::string describe(const Folder& f) {
          (f.model.empty() ? "" : ", model " + f.model) + ")";
 }
 
-// Whether `inner` is `outer` or lies inside it (both made absolute and normal).
-bool within(const fs::path& inner, const fs::path& outer) {
-  const fs::path a = fs::weakly_canonical(inner), b = fs::weakly_canonical(outer);
-  auto ai = a.begin();
-  for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
-    if (bi->empty()) continue;  // a trailing separator
-    if (ai == a.end() || *ai != *bi) return false;
-  }
-  return true;
-}
-
 // A page: its file's name bytes, then the page number, the order `run` scans and records in
 // ("x.pdf#page=2" before "x.pdf#page=10").
 using PageKey = std::pair<std::string, int>;
@@ -99,7 +89,7 @@ std::vector<Folder> checked_folders(const MergeOptions& o) {
     for (const auto& earlier : folders) {
       if (fs::equivalent(earlier.path, path, ec)) throw ConfigError(path.string() + ": given twice");
     }
-    if (within(o.out_dir, path)) {
+    if (io::is_within(o.out_dir, path)) {
       throw FileError(o.out_dir.string() + ": is, or is inside, the input folder " + path.string() +
                       "; merge never changes its input folders. Choose another --out");
     }

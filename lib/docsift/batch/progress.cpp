@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "docsift/batch/outputs.h"
+#include "docsift/format.h"
 #include "docsift/stopwatch.h"
 
 namespace docsift::batch {

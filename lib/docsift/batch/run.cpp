@@ -109,15 +109,18 @@ void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
     record.started_at = page_started;
     record.finished_at = rfc3339_now();
     record.timings_s["total"] = seconds_since(start);
-    if (std::string why = write_page(record, name, r.outputs); !why.empty()) {
-      summary.stopped = std::move(why);
+    PageWritten written = write_page(record, name, r.outputs);
+    if (written.journaled) {  // counted as the journal holds it, its CSV row written or not
+      ++summary.processed;
+      if (redo != plan.redo_reason.end()) ++(redo->second.retry ? summary.retried : summary.changed);
+      ++(record.ok() ? summary.ok : summary.failed);
+      r.progress.image_done(summary.processed, record);
+    }
+    if (!written.stopped.empty()) {
+      summary.stopped = std::move(written.stopped);
       summary.write_failed = true;
       break;
     }
-    ++summary.processed;
-    if (redo != plan.redo_reason.end()) ++(redo->second.retry ? summary.retried : summary.changed);
-    ++(record.ok() ? summary.ok : summary.failed);
-    r.progress.image_done(summary.processed, record);
     if (outcome->fatal) {
       r.progress.finish();
       throw FileError(r.cfg.model.path + ": the model cannot be loaded: " + outcome->fatal_error);

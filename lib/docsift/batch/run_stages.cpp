@@ -227,17 +227,15 @@ Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& f
   return out;
 }
 
-std::string write_page(const Record& record, const RecordName& name, RunOutputs& outputs) {
-  // The journal first, then the tables: a kill or a failed write between them leaves the CSVs a
-  // prefix of what the journal proves, never a row the journal lacks; --resume rebuilds them. A
-  // record that supersedes a good one (its file changed) rebuilds the tables, so that the old rows go.
+PageWritten write_page(const Record& record, const RecordName& name, RunOutputs& outputs) {
+  // A record that supersedes a good one (its file changed) rebuilds the tables, so that the old rows go.
   const auto earlier = outputs.latest.find(name.key());
   const bool supersedes_row = !outputs.tables.empty() && earlier != outputs.latest.end() && earlier->second.ok();
   try {
     outputs.journal.write(record);
     outputs.latest[name.key()] = Latest{outputs.journal.last_offset(), record.status, record.source};
   } catch (const io::JournalWriteError& e) {
-    return e.what();  // the journal is intact up to its last complete record; --resume goes on
+    return {false, e.what()};  // the journal is intact up to its last complete record; --resume goes on
   }
   try {
     if (supersedes_row) {
@@ -246,9 +244,9 @@ std::string write_page(const Record& record, const RecordName& name, RunOutputs&
       outputs.tables.add(record);  // a row that cannot be written is cut back whole
     }
   } catch (const std::exception& e) {
-    return std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume";
+    return {true, std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume"};
   }
-  return "";
+  return {true, ""};
 }
 
 std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summary, std::vector<io::SkippedFile>& skipped) {

@@ -125,10 +125,17 @@ std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summar
 std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, RunOutputs& outputs,
                        Progress& progress, RunSummary& summary);
 
-// Writes `record` of page `name`: the tables' rows first, then the journal record, so that at every
-// stop the tables have exactly the journal's rows (docs/run.md, "Stops"). "" when all took it; else
-// why the run must stop (the record is then in none, or in the journal with its rows left for --resume).
-std::string write_page(const Record& record, const RecordName& name, RunOutputs& outputs);
+// What write_page did with a page's record.
+struct PageWritten {
+  bool journaled = false;  // the journal has it: the page counts as this run's
+  std::string stopped;     // why the run must stop; "" when the tables took its rows too
+};
+
+// Writes `record` of page `name`: the journal record first, then the tables' rows, so that at every
+// stop each table is a prefix of what the journal proves, never a row the journal lacks
+// (docs/run.md, "Stops"). A row that cannot be written leaves the record journaled and stops the
+// run; --resume rebuilds the tables.
+PageWritten write_page(const Record& record, const RecordName& name, RunOutputs& outputs);
 
 // summary.json for the whole journal (this run and the runs it resumed): the latest record of each
 // page, read back once more; the run's totals go into `summary` too.

@@ -39,10 +39,6 @@ StopSignals::StopSignals() {
   ::sigaction(SIGINT, &action, &old_int_);
   ::sigaction(SIGTERM, &action, &old_term_);
   ::sigaction(SIGHUP, &action, &old_hup_);  // a closed terminal or ssh session: stop cleanly too
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  ::sigaction(SIGXFSZ, &ignore, &old_xfsz_);
 }
 
 StopSignals::~StopSignals() {
@@ -54,7 +50,6 @@ StopSignals::~StopSignals() {
     ::sigaction(SIGTERM, &old_term_, nullptr);
     ::sigaction(SIGHUP, &old_hup_, nullptr);
   }
-  ::sigaction(SIGXFSZ, &old_xfsz_, nullptr);
 }
 
 bool StopSignals::requested() const { return stop_requested(); }

@@ -10,9 +10,8 @@
 namespace docsift::batch {
 
 // Installs the stop handlers for one run and restores the old ones, unless the run was stopped (a
-// late signal must not kill the process on its way to exit 5). SIGXFSZ is ignored meanwhile,
-// so that a file-size limit makes the journal write fail with EFBIG, which is reported and undone,
-// instead of killing the process mid-record.
+// late signal must not kill the process on its way to exit 5). SIGXFSZ is the program's, ignored
+// for every command in main(), so that a file-size limit makes a write fail with EFBIG.
 class StopSignals {
  public:
   StopSignals();
@@ -26,7 +25,7 @@ class StopSignals {
   std::string name() const;  // "SIGINT", "SIGTERM" or "SIGHUP"
 
  private:
-  struct sigaction old_int_ {}, old_term_ {}, old_hup_ {}, old_xfsz_ {};
+  struct sigaction old_int_ {}, old_term_ {}, old_hup_ {};
 };
 
 // Whether the run in this process has had a stop signal (StopSignals::requested() without the

@@ -22,9 +22,9 @@ std::uint64_t mix_file(std::uint64_t h, const std::string& key, const std::strin
   h = mix(h, std::string(1, '\0') + key + '\0');
   std::ifstream in(path, std::ios::binary);
   if (!in) return mix(h, "unreadable");
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
+  std::string chunk(1 << 16, '\0');
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    h = mix(h, chunk.substr(0, static_cast<std::size_t>(in.gcount())));
   }
   return h;
 }

@@ -13,21 +13,18 @@
 #include "docsift/io/output_file.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/pinned_file.h"
+#include "docsift/io/same_file.h"
 
 namespace docsift::html_report {
 namespace fs = std::filesystem;
 
 namespace {
 
-// `path` resolved, when it lies in `folder` (resolved too); nullopt otherwise or when not there.
+// `path` resolved, when it is a regular file lying in `folder` (resolved too); nullopt otherwise.
 std::optional<fs::path> real_in(const fs::path& path, const fs::path& folder) {
   std::error_code ec;
   const fs::path real = fs::canonical(path, ec);
-  if (ec || !fs::is_regular_file(real, ec)) return std::nullopt;
-  const fs::path root = fs::canonical(folder, ec);
-  if (ec) return std::nullopt;
-  const auto [end, rest] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-  if (end != root.end() || rest == real.end()) return std::nullopt;
+  if (ec || !fs::is_regular_file(real, ec) || !io::is_within(real, folder)) return std::nullopt;
   return real;
 }
 

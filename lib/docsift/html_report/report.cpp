@@ -122,12 +122,11 @@ eval::Evaluation evaluate(const ReportOptions& o, const eval::Records& truth,
                         not_predicted);
 }
 
-void read_sources(const ReportOptions& o, Sources& s) {
-  s.journal = batch::OutputFolder::journal_to_read(o.run, "OUT " + o.run.string());
+// `journal` and `baseline_journal` (empty without --baseline): the folders' journals, found.
+void read_sources(const ReportOptions& o, const fs::path& journal, const fs::path& baseline_journal, Sources& s) {
+  s.journal = journal;
   s.latest = latest_records(s.journal);
   if (o.truth && !fs::exists(*o.truth)) io::throw_input_error(*o.truth, "--truth", ENOENT);
-  const fs::path baseline_journal =
-      o.baseline ? batch::OutputFolder::journal_to_read(*o.baseline, "--baseline " + o.baseline->string()) : fs::path();
   s.summary = read_summary(o.run);
   s.predictions = eval::read_prediction_file(s.journal, "OUT");
   s.context.schema = o.schema;
@@ -267,15 +266,14 @@ void write_documents(const ReportOptions& o, const Sources& s, const std::vector
 ReportResult write_report(const ReportOptions& o) {
   // No run writes to the folders read while the report reads them (a run in progress is refused,
   // exit 3, as merge refuses it); taken after the folders are found, so a missing one is exit 2.
-  (void)batch::OutputFolder::journal_to_read(o.run, "OUT " + o.run.string());
+  const fs::path journal = batch::OutputFolder::journal_to_read(o.run, "OUT " + o.run.string());
+  const fs::path baseline_journal =
+      o.baseline ? batch::OutputFolder::journal_to_read(*o.baseline, "--baseline " + o.baseline->string()) : fs::path();
   const batch::FolderReadLock run_lock(o.run, "report");
   std::optional<batch::FolderReadLock> baseline_lock;
-  if (o.baseline) {
-    (void)batch::OutputFolder::journal_to_read(*o.baseline, "--baseline " + o.baseline->string());
-    baseline_lock.emplace(*o.baseline, "report");
-  }
+  if (o.baseline) baseline_lock.emplace(*o.baseline, "report");
   Sources s;
-  read_sources(o, s);
+  read_sources(o, journal, baseline_journal, s);
   std::vector<fs::path> inputs{o.run};
   if (o.baseline) inputs.push_back(*o.baseline);
   batch::Totals totals;

@@ -10,21 +10,10 @@
 #include "docsift/error.h"
 #include "docsift/html_report/html.h"
 #include "docsift/io/output_file.h"
+#include "docsift/io/same_file.h"
 
 namespace docsift::html_report {
 namespace fs = std::filesystem;
-
-bool is_within(const fs::path& inner, const fs::path& outer) {
-  std::error_code ec;
-  const fs::path a = fs::weakly_canonical(fs::absolute(inner), ec),
-                 b = fs::weakly_canonical(fs::absolute(outer), ec);
-  auto ai = a.begin();
-  for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
-    if (bi->empty()) continue;  // a trailing separator
-    if (ai == a.end() || *ai != *bi) return false;
-  }
-  return true;
-}
 
 namespace {
 
@@ -74,7 +63,7 @@ void make_folder(const fs::path& dir) {
 ReportFolder::ReportFolder(const fs::path& out, const std::vector<fs::path>& inputs) : dir_(out) {
   refuse_linked_folder(out, "the report's folder");
   for (const fs::path& input : inputs) {
-    if (is_within(out, input)) {
+    if (io::is_within(out, input)) {
       throw FileError(
           out.string() + ": is, or is inside, the folder " + input.string() +
           " the report reads; the report never writes where it reads. Choose another --out");
@@ -102,7 +91,7 @@ void ReportFolder::write(const fs::path& relative, const std::string& data) {
   if (!fd.valid()) {
     const int error = errno;
     const std::string why = io::errno_text();
-    if (error == ENOSPC || error == EDQUOT || error == EIO) throw OutputWriteError(tmp.string() + ": cannot create: " + why);
+    if (error == ENOSPC || error == EDQUOT) throw OutputWriteError(tmp.string() + ": cannot create: " + why);
     throw FileError(tmp.string() + ": cannot create: " + why);
   }
   // A write that fails once begun (a full disk, a file-size limit) leaves no temporary behind and

@@ -38,7 +38,4 @@ class ReportFolder {
   std::set<std::string> written_;  // relative generic paths
 };
 
-// Whether `inner` is `outer` or lies inside it, both resolved (links followed, made absolute).
-bool is_within(const std::filesystem::path& inner, const std::filesystem::path& outer);
-
 }  // namespace docsift::html_report

@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <optional>
 #include <system_error>
 
@@ -18,6 +17,18 @@ std::optional<FileIdentity> identity_of(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+bool is_within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
+  std::error_code ec;
+  const std::filesystem::path a = std::filesystem::weakly_canonical(std::filesystem::absolute(inner, ec), ec),
+                              b = std::filesystem::weakly_canonical(std::filesystem::absolute(outer, ec), ec);
+  auto ai = a.begin();
+  for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
+    if (bi->empty()) continue;  // a trailing separator
+    if (ai == a.end() || *ai != *bi) return false;
+  }
+  return true;
+}
 
 void ReadFiles::add(const std::filesystem::path& path, const std::string& role) {
   if (const auto id = identity_of(path)) read_.push_back({*id, role, path});
@@ -39,9 +50,9 @@ std::string ReadFiles::role_of(const std::filesystem::path& path) const {
   const std::filesystem::path real = std::filesystem::canonical(path, ec);
   if (ec) return "";
   for (const Folder& f : folders_) {
-    const auto [end, rest] = std::mismatch(f.dir.begin(), f.dir.end(), real.begin(), real.end());
-    if (end != f.dir.end() || rest == real.end()) continue;  // not under it
-    if (!f.pages_only || has_image_extension(real)) return "a file in " + f.role + " (" + f.dir.string() + ")";
+    if (is_within(real, f.dir) && (!f.pages_only || has_image_extension(real))) {
+      return "a file in " + f.role + " (" + f.dir.string() + ")";
+    }
   }
   return "";
 }

@@ -16,6 +16,10 @@ struct FileIdentity {
   bool operator==(const FileIdentity&) const = default;
 };
 
+// Whether `inner` is `outer` or lies inside it, both resolved (links followed, made absolute),
+// component by component ("/a/bc" is not in "/a/b").
+bool is_within(const std::filesystem::path& inner, const std::filesystem::path& outer);
+
 class ReadFiles {
  public:
   // `path`, which the command reads as `role` ("PRED", "--config"); nothing when it is not there
