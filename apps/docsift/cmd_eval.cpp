@@ -72,6 +72,7 @@ struct Options {
   std::optional<double> min_accuracy, min_coverage;
   double tolerance = 0.02;
   bool allow_missing_fields = false;
+  bool before_corrections = false;
 };
 
 // Every file eval would write: the reports (and a Markdown report's figures), --junit and
@@ -188,7 +189,21 @@ int run_eval(const Options& o, const io::ReadFiles& reads) {
 
   const auto truth = fs::path(o.truth).extension() == ".jsonl" ? eval::read_truth_jsonl(o.truth, schema.names())
                                                                : eval::read_records_csv(o.truth, "GT");
-  const auto predictions = eval::read_prediction_file(o.predictions);
+  auto predictions = eval::read_prediction_file(o.predictions);
+  // --before-corrections: the values as the run read them, before `docsift review apply`.
+  std::optional<eval::Originals> originals;
+  if (o.before_corrections) {
+    const fs::path journal = fs::path(o.predictions).extension() == ".jsonl"
+                                 ? fs::path(o.predictions)
+                                 : fs::path(o.predictions).parent_path() / batch::out_files::kJournal;
+    if (!fs::exists(journal)) {
+      throw ConfigError("--before-corrections: " + journal.string() + " is not there; it reads the corrections from "
+                        "the journal of PRED's run (results.jsonl beside predictions.csv)");
+    }
+    originals = eval::read_originals(journal, "--before-corrections " + journal.string());
+    originals->restore(predictions.records);
+    if (predictions.confidences) originals->restore(*predictions.confidences);
+  }
   const auto not_predicted = eval::check_prediction_columns(schema, truth, predictions.columns, "PRED " + o.predictions,
                                                             o.allow_missing_fields);
   const auto evaluation = eval::evaluate(schema, truth, predictions.records, o.truth, cfg.eval, not_predicted);
@@ -202,6 +217,7 @@ int run_eval(const Options& o, const io::ReadFiles& reads) {
     confidences = eval::read_confidences_csv(o.confidence, "--confidence");
   } else if (!confidences && fs::path(o.predictions).filename() == batch::out_files::kPredictions && fs::exists(beside)) {
     confidences = eval::read_confidences_csv(beside, "confidence.csv");
+    if (originals) originals->restore(*confidences);
   }
   if (!confidences && o.target_accuracy) {
     throw ConfigError("--target-accuracy fits thresholds to confidences, and PRED " + o.predictions +
@@ -245,16 +261,19 @@ int run_eval(const Options& o, const io::ReadFiles& reads) {
     }
   }
   if (!o.write_thresholds.empty()) {
-    if (confidences_from_csv) {
-      std::cerr << "docsift: warning: thresholds fitted on the confidences of a CSV, which may be rounded; the run "
-                   "compares its journal's, so fit on results.jsonl for thresholds that split values exactly as the run\n";
-    }
+    // A CSV's confidences are confidence.csv's four decimals: each threshold goes half a last digit
+    // lower, so that the run splits its unrounded confidences where eval split the rounded ones.
+    const double lowered_by = confidences_from_csv ? 5e-5 : 0.0;
     io::write_file_atomic(o.write_thresholds,
                           eval::thresholds_yaml(confidence->thresholds,
                                                 "docsift eval --target-accuracy " + eval::fixed(*o.target_accuracy, 4) +
                                                     ": per field, the lowest confidence threshold whose accepted values\n"
                                                     "reached the target on " + o.truth + " (the default: over every field).\n"
-                                                    "Use with docsift run --config (docs/eval.md, \"Confidences\")."));
+                                                    "Use with docsift run --config (docs/eval.md, \"Confidences\")." +
+                                                    (confidences_from_csv ? "\nFitted on a CSV's four-decimal confidences: each threshold is 0.00005 "
+                                                                            "under the one fitted, so the run\nqueues what eval counted."
+                                                                          : ""),
+                                                lowered_by));
   }
   if (!o.junit.empty()) io::write_file_atomic(o.junit, eval::to_junit(evaluation, cases));
   const auto names = [](const std::vector<std::string>& fields) {
@@ -321,6 +340,9 @@ Command add_eval_command(CLI::App& root) {
       ->check(CLI::Range(0.0, 1.0));
   app->add_option("--gate", o->gate, "What --baseline and --min-field compare: accuracy (default) or f1")
       ->check(CLI::IsMember({"accuracy", "f1"}));
+  app->add_flag("--before-corrections", o->before_corrections,
+                "Score the values as the run read them: each value `docsift review apply` corrected is replaced by "
+                "its original (and its page's confidences by those it had), from the journal of PRED's run");
   app->add_flag("--allow-missing-fields", o->allow_missing_fields,
                 "Score predictions that lack some of the truth's fields on the others, leaving those out (without "
                 "it, a missing column is an error)");

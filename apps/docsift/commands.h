@@ -33,6 +33,8 @@ batch::WorkerCommand worker_command();
 Command add_run_command(CLI::App& root);
 Command add_merge_command(CLI::App& root);
 Command add_report_command(CLI::App& root);
+// `docsift review apply`: corrections into a run's journal (batch/corrections.h).
+Command add_review_command(CLI::App& root);
 int print_version();
 
 }  // namespace docsift::cli

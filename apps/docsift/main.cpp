@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
 
   std::vector<Command> commands{add_run_command(app), add_merge_command(app), add_inspect_command(app), add_config_command(app),
                                    add_tokenize_command(app), add_generate_command(app),
-                                   add_eval_command(app), add_report_command(app), add_worker_command(app)};
+                                   add_eval_command(app), add_report_command(app), add_review_command(app),
+                                   add_worker_command(app)};
   // Each command's help ends with the codes it can return, from the one table.
   for (const Command& command : commands) {
     const std::string name = command.app->get_name();

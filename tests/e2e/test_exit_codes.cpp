@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -92,6 +93,21 @@ struct Inputs {
     write_text(root / "damaged_run" / "results.jsonl", "{not json\n" + file_bytes(root / "ok_run" / "results.jsonl"));
     fs::copy(root / "ok_run", root / "unreadable_run");
     fs::permissions(root / "unreadable_run" / "results.jsonl", fs::perms::none);
+    // review apply's: a copy of the run to correct, and CSVs: one with no correction, one that
+    // corrects the first value of its page, one whose value is not the page's.
+    fs::copy(root / "ok_run", root / "review5_run");
+    const nlohmann::json first = nlohmann::json::parse(file_bytes(root / "ok_run" / "results.jsonl").substr(
+        0, file_bytes(root / "ok_run" / "results.jsonl").find('\n')));
+    const std::string field = first["fields"].begin().key(), value = first["fields"].begin()->get<std::string>();
+    const auto cell = [](const std::string& s) {
+      std::string out = "\"";
+      for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+      return out + "\"";
+    };
+    const std::string header = "image_file,field,value,corrected\n", page = first["file"].get<std::string>() + "," + field + ",";
+    write_text(root / "no_corrections.csv", header);
+    write_text(root / "corrections.csv", header + page + cell(value) + ",corrected by hand\n");
+    write_text(root / "mismatch.csv", header + page + cell(value + " not this") + ",corrected by hand\n");
     fs::create_directories(root / "damaged_out");
     write_text(root / "damaged_out" / "results.jsonl", "{\"image_file\": 1}\nnot json\n");
   }
@@ -170,6 +186,21 @@ std::vector<Case> cases() {
        [](const Inputs& in) { return run_docsift("report " + q(in.root / "ok_run") + " --quiet --out " + q(in.root / "report5"), "ulimit -f 16;"); }},
       {"report", 7, "a journal with a line that is not JSON",
        [](const Inputs& in) { return run_docsift("report " + q(in.root / "damaged_run") + " --quiet --out " + q(in.root / "report7")); }},
+      {"review", 0, "a CSV with no correction in it",
+       [](const Inputs& in) { return run_docsift("review apply " + q(in.root / "ok_run") + " --file " + q(in.root / "no_corrections.csv")); }},
+      {"review", 2, "a folder that is not there",
+       [](const Inputs& in) { return run_docsift("review apply " + q(in.root / "absent") + " --file " + q(in.root / "corrections.csv")); }},
+      {"review", 3, "a folder whose lock a process holds",
+       [](const Inputs& in) {
+         return run_docsift("review apply " + q(in.root / "ok_run") + " --file " + q(in.root / "corrections.csv"),
+                            "flock " + q(in.root / "ok_run" / ".docsift.lock"));
+       }},
+      {"review", 5, "a journal record refused by the file-size limit",
+       [](const Inputs& in) {
+         return run_docsift("review apply " + q(in.root / "review5_run") + " --file " + q(in.root / "corrections.csv"), "ulimit -f 1;");
+       }},
+      {"review", 7, "a value that is not the page's",
+       [](const Inputs& in) { return run_docsift("review apply " + q(in.root / "ok_run") + " --file " + q(in.root / "mismatch.csv")); }},
       {"inspect", 0, "the tiny fixture", [model](const Inputs&) { return run_docsift("inspect " + model); }, true},
       {"inspect", 2, "a model folder that is not there", [](const Inputs& in) { return run_docsift("inspect " + q(in.root / "absent")); }, true},
       {"inspect", 3, "a model folder that cannot be read",

@@ -1,8 +1,8 @@
 // libFuzzer target: an OCR calibration file (ocr.calibration, ocr/calibration.h) and a threshold
 // file (a config whose review.fields name fields, as `eval --write-thresholds` writes it), one input
 // split at its first NUL byte, each written to a file and loaded as a run loads it. Every problem
-// must be a docsift::ConfigError; what is accepted must hold only finite weights, known features
-// and kinds with parameters, and thresholds in [0, 1] for fields of the schema.
+// must be a docsift::ConfigError; what is accepted must hold only finite weights and field offsets,
+// known features and kinds with parameters, and thresholds in [0, 1] for fields of the schema.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -51,6 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     for (const auto& [field, kind] : c.field_kinds) {
       if (!c.kinds.count(kind) || std::find(fields.begin(), fields.end(), field) == fields.end()) __builtin_trap();
+    }
+    // A field's own offset: finite, and only on a field the file lists with its kind.
+    for (const auto& [field, offset] : c.field_offsets) {
+      if (!std::isfinite(offset) || !c.field_kinds.count(field)) __builtin_trap();
     }
   } catch (const docsift::ConfigError&) {
   }

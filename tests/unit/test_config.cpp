@@ -269,8 +269,8 @@ TEST_CASE("review thresholds mean what they say: one given alone is every field'
   // The defaults: Tesseract's per-field thresholds over review.threshold.
   Config c = load(std::nullopt, {});
   CHECK(c.review.fields == shipped.fields);
-  CHECK(c.review.threshold_of("TOTAL") == doctest::Approx(0.94));
-  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.905));
+  CHECK(c.review.threshold_of("TOTAL") == doctest::Approx(0.955));
+  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.89));
   // A threshold given alone applies to every field, the fitted three included.
   c = load(std::nullopt, {"review.threshold=0"});
   CHECK(c.review.fields.empty());
@@ -278,7 +278,7 @@ TEST_CASE("review thresholds mean what they say: one given alone is every field'
   // Choosing the second recognizer chooses its thresholds, with no second setting.
   c = load(std::nullopt, {"ocr.recognizer=both"});
   CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
-  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.70));
+  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.885));
   // review.fields given wins over both, from a file or --set, and a threshold then keeps them.
   TempDir dir;
   write_text(dir.path() / "r.yaml", "ocr:\n  recognizer: both\nreview:\n  threshold: 0.5\n  fields: {TOTAL: 0.99}\n");

@@ -751,9 +751,10 @@ TEST_CASE("confidence: values are the scored cases with a value, partial credit 
   CHECK(c.all.at_threshold->under == 1);        // a's date (0.4)
   CHECK(c.all.at_threshold->wrong_under == 1);  // ... which is wrong
   CHECK(c.all.at_threshold->wrong == 3);
-  // The queue, as a run makes it: a's date, b's bank name, z's total, and b's supplier, a value
-  // with no confidence.
-  CHECK(c.review_total == 4);
+  // The queue, as a run makes it: a's date, b's bank name, z's total, b's supplier, a value with
+  // no confidence, and the ABN a receipt requires, N/A on a and b (z has no type: requires nothing).
+  CHECK(c.review_total == 6);
+  CHECK(c.review.at("ABN") == 2);
   CHECK(c.review.at("BANK_NAME") == 1);
   CHECK(c.review.at("SUPPLIER") == 1);
   CHECK(c.review.at("TOTAL") == 1);
@@ -773,9 +774,10 @@ TEST_CASE("confidence: values are the scored cases with a value, partial credit 
   CHECK(c.review.at("BANK_NAME") == 1);  // 0.1 under the default
   CHECK(c.review.at("INVOICE_DATE") == 1);
   CHECK(c.review.at("SUPPLIER") == 1);  // b's, with no confidence
-  CHECK(c.review_total == 5);
+  CHECK(c.review.at("ABN") == 2);  // missing, whatever the thresholds
+  CHECK(c.review_total == 7);
   const auto json = docsift::eval::confidence_json(c);
-  CHECK(json["review"]["total"] == 5);
+  CHECK(json["review"]["total"] == 7);
   CHECK(json["fields"]["TOTAL"]["fit"]["threshold"] == 0.9);
 }
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "docsift/error.h"
@@ -1484,14 +1485,27 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
       CHECK((predictions.rows[i][c] == "N/A") == confidence.rows[i][c].empty());
     }
   }
-  // review.csv: one row per field the journal lists under review, with its value and box.
-  CHECK(review.header == std::vector<std::string>{"image_file", "field", "value", "confidence", "x", "y", "width", "height"});
+  // review.csv: one row per field the journal lists under review, in its order (rising confidence),
+  // with its value, threshold, reason and box, and an empty `corrected` cell.
+  CHECK(review.header == std::vector<std::string>{"image_file", "field", "value", "confidence", "threshold", "reason", "x",
+                                                  "y", "width", "height", "corrected"});
   CHECK(review.rows.size() == to_review);
+  std::string last_file;
+  double last_confidence = -1;
   for (const auto& row : review.rows) {
     const auto& rec = by_file.at(row[0]);
+    CAPTURE(row[0]);
+    CAPTURE(row[1]);
     CHECK(rec["fields"][row[1]] == row[2]);
-    CHECK(std::stod(row[3]) < 1.0);
+    CHECK(rec["review_reasons"][row[1]] == row[5]);
+    CHECK(std::stod(row[4]) == doctest::Approx(rec["review_thresholds"][row[1]].get<double>()).epsilon(1e-4));
+    if (row[5] == "low confidence") CHECK(std::stod(row[3]) < std::stod(row[4]));
+    if (row[0] != last_file) last_confidence = -1;
+    CHECK(std::stod(row[3]) >= last_confidence);  // a page's rows in rising confidence
+    last_file = row[0];
+    last_confidence = std::stod(row[3]);
     CHECK(std::stoi(row[6]) > 0);
+    CHECK(row[10].empty());
   }
   const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["review"]["fields_to_review"] == to_review);
@@ -1504,14 +1518,21 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
   const std::string metrics = file_bytes(out.path() / "metrics.prom");
   CHECK(metrics.find("docsift_review_fields{state=\"to_review\"} " + std::to_string(to_review) + "\n") != std::string::npos);
 
-  // A threshold of 0 accepts every value; --resume rebuilds the three files from the journal alike.
+  // A threshold of 0 accepts every value the page's own checks do not doubt (counts of items that
+  // disagree: samples/ 004, 005, 007 and 020); --resume rebuilds the three files from the journal alike.
   TempDir all;
   const auto zero = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
                                 shell_quote(all.path().string()) + " --quiet --set review.threshold=0 --set review.fields=null");
   REQUIRE_MESSAGE(zero.exit_code == 0, zero.err);
   CHECK(table("review.csv").rows.size() == to_review);  // the first folder's, unchanged
-  CHECK(docsift::io::parse_csv(file_bytes(all.path() / "review.csv"), "review.csv").rows.empty());
-  CHECK(docsift::testing::read_summary(all.path() / "summary.json")["review"]["pages_accepted"] == 20);
+  const auto doubted = docsift::io::parse_csv(file_bytes(all.path() / "review.csv"), "review.csv");
+  std::set<std::string> doubted_pages;
+  for (const auto& row : doubted.rows) {
+    CHECK(row[5] != "low confidence");
+    doubted_pages.insert(row[0]);
+  }
+  CHECK(doubted_pages.size() == 4);
+  CHECK(docsift::testing::read_summary(all.path() / "summary.json")["review"]["pages_accepted"] == 16);
   fs::remove(out.path() / "review.csv");
   fs::remove(out.path() / "confidence.csv");
   const auto again = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +

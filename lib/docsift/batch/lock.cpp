@@ -20,14 +20,14 @@
 
 namespace docsift::batch {
 
-// The file's docsift record as a pid and what: nullopt unless it is exactly "PID run" or
-// "PID merge" with PID a process id (1 to INT_MAX: pid_t). A number too large for any integer
+// The file's docsift record as a pid and what: nullopt unless it is exactly "PID run", "PID merge"
+// or "PID review" (review apply) with PID a process id (1 to INT_MAX: pid_t). A number too large for any integer
 // ("99999999999999999999999 run") is not one, and must not be an exception from deep inside.
 std::optional<std::pair<pid_t, std::string>> parse_lock_record(const std::string& text) {
   const std::size_t space = text.find(' ');
   if (space == std::string::npos) return std::nullopt;
   const std::string what = text.substr(space + 1);
-  if (what != "run" && what != "merge") return std::nullopt;
+  if (what != "run" && what != "merge" && what != "review") return std::nullopt;
   long long pid = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + space, pid);
   if (error != std::errc() || end != text.data() + space || pid < 1 || pid > std::numeric_limits<pid_t>::max()) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "docsift/extract/field.h"
+#include "docsift/extract/review_queue.h"
 #include "docsift/io/csv.h"
 #include "docsift/text/utf8.h"
 
@@ -80,7 +81,9 @@ std::string confidence_row(const Record& record, const std::vector<std::string>&
   return line + "\n";
 }
 
-std::string review_header() { return "image_file,field,value,confidence,x,y,width,height\n"; }
+std::string review_header() {
+  return "image_file,field,value,confidence,threshold,reason,x,y,width,height,corrected\n";
+}
 
 std::string review_rows(const Record& record) {
   if (!record.ok() || !record.review) return "";
@@ -88,36 +91,48 @@ std::string review_rows(const Record& record) {
   for (const auto& field : *record.review) {
     std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' + io::csv_field(field);
     const auto value = record.fields ? record.fields->find(field) : std::map<std::string, std::string>::const_iterator{};
-    line += ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A") + ',';
-    if (record.confidence) {
-      if (const auto sure = record.confidence->find(field); sure != record.confidence->end()) {
+    line += ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
+    const auto number = [&line](const std::optional<std::map<std::string, double>>& of, const std::string& name) {
+      line += ',';
+      if (!of) return;
+      if (const auto it = of->find(name); it != of->end()) {
         char cell[32];
-        std::snprintf(cell, sizeof cell, "%.4f", sure->second);
+        std::snprintf(cell, sizeof cell, "%.4f", it->second);
         line += cell;
       }
-    }
+    };
+    number(record.confidence, field);
+    number(record.review_thresholds, field);
+    const auto why = record.review_reasons ? record.review_reasons->find(field)
+                                           : std::map<std::string, std::string>::const_iterator{};
+    // Older journals say no reason: theirs was always the confidence.
+    line += ',' + io::csv_field(record.review_reasons && why != record.review_reasons->end()
+                                    ? why->second
+                                    : std::string(to_string(extract::ReviewReason::kLowConfidence)));
     const auto box = record.boxes ? record.boxes->find(field) : std::map<std::string, std::array<int, 4>>::const_iterator{};
     if (record.boxes && box != record.boxes->end()) {
       for (const int v : box->second) line += ',' + std::to_string(v);
     } else {
-      line += ",,,,";  // a model's value has no box on the page
+      line += ",,,,";  // a model's value (or a missing one) has no box on the page
     }
-    out += line + "\n";
+    out += line + ",\n";  // corrected: the person's to fill in
   }
   return out;
 }
 
-void mark_review(Record& record, const config::ReviewConfig& review) {
+void mark_review(Record& record, const config::ReviewConfig& review, const extract::FieldSchema& schema) {
   if (!record.ok() || !record.confidence || !record.fields) return;
-  std::vector<std::string> doubtful;
-  for (const auto& [field, value] : *record.fields) {
-    // What eval counts as no value ("N/A", "", "none"...), so that the queue eval predicts from the
-    // same journal is this one (eval/confidence.cpp).
-    if (extract::is_missing(value)) continue;
-    const auto sure = record.confidence->find(field);
-    if (sure == record.confidence->end() || sure->second < review.threshold_of(field)) doubtful.push_back(field);
+  // The rule eval predicts the queue by from the same values (eval/confidence.cpp), so the two agree.
+  const auto queue = extract::review_queue(schema, *record.fields, *record.confidence,
+                                           [&review](const std::string& field) { return review.threshold_of(field); });
+  record.review.emplace();
+  record.review_reasons.emplace();
+  record.review_thresholds.emplace();
+  for (const extract::QueuedValue& q : queue) {
+    record.review->push_back(q.field);
+    (*record.review_reasons)[q.field] = std::string(to_string(q.reason));
+    if (q.threshold) (*record.review_thresholds)[q.field] = *q.threshold;
   }
-  record.review = std::move(doubtful);
 }
 
 void Totals::add(const Record& record) {
@@ -136,14 +151,25 @@ void Totals::add(const Record& record) {
     ++tiers[record.tier];
     if (record.confidence && record.review) {
       ++pages_with_confidence;
+      // Queued values with a value, and missing ones a document type requires (a queued field
+      // without a value): accepted = with a value, not queued.
       const auto to_review = static_cast<std::int64_t>(record.review->size());
-      std::int64_t with_value = 0;
+      std::int64_t with_value = 0, missing_queued = 0;
+      const auto has_value = [&record](const std::string& field) {
+        const auto it = record.fields ? record.fields->find(field) : std::map<std::string, std::string>::const_iterator{};
+        return record.fields && it != record.fields->end() && !extract::is_missing(it->second);
+      };
       for (const auto& [field, value] : record.fields ? *record.fields : std::map<std::string, std::string>{}) {
-        with_value += value != "N/A" ? 1 : 0;
+        with_value += has_value(field) ? 1 : 0;
       }
+      for (const auto& field : *record.review) missing_queued += has_value(field) ? 0 : 1;
       fields_to_review += to_review;
-      fields_accepted += std::max<std::int64_t>(0, with_value - to_review);
+      fields_accepted += std::max<std::int64_t>(0, with_value - (to_review - missing_queued));
       pages_accepted += to_review == 0 ? 1 : 0;
+    }
+    if (record.corrections && !record.corrections->empty()) {
+      ++corrected_pages;
+      corrected_fields += static_cast<std::int64_t>(record.corrections->size());
     }
     if (record.tokens) generated += record.tokens->generated;
     model_seconds += timing("vision") + timing("prefill") + timing("decode");
@@ -172,6 +198,7 @@ void Totals::describe(Summary& summary) const {
   if (pages_with_confidence > 0) {
     summary.review = Summary::Review{pages_with_confidence, pages_accepted, fields_accepted, fields_to_review};
   }
+  if (corrected_pages > 0) summary.corrections = Summary::Corrections{corrected_pages, corrected_fields};
 }
 
 }  // namespace docsift::batch

@@ -14,6 +14,7 @@
 
 #include "docsift/batch/record.h"
 #include "docsift/config/config.h"
+#include "docsift/extract/schema.h"
 
 namespace docsift::batch {
 
@@ -42,14 +43,17 @@ std::string csv_row(const Record& record, const std::vector<std::string>& fields
 // confidence.csv: predictions.csv's rows and columns, each cell the field's confidence (0 to 1,
 // four decimals), empty where the field is N/A or the engine gave none (docs/confidence.md).
 std::string confidence_row(const Record& record, const std::vector<std::string>& fields);
-// review.csv: one row per field a successful record lists under review, in its order.
+// review.csv: one row per field a successful record lists under review, in its order (rising
+// confidence: extract/review_queue.h), with why and the threshold, and an empty `corrected` cell
+// for the person (docs/confidence.md, "Corrections").
 std::string review_header();
 std::string review_rows(const Record& record);
 
-// Lists under `record.review` each field with a value whose confidence is below its threshold
-// (review.threshold, or review.fields' own); an ok record with confidences only. A field with a
-// value and no confidence (an engine that gave none for it) is to be reviewed too.
-void mark_review(Record& record, const config::ReviewConfig& review);
+// Lists under `record.review` the page's queue (extract::review_queue: a required value missing,
+// sums or list counts that disagree, a confidence under review.threshold or the field's own, a
+// value without one), with `review_reasons` and `review_thresholds`; an ok record with
+// confidences only.
+void mark_review(Record& record, const config::ReviewConfig& review, const extract::FieldSchema& schema);
 
 // What summary.json reports over whole journals, accumulated record by record, so nothing per
 // image stays in memory.
@@ -65,6 +69,9 @@ struct Totals {
   // pages with nothing to review, fields accepted, fields to review.
   int pages_accepted = 0, pages_with_confidence = 0;
   std::int64_t fields_accepted = 0, fields_to_review = 0;
+  // Values a person corrected (`docsift review apply`), over the latest ok records.
+  int corrected_pages = 0;
+  std::int64_t corrected_fields = 0;
 
   void add(const Record& record);
   // Fills the summary's totals: ok, failed, tiers, throughput (seconds per image, model and

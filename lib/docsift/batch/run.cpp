@@ -101,7 +101,7 @@ void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
     std::optional<PageOutcome> outcome = read_page(page, request, name, r, summary);
     if (!outcome) break;
     Record& record = outcome->record;
-    mark_review(record, r.cfg.review);  // the fields below review.threshold (docs/confidence.md)
+    mark_review(record, r.cfg.review, r.outputs.schema);  // the review queue (docs/confidence.md)
     record.file = name.file;
     record.config_hash = r.outputs.hash;
     record.file_bytes = name.file_bytes;
@@ -144,6 +144,7 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   RunOutputs outputs = open_outputs(folder, cfg, o);
 
   const Plan plan = plan_pages(images, outputs.latest, o, page_options(cfg), summary);
+  for (const std::string& line : plan.kept_corrected) log.warning("corrected", display_name(line));
   const std::vector<std::pair<RecordName, std::string>> gone = gone_pages(outputs.failed_names, plan, o, summary);
   folder.remove_summary();  // from here on this run owns the folder's summary
   Progress progress(log, o.progress_bar, static_cast<int>(plan.todo.size()));

@@ -73,7 +73,7 @@ RunOutputs open_outputs(const OutputFolder& folder, const config::Config& cfg, c
   std::set<std::string> hashes;
   JournalSink journal = folder.journal(o.resume, [&](const nlohmann::json& json, std::uint64_t offset) {
     const Record record = Record::from_journal(json);
-    latest[record.key()] = Latest{offset, record.status, record.source};
+    latest[record.key()] = Latest{offset, record.status, record.source, record.corrections.has_value()};
     if (record.failed()) {
       failed_names[record.key()] = RecordName{record.file, record.file_bytes};
     } else {
@@ -82,7 +82,7 @@ RunOutputs open_outputs(const OutputFolder& folder, const config::Config& cfg, c
     hashes.insert(record.config_hash);
   });
   RunOutputs outputs{std::move(journal), folder.tables(cfg.output.formats, schema.names()), std::move(latest),
-                     std::move(failed_names), std::move(hashes), config::hash(cfg)};
+                     std::move(failed_names), std::move(hashes), config::hash(cfg), schema};
   outputs.rebuild_tables();
   outputs.earlier_hashes.erase(outputs.hash);
   if (!outputs.earlier_hashes.empty() && !o.allow_config_change) {
@@ -132,7 +132,13 @@ Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std:
           if (!now_hash) now_hash = io::content_hash(image.path, pinned_real(image, o.follow_links));
           if (*now_hash == before.hash) change.clear();
         }
-        if (!change.empty()) redo = Redo{false, change};
+        if (!change.empty() && earlier->second.corrected) {
+          // A person's corrections are never undone by a reading of another file under its name.
+          plan.kept_corrected.push_back(page.name + ": its file changed (" + change +
+                                        "), but a person corrected its values (review apply); kept, not read again");
+        } else if (!change.empty()) {
+          redo = Redo{false, change};
+        }
       }
       if (!is_new && !redo) {
         ++summary.skipped;

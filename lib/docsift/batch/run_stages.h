@@ -34,6 +34,9 @@ struct Latest {
   std::uint64_t offset = 0;  // of the latest record's line
   Record::Status status = Record::Status::Failed;
   std::optional<io::SourceStamp> source;
+  // Its values were corrected by a person (`docsift review apply`): never read again, even when
+  // its file changed (plan_pages), so that no run undoes a correction.
+  bool corrected = false;
   bool ok() const { return status == Record::Status::Ok; }
   // Counted in the summary's ok or failed: a gone page's marker is history.
   bool counts() const { return status != Record::Status::Gone; }
@@ -59,6 +62,9 @@ struct Plan {
   std::vector<Page> todo;
   std::map<std::string, Redo> redo_reason;         // page key → why
   std::set<std::string> found_pages, found_files;  // keys of the pages found; files' relative paths
+  // Pages whose file changed but whose latest record holds a person's corrections: kept, not read
+  // again (docs/confidence.md, "Corrections"); each a line for the log.
+  std::vector<std::string> kept_corrected;
 };
 
 // The run's output files, open, and what its journal said of the pages when it was opened: read
@@ -70,6 +76,7 @@ struct RunOutputs {
   std::map<std::string, RecordName> failed_names;  // the pages whose latest record failed, when opened
   std::set<std::string> earlier_hashes;            // configs of the journal's records other than this run's
   std::string hash;                                // this run's config (config::hash)
+  extract::FieldSchema schema;                     // the fields: what the review queue requires
   // Writes the tables whole from the journal's latest records (sink.h, Tables::rebuild).
   void rebuild_tables();
 };

@@ -141,13 +141,16 @@ struct GateConfig {
 // the lowest at which TOTAL and INVOICE_DATE accepted were 98 % right, SUPPLIER 95 %
 // (docs/confidence.md); refit them with the calibration.
 struct ReviewConfig {
-  double threshold = 0.94;  // every field's, unless `fields` names its own
-  std::map<std::string, double> fields{{"TOTAL", 0.94}, {"INVOICE_DATE", 0.905}, {"SUPPLIER", 0.905}};
+  // Every field's, unless `fields` names its own: the lowest at which the accepted values of the
+  // fields other than the three on the fitted generated pages were 98 % right, out of fold; the
+  // three's, the lowest reaching their targets on the development receipts (bench/confidence/refit.py).
+  double threshold = 0.88;
+  std::map<std::string, double> fields{{"TOTAL", 0.955}, {"INVOICE_DATE", 0.89}, {"SUPPLIER", 0.91}};
   // The same targets fitted on the confidences of ocr.recognizer: both (bench/confidence/refit.py,
   // "Thresholds with ocr.recognizer both"): load() takes them when the recognizer is chosen and
   // review.fields is not given, so choosing an engine chooses its thresholds.
   static std::map<std::string, double> second_recognizer_fields() {
-    return {{"TOTAL", 0.965}, {"INVOICE_DATE", 0.70}, {"SUPPLIER", 0.935}};
+    return {{"TOTAL", 0.975}, {"INVOICE_DATE", 0.885}, {"SUPPLIER", 0.785}};
   }
   // The threshold `field` is judged by.
   double threshold_of(const std::string& field) const {

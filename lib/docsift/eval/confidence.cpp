@@ -13,6 +13,7 @@
 
 #include "docsift/eval/evaluate.h"
 #include "docsift/extract/field.h"
+#include "docsift/extract/review_queue.h"
 #include "docsift/extract/schema.h"
 
 namespace docsift::eval {
@@ -156,21 +157,18 @@ void check_groups(ConfidenceEvaluation& c, const JudgedValues& judged) {
   check_group(c.all, judged.all, c.thresholds);
 }
 
-// The queue a run makes (lib/docsift/batch/outputs.cpp, mark_review): on every page predicted
-// that has confidences, scored or not, each value under its field's threshold, or with no
-// confidence at all.
-void count_review(ConfidenceEvaluation& c, const Records& predictions, const Confidences& confidences) {
+// The queue a run makes (lib/docsift/batch/outputs.cpp, mark_review, by the same rule): on every
+// page predicted that has confidences, scored or not.
+void count_review(ConfidenceEvaluation& c, const extract::FieldSchema& schema, const Records& predictions,
+                  const Confidences& confidences) {
   for (const auto& [image, fields] : confidences) {
     const auto values = predictions.find(image);
     if (values == predictions.end()) continue;
-    for (const auto& [field, value] : values->second) {
-      if (extract::is_missing(value)) continue;
-      const auto threshold = c.thresholds.of(field);
-      const auto confidence = found_in(fields, field);
-      if (threshold && (!confidence || *confidence < *threshold)) {
-        ++c.review[field];
-        ++c.review_total;
-      }
+    const auto queue = extract::review_queue(schema, values->second, fields,
+                                             [&c](const std::string& field) { return c.thresholds.of(field); });
+    for (const extract::QueuedValue& q : queue) {
+      ++c.review[q.field];
+      ++c.review_total;
     }
   }
 }
@@ -193,7 +191,7 @@ ConfidenceEvaluation evaluate_confidence(const extract::FieldSchema& schema, con
   }
   if (!c.thresholds.empty()) {
     check_groups(c, judged);
-    count_review(c, predictions, confidences);
+    count_review(c, schema, predictions, confidences);
   }
   return c;
 }

@@ -97,7 +97,11 @@ struct Thresholds {
 // "0.8" (the default) or "FIELD=0.8"; ConfigError unless the number is in [0, 1].
 void parse_threshold(const std::string& text, Thresholds& into);
 // The config fragment `run --config` reads: review.threshold (the default) and review.fields.
-std::string thresholds_yaml(const Thresholds& thresholds, const std::string& comment);
+// `lowered_by`: each threshold (above 0) written that much lower. Thresholds fitted on a CSV's
+// confidences, which confidence.csv rounds to four decimals, are lowered by half the last one
+// (5e-5), so that the run, comparing its journal's unrounded confidences, accepts every value the
+// CSV showed at or above a threshold and queues every one under it: the queue eval counted.
+std::string thresholds_yaml(const Thresholds& thresholds, const std::string& comment, double lowered_by = 0);
 
 struct ConfidenceOptions {
   double correct_at = 1.0;               // text and list fields: correct at this score or above

@@ -77,7 +77,8 @@ void parse_threshold(const std::string& text, Thresholds& into) {
   }
 }
 
-std::string thresholds_yaml(const Thresholds& t, const std::string& comment) {
+std::string thresholds_yaml(const Thresholds& t, const std::string& comment, double lowered_by) {
+  const auto exact = [lowered_by](double v) { return v > 0 ? eval::exact(std::max(0.0, v - lowered_by)) : eval::exact(v); };
   std::ostringstream out;
   std::istringstream lines(comment);
   for (std::string line; std::getline(lines, line);) out << "# " << line << '\n';

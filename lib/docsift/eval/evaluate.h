@@ -49,6 +49,19 @@ struct PredictionFile {
 PredictionFile read_prediction_file(const std::filesystem::path& path, const std::string& role = "PRED");
 Records read_predictions(const std::filesystem::path& path);  // read_prediction_file(path).records
 
+// What a run read before a person corrected it (`docsift review apply`, docs/confidence.md,
+// "Corrections"), from its journal: per page, each corrected field's original value, and the
+// confidences of the page's last record before its first correction.
+struct Originals {
+  Records values;
+  Confidences confidences;
+  int count() const;  // corrected values
+  // Each corrected value, and its page's confidences, as they were before the corrections.
+  void restore(Records& records) const;
+  void restore(Confidences& confidences) const;
+};
+Originals read_originals(const std::filesystem::path& journal, const std::string& role);
+
 // Ground truth as JSONL, as the reference's current version accepts it: one object per document,
 // its name under "image_file" and only the fields it has; the others of `field_names` are N/A for
 // it. Throws ConfigError for a run journal given as the truth (its lines carry "status" and

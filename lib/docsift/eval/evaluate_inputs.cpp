@@ -175,6 +175,47 @@ PredictionFile read_prediction_file(const fs::path& path, const std::string& rol
 
 Records read_predictions(const fs::path& path) { return read_prediction_file(path).records; }
 
+Originals read_originals(const fs::path& journal, const std::string& role) {
+  Originals o;
+  for_each_json_line(journal, role, /*torn_tail_ok=*/true, [&](const nlohmann::json& json, const std::string& where) {
+    const journal::Record r = journal::Record::from_json(json, where);
+    const std::string image(io::document_key(fs::path(r.file).filename().string()));
+    if (!r.ok() || !r.corrections) {
+      o.values.erase(image);  // a page read again is its new reading's
+      if (r.ok() && r.confidence) o.confidences[image] = *r.confidence;
+      if (!r.ok() || !r.confidence) o.confidences.erase(image);
+      return;
+    }
+    auto& values = o.values[image];
+    values.clear();
+    for (const auto& [field, c] : *r.corrections) values[field] = c.original;
+  });
+  for (auto it = o.confidences.begin(); it != o.confidences.end();) {
+    it = o.values.count(it->first) ? std::next(it) : o.confidences.erase(it);
+  }
+  return o;
+}
+
+int Originals::count() const {
+  int n = 0;
+  for (const auto& [image, fields] : values) n += static_cast<int>(fields.size());
+  return n;
+}
+
+void Originals::restore(Records& records) const {
+  for (const auto& [image, fields] : values) {
+    const auto page = records.find(image);
+    if (page == records.end()) continue;
+    for (const auto& [field, original] : fields) page->second[field] = original;
+  }
+}
+
+void Originals::restore(Confidences& to) const {
+  for (const auto& [image, fields] : confidences) {
+    if (to.count(image)) to[image] = fields;
+  }
+}
+
 Records read_truth_jsonl(const fs::path& path, const std::vector<std::string>& field_names, const std::string& role) {
   Records records;
   for_each_json_line(path, role, /*torn_tail_ok=*/false, [&](const nlohmann::json& doc, const std::string& where) {

@@ -170,47 +170,10 @@ double score_reference(FieldType type, std::string_view predicted, std::string_v
 
 // ---- docsift ----
 
-// An amount with its sign, as invoices and bank statements write one: negative in parentheses
-// ("($1,373.03)") or with a minus before or after it ("-$1,373.03", "$-1,373.03", "1,373.03-").
-// Currency signs, letters (AUD), spaces and thousands commas are ignored; nullopt when what is
-// left is not one number (a minus between digits, two points).
-std::optional<double> amount(std::string_view s) {
-  std::string_view t = s;
-  const auto trim_view = [&t] {
-    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
-    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
-  };
-  trim_view();
-  bool negative = false;
-  if (t.size() >= 2 && t.front() == '(' && t.back() == ')') {
-    negative = true;
-    t = t.substr(1, t.size() - 2);
-    trim_view();
-  }
-  if (!t.empty() && t.back() == '-') {
-    negative = true;
-    t.remove_suffix(1);
-  }
-  std::string number;
-  for (const char c : t) {
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      number.push_back(c);
-    } else if (c == '-') {
-      if (!number.empty()) return std::nullopt;
-      negative = true;
-    }
-  }
-  if (number.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double value = std::strtod(number.c_str(), &end);
-  if (end != number.c_str() + number.size() || !std::isfinite(value)) return std::nullopt;
-  return negative ? -value : value;
-}
-
 // The docsift rules' money: the same amount to the cent, or within `tolerance` of the truth
 // (relative; eval.money_tolerance). Values that are not amounts score by the normalised match.
 bool amounts_agree(std::string_view predicted, std::string_view truth, double tolerance) {
-  const auto p = amount(predicted), t = amount(truth);
+  const auto p = extract::parse_amount(predicted), t = extract::parse_amount(truth);
   if (!p || !t) return normalized(trim(predicted)) == normalized(trim(truth));
   // Whole cents, rounded, so that 0.1 + 0.2 and 0.30 are one amount; an amount too large for
   // cents to be counted exactly compares as it is.

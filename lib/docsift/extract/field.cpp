@@ -1,6 +1,9 @@
 #include "docsift/extract/field.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "docsift/error.h"
 
@@ -37,6 +40,43 @@ bool is_missing(std::string_view value) {
     return true;
   };
   return same("N/A") || same("NOT_FOUND");
+}
+
+// An amount with its sign, as invoices and bank statements write one: negative in parentheses
+// ("($1,373.03)") or with a minus before or after it ("-$1,373.03", "$-1,373.03", "1,373.03-").
+// Currency signs, letters (AUD), spaces and thousands commas are ignored; nullopt when what is
+// left is not one number (a minus between digits, two points).
+std::optional<double> parse_amount(std::string_view s) {
+  std::string_view t = s;
+  const auto trim_view = [&t] {
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  };
+  trim_view();
+  bool negative = false;
+  if (t.size() >= 2 && t.front() == '(' && t.back() == ')') {
+    negative = true;
+    t = t.substr(1, t.size() - 2);
+    trim_view();
+  }
+  if (!t.empty() && t.back() == '-') {
+    negative = true;
+    t.remove_suffix(1);
+  }
+  std::string number;
+  for (const char c : t) {
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      number.push_back(c);
+    } else if (c == '-') {
+      if (!number.empty()) return std::nullopt;
+      negative = true;
+    }
+  }
+  if (number.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(value)) return std::nullopt;
+  return negative ? -value : value;
 }
 
 }  // namespace docsift::extract

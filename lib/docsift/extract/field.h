@@ -2,6 +2,7 @@
 // (docs/eval.md, "The fields").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,5 +35,11 @@ ItemType parse_item_type(std::string_view name);
 bool is_missing(std::string_view value);
 
 inline constexpr std::string_view kMissing = "N/A";
+
+// An amount with its sign, as invoices and bank statements write one: negative in parentheses
+// ("($1,373.03)") or with a minus before or after it ("-$1,373.03", "1,373.03-"). Currency signs,
+// letters (AUD), spaces and thousands commas are ignored; nullopt when what is left is not one
+// number. Scoring (eval/scoring.cpp) and the review queue's sums (review_queue.h) read amounts so.
+std::optional<double> parse_amount(std::string_view s);
 
 }  // namespace docsift::extract

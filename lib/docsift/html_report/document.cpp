@@ -71,6 +71,9 @@ std::vector<FieldView> field_views(const batch::Record& record, const Context& c
         v.confidence = it->second;
     }
     v.review = review.count(field.name) != 0;
+    if (record.corrections) {
+      if (const auto c = record.corrections->find(field.name); c != record.corrections->end()) v.original = c->second.original;
+    }
     v.baseline_known = baseline_known;
     v.baseline = value_of(baseline, field.name);
     if (record.boxes) {
@@ -90,6 +93,15 @@ Entry entry_of(const batch::Record& record, const std::vector<FieldView>& fields
   e.status = record.ok() ? "ok" : "failed";
   e.error = record.error;
   e.tier = record.tier;
+  for (const std::string& field : record.ok() && record.review ? *record.review : std::vector<std::string>{}) {
+    QueuedValue q{field, "N/A", "low confidence", std::nullopt, std::nullopt};
+    if (record.fields && record.fields->count(field)) q.value = record.fields->at(field);
+    if (record.confidence && record.confidence->count(field)) q.confidence = record.confidence->at(field);
+    if (!q.confidence) q.reason = "no confidence";
+    if (record.review_reasons && record.review_reasons->count(field)) q.reason = record.review_reasons->at(field);
+    if (record.review_thresholds && record.review_thresholds->count(field)) q.threshold = record.review_thresholds->at(field);
+    e.queue.push_back(std::move(q));
+  }
   if (const auto it = record.timings_s.find("total"); it != record.timings_s.end())
     e.seconds = it->second;
   double score_sum = 0;

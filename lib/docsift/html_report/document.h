@@ -42,6 +42,7 @@ struct FieldView {
   bool baseline_known = false;            // the baseline has a record of this document
   std::optional<std::string> baseline;    // its value (nullopt: none)
   std::optional<std::array<int, 4>> box;  // x, y, width, height in the page's pixels
+  std::optional<std::string> original;    // corrected by a person (review apply): the value read
   bool wrong() const { return score && *score < 1.0; }
   bool changed() const { return baseline_known && baseline != value; }
 };
@@ -50,6 +51,12 @@ struct FieldView {
 // where the truth has it, else the one read), and any other that was read, is in the truth, or was
 // scored.
 std::vector<FieldView> field_views(const batch::Record& record, const Context& context);
+
+// One value of a document's review queue (the record's "review", with its reason and threshold).
+struct QueuedValue {
+  std::string field, value, reason;
+  std::optional<double> confidence, threshold;
+};
 
 // What the index lists of a document, and the little a page needs of its neighbours.
 struct Entry {
@@ -65,6 +72,7 @@ struct Entry {
   std::optional<double> accuracy;    // with --truth, a document in it
   std::optional<int> changed;        // with --baseline: fields whose value differs
   std::vector<std::string> flagged;  // fields under review or wrong, for the index's filter
+  std::vector<QueuedValue> queue;    // its review queue, for the queue page (pages.h: queue_page)
   bool failed() const { return status == "failed"; }
 };
 Entry entry_of(const batch::Record& record, const std::vector<FieldView>& fields,

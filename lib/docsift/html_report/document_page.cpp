@@ -49,9 +49,11 @@ std::string figure(const batch::Record& record, const std::vector<FieldView>& fi
   }
   const int size = std::max(12, std::max(w, h) / 70);
   for (const auto& [b, label] : labels) {
-    svg += "<text x=\"" + std::to_string(b[0]) + "\" y=\"" +
-           std::to_string(std::max(size, b[1] - 4)) + "\" font-size=\"" + std::to_string(size) +
-           "\">" + escape(label) + "</text>\n";
+    // Outside the box it names, never over its value: above it, or below it when the box is at
+    // the page's top edge; the halo (paint-order stroke) keeps it legible over other words.
+    const int y = b[1] - 4 >= size ? b[1] - 4 : b[1] + b[3] + size;
+    svg += "<text class=\"label\" x=\"" + std::to_string(b[0]) + "\" y=\"" + std::to_string(y) +
+           "\" font-size=\"" + std::to_string(size) + "\">" + escape(label) + "</text>\n";
   }
   const std::size_t boxes = std::count_if(fields.begin(), fields.end(),
                                           [](const FieldView& f) { return f.box.has_value(); });
@@ -66,6 +68,9 @@ std::string figure(const batch::Record& record, const std::vector<FieldView>& fi
                     "</svg>\n<figcaption>";
   out += std::to_string(boxes) + (boxes == 1 ? " box" : " boxes") + " of the values read";
   if (p.full_image) out += " · <a href=\"../img/" + stem + ".full.jpg\">the page at full size</a>";
+  // The colours' legend: what a box's colour says of its value.
+  out += "<br><span class=\"legend\"><i class=\"swatch\"></i>accepted <i class=\"swatch review\"></i>to review "
+         "<i class=\"swatch wrong\"></i>wrong (with --truth); each label sits outside the box it names</span>";
   return out + "</figcaption></figure>\n";
 }
 
@@ -86,6 +91,10 @@ std::string fields_table(const std::vector<FieldView>& fields, const DocumentPag
     if (f.review)
       out += " <span class=\"review\" title=\"under the review threshold\">review</span>";
     out += "</th>" + value_cell(f.value);
+    if (f.original) {  // a person's value (review apply): marked, the value read struck through
+      out.insert(out.size() - 5, " <span class=\"corrected\" title=\"corrected by a person (docsift review "
+                                 "apply)\">corrected</span> <del title=\"as read\">" + escape(*f.original) + "</del>");
+    }
     out += "<td class=\"n" + std::string(f.review ? " review" : "") + "\">" +
            fixed_or_empty(f.confidence) + "</td>";
     if (p.truth) {

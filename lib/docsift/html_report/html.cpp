@@ -44,6 +44,11 @@ figure .box.wrong{fill:rgba(179,38,30,.10);stroke:var(--bad)}
 figure .box.hot{fill:rgba(255,200,0,.35)}
 figure text{fill:#0b57d0;font-weight:700;paint-order:stroke;stroke:#fff;stroke-width:4px}
 figcaption{padding:6px 8px;border-top:1px solid var(--line)}
+.swatch{display:inline-block;width:12px;height:12px;border:2px solid #0b57d0;background:rgba(11,87,208,.08);margin:0 3px 0 8px;vertical-align:middle}
+.swatch.review{border-color:#c58a00;background:rgba(138,90,0,.10)}
+.swatch.wrong{border-color:var(--bad);background:rgba(179,38,30,.10)}
+.corrected{color:var(--good);font-weight:600}
+del{color:var(--muted)}
 tr.hot td,tr:target td{background:var(--hot)}
 td.value{white-space:pre-wrap;word-break:break-word;max-width:28em}
 .bar{display:inline-block;height:8px;background:#0b57d0;vertical-align:middle;margin-right:4px}

@@ -253,7 +253,8 @@ std::string index_page(const Index& x) {
   if (!x.baseline_label.empty())
     body += " · baseline <span class=\"name\">" + escape(x.baseline_label) + "</span>";
   const bool has_curves = x.confidence != nullptr && !x.confidence->all.values.empty();
-  body += "</p><nav><a href=\"#run\">Run</a><a href=\"#types-heading\">Document types</a>";
+  body += "</p><nav><a href=\"#run\">Run</a><a href=\"" + std::string(kQueue) + "\">Review queue</a>"
+          "<a href=\"#types-heading\">Document types</a>";
   if (x.evaluation != nullptr) body += "<a href=\"#scores-heading\">Scores</a>";
   body += "<a href=\"#documents\">Documents</a>";
   if (has_curves) body += "<a href=\"#risk-coverage\">Risk–coverage</a>";

@@ -51,6 +51,12 @@ struct Index {
 };
 std::string index_page(const Index& index);
 
+// The review queue over every document: each queued value once, in rising confidence (values with
+// none first), with its page, field, value, confidence, threshold and reason, each linking to its
+// row on the document's page (queue.html, beside index.html).
+inline constexpr std::string_view kQueue = "queue.html";
+std::string queue_page(const std::vector<const Entry*>& documents, const std::string& run, const std::string& nonce);
+
 // One risk–coverage curve as inline SVG: accuracy of the values accepted against the share
 // accepted, from the most confident value down, with the review threshold in force marked.
 std::string risk_coverage_svg(const eval::ConfidenceGroup& group, std::optional<double> threshold);

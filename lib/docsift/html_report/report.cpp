@@ -300,6 +300,7 @@ ReportResult write_report(const ReportOptions& o) {
   x.images_missing = result.images_missing;
   x.nonce = nonce;
   folder.write(std::string(kIndex), index_page(x));
+  folder.write(std::string(kQueue), queue_page(x.documents, x.run, nonce));
   folder.remove_stale();
 
   result.documents = static_cast<int>(entries.size());

@@ -10,6 +10,7 @@ namespace docsift::io {
 CsvTable parse_csv(std::string_view text, const std::string& label) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::vector<std::vector<std::string>> records;
+  std::vector<std::size_t> starts;  // the line each record starts on
   std::vector<std::string> record;
   std::string field;
   bool quoted = false, after_quote = false, field_started = false;
@@ -23,7 +24,10 @@ CsvTable parse_csv(std::string_view text, const std::string& label) {
   const auto end_record = [&] {
     end_field();
     const bool blank = record.size() == 1 && record[0].empty();
-    if (!blank) records.push_back(std::move(record));
+    if (!blank) {
+      records.push_back(std::move(record));
+      starts.push_back(record_line);
+    }
     record.clear();
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -71,6 +75,7 @@ CsvTable parse_csv(std::string_view text, const std::string& label) {
                       " fields, the header has " + std::to_string(table.header.size()));
     }
     table.rows.push_back(std::move(records[r]));
+    table.lines.push_back(starts[r]);
   }
   return table;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <string>
 
 #include "docsift/error.h"
@@ -99,6 +100,22 @@ void read_confidences(const json& j, Record& r) {
       r.review->push_back(name.get<std::string>());
     }
   }
+  if (j.contains("review_reasons") && !j["review_reasons"].is_null()) {
+    if (!j["review_reasons"].is_object()) throw bad("review_reasons", "an object of field: reason");
+    r.review_reasons.emplace();
+    for (const auto& [name, why] : j["review_reasons"].items()) {
+      if (!why.is_string()) throw bad("review_reasons." + name, "a string");
+      (*r.review_reasons)[name] = why.get<std::string>();
+    }
+  }
+  if (j.contains("review_thresholds") && !j["review_thresholds"].is_null()) {
+    if (!j["review_thresholds"].is_object()) throw bad("review_thresholds", "an object of field: a number in [0, 1]");
+    r.review_thresholds.emplace();
+    for (const auto& [name, value] : j["review_thresholds"].items()) {
+      if (!value.is_number() || !std::isfinite(value.get<double>())) throw bad("review_thresholds." + name, "a number");
+      (*r.review_thresholds)[name] = value.get<double>();
+    }
+  }
   if (j.contains("boxes") && !j["boxes"].is_null()) {
     if (!j["boxes"].is_object()) throw bad("boxes", "an object of field: [x, y, width, height]");
     r.boxes.emplace();
@@ -113,6 +130,22 @@ void read_confidences(const json& j, Record& r) {
       }
       (*r.boxes)[name] = {box[0].get<int>(), box[1].get<int>(), box[2].get<int>(), box[3].get<int>()};
     }
+  }
+}
+
+// A record's corrections (review apply): absent, or field: {"original": string, "at": string} on
+// an ok record, each a field of "fields".
+void read_corrections(const json& j, Record& r) {
+  if (!j.contains("corrections") || j["corrections"].is_null()) return;
+  const json& c = j["corrections"];
+  if (!c.is_object() || r.status != Record::Status::Ok) throw io::BadRecord("\"corrections\" must be an object, on an ok record");
+  r.corrections.emplace();
+  for (const auto& [name, one] : c.items()) {
+    const auto text = [&](const char* key) { return one.is_object() && one.contains(key) && one[key].is_string(); };
+    if (!text("original") || !text("at") || !r.fields || r.fields->count(name) == 0) {
+      throw io::BadRecord("\"corrections." + name + "\" must be {\"original\": a string, \"at\": a string} of a field of \"fields\"");
+    }
+    (*r.corrections)[name] = Record::Correction{one["original"].get<std::string>(), one["at"].get<std::string>()};
   }
 }
 
@@ -156,7 +189,12 @@ json Record::to_json() const {
   if (confidence) j["confidence"] = *confidence;
   if (document_type_confidence) j["document_type_confidence"] = *document_type_confidence;
   if (review) j["review"] = *review;
+  if (review_reasons) j["review_reasons"] = *review_reasons;
+  if (review_thresholds) j["review_thresholds"] = *review_thresholds;
   if (boxes) j["boxes"] = *boxes;
+  for (const auto& [field, c] : corrections ? *corrections : std::map<std::string, Correction>{}) {
+    j["corrections"][field] = {{"original", c.original}, {"at", c.at}};
+  }
   if (tokens) {
     j["tokens"] = {{"prompt", tokens->prompt}, {"generated", tokens->generated}};
     if (tokens->forced) j["tokens"]["forced"] = tokens->forced;
@@ -208,6 +246,7 @@ Record parse_record(const json& j) {
   }
   if (j.contains("decoding")) r.decoding = get_or<std::string>(j, "decoding", "");
   read_confidences(j, r);
+  read_corrections(j, r);
   if (j.contains("timings_s") && j["timings_s"].is_object()) {
     for (const auto& [stage, seconds] : j["timings_s"].items()) {
       if (seconds.is_number()) r.timings_s[stage] = seconds.get<double>();
@@ -303,6 +342,7 @@ json Summary::to_json() const {
                    {"fields_accepted", review->fields_accepted},
                    {"fields_to_review", review->fields_to_review}};
   }
+  if (corrections) j["corrections"] = {{"pages", corrections->pages}, {"fields", corrections->fields}};
   return j;
 }
 
@@ -350,6 +390,9 @@ Summary Summary::from_json(const json& j, const std::string& where) {
     s.review = Review{get_or<int>(r, "pages", 0, where), get_or<int>(r, "pages_accepted", 0, where),
                       get_or<std::int64_t>(r, "fields_accepted", 0, where),
                       get_or<std::int64_t>(r, "fields_to_review", 0, where)};
+  }
+  if (j.contains("corrections") && j["corrections"].is_object()) {
+    s.corrections = Corrections{get_or<int>(j["corrections"], "pages", 0, where), get_or<std::int64_t>(j["corrections"], "fields", 0, where)};
   }
   return s;
 }

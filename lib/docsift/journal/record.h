@@ -49,6 +49,18 @@ struct Record {
   // ok: the fields whose confidence is below review.threshold (or the field's own), for a person
   // to check; the rest of the fields with a value are accepted.
   std::optional<std::vector<std::string>> review;
+  // ok: why each field of `review` is queued (extract/review_queue.h: "missing", "low confidence",
+  // "sums disagree", ...) and the threshold it was judged by; absent in older journals.
+  std::optional<std::map<std::string, std::string>> review_reasons;
+  std::optional<std::map<std::string, double>> review_thresholds;
+  // ok: the values a person corrected (`docsift review apply`, docs/confidence.md, "Corrections"):
+  // field → the value as the run read it (the very first, when corrected twice) and when. The
+  // corrected value itself is in `fields`, with confidence 1.0; absent when none was corrected.
+  struct Correction {
+    std::string original, at;  // at: RFC 3339 UTC
+    bool operator==(const Correction&) const = default;
+  };
+  std::optional<std::map<std::string, Correction>> corrections;
   // The OCR engine: field → [x, y, width, height] of the value's words, in the page's pixels.
   std::optional<std::map<std::string, std::array<int, 4>>> boxes;
   std::map<std::string, double> timings_s;  // stage → seconds; "total" is the run's
@@ -118,6 +130,13 @@ struct Summary {
     std::int64_t fields_accepted = 0, fields_to_review = 0;
   };
   std::optional<Review> review;
+  // Values a person corrected (`docsift review apply`), over the same latest ok records; absent
+  // when none was.
+  struct Corrections {
+    int pages = 0;
+    std::int64_t fields = 0;
+  };
+  std::optional<Corrections> corrections;
 
   // A run's.
   struct FailedFile {

@@ -23,7 +23,7 @@ const std::vector<std::string>& feature_names() {
       "word_min",  "word_mean",  "labelled",      "label_fuzzy",  "sums_agree",       "repaired",
       "contested", "margin",     "second_agreed", "second_taken", "second_disagreed", "exact",
       "repeated",  "legal",      "word_min_top", "known",       "listed",
-      "reader_agreed", "reader_disagreed", "reader_taken"};
+      "reader_agreed", "reader_disagreed", "reader_taken", "vouched", "contradicted"};
   return names;
 }
 
@@ -56,12 +56,15 @@ std::map<std::string, double> feature_values(const Evidence& e) {
           // The second recognizer's reading of the value's box (ocr.recognizer: both; cross_read.h).
           {"reader_agreed", flag(e.reader_read && e.reader_agreed)},
           {"reader_disagreed", flag(e.reader_read && !e.reader_agreed && !e.reader_taken)},
-          {"reader_taken", flag(e.reader_read && e.reader_taken)}};
+          {"reader_taken", flag(e.reader_read && e.reader_taken)},
+          // The page's own checks of this value against others (page_checks.h).
+          {"vouched", flag(e.vouched)},
+          {"contradicted", flag(e.contradicted)}};
 }
 
-double Calibrator::probability(const Evidence& evidence) const {
+double Calibrator::probability(const Evidence& evidence, double offset) const {
   const std::map<std::string, double> x = feature_values(evidence);
-  double z = intercept;
+  double z = intercept + offset;
   for (const auto& [name, weight] : weights) z += weight * x.at(name);
   return 1.0 / (1.0 + std::exp(-z));
 }
@@ -78,7 +81,8 @@ double Calibration::probability(const std::string& field, const Evidence& eviden
     throw ConfigError(source + ": no parameters for kind '" +
                       (kind == field_kinds.end() ? std::string("text") : kind->second) + "' (field " + field + ")");
   }
-  return model->second.probability(evidence);
+  const auto offset = field_offsets.find(field);
+  return model->second.probability(evidence, offset == field_offsets.end() ? 0.0 : offset->second);
 }
 
 namespace {
@@ -188,7 +192,18 @@ Calibration load_calibration(const std::string& source) {
     }
     if (const YAML::Node fields = root["fields"]; fields && !fields.IsNull()) {
       for (const auto& [field, node] : read.entries(fields, "fields")) {
-        const std::string kind = read.word(node, "fields." + field);
+        // KIND, or {kind: KIND, offset: X}: the kind's model with the field's own intercept shift.
+        std::string kind;
+        if (node.IsMap()) {
+          const std::string path = "fields." + field;
+          for (const auto& [key, value] : read.entries(node, path)) {
+            if (key != "kind" && key != "offset") read.fail(value, path + "." + key + ": unknown key (kind and offset are)");
+          }
+          kind = read.word(read.required(node, "kind", path), path + ".kind");
+          if (const YAML::Node offset = node["offset"]) out.field_offsets[field] = read.number(offset, path + ".offset");
+        } else {
+          kind = read.word(node, "fields." + field);
+        }
         if (!out.kinds.count(kind)) read.fail(node, "fields." + field + ": kind '" + kind + "' has no parameters under kinds");
         out.field_kinds[field] = kind;
         const YAML::Mark mark = node.Mark();

@@ -19,7 +19,8 @@ namespace docsift::ocr {
 // (Tesseract's 0-100 / 100), labelled, label_fuzzy, sums_agree, repaired, contested (more than one
 // candidate), margin (log-scaled), second_agreed, second_taken, second_disagreed, exact, repeated,
 // legal, word_min_top (word_min's top: 0 under 85, 1 at 100), known, listed, reader_agreed,
-// reader_disagreed, reader_taken (the second recognizer's reading: cross_read.h).
+// reader_disagreed, reader_taken (the second recognizer's reading: cross_read.h), vouched and
+// contradicted (the page's own checks: page_checks.h).
 std::map<std::string, double> feature_values(const Evidence& evidence);
 // The names feature_values gives, in a fixed order.
 const std::vector<std::string>& feature_names();
@@ -28,13 +29,18 @@ const std::vector<std::string>& feature_names();
 struct Calibrator {
   double intercept = 0;
   std::vector<std::pair<std::string, double>> weights;  // feature name → weight
-  double probability(const Evidence& evidence) const;
+  // `offset`: a field's own shift of the intercept (Calibration::field_offsets).
+  double probability(const Evidence& evidence, double offset = 0) const;
 };
 
 struct Calibration {
   std::string source;
   std::map<std::string, Calibrator> kinds;         // amount, date, text, id, list
   std::map<std::string, std::string> field_kinds;  // field → kind; a field not listed is text
+  // field → its own intercept shift over its kind's model (`fields: {F: {kind: K, offset: X}}`):
+  // fields of one kind differ in how often they are right on the same evidence (a payer's address
+  // against a seller's name), which a shift per field learns from few values.
+  std::map<std::string, double> field_offsets;
   // The calibrated probability that `field`'s value is right, in [0, 1].
   double probability(const std::string& field, const Evidence& evidence) const;
   // `field`'s kind: amount, date, text, id or list (text when not listed).

@@ -12,6 +12,7 @@
 #include "docsift/data_folder.h"
 #include "docsift/error.h"
 #include "docsift/ocr/cross_read.h"
+#include "docsift/ocr/page_checks.h"
 
 namespace docsift::ocr {
 namespace {
@@ -297,6 +298,7 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
 }
 
 void Engine::calibrate(Result& result) const {
+  check_page(result.fields, result.evidence, rules_);  // on the final values: after the second readings and the list
   result.probability.clear();
   nlohmann::json evidence = nlohmann::json::object();
   for (const auto& [name, e] : result.evidence) {

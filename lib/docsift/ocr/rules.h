@@ -82,6 +82,9 @@ struct Evidence {
   bool reader_read = false;     // its box was read again by the second recognizer (ocr.recognizer: both)
   bool reader_agreed = false;   // ... which read the same value (cross_read.h)
   bool reader_taken = false;    // ... which read another, and the value is now that one
+  // The page's own checks (page_checks.h): a sum, a check digit, a date order, a count of items
+  // that ties this value to others passed, or failed.
+  bool vouched = false, contradicted = false;
   Box box;                      // the value's words, in page pixels (as read: deskewed, turned)
   // A name read over lines ("POPULAR BOOK" above "CO. (M) SDN BHD"): each line's piece, top to
   // bottom, in the same pixels; empty when the value is one line's (then `box` is its piece).

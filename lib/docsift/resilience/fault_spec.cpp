@@ -49,6 +49,8 @@ std::string_view to_string(FaultPoint point) {
     case FaultPoint::kPrefill: return "prefill";
     case FaultPoint::kDecode: return "decode";
     case FaultPoint::kExtend: return "extend";
+    case FaultPoint::kApplied: return "applied";
+    case FaultPoint::kRebuilt: return "rebuilt";
   }
   return "?";
 }
@@ -85,13 +87,15 @@ FaultPlan FaultPlan::parse(std::string_view text) {
     }
     if (point == "start" && f.kind != FaultKind::kOom) f.point = FaultPoint::kStart;
     else if (point == "startup" && f.kind != FaultKind::kOom) f.point = FaultPoint::kStartup;
+    else if (point == "applied" && f.kind != FaultKind::kOom) f.point = FaultPoint::kApplied;
+    else if (point == "rebuilt" && f.kind != FaultKind::kOom) f.point = FaultPoint::kRebuilt;
     else if (point == "load") f.point = FaultPoint::kLoad;
     else if (point == "vision") f.point = FaultPoint::kVision;
     else if (point == "prefill") f.point = FaultPoint::kPrefill;
     else if (point == "decode") f.point = FaultPoint::kDecode;
     else if (point == "extend") f.point = FaultPoint::kExtend;
     else throw fail("unknown point \"" + std::string(point) + "\" (known: load, vision, prefill, decode, extend" +
-                    (f.kind == FaultKind::kOom ? ")" : ", start, startup)"));
+                    (f.kind == FaultKind::kOom ? ")" : ", start, startup, applied, rebuilt)"));
     for (std::size_t i = 1; i < parts.size(); ++i) {
       const std::size_t eq = parts[i].find('=');
       if (eq == std::string_view::npos) throw fail("qualifier \"" + std::string(parts[i]) + "\" is not KEY=VALUE");

@@ -6,7 +6,7 @@
 //   spec      := "oom" "@" POINT { ":" QUALIFIER }
 //              | ("crash" | "hang") "@" [ POINT ":" ] QUALIFIER { ":" QUALIFIER }
 //   POINT     := "start" | "load" | "vision" | "prefill" | "decode" | "extend"
-//              | "startup" (crash/hang only)
+//              | "startup" | "applied" | "rebuilt" (crash/hang only)
 //   QUALIFIER := "image=" N | "tier=" TIER | "attempt=" N | "step=" N      (step: decode, extend)
 //   plan      := spec { "," spec }
 //
@@ -33,7 +33,10 @@ namespace docsift::resilience {
 
 enum class FaultKind { kOom, kCrash, kHang };
 // kStartup: in a worker process, before it loads the model (attempt= counts tries at starting one).
-enum class FaultPoint { kStartup, kStart, kLoad, kVision, kPrefill, kDecode, kExtend };
+// kApplied, kRebuilt: `docsift review apply` (crash/hang only, in the applying process itself):
+// after the image=N-th corrected record is journaled, and after the tables are rebuilt (before
+// summary.json), so that a test can kill it there (batch/corrections.h).
+enum class FaultPoint { kStartup, kStart, kLoad, kVision, kPrefill, kDecode, kExtend, kApplied, kRebuilt };
 
 std::string_view to_string(FaultPoint point);
 

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""The review queue of a docsift run against the truth, page by page: what "straight-through" gives.
+
+    bench/confidence/queue.py RUN_FOLDER TRUTH [--receipts]
+
+RUN_FOLDER is a `docsift run --out` folder (its results.jsonl: each ok record's fields, confidences,
+`review` list and `review_reasons`). TRUTH is a ground_truth.csv in samples/' layout, or with
+--receipts a SROIE folder (NNN.json: total, date, company; bench/ocr/score.py reads it). A value is
+right by bench/confidence/refit.py's rules (the cent, the day, the seller's words, the same words);
+only the fields the truth has are judged. Prints:
+
+- pages, pages fully accepted (nothing queued), and of those the pages whose every accepted value
+  the truth judges is right;
+- values with a value, queued, accepted; accepted right;
+- wrong values, and how many of them are queued; missing required values (queued as "missing") and
+  the truth's values the run left N/A on a field the document type requires;
+- the queue's rows by reason.
+"""
+import argparse
+import collections
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from refit import csv_truth, right, schema_fields, schema_kinds  # noqa: E402
+from score import receipts_truth  # noqa: E402  (refit puts bench/ocr on the path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("run")
+    ap.add_argument("truth")
+    ap.add_argument("--receipts", action="store_true", help="TRUTH is a SROIE folder (total, date, company only)")
+    args = ap.parse_args()
+    truth = receipts_truth(args.truth) if args.receipts else csv_truth(args.truth)
+    kinds = schema_kinds()
+    latest = {}
+    with open(os.path.join(args.run, "results.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            latest[r["file"]] = r
+    pages = accepted_pages = accepted_pages_right = 0
+    values = queued = right_accepted = judged_accepted = accepted = wrong = wrong_queued = missing_queued = 0
+    # The truth's values of required fields (ABN, TOTAL on invoices and receipts) the run left N/A.
+    required = {name: types for name, (_, types, needed) in schema_fields().items() if needed}
+    missed = missed_queued = 0
+    reasons = collections.Counter()
+    for name, r in sorted(latest.items()):
+        base = os.path.basename(name.split("#page=")[0])
+        if r.get("status") != "ok" or base not in truth or r.get("review") is None:
+            continue
+        pages += 1
+        review = set(r["review"])
+        why = r.get("review_reasons") or {}
+        for field in r["review"]:
+            reasons[why.get(field, "low confidence")] += 1
+            missing_queued += why.get(field) == "missing"
+        page_right = True
+        page_type = (r.get("fields") or {}).get("DOCUMENT_TYPE", "N/A")
+        for field, types in required.items():
+            value = (r.get("fields") or {}).get(field, "N/A")
+            has_truth = truth[base].get(field, "N/A").strip().upper() not in ("", "N/A")
+            if value == "N/A" and has_truth and (not types or truth[base].get("DOCUMENT_TYPE", page_type) in types):
+                missed += 1
+                missed_queued += field in review
+        for field, value in (r.get("fields") or {}).items():
+            if value == "N/A":
+                continue
+            values += 1
+            is_queued = field in review
+            queued += is_queued
+            judged = field in truth[base]
+            ok = judged and right(field, kinds.get(field, "text"), value, truth[base][field])
+            if judged and not ok:
+                wrong += 1
+                wrong_queued += is_queued
+            if not is_queued:
+                accepted += 1
+                if judged:
+                    judged_accepted += 1
+                    right_accepted += ok
+                    page_right = page_right and ok
+        if not review:
+            accepted_pages += 1
+            accepted_pages_right += page_right
+    print(f"pages {pages}: fully accepted {accepted_pages} ({accepted_pages / max(pages, 1):.1%}), "
+          f"of which every judged value right {accepted_pages_right}")
+    print(f"values {values}: queued {queued}, accepted {accepted}; of the accepted the truth judges, right "
+          f"{right_accepted} of {judged_accepted} ({right_accepted / max(judged_accepted, 1):.1%})")
+    print(f"wrong values {wrong}: queued {wrong_queued} ({wrong_queued / max(wrong, 1):.1%})")
+    print(f"required values the truth has and the run left N/A: {missed}, queued {missed_queued}; "
+          f"rows queued as missing: {missing_queued}")
+    print("queue by reason: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+#include "docsift/extract/review_queue.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace docsift::extract {
+namespace {
+
+// The three amounts a page's arithmetic ties together (configs/fields/business-documents.yaml).
+constexpr std::string_view kSubtotal = "SUBTOTAL", kTax = "GST", kTotal = "TOTAL";
+
+const std::string* value_of(const std::map<std::string, std::string>& fields, std::string_view name) {
+  const auto it = fields.find(std::string(name));
+  return it == fields.end() || is_missing(it->second) ? nullptr : &it->second;
+}
+
+// Non-empty items between '|', the separator a list's value is written with (the prompt's and
+// the OCR engine's).
+std::size_t item_count(std::string_view value) {
+  std::size_t count = 0;
+  bool filled = false;
+  for (const char c : value) {
+    if (c == '|') {
+      count += filled ? 1 : 0;
+      filled = false;
+    } else if (c != ' ' && c != '\t') {
+      filled = true;
+    }
+  }
+  return count + (filled ? 1 : 0);
+}
+
+// SUBTOTAL + GST against TOTAL, to the cent (one cent of rounding allowed): false only when all
+// three are amounts and they do not add up.
+bool sums_disagree(const std::map<std::string, std::string>& fields) {
+  const std::string* sub = value_of(fields, kSubtotal);
+  const std::string* tax = value_of(fields, kTax);
+  const std::string* total = value_of(fields, kTotal);
+  if (!sub || !tax || !total) return false;
+  const auto s = parse_amount(*sub), t = parse_amount(*tax), all = parse_amount(*total);
+  if (!s || !t || !all) return false;
+  return std::llround(std::abs(*s + *t - *all) * 100) > 1;
+}
+
+}  // namespace
+
+std::vector<QueuedValue> review_queue(const FieldSchema& schema, const std::map<std::string, std::string>& fields,
+                                      const std::map<std::string, double>& confidence, const ThresholdOf& threshold_of) {
+  const std::string* type = value_of(fields, kDocumentTypeField);
+  const bool sums_off = sums_disagree(fields);
+  // The item counts of the page's lists that belong to its type and have a value.
+  std::vector<std::size_t> counts;
+  for (const Field& f : schema.fields) {
+    const std::string* v = value_of(fields, f.name);
+    if (f.type == FieldType::kList && v && (!type || f.applies(*type))) counts.push_back(item_count(*v));
+  }
+  const bool counts_off = std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
+
+  std::vector<QueuedValue> queue;
+  for (const Field& f : schema.fields) {
+    const std::string* v = value_of(fields, f.name);
+    const auto sure = confidence.find(f.name);
+    QueuedValue q{f.name, ReviewReason::kLowConfidence,
+                  sure == confidence.end() ? std::nullopt : std::optional<double>(sure->second), threshold_of(f.name)};
+    if (!v) {
+      if (!f.required || !type || !f.applies(*type)) continue;
+      q.reason = ReviewReason::kMissing;
+    } else if (!q.confidence) {
+      q.reason = ReviewReason::kNoConfidence;
+    } else if (sums_off && (f.name == kSubtotal || f.name == kTax || f.name == kTotal)) {
+      q.reason = ReviewReason::kSumsDisagree;
+    } else if (counts_off && f.type == FieldType::kList && (!type || f.applies(*type))) {
+      q.reason = ReviewReason::kCountsDisagree;
+    } else if (!q.threshold || *q.confidence >= *q.threshold) {
+      continue;
+    }
+    queue.push_back(std::move(q));
+  }
+  // Rising confidence, none first; stable, so ties keep the schema's order.
+  std::stable_sort(queue.begin(), queue.end(), [](const QueuedValue& a, const QueuedValue& b) {
+    return a.confidence.value_or(-1.0) < b.confidence.value_or(-1.0);
+  });
+  return queue;
+}
+
+}  // namespace docsift::extract

@@ -1,0 +1,48 @@
+// Which values of one page go to a person, and why: the one rule `run` marks the queue by
+// (batch/outputs.h, mark_review) and `eval` predicts it by (eval/confidence.cpp), so that the two
+// always agree (docs/confidence.md, "The review queue").
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "docsift/extract/schema.h"
+#include "docsift/names.h"
+
+namespace docsift::extract {
+
+// Why a value is queued, in the order the rule asks: a field the page's document type requires
+// came out N/A; a value carries no confidence; the page's printed sums do not tie SUBTOTAL + GST
+// to TOTAL; its lists (QUANTITIES, PRICES, DESCRIPTIONS) hold different numbers of items; the
+// value's confidence is under its threshold.
+enum class ReviewReason { kMissing, kNoConfidence, kSumsDisagree, kCountsDisagree, kLowConfidence };
+inline constexpr Names<ReviewReason, 5> kReviewReasonNames{{{ReviewReason::kMissing, "missing"},
+                                                            {ReviewReason::kNoConfidence, "no confidence"},
+                                                            {ReviewReason::kSumsDisagree, "sums disagree"},
+                                                            {ReviewReason::kCountsDisagree, "counts disagree"},
+                                                            {ReviewReason::kLowConfidence, "low confidence"}}};
+constexpr std::string_view to_string(ReviewReason reason) { return name_of(kReviewReasonNames, reason); }
+
+struct QueuedValue {
+  std::string field;
+  ReviewReason reason;
+  std::optional<double> confidence;  // none for a missing value or one without
+  std::optional<double> threshold;   // the field's, when it has one
+};
+
+// A field's threshold; nullopt: the field is never queued for its confidence (eval without
+// thresholds), only for the page's own evidence.
+using ThresholdOf = std::function<std::optional<double>(const std::string& field)>;
+
+// The page's queue in the order a person works it: rising confidence, the values without one (the
+// missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"
+// or absent: none); `confidence` the fields with one. The document type is fields' DOCUMENT_TYPE;
+// a page without one requires nothing and its sums and lists are still checked.
+std::vector<QueuedValue> review_queue(const FieldSchema& schema, const std::map<std::string, std::string>& fields,
+                                      const std::map<std::string, double>& confidence, const ThresholdOf& threshold_of);
+
+}  // namespace docsift::extract

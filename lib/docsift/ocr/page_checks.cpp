@@ -1,0 +1,231 @@
+#include "docsift/ocr/page_checks.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <utility>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "docsift/ocr/values.h"
+
+namespace docsift::ocr {
+namespace {
+
+using Fields = std::map<std::string, std::string>;
+
+const std::string* found(const Fields& fields, const char* name) {
+  const auto it = fields.find(name);
+  return it == fields.end() || it->second == "N/A" ? nullptr : &it->second;
+}
+
+std::optional<long long> cents_of(const Fields& fields, const char* name) {
+  const std::string* v = found(fields, name);
+  return v ? amount_cents(*v) : std::nullopt;
+}
+
+// DD/MM/YYYY, as format_date writes it, as a sortable day number (not a calendar count: enough to
+// order two dates and bound a span by about a year).
+std::optional<long> day_number(std::string_view s) {
+  if (s.size() != 10 || s[2] != '/' || s[5] != '/') return std::nullopt;
+  const auto num = [&](std::size_t at, std::size_t n) {
+    long v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return -1L;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  const long d = num(0, 2), m = num(3, 2), y = num(6, 4);
+  if (d < 1 || m < 1 || y < 0) return std::nullopt;
+  return y * 372 + (m - 1) * 31 + (d - 1);
+}
+
+// The items of a list value, as written with " | " between them.
+std::vector<std::string> items_of(const std::string& value) {
+  std::vector<std::string> out;
+  std::string current;
+  const auto flush = [&] {
+    const auto b = current.find_first_not_of(' '), e = current.find_last_not_of(' ');
+    if (b != std::string::npos) out.push_back(current.substr(b, e - b + 1));
+    current.clear();
+  };
+  for (const char c : value) {
+    if (c == '|') {
+      flush();
+    } else {
+      current += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+// Whether `label` is in `lowered` as whole words.
+bool has_words(const std::string& lowered, const std::string& label) {
+  for (std::size_t at = lowered.find(label); at != std::string::npos; at = lowered.find(label, at + 1)) {
+    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(lowered[at - 1]));
+    const std::size_t end = at + label.size();
+    if (starts && (end == lowered.size() || !std::isalnum(static_cast<unsigned char>(lowered[end])))) return true;
+  }
+  return false;
+}
+
+class Checks {
+ public:
+  Checks(const Fields& fields, std::map<std::string, Evidence>& evidence, const Rules& rules)
+      : fields_(fields), evidence_(evidence), rules_(rules) {}
+
+  // Marks every field of `names` that has evidence: vouched when `passed`, contradicted when not.
+  void mark(std::initializer_list<const char*> names, bool passed) {
+    for (const char* name : names) {
+      const auto e = evidence_.find(name);
+      if (e == evidence_.end() || !found(fields_, name)) continue;
+      (passed ? e->second.vouched : e->second.contradicted) = true;
+    }
+  }
+
+  void amounts() {
+    const auto sub = cents_of(fields_, "SUBTOTAL"), tax = cents_of(fields_, "GST"), total = cents_of(fields_, "TOTAL");
+    if (sub && tax && total) mark({"SUBTOTAL", "GST", "TOTAL"}, std::llabs(*sub + *tax - *total) <= 1);
+    // 10 % on the price before it: one eleventh of the total, within a cent of rounding per line.
+    if (tax && total && *tax > 0) mark({"GST", "TOTAL"}, std::llabs(*tax * 11 - *total) <= 11 * 2);
+  }
+
+  void line_items() {
+    const std::string* q = found(fields_, "QUANTITIES");
+    const std::string* p = found(fields_, "PRICES");
+    const std::string* d = found(fields_, "DESCRIPTIONS");
+    std::vector<std::size_t> counts;
+    for (const std::string* v : {q, p, d}) {
+      if (v) counts.push_back(items_of(*v).size());
+    }
+    if (counts.size() >= 2) {
+      bool same = true;
+      for (const std::size_t c : counts) same = same && c == counts.front();
+      mark({"QUANTITIES", "PRICES", "DESCRIPTIONS"}, same);
+    }
+    // Quantity × price over the items, against the subtotal (or a total without tax).
+    if (!q || !p) return;
+    const auto qs = items_of(*q), ps = items_of(*p);
+    if (qs.size() != ps.size() || qs.empty()) return;
+    long long sum = 0;
+    for (std::size_t i = 0; i < qs.size(); ++i) {
+      char* end = nullptr;
+      const long n = std::strtol(qs[i].c_str(), &end, 10);
+      const auto price = amount_cents(ps[i]);
+      if (end == qs[i].c_str() || *end != '\0' || !price) return;
+      sum += n * *price;
+    }
+    const auto sub = cents_of(fields_, "SUBTOTAL"), total = cents_of(fields_, "TOTAL");
+    const bool ties = (sub && std::llabs(sum - *sub) <= 1) || (total && std::llabs(sum - *total) <= 1);
+    if (sub || total) mark({"QUANTITIES", "PRICES", sub ? "SUBTOTAL" : "TOTAL"}, ties);
+  }
+
+  void ids() {
+    if (const std::string* abn = found(fields_, "ABN")) {
+      std::string digits;
+      for (const char c : *abn) {
+        if (c >= '0' && c <= '9') digits += c;
+      }
+      mark({"ABN"}, digits.size() == 11 && abn_checksum_ok(digits));
+    }
+  }
+
+  void dates() {
+    const std::string* issued = found(fields_, "INVOICE_DATE");
+    const std::string* due = found(fields_, "DUE_DATE");
+    if (issued && due) {
+      const auto a = day_number(*issued), b = day_number(*due);
+      if (a && b) mark({"INVOICE_DATE", "DUE_DATE"}, *b >= *a && *b - *a <= 372);
+    }
+    if (const std::string* period = found(fields_, "STATEMENT_PERIOD")) {
+      const auto to = period->find(" to ");
+      const auto a = to == std::string::npos ? std::nullopt : day_number(period->substr(0, to));
+      const auto b = to == std::string::npos ? std::nullopt : day_number(period->substr(to + 4));
+      mark({"STATEMENT_PERIOD"}, a && b && *b >= *a && *b - *a <= 372);
+    }
+  }
+
+  void document_type() {
+    const std::string* type = found(fields_, "DOCUMENT_TYPE");
+    if (!type) return;
+    const bool balance = found(fields_, "OPENING_BALANCE") || found(fields_, "CLOSING_BALANCE");
+    const bool total = found(fields_, "TOTAL") != nullptr;
+    if (balance == total) return;  // both or neither: the fields say nothing of the type
+    mark({"DOCUMENT_TYPE"}, (*type == "BANK STATEMENT") == balance);
+  }
+
+  // The payer's name, address or phone read as the seller's own: one of the two was taken from the
+  // other party's block, and the seller's (at the head of the page) is the likelier right. Only a
+  // contradiction: two different parties say nothing of either. Not on a statement, which has no
+  // seller: a business address read there is the holder's own (and not a statement's field).
+  void parties() {
+    const std::string* type = found(fields_, "DOCUMENT_TYPE");
+    if (type && *type == "BANK STATEMENT") return;
+    const auto key = [](const std::string& s) {
+      std::string k;
+      for (const char c : s) {
+        if (std::isalnum(static_cast<unsigned char>(c))) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+      return k;
+    };
+    for (const auto& [payer, seller] : {std::pair{"PAYER_NAME", "SUPPLIER"}, std::pair{"PAYER_ADDRESS", "BUSINESS_ADDRESS"},
+                                        std::pair{"PAYER_PHONE", "BUSINESS_PHONE"}}) {
+      const std::string* a = found(fields_, payer);
+      const std::string* b = found(fields_, seller);
+      if (a && b && key(*a) == key(*b)) mark({payer}, false);
+    }
+  }
+
+  // A person's name or an address that holds another field's label ("12 George Street, Sydney NSW
+  // 2000 Acct 37701471", "Jo Smith Tel"): words of the next column or line were read into it.
+  // Labels of four letters or more, so that a street's "St" or a unit's "No" never count.
+  void label_bleed() {
+    for (const char* name : {"PAYER_NAME", "PAYER_ADDRESS", "BUSINESS_ADDRESS", "ACCOUNT_HOLDER"}) {
+      const std::string* value = found(fields_, name);
+      if (!value) continue;
+      const std::string lowered = lowercase(*value);
+      for (const LabelRule& rule : rules_.fields) {
+        if (rule.field == name || rule.kind == "none") continue;
+        for (const std::string& label : rule.labels) {
+          if (label.size() >= 4 && has_words(lowered, label)) {
+            mark({name}, false);
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  void email() {
+    const std::string* mail = found(fields_, "PAYER_EMAIL");
+    if (!mail) return;
+    const auto at = mail->find('@');
+    const bool one_at = at != std::string::npos && at > 0 && mail->find('@', at + 1) == std::string::npos;
+    const auto dot = one_at ? mail->find('.', at + 2) : std::string::npos;
+    mark({"PAYER_EMAIL"}, one_at && dot != std::string::npos && dot + 1 < mail->size() &&
+                              mail->find(' ') == std::string::npos);
+  }
+
+ private:
+  const Fields& fields_;
+  std::map<std::string, Evidence>& evidence_;
+  const Rules& rules_;
+};
+
+}  // namespace
+
+void check_page(const Fields& fields, std::map<std::string, Evidence>& evidence, const Rules& rules) {
+  Checks checks(fields, evidence, rules);
+  checks.amounts();
+  checks.line_items();
+  checks.ids();
+  checks.dates();
+  checks.document_type();
+  checks.parties();
+  checks.label_bleed();
+  checks.email();
+}
+
+}  // namespace docsift::ocr

@@ -1,0 +1,29 @@
+// What a page's values say of each other, as evidence for the confidences (rules.h: Evidence's
+// `vouched` and `contradicted`; docs/confidence.md, "The evidence"): checks a person would make
+// before accepting a value, run on the page's final values just before they are calibrated.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "docsift/ocr/rules.h"
+
+namespace docsift::ocr {
+
+// Marks the evidence of the fields a check ties together; a field without evidence (not found)
+// is left alone. The checks:
+// - amounts: SUBTOTAL + GST = TOTAL to the cent (one cent of rounding); GST one eleventh of TOTAL
+//   (Australia's 10 %); the line items' quantities × prices summing to SUBTOTAL (or TOTAL);
+// - ids: an ABN's weighted mod-89 check digits;
+// - dates: DUE_DATE not before INVOICE_DATE; a STATEMENT_PERIOD that runs forward, within a year;
+// - lists: QUANTITIES, PRICES and DESCRIPTIONS with one count of items (two of them at least);
+// - DOCUMENT_TYPE: a statement with a balance and no total, an invoice or receipt with a total
+//   and no balance;
+// - text: an e-mail address with one @ and a dotted domain; the payer's name, address or phone
+//   the same as the seller's (only a contradiction, of the payer's); a person's name or an address
+//   that holds another field's label (`rules`' labels: "Acct", "Tel"), only a contradiction.
+// A check that passes vouches for each value it ties; one that fails contradicts them.
+void check_page(const std::map<std::string, std::string>& fields, std::map<std::string, Evidence>& evidence,
+                const Rules& rules);
+
+}  // namespace docsift::ocr
