@@ -326,6 +326,25 @@ TEST_CASE("OCR rules: other wordings, two labels on one line, a statement, noise
     CAPTURE(std::string(none));
     CHECK(e.fields.at(none) == "N/A");
   }
+  // The rows against the balances: 1,208.81 - 509.21 - 329.43 is not 1,373.03 (rows are missing).
+  CHECK(e.checks["balance"] == false);
+  CHECK(e.evidence.at("DESCRIPTIONS").contradicted);
+  // ... the closing balance they do sum to vouches for them (the minus read as a word of its own
+  // counts), and a running balance column, its last row the closing balance, vouches for nothing.
+  const auto statement = [&](const std::vector<std::string>& rows, const std::string& closing) {
+    std::vector<std::string> lines{"Westpac", "Account statement", "Opening balance: $1,208.81", "",
+                                   "Transaction              Amount"};
+    lines.insert(lines.end(), rows.begin(), rows.end());
+    lines.insert(lines.end(), {"", "Closing balance: " + closing});
+    return extract_fields(page_of(lines), rules, kFieldNames);
+  };
+  e = statement({"Rent payment           -$509.21", "Fuel - $329.43"}, "$370.17");
+  CHECK(e.checks["balance"] == "sum");
+  CHECK(e.evidence.at("DESCRIPTIONS").vouched);
+  e = statement({"Rent payment     -$509.21  $699.60", "Fuel   -$329.43  $370.17"}, "$370.17");
+  CHECK(e.checks["balance"] == "running");
+  CHECK_FALSE(e.evidence.at("DESCRIPTIONS").vouched);
+  CHECK_FALSE(e.evidence.at("DESCRIPTIONS").contradicted);
 
   // OCR noise: an ABN with a misread digit, a date that does not exist, a BSB of 5 digits.
   e = extract_fields(page_of({"RECEIPT", "Kookaburra Cafe", "ABN 51 824 753 557", "Date: 31/02/2025", "BSB 06314"}), rules,

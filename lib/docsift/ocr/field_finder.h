@@ -141,6 +141,10 @@ class FieldFinder {
 
   // subtotal + GST = total, where all three were read.
   void sum_check(nlohmann::json& checks);
+  // A statement's rows against its balances: the opening balance plus the rows' amounts is the
+  // closing balance ("sum": DESCRIPTIONS vouched for), or the last row's amount is (a running
+  // balance column: "running", nothing vouched), or neither (DESCRIPTIONS contradicted).
+  void balance_check(nlohmann::json& checks);
 
   // A field's amount in cents, when it was found.
   std::optional<long long> cents(const char* field) const {
@@ -311,6 +315,7 @@ class FieldFinder {
   std::vector<long long> page_sums;  // choose_total: printed_sums, for Extraction::sums
   bool total_vouched = false;  // choose_total: a printed sum agrees with the TOTAL chosen
   std::map<std::string, Evidence> evidence;  // what the steps noted per field (evidence_of adds the rest)
+  std::vector<long long> row_amounts;  // line_items on a statement: each row's last amount, signed, in cents
   std::map<std::string, bool> label_fuzzy;   // fields read beside a label: whether it matched only with an edit
   std::vector<Candidate> totals, tendered, change;
   std::vector<std::pair<std::size_t, std::size_t>>

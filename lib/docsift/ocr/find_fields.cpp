@@ -18,7 +18,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     std::string_view finds;
     void (*run)(FieldFinder& f, nlohmann::json& checks);
   };
-  static constexpr std::array<Step, 11> kSteps{{
+  static constexpr std::array<Step, 12> kSteps{{
       {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json&) { f.document_type(); }},
       {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
       {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
@@ -31,6 +31,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
        [](FieldFinder& f, nlohmann::json&) { f.contacts(); }},
       {"BANK_NAME", [](FieldFinder& f, nlohmann::json&) { f.bank_name(); }},
       {"checks.sum", [](FieldFinder& f, nlohmann::json& c) { f.sum_check(c); }},
+      {"checks.balance", [](FieldFinder& f, nlohmann::json& c) { f.balance_check(c); }},
   }};
   Extraction out;
   for (const auto& line : page.lines) out.text += line.text() + "\n";

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <regex>
 #include <set>
 
@@ -43,6 +44,35 @@ std::optional<FieldFinder::ItemRow> FieldFinder::item_row(std::size_t line) cons
   return ItemRow{description, quantity, price};
 }
 
+namespace {
+
+// An amount as printed with its sign: "-$45.00", "45.00-" and "(45.00)" are debits.
+long long signed_cents(const std::string& printed, const std::string& amount) {
+  const long long cents = amount_cents(amount).value_or(0);
+  const bool debit = printed.find('-') != std::string::npos || printed.find('(') != std::string::npos;
+  return debit ? -cents : cents;
+}
+
+}  // namespace
+
+void FieldFinder::balance_check(nlohmann::json& checks) {
+  const auto open = found.find("OPENING_BALANCE"), close = found.find("CLOSING_BALANCE");
+  if (!statement || row_amounts.empty() || open == found.end() || close == found.end()) return;
+  const long long opening = signed_cents(open->second, open->second), closing = signed_cents(close->second, close->second);
+  long long sum = opening;
+  for (const long long a : row_amounts) sum += a;
+  const auto list = evidence.find("DESCRIPTIONS");
+  if (std::llabs(sum - closing) <= 1) {
+    checks["balance"] = "sum";
+    if (list != evidence.end()) list->second.vouched = true;
+  } else if (std::llabs(row_amounts.back() - closing) <= 1) {
+    checks["balance"] = "running";
+  } else {
+    checks["balance"] = false;
+    if (list != evidence.end()) list->second.contradicted = true;
+  }
+}
+
 void FieldFinder::line_items() {
   // A table ends at a line that starts with a summary label (an amount or a date: "Subtotal",
   // "Closing balance"); other labels inside a row ("Phone bill") are descriptions.
@@ -75,6 +105,12 @@ void FieldFinder::line_items() {
       if (row->quantity) quantities.push_back(*row->quantity);
       if (row->price) prices.push_back(*row->price);
       rows.push_back(i);
+      if (statement && row->price && !page.lines[i].words.empty()) {
+        // Its last word, with a minus read as a word of its own before it ("Fuel - $329.43").
+        const auto& words = page.lines[i].words;
+        const bool minus = words.size() >= 2 && words[words.size() - 2].text == "-";
+        row_amounts.push_back(signed_cents((minus ? "-" : "") + words.back().text, *row->price));
+      }
     }
     const auto joined = [](const std::vector<std::string>& items) {
       std::string s;
