@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -50,7 +51,17 @@ std::string read_text(const fs::path& path) {
     throw InputUnreadableError(path.string() + ": cannot look at it: " + ec.message());
   }
   if (!there) throw InputMissingError(path.string() + ": no such file; fill in the `corrected` column of review.csv");
-  if (fs::is_directory(path, ec)) throw ConfigError(path.string() + ": is a folder, not a CSV");
+  // A regular file only: a FIFO or a device would never end its read.
+  if (!fs::is_regular_file(path, ec)) {
+    throw ConfigError(path.string() + ": " + (fs::is_directory(path, ec) ? "is a folder" : "is not a regular file") +
+                      ", not a CSV");
+  }
+  // Capped before it is read: a review.csv holds a row per queued value, a few MB for 100,000 pages.
+  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{256} << 20;
+  if (const std::uintmax_t size = fs::file_size(path, ec); !ec && size > kMaxBytes) {
+    throw MalformedInputError(path.string() + ": " + std::to_string(size >> 20) +
+                              " MiB, over the 256 MiB a corrections CSV may have; give the queued rows only");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputUnreadableError(path.string() + ": cannot read it: " + std::strerror(errno));
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -181,7 +192,8 @@ struct Derived {
 };
 
 Derived derive(const fs::path& journal, const std::map<std::string, Latest>& latest,
-               const std::vector<std::string>& fields, const std::optional<json>& summary_now) {
+               const std::vector<std::string>& fields, const std::optional<json>& summary_now,
+               const fs::path& summary_path) {
   Derived d;
   Totals totals;
   if (!fields.empty()) {
@@ -197,29 +209,11 @@ Derived derive(const fs::path& journal, const std::map<std::string, Latest>& lat
     d.tables[Output::kReview] += review_rows(record);
   });
   if (summary_now) {
-    // The run's own facts stay; the totals over the journal are Totals', as run and merge write them.
-    Summary fresh;
-    totals.describe(fresh);
-    const json f = fresh.to_json();
-    json s = *summary_now;
-    if (!s.contains("images") || !s["images"].is_object()) s["images"] = json::object();
-    s["images"]["ok"] = fresh.ok;
-    s["images"]["failed"] = fresh.failed;
-    if (s.contains("failed_files") && s["failed_files"].is_object()) s["failed_files"]["count"] = fresh.failed;
-    s["tiers"] = f["tiers"];
-    if (!s.contains("throughput") || !s["throughput"].is_object()) s["throughput"] = json::object();
-    for (const char* key : {"seconds_per_image", "model_seconds", "overhead_seconds", "generated_tokens"}) {
-      s["throughput"][key] = f["throughput"][key];
-    }
-    s["memory_high_water"] = f["memory_high_water"];
-    for (const char* key : {"review", "corrections"}) {
-      if (f.contains(key)) {
-        s[key] = f[key];
-      } else {
-        s.erase(key);
-      }
-    }
-    d.summary = std::move(s);
+    // The run's own facts stay, read back typed (journal/record.h: Summary); the totals over the
+    // journal are Totals', as run and merge write them.
+    Summary summary = Summary::from_json(*summary_now, summary_path.string());
+    totals.describe(summary);
+    d.summary = summary.to_json();
   }
   return d;
 }
@@ -366,7 +360,7 @@ ApplyReport apply_corrections(const ApplyOptions& o) {
 
   // The tables and summary.json from the journal: written whenever they differ from it (always after
   // new records; after a killed apply, on the next one), else left untouched.
-  const Derived derived = derive(journal_path, latest, fields, summary_now);
+  const Derived derived = derive(journal_path, latest, fields, summary_now, folder.file(out_files::kSummary));
   if (!changes.empty() || !current(folder, derived, summary_now)) {
     rewrite(folder, journal_path, latest, fields, derived, faults);
     report.rewrote_outputs = true;
