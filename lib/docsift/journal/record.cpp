@@ -140,9 +140,9 @@ void read_corrections(const json& j, Record& r) {
   const json& c = j["corrections"];
   if (!c.is_object() || r.status != Record::Status::Ok) throw io::BadRecord("\"corrections\" must be an object, on an ok record");
   r.corrections.emplace();
+  const auto text = [](const json& one, const char* key) { return one.is_object() && one.contains(key) && one[key].is_string(); };
   for (const auto& [name, one] : c.items()) {
-    const auto text = [&](const char* key) { return one.is_object() && one.contains(key) && one[key].is_string(); };
-    if (!text("original") || !text("at") || !r.fields || r.fields->count(name) == 0) {
+    if (!text(one, "original") || !text(one, "at") || !r.fields || r.fields->count(name) == 0) {
       throw io::BadRecord("\"corrections." + name + "\" must be {\"original\": a string, \"at\": a string} of a field of \"fields\"");
     }
     (*r.corrections)[name] = Record::Correction{one["original"].get<std::string>(), one["at"].get<std::string>()};
