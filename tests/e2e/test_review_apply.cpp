@@ -37,7 +37,8 @@ using nlohmann::json;
 namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
-const char* const kPages[] = {"synthetic_invoice_001.png", "synthetic_invoice_002.png", "synthetic_invoice_003.png"};
+// Pages whose queue holds values that are not lists (sellers, an address, a date, an e-mail).
+const char* const kPages[] = {"synthetic_invoice_005.png", "synthetic_invoice_010.png", "synthetic_invoice_013.png"};
 
 std::string q(const fs::path& p) { return shell_quote(p.string()); }
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -66,7 +67,7 @@ struct Run {
   }
 };
 
-// review.csv with `corrected` filled for every third queued value that is not a list (its value
+// review.csv with `corrected` filled for every other queued value that is not a list (its value
 // and " checked"), written as a spreadsheet re-saves it: a BOM, CRLF, every cell quoted, the
 // columns in another order and one of its own added. Returns the corrections it makes: (page,
 // field) → (value, corrected).
@@ -86,10 +87,11 @@ Made fill(const fs::path& review, const fs::path& to) {
   };
   Made made;
   std::string text = "\xEF\xBB\xBF\"note\",\"corrected\",\"value\",\"field\",\"image_file\"\r\n";
+  std::size_t not_lists = 0;
   for (std::size_t i = 0; i < table.rows.size(); ++i) {
     const auto& row = table.rows[i];
     std::string corrected;
-    if (i % 3 == 0 && !has(row[value], "|")) {
+    if (!has(row[value], "|") && not_lists++ % 2 == 0) {
       corrected = row[value] + " checked";
       made[{row[file], row[field]}] = {row[value], corrected};
     }

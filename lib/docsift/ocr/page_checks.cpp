@@ -157,9 +157,10 @@ class Checks {
   }
 
   // The payer's name, address or phone read as the seller's own: one of the two was taken from the
-  // other party's block, and the seller's (at the head of the page) is the likelier right. Only a
-  // contradiction: two different parties say nothing of either. Not on a statement, which has no
-  // seller: a business address read there is the holder's own (and not a statement's field).
+  // other party's block, and which one the page does not say (on the generated pages the seller's
+  // address was the one read from the payer's block as often as the other way), so both are
+  // doubted. Only a contradiction: two different parties say nothing of either. Not on a
+  // statement, which has no seller: a business address read there is the holder's own.
   void parties() {
     const std::string* type = found(fields_, "DOCUMENT_TYPE");
     if (type && *type == "BANK STATEMENT") return;
@@ -174,7 +175,7 @@ class Checks {
                                         std::pair{"PAYER_PHONE", "BUSINESS_PHONE"}}) {
       const std::string* a = found(fields_, payer);
       const std::string* b = found(fields_, seller);
-      if (a && b && key(*a) == key(*b)) mark({payer}, false);
+      if (a && b && key(*a) == key(*b)) mark({payer, seller}, false);
     }
   }
 

@@ -20,7 +20,7 @@ namespace docsift::ocr {
 // - DOCUMENT_TYPE: a statement with a balance and no total, an invoice or receipt with a total
 //   and no balance;
 // - text: an e-mail address with one @ and a dotted domain; the payer's name, address or phone
-//   the same as the seller's (only a contradiction, of the payer's); a person's name or an address
+//   the same as the seller's (only a contradiction, of both); a person's name or an address
 //   that holds another field's label (`rules`' labels: "Acct", "Tel"), only a contradiction.
 // A check that passes vouches for each value it ties; one that fails contradicts them.
 void check_page(const std::map<std::string, std::string>& fields, std::map<std::string, Evidence>& evidence,
