@@ -18,12 +18,11 @@ only the fields the truth has are judged. Prints:
 """
 import argparse
 import collections
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refit import csv_truth, right, schema_fields, schema_kinds  # noqa: E402
+from refit import csv_truth, latest_records, right, schema_fields, schema_kinds  # noqa: E402
 from score import receipts_truth  # noqa: E402  (refit puts bench/ocr on the path)
 
 
@@ -35,11 +34,7 @@ def main():
     args = ap.parse_args()
     truth = receipts_truth(args.truth) if args.receipts else csv_truth(args.truth)
     kinds = schema_kinds()
-    latest = {}
-    with open(os.path.join(args.run, "results.jsonl"), encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            latest[r["file"]] = r
+    latest = latest_records(os.path.join(args.run, "results.jsonl"))
     pages = accepted_pages = accepted_pages_right = 0
     values = queued = right_accepted = judged_accepted = accepted = wrong = wrong_queued = missing_queued = 0
     # The truth's values of required fields (ABN, TOTAL on invoices and receipts) the run left N/A.

@@ -86,7 +86,7 @@ FIT_LAYOUTS = ("classic", "right_supplier", "ruled_table", "till", "letterhead",
 # review.threshold, every field's but the three of note: the lowest at which the accepted values of
 # those fields on the fitted generated pages, out of fold, are this often right.
 TARGET_OTHER = 0.98
-FIELDS_OF_NOTE = {"TOTAL": 0.98, "INVOICE_DATE": 0.98, "SUPPLIER": 0.95}  # the accuracy targets of issue 44
+FIELDS_OF_NOTE = {"TOTAL": 0.98, "INVOICE_DATE": 0.98, "SUPPLIER": 0.95}  # accepted values this often right
 COVERAGE_OF_NOTE = {"TOTAL": 0.60, "INVOICE_DATE": 0.60, "SUPPLIER": 0.40}
 
 
@@ -153,13 +153,19 @@ def run_docsift(folder, out, extra=()):
     subprocess.run(cmd, check=False)
 
 
-def load_values(journal, truth, kinds, set_name):
-    """(page, field, kind, features, right, set) per value the truth can judge."""
+def latest_records(journal):
+    """{file: record}: each page's latest record in a docsift journal."""
     latest = {}
     with open(journal, encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
             latest[r["file"]] = r
+    return latest
+
+
+def load_values(journal, truth, kinds, set_name):
+    """(page, field, kind, features, right, set) per value the truth can judge."""
+    latest = latest_records(journal)
     out = []
     for name, r in latest.items():
         base = os.path.basename(name.split("#page=")[0])

@@ -24,6 +24,7 @@
 #include "docsift/io/journal.h"
 #include "docsift/io/output_file.h"
 #include "docsift/resilience/fault_spec.h"
+#include "docsift/strict_json.h"
 #include "docsift/timestamp.h"
 
 namespace docsift::batch {
@@ -62,11 +63,12 @@ std::string read_text(const fs::path& path) {
     throw MalformedInputError(path.string() + ": " + std::to_string(size >> 20) +
                               " MiB, over the 256 MiB a corrections CSV may have; give the queued rows only");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputUnreadableError(path.string() + ": cannot read it: " + std::strerror(errno));
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw InputUnreadableError(path.string() + ": cannot read it: " + std::strerror(errno));
-  return text;
+  // Read through one opening, its type and size checked again on it (strict_json.h).
+  try {
+    return read_text_file(path.string(), kMaxBytes);
+  } catch (const FileError& e) {
+    throw InputUnreadableError(std::string(e.what()) + "; the corrections CSV could not be read");
+  }
 }
 
 // The filled rows of the corrections CSV, its columns found by name.
