@@ -76,7 +76,7 @@ write_readme() {
 write_config() {
   local keys defaults
   keys="$(docsift config --keys | normalise)"
-  defaults="$(docsift config | normalise)"
+  defaults="$(docsift config --as-written | normalise)"
   printf '%s\n' \
     '# Configuration' \
     '' \
@@ -96,7 +96,9 @@ write_config() {
     '' \
     '## The defaults' \
     '' \
-    'As `docsift config` prints them with no config file and no `--set`:' \
+    'As `docsift config --as-written` prints them with no config file and no `--set`; `docsift config`' \
+    'prints what this build makes of them (`ocr.recognizer: auto` is `both` where the second recognizer' \
+    'is installed, and the review thresholds then its own):' \
     '' \
     '```yaml' \
     "$defaults" \

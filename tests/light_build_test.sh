@@ -1,9 +1,10 @@
 #!/bin/bash
 # The build without LibTorch (-DDOCSIFT_WITH_TORCH=OFF, docs/install.md, "Without LibTorch") against the full build:
 #   tests/light_build_test.sh LIGHT_BIN FULL_BIN SOURCE_DIR
-# The light binary links no LibTorch, reads samples/ with the OCR engine into the same
-# predictions, confidence and review bytes and the same records and summary (times, timings and
-# memory aside) as the full one, and refuses a model with one line and exit 2.
+# The light binary links no LibTorch, says it reads with Tesseract alone (the full build's default
+# adds the second recognizer), reads samples/ with Tesseract into the same predictions, confidence
+# and review bytes and the same records and summary (times, timings and memory aside) as the full
+# one told to read with Tesseract alone, and refuses a model with one line and exit 2.
 set -euo pipefail
 light=$1 full=$2 source=$3
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -14,8 +15,12 @@ if ldd "$light" | grep -E 'libtorch|libc10' >&2; then fail "$light links LibTorc
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$light" run "$source/samples" --engine ocr --out "$tmp/light" --quiet
-"$full" run "$source/samples" --engine ocr --out "$tmp/full" --quiet
+"$light" run "$source/samples" --engine ocr --out "$tmp/light" 2>"$tmp/light.log" >/dev/null
+grep -q 'Tesseract alone: this build has no LibTorch' "$tmp/light.log" || { head -3 "$tmp/light.log" >&2; fail "the light build does not say it reads with Tesseract alone"; }
+"$light" config | grep -q 'recognizer: tesseract' || fail "the light build's ocr.recognizer: auto is not tesseract"
+rm -rf "$tmp/light"
+"$light" run "$source/samples" --engine ocr --out "$tmp/light" --quiet --set ocr.recognizer=tesseract
+"$full" run "$source/samples" --engine ocr --out "$tmp/full" --quiet --set ocr.recognizer=tesseract
 for f in predictions.csv confidence.csv review.csv; do
   cmp "$tmp/light/$f" "$tmp/full/$f" || fail "$f differs between the builds"
 done

@@ -12,12 +12,16 @@ Command add_config_command(CLI::App& root) {
   struct Options {
     ConfigOptions config;
     bool keys = false;
+    bool as_written = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
       "config", "Print the effective configuration (defaults, then --config, then --set) as YAML");
   options->config.add_to(app);
   app->add_flag("--keys", options->keys, "List every key with its meaning instead");
+  app->add_flag("--as-written", options->as_written,
+                "Print the settings as given, before what this build resolves (ocr.recognizer: auto is both where the "
+                "second recognizer is installed)");
   return {app, [options] {
             if (options->keys) {
               for (const auto& [key, help] : config::keys()) {
@@ -25,7 +29,7 @@ Command add_config_command(CLI::App& root) {
               }
               return kExitOk;
             }
-            std::cout << config::to_yaml(options->config.load());
+            std::cout << config::to_yaml(options->as_written ? options->config.load_as_written() : options->config.load());
             return kExitOk;
           }};
 }

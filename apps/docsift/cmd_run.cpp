@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "config_options.h"
 #include "docsift/batch/model_support.h"
+#include "docsift/batch/ocr_reader.h"
 #include "docsift/batch/output_folder.h"
 #include "docsift/batch/report.h"
 #include "docsift/batch/run.h"
@@ -192,8 +193,8 @@ Command add_run_command(CLI::App& root) {
               if (ocr) {
                 log.info("engine",
                          std::string(cfg.extraction.engine == config::Engine::Auto ? "no --model given, so " : "") +
-                             "reading pages with the OCR engine (Tesseract and the rules in " + cfg.ocr.rules +
-                             "); pass --model DIR to use a vision-language model",
+                             "reading pages with the OCR engine (" + batch::ocr_readers(cfg) + "; the rules in " +
+                             cfg.ocr.rules + "); pass --model DIR to use a vision-language model",
                          {{"engine", "ocr"}});
                 if (!o->device.empty() && o->device != "cpu") {
                   log.warning("ignored", "--device " + o->device + " is ignored: the OCR engine runs on the CPU",

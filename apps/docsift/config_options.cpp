@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <optional>
 
+#include "docsift/batch/ocr_reader.h"
+
 namespace docsift::cli {
 
 void ConfigOptions::add_to(CLI::App* app, const std::string& note) {
@@ -19,7 +21,14 @@ config::Config ConfigOptions::load(const std::vector<std::string>& shortcuts) co
   if (!file_.empty()) file = file_;
   std::vector<std::string> overrides = overrides_;
   overrides.insert(overrides.end(), shortcuts.begin(), shortcuts.end());
-  return config::load(file, overrides);
+  // ocr.recognizer: auto is resolved by what this build has (batch/ocr_reader.h).
+  return config::load(file, overrides, {batch::second_recognizer_available});
+}
+
+config::Config ConfigOptions::load_as_written() const {
+  std::optional<std::filesystem::path> file;
+  if (!file_.empty()) file = file_;
+  return config::load(file, overrides_);
 }
 
 }  // namespace docsift::cli

@@ -53,7 +53,7 @@ TEST_CASE("recognizer run: both readers on the samples agree, and each record sa
   REQUIRE_MESSAGE(both.exit_code == 0, both.err);
   CHECK(both.err.find("second recognizer") == std::string::npos);
   const auto alone = run_docsift("run " + shell_quote(in.string()) + " --out " + shell_quote((tmp / "alone").string()) +
-                                 " --engine ocr --quiet");
+                                 " --engine ocr --quiet --set ocr.recognizer=tesseract");
   REQUIRE_MESSAGE(alone.exit_code == 0, alone.err);
   const auto records = journal_lines(tmp / "both" / "results.jsonl");
   const auto plain = journal_lines(tmp / "alone" / "results.jsonl");

@@ -1,8 +1,9 @@
 // libFuzzer target: an OCR calibration file (ocr.calibration, ocr/calibration.h) and a threshold
 // file (a config whose review.fields name fields, as `eval --write-thresholds` writes it), one input
-// split at its first NUL byte, each written to a file and loaded as a run loads it. Every problem
-// must be a docsift::ConfigError; what is accepted must hold only finite weights and field offsets,
-// known features and kinds with parameters, and thresholds in [0, 1] for fields of the schema.
+// split at its first NUL byte, each written to a file and loaded as a run loads it; the first part
+// is loaded as the field finder's weights (ocr.finder, ocr/finder.h) too. Every problem must be a
+// docsift::ConfigError; what is accepted must hold only finite weights and field offsets, known
+// features and kinds with parameters, and thresholds in [0, 1] for fields of the schema.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include "docsift/error.h"
 #include "docsift/extract/schema.h"
 #include "docsift/ocr/calibration.h"
+#include "docsift/ocr/finder.h"
 #include "scratch_folder.h"
 
 namespace {
@@ -55,6 +57,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // A field's own offset: finite, and only on a field the file lists with its kind.
     for (const auto& [field, offset] : c.field_offsets) {
       if (!std::isfinite(offset) || !c.field_kinds.count(field)) __builtin_trap();
+    }
+  } catch (const docsift::ConfigError&) {
+  }
+  try {
+    const docsift::ocr::FinderModel f = docsift::ocr::load_finder(written("f.yaml", input.substr(0, cut)));
+    const auto& known = docsift::ocr::finder_features();
+    for (const auto& [field, names] : known) {
+      if (!f.weights.count(field)) __builtin_trap();
+    }
+    for (const auto& [field, weights] : f.weights) {
+      const auto names = known.find(field);
+      if (names == known.end()) __builtin_trap();
+      for (const auto& [name, weight] : weights) {
+        if (!std::isfinite(weight) || std::find(names->second.begin(), names->second.end(), name) == names->second.end())
+          __builtin_trap();
+      }
     }
   } catch (const docsift::ConfigError&) {
   }

@@ -269,8 +269,8 @@ TEST_CASE("review thresholds mean what they say: one given alone is every field'
   // The defaults: Tesseract's per-field thresholds over review.threshold.
   Config c = load(std::nullopt, {});
   CHECK(c.review.fields == shipped.fields);
-  CHECK(c.review.threshold_of("TOTAL") == doctest::Approx(0.955));
-  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.89));
+  CHECK(c.review.threshold_of("TOTAL") == doctest::Approx(0.94));
+  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.90));
   // A threshold given alone applies to every field, the fitted three included.
   c = load(std::nullopt, {"review.threshold=0"});
   CHECK(c.review.fields.empty());
@@ -278,7 +278,7 @@ TEST_CASE("review thresholds mean what they say: one given alone is every field'
   // Choosing the second recognizer chooses its thresholds, with no second setting.
   c = load(std::nullopt, {"ocr.recognizer=both"});
   CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
-  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.885));
+  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.575));
   // review.fields given wins over both, from a file or --set, and a threshold then keeps them.
   TempDir dir;
   write_text(dir.path() / "r.yaml", "ocr:\n  recognizer: both\nreview:\n  threshold: 0.5\n  fields: {TOTAL: 0.99}\n");
@@ -290,4 +290,24 @@ TEST_CASE("review thresholds mean what they say: one given alone is every field'
   // The same through the worker's hand-over: the derived thresholds travel in the YAML.
   CHECK(from_yaml(to_yaml(load(std::nullopt, {"ocr.recognizer=both"})), "worker").review.fields ==
         ReviewConfig::second_recognizer_fields());
+}
+
+TEST_CASE("ocr.recognizer: auto is both where the build can open the second recognizer and the OCR engine reads, with its thresholds") {
+  const Abilities installed{[](const std::string& model) { return model == "auto"; }};
+  const Abilities absent{[](const std::string&) { return false; }};
+  Config c = load(std::nullopt, {}, installed);
+  CHECK(c.ocr.recognizer == "both");
+  CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
+  CHECK(to_yaml(c).find("recognizer: both") != std::string::npos);  // what the worker and the hash see
+  c = load(std::nullopt, {}, absent);
+  CHECK(c.ocr.recognizer == "tesseract");
+  CHECK(c.review.fields == ReviewConfig().fields);
+  CHECK(load(std::nullopt, {}).ocr.recognizer == "auto");  // not asked: as written, read as Tesseract alone
+  // The ability is asked about the folder ocr.recognizer_model names.
+  CHECK(load(std::nullopt, {"ocr.recognizer_model=/elsewhere"}, installed).ocr.recognizer == "tesseract");
+  // Chosen, it stays as chosen; with a model, the OCR engine does not read and auto is tesseract.
+  CHECK(load(std::nullopt, {"ocr.recognizer=tesseract"}, installed).ocr.recognizer == "tesseract");
+  CHECK(load(std::nullopt, {"ocr.recognizer=both"}, absent).ocr.recognizer == "both");
+  CHECK(load(std::nullopt, {"model.path=/models/x"}, installed).ocr.recognizer == "tesseract");
+  CHECK(docsift::config::hash(load(std::nullopt, {}, installed)) != docsift::config::hash(load(std::nullopt, {}, absent)));
 }

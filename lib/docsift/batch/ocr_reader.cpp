@@ -39,6 +39,21 @@ std::unique_ptr<ocr::LineRecognizer> second_recognizer(const ocr::Settings& s) {
 
 }  // namespace
 
+bool second_recognizer_available(const std::string& recognizer_model) {
+  if (!without_model_stack().empty()) return false;
+  const std::string folder = recognizer_model == "auto" ? installed_recognizer_folder() : recognizer_model;
+  std::error_code ec;
+  return !folder.empty() && std::filesystem::is_regular_file(std::filesystem::path(folder) / "recognizer.json", ec);
+}
+
+std::string ocr_readers(const config::Config& c) {
+  if (c.ocr.recognizer == "both" && !recognizer_folder(c.ocr).empty() && without_model_stack().empty())
+    return "Tesseract, and PP-OCRv4's recognizer for the values it doubts";
+  if (c.ocr.recognizer == "tesseract" && c.keys_given.count("ocr.recognizer") != 0) return "Tesseract alone, as ocr.recognizer says";
+  if (!without_model_stack().empty()) return "Tesseract alone: this build has no LibTorch, which the second recognizer needs";
+  return "Tesseract alone: no second recognizer converted (scripts/setup.sh makes one)";
+}
+
 std::string missing_recognizer(const config::Config& c) {
   if (config::resolved_engine(c) != config::Engine::Ocr || c.ocr.recognizer != "both" || !recognizer_folder(c.ocr).empty()) {
     return "";

@@ -13,6 +13,14 @@ namespace docsift::batch {
 // for run's log, once; "" when it will not.
 std::string missing_recognizer(const config::Config& config);
 
+// Whether the second recognizer can be opened from `recognizer_model` (auto: where scripts/setup.sh
+// converted it) in this build: config::Abilities for ocr.recognizer: auto.
+bool second_recognizer_available(const std::string& recognizer_model);
+
+// What reads the pages, for the run's first line: "Tesseract and PP-OCRv4's recognizer", or
+// "Tesseract alone" and why (this build has no LibTorch; none converted; ocr.recognizer: tesseract).
+std::string ocr_readers(const config::Config& config);
+
 class OcrReader final : public PageReader {
  public:
   explicit OcrReader(const config::Config& config);

@@ -123,6 +123,7 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   resolve("ocr", "rules", config.ocr.rules);
   resolve("ocr", "known_sellers", config.ocr.known_sellers);
   resolve("ocr", "calibration", config.ocr.calibration);
+  resolve("ocr", "finder", config.ocr.finder);
   resolve("output", "dir", config.output.dir);
 }
 
@@ -170,11 +171,17 @@ void check_field_names(const Config& config) {
 
 }  // namespace
 
-Config load(const std::optional<std::filesystem::path>& file,
-            const std::vector<std::string>& overrides) {
+Config load(const std::optional<std::filesystem::path>& file, const std::vector<std::string>& overrides,
+            const Abilities& abilities) {
   Config config;
   if (file) apply_file(config, *file);
   for (const auto& assignment : overrides) apply_override(config, assignment);
+  // The second recognizer by default where it is installed (docs/ocr.md): resolved once here, so
+  // that the config's hash, a worker's config and the thresholds below all see which it is.
+  if (config.ocr.recognizer == "auto" && abilities.second_recognizer) {
+    const bool both = resolved_engine(config) == Engine::Ocr && abilities.second_recognizer(config.ocr.recognizer_model);
+    config.ocr.recognizer = both ? "both" : "tesseract";
+  }
   // The thresholds mean what they say (docs/confidence.md, "Thresholds"): one given alone is every
   // field's, and the shipped per-field ones are those of the engine that makes the confidences.
   if (config.keys_given.count("review.fields") == 0) {

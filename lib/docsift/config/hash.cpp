@@ -41,6 +41,7 @@ std::string hash(Config config) {
   h = mix_file(h, "extraction.fields", config.extraction.fields);
   h = mix_file(h, "ocr.rules", config.ocr.rules);
   h = mix_file(h, "ocr.calibration", config.ocr.calibration);
+  h = mix_file(h, "ocr.finder", config.ocr.finder);
   h = mix_file(h, "ocr.known_sellers", config.ocr.known_sellers);
   char out[17];
   std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));

@@ -1,18 +1,13 @@
 #include "docsift/ocr/calibration.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <set>
-#include <system_error>
 #include <utility>
 #include <vector>
 #include <string_view>
 
 #include "docsift/error.h"
+#include "docsift/ocr/yaml_source.h"
 
 namespace docsift::ocr {
 
@@ -29,8 +24,9 @@ const std::vector<std::string>& feature_names() {
 
 std::map<std::string, double> feature_values(const Evidence& e) {
   const auto flag = [](bool b) { return b ? 1.0 : 0.0; };
-  // The rules' margins are in points of their own scales (a total's labels weigh 100, a date's
-  // position 10): log-scaled so that one weight serves a kind, 1 at a margin of 1000.
+  // The margins are in points of their own scales (TOTAL's: the field finder's probability over
+  // the runner-up's, in thousandths; a date's position: 10): log-scaled so that one weight serves
+  // a kind, 1 at a margin of 1000.
   const double margin = std::log1p(std::clamp(e.margin, 0.0, 1000.0)) / std::log1p(1000.0);
   return {{"word_min", e.word_min / 100.0},
           {"word_mean", e.word_mean / 100.0},
@@ -85,102 +81,21 @@ double Calibration::probability(const std::string& field, const Evidence& eviden
   return model->second.probability(evidence, offset == field_offsets.end() ? 0.0 : offset->second);
 }
 
-namespace {
-
-// Reads a calibration file's nodes; every problem is a ConfigError at "source:line:column".
-class CalibrationReader {
- public:
-  explicit CalibrationReader(std::string source) : source_(std::move(source)) {}
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& problem) const {
-    const YAML::Mark mark = at.Mark();
-    const std::string where = mark.is_null() ? source_
-                                             : source_ + ":" + std::to_string(mark.line + 1) + ":" +
-                                                   std::to_string(mark.column + 1);
-    throw ConfigError(where + ": " + problem + " (configs/fields/ocr-calibration.yaml shows the layout)");
-  }
-
-  // A mapping's entries in order, each key a plain name given once.
-  std::vector<std::pair<std::string, YAML::Node>> entries(const YAML::Node& map, const std::string& key) const {
-    if (!map.IsMap()) fail(map, key + ": expected a mapping");
-    std::vector<std::pair<std::string, YAML::Node>> out;
-    std::set<std::string> seen;
-    for (const auto& item : map) {
-      if (!item.first.IsScalar()) fail(item.first, key + ": expected a name");
-      const std::string name = item.first.Scalar();
-      if (!seen.insert(name).second) fail(item.first, key + "." + name + ": given twice");
-      out.emplace_back(name, item.second);
-    }
-    return out;
-  }
-
-  // A finite number: "nan", ".inf", "1e999", "0.5x" or a list are refused, each at its place.
-  double number(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key + ": expected a number");
-    const std::string& text = n.Scalar();
-    double value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
-      fail(n, key + ": expected a finite number, got '" + text + "'");
-    }
-    return value;
-  }
-
-  std::string word(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar() || n.Scalar().empty()) fail(n, key + ": expected a name");
-    return n.Scalar();
-  }
-
-  // `map`'s `key`, which must be there.
-  YAML::Node required(const YAML::Node& map, const std::string& key, const std::string& path) const {
-    const YAML::Node n = map[key];
-    if (!n) fail(map, path + ": has no " + key);
-    return n;
-  }
-
- private:
-  std::string source_;
-};
-
-}  // namespace
-
 Calibration load_calibration(const std::string& source) {
-  constexpr std::string_view kBuiltin = "builtin:";
-  YAML::Node root;
-  try {
-    if (source.rfind(kBuiltin, 0) == 0) {
-      if (source != "builtin:ocr-calibration")
-        throw ConfigError(source + ": unknown built-in calibration (builtin:ocr-calibration is)");
-      root = YAML::Load(std::string(builtin_calibration_text()));
-    } else {
-      // A regular file only: a device or a FIFO named here would never end its read.
-      if (std::error_code ec; !std::filesystem::is_regular_file(source, ec)) {
-        throw ConfigError(source + ": " + (std::filesystem::exists(source, ec) ? "not a regular file" : "no such file") +
-                          "; ocr.calibration names a file in configs/fields/ocr-calibration.yaml's layout");
-      }
-      root = YAML::LoadFile(source);
-    }
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(source + ": cannot read the OCR calibration file");
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                      ": not valid YAML: " + e.msg);
-  }
-  const CalibrationReader read(source);
+  const YAML::Node root = load_yaml_source(
+      source, {"builtin:ocr-calibration", builtin_calibration_text(), "ocr.calibration",
+               "configs/fields/ocr-calibration.yaml"});
+  const YamlReader read(source, "configs/fields/ocr-calibration.yaml");
   if (!root.IsMap()) read.fail(root, "expected kinds: {KIND: {intercept, weights}} and fields: {FIELD: KIND}");
   Calibration out;
   out.source = source;
   const auto& names = feature_names();
   try {
-    for (const auto& [top, node] : read.entries(root, "the file")) {
-      if (top != "kinds" && top != "fields") read.fail(node, top + ": unknown key (kinds and fields are)");
-    }
+    read.only(root, "the file", {"kinds", "fields"});
     for (const auto& [kind, node] : read.entries(read.required(root, "kinds", "the file"), "kinds")) {
       const std::string path = "kinds." + kind;
       Calibrator c;
-      for (const auto& [key, value] : read.entries(node, path)) {
-        if (key != "intercept" && key != "weights") read.fail(value, path + "." + key + ": unknown key (intercept and weights are)");
-      }
+      read.only(node, path, {"intercept", "weights"});
       c.intercept = read.number(read.required(node, "intercept", path), path + ".intercept");
       for (const auto& [name, weight] : read.entries(read.required(node, "weights", path), path + ".weights")) {
         if (std::find(names.begin(), names.end(), name) == names.end()) {
@@ -196,9 +111,7 @@ Calibration load_calibration(const std::string& source) {
         std::string kind;
         if (node.IsMap()) {
           const std::string path = "fields." + field;
-          for (const auto& [key, value] : read.entries(node, path)) {
-            if (key != "kind" && key != "offset") read.fail(value, path + "." + key + ": unknown key (kind and offset are)");
-          }
+          read.only(node, path, {"kind", "offset"});
           kind = read.word(read.required(node, "kind", path), path + ".kind");
           if (const YAML::Node offset = node["offset"]) out.field_offsets[field] = read.number(offset, path + ".offset");
         } else {
@@ -206,9 +119,7 @@ Calibration load_calibration(const std::string& source) {
         }
         if (!out.kinds.count(kind)) read.fail(node, "fields." + field + ": kind '" + kind + "' has no parameters under kinds");
         out.field_kinds[field] = kind;
-        const YAML::Mark mark = node.Mark();
-        out.field_places[field] =
-            mark.is_null() ? source : source + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+        out.field_places[field] = read.place(node);
       }
     }
   } catch (const YAML::Exception& e) {

@@ -149,6 +149,7 @@ Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second)
       second_reading_(config.second_reading),
       reader_({config.language, config.deskew, config.page_segmentation, config.threads, evened_data(config)}),
       second_(std::move(second)) {
+  if (config.finder != rules_.finder.source) rules_.finder = load_finder(config.finder);
   evened_model_ = reader_.evened_data().empty() ? "same" : reader_.evened_data();
 }
 
@@ -322,6 +323,17 @@ Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& 
   Result out{std::move(e.fields), std::move(e.text), {}, std::move(info), std::move(e.confidence),
              std::move(e.evidence), {}, std::move(e.doubtful), std::move(e.sums)};
   out.info["checks"] = e.checks;
+  // What the finder ranked (ocr.write_evidence), for bench/ocr/train_finder.py.
+  if (write_evidence_ && !out.info.empty()) {
+    for (const auto& [field, ranked] : e.candidates) {
+      nlohmann::json& list = out.info["candidates"][field];
+      for (const Ranked& c : ranked) {
+        nlohmann::json x = nlohmann::json::object();
+        for (const auto& [name, value] : c.features) x[std::string(name)] = value;
+        list.push_back({{"value", c.value}, {"p", c.probability}, {"x", std::move(x)}});
+      }
+    }
+  }
   // Why a page gave nothing, for the record (every field is then N/A).
   if (page.words() == 0) {
     out.info["reason"] = "no text found: a blank page, or a photo without printed text";

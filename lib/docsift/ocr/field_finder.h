@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "docsift/ocr/finder.h"
 #include "docsift/ocr/rule_text.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/values.h"
@@ -74,8 +75,8 @@ class FieldFinder {
   // under kNameDoubt (a logo's type, a faded heading): up to kMaxNameRereads (find_parties.cpp).
   std::vector<WordRun> doubtful_names() const;
 
-  // TOTAL: the label's strength, then the checks, then the largest, then the lowest
-  // (find_totals.cpp: rank_totals, then total_from_payments, total_from_sums, record_total).
+  // TOTAL: the trained finder (finder.h) picks among total_options, each described by
+  // total_features (find_totals.cpp), and record_total writes the winner with its evidence.
   void choose_total(nlohmann::json& checks);
   // What was paid, as the payment lines say: tendered − change, or a card's charge with no change.
   struct Paid {
@@ -84,9 +85,7 @@ class FieldFinder {
     bool was_paid(long long v) const { return v == paid.value_or(-1) || v == tendered_exact; }
   };
   struct Candidate;
-  // choose_total's working state: the winner so far (pointing into `totals` or at one of the
-  // candidates below, so it is never copied) and every candidate's amount and score.
-  struct TotalChoice;
+  struct TotalOption;
   Paid paid() const;
   bool is_tendered(std::size_t segment) const;
   bool sums_agree(long long v, const Paid& p) const;
@@ -94,10 +93,14 @@ class FieldFinder {
   bool sums_make(long long v) const;  // v among figures_sum()
   // The amounts sums_make accepts, and what was paid where change was given: Extraction::sums.
   std::vector<long long> printed_sums(const Paid& p) const;
-  void rank_totals(const Paid& p, TotalChoice& c);
-  void total_from_payments(const Paid& p, TotalChoice& c);
-  void total_from_sums(TotalChoice& c);
-  void record_total(const TotalChoice& c, const Paid& p, nlohmann::json& checks);
+  // The candidates: the labelled amounts, a labelled one's misread digit repaired, what was paid, a
+  // card's charge, subtotal + tax printed below the subtotal, the subtotal, and every other amount
+  // with cents on the page.
+  std::vector<TotalOption> total_options(const Paid& p) const;
+  // `ranked`: the page's amounts with cents, largest first.
+  Features total_features(const TotalOption& o, const Paid& p, const std::vector<long long>& ranked) const;
+  void record_total(const std::vector<TotalOption>& options, const std::vector<double>& probability,
+                    std::size_t best, const Paid& p, nlohmann::json& checks);
 
   // INVOICE_DATE without a label: the most plausible date on the page, beside a time of day,
   // high on the page, and not one a due-date or period label gave.
@@ -281,15 +284,11 @@ class FieldFinder {
     std::size_t segment;
     bool fuzzy = false;  // its label matched only with an edit
   };
-  struct TotalChoice {
-    TotalChoice() = default;
-    TotalChoice(const TotalChoice&) = delete;
-    TotalChoice& operator=(const TotalChoice&) = delete;
-    const Candidate* best = nullptr;
-    long best_score = 0;
-    std::vector<std::pair<long long, long>> scored;  // each candidate's amount and score: the winner's margin
-    Candidate repaired{}, from_payment{}, from_card{}, from_sum{}, from_subtotal{};
-    bool none() const { return !best || best_score <= 0; }
+  // A TOTAL candidate and where it came from: label, repaired, payment, card, sum, subtotal or
+  // page (an amount no label names).
+  struct TotalOption {
+    Candidate c;
+    std::string_view source;
   };
 
   const Page& page;
@@ -315,6 +314,7 @@ class FieldFinder {
   std::vector<long long> page_sums;  // choose_total: printed_sums, for Extraction::sums
   bool total_vouched = false;  // choose_total: a printed sum agrees with the TOTAL chosen
   std::map<std::string, Evidence> evidence;  // what the steps noted per field (evidence_of adds the rest)
+  std::map<std::string, std::vector<Ranked>> candidates;  // what the finder ranked, per field (Extraction's)
   std::vector<long long> row_amounts;  // line_items on a statement: each row's last amount, signed, in cents
   std::map<std::string, bool> label_fuzzy;   // fields read beside a label: whether it matched only with an edit
   std::vector<Candidate> totals, tendered, change;

@@ -57,6 +57,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     out.evidence[name].exact = page.exact;
   }
   out.sums = page_sums;
+  out.candidates = std::move(candidates);
   out.doubtful = doubtful_amounts();
   for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));

@@ -1,4 +1,5 @@
-// TOTAL: the page's money, tax summaries and rounding, the ranked choice, the sum check. (field_finder.h)
+// TOTAL: the page's money, tax summaries and rounding, the candidates and their features for the
+// trained finder (finder.h), the sum check. (field_finder.h)
 #include "docsift/ocr/field_finder.h"
 
 #include <algorithm>
@@ -134,150 +135,187 @@ std::vector<long long> FieldFinder::printed_sums(const Paid& p) const {
 // Whether a printed sum agrees with `v`: what was paid, or what the figures sum to.
 bool FieldFinder::sums_agree(long long v, const Paid& p) const { return p.was_paid(v) || sums_make(v); }
 
-// The labelled candidates scored: the label's strength, then the checks, then the largest.
-void FieldFinder::rank_totals(const Paid& p, TotalChoice& c) {
+std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) const {
+  std::vector<TotalOption> out;
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
+  const auto at = [&](const char* field) { return found_at.count(field) ? std::optional(found_at.at(field)) : std::nullopt; };
+  const auto with_currency = [&](Amount a) {
+    if (a.currency.empty()) a.currency = page_currency;
+    return a;
+  };
+  for (const Candidate& t : totals) out.push_back({t, "label"});
   // A subtotal's label whose amount is what was paid ("Net Total 21.20", cash 21.20, change
   // 0.00, under "5 Item(s) Total 20.00"): nobody pays a sum before tax, so it is a total too.
-  if (sub && found_at.count("SUBTOTAL") && p.was_paid(*sub) && !is_tendered(found_at["SUBTOTAL"])) {
-    if (const auto a = money(r[found_at["SUBTOTAL"]].text, true); a && a->cents == *sub)
-      totals.push_back({*a, 1, found_at["SUBTOTAL"]});
+  if (sub && at("SUBTOTAL") && p.was_paid(*sub) && !is_tendered(*at("SUBTOTAL"))) {
+    if (const auto a = money(r[*at("SUBTOTAL")].text, true); a && a->cents == *sub)
+      out.push_back({{*a, 1, *at("SUBTOTAL")}, "label"});
   }
-  long long largest = 0;
-  for (const auto& t : totals) largest = std::max(largest, t.amount.cents);
-  for (const auto& t : totals) {
-    long score = t.strength * 100;
-    if (tax_summary[r[t.segment].line]) score -= 150;
-    // Two printed figures agree with it: the strongest evidence there is. Not the tendered
-    // figure itself under a weak label ("Payment Mode Amount" over "CASH 57.10").
-    if (!is_tendered(t.segment) && p.was_paid(t.amount.cents)) score += 250;
-    // Rounded: what was paid. Below the rounding line, or on it with a total's own label
-    // ("Total After Adj Incl GST 17.70"), not the rounding's ("Rounding Adj -0.02").
-    if (rounding_line && (r[t.segment].line > *rounding_line ||
-                          (r[t.segment].line == *rounding_line && t.strength >= 2)))
-      score += 130;
-    if ((sub && tax && t.amount.cents == *sub + *tax) || (!rounding_line && row_sums.count(t.amount.cents) != 0))
-      score += 40;
-    if (t.amount.cents == largest) score += 15;
-    if (t.amount.has_cents) score += 10;
-    c.scored.emplace_back(t.amount.cents, score);
-    if (!c.best || score >= c.best_score) c.best = &t, c.best_score = score;
-  }
-}
-
-// A misread winner repaired, what was paid as a candidate of its own, a card's charge.
-void FieldFinder::total_from_payments(const Paid& p, TotalChoice& c) {
-  // A total that no printed sum agrees with, one misread digit away from the one that does
-  // ("TOTAL 11.66" under "Sub Total 10.94" and "GST 0.66"; "119.76" over cash 120.06 and change
-  // 0.36): the one repair that makes it agree is what was printed (bench/ocr/README.md).
-  if (c.best && !page.exact && !sums_agree(c.best->amount.cents, p)) {
+  // A labelled total that no printed sum agrees with, one misread digit away from the one that
+  // does ("TOTAL 11.66" under "Sub Total 10.94" and "GST 0.66"): the one repair that makes it
+  // agree, as a candidate of its own.
+  for (std::size_t i = 0, labelled = out.size(); i < labelled && !page.exact; ++i) {
+    if (sums_agree(out[i].c.amount.cents, p)) continue;
     std::vector<long long> fixes;
-    for (const long long v : misread_amounts(c.best->amount.cents)) {
+    for (const long long v : misread_amounts(out[i].c.amount.cents)) {
       if (sums_agree(v, p)) fixes.push_back(v);
     }
-    if (fixes.size() == 1) {
-      c.repaired = *c.best;
-      c.repaired.amount.cents = fixes.front();
-      c.best = &c.repaired;
-      c.best_score += 250;
-    }
+    if (fixes.size() != 1) continue;
+    TotalOption fixed = out[i];
+    fixed.c.amount.cents = fixes.front();
+    fixed.source = "repaired";
+    out.push_back(fixed);
   }
-  // What was paid (tendered - change) is a candidate of its own: "Accepted total 10.00",
-  // "Change 5.00" is a total of 5.00.
-  if (p.paid && *p.paid > 0) {
-    c.from_payment = {Amount{*p.paid, true, tendered.back().amount.currency, 0, 0}, 2, tendered.back().segment};
-    // A plain label's, with cents, vouched for by two readings (tendered and change) that must
-    // both be right: below a plain total read directly with cents as the largest candidate
-    // (225). On the 200 receipts that order fixed 4 totals where a misread change decided
-    // (339: "TOTAL RM 14.10", cash 20.00, change read 5.96) and lost 2 where the total itself
-    // was misread (bench/ocr/README.md).
-    // Printed figures that sum to it ("SR 6 7,395.09 443.71", the bill rounded): a third reading.
-    const long score = 200 + 10 + 10 + (sums_make(*p.paid) ? 40 : 0);
-    c.scored.emplace_back(*p.paid, score);
-    if (!c.best || score > c.best_score) c.best = &c.from_payment, c.best_score = score;
-  }
-  // No total read, but a card payment with no change ("Master Card 63.80"): a card is charged
-  // the total exactly.
-  if (c.none() && p.tendered_exact > 0 && tendered.back().strength == 1) {
-    c.from_card = tendered.back();
-    c.best = &c.from_card, c.best_score = 1;
-  }
-}
-
-// No total label read: subtotal + tax printed below the subtotal, or the subtotal itself.
-void FieldFinder::total_from_sums(TotalChoice& c) {
-  const auto sub = cents("SUBTOTAL"), tax = cents("GST");
+  // What was paid (tendered - change): "Accepted total 10.00", "Change 5.00" is a total of 5.00.
+  if (p.paid && *p.paid > 0)
+    out.push_back({{Amount{*p.paid, true, tendered.back().amount.currency, 0, 0}, 2, tendered.back().segment}, "payment"});
+  // A card payment with no change ("Master Card 63.80"): a card is charged the total exactly.
+  if (p.tendered_exact > 0 && tendered.back().strength == 1) out.push_back({tendered.back(), "card"});
   // An amount below the subtotal that is subtotal + tax ("1 210,00 Kč" under "Celkem bez DPH
   // 1 000,00" and "DPH 21 % 210,00").
-  if (c.none() && sub && tax && found_at.count("SUBTOTAL")) {
-    for (std::size_t k = found_at["SUBTOTAL"]; k < n && c.best != &c.from_sum; ++k) {
+  if (sub && tax && at("SUBTOTAL")) {
+    bool taken = false;
+    for (std::size_t k = *at("SUBTOTAL"); k < n && !taken; ++k) {
       for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
-        if (a.cents == *sub + *tax && a.cents > 0) {
-          c.from_sum = {a, 1, k};
-          if (c.from_sum.amount.currency.empty()) c.from_sum.amount.currency = page_currency;
-          c.best = &c.from_sum, c.best_score = 1;
-          break;
-        }
+        if (a.cents != *sub + *tax || a.cents <= 0) continue;
+        out.push_back({{with_currency(a), 1, k}, "sum"});
+        taken = true;
+        break;
       }
     }
   }
-  // No total read at all, but a subtotal with no tax read below it: a receipt that prints only
-  // "SUBTOTAL" above its payment lines (the tax, if any, above it and included) bills that.
-  if (c.none() && sub && *sub > 0 && found_at.count("SUBTOTAL") &&
-      (!tax || !found_at.count("GST") || found_at["GST"] < found_at["SUBTOTAL"])) {
-    // The value's own segment: the label's, or one after it (right of it or below).
-    for (std::size_t k = found_at["SUBTOTAL"]; k < n && k <= found_at["SUBTOTAL"] + 2 && c.best != &c.from_subtotal; ++k) {
+  // A subtotal with no tax read below it: a receipt that prints only "SUBTOTAL" above its payment
+  // lines (the tax, if any, above it and included) bills that.
+  if (sub && *sub > 0 && at("SUBTOTAL") && (!tax || !at("GST") || *at("GST") < *at("SUBTOTAL"))) {
+    bool taken = false;
+    for (std::size_t k = *at("SUBTOTAL"); k < n && k <= *at("SUBTOTAL") + 2 && !taken; ++k) {
       for (const auto& a : find_amounts(r[k].text, rules.lexicon, true)) {
-        if (a.cents == *sub) {
-          c.from_subtotal = {a, 1, k};
-          if (c.from_subtotal.amount.currency.empty()) c.from_subtotal.amount.currency = page_currency;
-          c.best = &c.from_subtotal, c.best_score = 1;
-          break;
-        }
+        if (a.cents != *sub) continue;
+        out.push_back({{with_currency(a), 1, k}, "subtotal"});
+        taken = true;
+        break;
       }
     }
   }
+  // Every other amount with cents printed on the page: the finder may take one no label names. Not
+  // what the rules know is something else: a rounding line's adjustment, a payment line's figure
+  // (what was paid and a card's charge are proposed above), the tax.
+  const auto payment_line = [&](std::size_t k) {
+    const auto on = [&](const Candidate& c) { return c.segment == k; };
+    return std::any_of(tendered.begin(), tendered.end(), on) || std::any_of(change.begin(), change.end(), on);
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    if (payment_line(k)) continue;
+    for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
+      if (!a.has_cents || a.cents <= 0) continue;
+      if (rounds[r[k].line] && a.cents <= kMaxRounding) continue;
+      if (at("GST") == k && tax == a.cents) continue;
+      if (std::any_of(out.begin(), out.end(), [&](const TotalOption& o) { return o.c.segment == k && o.c.amount.cents == a.cents; }))
+        continue;
+      out.push_back({{with_currency(a), 0, k}, "page"});
+    }
+  }
+  return out;
+}
+
+Features FieldFinder::total_features(const TotalOption& o, const Paid& p, const std::vector<long long>& ranked) const {
+  const long long v = o.c.amount.cents;
+  const auto sub = cents("SUBTOTAL"), tax = cents("GST");
+  const Segment& s = r[o.c.segment];
+  const bool label = o.source == "label" || o.source == "repaired";
+  long long largest = 0;
+  for (const auto& t : totals) largest = std::max(largest, t.amount.cents);
+  const auto flag = [](bool b) { return b ? 1.0 : 0.0; };
+  const auto rank = static_cast<double>(std::find(ranked.begin(), ranked.end(), v) - ranked.begin());
+  const auto times = std::count_if(r.begin(), r.end(), [&](const Segment& g) {
+    const auto all = find_amounts(g.text, rules.lexicon);
+    return std::any_of(all.begin(), all.end(), [&](const Amount& a) { return a.cents == v; });
+  });
+  std::vector<int> heights;
+  for (const auto& g : r) heights.push_back(g.height);
+  std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2), heights.end());
+  const double median = std::max(1, heights[heights.size() / 2]);
+  const std::size_t lines = std::max<std::size_t>(1, page.lines.size() - 1);
+  return {
+      {"label_weak", flag(label && o.c.strength == 1)},
+      {"label_plain", flag(label && o.c.strength == 2)},
+      {"label_strong", flag(label && o.c.strength >= 3)},
+      {"label_fuzzy", flag(label && o.c.fuzzy)},
+      {"paid_source", flag(o.source == "payment")},
+      {"card_source", flag(o.source == "card")},
+      {"sum_source", flag(o.source == "sum")},
+      {"subtotal_source", flag(o.source == "subtotal")},
+      {"repaired", flag(o.source == "repaired")},
+      {"unlabelled", flag(o.source == "page")},
+      {"tax_summary", flag(tax_summary[s.line])},
+      // Two printed figures agree with it; not the tendered figure itself.
+      {"paid", flag(!is_tendered(o.c.segment) && p.was_paid(v))},
+      {"tendered", flag(is_tendered(o.c.segment))},
+      // Below the rounding line, or on it with a total's own label ("Total After Adj Incl GST 17.70").
+      {"after_rounding", flag(rounding_line && (s.line > *rounding_line || (s.line == *rounding_line && label && o.c.strength >= 2)))},
+      {"sub_plus_tax", flag((sub && tax && v == *sub + *tax) || (!rounding_line && row_sums.count(v) != 0))},
+      {"sums_make", flag(sums_make(v))},
+      {"largest_labelled", flag(v == largest)},
+      {"largest_printed", flag(!ranked.empty() && v == ranked.front())},
+      {"amount_rank", 1.0 / (1.0 + rank)},
+      {"cents", flag(o.c.amount.has_cents)},
+      {"repeated", std::min(3.0, static_cast<double>(times)) / 3.0},
+      {"above_payment", flag(!tendered.empty() && s.line < r[tendered.back().segment].line)},
+      {"down", static_cast<double>(s.line) / static_cast<double>(lines)},
+      {"tall", std::clamp(s.height / median - 1.0, -1.0, 2.0)},
+      {"word_conf", s.confidence / 100.0},
+  };
 }
 
 // The winner written, with its checks and its evidence (how it was found, how contested).
-void FieldFinder::record_total(const TotalChoice& c, const Paid& p, nlohmann::json& checks) {
-  const Candidate* best = c.best;
-  set("TOTAL", format_amount(best->amount.cents, best->amount.currency), best->segment);
-  if (best == &c.from_payment) checks["total_from_payment"] = true;
-  if (best == &c.repaired) checks["total_repaired"] = true;
+void FieldFinder::record_total(const std::vector<TotalOption>& options, const std::vector<double>& probability,
+                               std::size_t best, const Paid& p, nlohmann::json& checks) {
+  const TotalOption& o = options[best];
+  set("TOTAL", format_amount(o.c.amount.cents, o.c.amount.currency), o.c.segment);
+  if (o.source == "payment") checks["total_from_payment"] = true;
+  if (o.source == "repaired") checks["total_repaired"] = true;
+  if (o.source == "sum") checks["total_from_sum"] = true;
+  if (o.source == "card") checks["total_from_card"] = true;
+  if (o.source == "subtotal") checks["total_from_subtotal"] = true;
+  if (o.source == "page") checks["total_unlabelled"] = true;
   // A total read on the page (or repaired) that a printed sum agrees with, or one found as
   // subtotal + tax: vouched for by figures read apart from it.
-  total_vouched = best == &c.repaired || best == &c.from_sum ||
-                  (best != &c.from_payment && best != &c.from_card && best != &c.from_subtotal &&
-                   sums_agree(best->amount.cents, p));
-  if (best == &c.from_sum) checks["total_from_sum"] = true;
-  if (best == &c.from_card) checks["total_from_card"] = true;
-  if (best == &c.from_subtotal) checks["total_from_subtotal"] = true;
+  total_vouched = o.source == "repaired" || o.source == "sum" ||
+                  ((o.source == "label" || o.source == "page") && sums_agree(o.c.amount.cents, p));
   Evidence& e = evidence["TOTAL"];
   e.sums_agree = total_vouched;
-  e.repaired = best == &c.repaired;
-  // Read beside a total's label (not what was paid, a card, a sum or the subtotal).
-  e.labelled = best == &c.repaired || std::any_of(totals.begin(), totals.end(), [&](const Candidate& t) { return &t == best; });
-  e.label_fuzzy = e.labelled && best->fuzzy;
-  std::set<long long> amounts;
-  long runner_up = 0;
-  bool contested = false;
-  for (const auto& [amount, score] : c.scored) {
-    amounts.insert(amount);
-    if (amount != best->amount.cents && (!contested || score > runner_up)) runner_up = score, contested = true;
+  e.repaired = o.source == "repaired";
+  e.labelled = o.source == "label" || o.source == "repaired";
+  e.label_fuzzy = e.labelled && o.c.fuzzy;
+  // Values that competed: the amounts the finder gave 1 % or more; the margin: the winner's
+  // probability over the best other amount's, in points (the calibration log-scales it).
+  std::set<long long> amounts{o.c.amount.cents};
+  double runner_up = 0;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (probability[i] < 0.01 || options[i].c.amount.cents == o.c.amount.cents) continue;
+    amounts.insert(options[i].c.amount.cents);
+    runner_up = std::max(runner_up, probability[i]);
   }
-  e.candidates = std::max<int>(1, static_cast<int>(amounts.size()));
-  e.margin = contested ? static_cast<double>(c.best_score - runner_up) : 0.0;
+  e.candidates = static_cast<int>(amounts.size());
+  e.margin = e.candidates > 1 ? 1000.0 * (probability[best] - runner_up) : 0.0;
 }
 
 void FieldFinder::choose_total(nlohmann::json& checks) {
   const Paid p = paid();
   page_sums = printed_sums(p);
-  TotalChoice c;
-  rank_totals(p, c);
-  total_from_payments(p, c);
-  total_from_sums(c);
-  if (!statement && c.best && c.best_score > 0) record_total(c, p, checks);  // a statement's balances are not a bill's total
+  if (statement) return;  // a statement's balances are not a bill's total
+  const std::vector<TotalOption> options = total_options(p);
+  if (options.empty()) return;
+  std::vector<long long> ranked(printed.rbegin(), printed.rend());  // the page's amounts with cents, largest first
+  std::vector<Features> x;
+  for (const TotalOption& o : options) x.push_back(total_features(o, p, ranked));
+  const std::vector<double> probability = rules.finder.probabilities("TOTAL", x);
+  auto& out = candidates["TOTAL"];
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    out.push_back({format_amount(options[i].c.amount.cents, options[i].c.amount.currency), std::move(x[i]), probability[i]});
+    if (probability[i] > probability[best]) best = i;
+  }
+  record_total(options, probability, best, p, checks);
 }
 
 void FieldFinder::sum_check(nlohmann::json& checks) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "docsift/ocr/finder.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/values.h"
 
@@ -40,6 +41,9 @@ struct Rules {
   std::vector<std::string> table_description, table_quantity, table_price;
   std::vector<std::string> banks;
   Lexicon lexicon;
+  // The trained field finder's weights (finder.h): builtin:ocr-finder unless the engine loads
+  // ocr.finder's file over it.
+  FinderModel finder;
 };
 
 // How numeric dates are read: day first, month first, or decided per page from the dates that can
@@ -70,7 +74,9 @@ struct Evidence {
   bool sums_agree = false;   // TOTAL: a printed sum agrees (tendered - change, subtotal + tax, rounding)
   bool repaired = false;     // a misread was undone: a total's digit, a date's digit or year, a name's word
   int candidates = 1;        // values that competed for the field (TOTAL's amounts, unlabelled dates, sellers' lines)
-  double margin = 0;         // the winner's score over the best other value's, in the rules' points; 0 when alone
+  // The winner's score over the best other value's, 0 when alone: for TOTAL the field finder's
+  // probability over the best other amount's, in thousandths (finder.h); else the rules' points.
+  double margin = 0;
   bool exact = false;        // a PDF's text layer: no OCR misread
   bool repeated = false;     // an amount or a date printed on another line of the page too ("CASH 11.80")
   bool legal = false;        // a name with a company form ("Sdn Bhd", "GmbH"): a seller's, as a rule
@@ -116,6 +122,8 @@ struct Extraction {
   // cross_read.h's settle weighs a second reading of the total against. Not a tendered figure with
   // no change: a total read from it would vouch for itself.
   std::vector<long long> sums;
+  // Per field the trained finder ranks (finder.h): every candidate, its features and probability.
+  std::map<std::string, std::vector<Ranked>> candidates;
 };
 
 Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,

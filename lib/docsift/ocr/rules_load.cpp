@@ -8,6 +8,7 @@
 #include "docsift/error.h"
 #include "docsift/ocr/rule_text.h"
 #include "docsift/ocr/rules.h"
+#include "docsift/ocr/yaml_source.h"
 
 namespace docsift::ocr {
 
@@ -29,22 +30,8 @@ std::vector<std::string> strings(const YAML::Node& node, const std::string& wher
 
 // The file's YAML (or the built-in text), a mapping at the top.
 YAML::Node read_root(const std::string& source) {
-  constexpr std::string_view kBuiltin = "builtin:";
-  YAML::Node root;
-  try {
-    if (source.rfind(kBuiltin, 0) == 0) {
-      if (source != "builtin:ocr-rules")
-        throw ConfigError(source + ": unknown built-in rules (builtin:ocr-rules is)");
-      root = YAML::Load(std::string(builtin_rules_text()));
-    } else {
-      root = YAML::LoadFile(source);
-    }
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(source + ": cannot read the OCR rules file");
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) +
-                      ": not valid YAML: " + e.msg);
-  }
+  YAML::Node root = load_yaml_source(
+      source, {"builtin:ocr-rules", builtin_rules_text(), "ocr.rules", "configs/fields/ocr-rules.yaml"});
   if (!root.IsMap()) {
     throw ConfigError(source + ": expected a mapping at the top (document_types, fields, total, ...), as in "
                                "configs/fields/ocr-rules.yaml; is this the OCR rules file?");
@@ -148,6 +135,7 @@ Rules load_rules(const std::string& source) {
     throw ConfigError(source +
                       ": needs document_types and fields (see configs/fields/ocr-rules.yaml)");
   }
+  rules.finder = load_finder("builtin:ocr-finder");
   return rules;
 }
 

@@ -24,9 +24,13 @@ struct Settings {
   // the list spells it, and one the rules missed is looked for on the page. "" for none.
   std::string known_sellers;
   // tesseract, or both: the values' boxes read again by a second, trained recognizer
-  // (line_recognizer.h), where one was found; the engine says so once when none was.
-  std::string recognizer = "tesseract";
+  // (line_recognizer.h), where one was found; the engine says so once when none was. auto (the
+  // default) is resolved by config::load: both where the second recognizer is installed.
+  std::string recognizer = "auto";
   std::string recognizer_model = "auto";  // auto (where scripts/setup.sh converted it) or a folder
+  // The trained field finder's weights (finder.h): builtin:ocr-finder or a file in
+  // configs/fields/ocr-finder.yaml's layout.
+  std::string finder = "builtin:ocr-finder";
   bool write_evidence = false;  // the record's engine.evidence: each field's raw evidence, for refitting
 };
 
