@@ -52,11 +52,7 @@ struct OneRun {
   OneRun() {
     fs::create_directories(inbox);
     fs::copy_file(kPage, inbox / "a.png");
-    const std::string gt = file_bytes(kSource / "samples" / "ground_truth.csv");
-    const std::size_t header_end = gt.find('\n') + 1;
-    std::string row = gt.substr(header_end, gt.find('\n', header_end) + 1 - header_end);
-    row.replace(0, row.find(','), "a.png");
-    write_text(truth, gt.substr(0, header_end) + row);
+    write_text(truth, docsift::testing::samples_truth({{kPage.filename().string(), "a.png"}}));
     const CliResult r = run_docsift("run " + q(inbox) + " --quiet --out " + q(out));
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   }

@@ -142,12 +142,7 @@ TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail
 
   // eval: "one_page.pdf#page=1" in the ground truth is the record "one_page.pdf".
   // The samples' header and sample 005's row, under the page's name.
-  const std::string all = file_bytes(kSource / "samples/ground_truth.csv");
-  const std::string sample = "synthetic_invoice_005.png";
-  const std::string row = all.substr(all.find(sample));
-  const std::string gt = all.substr(0, all.find('\n') + 1) + "one_page.pdf#page=1" +
-                         row.substr(sample.size(), row.find('\n') + 1 - sample.size());
-  write_text(dir / "gt.csv", gt);
+  write_text(dir / "gt.csv", docsift::testing::samples_truth({{"synthetic_invoice_005.png", "one_page.pdf#page=1"}}));
   const auto eval = run_docsift("eval " + shell_quote((dir / "out/predictions.csv").string()) + " " +
                                 shell_quote((dir / "gt.csv").string()) + " --fields " +
                                 shell_quote((kSource / "configs/fields/business-documents.yaml").string()));

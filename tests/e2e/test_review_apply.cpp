@@ -50,18 +50,9 @@ struct Run {
   Run() {
     fs::create_directories(inbox);
     for (const char* page : kPages) fs::copy_file(kSource / "samples" / page, inbox / page);
-    const std::string all = file_bytes(kSource / "samples" / "ground_truth.csv");
-    std::string gt_text = all.substr(0, all.find('\n') + 1);
-    for (std::size_t at = all.find('\n') + 1; at < all.size();) {
-      const std::size_t end = all.find('\n', at);
-      const std::string line = all.substr(at, end == std::string::npos ? std::string::npos : end + 1 - at);
-      for (const char* page : kPages) {
-        if (line.starts_with(std::string(page) + ",")) gt_text += line;
-      }
-      if (end == std::string::npos) break;
-      at = end + 1;
-    }
-    write_text(gt, gt_text);
+    std::map<std::string, std::string> names;
+    for (const char* page : kPages) names[page] = page;
+    write_text(gt, docsift::testing::samples_truth(names));
     const CliResult r = run_docsift("run " + q(inbox) + " --quiet --out " + q(out));
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   }

@@ -2,6 +2,7 @@
 
 #include "docsift/io/csv.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -38,6 +39,20 @@ std::map<std::string, std::map<std::string, std::string>> read_ground_truth(cons
     for (std::size_t c = 1; c < row.size(); ++c) rows[row[0]][t.header[c]] = row[c];
   }
   return rows;
+}
+
+std::string samples_truth(const std::map<std::string, std::string>& pages) {
+  const std::string all = file_bytes(std::filesystem::path(DOCSIFT_SOURCE_DIR) / "samples" / "ground_truth.csv");
+  std::size_t at = all.find('\n') + 1;
+  std::string out = all.substr(0, at);
+  while (at < all.size()) {
+    const std::size_t end = std::min(all.find('\n', at), all.size());
+    const std::string line = all.substr(at, end - at);
+    const auto page = pages.find(line.substr(0, line.find(',')));
+    if (page != pages.end()) out += page->second + line.substr(line.find(',')) + "\n";
+    at = end + 1;
+  }
+  return out;
 }
 
 }  // namespace docsift::testing

@@ -21,6 +21,10 @@ std::vector<nlohmann::json> journal_lines(const std::filesystem::path& path);
 // A whole file as bytes ("" when it cannot be read).
 std::string file_bytes(const std::filesystem::path& path);
 
+// samples/ground_truth.csv's header and the rows of `pages` (a sample's file name → the name to
+// write its row under), in the samples' order: the truth of an inbox made of copied samples.
+std::string samples_truth(const std::map<std::string, std::string>& pages);
+
 // A ground-truth CSV as image_file → field → value.
 std::map<std::string, std::map<std::string, std::string>> read_ground_truth(const std::filesystem::path& path);
 

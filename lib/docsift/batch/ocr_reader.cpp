@@ -48,7 +48,7 @@ bool second_recognizer_available(const std::string& recognizer_model) {
 
 std::string ocr_readers(const config::Config& c) {
   if (c.ocr.recognizer == "both" && !recognizer_folder(c.ocr).empty() && without_model_stack().empty())
-    return "Tesseract, and PP-OCRv4's recognizer for the values it doubts";
+    return "Tesseract, and PP-OCRv4's recognizer for the chosen values and the words the rules doubted";
   if (c.ocr.recognizer == "tesseract" && c.keys_given.count("ocr.recognizer") != 0) return "Tesseract alone, as ocr.recognizer says";
   if (!without_model_stack().empty()) return "Tesseract alone: this build has no LibTorch, which the second recognizer needs";
   return "Tesseract alone: no second recognizer converted (scripts/setup.sh makes one)";

@@ -323,7 +323,8 @@ Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& 
   Result out{std::move(e.fields), std::move(e.text), {}, std::move(info), std::move(e.confidence),
              std::move(e.evidence), {}, std::move(e.doubtful), std::move(e.sums)};
   out.info["checks"] = e.checks;
-  // What the finder ranked (ocr.write_evidence), for bench/ocr/train_finder.py.
+  // What the finder ranked on the first reading (ocr.write_evidence), for bench/ocr/train_finder.py;
+  // the second reading and the rereading call finish with an empty info and keep none.
   if (write_evidence_ && !out.info.empty()) {
     for (const auto& [field, ranked] : e.candidates) {
       nlohmann::json& list = out.info["candidates"][field];

@@ -97,8 +97,16 @@ class FieldFinder {
   // card's charge, subtotal + tax printed below the subtotal, the subtotal, and every other amount
   // with cents on the page.
   std::vector<TotalOption> total_options(const Paid& p) const;
-  // `ranked`: the page's amounts with cents, largest first.
-  Features total_features(const TotalOption& o, const Paid& p, const std::vector<long long>& ranked) const;
+  // What total_features reads of the whole page, computed once per page, not per candidate.
+  struct TotalPage {
+    std::vector<long long> ranked;                  // the page's amounts with cents, largest first
+    long long largest_labelled = 0;                 // the largest labelled total
+    std::map<long long, int> segments_printing;     // amount → how many segments print it
+    double median_height = 1;                       // the segments' median height, at least 1
+    std::size_t last_line = 1;                      // the last line's index, at least 1
+  };
+  TotalPage total_page() const;
+  Features total_features(const TotalOption& o, const Paid& p, const TotalPage& facts) const;
   void record_total(const std::vector<TotalOption>& options, const std::vector<double>& probability,
                     std::size_t best, const Paid& p, nlohmann::json& checks);
 
@@ -284,11 +292,13 @@ class FieldFinder {
     std::size_t segment;
     bool fuzzy = false;  // its label matched only with an edit
   };
-  // A TOTAL candidate and where it came from: label, repaired, payment, card, sum, subtotal or
-  // page (an amount no label names).
+  // Where a TOTAL candidate came from: a total's label, a labelled amount's misread digit
+  // repaired, what was paid, a card's charge, subtotal + tax printed below the subtotal, the
+  // subtotal, or an amount no label names (Page).
+  enum class TotalSource { Label, Repaired, Payment, Card, Sum, Subtotal, Page };
   struct TotalOption {
     Candidate c;
-    std::string_view source;
+    TotalSource source;
   };
 
   const Page& page;

@@ -143,12 +143,12 @@ std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) 
     if (a.currency.empty()) a.currency = page_currency;
     return a;
   };
-  for (const Candidate& t : totals) out.push_back({t, "label"});
+  for (const Candidate& t : totals) out.push_back({t, TotalSource::Label});
   // A subtotal's label whose amount is what was paid ("Net Total 21.20", cash 21.20, change
   // 0.00, under "5 Item(s) Total 20.00"): nobody pays a sum before tax, so it is a total too.
   if (sub && at("SUBTOTAL") && p.was_paid(*sub) && !is_tendered(*at("SUBTOTAL"))) {
     if (const auto a = money(r[*at("SUBTOTAL")].text, true); a && a->cents == *sub)
-      out.push_back({{*a, 1, *at("SUBTOTAL")}, "label"});
+      out.push_back({{*a, 1, *at("SUBTOTAL")}, TotalSource::Label});
   }
   // A labelled total that no printed sum agrees with, one misread digit away from the one that
   // does ("TOTAL 11.66" under "Sub Total 10.94" and "GST 0.66"): the one repair that makes it
@@ -162,14 +162,14 @@ std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) 
     if (fixes.size() != 1) continue;
     TotalOption fixed = out[i];
     fixed.c.amount.cents = fixes.front();
-    fixed.source = "repaired";
+    fixed.source = TotalSource::Repaired;
     out.push_back(fixed);
   }
   // What was paid (tendered - change): "Accepted total 10.00", "Change 5.00" is a total of 5.00.
   if (p.paid && *p.paid > 0)
-    out.push_back({{Amount{*p.paid, true, tendered.back().amount.currency, 0, 0}, 2, tendered.back().segment}, "payment"});
+    out.push_back({{Amount{*p.paid, true, tendered.back().amount.currency, 0, 0}, 2, tendered.back().segment}, TotalSource::Payment});
   // A card payment with no change ("Master Card 63.80"): a card is charged the total exactly.
-  if (p.tendered_exact > 0 && tendered.back().strength == 1) out.push_back({tendered.back(), "card"});
+  if (p.tendered_exact > 0 && tendered.back().strength == 1) out.push_back({tendered.back(), TotalSource::Card});
   // An amount below the subtotal that is subtotal + tax ("1 210,00 Kč" under "Celkem bez DPH
   // 1 000,00" and "DPH 21 % 210,00").
   if (sub && tax && at("SUBTOTAL")) {
@@ -177,7 +177,7 @@ std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) 
     for (std::size_t k = *at("SUBTOTAL"); k < n && !taken; ++k) {
       for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
         if (a.cents != *sub + *tax || a.cents <= 0) continue;
-        out.push_back({{with_currency(a), 1, k}, "sum"});
+        out.push_back({{with_currency(a), 1, k}, TotalSource::Sum});
         taken = true;
         break;
       }
@@ -190,7 +190,7 @@ std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) 
     for (std::size_t k = *at("SUBTOTAL"); k < n && k <= *at("SUBTOTAL") + 2 && !taken; ++k) {
       for (const auto& a : find_amounts(r[k].text, rules.lexicon, true)) {
         if (a.cents != *sub) continue;
-        out.push_back({{with_currency(a), 1, k}, "subtotal"});
+        out.push_back({{with_currency(a), 1, k}, TotalSource::Subtotal});
         taken = true;
         break;
       }
@@ -211,41 +211,55 @@ std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) 
       if (at("GST") == k && tax == a.cents) continue;
       if (std::any_of(out.begin(), out.end(), [&](const TotalOption& o) { return o.c.segment == k && o.c.amount.cents == a.cents; }))
         continue;
-      out.push_back({{with_currency(a), 0, k}, "page"});
+      out.push_back({{with_currency(a), 0, k}, TotalSource::Page});
     }
   }
   return out;
 }
 
-Features FieldFinder::total_features(const TotalOption& o, const Paid& p, const std::vector<long long>& ranked) const {
+FieldFinder::TotalPage FieldFinder::total_page() const {
+  TotalPage out;
+  out.ranked.assign(printed.rbegin(), printed.rend());
+  for (const auto& t : totals) out.largest_labelled = std::max(out.largest_labelled, t.amount.cents);
+  std::vector<int> heights;
+  for (const auto& g : r) {
+    heights.push_back(g.height);
+    std::set<long long> here;  // a segment counts once per amount
+    for (const auto& a : find_amounts(g.text, rules.lexicon)) here.insert(a.cents);
+    for (const long long v : here) ++out.segments_printing[v];
+  }
+  if (!heights.empty()) {
+    std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2), heights.end());
+    out.median_height = std::max(1, heights[heights.size() / 2]);
+  }
+  out.last_line = std::max<std::size_t>(1, page.lines.size() - 1);
+  return out;
+}
+
+Features FieldFinder::total_features(const TotalOption& o, const Paid& p, const TotalPage& facts) const {
   const long long v = o.c.amount.cents;
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
   const Segment& s = r[o.c.segment];
-  const bool label = o.source == "label" || o.source == "repaired";
-  long long largest = 0;
-  for (const auto& t : totals) largest = std::max(largest, t.amount.cents);
+  const bool label = o.source == TotalSource::Label || o.source == TotalSource::Repaired;
   const auto flag = [](bool b) { return b ? 1.0 : 0.0; };
+  const std::vector<long long>& ranked = facts.ranked;
   const auto rank = static_cast<double>(std::find(ranked.begin(), ranked.end(), v) - ranked.begin());
-  const auto times = std::count_if(r.begin(), r.end(), [&](const Segment& g) {
-    const auto all = find_amounts(g.text, rules.lexicon);
-    return std::any_of(all.begin(), all.end(), [&](const Amount& a) { return a.cents == v; });
-  });
-  std::vector<int> heights;
-  for (const auto& g : r) heights.push_back(g.height);
-  std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2), heights.end());
-  const double median = std::max(1, heights[heights.size() / 2]);
-  const std::size_t lines = std::max<std::size_t>(1, page.lines.size() - 1);
+  const auto printed_on = facts.segments_printing.find(v);
+  const int times = printed_on == facts.segments_printing.end() ? 0 : printed_on->second;
+  const long long largest = facts.largest_labelled;
+  const double median = facts.median_height;
+  const std::size_t lines = facts.last_line;
   return {
       {"label_weak", flag(label && o.c.strength == 1)},
       {"label_plain", flag(label && o.c.strength == 2)},
       {"label_strong", flag(label && o.c.strength >= 3)},
       {"label_fuzzy", flag(label && o.c.fuzzy)},
-      {"paid_source", flag(o.source == "payment")},
-      {"card_source", flag(o.source == "card")},
-      {"sum_source", flag(o.source == "sum")},
-      {"subtotal_source", flag(o.source == "subtotal")},
-      {"repaired", flag(o.source == "repaired")},
-      {"unlabelled", flag(o.source == "page")},
+      {"paid_source", flag(o.source == TotalSource::Payment)},
+      {"card_source", flag(o.source == TotalSource::Card)},
+      {"sum_source", flag(o.source == TotalSource::Sum)},
+      {"subtotal_source", flag(o.source == TotalSource::Subtotal)},
+      {"repaired", flag(o.source == TotalSource::Repaired)},
+      {"unlabelled", flag(o.source == TotalSource::Page)},
       {"tax_summary", flag(tax_summary[s.line])},
       // Two printed figures agree with it; not the tendered figure itself.
       {"paid", flag(!is_tendered(o.c.segment) && p.was_paid(v))},
@@ -271,20 +285,20 @@ void FieldFinder::record_total(const std::vector<TotalOption>& options, const st
                                std::size_t best, const Paid& p, nlohmann::json& checks) {
   const TotalOption& o = options[best];
   set("TOTAL", format_amount(o.c.amount.cents, o.c.amount.currency), o.c.segment);
-  if (o.source == "payment") checks["total_from_payment"] = true;
-  if (o.source == "repaired") checks["total_repaired"] = true;
-  if (o.source == "sum") checks["total_from_sum"] = true;
-  if (o.source == "card") checks["total_from_card"] = true;
-  if (o.source == "subtotal") checks["total_from_subtotal"] = true;
-  if (o.source == "page") checks["total_unlabelled"] = true;
+  // engine.checks says where a winner no label read came from.
+  static const std::map<TotalSource, const char*> kCheck{
+      {TotalSource::Payment, "total_from_payment"}, {TotalSource::Repaired, "total_repaired"},
+      {TotalSource::Sum, "total_from_sum"},         {TotalSource::Card, "total_from_card"},
+      {TotalSource::Subtotal, "total_from_subtotal"}, {TotalSource::Page, "total_unlabelled"}};
+  if (const auto check = kCheck.find(o.source); check != kCheck.end()) checks[check->second] = true;
   // A total read on the page (or repaired) that a printed sum agrees with, or one found as
   // subtotal + tax: vouched for by figures read apart from it.
-  total_vouched = o.source == "repaired" || o.source == "sum" ||
-                  ((o.source == "label" || o.source == "page") && sums_agree(o.c.amount.cents, p));
+  total_vouched = o.source == TotalSource::Repaired || o.source == TotalSource::Sum ||
+                  ((o.source == TotalSource::Label || o.source == TotalSource::Page) && sums_agree(o.c.amount.cents, p));
   Evidence& e = evidence["TOTAL"];
   e.sums_agree = total_vouched;
-  e.repaired = o.source == "repaired";
-  e.labelled = o.source == "label" || o.source == "repaired";
+  e.repaired = o.source == TotalSource::Repaired;
+  e.labelled = o.source == TotalSource::Label || o.source == TotalSource::Repaired;
   e.label_fuzzy = e.labelled && o.c.fuzzy;
   // Values that competed: the amounts the finder gave 1 % or more; the margin: the winner's
   // probability over the best other amount's, in points (the calibration log-scales it).
@@ -305,9 +319,9 @@ void FieldFinder::choose_total(nlohmann::json& checks) {
   if (statement) return;  // a statement's balances are not a bill's total
   const std::vector<TotalOption> options = total_options(p);
   if (options.empty()) return;
-  std::vector<long long> ranked(printed.rbegin(), printed.rend());  // the page's amounts with cents, largest first
+  const TotalPage facts = total_page();
   std::vector<Features> x;
-  for (const TotalOption& o : options) x.push_back(total_features(o, p, ranked));
+  for (const TotalOption& o : options) x.push_back(total_features(o, p, facts));
   const std::vector<double> probability = rules.finder.probabilities("TOTAL", x);
   auto& out = candidates["TOTAL"];
   std::size_t best = 0;
