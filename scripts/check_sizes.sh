@@ -1,6 +1,6 @@
 #!/bin/bash
-# Names the files in lib/ over a line limit and the functions over a length limit (issue 47's
-# house rules: a file a newcomer can read, a function that fits on a screen).
+# Names the files in lib/ over a line limit and the functions over a length limit (the project's
+# house rules, docs/development.md: a file a newcomer can read, a function that fits on a screen).
 #   scripts/check_sizes.sh [--max-file-lines N] [--max-function-lines N] [--strict] [DIR]
 # Defaults: 400 and 80, DIR lib/docsift. A function is found as the project's clang-format lays it
 # out: a signature at column 0 (or at 2, a member defined in its class body) ending in "{", to the

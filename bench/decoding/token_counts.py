@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Decode steps a page needs when the model writes the whole answer (extraction.decoding: free) against
-when it writes only the values of its document type's fields (keys, issue 31), counted from the ground
+when it writes only the values of its document type's fields (keys), counted from the ground
 truth's answers with the real Qwen2 (InternVL3) and Llama 3 (Llama 3.2 Vision) tokenizers.
 
     scripts/pyenv.sh python3 bench/decoding/token_counts.py [--costs BENCH_JSON] [GROUND_TRUTH_CSV] [FIELDS_YAML]

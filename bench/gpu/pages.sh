@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pages per hour on a real `docsift run` (issue 50): what a user's batch gets, start-up, model load,
+# Pages per hour on a real `docsift run`: what a user's batch gets, start-up, model load,
 # worker and outputs included, not a decode loop's tokens/s. N page images (copies of samples/*.png,
 # as isolation.sh makes them) go through `docsift run --isolate worker` on DEVICE with keys decoding,
 # the business-documents fields and a 16 GB memory budget (a V100's), in one of two modes:

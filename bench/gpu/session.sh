@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device checks of issues 32 and 50 in as few calls as a lease allows (docs/gpu.md): each call
+# The device checks docs/gpu.md describes, in as few calls as possible: each call
 # starts a bare machine, so everything is built, run and logged by this script, in order of what
 # matters most, each step under its own time limit so that a slow or broken step costs only itself.
 # Made for a machine that has PyTorch, CMake, ninja and the CUDA toolkit; docsift's Debian

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Folds the session's decode runs (bench/gpu/session.sh) into bench/generate/results/gpu.json's
 form: per run model, dtype, device, docsift_ms_per_token, transformers_ms_per_token,
-weight_bytes_per_token, bandwidth_limit_gbps, with the ratios the issue's goals are stated in.
+weight_bytes_per_token, bandwidth_limit_gbps, with the ratios docs/gpu.md's targets are stated in.
     summarize.py WORK_DIR OUT_JSON
 """
 import json

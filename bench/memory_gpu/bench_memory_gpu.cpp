@@ -1,4 +1,4 @@
-// GPU memory hygiene and the OOM ladder on a real device (issue 5's GPU proof). Not a test: it
+// GPU memory hygiene and the OOM ladder on a real device (docs/memory.md). Not a test: it
 // needs a CUDA GPU and prints figures. With MODEL_DIR an InternVL3 checkpoint (the 1B-shaped
 // random one from bench/generate/make_checkpoint.py works):
 //   1. steady state: N images in one process under a memory budget, cleanup after each; device

@@ -1,4 +1,4 @@
-// The second recognizer's speed (issue 46): PP-OCRv4's network on docsift's LibTorch graph
+// The second recognizer's speed: PP-OCRv4's network on docsift's LibTorch graph
 // (lib/docsift/recognize) over line crops, in milliseconds per crop. bench/ocr/recognizer.sh runs it
 // beside onnxruntime on the same crops and prints the ratio.
 //

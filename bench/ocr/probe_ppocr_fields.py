@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 46's second measurement: each development receipt's TOTAL, INVOICE_DATE and SUPPLIER box
+"""What the second recognizer adds: each development receipt's TOTAL, INVOICE_DATE and SUPPLIER box
 (as docsift's OCR engine read them, in the record's evidence) read again by PP-OCRv4's recognizer,
 and how often the two readings agree, and how often each is right when they do and when they do not.
 This is what docsift's `ocr.recognizer: both` decides with (docs/ocr.md); the C++ recognizer gives

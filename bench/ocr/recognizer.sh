@@ -1,5 +1,5 @@
 #!/bin/bash
-# The second recognizer's speed (issue 46), docsift's LibTorch graph against onnxruntime running the
+# The second recognizer's speed, docsift's LibTorch graph against onnxruntime running the
 # ONNX file it was converted from, on the same line crops padded the same way, both on this
 # machine's cores; each run three times (the machine's noise is ±20 % on a run this short):
 #   bench/ocr/recognizer.sh [VENV]      VENV: a Python with rapidocr-onnxruntime==1.4.4

@@ -59,7 +59,8 @@ if [ $invoices = no ]; then
   echo "(the invoices could not be fetched: skipped)"
 else
   run invoices "$INVOICES" | report "invoices (real, born-digital PDFs)"
-  score invoices "$OUT/invoices/predictions.csv" "$ROOT/bench/ocr/invoices/truth.csv"
+  # documents.csv: a file of several pages as one document (docs/run.md, "Documents of several pages").
+  score invoices "$OUT/invoices/documents.csv" "$ROOT/bench/ocr/invoices/truth.csv"
   echo "  pages read from the text layer: $(grep -c '"text_source":"pdf"' "$OUT/invoices/results.jsonl")"
 fi
 run samples "$ROOT/samples" | report "samples/ (synthetic, 20)"

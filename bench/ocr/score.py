@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scores docsift's predictions.csv on real documents, by the rules of issue 25:
+"""Scores docsift's predictions.csv on real documents, by these rules:
 
 - TOTAL equal to the cent (any currency mark, decimal comma or dot, thousands separators);
 - INVOICE_DATE the same calendar day, the truth read day first with a 2- or 4-digit year or a
@@ -12,8 +12,9 @@
     add --misses to list every miss with its truth and prediction.
 Prints one line per field, "FIELD accuracy right/total", and the mean of the three.
 
-A document of several pages is scored on its first page ("x.pdf#page=1"), as `docsift eval` scores
-it (docs/eval.md); its other pages are not scored.
+In a predictions.csv, a document of several pages is scored on its first page ("x.pdf#page=1"), as
+`docsift eval` scores it (docs/eval.md); its other pages are not scored. documents.csv has one row per
+file, its pages merged (docs/run.md, "Documents of several pages"): run.sh scores the invoices from it.
 """
 import csv
 import json

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `docsift report` over a 1,000-record run: the time, the pages a second, the report's size and the
-# peak memory (issue 49's bars: under 30 s on this 2-core machine, under about 100 MB).
+# peak memory (the targets: under 30 s on a 2-core machine, under about 100 MB).
 #   [KEEP=1] bench/report/run.sh [SEED_FOLDER] [RECORDS]
 # Reads SEED_FOLDER (default samples/, 20 pages) once with the OCR engine, then makes a run of
 # RECORDS pages (default 1000) from it without reading again: the seed's pages copied under new

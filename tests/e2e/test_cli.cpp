@@ -356,7 +356,7 @@ TEST_CASE("inspect plans an InternVL3-8B-shaped folder without weights: int8 sta
     CHECK(p["first_fitting_tier"] == "standard");
     const auto& standard = p["tiers"][0];
     CHECK(standard["tier"] == "standard");
-    CHECK(standard["spare"].get<double>() >= 2 * gib);  // the issue's margin for a 13-tile page
+    CHECK(standard["spare"].get<double>() >= 2 * gib);  // the margin wanted for a 13-tile page
     CHECK(standard["overhead"].get<double>() > 0);       // the CUDA context is counted
     // 7.94 B parameters: about 7 B in int8 and the rest (vision tower, embeddings) in float16.
     CHECK(standard["weights"].get<double>() > 8.0 * gib);
@@ -482,7 +482,7 @@ TEST_CASE("inspect plans Llama-3.2-11B-Vision without weights: bfloat16 does not
     return nlohmann::json::parse(r.out);
   };
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  // 10.67 B parameters: 19.9 GiB in bfloat16, the issue's figure.
+  // 10.67 B parameters: 19.9 GiB in bfloat16.
   const auto bf16 = plan(" --budget-gb 16 --set model.dtype=bfloat16");
   const auto& p = bf16["memory_plan"];
   CHECK(p["tiers"][0]["weights"].get<double>() / 2 == doctest::Approx(10.67e9).epsilon(0.005));

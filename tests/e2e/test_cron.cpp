@@ -1,8 +1,8 @@
-// A nightly job as cron runs it (issue 28): failed pages retried once their file is fixed, changed
-// files redone, an empty inbox noticed, every stderr line parseable, timestamps, the metrics file
-// written whatever happens, typos answered, and inputs given as people give them. And (issue 43)
-// every count and exit code tells the truth: a failed page deleted is gone once, a permission
-// fault is never an empty night, a run that ran says how it ended, a bad carried-over metric is
+// A nightly job as cron runs it: failed pages retried once their file is fixed, changed files
+// redone, an empty inbox noticed, every stderr line parseable, timestamps, the metrics file
+// written whatever happens, typos answered, and inputs given as people give them. And every count
+// and exit code tells the truth: a failed page deleted is gone once, a permission fault is never
+// an empty night, a run that ran says how it ended, a bad carried-over metric is
 // dropped, a lock file docsift did not write is named. The OCR engine reads the pages: no
 // weights, a fraction of a second each.
 #include <fcntl.h>

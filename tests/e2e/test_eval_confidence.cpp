@@ -1,4 +1,4 @@
-// `docsift eval` with confidences (issue 44, docs/eval.md "Confidences"): a hand-written journal
+// `docsift eval` with confidences (docs/eval.md, "Confidences"): a hand-written journal
 // whose values are the samples' truth except two TOTALs, with confidences chosen so that every
 // figure can be worked by hand; confidence.csv beside predictions.csv; the thresholds file read
 // back by the config; and the round trip run → eval --target-accuracy --write-thresholds → run
@@ -229,8 +229,9 @@ TEST_CASE("eval: confidence.csv beside predictions.csv, or --confidence, gives t
   CHECK(run_docsift("eval " + q(dir / "bad" / "predictions.csv") + " " + q(kTruth)).exit_code == 7);
 }
 
-// The "Done when" of issue 44: the thresholds eval fits, given to a run over the same pages, make
-// the review queue eval predicted, field by field (the journal's "review" lists and summary.json).
+// What --write-thresholds promises: the thresholds eval fits, given to a run over the same pages,
+// make the review queue eval predicted, field by field (the journal's "review" lists and
+// summary.json).
 TEST_CASE("eval --target-accuracy --write-thresholds, then run --config: the review queue eval predicted") {
   TempDir dir;
   const auto first = run_docsift("run " + q(kSamples) + " --out " + q(dir / "r") + " --quiet");

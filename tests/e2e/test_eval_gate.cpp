@@ -1,4 +1,4 @@
-// `docsift eval` as a CI gate, tried as a hostile tester would (issue 43): a predictions file that
+// `docsift eval` as a CI gate, tried as a hostile tester would: a predictions file that
 // covers part of the truth, a run's CSV against its journal, an empty file under --gate f1,
 // misspelt columns, a stale JUnit file, money to the cent and with its sign, and the exit code of
 // each kind of bad input. Each case here passed the gate, or gave another code, before.

@@ -1,4 +1,4 @@
-// Issue 45: `docsift run` reads only what it was given, and stopping never starts anything.
+// `docsift run` reads only what it was given, and stopping never starts anything.
 // - Links planted in an inbox (as anyone who may write there can) whose target lies outside the
 //   folders given are listed and never opened; --follow-links reads them (docs/run.md, "Links").
 // - SIGTERM and SIGHUP to a `--isolate worker` run, reaching the worker first or the supervisor

@@ -11,9 +11,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string_view>
 #include <yaml-cpp/yaml.h>
 
 #include "docsift/batch/lock.h"
+#include "docsift/batch/output_folder.h"
 #include "docsift/batch/shard.h"
 #include "docsift/error.h"
 #include "support/model_stack.h"
@@ -284,10 +286,8 @@ TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index 
   CHECK(file_bytes(data / "results/results.jsonl") == merged_journal);
   CHECK(file_bytes(data / "results/predictions.csv") == merged_csv);
   auto after = snapshot(data / "results");
-  for (const char* merged_file :
-       {"results.jsonl", "predictions.csv", "confidence.csv", "review.csv", "summary.json", ".docsift.lock"}) {
-    after.erase(merged_file);
-  }
+  for (const std::string_view merged_file : docsift::batch::out_files::kWritten) after.erase(std::string(merged_file));
+  after.erase(std::string(docsift::batch::out_files::kLock));
   CHECK(after == before);
 }
 

@@ -1,4 +1,4 @@
-// libFuzzer target: an image file decoded as a run decodes it (io/image_file.h, issue 45): the
+// libFuzzer target: an image file decoded as a run decodes it (io/image_file.h): the
 // declared sizes checked first, then OpenCV's decoders (libpng, libjpeg, libtiff, libwebp, BMP),
 // EXIF orientation and the conversion to 8-bit RGB, for every page of a multi-page TIFF (up to
 // four). The bytes live in an in-memory file reached through /proc/self/fd, so the code under test

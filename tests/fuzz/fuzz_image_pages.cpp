@@ -1,5 +1,5 @@
 // libFuzzer target: the declared sizes of TIFF and WebP files, checked before any decoder
-// (io/image_header.h, issue 45): a TIFF's directory chain (classic and BigTIFF, either byte order,
+// (io/image_header.h): a TIFF's directory chain (classic and BigTIFF, either byte order,
 // every page's ImageWidth and ImageLength) and a WebP's first chunk (VP8, VP8L, VP8X). A hostile
 // chain (offsets past the end, a loop, a count that overflows) must end the walk, never read past
 // the bytes or spin; a malformed WebP header must be a docsift error.

@@ -27,7 +27,8 @@ namespace gen = docsift::generate;
 namespace {
 
 const fs::path kRoot = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures";
-// The bar, on probabilities (token and field) and on log-probabilities alike.
+// The tolerance against the Python reference, on probabilities (token and field) and on
+// log-probabilities alike.
 constexpr double kTolerance = 1e-5;
 
 struct FamilyCase {

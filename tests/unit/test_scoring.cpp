@@ -1,7 +1,7 @@
 // Scoring value by value under both rule sets (docs/eval.md, "Rule sets"): one table of (type,
-// truth, predicted) with the score each rule set gives, every row of issue 27's table and issue
-// 43's money among them, then the settings the docsift rules take (eval.date_order,
-// eval.list_match, eval.money_tolerance) and the date parser.
+// truth, predicted) with the score each rule set gives, the reference's quirks (docs/eval.md,
+// "reference-2025") and money to the cent with its sign among them, then the settings the docsift
+// rules take (eval.date_order, eval.list_match, eval.money_tolerance) and the date parser.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -40,7 +40,7 @@ constexpr auto kPrices = ItemType::kMonetary;
 constexpr auto kNumbers = ItemType::kNumber;
 
 const std::vector<Row> kRows{
-    // Issue 27's table.
+    // Where the two rule sets differ: the reference's quirks, kept on purpose.
     {kDate, kPlain, "01/02/2024", "02/01/2024", 0, 1, "day and month swapped: the reference compares digit sets"},
     {kDate, kPlain, "28/06/2024", "28 June 2024", 1, 0.8, "a month name is the same day"},
     {kList, kPrices, "$1,234.56 | $10.00", "$1 | $10.00", 0.5, 2.0 / 3, "the reference splits $1,234.56 on its comma"},

@@ -6,6 +6,7 @@
 #include "docsift/extract/field.h"
 #include "docsift/extract/review_queue.h"
 #include "docsift/io/csv.h"
+#include "docsift/io/page_name.h"
 #include "docsift/text/utf8.h"
 
 namespace docsift::batch {
@@ -62,6 +63,45 @@ std::string csv_row(const Record& record, const std::vector<std::string>& fields
     line += ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
   }
   return line + "\n";
+}
+
+std::string DocumentRows::add(const Record& record) {
+  if (!record.document) {
+    before_.reset();
+    return csv_row(record, fields_);
+  }
+  const std::string file(io::file_of(record.key()));
+  const auto held = pending_.find(file);
+  before_.emplace(file, held == pending_.end() ? std::nullopt : std::optional<Pending>(held->second));
+  Pending& doc = pending_[file];
+  doc.document = *record.document;
+  auto& page = doc.pages[io::page_of(record.key())];
+  page.reset();
+  if (record.ok()) page = extract::PageValues{record.fields.value_or(std::map<std::string, std::string>{}),
+                                              record.confidence.value_or(std::map<std::string, double>{})};
+  const bool complete = static_cast<int>(doc.pages.size()) == doc.document.pages &&
+                        std::all_of(doc.pages.begin(), doc.pages.end(), [](const auto& p) { return p.second.has_value(); });
+  if (!complete) return "";
+  std::vector<extract::PageValues> pages;
+  for (const auto& [number, values] : doc.pages) pages.push_back(*values);
+  Record whole;
+  whole.status = Record::Status::Ok;
+  whole.file = std::string(io::file_of(record.file));
+  if (record.file_bytes) whole.file_bytes = std::string(io::file_of(*record.file_bytes));
+  whole.fields = extract::document_values(pages, doc.document.rules).fields;
+  pending_.erase(file);
+  return csv_row(whole, fields_);
+}
+
+void DocumentRows::undo() {
+  if (!before_) return;
+  auto& [file, held] = *before_;
+  if (held) {
+    pending_[file] = std::move(*held);
+  } else {
+    pending_.erase(file);
+  }
+  before_.reset();
 }
 
 std::string confidence_row(const Record& record, const std::vector<std::string>& fields) {

@@ -14,6 +14,7 @@
 
 #include "docsift/batch/record.h"
 #include "docsift/config/config.h"
+#include "docsift/extract/document.h"
 #include "docsift/extract/schema.h"
 
 namespace docsift::batch {
@@ -43,6 +44,32 @@ std::string csv_row(const Record& record, const std::vector<std::string>& fields
 // confidence.csv: predictions.csv's rows and columns, each cell the field's confidence (0 to 1,
 // four decimals), empty where the field is N/A or the engine gave none (docs/confidence.md).
 std::string confidence_row(const Record& record, const std::vector<std::string>& fields);
+// documents.csv (docs/run.md, "Documents of several pages"): predictions.csv's layout with one row
+// per file. A file of one page is its page's row. The pages of a file of several are held until
+// the latest record of every page is ok, then merged by the rules their records carry
+// (extract/document.h) into one row named for the file: a failed page holds its document back, as
+// a failed page has no row in predictions.csv. Fed the latest records in any order (a page read
+// again comes later in the journal), each page once, as the tables are.
+class DocumentRows {
+ public:
+  explicit DocumentRows(std::vector<std::string> fields) : fields_(std::move(fields)) {}
+  // The row `record` completes: its own for a file of one page, its document's when it was the
+  // last of its file's pages to be ok, else "".
+  std::string add(const Record& record);
+  // Takes back the last add (another table could not take the record's rows).
+  void undo();
+
+ private:
+  struct Pending {
+    Record::Document document;
+    std::map<int, std::optional<extract::PageValues>> pages;  // page (1-based) → its values; none: failed
+  };
+  std::vector<std::string> fields_;
+  std::map<std::string, Pending> pending_;  // the file's key → its pages so far
+  // The last add's file and what pending_ held for it before.
+  std::optional<std::pair<std::string, std::optional<Pending>>> before_;
+};
+
 // review.csv: one row per field a successful record lists under review, in its order (rising
 // confidence: extract/review_queue.h), with why and the threshold, and an empty `corrected` cell
 // for the person (docs/confidence.md, "Corrections").

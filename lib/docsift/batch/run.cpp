@@ -1,5 +1,6 @@
 #include "docsift/batch/run.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -12,6 +13,7 @@
 #include "docsift/batch/run_stages.h"
 #include "docsift/batch/stop_signals.h"
 #include "docsift/error.h"
+#include "docsift/extract/document.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/source.h"
 #include "docsift/stopwatch.h"
@@ -79,6 +81,8 @@ std::optional<PageOutcome> read_page(const Page& page, const PageRequest& reques
 void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
   const io::ScannedImage* stamped_file = nullptr;
   std::optional<io::SourceStamp> stamp;  // of stamped_file, taken before its first page is read
+  // What a page of a file of several carries for its document's row (journal/record.h).
+  const std::map<std::string, extract::PageRule> page_rules = extract::page_rules(r.outputs.schema);
   for (const Page& page : plan.todo) {
     if (summary.write_failed) break;  // a gone marker the journal could not take
     if (r.stop.requested()) {
@@ -105,6 +109,7 @@ void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
     record.file = name.file;
     record.config_hash = r.outputs.hash;
     record.file_bytes = name.file_bytes;
+    if (page.pages > 1) record.document = Record::Document{page.pages, page_rules};
     record.source = stamp;
     record.started_at = page_started;
     record.finished_at = rfc3339_now();

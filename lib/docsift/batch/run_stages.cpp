@@ -107,9 +107,9 @@ Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std:
     std::vector<Page> pages;
     try {
       const int count = io::page_count(image.path, page_opts, pinned_real(image, o.follow_links));
-      for (int p = 0; p < count; ++p) pages.push_back({&image, p, io::page_name(image.relative, p, count), ""});
+      for (int p = 0; p < count; ++p) pages.push_back({&image, p, io::page_name(image.relative, p, count), count, ""});
     } catch (const FileError& e) {
-      pages.push_back({&image, 0, image.relative, e.what()});
+      pages.push_back({&image, 0, image.relative, 1, e.what()});
     }
     summary.found += static_cast<int>(pages.size());
     const std::optional<io::SourceStamp> now =

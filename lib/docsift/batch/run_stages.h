@@ -47,6 +47,7 @@ struct Page {
   const io::ScannedImage* file;
   int page;
   std::string name;   // "invoice.pdf#page=2", or the file's name when it has one page
+  int pages = 1;      // the file's page count
   std::string error;  // why the file cannot be read, when it cannot
 };
 

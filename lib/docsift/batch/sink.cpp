@@ -1,6 +1,7 @@
 #include "docsift/batch/sink.h"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include "docsift/batch/outputs.h"
@@ -12,8 +13,10 @@ std::vector<Output> tables_of(const std::vector<config::OutputFormat>& formats) 
   return {std::begin(kTables), std::end(kTables)};
 }
 
-TableSink::TableSink(Output table, const std::filesystem::path& path, const std::vector<std::string>& fields, Mode mode)
-    : table_(table), fields_(fields) {
+TableSink::TableSink(Output table, const std::filesystem::path& path, const std::vector<std::string>& fields, Mode mode,
+                     std::shared_ptr<DocumentRows> documents)
+    : table_(table), fields_(fields), documents_(std::move(documents)) {
+  if (table_ == Output::kDocuments && !documents_) documents_ = std::make_shared<DocumentRows>(fields_);
   if (mode == Mode::kAppend) {
     append_.emplace(path);
     return;
@@ -25,11 +28,17 @@ TableSink::TableSink(Output table, const std::filesystem::path& path, const std:
 void TableSink::write(const Record& record) {
   const std::string rows = table_ == Output::kPredictions   ? csv_row(record, fields_)
                            : table_ == Output::kConfidence ? confidence_row(record, fields_)
+                           : table_ == Output::kDocuments  ? documents_->add(record)
                                                            : review_rows(record);
-  if (whole_) {
-    whole_->write(rows);
-  } else {
-    append_->write(rows);
+  try {
+    if (whole_) {
+      whole_->write(rows);
+    } else {
+      append_->write(rows);
+    }
+  } catch (...) {
+    if (documents_) documents_->undo();
+    throw;
   }
 }
 
@@ -41,6 +50,7 @@ void TableSink::undo_last_write() {
   // A file written whole is dropped uncommitted when anything fails; there is nothing to undo.
   if (!append_) throw std::logic_error("TableSink: undo_last_write on a table written whole");
   append_->undo_last_write();
+  if (documents_) documents_->undo();
 }
 
 Tables::Tables(std::vector<std::pair<Output, std::filesystem::path>> files, std::vector<std::string> fields)
@@ -50,8 +60,10 @@ void Tables::rebuild(const Records& each) {
   // The files open for appending go first: the rebuilt ones are renamed over them.
   appended_.clear();
   std::vector<std::unique_ptr<TableSink>> whole;
+  // documents.csv's files not yet complete, carried from the whole table to the appended one.
+  const auto documents = std::make_shared<DocumentRows>(fields_);
   for (const auto& [table, path] : files_) {
-    whole.push_back(std::make_unique<TableSink>(table, path, fields_, TableSink::Mode::kWhole));
+    whole.push_back(std::make_unique<TableSink>(table, path, fields_, TableSink::Mode::kWhole, documents));
   }
   if (whole.empty()) return;
   each([&](const Record& record) {
@@ -59,7 +71,7 @@ void Tables::rebuild(const Records& each) {
   });
   for (auto& sink : whole) sink->finish();
   for (const auto& [table, path] : files_) {
-    appended_.push_back(std::make_unique<TableSink>(table, path, fields_, TableSink::Mode::kAppend));
+    appended_.push_back(std::make_unique<TableSink>(table, path, fields_, TableSink::Mode::kAppend, documents));
   }
 }
 

@@ -1,6 +1,7 @@
 // The files a record goes to (docs/run.md, "Outputs"), behind one interface, so that `run` and
 // `merge` write them alike and output.formats (config.h: jsonl, csv) picks them by name: the
-// journal, and the tables derived from it (predictions.csv, confidence.csv, review.csv). Opened
+// journal, and the tables derived from it (predictions.csv, confidence.csv, review.csv,
+// documents.csv). Opened
 // through OutputFolder (output_folder.h), which names them.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "docsift/batch/outputs.h"
 #include "docsift/batch/record.h"
 #include "docsift/config/config.h"
 #include "docsift/io/journal.h"
@@ -20,9 +22,9 @@
 
 namespace docsift::batch {
 
-// A file records go to: the journal (output.formats' jsonl) or a table (csv: all three).
-enum class Output { kJournal, kPredictions, kConfidence, kReview };
-inline constexpr Output kTables[] = {Output::kPredictions, Output::kConfidence, Output::kReview};
+// A file records go to: the journal (output.formats' jsonl) or a table (csv: all four).
+enum class Output { kJournal, kPredictions, kConfidence, kReview, kDocuments };
+inline constexpr Output kTables[] = {Output::kPredictions, Output::kConfidence, Output::kReview, Output::kDocuments};
 // The tables `formats` asks for, in kTables' order: none without csv.
 std::vector<Output> tables_of(const std::vector<config::OutputFormat>& formats);
 
@@ -61,7 +63,10 @@ class TableSink final : public Sink {
     kWhole,   // a new file: the header into `path`.tmp, which finish() puts in place
     kAppend,  // the file as kWhole left it; each write lands whole at its end or not at all
   };
-  TableSink(Output table, const std::filesystem::path& path, const std::vector<std::string>& fields, Mode mode);
+  // kDocuments: `documents` holds the pages of files not yet complete, shared by the sink that
+  // wrote the table whole and the one that appends to it after (Tables); one of its own if null.
+  TableSink(Output table, const std::filesystem::path& path, const std::vector<std::string>& fields, Mode mode,
+            std::shared_ptr<DocumentRows> documents = nullptr);
   void write(const Record& record) override;
   // kAppend has nothing to do: no fsync, since --resume rebuilds a table from the journal.
   void finish() override;
@@ -73,6 +78,7 @@ class TableSink final : public Sink {
   std::vector<std::string> fields_;
   std::optional<io::AtomicFile> whole_;
   std::optional<io::AppendFile> append_;
+  std::shared_ptr<DocumentRows> documents_;  // kDocuments only
 };
 
 // The tables a run keeps beside its journal, equal to it at every stop: written whole from the

@@ -26,6 +26,7 @@ E parse_name(const Names<E, N>& names, std::string_view name, std::string_view w
 
 FieldType parse_field_type(std::string_view name) { return parse_name(kFieldTypeNames, name, "field type"); }
 ItemType parse_item_type(std::string_view name) { return parse_name(kItemTypeNames, name, "item type"); }
+PageRule parse_page_rule(std::string_view name) { return parse_name(kPageRuleNames, name, "page rule"); }
 
 bool is_missing(std::string_view value) {
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);

@@ -22,13 +22,23 @@ inline constexpr Names<FieldType, 5> kFieldTypeNames{{{FieldType::kNumericId, "n
                                                       {FieldType::kText, "text"}}};
 inline constexpr Names<ItemType, 3> kItemTypeNames{
     {{ItemType::kText, "text"}, {ItemType::kMonetary, "monetary"}, {ItemType::kNumber, "number"}}};
+// Which pages of a document of several give a field's value (the schema's `pages:` key,
+// docs/run.md, "Documents of several pages"): the first page that has one (a letterhead, a date),
+// the last that has one (the sums a long invoice prints where it ends), or every page's items in
+// page order (a list's; its default).
+enum class PageRule { kFirst, kLast, kAll };
+inline constexpr Names<PageRule, 3> kPageRuleNames{
+    {{PageRule::kFirst, "first"}, {PageRule::kLast, "last"}, {PageRule::kAll, "all"}}};
 constexpr std::string_view to_string(FieldType type) { return name_of(kFieldTypeNames, type); }
 constexpr std::string_view to_string(ItemType type) { return name_of(kItemTypeNames, type); }
+constexpr std::string_view to_string(PageRule rule) { return name_of(kPageRuleNames, rule); }
 
 // "numeric_id", "monetary", "date", "list", "text"; throws docsift::ConfigError listing them.
 FieldType parse_field_type(std::string_view name);
 // "text", "monetary", "number"; throws docsift::ConfigError listing them.
 ItemType parse_item_type(std::string_view name);
+// "first", "last", "all"; throws docsift::ConfigError listing them.
+PageRule parse_page_rule(std::string_view name);
 
 // The model writes N/A for an absent field; ground truth writes NOT_FOUND or leaves it empty.
 // All three (any case, surrounding whitespace ignored) mean "missing".

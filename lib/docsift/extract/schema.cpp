@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "docsift/error.h"
@@ -106,6 +107,7 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
     if (!node.IsMap()) throw ConfigError(where(path, node) + ": each field must be a mapping");
     Field field;
     bool has_items = false;
+    std::optional<PageRule> pages;
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
       const YAML::Node& value = kv.second;
@@ -117,6 +119,8 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
         } else if (key == "items") {
           field.items = parse_item_type(value.as<std::string>());
           has_items = true;
+        } else if (key == "pages") {
+          pages = parse_page_rule(value.as<std::string>());
         } else if (key == "applies_to") {
           if (!value.IsSequence() || value.size() == 0) throw ConfigError("applies_to: expected a non-empty list of document types");
           field.applies_to = value.as<std::vector<std::string>>();
@@ -132,7 +136,7 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
           field.max_tokens = static_cast<int>(cap);
         } else {
           throw ConfigError("unknown key '" + key +
-                            "' (known: name, type, items, applies_to, instruction, required, max_tokens)");
+                            "' (known: name, type, items, pages, applies_to, instruction, required, max_tokens)");
         }
       } catch (const YAML::Exception& e) {
         throw ConfigError(where(path, value) + ": " + key + ": " + e.msg);
@@ -147,6 +151,10 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
     if (has_items && field.type != FieldType::kList) {
       throw ConfigError(where(path, node) + ": field " + field.name + " has items: but is not a list");
     }
+    if (pages == PageRule::kAll && field.type != FieldType::kList) {
+      throw ConfigError(where(path, node) + ": field " + field.name + " has pages: all but is not a list (all joins a list's items)");
+    }
+    field.pages = pages.value_or(field.type == FieldType::kList ? PageRule::kAll : PageRule::kFirst);
     if (field.instruction.empty()) throw ConfigError(where(path, node) + ": field " + field.name + " has no instruction");
     if (field.max_tokens == 0) field.max_tokens = default_max_tokens(field.type);
     schema.fields.push_back(std::move(field));

@@ -14,6 +14,9 @@ struct Field {
   std::string name;         // upper case, as the model must write it
   FieldType type = FieldType::kText;
   ItemType items = ItemType::kText;  // a list's items (`items:`); only list fields may say
+  // Which pages of a document of several give the value (`pages:`): every page's for a list, else
+  // the first page's unless the schema says `last`; `all` is for lists only.
+  PageRule pages = PageRule::kFirst;
   std::string instruction;  // what goes in the prompt's [brackets]
   bool required = false;
   // The value's token cap under `extraction.decoding: keys` (`max_tokens:`; when absent,

@@ -8,30 +8,32 @@
 #include "docsift/error.h"
 #include "docsift/json_fields.h"
 #include "docsift/io/journal.h"
+#include "docsift/journal/get_or.h"
 
 namespace docsift::journal {
 namespace {
 
 using json = nlohmann::json;
+using detail::get_or;
 
-// A key of `j` as T, or `fallback` when absent or null; io::BadRecord naming the key when present
-// with another type (the caller adds where: a journal's file and line, or a worker's reply).
-template <class T>
-T get_or(const json& j, const char* key, T fallback) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
-  if (const std::optional<T> value = json_value_as<T>(*it)) return *value;
-  throw io::BadRecord(std::string("\"") + key + "\" is " + it->type_name() + ", not the expected type (or out of range)");
-}
-
-// A summary's key: as get_or, a FileError naming `where`.
-template <class T>
-T get_or(const json& j, const char* key, T fallback, const std::string& where) {
-  try {
-    return get_or<T>(j, key, fallback);
-  } catch (const io::BadRecord& e) {
-    throw FileError(where + ": " + e.what());
+// A record's "document": its page count (1 or more) and its fields' page rules by name.
+Record::Document document_of(const json& j) {
+  if (!j.is_object()) throw io::BadRecord("\"document\" is " + std::string(j.type_name()) + ", not an object");
+  Record::Document d;
+  d.pages = get_or<int>(j, "pages", 0);
+  if (d.pages < 1) throw io::BadRecord("\"document\": \"pages\" is " + std::to_string(d.pages) + ", not a page count");
+  const auto rules = j.find("rules");
+  if (rules == j.end() || rules->is_null()) return d;
+  if (!rules->is_object()) throw io::BadRecord("\"document\": \"rules\" is not an object");
+  for (const auto& [field, rule] : rules->items()) {
+    if (!rule.is_string()) throw io::BadRecord("\"document\": the rule of " + field + " is not a string");
+    try {
+      d.rules[field] = extract::parse_page_rule(rule.get<std::string>());
+    } catch (const std::exception& e) {
+      throw io::BadRecord("\"document\": " + field + ": " + e.what());
+    }
   }
+  return d;
 }
 
 // A probability as the run writes it: a finite number in [0, 1].
@@ -39,14 +41,6 @@ bool is_probability(const json& v) {
   if (!v.is_number()) return false;
   const double p = v.get<double>();
   return p >= 0 && p <= 1;  // false for NaN too
-}
-
-json opt(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
-
-json shard_json(const Summary::ShardInfo& s, bool run) {
-  json j = {{"index", s.index}, {"count", s.count}};
-  if (run) j["scanned_all_shards"] = s.scanned_all_shards;
-  return j;
 }
 
 // What a record must hold for --resume, the CSV and the summary to read it; "" when it does.
@@ -171,6 +165,10 @@ json Record::to_json() const {
   json j = json::object();
   j["file"] = file;
   if (file_bytes) j["file_bytes"] = *file_bytes;
+  if (document) {
+    j["document"] = {{"pages", document->pages}, {"rules", json::object()}};
+    for (const auto& [field, rule] : document->rules) j["document"]["rules"][field] = std::string(extract::to_string(rule));
+  }
   j["config_hash"] = config_hash;
   if (source) {
     j["source"] = {{"size", source->size}, {"mtime_ns", source->mtime_ns}};
@@ -216,6 +214,7 @@ Record parse_record(const json& j) {
   Record r;
   r.file = j["file"].get<std::string>();
   if (j.contains("file_bytes") && j["file_bytes"].is_string()) r.file_bytes = j["file_bytes"].get<std::string>();
+  if (j.contains("document") && !j["document"].is_null()) r.document = document_of(j["document"]);
   r.config_hash = get_or<std::string>(j, "config_hash", "");
   if (j.contains("source") && j["source"].is_object()) {
     const json& s = j["source"];
@@ -276,125 +275,5 @@ Record Record::from_journal(const json& j) {
 }
 
 void check_journal_record(const json& j, std::uint64_t /*offset*/) { (void)Record::from_journal(j); }
-
-json Summary::to_json() const {
-  json j;
-  if (merged_from) {
-    j["images"] = {{"ok", ok}, {"failed", failed}, {"recorded", recorded}};
-    json from = json::array();
-    for (const MergedFolder& f : *merged_from) {
-      from.push_back({{"folder", f.folder},
-                      {"records", f.records},
-                      {"shard", f.shard ? shard_json(*f.shard, false) : json(nullptr)},
-                      {"config_hashes", f.config_hashes},
-                      {"model", f.model}});
-    }
-    j["merged_from"] = from;
-    j["config_hashes"] = config_hashes;
-    j["duplicates"] = duplicates;
-    j["unfinished"] = unfinished;
-    j["missing"] = missing ? json(*missing) : json(nullptr);
-    j["complete"] = complete;
-  } else {
-    j["docsift_version"] = docsift_version;
-    j["started_at"] = started_at;
-    j["finished_at"] = finished_at;
-    j["inputs"] = inputs;
-    j["images"] = {{"scanned", scanned}, {"pages", pages}, {"ok", ok}, {"failed", failed}, {"gone", gone},
-                   {"pending", pending}, {"found", found}, {"this_run", this_run}, {"retried", retried},
-                   {"changed", changed}, {"resumed_from_journal", resumed_from_journal}};
-    json failures = json::array();
-    for (const auto& f : failed_files) failures.push_back({{"file", f.file}, {"error", f.error}});
-    j["failed_files"] = {{"count", failed}, {"listed", failures}};
-    j["shard"] = shard ? shard_json(*shard, true) : json(nullptr);
-    j["engine"] = engine;
-    j["model"] = model;
-    j["device"] = device;
-    j["isolation"] = isolation.mode == "worker"
-                         ? json{{"mode", "worker"},
-                                {"workers_started", isolation.workers_started},
-                                {"recycles", isolation.recycles},
-                                {"crashes", isolation.crashes},
-                                {"timeouts", isolation.timeouts},
-                                {"supervisor_mapped_libcuda", isolation.supervisor_mapped_libcuda},
-                                {"supervisor_mapped_gpu_devices", isolation.supervisor_mapped_gpu_devices}}
-                         : json{{"mode", isolation.mode}};
-    j["config_hash"] = config_hash;
-    j["earlier_config_hashes"] = earlier_config_hashes;
-    json skipped = json::array();
-    for (const auto& f : skipped_files) {
-      skipped.push_back({{"file", f.file}, {"reason", f.reason}, {"unreadable", f.unreadable}});
-    }
-    j["skipped_files"] = skipped;
-    j["interrupted"] = opt(interrupted);
-    j["throughput"]["wall_seconds_this_run"] = wall_seconds_this_run;
-  }
-  j["tiers"] = tiers;
-  j["throughput"]["seconds_per_image"] = seconds_per_image;
-  j["throughput"]["model_seconds"] = model_seconds;
-  j["throughput"]["overhead_seconds"] = overhead_seconds;
-  j["throughput"]["generated_tokens"] = generated_tokens;
-  // Bytes are whole numbers: a float here made "1.2345e+09" out of a byte count.
-  j["memory_high_water"] = {{"device_peak_allocated", device_peak_allocated}, {"host_peak_rss", host_peak_rss}};
-  if (review) {
-    j["review"] = {{"pages", review->pages},
-                   {"pages_accepted", review->pages_accepted},
-                   {"fields_accepted", review->fields_accepted},
-                   {"fields_to_review", review->fields_to_review}};
-  }
-  if (corrections) j["corrections"] = {{"pages", corrections->pages}, {"fields", corrections->fields}};
-  return j;
-}
-
-Summary Summary::from_json(const json& j, const std::string& where) {
-  if (!j.is_object()) throw FileError(where + ": not a JSON object");
-  Summary s;
-  const json images = j.contains("images") && j["images"].is_object() ? j["images"] : json::object();
-  s.scanned = get_or<int>(images, "scanned", 0, where);
-  s.pages = get_or<int>(images, "pages", 0, where);
-  s.ok = get_or<int>(images, "ok", 0, where);
-  s.failed = get_or<int>(images, "failed", 0, where);
-  s.gone = get_or<int>(images, "gone", 0, where);
-  s.pending = get_or<int>(images, "pending", 0, where);
-  s.found = get_or<int>(images, "found", 0, where);
-  s.this_run = get_or<int>(images, "this_run", 0, where);
-  s.resumed_from_journal = get_or<int>(images, "resumed_from_journal", 0, where);
-  s.recorded = get_or<int>(images, "recorded", 0, where);
-  if (j.contains("shard") && j["shard"].is_object()) {
-    s.shard = ShardInfo{get_or<int>(j["shard"], "index", 0, where), get_or<int>(j["shard"], "count", 0, where),
-                        get_or<int>(j["shard"], "scanned_all_shards", 0, where)};
-  }
-  s.docsift_version = get_or<std::string>(j, "docsift_version", "", where);
-  s.started_at = get_or<std::string>(j, "started_at", "", where);
-  s.finished_at = get_or<std::string>(j, "finished_at", "", where);
-  if (j.contains("inputs") && j["inputs"].is_array()) {
-    for (const json& input : j["inputs"]) {
-      if (!input.is_string()) throw FileError(where + ": inputs: not a list of strings");
-      s.inputs.push_back(input.get<std::string>());
-    }
-  }
-  if (j.contains("throughput") && j["throughput"].is_object()) {
-    s.wall_seconds_this_run = get_or<double>(j["throughput"], "wall_seconds_this_run", 0.0, where);
-  }
-  s.engine = get_or<std::string>(j, "engine", "", where);
-  s.model = get_or<std::string>(j, "model", "", where);
-  s.device = get_or<std::string>(j, "device", "", where);
-  s.config_hash = get_or<std::string>(j, "config_hash", "", where);
-  if (j.contains("interrupted") && j["interrupted"].is_string()) s.interrupted = j["interrupted"].get<std::string>();
-  if (j.contains("merged_from") && j["merged_from"].is_array()) s.merged_from.emplace();
-  if (j.contains("tiers") && j["tiers"].is_object()) {
-    for (const auto& [tier, count] : j["tiers"].items()) s.tiers[tier] = get_or<int>(j["tiers"], tier.c_str(), 0, where);
-  }
-  if (j.contains("review") && j["review"].is_object()) {
-    const json& r = j["review"];
-    s.review = Review{get_or<int>(r, "pages", 0, where), get_or<int>(r, "pages_accepted", 0, where),
-                      get_or<std::int64_t>(r, "fields_accepted", 0, where),
-                      get_or<std::int64_t>(r, "fields_to_review", 0, where)};
-  }
-  if (j.contains("corrections") && j["corrections"].is_object()) {
-    s.corrections = Corrections{get_or<int>(j["corrections"], "pages", 0, where), get_or<std::int64_t>(j["corrections"], "fields", 0, where)};
-  }
-  return s;
-}
 
 }  // namespace docsift::journal

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/extract/field.h"
 #include "docsift/io/source.h"
 
 namespace docsift::journal {
@@ -29,6 +30,16 @@ struct Record {
   // Set by the run once the page is read.
   std::string file;                       // the page's name ("a.pdf#page=2"); outputs.h: RecordName
   std::optional<std::string> file_bytes;  // the exact name, percent-escaped, when it is not UTF-8
+  // A page of a file of several (docs/run.md, "Documents of several pages"): the file's page
+  // count, and the schema's rules for the fields its document does not take from the first page
+  // that has them (extract/field.h, PageRule), so that documents.csv is made from the journal
+  // alone (batch/outputs.h, DocumentRows). Absent for a file of one page.
+  struct Document {
+    int pages = 1;
+    std::map<std::string, extract::PageRule> rules;
+    bool operator==(const Document&) const = default;
+  };
+  std::optional<Document> document;
   std::string config_hash;
   std::optional<io::SourceStamp> source;  // the file as it was when read (io/source.h)
   std::string started_at, finished_at;    // RFC 3339 UTC (timestamp.h); "" in older journals

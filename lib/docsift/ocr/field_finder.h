@@ -264,6 +264,7 @@ class FieldFinder {
   // company, not an address, as it does in a line with its own legal form.
   bool not_a_name(std::size_t i, bool legal_below = false) const;
   bool in_payer_column(std::size_t i) const;
+  bool left_of_payer(std::size_t i) const;
   bool registration_number(std::size_t k) const;
   bool shares_a_word(std::size_t a, std::size_t b) const;
   // A name with no legal form written in full on a line at most kFullNameLines below, starting with

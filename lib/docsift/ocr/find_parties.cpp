@@ -244,11 +244,12 @@ void FieldFinder::business_address() {
 void FieldFinder::contacts() {
   for (std::size_t i = 0; i < n; ++i) {
     const std::string& t = r[i].text;
-    if (in_block(supplier_block, i) && !in_block(payer_block, i)) {
+    const bool sellers_column = left_of_payer(i);
+    if ((in_block(supplier_block, i) && !in_block(payer_block, i)) || sellers_column) {
       if (looks_like_address(t)) set("BUSINESS_ADDRESS", clean_text(t), i);
       if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
     }
-    if (in_block(payer_block, i)) {
+    if (in_block(payer_block, i) && !sellers_column) {
       if (looks_like_address(t)) set("PAYER_ADDRESS", clean_text(t), i);
       if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
       if (!statement) {
@@ -297,6 +298,13 @@ bool FieldFinder::in_payer_column(std::size_t i) const {
   constexpr std::size_t kPayerLabelAbove = 3;
   return payer_at && r[i].block == *payer_block && r[i].left < r[*payer_at].right && r[*payer_at].left < r[i].right &&
          r[i].line + kPayerLabelAbove >= r[*payer_at].line;
+}
+
+// A segment of the payer's block wholly left of the payer's name: the left column of a header of
+// two columns ("From" beside "Bill To"), the seller's, as in_payer_column says. Its address and
+// phone are the seller's, although the block is the payer's.
+bool FieldFinder::left_of_payer(std::size_t i) const {
+  return payer_at && in_block(payer_block, i) && r[i].right <= r[*payer_at].left;
 }
 
 bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {

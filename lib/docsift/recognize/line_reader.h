@@ -1,4 +1,4 @@
-// The second text recognizer (issue 46; docs/ocr.md): PP-OCRv4's line recognizer, run on LibTorch
+// The second text recognizer (docs/ocr.md): PP-OCRv4's line recognizer, run on LibTorch
 // (graph.h), reading one line of text from a crop of the page. Preprocessing and decoding are
 // PaddleOCR's as the rapidocr-onnxruntime package runs them: the crop in BGR order resized to
 // height 48 (bilinear) keeping its aspect, zeros on the right to at least 320 pixels and a

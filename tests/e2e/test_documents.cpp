@@ -1,0 +1,105 @@
+// Born-digital PDFs (scripts/make_text_pdfs.py): the text layer keeps a page's columns, so it reads
+// the same fields as the page rendered and read by OCR, the seller's column apart from the payer's;
+// and a document of several pages is one row of documents.csv, read as its one-page twin is, in a
+// run, a --resume that rebuilds the tables and a merge alike.
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "support/cli_runner.h"
+#include "support/fixture_files.h"
+#include "support/temp_dir.h"
+
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+using docsift::testing::file_bytes;
+using docsift::testing::journal_lines;
+using docsift::testing::read_ground_truth;
+using docsift::testing::run_docsift;
+using docsift::testing::shell_quote;
+using docsift::testing::TempDir;
+
+namespace {
+
+const fs::path kPages = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/pages";
+
+// Reads the two born-digital PDFs into `out` with `extra` options; checks the run passed.
+void read_pdfs(const TempDir& dir, const std::string& out, const std::string& extra = "") {
+  if (!fs::exists(dir / "in")) {
+    fs::create_directories(dir / "in");
+    for (const char* name : {"text_invoice.pdf", "text_invoice_2p.pdf"}) fs::copy_file(kPages / name, dir / "in" / name);
+  }
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                             shell_quote((dir / out).string()) + " --quiet " + extra);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+}
+
+}  // namespace
+
+TEST_CASE("a born-digital PDF: its text layer reads what its rendered page reads, each party from its own column") {
+  TempDir dir;
+  read_pdfs(dir, "layer");
+  read_pdfs(dir, "pixels", "--set ocr.pdf_text=false");
+  for (const auto& rec : journal_lines(dir / "layer/results.jsonl")) CHECK(rec["text_source"] == "pdf");
+  for (const auto& rec : journal_lines(dir / "pixels/results.jsonl")) CHECK(rec["text_source"] == "ocr");
+
+  const auto layer = read_ground_truth(dir / "layer/predictions.csv");
+  const auto pixels = read_ground_truth(dir / "pixels/predictions.csv");
+  REQUIRE(layer.size() == 3);  // text_invoice.pdf, and text_invoice_2p.pdf's two pages
+  for (const auto& [page, fields] : layer) {
+    CAPTURE(page);
+    REQUIRE(pixels.count(page));
+    for (const auto& [field, value] : fields) {
+      CAPTURE(field);
+      CHECK(value == pixels.at(page).at(field));
+    }
+  }
+  // "From" (the seller's address and phone) printed beside "Bill To" (the payer's): one block of two
+  // columns, each read as its party's.
+  const auto& page = layer.at("text_invoice.pdf");
+  const std::map<std::string, std::string> printed{
+      {"SUPPLIER", "Northwind Traders Pty Ltd"}, {"ABN", "51 698 247 535"},    {"PAYER_NAME", "Harbour Cafe"},
+      {"PAYER_ADDRESS", "15 Pier Road"},         {"PAYER_PHONE", "(02) 9977 4321"}, {"BUSINESS_ADDRESS", "220 King Street"},
+      {"BUSINESS_PHONE", "(02) 9557 1234"},      {"INVOICE_DATE", "14/03/2025"},    {"DUE_DATE", "13/04/2025"},
+      {"SUBTOTAL", "$507.50"},                   {"GST", "$50.75"},                 {"TOTAL", "$558.25"}};
+  for (const auto& [field, value] : printed) {
+    CAPTURE(field);
+    CHECK(page.at(field) == value);
+  }
+}
+
+TEST_CASE("a document of several pages: one row of documents.csv, as its one-page twin reads, after a resume and a merge too") {
+  TempDir dir;
+  read_pdfs(dir, "out");
+  const auto pages = read_ground_truth(dir / "out/predictions.csv");
+  CHECK(pages.at("text_invoice_2p.pdf#page=1").at("TOTAL") != "$558.25");  // page 1 alone has no total of its own
+  CHECK(pages.at("text_invoice_2p.pdf#page=2").at("INVOICE_DATE") == "N/A");
+
+  const auto documents = read_ground_truth(dir / "out/documents.csv");
+  REQUIRE(documents.size() == 2);
+  const auto& one = documents.at("text_invoice.pdf");
+  const auto& two = documents.at("text_invoice_2p.pdf");
+  for (const auto& [field, value] : one) {
+    CAPTURE(field);
+    CHECK(two.at(field) == value);  // the date and parties from page 1, the sums from page 2, the items from both
+  }
+  CHECK(two.at("TOTAL") == "$558.25");
+  CHECK(two.at("PRICES") == "$154.00 | $49.90 | $183.60 | $62.00 | $58.00");
+  for (const auto& rec : journal_lines(dir / "out/results.jsonl")) {
+    const std::string file = rec["file"];
+    CAPTURE(file);
+    CHECK(rec.contains("document") == (file.find("#page=") != std::string::npos));
+  }
+
+  // The tables rebuilt from the journal (--resume) and a merged folder give the same documents.csv.
+  const std::string before = file_bytes(dir / "out/documents.csv");
+  const auto resumed = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                                   shell_quote((dir / "out").string()) + " --resume --quiet");
+  CHECK_MESSAGE(resumed.exit_code == 0, resumed.err);
+  CHECK(file_bytes(dir / "out/documents.csv") == before);
+  const auto merged = run_docsift("merge " + shell_quote((dir / "out").string()) + " --out " +
+                                  shell_quote((dir / "merged").string()) + " --quiet");
+  CHECK_MESSAGE(merged.exit_code == 0, merged.err);
+  CHECK(file_bytes(dir / "merged/documents.csv") == before);
+}
