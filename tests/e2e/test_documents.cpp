@@ -85,7 +85,10 @@ TEST_CASE("a document of several pages: one row of documents.csv, as its one-pag
     CHECK(two.at(field) == value);  // the date and parties from page 1, the sums from page 2, the items from both
   }
   CHECK(two.at("TOTAL") == "$558.25");
-  CHECK(two.at("PRICES") == "$154.00 | $49.90 | $183.60 | $62.00 | $58.00");
+  // The table's unit prices (its Amount column holds the line totals), its items over both pages.
+  CHECK(two.at("PRICES") == "$38.50 | $24.95 | $61.20 | $12.40 | $29.00");
+  CHECK(two.at("QUANTITIES") == "4 | 2 | 3 | 5 | 2");
+  CHECK(two.at("DESCRIPTIONS") == "Espresso beans 1 kg | Milk frother jug | Paper cups x1000 | Cleaning tablets | Barista apron");
   for (const auto& rec : journal_lines(dir / "out/results.jsonl")) {
     const std::string file = rec["file"];
     CAPTURE(file);

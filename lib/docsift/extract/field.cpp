@@ -9,21 +9,6 @@
 
 namespace docsift::extract {
 
-namespace {
-
-// The value named `name` in `names`; a ConfigError listing them otherwise.
-template <class E, std::size_t N>
-E parse_name(const Names<E, N>& names, std::string_view name, std::string_view what) {
-  std::string known;
-  for (const auto& [value, n] : names) {
-    if (n == name) return value;
-    known += (known.empty() ? "" : ", ") + std::string(n);
-  }
-  throw ConfigError("unknown " + std::string(what) + " \"" + std::string(name) + "\" (known: " + known + ")");
-}
-
-}  // namespace
-
 FieldType parse_field_type(std::string_view name) { return parse_name(kFieldTypeNames, name, "field type"); }
 ItemType parse_item_type(std::string_view name) { return parse_name(kItemTypeNames, name, "item type"); }
 PageRule parse_page_rule(std::string_view name) { return parse_name(kPageRuleNames, name, "page rule"); }

@@ -126,6 +126,10 @@ class FieldFinder {
     std::optional<std::string> quantity, price;
   };
   std::optional<ItemRow> item_row(std::size_t line) const;
+  // A table row's item: its description, quantity and price cells (the unit price column's, or the
+  // amount's when `unit_prices` is false). None without a description.
+  std::optional<ItemRow> table_item(const TableRow& row, bool unit_prices) const;
+  void row_amounts_of(const TableRow& row, const ItemRow& item);
 
   // The supplier: the seller's name, ranked among the lines at the top (and, for a PDF's footer,
   // lines at the bottom that carry a legal form): early, prominent (taller than the page's usual

@@ -317,8 +317,9 @@ bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {
   }
   const std::string whole = lowercase(page.lines[r[i].line].text());
   const bool table_header =
-      has_any(whole, rules.table_description) &&
-      (has_any(whole, rules.table_quantity) || has_any(whole, rules.table_price));
+      has_any(whole, rules.table_words(Column::kDescription)) &&
+      (has_any(whole, rules.table_words(Column::kQuantity)) || has_any(whole, rules.table_words(Column::kUnitPrice)) ||
+       has_any(whole, rules.table_words(Column::kAmount)));
   // A lead-in ("OWN BY:") is dropped only in front of a legal name.
   const bool lead_in = t.find(':') != std::string::npos && !has_any(lowered, rules.company_forms);
   // A web address, unless a legal form follows it: a company named for its domain ("ECOSWAY.COM

@@ -11,6 +11,7 @@
 
 #include "docsift/ocr/finder.h"
 #include "docsift/ocr/page.h"
+#include "docsift/ocr/table.h"
 #include "docsift/ocr/values.h"
 
 namespace docsift::ocr {
@@ -38,7 +39,10 @@ struct Rules {
   // Words of trade that sellers' names carry (hardware, stationery, bakery, …), lower case: a word
   // of a name one OCR edit away from exactly one of them is read as it (repair_name).
   std::vector<std::string> business_words;
-  std::vector<std::string> table_description, table_quantity, table_price;
+  // A table's header words per column (table.h), in ocr-rules.yaml's order.
+  TableWords table;
+  // The header words of `column` (empty when the rules name none).
+  const std::vector<std::string>& table_words(Column column) const;
   std::vector<std::string> banks;
   Lexicon lexicon;
   // The trained field finder's weights (finder.h): builtin:ocr-finder unless the engine loads

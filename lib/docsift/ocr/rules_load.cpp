@@ -28,6 +28,29 @@ std::vector<std::string> strings(const YAML::Node& node, const std::string& wher
 }
 
 
+// `table:`: each column's header phrases (table.h), every column named once; the description and
+// at least one column of figures are required, the others optional.
+TableWords table_words(const YAML::Node& node, const std::string& source) {
+  if (!node || !node.IsMap()) throw ConfigError(source + ": table: expected a mapping of columns to header words");
+  TableWords out;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    Column column;
+    try {
+      column = parse_name(kColumnNames, key, "table column");
+    } catch (const ConfigError& e) {
+      throw ConfigError(source + ": table: " + e.what());
+    }
+    out.emplace_back(column, strings(kv.second, source + ": table." + key));
+  }
+  const auto names = [&](Column c) {
+    return std::any_of(out.begin(), out.end(), [&](const auto& col) { return col.first == c; });
+  };
+  if (!names(Column::kDescription)) throw ConfigError(source + ": table: no description column");
+  if (out.size() < 2) throw ConfigError(source + ": table: a description column and at least one other are needed");
+  return out;
+}
+
 // The file's YAML (or the built-in text), a mapping at the top.
 YAML::Node read_root(const std::string& source) {
   YAML::Node root = load_yaml_source(
@@ -123,9 +146,7 @@ Rules load_rules(const std::string& source) {
         marks.push_back(casefold(m));
       rules.lexicon.currencies.emplace_back(written, std::move(marks));
     }
-    rules.table_description = strings(root["table"]["description"], source + ": table.description");
-    rules.table_quantity = strings(root["table"]["quantity"], source + ": table.quantity");
-    rules.table_price = strings(root["table"]["price"], source + ": table.price");
+    rules.table = table_words(root["table"], source);
     rules.banks = strings(root["banks"], source + ": banks");
   } catch (const YAML::Exception& e) {
     throw ConfigError(source + ": " + e.msg +
@@ -137,6 +158,14 @@ Rules load_rules(const std::string& source) {
   }
   rules.finder = load_finder("builtin:ocr-finder");
   return rules;
+}
+
+const std::vector<std::string>& Rules::table_words(Column column) const {
+  static const std::vector<std::string> none;
+  for (const auto& [c, words] : table) {
+    if (c == column) return words;
+  }
+  return none;
 }
 
 }  // namespace docsift::ocr

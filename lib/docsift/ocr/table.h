@@ -1,0 +1,65 @@
+// A table read from a page's word boxes (docs/ocr.md, "Tables"): its header row names the columns
+// by their words (description, quantity, unit price, amount; date, debit, credit, balance), each
+// column spans its header's words, and each line below is cut into those columns by where its
+// words stand. Geometry only: where the table ends (a summary label, another block) and what its
+// cells mean is the field finder's (field_finder.h, line_items).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "docsift/names.h"
+#include "docsift/ocr/page.h"
+#include "docsift/ocr/values.h"
+
+namespace docsift::ocr {
+
+enum class Column { kDescription, kQuantity, kUnitPrice, kAmount, kDate, kDebit, kCredit, kBalance };
+inline constexpr Names<Column, 8> kColumnNames{{{Column::kDescription, "description"},
+                                                {Column::kQuantity, "quantity"},
+                                                {Column::kUnitPrice, "unit_price"},
+                                                {Column::kAmount, "amount"},
+                                                {Column::kDate, "date"},
+                                                {Column::kDebit, "debit"},
+                                                {Column::kCredit, "credit"},
+                                                {Column::kBalance, "balance"}}};
+constexpr std::string_view to_string(Column c) { return name_of(kColumnNames, c); }
+
+// Each column's header words, lower case, as ocr-rules.yaml's `table:` lists them (a phrase of up
+// to three words: "unit price", "prix unitaire").
+using TableWords = std::vector<std::pair<Column, std::vector<std::string>>>;
+
+struct TableColumn {
+  Column kind = Column::kDescription;
+  int left = 0, right = 0;  // its header's words, in the page's pixels
+};
+
+struct TableRow {
+  std::map<Column, std::string> cells;  // each column's words on the row, joined by spaces
+  std::vector<std::size_t> lines;       // the page's lines it was read from: its own, then its description's wraps
+  Box box;
+};
+
+// The columns `line` names as a table's header, left to right: a description column and at least
+// one other. Each phrase is matched whole, the longest first; words no column names ("#", "Tax")
+// are passed over. None when the line is no header.
+std::optional<std::vector<TableColumn>> table_header(const Line& line, const TableWords& words);
+
+// The rows of page.lines[first, end) under `columns`. Each line is cut from its ends: a date's
+// words first (when the first column is a date), figures last, at most one per column of figures
+// (a sign or currency printed apart joins its number; a percentage, a tax rate, is passed over),
+// the description between. A row with a figure in every column fills them in order; one with
+// fewer puts each where its right edge is nearest, in order, against where the full rows' figures
+// end (the header's right edges when no row is full): a header need not stand over its column.
+// A line of words alone no more than a line's height under a row continues its description.
+// `lexicon`'s month names are a date's words; `kept(word)` says whether a word counts at all
+// (specks do not).
+std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_t end, const std::vector<TableColumn>& columns,
+                                 const Lexicon& lexicon, const std::function<bool(const Word&)>& kept);
+
+}  // namespace docsift::ocr
