@@ -20,7 +20,7 @@ Command add_merge_command(CLI::App& root) {
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
       "merge", "Merge the output folders of sharded runs (docsift run --shard) into one results.jsonl, "
-               "its tables (predictions.csv, confidence.csv, review.csv, documents.csv) and summary.json");
+               "its tables (predictions.csv, confidence.csv, review.csv, documents.csv, line_items.csv) and summary.json");
   app->add_option("FOLDER", o->folders, "Output folders of docsift run, e.g. results/shard-*")->required();
   app->add_option("--out", o->out, "Folder for the merged files (never one of the FOLDERs)")->required();
   app->add_option("--expect", o->expect,

@@ -22,7 +22,7 @@ Command add_review_command(CLI::App& root) {
   app->require_subcommand(1);
   CLI::App* apply = app->add_subcommand(
       "apply", "Write the `corrected` column of RESULTS/review.csv (or --file) into RESULTS/results.jsonl, then "
-               "rebuild predictions.csv, confidence.csv, review.csv, documents.csv and summary.json from it");
+               "rebuild predictions.csv, confidence.csv, review.csv, documents.csv, line_items.csv and summary.json from it");
   apply->add_option("RESULTS", o->results, "The output folder of docsift run (or merge)")->required();
   apply->add_option("--file", o->file,
                     "The filled-in CSV (review.csv's columns image_file, field, value, corrected; any order, "

@@ -69,7 +69,7 @@ Command add_run_command(CLI::App& root) {
   app->add_flag("-0,--null", o->nul, "With --files-from: the paths are NUL-separated (find -print0)");
   o->config.add_to(app);
   app->add_option("--model", o->model, "Model folder (default: model.path from the config)");
-  app->add_option("--out", o->out, "Output folder for results.jsonl, predictions.csv, confidence.csv, review.csv, documents.csv and summary.json (default: output.dir)");
+  app->add_option("--out", o->out, "Output folder for results.jsonl, predictions.csv, confidence.csv, review.csv, documents.csv, line_items.csv and summary.json (default: output.dir)");
   CLI::Option* resume = app->add_flag(
       "--resume", o->resume,
       "Continue the run in --out: skip every page its journal already has, unless its file changed since");

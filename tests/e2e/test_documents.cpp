@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "docsift/io/csv.h"
 #include "support/cli_runner.h"
 #include "support/fixture_files.h"
 #include "support/temp_dir.h"
@@ -95,14 +96,28 @@ TEST_CASE("a document of several pages: one row of documents.csv, as its one-pag
     CHECK(rec.contains("document") == (file.find("#page=") != std::string::npos));
   }
 
+  // line_items.csv: a row per item of each page, its cells as its columns print them.
+  const auto items = docsift::io::read_csv(dir / "out/line_items.csv");
+  REQUIRE(items.rows.size() == 5 + 3 + 2);
+  CHECK(items.header == std::vector<std::string>{"image_file", "row", "description", "quantity", "unit_price", "amount", "date",
+                                                 "debit", "credit", "balance", "x", "y", "width", "height"});
+  CHECK(items.rows[0] == std::vector<std::string>{"text_invoice.pdf", "1", "Espresso beans 1 kg", "4", "$38.50", "$154.00", "", "", "",
+                                                   "", items.rows[0][10], items.rows[0][11], items.rows[0][12], items.rows[0][13]});
+  CHECK(std::stoi(items.rows[0][12]) > 0);
+  CHECK(items.rows[8][0] == "text_invoice_2p.pdf#page=2");
+  CHECK(items.rows[8][1] == "1");
+  CHECK(items.rows[8][2] == "Cleaning tablets");
+
   // The tables rebuilt from the journal (--resume) and a merged folder give the same documents.csv.
   const std::string before = file_bytes(dir / "out/documents.csv");
   const auto resumed = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
                                    shell_quote((dir / "out").string()) + " --resume --quiet");
   CHECK_MESSAGE(resumed.exit_code == 0, resumed.err);
   CHECK(file_bytes(dir / "out/documents.csv") == before);
+  const std::string items_before = file_bytes(dir / "out/line_items.csv");
   const auto merged = run_docsift("merge " + shell_quote((dir / "out").string()) + " --out " +
                                   shell_quote((dir / "merged").string()) + " --quiet");
   CHECK_MESSAGE(merged.exit_code == 0, merged.err);
   CHECK(file_bytes(dir / "merged/documents.csv") == before);
+  CHECK(file_bytes(dir / "merged/line_items.csv") == items_before);
 }

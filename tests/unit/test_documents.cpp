@@ -117,6 +117,21 @@ TEST_CASE("a page's record carries its document's page count and rules, and a ba
   CHECK_THROWS_WITH_AS(Record::from_json(rule, "results.jsonl:5"), doctest::Contains("TOTAL"), docsift::MalformedInputError);
 }
 
+TEST_CASE("a record's line items: written and read back, a bad row refused") {
+  Record r = page_record(1, 1, std::map<std::string, std::string>{{"DESCRIPTIONS", "Fuel"}});
+  r.line_items = std::vector<Record::LineItem>{{"Fuel", std::nullopt, std::nullopt, std::nullopt, "14 Mar", "$45.00", std::nullopt,
+                                                "$955.00", {10, 20, 300, 25}}};
+  const nlohmann::json j = r.to_json();
+  CHECK(j["line_items"][0]["debit"] == "$45.00");
+  CHECK_FALSE(j["line_items"][0].contains("credit"));  // a cell the row did not print is absent
+  CHECK(Record::from_json(j, "x").line_items == r.line_items);
+  CHECK(docsift::batch::line_item_rows(r) == "inv.pdf#page=1,1,Fuel,,,,14 Mar,$45.00,,$955.00,10,20,300,25\n");
+  nlohmann::json bad = j;
+  bad["line_items"][0]["box"] = {1, 2, 3};
+  CHECK_THROWS_WITH_AS(Record::from_json(bad, "results.jsonl:9"), doctest::Contains("box is not four integers"),
+                       docsift::MalformedInputError);
+}
+
 TEST_CASE("documents.csv rows: a file's row once every page is ok, in any order, a failed page holding it back") {
   const std::vector<std::string> fields{"SUPPLIER", "TOTAL"};
   docsift::batch::DocumentRows rows(fields);

@@ -203,6 +203,7 @@ Derived derive(const fs::path& journal, const std::map<std::string, Latest>& lat
     d.tables[Output::kConfidence] = csv_header(fields);
     d.tables[Output::kReview] = review_header();
     d.tables[Output::kDocuments] = csv_header(fields);
+    d.tables[Output::kLineItems] = line_items_header();
   }
   DocumentRows documents(fields);
   for_each_latest(journal, latest, [&](const Record& record) {
@@ -212,6 +213,7 @@ Derived derive(const fs::path& journal, const std::map<std::string, Latest>& lat
     d.tables[Output::kConfidence] += confidence_row(record, fields);
     d.tables[Output::kReview] += review_rows(record);
     d.tables[Output::kDocuments] += documents.add(record);
+    d.tables[Output::kLineItems] += line_item_rows(record);
   });
   if (summary_now) {
     // The run's own facts stay, read back typed (journal/record.h: Summary); the totals over the

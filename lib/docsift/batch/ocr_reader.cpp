@@ -148,6 +148,14 @@ PageOutcome OcrReader::read(const PageRequest& request) {
         (*record.boxes)[field] = {b.left, b.top, b.right - b.left, b.bottom - b.top};
       }
     }
+    if (!read->items.empty()) {
+      record.line_items.emplace();
+      for (const ocr::LineItem& item : read->items) {
+        const ocr::Box& b = item.box;
+        record.line_items->push_back({item.description, item.quantity, item.unit_price, item.amount, item.date, item.debit,
+                                      item.credit, item.balance, {b.left, b.top, b.right - b.left, b.bottom - b.top}});
+      }
+    }
     if (const auto type = record.confidence->find("DOCUMENT_TYPE"); type != record.confidence->end()) {
       record.document_type_confidence = type->second;
     }

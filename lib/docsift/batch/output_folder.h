@@ -27,8 +27,9 @@ inline constexpr std::string_view kPredictions = "predictions.csv";
 inline constexpr std::string_view kConfidence = "confidence.csv";
 inline constexpr std::string_view kReview = "review.csv";
 inline constexpr std::string_view kDocuments = "documents.csv";
+inline constexpr std::string_view kLineItems = "line_items.csv";
 inline constexpr std::string_view kSummary = "summary.json";
-inline constexpr std::string_view kWritten[] = {kJournal, kPredictions, kConfidence, kReview, kDocuments, kSummary};
+inline constexpr std::string_view kWritten[] = {kJournal, kPredictions, kConfidence, kReview, kDocuments, kLineItems, kSummary};
 // The file an output (sink.h) is written to.
 constexpr std::string_view of(Output output) {
   switch (output) {
@@ -37,6 +38,7 @@ constexpr std::string_view of(Output output) {
     case Output::kConfidence: return kConfidence;
     case Output::kReview: return kReview;
     case Output::kDocuments: return kDocuments;
+    case Output::kLineItems: return kLineItems;
   }
   return kJournal;
 }

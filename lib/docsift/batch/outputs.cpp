@@ -121,6 +121,26 @@ std::string confidence_row(const Record& record, const std::vector<std::string>&
   return line + "\n";
 }
 
+std::string line_items_header() {
+  return "image_file,row,description,quantity,unit_price,amount,date,debit,credit,balance,x,y,width,height\n";
+}
+
+std::string line_item_rows(const Record& record) {
+  if (!record.ok() || !record.line_items) return "";
+  std::string out;
+  int n = 0;
+  for (const auto& item : *record.line_items) {
+    std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' + std::to_string(++n) + ',' +
+                       io::csv_field(item.description);
+    for (const auto* cell : {&item.quantity, &item.unit_price, &item.amount, &item.date, &item.debit, &item.credit, &item.balance}) {
+      line += ',' + (*cell ? io::csv_field(**cell) : std::string());
+    }
+    for (const int v : item.box) line += ',' + std::to_string(v);
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string review_header() {
   return "image_file,field,value,confidence,threshold,reason,x,y,width,height,corrected\n";
 }

@@ -70,6 +70,11 @@ class DocumentRows {
   std::optional<std::pair<std::string, std::optional<Pending>>> before_;
 };
 
+// line_items.csv: one row per line item or transaction of a successful record that read a table
+// (docs/run.md, "line_items.csv"): its page, its row number from 1, and its cells.
+std::string line_items_header();
+std::string line_item_rows(const Record& record);
+
 // review.csv: one row per field a successful record lists under review, in its order (rising
 // confidence: extract/review_queue.h), with why and the threshold, and an empty `corrected` cell
 // for the person (docs/confidence.md, "Corrections").

@@ -22,13 +22,16 @@ TableSink::TableSink(Output table, const std::filesystem::path& path, const std:
     return;
   }
   whole_.emplace(path);
-  whole_->write(table_ == Output::kReview ? review_header() : csv_header(fields_));
+  whole_->write(table_ == Output::kReview      ? review_header()
+                : table_ == Output::kLineItems ? line_items_header()
+                                               : csv_header(fields_));
 }
 
 void TableSink::write(const Record& record) {
   const std::string rows = table_ == Output::kPredictions   ? csv_row(record, fields_)
                            : table_ == Output::kConfidence ? confidence_row(record, fields_)
                            : table_ == Output::kDocuments  ? documents_->add(record)
+                           : table_ == Output::kLineItems  ? line_item_rows(record)
                                                            : review_rows(record);
   try {
     if (whole_) {

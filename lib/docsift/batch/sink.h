@@ -1,7 +1,7 @@
 // The files a record goes to (docs/run.md, "Outputs"), behind one interface, so that `run` and
 // `merge` write them alike and output.formats (config.h: jsonl, csv) picks them by name: the
 // journal, and the tables derived from it (predictions.csv, confidence.csv, review.csv,
-// documents.csv). Opened
+// documents.csv, line_items.csv). Opened
 // through OutputFolder (output_folder.h), which names them.
 #pragma once
 
@@ -22,9 +22,10 @@
 
 namespace docsift::batch {
 
-// A file records go to: the journal (output.formats' jsonl) or a table (csv: all four).
-enum class Output { kJournal, kPredictions, kConfidence, kReview, kDocuments };
-inline constexpr Output kTables[] = {Output::kPredictions, Output::kConfidence, Output::kReview, Output::kDocuments};
+// A file records go to: the journal (output.formats' jsonl) or a table (csv: all five).
+enum class Output { kJournal, kPredictions, kConfidence, kReview, kDocuments, kLineItems };
+inline constexpr Output kTables[] = {Output::kPredictions, Output::kConfidence, Output::kReview, Output::kDocuments,
+                                     Output::kLineItems};
 // The tables `formats` asks for, in kTables' order: none without csv.
 std::vector<Output> tables_of(const std::vector<config::OutputFormat>& formats);
 

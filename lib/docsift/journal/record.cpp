@@ -37,6 +37,46 @@ Record::Document document_of(const json& j) {
 }
 
 // A probability as the run writes it: a finite number in [0, 1].
+// The cells of a row of line_items but its description, each named as its column (ocr/table.h's names).
+constexpr std::array<std::pair<const char*, std::optional<std::string> Record::LineItem::*>, 7> kItemCells{{
+    {"quantity", &Record::LineItem::quantity}, {"unit_price", &Record::LineItem::unit_price},
+    {"amount", &Record::LineItem::amount},     {"date", &Record::LineItem::date},
+    {"debit", &Record::LineItem::debit},       {"credit", &Record::LineItem::credit},
+    {"balance", &Record::LineItem::balance}}};
+
+json line_items_json(const std::vector<Record::LineItem>& items) {
+  json out = json::array();
+  for (const auto& item : items) {
+    json row = {{"description", item.description}, {"box", item.box}};
+    for (const auto& [name, cell] : kItemCells) {
+      if (item.*cell) row[name] = *(item.*cell);
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+std::vector<Record::LineItem> line_items_of(const json& j) {
+  if (!j.is_array()) throw io::BadRecord("\"line_items\" is not an array");
+  std::vector<Record::LineItem> out;
+  for (const json& row : j) {
+    if (!row.is_object()) throw io::BadRecord("\"line_items\": a row is not an object");
+    Record::LineItem item;
+    item.description = get_or<std::string>(row, "description", "");
+    for (const auto& [name, cell] : kItemCells) {
+      if (row.contains(name)) item.*cell = get_or<std::string>(row, name, "");
+    }
+    if (row.contains("box")) {
+      const json& b = row["box"];
+      if (!b.is_array() || b.size() != 4 || !std::all_of(b.begin(), b.end(), [](const json& v) { return v.is_number_integer(); }))
+        throw io::BadRecord("\"line_items\": a row's box is not four integers");
+      for (std::size_t k = 0; k < 4; ++k) item.box[k] = b[k].get<int>();
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
 bool is_probability(const json& v) {
   if (!v.is_number()) return false;
   const double p = v.get<double>();
@@ -110,6 +150,7 @@ void read_confidences(const json& j, Record& r) {
       (*r.review_thresholds)[name] = value.get<double>();
     }
   }
+  if (j.contains("line_items") && !j["line_items"].is_null()) r.line_items = line_items_of(j["line_items"]);
   if (j.contains("boxes") && !j["boxes"].is_null()) {
     if (!j["boxes"].is_object()) throw bad("boxes", "an object of field: [x, y, width, height]");
     r.boxes.emplace();
@@ -190,6 +231,7 @@ json Record::to_json() const {
   if (review_reasons) j["review_reasons"] = *review_reasons;
   if (review_thresholds) j["review_thresholds"] = *review_thresholds;
   if (boxes) j["boxes"] = *boxes;
+  if (line_items) j["line_items"] = line_items_json(*line_items);
   for (const auto& [field, c] : corrections ? *corrections : std::map<std::string, Correction>{}) {
     j["corrections"][field] = {{"original", c.original}, {"at", c.at}};
   }

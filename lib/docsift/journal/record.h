@@ -74,6 +74,16 @@ struct Record {
   std::optional<std::map<std::string, Correction>> corrections;
   // The OCR engine: field → [x, y, width, height] of the value's words, in the page's pixels.
   std::optional<std::map<std::string, std::array<int, 4>>> boxes;
+  // The OCR engine: the page's table, a row per line item or transaction (docs/run.md,
+  // "line_items.csv"): each cell as its list field writes it, absent where the row printed none,
+  // and the row's [x, y, width, height] in the page's pixels.
+  struct LineItem {
+    std::string description;
+    std::optional<std::string> quantity, unit_price, amount, date, debit, credit, balance;
+    std::array<int, 4> box{};
+    bool operator==(const LineItem&) const = default;
+  };
+  std::optional<std::vector<LineItem>> line_items;
   std::map<std::string, double> timings_s;  // stage → seconds; "total" is the run's
   // Diagnostics, kept as measured (docs/run.md has their shapes); null when absent.
   nlohmann::json image, plan, attempts, model, engine, memory, worker;

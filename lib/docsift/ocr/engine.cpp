@@ -124,6 +124,7 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
       continue;
     }
     value = it->second;
+    if (name == "DESCRIPTIONS") first.items = second.items;  // the rows are the reading the list came from
     if (now != second.confidence.end()) first.confidence[name] = now->second;
     if (const auto e = second.evidence.find(name); e != second.evidence.end()) {
       first.evidence[name] = e->second;
@@ -323,6 +324,7 @@ Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& 
   Result out{std::move(e.fields), std::move(e.text), {}, std::move(info), std::move(e.confidence),
              std::move(e.evidence), {}, std::move(e.doubtful), std::move(e.sums)};
   out.info["checks"] = e.checks;
+  out.items = std::move(e.items);
   // What the finder ranked on the first reading (ocr.write_evidence), for bench/ocr/train_finder.py;
   // the second reading and the rereading call finish with an empty info and keep none.
   if (write_evidence_ && !out.info.empty()) {

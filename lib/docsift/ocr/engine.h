@@ -41,6 +41,8 @@ class Engine {
     std::map<std::string, double> probability;
     std::vector<WordRun> doubtful;  // rules.h: Extraction's
     std::vector<long long> sums;    // rules.h: Extraction's; the rereading's and the evened reading's added
+    // rules.h: Extraction's; the second reading's where DESCRIPTIONS was taken from it.
+    std::vector<LineItem> items;
   };
   // A page image: Tesseract, then the rules.
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);

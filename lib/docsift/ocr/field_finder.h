@@ -130,6 +130,7 @@ class FieldFinder {
   // amount's when `unit_prices` is false). None without a description.
   std::optional<ItemRow> table_item(const TableRow& row, bool unit_prices) const;
   void row_amounts_of(const TableRow& row, const ItemRow& item);
+  LineItem line_item(const TableRow& row, const ItemRow& item, bool unit_prices) const;
 
   // The supplier: the seller's name, ranked among the lines at the top (and, for a PDF's footer,
   // lines at the bottom that carry a legal form): early, prominent (taller than the page's usual
@@ -340,6 +341,7 @@ class FieldFinder {
   std::vector<std::string> domains;     // domain_names() as name_key()s, for seller_score
   std::optional<std::size_t> supplier_at;
   std::vector<std::size_t> address_segments;  // the segments BUSINESS_ADDRESS was read from
+  std::vector<LineItem> items;                // line_items: the table's rows read as items
 };
 
 }  // namespace docsift::ocr::detail

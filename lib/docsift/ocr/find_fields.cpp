@@ -58,6 +58,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   }
   out.sums = page_sums;
   out.candidates = std::move(candidates);
+  out.items = std::move(items);
   out.doubtful = doubtful_amounts();
   for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));

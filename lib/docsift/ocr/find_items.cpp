@@ -163,6 +163,7 @@ void FieldFinder::line_items() {
     // the quantity's column; a receipt's "RM12.00" glued to a word): its own line, read from the right.
     if (item && !item->price && !item->quantity) item = item_row(row.lines.front());
     if (!item) continue;
+    items.push_back(line_item(row, *item, has(Column::kUnitPrice)));
     descriptions.push_back(item->description);
     if (item->quantity) quantities.push_back(*item->quantity);
     if (item->price) prices.push_back(*item->price);
@@ -198,6 +199,23 @@ void FieldFinder::line_items() {
   for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
     if (found.count(list)) evidence[list] = e;
   }
+}
+
+// The row as a LineItem: the item's description, quantity and price (the unit price's column, or
+// the amount's), and the row's other cells as their columns print them.
+LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool unit_prices) const {
+  const auto cell = [&](Column c) -> std::optional<std::string> {
+    const auto it = row.cells.find(c);
+    if (it == row.cells.end()) return std::nullopt;
+    if (c == Column::kDate || c == Column::kDescription) return clean_text(it->second);
+    const auto a = money(it->second, false);
+    return a ? std::optional(format_amount(a->cents, a->currency)) : std::nullopt;
+  };
+  LineItem out{item.description, item.quantity, cell(Column::kUnitPrice), cell(Column::kAmount), cell(Column::kDate),
+               cell(Column::kDebit), cell(Column::kCredit), cell(Column::kBalance), row.box};
+  // A price read from the line's right end (item_row) is the column's the table names.
+  if (item.price && !out.unit_price && !out.amount && !out.debit && !out.credit) (unit_prices ? out.unit_price : out.amount) = item.price;
+  return out;
 }
 
 // A statement row's amount, signed, for balance_check: its amount column as printed ("-$45.00",

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -110,6 +111,15 @@ struct WordRun {
   std::string field;
 };
 
+// A row of the page's table (table.h) as the field finder read it: each cell as its list field
+// writes it (a quantity's digits, an amount as format_amount writes it, a date as printed), absent
+// where the row printed none; `box` holds the row's words, in the page as read.
+struct LineItem {
+  std::string description;
+  std::optional<std::string> quantity, unit_price, amount, date, debit, credit, balance;
+  Box box;
+};
+
 struct Extraction {
   std::map<std::string, std::string> fields;  // every name asked for; "N/A" when not found
   // What the checks found: "sum" (subtotal + GST = total: true, false, or null when one is
@@ -128,6 +138,8 @@ struct Extraction {
   std::vector<long long> sums;
   // Per field the trained finder ranks (finder.h): every candidate, its features and probability.
   std::map<std::string, std::vector<Ranked>> candidates;
+  // The table's rows, top to bottom: DESCRIPTIONS, QUANTITIES and PRICES are read from them.
+  std::vector<LineItem> items;
 };
 
 Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,
