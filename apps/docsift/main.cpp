@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   ::signal(SIGXFSZ, SIG_IGN);
   g_argv = argv;
   g_log_format = log_format_of(argc, argv);
-  CLI::App app{"docsift: batch field extraction from document images with vision-language models"};
+  CLI::App app{"docsift: batch field extraction from business documents (images and PDFs), read by its own OCR engine or a vision-language model"};
   app.failure_message(parse_error_line);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
   app.footer(exit_code_footer() + "\nEnvironment: CUDA_VISIBLE_DEVICES selects the GPUs docsift can see.");

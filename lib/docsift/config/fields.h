@@ -3,6 +3,8 @@
 // setting (from YAML or --set) and for writing it back (to_yaml). Private to config/.
 #pragma once
 
+#include <charconv>
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -89,10 +91,18 @@ Field auto_integer_key(std::string_view key, std::string_view help, long long lo
           [=](const Config& c) { return at(c) ? YAML::Node(*at(c)) : YAML::Node("auto"); }};
 }
 
+// A number as `docsift config` prints it: the shortest text that reads back as the same double
+// (0.575, not 0.57499999999999996).
+inline YAML::Node number_node(double v) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+  return YAML::Node(std::string(text, end));
+}
+
 template <class At>
 Field real_key(std::string_view key, std::string_view help, double lo, double hi, Bound lower, At at) {
   return {key, help, [=](Config& c, const YAML::Node& n, const Where& w) { at(c) = real(n, w, key, lo, hi, lower); },
-          [=](const Config& c) { return YAML::Node(at(c)); }};
+          [=](const Config& c) { return number_node(at(c)); }};
 }
 
 // null (nullopt) or a number in range.
@@ -106,7 +116,7 @@ Field optional_real_key(std::string_view key, std::string_view help, double lo, 
               at(c) = real(n, w, key, lo, hi, lower);
             }
           },
-          [=](const Config& c) { return at(c) ? YAML::Node(*at(c)) : YAML::Node(); }};
+          [=](const Config& c) { return at(c) ? number_node(*at(c)) : YAML::Node(); }};
 }
 
 // kNullIsEmpty: null reads as ""; kNullable: also "" is written back as null.
@@ -193,7 +203,7 @@ Field number_map_key(std::string_view key, std::string_view help, double lo, dou
           },
           [=](const Config& c) {
             YAML::Node map(YAML::NodeType::Map);
-            for (const auto& [name, value] : at(c)) map[name] = value;
+            for (const auto& [name, value] : at(c)) map[name] = number_node(value);
             map.SetStyle(YAML::EmitterStyle::Flow);
             return map;
           }};
