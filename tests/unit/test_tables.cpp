@@ -1,12 +1,16 @@
 // Tables from word boxes (ocr/table.h): the header's columns, each line cut into a row from its
 // ends, figures placed by where the full rows' figures stand, wrapped descriptions and rows broken
-// over two lines; and the line items the field finder reads from them (find_items.cpp).
+// over two lines; the line items the field finder reads from them (find_items.cpp); and the rows
+// checked against themselves and the page's subtotal (page_checks.h).
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "docsift/ocr/page.h"
+#include "docsift/ocr/page_checks.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/table.h"
 
@@ -146,4 +150,38 @@ TEST_CASE("line items from a table: unit prices as PRICES beside a line total, a
   CHECK(s.fields.at("DESCRIPTIONS") == "Fuel | Salary");
   CHECK(s.fields.at("PRICES") == "N/A");  // transactions, not line items
   CHECK(s.checks.at("balance") == "sum");  // 1,000.00 - 45.00 + 500.00 = 1,455.00
+}
+
+TEST_CASE("a table's rows checked: quantity x unit price = amount, the amounts summing to the subtotal, and where it breaks") {
+  using docsift::ocr::Evidence;
+  using docsift::ocr::LineItem;
+  std::vector<LineItem> items{{"Espresso beans", "4", "$38.50", "$154.00", {}, {}, {}, {}, {}},
+                              {"Milk jug", "2", "$24.95", "$49.90", {}, {}, {}, {}, {}}};
+  std::map<std::string, std::string> fields{{"DESCRIPTIONS", "Espresso beans | Milk jug"}, {"QUANTITIES", "4 | 2"},
+                                            {"PRICES", "$38.50 | $24.95"}, {"SUBTOTAL", "$203.90"}};
+  std::map<std::string, Evidence> evidence{{"DESCRIPTIONS", {}}, {"QUANTITIES", {}}, {"PRICES", {}}, {"SUBTOTAL", {}}};
+  nlohmann::json checks = nlohmann::json::object();
+  docsift::ocr::check_rows(items, fields, evidence, checks);
+  CHECK(checks["table"]["products"]["checked"] == 2);
+  CHECK(checks["table"]["products"]["off"] == 0);
+  CHECK(checks["table"]["against"] == "SUBTOTAL");
+  CHECK(checks["table"]["difference"] == "0.00");
+  for (const char* f : {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"}) {
+    CAPTURE(f);
+    CHECK(evidence[f].vouched);
+    CHECK_FALSE(evidence[f].contradicted);
+  }
+
+  // A misread amount: its row's product is off, and the sum misses the subtotal by the difference.
+  items[1].amount = "$44.90";
+  std::map<std::string, Evidence> doubted{{"DESCRIPTIONS", {}}, {"QUANTITIES", {}}, {"PRICES", {}}, {"SUBTOTAL", {}}};
+  checks = nlohmann::json::object();
+  docsift::ocr::check_rows(items, fields, doubted, checks);
+  CHECK(checks["table"]["products"]["off"] == 1);
+  CHECK(checks["table"]["sum"] == "198.90");
+  CHECK(checks["table"]["difference"] == "-5.00");
+  for (const char* f : {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"}) {
+    CAPTURE(f);
+    CHECK(doubted[f].contradicted);
+  }
 }

@@ -301,6 +301,7 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
 
 void Engine::calibrate(Result& result) const {
   check_page(result.fields, result.evidence, rules_);  // on the final values: after the second readings and the list
+  check_rows(result.items, result.fields, result.evidence, result.info["checks"]);
   result.probability.clear();
   nlohmann::json evidence = nlohmann::json::object();
   for (const auto& [name, e] : result.evidence) {

@@ -1,6 +1,8 @@
 #include "docsift/ocr/page_checks.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <utility>
 #include <optional>
@@ -227,6 +229,46 @@ void check_page(const Fields& fields, std::map<std::string, Evidence>& evidence,
   checks.parties();
   checks.label_bleed();
   checks.email();
+}
+
+void check_rows(const std::vector<LineItem>& items, const Fields& fields, std::map<std::string, Evidence>& evidence,
+                nlohmann::json& checks) {
+  if (items.empty()) return;
+  const auto mark = [&](std::initializer_list<const char*> names, bool passed) {
+    for (const char* name : names) {
+      const auto e = evidence.find(name);
+      if (e != evidence.end() && found(fields, name)) (passed ? e->second.vouched : e->second.contradicted) = true;
+    }
+  };
+  int checked = 0, off = 0;
+  long long sum = 0;
+  bool every_amount = true;
+  for (const LineItem& item : items) {
+    const auto amount = item.amount ? amount_cents(*item.amount) : std::nullopt;
+    every_amount = every_amount && amount.has_value();
+    if (amount) sum += *amount;
+    const auto unit = item.unit_price ? amount_cents(*item.unit_price) : std::nullopt;
+    if (!amount || !unit || !item.quantity) continue;
+    std::string q = *item.quantity;
+    for (char& c : q) c = c == ',' ? '.' : c;
+    ++checked;
+    if (std::llabs(std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(*unit)) - *amount) > 1) ++off;
+  }
+  nlohmann::json table = {{"rows", items.size()}};
+  if (checked > 0) {
+    table["products"] = {{"checked", checked}, {"off", off}};
+    mark({"QUANTITIES", "PRICES"}, off == 0);
+  }
+  const char* against = found(fields, "SUBTOTAL") ? "SUBTOTAL" : "TOTAL";
+  if (const auto target = cents_of(fields, against); every_amount && target) {
+    char difference[32];
+    std::snprintf(difference, sizeof difference, "%.2f", static_cast<double>(sum - *target) / 100.0);
+    table["sum"] = format_amount(sum, "");
+    table["against"] = against;
+    table["difference"] = difference;
+    mark({"DESCRIPTIONS", against}, std::llabs(sum - *target) <= 1);
+  }
+  checks["table"] = std::move(table);
 }
 
 }  // namespace docsift::ocr

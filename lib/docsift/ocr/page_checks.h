@@ -4,7 +4,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "docsift/ocr/rules.h"
 
@@ -25,5 +27,14 @@ namespace docsift::ocr {
 // A check that passes vouches for each value it ties; one that fails contradicts them.
 void check_page(const std::map<std::string, std::string>& fields, std::map<std::string, Evidence>& evidence,
                 const Rules& rules);
+
+// The table's rows (rules.h: Extraction::items) against themselves and the page: each row's
+// quantity × unit price = its amount (to a cent), vouching for QUANTITIES and PRICES when every row
+// that prints all three agrees and contradicting both when one does not; and, when every row prints
+// an amount, the amounts summing to SUBTOTAL (or TOTAL without one), vouching for DESCRIPTIONS and
+// that total or contradicting them. `checks` gets "table": {rows, products: {checked, off}, sum,
+// against, difference} (docs/ocr.md, "Line items"), what a person sees of where a table breaks.
+void check_rows(const std::vector<LineItem>& items, const std::map<std::string, std::string>& fields,
+                std::map<std::string, Evidence>& evidence, nlohmann::json& checks);
 
 }  // namespace docsift::ocr
