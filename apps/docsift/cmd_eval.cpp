@@ -300,6 +300,7 @@ int run_eval(const Options& o, const io::ReadFiles& reads) {
   for (const auto& image : evaluation.unexpected_predictions) {
     log.warning("unexpected", image + ": predicted but not in the ground truth (not scored)");
   }
+  if (const auto hint = evaluation.name_mismatch()) log.warning("names", *hint);
   int code = kExitOk;
   for (const auto& c : cases) {
     for (const auto& failure : c.failures) {

@@ -64,6 +64,20 @@ bool one_line_error(const CliResult& r) {
 
 }  // namespace
 
+TEST_CASE("eval: predictions named with a folder the truth's names lack get one line saying so") {
+  TempDir dir;
+  // Sample 001's row under the name --files-from records ("samples/synthetic_invoice_001.png").
+  write_text(dir / "pred.csv", docsift::testing::samples_truth({{"synthetic_invoice_001.png", "samples/synthetic_invoice_001.png"}}));
+  const CliResult r = run_docsift("eval " + shell_quote((dir / "pred.csv").string()) + " " + shell_quote(kTruth.string()));
+  CHECK_MESSAGE(r.err.find("1 predicted image match the ground truth's by file name only ('samples/synthetic_invoice_001.png' "
+                           "and 'synthetic_invoice_001.png'): name them alike in both") != std::string::npos,
+                r.err);
+  // Names that agree give no such line.
+  write_text(dir / "same.csv", docsift::testing::samples_truth({{"synthetic_invoice_001.png", "synthetic_invoice_001.png"}}));
+  const CliResult same = run_docsift("eval " + shell_quote((dir / "same.csv").string()) + " " + shell_quote(kTruth.string()));
+  CHECK(same.err.find("by file name only") == std::string::npos);
+}
+
 TEST_CASE("eval: one row of twenty, gated per field, fails: the field is scored over every page of the truth") {
   TempDir dir;
   const auto lines = truth_lines();

@@ -36,6 +36,26 @@ double Counts::f1() const {
   return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
 }
 
+std::optional<std::string> Evaluation::name_mismatch() const {
+  const auto file_name = [](const std::string& name) {
+    const std::size_t slash = name.find_last_of('/');
+    return slash == std::string::npos ? name : name.substr(slash + 1);
+  };
+  std::map<std::string, std::string> missing;  // file name → the truth's name
+  for (const auto& image : missing_predictions) missing.emplace(file_name(image), image);
+  int matched = 0;
+  std::string example;
+  for (const auto& image : unexpected_predictions) {
+    const auto it = missing.find(file_name(image));
+    if (it == missing.end()) continue;
+    if (matched++ == 0) example = "'" + image + "' and '" + it->second + "'";
+  }
+  if (matched == 0) return std::nullopt;
+  return std::to_string(matched) + " predicted image" + (matched == 1 ? "" : "s") +
+         " match the ground truth's by file name only (" + example +
+         "): name them alike in both; a run over a folder records names relative to it, --files-from as given";
+}
+
 double Evaluation::coverage() const {
   return images.empty() ? 0.0
                         : static_cast<double>(images.size() - missing_predictions.size()) / static_cast<double>(images.size());

@@ -137,6 +137,10 @@ struct Evaluation {
 
   // The share of the truth's images that have a prediction.
   double coverage() const;
+  // When predicted images match missing ones by file name alone (a folder in one name and not the
+  // other: `run --files-from` records names as given, a folder's run relative to it): what to do,
+  // with how many and one pair; none otherwise.
+  std::optional<std::string> name_mismatch() const;
 };
 
 // Scores every ground-truth image under `rules`: an image with no prediction scores 0 in each of
