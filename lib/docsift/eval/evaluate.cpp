@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -37,10 +38,7 @@ double Counts::f1() const {
 }
 
 std::optional<std::string> Evaluation::name_mismatch() const {
-  const auto file_name = [](const std::string& name) {
-    const std::size_t slash = name.find_last_of('/');
-    return slash == std::string::npos ? name : name.substr(slash + 1);
-  };
+  const auto file_name = [](const std::string& name) { return std::filesystem::path(name).filename().string(); };
   std::map<std::string, std::string> missing;  // file name → the truth's name
   for (const auto& image : missing_predictions) missing.emplace(file_name(image), image);
   int matched = 0;

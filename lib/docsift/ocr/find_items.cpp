@@ -149,7 +149,7 @@ void FieldFinder::line_items() {
   // Specks: short words of little confidence with fewer than two letters or digits ("E)", "z"; not "A4").
   const auto kept = [](const Word& w) {
     const auto letters = std::count_if(w.text.begin(), w.text.end(), word_char);
-    const bool marks = letters > 0 || w.text == "&" || w.text == "-" || w.text == "$";
+    const bool marks = letters > 0 || w.text == "&" || w.text == "-" || w.text == "$" || w.text == "€" || w.text == "£";
     return marks && !(w.text.size() <= 3 && w.confidence < kSpeckConfidence && letters < 2);
   };
   const auto has = [&](Column c) {

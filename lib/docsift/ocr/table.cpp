@@ -45,7 +45,9 @@ bool figure_mark(const std::string& s) {
 
 // A word of a date's cell: one with a digit, or a month's name ("14/03", "14 Mar", "2025-03-14").
 bool date_word(const std::string& s, const Lexicon& lexicon) {
-  if (s.find_first_of("$\xe2\xc2") != std::string::npos) return false;  // a currency sign ($, €, £): an amount
+  for (const char* sign : {"$", "€", "£"}) {
+    if (s.find(sign) != std::string::npos) return false;  // an amount
+  }
   if (std::any_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) return true;
   std::string folded = casefold(s);
   while (!folded.empty() && (folded.back() == '.' || folded.back() == ',')) folded.pop_back();
@@ -88,7 +90,10 @@ std::optional<std::vector<TableColumn>> table_header(const Line& line, const Tab
     std::size_t took = 0;
     for (std::size_t n = std::min<std::size_t>(3, w.size() - i); n >= 1 && took == 0; --n) {
       std::string phrase;
-      for (std::size_t k = i; k < i + n; ++k) phrase += (phrase.empty() ? "" : " ") + header_word(w[k].text);
+      for (std::size_t k = i; k < i + n; ++k) {
+        if (!phrase.empty()) phrase += ' ';
+        phrase += header_word(w[k].text);
+      }
       for (const auto& [column, phrases] : words) {
         const auto at = std::find(phrases.begin(), phrases.end(), phrase);
         if (at == phrases.end()) continue;
@@ -151,11 +156,13 @@ Cut cut_line(const Line& line, std::size_t most_figures, int dated_until, const 
     // Cents read apart from their dollars ("$129 .32"): one figure.
     if ((t.front() == '.' || t.front() == ',') && to > from && figure(w[to - 1]->text) &&
         std::isdigit(static_cast<unsigned char>(w[to - 1]->text.back()))) {
-      f = {w[to - 1]->text + t, w[to - 1]->box.with(f.second)};
+      f.first.insert(0, w[to - 1]->text);
+      f.second = w[to - 1]->box.with(f.second);
       --to;
     }
     if (to > from && figure_mark(w[to - 1]->text)) {
-      f = {w[to - 1]->text + " " + t, w[to - 1]->box.with(f.second)};
+      f.first.insert(0, w[to - 1]->text + ' ');
+      f.second = w[to - 1]->box.with(f.second);
       --to;
     }
     figures.push_back(std::move(f));
@@ -167,7 +174,10 @@ Cut cut_line(const Line& line, std::size_t most_figures, int dated_until, const 
 
 std::string joined(const std::vector<const Word*>& words) {
   std::string out;
-  for (const Word* w : words) out += (out.empty() ? "" : " ") + w->text;
+  for (const Word* w : words) {
+    if (!out.empty()) out += ' ';
+    out += w->text;
+  }
   return out;
 }
 
