@@ -3,7 +3,7 @@
 InternVL3 and Llama 3.2 Vision fixtures: tests/fixtures/keys/confidence.json, which tests/parity/test_confidence.cpp
 compares with docsift's token log-probabilities and field confidences.
 
-Run from the repository root (after scripts/make_fixtures.py and scripts/make_mllama_fixtures.py):
+Run from the repository root (after scripts/make_fixtures.py internvl and mllama):
   scripts/pyenv.sh python3 scripts/make_confidence_reference.py
 
 It runs scripts/make_keys_reference.py's decoding (keys and free, two images per family), which records for every

@@ -9,7 +9,7 @@ single matmul and norm output stays in range. A float16 residual stream then tur
 docsift keeps the residual stream in float32 when it computes in float16 (the "residual guard").
 
 Nothing is downloaded. With a fixed seed this builds an InternVL3 (1 InternViT layer, projector,
-6-layer Qwen2 with default RoPE) like scripts/make_fixtures.py does, then edits the text weights so
+6-layer Qwen2 with default RoPE) like scripts/fixturegen/internvl.py does, then edits the text weights so
 that one hidden channel C gains exactly 20000 at every position in every layer:
   - v_proj row D (kv head 0, head dim D) is 0 and its bias is VALUE_BIAS, so every query head of
     kv head 0's group outputs exactly VALUE_BIAS in dim D (the softmax weights sum to 1);
@@ -45,7 +45,7 @@ from tokenizers import Tokenizer
 from transformers import InternVLConfig, InternVLForConditionalGeneration
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_fixtures import TEXT, VISION, randomize  # noqa: E402  (its main() only runs as a script)
+from fixturegen.internvl import TEXT, VISION, randomize  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "fixtures", "internvl-fp16-overflow")

@@ -36,9 +36,9 @@ from transformers import (AutoProcessor, GenerationConfig, GotOcr2ImageProcessor
                           Qwen2_5_VLForConditionalGeneration)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import make_fixtures as internvl_fixtures  # noqa: E402
-import make_mllama_fixtures as mllama_fixtures  # noqa: E402
-import make_qwen25vl_fixtures as qwen_fixtures  # noqa: E402
+from fixturegen import internvl as internvl_fixtures  # noqa: E402
+from fixturegen import mllama as mllama_fixtures  # noqa: E402
+from fixturegen import qwen25vl as qwen_fixtures  # noqa: E402
 from make_tokenizer_vectors import bytes_to_unicode  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -283,7 +283,7 @@ def mllama(fields, question, summary):
                                 tokenizer=PreTrainedTokenizerFast(tokenizer_file=tokenizer_file,
                                                                   bos_token="<|begin_of_text|>", eos_token="<|eot_id|>"))
     out = {}
-    # The references follow Meta's intermediate-layer convention, as docsift does (make_mllama_fixtures.py).
+    # The references follow Meta's intermediate-layer convention, as docsift does (scripts/fixturegen/mllama.py).
     with mllama_fixtures.meta_intermediate_convention():
         model = MllamaForConditionalGeneration.from_pretrained(os.path.join(folder, "hub"), torch_dtype=torch.float32)
         model.set_attn_implementation("eager")

@@ -11,7 +11,8 @@
 #                                          and report only (docs/install.md, "Without LibTorch"); nothing of torch fetched
 #
 # Other knobs: BUILD_DIR (default build), BUILD_TYPE (default Release), JOBS (default nproc),
-# DOCSIFT_SKIP_APT=1 (you installed the packages yourself).
+# DOCSIFT_SKIP_APT=1 (you installed the packages yourself), DOCSIFT_BUILD=all (also the tests and
+# benches, which scripts/test.sh builds otherwise).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -207,9 +208,16 @@ cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_PREFIX
 }
 grep -E '^-- docsift:' "$DEPS/configure.log" || true
 
+# The program (and its CUDA plugin) only: what `run`, `eval`, `merge` and `report` need.
+# scripts/test.sh builds the rest (the suite, the fuzz replays, the benches); DOCSIFT_BUILD=all
+# builds everything here.
 CURRENT_STEP="build"
 step "$CURRENT_STEP ($JOBS jobs)"
-cmake --build "$BUILD_DIR" -j "$JOBS"
+if [ "${DOCSIFT_BUILD:-programs}" = all ]; then
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+else
+  cmake --build "$BUILD_DIR" -j "$JOBS" --target docsift_programs
+fi
 
 trap - EXIT
 step "done: $BUILD_DIR/docsift"

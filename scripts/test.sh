@@ -15,19 +15,35 @@ LIGHT_BUILD_DIR="${LIGHT_BUILD_DIR:-$BUILD_DIR-light}"
 DOCSIFT_CMAKE_ARGS="-DDOCSIFT_COMPARE_WITH=$BUILD_DIR/docsift" BUILD_DIR="$LIGHT_BUILD_DIR" DOCSIFT_WITH_TORCH=OFF \
   DOCSIFT_SKIP_APT=1 "$ROOT/scripts/setup.sh"
 
-# headless Chromium for the report's browser test (tests/e2e/test_report.cpp): the tests need it,
-# the program does not, so it is installed here rather than by setup.sh. Debian's
-# chromium-headless-shell where the release has it, else chromium. Where neither installs, the
-# test reports itself skipped. DOCSIFT_SKIP_APT=1: install nothing.
-if [ "${DOCSIFT_SKIP_APT:-0}" != 1 ] && ! command -v chromium-headless-shell >/dev/null && ! command -v chromium >/dev/null; then
-  printf '\n==> headless Chromium (for the report test)\n'
+# What the tests need and the program does not, so installed here rather than by setup.sh:
+# headless Chromium for the report's browser test (tests/e2e/test_report.cpp; Debian's
+# chromium-headless-shell where the release has it, else chromium), and clang-format for the
+# layout check (scripts/format.sh --check). Where one does not install, its test reports itself
+# skipped. DOCSIFT_SKIP_APT=1: install nothing.
+if [ "${DOCSIFT_SKIP_APT:-0}" != 1 ]; then
   sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)
   apt_install() { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"; }
-  if ! { "${sudo[@]}" apt-get update -q && { apt_install chromium-headless-shell || apt_install chromium; }; }; then
-    echo "could not install chromium-headless-shell or chromium; the report's browser test will be skipped"
+  updated=0
+  apt_update() { ((updated)) || { "${sudo[@]}" apt-get update -q && updated=1; }; }
+  if ! command -v chromium-headless-shell >/dev/null && ! command -v chromium >/dev/null; then
+    printf '\n==> headless Chromium (for the report test)\n'
+    if ! { apt_update && { apt_install chromium-headless-shell || apt_install chromium; }; }; then
+      echo "could not install chromium-headless-shell or chromium; the report's browser test will be skipped"
+    fi
+  fi
+  if ! command -v clang-format >/dev/null; then
+    printf '\n==> clang-format (for the layout check)\n'
+    if ! { apt_update && apt_install clang-format; }; then
+      echo "could not install clang-format; the layout check will be skipped"
+    fi
   fi
 fi
+
+# setup.sh builds the program; the suite, the fuzz replays and the benches are built here.
+printf '\n==> building the tests (%s, %s)\n' "$BUILD_DIR" "$LIGHT_BUILD_DIR"
+cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}"
+cmake --build "$LIGHT_BUILD_DIR" -j "${JOBS:-$(nproc)}"
 
 printf '\n==> tests (ctest)\n'
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${JOBS:-$(nproc)}"

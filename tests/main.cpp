@@ -59,9 +59,12 @@ int main(int argc, char** argv) {
   const int result = context.run();
   if (context.shouldExit()) return result;  // --help, --list-test-cases
   for (int i = 1; i < argc; ++i) {
-    const bool filtered = std::strncmp(argv[i], "--test-case=", 12) == 0 || std::strncmp(argv[i], "-tc=", 4) == 0;
+    const bool filtered =
+        std::strncmp(argv[i], "--test-case=", 12) == 0 || std::strncmp(argv[i], "-tc=", 4) == 0;
     if (filtered && g_cases_started == 0) {
-      std::fprintf(stderr, "docsift_tests: no test case matches %s; a test name must not contain ';'\n", argv[i]);
+      std::fprintf(stderr,
+                   "docsift_tests: no test case matches %s; a test name must not contain ';'\n",
+                   argv[i]);
       return 1;
     }
   }

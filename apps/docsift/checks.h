@@ -17,9 +17,11 @@ inline CLI::Validator at_least(double min, bool whole) {
   return CLI::Validator(
       [=](std::string& value) -> std::string {
         char* end = nullptr;
-        const double v = whole ? static_cast<double>(std::strtoll(value.c_str(), &end, 10)) : std::strtod(value.c_str(), &end);
+        const double v = whole ? static_cast<double>(std::strtoll(value.c_str(), &end, 10))
+                               : std::strtod(value.c_str(), &end);
         if (value.empty() || end == nullptr || *end != '\0') {
-          return std::string("must be ") + (whole ? "a whole number" : "a number") + ", not '" + value + "'";
+          return std::string("must be ") + (whole ? "a whole number" : "a number") + ", not '" +
+                 value + "'";
         }
         if (v < min) return "must be " + min_text + " or more, not " + value;
         return "";

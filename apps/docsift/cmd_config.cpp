@@ -20,16 +20,18 @@ Command add_config_command(CLI::App& root) {
   options->config.add_to(app);
   app->add_flag("--keys", options->keys, "List every key with its meaning instead");
   app->add_flag("--as-written", options->as_written,
-                "Print the settings as given, before what this build resolves (ocr.recognizer: auto is both where the "
-                "second recognizer is installed)");
+                "Print the settings as given, before what this build resolves (ocr.recognizer: "
+                "auto is both where the second recognizer is installed)");
   return {app, [options] {
             if (options->keys) {
               for (const auto& [key, help] : config::keys()) {
-                std::cout << key << std::string(key.size() < 36 ? 36 - key.size() : 1, ' ') << help << '\n';
+                std::cout << key << std::string(key.size() < 36 ? 36 - key.size() : 1, ' ') << help
+                          << '\n';
               }
               return kExitOk;
             }
-            std::cout << config::to_yaml(options->as_written ? options->config.load_as_written() : options->config.load());
+            std::cout << config::to_yaml(options->as_written ? options->config.load_as_written()
+                                                             : options->config.load());
             return kExitOk;
           }};
 }

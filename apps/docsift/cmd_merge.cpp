@@ -18,14 +18,20 @@ Command add_merge_command(CLI::App& root) {
     bool recursive = false, allow_config_change = false, quiet = false;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* app = root.add_subcommand(
-      "merge", "Merge the output folders of sharded runs (docsift run --shard) into one results.jsonl, "
-               "its tables (predictions.csv, confidence.csv, review.csv, documents.csv, line_items.csv) and summary.json");
-  app->add_option("FOLDER", o->folders, "Output folders of docsift run, e.g. results/shard-*")->required();
-  app->add_option("--out", o->out, "Folder for the merged files (never one of the FOLDERs)")->required();
-  app->add_option("--expect", o->expect,
-                  "The folder the shards scanned: list its images that no shard recorded (exit 1 if any)");
-  app->add_flag("--recursive,-r", o->recursive, "With --expect: also look in subfolders, as run --recursive did");
+  CLI::App* app =
+      root.add_subcommand("merge",
+                          "Merge the output folders of sharded runs (docsift run --shard) into one "
+                          "results.jsonl, its tables (predictions.csv, confidence.csv, review.csv, "
+                          "documents.csv, line_items.csv) and summary.json");
+  app->add_option("FOLDER", o->folders, "Output folders of docsift run, e.g. results/shard-*")
+      ->required();
+  app->add_option("--out", o->out, "Folder for the merged files (never one of the FOLDERs)")
+      ->required();
+  app->add_option(
+      "--expect", o->expect,
+      "The folder the shards scanned: list its images that no shard recorded (exit 1 if any)");
+  app->add_flag("--recursive,-r", o->recursive,
+                "With --expect: also look in subfolders, as run --recursive did");
   app->add_flag("--allow-config-change", o->allow_config_change,
                 "Merge folders made with different configs or models (listed in summary.json)");
   app->add_flag("--quiet,-q", o->quiet, "Print problems only");
@@ -43,11 +49,13 @@ Command add_merge_command(CLI::App& root) {
             for (const auto& line : r.duplicates) log.warning("duplicate", "duplicate: " + line);
             for (const auto& line : r.missing) log.warning("missing", "missing: " + line);
             // Said with --quiet too when the merge is incomplete.
-            log.write(r.complete() ? batch::Log::Level::kInfo : batch::Log::Level::kNotice, "merged",
-                      "merged " + std::to_string(o->folders.size()) + " folders: " + std::to_string(r.records) +
-                          " images (" + std::to_string(r.ok) + " ok, " + std::to_string(r.failed) + " failed" +
-                          (r.gone > 0 ? ", " + std::to_string(r.gone) + " gone pages left out" : "") + ") into " +
-                          o->out + (r.complete() ? "" : "; incomplete, see above"));
+            log.write(
+                r.complete() ? batch::Log::Level::kInfo : batch::Log::Level::kNotice, "merged",
+                "merged " + std::to_string(o->folders.size()) +
+                    " folders: " + std::to_string(r.records) + " images (" + std::to_string(r.ok) +
+                    " ok, " + std::to_string(r.failed) + " failed" +
+                    (r.gone > 0 ? ", " + std::to_string(r.gone) + " gone pages left out" : "") +
+                    ") into " + o->out + (r.complete() ? "" : "; incomplete, see above"));
             return r.complete() && r.failed == 0 ? kExitOk : kExitSomeFailed;
           }};
 }

@@ -1,5 +1,6 @@
-// inspect and generate in a build without LibTorch (DOCSIFT_WITH_TORCH=OFF, docs/install.md, "Without LibTorch"): the
-// commands stay listed, so that scripts and --help read the same, and say why they cannot run.
+// inspect and generate in a build without LibTorch (DOCSIFT_WITH_TORCH=OFF, docs/install.md,
+// "Without LibTorch"): the commands stay listed, so that scripts and --help read the same, and say
+// why they cannot run.
 #include <memory>
 #include <string>
 
@@ -21,7 +22,11 @@ Command absent(CLI::App& root, const std::string& name, const std::string& what)
 
 }  // namespace
 
-Command add_inspect_command(CLI::App& root) { return absent(root, "inspect", "Inspect a model folder"); }
-Command add_generate_command(CLI::App& root) { return absent(root, "generate", "Run the model on one image with one prompt"); }
+Command add_inspect_command(CLI::App& root) {
+  return absent(root, "inspect", "Inspect a model folder");
+}
+Command add_generate_command(CLI::App& root) {
+  return absent(root, "generate", "Run the model on one image with one prompt");
+}
 
 }  // namespace docsift::cli

@@ -26,10 +26,9 @@ Command add_report_command(CLI::App& root) {
     ConfigOptions config;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* app = root.add_subcommand(
-      "report",
-      "Write a static HTML report of a run: each page beside the fields read from it, worst first; "
-      "with --truth, the scores");
+  CLI::App* app = root.add_subcommand("report",
+                                      "Write a static HTML report of a run: each page beside the "
+                                      "fields read from it, worst first; with --truth, the scores");
   app->add_option("OUT", o->run, "The output folder of docsift run (or merge)")->required();
   app->add_option("--out", o->out,
                   "Folder for the report (default: report); a new or empty one, or an earlier "
@@ -41,8 +40,7 @@ Command add_report_command(CLI::App& root) {
       "Another run's output folder: its value beside each field, its scores beside these");
   app->add_option("--pages", o->pages,
                   "A folder to find the pages in first, when the run's inputs (summary.json) are "
-                  "elsewhere from "
-                  "here (repeatable)");
+                  "elsewhere from here (repeatable)");
   app->add_flag("--full-pages", o->full_pages,
                 "Also write each page at its own size, linked from its page");
   app->add_option("--image-size", o->max_side,
@@ -62,8 +60,7 @@ Command add_report_command(CLI::App& root) {
             options.pages.assign(o->pages.begin(), o->pages.end());
             options.schema = extract::load_field_schema(cfg.extraction.fields);
             options.rules = cfg.eval;
-            options.thresholds.default_value = cfg.review.threshold;
-            options.thresholds.fields = cfg.review.fields;
+            options.thresholds = cfg.review.thresholds();
             options.images.max_side = o->max_side;
             options.images.full = o->full_pages;
             options.jobs = o->jobs;

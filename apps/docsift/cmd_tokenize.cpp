@@ -14,7 +14,8 @@ namespace docsift::cli {
 namespace {
 
 std::string read_input_file(const std::string& path) {
-  if (path == "-") return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  if (path == "-")
+    return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
   std::ifstream in = io::open_input(path, "--file");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -37,7 +38,8 @@ std::vector<int32_t> parse_ids(const std::string& text) {
       used = 0;
     }
     if (used != word.size() || value < 0 || value > INT32_MAX) {
-      throw ConfigError("--decode: \"" + word + "\" is not a token id (expected non-negative integers like 1,2,3)");
+      throw ConfigError("--decode: \"" + word +
+                        "\" is not a token id (expected non-negative integers like 1,2,3)");
     }
     ids.push_back(static_cast<int32_t>(value));
   }
@@ -55,20 +57,26 @@ Command add_tokenize_command(CLI::App& root) {
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand(
       "tokenize", "Encode text to token ids, or decode ids to text, with a model's own tokenizer");
-  app->add_option("--tokenizer", o->tokenizer, "tokenizer.json, or a model folder (tokenizer.json or vocab.json + merges.txt)")
+  app->add_option("--tokenizer", o->tokenizer,
+                  "tokenizer.json, or a model folder (tokenizer.json or vocab.json + merges.txt)")
       ->required();
   auto* text = app->add_option("--text", o->text, "Text to encode");
-  auto* file = app->add_option("--file", o->file, "File whose UTF-8 contents to encode ('-' for stdin)");
-  auto* decode = app->add_option("--decode", o->decode, "Ids to decode, e.g. \"1,2,3\" or \"[1, 2, 3]\"");
+  auto* file =
+      app->add_option("--file", o->file, "File whose UTF-8 contents to encode ('-' for stdin)");
+  auto* decode =
+      app->add_option("--decode", o->decode, "Ids to decode, e.g. \"1,2,3\" or \"[1, 2, 3]\"");
   text->excludes(file)->excludes(decode);
   file->excludes(decode);
   app->add_flag("--json", o->json, "Print a JSON array of ids (encode) or a JSON string (decode)");
   app->add_flag("--add-special-tokens", o->add_special,
-                "Apply the tokenizer's post-processor (e.g. a BOS template); off by default, as docsift's chat templates write special tokens themselves");
-  app->add_flag("--skip-special-tokens", o->skip_special, "When decoding, leave out special tokens");
+                "Apply the tokenizer's post-processor (e.g. a BOS template); off by default, as "
+                "docsift's chat templates write special tokens themselves");
+  app->add_flag("--skip-special-tokens", o->skip_special,
+                "When decoding, leave out special tokens");
   app->footer("Exactly one of --text, --file or --decode.");
   return {app, [o] {
-            if (!o->text && !o->file && !o->decode) throw ConfigError("tokenize: give one of --text, --file or --decode");
+            if (!o->text && !o->file && !o->decode)
+              throw ConfigError("tokenize: give one of --text, --file or --decode");
             const auto tokenizer = text::Tokenizer::load(o->tokenizer);
             if (o->decode) {
               const std::string decoded = tokenizer.decode(parse_ids(*o->decode), o->skip_special);

@@ -27,8 +27,8 @@ int print_version() {
   }
   std::cout << "CUDA plugin: " << device::cuda_backend_path() << '\n';
   if (!cuda.available) {
-    std::cout << "CUDA: compiled in (runtime " << cuda.runtime_version << "), not available: "
-              << cuda.reason << '\n';
+    std::cout << "CUDA: compiled in (runtime " << cuda.runtime_version
+              << "), not available: " << cuda.reason << '\n';
   } else {
     std::cout << "CUDA: compiled in (runtime " << cuda.runtime_version << "), "
               << cuda.devices.size() << " device" << (cuda.devices.size() == 1 ? "" : "s") << '\n';

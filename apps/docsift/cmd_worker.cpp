@@ -1,6 +1,6 @@
 // `docsift worker`: the process `docsift run --isolate worker` starts to hold the model (see
-// lib/docsift/batch/worker_main.h). Not for users: it speaks the supervisor's protocol on fds 3 and 4,
-// and is hidden from --help.
+// lib/docsift/batch/worker_main.h). Not for users: it speaks the supervisor's protocol on fds 3 and
+// 4, and is hidden from --help.
 #include "commands.h"
 #include "docsift/batch/model_support.h"
 #include "docsift/batch/worker_main.h"
@@ -19,7 +19,8 @@ Command add_worker_command(CLI::App& root) {
   app->group("");  // hidden
   app->add_option("--for", *tag, "The supervisor's output folder (shown by ps)");
   return {app, [tag] {  // `tag` must outlive parsing: CLI11 writes into it
-            return batch::run_worker([](const config::Config& cfg) { batch::prepare_model_device(cfg, nullptr); });
+            return batch::run_worker(
+                [](const config::Config& cfg) { batch::prepare_model_device(cfg, nullptr); });
           }};
 }
 

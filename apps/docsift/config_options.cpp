@@ -8,9 +8,11 @@
 namespace docsift::cli {
 
 void ConfigOptions::add_to(CLI::App* app, const std::string& note) {
-  app->add_option("--config", file_, "YAML config file (see configs/; default: the built-in defaults)" + note);
+  app->add_option("--config", file_,
+                  "YAML config file (see configs/; default: the built-in defaults)" + note);
   app->add_option("--set", overrides_,
-                  "Override a config key, e.g. --set memory.budget_gb=16 (repeatable; applied in order, after --config)" +
+                  "Override a config key, e.g. --set memory.budget_gb=16 (repeatable; applied in "
+                  "order, after --config)" +
                       note)
       ->take_all()
       ->allow_extra_args(false);

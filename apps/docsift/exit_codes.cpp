@@ -19,7 +19,8 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 std::string exit_code_table_markdown() {
   std::string out = "| code | commands | meaning |\n|---|---|---|\n";
   for (const ExitCodeRow& row : kExitCodes) {
-    out += "| " + std::to_string(row.code) + " | " + std::string(row.commands) + " | " + std::string(row.meaning) + " |\n";
+    out += "| " + std::to_string(row.code) + " | " + std::string(row.commands) + " | " +
+           std::string(row.meaning) + " |\n";
   }
   return out;
 }
@@ -42,7 +43,8 @@ std::string exit_code_footer(std::string_view command) {
   bool first = true;
   for (const ExitCodeRow& row : kExitCodes) {
     if (!returns(row, command)) continue;
-    out += std::string(first ? " " : "; ") + std::to_string(row.code) + " " + std::string(row.brief);
+    out +=
+        std::string(first ? " " : "; ") + std::to_string(row.code) + " " + std::string(row.brief);
     first = false;
   }
   return out + " (`docsift --exit-codes` prints the table).";

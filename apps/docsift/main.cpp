@@ -1,8 +1,8 @@
 // docsift command line: parse, dispatch, and map exceptions to exit codes. Results go to stdout
 // or files; errors go to stderr as one line (a JSON object with --log-format json).
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -25,7 +25,8 @@ using namespace docsift::cli;
 docsift::batch::LogFormat log_format_of(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--log-format=json") == 0 ||
-        (std::strcmp(argv[i], "--log-format") == 0 && i + 1 < argc && std::strcmp(argv[i + 1], "json") == 0)) {
+        (std::strcmp(argv[i], "--log-format") == 0 && i + 1 < argc &&
+         std::strcmp(argv[i + 1], "json") == 0)) {
       return docsift::batch::LogFormat::kJson;
     }
   }
@@ -54,13 +55,15 @@ std::string parse_error_line(const CLI::App* root, const CLI::Error& error) {
         }
       }
       const std::string best = docsift::closest_match(name, candidates);
-      message = "unknown option " + name + (best.empty() ? "" : " (did you mean " + best + "?)") + "; `" + command +
-                " --help` lists the options";
+      message = "unknown option " + name + (best.empty() ? "" : " (did you mean " + best + "?)") +
+                "; `" + command + " --help` lists the options";
     } else if (!word.empty() && at == root) {
       std::vector<std::string> names;
-      for (const CLI::App* sub : root->get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+      for (const CLI::App* sub : root->get_subcommands([](const CLI::App*) { return true; }))
+        names.push_back(sub->get_name());
       const std::string best = docsift::closest_match(word, names);
-      message = "unknown command '" + word + "'" + (best.empty() ? "" : " (did you mean " + best + "?)") +
+      message = "unknown command '" + word + "'" +
+                (best.empty() ? "" : " (did you mean " + best + "?)") +
                 "; `docsift --help` lists the commands";
     } else if (!word.empty()) {
       message = "unexpected argument '" + word + "'; `" + command + " --help` shows what it takes";
@@ -69,12 +72,14 @@ std::string parse_error_line(const CLI::App* root, const CLI::Error& error) {
     message += "; `" + command + " --help` for more";
   }
   std::ostringstream line;
-  docsift::batch::Log(line, g_log_format, false).error("error", message, {{"exit_code", kExitUsage}});
+  docsift::batch::Log(line, g_log_format, false)
+      .error("error", message, {{"exit_code", kExitUsage}});
   return line.str();
 }
 
 int fail(const Failure& failure) {
-  docsift::batch::Log(std::cerr, g_log_format, false).error("error", failure.message, {{"exit_code", failure.code}});
+  docsift::batch::Log(std::cerr, g_log_format, false)
+      .error("error", failure.message, {{"exit_code", failure.code}});
   return failure.code;
 }
 
@@ -86,23 +91,30 @@ int main(int argc, char** argv) {
   ::signal(SIGXFSZ, SIG_IGN);
   g_argv = argv;
   g_log_format = log_format_of(argc, argv);
-  CLI::App app{"docsift: batch field extraction from business documents (images and PDFs), read by its own OCR engine or a vision-language model"};
+  CLI::App app{
+      "docsift: batch field extraction from business documents (images and PDFs), read by its own "
+      "OCR engine or a vision-language model"};
   app.failure_message(parse_error_line);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
-  app.footer(exit_code_footer() + "\nEnvironment: CUDA_VISIBLE_DEVICES selects the GPUs docsift can see.");
+  app.footer(exit_code_footer() +
+             "\nEnvironment: CUDA_VISIBLE_DEVICES selects the GPUs docsift can see.");
   bool show_version = false;
-  app.add_flag("--version", show_version, "Print docsift, LibTorch and CUDA versions and the visible devices");
+  app.add_flag("--version", show_version,
+               "Print docsift, LibTorch and CUDA versions and the visible devices");
   bool show_exit_codes = false;
-  app.add_flag("--exit-codes", show_exit_codes, "Print the exit codes of every command as a Markdown table");
+  app.add_flag("--exit-codes", show_exit_codes,
+               "Print the exit codes of every command as a Markdown table");
 
-  std::vector<Command> commands{add_run_command(app), add_merge_command(app), add_inspect_command(app), add_config_command(app),
-                                   add_tokenize_command(app), add_generate_command(app),
-                                   add_eval_command(app), add_report_command(app), add_review_command(app),
-                                   add_worker_command(app)};
+  std::vector<Command> commands{add_run_command(app),      add_merge_command(app),
+                                add_inspect_command(app),  add_config_command(app),
+                                add_tokenize_command(app), add_generate_command(app),
+                                add_eval_command(app),     add_report_command(app),
+                                add_review_command(app),   add_worker_command(app)};
   // Each command's help ends with the codes it can return, from the one table.
   for (const Command& command : commands) {
     const std::string name = command.app->get_name();
-    if (std::none_of(kExitCodes.begin(), kExitCodes.end(), [&](const ExitCodeRow& row) { return returns(row, name); })) {
+    if (std::none_of(kExitCodes.begin(), kExitCodes.end(),
+                     [&](const ExitCodeRow& row) { return returns(row, name); })) {
       continue;  // the internal worker command: the table does not name it
     }
     const std::string codes = exit_code_footer(name);

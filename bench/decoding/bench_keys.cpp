@@ -1,7 +1,8 @@
 // What `keys` decoding costs per step and per page (bench/decoding/README.md):
 //   1. one extend of k tokens (k = 1..8) over the KV cache against one decode step, after the
 //      prompt of a real page (the shipped schema's extraction prompt and one image);
-//   2. one page under `keys` with every field capped at --cap tokens, against `free` writing the same
+//   2. one page under `keys` with every field capped at --cap tokens, against `free` writing the
+//   same
 //      answer text (its token count, no stop), wall time of both.
 // Prints one JSON object. Random weights write no newline, so every value runs to its cap: the page
 // figures compare equal answers, not a model's real ones.
@@ -46,14 +47,19 @@ int main(int argc, char** argv) try {
   engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
   const auto& model = engine.model();
   const auto schema = docsift::extract::load_field_schema(docsift::extract::kBuiltinSchema);
-  const auto inputs = engine.family().preprocess(docsift::image::read_rgb_image(argv[2]), max_tiles);
+  const auto inputs =
+      engine.family().preprocess(docsift::image::read_rgb_image(argv[2]), max_tiles);
   const auto prompt = engine.chat().encode(docsift::extract::build_prompt(schema), inputs.tiles);
-  nlohmann::json out = {{"model", argv[1]}, {"threads", at::get_num_threads()}, {"prompt_tokens", prompt.size()},
-                        {"tiles", inputs.tiles}, {"repeats", repeats}};
+  nlohmann::json out = {{"model", argv[1]},
+                        {"threads", at::get_num_threads()},
+                        {"prompt_tokens", prompt.size()},
+                        {"tiles", inputs.tiles},
+                        {"repeats", repeats}};
 
   // 1. Step costs on one sequence after the prompt: each round a decode step, then extends of 1..8.
   const int64_t per_round = 1 + 36;
-  auto sequence = model.start(model.encode_image(inputs), inputs, static_cast<int64_t>(prompt.size()) + per_round * (repeats + 1),
+  auto sequence = model.start(model.encode_image(inputs), inputs,
+                              static_cast<int64_t>(prompt.size()) + per_round * (repeats + 1),
                               docsift::model::CachePlacement::kDevice);
   at::Tensor logits = sequence->prefill(prompt);
   std::vector<double> decode_ms;
@@ -67,7 +73,8 @@ int main(int argc, char** argv) try {
       const std::vector<int32_t> chunk(static_cast<std::size_t>(k), filler);
       t = docsift::Clock::now();
       (void)sequence->extend(chunk);
-      if (r > 0) extend_ms[static_cast<std::size_t>(k - 1)].push_back(docsift::seconds_since(t) * 1e3);
+      if (r > 0)
+        extend_ms[static_cast<std::size_t>(k - 1)].push_back(docsift::seconds_since(t) * 1e3);
     }
   }
   sequence.reset();
@@ -88,15 +95,23 @@ int main(int argc, char** argv) try {
   const auto k = gen::generate(model, inputs, prompt, keys);
   const std::string answer = gen::keyed_answer(*keys.keys, k.values, engine.tokenizer());
   gen::GenerationOptions free;
-  free.max_new_tokens = static_cast<int>(engine.tokenizer().encode(answer).size()) + 1;  // and the end token
+  free.max_new_tokens =
+      static_cast<int>(engine.tokenizer().encode(answer).size()) + 1;  // and the end token
   const auto f = gen::generate(model, inputs, prompt, free);  // no stop ids: exactly that many
   out["page"] = {{"cap", cap},
                  {"answer_tokens", free.max_new_tokens},
-                 {"keys", {{"generated", k.generated}, {"forced", k.forced}, {"extends", k.extends},
-                           {"decode_steps", k.decode_steps}, {"decode_s", k.decode_seconds},
-                           {"prefill_s", k.vision_seconds + k.prefill_seconds}}},
-                 {"free", {{"generated", f.generated}, {"decode_steps", f.decode_steps}, {"decode_s", f.decode_seconds},
-                           {"prefill_s", f.vision_seconds + f.prefill_seconds}}},
+                 {"keys",
+                  {{"generated", k.generated},
+                   {"forced", k.forced},
+                   {"extends", k.extends},
+                   {"decode_steps", k.decode_steps},
+                   {"decode_s", k.decode_seconds},
+                   {"prefill_s", k.vision_seconds + k.prefill_seconds}}},
+                 {"free",
+                  {{"generated", f.generated},
+                   {"decode_steps", f.decode_steps},
+                   {"decode_s", f.decode_seconds},
+                   {"prefill_s", f.vision_seconds + f.prefill_seconds}}},
                  {"decode_speedup", f.decode_seconds / k.decode_seconds},
                  {"page_speedup", (f.vision_seconds + f.prefill_seconds + f.decode_seconds) /
                                       (k.vision_seconds + k.prefill_seconds + k.decode_seconds)}};

@@ -4,8 +4,10 @@
 // then one whose decode steps FIRST..FIRST+N-1 run under LibTorch's Kineto profiler, which says how
 // many operators and CUDA API calls a step makes and how long its GPU kernels run against its wall
 // time (kernel time well under wall time: the step is host-bound). Prints one JSON object.
-//   docsift_bench_decode MODEL_DIR [--device cpu|cuda:0] [--dtype float32|float16|bfloat16] [--image FILE]
-//       [--tiles 1] [--tokens 64] [--profile-steps 3] [--trace FILE.json] [--cache device|offloaded]
+//   docsift_bench_decode MODEL_DIR [--device cpu|cuda:0] [--dtype float32|float16|bfloat16]
+//   [--image FILE]
+//       [--tiles 1] [--tokens 64] [--profile-steps 3] [--trace FILE.json] [--cache
+//       device|offloaded]
 //       [--json OUT] [--prompt TEXT]
 // Greedy, free decoding, no stop ids: every generation runs exactly its token count. Not a test.
 #include <ATen/Parallel.h>
@@ -57,16 +59,17 @@ constexpr uint8_t kCpuOp = type_of(libkineto::ActivityType::CPU_OP),
                   kCudaDriver = type_of(libkineto::ActivityType::CUDA_DRIVER),
                   kCudaSync = type_of(libkineto::ActivityType::CUDA_SYNC);
 #else
-constexpr uint8_t kCpuOp = 0, kUserAnnotation = 1, kGpuMemcpy = 3, kGpuMemset = 4, kKernel = 5, kCudaRuntime = 7,
-                  kCudaDriver = 8, kCudaSync = 15;
+constexpr uint8_t kCpuOp = 0, kUserAnnotation = 1, kGpuMemcpy = 3, kGpuMemset = 4, kKernel = 5,
+                  kCudaRuntime = 7, kCudaDriver = 8, kCudaSync = 15;
 #endif
 
-constexpr const char* kDefaultPrompt = "What is the total amount? Answer with TOTAL: value.";  // as run.sh
+constexpr const char* kDefaultPrompt =
+    "What is the total amount? Answer with TOTAL: value.";  // as run.sh
 constexpr const char* kStepMark = "docsift_decode_step_";
 
 struct Options {
-  std::string model, device = "cpu", dtype, image = "tests/fixtures/internvl/images/one_tile.png", trace, json,
-                     cache = "device", prompt = kDefaultPrompt;
+  std::string model, device = "cpu", dtype, image = "tests/fixtures/internvl/images/one_tile.png",
+                     trace, json, cache = "device", prompt = kDefaultPrompt;
   int tiles = 1, tokens = 64, profile_steps = 3, profile_first = 5;
   bool graphs = true;  // generation.cuda_graphs; --no-graphs launches every operator from the host
   // model.fused_norm and model.decode_kernels (both on by default, as in docsift run): the residual
@@ -94,9 +97,9 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? 0 : s / static_cast<double>(v.size());
 }
 
-// Bytes of language-model weights one decode step reads, in the compute dtype, from the checkpoint's
-// headers: every decoder tensor and the lm_head, not the embedding table (one row is read), unless
-// the lm_head is tied to it. Matches reference_gpu.py's weight_bytes_per_token.
+// Bytes of language-model weights one decode step reads, in the compute dtype, from the
+// checkpoint's headers: every decoder tensor and the lm_head, not the embedding table (one row is
+// read), unless the lm_head is tied to it. Matches reference_gpu.py's weight_bytes_per_token.
 std::uint64_t lm_bytes_per_token(const model::Checkpoint& checkpoint, at::ScalarType dtype) {
   std::uint64_t numel = 0, embed = 0;
   bool head = false;
@@ -120,14 +123,18 @@ std::uint64_t lm_bytes_per_token(const model::Checkpoint& checkpoint, at::Scalar
 struct StepClock {
   std::vector<Clock::time_point> marks;  // marks[k - 1]: before decode step k
   void on_stage(generate::Stage stage, int step) {
-    if (stage == generate::Stage::kDecode && step == static_cast<int>(marks.size()) + 1) marks.push_back(Clock::now());
+    if (stage == generate::Stage::kDecode && step == static_cast<int>(marks.size()) + 1)
+      marks.push_back(Clock::now());
   }
   // Milliseconds of steps from..to (1-based, inclusive), `end` closing the last step.
   std::vector<double> ms(int from, int to, Clock::time_point end) const {
     std::vector<double> out;
     for (int k = from; k <= to && k <= static_cast<int>(marks.size()); ++k) {
-      const auto stop = k < static_cast<int>(marks.size()) ? marks[static_cast<std::size_t>(k)] : end;
-      out.push_back(std::chrono::duration<double, std::milli>(stop - marks[static_cast<std::size_t>(k - 1)]).count());
+      const auto stop =
+          k < static_cast<int>(marks.size()) ? marks[static_cast<std::size_t>(k)] : end;
+      out.push_back(
+          std::chrono::duration<double, std::milli>(stop - marks[static_cast<std::size_t>(k - 1)])
+              .count());
     }
     return out;
   }
@@ -140,8 +147,8 @@ std::string shorten(std::string s, std::size_t n = 240) {
 
 // What happened in one profiled step.
 struct StepStats {
-  int64_t aten_ops = 0, cpu_ops = 0, local_scalar_dense = 0, kernels = 0, memcpy = 0, memset = 0, syncs = 0,
-          runtime_calls = 0;
+  int64_t aten_ops = 0, cpu_ops = 0, local_scalar_dense = 0, kernels = 0, memcpy = 0, memset = 0,
+          syncs = 0, runtime_calls = 0;
   uint64_t kernel_ns = 0, memcpy_ns = 0, mark_ns = 0;
   std::map<std::string, int64_t> runtime;  // CUDA runtime and driver API calls by name
 };
@@ -153,8 +160,10 @@ struct Window {
 
 // Turns the profiler's events into per-step figures. Host-side events (operators, CUDA API calls)
 // belong to the step whose mark they start in; GPU events to the step of the API call that launched
-// them (same correlation id), else of their operator (linked id), else the mark their start falls in.
-nlohmann::json analyse(const prof::ProfilerResult& result, int first, int steps, const std::vector<double>& wall_ms) {
+// them (same correlation id), else of their operator (linked id), else the mark their start falls
+// in.
+nlohmann::json analyse(const prof::ProfilerResult& result, int first, int steps,
+                       const std::vector<double>& wall_ms) {
   const auto& events = result.events();
   nlohmann::json out;
   out["events"] = events.size();
@@ -163,9 +172,11 @@ nlohmann::json analyse(const prof::ProfilerResult& result, int first, int steps,
     if (e.activityType() != kUserAnnotation) continue;
     const std::string name = e.name();
     if (name.rfind(kStepMark, 0) != 0) continue;
-    windows.push_back({std::stoi(name.substr(std::char_traits<char>::length(kStepMark))), e.startNs(), e.endNs()});
+    windows.push_back({std::stoi(name.substr(std::char_traits<char>::length(kStepMark))),
+                       e.startNs(), e.endNs()});
   }
-  std::sort(windows.begin(), windows.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
+  std::sort(windows.begin(), windows.end(),
+            [](const Window& a, const Window& b) { return a.start < b.start; });
   // Without the marks every event counts toward one window spanning the profile; per-step figures
   // are then totals divided by the step count.
   const bool marked = !windows.empty();
@@ -189,7 +200,8 @@ nlohmann::json analyse(const prof::ProfilerResult& result, int first, int steps,
   };
   std::map<std::string, KernelTotal> kernel_totals;
   std::map<std::string, int64_t> runtime_totals;
-  int64_t unattributed_host = 0, unattributed_gpu = 0, gpu_by_api = 0, gpu_by_link = 0, gpu_by_time = 0;
+  int64_t unattributed_host = 0, unattributed_gpu = 0, gpu_by_api = 0, gpu_by_link = 0,
+          gpu_by_time = 0;
   // Every event by Kineto activity type and by device, to check the classification on a new setup.
   std::map<std::string, int64_t> by_type, by_device;
   for (const auto& e : events) {
@@ -226,7 +238,8 @@ nlohmann::json analyse(const prof::ProfilerResult& result, int first, int steps,
     const uint8_t type = e.activityType();
     if (type != kKernel && type != kGpuMemcpy && type != kGpuMemset && type != kCudaSync) continue;
     int step = -1;
-    if (const auto it = api_step.find(e.correlationId()); e.correlationId() != 0 && it != api_step.end()) {
+    if (const auto it = api_step.find(e.correlationId());
+        e.correlationId() != 0 && it != api_step.end()) {
       step = it->second;
       ++gpu_by_api;
     } else if (const auto op = op_step.find(e.linkedCorrelationId());
@@ -291,7 +304,8 @@ nlohmann::json analyse(const prof::ProfilerResult& result, int first, int steps,
   out["per_step"] = {{"wall_ms", wall_sum / n},
                      {"gpu_kernel_ms", kernel_ms_sum / n},
                      {"kernel_over_wall", wall_sum > 0 ? kernel_ms_sum / wall_sum : 0.0}};
-  for (const char* key : {"aten_ops", "cpu_ops", "host_reads", "cuda_api_calls", "gpu_kernels", "gpu_memcpy"}) {
+  for (const char* key :
+       {"aten_ops", "cpu_ops", "host_reads", "cuda_api_calls", "gpu_kernels", "gpu_memcpy"}) {
     double sum = 0;
     for (const auto& s : list) sum += s[key].get<double>();
     out["per_step"][key] = sum / n;
@@ -303,21 +317,26 @@ nlohmann::json analyse(const prof::ProfilerResult& result, int first, int steps,
                         {"gpu_unattributed", unattributed_gpu},
                         {"host_unattributed", unattributed_host}};
   // Tops over all profiled steps, as per-step figures.
-  std::vector<std::pair<std::string, KernelTotal>> kernels(kernel_totals.begin(), kernel_totals.end());
-  std::sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+  std::vector<std::pair<std::string, KernelTotal>> kernels(kernel_totals.begin(),
+                                                           kernel_totals.end());
+  std::sort(kernels.begin(), kernels.end(),
+            [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
   nlohmann::json top_kernels = nlohmann::json::array();
   for (std::size_t i = 0; i < kernels.size() && i < 10; ++i) {
-    top_kernels.push_back({{"name", shorten(kernels[i].first)},
-                           {"per_step", static_cast<double>(kernels[i].second.count) / steps},
-                           {"ms_per_step", static_cast<double>(kernels[i].second.ns) / 1e6 / steps},
-                           {"mean_us", static_cast<double>(kernels[i].second.ns) / 1e3 / kernels[i].second.count}});
+    top_kernels.push_back(
+        {{"name", shorten(kernels[i].first)},
+         {"per_step", static_cast<double>(kernels[i].second.count) / steps},
+         {"ms_per_step", static_cast<double>(kernels[i].second.ns) / 1e6 / steps},
+         {"mean_us", static_cast<double>(kernels[i].second.ns) / 1e3 / kernels[i].second.count}});
   }
   out["top_gpu_kernels"] = top_kernels;
   std::vector<std::pair<std::string, int64_t>> ops(op_counts.begin(), op_counts.end());
-  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::sort(ops.begin(), ops.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
   nlohmann::json top_ops = nlohmann::json::array();
   for (std::size_t i = 0; i < ops.size() && i < 10; ++i) {
-    top_ops.push_back({{"name", ops[i].first}, {"per_step", static_cast<double>(ops[i].second) / steps}});
+    top_ops.push_back(
+        {{"name", ops[i].first}, {"per_step", static_cast<double>(ops[i].second) / steps}});
   }
   out["top_cpu_ops"] = top_ops;
   nlohmann::json api = nlohmann::json::object();
@@ -330,8 +349,9 @@ nlohmann::json analyse(const prof::ProfilerResult& result, int first, int steps,
 // each inside a user-scope mark so its events can be told apart. Never throws for the profiler's
 // sake: its errors go into "error" and the rest of the run goes on.
 nlohmann::json profile_decode(const family::Model& model, const family::ImageInputs& inputs,
-                              const std::vector<int32_t>& prompt, model::CachePlacement cache, bool graphs, bool cuda, int first,
-                              int steps, const std::string& trace) {
+                              const std::vector<int32_t>& prompt, model::CachePlacement cache,
+                              bool graphs, bool cuda, int first, int steps,
+                              const std::string& trace) {
   nlohmann::json out = {{"first_step", first}, {"steps_profiled", steps}, {"activities", {"CPU"}}};
   std::set<prof::ActivityType> activities{prof::ActivityType::CPU};
   if (cuda) {
@@ -364,7 +384,8 @@ nlohmann::json profile_decode(const family::Model& model, const family::ImageInp
     errors.push_back(std::string("prepareProfiler: ") + e.what());
   }
   generate::GenerationOptions o;
-  o.max_new_tokens = first + steps + 1;  // decode steps 1..first+steps: the last one's hook stops the profiler
+  o.max_new_tokens =
+      first + steps + 1;  // decode steps 1..first+steps: the last one's hook stops the profiler
   o.cache = cache;
   o.cuda_graphs = graphs;
   // The step clock reads after starting the profiler and the mark, and before stopping them, so
@@ -386,7 +407,10 @@ nlohmann::json profile_decode(const family::Model& model, const family::ImageInp
     mark.reset();
     if (enabled) {
       mark.emplace(at::RecordScope::USER_SCOPE);
-      if (mark->isActive()) mark->before(names[static_cast<std::size_t>(step - first)].c_str());  // const char*: LibTorch 2.7.1 (no string_view overload) and 2.11 both take it
+      if (mark->isActive())
+        mark->before(names[static_cast<std::size_t>(step - first)]
+                         .c_str());  // const char*: LibTorch 2.7.1 (no string_view overload)
+                                     // and 2.11 both take it
     }
     clock.on_stage(stage, step);
   };
@@ -428,30 +452,48 @@ int main(int argc, char** argv) try {
   Options o;
   for (bench::Args a(argc, argv); a.next();) {
     const std::string f = a.arg();
-    if (f == "--device") o.device = a.value();
-    else if (f == "--dtype") o.dtype = a.value();
-    else if (f == "--image") o.image = a.value();
-    else if (f == "--tiles") o.tiles = a.int_value();
-    else if (f == "--tokens") o.tokens = a.int_value();
-    else if (f == "--profile-steps") o.profile_steps = a.int_value();
-    else if (f == "--trace") o.trace = a.value();
-    else if (f == "--cache") o.cache = a.value();
-    else if (f == "--json") o.json = a.value();
-    else if (f == "--prompt") o.prompt = a.value();
-    else if (f == "--no-graphs") o.graphs = false;
-    else if (f == "--no-fused-norm") o.fused_norm = false;
-    else if (f == "--no-decode-kernels") o.decode_kernels = false;
-    else if (o.model.empty() && !a.is_flag()) o.model = f;
-    else a.unknown();
+    if (f == "--device")
+      o.device = a.value();
+    else if (f == "--dtype")
+      o.dtype = a.value();
+    else if (f == "--image")
+      o.image = a.value();
+    else if (f == "--tiles")
+      o.tiles = a.int_value();
+    else if (f == "--tokens")
+      o.tokens = a.int_value();
+    else if (f == "--profile-steps")
+      o.profile_steps = a.int_value();
+    else if (f == "--trace")
+      o.trace = a.value();
+    else if (f == "--cache")
+      o.cache = a.value();
+    else if (f == "--json")
+      o.json = a.value();
+    else if (f == "--prompt")
+      o.prompt = a.value();
+    else if (f == "--no-graphs")
+      o.graphs = false;
+    else if (f == "--no-fused-norm")
+      o.fused_norm = false;
+    else if (f == "--no-decode-kernels")
+      o.decode_kernels = false;
+    else if (o.model.empty() && !a.is_flag())
+      o.model = f;
+    else
+      a.unknown();
   }
   if (o.model.empty()) {
-    throw std::runtime_error("usage: docsift_bench_decode MODEL_DIR [--device cpu|cuda:0] [--dtype T] [--image FILE] "
-                             "[--tiles 1] [--tokens 64] [--profile-steps 3] [--trace FILE.json] "
-                             "[--cache device|offloaded] [--no-graphs] [--no-fused-norm] [--no-decode-kernels] [--json OUT]");
+    throw std::runtime_error(
+        "usage: docsift_bench_decode MODEL_DIR [--device cpu|cuda:0] [--dtype T] [--image FILE] "
+        "[--tiles 1] [--tokens 64] [--profile-steps 3] [--trace FILE.json] [--cache "
+        "device|offloaded] [--no-graphs] [--no-fused-norm] [--no-decode-kernels] [--json OUT]");
   }
-  if (o.tokens < 3) throw std::runtime_error("--tokens: at least 3 (the median skips the first decode step)");
+  if (o.tokens < 3)
+    throw std::runtime_error("--tokens: at least 3 (the median skips the first decode step)");
   if (o.profile_steps < 1) throw std::runtime_error("--profile-steps: at least 1");
-  if (o.cache != "device" && o.cache != "offloaded") throw std::runtime_error("--cache: device or offloaded");
+  if (o.cache != "device" && o.cache != "offloaded")
+    throw std::runtime_error("--cache: device or offloaded");
   const model::CachePlacement cache =
       o.cache == "offloaded" ? model::CachePlacement::kOffloaded : model::CachePlacement::kDevice;
   // Loads the CUDA plugin before anything asks LibTorch about CUDA (device/cuda_backend.h).
@@ -459,23 +501,33 @@ int main(int argc, char** argv) try {
   const bool cuda = device.is_cuda();
   if (o.dtype.empty()) o.dtype = cuda ? "bfloat16" : "float32";
   const at::ScalarType dtype = parse_dtype(o.dtype);
-  nlohmann::json out = {{"model", o.model},       {"device", device.str()}, {"dtype", o.dtype},
-                        {"cache", o.cache}, {"cuda_graphs", o.graphs}, {"fused_norm", o.fused_norm}, {"decode_kernels", o.decode_kernels},       {"tokens", o.tokens},     {"threads", at::get_num_threads()},
+  nlohmann::json out = {{"model", o.model},
+                        {"device", device.str()},
+                        {"dtype", o.dtype},
+                        {"cache", o.cache},
+                        {"cuda_graphs", o.graphs},
+                        {"fused_norm", o.fused_norm},
+                        {"decode_kernels", o.decode_kernels},
+                        {"tokens", o.tokens},
+                        {"threads", at::get_num_threads()},
                         {"image", o.image}};
   if (cuda) {
     const auto status = device::cuda_status();
-    out["gpu"] = status.devices.at(static_cast<std::size_t>(device.index() < 0 ? 0 : device.index())).name;
+    out["gpu"] =
+        status.devices.at(static_cast<std::size_t>(device.index() < 0 ? 0 : device.index())).name;
     out["cuda_runtime"] = status.runtime_version;
   }
 
   family::LoadedModel engine(o.model);
   auto t = Clock::now();
-  engine.load(device, model::Numerics{dtype, model::Quantization::None, model::Float16Residual::Float32, o.fused_norm,
-                                      o.decode_kernels});
+  engine.load(device,
+              model::Numerics{dtype, model::Quantization::None, model::Float16Residual::Float32,
+                              o.fused_norm, o.decode_kernels});
   memory::synchronize_device(device);
   out["load_s"] = seconds_since(t);
   const family::Model& model = engine.model();
-  const family::ImageInputs inputs = engine.family().preprocess(image::read_rgb_image(o.image), o.tiles);
+  const family::ImageInputs inputs =
+      engine.family().preprocess(image::read_rgb_image(o.image), o.tiles);
   const std::vector<int32_t> prompt = engine.chat().encode(o.prompt, inputs.tiles);
   out["tiles"] = inputs.tiles;
   out["prompt_tokens"] = prompt.size();
@@ -510,14 +562,16 @@ int main(int argc, char** argv) try {
   out["vision_s"] = result.vision_seconds;
   out["prefill_s"] = result.prefill_seconds;
   out["decode_s"] = result.decode_seconds;
-  out["decode_tokens_per_s"] = static_cast<double>(result.tokens.size() - 1) / std::max(1e-9, result.decode_seconds);
+  out["decode_tokens_per_s"] =
+      static_cast<double>(result.tokens.size() - 1) / std::max(1e-9, result.decode_seconds);
   // Weight bytes per second at the median step: how near the memory bandwidth decode runs.
   out["weight_GBps_at_median"] = med > 0 ? static_cast<double>(per_token) / (med / 1e3) / 1e9 : 0.0;
   out["cache_device_bytes"] = result.cache_device_bytes;
   out["cache_host_bytes"] = result.cache_host_bytes;
   out["ids"] = result.tokens;
 
-  out["profile"] = profile_decode(model, inputs, prompt, cache, o.graphs, cuda, o.profile_first, o.profile_steps, o.trace);
+  out["profile"] = profile_decode(model, inputs, prompt, cache, o.graphs, cuda, o.profile_first,
+                                  o.profile_steps, o.trace);
   const std::string text = out.dump(1);
   std::printf("%s\n", text.c_str());
   if (!o.json.empty()) std::ofstream(o.json) << text << '\n';

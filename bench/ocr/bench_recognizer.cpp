@@ -1,6 +1,6 @@
 // The second recognizer's speed: PP-OCRv4's network on docsift's LibTorch graph
-// (lib/docsift/recognize) over line crops, in milliseconds per crop. bench/ocr/recognizer.sh runs it
-// beside onnxruntime on the same crops and prints the ratio.
+// (lib/docsift/recognize) over line crops, in milliseconds per crop. bench/ocr/recognizer.sh runs
+// it beside onnxruntime on the same crops and prints the ratio.
 //
 //   docsift_bench_recognizer [--model DIR] [--repeat N] [--threads T] CROP.png...
 #include <ATen/Parallel.h>
@@ -21,9 +21,12 @@ int main(int argc, char** argv) {
   std::vector<cv::Mat> crops;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--model" && i + 1 < argc) model = argv[++i];
-    else if (a == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
-    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    if (a == "--model" && i + 1 < argc)
+      model = argv[++i];
+    else if (a == "--repeat" && i + 1 < argc)
+      repeat = std::atoi(argv[++i]);
+    else if (a == "--threads" && i + 1 < argc)
+      threads = std::atoi(argv[++i]);
     else {
       cv::Mat bgr = cv::imread(a, cv::IMREAD_COLOR), rgb;
       if (bgr.empty()) {
@@ -35,7 +38,9 @@ int main(int argc, char** argv) {
     }
   }
   if (model.empty() || crops.empty() || repeat < 1) {
-    std::fprintf(stderr, "usage: docsift_bench_recognizer [--model DIR] [--repeat N] [--threads T] CROP.png...\n");
+    std::fprintf(
+        stderr,
+        "usage: docsift_bench_recognizer [--model DIR] [--repeat N] [--threads T] CROP.png...\n");
     return 2;
   }
   if (threads > 0) at::set_num_threads(threads);
@@ -46,8 +51,11 @@ int main(int argc, char** argv) {
   for (int r = 0; r < repeat; ++r) {
     for (const cv::Mat& c : crops) chars += reader.read(c).text.size();
   }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::printf("docsift recognizer: %zu crops x %d, %.2f ms per crop (%d threads, %zu characters)\n", crops.size(), repeat,
-              ms / static_cast<double>(crops.size() * static_cast<std::size_t>(repeat)), at::get_num_threads(), chars);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("docsift recognizer: %zu crops x %d, %.2f ms per crop (%d threads, %zu characters)\n",
+              crops.size(), repeat,
+              ms / static_cast<double>(crops.size() * static_cast<std::size_t>(repeat)),
+              at::get_num_threads(), chars);
   return 0;
 }

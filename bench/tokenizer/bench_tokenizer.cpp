@@ -18,16 +18,20 @@ int main(int argc, char** argv) {
   int repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--tokenizer") tokenizer_path = argv[i + 1];
-    else if (flag == "--corpus") corpus_path = argv[i + 1];
-    else if (flag == "--repeat") repeat = std::max(1, std::stoi(argv[i + 1]));
+    if (flag == "--tokenizer")
+      tokenizer_path = argv[i + 1];
+    else if (flag == "--corpus")
+      corpus_path = argv[i + 1];
+    else if (flag == "--repeat")
+      repeat = std::max(1, std::stoi(argv[i + 1]));
     else {
       std::cerr << "unknown flag " << flag << '\n';
       return 2;
     }
   }
   if (tokenizer_path.empty() || corpus_path.empty()) {
-    std::cerr << "usage: docsift_bench_tokenizer --tokenizer PATH --corpus FILE.jsonl [--repeat N]\n";
+    std::cerr
+        << "usage: docsift_bench_tokenizer --tokenizer PATH --corpus FILE.jsonl [--repeat N]\n";
     return 2;
   }
   try {
@@ -58,7 +62,8 @@ int main(int argc, char** argv) {
       all.reserve(docs.size());
       const auto start = std::chrono::steady_clock::now();
       for (const auto& doc : docs) all.push_back(tokenizer.encode(doc));
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      best = std::min(
+          best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       tokens = 0;
       checksum = 0;
       for (const auto& ids : all) {
@@ -68,8 +73,9 @@ int main(int argc, char** argv) {
         }
       }
     }
-    nlohmann::json out = {{"impl", "docsift"},    {"bytes", bytes},   {"docs", docs.size()},
-                          {"tokens", tokens},     {"seconds", best},  {"mb_per_s", bytes / 1e6 / best},
+    nlohmann::json out = {{"impl", "docsift"},    {"bytes", bytes},
+                          {"docs", docs.size()},  {"tokens", tokens},
+                          {"seconds", best},      {"mb_per_s", bytes / 1e6 / best},
                           {"checksum", checksum}, {"load_seconds", load_seconds}};
     std::cout << out.dump() << '\n';
   } catch (const std::exception& e) {

@@ -26,7 +26,8 @@ int edit_distance(std::string_view a, std::string_view b, int limit) {
   return std::min(prev[static_cast<std::size_t>(m)], limit + 1);
 }
 
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates, int limit) {
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates,
+                          int limit) {
   std::string best;
   int best_distance = limit + 1;
   for (const std::string& c : candidates) {

@@ -1,4 +1,5 @@
-// Levenshtein distance, for "did you mean" (config keys) and fuzzy label matching (ocr/rule_text.cpp).
+// Levenshtein distance, for "did you mean" (config keys) and fuzzy label matching
+// (ocr/rule_text.cpp).
 #pragma once
 
 #include <string>
@@ -12,6 +13,7 @@ int edit_distance(std::string_view a, std::string_view b, int limit);
 
 // The candidate nearest `word` within `limit` edits (the first of equals), or "" when none is:
 // "did you mean" for config keys, subcommands and options.
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates, int limit = 3);
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates,
+                          int limit = 3);
 
 }  // namespace docsift

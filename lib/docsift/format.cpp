@@ -45,11 +45,14 @@ std::string printable(std::string_view text) {
     if (c < 0x20 || c == 0x7f) {
       std::snprintf(hex, sizeof hex, "\\x%02x", c);
       out += hex;
-    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x85) {
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) == 0x85) {
       out += "\\u0085";
       ++i;
-    } else if (c == 0xe2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(text[i + 2]) == 0xa8 || static_cast<unsigned char>(text[i + 2]) == 0xa9)) {
+    } else if (c == 0xe2 && i + 2 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(text[i + 2]) == 0xa8 ||
+                static_cast<unsigned char>(text[i + 2]) == 0xa9)) {
       out += static_cast<unsigned char>(text[i + 2]) == 0xa8 ? "\\u2028" : "\\u2029";
       i += 2;
     } else {

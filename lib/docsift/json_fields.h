@@ -26,7 +26,8 @@ std::optional<T> json_value_as(const nlohmann::json& value) {
       return static_cast<T>(v);
     }
     if (!value.is_number_integer()) return std::nullopt;
-    const auto v = value.get<std::int64_t>();  // negative here: the parser keeps the others unsigned
+    const auto v =
+        value.get<std::int64_t>();  // negative here: the parser keeps the others unsigned
     if constexpr (std::is_unsigned_v<T>) {
       if (v < 0) return std::nullopt;
     } else if (v < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
@@ -47,12 +48,17 @@ class JsonFields {
  public:
   // `where` names the object in messages ("tokenizer.json: model"). Throws FileError unless
   // `object` is a JSON object.
-  JsonFields(const nlohmann::json& object, std::string where) : object_(object), where_(std::move(where)) {
-    if (!object_.is_object()) fail("expected a JSON object, found " + std::string(object_.type_name()));
+  JsonFields(const nlohmann::json& object, std::string where)
+      : object_(object), where_(std::move(where)) {
+    if (!object_.is_object())
+      fail("expected a JSON object, found " + std::string(object_.type_name()));
   }
-  [[noreturn]] void fail(const std::string& message) const { throw FileError(where_ + ": " + message); }
+  [[noreturn]] void fail(const std::string& message) const {
+    throw FileError(where_ + ": " + message);
+  }
   // "<where>: key = value is not supported (supported: ...)", for config values docsift cannot run.
-  [[noreturn]] void unsupported(const char* key, const std::string& value, const std::string& supported) const {
+  [[noreturn]] void unsupported(const char* key, const std::string& value,
+                                const std::string& supported) const {
     fail(std::string(key) + " = " + value + " is not supported (supported: " + supported + ")");
   }
   const std::string& where() const { return where_; }
@@ -92,13 +98,17 @@ class JsonFields {
     if (!value.is_number_integer()) fail(std::string("\"") + key + "\" must be an integer");
     return value.get<int64_t>();
   }
-  int64_t integer(const char* key, int64_t fallback) const { return find(key) ? integer(key) : fallback; }
+  int64_t integer(const char* key, int64_t fallback) const {
+    return find(key) ? integer(key) : fallback;
+  }
   double number(const char* key) const {
     const nlohmann::json& value = require(key);
     if (!value.is_number()) fail(std::string("\"") + key + "\" must be a number");
     return value.get<double>();
   }
-  double number(const char* key, double fallback) const { return find(key) ? number(key) : fallback; }
+  double number(const char* key, double fallback) const {
+    return find(key) ? number(key) : fallback;
+  }
   // An image or patch size: an integer, or a square [n, n] as some vision configs write it.
   int64_t square_size(const char* key, int64_t fallback) const {
     const nlohmann::json* v = find(key);

@@ -32,7 +32,8 @@ E parse_name(const Names<E, N>& names, std::string_view name, std::string_view w
     if (n == name) return value;
     known += (known.empty() ? "" : ", ") + std::string(n);
   }
-  throw ConfigError("unknown " + std::string(what) + " \"" + std::string(name) + "\" (known: " + known + ")");
+  throw ConfigError("unknown " + std::string(what) + " \"" + std::string(name) +
+                    "\" (known: " + known + ")");
 }
 
 }  // namespace docsift

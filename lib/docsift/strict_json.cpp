@@ -31,8 +31,7 @@ json parse_json_strict(std::string_view text, const std::string& label, int max_
         break;
       case json::parse_event_t::key:
         if (!keys_per_object.empty() &&
-            !keys_per_object.back().insert(parsed.get<std::string>()).second &&
-            duplicate.empty()) {
+            !keys_per_object.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
           duplicate = parsed.get<std::string>();
         }
         break;
@@ -73,11 +72,12 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw FileError(path + ": cannot determine the file size");
   if (!S_ISREG(st.st_mode)) throw FileError(path + ": not a regular file");
-  // The size checked on the opened file, so that a file swapped after a stat of its path cannot slip
-  // a larger one past the cap; the read stops at the cap if it grows meanwhile.
+  // The size checked on the opened file, so that a file swapped after a stat of its path cannot
+  // slip a larger one past the cap; the read stops at the cap if it grows meanwhile.
   if (st.st_size < 0 || static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-    throw FileError(path + ": " + std::to_string(static_cast<long long>(st.st_size)) + " bytes is larger than the " +
-                    std::to_string(max_bytes) + "-byte limit for this kind of file");
+    throw FileError(path + ": " + std::to_string(static_cast<long long>(st.st_size)) +
+                    " bytes is larger than the " + std::to_string(max_bytes) +
+                    "-byte limit for this kind of file");
   }
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t done = 0;

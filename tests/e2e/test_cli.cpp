@@ -18,9 +18,7 @@ using docsift::testing::TempDir;
 
 namespace {
 
-bool one_line_error(const std::string& err) {
-  return docsift::testing::one_log_line(err);
-}
+bool one_line_error(const std::string& err) { return docsift::testing::one_log_line(err); }
 
 }  // namespace
 
@@ -60,13 +58,16 @@ TEST_CASE("inspect a checkpoint: table and JSON") {
 TEST_CASE("inspect a malformed model: exit 3, a missing one: exit 2, each with a one-line reason") {
   TempDir dir;
   docsift::testing::write_tiny_internvl_checkpoint(dir.path());
-  docsift::testing::write_bytes(dir / "model.safetensors",
-                                docsift::testing::raw_safetensors(R"({"x":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", "short"));
+  docsift::testing::write_bytes(
+      dir / "model.safetensors",
+      docsift::testing::raw_safetensors(
+          R"({"x":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", "short"));
   const auto bad = run_docsift("inspect " + shell_quote(dir.path().string()));
   CHECK(bad.exit_code == 3);
   CHECK(bad.out.empty());
   CHECK(one_line_error(bad.err));
-  CHECK(bad.err.find("model.safetensors: invalid safetensors header: tensor 'x'") != std::string::npos);
+  CHECK(bad.err.find("model.safetensors: invalid safetensors header: tensor 'x'") !=
+        std::string::npos);
 
   const auto missing = run_docsift("inspect " + shell_quote((dir / "nope").string()));
   CHECK(missing.exit_code == 2);  // an input that is not there (README "Exit codes")
@@ -97,7 +98,8 @@ TEST_CASE("config prints the effective YAML, bad values exit 2") {
   CHECK(bad_file.err.find("bad.yaml:2:10: memory.tiers:") != std::string::npos);
 }
 
-TEST_CASE("config and OCR inputs that are not what they should be: one line that says what they are") {
+TEST_CASE(
+    "config and OCR inputs that are not what they should be: one line that says what they are") {
   TempDir dir;
   // A folder or a device given as --config.
   auto r = run_docsift("config --config " + shell_quote(dir.path().string()));
@@ -110,22 +112,25 @@ TEST_CASE("config and OCR inputs that are not what they should be: one line that
   r = run_docsift("config --config " + shell_quote((dir.path() / "absent.yaml").string()));
   CHECK(r.err.find("config file not found") != std::string::npos);
   // A rules file that is not a mapping (any text file is valid YAML: a scalar).
-  const std::string samples = shell_quote((std::filesystem::path(DOCSIFT_SOURCE_DIR) / "samples").string());
+  const std::string samples =
+      shell_quote((std::filesystem::path(DOCSIFT_SOURCE_DIR) / "samples").string());
   const std::string out = shell_quote((dir.path() / "out").string());
   docsift::testing::write_text(dir.path() / "notes.txt", "root:x:0:0:root:/root:/bin/bash\n");
-  r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.rules=" + shell_quote((dir.path() / "notes.txt").string()) +
-                  " --out " + out);
+  r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.rules=" +
+                  shell_quote((dir.path() / "notes.txt").string()) + " --out " + out);
   CHECK(r.exit_code == 2);
   CHECK(one_line_error(r.err));
   CHECK(r.err.find("expected a mapping at the top") != std::string::npos);
   CHECK(r.err.find("operator[]") == std::string::npos);
   // A Tesseract language that is not installed, beside one that is: named before any page.
-  r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.language=eng+xyz --out " + out);
+  r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.language=eng+xyz --out " +
+                  out);
   CHECK(r.exit_code == 2);
   CHECK(one_line_error(r.err));
   CHECK(r.err.find("no language data for 'xyz'") != std::string::npos);
   CHECK(r.err.find("tesseract-ocr-xyz") != std::string::npos);
-  // A list of known sellers that is missing, or has a line that is no name: named with its line, before any page.
+  // A list of known sellers that is missing, or has a line that is no name: named with its line,
+  // before any page.
   r = run_docsift("run " + samples + " --engine ocr --quiet --set ocr.known_sellers=" +
                   shell_quote((dir.path() / "vendors.txt").string()) + " --out " + out);
   CHECK(r.exit_code == 2);
@@ -142,47 +147,56 @@ TEST_CASE("config and OCR inputs that are not what they should be: one line that
 }
 
 TEST_CASE("tokenize: ids as JSON, decode back, and clear errors") {
-  const std::string tokenizer =
-      shell_quote((std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/tokenizers/tiny-qwen").string());
-  const auto encoded = run_docsift("tokenize --tokenizer " + tokenizer + " --text 'Total: $1,234.56<|im_end|>' --json");
+  const std::string tokenizer = shell_quote(
+      (std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/tokenizers/tiny-qwen").string());
+  const auto encoded = run_docsift("tokenize --tokenizer " + tokenizer +
+                                   " --text 'Total: $1,234.56<|im_end|>' --json");
   REQUIRE(encoded.exit_code == 0);
   const auto ids = nlohmann::json::parse(encoded.out);
   REQUIRE(ids.is_array());
   CHECK(ids.size() > 5);
-  const auto plain = run_docsift("tokenize --tokenizer " + tokenizer + " --text 'Total: $1,234.56<|im_end|>'");
+  const auto plain =
+      run_docsift("tokenize --tokenizer " + tokenizer + " --text 'Total: $1,234.56<|im_end|>'");
   CHECK(plain.out.find(',') == std::string::npos);  // space-separated ids on one line
-  const auto decoded = run_docsift("tokenize --tokenizer " + tokenizer + " --decode " + shell_quote(ids.dump()));
+  const auto decoded =
+      run_docsift("tokenize --tokenizer " + tokenizer + " --decode " + shell_quote(ids.dump()));
   CHECK(decoded.exit_code == 0);
   CHECK(decoded.out == "Total: $1,234.56<|im_end|>\n");
-  const auto skipped = run_docsift("tokenize --tokenizer " + tokenizer + " --skip-special-tokens --decode " +
-                                   shell_quote(ids.dump()));
+  const auto skipped = run_docsift("tokenize --tokenizer " + tokenizer +
+                                   " --skip-special-tokens --decode " + shell_quote(ids.dump()));
   CHECK(skipped.out == "Total: $1,234.56\n");
 
   TempDir dir;
   docsift::testing::write_bytes(dir / "latin1.txt", std::string("caf\xE9\n"));
-  const auto bad_text = run_docsift("tokenize --tokenizer " + tokenizer + " --file " + shell_quote((dir / "latin1.txt").string()));
+  const auto bad_text = run_docsift("tokenize --tokenizer " + tokenizer + " --file " +
+                                    shell_quote((dir / "latin1.txt").string()));
   CHECK(bad_text.exit_code == 2);
   CHECK(one_line_error(bad_text.err));
-  CHECK(bad_text.err.find("latin1.txt: input text is not valid UTF-8: byte 0xE9 at offset 3") != std::string::npos);
+  CHECK(bad_text.err.find("latin1.txt: input text is not valid UTF-8: byte 0xE9 at offset 3") !=
+        std::string::npos);
 
-  const auto missing = run_docsift("tokenize --tokenizer " + shell_quote((dir / "nope").string()) + " --text x");
+  const auto missing =
+      run_docsift("tokenize --tokenizer " + shell_quote((dir / "nope").string()) + " --text x");
   CHECK(missing.exit_code == 2);  // an input that is not there
   CHECK(one_line_error(missing.err));
-  CHECK(run_docsift("tokenize --tokenizer " + tokenizer).exit_code == 2);                       // no input
-  CHECK(run_docsift("tokenize --tokenizer " + tokenizer + " --text a --decode 1").exit_code == 2);  // two inputs
+  CHECK(run_docsift("tokenize --tokenizer " + tokenizer).exit_code == 2);  // no input
+  CHECK(run_docsift("tokenize --tokenizer " + tokenizer + " --text a --decode 1").exit_code ==
+        2);  // two inputs
   const auto bad_ids = run_docsift("tokenize --tokenizer " + tokenizer + " --decode 1,x");
   CHECK(bad_ids.exit_code == 2);
   CHECK(bad_ids.err.find("\"x\" is not a token id") != std::string::npos);
 }
 
 TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
-  const std::filesystem::path fixtures = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl";
+  const std::filesystem::path fixtures =
+      std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl";
   std::ifstream in(fixtures / "reference/summary.json");
   const auto summary = nlohmann::json::parse(in);
-  const auto r = run_docsift("generate --model " + shell_quote((fixtures / "original").string()) + " --image " +
-                             shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
-                             shell_quote(summary["question"].get<std::string>()) +
-                             " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --json");
+  const auto r =
+      run_docsift("generate --model " + shell_quote((fixtures / "original").string()) +
+                  " --image " + shell_quote((fixtures / "images/many_tiles.png").string()) +
+                  " --prompt " + shell_quote(summary["question"].get<std::string>()) +
+                  " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --json");
   REQUIRE(r.exit_code == 0);
   const auto out = nlohmann::json::parse(r.out);
   CHECK(out["tiles"] == 4);
@@ -195,20 +209,22 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
 
   // The -hf layout prompts exactly as the reference did: with stop tokens ignored, the 16 greedy
   // ids are the reference's, end to end through the binary.
-  const auto hf = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
-                              shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
-                              shell_quote(summary["question"].get<std::string>()) +
-                              " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop --json");
+  const auto hf = run_docsift(
+      "generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+      shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
+      shell_quote(summary["question"].get<std::string>()) +
+      " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop --json");
   REQUIRE(hf.exit_code == 0);
   CHECK(nlohmann::json::parse(hf.out)["ids"] == summary["images"]["many_tiles"]["greedy"]);
 
   // --count-ops: the operators each decode step dispatches, steps 2-15 of 16 tokens; counting
   // changes nothing in the result.
-  const auto counted = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
-                                   shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
-                                   shell_quote(summary["question"].get<std::string>()) +
-                                   " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop --json "
-                                   "--count-ops");
+  const auto counted =
+      run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+                  shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
+                  shell_quote(summary["question"].get<std::string>()) +
+                  " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop "
+                  "--json --count-ops");
   REQUIRE(counted.exit_code == 0);
   const auto ops = nlohmann::json::parse(counted.out);
   CHECK(ops["ids"] == summary["images"]["many_tiles"]["greedy"]);
@@ -221,29 +237,31 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
 
   // The same generation with OOM injected at prefill of the standard tier (DOCSIFT_FAULTS) and at
   // decode step 3 of the offloaded tier (testing.faults): it finishes at reload, same 16 ids.
-  const auto faulted = run_docsift(
-      "generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
-      shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
-      shell_quote(summary["question"].get<std::string>()) +
-      " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop --json"
-      " --set testing.faults=oom@decode:step=3:tier=offloaded_cache",
-      "DOCSIFT_FAULTS=oom@prefill:tier=standard");
+  const auto faulted =
+      run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+                      shell_quote((fixtures / "images/many_tiles.png").string()) + " --prompt " +
+                      shell_quote(summary["question"].get<std::string>()) +
+                      " --device cpu --dtype float32 --max-tiles 6 --max-new-tokens 16 --no-stop "
+                      "--json --set testing.faults=oom@decode:step=3:tier=offloaded_cache",
+                  "DOCSIFT_FAULTS=oom@prefill:tier=standard");
   REQUIRE(faulted.exit_code == 0);
   const auto faulted_out = nlohmann::json::parse(faulted.out);
   CHECK(faulted_out["ids"] == summary["images"]["many_tiles"]["greedy"]);
   CHECK(faulted_out["tier"] == "reload");
   REQUIRE(faulted_out["attempts"].size() == 3);
   CHECK(faulted_out["attempts"][0]["error_class"] == "allocator_oom");
-  const auto bad_faults = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
-                                          shell_quote((fixtures / "images/one_tile.png").string()) + " --prompt hi --device cpu",
-                                      "DOCSIFT_FAULTS=oom@nowhere");
+  const auto bad_faults = run_docsift(
+      "generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+          shell_quote((fixtures / "images/one_tile.png").string()) + " --prompt hi --device cpu",
+      "DOCSIFT_FAULTS=oom@nowhere");
   CHECK(bad_faults.exit_code == 2);
   CHECK(bad_faults.err.find("DOCSIFT_FAULTS") != std::string::npos);
 
   // inspect --budget-gb prints the plan per tier.
-  const auto plan = run_docsift("inspect " + shell_quote((fixtures / "hf").string()) +
-                                " --budget-gb 16 --tiles 7 --max-new-tokens 100 --json --set extraction.fields=" +
-                                shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml"));
+  const auto plan = run_docsift(
+      "inspect " + shell_quote((fixtures / "hf").string()) +
+      " --budget-gb 16 --tiles 7 --max-new-tokens 100 --json --set extraction.fields=" +
+      shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml"));
   REQUIRE(plan.exit_code == 0);
   const auto plan_json = nlohmann::json::parse(plan.out)["memory_plan"];
   CHECK(plan_json["tiles"] == 7);
@@ -251,9 +269,9 @@ TEST_CASE("generate: the fixture model's greedy tokens, as JSON, on the CPU") {
   CHECK(plan_json["tiers"].size() == 5);
   CHECK(plan_json["first_fitting_tier"] == "standard");
 
-  const auto no_gpu = run_docsift("generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
-                                  shell_quote((fixtures / "images/one_tile.png").string()) +
-                                  " --prompt hi --device cuda:7");
+  const auto no_gpu = run_docsift(
+      "generate --model " + shell_quote((fixtures / "hf").string()) + " --image " +
+      shell_quote((fixtures / "images/one_tile.png").string()) + " --prompt hi --device cuda:7");
   if (no_gpu.exit_code == 2) {  // no usable GPU (CI), or fewer than 8
     CHECK(one_line_error(no_gpu.err));
     CHECK(no_gpu.err.find("--device cpu") != std::string::npos);
@@ -270,12 +288,16 @@ namespace {
 // sizes, docs/models.md, "Model sizes"), as a user has it before downloading 16 GB.
 // A config-only folder of a real model's shapes: the tiny fixture `fixture`'s config.json with
 // InternViT-300M's sizes and `text`'s language-model sizes, and its tokenizer.
-void write_config_folder(const std::filesystem::path& dir, const std::string& fixture, const nlohmann::json& text) {
-  const std::filesystem::path hf = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures" / fixture / "hf";
+void write_config_folder(const std::filesystem::path& dir, const std::string& fixture,
+                         const nlohmann::json& text) {
+  const std::filesystem::path hf =
+      std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures" / fixture / "hf";
   std::filesystem::copy(hf / "tokenizer.json", dir / "tokenizer.json");
   std::ifstream in(hf / "config.json");
   nlohmann::json c = nlohmann::json::parse(in);
-  c["vision_config"].merge_patch({{"hidden_size", 1024}, {"num_hidden_layers", 24}, {"num_attention_heads", 16},
+  c["vision_config"].merge_patch({{"hidden_size", 1024},
+                                  {"num_hidden_layers", 24},
+                                  {"num_attention_heads", 16},
                                   {"intermediate_size", 4096}});
   c["text_config"].merge_patch(text);
   std::ofstream(dir / "config.json") << c.dump(2);
@@ -283,34 +305,51 @@ void write_config_folder(const std::filesystem::path& dir, const std::string& fi
 
 // InternVL3-8B: Qwen2.5-7B's sizes.
 void write_8b_config_folder(const std::filesystem::path& dir) {
-  write_config_folder(dir, "internvl", {{"hidden_size", 3584}, {"num_hidden_layers", 28}, {"num_attention_heads", 28},
-                                        {"num_key_value_heads", 4}, {"head_dim", 128}, {"intermediate_size", 18944},
-                                        {"vocab_size", 151674}, {"max_position_embeddings", 32768}});
+  write_config_folder(dir, "internvl",
+                      {{"hidden_size", 3584},
+                       {"num_hidden_layers", 28},
+                       {"num_attention_heads", 28},
+                       {"num_key_value_heads", 4},
+                       {"head_dim", 128},
+                       {"intermediate_size", 18944},
+                       {"vocab_size", 151674},
+                       {"max_position_embeddings", 32768}});
 }
 
 // InternVL3.5-8B: Qwen3-8B (36 layers of 4096, 32 query and 8 key-value heads of 128, a 12288 MLP,
 // 151936 tokens, q/k head norms and no biases, from the InternVL3.5 fixture's config).
 void write_35_8b_config_folder(const std::filesystem::path& dir) {
-  write_config_folder(dir, "internvl35", {{"hidden_size", 4096}, {"num_hidden_layers", 36}, {"num_attention_heads", 32},
-                                          {"num_key_value_heads", 8}, {"head_dim", 128}, {"intermediate_size", 12288},
-                                          {"vocab_size", 151936}, {"max_position_embeddings", 40960}});
+  write_config_folder(dir, "internvl35",
+                      {{"hidden_size", 4096},
+                       {"num_hidden_layers", 36},
+                       {"num_attention_heads", 32},
+                       {"num_key_value_heads", 8},
+                       {"head_dim", 128},
+                       {"intermediate_size", 12288},
+                       {"vocab_size", 151936},
+                       {"max_position_embeddings", 40960}});
 }
 
 }  // namespace
 
-TEST_CASE("inspect plans an InternVL3.5-8B-shaped folder: float16 does not fit 16 GB, int8 starts at standard") {
+TEST_CASE(
+    "inspect plans an InternVL3.5-8B-shaped folder: float16 does not fit 16 GB, int8 starts at "
+    "standard") {
   docsift::testing::TempDir dir;
   write_35_8b_config_folder(dir.path());
   const std::string model = shell_quote(dir.path().string());
-  const std::string fields = " --set extraction.fields=" +
-                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const std::string fields =
+      " --set extraction.fields=" +
+      shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
   const auto plan = [&](const std::string& args) {
     const auto r = run_docsift("inspect " + model + " --json" + args);
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     return nlohmann::json::parse(r.out);
   };
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  const auto int8 = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl35-8b.yaml") + fields);
+  const auto int8 =
+      plan(" --config " +
+           shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl35-8b.yaml") + fields);
   MESSAGE(int8["memory_plan"].dump());
   const auto& p = int8["memory_plan"];
   CHECK(p["quantization"] == "int8");
@@ -322,20 +361,26 @@ TEST_CASE("inspect plans an InternVL3.5-8B-shaped folder: float16 does not fit 1
   const auto fp16 = plan(" --budget-gb 16 --set model.dtype=float16" + fields)["memory_plan"];
   CHECK(fp16["first_fitting_tier"] != "standard");
   CHECK(fp16["tiers"][0]["weights"].get<double>() > 15.5 * gib);
-  const auto table = run_docsift("inspect " + model + " --config " +
-                                 shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl35-8b.yaml") + fields);
+  const auto table = run_docsift(
+      "inspect " + model + " --config " +
+      shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl35-8b.yaml") + fields);
   REQUIRE_MESSAGE(table.exit_code == 0, table.err);
   MESSAGE(table.out);
   CHECK(table.out.find("start at: standard") != std::string::npos);
 }
 
-TEST_CASE("inspect plans an InternVL3-8B-shaped folder without weights: int8 starts at standard on a 16 GB card") {
+TEST_CASE(
+    "inspect plans an InternVL3-8B-shaped folder without weights: int8 starts at standard on a 16 "
+    "GB card") {
   docsift::testing::TempDir dir;
   write_8b_config_folder(dir.path());
   const std::string model = shell_quote(dir.path().string());
-  const std::string fields = " --set extraction.fields=" +
-                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
-  const auto table = run_docsift("inspect " + model + " --budget-gb 16 --set model.quantization=int8 --set model.dtype=float16" + fields);
+  const std::string fields =
+      " --set extraction.fields=" +
+      shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const auto table = run_docsift(
+      "inspect " + model +
+      " --budget-gb 16 --set model.quantization=int8 --set model.dtype=float16" + fields);
   REQUIRE_MESSAGE(table.exit_code == 0, table.err);
   CHECK(table.out.find("no weight files") != std::string::npos);
   CHECK(table.out.find("start at: standard") != std::string::npos);
@@ -347,8 +392,10 @@ TEST_CASE("inspect plans an InternVL3-8B-shaped folder without weights: int8 sta
   };
   const double gib = 1024.0 * 1024.0 * 1024.0;
   for (const std::string& args :
-       {std::string(" --budget-gb 16 --set model.quantization=int8 --set model.dtype=float16") + fields,
-        " --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl3-8b.yaml") + fields}) {
+       {std::string(" --budget-gb 16 --set model.quantization=int8 --set model.dtype=float16") +
+            fields,
+        " --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/internvl3-8b.yaml") +
+            fields}) {
     CAPTURE(args);
     const auto p = plan(args);
     CHECK(p["tiles"] == 13);
@@ -357,7 +404,7 @@ TEST_CASE("inspect plans an InternVL3-8B-shaped folder without weights: int8 sta
     const auto& standard = p["tiers"][0];
     CHECK(standard["tier"] == "standard");
     CHECK(standard["spare"].get<double>() >= 2 * gib);  // the margin wanted for a 13-tile page
-    CHECK(standard["overhead"].get<double>() > 0);       // the CUDA context is counted
+    CHECK(standard["overhead"].get<double>() > 0);      // the CUDA context is counted
     // 7.94 B parameters: about 7 B in int8 and the rest (vision tower, embeddings) in float16.
     CHECK(standard["weights"].get<double>() > 8.0 * gib);
     CHECK(standard["weights"].get<double>() < 9.0 * gib);
@@ -370,7 +417,8 @@ TEST_CASE("inspect plans an InternVL3-8B-shaped folder without weights: int8 sta
 
   // generate refuses the same folder with a reason: it needs the weights.
   const auto run = run_docsift("generate --model " + model + " --image " +
-                               shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/tests/fixtures/internvl/images/one_tile.png") +
+                               shell_quote(std::string(DOCSIFT_SOURCE_DIR) +
+                                           "/tests/fixtures/internvl/images/one_tile.png") +
                                " --prompt hi --device cpu");
   CHECK(run.exit_code == 3);
   CHECK(run.err.find("weights missing?") != std::string::npos);
@@ -379,14 +427,16 @@ TEST_CASE("inspect plans an InternVL3-8B-shaped folder without weights: int8 sta
 TEST_CASE("config: model.quantization, model.float16_residual and memory.cpu_quantization") {
   const auto keys = run_docsift("config --keys");
   REQUIRE(keys.exit_code == 0);
-  for (const char* key : {"model.quantization", "model.float16_residual", "memory.cpu_quantization"}) {
+  for (const char* key :
+       {"model.quantization", "model.float16_residual", "memory.cpu_quantization"}) {
     CHECK(keys.out.find(key) != std::string::npos);
   }
   const auto bad = run_docsift("config --set model.quantization=int4");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("model.quantization") != std::string::npos);
   CHECK(bad.err.find("int8") != std::string::npos);
-  const auto shown = run_docsift("config --set model.quantization=int8 --set memory.cpu_quantization=int8");
+  const auto shown =
+      run_docsift("config --set model.quantization=int8 --set memory.cpu_quantization=int8");
   REQUIRE(shown.exit_code == 0);
   CHECK(shown.out.find("quantization: int8") != std::string::npos);
 }
@@ -396,7 +446,8 @@ namespace {
 // A Llama-3.2-Vision-shaped folder (config.json from the fixture with the real sizes, §2.1, and a
 // tokenizer whose <|image|> is 128256 as the Hub's) without weights.
 void write_mllama_config_folder(const std::filesystem::path& dir, bool ninety_b) {
-  const std::filesystem::path hub = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/mllama/hub";
+  const std::filesystem::path hub =
+      std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/mllama/hub";
   nlohmann::json tokenizer = nlohmann::json::parse(std::ifstream(hub / "tokenizer.json"));
   int image_tokens = 0;
   for (auto& added : tokenizer["added_tokens"]) {
@@ -409,73 +460,96 @@ void write_mllama_config_folder(const std::filesystem::path& dir, bool ninety_b)
   std::ofstream(dir / "tokenizer.json") << tokenizer.dump();
   nlohmann::json c = nlohmann::json::parse(std::ifstream(hub / "config.json"));
   c["image_token_index"] = 128256;
-  c["vision_config"].merge_patch({{"hidden_size", 1280}, {"attention_heads", 16}, {"num_hidden_layers", 32},
-                                  {"num_global_layers", 8}, {"intermediate_size", 5120}, {"image_size", 560},
-                                  {"vision_output_dim", 7680}, {"intermediate_layers_indices", {3, 7, 15, 23, 30}}});
+  c["vision_config"].merge_patch({{"hidden_size", 1280},
+                                  {"attention_heads", 16},
+                                  {"num_hidden_layers", 32},
+                                  {"num_global_layers", 8},
+                                  {"intermediate_size", 5120},
+                                  {"image_size", 560},
+                                  {"vision_output_dim", 7680},
+                                  {"intermediate_layers_indices", {3, 7, 15, 23, 30}}});
   nlohmann::json cross = nlohmann::json::array();
   for (int i = 3; i < (ninety_b ? 100 : 40); i += 5) cross.push_back(i);
-  c["text_config"].merge_patch({{"hidden_size", ninety_b ? 8192 : 4096}, {"num_hidden_layers", ninety_b ? 100 : 40},
-                                {"num_attention_heads", ninety_b ? 64 : 32}, {"num_key_value_heads", 8},
-                                {"intermediate_size", ninety_b ? 28672 : 14336}, {"vocab_size", 128256},
-                                {"max_position_embeddings", 131072}, {"cross_attention_layers", cross}});
+  c["text_config"].merge_patch({{"hidden_size", ninety_b ? 8192 : 4096},
+                                {"num_hidden_layers", ninety_b ? 100 : 40},
+                                {"num_attention_heads", ninety_b ? 64 : 32},
+                                {"num_key_value_heads", 8},
+                                {"intermediate_size", ninety_b ? 28672 : 14336},
+                                {"vocab_size", 128256},
+                                {"max_position_embeddings", 131072},
+                                {"cross_attention_layers", cross}});
   c["text_config"]["rope_scaling"]["original_max_position_embeddings"] = 8192;
   std::ofstream(dir / "config.json") << c.dump(2);
 }
 
 }  // namespace
 
-TEST_CASE("inspect plans Qwen2.5-VL-7B without weights: float16 does not fit 16 GB, int8 starts at standard") {
+TEST_CASE(
+    "inspect plans Qwen2.5-VL-7B without weights: float16 does not fit 16 GB, int8 starts at "
+    "standard") {
   // The release's config.json and preprocessor_config.json, the tiny tokenizer beside them with
   // config.json's token ids pointed at it (the real 11 MB tokenizer is not committed).
-  const std::filesystem::path fixtures = std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/qwen25vl";
+  const std::filesystem::path fixtures =
+      std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/qwen25vl";
   docsift::testing::TempDir dir;
   nlohmann::json c = nlohmann::json::parse(std::ifstream(fixtures / "config-7b/config.json"));
   const nlohmann::json tiny = nlohmann::json::parse(std::ifstream(fixtures / "hub/config.json"));
-  for (const char* key : {"image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id",
-                          "vision_token_id", "bos_token_id", "eos_token_id"}) {
+  for (const char* key :
+       {"image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id",
+        "vision_token_id", "bos_token_id", "eos_token_id"}) {
     c[key] = tiny[key];
   }
   std::ofstream(dir.path() / "config.json") << c.dump(2);
-  std::filesystem::copy_file(fixtures / "config-7b/preprocessor_config.json", dir.path() / "preprocessor_config.json");
+  std::filesystem::copy_file(fixtures / "config-7b/preprocessor_config.json",
+                             dir.path() / "preprocessor_config.json");
   std::filesystem::copy_file(fixtures / "hub/tokenizer.json", dir.path() / "tokenizer.json");
-  const std::string fields = " --set extraction.fields=" +
-                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const std::string fields =
+      " --set extraction.fields=" +
+      shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
   const auto plan = [&](const std::string& args) {
-    const auto r = run_docsift("inspect " + shell_quote(dir.path().string()) + " --json" + args + fields);
+    const auto r =
+        run_docsift("inspect " + shell_quote(dir.path().string()) + " --json" + args + fields);
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     return nlohmann::json::parse(r.out);
   };
   const double gib = 1024.0 * 1024.0 * 1024.0;
   // 8.29 B parameters (vision tower 0.68 B, language model 7.62 B): 15.4 GiB in float16.
-  const auto fp16 = plan(" --budget-gb 16 --set model.dtype=float16 --set vision.max_pixels=1003520");
+  const auto fp16 =
+      plan(" --budget-gb 16 --set model.dtype=float16 --set vision.max_pixels=1003520");
   const auto& p = fp16["memory_plan"];
   CHECK(p["tiers"][0]["weights"].get<double>() / 2 == doctest::Approx(8.29e9).epsilon(0.01));
   CHECK(p["first_fitting_tier"] != "standard");
   CHECK(p["shortfall"].get<std::string>().find("model.quantization: int8") != std::string::npos);
   // The shipped config: int8 decoder, 1280 image tokens at most: standard, with room to spare.
-  const auto int8 = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/qwen25vl-7b.yaml"));
+  const auto int8 = plan(
+      " --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/qwen25vl-7b.yaml"));
   const auto& q = int8["memory_plan"];
   CHECK(q["quantization"] == "int8");
   CHECK(q["first_fitting_tier"] == "standard");
   CHECK(q["shortfall"] == "");
   CHECK(q["prompt_tokens"].get<int>() > 1280);  // 1280 image pads and the field prompt
   const auto& standard = q["tiers"][0];
-  MESSAGE("Qwen2.5-VL-7B int8 standard: weights " << standard["weights"].get<double>() / gib << " GiB, activations "
-                                                 << standard["activations"].get<double>() / gib << " GiB, spare "
-                                                 << standard["spare"].get<double>() / gib << " GiB");
+  MESSAGE("Qwen2.5-VL-7B int8 standard: weights "
+          << standard["weights"].get<double>() / gib << " GiB, activations "
+          << standard["activations"].get<double>() / gib << " GiB, spare "
+          << standard["spare"].get<double>() / gib << " GiB");
   CHECK(standard["spare"].get<double>() >= 1 * gib);
   // The release's own pixel budget (16,384 image tokens) does not fit the card at any GPU tier.
-  const auto whole = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/qwen25vl-7b.yaml") +
-                          " --set vision.max_pixels=auto");
+  const auto whole = plan(
+      " --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/qwen25vl-7b.yaml") +
+      " --set vision.max_pixels=auto");
   CHECK(whole["memory_plan"]["first_fitting_tier"] != "standard");
 }
 
-TEST_CASE("inspect plans Llama-3.2-11B-Vision without weights: bfloat16 does not fit 16 GB, int8 starts at standard") {
+TEST_CASE(
+    "inspect plans Llama-3.2-11B-Vision without weights: bfloat16 does not fit 16 GB, int8 starts "
+    "at standard") {
   docsift::testing::TempDir dir;
   write_mllama_config_folder(dir.path(), /*ninety_b=*/false);
   const std::string model = shell_quote(dir.path().string());
-  const std::string fields = " --set extraction.fields=" +
-                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const std::string fields =
+      " --set extraction.fields=" +
+      shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
   const auto plan = [&](const std::string& args) {
     const auto r = run_docsift("inspect " + model + " --json" + args + fields);
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
@@ -493,7 +567,8 @@ TEST_CASE("inspect plans Llama-3.2-11B-Vision without weights: bfloat16 does not
   CHECK(p["shortfall"].get<std::string>().find("model.quantization: int8") != std::string::npos);
   // The shipped config: float16, int8, budget 16 GB. Standard, with at least 2 GiB to spare for
   // a 4-tile page, the CUDA context and the cross-attention K/V (210 MB) included.
-  const auto int8 = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/llama32-vision-11b.yaml"));
+  const auto int8 = plan(" --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) +
+                                                    "/configs/llama32-vision-11b.yaml"));
   const auto& q = int8["memory_plan"];
   CHECK(q["quantization"] == "int8");
   CHECK(q["first_fitting_tier"] == "standard");
@@ -508,8 +583,9 @@ TEST_CASE("inspect plans Llama-3.2-11B-Vision without weights: bfloat16 does not
   // 90B against the same card: no GPU tier fits, and the plan says what the smallest needs.
   docsift::testing::TempDir big;
   write_mllama_config_folder(big.path(), /*ninety_b=*/true);
-  const auto r = run_docsift("inspect " + shell_quote(big.path().string()) + " --config " +
-                             shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/llama32-vision-11b.yaml") + fields);
+  const auto r = run_docsift(
+      "inspect " + shell_quote(big.path().string()) + " --config " +
+      shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/llama32-vision-11b.yaml") + fields);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.find("start at: cpu") != std::string::npos);
   CHECK(r.out.find("no GPU tier fits (the smallest, offloaded_cache, needs") != std::string::npos);

@@ -1,17 +1,17 @@
-// Model confidences in the journal (docs/decoding.md, "Confidence"): `docsift run samples/` with the
-// tiny InternVL3 fixture gives every field that has a value a confidence in (0, 1], and none to a
-// field that is N/A, under keys and free decoding, in-process and through a worker. The values of a
-// random checkpoint mean nothing; their presence and range are what is checked here, their
+// Model confidences in the journal (docs/decoding.md, "Confidence"): `docsift run samples/` with
+// the tiny InternVL3 fixture gives every field that has a value a confidence in (0, 1], and none to
+// a field that is N/A, under keys and free decoding, in-process and through a worker. The values of
+// a random checkpoint mean nothing; their presence and range are what is checked here, their
 // agreement with transformers is tests/parity/test_confidence.cpp.
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "support/model_stack.h"
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
+#include "support/model_stack.h"
 #include "support/temp_dir.h"
 
 #include <doctest/doctest.h>
@@ -46,26 +46,31 @@ std::size_t check_record(const nlohmann::json& rec) {
     CHECK(c <= 1.0);
   }
   if (confidence.contains("DOCUMENT_TYPE")) {
-    CHECK(rec["document_type_confidence"].get<double>() == confidence["DOCUMENT_TYPE"].get<double>());
+    CHECK(rec["document_type_confidence"].get<double>() ==
+          confidence["DOCUMENT_TYPE"].get<double>());
   }
   return confidence.size();
 }
 
 }  // namespace
 
-TEST_CASE("run on samples/ with the fixture model: every field with a value has a model confidence above 0 and at most 1") {
+TEST_CASE(
+    "run on samples/ with the fixture model: every field with a value has a model confidence above "
+    "0 and at most 1") {
   DOCSIFT_NEEDS_MODEL_STACK();
   const std::string samples = shell_quote((kSource / "samples").string());
   const std::string fast = docsift::testing::fast_run_options({.fields_file = true});
   TempDir out;
-  const auto r = run_docsift("run " + samples + fast + " --out " + shell_quote(out.path().string()));
+  const auto r =
+      run_docsift("run " + samples + fast + " --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto records = journal_lines(out.path() / "results.jsonl");
   REQUIRE(records.size() == 20);
   std::size_t confidences = 0, values = 0;
   for (const auto& rec : records) {
     confidences += check_record(rec);
-    for (const auto& [field, value] : rec["fields"].items()) values += value.get<std::string>() != "N/A";
+    for (const auto& [field, value] : rec["fields"].items())
+      values += value.get<std::string>() != "N/A";
     // keys decoding routes by the type, so it always has one.
     CHECK(rec.contains("document_type_confidence"));
   }
@@ -82,18 +87,22 @@ TEST_CASE("run on samples/ with the fixture model: every field with a value has 
   check_record(by_product);
   for (const auto& rec : records) {
     if (rec["file"] != by_product["file"]) continue;
-    for (const auto& [field, c] : by_product["confidence"].items()) CHECK(c.get<double>() <= rec["confidence"][field].get<double>());
+    for (const auto& [field, c] : by_product["confidence"].items())
+      CHECK(c.get<double>() <= rec["confidence"][field].get<double>());
   }
 
   // free decoding, and through a worker (the record travels as JSON).
   TempDir free;
-  const auto f = run_docsift("run " + page + fast + " --set extraction.decoding=free --isolate worker --out " +
-                             shell_quote(free.path().string()));
+  const auto f =
+      run_docsift("run " + page + fast + " --set extraction.decoding=free --isolate worker --out " +
+                  shell_quote(free.path().string()));
   REQUIRE_MESSAGE(f.exit_code == 0, f.err);
   check_record(journal_lines(free.path() / "results.jsonl").at(0));
 }
 
-TEST_CASE("review.threshold given alone is every field's, the fitted TOTAL, INVOICE_DATE and SUPPLIER included") {
+TEST_CASE(
+    "review.threshold given alone is every field's, the fitted TOTAL, INVOICE_DATE and SUPPLIER "
+    "included") {
   TempDir dir;
   fs::create_directories(dir / "inbox");
   // Invoices and receipts whose TOTAL, INVOICE_DATE and SUPPLIER their own thresholds accept.
@@ -102,14 +111,21 @@ TEST_CASE("review.threshold given alone is every field's, the fitted TOTAL, INVO
     fs::copy_file(kSource / "samples" / name, dir / "inbox" / name);
   }
   const std::string inbox = shell_quote((dir / "inbox").string());
-  REQUIRE(run_docsift("run " + inbox + " --quiet --out " + shell_quote((dir / "shipped").string())).exit_code == 0);
-  REQUIRE(run_docsift("run " + inbox + " --quiet --set review.threshold=1 --out " + shell_quote((dir / "one").string())).exit_code == 0);
-  REQUIRE(run_docsift("run " + inbox + " --quiet --set review.threshold=0 --out " + shell_quote((dir / "zero").string())).exit_code == 0);
+  REQUIRE(run_docsift("run " + inbox + " --quiet --out " + shell_quote((dir / "shipped").string()))
+              .exit_code == 0);
+  REQUIRE(run_docsift("run " + inbox + " --quiet --set review.threshold=1 --out " +
+                      shell_quote((dir / "one").string()))
+              .exit_code == 0);
+  REQUIRE(run_docsift("run " + inbox + " --quiet --set review.threshold=0 --out " +
+                      shell_quote((dir / "zero").string()))
+              .exit_code == 0);
   // The rows of review.csv for `field` (its second column).
   const auto queued = [](const fs::path& csv, const std::string& field) {
     const std::string text = docsift::testing::file_bytes(csv);
     int n = 0;
-    for (std::size_t at = text.find("," + field + ","); at != std::string::npos; at = text.find("," + field + ",", at + 1)) ++n;
+    for (std::size_t at = text.find("," + field + ","); at != std::string::npos;
+         at = text.find("," + field + ",", at + 1))
+      ++n;
     return n;
   };
   for (const char* field : {"TOTAL", "INVOICE_DATE", "SUPPLIER"}) {
@@ -121,12 +137,14 @@ TEST_CASE("review.threshold given alone is every field's, the fitted TOTAL, INVO
   }
   const std::string text = docsift::testing::file_bytes(dir / "zero" / "review.csv");
   CHECK(std::count(text.begin(), text.end(), '\n') == 1);  // the header alone: every value accepted
-  const auto eval = run_docsift("eval " + shell_quote((dir / "shipped" / "results.jsonl").string()) + " " +
-                                shell_quote((kSource / "samples" / "ground_truth.csv").string()) + " --threshold 1");
+  const auto eval = run_docsift(
+      "eval " + shell_quote((dir / "shipped" / "results.jsonl").string()) + " " +
+      shell_quote((kSource / "samples" / "ground_truth.csv").string()) + " --threshold 1");
   CHECK_MESSAGE(eval.exit_code == 0, eval.err);
   // eval's --threshold 1 is the same review.threshold: TOTAL's row queues its values too.
   const std::size_t total_row = eval.out.rfind("\nTOTAL ");
   REQUIRE(total_row != std::string::npos);
-  const std::string row = eval.out.substr(total_row + 1, eval.out.find('\n', total_row + 1) - total_row - 1);
+  const std::string row =
+      eval.out.substr(total_row + 1, eval.out.find('\n', total_row + 1) - total_row - 1);
   CHECK_MESSAGE(row.find("1.0000") != std::string::npos, row);
 }

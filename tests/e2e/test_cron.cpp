@@ -61,7 +61,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 std::map<std::string, std::string> csv_rows(const fs::path& csv) {
   std::map<std::string, std::string> rows;
   const auto lines = lines_of(file_bytes(csv));
-  for (std::size_t i = 1; i < lines.size(); ++i) rows[lines[i].substr(0, lines[i].find(','))] = lines[i];
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    rows[lines[i].substr(0, lines[i].find(','))] = lines[i];
   return rows;
 }
 
@@ -83,7 +84,8 @@ std::string readme_cron_line() {
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -95,7 +97,8 @@ std::string cron_command(const fs::path& dir) {
   line = replace_all(line, "/opt/docsift/bin/docsift", DOCSIFT_BIN);
   line = replace_all(line, "/srv/scans/inbox", (dir / "inbox").string());
   line = replace_all(line, "/srv/scans/results", (dir / "results").string());
-  line = replace_all(line, "/var/lib/node_exporter/textfile/docsift.prom", (dir / "docsift.prom").string());
+  line = replace_all(line, "/var/lib/node_exporter/textfile/docsift.prom",
+                     (dir / "docsift.prom").string());
   line = replace_all(line, "/var/log/docsift.log", (dir / "docsift.log").string());
   return line;
 }
@@ -103,13 +106,16 @@ std::string cron_command(const fs::path& dir) {
 // How many lines of `text` contain `needle`.
 std::size_t lines_with(const std::string& text, const std::string& needle) {
   std::size_t n = 0;
-  for (const std::string& line : lines_of(text)) n += line.find(needle) != std::string::npos ? 1 : 0;
+  for (const std::string& line : lines_of(text))
+    n += line.find(needle) != std::string::npos ? 1 : 0;
   return n;
 }
 
 // The prefix that runs a command as nobody when the tests run as root (root reads any file, so a
 // permission fault needs another user); "" otherwise. setpriv is util-linux's.
-std::string as_another_user() { return ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : ""; }
+std::string as_another_user() {
+  return ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+}
 
 // Whether a command started with as_another_user() did not run as that user: no setpriv, or no
 // right to change user (a container without CAP_SETUID).
@@ -121,9 +127,12 @@ const std::regex kRfc3339(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)");
 
 }  // namespace
 
-TEST_CASE("the README's cron line recovers from a broken file fixed between two nights: exit 0, the page in the CSV") {
+TEST_CASE(
+    "the README's cron line recovers from a broken file fixed between two nights: exit 0, the page "
+    "in the CSV") {
   TempDir dir;
-  const fs::path inbox = dir / "inbox", results = dir / "results", prom = dir / "docsift.prom", log = dir / "docsift.log";
+  const fs::path inbox = dir / "inbox", results = dir / "results", prom = dir / "docsift.prom",
+                 log = dir / "docsift.log";
   fs::create_directories(inbox);
   fs::copy_file(kSamples / "synthetic_invoice_001.png", inbox / "a.png");
   write_truncated_png(inbox / "broken.png");
@@ -144,7 +153,8 @@ TEST_CASE("the README's cron line recovers from a broken file fixed between two 
   CHECK(log1.find("PNG input buffer is incomplete") != std::string::npos);
   for (const std::string& l : lines_of(log1)) {
     CAPTURE(l);
-    CHECK(docsift::testing::log_body(l).starts_with("docsift: "));  // nothing a decoder printed by itself
+    CHECK(docsift::testing::log_body(l).starts_with(
+        "docsift: "));  // nothing a decoder printed by itself
   }
   CHECK(csv_rows(results / "predictions.csv").count("broken.png") == 0);
   auto m = metric_samples(prom);
@@ -152,7 +162,8 @@ TEST_CASE("the README's cron line recovers from a broken file fixed between two 
   CHECK(m["docsift_images{status=\"failed\"}"] == 1);
 
   // The file is restored; night 2 retries it by itself.
-  fs::copy_file(kSamples / "synthetic_invoice_003.png", inbox / "broken.png", fs::copy_options::overwrite_existing);
+  fs::copy_file(kSamples / "synthetic_invoice_003.png", inbox / "broken.png",
+                fs::copy_options::overwrite_existing);
   const auto night2 = run_shell(line);
   CHECK(night2.exit_code == 0);
   CHECK(csv_rows(results / "predictions.csv").count("broken.png") == 1);
@@ -181,7 +192,9 @@ TEST_CASE("the README's cron line recovers from a broken file fixed between two 
   for (const auto& r : merged_records) CHECK(r["status"] == "ok");
 }
 
-TEST_CASE("--resume redoes a file that changed under the same name, not one only touched, and --resume-by-name keeps it") {
+TEST_CASE(
+    "--resume redoes a file that changed under the same name, not one only touched, and "
+    "--resume-by-name keeps it") {
   TempDir dir;
   const fs::path inbox = dir / "inbox", out = dir / "out";
   fs::create_directories(inbox);
@@ -204,7 +217,8 @@ TEST_CASE("--resume redoes a file that changed under the same name, not one only
   CHECK(journal_lines(out / "results.jsonl").size() == 2);
 
   // Rewritten with another document: redone, with the reason in the log, and its old row replaced.
-  fs::copy_file(kSamples / "synthetic_invoice_002.png", inbox / "scan.png", fs::copy_options::overwrite_existing);
+  fs::copy_file(kSamples / "synthetic_invoice_002.png", inbox / "scan.png",
+                fs::copy_options::overwrite_existing);
   CHECK(run_docsift(run + " --resume-by-name").exit_code == 0);
   CHECK(journal_lines(out / "results.jsonl").size() == 2);  // by name: kept
   r = run_docsift(run);
@@ -221,11 +235,13 @@ TEST_CASE("--resume redoes a file that changed under the same name, not one only
   CHECK(summary["images"]["ok"] == 2);
 }
 
-TEST_CASE("an empty inbox exits 6 and says so, pages only in subfolders name -r, --allow-empty exits 0") {
+TEST_CASE(
+    "an empty inbox exits 6 and says so, pages only in subfolders name -r, --allow-empty exits 0") {
   TempDir dir;
   const fs::path inbox = dir / "inbox", prom = dir / "m.prom";
   fs::create_directories(inbox / "2026" / "11");
-  auto r = run_docsift("run " + q(inbox) + " --out " + q(dir / "out") + " --quiet --metrics " + q(prom));
+  auto r =
+      run_docsift("run " + q(inbox) + " --out " + q(dir / "out") + " --quiet --metrics " + q(prom));
   CHECK(r.exit_code == 6);
   CHECK(r.err.find("docsift: error: no pages found in " + inbox.string()) != std::string::npos);
   CHECK(metric_samples(prom)["docsift_run_exit_code"] == 6);
@@ -236,12 +252,17 @@ TEST_CASE("an empty inbox exits 6 and says so, pages only in subfolders name -r,
   fs::copy_file(kSamples / "synthetic_invoice_002.png", inbox / "2026" / "b.png");
   r = run_docsift("run " + q(inbox) + " --out " + q(dir / "out2") + " --quiet");
   CHECK(r.exit_code == 6);
-  CHECK(r.err.find("2 in subfolders, which are read only with -r (--recursive)") != std::string::npos);
-  CHECK(run_docsift("run " + q(inbox) + " -r --out " + q(dir / "out3") + " --quiet").exit_code == 0);
-  CHECK(run_docsift("run " + q(inbox) + " --allow-empty --out " + q(dir / "out4") + " --quiet").exit_code == 0);
+  CHECK(r.err.find("2 in subfolders, which are read only with -r (--recursive)") !=
+        std::string::npos);
+  CHECK(run_docsift("run " + q(inbox) + " -r --out " + q(dir / "out3") + " --quiet").exit_code ==
+        0);
+  CHECK(run_docsift("run " + q(inbox) + " --allow-empty --out " + q(dir / "out4") + " --quiet")
+            .exit_code == 0);
 }
 
-TEST_CASE("--log-format json: every stderr line is a JSON object with time, level and event, the errors included") {
+TEST_CASE(
+    "--log-format json: every stderr line is a JSON object with time, level and event, the errors "
+    "included") {
   TempDir dir;
   const fs::path inbox = dir / "inbox";
   fs::create_directories(inbox);
@@ -269,11 +290,12 @@ TEST_CASE("--log-format json: every stderr line is a JSON object with time, leve
     ++kinds[j["event"].get<std::string>()];
     if (j["event"] == "image" && j["file"] == "broken.png") {
       CHECK(j["level"] == "error");
-      CHECK(j["error"].get<std::string>().find("libpng error: PNG input buffer is incomplete") != std::string::npos);
+      CHECK(j["error"].get<std::string>().find("libpng error: PNG input buffer is incomplete") !=
+            std::string::npos);
     }
     if (j["event"] == "summary") CHECK(j["exit_code"] == 1);
   }
-  CHECK(kinds["engine"] == 1);   // the "no --model given" notice
+  CHECK(kinds["engine"] == 1);  // the "no --model given" notice
   CHECK(kinds["image"] == 2);
   CHECK(kinds["skipped"] == 1);  // the dangling link
   CHECK(kinds["summary"] == 1);  // the closing line
@@ -291,7 +313,8 @@ TEST_CASE("--log-format json: every stderr line is a JSON object with time, leve
 
 TEST_CASE("records, events and summary.json carry RFC 3339 UTC timestamps, in order") {
   TempDir dir;
-  const auto r = run_docsift("run " + q(kSamples) + " --limit 4 --out " + q(dir / "out") + " --quiet");
+  const auto r =
+      run_docsift("run " + q(kSamples) + " --limit 4 --out " + q(dir / "out") + " --quiet");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   std::string previous;
   for (const auto& record : journal_lines(dir / "out" / "results.jsonl")) {
@@ -303,7 +326,8 @@ TEST_CASE("records, events and summary.json carry RFC 3339 UTC timestamps, in or
     previous = finished;
   }
   const auto summary = docsift::testing::read_summary(dir / "out" / "summary.json");
-  CHECK(summary["started_at"].get<std::string>() <= journal_lines(dir / "out" / "results.jsonl")[0]["started_at"]);
+  CHECK(summary["started_at"].get<std::string>() <=
+        journal_lines(dir / "out" / "results.jsonl")[0]["started_at"]);
   CHECK(previous <= summary["finished_at"].get<std::string>());
   CHECK(summary["docsift_version"] == "0.1.0");
   CHECK(summary["inputs"] == nlohmann::json::array({kSamples.string()}));
@@ -315,26 +339,32 @@ TEST_CASE("the metrics file: exit code and last success, also written when the r
   const fs::path prom = dir / "m.prom";
   fs::create_directories(dir / "inbox");
   fs::copy_file(kSamples / "synthetic_invoice_001.png", dir / "inbox" / "a.png");
-  REQUIRE(run_docsift("run " + q(dir / "inbox") + " --out " + q(dir / "out") + " --quiet --metrics " + q(prom)).exit_code == 0);
+  REQUIRE(run_docsift("run " + q(dir / "inbox") + " --out " + q(dir / "out") +
+                      " --quiet --metrics " + q(prom))
+              .exit_code == 0);
   const auto good = metric_samples(prom);
   CHECK(good.at("docsift_run_exit_code") == 0);
   const double success = good.at("docsift_last_success_timestamp_seconds");
   CHECK(success > 1.7e9);
   // Cannot start: the journal is there and --resume is not given (exit 3); the file is written,
   // the last success kept from the file it replaces.
-  const auto r = run_docsift("run " + q(dir / "inbox") + " --out " + q(dir / "out") + " --quiet --metrics " + q(prom));
+  const auto r = run_docsift("run " + q(dir / "inbox") + " --out " + q(dir / "out") +
+                             " --quiet --metrics " + q(prom));
   CHECK(r.exit_code == 3);
   const auto failed = metric_samples(prom);
   CHECK(failed.at("docsift_run_exit_code") == 3);
   CHECK(failed.at("docsift_last_success_timestamp_seconds") == success);
   CHECK(failed.at("docsift_last_run_timestamp_seconds") >= success);
-  CHECK(failed.count("docsift_images{status=\"ok\"}") == 0);  // nothing is known of a run that did not start
+  CHECK(failed.count("docsift_images{status=\"ok\"}") ==
+        0);  // nothing is known of a run that did not start
   // A usage error after parsing (an input that is not there) writes it too.
   CHECK(run_docsift("run " + q(dir / "absent") + " --quiet --metrics " + q(prom)).exit_code == 2);
   CHECK(metric_samples(prom).at("docsift_run_exit_code") == 2);
 }
 
-TEST_CASE("typos get one line with the nearest command or option, ranges read as written, ignored options are said") {
+TEST_CASE(
+    "typos get one line with the nearest command or option, ranges read as written, ignored "
+    "options are said") {
   const auto one_line = [](const std::string& err) { return docsift::testing::one_log_line(err); };
   auto r = run_docsift("rnu samples/");
   CHECK(r.exit_code == 2);
@@ -352,12 +382,16 @@ TEST_CASE("typos get one line with the nearest command or option, ranges read as
   CHECK(r.exit_code == 2);
   CHECK(one_line(r.err));
   TempDir dir;
-  r = run_docsift("run " + q(kSamples / "synthetic_invoice_001.png") + " --device cuda --out " + q(dir / "out"));
+  r = run_docsift("run " + q(kSamples / "synthetic_invoice_001.png") + " --device cuda --out " +
+                  q(dir / "out"));
   CHECK(r.exit_code == 0);
-  CHECK(r.err.find("docsift: warning: --device cuda is ignored: the OCR engine runs on the CPU") != std::string::npos);
+  CHECK(r.err.find("docsift: warning: --device cuda is ignored: the OCR engine runs on the CPU") !=
+        std::string::npos);
 }
 
-TEST_CASE("inputs as people give them: folders and files mixed, --files-from - and -0, one identity each") {
+TEST_CASE(
+    "inputs as people give them: folders and files mixed, --files-from - and -0, one identity "
+    "each") {
   TempDir dir;
   const fs::path inbox = dir / "inbox", extra = dir / "extra";
   fs::create_directories(inbox);
@@ -367,13 +401,15 @@ TEST_CASE("inputs as people give them: folders and files mixed, --files-from - a
   fs::copy_file(kSamples / "synthetic_invoice_004.png", extra / "a.png");
 
   // A folder and a file: the folder's pages by their path in it, the file by its path as given.
-  auto r = run_shell("cd " + q(dir.path()) + " && " + DOCSIFT_BIN + " run inbox ./extra/b.png --out out --quiet");
+  auto r = run_shell("cd " + q(dir.path()) + " && " + DOCSIFT_BIN +
+                     " run inbox ./extra/b.png --out out --quiet");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   std::vector<std::string> files;
   for (const auto& rec : journal_lines(dir / "out" / "results.jsonl")) files.push_back(rec["file"]);
   CHECK(files == std::vector<std::string>{"a.png", "extra/b.png"});
   // Again with --resume: the same identities, nothing redone.
-  r = run_shell("cd " + q(dir.path()) + " && " + DOCSIFT_BIN + " run inbox extra/b.png --out out --resume");
+  r = run_shell("cd " + q(dir.path()) + " && " + DOCSIFT_BIN +
+                " run inbox extra/b.png --out out --resume");
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("0 processed (0 ok, 0 failed), 2 already done") != std::string::npos);
 
@@ -383,12 +419,14 @@ TEST_CASE("inputs as people give them: folders and files mixed, --files-from - a
   CHECK(r.err.find("would both be \"a.png\" in the journal") != std::string::npos);
 
   // --files-from -: one path a line; a listed path that is gone is skipped and said.
-  r = run_shell("cd " + q(dir.path()) + " && printf 'inbox/a.png\\nextra/b.png\\n\\nextra/gone.png\\n' | " + DOCSIFT_BIN +
+  r = run_shell("cd " + q(dir.path()) +
+                " && printf 'inbox/a.png\\nextra/b.png\\n\\nextra/gone.png\\n' | " + DOCSIFT_BIN +
                 " run --files-from - --out listed --quiet");
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.err.find("skipped extra/gone.png: not there") != std::string::npos);
   files.clear();
-  for (const auto& rec : journal_lines(dir / "listed" / "results.jsonl")) files.push_back(rec["file"]);
+  for (const auto& rec : journal_lines(dir / "listed" / "results.jsonl"))
+    files.push_back(rec["file"]);
   CHECK(files == std::vector<std::string>{"extra/b.png", "inbox/a.png"});
   // -0: NUL-separated, as find -print0 writes.
   r = run_shell("cd " + q(dir.path()) + " && find extra -name '*.png' -print0 | " + DOCSIFT_BIN +
@@ -397,9 +435,12 @@ TEST_CASE("inputs as people give them: folders and files mixed, --files-from - a
   CHECK(journal_lines(dir / "nul" / "results.jsonl").size() == 2);
 }
 
-TEST_CASE("the README's cron line over three nights: a failed page deleted is gone once, then history, and the counts add up") {
+TEST_CASE(
+    "the README's cron line over three nights: a failed page deleted is gone once, then history, "
+    "and the counts add up") {
   TempDir dir;
-  const fs::path inbox = dir / "inbox", results = dir / "results", prom = dir / "docsift.prom", log = dir / "docsift.log";
+  const fs::path inbox = dir / "inbox", results = dir / "results", prom = dir / "docsift.prom",
+                 log = dir / "docsift.log";
   fs::create_directories(inbox);
   fs::copy_file(kSamples / "synthetic_invoice_001.png", inbox / "a.png");
   write_truncated_png(inbox / "broken.png");
@@ -427,11 +468,13 @@ TEST_CASE("the README's cron line over three nights: a failed page deleted is go
   CHECK(m.at("docsift_run_exit_code") == 0);
   CHECK(m.at("docsift_images{status=\"failed\"}") == 0);
   CHECK(m.at("docsift_run_gone_images") == 1);
-  CHECK(m.at("docsift_last_success_timestamp_seconds") == m.at("docsift_last_run_timestamp_seconds"));
+  CHECK(m.at("docsift_last_success_timestamp_seconds") ==
+        m.at("docsift_last_run_timestamp_seconds"));
   // The lines a night appended to the log.
   const auto night_lines = [&log](std::size_t from) {
     const std::vector<std::string> all = lines_of(file_bytes(log));
-    return std::vector<std::string>(all.begin() + static_cast<std::ptrdiff_t>(std::min(from, all.size())), all.end());
+    return std::vector<std::string>(
+        all.begin() + static_cast<std::ptrdiff_t>(std::min(from, all.size())), all.end());
   };
   std::size_t gone_lines = 0;
   for (const std::string& l : night_lines(log_lines)) {
@@ -482,7 +525,9 @@ TEST_CASE("the README's cron line over three nights: a failed page deleted is go
   CHECK(csv_rows(results / "predictions.csv").count("broken.png") == 1);
 }
 
-TEST_CASE("a failed page in a subfolder that can no longer be read is not gone: it stays failed, and the run exits 1") {
+TEST_CASE(
+    "a failed page in a subfolder that can no longer be read is not gone: it stays failed, and the "
+    "run exits 1") {
   TempDir dir;
   fs::permissions(dir.path(), fs::perms::all);  // nobody must reach the folders below
   const fs::path inbox = dir / "inbox", out = dir / "out";
@@ -491,15 +536,17 @@ TEST_CASE("a failed page in a subfolder that can no longer be read is not gone: 
   fs::permissions(out, fs::perms::all);
   fs::copy_file(kSamples / "synthetic_invoice_001.png", inbox / "a.png");
   write_truncated_png(inbox / "priv" / "broken.png");
-  const std::string run = as_another_user() + DOCSIFT_BIN + " run " + q(inbox) + " -r --out " + q(out / "results") +
-                          " --resume --retry-failed --quiet";
+  const std::string run = as_another_user() + DOCSIFT_BIN + " run " + q(inbox) + " -r --out " +
+                          q(out / "results") + " --resume --retry-failed --quiet";
   const auto night1 = run_shell(run);
-  if (another_user_unavailable(night1)) DOCSIFT_SKIP("cannot run docsift as another user here: " << night1.err.substr(0, 200));
+  if (another_user_unavailable(night1))
+    DOCSIFT_SKIP("cannot run docsift as another user here: " << night1.err.substr(0, 200));
   REQUIRE(night1.exit_code == 1);
   fs::permissions(inbox / "priv", fs::perms::none);
   const auto night2 = run_shell(run);
   CHECK(night2.exit_code == 1);
-  CHECK(night2.err.find("error: skipped priv/: cannot read this folder: Permission denied") != std::string::npos);
+  CHECK(night2.err.find("error: skipped priv/: cannot read this folder: Permission denied") !=
+        std::string::npos);
   CHECK(night2.err.find("gone") == std::string::npos);
   const auto summary = docsift::testing::read_summary(out / "results" / "summary.json");
   CHECK(summary["images"]["failed"] == 1);
@@ -507,7 +554,9 @@ TEST_CASE("a failed page in a subfolder that can no longer be read is not gone: 
   fs::permissions(inbox / "priv", fs::perms::all);  // for TempDir's cleanup
 }
 
-TEST_CASE("an inbox that cannot be read exits 3 naming it and the error, never 6, never 0 with --allow-empty") {
+TEST_CASE(
+    "an inbox that cannot be read exits 3 naming it and the error, never 6, never 0 with "
+    "--allow-empty") {
   TempDir dir;
   fs::permissions(dir.path(), fs::perms::all);
   const fs::path inbox = dir / "inbox", prom = dir / "m.prom";
@@ -516,23 +565,25 @@ TEST_CASE("an inbox that cannot be read exits 3 naming it and the error, never 6
   fs::permissions(inbox, fs::perms::none);
   for (const std::string extra : {"", " --allow-empty"}) {
     CAPTURE(extra);
-    const auto r = run_shell(as_another_user() + DOCSIFT_BIN + " run " + q(inbox) + " --out " + q(dir / "out") +
-                             " --quiet --metrics " + q(prom) + extra);
+    const auto r = run_shell(as_another_user() + DOCSIFT_BIN + " run " + q(inbox) + " --out " +
+                             q(dir / "out") + " --quiet --metrics " + q(prom) + extra);
     if (another_user_unavailable(r)) {
       fs::permissions(inbox, fs::perms::all);
       DOCSIFT_SKIP("cannot run docsift as another user here: " << r.err.substr(0, 200));
     }
     CHECK(r.exit_code == 3);
     CHECK(docsift::testing::one_log_line(r.err));
-    CHECK(r.err.find("docsift: error: " + inbox.string() + ": cannot read this folder: Permission denied") !=
-          std::string::npos);
+    CHECK(r.err.find("docsift: error: " + inbox.string() +
+                     ": cannot read this folder: Permission denied") != std::string::npos);
     CHECK(r.err.find("no pages found") == std::string::npos);
     CHECK(metric_samples(prom).at("docsift_run_exit_code") == 3);
   }
   fs::permissions(inbox, fs::perms::all);
 }
 
-TEST_CASE("an unreadable subfolder under -r is a skipped entry with its reason, in the log and summary.json: exit 1") {
+TEST_CASE(
+    "an unreadable subfolder under -r is a skipped entry with its reason, in the log and "
+    "summary.json: exit 1") {
   TempDir dir;
   fs::permissions(dir.path(), fs::perms::all);
   const fs::path inbox = dir / "inbox", out = dir / "out", prom = dir / "m.prom";
@@ -543,25 +594,32 @@ TEST_CASE("an unreadable subfolder under -r is a skipped entry with its reason, 
   fs::copy_file(kSamples / "synthetic_invoice_002.png", inbox / "2026" / "b.png");
   fs::copy_file(kSamples / "synthetic_invoice_003.png", inbox / "2026" / "private" / "c.png");
   fs::permissions(inbox / "2026" / "private", fs::perms::none);
-  const auto r = run_shell(as_another_user() + DOCSIFT_BIN + " run " + q(inbox) + " -r --quiet --out " +
-                           q(out / "results") + " --metrics " + q(prom));
+  const auto r = run_shell(as_another_user() + DOCSIFT_BIN + " run " + q(inbox) +
+                           " -r --quiet --out " + q(out / "results") + " --metrics " + q(prom));
   fs::permissions(inbox / "2026" / "private", fs::perms::all);
-  if (another_user_unavailable(r)) DOCSIFT_SKIP("cannot run docsift as another user here: " << r.err.substr(0, 200));
+  if (another_user_unavailable(r))
+    DOCSIFT_SKIP("cannot run docsift as another user here: " << r.err.substr(0, 200));
   CHECK(r.exit_code == 1);
-  CHECK(lines_with(r.err, "docsift: error: skipped 2026/private/: cannot read this folder: Permission denied") == 1);
+  CHECK(lines_with(
+            r.err,
+            "docsift: error: skipped 2026/private/: cannot read this folder: Permission denied") ==
+        1);
   const auto summary = docsift::testing::read_summary(out / "results" / "summary.json");
   CHECK(summary["images"]["ok"] == 2);
   CHECK(summary["images"]["failed"] == 0);
   REQUIRE(summary["skipped_files"].size() == 1);
   CHECK(summary["skipped_files"][0]["file"] == "2026/private/");
   CHECK(summary["skipped_files"][0]["unreadable"] == true);
-  CHECK(summary["skipped_files"][0]["reason"].get<std::string>().find("Permission denied") != std::string::npos);
+  CHECK(summary["skipped_files"][0]["reason"].get<std::string>().find("Permission denied") !=
+        std::string::npos);
   const auto m = metric_samples(prom);
   CHECK(m.at("docsift_run_exit_code") == 1);
   CHECK(m.at("docsift_run_unreadable") == 1);
 }
 
-TEST_CASE("subfolders not read without -r are counted and named in one line with the -r hint, also when the top has pages") {
+TEST_CASE(
+    "subfolders not read without -r are counted and named in one line with the -r hint, also when "
+    "the top has pages") {
   TempDir dir;
   const fs::path inbox = dir / "inbox";
   fs::create_directories(inbox / "2026");
@@ -575,10 +633,13 @@ TEST_CASE("subfolders not read without -r are counted and named in one line with
   CHECK(r.err.find("docsift: warning: 2 subfolders not read: " + (inbox / "2026").string() + ", " +
                    (inbox / "late").string() + "; pass -r (--recursive)") != std::string::npos);
   CHECK(r.err.find(".archive") == std::string::npos);
-  CHECK(run_docsift("run " + q(inbox) + " -r --quiet --out " + q(dir / "out-r")).err.find("subfolders") == std::string::npos);
+  CHECK(run_docsift("run " + q(inbox) + " -r --quiet --out " + q(dir / "out-r"))
+            .err.find("subfolders") == std::string::npos);
 }
 
-TEST_CASE("a run whose summary.json cannot be written after its pages exits 5, not 3, and --resume then writes it") {
+TEST_CASE(
+    "a run whose summary.json cannot be written after its pages exits 5, not 3, and --resume then "
+    "writes it") {
   TempDir dir;
   const fs::path inbox = dir / "inbox", out = dir / "out", prom = dir / "m.prom";
   fs::create_directories(inbox);
@@ -590,10 +651,13 @@ TEST_CASE("a run whose summary.json cannot be written after its pages exits 5, n
   // disk that fills at the end of the run.
   std::string inputs;
   for (int i = 0; i < 500; ++i) inputs.append(" ").append(q(inbox));
-  const std::string run = "run" + inputs + " --out " + q(out) + " --resume --quiet --metrics " + q(prom);
+  const std::string run =
+      "run" + inputs + " --out " + q(out) + " --resume --quiet --metrics " + q(prom);
   const auto r = run_docsift(run, "ulimit -f 24;");
   CHECK(r.exit_code == 5);
-  CHECK(lines_with(r.err, "summary.json.tmp: cannot write: File too large; every page is journaled in") == 1);
+  CHECK(lines_with(r.err,
+                   "summary.json.tmp: cannot write: File too large; every page is journaled in") ==
+        1);
   CHECK(r.err.find("plus --resume to write it") != std::string::npos);
   CHECK(journal_lines(out / "results.jsonl").size() == 2);
   CHECK_FALSE(fs::exists(out / "summary.json"));
@@ -615,32 +679,40 @@ TEST_CASE("a metrics file that cannot be written is said, and never changes the 
   const fs::path prom = dir / "no-such-folder" / "m.prom";
   fs::create_directories(dir / "inbox");
   fs::copy_file(kSamples / "synthetic_invoice_001.png", dir / "inbox" / "a.png");
-  auto r = run_docsift("run " + q(dir / "inbox") + " --out " + q(dir / "out") + " --quiet --metrics " + q(prom));
+  auto r = run_docsift("run " + q(dir / "inbox") + " --out " + q(dir / "out") +
+                       " --quiet --metrics " + q(prom));
   CHECK(r.exit_code == 0);
   CHECK(lines_with(r.err, "docsift: error: " + prom.string() + ".tmp: cannot create") == 1);
   CHECK(r.err.find("(the exit code stays 0)") != std::string::npos);
   // A run that cannot start keeps its own code (3: a journal is there, --resume not given) too.
-  r = run_docsift("run " + q(dir / "inbox") + " --out " + q(dir / "out") + " --quiet --metrics " + q(prom));
+  r = run_docsift("run " + q(dir / "inbox") + " --out " + q(dir / "out") + " --quiet --metrics " +
+                  q(prom));
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("(the exit code stays 3)") != std::string::npos);
 }
 
-TEST_CASE("a carried-over last success that is not a time (1e999, nan, negative, future, junk) is dropped with a warning") {
+TEST_CASE(
+    "a carried-over last success that is not a time (1e999, nan, negative, future, junk) is "
+    "dropped with a warning") {
   TempDir dir;
   const fs::path prom = dir / "m.prom";
   // A run that cannot start (an input that is not there, exit 2) carries the last success over.
   const std::string run = "run " + q(dir / "absent") + " --quiet --metrics " + q(prom);
   for (const std::string value : {"1e999", "nan", "+Inf", "-5", "4102444800", "12abc"}) {
     CAPTURE(value);
-    docsift::testing::write_text(prom, "# TYPE docsift_last_success_timestamp_seconds gauge\n"
-                                       "docsift_last_success_timestamp_seconds " + value + "\n");
+    docsift::testing::write_text(prom,
+                                 "# TYPE docsift_last_success_timestamp_seconds gauge\n"
+                                 "docsift_last_success_timestamp_seconds " +
+                                     value + "\n");
     const auto r = run_docsift(run);
     CHECK(r.exit_code == 2);
-    CHECK(lines_with(r.err, "docsift: warning: " + prom.string() + ": its docsift_last_success_timestamp_seconds \"" +
-                                value + "\" is ") == 1);
+    CHECK(lines_with(r.err, "docsift: warning: " + prom.string() +
+                                ": its docsift_last_success_timestamp_seconds \"" + value +
+                                "\" is ") == 1);
     const auto m = metric_samples(prom);
     CHECK(m.at("docsift_run_exit_code") == 2);
-    CHECK(m.at("docsift_last_success_timestamp_seconds") == 0);  // "no success known": the alert fires
+    CHECK(m.at("docsift_last_success_timestamp_seconds") ==
+          0);  // "no success known": the alert fires
   }
   // A valid time is kept, to the digit.
   docsift::testing::write_text(prom, "docsift_last_success_timestamp_seconds 1795000000.25\n");
@@ -649,12 +721,15 @@ TEST_CASE("a carried-over last success that is not a time (1e999, nan, negative,
   CHECK(metric_samples(prom).at("docsift_last_success_timestamp_seconds") == 1795000000.25);
 }
 
-TEST_CASE("a lock file docsift did not write (\"99999999999999999999999 run\") is named: taken exits 3, stale is taken over") {
+TEST_CASE(
+    "a lock file docsift did not write (\"99999999999999999999999 run\") is named: taken exits 3, "
+    "stale is taken over") {
   TempDir dir;
   const fs::path out = dir / "out", lock = out / ".docsift.lock";
   fs::create_directories(out);
   docsift::testing::write_text(lock, "99999999999999999999999 run");
-  const std::string run = "run " + q(kSamples / "synthetic_invoice_001.png") + " --quiet --out " + q(out);
+  const std::string run =
+      "run " + q(kSamples / "synthetic_invoice_001.png") + " --quiet --out " + q(out);
   {
     // Held (flock, as docsift takes it) by this process: another one holds the lock.
     const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
@@ -665,8 +740,8 @@ TEST_CASE("a lock file docsift did not write (\"99999999999999999999999 run\") i
     CHECK(r.exit_code == 3);
     CHECK(docsift::testing::one_log_line(r.err));
     CHECK(r.err.find("docsift: error: " + lock.string() +
-                     ": locked by a process the file does not name: it holds \"99999999999999999999999 run\"") !=
-          std::string::npos);
+                     ": locked by a process the file does not name: it holds "
+                     "\"99999999999999999999999 run\"") != std::string::npos);
     CHECK(r.err.find("fuser -v " + lock.string()) != std::string::npos);
     CHECK(r.err.find("stol") == std::string::npos);
     CHECK_FALSE(fs::exists(out / "results.jsonl"));
@@ -674,12 +749,15 @@ TEST_CASE("a lock file docsift did not write (\"99999999999999999999999 run\") i
   // Nobody holds it: stale, taken over with a line that says so, and the run goes on.
   const auto r = run_docsift(run);
   CHECK(r.exit_code == 0);
-  CHECK(lines_with(r.err, "docsift: warning: " + lock.string() + ": held \"99999999999999999999999 run\"") == 1);
+  CHECK(lines_with(r.err, "docsift: warning: " + lock.string() +
+                              ": held \"99999999999999999999999 run\"") == 1);
   CHECK(r.err.find("stale, so taken over") != std::string::npos);
   CHECK(journal_lines(out / "results.jsonl").size() == 1);
 }
 
-TEST_CASE("every text log line starts with its RFC 3339 UTC time, parse errors included, and --quiet keeps 'reading again'") {
+TEST_CASE(
+    "every text log line starts with its RFC 3339 UTC time, parse errors included, and --quiet "
+    "keeps 'reading again'") {
   TempDir dir;
   const fs::path inbox = dir / "inbox";
   fs::create_directories(inbox);
@@ -704,7 +782,8 @@ TEST_CASE("every text log line starts with its RFC 3339 UTC time, parse errors i
   CHECK(std::regex_match(typo.err.substr(0, typo.err.size() - 1), line_shape));
 
   // The file changes under its name: the line that says it is read again shows under --quiet.
-  fs::copy_file(kSamples / "synthetic_invoice_002.png", inbox / "scan.png", fs::copy_options::overwrite_existing);
+  fs::copy_file(kSamples / "synthetic_invoice_002.png", inbox / "scan.png",
+                fs::copy_options::overwrite_existing);
   r = run_docsift(run + " --quiet");
   CHECK(r.exit_code == 1);
   CHECK(lines_with(r.err, "docsift: reading scan.png again: changed since its record: size") == 1);

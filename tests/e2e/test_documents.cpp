@@ -29,7 +29,8 @@ const fs::path kPages = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/pages";
 void read_pdfs(const TempDir& dir, const std::string& out, const std::string& extra = "") {
   if (!fs::exists(dir / "in")) {
     fs::create_directories(dir / "in");
-    for (const char* name : {"text_invoice.pdf", "text_invoice_2p.pdf"}) fs::copy_file(kPages / name, dir / "in" / name);
+    for (const char* name : {"text_invoice.pdf", "text_invoice_2p.pdf"})
+      fs::copy_file(kPages / name, dir / "in" / name);
   }
   const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
                              shell_quote((dir / out).string()) + " --quiet " + extra);
@@ -38,12 +39,16 @@ void read_pdfs(const TempDir& dir, const std::string& out, const std::string& ex
 
 }  // namespace
 
-TEST_CASE("a born-digital PDF: its text layer reads what its rendered page reads, each party from its own column") {
+TEST_CASE(
+    "a born-digital PDF: its text layer reads what its rendered page reads, each party from its "
+    "own column") {
   TempDir dir;
   read_pdfs(dir, "layer");
   read_pdfs(dir, "pixels", "--set ocr.pdf_text=false");
-  for (const auto& rec : journal_lines(dir / "layer/results.jsonl")) CHECK(rec["text_source"] == "pdf");
-  for (const auto& rec : journal_lines(dir / "pixels/results.jsonl")) CHECK(rec["text_source"] == "ocr");
+  for (const auto& rec : journal_lines(dir / "layer/results.jsonl"))
+    CHECK(rec["text_source"] == "pdf");
+  for (const auto& rec : journal_lines(dir / "pixels/results.jsonl"))
+    CHECK(rec["text_source"] == "ocr");
 
   const auto layer = read_ground_truth(dir / "layer/predictions.csv");
   const auto pixels = read_ground_truth(dir / "pixels/predictions.csv");
@@ -56,25 +61,35 @@ TEST_CASE("a born-digital PDF: its text layer reads what its rendered page reads
       CHECK(value == pixels.at(page).at(field));
     }
   }
-  // "From" (the seller's address and phone) printed beside "Bill To" (the payer's): one block of two
-  // columns, each read as its party's.
+  // "From" (the seller's address and phone) printed beside "Bill To" (the payer's): one block of
+  // two columns, each read as its party's.
   const auto& page = layer.at("text_invoice.pdf");
-  const std::map<std::string, std::string> printed{
-      {"SUPPLIER", "Northwind Traders Pty Ltd"}, {"ABN", "51 698 247 535"},    {"PAYER_NAME", "Harbour Cafe"},
-      {"PAYER_ADDRESS", "15 Pier Road"},         {"PAYER_PHONE", "(02) 9977 4321"}, {"BUSINESS_ADDRESS", "220 King Street"},
-      {"BUSINESS_PHONE", "(02) 9557 1234"},      {"INVOICE_DATE", "14/03/2025"},    {"DUE_DATE", "13/04/2025"},
-      {"SUBTOTAL", "$507.50"},                   {"GST", "$50.75"},                 {"TOTAL", "$558.25"}};
+  const std::map<std::string, std::string> printed{{"SUPPLIER", "Northwind Traders Pty Ltd"},
+                                                   {"ABN", "51 698 247 535"},
+                                                   {"PAYER_NAME", "Harbour Cafe"},
+                                                   {"PAYER_ADDRESS", "15 Pier Road"},
+                                                   {"PAYER_PHONE", "(02) 9977 4321"},
+                                                   {"BUSINESS_ADDRESS", "220 King Street"},
+                                                   {"BUSINESS_PHONE", "(02) 9557 1234"},
+                                                   {"INVOICE_DATE", "14/03/2025"},
+                                                   {"DUE_DATE", "13/04/2025"},
+                                                   {"SUBTOTAL", "$507.50"},
+                                                   {"GST", "$50.75"},
+                                                   {"TOTAL", "$558.25"}};
   for (const auto& [field, value] : printed) {
     CAPTURE(field);
     CHECK(page.at(field) == value);
   }
 }
 
-TEST_CASE("a document of several pages: one row of documents.csv, as its one-page twin reads, after a resume and a merge too") {
+TEST_CASE(
+    "a document of several pages: one row of documents.csv, as its one-page twin reads, after a "
+    "resume and a merge too") {
   TempDir dir;
   read_pdfs(dir, "out");
   const auto pages = read_ground_truth(dir / "out/predictions.csv");
-  CHECK(pages.at("text_invoice_2p.pdf#page=1").at("TOTAL") != "$558.25");  // page 1 alone has no total of its own
+  CHECK(pages.at("text_invoice_2p.pdf#page=1").at("TOTAL") !=
+        "$558.25");  // page 1 alone has no total of its own
   CHECK(pages.at("text_invoice_2p.pdf#page=2").at("INVOICE_DATE") == "N/A");
 
   const auto documents = read_ground_truth(dir / "out/documents.csv");
@@ -83,13 +98,16 @@ TEST_CASE("a document of several pages: one row of documents.csv, as its one-pag
   const auto& two = documents.at("text_invoice_2p.pdf");
   for (const auto& [field, value] : one) {
     CAPTURE(field);
-    CHECK(two.at(field) == value);  // the date and parties from page 1, the sums from page 2, the items from both
+    CHECK(two.at(field) ==
+          value);  // the date and parties from page 1, the sums from page 2, the items from both
   }
   CHECK(two.at("TOTAL") == "$558.25");
   // The table's unit prices (its Amount column holds the line totals), its items over both pages.
   CHECK(two.at("PRICES") == "$38.50 | $24.95 | $61.20 | $12.40 | $29.00");
   CHECK(two.at("QUANTITIES") == "4 | 2 | 3 | 5 | 2");
-  CHECK(two.at("DESCRIPTIONS") == "Espresso beans 1 kg | Milk frother jug | Paper cups x1000 | Cleaning tablets | Barista apron");
+  CHECK(two.at("DESCRIPTIONS") ==
+        "Espresso beans 1 kg | Milk frother jug | Paper cups x1000 | Cleaning tablets | Barista "
+        "apron");
   for (const auto& rec : journal_lines(dir / "out/results.jsonl")) {
     const std::string file = rec["file"];
     CAPTURE(file);
@@ -99,10 +117,13 @@ TEST_CASE("a document of several pages: one row of documents.csv, as its one-pag
   // line_items.csv: a row per item of each page, its cells as its columns print them.
   const auto items = docsift::io::read_csv(dir / "out/line_items.csv");
   REQUIRE(items.rows.size() == 5 + 3 + 2);
-  CHECK(items.header == std::vector<std::string>{"image_file", "row", "description", "quantity", "unit_price", "amount", "date",
-                                                 "debit", "credit", "balance", "x", "y", "width", "height"});
-  CHECK(items.rows[0] == std::vector<std::string>{"text_invoice.pdf", "1", "Espresso beans 1 kg", "4", "$38.50", "$154.00", "", "", "",
-                                                   "", items.rows[0][10], items.rows[0][11], items.rows[0][12], items.rows[0][13]});
+  CHECK(items.header == std::vector<std::string>{"image_file", "row", "description", "quantity",
+                                                 "unit_price", "amount", "date", "debit", "credit",
+                                                 "balance", "x", "y", "width", "height"});
+  CHECK(items.rows[0] == std::vector<std::string>{"text_invoice.pdf", "1", "Espresso beans 1 kg",
+                                                  "4", "$38.50", "$154.00", "", "", "", "",
+                                                  items.rows[0][10], items.rows[0][11],
+                                                  items.rows[0][12], items.rows[0][13]});
   CHECK(std::stoi(items.rows[0][12]) > 0);
   CHECK(items.rows[8][0] == "text_invoice_2p.pdf#page=2");
   CHECK(items.rows[8][1] == "1");
@@ -110,8 +131,9 @@ TEST_CASE("a document of several pages: one row of documents.csv, as its one-pag
 
   // The tables rebuilt from the journal (--resume) and a merged folder give the same documents.csv.
   const std::string before = file_bytes(dir / "out/documents.csv");
-  const auto resumed = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
-                                   shell_quote((dir / "out").string()) + " --resume --quiet");
+  const auto resumed =
+      run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                  shell_quote((dir / "out").string()) + " --resume --quiet");
   CHECK_MESSAGE(resumed.exit_code == 0, resumed.err);
   CHECK(file_bytes(dir / "out/documents.csv") == before);
   const std::string items_before = file_bytes(dir / "out/line_items.csv");

@@ -76,8 +76,11 @@ HandMade hand_made() {
       confidence[field] = nlohmann::json::parse(conf);
       confidence_line += "," + conf;
     }
-    const nlohmann::json record = {{"file", (kSamples / row[0]).string()}, {"status", "ok"}, {"fields", fields},
-                                   {"confidence", confidence}, {"timings_s", {{"total", 0.1}}}};
+    const nlohmann::json record = {{"file", (kSamples / row[0]).string()},
+                                   {"status", "ok"},
+                                   {"fields", fields},
+                                   {"confidence", confidence},
+                                   {"timings_s", {{"total", 0.1}}}};
     out.journal += record.dump() + "\n";
     out.predictions_csv += values_line + "\n";
     out.confidence_csv += confidence_line + "\n";
@@ -108,13 +111,16 @@ std::map<std::string, int> review_counts(const fs::path& journal) {
 
 }  // namespace
 
-TEST_CASE("eval: a journal's confidences give the risk-coverage table, ECE, the review figures and a fitted threshold") {
+TEST_CASE(
+    "eval: a journal's confidences give the risk-coverage table, ECE, the review figures and a "
+    "fitted threshold") {
   TempDir dir;
   const HandMade made = hand_made();
   REQUIRE(made.totals == 14);
   write_text(dir / "results.jsonl", made.journal);
-  const auto r = run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --target-accuracy 0.99 --write-thresholds " +
-                             q(dir / "t.yaml") + " --report " + q(dir / "e.json") + " --report " + q(dir / "e.md"));
+  const auto r = run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) +
+                             " --target-accuracy 0.99 --write-thresholds " + q(dir / "t.yaml") +
+                             " --report " + q(dir / "e.json") + " --report " + q(dir / "e.md"));
   REQUIRE(r.exit_code == 0);
   // The table: TOTAL's 14 values, 2 wrong; with a target, the figures at the fitted threshold
   // (0.68): 6 values under it, both wrong ones among them.
@@ -126,7 +132,8 @@ TEST_CASE("eval: a journal's confidences give the risk-coverage table, ECE, the 
   const auto& total = c["fields"]["TOTAL"];
   CHECK(total["values"] == 14);
   CHECK(total["correct"] == 12);
-  // AURC by hand: risk 0 down to 0.68 (coverage 8/14), 1/9, 1/10 … 1/13 from 0.65 to 0.53, 2/14 at 0.50.
+  // AURC by hand: risk 0 down to 0.68 (coverage 8/14), 1/9, 1/10 … 1/13 from 0.65 to 0.53, 2/14 at
+  // 0.50.
   double aurc = 0;
   for (int accepted = 9; accepted <= 13; ++accepted) aurc += (1.0 / 14) * (1.0 / accepted);
   aurc += (1.0 / 14) * (2.0 / 14);
@@ -142,10 +149,11 @@ TEST_CASE("eval: a journal's confidences give the risk-coverage table, ECE, the 
   // Without a target, the config's shipped review threshold for TOTAL is in force: Tesseract's
   // (0.94), as these confidences are, or the second recognizer's where the build reads with it by
   // default (0.945): all 14 under either.
-  const auto plain = run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --set ocr.recognizer=tesseract");
+  const auto plain = run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) +
+                                 " --set ocr.recognizer=tesseract");
   REQUIRE(plain.exit_code == 0);
-  CHECK(plain.out.find("\nTOTAL                    14      0.857     0.043  0.162  0.9400     14      2      2 of 2") !=
-        std::string::npos);
+  CHECK(plain.out.find("\nTOTAL                    14      0.857     0.043  0.162  0.9400     14   "
+                       "   2      2 of 2") != std::string::npos);
   // The fit: the lowest threshold with no wrong value above it, 0.68, keeping 8 of 14.
   CHECK(total["fit"]["threshold"] == 0.68);
   CHECK(total["fit"]["accepted"] == 8);
@@ -168,10 +176,12 @@ TEST_CASE("eval: a journal's confidences give the risk-coverage table, ECE, the 
   REQUIRE(shown.exit_code == 0);
   CHECK(shown.out.find("TOTAL: 0.68") != std::string::npos);
   // eval under that config: TOTAL's threshold is 0.68, 6 under it, both wrong values among them.
-  const auto again = run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --config " + q(dir / "t.yaml") +
-                                 " --report " + q(dir / "again.json"));
+  const auto again =
+      run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --config " +
+                  q(dir / "t.yaml") + " --report " + q(dir / "again.json"));
   REQUIRE(again.exit_code == 0);
-  const auto at = nlohmann::json::parse(file_bytes(dir / "again.json"))["confidence"]["fields"]["TOTAL"]["at_threshold"];
+  const auto at = nlohmann::json::parse(
+      file_bytes(dir / "again.json"))["confidence"]["fields"]["TOTAL"]["at_threshold"];
   CHECK(at["threshold"] == 0.68);
   CHECK(at["under"] == 6);
   CHECK(at["wrong_under"] == 2);
@@ -186,7 +196,8 @@ TEST_CASE("eval: a journal's confidences give the risk-coverage table, ECE, the 
   }
 }
 
-TEST_CASE("eval: confidence.csv beside predictions.csv, or --confidence, gives the journal's figures") {
+TEST_CASE(
+    "eval: confidence.csv beside predictions.csv, or --confidence, gives the journal's figures") {
   TempDir dir;
   const HandMade made = hand_made();
   write_text(dir / "results.jsonl", made.journal);
@@ -194,10 +205,13 @@ TEST_CASE("eval: confidence.csv beside predictions.csv, or --confidence, gives t
   write_text(dir / "run" / "predictions.csv", made.predictions_csv);
   write_text(dir / "run" / "confidence.csv", made.confidence_csv);
   write_text(dir / "other.csv", made.predictions_csv);
-  const auto from_journal = run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --report " + q(dir / "j.json"));
-  const auto beside = run_docsift("eval " + q(dir / "run" / "predictions.csv") + " " + q(kTruth) + " --report " + q(dir / "b.json"));
-  const auto given = run_docsift("eval " + q(dir / "other.csv") + " " + q(kTruth) + " --confidence " +
-                                 q(dir / "run" / "confidence.csv") + " --report " + q(dir / "g.json"));
+  const auto from_journal = run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) +
+                                        " --report " + q(dir / "j.json"));
+  const auto beside = run_docsift("eval " + q(dir / "run" / "predictions.csv") + " " + q(kTruth) +
+                                  " --report " + q(dir / "b.json"));
+  const auto given =
+      run_docsift("eval " + q(dir / "other.csv") + " " + q(kTruth) + " --confidence " +
+                  q(dir / "run" / "confidence.csv") + " --report " + q(dir / "g.json"));
   REQUIRE(from_journal.exit_code == 0);
   REQUIRE(beside.exit_code == 0);
   REQUIRE(given.exit_code == 0);
@@ -207,19 +221,24 @@ TEST_CASE("eval: confidence.csv beside predictions.csv, or --confidence, gives t
   CHECK(nlohmann::json::parse(file_bytes(dir / "g.json"))["confidence"] == j);
   // A CSV not named predictions.csv has no confidences unless given: no section, and a target
   // is refused (exit 2) with no report left behind.
-  const auto none = run_docsift("eval " + q(dir / "other.csv") + " " + q(kTruth) + " --report " + q(dir / "n.json"));
+  const auto none = run_docsift("eval " + q(dir / "other.csv") + " " + q(kTruth) + " --report " +
+                                q(dir / "n.json"));
   REQUIRE(none.exit_code == 0);
   CHECK(none.out.find("confidence:") == std::string::npos);
   CHECK_FALSE(nlohmann::json::parse(file_bytes(dir / "n.json")).contains("confidence"));
-  const auto refused = run_docsift("eval " + q(dir / "other.csv") + " " + q(kTruth) + " --target-accuracy 0.99 --report " +
-                                   q(dir / "n.json"));
+  const auto refused = run_docsift("eval " + q(dir / "other.csv") + " " + q(kTruth) +
+                                   " --target-accuracy 0.99 --report " + q(dir / "n.json"));
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("--target-accuracy") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "n.json"));
   // --write-thresholds without a target, and a bad --threshold, are usage errors.
-  CHECK(run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --write-thresholds " + q(dir / "t.yaml")).exit_code == 2);
-  CHECK(run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --threshold TOTAL=2").exit_code == 2);
-  CHECK(run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --threshold TOTL=0.5").exit_code == 2);
+  CHECK(run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --write-thresholds " +
+                    q(dir / "t.yaml"))
+            .exit_code == 2);
+  CHECK(run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --threshold TOTAL=2")
+            .exit_code == 2);
+  CHECK(run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) + " --threshold TOTL=0.5")
+            .exit_code == 2);
   // A confidence that is no probability is a malformed input (7).
   fs::create_directories(dir / "bad");
   write_text(dir / "bad" / "predictions.csv", made.predictions_csv);
@@ -232,7 +251,9 @@ TEST_CASE("eval: confidence.csv beside predictions.csv, or --confidence, gives t
 // What --write-thresholds promises: the thresholds eval fits, given to a run over the same pages,
 // make the review queue eval predicted, field by field (the journal's "review" lists and
 // summary.json).
-TEST_CASE("eval --target-accuracy --write-thresholds, then run --config: the review queue eval predicted") {
+TEST_CASE(
+    "eval --target-accuracy --write-thresholds, then run --config: the review queue eval "
+    "predicted") {
   TempDir dir;
   const auto first = run_docsift("run " + q(kSamples) + " --out " + q(dir / "r") + " --quiet");
   REQUIRE(first.exit_code == 0);
@@ -240,12 +261,14 @@ TEST_CASE("eval --target-accuracy --write-thresholds, then run --config: the rev
   for (const char* pred : {"results.jsonl", "predictions.csv"}) {
     CAPTURE(pred);
     const auto fit = run_docsift("eval " + q(dir / "r" / pred) + " " + q(kTruth) +
-                                 " --target-accuracy 0.99 --write-thresholds " + q(dir / "t.yaml") + " --report " +
-                                 q(dir / "e.json"));
+                                 " --target-accuracy 0.99 --write-thresholds " + q(dir / "t.yaml") +
+                                 " --report " + q(dir / "e.json"));
     REQUIRE(fit.exit_code == 0);
-    const auto predicted = nlohmann::json::parse(file_bytes(dir / "e.json"))["confidence"]["review"];
+    const auto predicted =
+        nlohmann::json::parse(file_bytes(dir / "e.json"))["confidence"]["review"];
     fs::remove_all(dir / "r2");
-    const auto second = run_docsift("run " + q(kSamples) + " --config " + q(dir / "t.yaml") + " --out " + q(dir / "r2") + " --quiet");
+    const auto second = run_docsift("run " + q(kSamples) + " --config " + q(dir / "t.yaml") +
+                                    " --out " + q(dir / "r2") + " --quiet");
     REQUIRE(second.exit_code == 0);
     auto counts = review_counts(dir / "r2" / "results.jsonl");
     int total = 0;

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "docsift/error.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/image_file.h"
 #include "docsift/io/image_header.h"
-#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/source.h"
 #include "support/cli_runner.h"
@@ -49,13 +49,15 @@ using docsift::testing::workers_for;
 namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
-const std::string kFast = docsift::testing::fast_run_options({.fields_file = true, .max_new_tokens = 8});
+const std::string kFast =
+    docsift::testing::fast_run_options({.fields_file = true, .max_new_tokens = 8});
 
 // Watches files for being opened (inotify IN_OPEN): a stat or readlink of a link's target does not
 // count, reading it does.
 class OpenWatch {
  public:
-  explicit OpenWatch(const std::vector<fs::path>& files) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+  explicit OpenWatch(const std::vector<fs::path>& files)
+      : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
     REQUIRE(fd_ >= 0);
     for (const fs::path& f : files) REQUIRE(::inotify_add_watch(fd_, f.c_str(), IN_OPEN) >= 0);
   }
@@ -107,7 +109,9 @@ std::string last_line(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("links out of the inbox (an image, a PDF, /etc/passwd) are listed, never opened, and --follow-links reads them") {
+TEST_CASE(
+    "links out of the inbox (an image, a PDF, /etc/passwd) are listed, never opened, and "
+    "--follow-links reads them") {
   TempDir dir;
   const fs::path inbox = dir / "inbox", secret = dir / "secret";
   fs::create_directories(inbox / "sub");
@@ -125,7 +129,8 @@ TEST_CASE("links out of the inbox (an image, a PDF, /etc/passwd) are listed, nev
   OpenWatch watch({secret / "payslip.png", secret / "contract.pdf"});
 
   const fs::path out = dir / "out";
-  const auto r = run_docsift("run " + shell_quote(inbox.string()) + " -r" + kFast + " --out " + shell_quote(out.string()));
+  const auto r = run_docsift("run " + shell_quote(inbox.string()) + " -r" + kFast + " --out " +
+                             shell_quote(out.string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);  // skipping a link is not a failure
   CHECK(watch.opens() == 0);
   CHECK(journal_files(out / "results.jsonl") == std::set<std::string>{"scan.png"});
@@ -138,39 +143,48 @@ TEST_CASE("links out of the inbox (an image, a PDF, /etc/passwd) are listed, nev
     CHECK(reason.find("--follow-links") != std::string::npos);
     CHECK(skipped.at(name)["unreadable"] == false);
   }
-  CHECK(skipped.at("alias.png")["reason"].get<std::string>().find("another name of scan.png") != std::string::npos);
-  CHECK(r.err.find("skipped x.png: a link to a file outside the folders given") != std::string::npos);
-  CHECK(last_line(r.err).find("4 links out of the inputs skipped (--follow-links reads them)") != std::string::npos);
+  CHECK(skipped.at("alias.png")["reason"].get<std::string>().find("another name of scan.png") !=
+        std::string::npos);
+  CHECK(r.err.find("skipped x.png: a link to a file outside the folders given") !=
+        std::string::npos);
+  CHECK(last_line(r.err).find("4 links out of the inputs skipped (--follow-links reads them)") !=
+        std::string::npos);
 
   // --files-from: the entries are read, a listed link under the same rule (its own folder is the
   // folder given); a link into the entry's own folder is read.
   const fs::path list = dir / "list.txt";
   fs::create_symlink("scan.png", inbox / "same-folder.png");
-  docsift::testing::write_text(list, (inbox / "x.png").string() + "\n" + (inbox / "same-folder.png").string() + "\n");
+  docsift::testing::write_text(
+      list, (inbox / "x.png").string() + "\n" + (inbox / "same-folder.png").string() + "\n");
   const fs::path listed = dir / "listed";
-  const auto l = run_docsift("run --files-from " + shell_quote(list.string()) + kFast + " --out " + shell_quote(listed.string()));
+  const auto l = run_docsift("run --files-from " + shell_quote(list.string()) + kFast + " --out " +
+                             shell_quote(listed.string()));
   REQUIRE_MESSAGE(l.exit_code == 0, l.err);
   CHECK(watch.opens() == 0);
-  CHECK(journal_files(listed / "results.jsonl") == std::set<std::string>{(inbox / "same-folder.png").string()});
+  CHECK(journal_files(listed / "results.jsonl") ==
+        std::set<std::string>{(inbox / "same-folder.png").string()});
   CHECK(skipped_by_file(read_summary(listed)).count((inbox / "x.png").string()) == 1);
 
   // Asked for: the image behind the link is read (and the watch sees it, so it would have above).
   const fs::path followed = dir / "followed";
-  const auto f = run_docsift("run " + shell_quote(inbox.string()) + kFast + " --follow-links --out " +
-                             shell_quote(followed.string()));
+  const auto f = run_docsift("run " + shell_quote(inbox.string()) + kFast +
+                             " --follow-links --out " + shell_quote(followed.string()));
   CHECK(watch.opens() > 0);
   const auto records = journal_lines(followed / "results.jsonl");
   bool read_x = false;
-  for (const auto& rec : records) read_x = read_x || (rec["file"] == "x.png" && rec["status"] == "ok");
+  for (const auto& rec : records)
+    read_x = read_x || (rec["file"] == "x.png" && rec["status"] == "ok");
   CHECK_MESSAGE(read_x, f.err);
   // The same through the config key.
   const fs::path keyed = dir / "keyed";
-  (void)run_docsift("run " + shell_quote(inbox.string()) + kFast + " --set input.follow_links=true --out " +
-                    shell_quote(keyed.string()));
+  (void)run_docsift("run " + shell_quote(inbox.string()) + kFast +
+                    " --set input.follow_links=true --out " + shell_quote(keyed.string()));
   CHECK(journal_files(keyed / "results.jsonl").count("x.png") == 1);
 }
 
-TEST_CASE("a link or a linked folder put at a file's name after the scan is not read, and no message says /proc") {
+TEST_CASE(
+    "a link or a linked folder put at a file's name after the scan is not read, and no message "
+    "says /proc") {
   TempDir dir;
   const fs::path inbox = dir / "inbox", secret = dir / "secret";
   fs::create_directories(inbox / "sub");
@@ -180,7 +194,8 @@ TEST_CASE("a link or a linked folder put at a file's name after the scan is not 
   fs::copy_file(kSource / "samples/synthetic_invoice_003.png", secret / "payslip.png");
   fs::copy_file(kSource / "samples/synthetic_invoice_003.png", secret / "a.png");
   // What the scan resolved each name to.
-  const fs::path scan_real = fs::canonical(inbox / "scan.png"), sub_real = fs::canonical(inbox / "sub" / "a.png");
+  const fs::path scan_real = fs::canonical(inbox / "scan.png"),
+                 sub_real = fs::canonical(inbox / "sub" / "a.png");
   const docsift::io::PageOptions options;
   // Unchanged: read, through the pinned opening.
   CHECK(docsift::io::page_count(inbox / "scan.png", options, scan_real) == 1);
@@ -193,7 +208,8 @@ TEST_CASE("a link or a linked folder put at a file's name after the scan is not 
   fs::rename(inbox / "sub", dir / "sub-was");
   fs::create_symlink(secret, inbox / "sub");
   OpenWatch watch({secret / "payslip.png", secret / "a.png"});
-  for (const auto& [name, real] : {std::pair{inbox / "scan.png", scan_real}, std::pair{inbox / "sub" / "a.png", sub_real}}) {
+  for (const auto& [name, real] :
+       {std::pair{inbox / "scan.png", scan_real}, std::pair{inbox / "sub" / "a.png", sub_real}}) {
     CAPTURE(name);
     const auto refused = [&](auto&& read) {
       try {
@@ -218,7 +234,8 @@ TEST_CASE("a link or a linked folder put at a file's name after the scan is not 
   // A damaged file read through the pinned opening is named by its own path in the message.
   docsift::testing::write_text(inbox / "broken.png", "\x89PNG\r\n\x1a\n and then nothing");
   try {
-    (void)docsift::image::read_page(inbox / "broken.png", 0, options, nullptr, fs::canonical(inbox / "broken.png"));
+    (void)docsift::image::read_page(inbox / "broken.png", 0, options, nullptr,
+                                    fs::canonical(inbox / "broken.png"));
     FAIL("read");
   } catch (const docsift::FileError& e) {
     const std::string what = e.what();
@@ -242,8 +259,9 @@ int workers_started(const std::string& log) {
 
 }  // namespace
 
-TEST_CASE("--isolate worker: SIGTERM or SIGHUP to the process group, worker first or supervisor first: exit 5, no "
-          "worker started after it, --resume completes") {
+TEST_CASE(
+    "--isolate worker: SIGTERM or SIGHUP to the process group, worker first or supervisor first: "
+    "exit 5, no worker started after it, --resume completes") {
   struct Case {
     int sig;
     const char* order;  // "worker", "supervisor": which gets it first; "group": killpg
@@ -256,10 +274,10 @@ TEST_CASE("--isolate worker: SIGTERM or SIGHUP to the process group, worker firs
     TempDir dir;
     const fs::path out = dir / "out", journal = out / "results.jsonl", log = dir / "log.txt";
     // Its own process group (setsid, which execs in place here), as a service or a login has.
-    const pid_t supervisor = start_shell("setsid " + std::string(DOCSIFT_BIN) + " run " +
-                                         shell_quote((kSource / "samples").string()) + kFast +
-                                         " --limit 6 --isolate worker --out " + shell_quote(out.string()) + " 2>" +
-                                         shell_quote(log.string()));
+    const pid_t supervisor = start_shell(
+        "setsid " + std::string(DOCSIFT_BIN) + " run " +
+        shell_quote((kSource / "samples").string()) + kFast + " --limit 6 --isolate worker --out " +
+        shell_quote(out.string()) + " 2>" + shell_quote(log.string()));
     REQUIRE(wait_until([&] { return docsift::testing::complete_lines(journal) >= 1; }, 120));
     const std::vector<pid_t> before = workers_for(out);
     REQUIRE(before.size() == 1);
@@ -278,7 +296,9 @@ TEST_CASE("--isolate worker: SIGTERM or SIGHUP to the process group, worker firs
       for (const pid_t p : workers_for(out)) seen.insert(p);
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    for (const pid_t p : seen) CHECK_MESSAGE(std::count(before.begin(), before.end(), p) == 1, "worker " << p << " started after the signal");
+    for (const pid_t p : seen)
+      CHECK_MESSAGE(std::count(before.begin(), before.end(), p) == 1,
+                    "worker " << p << " started after the signal");
     REQUIRE(WIFEXITED(status));
     const std::string err = docsift::testing::file_bytes(log);
     CHECK_MESSAGE(WEXITSTATUS(status) == 5, err);
@@ -290,9 +310,10 @@ TEST_CASE("--isolate worker: SIGTERM or SIGHUP to the process group, worker firs
     const auto records = journal_lines(journal);
     for (const auto& rec : records) CHECK_MESSAGE(rec["status"] == "ok", rec.dump());
     REQUIRE(records.size() < 6);
-    const auto resumed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --limit " +
-                                     std::to_string(6 - records.size()) + " --isolate worker --resume --quiet --out " +
-                                     shell_quote(out.string()));
+    const auto resumed =
+        run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --limit " +
+                    std::to_string(6 - records.size()) +
+                    " --isolate worker --resume --quiet --out " + shell_quote(out.string()));
     REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
     CHECK(journal_files(journal).size() == 6);
     CHECK(journal_lines(journal).size() == 6);
@@ -303,29 +324,39 @@ namespace {
 
 // A little-endian TIFF of `pages` directories, each declaring width × height (8-bit grey, one
 // strip), with a few bytes of pixel data: what a hostile file declares, not what it holds. The
-// size tags are of `size_type`: LONG (4), or SHORT (3), SSHORT (8) or SLONG (9), which libtiff reads too.
-// RowsPerStrip is `rows_per_strip`, or the height when 0.
-std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height, std::uint16_t size_type = 4,
-                           std::uint32_t rows_per_strip = 0) {
+// size tags are of `size_type`: LONG (4), or SHORT (3), SSHORT (8) or SLONG (9), which libtiff
+// reads too. RowsPerStrip is `rows_per_strip`, or the height when 0.
+std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height,
+                           std::uint16_t size_type = 4, std::uint32_t rows_per_strip = 0) {
   std::string t = "II*";
   t += '\0';
-  const auto u16 = [&](std::uint16_t v) { t += static_cast<char>(v & 0xFF); t += static_cast<char>(v >> 8); };
-  const auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) t += static_cast<char>((v >> (8 * i)) & 0xFF); };
+  const auto u16 = [&](std::uint16_t v) {
+    t += static_cast<char>(v & 0xFF);
+    t += static_cast<char>(v >> 8);
+  };
+  const auto u32 = [&](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) t += static_cast<char>((v >> (8 * i)) & 0xFF);
+  };
   u32(8);
   const std::uint32_t entries = 8, ifd_bytes = 2 + entries * 12 + 4;
   const std::uint32_t data_at = 8 + static_cast<std::uint32_t>(pages) * ifd_bytes;
   for (int p = 0; p < pages; ++p) {
     const std::uint32_t at = 8 + static_cast<std::uint32_t>(p) * ifd_bytes;
     u16(entries);
-    const auto entry = [&](std::uint16_t tag, std::uint16_t type, std::uint32_t value) { u16(tag); u16(type); u32(1); u32(value); };
-    entry(256, size_type, width);   // ImageWidth
-    entry(257, size_type, height);  // ImageLength
-    entry(258, 3, 8);            // BitsPerSample
-    entry(259, 3, 1);            // Compression: none
-    entry(262, 3, 1);            // Photometric: black is zero
-    entry(273, 4, data_at);      // StripOffsets
+    const auto entry = [&](std::uint16_t tag, std::uint16_t type, std::uint32_t value) {
+      u16(tag);
+      u16(type);
+      u32(1);
+      u32(value);
+    };
+    entry(256, size_type, width);                                  // ImageWidth
+    entry(257, size_type, height);                                 // ImageLength
+    entry(258, 3, 8);                                              // BitsPerSample
+    entry(259, 3, 1);                                              // Compression: none
+    entry(262, 3, 1);                                              // Photometric: black is zero
+    entry(273, 4, data_at);                                        // StripOffsets
     entry(278, 4, rows_per_strip != 0 ? rows_per_strip : height);  // RowsPerStrip
-    entry(279, 4, 16);           // StripByteCounts
+    entry(279, 4, 16);                                             // StripByteCounts
     u32(p + 1 < pages ? at + ifd_bytes : 0);
   }
   t += std::string(16, '\x80');
@@ -334,7 +365,9 @@ std::string declaring_tiff(int pages, std::uint32_t width, std::uint32_t height,
 
 }  // namespace
 
-TEST_CASE("a TIFF whose pages declare 30000 x 30000 is refused as too large on every page, not as 'has no page 2'") {
+TEST_CASE(
+    "a TIFF whose pages declare 30000 x 30000 is refused as too large on every page, not as 'has "
+    "no page 2'") {
   TempDir dir;
   fs::create_directories(dir / "in");
   // Sizes of every integer type libtiff reads (an SLONG size once went unchecked to the decoder),
@@ -343,32 +376,39 @@ TEST_CASE("a TIFF whose pages declare 30000 x 30000 is refused as too large on e
   for (const std::uint16_t type : {3, 8, 9}) {
     CAPTURE(type);
     docsift::testing::write_text(dir / "typed.tif", declaring_tiff(1, 30000, 30000, type));
-    CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "typed.tif", limits),
-                      doctest::Contains("declares 30000×30000 pixels, over the limit of 200 megapixels"));
+    CHECK_THROWS_WITH(
+        docsift::io::read_rgb_pixels(dir / "typed.tif", limits),
+        doctest::Contains("declares 30000×30000 pixels, over the limit of 200 megapixels"));
   }
   // A small page in strips of 5 million rows: OpenCV would allocate the strip, not the page.
   docsift::testing::write_text(dir / "strips.tif", declaring_tiff(1, 100, 50, 4, 5'392'710));
   CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "strips.tif", limits),
                     doctest::Contains("declares strips of 5392710 rows for an image of 50 rows"));
-  // "One strip" as writers say it (2^32 - 1) is a page like any other: refused here only as too large.
-  docsift::testing::write_text(dir / "one-strip.tif", declaring_tiff(1, 30000, 30000, 4, 0xFFFFFFFFu));
-  CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "one-strip.tif", limits), doctest::Contains("declares 30000×30000"));
+  // "One strip" as writers say it (2^32 - 1) is a page like any other: refused here only as too
+  // large.
+  docsift::testing::write_text(dir / "one-strip.tif",
+                               declaring_tiff(1, 30000, 30000, 4, 0xFFFFFFFFu));
+  CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "one-strip.tif", limits),
+                    doctest::Contains("declares 30000×30000"));
   docsift::testing::write_text(dir / "negative.tif", declaring_tiff(1, 0xFFFFFFF0u, 100, 9));
   CHECK_THROWS_WITH(docsift::io::read_rgb_pixels(dir / "negative.tif", limits),
                     doctest::Contains("declares no width and height; not decoded"));
   docsift::testing::write_text(dir / "in/huge.tif", declaring_tiff(2, 30000, 30000));
   const std::string bytes = docsift::testing::file_bytes(dir / "in/huge.tif");
-  const auto sizes = docsift::io::tiff_page_sizes({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
+  const auto sizes = docsift::io::tiff_page_sizes(
+      {reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
   REQUIRE(sizes.size() == 2);
   CHECK(sizes[1] == std::pair<std::uint64_t, std::uint64_t>{30000, 30000});
-  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + kFast + " --out " + shell_quote((dir / "out").string()));
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + kFast + " --out " +
+                             shell_quote((dir / "out").string()));
   CHECK(r.exit_code == 1);
   const auto records = journal_lines(dir / "out/results.jsonl");
   REQUIRE_MESSAGE(records.size() == 2, r.err);
   for (const auto& rec : records) {
     const std::string error = rec.value("error", "");
     CAPTURE(error);
-    CHECK(error.find("declares 30000×30000 pixels, over the limit of 200 megapixels") != std::string::npos);
+    CHECK(error.find("declares 30000×30000 pixels, over the limit of 200 megapixels") !=
+          std::string::npos);
     CHECK(error.find("has no page") == std::string::npos);
   }
 }

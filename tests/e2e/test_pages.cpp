@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "docsift/error.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/page_name.h"
-#include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/pdf.h"
 #include "support/cli_runner.h"
@@ -39,7 +39,9 @@ const fs::path kPages = kSource / "tests/fixtures/pages";
 // per page, each page's pixels followed by its directory).
 void write_grey_tiff(const fs::path& path, const std::vector<at::Tensor>& pages) {
   std::string out = std::string("II*\0", 4) + std::string(4, '\0');
-  const auto put16 = [&](std::uint16_t v) { out += static_cast<char>(v & 0xff), out += static_cast<char>(v >> 8); };
+  const auto put16 = [&](std::uint16_t v) {
+    out += static_cast<char>(v & 0xff), out += static_cast<char>(v >> 8);
+  };
   const auto put32 = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) out += static_cast<char>(v >> (8 * i));
   };
@@ -49,14 +51,16 @@ void write_grey_tiff(const fs::path& path, const std::vector<at::Tensor>& pages)
   std::size_t link = 4;  // where the offset of the next directory goes
   for (const auto& rgb : pages) {
     const at::Tensor grey = rgb.to(at::kFloat).mean(2).round().to(at::kByte).contiguous();
-    const auto h = static_cast<std::uint32_t>(grey.size(0)), w = static_cast<std::uint32_t>(grey.size(1));
+    const auto h = static_cast<std::uint32_t>(grey.size(0)),
+               w = static_cast<std::uint32_t>(grey.size(1));
     const auto data_at = static_cast<std::uint32_t>(out.size());
-    out.append(reinterpret_cast<const char*>(grey.data_ptr<std::uint8_t>()), static_cast<std::size_t>(w) * h);
+    out.append(reinterpret_cast<const char*>(grey.data_ptr<std::uint8_t>()),
+               static_cast<std::size_t>(w) * h);
     if (out.size() % 2) out += '\0';
     patch32(link, static_cast<std::uint32_t>(out.size()));
     const std::vector<std::tuple<std::uint16_t, std::uint16_t, std::uint32_t>> tags{
-        {256, 4, w}, {257, 4, h}, {258, 3, 8}, {259, 3, 1}, {262, 3, 1}, {273, 4, data_at},
-        {277, 3, 1}, {278, 4, h}, {279, 4, w * h}};
+        {256, 4, w},       {257, 4, h}, {258, 3, 8}, {259, 3, 1},    {262, 3, 1},
+        {273, 4, data_at}, {277, 3, 1}, {278, 4, h}, {279, 4, w * h}};
     put16(static_cast<std::uint16_t>(tags.size()));
     for (const auto& [tag, type, value] : tags) {
       put16(tag);
@@ -94,15 +98,19 @@ TEST_CASE("page names: #page=N for files with several pages, the plain name for 
   CHECK(document_key("x.pdf#page=2") == "x.pdf#page=2");
 }
 
-TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail alone with their reason") {
+TEST_CASE(
+    "PDF and multi-page TIFF: a record per page, read right, bad PDFs fail alone with their "
+    "reason") {
   TempDir dir;
   fs::create_directories(dir / "in");
-  for (const char* name : {"three_pages.pdf", "one_page.pdf", "encrypted.pdf", "damaged.pdf", "empty.pdf"}) {
+  for (const char* name :
+       {"three_pages.pdf", "one_page.pdf", "encrypted.pdf", "damaged.pdf", "empty.pdf"}) {
     fs::copy_file(kPages / name, dir / "in" / name);
   }
   std::vector<at::Tensor> pages;
   for (const char* n : {"001", "002", "003"}) {
-    pages.push_back(docsift::image::read_rgb_image(kSource / ("samples/synthetic_invoice_" + std::string(n) + ".png")));
+    pages.push_back(docsift::image::read_rgb_image(
+        kSource / ("samples/synthetic_invoice_" + std::string(n) + ".png")));
   }
   write_grey_tiff(dir / "in/fax.tif", pages);
   CHECK(docsift::io::image_page_count(dir / "in/fax.tif") == 3);
@@ -120,14 +128,19 @@ TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail
       REQUIRE(by_name.count(name));
       CHECK(by_name[name]["status"] == "ok");
     }
-    CHECK(by_name[file + "#page=1"]["fields"]["TOTAL"] == truth.at("synthetic_invoice_001.png").at("TOTAL"));
-    CHECK(by_name[file + "#page=2"]["fields"]["TOTAL"] == truth.at("synthetic_invoice_002.png").at("TOTAL"));
+    CHECK(by_name[file + "#page=1"]["fields"]["TOTAL"] ==
+          truth.at("synthetic_invoice_001.png").at("TOTAL"));
+    CHECK(by_name[file + "#page=2"]["fields"]["TOTAL"] ==
+          truth.at("synthetic_invoice_002.png").at("TOTAL"));
     CHECK(by_name[file + "#page=3"]["fields"]["DOCUMENT_TYPE"] == "BANK STATEMENT");
   }
   REQUIRE(by_name.count("one_page.pdf"));
-  CHECK(by_name["one_page.pdf"]["fields"]["TOTAL"] == truth.at("synthetic_invoice_005.png").at("TOTAL"));
+  CHECK(by_name["one_page.pdf"]["fields"]["TOTAL"] ==
+        truth.at("synthetic_invoice_005.png").at("TOTAL"));
   const std::map<std::string, std::string> reasons{
-      {"encrypted.pdf", "encrypted"}, {"damaged.pdf", "damaged or truncated; Poppler said: "}, {"empty.pdf", "no pages"}};
+      {"encrypted.pdf", "encrypted"},
+      {"damaged.pdf", "damaged or truncated; Poppler said: "},
+      {"empty.pdf", "no pages"}};
   for (const auto& [name, reason] : reasons) {
     CAPTURE(name);
     REQUIRE(by_name.count(name));
@@ -142,17 +155,21 @@ TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail
 
   // eval: "one_page.pdf#page=1" in the ground truth is the record "one_page.pdf".
   // The samples' header and sample 005's row, under the page's name.
-  write_text(dir / "gt.csv", docsift::testing::samples_truth({{"synthetic_invoice_005.png", "one_page.pdf#page=1"}}));
-  const auto eval = run_docsift("eval " + shell_quote((dir / "out/predictions.csv").string()) + " " +
-                                shell_quote((dir / "gt.csv").string()) + " --fields " +
-                                shell_quote((kSource / "configs/fields/business-documents.yaml").string()));
-  CHECK_MESSAGE(eval.out.find("over 1 images") != std::string::npos, std::string(eval.out + eval.err));
+  write_text(dir / "gt.csv", docsift::testing::samples_truth(
+                                 {{"synthetic_invoice_005.png", "one_page.pdf#page=1"}}));
+  const auto eval =
+      run_docsift("eval " + shell_quote((dir / "out/predictions.csv").string()) + " " +
+                  shell_quote((dir / "gt.csv").string()) + " --fields " +
+                  shell_quote((kSource / "configs/fields/business-documents.yaml").string()));
+  CHECK_MESSAGE(eval.out.find("over 1 images") != std::string::npos,
+                std::string(eval.out + eval.err));
 
   // input.max_pages: a longer file fails with the limit named.
   fs::create_directories(dir / "in2");
   fs::copy_file(kPages / "three_pages.pdf", dir / "in2/three_pages.pdf");
   const auto limited = run_docsift("run " + shell_quote((dir / "in2").string()) + " --engine ocr " +
-                                   "--set input.max_pages=2 --out " + shell_quote((dir / "out2").string()) + " --quiet");
+                                   "--set input.max_pages=2 --out " +
+                                   shell_quote((dir / "out2").string()) + " --quiet");
   CHECK(limited.exit_code == 1);
   bool named = false;
   for (const auto& rec : journal_lines(dir / "out2/results.jsonl")) {
@@ -161,7 +178,8 @@ TEST_CASE("PDF and multi-page TIFF: a record per page, read right, bad PDFs fail
   CHECK(named);
 }
 
-TEST_CASE("PDF rendering is bounded: the page size is checked against the pixel limit before rendering") {
+TEST_CASE(
+    "PDF rendering is bounded: the page size is checked against the pixel limit before rendering") {
   docsift::io::ImageLimits small;
   small.max_pixels = 1'000'000;
   const docsift::io::PdfPixels page = docsift::io::render_pdf_page(kPages / "one_page.pdf", 0, 100);
@@ -179,8 +197,10 @@ TEST_CASE("PDF rendering is bounded: the page size is checked against the pixel 
   } catch (const docsift::FileError& e) {
     CHECK(std::string(e.what()).find("lower input.pdf_dpi") != std::string::npos);
   }
-  CHECK_THROWS_AS(docsift::io::render_pdf_page(kPages / "one_page.pdf", 1, 100), docsift::FileError);
+  CHECK_THROWS_AS(docsift::io::render_pdf_page(kPages / "one_page.pdf", 1, 100),
+                  docsift::FileError);
   docsift::io::PageOptions two_pages;
   two_pages.max_pages = 2;
-  CHECK_THROWS_AS(docsift::io::page_count(kPages / "three_pages.pdf", two_pages), docsift::FileError);
+  CHECK_THROWS_AS(docsift::io::page_count(kPages / "three_pages.pdf", two_pages),
+                  docsift::FileError);
 }

@@ -30,7 +30,8 @@ const fs::path kSource = DOCSIFT_SOURCE_DIR;
 fs::path three_samples(const TempDir& tmp) {
   const fs::path in = tmp / "in";
   fs::create_directories(in);
-  for (const char* name : {"synthetic_invoice_001.png", "synthetic_invoice_004.png", "synthetic_invoice_007.png"}) {
+  for (const char* name :
+       {"synthetic_invoice_001.png", "synthetic_invoice_004.png", "synthetic_invoice_007.png"}) {
     fs::copy_file(kSource / "samples" / name, in / name);
   }
   return in;
@@ -43,16 +44,20 @@ std::string ocr_run(const fs::path& in, const fs::path& out, const std::string& 
 
 }  // namespace
 
-TEST_CASE("recognizer run: both readers on the samples agree, and each record says what the second read") {
+TEST_CASE(
+    "recognizer run: both readers on the samples agree, and each record says what the second "
+    "read") {
   if (docsift::recognize::LineReader::installed_folder().empty()) {
-    DOCSIFT_SKIP("no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
+    DOCSIFT_SKIP(
+        "no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
   }
   TempDir tmp;
   const fs::path in = three_samples(tmp);
   const auto both = run_docsift(ocr_run(in, tmp / "both", "--set ocr.write_evidence=true"));
   REQUIRE_MESSAGE(both.exit_code == 0, both.err);
   CHECK(both.err.find("second recognizer") == std::string::npos);
-  const auto alone = run_docsift("run " + shell_quote(in.string()) + " --out " + shell_quote((tmp / "alone").string()) +
+  const auto alone = run_docsift("run " + shell_quote(in.string()) + " --out " +
+                                 shell_quote((tmp / "alone").string()) +
                                  " --engine ocr --quiet --set ocr.recognizer=tesseract");
   REQUIRE_MESSAGE(alone.exit_code == 0, alone.err);
   const auto records = journal_lines(tmp / "both" / "results.jsonl");
@@ -79,14 +84,17 @@ TEST_CASE("recognizer run: both readers on the samples agree, and each record sa
   }
 }
 
-TEST_CASE("recognizer run: with no model where auto looks, the run says so once and reads with Tesseract alone") {
+TEST_CASE(
+    "recognizer run: with no model where auto looks, the run says so once and reads with Tesseract "
+    "alone") {
   TempDir tmp;
   const fs::path in = three_samples(tmp);
   // The binary copied where no .deps/ppocr is beside it (auto looks beside the program).
   const fs::path bin = tmp / "bin" / "docsift";
   fs::create_directories(bin.parent_path());
   fs::copy_file(DOCSIFT_BIN, bin);
-  const auto r = docsift::testing::run_shell(shell_quote(bin.string()) + " " + ocr_run(in, tmp / "out", ""));
+  const auto r =
+      docsift::testing::run_shell(shell_quote(bin.string()) + " " + ocr_run(in, tmp / "out", ""));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const std::string said = "no second recognizer found";
   const auto first = r.err.find(said);
@@ -98,10 +106,13 @@ TEST_CASE("recognizer run: with no model where auto looks, the run says so once 
   }
 }
 
-TEST_CASE("recognizer run: a named model folder that is missing or damaged stops the run with exit 3, naming the file") {
+TEST_CASE(
+    "recognizer run: a named model folder that is missing or damaged stops the run with exit 3, "
+    "naming the file") {
   TempDir tmp;
   const fs::path in = three_samples(tmp);
-  auto r = run_docsift(ocr_run(in, tmp / "out1", "--set ocr.recognizer_model=" + shell_quote((tmp / "nowhere").string())));
+  auto r = run_docsift(ocr_run(
+      in, tmp / "out1", "--set ocr.recognizer_model=" + shell_quote((tmp / "nowhere").string())));
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("nowhere: no recognizer.json there") != std::string::npos);
   const std::string model = docsift::recognize::LineReader::installed_folder();
@@ -115,7 +126,8 @@ TEST_CASE("recognizer run: a named model folder that is missing or damaged stops
     src.read(head.data(), static_cast<std::streamsize>(head.size()));
     std::ofstream(damaged / "recognizer.safetensors", std::ios::binary) << head;
   }
-  r = run_docsift(ocr_run(in, tmp / "out2", "--set ocr.recognizer_model=" + shell_quote(damaged.string())));
+  r = run_docsift(
+      ocr_run(in, tmp / "out2", "--set ocr.recognizer_model=" + shell_quote(damaged.string())));
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("recognizer.safetensors") != std::string::npos);
   CHECK(r.err.find("\n") == r.err.rfind("\n"));  // one line

@@ -1,8 +1,8 @@
 // `docsift report` (docs/report.md): the samples' run as a report with every page, its fields, the
 // truth and the scores; hostile file names and truth values as text; the output folders it refuses;
 // the baseline's values; a page whose file moved. Then the same report in headless Chromium,
-// checked from the DOM after load, with every console message and network request the browser
-// logged.
+// checked from the DOM after load, with every console message the browser logged and every network
+// request the page made.
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -77,12 +77,11 @@ struct HostileRun {
     fs::copy_file(kSource / "samples" / "synthetic_invoice_002.png", inbox / "plain.png");
     const CliResult r = run_docsift("run " + q(inbox) + " --quiet --out " + q(run));
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-    write_text(
-        truth,
-        "image_file,DOCUMENT_TYPE,SUPPLIER,TOTAL\n\"evil<script>alert(1)<b>\"\"q'\nname.png\","
-        "TAX INVOICE,\"" +
-            kHostileTruth +
-            "\",\"$2,480.62\"\nplain.png,TAX INVOICE,Eucalypt IT Services,\"$2,326.58\"\n");
+    write_text(truth,
+               "image_file,DOCUMENT_TYPE,SUPPLIER,TOTAL\n\"evil<script>alert(1)<b>\"\"q'\nname."
+               "png\",TAX INVOICE,\"" +
+                   kHostileTruth +
+                   "\",\"$2,480.62\"\nplain.png,TAX INVOICE,Eucalypt IT Services,\"$2,326.58\"\n");
   }
 };
 
@@ -275,23 +274,70 @@ std::string find_chromium() {
 struct Loaded {
   std::string dom;                   // the DOM after load, as Chromium serialises it
   std::vector<std::string> console;  // every console message Chromium logged
-  std::vector<std::string> network;  // every URL it requested that is not file:
+  std::vector<std::string> network;  // every request the page made that is not file:, and who
 };
 
+// Chromium's switches for a page load with no traffic of its own. A full Chromium (Debian's
+// `chromium`; chromium-headless-shell has none of these services) still starts some with
+// --disable-background-networking: the network time query (clients2.google.com/time, feature
+// NetworkTimeServiceQuerying) and the on-device model manifest's component check
+// (update.googleapis.com, which --disable-component-update does not stop and an empty
+// --optimization-guide-manifest-override, in `load`, does). The others turn off what else it may
+// start on its own: extensions, Domain Reliability and metrics uploads, the phishing model, crash
+// reports, hints, translation, media-router discovery and autofill queries. Its sign-in service's
+// accounts.google.com/ListAccounts has no switch: `page_requests` leaves it out by its initiator.
+const char* const kQuietChromium =
+    " --disable-background-networking --disable-component-update --disable-sync "
+    "--disable-default-apps --disable-extensions --disable-domain-reliability "
+    "--metrics-recording-only --disable-client-side-phishing-detection --disable-breakpad "
+    "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter,"
+    "AutofillServerCommunication";
+
+// The requests in Chromium's network log (--log-net-log) that the page made, as "URL (from
+// INITIATOR)". The start of every URL request names the origin that initiated it: the page's own
+// ("null" for a file: page's images and fetches, "file://" for a frame or a navigation it starts),
+// or "not an origin" for Chromium's own services, which are left out. A start that names no
+// initiator at all is counted. file:, data:, blob:, about: and chrome: never leave the machine.
+std::vector<std::string> page_requests(const fs::path& netlog) {
+  const nlohmann::json log = nlohmann::json::parse(file_bytes(netlog), nullptr, false);
+  REQUIRE_MESSAGE(log.is_object(), "Chromium's network log is not JSON: " << netlog);
+  const nlohmann::json::json_pointer start_job_type(
+      "/constants/logEventTypes/URL_REQUEST_START_JOB");
+  REQUIRE_MESSAGE(log.contains(start_job_type), "no URL_REQUEST_START_JOB in " << netlog);
+  const nlohmann::json& start_job = log.at(start_job_type);
+  const auto events = log.find("events");
+  REQUIRE_MESSAGE((events != log.end() && events->is_array()), "no events in " << netlog);
+  std::vector<std::string> out;
+  for (const nlohmann::json& event : *events) {
+    const auto type = event.find("type");
+    const auto params = event.find("params");
+    if (type == event.end() || *type != start_job || params == event.end() ||
+        !params->contains("url"))
+      continue;  // the event's end, or another event
+    const std::string url = params->at("url").get<std::string>();
+    const std::string initiator = params->value("initiator", "(none named)");
+    if (initiator == "not an origin") continue;
+    const std::string scheme = url.substr(0, url.find(':'));
+    if (scheme == "file" || scheme == "data" || scheme == "blob" || scheme == "about" ||
+        scheme == "chrome")
+      continue;
+    out.push_back(url + " (from " + initiator + ")");
+  }
+  return out;
+}
+
 // Loads `file` in headless Chromium with a fresh profile and no background traffic, and returns the
-// DOM after load with what the browser logged: console messages from its stderr, requests from its
-// network log (--log-net-log: every URL request it started, whatever the page's CSP said).
+// DOM after load with what the browser logged: console messages from its stderr, the page's
+// requests from its network log (every URL request it started, whatever the page's CSP said).
 Loaded load(const std::string& chromium, const fs::path& file, const fs::path& scratch) {
   fs::create_directories(scratch);
   const fs::path netlog = scratch / "net.json";
+  write_text(scratch / "no-models.json", "{}");
   const CliResult r = run_shell(
-      shell_quote(chromium) +
-      " --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
-      "--disable-component-update --disable-sync --disable-default-apps --enable-logging=stderr "
-      "--v=0 "
-      "--user-data-dir=" +
-      q(scratch / "profile") + " --log-net-log=" + q(netlog) +
-      " --virtual-time-budget=5000 --dump-dom " +
+      shell_quote(chromium) + " --headless --no-sandbox --disable-gpu --no-first-run" +
+      kQuietChromium + " --optimization-guide-manifest-override=" + q(scratch / "no-models.json") +
+      " --enable-logging=stderr --v=0 --user-data-dir=" + q(scratch / "profile") +
+      " --log-net-log=" + q(netlog) + " --virtual-time-budget=5000 --dump-dom " +
       shell_quote("file://" + fs::absolute(file).string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   Loaded out;
@@ -300,14 +346,7 @@ Loaded load(const std::string& chromium, const fs::path& file, const fs::path& s
   for (std::string line; std::getline(lines, line);) {
     if (line.find(":CONSOLE") != std::string::npos) out.console.push_back(line);
   }
-  std::smatch m;
-  const std::string log = file_bytes(netlog);
-  for (auto it = log.cbegin();
-       std::regex_search(it, log.cend(), m, std::regex("\"url\":\"([a-z-]+):[^\"]*\""));
-       it = m.suffix().first) {
-    if (m[1] != "file" && m[1] != "data" && m[1] != "about" && m[1] != "chrome")
-      out.network.push_back(m[0]);
-  }
+  out.network = page_requests(netlog);
   return out;
 }
 
@@ -324,13 +363,17 @@ TEST_CASE(
   TempDir tmp;
   // The detectors themselves: a page that logs an error and fetches from the network is caught.
   write_text(tmp / "control.html",
-             "<!DOCTYPE html><title>c</title><img src=\"http://127.0.0.1:9/planted.png\">"
-             "<script>console.error('planted')</script>");
+             "<!DOCTYPE html><title>c</title><img "
+             "src=\"http://127.0.0.1:9/planted.png\"><script>console.error('planted')</script>");
   const Loaded control = load(chromium, tmp / "control.html", tmp / "c");
   CHECK_MESSAGE(!control.console.empty(),
                 "the console detector saw nothing on a page that logs an error");
   CHECK_MESSAGE(!control.network.empty(),
                 "the network detector saw nothing on a page that fetches an http image");
+  // ...and only the page's: a full Chromium's own requests (in the same log) are not counted.
+  for (const auto& request : control.network)
+    CHECK_MESSAGE(request.rfind("http://127.0.0.1:9/planted.png (from ", 0) == 0,
+                  "counted as the page's: " << request);
 
   run_samples(tmp / "results");
   const fs::path report = tmp / "report";

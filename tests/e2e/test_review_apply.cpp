@@ -38,10 +38,13 @@ namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 // Pages whose queue holds values that are not lists (sellers, an address, a date, an e-mail).
-const char* const kPages[] = {"synthetic_invoice_005.png", "synthetic_invoice_010.png", "synthetic_invoice_013.png"};
+const char* const kPages[] = {"synthetic_invoice_005.png", "synthetic_invoice_010.png",
+                              "synthetic_invoice_013.png"};
 
 std::string q(const fs::path& p) { return shell_quote(p.string()); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // A run of three sample pages with the OCR engine, and the truth of those pages.
 struct Run {
@@ -86,8 +89,8 @@ Made fill(const fs::path& review, const fs::path& to) {
       corrected = row[value] + " checked";
       made[{row[file], row[field]}] = {row[value], corrected};
     }
-    text += quoted("checked, by hand") + "," + quoted(corrected) + "," + quoted(row[value]) + "," + quoted(row[field]) +
-            "," + quoted(row[file]) + "\r\n";
+    text += quoted("checked, by hand") + "," + quoted(corrected) + "," + quoted(row[value]) + "," +
+            quoted(row[field]) + "," + quoted(row[file]) + "\r\n";
   }
   write_text(to, text);
   return made;
@@ -98,12 +101,15 @@ Made fill(const fs::path& review, const fs::path& to) {
 void truth_with(const Run& run, const Made& made) {
   const auto table = docsift::io::read_csv(run.gt);
   std::string text;
-  for (std::size_t i = 0; i < table.header.size(); ++i) text += (i ? "," : "") + docsift::io::csv_field(table.header[i]);
+  for (std::size_t i = 0; i < table.header.size(); ++i)
+    text += (i ? "," : "") + docsift::io::csv_field(table.header[i]);
   text += "\n";
   for (const auto& row : table.rows) {
     for (std::size_t i = 0; i < row.size(); ++i) {
       const auto corrected = made.find({row[0], table.header[i]});
-      text += (i ? "," : "") + docsift::io::csv_field(i > 0 && corrected != made.end() ? corrected->second.second : row[i]);
+      text += (i ? "," : "") + docsift::io::csv_field(i > 0 && corrected != made.end()
+                                                          ? corrected->second.second
+                                                          : row[i]);
     }
     text += "\n";
   }
@@ -113,7 +119,8 @@ void truth_with(const Run& run, const Made& made) {
 // Each page's latest record in the journal.
 std::map<std::string, json> latest(const fs::path& out) {
   std::map<std::string, json> pages;
-  for (const json& record : journal_lines(out / "results.jsonl")) pages[record["file"].get<std::string>()] = record;
+  for (const json& record : journal_lines(out / "results.jsonl"))
+    pages[record["file"].get<std::string>()] = record;
   return pages;
 }
 
@@ -140,7 +147,8 @@ void check_tables(const fs::path& out) {
       const std::string& f = predictions.header[i];
       CAPTURE(f);
       CHECK(predictions.rows[r][i] == record["fields"].value(f, "N/A"));
-      if (record.contains("corrections") && record["corrections"].contains(f) && record["fields"][f] != "N/A") {
+      if (record.contains("corrections") && record["corrections"].contains(f) &&
+          record["fields"][f] != "N/A") {
         CHECK(confidence.rows[r][i] == "1.0000");
       }
     }
@@ -150,7 +158,8 @@ void check_tables(const fs::path& out) {
   for (const auto& [file, record] : pages) {
     for (const auto& f : record.value("review", json::array())) {
       ++queued;
-      CHECK_FALSE((record.contains("corrections") && record["corrections"].contains(f.get<std::string>())));
+      CHECK_FALSE(
+          (record.contains("corrections") && record["corrections"].contains(f.get<std::string>())));
     }
   }
   CHECK(review.rows.size() == queued);
@@ -158,7 +167,8 @@ void check_tables(const fs::path& out) {
 
 double accuracy(const Run& run, const std::string& name) {
   const fs::path report = run.dir / (name + ".json");
-  const CliResult r = run_docsift("eval " + q(run.out / "predictions.csv") + " " + q(run.gt) + " --report " + q(report));
+  const CliResult r = run_docsift("eval " + q(run.out / "predictions.csv") + " " + q(run.gt) +
+                                  " --report " + q(report));
   REQUIRE_MESSAGE((r.exit_code == 0 || r.exit_code == 4), r.err);
   return json::parse(file_bytes(report))["overall"].get<double>();
 }
@@ -171,7 +181,9 @@ fs::path copy_of(const fs::path& out, const fs::path& to) {
 
 }  // namespace
 
-TEST_CASE("review apply: corrections from a re-saved review.csv go into the journal, the tables, summary.json and eval") {
+TEST_CASE(
+    "review apply: corrections from a re-saved review.csv go into the journal, the tables, "
+    "summary.json and eval") {
   Run run;
   const fs::path filled = run.dir / "filled.csv";
   const Made made = fill(run.out / "review.csv", filled);
@@ -203,7 +215,8 @@ TEST_CASE("review apply: corrections from a re-saved review.csv go into the jour
     CHECK(record["corrections"][field]["at"].get<std::string>().ends_with("Z"));
     CHECK(before.at(page)["fields"][field] == change.first);
     if (record.contains("review")) {
-      CHECK(std::find(record["review"].begin(), record["review"].end(), field) == record["review"].end());
+      CHECK(std::find(record["review"].begin(), record["review"].end(), field) ==
+            record["review"].end());
     }
     if (change.second != "N/A") CHECK(record["confidence"][field] == 1.0);
   }
@@ -215,15 +228,18 @@ TEST_CASE("review apply: corrections from a re-saved review.csv go into the jour
         summary_before["review"]["fields_to_review"].get<int>() - static_cast<int>(made.size()));
   CHECK(summary["started_at"] == summary_before["started_at"]);  // the run's own facts stay
   const double accuracy_after = accuracy(run, "after");
-  MESSAGE("eval before " << accuracy_before << ", after " << accuracy_after << " (" << made.size() << " corrections)");
+  MESSAGE("eval before " << accuracy_before << ", after " << accuracy_after << " (" << made.size()
+                         << " corrections)");
   CHECK(accuracy_after > accuracy_before);
 
   // eval --before-corrections scores the values as read: the accuracy before the apply.
   const fs::path before_report = run.dir / "before-corrections.json";
-  const CliResult originals = run_docsift("eval " + q(run.out / "predictions.csv") + " " + q(run.gt) +
-                                          " --before-corrections --report " + q(before_report));
+  const CliResult originals =
+      run_docsift("eval " + q(run.out / "predictions.csv") + " " + q(run.gt) +
+                  " --before-corrections --report " + q(before_report));
   REQUIRE_MESSAGE((originals.exit_code == 0 || originals.exit_code == 4), originals.err);
-  CHECK(json::parse(file_bytes(before_report))["overall"].get<double>() == doctest::Approx(accuracy_before));
+  CHECK(json::parse(file_bytes(before_report))["overall"].get<double>() ==
+        doctest::Approx(accuracy_before));
 
   // The report marks each corrected value, the value read struck through, and lists the queue.
   const fs::path report = run.dir / "report";
@@ -232,13 +248,17 @@ TEST_CASE("review apply: corrections from a re-saved review.csv go into the jour
   std::size_t marked = 0;
   for (const auto& entry : fs::directory_iterator(report / "pages")) {
     const std::string html = file_bytes(entry.path());
-    for (std::size_t at = html.find("class=\"corrected\""); at != std::string::npos; at = html.find("class=\"corrected\"", at + 1)) ++marked;
+    for (std::size_t at = html.find("class=\"corrected\""); at != std::string::npos;
+         at = html.find("class=\"corrected\"", at + 1))
+      ++marked;
   }
   CHECK(marked == made.size());
   const std::string queue = file_bytes(report / "queue.html");
   const auto review_rows = docsift::io::read_csv(run.out / "review.csv").rows;
   std::size_t rows = 0;
-  for (std::size_t at = queue.find("<tr><td><a"); at != std::string::npos; at = queue.find("<tr><td><a", at + 1)) ++rows;
+  for (std::size_t at = queue.find("<tr><td><a"); at != std::string::npos;
+       at = queue.find("<tr><td><a", at + 1))
+    ++rows;
   CHECK(rows == review_rows.size());
   CHECK(has(file_bytes(report / "index.html"), "href=\"queue.html\""));
 
@@ -247,12 +267,14 @@ TEST_CASE("review apply: corrections from a re-saved review.csv go into the jour
   const auto stamp = fs::last_write_time(run.out / "predictions.csv");
   const CliResult again = run_docsift("review apply " + q(run.out) + " --file " + q(filled));
   REQUIRE_MESSAGE(again.exit_code == 0, again.err);
-  CHECK(has(again.out, "review apply: 0 corrections applied to 0 pages (" + std::to_string(made.size()) + " already applied)"));
+  CHECK(has(again.out, "review apply: 0 corrections applied to 0 pages (" +
+                           std::to_string(made.size()) + " already applied)"));
   CHECK(file_bytes(run.out / "results.jsonl") == journal);
   CHECK(fs::last_write_time(run.out / "predictions.csv") == stamp);
 
   // run --resume reads nothing again and keeps every correction, its tables and summary too.
-  const CliResult resume = run_docsift("run " + q(run.inbox) + " --quiet --resume --out " + q(run.out));
+  const CliResult resume =
+      run_docsift("run " + q(run.inbox) + " --quiet --resume --out " + q(run.out));
   REQUIRE_MESSAGE(resume.exit_code == 0, resume.err);
   CHECK(file_bytes(run.out / "results.jsonl") == journal);
   check_tables(run.out);
@@ -268,14 +290,16 @@ TEST_CASE("review apply: corrections from a re-saved review.csv go into the jour
   CHECK(file_bytes(run.out / "results.jsonl") == journal);
 }
 
-TEST_CASE("review apply refuses a file that does not match the journal with exit 7 and writes nothing") {
+TEST_CASE(
+    "review apply refuses a file that does not match the journal with exit 7 and writes nothing") {
   Run run;
   const fs::path filled = run.dir / "filled.csv";
   const Made made = fill(run.out / "review.csv", filled);
   REQUIRE(!made.empty());
   const auto snapshot = [&] {
     std::string all;
-    for (const char* name : {"results.jsonl", "predictions.csv", "confidence.csv", "review.csv", "summary.json"}) {
+    for (const char* name :
+         {"results.jsonl", "predictions.csv", "confidence.csv", "review.csv", "summary.json"}) {
       all += file_bytes(run.out / name);
     }
     return all;
@@ -288,12 +312,16 @@ TEST_CASE("review apply refuses a file that does not match the journal with exit
   const std::string header = "image_file,field,value,corrected\r\n";
   const std::string row = key.first + "," + key.second + ",";
   const std::vector<Bad> bad{
-      {"a value that is not the page's", header + row + "\"" + change.first + "x\",fixed\r\n", ":2: "},
-      {"a page not in the journal", header + "absent.png," + key.second + ",1,2\r\n", "no such page"},
-      {"a field the run does not have", header + key.first + ",NO_SUCH_FIELD,1,2\r\n", "not a field of this run"},
+      {"a value that is not the page's", header + row + "\"" + change.first + "x\",fixed\r\n",
+       ":2: "},
+      {"a page not in the journal", header + "absent.png," + key.second + ",1,2\r\n",
+       "no such page"},
+      {"a field the run does not have", header + key.first + ",NO_SUCH_FIELD,1,2\r\n",
+       "not a field of this run"},
       {"a column missing", "image_file,field,value\r\n" + row + "1\r\n", "no corrected column"},
       {"an unterminated quote", header + row + "\"1,2\r\n", "never closed"},
-      {"one value corrected twice, two ways", header + row + "\"" + change.first + "\",a\r\n" + row + "\"" + change.first + "\",b\r\n",
+      {"one value corrected twice, two ways",
+       header + row + "\"" + change.first + "\",a\r\n" + row + "\"" + change.first + "\",b\r\n",
        "on line 2"},
   };
   for (const Bad& b : bad) {
@@ -308,12 +336,15 @@ TEST_CASE("review apply refuses a file that does not match the journal with exit
   }
   // A row without a corrected value is no correction.
   write_text(run.dir / "none.csv", header + row + "whatever,\r\n");
-  const CliResult none = run_docsift("review apply " + q(run.out) + " --file " + q(run.dir / "none.csv"));
+  const CliResult none =
+      run_docsift("review apply " + q(run.out) + " --file " + q(run.dir / "none.csv"));
   CHECK(none.exit_code == 0);
   CHECK(snapshot() == before);
 }
 
-TEST_CASE("review apply killed with SIGKILL at each point, then applied again, ends as an apply never killed") {
+TEST_CASE(
+    "review apply killed with SIGKILL at each point, then applied again, ends as an apply never "
+    "killed") {
   Run run;
   const fs::path filled = run.dir / "filled.csv";
   const Made made = fill(run.out / "review.csv", filled);
@@ -324,23 +355,28 @@ TEST_CASE("review apply killed with SIGKILL at each point, then applied again, e
   REQUIRE(run_docsift("review apply " + q(reference) + " --file " + q(filled)).exit_code == 0);
 
   std::vector<std::string> points;
-  for (std::size_t n = 1; n <= pages.size(); ++n) points.push_back("hang@applied:image=" + std::to_string(n));
+  for (std::size_t n = 1; n <= pages.size(); ++n)
+    points.push_back("hang@applied:image=" + std::to_string(n));
   points.push_back("hang@rebuilt:image=1");
   for (const std::string& point : points) {
     CAPTURE(point);
-    const fs::path out = copy_of(run.out, run.dir / ("killed-" + std::to_string(&point - points.data())));
+    const fs::path out =
+        copy_of(run.out, run.dir / ("killed-" + std::to_string(&point - points.data())));
     const fs::path err = run.dir / "err.txt";
     fs::remove(err);
-    const pid_t child = docsift::testing::start_shell("env DOCSIFT_FAULTS=" + point + " " + q(DOCSIFT_BIN) +
-                                                      " review apply " + q(out) + " --file " + q(filled) + " 2>" + q(err));
-    const bool reached = docsift::testing::wait_until([&] { return has(file_bytes(err), "injected fault"); }, 60);
+    const pid_t child = docsift::testing::start_shell("env DOCSIFT_FAULTS=" + point + " " +
+                                                      q(DOCSIFT_BIN) + " review apply " + q(out) +
+                                                      " --file " + q(filled) + " 2>" + q(err));
+    const bool reached =
+        docsift::testing::wait_until([&] { return has(file_bytes(err), "injected fault"); }, 60);
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);
     REQUIRE_MESSAGE(reached, file_bytes(err));
     CHECK(WIFSIGNALED(status));
     // Killed: the journal holds the pages journaled so far, and the tables do not yet show them.
-    if (point.starts_with("hang@applied")) CHECK(file_bytes(out / "predictions.csv") == file_bytes(run.out / "predictions.csv"));
+    if (point.starts_with("hang@applied"))
+      CHECK(file_bytes(out / "predictions.csv") == file_bytes(run.out / "predictions.csv"));
     const CliResult again = run_docsift("review apply " + q(out) + " --file " + q(filled));
     REQUIRE_MESSAGE(again.exit_code == 0, again.err);
     CHECK(timeless(out) == timeless(reference));

@@ -9,22 +9,22 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
-#include <map>
 #include <regex>
-#include <sstream>
 #include <set>
+#include <sstream>
 
-#include "docsift/batch/lock.h"
 #include "docsift/batch/record.h"
 #include "docsift/error.h"
+#include "docsift/image/pages.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/exif.h"
-#include "docsift/image/pages.h"
-#include "docsift/io/pages.h"
 #include "docsift/io/journal.h"
+#include "docsift/io/pages.h"
 #include "docsift/io/scan.h"
+#include "docsift/journal/lock.h"
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
@@ -38,12 +38,12 @@
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
-using docsift::testing::run_docsift;
-using docsift::testing::shell_quote;
-using docsift::testing::TempDir;
 using docsift::testing::file_bytes;
 using docsift::testing::journal_lines;
+using docsift::testing::run_docsift;
+using docsift::testing::shell_quote;
 using docsift::testing::start_and_wait_for_journal;
+using docsift::testing::TempDir;
 
 namespace {
 
@@ -52,14 +52,17 @@ const std::string kModel = shell_quote((kSource / "tests/fixtures/internvl/hf").
 // Small and fast: the fixture model on the CPU in float32, two tiles at most.
 const std::string kFast = docsift::testing::fast_run_options({.fields_file = true});
 
-void write_bytes(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+void write_bytes(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
 
 // `docsift run samples/` on the fixture model into `out`, sent `sig` once `records` pages are
 // journaled; its stderr is out/stderr.txt. Returns the exit status.
 int run_and_signal(const fs::path& out, int sig, std::size_t records) {
-  const std::string command = std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
-                              " --set generation.max_new_tokens=40 --quiet --out " + shell_quote(out.string()) +
-                              " 2>" + shell_quote((out / "stderr.txt").string());
+  const std::string command =
+      std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
+      " --set generation.max_new_tokens=40 --quiet --out " + shell_quote(out.string()) + " 2>" +
+      shell_quote((out / "stderr.txt").string());
   const pid_t child = start_and_wait_for_journal(command, out / "results.jsonl", records);
   ::kill(child, sig);
   int status = 0;
@@ -69,11 +72,15 @@ int run_and_signal(const fs::path& out, int sig, std::size_t records) {
 
 }  // namespace
 
-TEST_CASE("run with extraction.decoding: free and keys: the mode journaled, keys refuses sampling in one line") {
+TEST_CASE(
+    "run with extraction.decoding: free and keys: the mode journaled, keys refuses sampling in one "
+    "line") {
   TempDir out;
   const std::string page = shell_quote((kSource / "samples/synthetic_invoice_001.png").string());
-  const auto free = run_docsift("run " + page + kFast + " --set extraction.decoding=free --set generation.max_new_tokens=6 --out " +
-                                shell_quote(out.path().string()));
+  const auto free =
+      run_docsift("run " + page + kFast +
+                  " --set extraction.decoding=free --set generation.max_new_tokens=6 --out " +
+                  shell_quote(out.path().string()));
   REQUIRE_MESSAGE(free.exit_code == 0, free.err);
   const auto records = journal_lines(out.path() / "results.jsonl");
   REQUIRE(records.size() == 1);
@@ -81,16 +88,21 @@ TEST_CASE("run with extraction.decoding: free and keys: the mode journaled, keys
   CHECK(records[0]["tokens"]["generated"] == 6);
   CHECK_FALSE(records[0]["tokens"].contains("forced"));
   TempDir out2;
-  const auto sampled = run_docsift("run " + page + kFast + " --set generation.temperature=0.7 --out " + shell_quote(out2.path().string()));
+  const auto sampled =
+      run_docsift("run " + page + kFast + " --set generation.temperature=0.7 --out " +
+                  shell_quote(out2.path().string()));
   CHECK(sampled.exit_code == 2);
   CHECK(sampled.err.find("extraction.decoding: keys is greedy") != std::string::npos);
   CHECK(sampled.err.find("extraction.decoding: free") != std::string::npos);
 }
 
-TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-truth layout, eval runs") {
+TEST_CASE(
+    "run on samples/: a record per image, a well-formed CSV in the ground-truth layout, eval "
+    "runs") {
   TempDir out;
-  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
-                             " --set generation.max_new_tokens=8 --out " + shell_quote(out.path().string()));
+  const auto r =
+      run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                  " --set generation.max_new_tokens=8 --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto records = journal_lines(out.path() / "results.jsonl");
   REQUIRE(records.size() == 20);
@@ -117,43 +129,54 @@ TEST_CASE("run on samples/: a record per image, a well-formed CSV in the ground-
   const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["images"]["ok"] == 20);
   CHECK(summary["tiers"]["standard"] == 20);
-  const auto eval = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
-                                shell_quote((kSource / "samples/ground_truth.csv").string()) + " --fields " +
-                                shell_quote((kSource / "configs/fields/business-documents.yaml").string()));
+  const auto eval =
+      run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
+                  shell_quote((kSource / "samples/ground_truth.csv").string()) + " --fields " +
+                  shell_quote((kSource / "configs/fields/business-documents.yaml").string()));
   CHECK_MESSAGE(eval.exit_code == 0, eval.err);
   CHECK(eval.out.find("overall") != std::string::npos);
 
   // A second run into the same folder without --resume refuses to touch the journal.
-  const auto again = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out " +
-                                 shell_quote(out.path().string()));
+  const auto again = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                                 " --out " + shell_quote(out.path().string()));
   CHECK(again.exit_code == 3);
   CHECK(again.err.find("--resume") != std::string::npos);
   // --resume with everything done processes nothing and keeps every record.
   const auto resumed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
-                                   " --set generation.max_new_tokens=8 --resume --out " + shell_quote(out.path().string()));
+                                   " --set generation.max_new_tokens=8 --resume --out " +
+                                   shell_quote(out.path().string()));
   CHECK(resumed.exit_code == 0);
   CHECK(journal_lines(out.path() / "results.jsonl").size() == 20);
   // --resume with another configuration would mix results: refused, unless asked for.
   const auto changed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
-                                   " --set generation.max_new_tokens=9 --resume --out " + shell_quote(out.path().string()));
+                                   " --set generation.max_new_tokens=9 --resume --out " +
+                                   shell_quote(out.path().string()));
   CHECK(changed.exit_code == 2);
   CHECK(changed.err.find("another configuration") != std::string::npos);
   CHECK(changed.err.find("--allow-config-change") != std::string::npos);
-  const auto allowed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
-                                   " --set generation.max_new_tokens=9 --resume --allow-config-change --out " +
-                                   shell_quote(out.path().string()));
+  const auto allowed =
+      run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                  " --set generation.max_new_tokens=9 --resume --allow-config-change --out " +
+                  shell_quote(out.path().string()));
   CHECK(allowed.exit_code == 0);
-  CHECK(docsift::testing::read_summary(out.path() / "summary.json")["earlier_config_hashes"].size() == 1);
+  CHECK(
+      docsift::testing::read_summary(out.path() / "summary.json")["earlier_config_hashes"].size() ==
+      1);
 }
 
-TEST_CASE("run on samples/ with the InternVL3.5 fixture, both layouts: a record per image, the CSV, eval runs") {
+TEST_CASE(
+    "run on samples/ with the InternVL3.5 fixture, both layouts: a record per image, the CSV, eval "
+    "runs") {
   for (const std::string layout : {"hf", "original"}) {
     CAPTURE(layout);
     TempDir out;
-    const std::string model = shell_quote((kSource / "tests/fixtures/internvl35" / layout).string());
-    const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --model " + model +
-                               " --device cpu --set model.dtype=float32 --set model.max_tiles=2"
-                               " --set generation.max_new_tokens=8 --quiet --out " + shell_quote(out.path().string()));
+    const std::string model =
+        shell_quote((kSource / "tests/fixtures/internvl35" / layout).string());
+    const auto r =
+        run_docsift("run " + shell_quote((kSource / "samples").string()) + " --model " + model +
+                    " --device cpu --set model.dtype=float32 --set model.max_tiles=2 --set "
+                    "generation.max_new_tokens=8 --quiet --out " +
+                    shell_quote(out.path().string()));
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     const auto records = journal_lines(out.path() / "results.jsonl");
     CHECK(records.size() == 20);
@@ -161,16 +184,17 @@ TEST_CASE("run on samples/ with the InternVL3.5 fixture, both layouts: a record 
       CHECK(rec["status"] == "ok");
       CHECK(rec["tokens"]["generated"] == 8);
     }
-    const auto e = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
-                               shell_quote((kSource / "samples/ground_truth.csv").string()));
+    const auto e = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) +
+                               " " + shell_quote((kSource / "samples/ground_truth.csv").string()));
     CHECK_MESSAGE(e.exit_code == 0, e.err);
   }
 }
 
 TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matches the journal") {
   TempDir out;
-  const std::string command = std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
-                              " --set generation.max_new_tokens=150 --quiet --out " + shell_quote(out.path().string());
+  const std::string command =
+      std::string(DOCSIFT_BIN) + " run " + shell_quote((kSource / "samples").string()) + kFast +
+      " --set generation.max_new_tokens=150 --quiet --out " + shell_quote(out.path().string());
   // Kill it once a few images are journaled, while later ones are in flight.
   const fs::path journal = out.path() / "results.jsonl";
   const pid_t child = start_and_wait_for_journal(command, journal, 4);
@@ -184,11 +208,13 @@ TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matc
   REQUIRE(before < 20);
 
   const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
-                             " --set generation.max_new_tokens=150 --resume --out " + shell_quote(out.path().string()));
+                             " --set generation.max_new_tokens=150 --resume --out " +
+                             shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto records = journal_lines(journal);
   std::set<std::string> files;
-  for (const auto& rec : records) CHECK(files.insert(rec["file"].get<std::string>()).second);  // none twice
+  for (const auto& rec : records)
+    CHECK(files.insert(rec["file"].get<std::string>()).second);  // none twice
   CHECK(records.size() == 20);
   const auto csv = docsift::io::read_csv(out.path() / "predictions.csv");
   REQUIRE(csv.rows.size() == 20);
@@ -199,7 +225,9 @@ TEST_CASE("run killed with SIGKILL mid-batch resumes: every image once, CSV matc
   CHECK(summary["images"]["resumed_from_journal"] == before);
 }
 
-TEST_CASE("run with output.formats: [jsonl] writes the journal alone, and a resume with csv rebuilds the tables from it") {
+TEST_CASE(
+    "run with output.formats: [jsonl] writes the journal alone, and a resume with csv rebuilds the "
+    "tables from it") {
   TempDir tmp;
   const std::string samples = shell_quote((kSource / "samples").string());
   const fs::path only_journal = tmp / "jsonl", both = tmp / "both";
@@ -207,7 +235,8 @@ TEST_CASE("run with output.formats: [jsonl] writes the journal alone, and a resu
                        shell_quote(only_journal.string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(journal_lines(only_journal / "results.jsonl").size() == 20);
-  for (const char* table : {"predictions.csv", "confidence.csv", "review.csv"}) CHECK_FALSE(fs::exists(only_journal / table));
+  for (const char* table : {"predictions.csv", "confidence.csv", "review.csv"})
+    CHECK_FALSE(fs::exists(only_journal / table));
   CHECK(docsift::testing::read_summary(only_journal / "summary.json")["images"]["ok"] == 20);
 
   // csv now (another config hash, so --allow-config-change): nothing is read again, and the tables
@@ -223,53 +252,69 @@ TEST_CASE("run with output.formats: [jsonl] writes the journal alone, and a resu
   }
 }
 
-TEST_CASE("journal: a torn last line is cut on resume, a damaged or wrong-shaped line is an error with its number") {
+TEST_CASE(
+    "journal: a torn last line is cut on resume, a damaged or wrong-shaped line is an error with "
+    "its number") {
   TempDir dir;
   const fs::path path = dir / "results.jsonl";
   // The smallest well-formed record: a failed image.
   const auto rec = [](const std::string& file) {
-    return "{\"file\":\"" + file + "\",\"status\":\"failed\",\"error\":\"x\",\"timings_s\":{},\"memory\":{}}";
+    return "{\"file\":\"" + file +
+           "\",\"status\":\"failed\",\"error\":\"x\",\"timings_s\":{},\"memory\":{}}";
   };
   write_bytes(path, rec("a.png") + "\n{\"file\":\"b.png\",\"sta");
   {
     std::vector<std::string> keys;
-    docsift::io::Journal journal(path, /*resume=*/true, [&](const nlohmann::json& json, std::uint64_t) {
-      keys.push_back(docsift::batch::Record::from_journal(json).key());
-    });
+    docsift::io::Journal journal(path, /*resume=*/true,
+                                 [&](const nlohmann::json& json, std::uint64_t) {
+                                   keys.push_back(docsift::batch::Record::from_journal(json).key());
+                                 });
     CHECK(keys == std::vector<std::string>{"a.png"});
     CHECK(journal.dropped_torn_bytes() == 20);  // {"file":"b.png","sta
     journal.append(nlohmann::json::parse(rec("b.png")));
   }
   CHECK(journal_lines(path).size() == 2);
-  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, false, docsift::batch::check_journal_record), doctest::Contains("--resume"), docsift::FileError);
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, false, docsift::batch::check_journal_record),
+                       doctest::Contains("--resume"), docsift::FileError);
   write_bytes(path, rec("a.png") + "\nnot json\n" + rec("c.png") + "\n");
-  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::check_journal_record), doctest::Contains("results.jsonl:2"), docsift::FileError);
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::check_journal_record),
+                       doctest::Contains("results.jsonl:2"), docsift::FileError);
   // Valid JSON of the wrong shape names the line and the key, not a library exception.
   write_bytes(path, rec("a.png") + "\n" + rec("b.png") + "\n{\"file\":\"c.png\",\"status\":7}\n");
-  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::check_journal_record), doctest::Contains("results.jsonl:3: \"status\" must be"),
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::check_journal_record),
+                       doctest::Contains("results.jsonl:3: \"status\" must be"),
                        docsift::FileError);
-  write_bytes(path, "{\"file\":\"a.png\",\"status\":\"ok\",\"timings_s\":{},\"memory\":{},\"fields\":[]}\n");
-  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::check_journal_record), doctest::Contains("results.jsonl:1: \"fields\" must be an object"),
+  write_bytes(
+      path,
+      "{\"file\":\"a.png\",\"status\":\"ok\",\"timings_s\":{},\"memory\":{},\"fields\":[]}\n");
+  CHECK_THROWS_WITH_AS(docsift::io::Journal(path, true, docsift::batch::check_journal_record),
+                       doctest::Contains("results.jsonl:1: \"fields\" must be an object"),
                        docsift::FileError);
 }
 
-TEST_CASE("the output lock refuses a second run on the same --out and is released with the process") {
+TEST_CASE(
+    "the output lock refuses a second run on the same --out and is released with the process") {
   TempDir out;
   {
-    docsift::batch::OutputLock held(out.path());
-    const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out " +
-                               shell_quote(out.path().string()));
+    docsift::journal::OutputLock held(out.path());
+    const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
+                               " --out " + shell_quote(out.path().string()));
     CHECK(r.exit_code == 3);
-    CHECK(r.err.find("docsift run (pid " + std::to_string(::getpid()) + ") is writing here") != std::string::npos);
+    CHECK(r.err.find("docsift run (pid " + std::to_string(::getpid()) + ") is writing here") !=
+          std::string::npos);
   }
-  CHECK_NOTHROW(docsift::batch::OutputLock(out.path()));
+  CHECK_NOTHROW(docsift::journal::OutputLock(out.path()));
   {
-    // A merge holding it is named as a merge; a holder whose recorded pid is gone is said to be gone.
-    docsift::batch::OutputLock held(out.path(), "merge");
-    auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " + shell_quote(out.path().string()));
-    CHECK(r.err.find("docsift merge (pid " + std::to_string(::getpid()) + ") is writing here") != std::string::npos);
+    // A merge holding it is named as a merge; a holder whose recorded pid is gone is said to be
+    // gone.
+    docsift::journal::OutputLock held(out.path(), "merge");
+    auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
+                         shell_quote(out.path().string()));
+    CHECK(r.err.find("docsift merge (pid " + std::to_string(::getpid()) + ") is writing here") !=
+          std::string::npos);
     std::ofstream(out / ".docsift.lock", std::ios::trunc) << "999999999 run";
-    r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " + shell_quote(out.path().string()));
+    r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
+                    shell_quote(out.path().string()));
     CHECK(r.exit_code == 3);
     CHECK(r.err.find("recorded holder, docsift run (pid 999999999), is gone") != std::string::npos);
   }
@@ -289,7 +334,8 @@ TEST_CASE("run over bad files: each fails with its reason, the good ones succeed
   write_bytes(in / ".hidden.png", png);
   write_bytes(in / "notes.txt", "not an image extension");
   const auto r = run_docsift("run " + shell_quote(in.path().string()) + kFast +
-                             " --set generation.max_new_tokens=4 --log-format json --out " + shell_quote(out.path().string()));
+                             " --set generation.max_new_tokens=4 --log-format json --out " +
+                             shell_quote(out.path().string()));
   CHECK(r.exit_code == 1);
   std::map<std::string, nlohmann::json> by_file;
   for (const auto& rec : journal_lines(out.path() / "results.jsonl")) by_file[rec["file"]] = rec;
@@ -333,14 +379,15 @@ TEST_CASE("decoder: odd but valid images come out as RGB with the right content"
   CHECK(cmyk[8][8][0].item<int>() < 40);
   CHECK(cmyk[8][8][1].item<int>() > 200);
   CHECK(cmyk[8][8][2].item<int>() > 200);
-  const at::Tensor rotated = read_rgb_image(images / "exif_rotated.jpg");  // stored 40×20, orientation 6
+  const at::Tensor rotated =
+      read_rgb_image(images / "exif_rotated.jpg");  // stored 40×20, orientation 6
   CHECK(rotated.sizes() == at::IntArrayRef({40, 20, 3}));
-  CHECK(rotated[2][10][0].item<int>() < 60);    // the stored left edge is now the top
+  CHECK(rotated[2][10][0].item<int>() < 60);  // the stored left edge is now the top
   CHECK(rotated[37][10][0].item<int>() > 200);
   // PNG (eXIf), WebP (EXIF chunk after the image data) and TIFF (its own IFD): every orientation
   // 2-8 between them, each decoded exactly as Pillow's exif_transpose shows it.
-  for (const std::string name : {"exif_3.png", "exif_6.png", "exif_5.webp", "exif_8.webp", "exif_2.tif", "exif_4.tif",
-                                 "exif_7.tif"}) {
+  for (const std::string name : {"exif_3.png", "exif_6.png", "exif_5.webp", "exif_8.webp",
+                                 "exif_2.tif", "exif_4.tif", "exif_7.tif"}) {
     CAPTURE(name);
     const at::Tensor got = read_rgb_image(images / name);
     const at::Tensor want = read_rgb_image(images / (name + ".expected.png"));
@@ -353,7 +400,8 @@ TEST_CASE("EXIF orientation parser: bounded over malformed input") {
   using docsift::io::exif_orientation;
   using docsift::io::tiff_orientation;
   // A big-endian TIFF IFD with orientation 8, then the same cut short at every length.
-  const std::vector<unsigned char> tiff = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0};
+  const std::vector<unsigned char> tiff = {'M',  'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01,
+                                           0x12, 0,   3, 0,  0, 0, 1, 0, 8, 0, 0};
   CHECK(tiff_orientation(tiff.data(), tiff.size()) == 8);
   for (std::size_t n = 0; n < 20; ++n) CHECK(tiff_orientation(tiff.data(), n) == 1);
   std::vector<unsigned char> exif = {'E', 'x', 'i', 'f', 0, 0};
@@ -369,15 +417,18 @@ TEST_CASE("EXIF orientation parser: bounded over malformed input") {
   bad = tiff;
   bad[4] = 0xFF;
   CHECK(tiff_orientation(bad.data(), bad.size()) == 1);
-  const std::vector<unsigned char> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0xFF, 0xFF, 0xFF, 0xF0, 'e', 'X', 'I', 'f'};
+  const std::vector<unsigned char> png = {0x89, 'P',  'N',  'G',  '\r', '\n', 0x1A, '\n',
+                                          0xFF, 0xFF, 0xFF, 0xF0, 'e',  'X',  'I',  'f'};
   CHECK(exif_orientation(png.data(), png.size()) == 1);
 }
 
-TEST_CASE("scan: sorted, any-case extensions, hidden skipped, each file once, symlink loops survived") {
+TEST_CASE(
+    "scan: sorted, any-case extensions, hidden skipped, each file once, symlink loops survived") {
   TempDir dir;
   fs::create_directories(dir / "sub/deeper");
   fs::create_directories(dir / ".cache");
-  for (const char* f : {"b.PNG", "a.jpeg", "c.TiFf", "sub/d.webp", "sub/deeper/e.bmp", ".cache/x.png", "z.txt", "f.Pdf"}) {
+  for (const char* f : {"b.PNG", "a.jpeg", "c.TiFf", "sub/d.webp", "sub/deeper/e.bmp",
+                        ".cache/x.png", "z.txt", "f.Pdf"}) {
     write_bytes(dir / f, "x");
   }
   fs::create_directory_symlink(dir.path(), dir / "sub/loop");
@@ -386,19 +437,24 @@ TEST_CASE("scan: sorted, any-case extensions, hidden skipped, each file once, sy
   for (const auto& s : docsift::io::scan_images(dir.path(), false)) flat.push_back(s.relative);
   for (const auto& s : docsift::io::scan_images(dir.path(), true)) deep.push_back(s.relative);
   CHECK(flat == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf", "f.Pdf"});
-  CHECK(deep == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf", "f.Pdf", "sub/d.webp", "sub/deeper/e.bmp"});
+  CHECK(deep == std::vector<std::string>{"a.jpeg", "b.PNG", "c.TiFf", "f.Pdf", "sub/d.webp",
+                                         "sub/deeper/e.bmp"});
   CHECK_THROWS_AS(docsift::io::scan_images(dir / "missing", false), docsift::FileError);
 }
 
-TEST_CASE("run and generate with model.quantization=int8: records say so, the weight bytes drop as measured") {
+TEST_CASE(
+    "run and generate with model.quantization=int8: records say so, the weight bytes drop as "
+    "measured") {
   TempDir fp32_out, int8_out;
   const std::string samples = shell_quote((kSource / "samples").string());
-  const auto plain = run_docsift("run " + samples + kFast + " --limit 2 --set generation.max_new_tokens=4 --out " +
-                                 shell_quote(fp32_out.path().string()));
+  const auto plain =
+      run_docsift("run " + samples + kFast + " --limit 2 --set generation.max_new_tokens=4 --out " +
+                  shell_quote(fp32_out.path().string()));
   REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
-  const auto quantized = run_docsift("run " + samples + kFast +
-                                     " --limit 2 --set generation.max_new_tokens=4 --set model.quantization=int8 --out " +
-                                     shell_quote(int8_out.path().string()));
+  const auto quantized = run_docsift(
+      "run " + samples + kFast +
+      " --limit 2 --set generation.max_new_tokens=4 --set model.quantization=int8 --out " +
+      shell_quote(int8_out.path().string()));
   REQUIRE_MESSAGE(quantized.exit_code == 0, quantized.err);
   const auto a = journal_lines(fp32_out.path() / "results.jsonl");
   const auto b = journal_lines(int8_out.path() / "results.jsonl");
@@ -412,14 +468,17 @@ TEST_CASE("run and generate with model.quantization=int8: records say so, the we
   }
   // The fixture's decoder linears are 4× smaller in int8 (plus a float32 scale per row); the vision
   // tower and embeddings stay float32, so the whole model shrinks by the factor printed here.
-  const double fp32_bytes = a[0]["model"]["weight_bytes"].get<double>(), int8_bytes = b[0]["model"]["weight_bytes"].get<double>();
-  MESSAGE("journal weight bytes: float32 " << fp32_bytes << ", int8 " << int8_bytes << " (" << fp32_bytes / int8_bytes
-                                           << "x smaller)");
+  const double fp32_bytes = a[0]["model"]["weight_bytes"].get<double>(),
+               int8_bytes = b[0]["model"]["weight_bytes"].get<double>();
+  MESSAGE("journal weight bytes: float32 " << fp32_bytes << ", int8 " << int8_bytes << " ("
+                                           << fp32_bytes / int8_bytes << "x smaller)");
   CHECK(int8_bytes < fp32_bytes * 0.7);
 
-  const auto gen = run_docsift("generate --model " + kModel + " --image " +
-                               shell_quote((kSource / "tests/fixtures/internvl/images/one_tile.png").string()) +
-                               " --prompt hi --device cpu --dtype float32 --max-new-tokens 3 --json --set model.quantization=int8");
+  const auto gen =
+      run_docsift("generate --model " + kModel + " --image " +
+                  shell_quote((kSource / "tests/fixtures/internvl/images/one_tile.png").string()) +
+                  " --prompt hi --device cpu --dtype float32 --max-new-tokens 3 --json --set "
+                  "model.quantization=int8");
   REQUIRE_MESSAGE(gen.exit_code == 0, gen.err);
   const auto g = nlohmann::json::parse(gen.out);
   CHECK(g["quantization"] == "int8");
@@ -429,7 +488,8 @@ TEST_CASE("run and generate with model.quantization=int8: records say so, the we
 
 TEST_CASE("run never writes through a planted symlink in --out, and refuses before any image") {
   const std::string samples = shell_quote((kSource / "samples").string());
-  for (const std::string name : {".docsift.lock", "predictions.csv.tmp", "results.jsonl", "summary.json"}) {
+  for (const std::string name :
+       {".docsift.lock", "predictions.csv.tmp", "results.jsonl", "summary.json"}) {
     for (const bool dangling : {false, true}) {
       CAPTURE(name);
       CAPTURE(dangling);
@@ -437,7 +497,8 @@ TEST_CASE("run never writes through a planted symlink in --out, and refuses befo
       const fs::path victim = elsewhere.path() / "victim.txt";
       if (!dangling) write_bytes(victim, "precious\n");
       fs::create_symlink(victim, out.path() / name);
-      const auto r = run_docsift("run " + samples + kFast + " --limit 1 --set generation.max_new_tokens=2 --out " +
+      const auto r = run_docsift("run " + samples + kFast +
+                                 " --limit 1 --set generation.max_new_tokens=2 --out " +
                                  shell_quote(out.path().string()));
       CHECK(r.exit_code == 3);
       CHECK(r.err.find(name + ": is a symbolic link") != std::string::npos);
@@ -447,19 +508,22 @@ TEST_CASE("run never writes through a planted symlink in --out, and refuses befo
         CHECK(file_bytes(victim) == "precious\n");
       }
       CHECK_FALSE(fs::exists(out.path() / "results.jsonl.tmp"));
-      if (name != "results.jsonl") CHECK_FALSE(fs::exists(out.path() / "results.jsonl"));  // refused before any image
+      if (name != "results.jsonl")
+        CHECK_FALSE(fs::exists(out.path() / "results.jsonl"));  // refused before any image
     }
   }
   // A folder where a file goes is refused too.
   TempDir out;
   fs::create_directory(out.path() / "summary.json");
-  const auto r = run_docsift("run " + samples + kFast + " --limit 1 --out " + shell_quote(out.path().string()));
+  const auto r = run_docsift("run " + samples + kFast + " --limit 1 --out " +
+                             shell_quote(out.path().string()));
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("summary.json: exists and is not a regular file") != std::string::npos);
 }
 
 TEST_CASE("run: an empty --out is an error, a config file over 1 MiB is refused quickly") {
-  const auto empty = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out ''");
+  const auto empty =
+      run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast + " --out ''");
   CHECK(empty.exit_code == 2);
   CHECK(empty.err.find("--out: empty") != std::string::npos);
   TempDir dir;
@@ -469,13 +533,16 @@ TEST_CASE("run: an empty --out is an error, a config file over 1 MiB is refused 
   }
   const auto start = std::chrono::steady_clock::now();
   const auto r = run_docsift("config --config " + shell_quote((dir.path() / "big.yaml").string()));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("a config file may be at most 1 MiB") != std::string::npos);
   CHECK(seconds < 5);
 }
 
-TEST_CASE("SIGTERM mid-run: the image in flight finishes, CSV and summary are written, exit 5, --resume completes") {
+TEST_CASE(
+    "SIGTERM mid-run: the image in flight finishes, CSV and summary are written, exit 5, --resume "
+    "completes") {
   TempDir out;
   const fs::path journal = out.path() / "results.jsonl";
   const int status = run_and_signal(out.path(), SIGTERM, 3);
@@ -495,16 +562,20 @@ TEST_CASE("SIGTERM mid-run: the image in flight finishes, CSV and summary are wr
   CHECK(summary["images"]["ok"] == records.size());
 
   const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
-                             " --set generation.max_new_tokens=40 --resume --out " + shell_quote(out.path().string()));
+                             " --set generation.max_new_tokens=40 --resume --out " +
+                             shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(journal_lines(journal).size() == 20);
   CHECK(docsift::testing::read_summary(out.path() / "summary.json")["interrupted"].is_null());
 }
 
-TEST_CASE("a truncated TIFF and WebP fail with their reason, and libtiff and libwebp never print by themselves") {
+TEST_CASE(
+    "a truncated TIFF and WebP fail with their reason, and libtiff and libwebp never print by "
+    "themselves") {
   TempDir dir;
   fs::create_directories(dir / "in");
-  const cv::Mat page = cv::imread((kSource / "samples/synthetic_invoice_001.png").string(), cv::IMREAD_COLOR);
+  const cv::Mat page =
+      cv::imread((kSource / "samples/synthetic_invoice_001.png").string(), cv::IMREAD_COLOR);
   REQUIRE_FALSE(page.empty());
   for (const char* ext : {".tif", ".webp"}) {
     std::vector<unsigned char> bytes;
@@ -512,7 +583,8 @@ TEST_CASE("a truncated TIFF and WebP fail with their reason, and libtiff and lib
     bytes.resize(bytes.size() * 6 / 10);  // cut mid-image
     write_bytes(dir / "in" / (std::string("cut") + ext), std::string(bytes.begin(), bytes.end()));
   }
-  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --out " + shell_quote((dir / "out").string()));
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --out " +
+                             shell_quote((dir / "out").string()));
   CHECK(r.exit_code == 1);
   std::istringstream lines(r.err);
   for (std::string line; std::getline(lines, line);) {
@@ -528,15 +600,19 @@ TEST_CASE("a truncated TIFF and WebP fail with their reason, and libtiff and lib
   }
 }
 
-TEST_CASE("a truncated JPEG fails with the decoder's reason, or with input.accept_truncated reads with a warning") {
+TEST_CASE(
+    "a truncated JPEG fails with the decoder's reason, or with input.accept_truncated reads with a "
+    "warning") {
   TempDir in, out, out2;
-  const cv::Mat page = cv::imread((kSource / "samples" / "synthetic_invoice_001.png").string(), cv::IMREAD_COLOR);
+  const cv::Mat page =
+      cv::imread((kSource / "samples" / "synthetic_invoice_001.png").string(), cv::IMREAD_COLOR);
   REQUIRE_FALSE(page.empty());
   std::vector<unsigned char> jpeg;
   REQUIRE(cv::imencode(".jpg", page, jpeg));
   jpeg.resize(jpeg.size() * 4 / 10);  // cut to 40 %
   write_bytes(in / "cut.jpg", std::string(jpeg.begin(), jpeg.end()));
-  auto r = run_docsift("run " + shell_quote(in.path().string()) + " --out " + shell_quote(out.path().string()));
+  auto r = run_docsift("run " + shell_quote(in.path().string()) + " --out " +
+                       shell_quote(out.path().string()));
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("libjpeg") == std::string::npos);  // never printed raw
   CHECK(r.err.find("Premature end of JPEG file\n") == std::string::npos);
@@ -548,13 +624,14 @@ TEST_CASE("a truncated JPEG fails with the decoder's reason, or with input.accep
   CHECK(error.find("Premature end of JPEG file") != std::string::npos);
   CHECK(error.find("input.accept_truncated") != std::string::npos);
 
-  r = run_docsift("run " + shell_quote(in.path().string()) + " --set input.accept_truncated=true --out " +
-                  shell_quote(out2.path().string()));
+  r = run_docsift("run " + shell_quote(in.path().string()) +
+                  " --set input.accept_truncated=true --out " + shell_quote(out2.path().string()));
   CHECK(r.exit_code == 0);
   records = journal_lines(out2 / "results.jsonl");
   REQUIRE(records.size() == 1);
   CHECK(records[0]["status"] == "ok");
-  CHECK(records[0]["warning"].get<std::string>().find("Premature end of JPEG file") != std::string::npos);
+  CHECK(records[0]["warning"].get<std::string>().find("Premature end of JPEG file") !=
+        std::string::npos);
 }
 
 TEST_CASE("an image the user may not read is 'permission denied', not a damaged image") {
@@ -564,7 +641,8 @@ TEST_CASE("an image the user may not read is 'permission denied', not a damaged 
   fs::permissions(in.path(), fs::perms::all);
   fs::permissions(out.path(), fs::perms::all);
   // root reads any file: run docsift as nobody then (setpriv, util-linux).
-  const std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  const std::string as_user =
+      ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
   const auto r = docsift::testing::run_shell(as_user + std::string(DOCSIFT_BIN) + " run " +
                                              shell_quote(in.path().string()) + " --out " +
                                              shell_quote((out / "results").string()));
@@ -580,7 +658,9 @@ TEST_CASE("an image the user may not read is 'permission denied', not a damaged 
   CHECK(r.err.find("WARN") == std::string::npos);  // no raw OpenCV line
 }
 
-TEST_CASE("SIGHUP (a closed terminal or ssh session) stops the run as SIGTERM does: exit 5, summary, resume hint") {
+TEST_CASE(
+    "SIGHUP (a closed terminal or ssh session) stops the run as SIGTERM does: exit 5, summary, "
+    "resume hint") {
   TempDir out;
   const fs::path journal = out.path() / "results.jsonl";
   const int status = run_and_signal(out.path(), SIGHUP, 2);
@@ -596,11 +676,14 @@ TEST_CASE("SIGHUP (a closed terminal or ssh session) stops the run as SIGTERM do
   CHECK(docsift::io::read_csv(out.path() / "predictions.csv").rows.size() == records.size());
 }
 
-TEST_CASE("a journal write that fails (file-size limit) leaves no half line: exit 5, --resume completes") {
+TEST_CASE(
+    "a journal write that fails (file-size limit) leaves no half line: exit 5, --resume "
+    "completes") {
   TempDir out;
   // Room for a couple of records (each a few KB) under RLIMIT_FSIZE; SIGXFSZ is ignored by docsift.
   const auto limited = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
-                                       " --set generation.max_new_tokens=2 --quiet --out " + shell_quote(out.path().string()),
+                                       " --set generation.max_new_tokens=2 --quiet --out " +
+                                       shell_quote(out.path().string()),
                                    "ulimit -f 16;");
   CHECK(limited.exit_code == 5);
   CHECK(limited.err.find("results.jsonl: cannot write") != std::string::npos);
@@ -612,17 +695,22 @@ TEST_CASE("a journal write that fails (file-size limit) leaves no half line: exi
   MESSAGE("the limit stopped the run after " << before << " records");
   CHECK(before < 20);
   const auto resumed = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
-                                   " --set generation.max_new_tokens=2 --resume --out " + shell_quote(out.path().string()));
+                                   " --set generation.max_new_tokens=2 --resume --out " +
+                                   shell_quote(out.path().string()));
   REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
   CHECK(journal_lines(out.path() / "results.jsonl").size() == 20);
 }
 
-TEST_CASE("a full disk mid-run: the CSV holds whole rows, exactly the journal's, the stop counts them, no stale summary") {
+TEST_CASE(
+    "a full disk mid-run: the CSV holds whole rows, exactly the journal's, the stop counts them, "
+    "no stale summary") {
   TempDir dir;
   const fs::path disk = dir / "disk";
   fs::create_directories(disk);
   // A real full disk: a 40 KB tmpfs takes a few OCR records (each a few KB) and then refuses.
-  if (std::system(("mount -t tmpfs -o size=40k tmpfs " + shell_quote(disk.string()) + " 2>/dev/null").c_str()) != 0) {
+  if (std::system(
+          ("mount -t tmpfs -o size=40k tmpfs " + shell_quote(disk.string()) + " 2>/dev/null")
+              .c_str()) != 0) {
     DOCSIFT_SKIP("cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)");
   }
   struct Unmount {
@@ -634,8 +722,8 @@ TEST_CASE("a full disk mid-run: the CSV holds whole rows, exactly the journal's,
   fs::create_directories(out);
   docsift::testing::write_text(out / "summary.json", "{\"images\": {\"ok\": 99}}\n");
   docsift::testing::write_text(out / "results.jsonl", "");
-  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --resume --quiet --out " +
-                             shell_quote(out.string()));
+  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) +
+                             " --resume --quiet --out " + shell_quote(out.string()));
   CHECK(r.exit_code == 5);
   const std::string csv = file_bytes(out / "predictions.csv");
   REQUIRE_FALSE(csv.empty());
@@ -649,11 +737,15 @@ TEST_CASE("a full disk mid-run: the CSV holds whole rows, exactly the journal's,
   CHECK(r.err.find(std::to_string(records.size()) + " processed") != std::string::npos);
   if (fs::exists(out / "summary.json")) {  // written after all, or absent: never the stale one
     const auto summary = docsift::testing::read_summary(out / "summary.json");
-    CHECK(summary["images"]["ok"].get<std::size_t>() + summary["images"]["failed"].get<std::size_t>() == records.size());
+    CHECK(summary["images"]["ok"].get<std::size_t>() +
+              summary["images"]["failed"].get<std::size_t>() ==
+          records.size());
   }
 }
 
-TEST_CASE("scan and run: a link alias never replaces the real file's record, FIFOs, dangling links counted, names escaped in the log") {
+TEST_CASE(
+    "scan and run: a link alias never replaces the real file's record, FIFOs, dangling links "
+    "counted, names escaped in the log") {
   TempDir in, out;
   const fs::path sample = kSource / "samples" / "synthetic_invoice_001.png";
   fs::copy_file(sample, in.path() / "with space.png");
@@ -674,13 +766,15 @@ TEST_CASE("scan and run: a link alias never replaces the real file's record, FIF
   CHECK(skipped[2].relative == "pipe.png");
   CHECK(skipped[2].reason == "not a regular file");
 
-  const auto r = run_docsift("run " + shell_quote(in.path().string()) + kFast +
-                             " --set generation.max_new_tokens=2 --out " + shell_quote(out.path().string()));
+  const auto r =
+      run_docsift("run " + shell_quote(in.path().string()) + kFast +
+                  " --set generation.max_new_tokens=2 --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto records = journal_lines(out.path() / "results.jsonl");
   REQUIRE(records.size() == 2);
   CHECK(records[1]["file"] == "with space.png");
-  CHECK(r.err.find("docsift: warning: skipped alias.png: another name of with space.png") != std::string::npos);
+  CHECK(r.err.find("docsift: warning: skipped alias.png: another name of with space.png") !=
+        std::string::npos);
   CHECK(r.err.find("docsift: warning: skipped pipe.png: not a regular file") != std::string::npos);
   CHECK(r.err.find("esc\\x1b[31m.png") != std::string::npos);  // escaped, never the raw escape byte
   CHECK(r.err.find('\x1b') == std::string::npos);
@@ -688,12 +782,15 @@ TEST_CASE("scan and run: a link alias never replaces the real file's record, FIF
   CHECK(summary["skipped_files"].size() == 3);
 }
 
-TEST_CASE("file names that are not UTF-8 round-trip: one record each across resumes, CSV and eval agree") {
+TEST_CASE(
+    "file names that are not UTF-8 round-trip: one record each across resumes, CSV and eval "
+    "agree") {
   TempDir in, out;
   const fs::path sample = kSource / "samples" / "synthetic_invoice_001.png";
   fs::copy_file(sample, in.path() / "lat\xe9.png");  // Latin-1 é and è: invalid as UTF-8
   fs::copy_file(sample, in.path() / "lat\xe8.png");
-  const std::string args = "run " + shell_quote(in.path().string()) + kFast + " --set generation.max_new_tokens=2 --out " +
+  const std::string args = "run " + shell_quote(in.path().string()) + kFast +
+                           " --set generation.max_new_tokens=2 --out " +
                            shell_quote(out.path().string());
   REQUIRE(run_docsift(args).exit_code == 0);
   for (int i = 0; i < 2; ++i) {
@@ -729,26 +826,30 @@ TEST_CASE("file names that are not UTF-8 round-trip: one record each across resu
     append_row(row);
   }
   write_bytes(out.path() / "gt.csv", gt);
-  const auto eval = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
-                                shell_quote((out.path() / "gt.csv").string()) + " --fields " +
-                                shell_quote((kSource / "configs/fields/business-documents.yaml").string()) + " --report " +
-                                shell_quote((out.path() / "report.json").string()));
+  const auto eval =
+      run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
+                  shell_quote((out.path() / "gt.csv").string()) + " --fields " +
+                  shell_quote((kSource / "configs/fields/business-documents.yaml").string()) +
+                  " --report " + shell_quote((out.path() / "report.json").string()));
   REQUIRE_MESSAGE(eval.exit_code == 0, eval.err);
   const auto report = nlohmann::json::parse(file_bytes(out.path() / "report.json"));
   CHECK(report["images_scored"] == 2);
   CHECK(report["missing_predictions"].size() == 0);
 }
 
-TEST_CASE("run with the Llama 3.2 Vision config on an Mllama checkpoint: the same outputs as for InternVL3") {
+TEST_CASE(
+    "run with the Llama 3.2 Vision config on an Mllama checkpoint: the same outputs as for "
+    "InternVL3") {
   TempDir out;
   // The shipped 11B config, with only the device and dtype changed for the CI machine.
-  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --config " +
-                             shell_quote((kSource / "configs/llama32-vision-11b.yaml").string()) + " --model " +
-                             shell_quote((kSource / "tests/fixtures/mllama/hub").string()) +
-                             " --device cpu --set model.dtype=float32 --set generation.max_new_tokens=8 --set "
-                             "extraction.fields=" +
-                             shell_quote((kSource / "configs/fields/business-documents.yaml").string()) + " --out " +
-                             shell_quote(out.path().string()));
+  const auto r =
+      run_docsift("run " + shell_quote((kSource / "samples").string()) + " --config " +
+                  shell_quote((kSource / "configs/llama32-vision-11b.yaml").string()) +
+                  " --model " + shell_quote((kSource / "tests/fixtures/mllama/hub").string()) +
+                  " --device cpu --set model.dtype=float32 --set generation.max_new_tokens=8 --set "
+                  "extraction.fields=" +
+                  shell_quote((kSource / "configs/fields/business-documents.yaml").string()) +
+                  " --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto records = journal_lines(out.path() / "results.jsonl");
   REQUIRE(records.size() == 20);
@@ -766,19 +867,22 @@ TEST_CASE("run with the Llama 3.2 Vision config on an Mllama checkpoint: the sam
   CHECK(docsift::testing::read_summary(out.path() / "summary.json")["images"]["ok"] == 20);
 }
 
-TEST_CASE("run with the Qwen2.5-VL config on the tiny Qwen2.5-VL checkpoint, in process and as a worker: 20 ok records, the same CSV") {
+TEST_CASE(
+    "run with the Qwen2.5-VL config on the tiny Qwen2.5-VL checkpoint, in process and as a worker: "
+    "20 ok records, the same CSV") {
   std::string csv[2];
   int i = 0;
   for (const std::string isolate : {"none", "worker"}) {
     CAPTURE(isolate);
     TempDir out;
-    const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --config " +
-                               shell_quote((kSource / "configs/qwen25vl-7b.yaml").string()) + " --model " +
-                               shell_quote((kSource / "tests/fixtures/qwen25vl/hub").string()) +
-                               " --device cpu --set model.dtype=float32 --set generation.max_new_tokens=8 --isolate " +
-                               isolate + " --set extraction.fields=" +
-                               shell_quote((kSource / "configs/fields/business-documents.yaml").string()) + " --out " +
-                               shell_quote(out.path().string()));
+    const auto r = run_docsift(
+        "run " + shell_quote((kSource / "samples").string()) + " --config " +
+        shell_quote((kSource / "configs/qwen25vl-7b.yaml").string()) + " --model " +
+        shell_quote((kSource / "tests/fixtures/qwen25vl/hub").string()) +
+        " --device cpu --set model.dtype=float32 --set generation.max_new_tokens=8 --isolate " +
+        isolate + " --set extraction.fields=" +
+        shell_quote((kSource / "configs/fields/business-documents.yaml").string()) + " --out " +
+        shell_quote(out.path().string()));
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     const auto records = journal_lines(out.path() / "results.jsonl");
     REQUIRE(records.size() == 20);
@@ -795,12 +899,15 @@ TEST_CASE("run with the Qwen2.5-VL config on the tiny Qwen2.5-VL checkpoint, in 
   CHECK(csv[0] == csv[1]);
 }
 
-TEST_CASE("run --metrics writes Prometheus text format, eval --junit writes JUnit XML with a case per field") {
+TEST_CASE(
+    "run --metrics writes Prometheus text format, eval --junit writes JUnit XML with a case per "
+    "field") {
   TempDir out;
   const fs::path metrics = out.path() / "docsift.prom";
   const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + kFast +
                              " --set generation.max_new_tokens=8 --limit 3 --quiet --metrics " +
-                             shell_quote(metrics.string()) + " --out " + shell_quote((out.path() / "run").string()));
+                             shell_quote(metrics.string()) + " --out " +
+                             shell_quote((out.path() / "run").string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   // Every line: a HELP or TYPE comment, or `name{label="value",...} number`; every sample's metric
   // has a TYPE line before it.
@@ -830,21 +937,25 @@ TEST_CASE("run --metrics writes Prometheus text format, eval --junit writes JUni
 
   // The tiny model's fields are noise: every case fails a 0.99 gate, and the XML says so.
   const fs::path junit = out.path() / "eval.xml";
-  const auto e = run_docsift("eval " + shell_quote((out.path() / "run/predictions.csv").string()) + " " +
-                             shell_quote((kSource / "samples/ground_truth.csv").string()) + " --fields " +
-                             shell_quote((kSource / "configs/fields/business-documents.yaml").string()) +
-                             " --min-accuracy 0.99 --junit " + shell_quote(junit.string()));
+  const auto e =
+      run_docsift("eval " + shell_quote((out.path() / "run/predictions.csv").string()) + " " +
+                  shell_quote((kSource / "samples/ground_truth.csv").string()) + " --fields " +
+                  shell_quote((kSource / "configs/fields/business-documents.yaml").string()) +
+                  " --min-accuracy 0.99 --junit " + shell_quote(junit.string()));
   CHECK(e.exit_code == 4);
   const std::string xml = file_bytes(junit);
   CHECK(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0) == 0);
-  CHECK(xml.find("<testsuite name=\"docsift.eval\" tests=\"26\"") != std::string::npos);  // 25 fields + overall
+  CHECK(xml.find("<testsuite name=\"docsift.eval\" tests=\"26\"") !=
+        std::string::npos);  // 25 fields + overall
   CHECK(xml.find("<testcase classname=\"docsift.eval.field\" name=\"ABN\"") != std::string::npos);
-  CHECK(xml.find("<testcase classname=\"docsift.eval.overall\" name=\"overall\"") != std::string::npos);
+  CHECK(xml.find("<testcase classname=\"docsift.eval.overall\" name=\"overall\"") !=
+        std::string::npos);
   CHECK(xml.find("is below --min-accuracy 0.9900") != std::string::npos);
   // Valid against the JUnit schema's required elements and attributes (xmllint, libxml2-utils);
   // the schema does reject a test case without its name.
   const std::string xsd = shell_quote((kSource / "tests/fixtures/junit/junit.xsd").string());
-  const auto valid = docsift::testing::run_shell("xmllint --noout --schema " + xsd + " " + shell_quote(junit.string()));
+  const auto valid = docsift::testing::run_shell("xmllint --noout --schema " + xsd + " " +
+                                                 shell_quote(junit.string()));
   CHECK_MESSAGE(valid.exit_code == 0, valid.err);
   std::string broken = xml;
   broken.replace(broken.find(" name=\"ABN\""), 11, "");
@@ -855,23 +966,31 @@ TEST_CASE("run --metrics writes Prometheus text format, eval --junit writes JUni
   // Balanced elements: as many closing tags as opening ones for each kind.
   for (const std::string tag : {"testsuites", "testsuite", "testcase", "failure", "system-out"}) {
     std::size_t open = 0, close = 0;
-    for (auto p = xml.find("<" + tag + " "); p != std::string::npos; p = xml.find("<" + tag + " ", p + 1)) ++open;
-    for (auto p = xml.find("<" + tag + ">"); p != std::string::npos; p = xml.find("<" + tag + ">", p + 1)) ++open;
-    for (auto p = xml.find("</" + tag + ">"); p != std::string::npos; p = xml.find("</" + tag + ">", p + 1)) ++close;
+    for (auto p = xml.find("<" + tag + " "); p != std::string::npos;
+         p = xml.find("<" + tag + " ", p + 1))
+      ++open;
+    for (auto p = xml.find("<" + tag + ">"); p != std::string::npos;
+         p = xml.find("<" + tag + ">", p + 1))
+      ++open;
+    for (auto p = xml.find("</" + tag + ">"); p != std::string::npos;
+         p = xml.find("</" + tag + ">", p + 1))
+      ++close;
     CAPTURE(tag);
     CHECK(open == close);
     CHECK(open > 0);
   }
 }
 
-TEST_CASE("run from another working directory (/) with absolute paths and the built-in field schema") {
+TEST_CASE(
+    "run from another working directory (/) with absolute paths and the built-in field schema") {
   TempDir out;
   // No extraction.fields: the built-in schema. A cron job starts in $HOME, not in the checkout.
-  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --model " + kModel +
-                                 " --device cpu --set model.dtype=float32 --set model.max_tiles=1 "
-                                 "--set generation.max_new_tokens=4 --limit 2 --quiet --out " +
-                                 shell_quote(out.path().string()),
-                             "", "/");
+  const auto r =
+      run_docsift("run " + shell_quote((kSource / "samples").string()) + " --model " + kModel +
+                      " --device cpu --set model.dtype=float32 --set model.max_tiles=1 --set "
+                      "generation.max_new_tokens=4 --limit 2 --quiet --out " +
+                      shell_quote(out.path().string()),
+                  "", "/");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto records = journal_lines(out.path() / "results.jsonl");
   REQUIRE(records.size() == 2);

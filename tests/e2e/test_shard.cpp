@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <yaml-cpp/yaml.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,16 +13,15 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
-#include <yaml-cpp/yaml.h>
 
-#include "docsift/batch/lock.h"
 #include "docsift/batch/output_folder.h"
 #include "docsift/batch/shard.h"
 #include "docsift/error.h"
-#include "support/model_stack.h"
+#include "docsift/journal/lock.h"
 #include "support/cli_runner.h"
 #include "support/fast_run.h"
 #include "support/fixture_files.h"
+#include "support/model_stack.h"
 #include "support/processes.h"
 #include "support/summary_json.h"
 #include "support/temp_dir.h"
@@ -74,7 +74,8 @@ void copy_samples(const fs::path& dir, int count = 12) {
 
 // predictions.csv of one plain run over `in` with the same settings: what a merge must reproduce.
 std::string single_run_csv(const fs::path& in, const fs::path& out) {
-  const auto r = run_docsift("run " + shell_quote(in.string()) + kFast + " --out " + shell_quote(out.string()));
+  const auto r = run_docsift("run " + shell_quote(in.string()) + kFast + " --out " +
+                             shell_quote(out.string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   return file_bytes(out / "predictions.csv");
 }
@@ -116,7 +117,8 @@ TEST_CASE("--shard K/N: parsed strictly, errors show the form") {
   CHECK(s.index == 2);
   CHECK(s.count == 4);
   CHECK(s.folder_name() == "shard-2-of-4");
-  for (const char* bad : {"", "2", "0/4", "5/4", "2/0", "-1/4", "2/4x", "a/b", "2//4", " 2/4", "1/100001"}) {
+  for (const char* bad :
+       {"", "2", "0/4", "5/4", "2/0", "-1/4", "2/4x", "a/b", "2//4", " 2/4", "1/100001"}) {
     CAPTURE(std::string(bad));
     CHECK_THROWS_AS(parse_shard(bad), docsift::ConfigError);
   }
@@ -128,7 +130,8 @@ TEST_CASE("--shard K/N: parsed strictly, errors show the form") {
   }
 }
 
-TEST_CASE("--shard auto: Slurm job arrays and Kubernetes Indexed Jobs, each bad variable is named") {
+TEST_CASE(
+    "--shard auto: Slurm job arrays and Kubernetes Indexed Jobs, each bad variable is named") {
   // sbatch --array=1-4, task 3.
   auto s = shard_from_environment(std::nullopt, env_of({{"SLURM_ARRAY_TASK_ID", "3"},
                                                         {"SLURM_ARRAY_TASK_MIN", "1"},
@@ -174,23 +177,29 @@ TEST_CASE("--shard auto: Slurm job arrays and Kubernetes Indexed Jobs, each bad 
   error_names(std::nullopt, {}, "SLURM_ARRAY_TASK_ID");
   error_names(std::nullopt, {}, "JOB_COMPLETION_INDEX");
   error_names(std::nullopt, {{"SLURM_ARRAY_TASK_ID", "2"}}, "SLURM_ARRAY_TASK_MIN");
-  error_names(std::nullopt, {{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"}}, "SLURM_ARRAY_TASK_MAX");
+  error_names(std::nullopt, {{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"}},
+              "SLURM_ARRAY_TASK_MAX");
   error_names(std::nullopt, {{"SLURM_ARRAY_TASK_ID", "x2"}}, "SLURM_ARRAY_TASK_ID=\"x2\"");
   // --array=1,3,8: a list, not a range; MIN..MAX spans 8 tasks, COUNT says 3.
   error_names(std::nullopt,
-              {{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "8"},
+              {{"SLURM_ARRAY_TASK_ID", "3"},
+               {"SLURM_ARRAY_TASK_MIN", "1"},
+               {"SLURM_ARRAY_TASK_MAX", "8"},
                {"SLURM_ARRAY_TASK_COUNT", "3"}},
               "SLURM_ARRAY_TASK_COUNT");
-  error_names(std::nullopt, {{"SLURM_ARRAY_TASK_ID", "9"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "4"}},
-              "SLURM_ARRAY_TASK_ID=9");
+  error_names(
+      std::nullopt,
+      {{"SLURM_ARRAY_TASK_ID", "9"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "4"}},
+      "SLURM_ARRAY_TASK_ID=9");
   error_names(4, {{"SLURM_ARRAY_TASK_ID", "0"}}, "SLURM_ARRAY_TASK_ID=0");
   error_names(std::nullopt, {{"JOB_COMPLETION_INDEX", "1"}}, "--shards");
   error_names(4, {{"JOB_COMPLETION_INDEX", "4"}}, "JOB_COMPLETION_INDEX=4");
   error_names(4, {{"JOB_COMPLETION_INDEX", "1"}, {"SLURM_ARRAY_TASK_ID", "1"}}, "both");
 
   // The command line says the same, with exit 2 and before any model is touched.
-  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --model /nonexistent --shard auto",
-                             "JOB_COMPLETION_INDEX=2");
+  const auto r = run_docsift(
+      "run " + shell_quote((kSource / "samples").string()) + " --model /nonexistent --shard auto",
+      "JOB_COMPLETION_INDEX=2");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--shards N") != std::string::npos);
   const auto shards_alone = run_docsift("run samples --model x --shard 1/2 --shards 2");
@@ -206,7 +215,8 @@ TEST_CASE("shard_of: pinned values, even spread, independent of the other files"
   CHECK(shard_of("synthetic_invoice_001.png", 4) == 1);
   CHECK(shard_of("anything.png", 1) == 1);
   std::map<int, int> sizes;
-  for (int i = 0; i < 10000; ++i) ++sizes[shard_of("scans/2026-11/page-" + std::to_string(i) + ".png", 8)];
+  for (int i = 0; i < 10000; ++i)
+    ++sizes[shard_of("scans/2026-11/page-" + std::to_string(i) + ".png", 8)];
   REQUIRE(sizes.size() == 8);
   for (const auto& [shard, size] : sizes) {
     CAPTURE(shard);
@@ -215,14 +225,18 @@ TEST_CASE("shard_of: pinned values, even spread, independent of the other files"
   }
 }
 
-TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index at once, merged = one run") {
+TEST_CASE(
+    "Kubernetes Indexed Job: the manifest's command lines for every index at once, merged = one "
+    "run") {
   DOCSIFT_NEEDS_MODEL_STACK();
-  const YAML::Node job = YAML::LoadFile((kSource / "scripts/cluster/docsift-indexed-job.yaml").string());
+  const YAML::Node job =
+      YAML::LoadFile((kSource / "scripts/cluster/docsift-indexed-job.yaml").string());
   REQUIRE(job["kind"].as<std::string>() == "Job");
   REQUIRE(job["spec"]["completionMode"].as<std::string>() == "Indexed");
   REQUIRE(job["spec"]["template"]["spec"]["restartPolicy"].as<std::string>() == "Never");
   const int completions = job["spec"]["completions"].as<int>();
-  const auto command = job["spec"]["template"]["spec"]["containers"][0]["command"].as<std::vector<std::string>>();
+  const auto command =
+      job["spec"]["template"]["spec"]["containers"][0]["command"].as<std::vector<std::string>>();
   REQUIRE(command.at(0) == "docsift");
   const auto shards = std::find(command.begin(), command.end(), "--shards");
   REQUIRE(shards + 1 < command.end());
@@ -251,7 +265,8 @@ TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index 
   for (const int code : codes) CHECK(code == 0);
   std::set<std::string> recorded;
   for (int k = 1; k <= completions; ++k) {
-    const fs::path folder = data / "results" / ("shard-" + std::to_string(k) + "-of-" + std::to_string(completions));
+    const fs::path folder =
+        data / "results" / ("shard-" + std::to_string(k) + "-of-" + std::to_string(completions));
     for (const auto& rec : journal_lines(folder / "results.jsonl")) {
       CHECK(shard_of(rec["file"].get<std::string>(), completions) == k);
       CHECK(recorded.insert(rec["file"].get<std::string>()).second);
@@ -263,8 +278,10 @@ TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index 
   CHECK(recorded.size() == 12);
 
   // The merge Job's command (a shell line), then the comparison with one run.
-  const YAML::Node merge_job = YAML::LoadFile((kSource / "scripts/cluster/docsift-merge-job.yaml").string());
-  const auto merge = merge_job["spec"]["template"]["spec"]["containers"][0]["command"].as<std::vector<std::string>>();
+  const YAML::Node merge_job =
+      YAML::LoadFile((kSource / "scripts/cluster/docsift-merge-job.yaml").string());
+  const auto merge = merge_job["spec"]["template"]["spec"]["containers"][0]["command"]
+                         .as<std::vector<std::string>>();
   REQUIRE(merge.size() == 3);
   std::string merge_line = merge[2];
   REQUIRE(merge_line.rfind("docsift merge ", 0) == 0);
@@ -286,12 +303,14 @@ TEST_CASE("Kubernetes Indexed Job: the manifest's command lines for every index 
   CHECK(file_bytes(data / "results/results.jsonl") == merged_journal);
   CHECK(file_bytes(data / "results/predictions.csv") == merged_csv);
   auto after = snapshot(data / "results");
-  for (const std::string_view merged_file : docsift::batch::out_files::kWritten) after.erase(std::string(merged_file));
+  for (const std::string_view merged_file : docsift::batch::out_files::kWritten)
+    after.erase(std::string(merged_file));
   after.erase(std::string(docsift::batch::out_files::kLock));
   CHECK(after == before);
 }
 
-TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run, merged = one run") {
+TEST_CASE(
+    "Slurm array script: four tasks at once, one killed with -9 and re-run, merged = one run") {
   DOCSIFT_NEEDS_MODEL_STACK();
   TempDir tmp;
   copy_samples(tmp / "scans");
@@ -304,19 +323,23 @@ TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run
     ++scans;
   }
   REQUIRE(scans == 12);
-  const int victim = std::max_element(sizes.begin(), sizes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+  const int victim = std::max_element(sizes.begin(), sizes.end(), [](auto& a, auto& b) {
+                       return a.second < b.second;
+                     })->first;
   REQUIRE(sizes[victim] >= 3);
 
   const auto task = [&](int id) {
     return "SLURM_ARRAY_TASK_ID=" + std::to_string(id) +
-           " SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=4 SLURM_ARRAY_TASK_COUNT=4 SLURM_ARRAY_TASK_STEP=1"
-           " IN=" + shell_quote((tmp / "scans").string()) + " OUT=" + shell_quote((tmp / "results").string()) +
-           " DOCSIFT=" + shell_quote(DOCSIFT_BIN) + " DOCSIFT_ARGS=" + shell_quote(kFast) + " bash " +
-           shell_quote((kSource / "scripts/cluster/docsift-array.sbatch").string());
+           " SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=4 SLURM_ARRAY_TASK_COUNT=4 "
+           "SLURM_ARRAY_TASK_STEP=1 IN=" +
+           shell_quote((tmp / "scans").string()) +
+           " OUT=" + shell_quote((tmp / "results").string()) +
+           " DOCSIFT=" + shell_quote(DOCSIFT_BIN) + " DOCSIFT_ARGS=" + shell_quote(kFast) +
+           " bash " + shell_quote((kSource / "scripts/cluster/docsift-array.sbatch").string());
   };
   const fs::path victim_folder = tmp / "results" / ("shard-" + std::to_string(victim) + "-of-4");
-  const pid_t child =
-      docsift::testing::start_and_wait_for_journal("env " + task(victim), victim_folder / "results.jsonl", 1);
+  const pid_t child = docsift::testing::start_and_wait_for_journal(
+      "env " + task(victim), victim_folder / "results.jsonl", 1);
   std::vector<std::string> others;
   for (int id = 1; id <= 4; ++id) {
     if (id != victim) others.push_back(task(id));
@@ -325,14 +348,16 @@ TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run
   int status = 0;
   ::waitpid(child, &status, 0);
   const auto done_before = journal_lines(victim_folder / "results.jsonl").size();
-  MESSAGE("shard " << victim << " killed after " << done_before << " of " << sizes[victim] << " images");
+  MESSAGE("shard " << victim << " killed after " << done_before << " of " << sizes[victim]
+                   << " images");
   REQUIRE(WIFSIGNALED(status));
   REQUIRE(done_before < static_cast<std::size_t>(sizes[victim]));
   for (const int code : run_all_at_once(others)) CHECK(code == 0);
 
   // Before the re-run, the merge says what is unfinished and which images are missing.
-  const std::string merge = "merge " + shell_quote((tmp / "results").string()) + "/shard-*-of-4 --out " +
-                            shell_quote((tmp / "results").string()) + " --expect " + shell_quote((tmp / "scans").string());
+  const std::string merge = "merge " + shell_quote((tmp / "results").string()) +
+                            "/shard-*-of-4 --out " + shell_quote((tmp / "results").string()) +
+                            " --expect " + shell_quote((tmp / "scans").string());
   auto r = run_docsift(merge);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("unfinished: " + victim_folder.string()) != std::string::npos);
@@ -341,7 +366,8 @@ TEST_CASE("Slurm array script: four tasks at once, one killed with -9 and re-run
 
   // The task re-run (a requeue) resumes its journal; the merge then equals one run.
   CHECK(run_all_at_once({task(victim)}) == std::vector<int>{0});
-  CHECK(journal_lines(victim_folder / "results.jsonl").size() == static_cast<std::size_t>(sizes[victim]));
+  CHECK(journal_lines(victim_folder / "results.jsonl").size() ==
+        static_cast<std::size_t>(sizes[victim]));
   r = run_docsift(merge);
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   CHECK(file_bytes(tmp / "results/predictions.csv") == single);
@@ -355,28 +381,37 @@ TEST_CASE("GNU parallel on one host: the script, one shard per GPU slot, merged 
   DOCSIFT_NEEDS_MODEL_STACK();
   TempDir tmp;
   copy_samples(tmp / "scans");
-  const auto r = run_shell("IN=" + shell_quote((tmp / "scans").string()) + " OUT=" +
-                           shell_quote((tmp / "results").string()) + " GPUS=3 DOCSIFT=" + shell_quote(DOCSIFT_BIN) +
-                           " DOCSIFT_ARGS=" + shell_quote(kFast) + " bash " +
-                           shell_quote((kSource / "scripts/cluster/shards-on-one-host.sh").string()));
+  const auto r =
+      run_shell("IN=" + shell_quote((tmp / "scans").string()) +
+                " OUT=" + shell_quote((tmp / "results").string()) + " GPUS=3 DOCSIFT=" +
+                shell_quote(DOCSIFT_BIN) + " DOCSIFT_ARGS=" + shell_quote(kFast) + " bash " +
+                shell_quote((kSource / "scripts/cluster/shards-on-one-host.sh").string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  for (int k = 1; k <= 3; ++k) CHECK(fs::exists(tmp / "results" / ("shard-" + std::to_string(k) + "-of-3/summary.json")));
-  CHECK(file_bytes(tmp / "results/predictions.csv") == single_run_csv(tmp / "scans", tmp / "single"));
+  for (int k = 1; k <= 3; ++k)
+    CHECK(fs::exists(tmp / "results" / ("shard-" + std::to_string(k) + "-of-3/summary.json")));
+  CHECK(file_bytes(tmp / "results/predictions.csv") ==
+        single_run_csv(tmp / "scans", tmp / "single"));
 }
 
-TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a run's own journal, and reports duplicates") {
+TEST_CASE(
+    "merge refuses mixed configs, folders given twice, a busy folder and a run's own journal, and "
+    "reports duplicates") {
   DOCSIFT_NEEDS_MODEL_STACK();
   TempDir tmp;
   copy_samples(tmp / "scans", 6);
   const std::string in = shell_quote((tmp / "scans").string());
   const auto out = [&](const std::string& name) { return shell_quote((tmp / name).string()); };
   for (int k = 1; k <= 2; ++k) {
-    const auto r = run_docsift("run " + in + kFast + " --shard " + std::to_string(k) + "/2 --out " + out("a"));
+    const auto r =
+        run_docsift("run " + in + kFast + " --shard " + std::to_string(k) + "/2 --out " + out("a"));
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   }
   // Shard 2 again with another max_new_tokens: another config hash.
-  REQUIRE(run_docsift("run " + in + kFast + " --set generation.max_new_tokens=9 --shard 2/2 --out " + out("b")).exit_code == 0);
-  const std::string s1 = out("a") + "/shard-1-of-2", s2 = out("a") + "/shard-2-of-2", other = out("b") + "/shard-2-of-2";
+  REQUIRE(run_docsift("run " + in + kFast +
+                      " --set generation.max_new_tokens=9 --shard 2/2 --out " + out("b"))
+              .exit_code == 0);
+  const std::string s1 = out("a") + "/shard-1-of-2", s2 = out("a") + "/shard-2-of-2",
+                    other = out("b") + "/shard-2-of-2";
 
   auto r = run_docsift("merge " + s1 + " " + other + " --out " + out("m"));
   CHECK(r.exit_code == 2);
@@ -408,9 +443,11 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
   REQUIRE(run_docsift("run " + in + kFast + " --out " + out("plain")).exit_code == 0);
   r = run_docsift("merge " + s1 + " " + s2 + " " + out("plain") + " --out " + out("m"));
   CHECK(r.exit_code == 1);
-  CHECK(r.err.find("duplicate: synthetic_invoice_001.png: recorded in " + (tmp / "a/shard-1-of-2").string() + " and " +
-                   (tmp / "plain").string()) != std::string::npos);
-  CHECK(journal_lines(tmp / "m/results.jsonl").size() == 6);  // each image once: the first folder's record
+  CHECK(r.err.find("duplicate: synthetic_invoice_001.png: recorded in " +
+                   (tmp / "a/shard-1-of-2").string() + " and " + (tmp / "plain").string()) !=
+        std::string::npos);
+  CHECK(journal_lines(tmp / "m/results.jsonl").size() ==
+        6);  // each image once: the first folder's record
   CHECK(docsift::testing::read_summary(tmp / "m/summary.json")["duplicates"].size() == 6);
 
   // --out inside a shard folder, or a folder that holds a run's journal: refused, nothing changed.
@@ -424,10 +461,11 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
   CHECK(snapshot(tmp / "a") == shard_files);
   // A shard whose run still holds its lock.
   {
-    const docsift::batch::OutputLock busy(tmp / "a/shard-1-of-2");
+    const docsift::journal::OutputLock busy(tmp / "a/shard-1-of-2");
     r = run_docsift("merge " + s1 + " " + s2 + " --out " + out("m2"));
     CHECK(r.exit_code == 3);
-    CHECK(r.err.find("docsift run (pid " + std::to_string(::getpid()) + ") is still writing here") != std::string::npos);
+    CHECK(r.err.find("docsift run (pid " + std::to_string(::getpid()) +
+                     ") is still writing here") != std::string::npos);
   }
   CHECK(!fs::exists(tmp / "m2"));
   // Not an output folder.
@@ -435,11 +473,13 @@ TEST_CASE("merge refuses mixed configs, folders given twice, a busy folder and a
   CHECK(r.exit_code == 2);  // an input that is not there: the journal
   CHECK(r.err.find("no results.jsonl") != std::string::npos);
   // The clean merge of both shards, with --expect over a folder with one more image: a gap.
-  fs::copy_file(kSource / "samples/synthetic_invoice_020.png", tmp / "scans/synthetic_invoice_020.png");
+  fs::copy_file(kSource / "samples/synthetic_invoice_020.png",
+                tmp / "scans/synthetic_invoice_020.png");
   r = run_docsift("merge " + s1 + " " + s2 + " --out " + out("m3") + " --expect " + in);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("missing: synthetic_invoice_020.png: no folder recorded it (shard " +
-                   std::to_string(shard_of("synthetic_invoice_020.png", 2)) + " of 2)") != std::string::npos);
+                   std::to_string(shard_of("synthetic_invoice_020.png", 2)) + " of 2)") !=
+        std::string::npos);
   // Only one of the two shards: the other is named.
   r = run_docsift("merge " + s1 + " --out " + out("m4"));
   CHECK(r.exit_code == 1);
@@ -458,7 +498,8 @@ TEST_CASE("docs/scaling.md links every recipe in scripts/cluster/ (4 files)") {
   CHECK(recipes == 4);
 }
 
-TEST_CASE("merge orders a document's pages by number, as the run recorded them (page 2 before page 10)") {
+TEST_CASE(
+    "merge orders a document's pages by number, as the run recorded them (page 2 before page 10)") {
   TempDir tmp;
   // Two shard folders as runs leave them, written here: a 12-page PDF's pages split between them.
   for (int k = 1; k <= 2; ++k) {
@@ -467,10 +508,14 @@ TEST_CASE("merge orders a document's pages by number, as the run recorded them (
     std::string journal;
     int records = 0;
     for (int page = k; page <= 12; page += 2) {
-      const nlohmann::json rec = {{"file", "doc.pdf#page=" + std::to_string(page)}, {"status", "ok"},
-                                  {"tier", "ocr"}, {"fields", {{"TOTAL", "$" + std::to_string(page) + ".00"}}},
-                                  {"tokens", {{"generated", 0}}}, {"timings_s", {{"total", 0.1}}},
-                                  {"memory", nlohmann::json::object()}, {"config_hash", "abc"}};
+      const nlohmann::json rec = {{"file", "doc.pdf#page=" + std::to_string(page)},
+                                  {"status", "ok"},
+                                  {"tier", "ocr"},
+                                  {"fields", {{"TOTAL", "$" + std::to_string(page) + ".00"}}},
+                                  {"tokens", {{"generated", 0}}},
+                                  {"timings_s", {{"total", 0.1}}},
+                                  {"memory", nlohmann::json::object()},
+                                  {"config_hash", "abc"}};
       journal += rec.dump() + "\n";
       ++records;
     }
@@ -478,17 +523,20 @@ TEST_CASE("merge orders a document's pages by number, as the run recorded them (
     write_text(folder / "predictions.csv", "image_file,TOTAL\n");
     write_text(folder / "summary.json",
                nlohmann::json{{"images", {{"scanned", 1}, {"ok", records}, {"failed", 0}}},
-                              {"shard", {{"index", k}, {"count", 2}}}, {"config_hash", "abc"},
+                              {"shard", {{"index", k}, {"count", 2}}},
+                              {"config_hash", "abc"},
                               {"interrupted", nullptr}}
                    .dump());
   }
   const auto r = run_docsift("merge " + shell_quote((tmp / "shard-1-of-2").string()) + " " +
-                             shell_quote((tmp / "shard-2-of-2").string()) + " --out " + shell_quote((tmp / "m").string()));
+                             shell_quote((tmp / "shard-2-of-2").string()) + " --out " +
+                             shell_quote((tmp / "m").string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   std::vector<std::string> order;
   for (const auto& rec : journal_lines(tmp / "m/results.jsonl")) order.push_back(rec["file"]);
   REQUIRE(order.size() == 12);
-  for (int page = 1; page <= 12; ++page) CHECK(order[page - 1] == "doc.pdf#page=" + std::to_string(page));
+  for (int page = 1; page <= 12; ++page)
+    CHECK(order[page - 1] == "doc.pdf#page=" + std::to_string(page));
   const std::string csv = file_bytes(tmp / "m/predictions.csv");
   CHECK(csv.find("doc.pdf#page=2,$2.00") < csv.find("doc.pdf#page=10,$10.00"));
 }

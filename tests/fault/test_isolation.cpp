@@ -29,11 +29,11 @@
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
+using docsift::testing::journal_lines;
 using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
-using docsift::testing::TempDir;
-using docsift::testing::journal_lines;
 using docsift::testing::start_shell;
+using docsift::testing::TempDir;
 using docsift::testing::wait_until;
 using docsift::testing::workers_for;
 
@@ -41,14 +41,15 @@ namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const fs::path kBuild = fs::path(DOCSIFT_BIN).parent_path();
-const std::string kFast = docsift::testing::fast_run_options({.fields_file = true, .max_new_tokens = 8});
+const std::string kFast =
+    docsift::testing::fast_run_options({.fields_file = true, .max_new_tokens = 8});
 const std::string kSamples = shell_quote((kSource / "samples").string());
-
 
 std::map<std::string, nlohmann::json> by_file(const std::vector<nlohmann::json>& records) {
   std::map<std::string, nlohmann::json> out;
   for (const auto& r : records) {
-    CHECK_MESSAGE(out.emplace(r["file"].get<std::string>(), r).second, "recorded twice: " << r["file"]);
+    CHECK_MESSAGE(out.emplace(r["file"].get<std::string>(), r).second,
+                  "recorded twice: " << r["file"]);
   }
   return out;
 }
@@ -56,7 +57,8 @@ std::map<std::string, nlohmann::json> by_file(const std::vector<nlohmann::json>&
 // The CUDA toolkit's stub driver library, if installed: a stand-in libcuda.so.1 that the CUDA
 // libraries load as they would the real driver. Returns an LD_LIBRARY_PATH assignment, or "".
 std::string stub_driver_env(const fs::path& dir) {
-  for (const char* stub : {"/usr/local/cuda/lib64/stubs/libcuda.so", "/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so"}) {
+  for (const char* stub : {"/usr/local/cuda/lib64/stubs/libcuda.so",
+                           "/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so"}) {
     if (fs::exists(stub)) {
       fs::create_symlink(stub, dir / "libcuda.so.1");
       // Ahead of the folders the environment already names (where docsift's own libraries may be).
@@ -76,9 +78,11 @@ std::string stub_driver_env(const fs::path& dir) {
 TEST_CASE("cuda_footprint sees a mapped CUDA driver library") {
   TempDir dir;
   const std::string env = stub_driver_env(dir.path());
-  if (env.empty()) DOCSIFT_SKIP("no CUDA stub driver library on this machine: the control cannot run");
+  if (env.empty())
+    DOCSIFT_SKIP("no CUDA stub driver library on this machine: the control cannot run");
   // On a GPU machine tests/main.cpp's plugin load has mapped the real driver already.
-  if (docsift::device::cuda_footprint().driver_library) DOCSIFT_SKIP("the driver is mapped already (a GPU machine): the control cannot run");
+  if (docsift::device::cuda_footprint().driver_library)
+    DOCSIFT_SKIP("the driver is mapped already (a GPU machine): the control cannot run");
   void* handle = ::dlopen((dir.path() / "libcuda.so.1").c_str(), RTLD_LAZY | RTLD_LOCAL);
   REQUIRE(handle != nullptr);
   CHECK(docsift::device::cuda_footprint().driver_library);
@@ -101,23 +105,32 @@ TEST_CASE("only a process that asks for a GPU loads LibTorch's CUDA libraries an
   CHECK(version.err.find("file=libtorch_cuda.so") != std::string::npos);
   CHECK(version.err.find("file=libcuda.so.1") != std::string::npos);
   // A CPU run loads neither, and neither does the supervisor of an isolated run (previous test).
-  const auto cpu = run_docsift("run " + kSamples + kFast + " --limit 1 --quiet --out " + shell_quote(out.path().string()), trace);
-  REQUIRE_MESSAGE(cpu.exit_code == 0, cpu.err.substr(cpu.err.size() > 4000 ? cpu.err.size() - 4000 : 0));
+  const auto cpu = run_docsift(
+      "run " + kSamples + kFast + " --limit 1 --quiet --out " + shell_quote(out.path().string()),
+      trace);
+  REQUIRE_MESSAGE(cpu.exit_code == 0,
+                  cpu.err.substr(cpu.err.size() > 4000 ? cpu.err.size() - 4000 : 0));
   CHECK(cpu.err.find("libdocsift_cuda") == std::string::npos);
   CHECK(cpu.err.find("libtorch_cuda") == std::string::npos);
   CHECK(cpu.err.find("libcuda.so") == std::string::npos);
 }
 
-TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, recycling, same results as in process") {
+TEST_CASE(
+    "--isolate worker: crash retried, crash twice failed, hang timed out, recycling, same results "
+    "as in process") {
   TempDir in_process, isolated, stub;
-  const auto plain = run_docsift("run " + kSamples + kFast + " --limit 7 --quiet --out " + shell_quote(in_process.path().string()));
+  const auto plain = run_docsift("run " + kSamples + kFast + " --limit 7 --quiet --out " +
+                                 shell_quote(in_process.path().string()));
   REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
   const auto r = run_docsift(
       "run " + kSamples + kFast +
-          " --limit 7 --isolate worker --set memory.worker.timeout_s=3 --set memory.worker.recycle_after_images=2 "
-          "--out " + shell_quote(isolated.path().string()),
+          " --limit 7 --isolate worker --set memory.worker.timeout_s=3 --set "
+          "memory.worker.recycle_after_images=2 --out " +
+          shell_quote(isolated.path().string()),
       // With the stub driver on the library path, as on a machine with the driver installed.
-      stub_driver_env(stub.path()) + " DOCSIFT_FAULTS=crash@image=2,crash@image=3:attempt=1,crash@image=3:attempt=2,hang@image=4");
+      stub_driver_env(stub.path()) +
+          " DOCSIFT_FAULTS=crash@image=2,crash@image=3:attempt=1,crash@image=3:attempt=2,hang@"
+          "image=4");
   CHECK(r.exit_code == 1);  // two images failed, as injected
   const auto want = by_file(journal_lines(in_process.path() / "results.jsonl"));
   const auto got = by_file(journal_lines(isolated.path() / "results.jsonl"));
@@ -128,8 +141,8 @@ TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, 
     const auto& w = rec["worker"];
     if (file == "synthetic_invoice_003.png") {
       CHECK(rec["status"] == "failed");
-      CHECK(rec["error"].get<std::string>().find("crashed on this image twice: killed by signal 6 (SIGABRT)") !=
-            std::string::npos);
+      CHECK(rec["error"].get<std::string>().find(
+                "crashed on this image twice: killed by signal 6 (SIGABRT)") != std::string::npos);
     } else if (file == "synthetic_invoice_004.png") {
       CHECK(rec["status"] == "failed");
       CHECK(rec["error"].get<std::string>().find("timed out after 3 s") != std::string::npos);
@@ -164,8 +177,10 @@ TEST_CASE("--isolate worker: crash retried, crash twice failed, hang timed out, 
 TEST_CASE("--isolate worker: a memory trigger recycles the worker between images") {
   TempDir out;
   // Any worker holds more than 1 MB of RSS: recycled after every image but the last.
-  const auto r = run_docsift("run " + kSamples + kFast + " --limit 3 --isolate worker --set memory.worker.recycle_above_mb=1 "
-                             "--quiet --out " + shell_quote(out.path().string()));
+  const auto r = run_docsift(
+      "run " + kSamples + kFast +
+      " --limit 3 --isolate worker --set memory.worker.recycle_above_mb=1 --quiet --out " +
+      shell_quote(out.path().string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["isolation"]["recycles"] == 2);
@@ -174,11 +189,14 @@ TEST_CASE("--isolate worker: a memory trigger recycles the worker between images
   CHECK(workers_for(out.path()).empty());
 }
 
-TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the supervisor, --resume completes") {
+TEST_CASE(
+    "--isolate worker: kill -9 of the worker mid-batch, then of the supervisor, --resume "
+    "completes") {
   TempDir out;
   const fs::path journal = out.path() / "results.jsonl";
   const std::string command = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
-                              " --limit 8 --isolate worker --quiet --out " + shell_quote(out.path().string());
+                              " --limit 8 --isolate worker --quiet --out " +
+                              shell_quote(out.path().string());
   pid_t supervisor = start_shell(command);
   REQUIRE(wait_until([&] { return journal_lines(journal).size() >= 1; }, 120));
   auto workers = workers_for(out.path());
@@ -196,14 +214,17 @@ TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the superv
   // The supervisor itself: its worker must follow it within a second.
   TempDir second;
   const std::string again = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
-                            " --limit 8 --isolate worker --quiet --out " + shell_quote(second.path().string());
+                            " --limit 8 --isolate worker --quiet --out " +
+                            shell_quote(second.path().string());
   supervisor = start_shell(again);
-  REQUIRE(wait_until([&] { return journal_lines(second.path() / "results.jsonl").size() >= 1; }, 120));
+  REQUIRE(
+      wait_until([&] { return journal_lines(second.path() / "results.jsonl").size() >= 1; }, 120));
   REQUIRE(workers_for(second.path()).size() == 1);
   ::kill(supervisor, SIGKILL);
   ::waitpid(supervisor, &status, 0);
   CHECK(wait_until([&] { return workers_for(second.path()).empty(); }, 1.0));
-  const auto resumed = run_docsift("run " + kSamples + kFast + " --limit 8 --isolate worker --resume --quiet --out " +
+  const auto resumed = run_docsift("run " + kSamples + kFast +
+                                   " --limit 8 --isolate worker --resume --quiet --out " +
                                    shell_quote(second.path().string()));
   REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
   const auto all = by_file(journal_lines(second.path() / "results.jsonl"));
@@ -211,10 +232,13 @@ TEST_CASE("--isolate worker: kill -9 of the worker mid-batch, then of the superv
   CHECK(workers_for(second.path()).empty());
 }
 
-TEST_CASE("--isolate worker: a worker killed while starting is started again with backoff, then the batch completes") {
+TEST_CASE(
+    "--isolate worker: a worker killed while starting is started again with backoff, then the "
+    "batch completes") {
   TempDir out;
   // The first worker dies twice while starting (as the OOM killer would), the third try loads.
-  const auto r = run_docsift("run " + kSamples + kFast + " --limit 3 --isolate worker --out " + shell_quote(out.path().string()),
+  const auto r = run_docsift("run " + kSamples + kFast + " --limit 3 --isolate worker --out " +
+                                 shell_quote(out.path().string()),
                              "DOCSIFT_FAULTS=crash@startup:attempt=1,crash@startup:attempt=2");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(journal_lines(out / "results.jsonl").size() == 3);
@@ -224,14 +248,20 @@ TEST_CASE("--isolate worker: a worker killed while starting is started again wit
   CHECK(summary["isolation"]["workers_started"] == 3);
 }
 
-TEST_CASE("--isolate worker: no worker starts after pages were journaled: exit 5, summary, resume hint, its stderr") {
+TEST_CASE(
+    "--isolate worker: no worker starts after pages were journaled: exit 5, summary, resume hint, "
+    "its stderr") {
   TempDir out;
   // The worker that replaces a recycled one (for page 3) dies on every try.
-  const std::string run = "run " + kSamples + kFast + " --limit 4 --isolate worker --set memory.worker.recycle_after_images=2 "
-                          "--set memory.worker.start_retries=1 --out " + shell_quote(out.path().string());
-  const auto r = run_docsift(run, "DOCSIFT_FAULTS=crash@startup:image=3:attempt=1,crash@startup:image=3:attempt=2");
+  const std::string run = "run " + kSamples + kFast +
+                          " --limit 4 --isolate worker --set memory.worker.recycle_after_images=2 "
+                          "--set memory.worker.start_retries=1 --out " +
+                          shell_quote(out.path().string());
+  const auto r = run_docsift(
+      run, "DOCSIFT_FAULTS=crash@startup:image=3:attempt=1,crash@startup:image=3:attempt=2");
   CHECK(r.exit_code == 5);
-  CHECK(r.err.find("while starting; gave up after 2 tries (memory.worker.start_retries)") != std::string::npos);
+  CHECK(r.err.find("while starting; gave up after 2 tries (memory.worker.start_retries)") !=
+        std::string::npos);
   CHECK(r.err.find("its last stderr: ") != std::string::npos);
   CHECK(r.err.find("injected fault crash@startup:image=3:attempt=2") != std::string::npos);
   CHECK(r.err.find("--resume") != std::string::npos);
@@ -245,21 +275,26 @@ TEST_CASE("--isolate worker: no worker starts after pages were journaled: exit 5
   CHECK(journal_lines(out / "results.jsonl").size() == 6);
 }
 
-TEST_CASE("--isolate worker: a worker that cannot start for a real reason (a broken checkpoint) stops the run at once") {
+TEST_CASE(
+    "--isolate worker: a worker that cannot start for a real reason (a broken checkpoint) stops "
+    "the run at once") {
   TempDir model, out;
   for (const auto& entry : fs::directory_iterator(kSource / "tests/fixtures/internvl/hf")) {
     fs::copy(entry.path(), model / entry.path().filename(), fs::copy_options::recursive);
   }
   docsift::testing::write_text(model / "model.safetensors", "not a safetensors file");
-  const auto r = run_docsift("run " + kSamples + " --model " + shell_quote(model.path().string()) +
-                             " --device cpu --set model.dtype=float32 --limit 2 --isolate worker --out " +
-                             shell_quote(out.path().string()));
+  const auto r =
+      run_docsift("run " + kSamples + " --model " + shell_quote(model.path().string()) +
+                  " --device cpu --set model.dtype=float32 --limit 2 --isolate worker --out " +
+                  shell_quote(out.path().string()));
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("model.safetensors") != std::string::npos);
   CHECK(r.err.find("trying again") == std::string::npos);  // no retry: it would fail the same way
 }
 
-TEST_CASE("worker isolation: the supervisor starts the command the app gives, the tag after its arguments") {
+TEST_CASE(
+    "worker isolation: the supervisor starts the command the app gives, the tag after its "
+    "arguments") {
   docsift::config::Config cfg;
   cfg.memory.worker.start_retries = 0;
   // The batch layer names no subcommand of its own: without a command there is no worker to start.
@@ -267,8 +302,9 @@ TEST_CASE("worker isolation: the supervisor starts the command the app gives, th
                   docsift::ConfigError);
   // A "worker" that says what it was started as, and dies before it is ready. This process has few
   // files open, so the worker's stderr file may be fd 3 or 4, where the pipes go: it must reach 2.
-  docsift::batch::WorkerSupervisor supervisor(cfg, {"/bin/sh", {"sh", "-c", "echo \"worker for $0\" >&2"}},
-                                              "the-run-folder", [](const std::string&) {});
+  docsift::batch::WorkerSupervisor supervisor(
+      cfg, {"/bin/sh", {"sh", "-c", "echo \"worker for $0\" >&2"}}, "the-run-folder",
+      [](const std::string&) {});
   CHECK_THROWS_WITH_AS(supervisor.read({"page.png", "", 0, 1, nullptr, false}),
                        doctest::Contains("its last stderr: worker for the-run-folder"),
                        docsift::batch::WorkerStartError);
@@ -276,17 +312,21 @@ TEST_CASE("worker isolation: the supervisor starts the command the app gives, th
 
 TEST_CASE("crash and hang faults without worker isolation are a usage error") {
   TempDir out;
-  const auto r = run_docsift("run " + kSamples + kFast + " --limit 1 --out " + shell_quote(out.path().string()),
-                             "DOCSIFT_FAULTS=crash@image=1");
+  const auto r = run_docsift(
+      "run " + kSamples + kFast + " --limit 1 --out " + shell_quote(out.path().string()),
+      "DOCSIFT_FAULTS=crash@image=1");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("crash and hang faults need worker isolation") != std::string::npos);
 }
 
-TEST_CASE("--isolate worker: SIGTERM to the supervisor stops and reaps the worker, exit 5, --resume completes") {
+TEST_CASE(
+    "--isolate worker: SIGTERM to the supervisor stops and reaps the worker, exit 5, --resume "
+    "completes") {
   TempDir out;
   const fs::path journal = out.path() / "results.jsonl";
   const std::string command = std::string(DOCSIFT_BIN) + " run " + kSamples + kFast +
-                              " --limit 6 --isolate worker --quiet --out " + shell_quote(out.path().string());
+                              " --limit 6 --isolate worker --quiet --out " +
+                              shell_quote(out.path().string());
   const pid_t supervisor = start_shell(command);
   REQUIRE(wait_until([&] { return journal_lines(journal).size() >= 1; }, 120));
   ::kill(supervisor, SIGTERM);
@@ -297,8 +337,9 @@ TEST_CASE("--isolate worker: SIGTERM to the supervisor stops and reaps the worke
   CHECK(workers_for(out.path()).empty());
   const auto before = journal_lines(journal).size();
   CHECK(before < 6);
-  const auto resumed = run_docsift("run " + kSamples + kFast + " --limit " + std::to_string(6 - before) +
-                                   " --isolate worker --resume --quiet --out " + shell_quote(out.path().string()));
+  const auto resumed =
+      run_docsift("run " + kSamples + kFast + " --limit " + std::to_string(6 - before) +
+                  " --isolate worker --resume --quiet --out " + shell_quote(out.path().string()));
   REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
   CHECK(by_file(journal_lines(journal)).size() == 6);
 }

@@ -13,9 +13,10 @@
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/extract/schema.h"
-#include "docsift/generate/keys.h"
 #include "docsift/family/internvl/model.h"
+#include "docsift/family/internvl/tiles.h"
 #include "docsift/family/loaded_model.h"
+#include "docsift/generate/keys.h"
 #include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/cleanup.h"
@@ -23,7 +24,6 @@
 #include "docsift/model/kv_cache.h"
 #include "docsift/resilience/ladder.h"
 #include "docsift/resilience/oom.h"
-#include "docsift/family/internvl/tiles.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
 #include <doctest/doctest.h>
@@ -39,7 +39,8 @@ using docsift::resilience::LadderSettings;
 namespace {
 
 const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/internvl";
-const std::vector<Tier> kAllTiers{Tier::Standard, Tier::OffloadedCache, Tier::Reload, Tier::ReloadRetry, Tier::Cpu};
+const std::vector<Tier> kAllTiers{Tier::Standard, Tier::OffloadedCache, Tier::Reload,
+                                  Tier::ReloadRetry, Tier::Cpu};
 
 struct Input {
   at::Tensor pixel_values;
@@ -47,7 +48,8 @@ struct Input {
 };
 
 Input input(const docsift::family::LoadedModel& engine, const std::string& image, int max_tiles) {
-  auto pre = docsift::family::internvl::preprocess_internvl(docsift::image::read_rgb_image(kFixtures / "images" / image), max_tiles);
+  auto pre = docsift::family::internvl::preprocess_internvl(
+      docsift::image::read_rgb_image(kFixtures / "images" / image), max_tiles);
   const int tiles = static_cast<int>(pre.pixel_values.size(0));
   return {pre.pixel_values, engine.chat().encode("Describe the document.", tiles)};
 }
@@ -76,7 +78,9 @@ std::vector<std::string> tiers_tried(const ImageRun& run) {
 
 }  // namespace
 
-TEST_CASE("offloaded KV cache returns what the device cache returns, over prefill and decode, odd layer count") {
+TEST_CASE(
+    "offloaded KV cache returns what the device cache returns, over prefill and decode, odd layer "
+    "count") {
   const docsift::model::KVCacheShape shape{5, 2, 8, 20};
   const auto options = at::TensorOptions().dtype(at::kFloat);
   docsift::model::DeviceKVCache device(shape, options);
@@ -102,7 +106,8 @@ TEST_CASE("offloaded KV cache returns what the device cache returns, over prefil
                        doctest::Contains("exceed its 20-token capacity"), docsift::Error);
 }
 
-TEST_CASE("ladder: each tier reached through injected OOM gives the standard tier's greedy tokens") {
+TEST_CASE(
+    "ladder: each tier reached through injected OOM gives the standard tier's greedy tokens") {
   docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "many_tiles.png", 6);
   Ladder plain(engine, settings(""));
@@ -118,11 +123,13 @@ TEST_CASE("ladder: each tier reached through injected OOM gives the standard tie
   };
   const std::vector<Case> cases{
       {"oom@prefill:image=1", {"standard", "offloaded_cache"}},
-      {"oom@vision:tier=standard,oom@decode:step=5:tier=offloaded_cache", {"standard", "offloaded_cache", "reload"}},
+      {"oom@vision:tier=standard,oom@decode:step=5:tier=offloaded_cache",
+       {"standard", "offloaded_cache", "reload"}},
       {"oom@load:image=1", {"standard", "offloaded_cache"}},
       {"oom@prefill:tier=standard,oom@prefill:tier=offloaded_cache,oom@load:tier=reload",
        {"standard", "offloaded_cache", "reload", "reload_retry"}},
-      {"oom@decode:step=1:attempt=1,oom@decode:step=2:attempt=2,oom@vision:attempt=3,oom@prefill:attempt=4",
+      {"oom@decode:step=1:attempt=1,oom@decode:step=2:attempt=2,oom@vision:attempt=3,oom@prefill:"
+       "attempt=4",
        {"standard", "offloaded_cache", "reload", "reload_retry", "cpu"}},
   };
   const int alive = docsift::family::internvl::InternVLModel::live_instances();  // `engine`'s model
@@ -143,20 +150,24 @@ TEST_CASE("ladder: each tier reached through injected OOM gives the standard tie
       CHECK(run.attempts[i].memory.host.rss_bytes > 0);
     }
     // Offloading tiers used host storage for the cache; the others did not.
-    const bool offloaded = docsift::memory::traits(run.tier).cache == docsift::memory::TierCache::kOffloaded;
+    const bool offloaded =
+        docsift::memory::traits(run.tier).cache == docsift::memory::TierCache::kOffloaded;
     CHECK((run.result.cache_host_bytes > 0) == offloaded);
     // A reload destroyed the old model before building the new one: one more model alive, not two.
     CHECK(docsift::family::internvl::InternVLModel::live_instances() == alive + 1);
   }
 }
 
-TEST_CASE("ladder: a non-OOM error fails the image at once, exhausted tiers are recorded, the next image runs") {
+TEST_CASE(
+    "ladder: a non-OOM error fails the image at once, exhausted tiers are recorded, the next image "
+    "runs") {
   docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "many_tiles.png", 6);
   const Input small = input(engine, "one_tile.png", 6);
-  Ladder ladder(engine, settings("oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache,"
-                                 "oom@prefill:image=2:tier=reload,oom@prefill:image=2:tier=reload_retry,"
-                                 "oom@prefill:image=2:tier=cpu,oom@vision:image=4:tier=standard"));
+  Ladder ladder(engine,
+                settings("oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_"
+                         "cache,oom@prefill:image=2:tier=reload,oom@prefill:image=2:tier=reload_"
+                         "retry,oom@prefill:image=2:tier=cpu,oom@vision:image=4:tier=standard"));
   // Image 1: the prompt's image tokens do not match the pixels (a bug, not memory): one attempt.
   const ImageRun mismatch = ladder.run(1, small.pixel_values, in.prompt, greedy(4));
   CHECK_FALSE(mismatch.ok);
@@ -168,7 +179,8 @@ TEST_CASE("ladder: a non-OOM error fails the image at once, exhausted tiers are 
   // Image 2: every tier runs out of memory; all five attempts are kept.
   const ImageRun exhausted = ladder.run(2, in.pixel_values, in.prompt, greedy(4));
   CHECK_FALSE(exhausted.ok);
-  CHECK(tiers_tried(exhausted) == std::vector<std::string>{"standard", "offloaded_cache", "reload", "reload_retry", "cpu"});
+  CHECK(tiers_tried(exhausted) ==
+        std::vector<std::string>{"standard", "offloaded_cache", "reload", "reload_retry", "cpu"});
   CHECK(exhausted.error.find("out of memory on every tier (5 attempts)") != std::string::npos);
 
   // Image 3 starts at standard again and succeeds there.
@@ -179,7 +191,8 @@ TEST_CASE("ladder: a non-OOM error fails the image at once, exhausted tiers are 
   // Image 4 escalates once; image 5 is back at standard; a plan's start tier is honoured.
   CHECK(tiers_tried(ladder.run(4, in.pixel_values, in.prompt, greedy(4))) ==
         std::vector<std::string>{"standard", "offloaded_cache"});
-  CHECK(tiers_tried(ladder.run(5, in.pixel_values, in.prompt, greedy(4))) == std::vector<std::string>{"standard"});
+  CHECK(tiers_tried(ladder.run(5, in.pixel_values, in.prompt, greedy(4))) ==
+        std::vector<std::string>{"standard"});
   CHECK(tiers_tried(ladder.run(6, in.pixel_values, in.prompt, greedy(4), Tier::Reload)) ==
         std::vector<std::string>{"reload"});
 }
@@ -188,7 +201,8 @@ TEST_CASE("ladder: a model that cannot be loaded is fatal, not retried") {
   docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "one_tile.png", 1);
   LadderSettings s = settings("");
-  s.device = at::Device(at::kCUDA, 63);  // no such device here or on any GPU machine: not a memory problem
+  s.device =
+      at::Device(at::kCUDA, 63);  // no such device here or on any GPU machine: not a memory problem
   Ladder ladder(engine, s);
   const ImageRun run = ladder.run(1, in.pixel_values, in.prompt, greedy(2));
   CHECK_FALSE(run.ok);
@@ -196,16 +210,20 @@ TEST_CASE("ladder: a model that cannot be loaded is fatal, not retried") {
   CHECK(run.attempts.size() == 1);
 }
 
-TEST_CASE("ladder: a requested stop is the base layer's StopRequested, passed on, never a failed attempt") {
+TEST_CASE(
+    "ladder: a requested stop is the base layer's StopRequested, passed on, never a failed "
+    "attempt") {
   docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "one_tile.png", 1);
   // An out-of-memory first, so the stop comes on the second tier: the ladder must not walk on.
   Ladder ladder(engine, settings("oom@prefill:tier=standard"));
   docsift::generate::GenerationOptions options = greedy(2);
   int asked = 0;
-  options.interrupt = [&asked] { return ++asked > 2; };  // vision and prefill at standard, then stop
-  CHECK_THROWS_WITH_AS(ladder.run(1, in.pixel_values, in.prompt, options), "generation interrupted: a stop was requested",
-                       docsift::StopRequested);
+  options.interrupt = [&asked] {
+    return ++asked > 2;
+  };  // vision and prefill at standard, then stop
+  CHECK_THROWS_WITH_AS(ladder.run(1, in.pixel_values, in.prompt, options),
+                       "generation interrupted: a stop was requested", docsift::StopRequested);
   CHECK(asked == 3);
 }
 
@@ -222,14 +240,21 @@ TEST_CASE("OOM classification of real exceptions and their message shapes") {
   // A real host allocation failure from LibTorch's CPU allocator (4 PiB).
   CHECK(of([] { (void)at::empty({int64_t{1} << 50}, at::kFloat); }) == ErrorClass::kHostAlloc);
   CHECK(of([] { throw std::bad_alloc(); }) == ErrorClass::kHostAlloc);
-  CHECK(of([] { TORCH_CHECK_WITH(OutOfMemoryError, false, "CUDA out of memory. Tried to allocate 20.00 MiB"); }) ==
-        ErrorClass::kAllocatorOom);
-  CHECK(of([] { TORCH_CHECK(false, "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"); }) ==
-        ErrorClass::kCublasAlloc);
-  CHECK(of([] { TORCH_CHECK(false, "cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if ..."); }) ==
-        ErrorClass::kCudnnAlloc);
-  CHECK(of([] { TORCH_CHECK(false, "CUDA error: out of memory\nCUDA kernel errors might be ..."); }) ==
-        ErrorClass::kAcceleratorAlloc);
+  CHECK(of([] {
+          TORCH_CHECK_WITH(OutOfMemoryError, false,
+                           "CUDA out of memory. Tried to allocate 20.00 MiB");
+        }) == ErrorClass::kAllocatorOom);
+  CHECK(of([] {
+          TORCH_CHECK(false,
+                      "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`");
+        }) == ErrorClass::kCublasAlloc);
+  CHECK(of([] {
+          TORCH_CHECK(false,
+                      "cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if ...");
+        }) == ErrorClass::kCudnnAlloc);
+  CHECK(of([] {
+          TORCH_CHECK(false, "CUDA error: out of memory\nCUDA kernel errors might be ...");
+        }) == ErrorClass::kAcceleratorAlloc);
   CHECK(of([] { TORCH_CHECK(false, "shape mismatch"); }) == ErrorClass::kOther);
   CHECK(of([] { throw docsift::FileError("x.safetensors: truncated"); }) == ErrorClass::kOther);
   CHECK_FALSE(docsift::resilience::is_out_of_memory(ErrorClass::kOther));
@@ -276,9 +301,11 @@ TEST_CASE("30 consecutive images in one process: host RSS after cleanup stays fl
     if (image == 1) before_first = docsift::memory::read_host_memory().rss_bytes;
     // Each image as the runner sees it: a decoded 3000×4000 RGB page (36 MB), its 13 tiles, the
     // prompt with 3,328 image tokens, generation through the ladder, then cleanup.
-    const at::Tensor page = at::randint(0, 256, {3000, 4000, 3}, at::TensorOptions().dtype(at::kByte));
+    const at::Tensor page =
+        at::randint(0, 256, {3000, 4000, 3}, at::TensorOptions().dtype(at::kByte));
     const auto pre = docsift::family::internvl::preprocess_internvl(page, 12);
-    const auto prompt = engine.chat().encode("Describe the document.", static_cast<int>(pre.pixel_values.size(0)));
+    const auto prompt =
+        engine.chat().encode("Describe the document.", static_cast<int>(pre.pixel_values.size(0)));
     const ImageRun run = ladder.run(image, pre.pixel_values, prompt, greedy(8));  // resets the peak
     REQUIRE(run.ok);
     const auto report = docsift::memory::cleanup(at::kCPU, 1u << 30);
@@ -286,17 +313,21 @@ TEST_CASE("30 consecutive images in one process: host RSS after cleanup stays fl
     if (image == 1) peak_first = report.before.host.peak_rss_bytes;
   }
   const double mb = 1024.0 * 1024.0;
-  const double growth = (static_cast<double>(after.back()) - static_cast<double>(after.front())) / mb;
-  const double transient = (static_cast<double>(peak_first) - static_cast<double>(before_first)) / mb;
-  MESSAGE("host RSS after cleanup: image 1 " << after.front() / mb << " MB, image 30 " << after.back() / mb
-                                             << " MB, growth " << growth << " MB; image 1 peaked "
-                                             << transient << " MB above the RSS before it");
+  const double growth =
+      (static_cast<double>(after.back()) - static_cast<double>(after.front())) / mb;
+  const double transient =
+      (static_cast<double>(peak_first) - static_cast<double>(before_first)) / mb;
+  MESSAGE("host RSS after cleanup: image 1 "
+          << after.front() / mb << " MB, image 30 " << after.back() / mb << " MB, growth " << growth
+          << " MB; image 1 peaked " << transient << " MB above the RSS before it");
   CHECK(transient > 32.0);  // the bound below is small next to what one image allocates
   CHECK(growth <= 8.0);
   for (std::size_t i = 1; i < after.size(); ++i) CHECK(after[i] <= after.front() + (8u << 20));
 }
 
-TEST_CASE("ladder with int8: the reload tiers reload int8, the cpu tier follows memory.cpu_quantization") {
+TEST_CASE(
+    "ladder with int8: the reload tiers reload int8, the cpu tier follows "
+    "memory.cpu_quantization") {
   docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "one_tile.png", 1);
   using docsift::model::Quantization;
@@ -309,13 +340,16 @@ TEST_CASE("ladder with int8: the reload tiers reload int8, the cpu tier follows 
   CHECK(reloaded.tier == Tier::Reload);
   CHECK((engine.model().numerics().quantization == Quantization::Int8));
   const int loads = engine.loads();
-  // Every device tier fails: the cpu tier reloads unquantized (as the reference), or int8 when asked.
+  // Every device tier fails: the cpu tier reloads unquantized (as the reference), or int8 when
+  // asked.
   for (const auto cpu_quantization : {Quantization::None, Quantization::Int8}) {
-    LadderSettings c = settings("oom@prefill:tier=standard,oom@prefill:tier=offloaded_cache,"
-                                "oom@prefill:tier=reload,oom@prefill:tier=reload_retry");
+    LadderSettings c = settings(
+        "oom@prefill:tier=standard,oom@prefill:tier=offloaded_cache,oom@prefill:tier=reload,oom@"
+        "prefill:tier=reload_retry");
     c.quantization = Quantization::Int8;
     c.cpu_quantization = cpu_quantization;
-    c.cpu_dtype = at::kBFloat16;  // differs from the device tiers' dtype, so the cpu tier must reload
+    c.cpu_dtype =
+        at::kBFloat16;  // differs from the device tiers' dtype, so the cpu tier must reload
     Ladder to_cpu(engine, c);
     const ImageRun run = to_cpu.run(1, in.pixel_values, in.prompt, greedy(4));
     REQUIRE(run.ok);
@@ -326,12 +360,16 @@ TEST_CASE("ladder with int8: the reload tiers reload int8, the cpu tier follows 
   CHECK(engine.loads() > loads);
 }
 
-TEST_CASE("ladder with keys decoding: OOM in an extend walks the tiers, each gives the standard tier's answer") {
-  const auto schema = docsift::extract::load_field_schema(fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/keys/schema.yaml");
+TEST_CASE(
+    "ladder with keys decoding: OOM in an extend walks the tiers, each gives the standard tier's "
+    "answer") {
+  const auto schema = docsift::extract::load_field_schema(fs::path(DOCSIFT_SOURCE_DIR) /
+                                                          "tests/fixtures/keys/schema.yaml");
   docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "one_tile.png", 6);
   docsift::generate::GenerationOptions options;
-  options.keys = std::make_shared<const docsift::generate::KeyPlan>(docsift::generate::make_key_plan(schema, engine.tokenizer()));
+  options.keys = std::make_shared<const docsift::generate::KeyPlan>(
+      docsift::generate::make_key_plan(schema, engine.tokenizer()));
   options.stop_ids = engine.chat().stop_ids();
   Ladder plain(engine, settings(""));
   const ImageRun standard = plain.run(1, in.pixel_values, in.prompt, options);
@@ -343,7 +381,8 @@ TEST_CASE("ladder with keys decoding: OOM in an extend walks the tiers, each giv
   };
   const std::vector<Case> cases{
       {"oom@extend:step=1:image=1", {"standard", "offloaded_cache"}},
-      {"oom@extend:step=3:attempt=1,oom@extend:step=2:attempt=2,oom@extend:step=4:attempt=3,oom@extend:step=1:attempt=4",
+      {"oom@extend:step=3:attempt=1,oom@extend:step=2:attempt=2,oom@extend:step=4:attempt=3,oom@"
+       "extend:step=1:attempt=4",
        {"standard", "offloaded_cache", "reload", "reload_retry", "cpu"}},
   };
   for (const Case& c : cases) {
@@ -354,8 +393,9 @@ TEST_CASE("ladder with keys decoding: OOM in an extend walks the tiers, each giv
     REQUIRE(run.ok);
     CHECK(tiers_tried(run) == c.tried);
     CHECK(run.result.tokens == standard.result.tokens);
-    CHECK(docsift::generate::keyed_answer(*options.keys, run.result.values, fresh.tokenizer()) ==
-          docsift::generate::keyed_answer(*options.keys, standard.result.values, engine.tokenizer()));
+    CHECK(
+        docsift::generate::keyed_answer(*options.keys, run.result.values, fresh.tokenizer()) ==
+        docsift::generate::keyed_answer(*options.keys, standard.result.values, engine.tokenizer()));
     for (std::size_t i = 0; i + 1 < run.attempts.size(); ++i) {
       CHECK(run.attempts[i].error_class == ErrorClass::kAllocatorOom);
       CHECK(run.attempts[i].message.find("injected by DOCSIFT_FAULTS") != std::string::npos);

@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const docsift::config::Config config = docsift::config::from_yaml(text, "fuzz.yaml");
     // What was accepted must write back and read back the same (the worker gets it this way).
     const std::string yaml = docsift::config::to_yaml(config);
-    if (docsift::config::to_yaml(docsift::config::from_yaml(yaml, "round trip")) != yaml) __builtin_trap();
+    if (docsift::config::to_yaml(docsift::config::from_yaml(yaml, "round trip")) != yaml)
+      __builtin_trap();
   } catch (const docsift::ConfigError&) {
   }
   if (size < 512 && text.find('\n') == std::string::npos) {

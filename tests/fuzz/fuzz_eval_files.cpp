@@ -12,10 +12,10 @@
 #include <string>
 
 #include "docsift/error.h"
-#include "scratch_folder.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/gate.h"
 #include "docsift/extract/schema.h"
+#include "scratch_folder.h"
 
 namespace fs = std::filesystem;
 
@@ -35,12 +35,14 @@ const docsift::extract::FieldSchema& schema() {
 const docsift::eval::Evaluation& small_evaluation() {
   static const auto evaluation = [] {
     const docsift::eval::Records truth = {
-        {"a.png", {{"DOCUMENT_TYPE", "TAX INVOICE"}, {"ABN", "12 345 678 901"}, {"TOTAL", "$110.00"}}},
+        {"a.png",
+         {{"DOCUMENT_TYPE", "TAX INVOICE"}, {"ABN", "12 345 678 901"}, {"TOTAL", "$110.00"}}},
         {"b.png", {{"DOCUMENT_TYPE", "RECEIPT"}, {"ABN", "98 765 432 109"}, {"TOTAL", "$5.50"}}},
     };
     docsift::eval::Records predictions = truth;
     predictions["b.png"]["TOTAL"] = "$5.60";
-    return docsift::eval::evaluate(schema(), truth, predictions, "truth.csv", docsift::extract::ScoringRules{});
+    return docsift::eval::evaluate(schema(), truth, predictions, "truth.csv",
+                                   docsift::extract::ScoringRules{});
   }();
   return evaluation;
 }
@@ -58,14 +60,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const nlohmann::json report = docsift::eval::read_baseline(file);
       docsift::eval::Gate gate;
       gate.baseline = &report;
-      gate.metric = data[0] & 2 ? docsift::eval::GateMetric::kF1 : docsift::eval::GateMetric::kAccuracy;
+      gate.metric =
+          data[0] & 2 ? docsift::eval::GateMetric::kF1 : docsift::eval::GateMetric::kAccuracy;
       docsift::eval::check_gate(small_evaluation(), gate, file.string());
       (void)docsift::eval::judge(small_evaluation(), gate);
       (void)docsift::eval::to_markdown(small_evaluation(), &report);
     } else {
       const auto truth = docsift::eval::read_truth_jsonl(file, schema().names());
-      const auto evaluation =
-          docsift::eval::evaluate(schema(), truth, truth, file.string(), docsift::extract::ScoringRules{});
+      const auto evaluation = docsift::eval::evaluate(schema(), truth, truth, file.string(),
+                                                      docsift::extract::ScoringRules{});
       (void)docsift::eval::to_json(evaluation);
     }
   } catch (const docsift::Error&) {

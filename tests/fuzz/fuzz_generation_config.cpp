@@ -12,7 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto config = docsift::model::parse_generation_config(text, "fuzz/generation_config.json");
+    const auto config =
+        docsift::model::parse_generation_config(text, "fuzz/generation_config.json");
     if (config.eos_token_ids.size() > docsift::model::kMaxGenerationEosIds) std::abort();
     for (const std::int32_t id : config.eos_token_ids) {
       if (id < 0) std::abort();  // a negative id would index out of the vocabulary

@@ -43,7 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const cv::Mat rgb = docsift::io::read_rgb_pixels(path, limits, page, &said);
         // What the tensor wrap and the readers after it rely on.
         if (rgb.empty() || rgb.type() != CV_8UC3 || !rgb.isContinuous()) __builtin_trap();
-        if (static_cast<std::uint64_t>(rgb.rows) * static_cast<std::uint64_t>(rgb.cols) > limits.max_pixels) __builtin_trap();
+        if (static_cast<std::uint64_t>(rgb.rows) * static_cast<std::uint64_t>(rgb.cols) >
+            limits.max_pixels)
+          __builtin_trap();
       } catch (const docsift::Error&) {
       }
     }

@@ -14,12 +14,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const std::size_t cut = input.find('\0');
   const std::string_view list = input.substr(0, cut);
-  const std::string_view text = cut == std::string_view::npos ? std::string_view("SANYO STATIONERY SHOP") : input.substr(cut + 1);
+  const std::string_view text = cut == std::string_view::npos
+                                    ? std::string_view("SANYO STATIONERY SHOP")
+                                    : input.substr(cut + 1);
   try {
     const docsift::ocr::KnownNames names = docsift::ocr::KnownNames::from_text(list, "fuzz.txt");
     if (const auto m = names.find_in(text)) {
       const std::string key = docsift::ocr::name_key(m->name);
-      if (key.empty() || m->distance < 0 || m->distance > static_cast<int>(key.size() / 8)) __builtin_trap();
+      if (key.empty() || m->distance < 0 || m->distance > static_cast<int>(key.size() / 8))
+        __builtin_trap();
     }
   } catch (const docsift::Error&) {
   }

@@ -7,16 +7,17 @@
 #include <cstdlib>
 #include <string>
 
-#include "docsift/batch/lock.h"
+#include "docsift/journal/lock.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size < 64 ? size : 64);
-  if (const auto record = docsift::batch::parse_lock_record(text)) {
+  if (const auto record = docsift::journal::parse_lock_record(text)) {
     const auto& [pid, what] = *record;
     if (pid < 1 || (what != "run" && what != "merge")) std::abort();
-    if (std::to_string(pid) + " " + what != text && text.front() != '+' && text.front() != '0') std::abort();
+    if (std::to_string(pid) + " " + what != text && text.front() != '+' && text.front() != '0')
+      std::abort();
   }
-  const std::string quoted = docsift::batch::quote_lock_text(text);
+  const std::string quoted = docsift::journal::quote_lock_text(text);
   if (quoted.size() < 2 || quoted.front() != '"' || quoted.back() != '"') std::abort();
   for (std::size_t i = 1; i + 1 < quoted.size(); ++i) {
     const auto c = static_cast<unsigned char>(quoted[i]);

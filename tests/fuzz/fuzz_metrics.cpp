@@ -14,7 +14,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
-  const auto now = docsift::WallClock::time_point(std::chrono::seconds(1'795'000'000));  // 2026-11-18
+  const auto now =
+      docsift::WallClock::time_point(std::chrono::seconds(1'795'000'000));  // 2026-11-18
   std::string dropped;
   const auto value = docsift::batch::last_success_in_text(in, "fuzz/metrics.prom", now, &dropped);
   if (value) {

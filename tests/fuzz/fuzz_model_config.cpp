@@ -17,7 +17,8 @@
 #include "docsift/model/decoder_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const nlohmann::json json = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json json =
+      nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return 0;
   try {
     const auto c = docsift::family::internvl::parse_internvl_config(json, "fuzz");
@@ -44,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const docsift::Error&) {
   }
   try {
-    const auto c = docsift::model::parse_decoder_config(docsift::JsonFields(json, "fuzz"), true, false);
+    const auto c =
+        docsift::model::parse_decoder_config(docsift::JsonFields(json, "fuzz"), true, false);
     if (c.head_dim <= 0 || c.head_dim % 2 != 0) std::abort();
     (void)docsift::model::decoder_parameters(c);
     (void)docsift::model::decoder_int8_terms(c);

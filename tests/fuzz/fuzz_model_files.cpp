@@ -14,24 +14,27 @@
 #include <fstream>
 #include <string>
 
-#include "docsift/family/qwen25vl/chat.h"
-#include "docsift/family/mllama/chat.h"
-#include "docsift/family/internvl/chat.h"
 #include "docsift/error.h"
-#include "scratch_folder.h"
+#include "docsift/family/internvl/chat.h"
+#include "docsift/family/mllama/chat.h"
+#include "docsift/family/qwen25vl/chat.h"
 #include "docsift/text/chat_template.h"
 #include "docsift/text/tokenizer.h"
+#include "scratch_folder.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// A folder with the slow tokenizer's files, made once; tokenizer_config.json is rewritten per input.
+// A folder with the slow tokenizer's files, made once; tokenizer_config.json is rewritten per
+// input.
 const fs::path& slow_folder() {
   static const fs::path folder = [] {
-    const std::string pattern = docsift::fuzz::make_scratch_folder("docsift-fuzz-tokenizer").string();
+    const std::string pattern =
+        docsift::fuzz::make_scratch_folder("docsift-fuzz-tokenizer").string();
     for (const char* name : {"vocab.json", "merges.txt", "added_tokens.json"}) {
-      fs::copy_file(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-qwen-slow" / name, fs::path(pattern) / name);
+      fs::copy_file(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-qwen-slow" / name,
+                    fs::path(pattern) / name);
     }
     return fs::path(pattern);
   }();
@@ -39,16 +42,19 @@ const fs::path& slow_folder() {
 }
 
 const docsift::text::Tokenizer& qwen() {
-  static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-qwen/tokenizer.json");
+  static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) /
+                                                       "tiny-qwen/tokenizer.json");
   return t;
 }
-const docsift::text::Tokenizer& qwen_vl() {  // the tiny Qwen2.5-VL fixture's: the vision tokens added
-  static const auto t =
-      docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "../qwen25vl/hub/tokenizer.json");
+const docsift::text::Tokenizer&
+qwen_vl() {  // the tiny Qwen2.5-VL fixture's: the vision tokens added
+  static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) /
+                                                       "../qwen25vl/hub/tokenizer.json");
   return t;
 }
 const docsift::text::Tokenizer& llama() {
-  static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) / "tiny-llama/tokenizer.json");
+  static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) /
+                                                       "tiny-llama/tokenizer.json");
   return t;
 }
 
@@ -58,7 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string rest(reinterpret_cast<const char*>(data + 1), size - 1);
   if (data[0] % 2 == 0) {
-    std::ofstream(slow_folder() / "tokenizer_config.json", std::ios::binary | std::ios::trunc) << rest;
+    std::ofstream(slow_folder() / "tokenizer_config.json", std::ios::binary | std::ios::trunc)
+        << rest;
     try {
       const auto tokenizer = docsift::text::Tokenizer::load(slow_folder());
       (void)tokenizer.encode("Tax invoice <IMG_CONTEXT> total $1,234.56 <|im_end|>");
@@ -72,10 +79,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                            : f == 1 ? docsift::family::internvl::chat_format(false)
                                            : f == 2 ? docsift::family::qwen25vl::chat_format()
                                                     : docsift::family::mllama::chat_format(),
-                                           f == 3 ? llama() : f == 2 ? qwen_vl() : qwen());
+                                           f == 3   ? llama()
+                                           : f == 2 ? qwen_vl()
+                                                    : qwen());
     try {
       const auto ids = chat.encode(rest, tiles);
-      if (std::find(ids.begin(), ids.end(), chat.image_token_id()) == ids.end()) std::abort();  // the image was lost
+      if (std::find(ids.begin(), ids.end(), chat.image_token_id()) == ids.end())
+        std::abort();  // the image was lost
     } catch (const docsift::Error&) {
     }
   }

@@ -34,7 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const auto order : {DateOrder::Dmy, DateOrder::Mdy}) {
     for (const auto& d : find_dates(text, lexicon(), order)) {
-      if (d.begin > d.end || d.end > text.size() || d.month < 1 || d.month > 12 || d.day < 1 || d.day > 31) __builtin_trap();
+      if (d.begin > d.end || d.end > text.size() || d.month < 1 || d.month > 12 || d.day < 1 ||
+          d.day > 31)
+        __builtin_trap();
     }
   }
   if (lowercase(text).size() != text.size()) __builtin_trap();  // offsets in the lowered text hold
@@ -45,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<Word> words;
   for (std::size_t i = 0; i + 4 <= size && words.size() < 200; i += 4) {
     const int x = data[i], y = data[i + 1], w = data[i + 2] % 64, h = data[i + 3] % 64;
-    words.push_back({std::string(text.substr(i, 4)), {x, y, x + w, y + h}, static_cast<float>(data[i] % 101)});
+    words.push_back(
+        {std::string(text.substr(i, 4)), {x, y, x + w, y + h}, static_cast<float>(data[i] % 101)});
   }
   (void)usable_text_layer(words);
   const Page page = layout_page(std::move(words), 256, 256);

@@ -1,7 +1,7 @@
-// libFuzzer target: the second recognizer's graph file (recognizer.json, recognize/graph_spec.h), as
-// read from a folder ocr.recognizer_model names. It must be refused with a docsift::FileError or
-// give a graph whose every node reads only constants, the input or earlier nodes' outputs, and whose
-// output is one of them.
+// libFuzzer target: the second recognizer's graph file (recognizer.json, recognize/graph_spec.h),
+// as read from a folder ocr.recognizer_model names. It must be refused with a docsift::FileError or
+// give a graph whose every node reads only constants, the input or earlier nodes' outputs, and
+// whose output is one of them.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   static const std::vector<std::string> constants = {"w", "b", "shape", "one"};
   try {
-    const docsift::recognize::GraphSpec g = docsift::recognize::parse_graph_spec(text, "recognizer.json", constants);
+    const docsift::recognize::GraphSpec g =
+        docsift::recognize::parse_graph_spec(text, "recognizer.json", constants);
     const int first_output = static_cast<int>(constants.size()) + 1;
     if (g.input != static_cast<int>(constants.size())) __builtin_trap();
     if (g.slots != first_output + static_cast<int>(g.nodes.size())) __builtin_trap();

@@ -13,11 +13,12 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto shards = docsift::model::parse_safetensors_index(text, "fuzz/model.safetensors.index.json");
+    const auto shards =
+        docsift::model::parse_safetensors_index(text, "fuzz/model.safetensors.index.json");
     if (shards.empty()) std::abort();
     for (const auto& [shard, names] : shards) {
-      if (shard.find('/') != std::string_view::npos || shard == "." || shard == ".." || shard.size() < 12 ||
-          !shard.ends_with(".safetensors") || names.empty()) {
+      if (shard.find('/') != std::string_view::npos || shard == "." || shard == ".." ||
+          shard.size() < 12 || !shard.ends_with(".safetensors") || names.empty()) {
         std::abort();  // a name that could leave the folder, or a shard with nothing in it
       }
     }

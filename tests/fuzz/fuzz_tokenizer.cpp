@@ -35,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     ids = tiny().encode(input);
   } catch (const docsift::Error&) {
-    if (docsift::text::find_invalid_utf8(input) == docsift::text::kNoError) std::abort();  // valid text refused
+    if (docsift::text::find_invalid_utf8(input) == docsift::text::kNoError)
+      std::abort();  // valid text refused
     return 0;
   }
   const std::string whole = tiny().decode(ids);

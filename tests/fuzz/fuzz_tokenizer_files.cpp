@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "docsift/error.h"
-#include "scratch_folder.h"
 #include "docsift/text/tokenizer.h"
+#include "scratch_folder.h"
 
 namespace fs = std::filesystem;
 
@@ -24,7 +24,8 @@ const fs::path& folder() {
 }
 
 void write(const fs::path& path, std::string_view bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::size_t first = input.find('\0');
   const std::size_t second = first == std::string_view::npos ? first : input.find('\0', first + 1);
   write(folder() / "vocab.json", input.substr(0, first));
-  write(folder() / "merges.txt", first == std::string_view::npos ? "" : input.substr(first + 1, second - first - 1));
+  write(folder() / "merges.txt",
+        first == std::string_view::npos ? "" : input.substr(first + 1, second - first - 1));
   std::error_code ec;
   if (second == std::string_view::npos) {
     fs::remove(folder() / "added_tokens.json", ec);

@@ -1,7 +1,8 @@
-// Model confidences against their Python reference (scripts/make_confidence_reference.py: transformers' logits,
-// log_softmax of each step's, the same keys and free decoding as scripts/make_keys_reference.py) on the tiny
-// InternVL3 and Llama 3.2 Vision fixtures, two images each: every pick's log-probability, the stop tokens', and
-// each field's confidence under every aggregate (docs/decoding.md, "Confidence").
+// Model confidences against their Python reference (scripts/make_confidence_reference.py:
+// transformers' logits, log_softmax of each step's, the same keys and free decoding as
+// scripts/make_keys_reference.py) on the tiny InternVL3 and Llama 3.2 Vision fixtures, two images
+// each: every pick's log-probability, the stop tokens', and each field's confidence under every
+// aggregate (docs/decoding.md, "Confidence").
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -65,12 +66,16 @@ void compare_stop(const std::optional<double>& got, const nlohmann::json& want, 
   if (got) compare_logprob(*got, want.get<double>(), d);
 }
 
-// docsift's confidences under each aggregate against the reference's {aggregate: {field: confidence}}.
-void compare_confidences(const gen::GenerationResult& result, const gen::KeyPlan* plan, const LoadedModel& engine,
-                         const std::map<std::string, std::string>& values, const nlohmann::json& want, Diff& d) {
+// docsift's confidences under each aggregate against the reference's {aggregate: {field:
+// confidence}}.
+void compare_confidences(const gen::GenerationResult& result, const gen::KeyPlan* plan,
+                         const LoadedModel& engine,
+                         const std::map<std::string, std::string>& values,
+                         const nlohmann::json& want, Diff& d) {
   for (const auto& [aggregate, name] : gen::kAggregateNames) {
     CAPTURE(name);
-    const gen::Confidences got = gen::field_confidences(result, plan, engine.tokenizer(), values, aggregate);
+    const gen::Confidences got =
+        gen::field_confidences(result, plan, engine.tokenizer(), values, aggregate);
     const auto& w = want.at(std::string(name));
     CHECK(got.fields.size() == w.size());
     for (const auto& [field, confidence] : got.fields) {
@@ -91,7 +96,9 @@ void compare_confidences(const gen::GenerationResult& result, const gen::KeyPlan
 
 }  // namespace
 
-TEST_CASE("token log-probabilities and field confidences match the transformers reference, keys and free") {
+TEST_CASE(
+    "token log-probabilities and field confidences match the transformers reference, keys and "
+    "free") {
   std::ifstream in(kRoot / "keys/confidence.json");
   REQUIRE_MESSAGE(in.good(), "run scripts/make_confidence_reference.py");
   const auto ref = nlohmann::json::parse(in);
@@ -101,13 +108,14 @@ TEST_CASE("token log-probabilities and field confidences match the transformers 
     CAPTURE(family.name);
     LoadedModel engine(family.model);
     engine.load(at::kCPU, docsift::model::Numerics{at::kFloat});
-    const auto plan = std::make_shared<const gen::KeyPlan>(gen::make_key_plan(schema, engine.tokenizer()));
+    const auto plan =
+        std::make_shared<const gen::KeyPlan>(gen::make_key_plan(schema, engine.tokenizer()));
     Diff keys_diff, free_diff;
     REQUIRE(ref[family.name].size() == 2);
     for (const auto& [image, want] : ref[family.name].items()) {
       CAPTURE(image);
-      const auto inputs =
-          engine.family().preprocess(docsift::image::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
+      const auto inputs = engine.family().preprocess(
+          docsift::image::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
       const auto prompt = engine.chat().encode(question, inputs.tiles);
 
       gen::GenerationOptions keys;
@@ -119,13 +127,14 @@ TEST_CASE("token log-probabilities and field confidences match the transformers 
       for (std::size_t i = 0; i < k.values.size(); ++i) {
         const gen::KeyedValue& v = k.values[i];
         CAPTURE(plan->fields[static_cast<std::size_t>(v.field)].name);
-        CHECK(plan->fields[static_cast<std::size_t>(v.field)].name == wk[i]["field"].get<std::string>());
+        CHECK(plan->fields[static_cast<std::size_t>(v.field)].name ==
+              wk[i]["field"].get<std::string>());
         CHECK(v.tokens == wk[i]["tokens"].get<std::vector<int32_t>>());
         compare_logprobs(v.logprobs, wk[i]["logprobs"], keys_diff);
         compare_stop(v.stop_logprob, wk[i]["stop_logprob"], keys_diff);
       }
-      const auto keyed = docsift::extract::parse_response(gen::keyed_answer(*plan, k.values, engine.tokenizer()),
-                                                          schema.names());
+      const auto keyed = docsift::extract::parse_response(
+          gen::keyed_answer(*plan, k.values, engine.tokenizer()), schema.names());
       compare_confidences(k, plan.get(), engine, keyed, want["keys"]["confidence"], keys_diff);
 
       gen::GenerationOptions free;
@@ -135,18 +144,22 @@ TEST_CASE("token log-probabilities and field confidences match the transformers 
       CHECK(f.tokens == want["free"]["tokens"].get<std::vector<int32_t>>());
       compare_logprobs(f.logprobs, want["free"]["logprobs"], free_diff);
       compare_stop(f.stop_logprob, want["free"]["stop_logprob"], free_diff);
-      const auto parsed = docsift::extract::parse_response(engine.tokenizer().decode(f.tokens, true), schema.names());
+      const auto parsed = docsift::extract::parse_response(
+          engine.tokenizer().decode(f.tokens, true), schema.names());
       compare_confidences(f, nullptr, engine, parsed, want["free"]["confidence"], free_diff);
 
       // Off: nothing recorded, the same tokens.
       keys.logprobs = false;
       const auto off = gen::generate(engine.model(), inputs, prompt, keys);
       CHECK(off.tokens == k.tokens);
-      CHECK(std::all_of(off.values.begin(), off.values.end(),
-                        [](const gen::KeyedValue& v) { return v.logprobs.empty() && !v.stop_logprob; }));
+      CHECK(std::all_of(off.values.begin(), off.values.end(), [](const gen::KeyedValue& v) {
+        return v.logprobs.empty() && !v.stop_logprob;
+      }));
     }
-    for (const auto& [mode, d] : {std::pair{std::string("keys"), keys_diff}, std::pair{std::string("free"), free_diff}}) {
-      MESSAGE(family.name << " " << mode << ": " << d.tokens << " token log-probabilities, max |diff| " << d.logprob
+    for (const auto& [mode, d] :
+         {std::pair{std::string("keys"), keys_diff}, std::pair{std::string("free"), free_diff}}) {
+      MESSAGE(family.name << " " << mode << ": " << d.tokens
+                          << " token log-probabilities, max |diff| " << d.logprob
                           << " (probability " << d.probability << "); " << d.fields
                           << " field confidences over 3 aggregates, max |diff| " << d.confidence);
     }

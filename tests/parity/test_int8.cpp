@@ -1,7 +1,7 @@
-// int8 weight-only linear layers (W8A16) and the float16 residual guard: every matmul path against a
-// float32 matmul of the dequantized weights, the quantized fixture model against its float32 self
-// (teacher-forced on the reference tokens), streaming quantization, and the float16-overflow fixture
-// of scripts/make_fp16_fixture.py.
+// int8 weight-only linear layers (W8A16) and the float16 residual guard: every matmul path against
+// a float32 matmul of the dequantized weights, the quantized fixture model against its float32 self
+// (teacher-forced on the reference tokens), streaming quantization, and the float16-overflow
+// fixture of scripts/make_fp16_fixture.py.
 #include <ATen/ops/linear.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/tensor.h>
@@ -10,34 +10,34 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "docsift/family/internvl/chat.h"
 #include "docsift/error.h"
+#include "docsift/family/internvl/chat.h"
+#include "docsift/family/internvl/model.h"
+#include "docsift/family/internvl/tiles.h"
 #include "docsift/generate/generate.h"
 #include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
-#include "docsift/family/internvl/model.h"
 #include "docsift/model/linear.h"
 #include "docsift/model/safetensors.h"
 #include "docsift/text/chat_template.h"
-#include "docsift/family/internvl/tiles.h"
 #include "support/cuda_kernels.h"
 #include "support/fixture_files.h"
-#include "support/tensor_compare.h"
 #include "support/skip.h"
 #include "support/temp_dir.h"
+#include "support/tensor_compare.h"
 
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
-using docsift::model::Float16Residual;
-using docsift::model::Quantization;
-using docsift::model::Checkpoint;
 using docsift::family::internvl::InternVLModel;
+using docsift::model::Checkpoint;
+using docsift::model::Float16Residual;
 using docsift::model::Int8Path;
 using docsift::model::LinearWeight;
 using docsift::model::Numerics;
+using docsift::model::Quantization;
 using docsift::testing::max_diff;
 
 namespace {
@@ -52,10 +52,13 @@ nlohmann::json read_json(const fs::path& p) {
   return nlohmann::json::parse(in);
 }
 
-// y from `path` against float32 x @ dequantized(w)ᵀ (+ bias), relative to the reference's largest value.
-double path_error(Int8Path path, const at::Tensor& x, const LinearWeight& w, const docsift::model::DequantScratch* s) {
-  const at::Tensor want = at::linear(x.to(at::kFloat), w.dense(at::kFloat),
-                                     w.bias.defined() ? std::optional<at::Tensor>(w.bias.to(at::kFloat)) : std::nullopt);
+// y from `path` against float32 x @ dequantized(w)ᵀ (+ bias), relative to the reference's largest
+// value.
+double path_error(Int8Path path, const at::Tensor& x, const LinearWeight& w,
+                  const docsift::model::DequantScratch* s) {
+  const at::Tensor want = at::linear(
+      x.to(at::kFloat), w.dense(at::kFloat),
+      w.bias.defined() ? std::optional<at::Tensor>(w.bias.to(at::kFloat)) : std::nullopt);
   const at::Tensor got = docsift::model::linear_via(path, x, w, s);
   REQUIRE(got.sizes() == want.sizes());
   CHECK((got.scalar_type() == x.scalar_type()));
@@ -64,12 +67,14 @@ double path_error(Int8Path path, const at::Tensor& x, const LinearWeight& w, con
 
 }  // namespace
 
-TEST_CASE("int8 quantization: symmetric per-row absmax, error within half a step, zero rows stay zero") {
+TEST_CASE(
+    "int8 quantization: symmetric per-row absmax, error within half a step, zero rows stay zero") {
   at::manual_seed(1);
   at::Tensor w = at::randn({37, 96}, at::kFloat).mul(at::randn({37, 1}).abs());
   w[5].zero_();
   // Streaming block by block (7 rows at a time) gives the same result as one block.
-  const LinearWeight q = docsift::model::quantize_int8(w.to(at::kBFloat16), at::kCPU, /*block_rows=*/7);
+  const LinearWeight q =
+      docsift::model::quantize_int8(w.to(at::kBFloat16), at::kCPU, /*block_rows=*/7);
   const LinearWeight whole = docsift::model::quantize_int8(w.to(at::kBFloat16), at::kCPU, 1 << 20);
   CHECK((q.weight.scalar_type() == at::kChar));
   CHECK((q.scale.scalar_type() == at::kFloat));
@@ -96,7 +101,8 @@ TEST_CASE("int8 linear: every path equals a float32 matmul of the dequantized we
     const at::Tensor x = at::randn({1, rows, in});
     CHECK(path_error(Int8Path::kDequantize, x, w, &small) < 1e-5);
     CHECK(path_error(Int8Path::kDequantize, x, w, nullptr) < 1e-5);
-    CHECK((docsift::model::int8_path(x, w) == (rows <= 8 ? Int8Path::kInt8PackMM : Int8Path::kDequantize)));
+    CHECK((docsift::model::int8_path(x, w) ==
+           (rows <= 8 ? Int8Path::kInt8PackMM : Int8Path::kDequantize)));
     for (const auto dtype : {at::kFloat, at::kBFloat16}) {
       CAPTURE(dtype);
       LinearWeight wd = w;
@@ -113,7 +119,8 @@ TEST_CASE("int8 linear: every path equals a float32 matmul of the dequantized we
 }
 
 TEST_CASE("int8 linear on CUDA: the fused kernel (1-8 rows) and the dequantize path (prefill)") {
-  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty())
+    DOCSIFT_SKIP(why);
   at::manual_seed(3);
   const at::Device cuda(at::kCUDA, 0);
   for (const auto& [out, in] : {std::pair<int64_t, int64_t>{4864, 896}, {896, 4864}, {1000, 48}}) {
@@ -159,11 +166,16 @@ Agreement teacher_forced_against_float32(const std::string& fixture, const Numer
   REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
   for (const auto& [name, image_info] : info["images"].items()) {
     const auto image = docsift::family::internvl::preprocess_internvl(
-        docsift::image::read_rgb_image(kFixtures / fixture / "images" / (name + ".png")), info["max_tiles"].get<int>());
-    const auto prompt = chat.encode(info["question"].get<std::string>(), static_cast<int>(image.pixel_values.size(0)));
+        docsift::image::read_rgb_image(kFixtures / fixture / "images" / (name + ".png")),
+        info["max_tiles"].get<int>());
+    const auto prompt = chat.encode(info["question"].get<std::string>(),
+                                    static_cast<int>(image.pixel_values.size(0)));
     const auto greedy = image_info["greedy"].get<std::vector<int32_t>>();
-    const at::Tensor want = docsift::generate::teacher_forced_logits(fp32, image.pixel_values, prompt, greedy);
-    const at::Tensor got = docsift::generate::teacher_forced_logits(model, image.pixel_values, prompt, greedy).to(at::kFloat);
+    const at::Tensor want =
+        docsift::generate::teacher_forced_logits(fp32, image.pixel_values, prompt, greedy);
+    const at::Tensor got =
+        docsift::generate::teacher_forced_logits(model, image.pixel_values, prompt, greedy)
+            .to(at::kFloat);
     REQUIRE(got.isfinite().all().item<bool>());
     const at::Tensor rel = got.sub(want).abs().amax(1).div(want.abs().amax(1));
     a.worst = std::max(a.worst, rel.max().item<double>());
@@ -175,14 +187,19 @@ Agreement teacher_forced_against_float32(const std::string& fixture, const Numer
 
 }  // namespace
 
-TEST_CASE("int8 InternVL3 and InternVL3.5 fixtures: weight bytes, logit error and top-1 agreement against float32") {
+TEST_CASE(
+    "int8 InternVL3 and InternVL3.5 fixtures: weight bytes, logit error and top-1 agreement "
+    "against float32") {
   for (const std::string fixture : {"internvl", "internvl35"}) {
     CAPTURE(fixture);
-    const Agreement a = teacher_forced_against_float32(fixture, Numerics{at::kFloat, Quantization::Int8});
+    const Agreement a =
+        teacher_forced_against_float32(fixture, Numerics{at::kFloat, Quantization::Int8});
     // Measured on the loaded tensors. The fixture's decoder is small next to its vision tower and
     // embeddings (which stay float32), so the whole-model ratio is modest; the scratch is apart.
-    MESSAGE(fixture << " weights: float32 " << a.float32_bytes << " bytes, int8 " << a.bytes << " bytes (+ " << a.scratch
-                    << " scratch); int8 vs float32, teacher-forced on the reference tokens: max relative logit error "
+    MESSAGE(fixture << " weights: float32 " << a.float32_bytes << " bytes, int8 " << a.bytes
+                    << " bytes (+ " << a.scratch
+                    << " scratch); int8 vs float32, teacher-forced on the reference tokens: max "
+                       "relative logit error "
                     << a.worst * 100 << " %, top-1 agreement " << a.agree << "/" << a.positions);
     CHECK(a.bytes < a.float32_bytes);
     CHECK(a.scratch > 0);
@@ -191,38 +208,46 @@ TEST_CASE("int8 InternVL3 and InternVL3.5 fixtures: weight bytes, logit error an
   }
 }
 
-TEST_CASE("InternVL3.5 in float16 with the residual guard, dense and int8: finite, and float32's tokens") {
+TEST_CASE(
+    "InternVL3.5 in float16 with the residual guard, dense and int8: finite, and float32's "
+    "tokens") {
   for (const auto quantization : {Quantization::None, Quantization::Int8}) {
-    const Agreement a =
-        teacher_forced_against_float32("internvl35", Numerics{at::kHalf, quantization, Float16Residual::Float32});
-    const std::string what = quantization == Quantization::Int8 ? "float16 + float32 residual + int8" : "float16 + float32 residual";
+    const Agreement a = teacher_forced_against_float32(
+        "internvl35", Numerics{at::kHalf, quantization, Float16Residual::Float32});
+    const std::string what = quantization == Quantization::Int8
+                                 ? "float16 + float32 residual + int8"
+                                 : "float16 + float32 residual";
     MESSAGE(what << " vs float32, teacher-forced: max relative logit error " << a.worst * 100
-                                         << " %, top-1 agreement " << a.agree << "/" << a.positions);
+                 << " %, top-1 agreement " << a.agree << "/" << a.positions);
     CHECK(a.worst < 0.05);
     CHECK(a.agree >= a.positions * 9 / 10);
   }
 }
 
 TEST_CASE("parameter_count from config.json equals the checkpoint's tensors, tied and untied") {
-  for (const char* layout : {"internvl/hf", "internvl/original", "internvl35/hf", "internvl35/original"}) {
+  for (const char* layout :
+       {"internvl/hf", "internvl/original", "internvl35/hf", "internvl35/original"}) {
     CAPTURE(layout);
     Checkpoint checkpoint(kFixtures / layout);
-    const auto config = docsift::family::internvl::parse_internvl_config(checkpoint.config(), layout);
-    CHECK(docsift::family::internvl::parameter_count(config) == docsift::model::summarize(checkpoint).total.parameters);
+    const auto config =
+        docsift::family::internvl::parse_internvl_config(checkpoint.config(), layout);
+    CHECK(docsift::family::internvl::parameter_count(config) ==
+          docsift::model::summarize(checkpoint).total.parameters);
     auto tied = config;
     tied.text.tie_embeddings = true;
-    CHECK(docsift::family::internvl::parameter_count(config) - docsift::family::internvl::parameter_count(tied) ==
+    CHECK(docsift::family::internvl::parameter_count(config) -
+              docsift::family::internvl::parameter_count(tied) ==
           static_cast<std::uint64_t>(config.text.vocab * config.text.hidden));
   }
 }
 
 TEST_CASE("already-quantized checkpoints are refused, naming the scheme") {
-  for (const auto& [config, scheme] :
-       std::vector<std::pair<nlohmann::json, std::string>>{
+  for (const auto& [config, scheme] : std::vector<std::pair<nlohmann::json, std::string>>{
            {{{"quantization_config", {{"quant_method", "gptq"}, {"bits", 4}}}}, "gptq"},
            {{{"quantization_config", {{"quant_method", "awq"}}}}, "awq"},
            {{{"quantization_config", {{"load_in_8bit", true}}}}, "bitsandbytes"},
-           {{{"llm_config", {{"quantization_config", {{"quant_method", "fp8"}}}}}}, "llm_config.quantization_config: fp8"}}) {
+           {{{"llm_config", {{"quantization_config", {{"quant_method", "fp8"}}}}}},
+            "llm_config.quantization_config: fp8"}}) {
     docsift::testing::TempDir dir;
     for (const auto& entry : fs::directory_iterator(kFixtures / "internvl/original")) {
       fs::copy(entry.path(), dir.path() / entry.path().filename());
@@ -230,12 +255,16 @@ TEST_CASE("already-quantized checkpoints are refused, naming the scheme") {
     auto full = read_json(dir.path() / "config.json");
     full.merge_patch(config);
     std::ofstream(dir.path() / "config.json") << full.dump();
-    CHECK_THROWS_WITH_AS(Checkpoint(dir.path()), doctest::Contains(scheme.c_str()), docsift::FileError);
-    CHECK_THROWS_WITH_AS(Checkpoint(dir.path()), doctest::Contains("set model.quantization: int8"), docsift::FileError);
+    CHECK_THROWS_WITH_AS(Checkpoint(dir.path()), doctest::Contains(scheme.c_str()),
+                         docsift::FileError);
+    CHECK_THROWS_WITH_AS(Checkpoint(dir.path()), doctest::Contains("set model.quantization: int8"),
+                         docsift::FileError);
   }
 }
 
-TEST_CASE("float16 residual guard: the overflow fixture keeps float32's greedy tokens, a float16 stream does not") {
+TEST_CASE(
+    "float16 residual guard: the overflow fixture keeps float32's greedy tokens, a float16 stream "
+    "does not") {
   const fs::path dir = kFixtures / "internvl-fp16-overflow";
   const auto ref = read_json(dir / "reference.json");
   Checkpoint checkpoint(dir);
@@ -249,24 +278,30 @@ TEST_CASE("float16 residual guard: the overflow fixture keeps float32's greedy t
   };
   const auto fp32 = run(Numerics{at::kFloat});
   const at::Tensor want_logits = at::tensor(ref["first_logits"].get<std::vector<float>>());
-  CHECK(max_diff(fp32.first_logits, want_logits) < 1e-3);  // the fixture loads as transformers built it
+  CHECK(max_diff(fp32.first_logits, want_logits) <
+        1e-3);  // the fixture loads as transformers built it
   CHECK(fp32.tokens == want);
 
   const auto guarded = run(Numerics{at::kHalf, Quantization::None, Float16Residual::Float32});
   const auto naive = run(Numerics{at::kHalf, Quantization::None, Float16Residual::Float16});
   const auto clamped = run(Numerics{at::kHalf, Quantization::None, Float16Residual::Clamp});
-  const auto non_finite = [](const at::Tensor& t) { return t.isfinite().logical_not().sum().item<int64_t>(); };
+  const auto non_finite = [](const at::Tensor& t) {
+    return t.isfinite().logical_not().sum().item<int64_t>();
+  };
   const auto agreeing = [&](const std::vector<int32_t>& tokens) {
     int n = 0;
     for (std::size_t i = 0; i < tokens.size() && i < want.size(); ++i) n += tokens[i] == want[i];
     return n;
   };
-  MESSAGE("float16 overflow fixture (residual reaches " << ref["max_abs_hidden_per_layer"].back() << "): "
-          << "float32 residual: " << non_finite(guarded.first_logits) << " non-finite logits, " << agreeing(guarded.tokens)
-          << "/16 tokens as float32, first-logit max diff " << max_diff(guarded.first_logits, fp32.first_logits)
+  MESSAGE("float16 overflow fixture (residual reaches "
+          << ref["max_abs_hidden_per_layer"].back() << "): "
+          << "float32 residual: " << non_finite(guarded.first_logits) << " non-finite logits, "
+          << agreeing(guarded.tokens) << "/16 tokens as float32, first-logit max diff "
+          << max_diff(guarded.first_logits, fp32.first_logits)
           << "; float16 residual: " << non_finite(naive.first_logits) << " non-finite logits of "
-          << naive.first_logits.numel() << ", " << agreeing(naive.tokens) << "/16 tokens; clamp: "
-          << non_finite(clamped.first_logits) << " non-finite, " << agreeing(clamped.tokens) << "/16 tokens, first-logit max diff "
+          << naive.first_logits.numel() << ", " << agreeing(naive.tokens)
+          << "/16 tokens; clamp: " << non_finite(clamped.first_logits) << " non-finite, "
+          << agreeing(clamped.tokens) << "/16 tokens, first-logit max diff "
           << max_diff(clamped.first_logits, fp32.first_logits));
   CHECK(non_finite(guarded.first_logits) == 0);
   CHECK(guarded.tokens == want);
@@ -276,7 +311,8 @@ TEST_CASE("float16 residual guard: the overflow fixture keeps float32's greedy t
   // int8 under float16 with the guard: the same numerics the V100 config uses.
   const auto int8 = run(Numerics{at::kHalf, Quantization::Int8, Float16Residual::Float32});
   MESSAGE("float16 + int8 + float32 residual: " << non_finite(int8.first_logits) << " non-finite, "
-                                                << agreeing(int8.tokens) << "/16 tokens as float32");
+                                                << agreeing(int8.tokens)
+                                                << "/16 tokens as float32");
   CHECK(non_finite(int8.first_logits) == 0);
 }
 
@@ -284,7 +320,8 @@ TEST_CASE("stacked linear layers (q/k/v, gate/up) give each part's output, dense
   at::manual_seed(7);
   const at::Tensor x = at::randn({3, 64});
   std::vector<LinearWeight> dense;
-  for (const int64_t out : {32, 16, 16}) dense.push_back({at::randn({out, 64}), {}, at::randn({out})});
+  for (const int64_t out : {32, 16, 16})
+    dense.push_back({at::randn({out, 64}), {}, at::randn({out})});
   std::vector<LinearWeight> int8;
   for (const auto& d : dense) {
     LinearWeight q = docsift::model::quantize_int8(d.weight, at::kCPU);
@@ -303,8 +340,10 @@ TEST_CASE("stacked linear layers (q/k/v, gate/up) give each part's output, dense
       row += p.out_features();
     }
   }
-  CHECK_FALSE(docsift::model::stack_outputs({dense[0], LinearWeight{}}).defined());  // a missing part
+  CHECK_FALSE(
+      docsift::model::stack_outputs({dense[0], LinearWeight{}}).defined());  // a missing part
   CHECK_THROWS_AS(docsift::model::stack_outputs({dense[0], int8[1]}), docsift::Error);
-  CHECK_THROWS_AS(docsift::model::stack_outputs({dense[0], LinearWeight{at::randn({8, 32}), {}, at::randn({8})}}),
+  CHECK_THROWS_AS(docsift::model::stack_outputs(
+                      {dense[0], LinearWeight{at::randn({8, 32}), {}, at::randn({8})}}),
                   docsift::Error);
 }

@@ -7,39 +7,39 @@
 #include <ATen/ops/zeros_like.h>
 
 #include <algorithm>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "docsift/family/internvl/chat.h"
 #include "docsift/device/devices.h"
 #include "docsift/error.h"
-#include "docsift/generate/generate.h"
-#include "docsift/model/checkpoint.h"
-#include "docsift/model/decode_graph.h"
 #include "docsift/family/family.h"
+#include "docsift/family/internvl/chat.h"
 #include "docsift/family/internvl/model.h"
-#include "docsift/model/safetensors.h"
-#include "docsift/text/chat_template.h"
+#include "docsift/family/internvl/tiles.h"
+#include "docsift/generate/generate.h"
 #include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
-#include "docsift/family/internvl/tiles.h"
+#include "docsift/model/checkpoint.h"
+#include "docsift/model/decode_graph.h"
+#include "docsift/model/safetensors.h"
+#include "docsift/text/chat_template.h"
 #include "support/cuda_kernels.h"
 #include "support/fixture_files.h"
-#include "support/tensor_compare.h"
-#include "support/skip.h"
 #include "support/safetensors_writer.h"
+#include "support/skip.h"
 #include "support/temp_dir.h"
+#include "support/tensor_compare.h"
 
 // After the LibTorch headers: c10's logging macros must not shadow doctest's CHECK.
 #include <doctest/doctest.h>
 
 namespace fs = std::filesystem;
+using docsift::family::internvl::InternVLModel;
 using docsift::image::read_rgb_image;
 using docsift::model::Checkpoint;
-using docsift::family::internvl::InternVLModel;
 using docsift::testing::copy_with_config;
 using docsift::testing::max_diff;
 
@@ -82,13 +82,14 @@ void check_against_transformers(const fs::path& fixtures) {
     CAPTURE(layout);
     const Loaded loaded = load(layout, fixtures);
     CHECK(loaded.model->config().tokens_per_tile() == 256);
-    const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false), loaded.tokenizer);
+    const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false),
+                                           loaded.tokenizer);
     REQUIRE(info["images"].size() == 2);  // one_tile, many_tiles
     for (const auto& [name, image_info] : info["images"].items()) {
       CAPTURE(name);
       const docsift::model::SafetensorsFile ref(fixtures / "reference" / (name + ".safetensors"));
-      const auto image = docsift::family::internvl::preprocess_internvl(read_rgb_image(fixtures / "images" / (name + ".png")),
-                                                              info["max_tiles"].get<int>());
+      const auto image = docsift::family::internvl::preprocess_internvl(
+          read_rgb_image(fixtures / "images" / (name + ".png")), info["max_tiles"].get<int>());
       const int64_t tiles = image.pixel_values.size(0);
       REQUIRE(tiles == image_info["tiles"].get<int64_t>());
 
@@ -96,7 +97,8 @@ void check_against_transformers(const fs::path& fixtures) {
       const auto prompt = chat.encode(info["question"].get<std::string>(), static_cast<int>(tiles));
       const at::Tensor want_ids = ref.view("input_ids");
       REQUIRE(static_cast<int64_t>(prompt.size()) == want_ids.numel());
-      CHECK(at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong).equal(want_ids));
+      CHECK(at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong)
+                .equal(want_ids));
 
       if (ref.find("vit") != nullptr) {
         const double d = max_diff(loaded.model->vision_tower(image.pixel_values), ref.view("vit"));
@@ -109,30 +111,38 @@ void check_against_transformers(const fs::path& fixtures) {
 
       const at::Tensor greedy = ref.view("greedy");
       docsift::generate::GenerationOptions options;
-      options.max_new_tokens = static_cast<int>(greedy.numel());  // no stop tokens: exactly as many as the reference
-      const auto result = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, options);
+      options.max_new_tokens =
+          static_cast<int>(greedy.numel());  // no stop tokens: exactly as many as the reference
+      const auto result =
+          docsift::generate::generate(*loaded.model, image.pixel_values, prompt, options);
       const double logit_diff = max_diff(result.first_logits, ref.view("logits"));
       const std::vector<int32_t> want = docsift::testing::token_ids(greedy);
-      MESSAGE(layout << " " << name << " (" << tiles << " tiles, " << prompt.size() << " prompt tokens): features max abs diff "
-                     << feature_diff << ", first-step logits max abs diff " << logit_diff
-                     << ", greedy tokens " << (result.tokens == want ? "identical" : "DIFFERENT"));
+      MESSAGE(layout << " " << name << " (" << tiles << " tiles, " << prompt.size()
+                     << " prompt tokens): features max abs diff " << feature_diff
+                     << ", first-step logits max abs diff " << logit_diff << ", greedy tokens "
+                     << (result.tokens == want ? "identical" : "DIFFERENT"));
       CHECK(feature_diff <= 1e-4);
       CHECK(logit_diff <= 1e-4);
       CHECK(result.tokens == want);
     }
   }
   for (const auto& name : {"one_tile", "many_tiles"}) {
-    CHECK(max_diff(features_by_layout[std::string("hf") + name], features_by_layout[std::string("original") + name]) == 0.0);
+    CHECK(max_diff(features_by_layout[std::string("hf") + name],
+                   features_by_layout[std::string("original") + name]) == 0.0);
   }
 }
 
 }  // namespace
 
-TEST_CASE("InternVL3 matches transformers: vision features, first logits, 16 greedy tokens, both layouts") {
+TEST_CASE(
+    "InternVL3 matches transformers: vision features, first logits, 16 greedy tokens, both "
+    "layouts") {
   check_against_transformers(kFixtures);
 }
 
-TEST_CASE("InternVL3.5 (Qwen3: q/k head norms, no biases, head_dim 24 of 64/4) matches transformers: 48 greedy tokens, both layouts") {
+TEST_CASE(
+    "InternVL3.5 (Qwen3: q/k head norms, no biases, head_dim 24 of 64/4) matches transformers: 48 "
+    "greedy tokens, both layouts") {
   REQUIRE(summary(kFixtures35)["images"]["one_tile"]["greedy"].size() == 48);
   check_against_transformers(kFixtures35);
   const Loaded loaded = load("hf", kFixtures35);
@@ -143,7 +153,8 @@ TEST_CASE("InternVL3.5 (Qwen3: q/k head norms, no biases, head_dim 24 of 64/4) m
 
 TEST_CASE("InternVL3.5 variants docsift does not run are refused by name: MoE, GPT-OSS, Flash") {
   docsift::testing::TempDir dir;
-  const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& says) {
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& edit,
+                           const std::string& says) {
     CAPTURE(says);
     std::error_code ec;
     fs::remove_all(dir.path() / "m", ec);
@@ -157,8 +168,10 @@ TEST_CASE("InternVL3.5 variants docsift does not run are refused by name: MoE, G
       CHECK(std::string(e.what()).find(says) != std::string::npos);
     }
   };
-  refused([](nlohmann::json& c) { c["text_config"]["model_type"] = "qwen3_moe"; }, "Qwen3 MoE (InternVL3.5-30B-A3B");
-  refused([](nlohmann::json& c) { c["text_config"]["model_type"] = "gpt_oss"; }, "GPT-OSS (InternVL3.5-20B-A4B)");
+  refused([](nlohmann::json& c) { c["text_config"]["model_type"] = "qwen3_moe"; },
+          "Qwen3 MoE (InternVL3.5-30B-A3B");
+  refused([](nlohmann::json& c) { c["text_config"]["model_type"] = "gpt_oss"; },
+          "GPT-OSS (InternVL3.5-20B-A4B)");
 
   // Flash: the original layout with a second projector beside mlp1.
   const fs::path flash = dir.path() / "flash";
@@ -168,7 +181,8 @@ TEST_CASE("InternVL3.5 variants docsift does not run are refused by name: MoE, G
   {
     const Checkpoint original(kFixtures35 / "original");
     for (const auto* entry : original.entries()) {
-      tensors.emplace_back(entry->name, original.load(entry->name, at::kFloat, at::Device(at::kCPU)).clone());
+      tensors.emplace_back(entry->name,
+                           original.load(entry->name, at::kFloat, at::Device(at::kCPU)).clone());
     }
   }
   tensors.emplace_back("mlp2.0.weight", at::ones({8}));
@@ -177,40 +191,52 @@ TEST_CASE("InternVL3.5 variants docsift does not run are refused by name: MoE, G
     docsift::family::open_family(Checkpoint(flash), {});
     FAIL("not refused");
   } catch (const docsift::FileError& e) {
-    CHECK(std::string(e.what()).find("tensor mlp2.0.weight belongs to an InternVL3.5-Flash checkpoint") != std::string::npos);
+    CHECK(std::string(e.what()).find(
+              "tensor mlp2.0.weight belongs to an InternVL3.5-Flash checkpoint") !=
+          std::string::npos);
   }
 }
 
 TEST_CASE("InternVL3 checkpoints with wrong or missing tensors are refused, naming them") {
   docsift::testing::TempDir dir;
-  // Claim a wider model than the weights hold: every vision tensor disagrees, named with both shapes.
-  copy_with_config(kFixtures / "hf", dir.path(), [](nlohmann::json& c) { c["vision_config"]["intermediate_size"] = 96; });
+  // Claim a wider model than the weights hold: every vision tensor disagrees, named with both
+  // shapes.
+  copy_with_config(kFixtures / "hf", dir.path(),
+                   [](nlohmann::json& c) { c["vision_config"]["intermediate_size"] = 96; });
   Checkpoint checkpoint(dir.path());
-  CHECK_THROWS_WITH_AS(InternVLModel(checkpoint, at::kFloat, at::Device(at::kCPU)),
-                       doctest::Contains("mlp.fc1.weight is [64, 32], config.json implies [96, 32]"),
-                       docsift::FileError);
+  CHECK_THROWS_WITH_AS(
+      InternVLModel(checkpoint, at::kFloat, at::Device(at::kCPU)),
+      doctest::Contains("mlp.fc1.weight is [64, 32], config.json implies [96, 32]"),
+      docsift::FileError);
   // Layer 1's tensors become unexpected. (transformers 5 saves -hf checkpoints with the first -hf
-  // release's names, language_model.model.*, which docsift reads as well as model.language_model.*.)
-  copy_with_config(kFixtures / "hf", dir.path(), [](nlohmann::json& c) { c["text_config"]["num_hidden_layers"] = 1; });
+  // release's names, language_model.model.*, which docsift reads as well as
+  // model.language_model.*.)
+  copy_with_config(kFixtures / "hf", dir.path(),
+                   [](nlohmann::json& c) { c["text_config"]["num_hidden_layers"] = 1; });
   Checkpoint fewer(dir.path());
   CHECK_THROWS_WITH_AS(InternVLModel(fewer, at::kFloat, at::Device(at::kCPU)),
-                       doctest::Contains("unexpected (12): language_model.model.layers.1."), docsift::FileError);
-  copy_with_config(kFixtures / "hf", dir.path(),
-                   [](nlohmann::json& c) { c["architectures"] = {"LlavaForConditionalGeneration"}; });
-  Checkpoint other(dir.path());
-  CHECK_THROWS_WITH_AS(InternVLModel(other, at::kFloat, at::Device(at::kCPU)),
-                       doctest::Contains("supported: InternVLChatModel, InternVLForConditionalGeneration"),
+                       doctest::Contains("unexpected (12): language_model.model.layers.1."),
                        docsift::FileError);
+  copy_with_config(kFixtures / "hf", dir.path(), [](nlohmann::json& c) {
+    c["architectures"] = {"LlavaForConditionalGeneration"};
+  });
+  Checkpoint other(dir.path());
+  CHECK_THROWS_WITH_AS(
+      InternVLModel(other, at::kFloat, at::Device(at::kCPU)),
+      doctest::Contains("supported: InternVLChatModel, InternVLForConditionalGeneration"),
+      docsift::FileError);
 }
 
 TEST_CASE("generation: stop tokens end it, seeded sampling repeats, top_p near 0 is greedy") {
   const Loaded loaded = load("hf");
   const auto info = summary();
-  const auto image = docsift::family::internvl::preprocess_internvl(read_rgb_image(kFixtures / "images/one_tile.png"),
-                                                          info["max_tiles"].get<int>());
-  const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false), loaded.tokenizer);
+  const auto image = docsift::family::internvl::preprocess_internvl(
+      read_rgb_image(kFixtures / "images/one_tile.png"), info["max_tiles"].get<int>());
+  const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false),
+                                         loaded.tokenizer);
   const auto prompt = chat.encode(info["question"].get<std::string>(), 1);
-  const std::vector<int32_t> greedy = info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>();
+  const std::vector<int32_t> greedy =
+      info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>();
 
   docsift::generate::GenerationOptions stop;
   stop.max_new_tokens = 16;
@@ -228,23 +254,28 @@ TEST_CASE("generation: stop tokens end it, seeded sampling repeats, top_p near 0
   const auto a = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, sample);
   const auto b = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, sample);
   CHECK(a.tokens == b.tokens);
-  CHECK(a.tokens != std::vector<int32_t>(greedy.begin(), greedy.begin() + 12));  // it really samples
+  CHECK(a.tokens !=
+        std::vector<int32_t>(greedy.begin(), greedy.begin() + 12));  // it really samples
   sample.top_p = 1e-6;  // only the most likely token survives the nucleus
-  const auto nucleus = docsift::generate::generate(*loaded.model, image.pixel_values, prompt, sample);
+  const auto nucleus =
+      docsift::generate::generate(*loaded.model, image.pixel_values, prompt, sample);
   CHECK(nucleus.tokens == std::vector<int32_t>(greedy.begin(), greedy.begin() + 12));
 }
 
 TEST_CASE("InternVL3 tied embeddings: lm_head is the embedding table when config.json says so") {
   docsift::testing::TempDir dir;
-  copy_with_config(kFixtures / "hf", dir.path(), [](nlohmann::json& c) { c["text_config"]["tie_word_embeddings"] = true; });
+  copy_with_config(kFixtures / "hf", dir.path(),
+                   [](nlohmann::json& c) { c["text_config"]["tie_word_embeddings"] = true; });
   Checkpoint tied_checkpoint(dir.path());
-  InternVLModel tied(tied_checkpoint, at::kFloat, at::Device(at::kCPU));  // the file's lm_head is skipped, not "unexpected"
+  InternVLModel tied(tied_checkpoint, at::kFloat,
+                     at::Device(at::kCPU));  // the file's lm_head is skipped, not "unexpected"
   const Loaded untied = load("hf");
   auto cache_tied = tied.make_cache(4);
   auto cache_untied = untied.model->make_cache(4);
   const at::Tensor ids = at::tensor({5, 6, 7}, at::kLong);
   const at::Tensor tied_logits = tied.forward(tied.embed_tokens(ids).unsqueeze(0), *cache_tied);
-  const at::Tensor untied_logits = untied.model->forward(untied.model->embed_tokens(ids).unsqueeze(0), *cache_untied);
+  const at::Tensor untied_logits =
+      untied.model->forward(untied.model->embed_tokens(ids).unsqueeze(0), *cache_untied);
   // Tied logits are the last hidden state against the embedding rows: a different head entirely.
   CHECK(max_diff(tied_logits, untied_logits) > 1e-2);
   CHECK(tied.parameter_bytes() < untied.model->parameter_bytes());
@@ -261,8 +292,9 @@ struct Steps {
 };
 enum class StepMode { kEager, kFixed, kGraph };
 
-Steps decode_steps(const InternVLModel& model, const docsift::family::ImageInputs& image, const std::vector<int32_t>& prompt,
-                   int steps, StepMode mode, bool poison = false) {
+Steps decode_steps(const InternVLModel& model, const docsift::family::ImageInputs& image,
+                   const std::vector<int32_t>& prompt, int steps, StepMode mode,
+                   bool poison = false) {
   const auto capacity = static_cast<int64_t>(prompt.size()) + steps + 1;
   auto cache = model.make_cache(capacity);
   if (poison) {
@@ -277,14 +309,18 @@ Steps decode_steps(const InternVLModel& model, const docsift::family::ImageInput
   std::unique_ptr<docsift::model::DecodeGraph> graph;
   if (mode != StepMode::kEager) {
     auto& device_cache = dynamic_cast<docsift::model::DeviceKVCache&>(*cache);
-    graph = std::make_unique<docsift::model::DecodeGraph>(model.decoder(), device_cache, mode == StepMode::kGraph);
+    graph = std::make_unique<docsift::model::DecodeGraph>(model.decoder(), device_cache,
+                                                          mode == StepMode::kGraph);
   }
   Steps out;
   for (int i = 0; i < steps; ++i) {
     const auto next = static_cast<int32_t>(logits.argmax().item<int64_t>());
     out.tokens.push_back(next);
     logits = graph ? graph->step(next)
-                   : model.forward(model.embed_tokens(at::tensor({static_cast<int64_t>(next)}, at::kLong)).unsqueeze(0), *cache);
+                   : model.forward(
+                         model.embed_tokens(at::tensor({static_cast<int64_t>(next)}, at::kLong))
+                             .unsqueeze(0),
+                         *cache);
     out.logits.push_back(logits.to(at::kCPU));
   }
   return out;
@@ -305,7 +341,8 @@ double max_step_diff(const Steps& a, const Steps& b) {
 
 // float32 with none of docsift's CUDA kernels (fused norm, decode GEMV and attention): the
 // reference the kernels are checked against.
-const docsift::model::Numerics kLibTorchOps{at::kFloat, {}, {}, /*fused_norm=*/false, /*decode_kernels=*/false};
+const docsift::model::Numerics kLibTorchOps{
+    at::kFloat, {}, {}, /*fused_norm=*/false, /*decode_kernels=*/false};
 
 // A fixture's one_tile page: its image, the prompt and the reference's greedy tokens.
 struct OneTile {
@@ -316,16 +353,18 @@ OneTile one_tile(const fs::path& fixtures) {
   const auto info = summary(fixtures);
   const auto tokenizer = docsift::text::Tokenizer::load(fixtures / "hf");
   const docsift::text::ChatTemplate chat(docsift::family::internvl::chat_format(false), tokenizer);
-  return {docsift::family::ImageInputs(docsift::family::internvl::preprocess_internvl(
-                                           read_rgb_image(fixtures / "images/one_tile.png"), info["max_tiles"].get<int>())
-                                           .pixel_values),
+  return {docsift::family::ImageInputs(
+              docsift::family::internvl::preprocess_internvl(
+                  read_rgb_image(fixtures / "images/one_tile.png"), info["max_tiles"].get<int>())
+                  .pixel_values),
           chat.encode(info["question"].get<std::string>(), 1),
           info["images"]["one_tile"]["greedy"].get<std::vector<int32_t>>()};
 }
 
 }  // namespace
 
-TEST_CASE("the fixed-shape decode step a CUDA graph replays gives the eager step's logits and tokens") {
+TEST_CASE(
+    "the fixed-shape decode step a CUDA graph replays gives the eager step's logits and tokens") {
   // What model::DecodeGraph captures: RoPE rows picked on the device, keys written at a device
   // position, attention over the whole cache under a mask. On the CPU it runs eagerly; on a GPU
   // it is also captured and replayed. InternVL3 (Qwen2, biases) and InternVL3.5 (Qwen3, q/k norms).
@@ -337,9 +376,11 @@ TEST_CASE("the fixed-shape decode step a CUDA graph replays gives the eager step
     const Steps eager = decode_steps(*loaded.model, image, prompt, n, StepMode::kEager);
     // The cache's storage is uninitialised memory; filled with NaN here (what a reused block can
     // hold, as seen on a GPU machine), the unwritten positions must still not reach the logits.
-    const Steps fixed = decode_steps(*loaded.model, image, prompt, n, StepMode::kFixed, /*poison=*/true);
-    MESSAGE(fixtures.filename().string() << ": fixed-shape step against eager, " << n << " steps, max abs logit diff "
-                                         << max_step_diff(fixed, eager));
+    const Steps fixed =
+        decode_steps(*loaded.model, image, prompt, n, StepMode::kFixed, /*poison=*/true);
+    MESSAGE(fixtures.filename().string()
+            << ": fixed-shape step against eager, " << n << " steps, max abs logit diff "
+            << max_step_diff(fixed, eager));
     CHECK(eager.tokens == greedy);
     CHECK(fixed.tokens == greedy);
     CHECK(max_step_diff(fixed, eager) <= 5e-5);  // float32, sums over 294 keys against 294 + masked
@@ -358,8 +399,9 @@ TEST_CASE("on a GPU, decode steps replayed as a CUDA graph match the eager steps
     const int n = static_cast<int>(greedy.size());
     const Steps eager = decode_steps(model, image, prompt, n, StepMode::kEager);
     const Steps graph = decode_steps(model, image, prompt, n, StepMode::kGraph, /*poison=*/true);
-    MESSAGE(fixtures.filename().string() << " on " << status.devices.front().name << ": graph against eager, " << n
-                                         << " steps, max abs logit diff " << max_step_diff(graph, eager));
+    MESSAGE(fixtures.filename().string()
+            << " on " << status.devices.front().name << ": graph against eager, " << n
+            << " steps, max abs logit diff " << max_step_diff(graph, eager));
     CHECK(eager.tokens == greedy);
     CHECK(graph.tokens == greedy);
     CHECK(max_step_diff(graph, eager) <= 1e-4);
@@ -376,10 +418,12 @@ namespace {
 
 // Decoder::add_norm's LibTorch form: x + update (clamped), then the norm in `out`; without an
 // update, Decoder::norm's: x normed, nothing clamped.
-std::pair<at::Tensor, at::Tensor> unfused_add_rms_norm(const at::Tensor& x, const at::Tensor& update,
-                                                       const at::Tensor& weight, double eps, double clamp,
-                                                       at::ScalarType out) {
-  if (!update.defined()) return {x, docsift::model::as_dtype(docsift::model::rms_norm(x, weight, eps), out)};
+std::pair<at::Tensor, at::Tensor> unfused_add_rms_norm(const at::Tensor& x,
+                                                       const at::Tensor& update,
+                                                       const at::Tensor& weight, double eps,
+                                                       double clamp, at::ScalarType out) {
+  if (!update.defined())
+    return {x, docsift::model::as_dtype(docsift::model::rms_norm(x, weight, eps), out)};
   at::Tensor sum = x.add(update);
   if (clamp > 0) sum = sum.clamp(-clamp, clamp);
   return {sum, docsift::model::as_dtype(docsift::model::rms_norm(sum, weight, eps), out)};
@@ -387,13 +431,18 @@ std::pair<at::Tensor, at::Tensor> unfused_add_rms_norm(const at::Tensor& x, cons
 
 }  // namespace
 
-TEST_CASE("the fused residual add and RMSNorm is for CUDA tensors only: on the CPU the decoder keeps LibTorch's ops") {
+TEST_CASE(
+    "the fused residual add and RMSNorm is for CUDA tensors only: on the CPU the decoder keeps "
+    "LibTorch's ops") {
   const at::Tensor x = at::randn({1, 3, 64});
-  CHECK_FALSE(docsift::model::fused_add_rms_norm(x, at::randn({1, 3, 64}), at::ones({64}), 1e-6, 0.0, at::kFloat));
+  CHECK_FALSE(docsift::model::fused_add_rms_norm(x, at::randn({1, 3, 64}), at::ones({64}), 1e-6,
+                                                 0.0, at::kFloat));
   // model.fused_norm on the CPU: the same logits as without, bit for bit.
   const Checkpoint checkpoint(kFixtures / "hf");
   const InternVLModel plain(checkpoint, kLibTorchOps, at::kCPU);
-  const InternVLModel fused(checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true, true}, at::kCPU);
+  const InternVLModel fused(checkpoint,
+                            docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true, true},
+                            at::kCPU);
   const at::Tensor ids = at::tensor({1, 2, 3, 4, 5}, at::kLong);
   auto a = plain.make_cache(8), b = fused.make_cache(8);
   CHECK(max_diff(plain.forward(plain.embed_tokens(ids).unsqueeze(0), *a),
@@ -401,7 +450,8 @@ TEST_CASE("the fused residual add and RMSNorm is for CUDA tensors only: on the C
 }
 
 TEST_CASE("on a GPU, the fused residual add and RMSNorm gives LibTorch's sums and norms") {
-  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty())
+    DOCSIFT_SKIP(why);
   const at::Device cuda(at::kCUDA, 0);
   at::manual_seed(5);
   struct Types {
@@ -414,7 +464,11 @@ TEST_CASE("on a GPU, the fused residual add and RMSNorm gives LibTorch's sums an
                          {at::kHalf, at::kHalf, at::kHalf, 64504.0},
                          {at::kFloat, at::kFloat, at::kFloat, 0.0}};
   for (const Types& t : cases) {
-    for (const auto& shape : {std::vector<int64_t>{1, 1, 3584}, {1, 7, 896}, {1, 1, 12, 64}, {1, 2, 100}, {1, 1, 5000}}) {
+    for (const auto& shape : {std::vector<int64_t>{1, 1, 3584},
+                              {1, 7, 896},
+                              {1, 1, 12, 64},
+                              {1, 2, 100},
+                              {1, 1, 5000}}) {
       CAPTURE(t.x);
       CAPTURE(t.update);
       CAPTURE(shape.back());
@@ -450,38 +504,45 @@ TEST_CASE("on a GPU, the fused residual add and RMSNorm gives LibTorch's sums an
         const at::Tensor got = fused->normed.to(at::kFloat), want = normed.to(at::kFloat);
         CHECK(fused->normed.isfinite().all().item<bool>());
         CHECK(got.sub(want).abs().div(want.abs().add(1e-3)).max().item<double>() <= steps);
-        if (t.out != at::kFloat && t.clamp == 0) CHECK(got.eq(want).to(at::kFloat).mean().item<double>() >= 0.9);
+        if (t.out != at::kFloat && t.clamp == 0)
+          CHECK(got.eq(want).to(at::kFloat).mean().item<double>() >= 0.9);
       }
     }
   }
   // A NaN in the sum stays NaN (LibTorch's clamp keeps it) and poisons its own row only.
   at::Tensor x = at::randn({1, 2, 256}, at::TensorOptions().device(cuda)).to(at::kHalf);
   x[0][0][3].fill_(std::numeric_limits<float>::quiet_NaN());
-  const auto fused = docsift::model::fused_add_rms_norm(x, at::zeros_like(x), at::ones({256}, x.options().dtype(at::kFloat)),
-                                                        1e-6, 64504.0, at::kHalf);
+  const auto fused = docsift::model::fused_add_rms_norm(
+      x, at::zeros_like(x), at::ones({256}, x.options().dtype(at::kFloat)), 1e-6, 64504.0,
+      at::kHalf);
   REQUIRE(fused.has_value());
   CHECK(fused->sum[0][0][3].isnan().item<bool>());
   CHECK(fused->normed[0][0].isnan().all().item<bool>());
   CHECK(fused->normed[0][1].isfinite().all().item<bool>());
 }
 
-TEST_CASE("on a GPU, a decoder with model.fused_norm writes the reference tokens, eager and through CUDA graphs") {
-  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+TEST_CASE(
+    "on a GPU, a decoder with model.fused_norm writes the reference tokens, eager and through CUDA "
+    "graphs") {
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty())
+    DOCSIFT_SKIP(why);
   const auto status = docsift::device::cuda_status();  // the GPU's name for the messages
   const at::Device cuda(at::kCUDA, 0);
   for (const auto& fixtures : {kFixtures, kFixtures35}) {
     CAPTURE(fixtures.filename().string());
     const Checkpoint checkpoint(fixtures / "hf");
     const InternVLModel plain(checkpoint, kLibTorchOps, cuda);
-    const InternVLModel fused(checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true, false}, cuda);
+    const InternVLModel fused(
+        checkpoint, docsift::model::Numerics{at::kFloat, {}, {}, /*fused_norm=*/true, false}, cuda);
     const auto [image, prompt, greedy] = one_tile(fixtures);
     const int n = static_cast<int>(greedy.size());
     const Steps want = decode_steps(plain, image, prompt, n, StepMode::kEager);
     const Steps eager = decode_steps(fused, image, prompt, n, StepMode::kEager);
     const Steps graph = decode_steps(fused, image, prompt, n, StepMode::kGraph, /*poison=*/true);
-    MESSAGE(fixtures.filename().string() << " on " << status.devices.front().name << ": fused norm against LibTorch's, "
-                                         << n << " steps, max abs logit diff " << max_step_diff(eager, want)
-                                         << " eager, " << max_step_diff(graph, want) << " graph");
+    MESSAGE(fixtures.filename().string()
+            << " on " << status.devices.front().name << ": fused norm against LibTorch's, " << n
+            << " steps, max abs logit diff " << max_step_diff(eager, want) << " eager, "
+            << max_step_diff(graph, want) << " graph");
     CHECK(eager.tokens == greedy);
     CHECK(graph.tokens == greedy);
     CHECK(max_step_diff(eager, want) <= 1e-4);
@@ -489,12 +550,15 @@ TEST_CASE("on a GPU, a decoder with model.fused_norm writes the reference tokens
   }
 }
 
-TEST_CASE("on a GPU, a decoder with model.decode_kernels gives LibTorch's tokens, eager and through CUDA graphs") {
+TEST_CASE(
+    "on a GPU, a decoder with model.decode_kernels gives LibTorch's tokens, eager and through CUDA "
+    "graphs") {
   // The decode GEMV and its SwiGLU form (eager and graph), and RoPE, cache write and attention as
   // two kernels (graph steps; InternVL3.5's q/k head norms keep LibTorch's attention ops).
   // float32: the reference's greedy tokens and logits within 1e-4; bfloat16: the same tokens as
   // the path without any of docsift's kernels, the logits' largest difference reported.
-  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+  if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty())
+    DOCSIFT_SKIP(why);
   const auto status = docsift::device::cuda_status();  // the GPU's name for the messages
   const at::Device cuda(at::kCUDA, 0);
   for (const auto& fixtures : {kFixtures, kFixtures35}) {
@@ -502,17 +566,21 @@ TEST_CASE("on a GPU, a decoder with model.decode_kernels gives LibTorch's tokens
       CAPTURE(fixtures.filename().string());
       CAPTURE(dtype);
       const Checkpoint checkpoint(fixtures / "hf");
-      const InternVLModel plain(checkpoint, docsift::model::Numerics{dtype, {}, {}, false, false}, cuda);
-      const InternVLModel kernels(checkpoint, docsift::model::Numerics{dtype, {}, {}, true, true}, cuda);
+      const InternVLModel plain(checkpoint, docsift::model::Numerics{dtype, {}, {}, false, false},
+                                cuda);
+      const InternVLModel kernels(checkpoint, docsift::model::Numerics{dtype, {}, {}, true, true},
+                                  cuda);
       const auto [image, prompt, greedy] = one_tile(fixtures);
       const int n = static_cast<int>(greedy.size());
       const Steps want = decode_steps(plain, image, prompt, n, StepMode::kGraph);
       const Steps eager = decode_steps(kernels, image, prompt, n, StepMode::kEager);
-      const Steps graph = decode_steps(kernels, image, prompt, n, StepMode::kGraph, /*poison=*/true);
-      MESSAGE(fixtures.filename().string() << " " << dtype << " on " << status.devices.front().name
-                                           << ": decode kernels against LibTorch's ops, " << n
-                                           << " steps, max abs logit diff " << max_step_diff(eager, want) << " eager, "
-                                           << max_step_diff(graph, want) << " graph");
+      const Steps graph =
+          decode_steps(kernels, image, prompt, n, StepMode::kGraph, /*poison=*/true);
+      MESSAGE(fixtures.filename().string()
+              << " " << dtype << " on " << status.devices.front().name
+              << ": decode kernels against LibTorch's ops, " << n << " steps, max abs logit diff "
+              << max_step_diff(eager, want) << " eager, " << max_step_diff(graph, want)
+              << " graph");
       CHECK(eager.tokens == want.tokens);
       CHECK(graph.tokens == want.tokens);
       if (dtype == at::kFloat) {

@@ -1,7 +1,8 @@
-// `extraction.decoding: keys` and `free` against their Python reference (scripts/make_keys_reference.py:
-// transformers, the same trie constraint, forced chunks through past_key_values, greedy) on the tiny
-// InternVL3, Llama 3.2 Vision and Qwen2.5-VL fixtures, two images each: the same tokens, the same answer
-// text, the same counts. Also keys on the offloaded cache tier (docs/decoding.md).
+// `extraction.decoding: keys` and `free` against their Python reference
+// (scripts/make_keys_reference.py: transformers, the same trie constraint, forced chunks through
+// past_key_values, greedy) on the tiny InternVL3, Llama 3.2 Vision and Qwen2.5-VL fixtures, two
+// images each: the same tokens, the same answer text, the same counts. Also keys on the offloaded
+// cache tier (docs/decoding.md).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -33,17 +34,17 @@ nlohmann::json reference() {
 }
 
 struct FamilyCase {
-  std::string name;   // the reference's key
-  fs::path model;     // checkpoint folder
-  fs::path images;    // the family's fixture images
-  int max_tiles;      // ignored by Qwen2.5-VL (its pixel budget sizes the image)
+  std::string name;  // the reference's key
+  fs::path model;    // checkpoint folder
+  fs::path images;   // the family's fixture images
+  int max_tiles;     // ignored by Qwen2.5-VL (its pixel budget sizes the image)
 };
 
 const FamilyCase kFamilies[] = {
     {"internvl", kRoot / "internvl/hf", kRoot / "internvl/images", 6},
     {"mllama", kRoot / "mllama/hub", kRoot / "mllama/images", 4},
-    // transformers 5's layout (float32, untied lm_head): vision.resample auto is torchvision's there, the
-    // image processor AutoProcessor picks for the reference.
+    // transformers 5's layout (float32, untied lm_head): vision.resample auto is torchvision's
+    // there, the image processor AutoProcessor picks for the reference.
     {"qwen25vl", kRoot / "qwen25vl/tf5", kRoot / "qwen25vl/images", 12},
 };
 
@@ -51,7 +52,9 @@ std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<in
 
 }  // namespace
 
-TEST_CASE("keys and free decoding match the transformers reference on all three families, two images each") {
+TEST_CASE(
+    "keys and free decoding match the transformers reference on all three families, two images "
+    "each") {
   const auto ref = reference();
   const auto schema = docsift::extract::load_field_schema(kRoot / "keys/schema.yaml");
   const std::string question = docsift::extract::build_prompt(schema);
@@ -64,12 +67,13 @@ TEST_CASE("keys and free decoding match the transformers reference on all three 
     auto stops = engine.chat().stop_ids();
     std::sort(stops.begin(), stops.end());
     CHECK(stops == ints(want_family["stop_ids"]));
-    const auto plan = std::make_shared<const gen::KeyPlan>(gen::make_key_plan(schema, engine.tokenizer()));
+    const auto plan =
+        std::make_shared<const gen::KeyPlan>(gen::make_key_plan(schema, engine.tokenizer()));
     REQUIRE(want_family["images"].size() == 2);
     for (const auto& [image, want] : want_family["images"].items()) {
       CAPTURE(image);
-      const auto inputs =
-          engine.family().preprocess(docsift::image::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
+      const auto inputs = engine.family().preprocess(
+          docsift::image::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
       const auto prompt = engine.chat().encode(question, inputs.prompt_units);
       REQUIRE(prompt == ints(want["prompt_ids"]));
 
@@ -79,8 +83,10 @@ TEST_CASE("keys and free decoding match the transformers reference on all three 
       const auto k = gen::generate(engine.model(), inputs, prompt, keys);
       const auto& wk = want["keys"];
       const std::string answer = gen::keyed_answer(*plan, k.values, engine.tokenizer());
-      MESSAGE(family.name << " " << image << ": keys " << k.generated << " generated, " << k.forced << " forced, "
-                          << k.extends << " extends; type" << answer.substr(answer.find(':') + 1, answer.find('\n') - answer.find(':') - 1));
+      MESSAGE(family.name << " " << image << ": keys " << k.generated << " generated, " << k.forced
+                          << " forced, " << k.extends << " extends; type"
+                          << answer.substr(answer.find(':') + 1,
+                                           answer.find('\n') - answer.find(':') - 1));
       CHECK(k.tokens == ints(wk["tokens"]));
       CHECK(answer == wk["text"].get<std::string>());
       CHECK(k.generated == wk["generated"].get<int64_t>());

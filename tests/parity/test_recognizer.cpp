@@ -36,10 +36,12 @@ cv::Mat rgb_crop(const std::string& name) {
 
 // A copy of the converted model in a scratch folder, for the cases that damage it.
 fs::path scratch_copy(const std::string& model, const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("docsift-recognizer-" + name + "-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("docsift-recognizer-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const char* f : {"recognizer.json", "recognizer.safetensors"}) fs::copy_file(fs::path(model) / f, dir / f);
+  for (const char* f : {"recognizer.json", "recognizer.safetensors"})
+    fs::copy_file(fs::path(model) / f, dir / f);
   return dir;
 }
 
@@ -56,12 +58,15 @@ std::string error_of(const fs::path& folder) {
 
 TEST_CASE("recognizer: PP-OCRv4 on LibTorch reads the crops as onnxruntime does") {
   const std::string model = docsift::recognize::LineReader::installed_folder();
-  if (model.empty()) DOCSIFT_SKIP("no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
+  if (model.empty())
+    DOCSIFT_SKIP(
+        "no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
   const docsift::recognize::LineReader reader(model);
   std::ifstream in(kFixtures / "reference.json");
   REQUIRE_MESSAGE(in.good(), "run scripts/make_recognizer_reference.py");
   const auto reference = nlohmann::json::parse(in);
-  REQUIRE(reference["crops"].size() == 6);  // the script's crops: plain, blurred, faded, squeezed, narrow
+  REQUIRE(reference["crops"].size() ==
+          6);  // the script's crops: plain, blurred, faded, squeezed, narrow
   for (const auto& c : reference["crops"]) {
     const std::string name = c["crop"];
     CAPTURE(name);
@@ -72,7 +77,8 @@ TEST_CASE("recognizer: PP-OCRv4 on LibTorch reads the crops as onnxruntime does"
     REQUIRE(probs.size(0) == static_cast<std::int64_t>(classes.size()));
     const auto [best, index] = probs.max(1);
     CHECK(at::equal(index, at::tensor(classes, at::kLong)));
-    const double diff = at::sub(best, at::tensor(expected, at::kFloat)).abs().max().template item<double>();
+    const double diff =
+        at::sub(best, at::tensor(expected, at::kFloat)).abs().max().template item<double>();
     CHECK(diff < 2e-4);
     const auto reading = reader.read(rgb);
     CHECK(reading.text == c["text"].get<std::string>());
@@ -83,10 +89,13 @@ TEST_CASE("recognizer: PP-OCRv4 on LibTorch reads the crops as onnxruntime does"
 
 TEST_CASE("recognizer: a damaged conversion fails at load, naming the file and what is wrong") {
   const std::string model = docsift::recognize::LineReader::installed_folder();
-  if (model.empty()) DOCSIFT_SKIP("no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
+  if (model.empty())
+    DOCSIFT_SKIP(
+        "no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
   {  // weights cut short
     const fs::path dir = scratch_copy(model, "short");
-    fs::resize_file(dir / "recognizer.safetensors", fs::file_size(dir / "recognizer.safetensors") / 2);
+    fs::resize_file(dir / "recognizer.safetensors",
+                    fs::file_size(dir / "recognizer.safetensors") / 2);
     const std::string e = error_of(dir);
     CHECK(e.find("recognizer.safetensors") != std::string::npos);
     fs::remove_all(dir);
@@ -96,7 +105,9 @@ TEST_CASE("recognizer: a damaged conversion fails at load, naming the file and w
     std::ifstream in(dir / "recognizer.json");
     nlohmann::json spec = nlohmann::json::parse(in);
     in.close();
-    const auto write = [&](const nlohmann::json& j) { std::ofstream(dir / "recognizer.json") << j.dump(); };
+    const auto write = [&](const nlohmann::json& j) {
+      std::ofstream(dir / "recognizer.json") << j.dump();
+    };
     nlohmann::json bad = spec;
     bad["nodes"][3]["op"] = "Einsum";
     write(bad);
@@ -109,20 +120,26 @@ TEST_CASE("recognizer: a damaged conversion fails at load, naming the file and w
     CHECK(e.find("node 2") != std::string::npos);
     CHECK(e.find("input nowhere is used before it is made") != std::string::npos);
     bad = spec;
-    bad["characters"].erase(bad["characters"].size() - 1);  // one character short of the model's classes
+    bad["characters"].erase(bad["characters"].size() -
+                            1);  // one character short of the model's classes
     write(bad);
     docsift::recognize::LineReader short_dictionary(dir);
     CHECK_THROWS_WITH_AS(short_dictionary.read(rgb_crop("crop_5_plain.png")),
-                         doctest::Contains("the model and its characters do not match"), docsift::Error);
+                         doctest::Contains("the model and its characters do not match"),
+                         docsift::Error);
     fs::remove(dir / "recognizer.json");
     CHECK(error_of(dir).find("recognizer.json") != std::string::npos);
     fs::remove_all(dir);
   }
 }
 
-TEST_CASE("recognizer: its reading of a fixture crop repairs a misread digit, unless the printed sums vouch for it") {
+TEST_CASE(
+    "recognizer: its reading of a fixture crop repairs a misread digit, unless the printed sums "
+    "vouch for it") {
   const std::string model = docsift::recognize::LineReader::installed_folder();
-  if (model.empty()) DOCSIFT_SKIP("no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
+  if (model.empty())
+    DOCSIFT_SKIP(
+        "no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
   const docsift::recognize::LineReader reader(model);
   const auto r = reader.read(rgb_crop("crop_5_plain.png"));  // "$190.72", as printed
   const docsift::ocr::LineText second{r.text, r.mean, r.lowest, r.probabilities};
@@ -131,12 +148,13 @@ TEST_CASE("recognizer: its reading of a fixture crop repairs a misread digit, un
   docsift::ocr::Evidence doubtful;
   doubtful.word_min = doubtful.word_mean = 40;
   CHECK_FALSE(docsift::ocr::readings_agree("amount", "$190.12", second.text, rules.lexicon));
-  CHECK(docsift::ocr::settle("amount", "$190.12", doubtful, {}, second, rules.lexicon, docsift::ocr::DateOrder::Dmy) ==
-        "$190.72");
+  CHECK(docsift::ocr::settle("amount", "$190.12", doubtful, {}, second, rules.lexicon,
+                             docsift::ocr::DateOrder::Dmy) == "$190.72");
   // The same, but the page's printed sums agree with $190.12: the first reading stands.
   docsift::ocr::Evidence summed = doubtful;
   summed.sums_agree = true;
-  CHECK_FALSE(docsift::ocr::settle("amount", "$190.12", summed, {}, second, rules.lexicon, docsift::ocr::DateOrder::Dmy));
+  CHECK_FALSE(docsift::ocr::settle("amount", "$190.12", summed, {}, second, rules.lexicon,
+                                   docsift::ocr::DateOrder::Dmy));
   // And where Tesseract read it right, the two agree.
   CHECK(docsift::ocr::readings_agree("amount", "$190.72", second.text, rules.lexicon));
 }

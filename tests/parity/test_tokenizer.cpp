@@ -1,6 +1,7 @@
 // The tokenizer against the reference `tokenizers` library: ids and decoded text recorded by
 // scripts/make_tokenizer_vectors.py for the real Llama 3 and Qwen2 vocabularies (a case reported as
-// skipped when ../shared is absent) and for tiny tokenizers committed under tests/fixtures/tokenizers/.
+// skipped when ../shared is absent) and for tiny tokenizers committed under
+// tests/fixtures/tokenizers/.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -18,10 +19,10 @@
 #include "support/temp_dir.h"
 
 namespace fs = std::filesystem;
-using docsift::text::StreamDecoder;
-using docsift::text::Tokenizer;
 using docsift::testing::TempDir;
 using docsift::testing::write_text;
+using docsift::text::StreamDecoder;
+using docsift::text::Tokenizer;
 using nlohmann::json;
 
 namespace {
@@ -47,7 +48,9 @@ std::string first_difference(const std::vector<int32_t>& got, const std::vector<
   return out.str();
 }
 
-bool is_valid_utf8(const std::string& s) { return docsift::text::find_invalid_utf8(s) == docsift::text::kNoError; }
+bool is_valid_utf8(const std::string& s) {
+  return docsift::text::find_invalid_utf8(s) == docsift::text::kNoError;
+}
 
 struct VectorRun {
   std::size_t encode_cases = 0, decode_cases = 0, roundtrips = 0;
@@ -57,11 +60,13 @@ struct VectorRun {
 // vocabularies in ../shared (`shared` true).
 std::vector<fs::path> vectors_files(bool shared) {
   const fs::path dir = kFixtures / "vectors";
-  REQUIRE_MESSAGE(fs::is_directory(dir), dir << " is missing; run scripts/make_tokenizer_vectors.py");
+  REQUIRE_MESSAGE(fs::is_directory(dir),
+                  dir << " is missing; run scripts/make_tokenizer_vectors.py");
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".json") continue;
-    if (read_json(entry.path())["tokenizer"].get<std::string>().starts_with("../shared") == shared) {
+    if (read_json(entry.path())["tokenizer"].get<std::string>().starts_with("../shared") ==
+        shared) {
       files.push_back(entry.path());
     }
   }
@@ -91,10 +96,11 @@ VectorRun check_vectors(const fs::path& vectors_path) {
     const std::string text = c["text"].get<std::string>();
     const auto want = c["ids"].get<std::vector<int32_t>>();
     const auto got = tokenizer.encode(text, c.value("add_special_tokens", false));
-    CHECK_MESSAGE(got == want, name << " encode \"" << c["name"].get<std::string>() << "\": "
-                                    << first_difference(got, want));
+    CHECK_MESSAGE(got == want, name << " encode \"" << c["name"].get<std::string>()
+                                    << "\": " << first_difference(got, want));
     ++run.encode_cases;
-    if (lossless && !c.value("add_special_tokens", false) && !(nfc && c["name"].get<std::string>().starts_with("flag "))) {
+    if (lossless && !c.value("add_special_tokens", false) &&
+        !(nfc && c["name"].get<std::string>().starts_with("flag "))) {
       const std::string expected = nfc ? docsift::text::normalize_text({.nfc = true}, text) : text;
       CHECK_MESSAGE(tokenizer.decode(got) == expected,
                     name << " round trip \"" << c["name"].get<std::string>() << "\"");
@@ -106,7 +112,8 @@ VectorRun check_vectors(const fs::path& vectors_path) {
     const bool skip = c["skip_special_tokens"].get<bool>();
     const std::string want = c["text"].get<std::string>();
     const std::string got = tokenizer.decode(ids, skip);
-    CHECK_MESSAGE(got == want, name << " decode \"" << c["name"].get<std::string>() << "\" skip=" << skip);
+    CHECK_MESSAGE(got == want,
+                  name << " decode \"" << c["name"].get<std::string>() << "\" skip=" << skip);
     // Streaming: every piece is valid UTF-8 and the pieces add up to the whole decode.
     StreamDecoder stream(tokenizer, skip);
     std::string streamed;
@@ -117,7 +124,8 @@ VectorRun check_vectors(const fs::path& vectors_path) {
       streamed += piece;
     }
     streamed += stream.finish();
-    CHECK_MESSAGE(pieces_valid, name << " stream \"" << c["name"].get<std::string>() << "\" emitted broken UTF-8");
+    CHECK_MESSAGE(pieces_valid, name << " stream \"" << c["name"].get<std::string>()
+                                     << "\" emitted broken UTF-8");
     CHECK_MESSAGE(streamed == want, name << " stream \"" << c["name"].get<std::string>() << "\"");
     ++run.decode_cases;
   }
@@ -134,25 +142,29 @@ void check_all(const std::vector<fs::path>& files) {
     const VectorRun run = check_vectors(file);
     CHECK(run.encode_cases >= 100);
     CHECK(run.decode_cases >= 100);
-    MESSAGE(file.stem().string() << ": " << run.encode_cases << " encode, " << run.decode_cases << " decode, "
-                                 << run.roundtrips << " round-trip cases");
+    MESSAGE(file.stem().string() << ": " << run.encode_cases << " encode, " << run.decode_cases
+                                 << " decode, " << run.roundtrips << " round-trip cases");
   }
 }
 
-TEST_CASE("tokenizer vectors match the reference tokenizers library: the committed tiny tokenizers") {
+TEST_CASE(
+    "tokenizer vectors match the reference tokenizers library: the committed tiny tokenizers") {
   const auto files = vectors_files(false);
   // tiny-gpt2, tiny-llama, tiny-qwen, tiny-qwen-slow (tests/fixtures/tokenizers/vectors/README.md).
   REQUIRE(files.size() == 4);
   check_all(files);
 }
 
-TEST_CASE("tokenizer vectors match the reference tokenizers library: the real Llama 3 and Qwen2 vocabularies") {
+TEST_CASE(
+    "tokenizer vectors match the reference tokenizers library: the real Llama 3 and Qwen2 "
+    "vocabularies") {
   const auto files = vectors_files(true);
   REQUIRE(files.size() == 2);  // llama3, qwen2
   for (const auto& file : files) {
     if (!fs::exists(tokenizer_of(file))) {
-      DOCSIFT_SKIP(tokenizer_of(file).string() << " is absent (the real vocabularies live in ../shared, outside "
-                                                 "the repository)");
+      DOCSIFT_SKIP(
+          tokenizer_of(file).string()
+          << " is absent (the real vocabularies live in ../shared, outside the repository)");
     }
   }
   check_all(files);
@@ -168,9 +180,9 @@ TEST_CASE("UTF-8: lossy decoding replaces maximal subparts, streaming holds inco
   };
   const std::string fffd = "\xEF\xBF\xBD";
   CHECK(lossy("abc") == "abc");
-  CHECK(lossy("\xF0\x9F\x98") == fffd);                 // truncated 4-byte sequence: one
-  CHECK(lossy("\xE0\x80") == fffd + fffd);              // E0 80 can never start a character
-  CHECK(lossy("\xED\xA0\x80") == fffd + fffd + fffd);   // surrogates are ill-formed
+  CHECK(lossy("\xF0\x9F\x98") == fffd);                // truncated 4-byte sequence: one
+  CHECK(lossy("\xE0\x80") == fffd + fffd);             // E0 80 can never start a character
+  CHECK(lossy("\xED\xA0\x80") == fffd + fffd + fffd);  // surrogates are ill-formed
   CHECK(lossy("\xC3\xA9\xFF\x41") == "\xC3\xA9" + fffd + "A");
   CHECK(incomplete_utf8_tail("ab\xE4\xB8") == 2);
   CHECK(incomplete_utf8_tail("ab\xF0\x9F\x98") == 3);
@@ -192,13 +204,15 @@ TEST_CASE("byte-level alphabet is a bijection over 256 bytes") {
   CHECK(docsift::text::byte_to_char('A') == U'A');
 }
 
-TEST_CASE("encode rejects invalid UTF-8 with the offset, decode skips unknown ids like the reference") {
+TEST_CASE(
+    "encode rejects invalid UTF-8 with the offset, decode skips unknown ids like the reference") {
   const Tokenizer tokenizer = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
   try {
     (void)tokenizer.encode("total \xFF\xFE 12");
     FAIL("invalid UTF-8 accepted");
   } catch (const docsift::Error& e) {
-    CHECK(std::string(e.what()).find("not valid UTF-8: byte 0xFF at offset 6") != std::string::npos);
+    CHECK(std::string(e.what()).find("not valid UTF-8: byte 0xFF at offset 6") !=
+          std::string::npos);
   }
   const auto ids = tokenizer.encode("Total");
   std::vector<int32_t> with_unknown = ids;
@@ -211,9 +225,10 @@ TEST_CASE("encode rejects invalid UTF-8 with the offset, decode skips unknown id
 TEST_CASE("the same tokenizer in both layouts gives the same ids") {
   const Tokenizer fast = Tokenizer::load(kFixtures / "tiny-qwen/tokenizer.json");
   const Tokenizer slow = Tokenizer::load(kFixtures / "tiny-qwen-slow");
-  for (const std::string text : {"Tax Invoice\nABN 51 824 753 556\nTotal: $1,234.56 (incl. GST)",
-                                 "<|im_start|>user\n<img><IMG_CONTEXT></img>\nWhat is the total?<|im_end|>",
-                                 "café e\xCC\x81 東京 😀  \t\r\n"}) {
+  for (const std::string text :
+       {"Tax Invoice\nABN 51 824 753 556\nTotal: $1,234.56 (incl. GST)",
+        "<|im_start|>user\n<img><IMG_CONTEXT></img>\nWhat is the total?<|im_end|>",
+        "café e\xCC\x81 東京 😀  \t\r\n"}) {
     CAPTURE(text);
     CHECK(fast.encode(text) == slow.encode(text));
   }
@@ -268,43 +283,70 @@ TEST_CASE("malformed tokenizer files are rejected with the file and the problem 
   };
   expect_error(good.dump().substr(0, 5000), "malformed JSON");
   expect_error(with([](json& j) { j.erase("model"); }), "missing \"model\"");
-  expect_error(with([](json& j) { j["model"]["type"] = "WordPiece"; }), "model type \"WordPiece\" is not supported");
-  expect_error(with([](json& j) { j["model"]["merges"][3] = json::array({"Ġ", "no-such-token"}); }),
+  expect_error(with([](json& j) { j["model"]["type"] = "WordPiece"; }),
+               "model type \"WordPiece\" is not supported");
+  expect_error(with([](json& j) {
+                 j["model"]["merges"][3] = json::array({"Ġ", "no-such-token"});
+               }),
                "'no-such-token', which is not in the vocabulary");
-  expect_error(with([](json& j) { j["model"]["merges"][0] = "a b c"; }), "not two tokens separated by one space");
-  expect_error(with([](json& j) { j["model"]["merges"][0] = 7; }), "must be \"a b\" or [\"a\", \"b\"]");
+  expect_error(with([](json& j) { j["model"]["merges"][0] = "a b c"; }),
+               "not two tokens separated by one space");
+  expect_error(with([](json& j) { j["model"]["merges"][0] = 7; }),
+               "must be \"a b\" or [\"a\", \"b\"]");
   expect_error(with([](json& j) { j["model"]["dropout"] = 0.1; }), "\"dropout\" is set");
   expect_error(with([](json& j) { j["model"]["byte_fallback"] = true; }), "byte_fallback");
   expect_error(with([](json& j) { j["model"]["vocab"]["Ġthe"] = -4; }), "must be an integer");
   expect_error(with([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["type"] = "Whitespace"; }),
                "pre-tokenizer type \"Whitespace\" is not supported");
-  expect_error(with([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "MergedWithNext"; }),
-               "Split behavior \"MergedWithNext\" is not supported");
-  expect_error(with([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"Regex", "(unclosed"}}; }),
+  expect_error(
+      with([](json& j) { j["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "MergedWithNext"; }),
+      "Split behavior \"MergedWithNext\" is not supported");
+  expect_error(with([](json& j) {
+                 j["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"Regex", "(unclosed"}};
+               }),
                "regex does not compile");
   expect_error(with([](json& j) { j["pre_tokenizer"] = nullptr; }), "ByteLevel");
-  expect_error(with([](json& j) { j["normalizer"] = {{"type", "Lowercase"}}; }), "normalizer type \"Lowercase\" is not supported");
-  expect_error(with([](json& j) { j["decoder"] = {{"type", "WordPiece"}}; }), "decoder type \"WordPiece\" is not supported");
-  expect_error(with([](json& j) { j["post_processor"] = {{"type", "BertProcessing"}}; }), "BertProcessing");
-  expect_error(with([](json& j) { j["truncation"] = {{"max_length", 8}}; }), "\"truncation\" is set");
-  expect_error(with([](json& j) { j["added_tokens"][1]["id"] = j["added_tokens"][0]["id"]; }), "is given to both");
-  expect_error(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}, "model": {}})", "appears more than once");
-  CHECK_THROWS_WITH_AS(Tokenizer::load(dir / "nope"), doctest::Contains("no such file or folder"), docsift::InputMissingError);
+  expect_error(with([](json& j) {
+                 j["normalizer"] = {{"type", "Lowercase"}};
+               }),
+               "normalizer type \"Lowercase\" is not supported");
+  expect_error(with([](json& j) {
+                 j["decoder"] = {{"type", "WordPiece"}};
+               }),
+               "decoder type \"WordPiece\" is not supported");
+  expect_error(with([](json& j) {
+                 j["post_processor"] = {{"type", "BertProcessing"}};
+               }),
+               "BertProcessing");
+  expect_error(with([](json& j) {
+                 j["truncation"] = {{"max_length", 8}};
+               }),
+               "\"truncation\" is set");
+  expect_error(with([](json& j) { j["added_tokens"][1]["id"] = j["added_tokens"][0]["id"]; }),
+               "is given to both");
+  expect_error(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}, "model": {}})",
+               "appears more than once");
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir / "nope"), doctest::Contains("no such file or folder"),
+                       docsift::InputMissingError);
   fs::create_directory(dir / "empty");
-  CHECK_THROWS_WITH_AS(Tokenizer::load(dir / "empty"), doctest::Contains("expected tokenizer.json, or vocab.json"),
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir / "empty"),
+                       doctest::Contains("expected tokenizer.json, or vocab.json"),
                        docsift::FileError);
 }
 
 TEST_CASE("vocab.json + merges.txt layout: bad merges line and foreign tokenizer class") {
   TempDir dir;
-  for (const char* name : {"vocab.json", "merges.txt", "tokenizer_config.json", "added_tokens.json"}) {
+  for (const char* name :
+       {"vocab.json", "merges.txt", "tokenizer_config.json", "added_tokens.json"}) {
     fs::copy_file(kFixtures / "tiny-qwen-slow" / name, dir / name);
   }
   CHECK_NOTHROW((void)Tokenizer::load(dir.path()));
   std::ofstream(dir / "merges.txt", std::ios::app) << "one two three\n";
-  CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path()), doctest::Contains("merges.txt:"), docsift::FileError);
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path()), doctest::Contains("merges.txt:"),
+                       docsift::FileError);
   write_text(dir / "merges.txt", "#version: 0.2\n");
   write_text(dir / "tokenizer_config.json", R"({"tokenizer_class": "LlamaTokenizer"})");
-  CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path()), doctest::Contains("\"LlamaTokenizer\" is not supported"),
+  CHECK_THROWS_WITH_AS(Tokenizer::load(dir.path()),
+                       doctest::Contains("\"LlamaTokenizer\" is not supported"),
                        docsift::FileError);
 }

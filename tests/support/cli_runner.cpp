@@ -30,8 +30,8 @@ CliResult run_shell(const std::string& command) {
   TempDir dir;
   const auto out = dir / "stdout";
   const auto err = dir / "stderr";
-  const std::string line = "{ " + command + "\n} >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) +
-                           " </dev/null";
+  const std::string line = "{ " + command + "\n} >" + shell_quote(out.string()) + " 2>" +
+                           shell_quote(err.string()) + " </dev/null";
   const int status = std::system(line.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -42,7 +42,8 @@ CliResult run_shell(const std::string& command) {
 
 CliResult run_docsift(const std::string& args, const std::string& env, const std::string& cwd) {
   return run_shell((cwd.empty() ? std::string() : "cd " + shell_quote(cwd) + " && ") +
-                   (env.empty() ? std::string() : env + " ") + shell_quote(DOCSIFT_BIN) + " " + args);
+                   (env.empty() ? std::string() : env + " ") + shell_quote(DOCSIFT_BIN) + " " +
+                   args);
 }
 
 }  // namespace docsift::testing

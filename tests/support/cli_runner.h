@@ -14,7 +14,8 @@ struct CliResult {
 // `args` is appended to the binary's path and run through /bin/sh (quote paths yourself).
 // `env`: shell assignments put before the command, e.g. "DOCSIFT_FAULTS=oom@prefill"; `cwd`: the
 // working directory to start it in (default: the test's).
-CliResult run_docsift(const std::string& args, const std::string& env = "", const std::string& cwd = "");
+CliResult run_docsift(const std::string& args, const std::string& env = "",
+                      const std::string& cwd = "");
 
 // Runs `command` through /bin/sh with stdin from /dev/null and captures it the same way.
 CliResult run_shell(const std::string& command);

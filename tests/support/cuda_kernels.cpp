@@ -6,7 +6,8 @@
 namespace docsift::testing {
 
 std::string why_no_cuda_kernels() {
-  if (!model::cuda_kernels_compiled()) return "docsift's CUDA kernels not compiled in (CPU LibTorch)";
+  if (!model::cuda_kernels_compiled())
+    return "docsift's CUDA kernels not compiled in (CPU LibTorch)";
   const auto status = device::cuda_status();
   return status.available ? std::string() : "no CUDA device: " + status.reason;
 }

@@ -1,7 +1,8 @@
 // Whether a GPU case of docsift's own CUDA kernels (the plugin's GEMVs, fused norm, attention) can
 // run here. Each such case starts with
 //
-//   if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);
+//   if (const std::string why = docsift::testing::why_no_cuda_kernels(); !why.empty())
+//   DOCSIFT_SKIP(why);
 //
 // so that without a GPU, or with a LibTorch that has no CUDA, it reports itself skipped.
 #pragma once

@@ -1,5 +1,6 @@
 // The options every test that runs `docsift run` on the fixture model starts from: the tiny
-// InternVL3 of tests/fixtures/internvl/hf on the CPU in float32, two tiles at most (small and fast).
+// InternVL3 of tests/fixtures/internvl/hf on the CPU in float32, two tiles at most (small and
+// fast).
 #pragma once
 
 #include <filesystem>
@@ -10,7 +11,8 @@
 namespace docsift::testing {
 
 struct FastRun {
-  // --set extraction.fields=configs/fields/business-documents.yaml (the built-in schema, as a file).
+  // --set extraction.fields=configs/fields/business-documents.yaml (the built-in schema, as a
+  // file).
   bool fields_file = false;
   // --set generation.max_new_tokens=N; 0 leaves the config's value.
   int max_new_tokens = 0;
@@ -25,9 +27,11 @@ inline std::string fast_run_options(const FastRun& o = {}) {
   std::string s = " --model " + shell_quote((source / "tests/fixtures/internvl/hf").string()) +
                   " --device cpu --set model.dtype=float32 --set model.max_tiles=2";
   if (o.fields_file) {
-    s += " --set extraction.fields=" + shell_quote((source / "configs/fields/business-documents.yaml").string());
+    s += " --set extraction.fields=" +
+         shell_quote((source / "configs/fields/business-documents.yaml").string());
   }
-  if (o.max_new_tokens > 0) s += " --set generation.max_new_tokens=" + std::to_string(o.max_new_tokens);
+  if (o.max_new_tokens > 0)
+    s += " --set generation.max_new_tokens=" + std::to_string(o.max_new_tokens);
   if (o.quiet) s += " --quiet";
   return s;
 }

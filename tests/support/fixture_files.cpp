@@ -32,7 +32,8 @@ std::string file_bytes(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::map<std::string, std::map<std::string, std::string>> read_ground_truth(const std::filesystem::path& path) {
+std::map<std::string, std::map<std::string, std::string>> read_ground_truth(
+    const std::filesystem::path& path) {
   const auto t = docsift::io::read_csv(path);
   std::map<std::string, std::map<std::string, std::string>> rows;
   for (const auto& row : t.rows) {
@@ -42,7 +43,8 @@ std::map<std::string, std::map<std::string, std::string>> read_ground_truth(cons
 }
 
 std::string samples_truth(const std::map<std::string, std::string>& pages) {
-  const std::string all = file_bytes(std::filesystem::path(DOCSIFT_SOURCE_DIR) / "samples" / "ground_truth.csv");
+  const std::string all =
+      file_bytes(std::filesystem::path(DOCSIFT_SOURCE_DIR) / "samples" / "ground_truth.csv");
   std::size_t at = all.find('\n') + 1;
   std::string out = all.substr(0, at);
   while (at < all.size()) {

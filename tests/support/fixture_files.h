@@ -1,5 +1,6 @@
 // Small helpers the tests share for reading fixtures and outputs (no LibTorch: tensor_compare.h
-// compares tensors): a fixture folder copied with its config.json edited, a journal read back line by line.
+// compares tensors): a fixture folder copied with its config.json edited, a journal read back line
+// by line.
 #pragma once
 
 #include <filesystem>
@@ -26,6 +27,7 @@ std::string file_bytes(const std::filesystem::path& path);
 std::string samples_truth(const std::map<std::string, std::string>& pages);
 
 // A ground-truth CSV as image_file → field → value.
-std::map<std::string, std::map<std::string, std::string>> read_ground_truth(const std::filesystem::path& path);
+std::map<std::string, std::map<std::string, std::string>> read_ground_truth(
+    const std::filesystem::path& path);
 
 }  // namespace docsift::testing

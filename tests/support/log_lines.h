@@ -24,7 +24,8 @@ inline std::string log_body(const std::string& line) {
 
 // Whether `err` is exactly one log line (ended by '\n') whose body starts with `start`.
 inline bool one_log_line(const std::string& err, const std::string& start = "docsift: error: ") {
-  return err.find('\n') == err.size() - 1 && log_body(err.substr(0, err.size() - 1)).starts_with(start);
+  return err.find('\n') == err.size() - 1 &&
+         log_body(err.substr(0, err.size() - 1)).starts_with(start);
 }
 
 }  // namespace docsift::testing

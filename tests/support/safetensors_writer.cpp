@@ -12,17 +12,28 @@ namespace {
 
 std::string dtype_name(at::ScalarType t) {
   switch (t) {
-    case at::kFloat: return "F32";
-    case at::kHalf: return "F16";
-    case at::kBFloat16: return "BF16";
-    case at::kDouble: return "F64";
-    case at::kLong: return "I64";
-    case at::kInt: return "I32";
-    case at::kShort: return "I16";
-    case at::kChar: return "I8";
-    case at::kByte: return "U8";
-    case at::kBool: return "BOOL";
-    default: throw std::runtime_error("test writer: unsupported dtype");
+    case at::kFloat:
+      return "F32";
+    case at::kHalf:
+      return "F16";
+    case at::kBFloat16:
+      return "BF16";
+    case at::kDouble:
+      return "F64";
+    case at::kLong:
+      return "I64";
+    case at::kInt:
+      return "I32";
+    case at::kShort:
+      return "I16";
+    case at::kChar:
+      return "I8";
+    case at::kByte:
+      return "U8";
+    case at::kBool:
+      return "BOOL";
+    default:
+      throw std::runtime_error("test writer: unsupported dtype");
   }
 }
 
@@ -32,7 +43,8 @@ std::string raw_safetensors(const std::string& header_json, const std::string& d
                             std::optional<std::uint64_t> declared_length) {
   const std::uint64_t n = declared_length.value_or(header_json.size());
   std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i)
+    out[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
   return out + header_json + data;
 }
 

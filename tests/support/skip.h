@@ -1,7 +1,8 @@
 // A case that cannot run here (no GPU, no CUDA stub driver, a LibTorch without CUDA, data that is
 // not in the repository) says so and returns, and CTest reports it as skipped, not passed:
 //
-//   if (const std::string why = why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);  // support/cuda_kernels.h
+//   if (const std::string why = why_no_cuda_kernels(); !why.empty()) DOCSIFT_SKIP(why);  //
+//   support/cuda_kernels.h
 //
 // prints the marker line "[docsift-skip] <why>" on stdout and returns from the test case;
 // tests/CMakeLists.txt gives every discovered case SKIP_REGULAR_EXPRESSION "\[docsift-skip\]".
@@ -22,10 +23,10 @@ bool current_case_failed();
 
 }  // namespace docsift::testing
 
-#define DOCSIFT_SKIP(reason)                                                   \
-  do {                                                                         \
-    if (!::docsift::testing::current_case_failed()) {                          \
-      std::cout << "[docsift-skip] " << reason << std::endl; /* NOLINT */      \
-    }                                                                          \
-    return;                                                                    \
+#define DOCSIFT_SKIP(reason)                                              \
+  do {                                                                    \
+    if (!::docsift::testing::current_case_failed()) {                     \
+      std::cout << "[docsift-skip] " << reason << std::endl; /* NOLINT */ \
+    }                                                                     \
+    return;                                                               \
   } while (0)

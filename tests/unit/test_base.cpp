@@ -1,14 +1,14 @@
 // The small pieces the logs and resume stand on: RFC 3339 timestamps, "did you mean", and a
 // source file's stamp.
 #include <chrono>
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "docsift/edit_distance.h"
-#include "docsift/json_fields.h"
 #include "docsift/io/source.h"
+#include "docsift/json_fields.h"
 #include "docsift/timestamp.h"
 #include "support/temp_dir.h"
 
@@ -18,7 +18,10 @@ namespace fs = std::filesystem;
 
 TEST_CASE("rfc3339_utc: UTC with milliseconds, floor-rounded on both sides of the epoch") {
   using std::chrono::milliseconds;
-  const auto at = [](long long ms) { return docsift::WallClock::time_point(std::chrono::duration_cast<docsift::WallClock::duration>(milliseconds(ms))); };
+  const auto at = [](long long ms) {
+    return docsift::WallClock::time_point(
+        std::chrono::duration_cast<docsift::WallClock::duration>(milliseconds(ms)));
+  };
   CHECK(docsift::rfc3339_utc(at(0)) == "1970-01-01T00:00:00.000Z");
   CHECK(docsift::rfc3339_utc(at(1795635065504)) == "2026-11-25T19:31:05.504Z");
   CHECK(docsift::rfc3339_utc(at(-1)) == "1969-12-31T23:59:59.999Z");
@@ -30,7 +33,8 @@ TEST_CASE("closest_match: the nearest candidate within the limit, else nothing")
   CHECK(docsift::closest_match("rnu", commands) == "run");
   CHECK(docsift::closest_match("evl", commands) == "eval");
   CHECK(docsift::closest_match("frobnicate", commands).empty());
-  CHECK(docsift::closest_match("--resum", {"--resume", "--retry-failed", "--recursive"}) == "--resume");
+  CHECK(docsift::closest_match("--resum", {"--resume", "--retry-failed", "--recursive"}) ==
+        "--resume");
 }
 
 TEST_CASE("stamp_file: size, time and content hash, and stamp_change says what moved") {
@@ -63,7 +67,8 @@ TEST_CASE("stamp_file: size, time and content hash, and stamp_change says what m
 TEST_CASE("json_value_as: integers only from JSON integers in range, never a float cast") {
   using docsift::json_value_as;
   const auto parse = [](const char* text) { return nlohmann::json::parse(text); };
-  CHECK(json_value_as<std::int64_t>(parse("77777777777777777777777777777777777777770")) == std::nullopt);  // a float
+  CHECK(json_value_as<std::int64_t>(parse("77777777777777777777777777777777777777770")) ==
+        std::nullopt);  // a float
   CHECK(json_value_as<std::int64_t>(parse("1.5")) == std::nullopt);
   CHECK(json_value_as<std::int64_t>(parse("-3")) == -3);
   CHECK(json_value_as<std::uint64_t>(parse("-3")) == std::nullopt);

@@ -21,7 +21,8 @@ Config from_yaml(const TempDir& dir, const std::string& yaml) {
 }
 
 // Loading must fail with a message that starts at the file:line and contains `expected`.
-void check_file_error(const std::string& yaml, const std::string& where, const std::string& expected) {
+void check_file_error(const std::string& yaml, const std::string& where,
+                      const std::string& expected) {
   TempDir dir;
   CAPTURE(yaml);
   try {
@@ -105,7 +106,8 @@ output: {dir: out, formats: [jsonl]}
 
 TEST_CASE("null and auto values") {
   TempDir dir;
-  const Config c = from_yaml(dir, "generation: {max_new_tokens: auto}\nmemory: {budget_gb: null, allocator: ''}\n");
+  const Config c = from_yaml(
+      dir, "generation: {max_new_tokens: auto}\nmemory: {budget_gb: null, allocator: ''}\n");
   CHECK_FALSE(c.generation.max_new_tokens.has_value());
   CHECK_FALSE(c.memory.budget_gb.has_value());
   CHECK(c.memory.allocator.empty());
@@ -116,53 +118,69 @@ TEST_CASE("null and auto values") {
 }
 
 TEST_CASE("unknown keys name file, line and the nearest key") {
-  check_file_error("model:\n  dtype: float16\n  max_tile: 4\n", "3:3", "model.max_tile: unknown key (did you mean model.max_tiles?)");
+  check_file_error("model:\n  dtype: float16\n  max_tile: 4\n", "3:3",
+                   "model.max_tile: unknown key (did you mean model.max_tiles?)");
   check_file_error("memroy: {}\n", "1:1", "memroy: unknown key (did you mean memory?)");
-  check_file_error("memory:\n  worker:\n    timeout: 5\n", "3:5", "memory.worker.timeout: unknown key (did you mean memory.worker.timeout_s?)");
+  check_file_error("memory:\n  worker:\n    timeout: 5\n", "3:5",
+                   "memory.worker.timeout: unknown key (did you mean memory.worker.timeout_s?)");
   check_file_error("zzzzzz: 1\n", "1:1", "zzzzzz: unknown key; `docsift config` lists every key");
 }
 
 TEST_CASE("wrong types name file, line and key") {
-  check_file_error("model:\n  max_tiles: many\n", "2:14", "model.max_tiles: expected an integer from 1 to 40, got 'many'");
+  check_file_error("model:\n  max_tiles: many\n", "2:14",
+                   "model.max_tiles: expected an integer from 1 to 40, got 'many'");
   check_file_error("model:\n  max_tiles: [1]\n", "2:14", "got a list");
   check_file_error("model: 5\n", "1:1", "model: expected a mapping of keys");
-  check_file_error("generation: {temperature: warm}\n", "1:27", "generation.temperature: expected a number");
-  check_file_error("model: {dtype: fp16}\n", "1:16", "expected one of float32, float16, bfloat16, got 'fp16'");
+  check_file_error("generation: {temperature: warm}\n", "1:27",
+                   "generation.temperature: expected a number");
+  check_file_error("model: {dtype: fp16}\n", "1:16",
+                   "expected one of float32, float16, bfloat16, got 'fp16'");
   check_file_error("output: {formats: csv}\n", "1:19", "output.formats: expected a list");
-  check_file_error("model: {path: {a: 1}}\n", "1:15", "model.path: expected a string, got a mapping");
+  check_file_error("model: {path: {a: 1}}\n", "1:15",
+                   "model.path: expected a string, got a mapping");
 }
 
 TEST_CASE("out-of-range values") {
   check_file_error("model: {max_tiles: 0}\n", "1:20", "expected an integer from 1 to 40, got '0'");
   check_file_error("generation: {top_p: 0}\n", "1:21", "generation.top_p: expected a number > 0");
   check_file_error("generation: {temperature: -1}\n", "1:27", "expected a number >= 0");
-  check_file_error("generation: {max_new_tokens: 0}\n", "1:30", "expected an integer from 1 to 32768");
+  check_file_error("generation: {max_new_tokens: 0}\n", "1:30",
+                   "expected an integer from 1 to 32768");
   check_file_error("generation: {seed: -3}\n", "1:20", "generation.seed");
   check_file_error("memory: {budget_gb: 0}\n", "1:21", "memory.budget_gb: expected a number > 0");
   check_file_error("memory: {tiers: []}\n", "1:17", "expected a non-empty list of tiers");
-  check_file_error("memory: {tiers: [standard, turbo]}\n", "1:17", "expected one of standard, offloaded_cache, reload, reload_retry, cpu, got 'turbo'");
+  check_file_error(
+      "memory: {tiers: [standard, turbo]}\n", "1:17",
+      "expected one of standard, offloaded_cache, reload, reload_retry, cpu, got 'turbo'");
   check_file_error("memory: {tiers: [cpu, cpu]}\n", "1:17", "tier 'cpu' is listed twice");
   check_file_error("memory: {cpu_dtype: float16}\n", "1:21", "use float32 or bfloat16");
-  check_file_error("memory: {allocator: 'max_split_size_mb:10'}\n", "1:21", "expected an integer number of MB > 20");
-  check_file_error("memory: {allocator: 'garbage:1'}\n", "1:21", "unknown allocator option 'garbage'");
+  check_file_error("memory: {allocator: 'max_split_size_mb:10'}\n", "1:21",
+                   "expected an integer number of MB > 20");
+  check_file_error("memory: {allocator: 'garbage:1'}\n", "1:21",
+                   "unknown allocator option 'garbage'");
   check_file_error("model: {device: gpu}\n", "1:17", "expected cpu, cuda or cuda:N, got 'gpu'");
   check_file_error("model: {device: 'cuda:x'}\n", "1:17", "expected cpu, cuda or cuda:N");
   check_file_error("output: {formats: [csv]}\n", "1:19", "jsonl is the run journal");
-  check_file_error("output: {formats: [jsonl, pdf]}\n", "1:19", "unknown format 'pdf' (expected jsonl, csv)");
-  check_file_error("output: {formats: [jsonl, csv, csv]}\n", "1:19", "format 'csv' is listed twice");
+  check_file_error("output: {formats: [jsonl, pdf]}\n", "1:19",
+                   "unknown format 'pdf' (expected jsonl, csv)");
+  check_file_error("output: {formats: [jsonl, csv, csv]}\n", "1:19",
+                   "format 'csv' is listed twice");
   check_file_error("output: {dir: ''}\n", "1:15", "output.dir: must not be empty");
 }
 
 TEST_CASE("structural problems") {
-  check_file_error("model:\n  dtype: float16\n  dtype: float32\n", "3:3", "model.dtype: key appears twice");
+  check_file_error("model:\n  dtype: float16\n  dtype: float32\n", "3:3",
+                   "model.dtype: key appears twice");
   check_file_error("model: {dtype: [float16\n", "", "not valid YAML");
   check_file_error("- a\n- b\n", "", "expected a mapping of sections");
   CHECK_THROWS_WITH_AS(load(std::filesystem::path("/no/such/config.yaml"), {}),
-                       doctest::Contains("/no/such/config.yaml: config file not found"), ConfigError);
+                       doctest::Contains("/no/such/config.yaml: config file not found"),
+                       ConfigError);
 }
 
 TEST_CASE("testing.faults is checked against the fault grammar when the config is read") {
-  Config c = docsift::config::load(std::nullopt, {"testing.faults=oom@prefill:image=2:tier=reload"});
+  Config c =
+      docsift::config::load(std::nullopt, {"testing.faults=oom@prefill:image=2:tier=reload"});
   CHECK(c.testing.faults == "oom@prefill:image=2:tier=reload");
   CHECK_THROWS_WITH_AS(docsift::config::load(std::nullopt, {"testing.faults=oom@prefill:tier=gpu"}),
                        doctest::Contains("testing.faults"), docsift::ConfigError);
@@ -171,10 +189,11 @@ TEST_CASE("testing.faults is checked against the fault grammar when the config i
 TEST_CASE("--set overrides any key after the file") {
   TempDir dir;
   write_text(dir / "c.yaml", "memory: {budget_gb: 8}\nmodel: {dtype: float32}\n");
-  const Config c = load(dir / "c.yaml", {"memory.budget_gb=16", "memory.tiers=[standard, offloaded_cache]",
-                                         "generation.max_new_tokens=auto", "model.path=/m",
-                                         "memory.worker.timeout_s=30", "memory.budget_gb=null"});
-  CHECK(c.model.dtype == Precision::Float32);  // from the file
+  const Config c =
+      load(dir / "c.yaml", {"memory.budget_gb=16", "memory.tiers=[standard, offloaded_cache]",
+                            "generation.max_new_tokens=auto", "model.path=/m",
+                            "memory.worker.timeout_s=30", "memory.budget_gb=null"});
+  CHECK(c.model.dtype == Precision::Float32);   // from the file
   CHECK_FALSE(c.memory.budget_gb.has_value());  // the last --set wins
   CHECK(c.memory.tiers == std::vector<Tier>{Tier::Standard, Tier::OffloadedCache});
   CHECK(c.model.path == "/m");
@@ -196,7 +215,8 @@ TEST_CASE("to_yaml round-trips the effective config") {
   apply_override(c, "memory.tiers=[reload, cpu]");
   apply_override(c, "generation.max_new_tokens=321");
   apply_override(c, "output.formats=[jsonl]");
-  apply_override(c, "output.dir=/srv/results");  // absolute: a relative one would move next to the file
+  apply_override(
+      c, "output.dir=/srv/results");  // absolute: a relative one would move next to the file
   const std::string yaml = to_yaml(c);
   TempDir dir;
   const Config back = from_yaml(dir, yaml);
@@ -204,7 +224,8 @@ TEST_CASE("to_yaml round-trips the effective config") {
   CHECK(back.memory.budget_gb == doctest::Approx(15.5));
   CHECK(back.memory.tiers == std::vector<Tier>{Tier::Reload, Tier::Cpu});
   CHECK(back.generation.max_new_tokens == 321);
-  // Defaults round-trip too, including null path and budget and "auto" (output.dir absolute, as above).
+  // Defaults round-trip too, including null path and budget and "auto" (output.dir absolute, as
+  // above).
   Config defaults;
   defaults.output.dir = "/srv/results";
   CHECK(to_yaml(from_yaml(dir, to_yaml(defaults))) == to_yaml(defaults));
@@ -222,14 +243,18 @@ TEST_CASE("every key is documented and every shipped config loads") {
     CHECK_NOTHROW(load(entry.path(), {}));
     ++loaded;
   }
-  CHECK(loaded == 5);  // configs/internvl3-8b.yaml, internvl35-8b.yaml, llama32-vision-11b.yaml, ocr-recognizer-both.yaml, qwen25vl-7b.yaml
+  CHECK(loaded == 5);  // configs/internvl3-8b.yaml, internvl35-8b.yaml, llama32-vision-11b.yaml,
+                       // ocr-recognizer-both.yaml, qwen25vl-7b.yaml
 }
 
-TEST_CASE("relative paths in a config file are next to the file, on the command line, the working directory's") {
+TEST_CASE(
+    "relative paths in a config file are next to the file, on the command line, the working "
+    "directory's") {
   TempDir dir;
   std::filesystem::create_directories(dir / "conf");
   write_text(dir / "conf/docsift.yaml",
-             "model: {path: models/m}\nextraction: {fields: fields.yaml}\nocr: {rules: builtin:ocr-rules}\n"
+             "model: {path: models/m}\nextraction: {fields: fields.yaml}\nocr: {rules: "
+             "builtin:ocr-rules}\n"
              "output: {dir: ../results}\n");
   const std::filesystem::path file = dir / "conf/docsift.yaml";
   const Config c = load(file, {});
@@ -249,7 +274,8 @@ TEST_CASE("relative paths in a config file are next to the file, on the command 
   CHECK(a.extraction.fields == "builtin:business-documents");
 }
 
-TEST_CASE("engine: auto is ocr without a model and vlm with one, the shipped model configs ask for vlm") {
+TEST_CASE(
+    "engine: auto is ocr without a model and vlm with one, the shipped model configs ask for vlm") {
   Config c;
   CHECK(resolved_engine(c) == Engine::Ocr);
   c.model.path = "/models/m";
@@ -264,27 +290,31 @@ TEST_CASE("engine: auto is ocr without a model and vlm with one, the shipped mod
   }
 }
 
-TEST_CASE("review thresholds mean what they say: one given alone is every field's, the recognizer brings its own") {
+TEST_CASE(
+    "review thresholds mean what they say: one given alone is every field's, the recognizer brings "
+    "its own") {
   const ReviewConfig shipped;
   // The defaults: Tesseract's per-field thresholds over review.threshold.
   Config c = load(std::nullopt, {});
   CHECK(c.review.fields == shipped.fields);
-  CHECK(c.review.threshold_of("TOTAL") == doctest::Approx(0.94));
-  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.90));
+  CHECK(c.review.thresholds().of("TOTAL").value() == doctest::Approx(0.94));
+  CHECK(c.review.thresholds().of("INVOICE_DATE").value() == doctest::Approx(0.90));
   // A threshold given alone applies to every field, the fitted three included.
   c = load(std::nullopt, {"review.threshold=0"});
   CHECK(c.review.fields.empty());
-  for (const char* field : {"TOTAL", "INVOICE_DATE", "SUPPLIER", "ABN"}) CHECK(c.review.threshold_of(field) == 0.0);
+  for (const char* field : {"TOTAL", "INVOICE_DATE", "SUPPLIER", "ABN"})
+    CHECK(c.review.thresholds().of(field).value() == 0.0);
   // Choosing the second recognizer chooses its thresholds, with no second setting.
   c = load(std::nullopt, {"ocr.recognizer=both"});
   CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
-  CHECK(c.review.threshold_of("INVOICE_DATE") == doctest::Approx(0.575));
+  CHECK(c.review.thresholds().of("INVOICE_DATE").value() == doctest::Approx(0.575));
   // review.fields given wins over both, from a file or --set, and a threshold then keeps them.
   TempDir dir;
-  write_text(dir.path() / "r.yaml", "ocr:\n  recognizer: both\nreview:\n  threshold: 0.5\n  fields: {TOTAL: 0.99}\n");
+  write_text(dir.path() / "r.yaml",
+             "ocr:\n  recognizer: both\nreview:\n  threshold: 0.5\n  fields: {TOTAL: 0.99}\n");
   c = load(dir.path() / "r.yaml", {});
   CHECK(c.review.fields == std::map<std::string, double>{{"TOTAL", 0.99}});
-  CHECK(c.review.threshold_of("SUPPLIER") == doctest::Approx(0.5));
+  CHECK(c.review.thresholds().of("SUPPLIER").value() == doctest::Approx(0.5));
   c = load(std::nullopt, {"ocr.recognizer=both", "review.fields=null"});
   CHECK(c.review.fields.empty());
   // The same through the worker's hand-over: the derived thresholds travel in the YAML.
@@ -292,22 +322,28 @@ TEST_CASE("review thresholds mean what they say: one given alone is every field'
         ReviewConfig::second_recognizer_fields());
 }
 
-TEST_CASE("ocr.recognizer: auto is both where the build can open the second recognizer and the OCR engine reads, with its thresholds") {
+TEST_CASE(
+    "ocr.recognizer: auto is both where the build can open the second recognizer and the OCR "
+    "engine reads, with its thresholds") {
   const Abilities installed{[](const std::string& model) { return model == "auto"; }};
   const Abilities absent{[](const std::string&) { return false; }};
   Config c = load(std::nullopt, {}, installed);
   CHECK(c.ocr.recognizer == "both");
   CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
-  CHECK(to_yaml(c).find("recognizer: both") != std::string::npos);  // what the worker and the hash see
+  CHECK(to_yaml(c).find("recognizer: both") !=
+        std::string::npos);  // what the worker and the hash see
   c = load(std::nullopt, {}, absent);
   CHECK(c.ocr.recognizer == "tesseract");
   CHECK(c.review.fields == ReviewConfig().fields);
-  CHECK(load(std::nullopt, {}).ocr.recognizer == "auto");  // not asked: as written, read as Tesseract alone
+  CHECK(load(std::nullopt, {}).ocr.recognizer ==
+        "auto");  // not asked: as written, read as Tesseract alone
   // The ability is asked about the folder ocr.recognizer_model names.
-  CHECK(load(std::nullopt, {"ocr.recognizer_model=/elsewhere"}, installed).ocr.recognizer == "tesseract");
+  CHECK(load(std::nullopt, {"ocr.recognizer_model=/elsewhere"}, installed).ocr.recognizer ==
+        "tesseract");
   // Chosen, it stays as chosen; with a model, the OCR engine does not read and auto is tesseract.
   CHECK(load(std::nullopt, {"ocr.recognizer=tesseract"}, installed).ocr.recognizer == "tesseract");
   CHECK(load(std::nullopt, {"ocr.recognizer=both"}, absent).ocr.recognizer == "both");
   CHECK(load(std::nullopt, {"model.path=/models/x"}, installed).ocr.recognizer == "tesseract");
-  CHECK(docsift::config::hash(load(std::nullopt, {}, installed)) != docsift::config::hash(load(std::nullopt, {}, absent)));
+  CHECK(docsift::config::hash(load(std::nullopt, {}, installed)) !=
+        docsift::config::hash(load(std::nullopt, {}, absent)));
 }

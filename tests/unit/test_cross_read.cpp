@@ -40,7 +40,8 @@ TEST_CASE("cross-read: two readings agree as the field's kind compares values") 
   CHECK_FALSE(readings_agree("date", "11/06/2018", "11/05/2018", lexicon()));
   // A name: letters and digits only, the second reading allowed to run on (a registration number).
   CHECK(readings_agree("text", "SANYU STATIONERY SHOP", "SANYUSTATIONERYSHOP", lexicon()));
-  CHECK(readings_agree("text", "BOON SENG PAPER SDN BHD", "BOON SENG PAPER SDN BHD (1248717-W)", lexicon()));
+  CHECK(readings_agree("text", "BOON SENG PAPER SDN BHD", "BOON SENG PAPER SDN BHD (1248717-W)",
+                       lexicon()));
   CHECK_FALSE(readings_agree("text", "SINNATHAMBY HOLDINGS SDN. BHD.", "SDN. BHD.", lexicon()));
   CHECK_FALSE(readings_agree("text", "", "", lexicon()));
   // The recognizer's full-width bracket and a curly apostrophe are punctuation like any other.
@@ -48,85 +49,109 @@ TEST_CASE("cross-read: two readings agree as the field's kind compares values") 
   CHECK(readings_agree("text", "BERRY\u2019S CARE HOUSE.", "BERRY'S CARE HOUSE", lexicon()));
 }
 
-TEST_CASE("cross-read: a doubtful total or date is taken from a sure second reading, never against the sums") {
+TEST_CASE(
+    "cross-read: a doubtful total or date is taken from a sure second reading, never against the "
+    "sums") {
   const LineText sure_total = reading("51.00", 0.999f);
   // Tesseract read "$1.00" from words at 54: the second, sure, reads 51.00; the currency stays.
-  CHECK(settle("amount", "$1.00", doubtful(54), {}, sure_total, lexicon(), DateOrder::Dmy) == "$51.00");
+  CHECK(settle("amount", "$1.00", doubtful(54), {}, sure_total, lexicon(), DateOrder::Dmy) ==
+        "$51.00");
   // Read at 73 (under kAmountDoubt: "RM 102.00" for 104.00, the 427's 250), taken; at 85 (not
   // doubtful), or vouched for by the printed sums: kept.
-  CHECK(settle("amount", "RM 29.30", doubtful(73), {}, reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy) == "RM 30.30");
-  CHECK_FALSE(settle("amount", "RM 29.30", doubtful(85), {}, reading("RM30.30", 0.999f), lexicon(), DateOrder::Dmy));
+  CHECK(settle("amount", "RM 29.30", doubtful(73), {}, reading("RM30.30", 0.999f), lexicon(),
+               DateOrder::Dmy) == "RM 30.30");
+  CHECK_FALSE(settle("amount", "RM 29.30", doubtful(85), {}, reading("RM30.30", 0.999f), lexicon(),
+                     DateOrder::Dmy));
   Evidence summed = doubtful(40);
   summed.sums_agree = true;
   CHECK_FALSE(settle("amount", "$1.00", summed, {}, sure_total, lexicon(), DateOrder::Dmy));
   // An unsure second reading, or one with no amount with cents in it: kept.
-  CHECK_FALSE(settle("amount", "$1.00", doubtful(40), {}, reading("51.00", 0.6f), lexicon(), DateOrder::Dmy));
-  CHECK_FALSE(settle("amount", "$7.00", doubtful(40), {}, reading("700", 0.99f), lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("amount", "$1.00", doubtful(40), {}, reading("51.00", 0.6f), lexicon(),
+                     DateOrder::Dmy));
+  CHECK_FALSE(settle("amount", "$7.00", doubtful(40), {}, reading("700", 0.99f), lexicon(),
+                     DateOrder::Dmy));
   // A second reading that the printed sums make (the 200's 734: "64.80" read at 30 beside
   // "Total Sales (Excluding GST) 5142" and "Total GST 3.08", read again "54.50" at 0.81): taken
   // though less sure than kAmountSure, and over a first read surely; not under kAmountSummedSure.
   Evidence made = doubtful(30);
   const std::vector<long long> sums_to_second{5450}, sums_to_first{6480};
-  CHECK(settle("amount", "64.80", made, sums_to_second, reading("54.50w", 0.81f), lexicon(), DateOrder::Dmy) == "54.50");
+  CHECK(settle("amount", "64.80", made, sums_to_second, reading("54.50w", 0.81f), lexicon(),
+               DateOrder::Dmy) == "54.50");
   made.word_min = 95;
-  CHECK(settle("amount", "64.80", made, sums_to_second, reading("54.50", 0.81f), lexicon(), DateOrder::Dmy) == "54.50");
-  CHECK_FALSE(settle("amount", "64.80", made, sums_to_second, reading("54.50", 0.65f), lexicon(), DateOrder::Dmy));
-  CHECK_FALSE(settle("amount", "64.80", made, sums_to_first, reading("54.50", 0.81f), lexicon(), DateOrder::Dmy));
+  CHECK(settle("amount", "64.80", made, sums_to_second, reading("54.50", 0.81f), lexicon(),
+               DateOrder::Dmy) == "54.50");
+  CHECK_FALSE(settle("amount", "64.80", made, sums_to_second, reading("54.50", 0.65f), lexicon(),
+                     DateOrder::Dmy));
+  CHECK_FALSE(settle("amount", "64.80", made, sums_to_first, reading("54.50", 0.81f), lexicon(),
+                     DateOrder::Dmy));
   // Dates: a doubtful one, a sure second reading of one date.
-  CHECK(settle("date", "11/06/2018", doubtful(76), {}, reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy) ==
-        "11/05/2018");
-  CHECK_FALSE(settle("date", "11/06/2018", doubtful(90), {}, reading("11/05/2018", 0.999f), lexicon(), DateOrder::Dmy));
-  CHECK_FALSE(settle("date", "04/06/2000", doubtful(59), {}, reading("04-06-201", 0.995f), lexicon(), DateOrder::Dmy));
-  CHECK_FALSE(settle("id", "12345", doubtful(10), {}, reading("12346", 1.0f), lexicon(), DateOrder::Dmy));
+  CHECK(settle("date", "11/06/2018", doubtful(76), {}, reading("11/05/2018", 0.999f), lexicon(),
+               DateOrder::Dmy) == "11/05/2018");
+  CHECK_FALSE(settle("date", "11/06/2018", doubtful(90), {}, reading("11/05/2018", 0.999f),
+                     lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(settle("date", "04/06/2000", doubtful(59), {}, reading("04-06-201", 0.995f),
+                     lexicon(), DateOrder::Dmy));
+  CHECK_FALSE(
+      settle("id", "12345", doubtful(10), {}, reading("12346", 1.0f), lexicon(), DateOrder::Dmy));
 }
 
-TEST_CASE("cross-read: a name keeps Tesseract's spaces and takes the second reading's sure letters") {
+TEST_CASE(
+    "cross-read: a name keeps Tesseract's spaces and takes the second reading's sure letters") {
   const auto sure = [](const std::string& text) { return std::vector<float>(text.size(), 0.99f); };
-  CHECK(substituted_name("SANYO STATIONERY SHOP", "SANYU STATIONERYSHOP", sure("SANYU STATIONERYSHOP"), kLetterSure) ==
-        "SANYU STATIONERY SHOP");
-  CHECK(substituted_name("WR, D.I.Y. (KUCHAT) SDN BHD", "MR.D.I.Y.(KUCHAI) SDN BHD", sure("MR.D.I.Y.(KUCHAI) SDN BHD"),
+  CHECK(substituted_name("SANYO STATIONERY SHOP", "SANYU STATIONERYSHOP",
+                         sure("SANYU STATIONERYSHOP"), kLetterSure) == "SANYU STATIONERY SHOP");
+  CHECK(substituted_name("WR, D.I.Y. (KUCHAT) SDN BHD", "MR.D.I.Y.(KUCHAI) SDN BHD",
+                         sure("MR.D.I.Y.(KUCHAI) SDN BHD"),
                          kLetterSure) == "MR, D.I.Y. (KUCHAI) SDN BHD");
   // Four changes in 12 letters and digits are allowed (one in kNameEditsPer), five are too many.
-  CHECK(substituted_name("WR. D.T.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
-                         kLetterSure) == "MR. D.I.Y. (M) SDN BHD");
-  CHECK_FALSE(substituted_name("WR. D.T.Y. (N) SON BHO", "MR. D.I.Y. (M) SDN BHD", sure("MR. D.I.Y. (M) SDN BHD"),
-                               kLetterSure));
+  CHECK(substituted_name("WR. D.T.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD",
+                         sure("MR. D.I.Y. (M) SDN BHD"), kLetterSure) == "MR. D.I.Y. (M) SDN BHD");
+  CHECK_FALSE(substituted_name("WR. D.T.Y. (N) SON BHO", "MR. D.I.Y. (M) SDN BHD",
+                               sure("MR. D.I.Y. (M) SDN BHD"), kLetterSure));
   // Each letter is settled alone: the sure M is put in, the unsure D is not (the 200's 546).
   std::vector<float> one_unsure = sure("MR. D.I.Y. (M) SDN BHD");
   one_unsure[16] = 0.88f;  // the D of SDN
-  CHECK(substituted_name("WR. D.I.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", one_unsure, kLetterSure) ==
-        "MR. D.I.Y. (M) SON BHD");
+  CHECK(substituted_name("WR. D.I.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", one_unsure,
+                         kLetterSure) == "MR. D.I.Y. (M) SON BHD");
   // An initial glued to the next letter is split where the second reading splits it (the 200's
   // 609); a word the second reading splits is not (its 725: "S&Y STAT IONERY").
-  CHECK(substituted_name("CW KHOO HARDWARE SDN BHD", "C W KHOO HARDWARE SDN BHD", sure("C W KHOO HARDWARE SDN BHD"),
+  CHECK(substituted_name("CW KHOO HARDWARE SDN BHD", "C W KHOO HARDWARE SDN BHD",
+                         sure("C W KHOO HARDWARE SDN BHD"),
                          kLetterSure) == "C W KHOO HARDWARE SDN BHD");
-  CHECK_FALSE(substituted_name("S&Y STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterSure));
+  CHECK_FALSE(
+      substituted_name("S&Y STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterSure));
   // Running on past the name (a registration number) is allowed; the name keeps its own end.
-  CHECK(substituted_name("AEON CO. (H) BHD", "AEON CO. (M) BHD (126926-H)", sure("AEON CO. (M) BHD (126926-H)"),
-                         kLetterSure) == "AEON CO. (M) BHD");
+  CHECK(substituted_name("AEON CO. (H) BHD", "AEON CO. (M) BHD (126926-H)",
+                         sure("AEON CO. (M) BHD (126926-H)"), kLetterSure) == "AEON CO. (M) BHD");
   // A letter Tesseract missed is put in where the two align ("'SH" for "TSH"); '&' is a name's
   // character; a full-width bracket is one character of the second reading, with one probability.
-  CHECK(substituted_name("'SH POWER HARDWARE TRADING", "TSH POWER HARDWARE TRADING", sure("TSH POWER HARDWARE TRADING"),
+  CHECK(substituted_name("'SH POWER HARDWARE TRADING", "TSH POWER HARDWARE TRADING",
+                         sure("TSH POWER HARDWARE TRADING"),
                          kLetterSure) == "'TSH POWER HARDWARE TRADING");
-  CHECK(substituted_name("SRY STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterSure) == "S&Y STATIONERY");
-  // A letter Tesseract missed at a word's end goes after that word, not before the next (the 200's 173).
+  CHECK(substituted_name("SRY STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"),
+                         kLetterSure) == "S&Y STATIONERY");
+  // A letter Tesseract missed at a word's end goes after that word, not before the next (the 200's
+  // 173).
   CHECK(substituted_name("RESTAURANT JIAWE JIAWE! HOUSE", "RESTAURANT JIAWEI JIAWEI HOUSE",
-                         sure("RESTAURANT JIAWEI JIAWEI HOUSE"), kLetterSure) == "RESTAURANT JIAWEI JIAWEI! HOUSE");
+                         sure("RESTAURANT JIAWEI JIAWEI HOUSE"),
+                         kLetterSure) == "RESTAURANT JIAWEI JIAWEI! HOUSE");
   // More letters there (a word Tesseract missed) stay before the next word (the 200's 671).
-  CHECK(substituted_name("MYNEWS RETAIL FKA", "MYNEWS RETAILSBXFKA", sure("MYNEWS RETAILSBXFKA"), kLetterSure) ==
-        "MYNEWS RETAIL SBXFKA");
+  CHECK(substituted_name("MYNEWS RETAIL FKA", "MYNEWS RETAILSBXFKA", sure("MYNEWS RETAILSBXFKA"),
+                         kLetterSure) == "MYNEWS RETAIL SBXFKA");
   const std::string full_width = "MR D.I.Y.\uFF08M)SDNBHD";  // 18 characters, 20 bytes
-  CHECK(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, std::vector<float>(18, 0.99f), kLetterSure) ==
-        "MR D.I.Y. (M) SDN BHD");
+  CHECK(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, std::vector<float>(18, 0.99f),
+                         kLetterSure) == "MR D.I.Y. (M) SDN BHD");
   CHECK_FALSE(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, sure(full_width), kLetterSure));
   // A letter the second reading dropped is never taken out ("LIAN" read "LAN"); nothing to change;
   // a digit for a letter ("BILD" is not "81LD"); more changes than kNameEditsPer allows; an unsure
   // letter: nothing.
-  CHECK_FALSE(substituted_name("LIAN HING STATIONERY", "LANHINGSTATIONERY", sure("LANHINGSTATIONERY"), kLetterSure));
+  CHECK_FALSE(substituted_name("LIAN HING STATIONERY", "LANHINGSTATIONERY",
+                               sure("LANHINGSTATIONERY"), kLetterSure));
   CHECK_FALSE(substituted_name("AEON CO", "AEON CO", sure("AEON CO"), kLetterSure));
   // "BILD" read "BHD": the sure H is put in for the L, the I the second did not read stays.
   CHECK(substituted_name("GARDENIA BAKERIES (KL) SDN BILD", "GARDENIABAKERIES(KL)SDNBHD(139386X)",
-                         sure("GARDENIABAKERIES(KL)SDNBHD(139386X)"), kLetterSure) == "GARDENIA BAKERIES (KL) SDN BIHD");
+                         sure("GARDENIABAKERIES(KL)SDNBHD(139386X)"),
+                         kLetterSure) == "GARDENIA BAKERIES (KL) SDN BIHD");
   CHECK_FALSE(substituted_name("SDN BILD", "SDN 81LD", sure("SDN 81LD"), kLetterSure));
   CHECK(substituted_name("ABCDEFGH", "ABCDXFGY", sure("ABCDXFGY"), kLetterSure) == "ABCDXFGY");
   CHECK_FALSE(substituted_name("ABCDEFGH", "ABCDXFYY", sure("ABCDXFYY"), kLetterSure));
@@ -143,8 +168,8 @@ TEST_CASE("cross-read: a date read with its time glued on is read as the date") 
   CHECK(unglued_time("15-03-1315:41") == "15-03-13 15:41");
   CHECK(unglued_time("11/02/18 19:21") == "11/02/18 19:21");
   CHECK(unglued_time("13:18:48") == "13:18:48");
-  CHECK(settle("date", "16/03/2018", doubtful(70), {}, reading("2018-03-1813:18:48", 0.99f), lexicon(), DateOrder::Dmy) ==
-        "18/03/2018");
+  CHECK(settle("date", "16/03/2018", doubtful(70), {}, reading("2018-03-1813:18:48", 0.99f),
+               lexicon(), DateOrder::Dmy) == "18/03/2018");
   CHECK(readings_agree("date", "10/03/2018", "10/03/20185:41", lexicon()));
 }
 

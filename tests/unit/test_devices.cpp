@@ -35,9 +35,10 @@ TEST_CASE("cuda_status is consistent with or without a GPU") {
 
 // The flags of the pinned torch 2.11.0+cu130 wheel, as its libtorch_cuda.so carries them.
 constexpr const char* kCuda13Flags =
-    "  - NVCC architecture flags: -gencode;arch=compute_75,code=sm_75;-gencode;arch=compute_80,code=sm_80;"
-    "-gencode;arch=compute_86,code=sm_86;-gencode;arch=compute_90,code=sm_90;-gencode;arch=compute_100,"
-    "code=sm_100;-gencode;arch=compute_120,code=sm_120";
+    "  - NVCC architecture flags: "
+    "-gencode;arch=compute_75,code=sm_75;-gencode;arch=compute_80,code=sm_80;-gencode;arch=compute_"
+    "86,code=sm_86;-gencode;arch=compute_90,code=sm_90;-gencode;arch=compute_100,code=sm_100;-"
+    "gencode;arch=compute_120,code=sm_120";
 
 TEST_CASE("LibTorch's nvcc flags: which GPUs can run them") {
   using docsift::device::arch_runs_on;
@@ -51,7 +52,8 @@ TEST_CASE("LibTorch's nvcc flags: which GPUs can run them") {
   CHECK(arch_runs_on(cu13, 10, 3));  // B300 runs sm_100 code
   CHECK_FALSE(arch_runs_on(cu13, 11, 0));
   // Arch-specific code runs on that GPU only; PTX on it and everything newer.
-  const auto special = parse_nvcc_arch_flags("-gencode arch=compute_90a,code=sm_90a -gencode arch=compute_70,code=[sm_70,compute_70]");
+  const auto special = parse_nvcc_arch_flags(
+      "-gencode arch=compute_90a,code=sm_90a -gencode arch=compute_70,code=[sm_70,compute_70]");
   CHECK(docsift::device::describe(special) == "sm_90a sm_70, PTX compute_70");
   CHECK(arch_runs_on(special, 9, 0));
   CHECK(arch_runs_on(special, 12, 0));  // through the compute_70 PTX
@@ -71,10 +73,10 @@ TEST_CASE("a GPU the LibTorch has no kernels for is named, with what to install"
   v100.minor = 0;
   const std::string message = docsift::device::arch_mismatch(status, v100);
   CHECK(message ==
-        "cuda:0 (Tesla V100-SXM2-16GB, sm_70) cannot run this build's LibTorch (CUDA 13.0), which has GPU code for "
-        "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 only; build docsift against a LibTorch whose CUDA build includes "
-        "sm_70 (for a V100: the cxx11-ABI LibTorch for CUDA 12.6, then LIBTORCH_DIR=... scripts/setup.sh), or run "
-        "on the CPU with --device cpu");
+        "cuda:0 (Tesla V100-SXM2-16GB, sm_70) cannot run this build's LibTorch (CUDA 13.0), which "
+        "has GPU code for sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 only; build docsift against a "
+        "LibTorch whose CUDA build includes sm_70 (for a V100: the cxx11-ABI LibTorch for CUDA "
+        "12.6, then LIBTORCH_DIR=... scripts/setup.sh), or run on the CPU with --device cpu");
   docsift::device::CudaDevice h100 = v100;
   h100.major = 9;
   CHECK(docsift::device::arch_mismatch(status, h100).empty());
@@ -91,25 +93,30 @@ TEST_CASE("the nvcc flags in the linked libtorch_cuda.so parse") {
   while (library.empty() && std::getline(maps, line)) {
     const auto at = line.find('/');
     if (at != std::string::npos && line.ends_with("/libtorch_cpu.so")) {
-      library = std::filesystem::path(line.substr(at)).replace_filename("libtorch_cuda.so").string();
+      library =
+          std::filesystem::path(line.substr(at)).replace_filename("libtorch_cuda.so").string();
     }
   }
   REQUIRE_FALSE(library.empty());
-  if (!std::filesystem::exists(library)) DOCSIFT_SKIP("a LibTorch without CUDA (no " << library << ")");
+  if (!std::filesystem::exists(library))
+    DOCSIFT_SKIP("a LibTorch without CUDA (no " << library << ")");
   std::ifstream file(library, std::ios::binary);
   const std::string needle = "-gencode;arch=compute_";
   std::vector<char> chunk(1 << 24);
-  std::string carry, flags;  // carry: the tail of the previous chunk, for a string across the boundary
+  std::string carry,
+      flags;  // carry: the tail of the previous chunk, for a string across the boundary
   while (flags.empty()) {
     file.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     if (file.gcount() <= 0) break;
-    const std::string text = carry + std::string(chunk.data(), static_cast<std::size_t>(file.gcount()));
+    const std::string text =
+        carry + std::string(chunk.data(), static_cast<std::size_t>(file.gcount()));
     const auto at = text.find(needle);
     const auto end = at == std::string::npos ? at : text.find('\0', at);
     if (end != std::string::npos) {
       flags = text.substr(at, end - at);
     } else {
-      carry = at != std::string::npos ? text.substr(at) : text.substr(text.size() > 64 ? text.size() - 64 : 0);
+      carry = at != std::string::npos ? text.substr(at)
+                                      : text.substr(text.size() > 64 ? text.size() - 64 : 0);
     }
   }
   REQUIRE_MESSAGE(!flags.empty(), library);

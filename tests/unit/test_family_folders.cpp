@@ -55,8 +55,10 @@ TEST_CASE("each family is named in code only by its own folder and the registry"
       {"internvl", std::regex("internvl", std::regex::icase)},
       {"mllama", std::regex("mllama|llama32", std::regex::icase)},
       {"qwen25vl", std::regex("qwen25vl|qwen2_5_vl", std::regex::icase)}};
-  const std::set<std::string> registry{"lib/docsift/family/registry.cpp", "lib/docsift/family/settings.cpp"};
-  std::map<std::string, std::set<std::string>> outside;  // family → files naming it outside its folder
+  const std::set<std::string> registry{"lib/docsift/family/registry.cpp",
+                                       "lib/docsift/family/settings.cpp"};
+  std::map<std::string, std::set<std::string>>
+      outside;  // family → files naming it outside its folder
   int files = 0;
   for (const char* top : {"lib", "apps"}) {
     for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
@@ -69,7 +71,8 @@ TEST_CASE("each family is named in code only by its own folder and the registry"
       text << in.rdbuf();
       const std::string code = code_only(text.str());
       for (const auto& [name, pattern] : families) {
-        if (rel.starts_with("lib/docsift/family/" + name + "/") || registry.count(rel) > 0) continue;
+        if (rel.starts_with("lib/docsift/family/" + name + "/") || registry.count(rel) > 0)
+          continue;
         if (std::regex_search(code, pattern)) outside[name].insert(rel);
       }
     }
@@ -79,12 +82,14 @@ TEST_CASE("each family is named in code only by its own folder and the registry"
     CAPTURE(name);
     std::string list;
     for (const auto& f : outside[name]) list += " " + f;
-    MESSAGE(name << " named in code outside family/" << name << "/ and the registry:" << (list.empty() ? " nowhere" : list));
+    MESSAGE(name << " named in code outside family/" << name
+                 << "/ and the registry:" << (list.empty() ? " nowhere" : list));
     CHECK(outside[name].empty());
   }
   // The check itself: the registry does name every family, so the scan would see one.
   std::ifstream in(root / "lib/docsift/family/registry.cpp");
   std::stringstream text;
   text << in.rdbuf();
-  for (const auto& [name, pattern] : families) CHECK(std::regex_search(code_only(text.str()), pattern));
+  for (const auto& [name, pattern] : families)
+    CHECK(std::regex_search(code_only(text.str()), pattern));
 }

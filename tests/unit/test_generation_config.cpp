@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "docsift/family/mllama/chat.h"
 #include "docsift/error.h"
 #include "docsift/family/family.h"
+#include "docsift/family/mllama/chat.h"
 #include "docsift/model/checkpoint.h"
 #include "docsift/model/generation_config.h"
 #include "docsift/text/chat_template.h"
@@ -27,7 +27,9 @@ namespace {
 const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures";
 const std::string kSource = "ckpt/generation_config.json";
 
-std::vector<int32_t> eos_of(const std::string& text) { return parse_generation_config(text, kSource).eos_token_ids; }
+std::vector<int32_t> eos_of(const std::string& text) {
+  return parse_generation_config(text, kSource).eos_token_ids;
+}
 
 // The message of the FileError `text` is refused with ("" when it is accepted).
 std::string refusal(const std::string& text) {
@@ -42,18 +44,22 @@ std::string refusal(const std::string& text) {
 // doctest's matcher takes its own string type, made from a C string.
 doctest::Contains has(const std::string& text) { return doctest::Contains(text.c_str()); }
 
-bool contains(const std::vector<int32_t>& ids, int32_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+bool contains(const std::vector<int32_t>& ids, int32_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
 
 // Every file of `from` copied into `to` (created), as a checkpoint folder to change.
 void copy_folder(const fs::path& from, const fs::path& to) {
   fs::create_directories(to);
-  for (const auto& entry : fs::directory_iterator(from)) fs::copy(entry.path(), to / entry.path().filename());
+  for (const auto& entry : fs::directory_iterator(from))
+    fs::copy(entry.path(), to / entry.path().filename());
 }
 
 }  // namespace
 
 TEST_CASE("generation_config.json eos_token_id: one id, a list, absent or null") {
-  CHECK(eos_of(R"({"bos_token_id": 1112, "eos_token_id": 1114, "use_cache": true})") == std::vector<int32_t>{1114});
+  CHECK(eos_of(R"({"bos_token_id": 1112, "eos_token_id": 1114, "use_cache": true})") ==
+        std::vector<int32_t>{1114});
   CHECK(eos_of(R"({"eos_token_id": [1203, 1206, 1207], "temperature": 0.6, "top_p": 0.9})") ==
         std::vector<int32_t>{1203, 1206, 1207});
   CHECK(eos_of(R"({"eos_token_id": []})").empty());
@@ -88,7 +94,8 @@ TEST_CASE("generation_config.json refusals name the file, the problem and what t
   refused(R"({"eos_token_id": [1203, -5]})", "eos_token_id[1] is negative (-5)");
   refused(R"({"eos_token_id": [[1203]]})", "eos_token_id[0] is a list inside the list");
   refused(R"({"eos_token_id": [1203, null]})", "eos_token_id[1] is a null");
-  for (const char* says : {"it must be a token id or a list of token ids", "fix or remove the key"}) {
+  for (const char* says :
+       {"it must be a token id or a list of token ids", "fix or remove the key"}) {
     refused(R"({"eos_token_id": "x"})", says);
   }
   refused(R"([1203])", "the top level is an array, not an object");
@@ -105,7 +112,8 @@ TEST_CASE("generation_config.json refusals name the file, the problem and what t
   refused(list + ",1]}", "eos_token_id lists 10001 ids, more than the 10000 docsift accepts");
 }
 
-TEST_CASE("read_generation_config: absent is nullopt, the file is read, over 1 MiB is refused unread") {
+TEST_CASE(
+    "read_generation_config: absent is nullopt, the file is read, over 1 MiB is refused unread") {
   TempDir dir;
   CHECK_FALSE(read_generation_config(dir.path()).has_value());
   const fs::path file = dir / "generation_config.json";
@@ -127,18 +135,19 @@ TEST_CASE("read_generation_config: absent is nullopt, the file is read, over 1 M
 
   // A parse error names the file by its path.
   write_text(file, R"({"eos_token_id": "2"})");
-  CHECK_THROWS_WITH_AS(read_generation_config(dir.path()), has(file.string() + ": eos_token_id is a string"),
-                       docsift::FileError);
+  CHECK_THROWS_WITH_AS(read_generation_config(dir.path()),
+                       has(file.string() + ": eos_token_id is a string"), docsift::FileError);
 
   // Not a regular file: refused, not read.
   fs::remove(file);
   fs::create_directory(file);
-  CHECK_THROWS_WITH_AS(read_generation_config(dir.path()), has(file.string() + ": not a regular file"),
-                       docsift::FileError);
+  CHECK_THROWS_WITH_AS(read_generation_config(dir.path()),
+                       has(file.string() + ": not a regular file"), docsift::FileError);
 }
 
 TEST_CASE("ChatTemplate add_stop_ids appends new ids once and refuses ids the tokenizer lacks") {
-  const auto tokenizer = docsift::text::Tokenizer::load(kFixtures / "tokenizers/tiny-llama/tokenizer.json");
+  const auto tokenizer =
+      docsift::text::Tokenizer::load(kFixtures / "tokenizers/tiny-llama/tokenizer.json");
   docsift::text::ChatTemplate chat(docsift::family::mllama::chat_format(), tokenizer);
   const std::vector<int32_t> before = chat.stop_ids();
   const int32_t eot = *tokenizer.token_to_id("<|eot_id|>");
@@ -150,9 +159,10 @@ TEST_CASE("ChatTemplate add_stop_ids appends new ids once and refuses ids the to
   CHECK(chat.stop_ids() == expected);
 
   const auto vocab = static_cast<int32_t>(tokenizer.vocab_size());
-  CHECK_THROWS_WITH_AS(chat.add_stop_ids(std::vector<int32_t>{vocab}, kSource),
-                       has(kSource + ": eos_token_id " + std::to_string(vocab) + " is not a token of"),
-                       docsift::FileError);
+  CHECK_THROWS_WITH_AS(
+      chat.add_stop_ids(std::vector<int32_t>{vocab}, kSource),
+      has(kSource + ": eos_token_id " + std::to_string(vocab) + " is not a token of"),
+      docsift::FileError);
   CHECK(chat.stop_ids() == expected);
 }
 
@@ -162,8 +172,10 @@ TEST_CASE("the fixture checkpoints stop at their generation_config.json eos ids"
     const auto generation = read_generation_config(kFixtures / folder);
     REQUIRE(generation.has_value());
     REQUIRE_FALSE(generation->eos_token_ids.empty());
-    const auto family = docsift::family::open_family(docsift::model::Checkpoint(kFixtures / folder));
-    for (const int32_t id : generation->eos_token_ids) CHECK(contains(family->chat().stop_ids(), id));
+    const auto family =
+        docsift::family::open_family(docsift::model::Checkpoint(kFixtures / folder));
+    for (const int32_t id : generation->eos_token_ids)
+      CHECK(contains(family->chat().stop_ids(), id));
   }
 }
 
@@ -176,8 +188,9 @@ TEST_CASE("a generation_config.json eos id the template lacks is added, both fam
     const char* eos;
     int32_t added;
   };
-  for (const Case& c : {Case{"internvl/original", R"({"eos_token_id": [1114, 1118]})", 1118},
-                        Case{"mllama/hub", R"({"eos_token_id": [1203, 1204, 1206, 1207]})", 1204}}) {
+  for (const Case& c :
+       {Case{"internvl/original", R"({"eos_token_id": [1114, 1118]})", 1118},
+        Case{"mllama/hub", R"({"eos_token_id": [1203, 1204, 1206, 1207]})", 1204}}) {
     CAPTURE(c.folder);
     TempDir dir;
     const fs::path copy = dir / "m";
@@ -195,13 +208,15 @@ TEST_CASE("a generation_config.json eos id the template lacks is added, both fam
 
     // An id outside the tokenizer's vocabulary: refused, naming generation_config.json.
     write_text(copy / "generation_config.json", R"({"eos_token_id": [99999]})");
-    CHECK_THROWS_WITH_AS(docsift::family::open_family(docsift::model::Checkpoint(copy)),
-                         has((copy / "generation_config.json").string() + ": eos_token_id 99999 is not a token of"),
-                         docsift::FileError);
+    CHECK_THROWS_WITH_AS(
+        docsift::family::open_family(docsift::model::Checkpoint(copy)),
+        has((copy / "generation_config.json").string() + ": eos_token_id 99999 is not a token of"),
+        docsift::FileError);
     // A malformed one is refused too, by its path.
     write_text(copy / "generation_config.json", R"({"eos_token_id": "<|im_end|>"})");
-    CHECK_THROWS_WITH_AS(docsift::family::open_family(docsift::model::Checkpoint(copy)),
-                         has((copy / "generation_config.json").string() + ": eos_token_id is a string"),
-                         docsift::FileError);
+    CHECK_THROWS_WITH_AS(
+        docsift::family::open_family(docsift::model::Checkpoint(copy)),
+        has((copy / "generation_config.json").string() + ": eos_token_id is a string"),
+        docsift::FileError);
   }
 }

@@ -1,10 +1,10 @@
 #include <doctest/doctest.h>
 
-#include "docsift/family/qwen25vl/config.h"
-#include "docsift/family/mllama/config.h"
 #include "docsift/family/internvl/config.h"
-#include "docsift/model/checkpoint.h"
+#include "docsift/family/mllama/config.h"
+#include "docsift/family/qwen25vl/config.h"
 #include "docsift/format.h"
+#include "docsift/model/checkpoint.h"
 #include "docsift/model/inspect.h"
 #include "support/safetensors_writer.h"
 #include "support/temp_dir.h"
@@ -15,15 +15,21 @@ TEST_CASE("tensor names map to parts by each family's own table, first match win
   namespace internvl = docsift::family::internvl;
   namespace mllama = docsift::family::mllama;
   namespace qwen = docsift::family::qwen25vl;
-  CHECK(model_part("vision_model.encoder.layers.0.attn.qkv.weight", internvl::kTensorParts) == "vision");
-  CHECK(model_part("model.vision_tower.encoder.layer.0.attention.q_proj.weight", internvl::kTensorParts) == "vision");
+  CHECK(model_part("vision_model.encoder.layers.0.attn.qkv.weight", internvl::kTensorParts) ==
+        "vision");
+  CHECK(model_part("model.vision_tower.encoder.layer.0.attention.q_proj.weight",
+                   internvl::kTensorParts) == "vision");
   CHECK(model_part("mlp1.1.weight", internvl::kTensorParts) == "projector");
-  CHECK(model_part("model.multi_modal_projector.linear_1.weight", internvl::kTensorParts) == "projector");
-  CHECK(model_part("language_model.model.layers.0.self_attn.q_proj.weight", internvl::kTensorParts) == "language");
-  CHECK(model_part("model.language_model.embed_tokens.weight", internvl::kTensorParts) == "language");
+  CHECK(model_part("model.multi_modal_projector.linear_1.weight", internvl::kTensorParts) ==
+        "projector");
+  CHECK(model_part("language_model.model.layers.0.self_attn.q_proj.weight",
+                   internvl::kTensorParts) == "language");
+  CHECK(model_part("model.language_model.embed_tokens.weight", internvl::kTensorParts) ==
+        "language");
   CHECK(model_part("lm_head.weight", internvl::kTensorParts) == "language");
   CHECK(model_part("something_else", internvl::kTensorParts) == "other");
-  CHECK(model_part("model.vision_model.transformer.layers.0.mlp.fc1.weight", mllama::kTensorParts) == "vision");
+  CHECK(model_part("model.vision_model.transformer.layers.0.mlp.fc1.weight",
+                   mllama::kTensorParts) == "vision");
   CHECK(model_part("multi_modal_projector.weight", mllama::kTensorParts) == "projector");
   // Qwen2.5-VL: the merger is the projector, though its prefix extends the vision tower's.
   CHECK(model_part("visual.blocks.0.attn.qkv.weight", qwen::kTensorParts) == "vision");

@@ -31,8 +31,12 @@ const fs::path kTokenizers = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/toke
 // Every forward's logits: N(0, 4) per token from one seeded generator; every chunk fed is kept.
 class RandomSequence final : public docsift::family::Sequence {
  public:
-  RandomSequence(int64_t vocab, uint64_t seed, int64_t capacity, std::vector<std::vector<int32_t>>& chunks)
-      : vocab_(vocab), generator_(at::make_generator<at::CPUGeneratorImpl>(seed)), capacity_(capacity), chunks_(chunks) {}
+  RandomSequence(int64_t vocab, uint64_t seed, int64_t capacity,
+                 std::vector<std::vector<int32_t>>& chunks)
+      : vocab_(vocab),
+        generator_(at::make_generator<at::CPUGeneratorImpl>(seed)),
+        capacity_(capacity),
+        chunks_(chunks) {}
   at::Tensor prefill(const std::vector<int32_t>& prompt) override { return forward(prompt); }
   at::Tensor extend(const std::vector<int32_t>& tokens) override {
     chunks_.push_back(tokens);
@@ -62,7 +66,9 @@ class RandomModel final : public docsift::family::Model {
   std::size_t parameter_bytes() const override { return 0; }
   std::size_t scratch_bytes() const override { return 0; }
   at::Tensor encode_image(const docsift::family::ImageInputs&) const override { return {}; }
-  std::unique_ptr<docsift::family::Sequence> start(const at::Tensor&, const docsift::family::ImageInputs&, int64_t capacity,
+  std::unique_ptr<docsift::family::Sequence> start(const at::Tensor&,
+                                                   const docsift::family::ImageInputs&,
+                                                   int64_t capacity,
                                                    docsift::model::CachePlacement) const override {
     return std::make_unique<RandomSequence>(vocab_, seed_, capacity, chunks);
   }
@@ -81,7 +87,9 @@ std::vector<int32_t> cat(std::vector<int32_t> a, const std::vector<int32_t>& b) 
 
 }  // namespace
 
-TEST_CASE("keys decoding under random logits: a schema type always, caps kept, every chunk as the rules say, every field parsed") {
+TEST_CASE(
+    "keys decoding under random logits: a schema type always, caps kept, every chunk as the rules "
+    "say, every field parsed") {
   const auto schema = docsift::extract::load_field_schema(docsift::extract::kBuiltinSchema);
   for (const std::string name : {"tiny-qwen", "tiny-llama"}) {
     CAPTURE(name);
@@ -89,7 +97,8 @@ TEST_CASE("keys decoding under random logits: a schema type always, caps kept, e
     const auto plan = std::make_shared<const gen::KeyPlan>(gen::make_key_plan(schema, tokenizer));
     REQUIRE(plan->routes());
     CHECK(plan->type_names == std::vector<std::string>{"TAX INVOICE", "RECEIPT", "BANK STATEMENT"});
-    // A stop token of each kind a chat template has; ids near the end of the vocabulary are special.
+    // A stop token of each kind a chat template has; ids near the end of the vocabulary are
+    // special.
     const auto stop = tokenizer.token_to_id(name == "tiny-qwen" ? "<|im_end|>" : "<|eot_id|>");
     REQUIRE(stop);
     std::set<std::string> types;
@@ -107,7 +116,8 @@ TEST_CASE("keys decoding under random logits: a schema type always, caps kept, e
       REQUIRE(fields.size() == schema.fields.size());
       // The type is a schema name, whatever the logits.
       const std::string type = fields.at("DOCUMENT_TYPE");
-      REQUIRE(std::find(plan->type_names.begin(), plan->type_names.end(), type) != plan->type_names.end());
+      REQUIRE(std::find(plan->type_names.begin(), plan->type_names.end(), type) !=
+              plan->type_names.end());
       types.insert(type);
       // The answer is every field in schema order, those outside the type N/A.
       std::size_t at = 0;
@@ -117,7 +127,8 @@ TEST_CASE("keys decoding under random logits: a schema type always, caps kept, e
         at = line;
         if (!f.applies(type)) CHECK(fields.at(f.name) == "N/A");
       }
-      // Values: the type first, then the type's fields in order; each within its cap, ended as recorded.
+      // Values: the type first, then the type's fields in order; each within its cap, ended as
+      // recorded.
       REQUIRE(result.values.size() >= 1);
       CHECK(result.values.front().field == plan->type_field);
       int64_t generated = 0;
@@ -125,15 +136,22 @@ TEST_CASE("keys decoding under random logits: a schema type always, caps kept, e
         const auto& field = plan->fields[static_cast<std::size_t>(v.field)];
         generated += static_cast<int64_t>(v.tokens.size());
         ends.insert(v.end);
-        if (v.field != plan->type_field) CHECK(static_cast<int>(v.tokens.size()) <= field.max_tokens);
+        if (v.field != plan->type_field)
+          CHECK(static_cast<int>(v.tokens.size()) <= field.max_tokens);
         switch (v.end) {
-          case gen::ValueEnd::kCap: CHECK(static_cast<int>(v.tokens.size()) == field.max_tokens); break;
-          case gen::ValueEnd::kNewline: CHECK(plan->ends_line.at(static_cast<std::size_t>(v.tokens.back()))); break;
+          case gen::ValueEnd::kCap:
+            CHECK(static_cast<int>(v.tokens.size()) == field.max_tokens);
+            break;
+          case gen::ValueEnd::kNewline:
+            CHECK(plan->ends_line.at(static_cast<std::size_t>(v.tokens.back())));
+            break;
           case gen::ValueEnd::kStop:
-          case gen::ValueEnd::kType: break;
+          case gen::ValueEnd::kType:
+            break;
         }
         for (std::size_t i = 0; i + 1 < v.tokens.size(); ++i) {
-          CHECK_FALSE(plan->ends_line.at(static_cast<std::size_t>(v.tokens[i])));  // a newline ends the value
+          CHECK_FALSE(plan->ends_line.at(
+              static_cast<std::size_t>(v.tokens[i])));  // a newline ends the value
         }
       }
       CHECK(result.generated == generated);
@@ -147,7 +165,8 @@ TEST_CASE("keys decoding under random logits: a schema type always, caps kept, e
         if (i > 0) {
           const auto& before = result.values[i - 1];
           // After a stop or a whole type value every picked token was already fed by a decode step.
-          const bool fed_all = before.end == gen::ValueEnd::kStop || before.end == gen::ValueEnd::kType;
+          const bool fed_all =
+              before.end == gen::ValueEnd::kStop || before.end == gen::ValueEnd::kType;
           want = cat(fed_all ? std::vector<int32_t>{} : std::vector<int32_t>{before.tokens.back()},
                      before.end == gen::ValueEnd::kNewline ? field.key : field.newline_key);
         }
@@ -182,13 +201,16 @@ TEST_CASE("keys decoding: max_new_tokens caps the page's picks, the fields not r
     const auto result = gen::generate(model, {}, {1, 2, 3}, options);
     CHECK(result.generated == budget);
     CHECK(result.values.back().end == gen::ValueEnd::kCap);
-    const auto fields = docsift::extract::parse_response(gen::keyed_answer(*plan, result.values, tokenizer), schema.names());
+    const auto fields = docsift::extract::parse_response(
+        gen::keyed_answer(*plan, result.values, tokenizer), schema.names());
     CHECK(fields.size() == schema.fields.size());
     CHECK(fields.at("DESCRIPTIONS") == "N/A");  // the last field: never reached
   }
 }
 
-TEST_CASE("keys plan: keys tokenised as the template writes them, caps from the schema, the stream's bound") {
+TEST_CASE(
+    "keys plan: keys tokenised as the template writes them, caps from the schema, the stream's "
+    "bound") {
   const auto schema = docsift::extract::load_field_schema(docsift::extract::kBuiltinSchema);
   const Tokenizer tokenizer = Tokenizer::load(kTokenizers / "tiny-qwen/tokenizer.json");
   const auto plan = gen::make_key_plan(schema, tokenizer);
@@ -198,31 +220,37 @@ TEST_CASE("keys plan: keys tokenised as the template writes them, caps from the 
   for (std::size_t i = 0; i < plan.fields.size(); ++i) {
     CAPTURE(plan.fields[i].name);
     CHECK(plan.fields[i].max_tokens == schema.fields[i].max_tokens);
-    // Qwen2's pre-tokenizer splits a newline from the letters after it: "\nNAME:" is "\n" + "NAME:",
-    // the split the whole answer's text gets.
+    // Qwen2's pre-tokenizer splits a newline from the letters after it: "\nNAME:" is "\n" +
+    // "NAME:", the split the whole answer's text gets.
     CHECK(plan.fields[i].newline_key == cat(newline, plan.fields[i].key));
     CHECK(tokenizer.decode(plan.fields[i].key) == plan.fields[i].name + ":");
   }
   CHECK(plan.fields[static_cast<std::size_t>(plan.type_field)].name == "DOCUMENT_TYPE");
-  CHECK(plan.type_values == std::vector<std::string>{" TAX INVOICE", " RECEIPT", " BANK STATEMENT"});
+  CHECK(plan.type_values ==
+        std::vector<std::string>{" TAX INVOICE", " RECEIPT", " BANK STATEMENT"});
   // The bound covers every key, every cap, and the longest type value a byte a token.
   int64_t caps = 0;
   for (const auto& f : schema.fields) caps += f.name == "DOCUMENT_TYPE" ? 0 : f.max_tokens;
-  CHECK(plan.max_stream_tokens() > caps + static_cast<int64_t>(std::string(" BANK STATEMENT").size()));
+  CHECK(plan.max_stream_tokens() >
+        caps + static_cast<int64_t>(std::string(" BANK STATEMENT").size()));
   // A schema without applies_to routes nothing: every field is asked.
   docsift::extract::FieldSchema flat = schema;
   for (auto& f : flat.fields) f.applies_to.clear();
   CHECK_FALSE(gen::make_key_plan(flat, tokenizer).routes());
 }
 
-TEST_CASE("field schema: max_tokens read, defaulted by type, and refused out of range with file and line") {
+TEST_CASE(
+    "field schema: max_tokens read, defaulted by type, and refused out of range with file and "
+    "line") {
   const auto schema = docsift::extract::load_field_schema(docsift::extract::kBuiltinSchema);
   CHECK(schema.find("PRICES")->max_tokens == 128);
   CHECK(schema.find("TOTAL")->max_tokens == 16);
   CHECK(docsift::extract::default_max_tokens(docsift::extract::FieldType::kText) == 32);
   CHECK(docsift::extract::default_max_tokens(docsift::extract::FieldType::kList) == 128);
-  CHECK(schema.document_types() == std::vector<std::string>{"TAX INVOICE", "RECEIPT", "BANK STATEMENT"});
-  const fs::path dir = fs::temp_directory_path() / ("docsift_keys_schema_" + std::to_string(::getpid()));
+  CHECK(schema.document_types() ==
+        std::vector<std::string>{"TAX INVOICE", "RECEIPT", "BANK STATEMENT"});
+  const fs::path dir =
+      fs::temp_directory_path() / ("docsift_keys_schema_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const auto write = [&](const std::string& text) {
     const fs::path p = dir / "fields.yaml";
@@ -232,12 +260,14 @@ TEST_CASE("field schema: max_tokens read, defaulted by type, and refused out of 
     std::fclose(f);
     return p;
   };
-  const auto plain = docsift::extract::load_field_schema(write("fields:\n  - {name: A, type: date, instruction: x}\n"));
+  const auto plain = docsift::extract::load_field_schema(
+      write("fields:\n  - {name: A, type: date, instruction: x}\n"));
   CHECK(plain.fields[0].max_tokens == 16);
   for (const std::string bad : {"0", "5000", "many"}) {
     CAPTURE(bad);
     try {
-      docsift::extract::load_field_schema(write("fields:\n  - {name: A, type: text, instruction: x, max_tokens: " + bad + "}\n"));
+      docsift::extract::load_field_schema(
+          write("fields:\n  - {name: A, type: text, instruction: x, max_tokens: " + bad + "}\n"));
       FAIL("accepted max_tokens " << bad);
     } catch (const docsift::ConfigError& e) {
       const std::string what = e.what();

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,14 +42,16 @@ std::vector<docsift::ocr::Word> words_of(const std::vector<std::string>& lines) 
 }
 
 fs::path write_list(const std::string& name, const std::string& text) {
-  const fs::path path = fs::temp_directory_path() / ("docsift-known-" + name + "-" + std::to_string(::getpid()) + ".txt");
+  const fs::path path = fs::temp_directory_path() /
+                        ("docsift-known-" + name + "-" + std::to_string(::getpid()) + ".txt");
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
 
 // The page's lines read by an engine whose ocr.known_sellers is `list` ("" for none), the list
 // written to a file of its own and removed after.
-docsift::ocr::Engine::Result read_with_list(const std::vector<std::string>& lines, const std::string& list) {
+docsift::ocr::Engine::Result read_with_list(const std::vector<std::string>& lines,
+                                            const std::string& list) {
   docsift::ocr::Settings settings;
   fs::path file;
   if (!list.empty()) {
@@ -64,8 +66,10 @@ docsift::ocr::Engine::Result read_with_list(const std::vector<std::string>& line
 
 }  // namespace
 
-TEST_CASE("known sellers: one name per line, comments and blank lines skipped, CRLF and spaces trimmed") {
-  const KnownNames list = KnownNames::from_text("# vendor master\n\nSANYU STATIONERY SHOP\r\n  MR. D.I.Y. (M) SDN BHD  \nKFC\n", "v.txt");
+TEST_CASE(
+    "known sellers: one name per line, comments and blank lines skipped, CRLF and spaces trimmed") {
+  const KnownNames list = KnownNames::from_text(
+      "# vendor master\n\nSANYU STATIONERY SHOP\r\n  MR. D.I.Y. (M) SDN BHD  \nKFC\n", "v.txt");
   CHECK(list.size() == 3);
   CHECK(docsift::ocr::name_key("Mr. D.I.Y. (M) Sdn Bhd") == "MRDIYMSDNBHD");
   // Non-ASCII letters stay as their bytes; non-ASCII punctuation goes as ASCII's does.
@@ -87,15 +91,19 @@ TEST_CASE("known sellers: a bad list is refused naming the file and line") {
   refused(std::string("ACME\nBAD\0NAME\n", 14), "a NUL byte");
   refused(std::string(301, 'A') + "\n", "over 300 bytes");
   std::string many;
-  for (std::size_t i = 0; i <= KnownNames::kMaxNames; ++i) many += "SELLER " + std::to_string(i) + "\n";
+  for (std::size_t i = 0; i <= KnownNames::kMaxNames; ++i)
+    many += "SELLER " + std::to_string(i) + "\n";
   refused(many, "over 20000 names");
   CHECK_THROWS_AS(KnownNames::load("/nonexistent/vendors.txt"), docsift::ConfigError);
   CHECK(KnownNames::load("").empty());
 }
 
-TEST_CASE("known sellers: a misread seller is found within one edit per 8 letters, inside a longer line too") {
+TEST_CASE(
+    "known sellers: a misread seller is found within one edit per 8 letters, inside a longer line "
+    "too") {
   const KnownNames list = KnownNames::from_text(
-      "SANYU STATIONERY SHOP\nSYARIKAT PERNIAGAAN GIN KEE\nOLIVE9 PHARMACY SDN BHD\nKFC\nMR D.I.Y. (M) SDN BHD\nMR D.I.Y. (KUCHAI) SDN BHD\n",
+      "SANYU STATIONERY SHOP\nSYARIKAT PERNIAGAAN GIN KEE\nOLIVE9 PHARMACY SDN BHD\nKFC\nMR D.I.Y. "
+      "(M) SDN BHD\nMR D.I.Y. (KUCHAI) SDN BHD\n",
       "v.txt");
   auto m = list.find_in("SANYO STATIONERY SHOP");
   REQUIRE(m);
@@ -108,20 +116,27 @@ TEST_CASE("known sellers: a misread seller is found within one edit per 8 letter
   REQUIRE(m);
   CHECK(m->distance == 0);
   CHECK_FALSE(list.find_in("LIVES PuaRHACY SDN BHD"));  // 4 edits from a 20-letter name: too far
-  CHECK_FALSE(list.find_in("KFC CHICKEN RICE"));         // a short name only as the whole text
+  CHECK_FALSE(list.find_in("KFC CHICKEN RICE"));        // a short name only as the whole text
   CHECK(list.find_in("K.F.C.")->name == "KFC");
   m = list.find_in("MR. D.I.Y. (KUCHAI) SDN BHD");
   REQUIRE(m);
   CHECK(m->name == "MR D.I.Y. (KUCHAI) SDN BHD");
   // Two names equally near: no match.
-  const KnownNames twins = KnownNames::from_text("ALPHA TRADING SDN BHD\nALPHA TRADINO SDN BHD\n", "t.txt");
+  const KnownNames twins =
+      KnownNames::from_text("ALPHA TRADING SDN BHD\nALPHA TRADINO SDN BHD\n", "t.txt");
   CHECK_FALSE(twins.find_in("ALPHA TRADINQ SDN BHD"));
   CHECK(twins.find_in("ALPHA TRADING SDN BHD")->name == "ALPHA TRADING SDN BHD");
 }
 
-TEST_CASE("OCR engine with known sellers: the list's spelling, its evidence, and what was read kept in checks") {
-  const std::vector<std::string> lines = {"SANYO STATIONERY SHOP", "NO. 31G JALAN SETIA INDAH", "DATE 19/10/2017",
-                                          "TOTAL RM 12.00", "CASH 20.00", "CHANGE 8.00"};
+TEST_CASE(
+    "OCR engine with known sellers: the list's spelling, its evidence, and what was read kept in "
+    "checks") {
+  const std::vector<std::string> lines = {"SANYO STATIONERY SHOP",
+                                          "NO. 31G JALAN SETIA INDAH",
+                                          "DATE 19/10/2017",
+                                          "TOTAL RM 12.00",
+                                          "CASH 20.00",
+                                          "CHANGE 8.00"};
   const auto without = read_with_list(lines, "");
   REQUIRE(without.fields.at("SUPPLIER") == "SANYO STATIONERY SHOP");
   CHECK_FALSE(without.evidence.at("SUPPLIER").known);
@@ -146,10 +161,13 @@ TEST_CASE("OCR engine with known sellers: the list's spelling, its evidence, and
   CHECK(r.evidence.at("SUPPLIER").listed);
 }
 
-TEST_CASE("OCR engine with known sellers: a listed name on another line is taken over the rules' choice, with that line's box") {
+TEST_CASE(
+    "OCR engine with known sellers: a listed name on another line is taken over the rules' choice, "
+    "with that line's box") {
   // The rules take the top line with a company form; the listed seller is printed lower down.
-  const std::vector<std::string> lines = {"PUSAT DAGANGAN SDN BHD", "DATE 19/10/2017", "TOTAL RM 12.00",
-                                          "THANK YOU", "TED HENG STATIONERY & BOOKS"};
+  const std::vector<std::string> lines = {"PUSAT DAGANGAN SDN BHD", "DATE 19/10/2017",
+                                          "TOTAL RM 12.00", "THANK YOU",
+                                          "TED HENG STATIONERY & BOOKS"};
   REQUIRE(read_with_list(lines, "").fields.at("SUPPLIER") == "PUSAT DAGANGAN SDN BHD");
   const auto r = read_with_list(lines, "TEO HENG STATIONERY & BOOKS\n");
   CHECK(r.fields.at("SUPPLIER") == "TEO HENG STATIONERY & BOOKS");

@@ -1,8 +1,8 @@
 // The OCR engine: each value check on strings, the field rules on pages laid out from strings (no
 // OCR), then Tesseract end to end: the samples scored by eval, and pages with nothing to read.
+#include <yaml-cpp/yaml.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -65,8 +65,9 @@ bool proposed(const Extraction& e, const std::string& value, const std::string& 
   const auto it = e.candidates.find("TOTAL");
   if (it == e.candidates.end()) return false;
   return std::any_of(it->second.begin(), it->second.end(), [&](const Ranked& c) {
-    return c.value == value && std::any_of(c.features.begin(), c.features.end(),
-                                            [&](const auto& f) { return f.first == feature && f.second == 1.0; });
+    return c.value == value &&
+           std::any_of(c.features.begin(), c.features.end(),
+                       [&](const auto& f) { return f.first == feature && f.second == 1.0; });
   });
 }
 
@@ -99,14 +100,34 @@ Page page_of(const std::vector<std::string>& lines) {
   return layout_page(std::move(words), 850, 1100);
 }
 
-const std::vector<std::string> kFieldNames{
-    "DOCUMENT_TYPE", "SUPPLIER",         "ABN",          "PAYER_NAME",  "PAYER_ADDRESS",       "PAYER_PHONE",
-    "PAYER_EMAIL",   "INVOICE_DATE",     "DUE_DATE",     "GST",         "TOTAL",               "SUBTOTAL",
-    "QUANTITIES",    "PRICES",           "BUSINESS_ADDRESS", "BUSINESS_PHONE", "SUPPLIER_WEBSITE", "BANK_NAME",
-    "BSB_NUMBER",    "BANK_ACCOUNT_NUMBER", "ACCOUNT_HOLDER", "STATEMENT_PERIOD", "OPENING_BALANCE",
-    "CLOSING_BALANCE", "DESCRIPTIONS"};
+const std::vector<std::string> kFieldNames{"DOCUMENT_TYPE",
+                                           "SUPPLIER",
+                                           "ABN",
+                                           "PAYER_NAME",
+                                           "PAYER_ADDRESS",
+                                           "PAYER_PHONE",
+                                           "PAYER_EMAIL",
+                                           "INVOICE_DATE",
+                                           "DUE_DATE",
+                                           "GST",
+                                           "TOTAL",
+                                           "SUBTOTAL",
+                                           "QUANTITIES",
+                                           "PRICES",
+                                           "BUSINESS_ADDRESS",
+                                           "BUSINESS_PHONE",
+                                           "SUPPLIER_WEBSITE",
+                                           "BANK_NAME",
+                                           "BSB_NUMBER",
+                                           "BANK_ACCOUNT_NUMBER",
+                                           "ACCOUNT_HOLDER",
+                                           "STATEMENT_PERIOD",
+                                           "OPENING_BALANCE",
+                                           "CLOSING_BALANCE",
+                                           "DESCRIPTIONS"};
 
-// A 24-bit BMP of `rgb` (8-bit RGB, CV_8UC3): an image format docsift reads, written without a library.
+// A 24-bit BMP of `rgb` (8-bit RGB, CV_8UC3): an image format docsift reads, written without a
+// library.
 void write_bmp(const fs::path& path, const cv::Mat& rgb) {
   const int h = rgb.rows, w = rgb.cols;
   const int row = (w * 3 + 3) / 4 * 4;
@@ -127,7 +148,8 @@ void write_bmp(const fs::path& path, const cv::Mat& rgb) {
   const auto* p = c.ptr<std::uint8_t>();
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
-      const std::size_t at = 54 + static_cast<std::size_t>(h - 1 - y) * row + static_cast<std::size_t>(x) * 3;
+      const std::size_t at =
+          54 + static_cast<std::size_t>(h - 1 - y) * row + static_cast<std::size_t>(x) * 3;
       for (int k = 0; k < 3; ++k) bytes[at + k] = static_cast<char>(p[(y * w + x) * 3 + (2 - k)]);
     }
   }
@@ -136,9 +158,9 @@ void write_bmp(const fs::path& path, const cv::Mat& rgb) {
 
 // The first sample page as docsift decodes it (RGB, CV_8UC3).
 cv::Mat sample_page() {
-  return docsift::io::read_page_pixels(kSource / "samples/synthetic_invoice_001.png", 0, docsift::io::PageOptions{});
+  return docsift::io::read_page_pixels(kSource / "samples/synthetic_invoice_001.png", 0,
+                                       docsift::io::PageOptions{});
 }
-
 
 // A born-digital PDF: one A4 page whose text is a real text layer (Helvetica, WinAnsi, one line of
 // `lines` every 16 points from the top), written by hand with a correct cross-reference table.
@@ -156,9 +178,9 @@ void write_text_pdf(const fs::path& path, const std::vector<std::string>& lines)
   }
   content += "ET\n";
   const std::vector<std::string> objects = {
-      "<< /Type /Catalog /Pages 2 0 R >>",
-      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+      "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> "
+      "/Contents 5 0 R >>",
       "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
       "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "endstream"};
   std::string pdf = "%PDF-1.4\n";
@@ -174,8 +196,8 @@ void write_text_pdf(const fs::path& path, const std::vector<std::string>& lines)
     std::snprintf(entry, sizeof entry, "%010zu 00000 n \n", at);
     pdf += entry;
   }
-  pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) +
-         "\n%%EOF\n";
+  pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) +
+         " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) + "\n%%EOF\n";
   std::ofstream(path, std::ios::binary) << pdf;
 }
 }  // namespace
@@ -185,8 +207,9 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK_FALSE(abn_checksum_ok("51824753557"));
   CHECK(value_or_none(parse_abn("ABN 51 824 753 556")) == "51 824 753 556");
   CHECK(value_or_none(parse_abn("A.B.N. 51824753556")) == "51 824 753 556");
-  CHECK(value_or_none(parse_abn("ABN 51:824 753 556")) == "51 824 753 556");  // OCR read a space as ':'
-  CHECK(value_or_none(parse_abn("ABN 51 824 753 557")) == "<none>");           // one digit misread
+  CHECK(value_or_none(parse_abn("ABN 51:824 753 556")) ==
+        "51 824 753 556");                                            // OCR read a space as ':'
+  CHECK(value_or_none(parse_abn("ABN 51 824 753 557")) == "<none>");  // one digit misread
   CHECK(value_or_none(parse_abn("Phone 0412 345 678")) == "<none>");
 
   CHECK(value_or_none(parse_date("Date: 03/04/2025", lexicon())) == "03/04/2025");
@@ -201,12 +224,15 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK(value_or_none(parse_date("29/02/2025", lexicon())) == "<none>");
   CHECK(value_or_none(parse_date("31/04/2025", lexicon())) == "<none>");
   CHECK(value_or_none(parse_date("Qty 3", lexicon())) == "<none>");
-  CHECK(value_or_none(parse_period("01/07/2025 to 28/07/2025", lexicon())) == "01/07/2025 to 28/07/2025");
-  CHECK(value_or_none(parse_period("1 July 2025 - 28 July 2025", lexicon())) == "01/07/2025 to 28/07/2025");
+  CHECK(value_or_none(parse_period("01/07/2025 to 28/07/2025", lexicon())) ==
+        "01/07/2025 to 28/07/2025");
+  CHECK(value_or_none(parse_period("1 July 2025 - 28 July 2025", lexicon())) ==
+        "01/07/2025 to 28/07/2025");
   CHECK(value_or_none(parse_period("01/07/2025", lexicon())) == "<none>");
 
   CHECK(value_or_none(parse_amount("TOTAL: $2,480.62", lexicon())) == "$2,480.62");
-  CHECK(value_or_none(parse_amount("1234.56", lexicon())) == "1,234.56");  // no mark printed: none written
+  CHECK(value_or_none(parse_amount("1234.56", lexicon())) ==
+        "1,234.56");  // no mark printed: none written
   CHECK(value_or_none(parse_amount("AUD 1,234.56", lexicon())) == "$1,234.56");
   CHECK(value_or_none(parse_amount("Rent payment -$509.21", lexicon())) == "$509.21");
   CHECK(value_or_none(parse_amount("GST (10%): $225.51", lexicon())) == "$225.51");
@@ -235,7 +261,9 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK(clean_text("  :  Jordan   Smith - ") == "Jordan Smith");
 }
 
-TEST_CASE("OCR rules on a laid-out invoice: labels right and below, the longest label wins, table rows, blocks") {
+TEST_CASE(
+    "OCR rules on a laid-out invoice: labels right and below, the longest label wins, table rows, "
+    "blocks") {
   const Rules rules = load_rules("builtin:ocr-rules");
   const Page page = page_of({"TAX INVOICE",
                              "Harbour Office Supplies",
@@ -285,30 +313,23 @@ TEST_CASE("OCR rules on a laid-out invoice: labels right and below, the longest 
   CHECK(e.fields.at("GST") == "$62.77");
   CHECK(e.fields.at("TOTAL") == "$690.44");
   CHECK(e.checks["sum"] == true);
-  for (const char* none : {"BANK_NAME", "BSB_NUMBER", "BANK_ACCOUNT_NUMBER", "ACCOUNT_HOLDER", "STATEMENT_PERIOD",
-                           "OPENING_BALANCE", "CLOSING_BALANCE"}) {
+  for (const char* none : {"BANK_NAME", "BSB_NUMBER", "BANK_ACCOUNT_NUMBER", "ACCOUNT_HOLDER",
+                           "STATEMENT_PERIOD", "OPENING_BALANCE", "CLOSING_BALANCE"}) {
     CAPTURE(std::string(none));
     CHECK(e.fields.at(none) == "N/A");
   }
 }
 
-TEST_CASE("OCR rules: other wordings, two labels on one line, a statement, noise that fails the checks") {
+TEST_CASE(
+    "OCR rules: other wordings, two labels on one line, a statement, noise that fails the checks") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  auto e = extract_fields(page_of({"Blue Wren Printing Pty Ltd",
-                                   "A.B.N. 51 824 753 556",
-                                   "TAX INVOICE",
-                                   "",
-                                   "Billed to: Mei Chen",
-                                   "",
-                                   "Invoice Date: 3 April 2025    Payment due: 17 Apr 2025",
-                                   "",
-                                   "Item                 Quantity   Unit price",
-                                   "Stapler                     2       $12.50",
-                                   "",
-                                   "Total (ex GST) $25.00",
-                                   "GST $2.50",
-                                   "Amount Due $27.60"}),
-                          rules, kFieldNames);
+  auto e = extract_fields(
+      page_of({"Blue Wren Printing Pty Ltd", "A.B.N. 51 824 753 556", "TAX INVOICE", "",
+               "Billed to: Mei Chen", "", "Invoice Date: 3 April 2025    Payment due: 17 Apr 2025",
+               "", "Item                 Quantity   Unit price",
+               "Stapler                     2       $12.50", "", "Total (ex GST) $25.00",
+               "GST $2.50", "Amount Due $27.60"}),
+      rules, kFieldNames);
   CHECK(e.fields.at("DOCUMENT_TYPE") == "TAX INVOICE");
   CHECK(e.fields.at("SUPPLIER") == "Blue Wren Printing Pty Ltd");
   CHECK(e.fields.at("ABN") == "51 824 753 556");
@@ -320,21 +341,13 @@ TEST_CASE("OCR rules: other wordings, two labels on one line, a statement, noise
   CHECK(e.fields.at("DESCRIPTIONS") == "Stapler");
   CHECK(e.checks["sum"] == false);  // 25.00 + 2.50 is not 27.60: the record says so
 
-  e = extract_fields(page_of({"Westpac",
-                              "Account statement",
-                              "Account holder: Aisha Rahman",
-                              "301 Queen Street, Brisbane QLD 4000",
-                              "BSB: 630 887   Account: 39576099",
-                              "Statement period: 01/07/2025 to 28/07/2025",
-                              "",
-                              "Opening balance: $1,208.81",
-                              "",
-                              "Transaction              Amount",
-                              "Rent payment           -$509.21",
-                              "Fuel - $329.43",
-                              "",
-                              "Closing balance: $1,373.03"}),
-                     rules, kFieldNames);
+  e = extract_fields(
+      page_of({"Westpac", "Account statement", "Account holder: Aisha Rahman",
+               "301 Queen Street, Brisbane QLD 4000", "BSB: 630 887   Account: 39576099",
+               "Statement period: 01/07/2025 to 28/07/2025", "", "Opening balance: $1,208.81", "",
+               "Transaction              Amount", "Rent payment           -$509.21",
+               "Fuel - $329.43", "", "Closing balance: $1,373.03"}),
+      rules, kFieldNames);
   CHECK(e.fields.at("DOCUMENT_TYPE") == "BANK STATEMENT");
   CHECK(e.fields.at("BANK_NAME") == "Westpac");
   CHECK(e.fields.at("ACCOUNT_HOLDER") == "Aisha Rahman");
@@ -345,7 +358,8 @@ TEST_CASE("OCR rules: other wordings, two labels on one line, a statement, noise
   CHECK(e.fields.at("OPENING_BALANCE") == "$1,208.81");
   CHECK(e.fields.at("CLOSING_BALANCE") == "$1,373.03");
   CHECK(e.fields.at("DESCRIPTIONS") == "Rent payment | Fuel");
-  for (const char* none : {"SUPPLIER", "ABN", "PAYER_NAME", "PRICES", "QUANTITIES", "TOTAL", "INVOICE_DATE"}) {
+  for (const char* none :
+       {"SUPPLIER", "ABN", "PAYER_NAME", "PRICES", "QUANTITIES", "TOTAL", "INVOICE_DATE"}) {
     CAPTURE(std::string(none));
     CHECK(e.fields.at(none) == "N/A");
   }
@@ -370,45 +384,54 @@ TEST_CASE("OCR rules: other wordings, two labels on one line, a statement, noise
   CHECK_FALSE(e.evidence.at("DESCRIPTIONS").contradicted);
 
   // OCR noise: an ABN with a misread digit, a date that does not exist, a BSB of 5 digits.
-  e = extract_fields(page_of({"RECEIPT", "Kookaburra Cafe", "ABN 51 824 753 557", "Date: 31/02/2025", "BSB 06314"}), rules,
-                     kFieldNames);
+  e = extract_fields(page_of({"RECEIPT", "Kookaburra Cafe", "ABN 51 824 753 557",
+                              "Date: 31/02/2025", "BSB 06314"}),
+                     rules, kFieldNames);
   CHECK(e.fields.at("ABN") == "N/A");
   CHECK(e.fields.at("INVOICE_DATE") == "N/A");
   CHECK(e.fields.at("BSB_NUMBER") == "N/A");
   CHECK(e.fields.at("SUPPLIER") == "Kookaburra Cafe");
-  CHECK(extract_fields(page_of(std::vector<std::string>{}), rules, kFieldNames).fields.at("TOTAL") == "N/A");
+  CHECK(
+      extract_fields(page_of(std::vector<std::string>{}), rules, kFieldNames).fields.at("TOTAL") ==
+      "N/A");
 }
 
-TEST_CASE("OCR amounts as the world prints them: currency marks, decimal commas, grouping, OCR's spaces") {
-  const auto amount = [](std::string_view text, bool whole = false) { return value_or_none(parse_amount(text, lexicon(), whole)); };
+TEST_CASE(
+    "OCR amounts as the world prints them: currency marks, decimal commas, grouping, OCR's "
+    "spaces") {
+  const auto amount = [](std::string_view text, bool whole = false) {
+    return value_or_none(parse_amount(text, lexicon(), whole));
+  };
   CHECK(amount("CASH RM 10.00") == "RM 10.00");
   CHECK(amount("RM9.90") == "RM 9.90");
-  CHECK(amount("Tota) Incl. GST@6x RN 9,90") == "9.90");   // decimal comma; "6x" is not money
+  CHECK(amount("Tota) Incl. GST@6x RN 9,90") == "9.90");  // decimal comma; "6x" is not money
   CHECK(amount("Totaal € 56,02") == "€56.02");
-  CHECK(amount("Endsumme 963,12 €") == "€963.12");           // the mark after the amount
+  CHECK(amount("Endsumme 963,12 €") == "€963.12");  // the mark after the amount
   CHECK(amount("Rechnungssumme brutto 1.005,55") == "1,005.55");
   CHECK(amount("EUR 1.234,56") == "€1,234.56");
-  CHECK(amount("Total CHF 2'606.35") == "CHF 2,606.35");     // Swiss apostrophes
-  CHECK(amount("Celkem k úhradě 1 210,00 Kč") == "Kč 1,210.00");  // thousands by a space before a mark
+  CHECK(amount("Total CHF 2'606.35") == "CHF 2,606.35");  // Swiss apostrophes
+  CHECK(amount("Celkem k úhradě 1 210,00 Kč") ==
+        "Kč 1,210.00");  // thousands by a space before a mark
   CHECK(amount("£3.00 GBP") == "£3.00");
   CHECK(amount("Total RM Incl. of GST 11. 80") == "11.80");  // OCR split the cents off
   CHECK(amount("Whiteboard 2 $129 .32") == "$129.32");
-  CHECK(amount("Rs 1939") == "₹1,939.00");                     // whole, but a currency mark vouches for it
-  CHECK(amount("Total 1939") == "<none>");                     // whole and bare: only when a label vouches
+  CHECK(amount("Rs 1939") == "₹1,939.00");  // whole, but a currency mark vouches for it
+  CHECK(amount("Total 1939") == "<none>");  // whole and bare: only when a label vouches
   CHECK(amount("Total 1939", true) == "1,939.00");
-  CHECK(amount("GST @6% 0.56 18:52") == "0.56");               // not the percentage, not the time
+  CHECK(amount("GST @6% 0.56 18:52") == "0.56");  // not the percentage, not the time
   CHECK(amount("Tel 03-7859 0861") == "<none>");
-  CHECK(amount("28.12.17") == "<none>");                       // a date
+  CHECK(amount("28.12.17") == "<none>");  // a date
   CHECK(amount("PADLOCK 50MM") == "<none>");
-  CHECK(amount("0012.50") == "<none>");                        // leading zeros: an id
+  CHECK(amount("0012.50") == "<none>");  // leading zeros: an id
   CHECK(amount("1.5 kg") == "<none>");
-  CHECK(amount("Total 1O.5O") == "10.50");                        // OCR's O for 0
+  CHECK(amount("Total 1O.5O") == "10.50");  // OCR's O for 0
   CHECK(amount("Total 10.5OL") == "<none>");
   CHECK(amount("Change RMO.00") == "RM 0.00");
-  CHECK(amount("Total After Adj 45 55", true) == "45.55");      // a label vouches: the space was the point
+  CHECK(amount("Total After Adj 45 55", true) ==
+        "45.55");  // a label vouches: the space was the point
   CHECK(amount("Total After Adj 45 55") == "<none>");
   CHECK(amount("Total 2 45.50", true) == "45.50");
-  CHECK(amount("NET TOTAL 174.9", true) == "174.90");           // OCR lost the last zero
+  CHECK(amount("NET TOTAL 174.9", true) == "174.90");  // OCR lost the last zero
   const auto all = find_amounts("Total 261.32 15.68 277.00", lexicon());
   REQUIRE(all.size() == 3);
   CHECK(all[2].cents == 27700);
@@ -417,11 +440,14 @@ TEST_CASE("OCR amounts as the world prints them: currency marks, decimal commas,
   CHECK(amount_cents("RM 9.90") == 990);
 }
 
-TEST_CASE("OCR dates as the world prints them: month names in seven languages, two-digit years, day or month first") {
+TEST_CASE(
+    "OCR dates as the world prints them: month names in seven languages, two-digit years, day or "
+    "month first") {
   const auto date = [](std::string_view text, DateOrder order = DateOrder::Dmy) {
     return value_or_none(parse_date(text, lexicon(), order));
   };
-  CHECK(date("28-12-17 18: 52 SHOT 1109") == "28/12/2017");  // a time after the date does not spoil it
+  CHECK(date("28-12-17 18: 52 SHOT 1109") ==
+        "28/12/2017");  // a time after the date does not spoil it
   CHECK(date("06 APR 2018") == "06/04/2018");
   CHECK(date("20/JAN/2017") == "20/01/2017");
   CHECK(date("24-MAR-18") == "24/03/2018");
@@ -431,43 +457,46 @@ TEST_CASE("OCR dates as the world prints them: month names in seven languages, t
   CHECK(date("2018-01-05") == "05/01/2018");
   CHECK(date("Liefer- und Rechnungsdatum: 11. Juli 2014") == "11/07/2014");
   CHECK(date("3. März 2025") == "03/03/2025");
-  CHECK(date("MÄRZ 3, 2025") == "03/03/2025");                // case-folded beyond ASCII
+  CHECK(date("MÄRZ 3, 2025") == "03/03/2025");  // case-folded beyond ASCII
   CHECK(date("le 3 février 2024") == "03/02/2024");
   CHECK(date("18 april 2014") == "18/04/2014");
-  CHECK(date("5 de diciembre de 2023") == "<none>");          // "de" between the parts is not read
+  CHECK(date("5 de diciembre de 2023") == "<none>");  // "de" between the parts is not read
   CHECK(date("1 dicembre 2023") == "01/12/2023");
   CHECK(date("Datum vystavení 10. 02. 2015") == "10/02/2015");  // spaced
   CHECK(date("Belegdatum: 26.10.22") == "26/10/2022");
   CHECK(date("03/04/2025", DateOrder::Mdy) == "04/03/2025");
   CHECK(date("13/04/2025", DateOrder::Mdy) == "13/04/2025");  // only one reading exists
   CHECK(date("2 May 10:30") == "<none>");
-  CHECK(date("Date: 1O/03/2O18") == "10/03/2018");               // OCR's O for 0
-  CHECK(date("Invoice 12/O3") == "<none>");                      // a time, not the year 2010
+  CHECK(date("Date: 1O/03/2O18") == "10/03/2018");  // OCR's O for 0
+  CHECK(date("Invoice 12/O3") == "<none>");         // a time, not the year 2010
   CHECK(date("Version 1.2.3.4") == "<none>");
   // A date as read that cannot be one is repaired by one misread digit, when one repair fits.
-  CHECK(date("Date: 63/05/2018") == "03/05/2018");              // 6 for 0 in the day
-  CHECK(date("VII Date: 25/29/2017") == "25/09/2017");          // 2 for 0 in the month
-  CHECK(date("Date: 55/55/2018") == "<none>");                  // no misread of 5 is known
-  CHECK(date("02/05/2078") == "02/05/2018");                    // a year decades ahead: 7 for 1
-  CHECK(date("14 MAR 2048") == "14/03/2018");                   // 4 for 1
-  CHECK(date("02/05/2055") == "<none>");                        // decades ahead, no misread explains it
+  CHECK(date("Date: 63/05/2018") == "03/05/2018");      // 6 for 0 in the day
+  CHECK(date("VII Date: 25/29/2017") == "25/09/2017");  // 2 for 0 in the month
+  CHECK(date("Date: 55/55/2018") == "<none>");          // no misread of 5 is known
+  CHECK(date("02/05/2078") == "02/05/2018");            // a year decades ahead: 7 for 1
+  CHECK(date("14 MAR 2048") == "14/03/2018");           // 4 for 1
+  CHECK(date("02/05/2055") == "<none>");                // decades ahead, no misread explains it
   CHECK(date("Due 31/12/3000") == "<none>");
-  CHECK(date("Due 30/06/2026") == "30/06/2026");                // next year is a date, not a misread
+  CHECK(date("Due 30/06/2026") == "30/06/2026");  // next year is a date, not a misread
   // As Tesseract read receipts 054, 204, 485 and 084 (bench/ocr/README.md).
-  CHECK(date("12-02-2618 11:34:45 AM") == "12/02/2018");        // the year's second digit: 6 for 0
-  CHECK(date("12/03/2518 13:07") == "12/03/2018");              // any digit there: a year is 20YY
-  CHECK(date("Bate: 08/49/2017") == "08/09/2017");              // 4 for 0 in the month (4 for 1: 19)
-  CHECK(date("Date: 41/03/2018") == "<none>");                  // 4 for 0 or for 1: 01 or 11, no choice
-  CHECK(date("BATES O4/09/2U17 enn") == "04/09/2017");          // look-alike letters in a date's shape
-  CHECK(date("Ref O4/U9") == "<none>");                         // no date's shape: left as read
-  // A three-letter month one letter off, between a day and a year: only when one month is that close.
+  CHECK(date("12-02-2618 11:34:45 AM") == "12/02/2018");  // the year's second digit: 6 for 0
+  CHECK(date("12/03/2518 13:07") == "12/03/2018");        // any digit there: a year is 20YY
+  CHECK(date("Bate: 08/49/2017") == "08/09/2017");        // 4 for 0 in the month (4 for 1: 19)
+  CHECK(date("Date: 41/03/2018") == "<none>");            // 4 for 0 or for 1: 01 or 11, no choice
+  CHECK(date("BATES O4/09/2U17 enn") == "04/09/2017");    // look-alike letters in a date's shape
+  CHECK(date("Ref O4/U9") == "<none>");                   // no date's shape: left as read
+  // A three-letter month one letter off, between a day and a year: only when one month is that
+  // close.
   CHECK(date("CB#: 4507 25/Fcb/2017 07:43:54") == "25/02/2017");
-  CHECK(date("25/Fen/2017") == "<none>");                       // Feb, or Italian gen(naio)
-  CHECK(date("25 Fcb 2017") == "<none>");                       // without separators it is no date
-  CHECK(date("1303/2018") == "<none>");                         // an invoice number as likely as a date
-  // ... but under a date label, the day and month OCR joined (SROIE receipt 055, bench/ocr/README.md).
+  CHECK(date("25/Fen/2017") == "<none>");  // Feb, or Italian gen(naio)
+  CHECK(date("25 Fcb 2017") == "<none>");  // without separators it is no date
+  CHECK(date("1303/2018") == "<none>");    // an invoice number as likely as a date
+  // ... but under a date label, the day and month OCR joined (SROIE receipt 055,
+  // bench/ocr/README.md).
   const Rules rules = load_rules("builtin:ocr-rules");
-  CHECK(extract_fields(page_of({"HOLLOW PUNCH SDN BHD", "Doc No 80003663 Date: 1303/2018"}), rules, kFieldNames)
+  CHECK(extract_fields(page_of({"HOLLOW PUNCH SDN BHD", "Doc No 80003663 Date: 1303/2018"}), rules,
+                       kFieldNames)
             .fields.at("INVOICE_DATE") == "13/03/2018");
   CHECK(extract_fields(page_of({"HOLLOW PUNCH SDN BHD", "Inv No: 1303/2018"}), rules, kFieldNames)
             .fields.at("INVOICE_DATE") == "N/A");
@@ -478,10 +507,13 @@ TEST_CASE("OCR dates as the world prints them: month names in seven languages, t
   CHECK_FALSE(found[1].day_first_only);
 }
 
-TEST_CASE("OCR labels match through one misread letter in words of five letters or more, never in short ones") {
+TEST_CASE(
+    "OCR labels match through one misread letter in words of five letters or more, never in short "
+    "ones") {
   const auto at = [](const std::string& text, const std::string& label) {
     const auto hits = find_label(lowercase(text), label);
-    return hits.empty() ? std::string("<none>") : text.substr(hits[0].first, hits[0].second - hits[0].first);
+    return hits.empty() ? std::string("<none>")
+                        : text.substr(hits[0].first, hits[0].second - hits[0].first);
   };
   CHECK(at("T0TAL 12.00", "total") == "T0TAL");
   CHECK(at("TOFAL 12.00", "total") == "TOFAL");
@@ -489,120 +521,131 @@ TEST_CASE("OCR labels match through one misread letter in words of five letters 
   CHECK(at("SUBTOTAI 9.34", "subtotal") == "SUBTOTAI");
   CHECK(at("Total (inc. GST) 9.90", "total (inc gst)") == "Total (inc. GST)");
   CHECK(at("Gesamtbetrag: 12,00", "gesamtbetrag") == "Gesamtbetrag");
-  CHECK(at("Tex 1.00", "tax") == "<none>");     // three letters: exact only
+  CHECK(at("Tex 1.00", "tax") == "<none>");  // three letters: exact only
   CHECK(at("Data plan", "date") == "<none>");
   CHECK(at("Subtotal 9.00", "total") == "<none>");  // a whole word, not a part of one
   CHECK(find_label("supplies", "supplier", /*fuzzy=*/false).empty());
 }
 
-TEST_CASE("OCR rules on a scanned receipt: the total ranked, the date by a time, the seller over its registration line") {
+TEST_CASE(
+    "OCR rules on a scanned receipt: the total ranked, the date by a time, the seller over its "
+    "registration line") {
   const Rules rules = load_rules("builtin:ocr-rules");
   // As Tesseract read receipt 047 (a Malaysian receipt; bench/ocr/README.md), shortened.
-  const auto e = extract_fields(page_of({"MR. D.I.Y. SDN BHD",
-                                         "(CO.REG :704427-T )",
-                                         "LOT 1851-A & 1851-B, JALAN KPB 6,",
-                                         "KAWASAN PERINDUSTRIAN BALAKONG,",
-                                         "43300 SERI KEMBANGAN, SELANGOR",
-                                         "(GST ID No :001092886528)",
-                                         "~TAX INVOICE-",
-                                         "",
-                                         "PADLOCK 50MM          1X 9.90     9,90",
-                                         "Total Qty 1",
-                                         "Tota) Incl. GST@6x        RN 9,90",
-                                         "CASH                     RM 10.00",
-                                         "CHANGE                    RM 0.10",
-                                         "GST Summary Amt(RM) Tax(RM)",
-                                         "Total                9.34     0.56",
-                                         "",
-                                         "28-12-17 18: 52 SHOT 1109 T1 R000020832",
-                                         "OPERATOR TRAINEE CASHIER"}),
-                                 rules, kFieldNames);
+  const auto e = extract_fields(
+      page_of({"MR. D.I.Y. SDN BHD", "(CO.REG :704427-T )", "LOT 1851-A & 1851-B, JALAN KPB 6,",
+               "KAWASAN PERINDUSTRIAN BALAKONG,", "43300 SERI KEMBANGAN, SELANGOR",
+               "(GST ID No :001092886528)", "~TAX INVOICE-", "",
+               "PADLOCK 50MM          1X 9.90     9,90", "Total Qty 1",
+               "Tota) Incl. GST@6x        RN 9,90", "CASH                     RM 10.00",
+               "CHANGE                    RM 0.10", "GST Summary Amt(RM) Tax(RM)",
+               "Total                9.34     0.56", "", "28-12-17 18: 52 SHOT 1109 T1 R000020832",
+               "OPERATOR TRAINEE CASHIER"}),
+      rules, kFieldNames);
   CHECK(e.fields.at("SUPPLIER") == "MR. D.I.Y. SDN BHD");
-  CHECK(e.fields.at("TOTAL") == "RM 9.90");  // not the tax summary's 9.34 or 0.56, not "Total Qty 1"
+  CHECK(e.fields.at("TOTAL") ==
+        "RM 9.90");  // not the tax summary's 9.34 or 0.56, not "Total Qty 1"
   CHECK(e.fields.at("INVOICE_DATE") == "28/12/2017");
   CHECK(e.checks["date_by_position"] == true);
   CHECK(e.fields.at("BUSINESS_ADDRESS") ==
-        "LOT 1851-A & 1851-B, JALAN KPB 6, KAWASAN PERINDUSTRIAN BALAKONG, 43300 SERI KEMBANGAN, SELANGOR");
+        "LOT 1851-A & 1851-B, JALAN KPB 6, KAWASAN PERINDUSTRIAN BALAKONG, 43300 SERI KEMBANGAN, "
+        "SELANGOR");
 
   // Cash - change decides between two labelled totals; a name on two lines is joined; a lead-in
   // before the legal name is dropped.
-  auto r = extract_fields(page_of({"POPULAR BOOK", "CO. (M) SDN BHD", "(Co. No. 113825-W)", "Total 31.45", "Total Payable 34.45",
-                                   "Cash 50.00", "Change 18.55"}),
-                          rules, kFieldNames);
+  auto r =
+      extract_fields(page_of({"POPULAR BOOK", "CO. (M) SDN BHD", "(Co. No. 113825-W)",
+                              "Total 31.45", "Total Payable 34.45", "Cash 50.00", "Change 18.55"}),
+                     rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "POPULAR BOOK CO. (M) SDN BHD");
   // Its two lines' pieces, for the second recognizer, which reads one line at a time (engine.h).
   const std::vector<Box> parts = r.evidence.at("SUPPLIER").parts;
   REQUIRE(parts.size() == 2);
-  CHECK((parts[0].left == 0 && parts[0].top == 0 && parts[0].right == 120 && parts[0].bottom == 20));
-  CHECK((parts[1].left == 0 && parts[1].top == 30 && parts[1].right == 150 && parts[1].bottom == 50));
+  CHECK(
+      (parts[0].left == 0 && parts[0].top == 0 && parts[0].right == 120 && parts[0].bottom == 20));
+  CHECK(
+      (parts[1].left == 0 && parts[1].top == 30 && parts[1].right == 150 && parts[1].bottom == 50));
   CHECK(r.fields.at("TOTAL") == "31.45");  // 50.00 - 18.55, over the stronger label's misread 34.45
-  r = extract_fields(page_of({"OLD TOWN", "OWN BY: CHEF LEE SDN BHD", "LG226, LGF, 1 UTAMA SHOPPING CENTRE", "TOTAL RM96.20"}),
+  r = extract_fields(page_of({"OLD TOWN", "OWN BY: CHEF LEE SDN BHD",
+                              "LG226, LGF, 1 UTAMA SHOPPING CENTRE", "TOTAL RM96.20"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "CHEF LEE SDN BHD");
   CHECK(r.fields.at("TOTAL") == "RM 96.20");
   // No total label read: a subtotal with the tax above it (included) is the bill; one with tax
   // below it is not, and no amount printed is their sum.
-  r = extract_fields(page_of({"CHEF LEE SDN BHD", "SERV. CHG. 10% RM8.21", "GST 6% RM5.45", "SUBTOTAL RM96. 20",
-                              "CASH RM10U. 00"}),
+  r = extract_fields(page_of({"CHEF LEE SDN BHD", "SERV. CHG. 10% RM8.21", "GST 6% RM5.45",
+                              "SUBTOTAL RM96. 20", "CASH RM10U. 00"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "RM 96.20");
   CHECK(r.checks["total_from_subtotal"] == true);
   // With neither, the finder's pick is an amount no label names, and says so (its confidence is
   // an unlabelled value's: the review queue holds it).
-  r = extract_fields(page_of({"CHEF LEE SDN BHD", "SUBTOTAL RM90.75", "GST 6% RM5.45"}), rules, kFieldNames);
+  r = extract_fields(page_of({"CHEF LEE SDN BHD", "SUBTOTAL RM90.75", "GST 6% RM5.45"}), rules,
+                     kFieldNames);
   CHECK(r.checks["total_unlabelled"] == true);
   CHECK_FALSE(r.evidence.at("TOTAL").labelled);
   // A total read directly, with cents, over cash - change where the change was misread.
-  r = extract_fields(page_of({"KEDAI RUNCIT", "TOTAL RM 14.10", "CASH RM 20.00", "CHANGE RM 5.96"}), rules, kFieldNames);
+  r = extract_fields(page_of({"KEDAI RUNCIT", "TOTAL RM 14.10", "CASH RM 20.00", "CHANGE RM 5.96"}),
+                     rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "RM 14.10");
   // The yen sign OCR reads for a serifed Y; "Sdn" marks a legal name even when "Bhd" is misread,
   // so the seller at the top wins over its customer's legal name further down.
-  r = extract_fields(page_of({"MR. D.I.Y¥. (M) SDN BHD", "LOT 1851-A & 1851-B, JALAN KPB 6,"}), rules, kFieldNames);
+  r = extract_fields(page_of({"MR. D.I.Y¥. (M) SDN BHD", "LOT 1851-A & 1851-B, JALAN KPB 6,"}),
+                     rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "MR. D.I.Y. (M) SDN BHD");
   r = extract_fields(page_of({"MR. D.I.¥. (M) SDN BHD"}), rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "MR. D.I.Y. (M) SDN BHD");
-  r = extract_fields(page_of({"GARDENIA BAKERIES (KL) SDN BILD (139386 X)", "Lot 3, Jalan Pelabur 23/1,",
-                              "40300 Shah Alam, Selangor.", "TAX INVOICE / ADJUSTMENT NOTE", "Cash Inv No.: 7014F714",
-                              "MAKASSAR FRESH MARKET SDN BHD", "Total Payable: 15.57"}),
-                     rules, kFieldNames);
+  r = extract_fields(
+      page_of({"GARDENIA BAKERIES (KL) SDN BILD (139386 X)", "Lot 3, Jalan Pelabur 23/1,",
+               "40300 Shah Alam, Selangor.", "TAX INVOICE / ADJUSTMENT NOTE",
+               "Cash Inv No.: 7014F714", "MAKASSAR FRESH MARKET SDN BHD", "Total Payable: 15.57"}),
+      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER").rfind("GARDENIA BAKERIES (KL) SDN", 0) == 0);
   // "CUSTOMER'S COPY" is no payer label: it would put the seller's block in the payer's.
-  r = extract_fields(page_of({"GARDENIA BAKERIES (KL) SDN BHD (139386 x)", "Lot 3, Jalan Pelabur 23/1,",
-                              "40300 Shah Alam, Selangor.", "TAX INVOICE", "Total Payable: 60.24", "CUSTOMER'S COPY"}),
+  r = extract_fields(page_of({"GARDENIA BAKERIES (KL) SDN BHD (139386 x)",
+                              "Lot 3, Jalan Pelabur 23/1,", "40300 Shah Alam, Selangor.",
+                              "TAX INVOICE", "Total Payable: 60.24", "CUSTOMER'S COPY"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("PAYER_NAME") == "N/A");
   CHECK(r.fields.at("SUPPLIER") == "GARDENIA BAKERIES (KL) SDN BHD");
   CHECK(find_label("customer's copy", "customer").empty());
   CHECK(find_label("customer: acme pty ltd", "customer").size() == 1);
   // Cash - change outweighs a stronger label below the rounding line that OCR misread.
-  r = extract_fields(page_of({"SANYU STATIONERY SHOP", "Total 33.50", "Round Adj 0.00", "Final Total 3.50", "CASH 50.00",
-                              "CHANGE 16.50"}),
+  r = extract_fields(page_of({"SANYU STATIONERY SHOP", "Total 33.50", "Round Adj 0.00",
+                              "Final Total 3.50", "CASH 50.00", "CHANGE 16.50"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "33.50");
   // A payment word inside a name is a word of the name; a trading name above the legal one joins
   // it; "Kedai" is not the state of Kedah; an address line ends in a comma.
-  r = extract_fields(page_of({"SUPER SEVEN CASH & CARRY SDN BHD", "(590150-A)", "TOTAL 12.00"}), rules, kFieldNames);
+  r = extract_fields(page_of({"SUPER SEVEN CASH & CARRY SDN BHD", "(590150-A)", "TOTAL 12.00"}),
+                     rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "SUPER SEVEN CASH & CARRY SDN BHD");
-  r = extract_fields(page_of({"BECON STATIONER", "Becon Enterprise Sdn Bhd", "No. 1, Jalan Setia, 40170 Shah Alam"}), rules,
-                     kFieldNames);
+  r = extract_fields(page_of({"BECON STATIONER", "Becon Enterprise Sdn Bhd",
+                              "No. 1, Jalan Setia, 40170 Shah Alam"}),
+                     rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "BECON STATIONER Becon Enterprise Sdn Bhd");
   CHECK(r.fields.at("BUSINESS_ADDRESS") == "No. 1, Jalan Setia, 40170 Shah Alam");
-  r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "LOT 276 JALAN BANTING", "43800 DENGKIL, SELANGOR."}), rules,
-                     kFieldNames);
+  r = extract_fields(
+      page_of({"KEDAI PAPAN YEW CHUAN", "LOT 276 JALAN BANTING", "43800 DENGKIL, SELANGOR."}),
+      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "KEDAI PAPAN YEW CHUAN");
   CHECK(r.fields.at("BUSINESS_ADDRESS") == "LOT 276 JALAN BANTING 43800 DENGKIL, SELANGOR.");
   r = extract_fields(page_of({"Wangsa Link, Wangsa Maju,", "ADVANCO COMPANY"}), rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "ADVANCO COMPANY");
   // No total label read at all: what was paid is the total.
-  r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "Voucher 10.00", "Change 5.00"}), rules, kFieldNames);
+  r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "Voucher 10.00", "Change 5.00"}), rules,
+                     kFieldNames);
   CHECK_FALSE(r.checks.contains("total_from_payment"));  // "Voucher" is not a payment word
   CHECK_FALSE(r.evidence.at("TOTAL").labelled);
-  r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "Cash 10.00", "Change 5.00"}), rules, kFieldNames);
+  r = extract_fields(page_of({"KEDAI PAPAN YEW CHUAN", "Cash 10.00", "Change 5.00"}), rules,
+                     kFieldNames);
   CHECK(r.fields.at("TOTAL") == "5.00");
   CHECK(r.checks["total_from_payment"] == true);
 }
 
-TEST_CASE("OCR seller names: a digit in dotted initials and a trade word one misread letter off are read back") {
+TEST_CASE(
+    "OCR seller names: a digit in dotted initials and a trade word one misread letter off are read "
+    "back") {
   const Rules rules = load_rules("builtin:ocr-rules");
   using docsift::ocr::repair_name;
   // On strings, as Tesseract read receipts 107, 108 and 173 (bench/ocr/README.md).
@@ -612,29 +655,33 @@ TEST_CASE("OCR seller names: a digit in dotted initials and a trade word one mis
         "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN RHE");
   CHECK(repair_name("KESTAURANT JIAWE", rules) == "RESTAURANT JIAWE");
   CHECK(repair_name("Kestaurant Jiawei", rules) == "Restaurant Jiawei");  // the word's own case
-  CHECK(repair_name("Bakkerij Stationers", rules) == "Bakkerij Stationers");  // already words of trade
+  CHECK(repair_name("Bakkerij Stationers", rules) ==
+        "Bakkerij Stationers");  // already words of trade
   // Two words of trade read as one (receipt 177): split where both halves are words of trade.
   CHECK(repair_name("SYARIKATPERNIAGAAN GIN KEE", rules) == "SYARIKAT PERNIAGAAN GIN KEE");
   CHECK(repair_name("Syarikatperniagaan", rules) == "Syarikat perniagaan");
   // Left as read: names that are no word of trade, short words, dotted initials without a digit,
   // numbers, brackets, and a word one edit from two words of trade ("restaurante", "restaurants").
-  for (const char* same : {"GARDENIA BAKERIES (KE) SDN BHD", "SANYO STATIONERY SHOP", "MR. D.I.Y.", "LOT 1851-A",
-                           "DE LUXIE CIRCLE", "GOLDEN KEY MAKER", "RESTAURANTX", "CAR RENTAL", "SERVICE",
-                           "RESTORANKITA", "BAKERYSHOP"}) {
+  for (const char* same : {"GARDENIA BAKERIES (KE) SDN BHD", "SANYO STATIONERY SHOP", "MR. D.I.Y.",
+                           "LOT 1851-A", "DE LUXIE CIRCLE", "GOLDEN KEY MAKER", "RESTAURANTX",
+                           "CAR RENTAL", "SERVICE", "RESTORANKITA", "BAKERYSHOP"}) {
     CAPTURE(same);
     CHECK(repair_name(same, rules) == same);
   }
   // On a page: the seller's line is repaired after it was chosen, the total and date as before.
-  const auto e = extract_fields(page_of({"AIK HUAT HARDUARE ENTERPRISE (SETIA", "ALAM) SDN BHD", "(CO.REG :822737-X)",
-                                         "NO. 5, JALAN BK 5A/2, BANDAR KINRARA", "TAX INVOICE", "TOTAL RM 14.60",
-                                         "17/01/2018 11:31"}),
-                                rules, kFieldNames);
+  const auto e =
+      extract_fields(page_of({"AIK HUAT HARDUARE ENTERPRISE (SETIA", "ALAM) SDN BHD",
+                              "(CO.REG :822737-X)", "NO. 5, JALAN BK 5A/2, BANDAR KINRARA",
+                              "TAX INVOICE", "TOTAL RM 14.60", "17/01/2018 11:31"}),
+                     rules, kFieldNames);
   CHECK(e.fields.at("SUPPLIER") == "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD");
   CHECK(e.fields.at("TOTAL") == "RM 14.60");
   CHECK(e.fields.at("INVOICE_DATE") == "17/01/2018");
 }
 
-TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed sums agree, the rounded total, card payments") {
+TEST_CASE(
+    "OCR totals: a misread digit undone when one repair makes the printed sums agree, the rounded "
+    "total, card payments") {
   // The digits undone: a 6 read for a 0 and the other look-alikes, never into a leading zero.
   const auto variants = misread_amounts(1166);  // 11.66
   CHECK(std::count(variants.begin(), variants.end(), 1160) == 1);
@@ -646,13 +693,15 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
 
   const Rules rules = load_rules("builtin:ocr-rules");
   // As Tesseract read SROIE receipt 091 (bench/ocr/README.md): "TOTAL 11.66" under 10.94 + 0.66.
-  auto r = extract_fields(page_of({"RESTORAN DE COFFEE", "Sub Total 10.94", "Total GST 0.66", "TOTAL 11.66"}), rules,
-                          kFieldNames);
+  auto r = extract_fields(
+      page_of({"RESTORAN DE COFFEE", "Sub Total 10.94", "Total GST 0.66", "TOTAL 11.66"}), rules,
+      kFieldNames);
   CHECK(r.fields.at("TOTAL") == "11.60");
   CHECK(r.checks["total_repaired"] == true);
-  // 446.jpg: total, cash and change all read with a 6 for a 0; cash - change agrees with one repair.
-  r = extract_fields(page_of({"MR. D.I.Y. (KUCHAI) SDN BHD", "Total Incl. GST 6% RM 119.76", "CASH RM 120.06",
-                              "CHANGE RM 0.36"}),
+  // 446.jpg: total, cash and change all read with a 6 for a 0; cash - change agrees with one
+  // repair.
+  r = extract_fields(page_of({"MR. D.I.Y. (KUCHAI) SDN BHD", "Total Incl. GST 6% RM 119.76",
+                              "CASH RM 120.06", "CHANGE RM 0.36"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "RM 119.70");
   // Nothing to agree with: the total stays as read.
@@ -660,8 +709,9 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
   CHECK(r.fields.at("TOTAL") == "11.66");
   CHECK_FALSE(r.checks.contains("total_repaired"));
   // A sum more than one misread away (11.54 + 0.66 = 12.20) repairs nothing.
-  r = extract_fields(page_of({"RESTORAN DE COFFEE", "Sub Total 11.54", "Total GST 0.66", "TOTAL 11.66"}), rules,
-                     kFieldNames);
+  r = extract_fields(
+      page_of({"RESTORAN DE COFFEE", "Sub Total 11.54", "Total GST 0.66", "TOTAL 11.66"}), rules,
+      kFieldNames);
   CHECK(r.fields.at("TOTAL") == "11.66");
   // A PDF's text layer is exact: no misread to undo.
   Page exact = page_of({"RESTORAN DE COFFEE", "Sub Total 10.94", "Total GST 0.66", "TOTAL 11.66"});
@@ -674,52 +724,64 @@ TEST_CASE("OCR totals: a misread digit undone when one repair makes the printed 
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "17.70");
   // ... but the rounding's own amount there is not.
-  r = extract_fields(page_of({"AEON CO. (M) BHD", "Total Sales Incl GST 17.76", "Rounding Adj -0.06"}), rules,
-                     kFieldNames);
+  r = extract_fields(
+      page_of({"AEON CO. (M) BHD", "Total Sales Incl GST 17.76", "Rounding Adj -0.06"}), rules,
+      kFieldNames);
   CHECK(r.fields.at("TOTAL") == "17.76");
   // 630.jpg: paid by credit, no change: what was charged agrees with the rounded total.
-  r = extract_fields(page_of({"99 SPEED MART S/B", "Total Sales (Inclusive GST) RM 45.34", "Rounding Adjustment RM 0.01",
-                              "Rounding RM 45.35", "CREDIT RM 45.35"}),
-                     rules, kFieldNames);
+  r = extract_fields(
+      page_of({"99 SPEED MART S/B", "Total Sales (Inclusive GST) RM 45.34",
+               "Rounding Adjustment RM 0.01", "Rounding RM 45.35", "CREDIT RM 45.35"}),
+      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "RM 45.35");
-  // 596.jpg: no total label readable, a card payment with no change: the card was charged the total.
-  r = extract_fields(page_of({"POPULAR BOOK CO. (M) SDN BHD", "Totd/shfes|Inclusive GST @6.00%: aa 80", "Master Card 63.80"}),
+  // 596.jpg: no total label readable, a card payment with no change: the card was charged the
+  // total.
+  r = extract_fields(page_of({"POPULAR BOOK CO. (M) SDN BHD",
+                              "Totd/shfes|Inclusive GST @6.00%: aa 80", "Master Card 63.80"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "63.80");
   CHECK(r.checks["total_from_card"] == true);
   // 093.jpg: a second, larger subtotal below the first ("NET TOTAL", after a service charge and
   // tax) is proposed as the bill's total (a weak label, its cents unprinted: the trained finder
   // takes the subtotal over it here); no second one leaves the subtotal as the subtotal.
-  r = extract_fields(page_of({"THREE STOOGES", "1 SUB TOTAL 169.00", "SERVICE CHARGE 10% 16.90", "NET TOTAL 174.9",
-                              "CHANGE 25.10"}),
+  r = extract_fields(page_of({"THREE STOOGES", "1 SUB TOTAL 169.00", "SERVICE CHARGE 10% 16.90",
+                              "NET TOTAL 174.9", "CHANGE 25.10"}),
                      rules, kFieldNames);
   CHECK(proposed(r, "174.90", "label_weak"));
   CHECK(r.fields.at("SUBTOTAL") == "169.00");
-  r = extract_fields(page_of({"THREE STOOGES", "NET TOTAL 174.90", "SUB TOTAL 169.00"}), rules, kFieldNames);
+  r = extract_fields(page_of({"THREE STOOGES", "NET TOTAL 174.90", "SUB TOTAL 169.00"}), rules,
+                     kFieldNames);
   CHECK(r.fields.at("SUBTOTAL") == "174.90");
   // 204.jpg: the total's label ends its line, its amount alone on the line below and set to the
   // right (under nothing of the label's); the GST summary's "Total 0% supplies" above is not it.
   const auto total_of = [&](const std::vector<std::string>& lines) {
     return extract_fields(page_of(lines), rules, kFieldNames).fields.at("TOTAL");
   };
-  CHECK(total_of({"GARDENIA BAKERIES (KL) SDN BHD", "Total 0% supplies: 15.57", "Total Payable:", "                    23.20"}) ==
-        "23.20");
+  CHECK(total_of({"GARDENIA BAKERIES (KL) SDN BHD", "Total 0% supplies: 15.57",
+                  "Total Payable:", "                    23.20"}) == "23.20");
   // A line below that holds more than an amount is another line's ("Cash 50.00"), not the value.
-  CHECK(total_of({"GARDENIA BAKERIES (KL) SDN BHD", "Total Payable:", "                    Cash 50.00"}) != "50.00");
+  CHECK(total_of({"GARDENIA BAKERIES (KL) SDN BHD",
+                  "Total Payable:", "                    Cash 50.00"}) != "50.00");
   // Cash with no change read is not the total: change is often handed back unprinted or unread.
-  r = extract_fields(page_of({"POPULAR BOOK CO. (M) SDN BHD", "Totd/shfes|Inclusive GST @6.00%: aa 80", "Cash 100.00"}),
+  r = extract_fields(page_of({"POPULAR BOOK CO. (M) SDN BHD",
+                              "Totd/shfes|Inclusive GST @6.00%: aa 80", "Cash 100.00"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "N/A");
 }
 
-TEST_CASE("OCR totals: a tax row's net + tax, a total printed without its point, a label read from its last words") {
+TEST_CASE(
+    "OCR totals: a tax row's net + tax, a total printed without its point, a label read from its "
+    "last words") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  const auto read = [&](const std::vector<std::string>& lines) { return extract_fields(page_of(lines), rules, kFieldNames); };
+  const auto read = [&](const std::vector<std::string>& lines) {
+    return extract_fields(page_of(lines), rules, kFieldNames);
+  };
   // The 200's 553: a tax row (net 16.98, 6 % tax 1.02) vouches for the total 18.00 as subtotal +
   // tax would; a tax that is no whole percentage of the net (1.50 is 8.8 %), or over a quarter of
   // it (4.15 is 30 % of 13.85, within a cent), is no tax row.
   const auto vouched = [&](const std::string& row) {
-    return read({"BOOK TA .K SDN BHD", "Total Sales Inclusive GST : 18.00", "Tax Code % Taxable Amount GST", row})
+    return read({"BOOK TA .K SDN BHD", "Total Sales Inclusive GST : 18.00",
+                 "Tax Code % Taxable Amount GST", row})
         .evidence.at("TOTAL")
         .sums_agree;
   };
@@ -729,7 +791,8 @@ TEST_CASE("OCR totals: a tax row's net + tax, a total printed without its point,
   // Under a rounding line the row is the bill before rounding (the 427's 023): it vouches for
   // the rounded total, not for itself.
   const auto rounded_vouched = [&](const std::string& total) {
-    return read({"MR. D.I.Y. (M) SDN BHD", "SR 6.00 26.00 1.56", "ROUNDING : -0.01", "TOTAL " + total})
+    return read({"MR. D.I.Y. (M) SDN BHD", "SR 6.00 26.00 1.56", "ROUNDING : -0.01",
+                 "TOTAL " + total})
         .evidence.at("TOTAL")
         .sums_agree;
   };
@@ -737,29 +800,33 @@ TEST_CASE("OCR totals: a tax row's net + tax, a total printed without its point,
   CHECK_FALSE(rounded_vouched("27.56"));
   // The 200's 442: no total label readable; cash - change (38.80 read for 7,838.80 would not do,
   // 7,840.00 - 1.20 does) is what the tax row sums to, and beats the row's net under "Total(RM)".
-  CHECK(read({"HON HWA HARDWARE TRADING", "GST% Amt(RM) GST(RM) Total(RM)", "SR 6 7,395.09 443.71 7,838.80",
-              "CASH (MYR) 7,840.00", "Change 1.20"})
+  CHECK(read({"HON HWA HARDWARE TRADING", "GST% Amt(RM) GST(RM) Total(RM)",
+              "SR 6 7,395.09 443.71 7,838.80", "CASH (MYR) 7,840.00", "Change 1.20"})
             .fields.at("TOTAL") == "7,838.80");
   // The 200's 514: the total's digits read without their point, the page printing the amount with
   // it in its tax summary; without that, the digits are no amount.
-  CHECK(read({"PERNIAGAAN ZHENG HUI", "Total Sales Inclusive GST @0.00%: 3045", "Sh 0.00 30.45 0.00"})
-            .fields.at("TOTAL") == "30.45");
-  CHECK(read({"PERNIAGAAN ZHENG HUI", "Total Sales Inclusive GST @0.00%: 3045", "Sh 0.00 31.45 0.00"})
-            .fields.at("TOTAL") != "30.45");
+  CHECK(
+      read({"PERNIAGAAN ZHENG HUI", "Total Sales Inclusive GST @0.00%: 3045", "Sh 0.00 30.45 0.00"})
+          .fields.at("TOTAL") == "30.45");
+  CHECK(
+      read({"PERNIAGAAN ZHENG HUI", "Total Sales Inclusive GST @0.00%: 3045", "Sh 0.00 31.45 0.00"})
+          .fields.at("TOTAL") != "30.45");
   // The 200's 647: "Total" misread past one edit ("Tose!"); "inclusive GST", a weak label, names
   // a candidate still, below the rounding line, beside a subtotal read as a plain total ("SubT
   // otal"), which the trained finder takes on this page of four lines.
-  CHECK(proposed(read({"SYARIKAT PERNIAGAAN GIN KEE", "SubT otal: 284.00", "Rounding Adj : 0.00", "Tose! inclusive GST: 217.00"}),
+  CHECK(proposed(read({"SYARIKAT PERNIAGAAN GIN KEE", "SubT otal: 284.00", "Rounding Adj : 0.00",
+                       "Tose! inclusive GST: 217.00"}),
                  "217.00", "label_weak"));
   // A GST summary's "Total 0% supplies" with its 0 misread is no total either (beside "Total
   // Payable" read past one edit, the 200's 080).
-  CHECK(read({"GARDENIA BAKERIES (KL) SDN BHD", "Total @% supplies: 9.62", "Total Payate: 5.90"}).fields.at("TOTAL") ==
-        "5.90");
+  CHECK(read({"GARDENIA BAKERIES (KL) SDN BHD", "Total @% supplies: 9.62", "Total Payate: 5.90"})
+            .fields.at("TOTAL") == "5.90");
   // The invoices' de-awv: "Endbetrag" heads a column of a row per tax rate over their sum, which
-  // is the total; where no row sums those above it, the first row under the label is read, as before.
+  // is the total; where no row sums those above it, the first row under the label is read, as
+  // before.
   const auto column = [&](const std::string& last) {
-    return read({"MUSTERLIEFERANT GMBH", "Nettobetrag MwSt-Betrag MwSt-% Endbetrag", "321,40 61,07 19,0 382,47",
-                 "127,59 8,93 7,0 136,52", "448,99 70,00 EUR " + last})
+    return read({"MUSTERLIEFERANT GMBH", "Nettobetrag MwSt-Betrag MwSt-% Endbetrag",
+                 "321,40 61,07 19,0 382,47", "127,59 8,93 7,0 136,52", "448,99 70,00 EUR " + last})
         .fields.at("TOTAL");
   };
   CHECK(column("518,99") == "€518.99");
@@ -777,14 +844,16 @@ TEST_CASE("OCR totals: the rounding line's sum repairs a misread total and vouch
   CHECK(r.checks["total_repaired"] == true);
   CHECK(r.confidence.at("TOTAL") == 100);  // vouched for by the subtotal
   // 440.jpg's evened reading: subtotal 14.00, rounding 0.00, total read 14.06.
-  r = extract_fields(page_of({"SANYO STATIONERY", "SUB-TOTAL (GST) 14.00", "ROUNDING 0.00", "TOTAL 14.06"}), rules,
-                     kFieldNames);
+  r = extract_fields(
+      page_of({"SANYO STATIONERY", "SUB-TOTAL (GST) 14.00", "ROUNDING 0.00", "TOTAL 14.06"}), rules,
+      kFieldNames);
   CHECK(r.fields.at("TOTAL") == "14.00");
   // The rounding's amount read, with or without its minus sign: subtotal + tax ± rounding.
   for (const char* rounding : {"Rounding Adj -0.02", "Rounding Adj 0.02"}) {
     CAPTURE(rounding);
-    r = extract_fields(page_of({"AEON CO. (M) BHD", "Sub-total 83.93", "GST 5.04", rounding, "TOTAL 88.95"}), rules,
-                       kFieldNames);
+    r = extract_fields(
+        page_of({"AEON CO. (M) BHD", "Sub-total 83.93", "GST 5.04", rounding, "TOTAL 88.95"}),
+        rules, kFieldNames);
     CHECK(r.fields.at("TOTAL") == "88.95");
     CHECK_FALSE(r.checks.contains("total_repaired"));  // it agrees as read
     CHECK(r.confidence.at("TOTAL") == 100);
@@ -793,15 +862,18 @@ TEST_CASE("OCR totals: the rounding line's sum repairs a misread total and vouch
   // 85.00); with no rounding line, no rounded sum: the total stays as read, its confidence the
   // words'.
   for (const auto& [lines, total] :
-       {std::pair{std::vector<std::string>{"AEON CO. (M) BHD", "Sub-total 80.00", "Rounding Adj 5.00", "TOTAL 85.00"},
+       {std::pair{std::vector<std::string>{"AEON CO. (M) BHD", "Sub-total 80.00",
+                                           "Rounding Adj 5.00", "TOTAL 85.00"},
                   "85.00"},
-        std::pair{std::vector<std::string>{"AEON CO. (M) BHD", "Sub-total 88.97", "TOTAL 83.95"}, "83.95"}}) {
+        std::pair{std::vector<std::string>{"AEON CO. (M) BHD", "Sub-total 88.97", "TOTAL 83.95"},
+                  "83.95"}}) {
     r = extract_fields(page_of(lines), rules, kFieldNames);
     CHECK(r.fields.at("TOTAL") == total);
     CHECK(r.confidence.at("TOTAL") < 100);
   }
   // A total taken from the subtotal itself agrees with its own rounding: not vouched.
-  r = extract_fields(page_of({"SANYO STATIONERY", "SUB-TOTAL (GST) 14.06", "ROUNDING 0.00"}), rules, kFieldNames);
+  r = extract_fields(page_of({"SANYO STATIONERY", "SUB-TOTAL (GST) 14.06", "ROUNDING 0.00"}), rules,
+                     kFieldNames);
   CHECK(r.fields.at("TOTAL") == "14.06");
   CHECK(r.checks["total_from_subtotal"] == true);
   CHECK(r.confidence.at("TOTAL") < 100);
@@ -810,31 +882,36 @@ TEST_CASE("OCR totals: the rounding line's sum repairs a misread total and vouch
 TEST_CASE("OCR totals around a rounding line and a payment: what each line can and cannot be") {
   const Rules rules = load_rules("builtin:ocr-rules");
   // The rounding's own amount is never the total, even with nothing else read.
-  auto r = extract_fields(page_of({"ASIA MART", "Total Sales (Excluding GST)", "Rounding ; 0.02", "CASH :"}), rules,
-                          kFieldNames);
+  auto r = extract_fields(
+      page_of({"ASIA MART", "Total Sales (Excluding GST)", "Rounding ; 0.02", "CASH :"}), rules,
+      kFieldNames);
   CHECK(r.fields.at("TOTAL") == "N/A");
-  // ... but a rounding line's larger amount is the rounded total (99 Speed Mart's "Rounding RM 45.35").
-  r = extract_fields(page_of({"99 SPEED MART S/B", "Rounding Adjustment RM 0.01", "Rounding RM 45.35"}), rules,
-                     kFieldNames);
+  // ... but a rounding line's larger amount is the rounded total (99 Speed Mart's "Rounding
+  // RM 45.35").
+  r = extract_fields(
+      page_of({"99 SPEED MART S/B", "Rounding Adjustment RM 0.01", "Rounding RM 45.35"}), rules,
+      kFieldNames);
   CHECK(r.fields.at("TOTAL") == "RM 45.35");
   // A subtotal's label below the rounding line gives the bill's total: nothing is rounded before
   // tax ("NET TOTAL" on a Malaysian receipt; a net total above the rounding stays the subtotal).
-  r = extract_fields(page_of({"B & BEST RESTAURANT", "1 FISHBALL NOODLE 7.00", "GST 6%", "ROUNDING ADJ -0.02",
-                              "NET TOTAL 7.40", "CHANGE 0,00"}),
+  r = extract_fields(page_of({"B & BEST RESTAURANT", "1 FISHBALL NOODLE 7.00", "GST 6%",
+                              "ROUNDING ADJ -0.02", "NET TOTAL 7.40", "CHANGE 0,00"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "7.40");
   CHECK(r.fields.at("SUBTOTAL") == "N/A");
-  r = extract_fields(page_of({"ACME PTY LTD", "NET TOTAL 100.00", "GST 10.00", "TOTAL 110.00"}), rules, kFieldNames);
+  r = extract_fields(page_of({"ACME PTY LTD", "NET TOTAL 100.00", "GST 10.00", "TOTAL 110.00"}),
+                     rules, kFieldNames);
   CHECK(r.fields.at("SUBTOTAL") == "100.00");
   CHECK(r.fields.at("TOTAL") == "110.00");
   // A subtotal's amount that was paid (cash 21.20, change 0.00) is the total over an items' sum.
-  r = extract_fields(page_of({"C W KHOO HARDWARE SDN BHD", "5 Item(s) Total(MYR): 20.00", "Net Total(MYR): 21.20",
-                              "Cash : 21.20", "Change : 0.00"}),
+  r = extract_fields(page_of({"C W KHOO HARDWARE SDN BHD", "5 Item(s) Total(MYR): 20.00",
+                              "Net Total(MYR): 21.20", "Cash : 21.20", "Change : 0.00"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("TOTAL") == "21.20");
   // Labels: "Amount To Be Paid" and "Amt Due" are totals, "TAX TOTAL" is not.
   const std::vector<std::pair<std::vector<std::string>, std::string>> labelled{
-      {{"KEDAI ABC", "Total Sales Inclusive GST: 25.44", "Rounding Adjustment: 0.01", "Amount To Be Paid : 25.45"},
+      {{"KEDAI ABC", "Total Sales Inclusive GST: 25.44", "Rounding Adjustment: 0.01",
+        "Amount To Be Paid : 25.45"},
        "25.45"},
       {{"KEDAI ABC", "Amt Due 129.30"}, "129.30"},
       {{"SLF CASH & CARRY", "TAX TOTAL: 2.72"}, "N/A"}};
@@ -851,45 +928,46 @@ TEST_CASE("OCR totals around a rounding line and a payment: what each line can a
 
 TEST_CASE("OCR seller: a legal name that names its country is a name, an address line is not") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  auto r = extract_fields(page_of({"AMANO MALAYSIA SDN BHD (682288-V)", "12 JALAN PENGACARA U1/48",
-                                   "TEMASYA INDUSTRIAL PARK", "40150 SHAH ALAM SELANGOR", "TAX INVOICE"}),
-                          rules, kFieldNames);
+  auto r = extract_fields(
+      page_of({"AMANO MALAYSIA SDN BHD (682288-V)", "12 JALAN PENGACARA U1/48",
+               "TEMASYA INDUSTRIAL PARK", "40150 SHAH ALAM SELANGOR", "TAX INVOICE"}),
+      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER").rfind("AMANO MALAYSIA SDN BHD", 0) == 0);
   // Without a legal form, a line naming a state is still an address, never the seller.
-  r = extract_fields(page_of({"KEDAI RUNCIT ZBH", "SHAH ALAM SELANGOR", "TAX INVOICE"}), rules, kFieldNames);
+  r = extract_fields(page_of({"KEDAI RUNCIT ZBH", "SHAH ALAM SELANGOR", "TAX INVOICE"}), rules,
+                     kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "KEDAI RUNCIT ZBH");
 }
 
-TEST_CASE("OCR rules on invoices in other languages: sender line, labels in German, French, Czech, US dates") {
+TEST_CASE(
+    "OCR rules on invoices in other languages: sender line, labels in German, French, Czech, US "
+    "dates") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  auto e = extract_fields(page_of({"Kraxi GmbH · Flugzeugallee 17 · 12345 Papierfeld · Deutschland",
-                                   "Papierflieger-Vertriebs-GmbH",
-                                   "Rabattstr. 25",
-                                   "",
-                                   "Rechnung",
-                                   "Rechnungsnummer: 2014-03   Liefer- und Rechnungsdatum: 11. Juli 2014",
-                                   "",
-                                   "Pos. Artikelbeschreibung Menge Preis Betrag",
-                                   "1 Superdrachen 2 20,00 40,00",
-                                   "",
-                                   "Rechnungssumme netto 845,00",
-                                   "zuzüglich 19% MwSt. 160,55",
-                                   "Rechnungssumme brutto 1.005,55 EUR"}),
-                          rules, kFieldNames);
+  auto e = extract_fields(
+      page_of({"Kraxi GmbH · Flugzeugallee 17 · 12345 Papierfeld · Deutschland",
+               "Papierflieger-Vertriebs-GmbH", "Rabattstr. 25", "", "Rechnung",
+               "Rechnungsnummer: 2014-03   Liefer- und Rechnungsdatum: 11. Juli 2014", "",
+               "Pos. Artikelbeschreibung Menge Preis Betrag", "1 Superdrachen 2 20,00 40,00", "",
+               "Rechnungssumme netto 845,00", "zuzüglich 19% MwSt. 160,55",
+               "Rechnungssumme brutto 1.005,55 EUR"}),
+      rules, kFieldNames);
   CHECK(e.fields.at("SUPPLIER") == "Kraxi GmbH");
   CHECK(e.fields.at("DOCUMENT_TYPE") == "TAX INVOICE");
   CHECK(e.fields.at("INVOICE_DATE") == "11/07/2014");
-  CHECK(e.fields.at("TOTAL") == "€1,005.55");  // not the net sum; the page's currency for bare amounts
+  CHECK(e.fields.at("TOTAL") ==
+        "€1,005.55");  // not the net sum; the page's currency for bare amounts
   CHECK(e.fields.at("SUBTOTAL") == "€845.00");
 
-  e = extract_fields(page_of({"FACTURE N° F20180027", "Date : 31/12/2018", "", "TOTAL HT 100,00 EUR", "TOTAL TVA 10,00 EUR",
-                              "TOTAL TTC 110,00 EUR"}),
-                     rules, kFieldNames);
+  e = extract_fields(
+      page_of({"FACTURE N° F20180027", "Date : 31/12/2018", "", "TOTAL HT 100,00 EUR",
+               "TOTAL TVA 10,00 EUR", "TOTAL TTC 110,00 EUR"}),
+      rules, kFieldNames);
   CHECK(e.fields.at("TOTAL") == "€110.00");
   CHECK(e.fields.at("SUBTOTAL") == "€100.00");
   CHECK(e.checks["sum"] == true);
 
-  e = extract_fields(page_of({"Faktura 20150009", "DODAVATEL          ODBĚRATEL", "Jiná firma s.r.o.          Apple Czech s.r.o.",
+  e = extract_fields(page_of({"Faktura 20150009", "DODAVATEL          ODBĚRATEL",
+                              "Jiná firma s.r.o.          Apple Czech s.r.o.",
                               "Datum vystavení 10. 02. 2015", "Celkem k úhradě 1 210,00 Kč"}),
                      rules, kFieldNames);
   CHECK(e.fields.at("SUPPLIER") == "Jiná firma s.r.o.");  // under its label, left of the buyer's
@@ -897,14 +975,18 @@ TEST_CASE("OCR rules on invoices in other languages: sender line, labels in Germ
   CHECK(e.fields.at("INVOICE_DATE") == "10/02/2015");
 
   // US order, decided by the page: 11/15/2019 can only be month first, so 11/03/2019 is 3 November.
-  const Page us = page_of({"CONTOSO LTD.", "INVOICE DATE: 11/03/2019", "DUE DATE: 11/15/2019", "TOTAL $110.00"});
+  const Page us = page_of(
+      {"CONTOSO LTD.", "INVOICE DATE: 11/03/2019", "DUE DATE: 11/15/2019", "TOTAL $110.00"});
   CHECK(extract_fields(us, rules, kFieldNames).fields.at("INVOICE_DATE") == "03/11/2019");
-  CHECK(extract_fields(us, rules, kFieldNames, DateOrderRule::Dmy).fields.at("INVOICE_DATE") == "11/03/2019");
+  CHECK(extract_fields(us, rules, kFieldNames, DateOrderRule::Dmy).fields.at("INVOICE_DATE") ==
+        "11/03/2019");
 }
 
 TEST_CASE("OCR rules file: errors name the file and the problem") {
   TempDir dir;
-  write_text(dir / "bad.yaml", "document_types: [{type: RECEIPT, words: [receipt]}]\nfields:\n  GST: {kind: money, labels: [gst]}\n");
+  write_text(dir / "bad.yaml",
+             "document_types: [{type: RECEIPT, words: [receipt]}]\nfields:\n  GST: {kind: money, "
+             "labels: [gst]}\n");
   try {
     load_rules((dir / "bad.yaml").string());
     FAIL("no error");
@@ -915,7 +997,8 @@ TEST_CASE("OCR rules file: errors name the file and the problem") {
   CHECK_THROWS_AS(load_rules("builtin:nope"), docsift::ConfigError);
 }
 
-TEST_CASE("OCR engine on the samples with no model: eval reaches 0.85, the records say which engine") {
+TEST_CASE(
+    "OCR engine on the samples with no model: eval reaches 0.85, the records say which engine") {
   TempDir out;
   const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
                              shell_quote(out.path().string()) + " --quiet");
@@ -928,13 +1011,16 @@ TEST_CASE("OCR engine on the samples with no model: eval reaches 0.85, the recor
     CHECK(rec["engine"]["mean_confidence"].get<double>() > 50);
   }
   CHECK(docsift::testing::read_summary(out.path() / "summary.json")["engine"] == "ocr");
-  const auto eval = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) + " " +
-                                shell_quote((kSource / "samples/ground_truth.csv").string()) + " --min-accuracy 0.85");
+  const auto eval = run_docsift("eval " + shell_quote((out.path() / "predictions.csv").string()) +
+                                " " + shell_quote((kSource / "samples/ground_truth.csv").string()) +
+                                " --min-accuracy 0.85");
   MESSAGE(eval.out);
   CHECK_MESSAGE(eval.exit_code == 0, eval.err);
 }
 
-TEST_CASE("OCR engine on pages with nothing to read: blank, noise, upside down, recorded with a reason, never a crash") {
+TEST_CASE(
+    "OCR engine on pages with nothing to read: blank, noise, upside down, recorded with a reason, "
+    "never a crash") {
   TempDir dir;
   fs::create_directories(dir / "in");
   write_bmp(dir / "in/blank.bmp", cv::Mat(1100, 850, CV_8UC3, cv::Scalar::all(255)));
@@ -967,17 +1053,23 @@ TEST_CASE("OCR engine on pages with nothing to read: blank, noise, upside down, 
   CHECK(turned["fields"]["DOCUMENT_TYPE"] == "TAX INVOICE");
 }
 
-TEST_CASE("OCR engine on faint print in a shadow: a page read without its total is read again, evened out, with the model asked for") {
+TEST_CASE(
+    "OCR engine on faint print in a shadow: a page read without its total is read again, evened "
+    "out, with the model asked for") {
   // The first reading's language data, found as Tesseract finds it (ocr/reader.cpp): the folder in
   // TESSDATA_PREFIX (the GPU kit's, bench/gpu/kit.sh), else Debian's tesseract-ocr-eng. The case
   // names it in ocr.evened_model below.
   const char* prefix = std::getenv("TESSDATA_PREFIX");
-  const fs::path tessdata =
-      prefix != nullptr && *prefix != '\0' ? fs::path(prefix) : fs::path("/usr/share/tesseract-ocr/5/tessdata");
-  // Debian's data is what scripts/setup.sh installs: without TESSDATA_PREFIX its absence is a broken
-  // setup, a failure; a TESSDATA_PREFIX without English data (another kit) is a case that cannot run.
-  if (prefix == nullptr || *prefix == '\0') REQUIRE_MESSAGE(fs::exists(tessdata / "eng.traineddata"), tessdata.string());
-  if (!fs::exists(tessdata / "eng.traineddata")) DOCSIFT_SKIP("no eng.traineddata in TESSDATA_PREFIX " << tessdata.string());
+  const fs::path tessdata = prefix != nullptr && *prefix != '\0'
+                                ? fs::path(prefix)
+                                : fs::path("/usr/share/tesseract-ocr/5/tessdata");
+  // Debian's data is what scripts/setup.sh installs: without TESSDATA_PREFIX its absence is a
+  // broken setup, a failure; a TESSDATA_PREFIX without English data (another kit) is a case that
+  // cannot run.
+  if (prefix == nullptr || *prefix == '\0')
+    REQUIRE_MESSAGE(fs::exists(tessdata / "eng.traineddata"), tessdata.string());
+  if (!fs::exists(tessdata / "eng.traineddata"))
+    DOCSIFT_SKIP("no eng.traineddata in TESSDATA_PREFIX " << tessdata.string());
   TempDir dir;
   fs::create_directories(dir / "in");
   // A sample with its ink at 15% of its darkness, under a shadow that darkens the paper to 40%
@@ -986,15 +1078,17 @@ TEST_CASE("OCR engine on faint print in a shadow: a page read without its total 
   for (int y = 0; y < faint.rows; ++y) {
     auto* row = faint.ptr<std::uint8_t>(y);
     for (int x = 0; x < faint.cols * 3; ++x) {
-      const float light = 1.0f - 0.6f * static_cast<float>(x / 3) / static_cast<float>(faint.cols - 1);
+      const float light =
+          1.0f - 0.6f * static_cast<float>(x / 3) / static_cast<float>(faint.cols - 1);
       const float v = (255.0f - (255.0f - row[x]) * 0.15f) * light;
       row[x] = static_cast<std::uint8_t>(std::clamp(std::nearbyint(v), 0.0f, 255.0f));
     }
   }
   write_bmp(dir / "in/faint.bmp", faint);
   const auto run = [&](const std::string& out, const std::string& extra) {
-    const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
-                               shell_quote((dir / out).string()) + " --quiet" + extra);
+    const auto r =
+        run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                    shell_quote((dir / out).string()) + " --quiet" + extra);
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     const auto records = journal_lines(dir / out / "results.jsonl");
     REQUIRE(records.size() == 1);
@@ -1012,34 +1106,39 @@ TEST_CASE("OCR engine on faint print in a shadow: a page read without its total 
   CHECK(second["mean_confidence"].get<double>() > twice["engine"]["mean_confidence"].get<double>());
   const auto filled = second["filled"].get<std::vector<std::string>>();
   CHECK(std::count(filled.begin(), filled.end(), "TOTAL") == 1);
-  // The second reading's language data: a folder named in ocr.evened_model (here the first reading's
-  // own model, linked in), none, or a folder without it: one line naming the key and the file.
+  // The second reading's language data: a folder named in ocr.evened_model (here the first
+  // reading's own model, linked in), none, or a folder without it: one line naming the key and the
+  // file.
   fs::create_directories(dir / "data");
   fs::create_symlink(fs::absolute(tessdata / "eng.traineddata"), dir / "data/eng.traineddata");
-  const auto named = run("named", " --set ocr.evened_model=" + shell_quote((dir / "data").string()));
+  const auto named =
+      run("named", " --set ocr.evened_model=" + shell_quote((dir / "data").string()));
   CHECK(named["engine"]["second_reading"]["model"] == (dir / "data").string());
   CHECK(named["fields"]["TOTAL"] == "$2,480.62");
   CHECK(named["fields"]["INVOICE_DATE"] == "03/04/2025");
   const auto same = run("same", " --set ocr.evened_model=none");
   CHECK(same["engine"]["second_reading"]["model"] == "same");
   CHECK(same["fields"]["TOTAL"] == "$2,480.62");
-  const auto bad = run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
-                               shell_quote((dir / "bad").string()) + " --quiet --set ocr.evened_model=" +
-                               shell_quote((dir / "in").string()));
+  const auto bad =
+      run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --out " +
+                  shell_quote((dir / "bad").string()) +
+                  " --quiet --set ocr.evened_model=" + shell_quote((dir / "in").string()));
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("ocr.evened_model") != std::string::npos);
   CHECK(bad.err.find("no eng.traineddata") != std::string::npos);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
 
-TEST_CASE("OCR evening out: ink still light after the paper is divided out is stretched to black, dark ink is not") {
+TEST_CASE(
+    "OCR evening out: ink still light after the paper is divided out is stretched to black, dark "
+    "ink is not") {
   // A stroke at 76 % of white on white (the 200's receipt 191: its darkest print at 194 of 254,
   // which neither reading of it found). 2 % of the pixels: the page's darkest 1 % is ink.
   cv::Mat faint(200, 300, CV_8U, cv::Scalar(254));
   cv::rectangle(faint, cv::Rect(50, 80, 200, 6), cv::Scalar(194), cv::FILLED);
   const cv::Mat evened = docsift::ocr::even_out(faint);
-  CHECK(evened.at<std::uint8_t>(83, 150) < 40);   // ink: black (169 without the stretch)
-  CHECK(evened.at<std::uint8_t>(20, 20) > 240);   // paper: white
+  CHECK(evened.at<std::uint8_t>(83, 150) < 40);  // ink: black (169 without the stretch)
+  CHECK(evened.at<std::uint8_t>(20, 20) > 240);  // paper: white
   // Ink darker than half of white keeps the division and the gamma alone: (100/255)^1.5 of white.
   cv::Mat dark = faint.clone();
   cv::rectangle(dark, cv::Rect(50, 80, 200, 6), cv::Scalar(100), cv::FILLED);
@@ -1047,7 +1146,9 @@ TEST_CASE("OCR evening out: ink still light after the paper is divided out is st
   CHECK(std::abs(docsift::ocr::even_out(dark).at<std::uint8_t>(83, 150) - expected) < 4.0);
 }
 
-TEST_CASE("OCR engine on a page of more than 20 megapixels (a 600 dpi scan): read at half size, the fields as at full size") {
+TEST_CASE(
+    "OCR engine on a page of more than 20 megapixels (a 600 dpi scan): read at half size, the "
+    "fields as at full size") {
   TempDir dir;
   fs::create_directories(dir / "in");
   // The sample (850 x 1100) enlarged 5 times: 23 megapixels, its text about 5 times Tesseract's
@@ -1067,9 +1168,11 @@ TEST_CASE("OCR engine on a page of more than 20 megapixels (a 600 dpi scan): rea
   CHECK(rec["fields"]["INVOICE_DATE"] == "03/04/2025");
 }
 
-TEST_CASE("OCR second reading: which pages are read again, and which reading each field is taken from") {
+TEST_CASE(
+    "OCR second reading: which pages are read again, and which reading each field is taken from") {
   // The rules' confidence per field: the mean of the words of the piece of line it was read from.
-  Page page = page_of({"KEDAI RUNCIT MAJU", "Date: 06/04/2018 10:12", "", "Cash 20.00", "TOTAL 12.30"});
+  Page page =
+      page_of({"KEDAI RUNCIT MAJU", "Date: 06/04/2018 10:12", "", "Cash 20.00", "TOTAL 12.30"});
   for (auto& line : page.lines)
     for (auto& word : line.words)
       if (word.text == "12.30") word.confidence = 20.0f;  // "TOTAL 12.30": (95 + 20) / 2
@@ -1079,39 +1182,53 @@ TEST_CASE("OCR second reading: which pages are read again, and which reading eac
   CHECK(e.confidence.at("INVOICE_DATE") == doctest::Approx(95.0));
   CHECK_FALSE(e.confidence.count("ABN"));  // not found
 
-  const auto result = [](std::map<std::string, std::string> fields, std::map<std::string, double> confidence) {
+  const auto result = [](std::map<std::string, std::string> fields,
+                         std::map<std::string, double> confidence) {
     Engine::Result r;
     r.fields = std::move(fields);
     r.confidence = std::move(confidence);
     return r;
   };
-  // Read again: a total or a date N/A, or read from words under kDoubtful; a statement only for its own keys.
+  // Read again: a total or a date N/A, or read from words under kDoubtful; a statement only for its
+  // own keys.
   CHECK_FALSE(wants_second_reading(result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}},
                                           {{"TOTAL", kDoubtful}, {"INVOICE_DATE", 90}})));
-  CHECK(wants_second_reading(result({{"TOTAL", "N/A"}, {"INVOICE_DATE", "28/12/2017"}}, {{"INVOICE_DATE", 90}})));
+  CHECK(wants_second_reading(
+      result({{"TOTAL", "N/A"}, {"INVOICE_DATE", "28/12/2017"}}, {{"INVOICE_DATE", 90}})));
   CHECK(wants_second_reading(result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}},
                                     {{"TOTAL", 90}, {"INVOICE_DATE", kDoubtful - 1}})));
-  CHECK_FALSE(wants_second_reading(result({{"DOCUMENT_TYPE", "BANK STATEMENT"}, {"TOTAL", "N/A"},
-                                           {"STATEMENT_PERIOD", "01/03/2025 - 31/03/2025"}, {"CLOSING_BALANCE", "$10.00"}},
+  CHECK_FALSE(wants_second_reading(result({{"DOCUMENT_TYPE", "BANK STATEMENT"},
+                                           {"TOTAL", "N/A"},
+                                           {"STATEMENT_PERIOD", "01/03/2025 - 31/03/2025"},
+                                           {"CLOSING_BALANCE", "$10.00"}},
                                           {{"STATEMENT_PERIOD", 90}, {"CLOSING_BALANCE", 90}})));
-  CHECK(wants_second_reading(result({{"DOCUMENT_TYPE", "BANK STATEMENT"}, {"STATEMENT_PERIOD", "N/A"}}, {})));
+  CHECK(wants_second_reading(
+      result({{"DOCUMENT_TYPE", "BANK STATEMENT"}, {"STATEMENT_PERIOD", "N/A"}}, {})));
   // The seller's name, doubted under kDoubtfulName, or N/A.
   const auto seller = [&](const std::string& name, double sure) {
-    return wants_second_reading(result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}, {"SUPPLIER", name}},
-                                       {{"TOTAL", 90}, {"INVOICE_DATE", 90}, {"SUPPLIER", sure}}));
+    return wants_second_reading(
+        result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}, {"SUPPLIER", name}},
+               {{"TOTAL", 90}, {"INVOICE_DATE", 90}, {"SUPPLIER", sure}}));
   };
   CHECK_FALSE(seller("SANYU STATIONERY SHOP", kDoubtfulName));
   CHECK(seller("SANYU STAT!", kDoubtfulName - 1));
-  CHECK(wants_second_reading(result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}, {"SUPPLIER", "N/A"}},
-                                    {{"TOTAL", 90}, {"INVOICE_DATE", 90}})));
+  CHECK(wants_second_reading(
+      result({{"TOTAL", "9.90"}, {"INVOICE_DATE", "28/12/2017"}, {"SUPPLIER", "N/A"}},
+             {{"TOTAL", 90}, {"INVOICE_DATE", 90}})));
 
   // Taken: what the first left N/A; what both read differently, from the more confident; the
   // first's value where the second is less sure, or read nothing, or read the same.
-  Engine::Result first = result({{"TOTAL", "83.95"}, {"INVOICE_DATE", "N/A"}, {"SUPPLIER", "SANYU STATIONERY"},
-                                 {"GST", "5.04"}, {"ABN", "N/A"}},
+  Engine::Result first = result({{"TOTAL", "83.95"},
+                                 {"INVOICE_DATE", "N/A"},
+                                 {"SUPPLIER", "SANYU STATIONERY"},
+                                 {"GST", "5.04"},
+                                 {"ABN", "N/A"}},
                                 {{"TOTAL", 30}, {"SUPPLIER", 90}, {"GST", 80}});
-  const Engine::Result second = result({{"TOTAL", "88.95"}, {"INVOICE_DATE", "15/03/2018"}, {"SUPPLIER", "SANYO STATIONERY"},
-                                        {"GST", "N/A"}, {"ABN", "N/A"}},
+  const Engine::Result second = result({{"TOTAL", "88.95"},
+                                        {"INVOICE_DATE", "15/03/2018"},
+                                        {"SUPPLIER", "SANYO STATIONERY"},
+                                        {"GST", "N/A"},
+                                        {"ABN", "N/A"}},
                                        {{"TOTAL", 70}, {"INVOICE_DATE", 60}, {"SUPPLIER", 85}});
   Engine::Result merged = first;
   const Taken taken = take_second_reading(merged, second, false);
@@ -1131,16 +1248,21 @@ TEST_CASE("OCR second reading: which pages are read again, and which reading eac
   CHECK(all.surer == std::vector<std::string>{"SUPPLIER", "TOTAL"});
 }
 
-TEST_CASE("OCR engine on PDFs: a born-digital page is read from its text layer with no OCR, a scanned one by OCR") {
+TEST_CASE(
+    "OCR engine on PDFs: a born-digital page is read from its text layer with no OCR, a scanned "
+    "one by OCR") {
   TempDir dir;
   fs::create_directories(dir / "in");
-  write_text_pdf(dir / "in/rechnung.pdf", {"Kraxi GmbH - Flugzeugallee 17 - 12345 Papierfeld", "Papierflieger-Vertriebs-GmbH",
-                                           "Rechnung", "Rechnungsnummer: 2014-03", "Rechnungsdatum: 11. Juli 2014",
-                                           "Superdrachen 2 20,00 40,00", "Rechnungssumme netto 845,00",
-                                           "zuzueglich 19% MwSt. 160,55", "Rechnungssumme brutto 1.005,55 EUR"});
-  fs::copy_file(kSource / "tests/fixtures/pages/one_page.pdf", dir / "in/scanned.pdf");  // an image in a PDF
-  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --out " + shell_quote((dir / "out").string()) +
-                             " --quiet");
+  write_text_pdf(
+      dir / "in/rechnung.pdf",
+      {"Kraxi GmbH - Flugzeugallee 17 - 12345 Papierfeld", "Papierflieger-Vertriebs-GmbH",
+       "Rechnung", "Rechnungsnummer: 2014-03", "Rechnungsdatum: 11. Juli 2014",
+       "Superdrachen 2 20,00 40,00", "Rechnungssumme netto 845,00", "zuzueglich 19% MwSt. 160,55",
+       "Rechnungssumme brutto 1.005,55 EUR"});
+  fs::copy_file(kSource / "tests/fixtures/pages/one_page.pdf",
+                dir / "in/scanned.pdf");  // an image in a PDF
+  const auto r = run_docsift("run " + shell_quote((dir / "in").string()) + " --out " +
+                             shell_quote((dir / "out").string()) + " --quiet");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.err.find("Error in") == std::string::npos);  // no Leptonica or Poppler chatter
   std::map<std::string, nlohmann::json> by_file;
@@ -1160,20 +1282,24 @@ TEST_CASE("OCR engine on PDFs: a born-digital page is read from its text layer w
   CHECK(scanned["fields"]["TOTAL"] == truth.at("synthetic_invoice_005.png").at("TOTAL"));
 
   // ocr.pdf_text: false renders and reads the born-digital page too.
-  const auto again = run_docsift("run " + shell_quote((dir / "in").string()) + " --out " +
-                                 shell_quote((dir / "out2").string()) + " --quiet --set ocr.pdf_text=false");
+  const auto again =
+      run_docsift("run " + shell_quote((dir / "in").string()) + " --out " +
+                  shell_quote((dir / "out2").string()) + " --quiet --set ocr.pdf_text=false");
   REQUIRE_MESSAGE(again.exit_code == 0, again.err);
   for (auto& rec : journal_lines(dir / "out2/results.jsonl")) CHECK(rec["text_source"] == "ocr");
 
   // A text layer that is not text (too few words, glyph ids) is not trusted.
   CHECK_FALSE(docsift::ocr::usable_text_layer({{"Total", {}, 100}, {"12.00", {}, 100}}));
-  std::vector<Word> glyphs(20, Word{"\xee\x80\x81\xee\x80\x82\xee\x80\x83", {}, 100});  // private-use code points
+  std::vector<Word> glyphs(
+      20, Word{"\xee\x80\x81\xee\x80\x82\xee\x80\x83", {}, 100});  // private-use code points
   CHECK_FALSE(docsift::ocr::usable_text_layer(glyphs));
   std::vector<Word> words(6, Word{"Invoice", {}, 100});
   CHECK(docsift::ocr::usable_text_layer(words));
 }
 
-TEST_CASE("Decoder messages never reach stderr: a truncated JPEG and PNG are read or failed, with the decoder's words in the record") {
+TEST_CASE(
+    "Decoder messages never reach stderr: a truncated JPEG and PNG are read or failed, with the "
+    "decoder's words in the record") {
   TempDir dir;
   fs::create_directories(dir / "in");
   const std::string jpeg = file_bytes(kSource / "tests/fixtures/images/exif_rotated.jpg");
@@ -1199,13 +1325,15 @@ TEST_CASE("Decoder messages never reach stderr: a truncated JPEG and PNG are rea
   for (auto& rec : journal_lines(dir / "out/results.jsonl")) by_file[rec["file"]] = rec;
   REQUIRE(by_file.size() == 2);
   CHECK(by_file["cut.png"]["status"] == "failed");
-  CHECK(by_file["cut.png"]["error"].get<std::string>().find("the decoder said: libpng error") != std::string::npos);
+  CHECK(by_file["cut.png"]["error"].get<std::string>().find("the decoder said: libpng error") !=
+        std::string::npos);
 }
 
-TEST_CASE("OCR evidence per field: the value's words, its label, the sums, repairs and the competition") {
+TEST_CASE(
+    "OCR evidence per field: the value's words, its label, the sums, repairs and the competition") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  Page page = page_of({"KEDAI RUNCIT MAJU SDN BHD", "Date: 06/04/2018 10:12", "", "T0TAL 2 items 12.30", "Cash 20.00",
-                       "Change 7.70"});
+  Page page = page_of({"KEDAI RUNCIT MAJU SDN BHD", "Date: 06/04/2018 10:12", "",
+                       "T0TAL 2 items 12.30", "Cash 20.00", "Change 7.70"});
   for (auto& line : page.lines)
     for (auto& word : line.words)
       if (word.text == "12.30") word.confidence = 40.0f;
@@ -1231,19 +1359,21 @@ TEST_CASE("OCR evidence per field: the value's words, its label, the sums, repai
   CHECK_FALSE(e.evidence.count("ABN"));  // not found
 
   // A repaired total (446.jpg: 119.76 read for 119.70 against cash 120.06 - change 0.36).
-  auto r = extract_fields(page_of({"MR. D.I.Y. (KUCHAI) SDN BHD", "Total Incl. GST 6% RM 119.76", "CASH RM 120.06",
-                                   "CHANGE RM 0.36"}),
+  auto r = extract_fields(page_of({"MR. D.I.Y. (KUCHAI) SDN BHD", "Total Incl. GST 6% RM 119.76",
+                                   "CASH RM 120.06", "CHANGE RM 0.36"}),
                           rules, kFieldNames);
   CHECK(r.evidence.at("TOTAL").repaired);
   CHECK(r.evidence.at("TOTAL").sums_agree);
   // Two totals compete: the grand total wins over the plain one by its label's strength.
-  r = extract_fields(page_of({"RESTORAN DE COFFEE", "Total 10.00", "Grand Total 11.80"}), rules, kFieldNames);
+  r = extract_fields(page_of({"RESTORAN DE COFFEE", "Total 10.00", "Grand Total 11.80"}), rules,
+                     kFieldNames);
   REQUIRE(r.fields.at("TOTAL") == "11.80");
   CHECK(r.evidence.at("TOTAL").candidates == 2);
   CHECK(r.evidence.at("TOTAL").margin > 0);
   CHECK_FALSE(r.evidence.at("TOTAL").sums_agree);
   // A date with no label, by its position beside a time; a date whose year was misread ("2078").
-  r = extract_fields(page_of({"RESTORAN DE COFFEE", "06/04/2078 10:12", "TOTAL 11.80"}), rules, kFieldNames);
+  r = extract_fields(page_of({"RESTORAN DE COFFEE", "06/04/2078 10:12", "TOTAL 11.80"}), rules,
+                     kFieldNames);
   REQUIRE(r.fields.at("INVOICE_DATE") == "06/04/2018");
   CHECK_FALSE(r.evidence.at("INVOICE_DATE").labelled);
   CHECK(r.evidence.at("INVOICE_DATE").repaired);
@@ -1257,9 +1387,12 @@ TEST_CASE("OCR evidence per field: the value's words, its label, the sums, repai
   CHECK(r.evidence.at("TOTAL").exact);
 }
 
-TEST_CASE("OCR calibration: the shipped parameters load, a kind's logistic model is evaluated as written, errors name the file") {
+TEST_CASE(
+    "OCR calibration: the shipped parameters load, a kind's logistic model is evaluated as "
+    "written, errors name the file") {
   const Calibration shipped = load_calibration("builtin:ocr-calibration");
-  for (const char* kind : {"amount", "date", "text", "id", "list"}) CHECK(shipped.kinds.count(kind));
+  for (const char* kind : {"amount", "date", "text", "id", "list"})
+    CHECK(shipped.kinds.count(kind));
   CHECK(shipped.field_kinds.at("TOTAL") == "amount");
   CHECK(shipped.field_kinds.at("INVOICE_DATE") == "date");
   CHECK(shipped.field_kinds.at("SUPPLIER") == "text");
@@ -1270,44 +1403,57 @@ TEST_CASE("OCR calibration: the shipped parameters load, a kind's logistic model
   doubtful.word_min = 20;
   doubtful.word_mean = 45;
   doubtful.candidates = 3;
-  const double p_sure = shipped.probability("TOTAL", sure), p_doubtful = shipped.probability("TOTAL", doubtful);
+  const double p_sure = shipped.probability("TOTAL", sure),
+               p_doubtful = shipped.probability("TOTAL", doubtful);
   CHECK(p_sure > 0);
   CHECK(p_sure <= 1);
   CHECK(p_doubtful < p_sure);  // the evidence moves it the way it should
 
   TempDir dir;
-  write_text(dir.path() / "c.yaml",
-             "kinds:\n  text: {intercept: -1.5, weights: {word_mean: 2.0, labelled: 0.5}}\n"
-             "  amount: {intercept: 0.25, weights: {sums_agree: 1.0, repaired: -0.75, margin: 0.5}}\n"
-             "fields: {TOTAL: amount}\n");
+  write_text(
+      dir.path() / "c.yaml",
+      "kinds:\n  text: {intercept: -1.5, weights: {word_mean: 2.0, labelled: 0.5}}\n"
+      "  amount: {intercept: 0.25, weights: {sums_agree: 1.0, repaired: -0.75, margin: 0.5}}\n"
+      "fields: {TOTAL: amount}\n");
   const Calibration mine = load_calibration((dir.path() / "c.yaml").string());
   Evidence e;
   e.word_mean = 80;
   e.labelled = true;
   // p = 1 / (1 + exp(-(-1.5 + 2.0 * 0.8 + 0.5 * 1)))
-  CHECK(mine.probability("SUPPLIER", e) == doctest::Approx(1.0 / (1.0 + std::exp(-0.6))));  // not listed: text
+  CHECK(mine.probability("SUPPLIER", e) ==
+        doctest::Approx(1.0 / (1.0 + std::exp(-0.6))));  // not listed: text
   e.sums_agree = e.repaired = true;
   e.margin = 1000;  // log-scaled to 1
-  CHECK(mine.probability("TOTAL", e) == doctest::Approx(1.0 / (1.0 + std::exp(-(0.25 + 1.0 - 0.75 + 0.5)))));
+  CHECK(mine.probability("TOTAL", e) ==
+        doctest::Approx(1.0 / (1.0 + std::exp(-(0.25 + 1.0 - 0.75 + 0.5)))));
   CHECK(feature_values(e).at("margin") == doctest::Approx(1.0));
 
-  const auto problem = [&](const std::string& yaml) { return load_error(dir.path() / "bad.yaml", yaml, load_calibration); };
-  CHECK(problem("kinds:\n  text: {intercept: 0, weights: {shoe_size: 1}}\n").find("unknown feature 'shoe_size'") !=
+  const auto problem = [&](const std::string& yaml) {
+    return load_error(dir.path() / "bad.yaml", yaml, load_calibration);
+  };
+  CHECK(problem("kinds:\n  text: {intercept: 0, weights: {shoe_size: 1}}\n")
+            .find("unknown feature 'shoe_size'") != std::string::npos);
+  CHECK(problem("kinds:\n  text: {intercept: 0, weights: {}}\nfields: {TOTAL: amount}\n")
+            .find("fields.TOTAL") != std::string::npos);
+  CHECK(problem("kinds:\n  amount: {intercept: 0, weights: {}}\n").find("needs text") !=
         std::string::npos);
-  CHECK(problem("kinds:\n  text: {intercept: 0, weights: {}}\nfields: {TOTAL: amount}\n").find("fields.TOTAL") !=
-        std::string::npos);
-  CHECK(problem("kinds:\n  amount: {intercept: 0, weights: {}}\n").find("needs text") != std::string::npos);
   CHECK(problem("[1, 2]\n").find("bad.yaml") != std::string::npos);
   CHECK_THROWS_AS(load_calibration((dir.path() / "none.yaml").string()), docsift::ConfigError);
 }
 
-TEST_CASE("OCR field finder: the shipped weights load, a candidate scores as written, errors name the file") {
+TEST_CASE(
+    "OCR field finder: the shipped weights load, a candidate scores as written, errors name the "
+    "file") {
   const FinderModel shipped = load_finder("builtin:ocr-finder");
   REQUIRE(shipped.weights.count("TOTAL"));
   TempDir dir;
-  write_text(dir.path() / "f.yaml", "fields:\n  TOTAL:\n    weights: {largest_printed: 2.0, label_plain: 1.0, unlabelled: -0.5}\n");
+  write_text(dir.path() / "f.yaml",
+             "fields:\n  TOTAL:\n    weights: {largest_printed: 2.0, label_plain: 1.0, unlabelled: "
+             "-0.5}\n");
   const FinderModel mine = load_finder((dir.path() / "f.yaml").string());
-  const Features a{{"largest_printed", 1.0}, {"label_plain", 1.0}, {"down", 0.7}};  // down: not weighed, counts 0
+  const Features a{{"largest_printed", 1.0},
+                   {"label_plain", 1.0},
+                   {"down", 0.7}};  // down: not weighed, counts 0
   const Features b{{"unlabelled", 1.0}};
   CHECK(mine.score("TOTAL", a) == doctest::Approx(3.0));
   CHECK(mine.score("TOTAL", b) == doctest::Approx(-0.5));
@@ -1316,21 +1462,29 @@ TEST_CASE("OCR field finder: the shipped weights load, a candidate scores as wri
   CHECK(p[0] == doctest::Approx(std::exp(3.0) / sum));
   CHECK(p[1] == doctest::Approx(std::exp(-0.5) / sum));
 
-  const auto problem = [&](const std::string& yaml) { return load_error(dir.path() / "bad.yaml", yaml, load_finder); };
-  CHECK(problem("fields:\n  TOTAL:\n    weights: {shoe_size: 1}\n").find("bad.yaml:3:26: fields.TOTAL.weights: unknown feature 'shoe_size'") !=
+  const auto problem = [&](const std::string& yaml) {
+    return load_error(dir.path() / "bad.yaml", yaml, load_finder);
+  };
+  CHECK(problem("fields:\n  TOTAL:\n    weights: {shoe_size: 1}\n")
+            .find("bad.yaml:3:26: fields.TOTAL.weights: unknown feature 'shoe_size'") !=
         std::string::npos);
-  CHECK(problem("fields:\n  TOTAL: {weights: {}}\n  SUPPLIER: {weights: {}}\n").find("fields.SUPPLIER: not a field the finder ranks") !=
-        std::string::npos);
+  CHECK(problem("fields:\n  TOTAL: {weights: {}}\n  SUPPLIER: {weights: {}}\n")
+            .find("fields.SUPPLIER: not a field the finder ranks") != std::string::npos);
   CHECK(problem("fields: {}\n").find("has no TOTAL") != std::string::npos);
-  CHECK(problem("fields:\n  TOTAL: {weights: {cents: .nan}}\n").find("expected a finite number") != std::string::npos);
-  CHECK(problem("fields:\n  TOTAL: {weights: {}}\nkinds: {}\n").find("kinds: unknown key (fields is)") != std::string::npos);
+  CHECK(problem("fields:\n  TOTAL: {weights: {cents: .nan}}\n").find("expected a finite number") !=
+        std::string::npos);
+  CHECK(problem("fields:\n  TOTAL: {weights: {}}\nkinds: {}\n")
+            .find("kinds: unknown key (fields is)") != std::string::npos);
   CHECK_THROWS_AS(load_finder((dir.path() / "none.yaml").string()), docsift::ConfigError);
   CHECK_THROWS_AS(load_finder("builtin:nothing"), docsift::ConfigError);
 }
 
-TEST_CASE("OCR field finder: its weights choose TOTAL among the page's candidates, every feature one finder_features names") {
-  const Page page = page_of({"TAX INVOICE", "", "Coffee beans      12.00", "Milk jug          23.50", "",
-                             "TOTAL             35.50", "CASH              50.00", "CHANGE            14.50"});
+TEST_CASE(
+    "OCR field finder: its weights choose TOTAL among the page's candidates, every feature one "
+    "finder_features names") {
+  const Page page =
+      page_of({"TAX INVOICE", "", "Coffee beans      12.00", "Milk jug          23.50", "",
+               "TOTAL             35.50", "CASH              50.00", "CHANGE            14.50"});
   Rules rules = load_rules("builtin:ocr-rules");
   const Extraction shipped = extract_fields(page, rules, {"TOTAL"});
   CHECK(shipped.fields.at("TOTAL") == "35.50");
@@ -1340,7 +1494,8 @@ TEST_CASE("OCR field finder: its weights choose TOTAL among the page's candidate
   for (const Ranked& c : shipped.candidates.at("TOTAL")) {
     values.insert(c.value);
     CHECK(c.features.size() == names.size());
-    for (const auto& [name, x] : c.features) CHECK_MESSAGE(std::count(names.begin(), names.end(), name) == 1, name);
+    for (const auto& [name, x] : c.features)
+      CHECK_MESSAGE(std::count(names.begin(), names.end(), name) == 1, name);
   }
   // The labelled total, what was paid (50.00 − 14.50) and the items' amounts; not the payment
   // lines' own figures.
@@ -1356,13 +1511,16 @@ TEST_CASE("OCR field finder: its weights choose TOTAL among the page's candidate
   CHECK(extract_fields(page, rules, {"TOTAL"}).fields.at("TOTAL") == "23.50");
 }
 
-TEST_CASE("OCR second reading marks each field's evidence: agreed, taken from the second, or kept against it") {
+TEST_CASE(
+    "OCR second reading marks each field's evidence: agreed, taken from the second, or kept "
+    "against it") {
   Engine::Result first, second;
   first.fields = {{"TOTAL", "83.95"}, {"INVOICE_DATE", "N/A"}, {"SUPPLIER", "SANYU STATIONERY"}};
   first.confidence = {{"TOTAL", 30}, {"SUPPLIER", 90}};
   first.evidence["TOTAL"].word_mean = 30;
   first.evidence["SUPPLIER"].word_mean = 90;
-  second.fields = {{"TOTAL", "88.95"}, {"INVOICE_DATE", "15/03/2018"}, {"SUPPLIER", "SANYU STATIONERY"}};
+  second.fields = {
+      {"TOTAL", "88.95"}, {"INVOICE_DATE", "15/03/2018"}, {"SUPPLIER", "SANYU STATIONERY"}};
   second.confidence = {{"TOTAL", 70}, {"INVOICE_DATE", 60}, {"SUPPLIER", 85}};
   second.evidence["TOTAL"].word_mean = 70;
   second.evidence["INVOICE_DATE"].word_mean = 60;
@@ -1381,8 +1539,9 @@ TEST_CASE("OCR second reading marks each field's evidence: agreed, taken from th
 
 TEST_CASE("OCR rules: a payment line's amount read doubtfully is marked for a second recognizer") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  Page page = page_of({"Sub-total 42.46", "Total After Adj Incl GST 4260", "CASH 50.00", "Change Amt 7.50",
-                       "Total Qty 4", "Rounding Adj 0.02", "GST Reg No : 000683900928"});
+  Page page =
+      page_of({"Sub-total 42.46", "Total After Adj Incl GST 4260", "CASH 50.00", "Change Amt 7.50",
+               "Total Qty 4", "Rounding Adj 0.02", "GST Reg No : 000683900928"});
   page.lines[5].words[2].confidence = 40;  // "0.02", read doubtfully
   const Extraction e = extract_fields(page, rules, kFieldNames);
   // "4260" has no cents; "0.02" was read under kAmountWordDoubt. Clean amounts, a line whose label
@@ -1392,13 +1551,15 @@ TEST_CASE("OCR rules: a payment line's amount read doubtfully is marked for a se
   CHECK(e.doubtful[0].line == 1);
   CHECK(e.doubtful[0].first == 5);
   CHECK(e.doubtful[0].last == 5);
-  CHECK(page.lines[e.doubtful[0].line].words[e.doubtful[0].first].text == "4260");  // the run is that word
+  CHECK(page.lines[e.doubtful[0].line].words[e.doubtful[0].first].text ==
+        "4260");  // the run is that word
   CHECK(e.doubtful[1].line == 5);
   CHECK(e.doubtful[1].first == 1);  // "Adj 0.02": the label read is "Rounding"
   CHECK(e.doubtful[1].last == 2);
   // A value set apart by a gap is its own segment: ":" alone on the label's segment is no figure,
   // and the amount beyond the gap is read with it.
-  const Extraction gap = extract_fields(page_of({"Total :", "Change :      756"}), rules, kFieldNames);
+  const Extraction gap =
+      extract_fields(page_of({"Total :", "Change :      756"}), rules, kFieldNames);
   REQUIRE(gap.doubtful.size() == 1);
   CHECK(gap.doubtful[0].line == 1);
   CHECK(gap.doubtful[0].first == 1);
@@ -1408,15 +1569,19 @@ TEST_CASE("OCR rules: a payment line's amount read doubtfully is marked for a se
   CHECK(extract_fields(page, rules, kFieldNames).doubtful.empty());
   // Where no date was found, a word shaped like one (a separator twice, 4 digits or more) is read
   // again; a phone number or a price is not.
-  const Extraction dated = extract_fields(page_of({"Cate' 03/0/2018 Tel 03-61221701", "TOTAL 5.00"}), rules, kFieldNames);
+  const Extraction dated = extract_fields(
+      page_of({"Cate' 03/0/2018 Tel 03-61221701", "TOTAL 5.00"}), rules, kFieldNames);
   REQUIRE(dated.fields.at("INVOICE_DATE") == "N/A");
   REQUIRE(dated.doubtful.size() == 1);
   CHECK(dated.doubtful[0].field == "INVOICE_DATE");
   CHECK(dated.doubtful[0].first == 1);
-  CHECK(extract_fields(page_of({"Date: 03/02/2018", "TOTAL 5.00"}), rules, kFieldNames).doubtful.empty());
+  CHECK(extract_fields(page_of({"Date: 03/02/2018", "TOTAL 5.00"}), rules, kFieldNames)
+            .doubtful.empty());
 }
 
-TEST_CASE("OCR engine: a doubtful total read again by the second recognizer is taken where the sums vouch for it") {
+TEST_CASE(
+    "OCR engine: a doubtful total read again by the second recognizer is taken where the sums "
+    "vouch for it") {
   const Rules rules = load_rules("builtin:ocr-rules");
   // Receipt 275 of the development set as Tesseract read it; PP-OCRv4 read its words again as
   // "12.15" and "38.00" (typed in here: tests/parity/test_recognizer.cpp runs the network).
@@ -1443,7 +1608,8 @@ TEST_CASE("OCR engine: a doubtful total read again by the second recognizer is t
   CHECK(reread.page.lines[1].text() == "TOTAL 12.15");
   CHECK(reread.page.lines[3].text() == "CHANGE 38.00");
   const Extraction again = extract_fields(reread.page, rules, kFieldNames);
-  const Engine::Result second{again.fields, again.text, "ocr", {}, again.confidence, again.evidence, {}, {}};
+  const Engine::Result second{again.fields,     again.text,     "ocr", {},
+                              again.confidence, again.evidence, {},    {}};
   CHECK(vouched_total(second));  // 50.15 - 38.00
   REQUIRE(take_reread_total(first, second, reread.replaced_for("TOTAL")));
   CHECK(first.fields.at("TOTAL") == "12.15");
@@ -1451,13 +1617,18 @@ TEST_CASE("OCR engine: a doubtful total read again by the second recognizer is t
   // Nothing new to take: the same total again.
   CHECK_FALSE(take_reread_total(first, second, reread.replaced_for("TOTAL")));
   // An unsure reading replaces nothing.
-  const auto unsure = [](const Box&) { return std::optional<LineText>(LineText{"12.15", 0.5, 0.4, std::vector<float>(5, 0.5f)}); };
+  const auto unsure = [](const Box&) {
+    return std::optional<LineText>(LineText{"12.15", 0.5, 0.4, std::vector<float>(5, 0.5f)});
+  };
   CHECK(read_again(page, e.doubtful, unsure, sure).replaced.empty());
   // A date where none was found: "03/0/2018" read again as "03/02/2018".
   const Page undated = page_of({"Cate' 03/0/2018", "TOTAL 5.00"});
   const Extraction u = extract_fields(undated, rules, kFieldNames);
   Engine::Result no_date{u.fields, u.text, "ocr", {}, u.confidence, u.evidence, {}, u.doubtful};
-  const auto date_read = [](const Box&) { return std::optional<LineText>(LineText{"03/02/2018", 0.99, 0.98, std::vector<float>(10, 0.99f)}); };
+  const auto date_read = [](const Box&) {
+    return std::optional<LineText>(
+        LineText{"03/02/2018", 0.99, 0.98, std::vector<float>(10, 0.99f)});
+  };
   const Reread dated = read_again(undated, no_date.doubtful, date_read, sure);
   REQUIRE(dated.replaced.size() == 1);
   const Extraction d = extract_fields(dated.page, rules, kFieldNames);
@@ -1468,23 +1639,27 @@ TEST_CASE("OCR engine: a doubtful total read again by the second recognizer is t
   CHECK_FALSE(take_reread_date(no_date, with_date));  // a date is taken only where there was none
 }
 
-TEST_CASE("OCR engine: a seller's line misread at the top is read again and taken where the seller was doubtful") {
+TEST_CASE(
+    "OCR engine: a seller's line misread at the top is read again and taken where the seller was "
+    "doubtful") {
   const Rules rules = load_rules("builtin:ocr-rules");
   // Receipt 378 of the development set as Tesseract read it: the seller's line garbled, the street
   // taken for the seller, both read under kNameDoubt.
-  Page page = page_of({"PETRODEL] EN{ERPRISE", "Company No: SA0127959-D", "JEN ULU KELANG", "54200 KUALA LUMPUR",
-                       "TOTAL 85.54"});
+  Page page = page_of({"PETRODEL] EN{ERPRISE", "Company No: SA0127959-D", "JEN ULU KELANG",
+                       "54200 KUALA LUMPUR", "TOTAL 85.54"});
   for (Word& w : page.lines[0].words) w.confidence = 45;
   for (Word& w : page.lines[2].words) w.confidence = 60;
   const Extraction e = extract_fields(page, rules, kFieldNames);
   Engine::Result first{e.fields, e.text, "ocr", {}, e.confidence, e.evidence, {}, e.doubtful};
   REQUIRE(first.fields.at("SUPPLIER") == "JEN ULU KELANG");
   REQUIRE(doubtful_seller(first));
-  const auto names = std::count_if(e.doubtful.begin(), e.doubtful.end(), [](const WordRun& r) { return r.field == "SUPPLIER"; });
+  const auto names = std::count_if(e.doubtful.begin(), e.doubtful.end(),
+                                   [](const WordRun& r) { return r.field == "SUPPLIER"; });
   CHECK(names == 2);  // the two lines read under kNameDoubt
   const auto read = [](const Box& box) {
-    return std::optional<LineText>(box.top == 0 ? LineText{"PETRODELI ENTERPRISE", 0.97, 0.9, std::vector<float>(20, 0.97f)}
-                                                : LineText{"JLN ULU KELANG", 0.95, 0.9, std::vector<float>(14, 0.95f)});
+    return std::optional<LineText>(
+        box.top == 0 ? LineText{"PETRODELI ENTERPRISE", 0.97, 0.9, std::vector<float>(20, 0.97f)}
+                     : LineText{"JLN ULU KELANG", 0.95, 0.9, std::vector<float>(14, 0.95f)});
   };
   const auto sure = [&](const WordRun& run, const LineText& second) {
     return sure_reading(run, second, rules.lexicon, DateOrder::Dmy);
@@ -1498,13 +1673,16 @@ TEST_CASE("OCR engine: a seller's line misread at the top is read again and take
   // A seller read surely the first time is kept.
   for (Word& w : page.lines[2].words) w.confidence = 95;
   const Extraction sure_first = extract_fields(page, rules, kFieldNames);
-  Engine::Result kept{sure_first.fields, sure_first.text, "ocr", {}, sure_first.confidence, sure_first.evidence, {}, {}};
+  Engine::Result kept{sure_first.fields,     sure_first.text,     "ocr", {},
+                      sure_first.confidence, sure_first.evidence, {},    {}};
   REQUIRE(kept.fields.at("SUPPLIER") == "JEN ULU KELANG");
   CHECK_FALSE(doubtful_seller(kept));
   CHECK_FALSE(take_reread_seller(kept, again, reread.replaced_for("SUPPLIER")));
 }
 
-TEST_CASE("OCR engine on a sample page: every field read has evidence, a box on the page and a probability above 0 and at most 1") {
+TEST_CASE(
+    "OCR engine on a sample page: every field read has evidence, a box on the page and a "
+    "probability above 0 and at most 1") {
   Settings settings;
   settings.write_evidence = true;
   Engine engine(settings);
@@ -1539,7 +1717,9 @@ TEST_CASE("OCR engine on a sample page: every field read has evidence, a box on 
   CHECK(r.info["evidence"]["TOTAL"]["box"].size() == 4);
 }
 
-TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv row for row, review.csv = the journal's review lists = the summary") {
+TEST_CASE(
+    "OCR run over samples/: a confidence for every value, confidence.csv row for row, review.csv = "
+    "the journal's review lists = the summary") {
   TempDir out;
   const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
                              shell_quote(out.path().string()) + " --metrics " +
@@ -1576,7 +1756,8 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
   const auto table = [&](const char* name) {
     return docsift::io::parse_csv(file_bytes(out.path() / name), name);
   };
-  const auto predictions = table("predictions.csv"), confidence = table("confidence.csv"), review = table("review.csv");
+  const auto predictions = table("predictions.csv"), confidence = table("confidence.csv"),
+             review = table("review.csv");
   CHECK(confidence.header == predictions.header);
   REQUIRE(confidence.rows.size() == predictions.rows.size());
   for (std::size_t i = 0; i < predictions.rows.size(); ++i) {
@@ -1587,8 +1768,9 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
   }
   // review.csv: one row per field the journal lists under review, in its order (rising confidence),
   // with its value, threshold, reason and box, and an empty `corrected` cell.
-  CHECK(review.header == std::vector<std::string>{"image_file", "field", "value", "confidence", "threshold", "reason", "x",
-                                                  "y", "width", "height", "corrected"});
+  CHECK(review.header == std::vector<std::string>{"image_file", "field", "value", "confidence",
+                                                  "threshold", "reason", "x", "y", "width",
+                                                  "height", "corrected"});
   CHECK(review.rows.size() == to_review);
   std::string last_file;
   double last_confidence = -1;
@@ -1598,7 +1780,8 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
     CAPTURE(row[1]);
     CHECK(rec["fields"][row[1]] == row[2]);
     CHECK(rec["review_reasons"][row[1]] == row[5]);
-    CHECK(std::stod(row[4]) == doctest::Approx(rec["review_thresholds"][row[1]].get<double>()).epsilon(1e-4));
+    CHECK(std::stod(row[4]) ==
+          doctest::Approx(rec["review_thresholds"][row[1]].get<double>()).epsilon(1e-4));
     if (row[5] == "low confidence") CHECK(std::stod(row[3]) < std::stod(row[4]));
     if (row[0] != last_file) last_confidence = -1;
     CHECK(std::stod(row[3]) >= last_confidence);  // a page's rows in rising confidence
@@ -1613,17 +1796,19 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
   CHECK(summary["review"]["pages_accepted"] == pages_accepted);
   CHECK(summary["review"]["pages"] == 20);
   // The log's last line and the metrics say the same.
-  CHECK(r.err.find(std::to_string(accepted) + " fields accepted, " + std::to_string(to_review) + " to review") !=
-        std::string::npos);
+  CHECK(r.err.find(std::to_string(accepted) + " fields accepted, " + std::to_string(to_review) +
+                   " to review") != std::string::npos);
   const std::string metrics = file_bytes(out.path() / "metrics.prom");
-  CHECK(metrics.find("docsift_review_fields{state=\"to_review\"} " + std::to_string(to_review) + "\n") != std::string::npos);
+  CHECK(metrics.find("docsift_review_fields{state=\"to_review\"} " + std::to_string(to_review) +
+                     "\n") != std::string::npos);
 
   // A threshold of 0 accepts every value the page's own checks do not doubt (counts of items that
   // disagree, a quantity OCR misread: samples/ 005 and 020); --resume rebuilds the three files from
   // the journal alike.
   TempDir all;
   const auto zero = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
-                                shell_quote(all.path().string()) + " --quiet --set review.threshold=0 --set review.fields=null");
+                                shell_quote(all.path().string()) +
+                                " --quiet --set review.threshold=0 --set review.fields=null");
   REQUIRE_MESSAGE(zero.exit_code == 0, zero.err);
   CHECK(table("review.csv").rows.size() == to_review);  // the first folder's, unchanged
   const auto doubted = docsift::io::parse_csv(file_bytes(all.path() / "review.csv"), "review.csv");
@@ -1632,8 +1817,10 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
     CHECK(row[5] != "low confidence");
     doubted_pages.insert(row[0]);
   }
-  CHECK(doubted_pages == std::set<std::string>{"synthetic_invoice_005.png", "synthetic_invoice_020.png"});
-  CHECK(docsift::testing::read_summary(all.path() / "summary.json")["review"]["pages_accepted"] == 18);
+  CHECK(doubted_pages ==
+        std::set<std::string>{"synthetic_invoice_005.png", "synthetic_invoice_020.png"});
+  CHECK(docsift::testing::read_summary(all.path() / "summary.json")["review"]["pages_accepted"] ==
+        18);
   fs::remove(out.path() / "review.csv");
   fs::remove(out.path() / "confidence.csv");
   const auto again = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --out " +
@@ -1643,7 +1830,9 @@ TEST_CASE("OCR run over samples/: a confidence for every value, confidence.csv r
   CHECK(table("confidence.csv").rows.size() == predictions.rows.size());
 }
 
-TEST_CASE("a labelled text field needs YAML only: a rules file and a schema add PURCHASE_ORDER, the engine reads it") {
+TEST_CASE(
+    "a labelled text field needs YAML only: a rules file and a schema add PURCHASE_ORDER, the "
+    "engine reads it") {
   TempDir dir;
   // The shipped rules with one field more, of the kind `text`: no C++ names it.
   YAML::Node rules_yaml = YAML::LoadFile((kSource / "configs/fields/ocr-rules.yaml").string());
@@ -1657,14 +1846,15 @@ TEST_CASE("a labelled text field needs YAML only: a rules file and a schema add 
   rules_out << rules_yaml;
   write_text(dir.path() / "rules.yaml", rules_out.c_str());
   const Rules rules = load_rules((dir.path() / "rules.yaml").string());
-  const Page page = page_of({"TAX INVOICE", "ACME PTY LTD", "PO Number: 4500-1187", "Date 03/04/2024", "",
-                             "Total $12.00"});
+  const Page page = page_of({"TAX INVOICE", "ACME PTY LTD", "PO Number: 4500-1187",
+                             "Date 03/04/2024", "", "Total $12.00"});
   const Extraction got = extract_fields(page, rules, {"PURCHASE_ORDER", "TOTAL", "INVOICE_DATE"});
   CHECK(got.fields.at("PURCHASE_ORDER") == "4500-1187");
   CHECK(got.fields.at("TOTAL") == "$12.00");
   CHECK(got.evidence.at("PURCHASE_ORDER").labelled);
   // The shipped rules do not know it: N/A, and the other fields are the same.
-  const Extraction shipped = extract_fields(page, load_rules("builtin:ocr-rules"), {"PURCHASE_ORDER", "TOTAL", "INVOICE_DATE"});
+  const Extraction shipped = extract_fields(page, load_rules("builtin:ocr-rules"),
+                                            {"PURCHASE_ORDER", "TOTAL", "INVOICE_DATE"});
   CHECK(shipped.fields.at("PURCHASE_ORDER") == "N/A");
   CHECK(shipped.fields.at("TOTAL") == got.fields.at("TOTAL"));
   CHECK(shipped.fields.at("INVOICE_DATE") == got.fields.at("INVOICE_DATE"));
@@ -1674,24 +1864,27 @@ TEST_CASE("a labelled text field needs YAML only: a rules file and a schema add 
   bad << rules_yaml;
   write_text(dir.path() / "bad.yaml", bad.c_str());
   CHECK_THROWS_WITH_AS(load_rules((dir.path() / "bad.yaml").string()),
-                       doctest::Contains("kind 'number' is not one of abn, date, period, amount, bsb, account, phone, "
-                                         "email, name, text"),
+                       doctest::Contains("kind 'number' is not one of abn, date, period, amount, "
+                                         "bsb, account, phone, email, name, text"),
                        docsift::ConfigError);
 
-  // End to end: `docsift run` with the schema and the rules files (YAML only) writes the new column.
+  // End to end: `docsift run` with the schema and the rules files (YAML only) writes the new
+  // column.
   YAML::Node schema = YAML::LoadFile((kSource / "configs/fields/business-documents.yaml").string());
   REQUIRE(schema["fields"].IsSequence());
-  YAML::Node field = YAML::Clone(schema["fields"][1]);  // SUPPLIER's: a text field of invoices and receipts
+  YAML::Node field =
+      YAML::Clone(schema["fields"][1]);  // SUPPLIER's: a text field of invoices and receipts
   field["name"] = "PURCHASE_ORDER";
   field["instruction"] = "purchase order number or N/A";
   schema["fields"].push_back(field);
   YAML::Emitter schema_out;
   schema_out << schema;
   write_text(dir.path() / "schema.yaml", schema_out.c_str());
-  const auto r = run_docsift("run " + shell_quote((kSource / "samples").string()) + " --set extraction.fields=" +
-                             shell_quote((dir.path() / "schema.yaml").string()) + " --set ocr.rules=" +
-                             shell_quote((dir.path() / "rules.yaml").string()) + " --quiet --out " +
-                             shell_quote((dir.path() / "out").string()));
+  const auto r =
+      run_docsift("run " + shell_quote((kSource / "samples").string()) +
+                  " --set extraction.fields=" + shell_quote((dir.path() / "schema.yaml").string()) +
+                  " --set ocr.rules=" + shell_quote((dir.path() / "rules.yaml").string()) +
+                  " --quiet --out " + shell_quote((dir.path() / "out").string()));
   REQUIRE_MESSAGE(r.exit_code <= 1, r.err);  // 1: the one damaged sample JPEG fails, as always
   const auto csv = docsift::io::read_csv(dir.path() / "out/predictions.csv");
   CHECK(std::find(csv.header.begin(), csv.header.end(), "PURCHASE_ORDER") != csv.header.end());
@@ -1700,33 +1893,37 @@ TEST_CASE("a labelled text field needs YAML only: a rules file and a schema add 
   }
 }
 
-TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a sender line, named by a domain, under its label past its numbers") {
+TEST_CASE(
+    "OCR rules, the seller by layout: beside the payer's column, on a sender line, named by a "
+    "domain, under its label past its numbers") {
   const Rules rules = load_rules("builtin:ocr-rules");
   const auto supplier = [&](const std::vector<std::string>& lines) {
     return extract_fields(page_of(lines), rules, kFieldNames).fields.at("SUPPLIER");
   };
   // One block of two columns: the payer's label and name on the right, the seller's on the left.
-  CHECK(supplier({"Invoice", "Example, LLC              Bill To", "123 Fake Street           Customer",
-                  "support@example.com"}) == "Example, LLC");
+  CHECK(supplier({"Invoice", "Example, LLC              Bill To",
+                  "123 Fake Street           Customer", "support@example.com"}) == "Example, LLC");
   // A letter's sender line above the address window names the seller and its address; the legal
   // name below it is the recipient's.
-  const auto letter = extract_fields(
-      page_of({"weclapp.com | Somestreet 42 | 08155 Some city", "Beispiel AG", "Feldstrasse 34", "54321 Hithausen", "",
-               "Rechnung RE1001"}),
-      rules, kFieldNames);
+  const auto letter =
+      extract_fields(page_of({"weclapp.com | Somestreet 42 | 08155 Some city", "Beispiel AG",
+                              "Feldstrasse 34", "54321 Hithausen", "", "Rechnung RE1001"}),
+                     rules, kFieldNames);
   CHECK(letter.fields.at("SUPPLIER") == "weclapp.com");
   CHECK(letter.fields.at("BUSINESS_ADDRESS") == "Somestreet 42, 08155 Some city");
-  // The name the page's email address repeats wins over the line above it; a webmail one names no one.
-  CHECK(supplier({"NORDWIND HANDEL GMBH", "", "MUSTERLIEFERANT GMBH", "", "E-Mail: max.muster@musterlieferant.de"}) ==
-        "MUSTERLIEFERANT GMBH");
-  CHECK(supplier({"NORDWIND HANDEL GMBH", "", "MUSTERLIEFERANT GMBH", "", "E-Mail: muster@gmail.com"}) ==
-        "NORDWIND HANDEL GMBH");
+  // The name the page's email address repeats wins over the line above it; a webmail one names no
+  // one.
+  CHECK(supplier({"NORDWIND HANDEL GMBH", "", "MUSTERLIEFERANT GMBH", "",
+                  "E-Mail: max.muster@musterlieferant.de"}) == "MUSTERLIEFERANT GMBH");
+  CHECK(supplier({"NORDWIND HANDEL GMBH", "", "MUSTERLIEFERANT GMBH", "",
+                  "E-Mail: muster@gmail.com"}) == "NORDWIND HANDEL GMBH");
   // A name's first letters lost at the paper's edge come back from the page's domain, printed
-  // without its "www." (the 427's 083); a domain that is not the word grown at its front changes nothing.
-  CHECK(supplier({"OPAC MARKETING SDN BHD (1070687-M)", "JALAN MANIS 4 TAMAN SEGAR 56100 KL", ".vivopac.com",
-                  "INVOICE"}) == "VIVOPAC MARKETING SDN BHD");
-  CHECK(supplier({"OPAC MARKETING SDN BHD (1070687-M)", "JALAN MANIS 4 TAMAN SEGAR 56100 KL", ".opacity.com",
-                  "INVOICE"}) == "OPAC MARKETING SDN BHD");
+  // without its "www." (the 427's 083); a domain that is not the word grown at its front changes
+  // nothing.
+  CHECK(supplier({"OPAC MARKETING SDN BHD (1070687-M)", "JALAN MANIS 4 TAMAN SEGAR 56100 KL",
+                  ".vivopac.com", "INVOICE"}) == "VIVOPAC MARKETING SDN BHD");
+  CHECK(supplier({"OPAC MARKETING SDN BHD (1070687-M)", "JALAN MANIS 4 TAMAN SEGAR 56100 KL",
+                  ".opacity.com", "INVOICE"}) == "OPAC MARKETING SDN BHD");
   // Under its label, past the party's number on the line between.
   CHECK(supplier({"Verkäufer:", "Nummer : 12345676", "Rohstoff AG Salzgitter", "Marktstr. 153"}) ==
         "Rohstoff AG Salzgitter");
@@ -1735,56 +1932,64 @@ TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a send
   // item, and the numbers and the item below it are no account holder, whose column would hide the
   // seller.
   CHECK(supplier({"ACME GMBH", "", "Art-Nr-Lieferant Menge Preis"}) == "ACME GMBH");
-  // "Customer Service" on a telephone line is no payer's label (ocr-rules.yaml's party_label_phrases),
-  // so the lines around it stay the seller's.
-  const auto phone_line = extract_fields(
-      page_of({"Elitetrax Marketing Sdn Bhd", "No. 1 Jalan SS 7/26A,", "TEL: 1300-88-5200 (HN Customer Service)"}), rules,
-      kFieldNames);
+  // "Customer Service" on a telephone line is no payer's label (ocr-rules.yaml's
+  // party_label_phrases), so the lines around it stay the seller's.
+  const auto phone_line =
+      extract_fields(page_of({"Elitetrax Marketing Sdn Bhd", "No. 1 Jalan SS 7/26A,",
+                              "TEL: 1300-88-5200 (HN Customer Service)"}),
+                     rules, kFieldNames);
   CHECK(phone_line.fields.at("SUPPLIER") == "Elitetrax Marketing Sdn Bhd");
   CHECK(phone_line.fields.at("PAYER_NAME") == "N/A");
-  CHECK(supplier({"Eco-Shop Marketing Sdn Bhd", "Lot F1-01, 6, Jalan 8/27A,", "JT5501 - CHOPSTICK HOLDER", "72/1",
-                  "65045039@2.33 1 2.33", "PLIERS 6 110G 120PCS"}) == "Eco-Shop Marketing Sdn Bhd");
+  CHECK(supplier({"Eco-Shop Marketing Sdn Bhd", "Lot F1-01, 6, Jalan 8/27A,",
+                  "JT5501 - CHOPSTICK HOLDER", "72/1", "65045039@2.33 1 2.33",
+                  "PLIERS 6 110G 120PCS"}) == "Eco-Shop Marketing Sdn Bhd");
   // A one-column receipt read as one block: the payer's column starts at its label, so the header
   // above it is still the seller's (the 200's 399), and the payer is the payer.
-  const auto bill_to = extract_fields(page_of({"BEYOND BROTHERS HARDWARE", "(872981-V)", "LOT 1-0-2, JLN 1/50,",
-                                               "DIAMOND SQUARE", "53000 KUALA LUMPUR", "TAX INVOICE", "Bill To",
-                                               "PDP UTEK (M) SDN BHD", "SEBELAH PETRONAS"}),
-                                      rules, kFieldNames);
+  const auto bill_to =
+      extract_fields(page_of({"BEYOND BROTHERS HARDWARE", "(872981-V)", "LOT 1-0-2, JLN 1/50,",
+                              "DIAMOND SQUARE", "53000 KUALA LUMPUR", "TAX INVOICE", "Bill To",
+                              "PDP UTEK (M) SDN BHD", "SEBELAH PETRONAS"}),
+                     rules, kFieldNames);
   CHECK(bill_to.fields.at("SUPPLIER") == "BEYOND BROTHERS HARDWARE");
   CHECK(bill_to.fields.at("PAYER_NAME") == "PDP UTEK (M) SDN BHD");
-  // A name over three lines while a bracket stays open, and one that ends in '&' (the 427's 513, 012).
-  CHECK(supplier({"AIK HUAT HARDWARE", "ENTERPRISE (SETIA", "ALAM) SDN BHD", "(CO.REG :822737-X)", "TAX INVOICE"}) ==
-        "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD");
-  CHECK(supplier({"HOME MASTER HARDWARE &", "ELECTRICAL", "NO. 12, JALAN MAHOGANI 1,", "TAX INVOICE"}) ==
-        "HOME MASTER HARDWARE & ELECTRICAL");
-  CHECK(supplier({"HOME MASTER HARDWARE", "ELECTRICAL", "NO. 12, JALAN MAHOGANI 1,", "TAX INVOICE"}) ==
-        "HOME MASTER HARDWARE");
+  // A name over three lines while a bracket stays open, and one that ends in '&' (the 427's 513,
+  // 012).
+  CHECK(supplier({"AIK HUAT HARDWARE", "ENTERPRISE (SETIA", "ALAM) SDN BHD", "(CO.REG :822737-X)",
+                  "TAX INVOICE"}) == "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD");
+  CHECK(supplier({"HOME MASTER HARDWARE &", "ELECTRICAL", "NO. 12, JALAN MAHOGANI 1,",
+                  "TAX INVOICE"}) == "HOME MASTER HARDWARE & ELECTRICAL");
+  CHECK(supplier({"HOME MASTER HARDWARE", "ELECTRICAL", "NO. 12, JALAN MAHOGANI 1,",
+                  "TAX INVOICE"}) == "HOME MASTER HARDWARE");
   // A name whose legal form is the line below it: a country in it names the company, not an
   // address (the 427's 061).
-  CHECK(supplier({"PERi-PERI CHICKEN", "Nando's Chickenland Malaysia", "Sdn Bhd", "Unit G-13, Ground Floor, No.1",
-                  "TAX INVOICE"}) == "Nando's Chickenland Malaysia Sdn Bhd");
+  CHECK(supplier({"PERi-PERI CHICKEN", "Nando's Chickenland Malaysia", "Sdn Bhd",
+                  "Unit G-13, Ground Floor, No.1", "TAX INVOICE"}) ==
+        "Nando's Chickenland Malaysia Sdn Bhd");
   // A name's block ends at its registration number: the line between continues the name (the
   // 200's 173); a trading name over its legal name across a speck read "." (its 478).
-  CHECK(supplier({"RESTAURANT JIAWEI", "JIAWEI HOUSE", "002693074-K", "13, JLN TASIK UTAMA 8", "INVOICE"}) ==
-        "RESTAURANT JIAWEI JIAWEI HOUSE");
-  CHECK(supplier({"TOKYO KITCHEN (CITTA MALL)", ".", "TOKYO KITCHEN SDN BHD", "(945402-P)", "G-26, GRD FLOOR,"}) ==
-        "TOKYO KITCHEN (CITTA MALL) TOKYO KITCHEN SDN BHD");
+  CHECK(supplier({"RESTAURANT JIAWEI", "JIAWEI HOUSE", "002693074-K", "13, JLN TASIK UTAMA 8",
+                  "INVOICE"}) == "RESTAURANT JIAWEI JIAWEI HOUSE");
+  CHECK(supplier({"TOKYO KITCHEN (CITTA MALL)", ".", "TOKYO KITCHEN SDN BHD", "(945402-P)",
+                  "G-26, GRD FLOOR,"}) == "TOKYO KITCHEN (CITTA MALL) TOKYO KITCHEN SDN BHD");
   // ... but not a line that shares no word with it there (a logo read as letters, the 427's 107).
-  CHECK(supplier({"AL MENDIS MINES", ".", "ZAWIAJAYA FOOD N BEVERAGE SDN BHD", "(1093017-T)", "TAX INVOICE"}) ==
-        "ZAWIAJAYA FOOD N BEVERAGE SDN BHD");
+  CHECK(supplier({"AL MENDIS MINES", ".", "ZAWIAJAYA FOOD N BEVERAGE SDN BHD", "(1093017-T)",
+                  "TAX INVOICE"}) == "ZAWIAJAYA FOOD N BEVERAGE SDN BHD");
   // A bracket a misread left open takes no line below that closes none (the 427's 166).
-  CHECK(supplier({"THE STORE (MALAYSIA? SDN BHD", "UBI TSTORE COH HY", "LOT 5 JALAN BATU AMBAR", "TAX INVOICE"}) ==
-        "THE STORE (MALAYSIA? SDN BHD");
+  CHECK(supplier({"THE STORE (MALAYSIA? SDN BHD", "UBI TSTORE COH HY", "LOT 5 JALAN BATU AMBAR",
+                  "TAX INVOICE"}) == "THE STORE (MALAYSIA? SDN BHD");
   // A logo's words over the name written in full with its legal form, a line between (the 427's
   // 411); a line below that only starts alike, with no legal form, is another line.
-  CHECK(supplier({"EIGHT OUNCE", "COFFEE", "EIGHT OUNCE COFFEE CO. THE GARDENS MALL", "F.KO6, First Floor,",
-                  "TAX INVOICE"}) == "EIGHT OUNCE COFFEE CO. THE GARDENS MALL");
-  CHECK(supplier({"EIGHT OUNCE", "COFFEE", "EIGHT OUNCE COFFEE THE GARDENS MALL", "F.KO6, First Floor,", "TAX INVOICE"}) ==
-        "EIGHT OUNCE");
+  CHECK(supplier({"EIGHT OUNCE", "COFFEE", "EIGHT OUNCE COFFEE CO. THE GARDENS MALL",
+                  "F.KO6, First Floor,", "TAX INVOICE"}) ==
+        "EIGHT OUNCE COFFEE CO. THE GARDENS MALL");
+  CHECK(supplier({"EIGHT OUNCE", "COFFEE", "EIGHT OUNCE COFFEE THE GARDENS MALL",
+                  "F.KO6, First Floor,", "TAX INVOICE"}) == "EIGHT OUNCE");
   // A return policy or a greeting that names a store is no seller (the 427's 382, 589, 314), and a
   // zero among a name's capitals is the letter O (382: "HAI-0 RAYA BHD").
-  CHECK(supplier({"EXCHANGEABLE AT STORE OF PURCHASE WITHIN", "7 DAYS WITH ORIGINAL RECEIPT"}) == "N/A");
-  CHECK(supplier({"TQ FOR SHOPPING WITH myNEWS", "THANK YOU, PLEASE COME AGAIN.", "TAX INVOICE"}) == "N/A");
+  CHECK(supplier({"EXCHANGEABLE AT STORE OF PURCHASE WITHIN", "7 DAYS WITH ORIGINAL RECEIPT"}) ==
+        "N/A");
+  CHECK(supplier({"TQ FOR SHOPPING WITH myNEWS", "THANK YOU, PLEASE COME AGAIN.", "TAX INVOICE"}) ==
+        "N/A");
   CHECK(supplier({"HAI-0 RAYA BHD", "(12345-X)", "TAX INVOICE"}) == "HAI-O RAYA BHD");
   CHECK(supplier({"CT20 TEALIVE SDN BHD", "(12345-X)", "TAX INVOICE"}) == "CT20 TEALIVE SDN BHD");
   // A company named for its domain is a name when its legal form follows (the 427's 397); a web
@@ -1792,5 +1997,6 @@ TEST_CASE("OCR rules, the seller by layout: beside the payer's column, on a send
   CHECK(supplier({"eCosway.com SDN BHD", "(509213-A)", "TAX INVOICE"}) == "eCosway.com SDN BHD");
   CHECK(supplier({"www.ecosway.com", "TAX INVOICE"}) == "N/A");
   // A word of trade one misread letter off is read as it ("OISTRIBUTION": the 427's 263).
-  CHECK(supplier({"HERO OISTRIBUTION SDN BHD", "(123456-X)", "TAX INVOICE"}) == "HERO DISTRIBUTION SDN BHD");
+  CHECK(supplier({"HERO OISTRIBUTION SDN BHD", "(123456-X)", "TAX INVOICE"}) ==
+        "HERO DISTRIBUTION SDN BHD");
 }

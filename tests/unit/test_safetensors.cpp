@@ -27,17 +27,28 @@ TEST_CASE("round trip: every written tensor reads back bit-exact as a zero-copy 
   const at::Tensor scalar = at::arange(1, at::kFloat).view({});
   const at::Tensor empty = at::arange(0, at::kFloat).view({0, 3});
   const auto path = dir / "m.safetensors";
-  testing::write_safetensors(path, {{"f32", f32}, {"f16", f16}, {"bf16", bf16}, {"i64", i64},
-                                    {"u8", u8}, {"flags", flags}, {"scalar", scalar}, {"empty", empty}});
+  testing::write_safetensors(path, {{"f32", f32},
+                                    {"f16", f16},
+                                    {"bf16", bf16},
+                                    {"i64", i64},
+                                    {"u8", u8},
+                                    {"flags", flags},
+                                    {"scalar", scalar},
+                                    {"empty", empty}});
 
   at::Tensor kept;
   {
     const model::SafetensorsFile file(path);
     CHECK(file.header().tensors.size() == 8);
     CHECK(file.header().metadata.at("format") == "pt");
-    for (const auto& [name, expected] :
-         testing::NamedTensors{{"f32", f32}, {"f16", f16}, {"bf16", bf16}, {"i64", i64},
-                               {"u8", u8}, {"flags", flags}, {"scalar", scalar}, {"empty", empty}}) {
+    for (const auto& [name, expected] : testing::NamedTensors{{"f32", f32},
+                                                              {"f16", f16},
+                                                              {"bf16", bf16},
+                                                              {"i64", i64},
+                                                              {"u8", u8},
+                                                              {"flags", flags},
+                                                              {"scalar", scalar},
+                                                              {"empty", empty}}) {
       CAPTURE(name);
       const at::Tensor got = file.view(name);
       CHECK((got.scalar_type() == expected.scalar_type()));
@@ -81,7 +92,8 @@ TEST_CASE("file-level errors name the file") {
                        doctest::Contains("missing.safetensors: cannot open"), FileError);
   testing::write_bytes(dir / "zero.safetensors", "");
   CHECK_THROWS_WITH_AS(model::SafetensorsFile(dir / "zero.safetensors"),
-                       doctest::Contains("zero.safetensors: invalid safetensors header"), FileError);
+                       doctest::Contains("zero.safetensors: invalid safetensors header"),
+                       FileError);
   CHECK_THROWS_WITH_AS(model::SafetensorsFile(dir.path()), doctest::Contains("not a regular file"),
                        FileError);
   // A truncated copy of a good file: the offsets now run past the data.

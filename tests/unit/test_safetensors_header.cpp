@@ -75,50 +75,67 @@ TEST_CASE("JSON problems") {
   check_rejects(raw_safetensors(R"([1,2,3])"), "top level is not a JSON object");
   check_rejects(raw_safetensors(R"({"a":[[[[[[[[1]]]]]]]]})"), "nests deeper");
   check_rejects(raw_safetensors(std::string(10000, '[') + std::string(10000, ']')), "nests deeper");
-  check_rejects(raw_safetensors(
-                    R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-                    "12345678"),
-                "key 'a' appears more than once");
+  check_rejects(
+      raw_safetensors(
+          R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+          "12345678"),
+      "key 'a' appears more than once");
   check_rejects(raw_safetensors(R"({"__metadata__":{"k":1}})"), "__metadata__ value for 'k'");
   check_rejects(raw_safetensors(R"({"__metadata__":[1]})"), "__metadata__ is not an object");
 }
 
 TEST_CASE("entry problems") {
   check_rejects(raw_safetensors(R"({"a":5})"), "tensor 'a': entry is not an object");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1]}})"), "needs dtype, shape and data_offsets");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F128","shape":[1],"data_offsets":[0,16]}})", std::string(16, 'x')),
+  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1]}})"),
+                "needs dtype, shape and data_offsets");
+  check_rejects(raw_safetensors(R"({"a":{"dtype":"F128","shape":[1],"data_offsets":[0,16]}})",
+                                std::string(16, 'x')),
                 "unknown dtype 'F128'");
   check_rejects(raw_safetensors(R"({"a":{"dtype":7,"shape":[1],"data_offsets":[0,4]}})", "1234"),
                 "dtype is not a string");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "1234"),
-                "shape must hold non-negative integers");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1.5],"data_offsets":[0,4]}})", "1234"),
-                "shape must hold non-negative integers");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":"1","data_offsets":[0,4]}})", "1234"),
-                "shape is not an array");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"data_offsets":[0,4]}})", "1234"),
-                "17 dimensions");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1099511627776,1099511627776],"data_offsets":[0,4]}})", "1234"),
-                "overflows");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,20]}})", k24Bytes),
-                "span 20 bytes but shape [2, 3] of F32 needs 24");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}})", "short"),
-                "run past the data section (5 bytes); the file may be truncated");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[8,4]}})", "12345678"),
-                "end before they begin");
+  check_rejects(
+      raw_safetensors(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "1234"),
+      "shape must hold non-negative integers");
+  check_rejects(
+      raw_safetensors(R"({"a":{"dtype":"F32","shape":[1.5],"data_offsets":[0,4]}})", "1234"),
+      "shape must hold non-negative integers");
+  check_rejects(
+      raw_safetensors(R"({"a":{"dtype":"F32","shape":"1","data_offsets":[0,4]}})", "1234"),
+      "shape is not an array");
+  check_rejects(
+      raw_safetensors(
+          R"({"a":{"dtype":"F32","shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"data_offsets":[0,4]}})",
+          "1234"),
+      "17 dimensions");
+  check_rejects(
+      raw_safetensors(
+          R"({"a":{"dtype":"F32","shape":[1099511627776,1099511627776],"data_offsets":[0,4]}})",
+          "1234"),
+      "overflows");
+  check_rejects(
+      raw_safetensors(R"({"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,20]}})", k24Bytes),
+      "span 20 bytes but shape [2, 3] of F32 needs 24");
+  check_rejects(
+      raw_safetensors(R"({"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}})", "short"),
+      "run past the data section (5 bytes); the file may be truncated");
+  check_rejects(
+      raw_safetensors(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[8,4]}})", "12345678"),
+      "end before they begin");
   check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0]}})", "1234"),
                 "data_offsets must be [begin, end]");
-  check_rejects(raw_safetensors(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":1}})", "1234"),
-                "unexpected field 'x'");
+  check_rejects(
+      raw_safetensors(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":1}})", "1234"),
+      "unexpected field 'x'");
   check_rejects(raw_safetensors(R"({"":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", "1234"),
                 "empty name");
 }
 
 TEST_CASE("tensors may not share bytes") {
-  check_rejects(raw_safetensors(
-                    R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
-                    "123456789012"),
-                "tensors 'a' and 'b' overlap");
+  check_rejects(
+      raw_safetensors(
+          R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+          "123456789012"),
+      "tensors 'a' and 'b' overlap");
   // Zero-size tensors occupy no bytes and may sit anywhere.
   CHECK_NOTHROW(parse(raw_safetensors(
       R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[0],"data_offsets":[4,4]}})",

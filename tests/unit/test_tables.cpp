@@ -35,7 +35,8 @@ docsift::ocr::Page page_of(const std::vector<std::vector<Placed>>& lines) {
   std::vector<Word> words;
   int y = 0;
   for (const auto& line : lines) {
-    for (const auto& [text, x] : line) words.push_back({text, {x, y, x + 10 * static_cast<int>(text.size()), y + 20}, 95.0f});
+    for (const auto& [text, x] : line)
+      words.push_back({text, {x, y, x + 10 * static_cast<int>(text.size()), y + 20}, 95.0f});
     y += 30;
   }
   return docsift::ocr::layout_page(std::move(words), 850, 1100);
@@ -51,38 +52,55 @@ const auto kAll = [](const Word&) { return true; };
 
 }  // namespace
 
-TEST_CASE("table header: columns by their words, the longest phrase first, marks around words ignored") {
-  const auto page = page_of({{{"Description", 10}, {"Qty", 300}, {"Unit", 400}, {"price", 450}, {"Amount", 600}},
-                             {{"Item", 10}, {"Code", 60}, {"Description", 150}, {"Qty", 400}, {"Tax", 500}, {"Total", 600}},
-                             {{"[Datum", 10}, {"_Verwendungszweck", 100}, {"Soll|", 400}, {"Haben", 500}, {"Saldo_", 600}},
-                             {{"Total", 10}, {"$5.00", 600}}});
+TEST_CASE(
+    "table header: columns by their words, the longest phrase first, marks around words ignored") {
+  const auto page =
+      page_of({{{"Description", 10}, {"Qty", 300}, {"Unit", 400}, {"price", 450}, {"Amount", 600}},
+               {{"Item", 10},
+                {"Code", 60},
+                {"Description", 150},
+                {"Qty", 400},
+                {"Tax", 500},
+                {"Total", 600}},
+               {{"[Datum", 10},
+                {"_Verwendungszweck", 100},
+                {"Soll|", 400},
+                {"Haben", 500},
+                {"Saldo_", 600}},
+               {{"Total", 10}, {"$5.00", 600}}});
   const auto& words = rules().table;
   const auto first = docsift::ocr::table_header(page.lines[0], words);
   REQUIRE(first);
-  CHECK(kinds(*first) == std::vector{Column::kDescription, Column::kQuantity, Column::kUnitPrice, Column::kAmount});
+  CHECK(kinds(*first) ==
+        std::vector{Column::kDescription, Column::kQuantity, Column::kUnitPrice, Column::kAmount});
   CHECK((*first)[2].left == 400);  // "Unit price": both words
   CHECK((*first)[2].right == 500);
-  // "Item" and "Description" both name the description: the list's first name wins, where it stands.
+  // "Item" and "Description" both name the description: the list's first name wins, where it
+  // stands.
   const auto second = docsift::ocr::table_header(page.lines[1], words);
   REQUIRE(second);
   CHECK(kinds(*second) == std::vector{Column::kDescription, Column::kQuantity, Column::kAmount});
   CHECK((*second)[0].left == 150);
   const auto third = docsift::ocr::table_header(page.lines[2], words);
   REQUIRE(third);
-  CHECK(kinds(*third) == std::vector{Column::kDate, Column::kDescription, Column::kDebit, Column::kCredit, Column::kBalance});
+  CHECK(kinds(*third) == std::vector{Column::kDate, Column::kDescription, Column::kDebit,
+                                     Column::kCredit, Column::kBalance});
   CHECK_FALSE(docsift::ocr::table_header(page.lines[3], words));  // no description column
 }
 
-TEST_CASE("table rows: figures where the full rows put them, not under a header that stands elsewhere") {
+TEST_CASE(
+    "table rows: figures where the full rows put them, not under a header that stands elsewhere") {
   // A proportional header over a monospace table: "Qty" and "Price" end far left of the figures.
-  const auto page = page_of({{{"Description", 10}, {"Qty", 150}, {"Price", 200}},
-                             {{"Catering", 10}, {"platter", 100}, {"4", 300}, {"$69.73", 400}},
-                             {{"Toner", 10}, {"cartridge", 70}, {"3", 300}, {"$234.32", 390}},
-                             {{"Whiteboard", 10}, {"$119.38", 390}},                   // its quantity unread
-                             {{"Flyers", 10}, {"x500", 80}, {"2", 300}, {"$129", 390}, {".32", 430}}});  // cents apart
+  const auto page = page_of(
+      {{{"Description", 10}, {"Qty", 150}, {"Price", 200}},
+       {{"Catering", 10}, {"platter", 100}, {"4", 300}, {"$69.73", 400}},
+       {{"Toner", 10}, {"cartridge", 70}, {"3", 300}, {"$234.32", 390}},
+       {{"Whiteboard", 10}, {"$119.38", 390}},  // its quantity unread
+       {{"Flyers", 10}, {"x500", 80}, {"2", 300}, {"$129", 390}, {".32", 430}}});  // cents apart
   const auto header = docsift::ocr::table_header(page.lines[0], rules().table);
   REQUIRE(header);
-  const auto rows = docsift::ocr::table_rows(page, 1, page.lines.size(), *header, rules().lexicon, kAll);
+  const auto rows =
+      docsift::ocr::table_rows(page, 1, page.lines.size(), *header, rules().lexicon, kAll);
   REQUIRE(rows.size() == 4);
   CHECK(rows[0].cells.at(Column::kDescription) == "Catering platter");
   CHECK(rows[0].cells.at(Column::kQuantity) == "4");
@@ -94,16 +112,25 @@ TEST_CASE("table rows: figures where the full rows put them, not under a header 
   CHECK(rows[3].cells.at(Column::kUnitPrice) == "$129.32");
 }
 
-TEST_CASE("table rows: a wrapped description, a row broken over two lines, dates with month names, a tax rate passed over") {
-  const auto page = page_of({{{"Date", 10}, {"Description", 120}, {"Debit", 450}, {"Credit", 550}, {"Balance", 650}},
-                             {{"14", 10}, {"Mar", 40}, {"Fuel", 120}, {"$45.00", 450}, {"$955.00", 650}},
-                             {{"15", 10}, {"Mar", 40}, {"Transfer", 120}, {"from", 220}, {"$500.00", 550}, {"$1,455.00", 650}},
-                             {{"savings", 120}, {"account", 200}},  // wrapped
-                             {{"16", 10}, {"Mar", 40}, {"Coles", 120}},
-                             {{"$12.50", 450}, {"$1,442.50", 650}}});  // the row's figures, a line lower
+TEST_CASE(
+    "table rows: a wrapped description, a row broken over two lines, dates with month names, a tax "
+    "rate passed over") {
+  const auto page = page_of(
+      {{{"Date", 10}, {"Description", 120}, {"Debit", 450}, {"Credit", 550}, {"Balance", 650}},
+       {{"14", 10}, {"Mar", 40}, {"Fuel", 120}, {"$45.00", 450}, {"$955.00", 650}},
+       {{"15", 10},
+        {"Mar", 40},
+        {"Transfer", 120},
+        {"from", 220},
+        {"$500.00", 550},
+        {"$1,455.00", 650}},
+       {{"savings", 120}, {"account", 200}},  // wrapped
+       {{"16", 10}, {"Mar", 40}, {"Coles", 120}},
+       {{"$12.50", 450}, {"$1,442.50", 650}}});  // the row's figures, a line lower
   const auto header = docsift::ocr::table_header(page.lines[0], rules().table);
   REQUIRE(header);
-  const auto rows = docsift::ocr::table_rows(page, 1, page.lines.size(), *header, rules().lexicon, kAll);
+  const auto rows =
+      docsift::ocr::table_rows(page, 1, page.lines.size(), *header, rules().lexicon, kAll);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0].cells.at(Column::kDate) == "14 Mar");
   CHECK(rows[0].cells.at(Column::kDescription) == "Fuel");  // four letters, but no month
@@ -116,8 +143,9 @@ TEST_CASE("table rows: a wrapped description, a row broken over two lines, dates
   CHECK(rows[2].cells.at(Column::kDebit) == "$12.50");
   CHECK(rows[2].cells.at(Column::kBalance) == "$1,442.50");
 
-  const auto taxed = page_of({{{"Description", 10}, {"Qty", 300}, {"Price", 400}, {"Tax", 500}, {"Amount", 600}},
-                              {{"Consulting", 10}, {"2", 300}, {"$30.00", 400}, {"10%", 500}, {"$60.00", 600}}});
+  const auto taxed =
+      page_of({{{"Description", 10}, {"Qty", 300}, {"Price", 400}, {"Tax", 500}, {"Amount", 600}},
+               {{"Consulting", 10}, {"2", 300}, {"$30.00", 400}, {"10%", 500}, {"$60.00", 600}}});
   const auto columns = docsift::ocr::table_header(taxed.lines[0], rules().table);
   REQUIRE(columns);
   const auto row = docsift::ocr::table_rows(taxed, 1, 2, *columns, rules().lexicon, kAll);
@@ -127,39 +155,57 @@ TEST_CASE("table rows: a wrapped description, a row broken over two lines, dates
   CHECK(row[0].cells.at(Column::kAmount) == "$60.00");
 }
 
-TEST_CASE("line items from a table: unit prices as PRICES beside a line total, a statement's transactions without their dates") {
-  const auto invoice = page_of({{{"TAX", 10}, {"INVOICE", 60}},
-                                {{"Description", 10}, {"Qty", 300}, {"Unit", 400}, {"price", 450}, {"Amount", 600}},
-                                {{"Espresso", 10}, {"beans", 100}, {"1", 160}, {"kg", 180}, {"4", 300}, {"$38.50", 400}, {"$154.00", 600}},
-                                {{"Milk", 10}, {"jug", 60}, {"2", 300}, {"$24.95", 400}, {"$49.90", 600}},
-                                {{"Subtotal", 400}, {"$203.90", 600}}});
-  const auto e = docsift::ocr::extract_fields(invoice, rules(), {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"});
+TEST_CASE(
+    "line items from a table: unit prices as PRICES beside a line total, a statement's "
+    "transactions without their dates") {
+  const auto invoice =
+      page_of({{{"TAX", 10}, {"INVOICE", 60}},
+               {{"Description", 10}, {"Qty", 300}, {"Unit", 400}, {"price", 450}, {"Amount", 600}},
+               {{"Espresso", 10},
+                {"beans", 100},
+                {"1", 160},
+                {"kg", 180},
+                {"4", 300},
+                {"$38.50", 400},
+                {"$154.00", 600}},
+               {{"Milk", 10}, {"jug", 60}, {"2", 300}, {"$24.95", 400}, {"$49.90", 600}},
+               {{"Subtotal", 400}, {"$203.90", 600}}});
+  const auto e = docsift::ocr::extract_fields(invoice, rules(),
+                                              {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"});
   CHECK(e.fields.at("DESCRIPTIONS") == "Espresso beans 1 kg | Milk jug");
   CHECK(e.fields.at("QUANTITIES") == "4 | 2");
   CHECK(e.fields.at("PRICES") == "$38.50 | $24.95");
   CHECK(e.fields.at("SUBTOTAL") == "$203.90");
 
-  const auto statement = page_of({{{"BANK", 10}, {"STATEMENT", 70}},
-                                  {{"Opening", 10}, {"balance:", 90}, {"$1,000.00", 200}},
-                                  {},
-                                  {{"Date", 10}, {"Description", 120}, {"Debit", 450}, {"Credit", 550}, {"Balance", 650}},
-                                  {{"14/03/2025", 10}, {"Fuel", 120}, {"$45.00", 450}, {"$955.00", 650}},
-                                  {{"15/03/2025", 10}, {"Salary", 120}, {"$500.00", 550}, {"$1,455.00", 650}},
-                                  {{"Closing", 10}, {"balance:", 90}, {"$1,455.00", 200}}});
-  const auto s = docsift::ocr::extract_fields(statement, rules(), {"DOCUMENT_TYPE", "DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE", "PRICES"});
+  const auto statement = page_of(
+      {{{"BANK", 10}, {"STATEMENT", 70}},
+       {{"Opening", 10}, {"balance:", 90}, {"$1,000.00", 200}},
+       {},
+       {{"Date", 10}, {"Description", 120}, {"Debit", 450}, {"Credit", 550}, {"Balance", 650}},
+       {{"14/03/2025", 10}, {"Fuel", 120}, {"$45.00", 450}, {"$955.00", 650}},
+       {{"15/03/2025", 10}, {"Salary", 120}, {"$500.00", 550}, {"$1,455.00", 650}},
+       {{"Closing", 10}, {"balance:", 90}, {"$1,455.00", 200}}});
+  const auto s = docsift::ocr::extract_fields(
+      statement, rules(),
+      {"DOCUMENT_TYPE", "DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE", "PRICES"});
   CHECK(s.fields.at("DESCRIPTIONS") == "Fuel | Salary");
-  CHECK(s.fields.at("PRICES") == "N/A");  // transactions, not line items
+  CHECK(s.fields.at("PRICES") == "N/A");   // transactions, not line items
   CHECK(s.checks.at("balance") == "sum");  // 1,000.00 - 45.00 + 500.00 = 1,455.00
 }
 
-TEST_CASE("a table's rows checked: quantity x unit price = amount, the amounts summing to the subtotal, and where it breaks") {
+TEST_CASE(
+    "a table's rows checked: quantity x unit price = amount, the amounts summing to the subtotal, "
+    "and where it breaks") {
   using docsift::ocr::Evidence;
   using docsift::ocr::LineItem;
   std::vector<LineItem> items{{"Espresso beans", "4", "$38.50", "$154.00", {}, {}, {}, {}, {}},
                               {"Milk jug", "2", "$24.95", "$49.90", {}, {}, {}, {}, {}}};
-  std::map<std::string, std::string> fields{{"DESCRIPTIONS", "Espresso beans | Milk jug"}, {"QUANTITIES", "4 | 2"},
-                                            {"PRICES", "$38.50 | $24.95"}, {"SUBTOTAL", "$203.90"}};
-  std::map<std::string, Evidence> evidence{{"DESCRIPTIONS", {}}, {"QUANTITIES", {}}, {"PRICES", {}}, {"SUBTOTAL", {}}};
+  std::map<std::string, std::string> fields{{"DESCRIPTIONS", "Espresso beans | Milk jug"},
+                                            {"QUANTITIES", "4 | 2"},
+                                            {"PRICES", "$38.50 | $24.95"},
+                                            {"SUBTOTAL", "$203.90"}};
+  std::map<std::string, Evidence> evidence{
+      {"DESCRIPTIONS", {}}, {"QUANTITIES", {}}, {"PRICES", {}}, {"SUBTOTAL", {}}};
   nlohmann::json checks = nlohmann::json::object();
   docsift::ocr::check_rows(items, fields, evidence, checks);
   CHECK(checks["table"]["products"]["checked"] == 2);
@@ -174,7 +220,8 @@ TEST_CASE("a table's rows checked: quantity x unit price = amount, the amounts s
 
   // A misread amount: its row's product is off, and the sum misses the subtotal by the difference.
   items[1].amount = "$44.90";
-  std::map<std::string, Evidence> doubted{{"DESCRIPTIONS", {}}, {"QUANTITIES", {}}, {"PRICES", {}}, {"SUBTOTAL", {}}};
+  std::map<std::string, Evidence> doubted{
+      {"DESCRIPTIONS", {}}, {"QUANTITIES", {}}, {"PRICES", {}}, {"SUBTOTAL", {}}};
   checks = nlohmann::json::object();
   docsift::ocr::check_rows(items, fields, doubted, checks);
   CHECK(checks["table"]["products"]["off"] == 1);

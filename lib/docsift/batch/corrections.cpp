@@ -1,9 +1,10 @@
 #include "docsift/batch/corrections.h"
+#include "docsift/batch/corrections_csv.h"
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -32,92 +33,14 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 namespace {
 
-// One filled row of the CSV: where it is, and what it says.
-struct Row {
-  std::size_t line = 0;
-  std::string page, field, value, corrected;
-};
-
-std::string trimmed(const std::string& s) {
-  const std::size_t a = s.find_first_not_of(" \t");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t") - a + 1);
-}
-
-// A file's bytes: InputMissingError when it is not there, InputUnreadableError when it cannot be read.
-std::string read_text(const fs::path& path) {
-  std::error_code ec;
-  const bool there = fs::exists(path, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    throw InputUnreadableError(path.string() + ": cannot look at it: " + ec.message());
-  }
-  if (!there) throw InputMissingError(path.string() + ": no such file; fill in the `corrected` column of review.csv");
-  // A regular file only: a FIFO or a device would never end its read.
-  if (!fs::is_regular_file(path, ec)) {
-    throw ConfigError(path.string() + ": " + (fs::is_directory(path, ec) ? "is a folder" : "is not a regular file") +
-                      ", not a CSV");
-  }
-  // Capped before it is read: a review.csv holds a row per queued value, a few MB for 100,000 pages.
-  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{256} << 20;
-  if (const std::uintmax_t size = fs::file_size(path, ec); !ec && size > kMaxBytes) {
-    throw MalformedInputError(path.string() + ": " + std::to_string(size >> 20) +
-                              " MiB, over the 256 MiB a corrections CSV may have; give the queued rows only");
-  }
-  // Read through one opening, its type and size checked again on it (strict_json.h).
-  try {
-    return read_text_file(path.string(), kMaxBytes);
-  } catch (const FileError& e) {
-    throw InputUnreadableError(std::string(e.what()) + "; the corrections CSV could not be read");
-  }
-}
-
-// The filled rows of the corrections CSV, its columns found by name.
-std::vector<Row> read_rows(const fs::path& path, int& empty) {
-  const std::string text = read_text(path);
-  io::CsvTable table;
-  try {
-    table = io::parse_csv(text, path.string());
-  } catch (const FileError& e) {
-    throw MalformedInputError(e.what());
-  }
-  std::map<std::string, std::size_t> column;
-  for (std::size_t i = 0; i < table.header.size(); ++i) {
-    const std::string name = trimmed(table.header[i]);
-    if (name.empty()) continue;
-    if (!column.emplace(name, i).second) {
-      throw MalformedInputError(path.string() + ": its header names the column " + name + " twice");
-    }
-  }
-  for (const char* needed : {"image_file", "field", "value", "corrected"}) {
-    if (!column.count(needed)) {
-      std::string has;
-      for (const auto& h : table.header) has += (has.empty() ? "" : ", ") + h;
-      throw MalformedInputError(path.string() + ": its header has no " + needed +
-                                " column (it has: " + has + "); the columns needed are image_file, field, value, "
-                                "corrected, as review.csv has them");
-    }
-  }
-  std::vector<Row> rows;
-  for (std::size_t r = 0; r < table.rows.size(); ++r) {
-    const auto& cells = table.rows[r];
-    Row row{table.lines[r], cells[column["image_file"]], cells[column["field"]], cells[column["value"]],
-            trimmed(cells[column["corrected"]])};
-    if (row.corrected.empty()) {
-      ++empty;
-      continue;
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 // predictions.csv's field columns: the run's fields; empty when the folder has no tables.
 std::vector<std::string> table_fields(const fs::path& predictions) {
   std::error_code ec;
   if (!fs::exists(predictions, ec)) return {};
   std::ifstream in(predictions, std::ios::binary);
   std::string header;
-  if (!in) throw InputUnreadableError(predictions.string() + ": cannot read it: " + std::strerror(errno));
+  if (!in)
+    throw InputUnreadableError(predictions.string() + ": cannot read it: " + std::strerror(errno));
   if (!std::getline(in, header)) return {};
   io::CsvTable table;
   try {
@@ -153,10 +76,11 @@ void fault_at(const resilience::FaultPlan& plan, resilience::FaultPoint point, i
   }
 }
 
-// `line` (a page's latest record) with `changes` applied: the corrected values, confidence 1.0 (none
-// for a value corrected to missing, as a run gives N/A none), out of the review queue, and the
-// originals kept under "corrections" (the first one, when a field is corrected again).
-json corrected_line(json line, const std::map<std::string, Change>& changes, const std::string& at) {
+// `line` (a page's latest record) with `changes` applied: the corrected values, confidence 1.0
+// (none for a value corrected to missing, as a run gives N/A none), out of the review queue, and
+// the originals kept under "corrections" (the first one, when a field is corrected again).
+json corrected_line(json line, const std::map<std::string, Change>& changes,
+                    const std::string& at) {
   for (const auto& [field, c] : changes) {
     line["fields"][field] = c.corrected;
     if (line.contains("confidence") && line["confidence"].is_object()) {
@@ -180,8 +104,10 @@ json corrected_line(json line, const std::map<std::string, Change>& changes, con
     for (const char* key : {"review_reasons", "review_thresholds"}) {
       if (line.contains(key) && line[key].is_object()) line[key].erase(field);
     }
-    if (!line.contains("corrections") || !line["corrections"].is_object()) line["corrections"] = json::object();
-    if (!line["corrections"].contains(field)) line["corrections"][field] = {{"original", c.original}, {"at", at}};
+    if (!line.contains("corrections") || !line["corrections"].is_object())
+      line["corrections"] = json::object();
+    if (!line["corrections"].contains(field))
+      line["corrections"][field] = {{"original", c.original}, {"at", at}};
   }
   return line;
 }
@@ -241,11 +167,14 @@ bool current(const OutputFolder& folder, const Derived& d, const std::optional<j
 
 // The derived files written whole from the journal: the tables through Tables::rebuild (as a run
 // and --resume write them), then summary.json.
-void rewrite(const OutputFolder& folder, const fs::path& journal, const std::map<std::string, Latest>& latest,
-             const std::vector<std::string>& fields, const Derived& d, const resilience::FaultPlan& faults) {
+void rewrite(const OutputFolder& folder, const fs::path& journal,
+             const std::map<std::string, Latest>& latest, const std::vector<std::string>& fields,
+             const Derived& d, const resilience::FaultPlan& faults) {
   if (!fields.empty()) {
     Tables tables = folder.tables({config::OutputFormat::Csv}, fields);
-    tables.rebuild([&](const std::function<void(const Record&)>& visit) { for_each_latest(journal, latest, visit); });
+    tables.rebuild([&](const std::function<void(const Record&)>& visit) {
+      for_each_latest(journal, latest, visit);
+    });
   }
   fault_at(faults, resilience::FaultPoint::kRebuilt, 1);
   if (d.summary) io::write_file_atomic(folder.file(out_files::kSummary), d.summary->dump(2) + "\n");
@@ -256,42 +185,52 @@ using Changes = std::map<std::string, std::map<std::string, Change>>;  // page â
 // The corrections the rows make, each row checked against the page's latest record (what
 // apply_corrections documents); rows the journal already holds are counted in `report`.
 Changes check_rows(const std::vector<Row>& rows, const std::map<std::string, PageNow>& pages,
-                   const std::vector<std::string>& fields, const std::string& label, const fs::path& journal,
-                   ApplyReport& report) {
+                   const std::vector<std::string>& fields, const std::string& label,
+                   const fs::path& journal, ApplyReport& report) {
   Changes changes;
   for (const Row& row : rows) {
-    const std::string where = label + ":" + std::to_string(row.line) + ": " + display_name(row.page) + " " + row.field + ": ";
-    const auto refuse = [&](const std::string& problem) { return MalformedInputError(where + problem + "; nothing was applied"); };
+    const std::string where = label + ":" + std::to_string(row.line) + ": " +
+                              display_name(row.page) + " " + row.field + ": ";
+    const auto refuse = [&](const std::string& problem) {
+      return MalformedInputError(where + problem + "; nothing was applied");
+    };
     const auto page = pages.find(row.page);
     if (page == pages.end()) throw refuse("no such page in " + journal.string());
     const Record& r = page->second.record;
-    if (!r.ok()) throw refuse(std::string("the page's latest record is ") + (r.gone() ? "gone" : "failed") + ", so it has no values to correct");
-    const bool known = fields.empty() ? r.fields && r.fields->count(row.field) != 0
-                                      : std::find(fields.begin(), fields.end(), row.field) != fields.end();
+    if (!r.ok())
+      throw refuse(std::string("the page's latest record is ") + (r.gone() ? "gone" : "failed") +
+                   ", so it has no values to correct");
+    const bool known = fields.empty()
+                           ? r.fields && r.fields->count(row.field) != 0
+                           : std::find(fields.begin(), fields.end(), row.field) != fields.end();
     if (!known) {
       std::string names;
       for (const auto& f : fields) names += (names.empty() ? "" : ", ") + f;
-      throw refuse("not a field of this run" + (names.empty() ? "" : " (its fields: " + names + ")"));
+      throw refuse("not a field of this run" +
+                   (names.empty() ? "" : " (its fields: " + names + ")"));
     }
-    const auto value = r.fields ? r.fields->find(row.field) : std::map<std::string, std::string>::const_iterator{};
+    const auto value =
+        r.fields ? r.fields->find(row.field) : std::map<std::string, std::string>::const_iterator{};
     const std::string now = r.fields && value != r.fields->end() ? value->second : "N/A";
     const Record::Correction* prior = nullptr;
     if (r.corrections) {
-      if (const auto c = r.corrections->find(row.field); c != r.corrections->end()) prior = &c->second;
+      if (const auto c = r.corrections->find(row.field); c != r.corrections->end())
+        prior = &c->second;
     }
     if (prior && row.corrected == now && (row.value == prior->original || row.value == now)) {
       ++report.already;  // the journal holds this correction already
       continue;
     }
     if (row.value != now) {
-      throw refuse("the file's value is \"" + row.value + "\", but the journal's latest is \"" + now +
-                   "\" (the page was read again, or the cell was changed): correct the value as it is now");
+      throw refuse(
+          "the file's value is \"" + row.value + "\", but the journal's latest is \"" + now +
+          "\" (the page was read again, or the cell was changed): correct the value as it is now");
     }
     auto& page_changes = changes[row.page];
     if (const auto twice = page_changes.find(row.field); twice != page_changes.end()) {
       if (twice->second.corrected != row.corrected) {
-        throw refuse("corrected to \"" + row.corrected + "\" here and to \"" + twice->second.corrected + "\" on line " +
-                     std::to_string(twice->second.line));
+        throw refuse("corrected to \"" + row.corrected + "\" here and to \"" +
+                     twice->second.corrected + "\" on line " + std::to_string(twice->second.line));
       }
       ++report.already;
       continue;
@@ -301,10 +240,14 @@ Changes check_rows(const std::vector<Row>& rows, const std::map<std::string, Pag
   return changes;
 }
 
-// The commit point: each page's new record appended and fsynced (io/journal.h), `latest` kept current.
-void journal_changes(const fs::path& journal_path, const Changes& changes, const std::map<std::string, PageNow>& pages,
-                     std::map<std::string, Latest>& latest, const resilience::FaultPlan& faults, ApplyReport& report) {
-  io::Journal journal(journal_path, /*resume=*/true, [](const json&, std::uint64_t) {});  // a torn last line cut
+// The commit point: each page's new record appended and fsynced (io/journal.h), `latest` kept
+// current.
+void journal_changes(const fs::path& journal_path, const Changes& changes,
+                     const std::map<std::string, PageNow>& pages,
+                     std::map<std::string, Latest>& latest, const resilience::FaultPlan& faults,
+                     ApplyReport& report) {
+  io::Journal journal(journal_path, /*resume=*/true,
+                      [](const json&, std::uint64_t) {});  // a torn last line cut
   const std::string at = rfc3339_now();
   for (const auto& [key, page_changes] : changes) {
     const json line = corrected_line(pages.at(key).line, page_changes, at);
@@ -313,7 +256,8 @@ void journal_changes(const fs::path& journal_path, const Changes& changes, const
     try {
       offset = journal.append(line);
     } catch (const io::JournalWriteError& e) {
-      throw OutputWriteError(std::string(e.what()) + "; the pages before it are applied: apply the file again to finish");
+      throw OutputWriteError(std::string(e.what()) +
+                             "; the pages before it are applied: apply the file again to finish");
     }
     latest[key] = Latest{offset, record.status, record.source, true};
     report.applied += static_cast<int>(page_changes.size());
@@ -322,7 +266,8 @@ void journal_changes(const fs::path& journal_path, const Changes& changes, const
   }
 }
 
-// summary.json as it is, when there is one: throws MalformedInputError when it is not a JSON object.
+// summary.json as it is, when there is one: throws MalformedInputError when it is not a JSON
+// object.
 std::optional<json> read_summary(const fs::path& path) {
   const auto text = file_text(path);
   if (!text) return std::nullopt;
@@ -331,7 +276,8 @@ std::optional<json> read_summary(const fs::path& path) {
     if (summary.is_object()) return summary;
   } catch (const json::exception&) {
   }
-  throw MalformedInputError(path.string() + ": not a JSON object; `docsift run --resume` writes it again");
+  throw MalformedInputError(path.string() +
+                            ": not a JSON object; `docsift run --resume` writes it again");
 }
 
 }  // namespace
@@ -339,7 +285,7 @@ std::optional<json> read_summary(const fs::path& path) {
 ApplyReport apply_corrections(const ApplyOptions& o) {
   const resilience::FaultPlan faults = resilience::FaultPlan::from_environment();
   ApplyReport report;
-  const fs::path journal_path = OutputFolder::journal_to_read(o.results, o.results.string());
+  const fs::path journal_path = journal::journal_to_read(o.results, o.results.string());
   report.journal = journal_path;
   const fs::path csv = o.file ? *o.file : o.results / out_files::kReview;
   const std::vector<Row> rows = read_rows(csv, report.empty);
@@ -349,7 +295,8 @@ ApplyReport apply_corrections(const ApplyOptions& o) {
   const std::optional<json> summary_now = read_summary(folder.file(out_files::kSummary));
   const std::vector<std::string> fields = table_fields(folder.file(out_files::kPredictions));
 
-  // The journal's latest record of every page (for the rebuild), and of the pages the CSV names, kept.
+  // The journal's latest record of every page (for the rebuild), and of the pages the CSV names,
+  // kept.
   std::set<std::string> wanted;
   for (const Row& row : rows) wanted.insert(row.page);
   std::map<std::string, Latest> latest;
@@ -365,9 +312,10 @@ ApplyReport apply_corrections(const ApplyOptions& o) {
   const Changes changes = check_rows(rows, pages, fields, csv.string(), journal_path, report);
   if (!changes.empty()) journal_changes(journal_path, changes, pages, latest, faults, report);
 
-  // The tables and summary.json from the journal: written whenever they differ from it (always after
-  // new records; after a killed apply, on the next one), else left untouched.
-  const Derived derived = derive(journal_path, latest, fields, summary_now, folder.file(out_files::kSummary));
+  // The tables and summary.json from the journal: written whenever they differ from it (always
+  // after new records; after a killed apply, on the next one), else left untouched.
+  const Derived derived =
+      derive(journal_path, latest, fields, summary_now, folder.file(out_files::kSummary));
   if (!changes.empty() || !current(folder, derived, summary_now)) {
     rewrite(folder, journal_path, latest, fields, derived, faults);
     report.rewrote_outputs = true;

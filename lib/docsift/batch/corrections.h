@@ -2,9 +2,9 @@
 // into a run's folder (docs/confidence.md, "Corrections"). Each page with corrections gets one new
 // journal record, a copy of its latest with the corrected values (confidence 1.0, out of the review
 // queue) and what they replaced under "corrections"; the journal append is the commit point. The
-// tables and summary.json are then rebuilt from the journal as a run rebuilds them (sink.h's Tables,
-// outputs.h's Totals), so that a process killed anywhere leaves a folder that the same apply (or
-// `run --resume`) completes.
+// tables and summary.json are then rebuilt from the journal as a run rebuilds them (sink.h's
+// Tables, outputs.h's Totals), so that a process killed anywhere leaves a folder that the same
+// apply (or `run --resume`) completes.
 #pragma once
 
 #include <filesystem>
@@ -23,7 +23,8 @@ struct ApplyReport {
   int pages = 0;    // pages given a new record
   int already = 0;  // rows the journal already holds (the same file applied again)
   int empty = 0;    // rows whose `corrected` cell is empty: not corrections
-  bool rewrote_outputs = false;  // the tables or summary.json were written (they differed from the journal)
+  bool rewrote_outputs =
+      false;  // the tables or summary.json were written (they differed from the journal)
   std::filesystem::path journal;
 };
 

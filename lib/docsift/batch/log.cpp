@@ -8,19 +8,25 @@
 
 namespace docsift::batch {
 
-void Log::write(Level level, const std::string& event, const std::string& message, const nlohmann::json& fields) const {
+void Log::write(Level level, const std::string& event, const std::string& message,
+                const nlohmann::json& fields) const {
   if (quiet_ && level == Level::kInfo) return;
   if (format_ == LogFormat::kJson) {
     // Ordered: time, level, event and message lead every line, as a person scanning the log reads.
     nlohmann::ordered_json line = {{"time", rfc3339_now()},
-                           {"level", level == Level::kWarning ? "warning" : level == Level::kError ? "error" : "info"},
-                           {"event", event},
-                           {"message", display_name(message)}};
+                                   {"level", level == Level::kWarning ? "warning"
+                                             : level == Level::kError ? "error"
+                                                                      : "info"},
+                                   {"event", event},
+                                   {"message", display_name(message)}};
     for (const auto& [key, value] : fields.items()) line[key] = value;
     out_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     return;
   }
-  out_ << rfc3339_now() << " docsift: " << (level == Level::kWarning ? "warning: " : level == Level::kError ? "error: " : "")
+  out_ << rfc3339_now() << " docsift: "
+       << (level == Level::kWarning ? "warning: "
+           : level == Level::kError ? "error: "
+                                    : "")
        << printable(message) << std::endl;
 }
 

@@ -3,7 +3,8 @@
 // characters shown as \xNN so that a file name cannot drive the terminal:
 //   2026-11-27T04:20:19.123Z docsift: error: broken.png: ...
 // As JSON (--log-format json), one object per line, so that a log shipper can parse every line:
-//   {"time": "<RFC 3339 UTC>", "level": "info|warning|error", "event": "...", "message": "...", ...}
+//   {"time": "<RFC 3339 UTC>", "level": "info|warning|error", "event": "...", "message": "...",
+//   ...}
 // plus the event's own keys (docs/run.md, "Logs"). --quiet drops info lines; notices (info lines
 // that change what the outputs hold: a page read again because its file changed, a failed page
 // gone), warnings and errors always show.
@@ -22,7 +23,8 @@ class Log {
   // kNotice is an info line (level "info" in JSON) that --quiet keeps.
   enum class Level { kInfo, kNotice, kWarning, kError };
 
-  Log(std::ostream& out, LogFormat format, bool quiet) : out_(out), format_(format), quiet_(quiet) {}
+  Log(std::ostream& out, LogFormat format, bool quiet)
+      : out_(out), format_(format), quiet_(quiet) {}
 
   // `message` is the text line (after "docsift: "); `fields` go into the JSON object beside it.
   void write(Level level, const std::string& event, const std::string& message,

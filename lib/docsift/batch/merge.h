@@ -2,8 +2,8 @@
 // the output folders of many runs (the shards of one batch), written exactly as one run over all
 // the images would write them: one record per image in the order `run` scans, the CSV rebuilt from
 // the merged records. A page whose latest record is a gone marker (record.h) is left out, as a
-// run leaves it out of its counts. The input folders are only read (under a shared lock, so no run writes to
-// them meanwhile), and merging again gives the same bytes.
+// run leaves it out of its counts. The input folders are only read (under a shared lock, so no run
+// writes to them meanwhile), and merging again gives the same bytes.
 #pragma once
 
 #include <filesystem>
@@ -24,9 +24,11 @@ struct MergeOptions {
 
 struct MergeReport {
   int records = 0, ok = 0, failed = 0;  // in the merged journal
-  int gone = 0;  // pages whose latest record is a gone marker (record.h): left out of the merged folder
+  int gone =
+      0;  // pages whose latest record is a gone marker (record.h): left out of the merged folder
   // Each problem as one line for the log; every one of them makes the merge incomplete (exit 1).
-  std::vector<std::string> duplicates;  // an image recorded by two folders: the first folder's record is kept
+  std::vector<std::string>
+      duplicates;  // an image recorded by two folders: the first folder's record is kept
   std::vector<std::string> missing;     // --expect: an image no folder recorded, with its shard
   std::vector<std::string> unfinished;  // a folder whose run has not recorded all of its images
   bool complete() const { return duplicates.empty() && missing.empty() && unfinished.empty(); }

@@ -11,8 +11,8 @@ constexpr const char* kLastSuccess = "docsift_last_success_timestamp_seconds";
 
 }  // namespace
 
-std::optional<double> last_success_in_text(std::istream& in, const std::string& label, WallClock::time_point now,
-                                           std::string* dropped) {
+std::optional<double> last_success_in_text(std::istream& in, const std::string& label,
+                                           WallClock::time_point now, std::string* dropped) {
   std::string line;
   const std::string prefix = std::string(kLastSuccess) + " ";
   while (std::getline(in, line)) {
@@ -22,7 +22,8 @@ std::optional<double> last_success_in_text(std::istream& in, const std::string& 
     char* end = nullptr;
     const double value = std::strtod(start, &end);
     std::string problem;
-    if (end == start || std::string_view(end).find_first_not_of(" \t\r") != std::string_view::npos) {
+    if (end == start ||
+        std::string_view(end).find_first_not_of(" \t\r") != std::string_view::npos) {
       problem = "not a number";
     } else if (!std::isfinite(value)) {
       problem = "not a finite number";

@@ -40,7 +40,9 @@ class LogWarnings final : public c10::WarningHandler, public WarningRoute {
 
 }  // namespace
 
-std::unique_ptr<WarningRoute> route_library_warnings(const Log& log) { return std::make_unique<LogWarnings>(log); }
+std::unique_ptr<WarningRoute> route_library_warnings(const Log& log) {
+  return std::make_unique<LogWarnings>(log);
+}
 
 std::string without_model_stack() { return ""; }
 

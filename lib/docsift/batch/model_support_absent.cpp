@@ -7,7 +7,8 @@
 namespace docsift::batch {
 
 std::string without_model_stack() {
-  return "this docsift was built without LibTorch (DOCSIFT_WITH_TORCH=OFF) and reads pages with the OCR engine only";
+  return "this docsift was built without LibTorch (DOCSIFT_WITH_TORCH=OFF) and reads pages with "
+         "the OCR engine only";
 }
 
 std::unique_ptr<PageReader> open_model_reader(const config::Config& config, bool /*in_worker*/) {
@@ -15,15 +16,19 @@ std::unique_ptr<PageReader> open_model_reader(const config::Config& config, bool
                     "; drop --model and model.path, or build with scripts/setup.sh for the models");
 }
 
-std::unique_ptr<WarningRoute> route_library_warnings(const Log& /*log*/) { return nullptr; }  // no LibTorch to hear
+std::unique_ptr<WarningRoute> route_library_warnings(const Log& /*log*/) {
+  return nullptr;
+}  // no LibTorch to hear
 
-void prepare_model_device(const config::Config& /*config*/, const Log* /*log*/) {}  // nothing to set up
+void prepare_model_device(const config::Config& /*config*/, const Log* /*log*/) {
+}  // nothing to set up
 
 std::string installed_recognizer_folder() { return ""; }
 
 std::unique_ptr<ocr::LineRecognizer> open_line_recognizer(const std::string& folder) {
   throw ConfigError("ocr.recognizer_model " + folder + ": " + without_model_stack() +
-                    " and Tesseract; set ocr.recognizer: tesseract, or build with scripts/setup.sh for the second recognizer");
+                    " and Tesseract; set ocr.recognizer: tesseract, or build with scripts/setup.sh "
+                    "for the second recognizer");
 }
 
 }  // namespace docsift::batch

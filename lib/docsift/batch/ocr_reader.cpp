@@ -3,9 +3,9 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <system_error>
-#include <optional>
 #include <opencv2/core/mat.hpp>
+#include <optional>
+#include <system_error>
 
 #include "docsift/batch/model_support.h"
 #include "docsift/error.h"
@@ -31,7 +31,8 @@ std::unique_ptr<ocr::LineRecognizer> second_recognizer(const ocr::Settings& s) {
   if (folder.empty()) return nullptr;  // run() said so once (missing_recognizer)
   std::error_code ec;
   if (!std::filesystem::is_regular_file(std::filesystem::path(folder) / "recognizer.json", ec)) {
-    throw FileError("ocr.recognizer_model " + folder + ": no recognizer.json there; name the folder scripts/setup.sh " +
+    throw FileError("ocr.recognizer_model " + folder +
+                    ": no recognizer.json there; name the folder scripts/setup.sh " +
                     "converts PP-OCRv4's recognizer into (.deps/ppocr), or auto");
   }
   return open_line_recognizer(folder);
@@ -41,28 +42,36 @@ std::unique_ptr<ocr::LineRecognizer> second_recognizer(const ocr::Settings& s) {
 
 bool second_recognizer_available(const std::string& recognizer_model) {
   if (!without_model_stack().empty()) return false;
-  const std::string folder = recognizer_model == "auto" ? installed_recognizer_folder() : recognizer_model;
+  const std::string folder =
+      recognizer_model == "auto" ? installed_recognizer_folder() : recognizer_model;
   std::error_code ec;
-  return !folder.empty() && std::filesystem::is_regular_file(std::filesystem::path(folder) / "recognizer.json", ec);
+  return !folder.empty() &&
+         std::filesystem::is_regular_file(std::filesystem::path(folder) / "recognizer.json", ec);
 }
 
 std::string ocr_readers(const config::Config& c) {
-  if (c.ocr.recognizer == "both" && !recognizer_folder(c.ocr).empty() && without_model_stack().empty())
-    return "Tesseract, and PP-OCRv4's recognizer for the chosen values and the words the rules doubted";
-  if (c.ocr.recognizer == "tesseract" && c.keys_given.count("ocr.recognizer") != 0) return "Tesseract alone, as ocr.recognizer says";
-  if (!without_model_stack().empty()) return "Tesseract alone: this build has no LibTorch, which the second recognizer needs";
+  if (c.ocr.recognizer == "both" && !recognizer_folder(c.ocr).empty() &&
+      without_model_stack().empty())
+    return "Tesseract, and PP-OCRv4's recognizer for the chosen values and the words the rules "
+           "doubted";
+  if (c.ocr.recognizer == "tesseract" && c.keys_given.count("ocr.recognizer") != 0)
+    return "Tesseract alone, as ocr.recognizer says";
+  if (!without_model_stack().empty())
+    return "Tesseract alone: this build has no LibTorch, which the second recognizer needs";
   return "Tesseract alone: no second recognizer converted (scripts/setup.sh makes one)";
 }
 
 std::string missing_recognizer(const config::Config& c) {
-  if (config::resolved_engine(c) != config::Engine::Ocr || c.ocr.recognizer != "both" || !recognizer_folder(c.ocr).empty()) {
+  if (config::resolved_engine(c) != config::Engine::Ocr || c.ocr.recognizer != "both" ||
+      !recognizer_folder(c.ocr).empty()) {
     return "";
   }
   if (const std::string why = without_model_stack(); !why.empty()) {
     return "ocr.recognizer both: " + why + " and Tesseract; reading with Tesseract alone";
   }
-  return "ocr.recognizer both: no second recognizer found (scripts/setup.sh converts PP-OCRv4's into .deps/ppocr; "
-         "or set ocr.recognizer_model to its folder); reading with Tesseract alone";
+  return "ocr.recognizer both: no second recognizer found (scripts/setup.sh converts PP-OCRv4's "
+         "into .deps/ppocr; or set ocr.recognizer_model to its folder); reading with Tesseract "
+         "alone";
 }
 
 struct OcrReader::State {
@@ -78,87 +87,113 @@ struct OcrReader::State {
         engine(c.ocr, second_recognizer(c.ocr)),
         pages(page_options(c)),
         pdf_text(c.ocr.pdf_text) {
-    engine.calibration().check_fields(field_names);  // a misspelt field in ocr.calibration is refused
+    engine.calibration().check_fields(
+        field_names);  // a misspelt field in ocr.calibration is refused
   }
 };
 
 OcrReader::OcrReader(const config::Config& config) : s_(std::make_unique<State>(config)) {}
 OcrReader::~OcrReader() = default;
 
+namespace {
+
+// A born-digital PDF's text layer, where it is usable: exact text, no rendering, no OCR. nullopt
+// when the page has none worth reading (the caller renders it).
+std::optional<ocr::Engine::Result> read_text_layer(const std::filesystem::path& through, int page,
+                                                   ocr::Engine& engine,
+                                                   const std::vector<std::string>& field_names,
+                                                   Record& record) {
+  auto t = Clock::now();
+  const io::PdfText layer = io::read_pdf_text(through, page);
+  constexpr double kScale = 300.0 / 72.0;  // points → pixels at 300 dpi, the OCR's resolution
+  std::vector<ocr::Word> words;
+  for (const auto& w : layer.words) {
+    const auto px = [&](double v) { return static_cast<int>(std::lround(v * kScale)); };
+    words.push_back({w.text, {px(w.left), px(w.top), px(w.right), px(w.bottom)}, 100.0f});
+  }
+  if (!ocr::usable_text_layer(words)) return std::nullopt;
+  const int width = static_cast<int>(std::lround(layer.width * kScale));
+  const int height = static_cast<int>(std::lround(layer.height * kScale));
+  record.timings_s["decode_image"] = seconds_since(t);
+  record.image = {{"width", width}, {"height", height}};
+  t = Clock::now();
+  auto read = engine.read_words(std::move(words), width, height, field_names);
+  record.timings_s["text_layer"] = seconds_since(t);
+  return read;
+}
+
+// What the engine read, into the record: the fields, their calibrated confidences
+// (docs/confidence.md), where each value was read on the page, and the table's rows.
+void fill_record(Record& record, const ocr::Engine::Result& read) {
+  record.status = Record::Status::Ok;
+  record.tier = "ocr";
+  record.text_source = read.text_source;
+  record.fields = read.fields;
+  record.raw_response = read.text;
+  record.tokens = Record::Tokens{0, 0};
+  record.engine = read.info;
+  record.confidence.emplace();
+  record.boxes.emplace();
+  for (const auto& [field, p] : read.probability) {
+    const auto value = read.fields.find(field);
+    if (value == read.fields.end() || value->second == "N/A") continue;
+    (*record.confidence)[field] = p;
+    if (const auto e = read.evidence.find(field); e != read.evidence.end()) {
+      const ocr::Box& b = e->second.box;
+      (*record.boxes)[field] = {b.left, b.top, b.right - b.left, b.bottom - b.top};
+    }
+  }
+  if (!read.items.empty()) {
+    record.line_items.emplace();
+    for (const ocr::LineItem& item : read.items) {
+      const ocr::Box& b = item.box;
+      record.line_items->push_back({item.description,
+                                    item.quantity,
+                                    item.unit_price,
+                                    item.amount,
+                                    item.date,
+                                    item.debit,
+                                    item.credit,
+                                    item.balance,
+                                    {b.left, b.top, b.right - b.left, b.bottom - b.top}});
+    }
+  }
+  if (const auto type = record.confidence->find("DOCUMENT_TYPE");
+      type != record.confidence->end()) {
+    record.document_type_confidence = type->second;
+  }
+}
+
+}  // namespace
+
 PageOutcome OcrReader::read(const PageRequest& request) {
   const std::filesystem::path& path = request.path;
   const int page = request.page;
   PageOutcome out;
   Record& record = out.record;
-  auto& timings = record.timings_s;
   // The page's file opened once and checked to be the file the scan found (io/pinned_file.h); the
   // text layer and the pixels are read through this one opening, never through the name again.
   std::optional<io::PinnedFile> pin;
   try {
-    auto t = Clock::now();
+    const auto t = Clock::now();
     pin.emplace(path, request.real);
     const std::filesystem::path& through = pin->open_path();
     std::optional<ocr::Engine::Result> read;
-    // A born-digital PDF's text layer, where it is usable: exact text, no rendering, no OCR.
-    if (s_->pdf_text && io::is_pdf(through)) {
-      const io::PdfText layer = io::read_pdf_text(through, page);
-      constexpr double kScale = 300.0 / 72.0;  // points → pixels at 300 dpi, the OCR's resolution
-      std::vector<ocr::Word> words;
-      for (const auto& w : layer.words) {
-        const auto px = [&](double v) { return static_cast<int>(std::lround(v * kScale)); };
-        words.push_back({w.text, {px(w.left), px(w.top), px(w.right), px(w.bottom)}, 100.0f});
-      }
-      if (ocr::usable_text_layer(words)) {
-        const int width = static_cast<int>(std::lround(layer.width * kScale));
-        const int height = static_cast<int>(std::lround(layer.height * kScale));
-        timings["decode_image"] = seconds_since(t);
-        record.image = {{"width", width}, {"height", height}};
-        t = Clock::now();
-        read = s_->engine.read_words(std::move(words), width, height, s_->field_names);
-        timings["text_layer"] = seconds_since(t);
-      }
-    }
+    if (s_->pdf_text && io::is_pdf(through))
+      read = read_text_layer(through, page, s_->engine, s_->field_names, record);
     if (!read) {
       std::string said;
-      // The OCR engine reads the decoder's matrix itself: no tensor on the way (LibTorch is the models').
+      // The OCR engine reads the decoder's matrix itself: no tensor on the way (LibTorch is the
+      // models').
       const cv::Mat rgb = io::read_page_pixels(through, page, s_->pages, &said);
       if (!said.empty()) record.warning = pin->named(said);
-      timings["decode_image"] = seconds_since(t);
+      record.timings_s["decode_image"] = seconds_since(t);
       record.image = {{"width", rgb.cols}, {"height", rgb.rows}};
-      t = Clock::now();
+      const auto ocr_start = Clock::now();
       read = s_->engine.read(rgb, s_->field_names);
-      timings["ocr"] = seconds_since(t);
+      record.timings_s["ocr"] = seconds_since(ocr_start);
     }
-    record.status = Record::Status::Ok;
-    record.tier = "ocr";
-    record.text_source = read->text_source;
-    record.fields = read->fields;
-    record.raw_response = read->text;
-    record.tokens = Record::Tokens{0, 0};
-    record.engine = read->info;
-    // Calibrated confidences (docs/confidence.md) and where each value was read on the page.
-    record.confidence.emplace();
-    record.boxes.emplace();
-    for (const auto& [field, p] : read->probability) {
-      const auto value = read->fields.find(field);
-      if (value == read->fields.end() || value->second == "N/A") continue;
-      (*record.confidence)[field] = p;
-      if (const auto e = read->evidence.find(field); e != read->evidence.end()) {
-        const ocr::Box& b = e->second.box;
-        (*record.boxes)[field] = {b.left, b.top, b.right - b.left, b.bottom - b.top};
-      }
-    }
-    if (!read->items.empty()) {
-      record.line_items.emplace();
-      for (const ocr::LineItem& item : read->items) {
-        const ocr::Box& b = item.box;
-        record.line_items->push_back({item.description, item.quantity, item.unit_price, item.amount, item.date, item.debit,
-                                      item.credit, item.balance, {b.left, b.top, b.right - b.left, b.bottom - b.top}});
-      }
-    }
-    if (const auto type = record.confidence->find("DOCUMENT_TYPE"); type != record.confidence->end()) {
-      record.document_type_confidence = type->second;
-    }
+    fill_record(record, *read);
   } catch (const std::exception& e) {  // an unreadable image fails this image only
     record.status = Record::Status::Failed;
     record.error = first_line(pin ? pin->named(e.what()) : e.what());

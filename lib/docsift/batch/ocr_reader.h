@@ -18,7 +18,8 @@ std::string missing_recognizer(const config::Config& config);
 bool second_recognizer_available(const std::string& recognizer_model);
 
 // What reads the pages, for the run's first line: Tesseract and PP-OCRv4's recognizer, or
-// "Tesseract alone" and why (this build has no LibTorch; none converted; ocr.recognizer: tesseract).
+// "Tesseract alone" and why (this build has no LibTorch; none converted; ocr.recognizer:
+// tesseract).
 std::string ocr_readers(const config::Config& config);
 
 class OcrReader final : public PageReader {

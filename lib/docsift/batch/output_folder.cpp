@@ -20,15 +20,18 @@ const fs::path& OutputFolder::checked(const fs::path& dir) {
   return dir;
 }
 
-OutputFolder::OutputFolder(const fs::path& dir, const std::string& what) : dir_(checked(dir)), lock_(dir_, what) {}
+OutputFolder::OutputFolder(const fs::path& dir, const std::string& what)
+    : dir_(checked(dir)), lock_(dir_, what) {}
 
 JournalSink OutputFolder::journal(bool resume, const io::JournalVisitor& visit) const {
   return JournalSink(io::Journal(file(out_files::kJournal), resume, visit));
 }
 
-Tables OutputFolder::tables(const std::vector<config::OutputFormat>& formats, const std::vector<std::string>& fields) const {
+Tables OutputFolder::tables(const std::vector<config::OutputFormat>& formats,
+                            const std::vector<std::string>& fields) const {
   std::vector<std::pair<Output, fs::path>> files;
-  for (const Output table : tables_of(formats)) files.emplace_back(table, file(out_files::of(table)));
+  for (const Output table : tables_of(formats))
+    files.emplace_back(table, file(out_files::of(table)));
   return Tables(std::move(files), fields);
 }
 
@@ -46,30 +49,18 @@ void OutputFolder::remove_summary() const {
   fs::remove(file(out_files::kSummary), ignored);
 }
 
-fs::path OutputFolder::journal_to_read(const fs::path& dir, const std::string& named) {
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) throw InputMissingError(named + ": no such folder; pass the output folder of docsift run");
-  if (!fs::is_directory(dir, ec)) throw ConfigError(named + ": not a folder; pass the output folder of docsift run");
-  const fs::path journal = dir / out_files::kJournal;
-  if (!fs::exists(journal, ec) && ec == std::errc::permission_denied) {
-    throw InputUnreadableError(named + ": cannot read it: " + ec.message());
-  }
-  if (!fs::is_regular_file(journal, ec)) {
-    throw InputMissingError(named + ": has no " + std::string(out_files::kJournal) + "; not an output folder of docsift run");
-  }
-  return journal;
-}
-
 namespace {
 
 // The same folder: by identity where both are there, else by their absolute, normalised names.
 bool same_folder(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
-  return fs::weakly_canonical(fs::absolute(a, ec), ec) == fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return fs::weakly_canonical(fs::absolute(a, ec), ec) ==
+         fs::weakly_canonical(fs::absolute(b, ec), ec);
 }
 
-// The name of an output folder's own file that `name` is ("results.jsonl", "summary.json.tmp"), or "".
+// The name of an output folder's own file that `name` is ("results.jsonl", "summary.json.tmp"), or
+// "".
 std::string own_file_name(const std::string& name) {
   if (name == out_files::kLock) return name;
   for (const std::string_view own : out_files::kWritten) {
@@ -80,18 +71,20 @@ std::string own_file_name(const std::string& name) {
 
 }  // namespace
 
-void refuse_to_overwrite(const fs::path& path, const std::string& option, const io::ReadFiles& reads,
-                         const fs::path& out_dir) {
+void refuse_to_overwrite(const fs::path& path, const std::string& option,
+                         const io::ReadFiles& reads, const fs::path& out_dir) {
   const std::string nothing = "; nothing was written: choose another path";
   if (const std::string role = reads.role_of(path); !role.empty()) {
-    throw ConfigError(option + " " + path.string() + ": is " + role + ", which this command reads" + nothing);
+    throw ConfigError(option + " " + path.string() + ": is " + role + ", which this command reads" +
+                      nothing);
   }
   const std::string name = own_file_name(path.filename().string());
   if (name.empty()) return;
   const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::error_code ec;
   const bool output_folder = (!out_dir.empty() && same_folder(folder, out_dir)) ||
-                             fs::exists(folder / out_files::kJournal, ec) || fs::exists(folder / out_files::kLock, ec);
+                             fs::exists(folder / out_files::kJournal, ec) ||
+                             fs::exists(folder / out_files::kLock, ec);
   if (output_folder) {
     throw ConfigError(option + " " + path.string() + ": is the output folder's own " + name +
                       " (docsift run and merge write it)" + nothing);

@@ -10,35 +10,37 @@
 #include <string_view>
 #include <vector>
 
-#include "docsift/batch/lock.h"
 #include "docsift/batch/sink.h"
 #include "docsift/config/config.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/same_file.h"
+#include "docsift/journal/folder.h"
+#include "docsift/journal/lock.h"
 
 namespace docsift::batch {
 
-// The files docsift writes in an output folder. Each but the lock is replaced through a temporary
-// beside it, its name plus ".tmp" (io/output_file.h).
+using journal::FolderReadLock;
+using journal::OutputLock;
+
+// The files docsift writes in an output folder (journal/folder.h), and the file each output
+// (sink.h) is written to.
 namespace out_files {
-inline constexpr std::string_view kLock = ".docsift.lock";
-inline constexpr std::string_view kJournal = "results.jsonl";
-inline constexpr std::string_view kPredictions = "predictions.csv";
-inline constexpr std::string_view kConfidence = "confidence.csv";
-inline constexpr std::string_view kReview = "review.csv";
-inline constexpr std::string_view kDocuments = "documents.csv";
-inline constexpr std::string_view kLineItems = "line_items.csv";
-inline constexpr std::string_view kSummary = "summary.json";
-inline constexpr std::string_view kWritten[] = {kJournal, kPredictions, kConfidence, kReview, kDocuments, kLineItems, kSummary};
+using namespace journal::out_files;
 // The file an output (sink.h) is written to.
 constexpr std::string_view of(Output output) {
   switch (output) {
-    case Output::kJournal: return kJournal;
-    case Output::kPredictions: return kPredictions;
-    case Output::kConfidence: return kConfidence;
-    case Output::kReview: return kReview;
-    case Output::kDocuments: return kDocuments;
-    case Output::kLineItems: return kLineItems;
+    case Output::kJournal:
+      return kJournal;
+    case Output::kPredictions:
+      return kPredictions;
+    case Output::kConfidence:
+      return kConfidence;
+    case Output::kReview:
+      return kReview;
+    case Output::kDocuments:
+      return kDocuments;
+    case Output::kLineItems:
+      return kLineItems;
   }
   return kJournal;
 }
@@ -57,23 +59,20 @@ class OutputFolder {
   const OutputLock& lock() const { return lock_; }
 
   // The journal, open for appending (io/journal.h): with `resume`, its records are read back to
-  // `visit` first; without, a journal already there is refused (FileError: --resume or another --out).
+  // `visit` first; without, a journal already there is refused (FileError: --resume or another
+  // --out).
   JournalSink journal(bool resume, const io::JournalVisitor& visit) const;
   // The tables `formats` asks for (sink.h: none without csv), for the run to rebuild and append to.
-  Tables tables(const std::vector<config::OutputFormat>& formats, const std::vector<std::string>& fields) const;
+  Tables tables(const std::vector<config::OutputFormat>& formats,
+                const std::vector<std::string>& fields) const;
   // One table, written whole or appended to (TableSink::Mode).
-  std::unique_ptr<TableSink> table(Output table, const std::vector<std::string>& fields, TableSink::Mode mode) const;
+  std::unique_ptr<TableSink> table(Output table, const std::vector<std::string>& fields,
+                                   TableSink::Mode mode) const;
   // Writes summary.json atomically. Throws docsift::FileError.
   void write_summary(const Summary& summary) const;
   // Removes summary.json: a run that takes the folder over owns its summary from then on, so that
   // one that dies, or cannot write its own, never leaves a stale one (docs/run.md, "Stops").
   void remove_summary() const;
-
-  // The journal of a folder `run` or `merge` wrote, to be read (`merge`, `report`): throws
-  // InputMissingError when `dir` is not there or holds no journal, ConfigError when it is not a
-  // folder, InputUnreadableError when it cannot be looked into; each message starts with `named`
-  // (the folder as the command line gave it).
-  static std::filesystem::path journal_to_read(const std::filesystem::path& dir, const std::string& named);
 
  private:
   static const std::filesystem::path& checked(const std::filesystem::path& dir);
@@ -86,7 +85,7 @@ class OutputFolder {
 // and inode) or one of an output folder's own files: a name of out_files (or its temporary) in
 // `out_dir`, or in any folder that holds a journal or a lock (a run's or a merge's folder). A
 // command never writes over what it reads, nor over a run's journal or tables.
-void refuse_to_overwrite(const std::filesystem::path& path, const std::string& option, const io::ReadFiles& reads,
-                         const std::filesystem::path& out_dir = {});
+void refuse_to_overwrite(const std::filesystem::path& path, const std::string& option,
+                         const io::ReadFiles& reads, const std::filesystem::path& out_dir = {});
 
 }  // namespace docsift::batch

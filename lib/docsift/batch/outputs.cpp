@@ -33,22 +33,6 @@ RecordName record_name(const std::string& relative) {
   return {display_name(relative), escaped};
 }
 
-std::string record_relative(const Record& record) {
-  if (!record.file_bytes) return record.file;
-  const std::string& escaped = *record.file_bytes;
-  const auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
-  std::string out;
-  for (std::size_t i = 0; i < escaped.size(); ++i) {
-    if (escaped[i] == '%' && i + 2 < escaped.size() && hex(escaped[i + 1]) >= 0 && hex(escaped[i + 2]) >= 0) {
-      out += static_cast<char>(hex(escaped[i + 1]) * 16 + hex(escaped[i + 2]));
-      i += 2;
-    } else {
-      out += escaped[i];
-    }
-  }
-  return out;
-}
-
 std::string csv_header(const std::vector<std::string>& fields) {
   std::string header = "image_file";
   for (const auto& f : fields) header += ',' + io::csv_field(f);
@@ -59,8 +43,10 @@ std::string csv_row(const Record& record, const std::vector<std::string>& fields
   if (!record.ok()) return "";
   std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file);
   for (const auto& f : fields) {
-    const auto value = record.fields ? record.fields->find(f) : std::map<std::string, std::string>::const_iterator{};
-    line += ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
+    const auto value = record.fields ? record.fields->find(f)
+                                     : std::map<std::string, std::string>::const_iterator{};
+    line +=
+        ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
   }
   return line + "\n";
 }
@@ -72,15 +58,18 @@ std::string DocumentRows::add(const Record& record) {
   }
   const std::string file(io::file_of(record.key()));
   const auto held = pending_.find(file);
-  before_.emplace(file, held == pending_.end() ? std::nullopt : std::optional<Pending>(held->second));
+  before_.emplace(file,
+                  held == pending_.end() ? std::nullopt : std::optional<Pending>(held->second));
   Pending& doc = pending_[file];
   doc.document = *record.document;
   auto& page = doc.pages[io::page_of(record.key())];
   page.reset();
-  if (record.ok()) page = extract::PageValues{record.fields.value_or(std::map<std::string, std::string>{}),
-                                              record.confidence.value_or(std::map<std::string, double>{})};
+  if (record.ok())
+    page = extract::PageValues{record.fields.value_or(std::map<std::string, std::string>{}),
+                               record.confidence.value_or(std::map<std::string, double>{})};
   const bool complete = static_cast<int>(doc.pages.size()) == doc.document.pages &&
-                        std::all_of(doc.pages.begin(), doc.pages.end(), [](const auto& p) { return p.second.has_value(); });
+                        std::all_of(doc.pages.begin(), doc.pages.end(),
+                                    [](const auto& p) { return p.second.has_value(); });
   if (!complete) return "";
   std::vector<extract::PageValues> pages;
   for (const auto& [number, values] : doc.pages) pages.push_back(*values);
@@ -110,9 +99,11 @@ std::string confidence_row(const Record& record, const std::vector<std::string>&
   for (const auto& f : fields) {
     line += ',';
     if (!record.confidence) continue;
-    const auto value = record.fields ? record.fields->find(f) : std::map<std::string, std::string>::const_iterator{};
+    const auto value = record.fields ? record.fields->find(f)
+                                     : std::map<std::string, std::string>::const_iterator{};
     const auto sure = record.confidence->find(f);
-    if (!record.fields || value == record.fields->end() || value->second == "N/A" || sure == record.confidence->end())
+    if (!record.fields || value == record.fields->end() || value->second == "N/A" ||
+        sure == record.confidence->end())
       continue;
     char cell[32];
     std::snprintf(cell, sizeof cell, "%.4f", sure->second);
@@ -122,7 +113,8 @@ std::string confidence_row(const Record& record, const std::vector<std::string>&
 }
 
 std::string line_items_header() {
-  return "image_file,row,description,quantity,unit_price,amount,date,debit,credit,balance,x,y,width,height\n";
+  return "image_file,row,description,quantity,unit_price,amount,date,debit,credit,balance,x,y,"
+         "width,height\n";
 }
 
 std::string line_item_rows(const Record& record) {
@@ -130,9 +122,10 @@ std::string line_item_rows(const Record& record) {
   std::string out;
   int n = 0;
   for (const auto& item : *record.line_items) {
-    std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' + std::to_string(++n) + ',' +
-                       io::csv_field(item.description);
-    for (const auto* cell : {&item.quantity, &item.unit_price, &item.amount, &item.date, &item.debit, &item.credit, &item.balance}) {
+    std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' +
+                       std::to_string(++n) + ',' + io::csv_field(item.description);
+    for (const auto* cell : {&item.quantity, &item.unit_price, &item.amount, &item.date,
+                             &item.debit, &item.credit, &item.balance}) {
       line += ',' + (*cell ? io::csv_field(**cell) : std::string());
     }
     for (const int v : item.box) line += ',' + std::to_string(v);
@@ -149,10 +142,14 @@ std::string review_rows(const Record& record) {
   if (!record.ok() || !record.review) return "";
   std::string out;
   for (const auto& field : *record.review) {
-    std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' + io::csv_field(field);
-    const auto value = record.fields ? record.fields->find(field) : std::map<std::string, std::string>::const_iterator{};
-    line += ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
-    const auto number = [&line](const std::optional<std::map<std::string, double>>& of, const std::string& name) {
+    std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' +
+                       io::csv_field(field);
+    const auto value = record.fields ? record.fields->find(field)
+                                     : std::map<std::string, std::string>::const_iterator{};
+    line +=
+        ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
+    const auto number = [&line](const std::optional<std::map<std::string, double>>& of,
+                                const std::string& name) {
       line += ',';
       if (!of) return;
       if (const auto it = of->find(name); it != of->end()) {
@@ -166,10 +163,12 @@ std::string review_rows(const Record& record) {
     const auto why = record.review_reasons ? record.review_reasons->find(field)
                                            : std::map<std::string, std::string>::const_iterator{};
     // Older journals say no reason: theirs was always the confidence.
-    line += ',' + io::csv_field(record.review_reasons && why != record.review_reasons->end()
-                                    ? why->second
-                                    : std::string(to_string(extract::ReviewReason::kLowConfidence)));
-    const auto box = record.boxes ? record.boxes->find(field) : std::map<std::string, std::array<int, 4>>::const_iterator{};
+    line +=
+        ',' + io::csv_field(record.review_reasons && why != record.review_reasons->end()
+                                ? why->second
+                                : std::string(to_string(extract::ReviewReason::kLowConfidence)));
+    const auto box = record.boxes ? record.boxes->find(field)
+                                  : std::map<std::string, std::array<int, 4>>::const_iterator{};
     if (record.boxes && box != record.boxes->end()) {
       for (const int v : box->second) line += ',' + std::to_string(v);
     } else {
@@ -180,11 +179,13 @@ std::string review_rows(const Record& record) {
   return out;
 }
 
-void mark_review(Record& record, const config::ReviewConfig& review, const extract::FieldSchema& schema) {
+void mark_review(Record& record, const config::ReviewConfig& review,
+                 const extract::FieldSchema& schema) {
   if (!record.ok() || !record.confidence || !record.fields) return;
-  // The rule eval predicts the queue by from the same values (eval/confidence.cpp), so the two agree.
-  const auto queue = extract::review_queue(schema, *record.fields, *record.confidence,
-                                           [&review](const std::string& field) { return review.threshold_of(field); });
+  // The rule eval predicts the queue by from the same values (eval/confidence.cpp), so the two
+  // agree.
+  const auto queue =
+      extract::review_queue(schema, *record.fields, *record.confidence, review.thresholds());
   record.review.emplace();
   record.review_reasons.emplace();
   record.review_thresholds.emplace();
@@ -193,72 +194,6 @@ void mark_review(Record& record, const config::ReviewConfig& review, const extra
     (*record.review_reasons)[q.field] = std::string(to_string(q.reason));
     if (q.threshold) (*record.review_thresholds)[q.field] = *q.threshold;
   }
-}
-
-void Totals::add(const Record& record) {
-  if (record.gone()) {
-    ++gone;
-    return;
-  }
-  ++records;
-  config_hashes.insert(record.config_hash);
-  const auto timing = [&](const char* stage) {
-    const auto it = record.timings_s.find(stage);
-    return it == record.timings_s.end() ? 0.0 : it->second;
-  };
-  if (record.ok()) {
-    ++ok;
-    ++tiers[record.tier];
-    if (record.confidence && record.review) {
-      ++pages_with_confidence;
-      // Queued values with a value, and missing ones a document type requires (a queued field
-      // without a value): accepted = with a value, not queued.
-      const auto to_review = static_cast<std::int64_t>(record.review->size());
-      std::int64_t with_value = 0, missing_queued = 0;
-      const auto has_value = [&record](const std::string& field) {
-        const auto it = record.fields ? record.fields->find(field) : std::map<std::string, std::string>::const_iterator{};
-        return record.fields && it != record.fields->end() && !extract::is_missing(it->second);
-      };
-      for (const auto& [field, value] : record.fields ? *record.fields : std::map<std::string, std::string>{}) {
-        with_value += has_value(field) ? 1 : 0;
-      }
-      for (const auto& field : *record.review) missing_queued += has_value(field) ? 0 : 1;
-      fields_to_review += to_review;
-      fields_accepted += std::max<std::int64_t>(0, with_value - (to_review - missing_queued));
-      pages_accepted += to_review == 0 ? 1 : 0;
-    }
-    if (record.corrections && !record.corrections->empty()) {
-      ++corrected_pages;
-      corrected_fields += static_cast<std::int64_t>(record.corrections->size());
-    }
-    if (record.tokens) generated += record.tokens->generated;
-    model_seconds += timing("vision") + timing("prefill") + timing("decode");
-  } else {
-    ++failed;
-  }
-  total_seconds += timing("total");
-  const nlohmann::json m = record.memory.is_object() ? record.memory : nlohmann::json::object();
-  const auto& before = m.contains("before") ? m["before"] : m.contains("after") ? m["after"] : m;
-  high_rss = std::max(high_rss, before.value("host_peak_rss", 0.0));
-  if (before.contains("device") && before["device"].is_object()) {
-    high_allocated = std::max(high_allocated, before["device"].value("peak_allocated", 0.0));
-  }
-}
-
-void Totals::describe(Summary& summary) const {
-  summary.ok = ok;
-  summary.failed = failed;
-  summary.tiers = tiers;
-  summary.seconds_per_image = records == 0 ? 0.0 : total_seconds / static_cast<double>(records);
-  summary.model_seconds = model_seconds;
-  summary.overhead_seconds = total_seconds - model_seconds;
-  summary.generated_tokens = generated;
-  summary.device_peak_allocated = static_cast<std::int64_t>(high_allocated);
-  summary.host_peak_rss = static_cast<std::int64_t>(high_rss);
-  if (pages_with_confidence > 0) {
-    summary.review = Summary::Review{pages_with_confidence, pages_accepted, fields_accepted, fields_to_review};
-  }
-  if (corrected_pages > 0) summary.corrections = Summary::Corrections{corrected_pages, corrected_fields};
 }
 
 }  // namespace docsift::batch

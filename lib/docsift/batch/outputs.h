@@ -1,7 +1,7 @@
-// What `docsift run` writes beside its journal, and `docsift merge` writes from many journals, derived
-// record by record: the names records go by, the tables' rows (predictions.csv, confidence.csv,
-// review.csv; the files themselves are sink.h's), and the totals of summary.json. One owner, so
-// that a merged folder is written exactly as a single run writes its own.
+// What `docsift run` writes beside its journal, and `docsift merge` writes from many journals,
+// derived record by record: the names records go by, the tables' rows (predictions.csv,
+// confidence.csv, review.csv; the files themselves are sink.h's), and the totals of summary.json.
+// One owner, so that a merged folder is written exactly as a single run writes its own.
 #pragma once
 
 #include <cstdint>
@@ -16,13 +16,14 @@
 #include "docsift/config/config.h"
 #include "docsift/extract/document.h"
 #include "docsift/extract/schema.h"
+#include "docsift/journal/totals.h"
 
 namespace docsift::batch {
 
 // A file name in the journal, the CSV and the logs. Names are bytes; JSON and CSV are UTF-8. A
 // valid UTF-8 name is itself. Any other name is kept exactly as `file_bytes`, its bytes outside
-// printable ASCII (and '%') percent-escaped ("lat%E9.png"), which is also its CSV image_file and its
-// identity for --resume, while `file` shows it with U+FFFD for the invalid bytes.
+// printable ASCII (and '%') percent-escaped ("lat%E9.png"), which is also its CSV image_file and
+// its identity for --resume, while `file` shows it with U+FFFD for the invalid bytes.
 struct RecordName {
   std::string file;
   std::optional<std::string> file_bytes;
@@ -33,9 +34,7 @@ RecordName record_name(const std::string& relative);
 // `bytes` as UTF-8 for JSON: itself when valid, else with U+FFFD for the invalid bytes.
 std::string display_name(const std::string& bytes);
 
-// The inverse of record_name: the relative path's bytes a record was made from (its "file_bytes"
-// unescaped, else its "file"). Sorting by it gives the order `run` scans a folder in.
-std::string record_relative(const Record& record);
+using journal::record_relative;  // journal/totals.h
 
 // predictions.csv in the ground-truth layout: image_file, then one column per field.
 std::string csv_header(const std::vector<std::string>& fields);
@@ -62,7 +61,8 @@ class DocumentRows {
  private:
   struct Pending {
     Record::Document document;
-    std::map<int, std::optional<extract::PageValues>> pages;  // page (1-based) → its values; none: failed
+    std::map<int, std::optional<extract::PageValues>>
+        pages;  // page (1-based) → its values; none: failed
   };
   std::vector<std::string> fields_;
   std::map<std::string, Pending> pending_;  // the file's key → its pages so far
@@ -85,30 +85,9 @@ std::string review_rows(const Record& record);
 // sums or list counts that disagree, a confidence under review.threshold or the field's own, a
 // value without one), with `review_reasons` and `review_thresholds`; an ok record with
 // confidences only.
-void mark_review(Record& record, const config::ReviewConfig& review, const extract::FieldSchema& schema);
+void mark_review(Record& record, const config::ReviewConfig& review,
+                 const extract::FieldSchema& schema);
 
-// What summary.json reports over whole journals, accumulated record by record, so nothing per
-// image stays in memory.
-struct Totals {
-  // Pages by the status of their latest record; a gone marker counts only in `gone`, never as a
-  // record with timings.
-  int ok = 0, failed = 0, gone = 0;
-  std::map<std::string, int> tiers;
-  std::int64_t generated = 0, records = 0;
-  double model_seconds = 0, total_seconds = 0, high_allocated = 0, high_rss = 0;
-  std::set<std::string> config_hashes;
-  // The review queue (docs/confidence.md), over the latest ok records that carry confidences:
-  // pages with nothing to review, fields accepted, fields to review.
-  int pages_accepted = 0, pages_with_confidence = 0;
-  std::int64_t fields_accepted = 0, fields_to_review = 0;
-  // Values a person corrected (`docsift review apply`), over the latest ok records.
-  int corrected_pages = 0;
-  std::int64_t corrected_fields = 0;
-
-  void add(const Record& record);
-  // Fills the summary's totals: ok, failed, tiers, throughput (seconds per image, model and
-  // overhead seconds, generated tokens) and the memory high-water marks.
-  void describe(Summary& summary) const;
-};
+using journal::Totals;  // journal/totals.h
 
 }  // namespace docsift::batch

@@ -1,7 +1,7 @@
 #include "docsift/batch/page_reader.h"
 
-#include "docsift/batch/ocr_reader.h"
 #include "docsift/batch/model_support.h"
+#include "docsift/batch/ocr_reader.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/host.h"
 #include "docsift/resilience/fault_spec.h"
@@ -16,13 +16,15 @@ const resilience::FaultPlan& PageReader::faults() const {
 std::uint64_t PageReader::memory_in_use() const { return memory::read_host_memory().rss_bytes; }
 
 std::unique_ptr<PageReader> open_page_reader(const config::Config& config, bool in_worker) {
-  if (config::resolved_engine(config) == config::Engine::Ocr) return std::make_unique<OcrReader>(config);
+  if (config::resolved_engine(config) == config::Engine::Ocr)
+    return std::make_unique<OcrReader>(config);
   return open_model_reader(config, in_worker);
 }
 
 io::PageOptions page_options(const config::Config& c) {
   io::PageOptions o;
-  o.pdf_dpi = c.input.pdf_dpi.value_or(config::resolved_engine(c) == config::Engine::Ocr ? 300 : 160);
+  o.pdf_dpi =
+      c.input.pdf_dpi.value_or(config::resolved_engine(c) == config::Engine::Ocr ? 300 : 160);
   o.max_pages = c.input.max_pages;
   o.limits.accept_truncated = c.input.accept_truncated;
   return o;

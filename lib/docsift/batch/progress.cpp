@@ -21,7 +21,10 @@ std::string clock_text(double seconds) {
 }  // namespace
 
 Progress::Progress(const Log& log, bool bar, int total)
-    : log_(log), bar_(bar && log.format() == LogFormat::kText), total_(total), start_(Clock::now()) {}
+    : log_(log),
+      bar_(bar && log.format() == LogFormat::kText),
+      total_(total),
+      start_(Clock::now()) {}
 
 void Progress::image_done(int done, const Record& record) {
   const double elapsed = seconds_since(start_);
@@ -29,21 +32,27 @@ void Progress::image_done(int done, const Record& record) {
   const double seconds = record.timings_s.count("total") ? record.timings_s.at("total") : 0.0;
   char timing[64];
   std::snprintf(timing, sizeof timing, "%.2fs eta %s", seconds, clock_text(eta).c_str());
-  char count_text[48];  // not "[" + to_string(...): GCC 12 warns falsely (-Wstringop-overflow) on that here
+  char count_text[48];  // not "[" + to_string(...): GCC 12 warns falsely (-Wstringop-overflow) on
+                        // that here
   std::snprintf(count_text, sizeof count_text, "[%d/%d]", done, total_);
   const std::string count = count_text;
-  nlohmann::json fields = {{"done", done},     {"total", total_},
-                           {"file", record.file}, {"status", record.ok() ? "ok" : "failed"},
-                           {"seconds", seconds}, {"eta_s", eta},
-                           {"started_at", record.started_at}, {"finished_at", record.finished_at}};
+  nlohmann::json fields = {{"done", done},
+                           {"total", total_},
+                           {"file", record.file},
+                           {"status", record.ok() ? "ok" : "failed"},
+                           {"seconds", seconds},
+                           {"eta_s", eta},
+                           {"started_at", record.started_at},
+                           {"finished_at", record.finished_at}};
   if (record.ok()) fields["tier"] = record.tier;
   if (!record.ok()) fields["error"] = record.error;
   if (record.warning) fields["warning"] = *record.warning;
   if (bar_ && !log_.quiet()) {
     constexpr int kWidth = 30;
     const int filled = total_ > 0 ? kWidth * done / total_ : kWidth;
-    log_.stream() << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done << '/'
-                  << total_ << " ETA " << clock_text(eta) << "  " << printable(record.file.substr(0, 40)) << "\033[K";
+    log_.stream() << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] "
+                  << done << '/' << total_ << " ETA " << clock_text(eta) << "  "
+                  << printable(record.file.substr(0, 40)) << "\033[K";
     log_.stream().flush();
     if (record.ok()) return;
     log_.stream() << "\r\033[K";  // the error line replaces the bar, which the next page redraws
@@ -52,8 +61,9 @@ void Progress::image_done(int done, const Record& record) {
     log_.error("image", record.file + ": " + record.error + " " + count, fields);
     return;
   }
-  log_.info("image", count + " " + record.file + " ok tier=" + record.tier + " " + timing +
-                         (record.warning ? " (decoder said: " + *record.warning + ")" : ""),
+  log_.info("image",
+            count + " " + record.file + " ok tier=" + record.tier + " " + timing +
+                (record.warning ? " (decoder said: " + *record.warning + ")" : ""),
             fields);
 }
 
@@ -61,7 +71,9 @@ void Progress::skipped(const io::SkippedFile& f) {
   if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
   log_.write(f.unreadable ? Log::Level::kError : Log::Level::kWarning, "skipped",
              "skipped " + display_name(f.relative) + ": " + display_name(f.reason),
-             {{"file", display_name(f.relative)}, {"reason", display_name(f.reason)}, {"unreadable", f.unreadable}});
+             {{"file", display_name(f.relative)},
+              {"reason", display_name(f.reason)},
+              {"unreadable", f.unreadable}});
 }
 
 void Progress::not_descended(const std::vector<std::filesystem::path>& folders) {
@@ -74,11 +86,13 @@ void Progress::not_descended(const std::vector<std::filesystem::path>& folders) 
     listed.push_back(name);
   }
   if (folders.size() > kNamed) names += " and " + std::to_string(folders.size() - kNamed) + " more";
-  const std::string count = std::to_string(folders.size()) + (folders.size() == 1 ? " subfolder" : " subfolders");
+  const std::string count =
+      std::to_string(folders.size()) + (folders.size() == 1 ? " subfolder" : " subfolders");
   if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
   log_.warning("subfolders",
                count + " not read: " + names +
-                   "; pass -r (--recursive) to read the pages in subfolders (hidden folders, .name, are never read)",
+                   "; pass -r (--recursive) to read the pages in subfolders (hidden folders, "
+                   ".name, are never read)",
                {{"count", folders.size()}, {"folders", listed}});
 }
 

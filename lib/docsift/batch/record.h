@@ -1,5 +1,5 @@
-// The run's records and summary are the journal layer's (journal/record.h), which eval reads without
-// the run; batch/ names them as its own.
+// The run's records and summary are the journal layer's (journal/record.h), which eval reads
+// without the run; batch/ names them as its own.
 #pragma once
 
 #include "docsift/journal/record.h"

@@ -28,7 +28,8 @@ struct RunEnd {
 // memory high-water marks) and this run (images, seconds, stopped, worker events), when it
 // started (`run` set); and always the exit code, when it ended, and the last success: this run's
 // end, or else `previous_success` (from the file it replaces), or else 0 (none known).
-std::string prometheus_metrics(const RunSummary* run, const RunEnd& end, std::optional<double> previous_success);
+std::string prometheus_metrics(const RunSummary* run, const RunEnd& end,
+                               std::optional<double> previous_success);
 
 // The docsift_last_success_timestamp_seconds of a metrics file docsift wrote, as of `now`; nullopt
 // when the file, or the gauge, is not there, or when its value is not a time a run can have
@@ -36,8 +37,8 @@ std::string prometheus_metrics(const RunSummary* run, const RunEnd& end, std::op
 // kClockSlack: a clock stepped back a little is not a fault). Such a value is dropped, and
 // `*dropped` says which and why, for a warning: carried over, it would silence the alert on
 // "no success for two days" forever.
-std::optional<double> last_success_in(const std::filesystem::path& metrics_file, WallClock::time_point now,
-                                      std::string* dropped = nullptr);
+std::optional<double> last_success_in(const std::filesystem::path& metrics_file,
+                                      WallClock::time_point now, std::string* dropped = nullptr);
 
 // Writes the metrics file atomically, keeping the last success of the one it replaces (when it is
 // valid; see last_success_in); without one, the gauge is 0, "no success known", on which the

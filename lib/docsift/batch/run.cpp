@@ -31,8 +31,9 @@ struct Reader {
 
 Reader open_reader(const config::Config& cfg, const RunOptions& o, Progress& progress) {
   if (cfg.memory.isolate != config::Isolation::Worker) return {open_page_reader(cfg), nullptr};
-  auto supervisor = std::make_unique<WorkerSupervisor>(cfg, o.worker, o.out_dir.string(),
-                                                       [&progress](const std::string& event) { progress.worker(event); });
+  auto supervisor = std::make_unique<WorkerSupervisor>(
+      cfg, o.worker, o.out_dir.string(),
+      [&progress](const std::string& event) { progress.worker(event); });
   const WorkerSupervisor* s = supervisor.get();
   return {std::move(supervisor), s};
 }
@@ -54,23 +55,28 @@ void say_redo(const Log& log, const RecordName& name, const Redo& why) {
   log.write(why.retry ? Log::Level::kInfo : Log::Level::kNotice, "redo",
             why.retry ? "retrying " + name.file + ": its last record failed"
                       : "reading " + name.file + " again: changed since its record: " + why.change,
-            {{"file", name.file}, {"why", why.retry ? "retry-failed" : "changed"}, {"detail", why.change}});
+            {{"file", name.file},
+             {"why", why.retry ? "retry-failed" : "changed"},
+             {"detail", why.change}});
 }
 
 // One page read; nullopt when the run stops here, with why in summary.stopped.
-std::optional<PageOutcome> read_page(const Page& page, const PageRequest& request, const RecordName& name,
-                                     const Reading& r, RunSummary& summary) {
+std::optional<PageOutcome> read_page(const Page& page, const PageRequest& request,
+                                     const RecordName& name, const Reading& r,
+                                     RunSummary& summary) {
   try {
     if (!page.error.empty()) return PageOutcome{Record::failure(page.error), false, ""};
     return r.reader.read(request);
   } catch (const StopRequested&) {
     // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.
-    summary.stopped = "stopped by " + r.stop.name() + "; the image in flight, " + name.file + ", is left for --resume";
+    summary.stopped = "stopped by " + r.stop.name() + "; the image in flight, " + name.file +
+                      ", is left for --resume";
   } catch (const WorkerStartError& e) {
     // No worker would start (--isolate worker). With pages journaled, stop as a signal does:
     // the summary and the resume hint; with none, the run could not start at all (exit 3).
     if (summary.skipped + summary.processed == 0) throw;
-    summary.stopped = std::string(e.what()) + "; " + name.file + " and the pages after it are left for --resume";
+    summary.stopped =
+        std::string(e.what()) + "; " + name.file + " and the pages after it are left for --resume";
   }
   return std::nullopt;
 }
@@ -99,9 +105,11 @@ void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
       stamp = io::stamp_file(page.file->path, /*with_hash=*/true, real);
     }
     const std::string page_started = rfc3339_now();
-    const int index = summary.skipped + summary.processed + 1;  // processing order across resumed runs
-    const PageRequest request{page.file->path, real, page.page, index, [&r] { return r.stop.abandon(); },
-                              &page != &plan.todo.back()};
+    const int index =
+        summary.skipped + summary.processed + 1;  // processing order across resumed runs
+    const PageRequest request{
+        page.file->path,           real, page.page, index, [&r] { return r.stop.abandon(); },
+        &page != &plan.todo.back()};
     std::optional<PageOutcome> outcome = read_page(page, request, name, r, summary);
     if (!outcome) break;
     Record& record = outcome->record;
@@ -117,7 +125,8 @@ void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
     PageWritten written = write_page(record, name, r.outputs);
     if (written.journaled) {  // counted as the journal holds it, its CSV row written or not
       ++summary.processed;
-      if (redo != plan.redo_reason.end()) ++(redo->second.retry ? summary.retried : summary.changed);
+      if (redo != plan.redo_reason.end())
+        ++(redo->second.retry ? summary.retried : summary.changed);
       ++(record.ok() ? summary.ok : summary.failed);
       r.progress.image_done(summary.processed, record);
     }
@@ -150,7 +159,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
 
   const Plan plan = plan_pages(images, outputs.latest, o, page_options(cfg), summary);
   for (const std::string& line : plan.kept_corrected) log.warning("corrected", display_name(line));
-  const std::vector<std::pair<RecordName, std::string>> gone = gone_pages(outputs.failed_names, plan, o, summary);
+  const std::vector<std::pair<RecordName, std::string>> gone =
+      gone_pages(outputs.failed_names, plan, o, summary);
   folder.remove_summary();  // from here on this run owns the folder's summary
   Progress progress(log, o.progress_bar, static_cast<int>(plan.todo.size()));
   const Reader reader = open_reader(cfg, o, progress);
@@ -163,9 +173,10 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   read_pages(plan, {cfg, o, log, stop, *reader.pages, outputs, progress}, summary);
   progress.finish();
 
-  const Summary out =
-      summarise(outputs, plan, {cfg, o, run_start, started_at, skipped_files, reader.pages->device(), reader.supervisor},
-                summary);
+  const Summary out = summarise(
+      outputs, plan,
+      {cfg, o, run_start, started_at, skipped_files, reader.pages->device(), reader.supervisor},
+      summary);
   write_summary(folder, out, summary);
   return summary;
 }

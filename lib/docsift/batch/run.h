@@ -18,8 +18,8 @@
 namespace docsift::batch {
 
 struct RunOptions {
-  std::vector<io::Input> inputs;    // folders and files (scan.h), in the order given
-  std::vector<std::string> named;   // the inputs as the user gave them, for summary.json
+  std::vector<io::Input> inputs;   // folders and files (scan.h), in the order given
+  std::vector<std::string> named;  // the inputs as the user gave them, for summary.json
   std::filesystem::path out_dir;
   bool recursive = false;
   // --follow-links (input.follow_links): read links whose target lies outside the folders given;
@@ -37,7 +37,7 @@ struct RunOptions {
   // --allow-empty: inputs with no pages are normal, so the failed pages whose files are gone are
   // marked gone then too (without it, finding nothing may be an unmounted share, and nothing is).
   bool allow_empty = false;
-  std::optional<int> limit;  // process at most N images this run
+  std::optional<int> limit;   // process at most N images this run
   bool progress_bar = false;  // a TTY: redraw one line instead of a line per image
   // --shard K/N: only the scanned files of shard K (and their skipped names) are this run's;
   // summary.json records the shard for `docsift merge`. out_dir is the shard's own folder.
@@ -51,7 +51,8 @@ struct RunSummary {
   // scanned: this shard's files (all when not sharded) of scanned_all; processed: this run.
   // found: the pages of this shard's files (a PDF or TIFF has several, each its own record).
   int scanned = 0, scanned_all = 0, found = 0, processed = 0, skipped = 0, ok = 0, failed = 0;
-  int retried = 0, changed = 0;  // of processed: pages redone because they failed, or their file changed
+  int retried = 0,
+      changed = 0;  // of processed: pages redone because they failed, or their file changed
   int total_ok = 0, total_failed = 0;  // over the whole journal, the latest record of each page
   // gone: failed pages this run found gone and marked so; pending: pages found without a record
   // (--limit, a stop); pages = total_ok + total_failed + gone + pending (summary.json's identity).

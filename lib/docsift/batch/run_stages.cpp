@@ -45,8 +45,9 @@ std::string gone_reason(const std::string& relative, const std::set<std::string>
     const fs::file_status st = fs::symlink_status(candidate, ec);
     if (fs::exists(st) || (ec && !missing(ec))) return "";
   }
-  return candidates.empty() ? "its file is no longer among the inputs"
-                            : "its file is no longer there (" + display_name(candidates.front().string()) + ")";
+  return candidates.empty()
+             ? "its file is no longer among the inputs"
+             : "its file is no longer there (" + display_name(candidates.front().string()) + ")";
 }
 
 }  // namespace
@@ -61,35 +62,45 @@ void for_each_latest(const fs::path& journal, const std::map<std::string, Latest
   });
 }
 
-
 void RunOutputs::rebuild_tables() {
-  tables.rebuild([&](const std::function<void(const Record&)>& visit) { for_each_latest(journal.path(), latest, visit); });
+  tables.rebuild([&](const std::function<void(const Record&)>& visit) {
+    for_each_latest(journal.path(), latest, visit);
+  });
 }
 
-RunOutputs open_outputs(const OutputFolder& folder, const config::Config& cfg, const RunOptions& o) {
+RunOutputs open_outputs(const OutputFolder& folder, const config::Config& cfg,
+                        const RunOptions& o) {
   const extract::FieldSchema schema = extract::load_field_schema(cfg.extraction.fields);
   std::map<std::string, Latest> latest;
   std::map<std::string, RecordName> failed_names;
   std::set<std::string> hashes;
-  JournalSink journal = folder.journal(o.resume, [&](const nlohmann::json& json, std::uint64_t offset) {
-    const Record record = Record::from_journal(json);
-    latest[record.key()] = Latest{offset, record.status, record.source, record.corrections.has_value()};
-    if (record.failed()) {
-      failed_names[record.key()] = RecordName{record.file, record.file_bytes};
-    } else {
-      failed_names.erase(record.key());
-    }
-    hashes.insert(record.config_hash);
-  });
-  RunOutputs outputs{std::move(journal), folder.tables(cfg.output.formats, schema.names()), std::move(latest),
-                     std::move(failed_names), std::move(hashes), config::hash(cfg), schema};
+  JournalSink journal =
+      folder.journal(o.resume, [&](const nlohmann::json& json, std::uint64_t offset) {
+        const Record record = Record::from_journal(json);
+        latest[record.key()] =
+            Latest{offset, record.status, record.source, record.corrections.has_value()};
+        if (record.failed()) {
+          failed_names[record.key()] = RecordName{record.file, record.file_bytes};
+        } else {
+          failed_names.erase(record.key());
+        }
+        hashes.insert(record.config_hash);
+      });
+  RunOutputs outputs{std::move(journal),
+                     folder.tables(cfg.output.formats, schema.names()),
+                     std::move(latest),
+                     std::move(failed_names),
+                     std::move(hashes),
+                     config::hash(cfg),
+                     schema};
   outputs.rebuild_tables();
   outputs.earlier_hashes.erase(outputs.hash);
   if (!outputs.earlier_hashes.empty() && !o.allow_config_change) {
-    throw ConfigError(outputs.journal.path().string() + ": its records were made with another configuration (" +
-                      *outputs.earlier_hashes.begin() + ", now " + outputs.hash +
-                      "); resuming would mix their results. Use the same config and model, another --out, or "
-                      "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
+    throw ConfigError(
+        outputs.journal.path().string() + ": its records were made with another configuration (" +
+        *outputs.earlier_hashes.begin() + ", now " + outputs.hash +
+        "); resuming would mix their results. Use the same config and model, another --out, or "
+        "--allow-config-change to mix them knowingly (summary.json then lists every config hash)");
   }
   return outputs;
 }
@@ -99,15 +110,17 @@ RunOutputs open_outputs(const OutputFolder& folder, const config::Config& cfg, c
 // record with the reason; the batch goes on. A page the journal has is skipped, unless its last
 // record failed and --retry-failed, or its file is no longer the one that record read. Counts the
 // pages found and skipped in `summary`.
-Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std::string, Latest>& latest,
-                const RunOptions& o, const io::PageOptions& page_opts, RunSummary& summary) {
+Plan plan_pages(const std::vector<io::ScannedImage>& images,
+                const std::map<std::string, Latest>& latest, const RunOptions& o,
+                const io::PageOptions& page_opts, RunSummary& summary) {
   Plan plan;
   for (const auto& image : images) {
     plan.found_files.insert(image.relative);
     std::vector<Page> pages;
     try {
       const int count = io::page_count(image.path, page_opts, pinned_real(image, o.follow_links));
-      for (int p = 0; p < count; ++p) pages.push_back({&image, p, io::page_name(image.relative, p, count), count, ""});
+      for (int p = 0; p < count; ++p)
+        pages.push_back({&image, p, io::page_name(image.relative, p, count), count, ""});
     } catch (const FileError& e) {
       pages.push_back({&image, 0, image.relative, 1, e.what()});
     }
@@ -129,13 +142,15 @@ Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std:
         std::string change = io::stamp_change(before, *now);
         if (!change.empty() && before.hash && before.size == now->size) {
           // Touched, or copied in again: the same bytes are not a new document.
-          if (!now_hash) now_hash = io::content_hash(image.path, pinned_real(image, o.follow_links));
+          if (!now_hash)
+            now_hash = io::content_hash(image.path, pinned_real(image, o.follow_links));
           if (*now_hash == before.hash) change.clear();
         }
         if (!change.empty() && earlier->second.corrected) {
           // A person's corrections are never undone by a reading of another file under its name.
-          plan.kept_corrected.push_back(page.name + ": its file changed (" + change +
-                                        "), but a person corrected its values (review apply); kept, not read again");
+          plan.kept_corrected.push_back(
+              page.name + ": its file changed (" + change +
+              "), but a person corrected its values (review apply); kept, not read again");
         } else if (!change.empty()) {
           redo = Redo{false, change};
         }
@@ -155,9 +170,9 @@ Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std:
 // The failed pages whose files are gone (deleted, moved away; a PDF that lost the page): each
 // gets a gone marker below, which takes it out of the failed set for good. Not when nothing at
 // all was found and that is not normal: an unmounted share must not turn every failed page gone.
-std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::string, RecordName>& failed_names,
-                                                          const Plan& plan, const RunOptions& o,
-                                                          const RunSummary& summary) {
+std::vector<std::pair<RecordName, std::string>> gone_pages(
+    const std::map<std::string, RecordName>& failed_names, const Plan& plan, const RunOptions& o,
+    const RunSummary& summary) {
   std::vector<std::pair<RecordName, std::string>> gone;  // name, why
   if (summary.scanned_all > 0 || o.allow_empty) {
     for (const auto& [key, name] : failed_names) {
@@ -166,14 +181,14 @@ std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::s
       named.file = name.file;
       named.file_bytes = name.file_bytes;
       const std::string relative = record_relative(named);
-      if (o.shard && shard_of(std::string(io::file_of(relative)), o.shard->count) != o.shard->index) continue;
+      if (o.shard && shard_of(std::string(io::file_of(relative)), o.shard->count) != o.shard->index)
+        continue;
       std::string why = gone_reason(relative, plan.found_files, o.inputs);
       if (!why.empty()) gone.emplace_back(name, std::move(why));
     }
   }
   return gone;
 }
-
 
 void RunSummary::describe(Summary& out) const {
   out.scanned = scanned;
@@ -191,7 +206,8 @@ void RunSummary::describe(Summary& out) const {
 
 // The summary covers the whole journal (this run and the runs it resumed): the latest record of
 // each page, read back once more.
-Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& facts, RunSummary& summary) {
+Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& facts,
+                  RunSummary& summary) {
   Summary out;
   for_each_latest(outputs.journal.path(), outputs.latest, [&](const Record& record) {
     summary.totals.add(record);
@@ -214,14 +230,20 @@ Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& f
   out.docsift_version = version();
   out.started_at = facts.started_at;
   out.inputs = facts.o.named;
-  if (facts.o.shard) out.shard = Summary::ShardInfo{facts.o.shard->index, facts.o.shard->count, summary.scanned_all};
+  if (facts.o.shard)
+    out.shard = Summary::ShardInfo{facts.o.shard->index, facts.o.shard->count, summary.scanned_all};
   out.engine = config::to_string(config::resolved_engine(facts.cfg));
   out.model = facts.cfg.model.path;
   out.device = facts.device;
   if (facts.supervisor) {
     const WorkerStats& w = facts.supervisor->stats();
     summary.workers = w;
-    out.isolation = {"worker", w.started, w.recycles, w.crashes, w.timeouts, device::cuda_footprint().driver_library,
+    out.isolation = {"worker",
+                     w.started,
+                     w.recycles,
+                     w.crashes,
+                     w.timeouts,
+                     device::cuda_footprint().driver_library,
                      device::cuda_footprint().gpu_devices};
   }
   out.config_hash = outputs.hash;
@@ -234,14 +256,18 @@ Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& f
 }
 
 PageWritten write_page(const Record& record, const RecordName& name, RunOutputs& outputs) {
-  // A record that supersedes a good one (its file changed) rebuilds the tables, so that the old rows go.
+  // A record that supersedes a good one (its file changed) rebuilds the tables, so that the old
+  // rows go.
   const auto earlier = outputs.latest.find(name.key());
-  const bool supersedes_row = !outputs.tables.empty() && earlier != outputs.latest.end() && earlier->second.ok();
+  const bool supersedes_row =
+      !outputs.tables.empty() && earlier != outputs.latest.end() && earlier->second.ok();
   try {
     outputs.journal.write(record);
-    outputs.latest[name.key()] = Latest{outputs.journal.last_offset(), record.status, record.source};
+    outputs.latest[name.key()] =
+        Latest{outputs.journal.last_offset(), record.status, record.source};
   } catch (const io::JournalWriteError& e) {
-    return {false, e.what()};  // the journal is intact up to its last complete record; --resume goes on
+    return {false,
+            e.what()};  // the journal is intact up to its last complete record; --resume goes on
   }
   try {
     if (supersedes_row) {
@@ -250,31 +276,38 @@ PageWritten write_page(const Record& record, const RecordName& name, RunOutputs&
       outputs.tables.add(record);  // a row that cannot be written is cut back whole
     }
   } catch (const std::exception& e) {
-    return {true, std::string(e.what()) + "; " + name.file + " is journaled, its CSV row left for --resume"};
+    return {true, std::string(e.what()) + "; " + name.file +
+                      " is journaled, its CSV row left for --resume"};
   }
   return {true, ""};
 }
 
-std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summary, std::vector<io::SkippedFile>& skipped) {
-  std::vector<io::ScannedImage> images =
-      io::scan_inputs(o.inputs, o.recursive, &skipped, &summary.subfolders_not_read, o.follow_links);
+std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summary,
+                                         std::vector<io::SkippedFile>& skipped) {
+  std::vector<io::ScannedImage> images = io::scan_inputs(
+      o.inputs, o.recursive, &skipped, &summary.subfolders_not_read, o.follow_links);
   summary.scanned_all = static_cast<int>(images.size());
   if (o.shard) {
-    const auto other_shard = [&](const std::string& relative) { return shard_of(relative, o.shard->count) != o.shard->index; };
-    std::erase_if(images, [&](const io::ScannedImage& image) { return other_shard(image.relative); });
+    const auto other_shard = [&](const std::string& relative) {
+      return shard_of(relative, o.shard->count) != o.shard->index;
+    };
+    std::erase_if(images,
+                  [&](const io::ScannedImage& image) { return other_shard(image.relative); });
     // A folder that cannot be read holds pages of every shard: each shard says so.
-    std::erase_if(skipped, [&](const io::SkippedFile& f) { return !f.unreadable && other_shard(f.relative); });
+    std::erase_if(skipped, [&](const io::SkippedFile& f) {
+      return !f.unreadable && other_shard(f.relative);
+    });
   }
-  summary.unreadable = static_cast<int>(
-      std::count_if(skipped.begin(), skipped.end(), [](const io::SkippedFile& f) { return f.unreadable; }));
-  summary.links_outside = static_cast<int>(
-      std::count_if(skipped.begin(), skipped.end(), [](const io::SkippedFile& f) { return f.link_outside; }));
+  summary.unreadable = static_cast<int>(std::count_if(
+      skipped.begin(), skipped.end(), [](const io::SkippedFile& f) { return f.unreadable; }));
+  summary.links_outside = static_cast<int>(std::count_if(
+      skipped.begin(), skipped.end(), [](const io::SkippedFile& f) { return f.link_outside; }));
   summary.scanned = static_cast<int>(images.size());
   return images;
 }
 
-std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, RunOutputs& outputs,
-                       Progress& progress, RunSummary& summary) {
+std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone,
+                       RunOutputs& outputs, Progress& progress, RunSummary& summary) {
   for (const auto& [name, why] : gone) {
     Record marker = Record::gone_marker(name.file, name.file_bytes, why);
     marker.config_hash = outputs.hash;
@@ -284,7 +317,8 @@ std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& go
     } catch (const io::JournalWriteError& e) {
       return e.what();
     }
-    outputs.latest[name.key()] = Latest{outputs.journal.last_offset(), Record::Status::Gone, std::nullopt};
+    outputs.latest[name.key()] =
+        Latest{outputs.journal.last_offset(), Record::Status::Gone, std::nullopt};
     ++summary.gone;
     progress.gone(marker);
   }

@@ -1,7 +1,8 @@
 // The stages of a run (batch/run.cpp's run_batch): the scan (scan_pages), the output folder's
 // journal and tables opened (open_outputs), which pages this run reads (plan_pages), which failed
 // pages are gone (gone_pages, write_gone), a finished page's record written (write_page), and
-// summary.json from the journal (summarise). Internal to batch/: nothing outside the run uses these.
+// summary.json from the journal (summarise). Internal to batch/: nothing outside the run uses
+// these.
 #pragma once
 
 #include <cstdint>
@@ -72,19 +73,21 @@ struct Plan {
 // back once, and kept current as the run writes (write_gone, write_page).
 struct RunOutputs {
   JournalSink journal;
-  Tables tables;  // output.formats' csv; none without it
-  std::map<std::string, Latest> latest;            // page key → what its latest record says
-  std::map<std::string, RecordName> failed_names;  // the pages whose latest record failed, when opened
-  std::set<std::string> earlier_hashes;            // configs of the journal's records other than this run's
-  std::string hash;                                // this run's config (config::hash)
-  extract::FieldSchema schema;                     // the fields: what the review queue requires
+  Tables tables;                         // output.formats' csv; none without it
+  std::map<std::string, Latest> latest;  // page key → what its latest record says
+  std::map<std::string, RecordName>
+      failed_names;                      // the pages whose latest record failed, when opened
+  std::set<std::string> earlier_hashes;  // configs of the journal's records other than this run's
+  std::string hash;                      // this run's config (config::hash)
+  extract::FieldSchema schema;           // the fields: what the review queue requires
   // Writes the tables whole from the journal's latest records (sink.h, Tables::rebuild).
   void rebuild_tables();
 };
 
-// Opens the folder's journal (with --resume, read back once) and its tables, rebuilt from the journal
-// in a second pass, so that they match it even if the last run died between its two appends. Throws
-// docsift::ConfigError when the journal's records were made with another configuration, unless
+// Opens the folder's journal (with --resume, read back once) and its tables, rebuilt from the
+// journal in a second pass, so that they match it even if the last run died between its two
+// appends. Throws docsift::ConfigError when the journal's records were made with another
+// configuration, unless
 // --allow-config-change: resuming would mix their results.
 RunOutputs open_outputs(const OutputFolder& folder, const config::Config& cfg, const RunOptions& o);
 
@@ -100,7 +103,8 @@ struct RunFacts {
 };
 
 // Streams the journal's latest records (one per page) to `visit`, in journal order.
-void for_each_latest(const std::filesystem::path& journal, const std::map<std::string, Latest>& latest,
+void for_each_latest(const std::filesystem::path& journal,
+                     const std::map<std::string, Latest>& latest,
                      const std::function<void(const Record&)>& visit);
 
 // What each read must find at a file's name: the file the scan resolved it to, unless links are
@@ -114,24 +118,26 @@ inline std::filesystem::path pinned_real(const io::ScannedImage& image, bool fol
 // record with the reason; the batch goes on. A page the journal has is skipped, unless its last
 // record failed and --retry-failed, or its file is no longer the one that record read. Counts the
 // pages found and skipped in `summary`.
-Plan plan_pages(const std::vector<io::ScannedImage>& images, const std::map<std::string, Latest>& latest,
-                const RunOptions& o, const io::PageOptions& page_opts, RunSummary& summary);
+Plan plan_pages(const std::vector<io::ScannedImage>& images,
+                const std::map<std::string, Latest>& latest, const RunOptions& o,
+                const io::PageOptions& page_opts, RunSummary& summary);
 
 // The failed pages whose files are gone (deleted, moved away; a PDF that lost the page), with
 // why: each gets a gone marker, which takes it out of the failed set for good. Not when nothing at
 // all was found and that is not normal: an unmounted share must not turn every failed page gone.
-std::vector<std::pair<RecordName, std::string>> gone_pages(const std::map<std::string, RecordName>& failed_names,
-                                                          const Plan& plan, const RunOptions& o,
-                                                          const RunSummary& summary);
+std::vector<std::pair<RecordName, std::string>> gone_pages(
+    const std::map<std::string, RecordName>& failed_names, const Plan& plan, const RunOptions& o,
+    const RunSummary& summary);
 
 // The inputs' images, this shard's (--shard), and the files passed over (`skipped`: unreadable, a
 // link out of the inbox, not an image), counted in `summary` (scanned, unreadable, links_outside).
-std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summary, std::vector<io::SkippedFile>& skipped);
+std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summary,
+                                         std::vector<io::SkippedFile>& skipped);
 
 // Journals a gone marker for each of `gone` (docs/run.md, "Gone pages"), each counted in
 // summary.gone and shown by `progress`. "" when all were written; else why the run must stop.
-std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone, RunOutputs& outputs,
-                       Progress& progress, RunSummary& summary);
+std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone,
+                       RunOutputs& outputs, Progress& progress, RunSummary& summary);
 
 // What write_page did with a page's record.
 struct PageWritten {
@@ -147,6 +153,7 @@ PageWritten write_page(const Record& record, const RecordName& name, RunOutputs&
 
 // summary.json for the whole journal (this run and the runs it resumed): the latest record of each
 // page, read back once more; the run's totals go into `summary` too.
-Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& facts, RunSummary& summary);
+Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& facts,
+                  RunSummary& summary);
 
 }  // namespace docsift::batch

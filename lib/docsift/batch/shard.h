@@ -15,7 +15,8 @@ namespace docsift::batch {
 struct Shard {
   int index = 1;  // 1-based, as Jest and Playwright spell --shard
   int count = 1;
-  std::string source;  // where it came from, for the log: "--shard 2/4", "SLURM_ARRAY_TASK_ID=7 ..."
+  std::string
+      source;  // where it came from, for the log: "--shard 2/4", "SLURM_ARRAY_TASK_ID=7 ..."
 
   // The folder under --out that this shard writes: "shard-2-of-4".
   std::string folder_name() const;
@@ -40,9 +41,9 @@ inline constexpr int kMaxShards = 100000;
 using Getenv = std::function<const char*(const char*)>;
 Shard shard_from_environment(std::optional<int> shards, const Getenv& getenv);
 
-// The 1-based shard of a file among `count`: its path relative to the scanned folder ('/'-separated,
-// the journal's key bytes) through 64-bit FNV-1a and the SplitMix64 finaliser (so that names that
-// differ in one character spread evenly), modulo `count`.
+// The 1-based shard of a file among `count`: its path relative to the scanned folder
+// ('/'-separated, the journal's key bytes) through 64-bit FNV-1a and the SplitMix64 finaliser (so
+// that names that differ in one character spread evenly), modulo `count`.
 int shard_of(std::string_view relative, int count);
 
 }  // namespace docsift::batch

@@ -9,14 +9,17 @@
 namespace docsift::batch {
 
 std::vector<Output> tables_of(const std::vector<config::OutputFormat>& formats) {
-  if (std::find(formats.begin(), formats.end(), config::OutputFormat::Csv) == formats.end()) return {};
+  if (std::find(formats.begin(), formats.end(), config::OutputFormat::Csv) == formats.end())
+    return {};
   return {std::begin(kTables), std::end(kTables)};
 }
 
-TableSink::TableSink(Output table, const std::filesystem::path& path, const std::vector<std::string>& fields, Mode mode,
+TableSink::TableSink(Output table, const std::filesystem::path& path,
+                     const std::vector<std::string>& fields, Mode mode,
                      std::shared_ptr<DocumentRows> documents)
     : table_(table), fields_(fields), documents_(std::move(documents)) {
-  if (table_ == Output::kDocuments && !documents_) documents_ = std::make_shared<DocumentRows>(fields_);
+  if (table_ == Output::kDocuments && !documents_)
+    documents_ = std::make_shared<DocumentRows>(fields_);
   if (mode == Mode::kAppend) {
     append_.emplace(path);
     return;
@@ -28,7 +31,7 @@ TableSink::TableSink(Output table, const std::filesystem::path& path, const std:
 }
 
 void TableSink::write(const Record& record) {
-  const std::string rows = table_ == Output::kPredictions   ? csv_row(record, fields_)
+  const std::string rows = table_ == Output::kPredictions  ? csv_row(record, fields_)
                            : table_ == Output::kConfidence ? confidence_row(record, fields_)
                            : table_ == Output::kDocuments  ? documents_->add(record)
                            : table_ == Output::kLineItems  ? line_item_rows(record)
@@ -56,7 +59,8 @@ void TableSink::undo_last_write() {
   if (documents_) documents_->undo();
 }
 
-Tables::Tables(std::vector<std::pair<Output, std::filesystem::path>> files, std::vector<std::string> fields)
+Tables::Tables(std::vector<std::pair<Output, std::filesystem::path>> files,
+               std::vector<std::string> fields)
     : files_(std::move(files)), fields_(std::move(fields)) {}
 
 void Tables::rebuild(const Records& each) {
@@ -66,7 +70,8 @@ void Tables::rebuild(const Records& each) {
   // documents.csv's files not yet complete, carried from the whole table to the appended one.
   const auto documents = std::make_shared<DocumentRows>(fields_);
   for (const auto& [table, path] : files_) {
-    whole.push_back(std::make_unique<TableSink>(table, path, fields_, TableSink::Mode::kWhole, documents));
+    whole.push_back(
+        std::make_unique<TableSink>(table, path, fields_, TableSink::Mode::kWhole, documents));
   }
   if (whole.empty()) return;
   each([&](const Record& record) {
@@ -74,7 +79,8 @@ void Tables::rebuild(const Records& each) {
   });
   for (auto& sink : whole) sink->finish();
   for (const auto& [table, path] : files_) {
-    appended_.push_back(std::make_unique<TableSink>(table, path, fields_, TableSink::Mode::kAppend, documents));
+    appended_.push_back(
+        std::make_unique<TableSink>(table, path, fields_, TableSink::Mode::kAppend, documents));
   }
 }
 

@@ -57,8 +57,9 @@ bool StopSignals::requested() const { return stop_requested(); }
 bool stop_requested() { return g_stop_signal.load() != 0; }
 
 bool StopSignals::abandon() const {
-  return requested() && (g_stop_count.load() > 1 ||
-                         static_cast<double>(monotonic_ns() - g_stop_ns.load()) / 1e9 > kStopGraceSeconds);
+  return requested() &&
+         (g_stop_count.load() > 1 ||
+          static_cast<double>(monotonic_ns() - g_stop_ns.load()) / 1e9 > kStopGraceSeconds);
 }
 
 std::string StopSignals::name() const {

@@ -1,6 +1,6 @@
-// SIGINT, SIGTERM or SIGHUP during a run: the page in flight may finish within a grace period (a second
-// signal cuts that short), then the run writes its outputs and returns; the caller exits with
-// "stopped" and the journal holds every finished page for --resume (docs/run.md).
+// SIGINT, SIGTERM or SIGHUP during a run: the page in flight may finish within a grace period (a
+// second signal cuts that short), then the run writes its outputs and returns; the caller exits
+// with "stopped" and the journal holds every finished page for --resume (docs/run.md).
 #pragma once
 
 #include <signal.h>
@@ -25,7 +25,8 @@ class StopSignals {
   std::string name() const;  // "SIGINT", "SIGTERM" or "SIGHUP"
 
  private:
-  struct sigaction old_int_ {}, old_term_ {}, old_hup_ {};
+  struct sigaction old_int_ {
+  }, old_term_{}, old_hup_{};
 };
 
 // Whether the run in this process has had a stop signal (StopSignals::requested() without the

@@ -1,13 +1,9 @@
 #include "docsift/batch/supervisor.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -15,41 +11,14 @@
 #include <thread>
 
 #include "docsift/batch/stop_signals.h"
+#include "docsift/batch/supervisor_worker.h"
 #include "docsift/batch/worker_protocol.h"
 #include "docsift/error.h"
-#include "docsift/io/output_file.h"
 
 namespace docsift::batch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* abbrev = sigabbrev_np(sig);
-    return "killed by signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
-  }
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "stopped (status " + std::to_string(status) + ")";
-}
-
-// The last `n` non-empty lines of `text`, joined by " | " (one line for an error message).
-std::string last_lines(const std::string& text, int n) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  std::string out;
-  for (std::size_t i = lines.size() > static_cast<std::size_t>(n) ? lines.size() - n : 0; i < lines.size(); ++i) {
-    out += (out.empty() ? "" : " | ") + lines[i];
-  }
-  return out;
-}
 
 PageOutcome failed(const std::string& error) {
   PageOutcome out;
@@ -68,8 +37,10 @@ std::optional<RecordReply> record_reply_in(const std::string& line) {
   return reply;
 }
 
-// The page's outcome as worker `pid` replied it (the record moved out), marked with its attempt and crashes.
-PageOutcome outcome_of(RecordReply& reply, pid_t pid, int attempt, const std::vector<std::string>& crashes) {
+// The page's outcome as worker `pid` replied it (the record moved out), marked with its attempt and
+// crashes.
+PageOutcome outcome_of(RecordReply& reply, pid_t pid, int attempt,
+                       const std::vector<std::string>& crashes) {
   PageOutcome out;
   out.record = std::move(reply.record);
   out.fatal = reply.fatal;
@@ -79,7 +50,8 @@ PageOutcome outcome_of(RecordReply& reply, pid_t pid, int attempt, const std::ve
   return out;
 }
 
-// Why a worker `images` images old, holding `in_use` bytes, is recycled (memory.worker.recycle_*); "" if not.
+// Why a worker `images` images old, holding `in_use` bytes, is recycled (memory.worker.recycle_*);
+// "" if not.
 std::string recycle_reason(const config::WorkerConfig& wc, int images, std::uint64_t in_use) {
   if (wc.recycle_after_images > 0 && images >= wc.recycle_after_images) {
     return "after " + std::to_string(images) + " images (memory.worker.recycle_after_images)";
@@ -93,32 +65,27 @@ std::string recycle_reason(const config::WorkerConfig& wc, int images, std::uint
 
 }  // namespace
 
-// Died while starting, without saying why: worth another try (ensure_ready).
-class WorkerDiedStarting : public FileError {
- public:
-  using FileError::FileError;
-};
+namespace detail {
 
-struct WorkerSupervisor::Worker {
-  pid_t pid = -1;
-  int to = -1, from = -1;  // our ends of the pipes
-  std::unique_ptr<LineReader> reader;
-  // The worker's stderr: an in-memory file, copied to ours as it grows (forward_stderr).
-  io::UniqueFd err;
-  off_t err_read = 0;
-  bool ready = false;
-  int images = 0;  // since it started
-  ~Worker() {
-    if (to >= 0) ::close(to);
-    if (from >= 0) ::close(from);
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = sigabbrev_np(sig);
+    return "killed by signal " + std::to_string(sig) +
+           (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
   }
-};
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "stopped (status " + std::to_string(status) + ")";
+}
 
-WorkerSupervisor::WorkerSupervisor(const config::Config& config, WorkerCommand command, std::string tag,
-                                   std::function<void(const std::string&)> note)
+}  // namespace detail
+
+WorkerSupervisor::WorkerSupervisor(const config::Config& config, WorkerCommand command,
+                                   std::string tag, std::function<void(const std::string&)> note)
     : config_(config), config_yaml_(config::to_yaml(config)), note_(std::move(note)) {
   if (command.program.empty() || command.args.empty()) {
-    throw ConfigError("memory.isolate: worker needs the worker's command line, which this program did not give");
+    throw ConfigError(
+        "memory.isolate: worker needs the worker's command line, which this program did not give");
   }
   // argv, built once: the child between fork and exec may only call what is async-signal-safe.
   argv_ = std::move(command.args);
@@ -130,69 +97,12 @@ WorkerSupervisor::WorkerSupervisor(const config::Config& config, WorkerCommand c
 
 WorkerSupervisor::~WorkerSupervisor() { stop(/*gently=*/true); }
 
-bool WorkerSupervisor::start(int index, int attempt) {
-  if (stop_requested()) return false;
-  io::UniqueFd err(::memfd_create("docsift-worker-stderr", MFD_CLOEXEC));
-  int to_worker[2], from_worker[2];
-  if (::pipe2(to_worker, O_CLOEXEC) != 0) throw FileError(std::string("worker: pipe: ") + std::strerror(errno));
-  if (::pipe2(from_worker, O_CLOEXEC) != 0) {
-    ::close(to_worker[0]);
-    ::close(to_worker[1]);
-    throw FileError(std::string("worker: pipe: ") + std::strerror(errno));
-  }
-  std::vector<char*> argv;
-  for (std::string& arg : argv_) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    for (const int fd : {to_worker[0], to_worker[1], from_worker[0], from_worker[1]}) ::close(fd);
-    throw FileError(std::string("worker: fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    // The child: die with the supervisor (even one killed with -9), leave Ctrl-C to it, and put
-    // the pipes on fds 3 and 4 and the stderr file on 2 (via fds above them, in case any of them
-    // is 3 or 4 already, as in a process with few files open).
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
-    ::signal(SIGINT, SIG_IGN);
-    ::signal(SIGPIPE, SIG_DFL);
-    const int request = ::fcntl(to_worker[0], F_DUPFD_CLOEXEC, 10);
-    const int reply = ::fcntl(from_worker[1], F_DUPFD_CLOEXEC, 10);
-    const int error = err.valid() ? ::fcntl(err.get(), F_DUPFD_CLOEXEC, 10) : -1;
-    if (request < 0 || reply < 0 || ::dup2(request, kWorkerRequestFd) < 0 || ::dup2(reply, kWorkerReplyFd) < 0) {
-      ::_exit(126);
-    }
-    if (error >= 0) ::dup2(error, STDERR_FILENO);
-    ::execv(program_.c_str(), argv.data());
-    ::_exit(127);
-  }
-  ::close(to_worker[0]);
-  ::close(from_worker[1]);
-  worker_ = std::make_unique<Worker>();
-  worker_->pid = pid;
-  worker_->to = to_worker[1];
-  worker_->from = from_worker[0];
-  worker_->reader = std::make_unique<LineReader>(worker_->from);
-  worker_->err = std::move(err);
-  // A stop signal that arrived while forking (after the check above): the child has not been told
-  // to load anything yet, so it goes at once and the stop is not delayed by a model load.
-  if (stop_requested()) {
-    stop(/*gently=*/false);
-    return false;
-  }
-  ++stats_.started;
-  // Sent now, so the worker loads the model while the supervisor goes on.
-  write_line(worker_->to, encode(HelloMessage{config_yaml_, index, attempt}));
-  note_("worker " + std::to_string(pid) + " started");
-  return true;
-}
-
 bool WorkerSupervisor::died_in_stop(int status) {
   if (stop_requested()) return true;
   if (!WIFSIGNALED(status)) return false;
   const int sig = WTERMSIG(status);
-  if (sig != SIGTERM && sig != SIGHUP && sig != SIGINT) return false;  // a crash, the OOM killer's SIGKILL
+  if (sig != SIGTERM && sig != SIGHUP && sig != SIGINT)
+    return false;  // a crash, the OOM killer's SIGKILL
   // SIGTERM or SIGHUP to the whole group (systemd, `timeout`, an ssh hang-up) may reach the worker
   // and have it reaped before our own handler has run: give it a moment. A worker stopped alone
   // (no signal here within the second) is replaced, as a crash is.
@@ -212,7 +122,8 @@ void WorkerSupervisor::forward_stderr() {
     if (n <= 0) break;
     worker_->err_read += n;
     std::size_t done = 0;
-    while (done < static_cast<std::size_t>(n)) {  // ours: the run's log, where the worker's went before
+    while (done <
+           static_cast<std::size_t>(n)) {  // ours: the run's log, where the worker's went before
       const ssize_t w = ::write(STDERR_FILENO, chunk + done, static_cast<std::size_t>(n) - done);
       if (w <= 0) break;
       done += static_cast<std::size_t>(w);
@@ -251,75 +162,6 @@ void WorkerSupervisor::stop(bool gently) {
   worker_.reset();
 }
 
-void WorkerSupervisor::await_ready(const std::function<bool()>& abandon) {
-  std::string line;
-  while (!worker_->ready) {
-    const auto r = worker_->reader->read(line, 100);
-    if (r == LineReader::Result::kTimeout) {
-      if (abandon && abandon()) {
-        stop(/*gently=*/false);
-        throw StopRequested("stopped while the worker was starting");
-      }
-      continue;
-    }
-    if (r == LineReader::Result::kEof) {
-      int status = 0;
-      ::waitpid(worker_->pid, &status, 0);
-      const pid_t pid = worker_->pid;
-      worker_->pid = -1;
-      forward_stderr();
-      worker_.reset();
-      if (died_in_stop(status)) {
-        note_("worker " + std::to_string(pid) + " " + describe_status(status) + " while starting, as the run stops");
-        throw StopRequested("stopped while the worker was starting");
-      }
-      throw WorkerDiedStarting("the worker process " + std::to_string(pid) + " " + describe_status(status) +
-                               " while starting");
-    }
-    const std::optional<Message> message = parse_message(line);
-    forward_stderr();
-    if (message && message->type == "ready") {
-      worker_->ready = true;
-      device_ = ready_of(*message).device;
-    } else if (message && message->type == "error") {
-      const StartErrorMessage error = start_error_of(*message);
-      stop(/*gently=*/false);
-      if (error.config) throw ConfigError(error.message);
-      throw FileError(error.message);
-    } else {
-      stop(/*gently=*/false);
-      throw FileError("the worker process spoke another protocol: " + line.substr(0, 200));
-    }
-  }
-}
-
-void WorkerSupervisor::ensure_ready(int index, const std::function<bool()>& abandon) {
-  const int tries = 1 + config_.memory.worker.start_retries;
-  for (int attempt = 1;; ++attempt) {
-    if (!worker_ && !start(index, attempt)) throw StopRequested("stopped before a worker was started");
-    try {
-      await_ready(abandon);
-      return;
-    } catch (const WorkerDiedStarting& e) {
-      const std::string tail = last_lines(stderr_tail_, 3);
-      const std::string said = tail.empty() ? "it wrote nothing to stderr" : "its last stderr: " + tail;
-      if (attempt >= tries) {
-        throw WorkerStartError(std::string(e.what()) + "; gave up after " + std::to_string(tries) +
-                               " tries (memory.worker.start_retries); " + said);
-      }
-      // Backoff: what killed it (host memory pressure) may pass. 0.5 s, 1 s, 2 s, ...
-      const double wait = 0.5 * static_cast<double>(1 << std::min(attempt - 1, 6));
-      note_(std::string(e.what()) + "; trying again in " + std::to_string(wait).substr(0, 3) + " s (" +
-            std::to_string(attempt + 1) + " of " + std::to_string(tries) + ")");
-      const auto until = Clock::now() + std::chrono::duration<double>(wait);
-      while (Clock::now() < until) {
-        if ((abandon && abandon()) || stop_requested()) throw StopRequested("stopped while the worker was starting");
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-    }
-  }
-}
-
 PageOutcome WorkerSupervisor::read(const PageRequest& request) {
   const int index = request.index;
   const std::function<bool()>& abandon = request.interrupt;
@@ -329,7 +171,8 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
     ensure_ready(index, abandon);
     Worker& w = *worker_;
     const pid_t pid = w.pid;
-    write_line(w.to, encode(ImageRequest{request.path.string(), request.real.string(), request.page, index, attempt}));  // a dead worker shows as EOF below
+    write_line(w.to, encode(ImageRequest{request.path.string(), request.real.string(), request.page,
+                                         index, attempt}));  // a dead worker shows as EOF below
     const auto deadline = Clock::now() + std::chrono::seconds(config_.memory.worker.timeout_s);
     std::string line;
     while (true) {
@@ -346,7 +189,8 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
         ++w.images;
         // Recycle before memory creeps: by count, or by what the worker holds; the replacement
         // starts (and loads) at once, while the supervisor journals this image.
-        const std::string why = recycle_reason(config_.memory.worker, w.images, reply->memory_in_use);
+        const std::string why =
+            recycle_reason(config_.memory.worker, w.images, reply->memory_in_use);
         if (!why.empty() && more) {
           stop(/*gently=*/true);
           ++stats_.recycles;
@@ -365,14 +209,15 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
         if (died_in_stop(status)) {
           // Not a crash: the stop reached the worker (a signal to the process group). The page is
           // left unjournaled for --resume, and no worker replaces this one.
-          note_("worker " + std::to_string(pid) + " " + describe_status(status) + " on image " + std::to_string(index) +
+          note_("worker " + std::to_string(pid) + " " + detail::describe_status(status) +
+                " on image " + std::to_string(index) +
                 " as the run stops; the image is left for --resume");
           throw StopRequested("the worker was stopped with the run");
         }
         ++stats_.crashes;
-        crashes.push_back(describe_status(status));
-        note_("worker " + std::to_string(pid) + " " + crashes.back() + " on image " + std::to_string(index) +
-              (attempt == 1 ? "; retrying in a fresh worker" : ""));
+        crashes.push_back(detail::describe_status(status));
+        note_("worker " + std::to_string(pid) + " " + crashes.back() + " on image " +
+              std::to_string(index) + (attempt == 1 ? "; retrying in a fresh worker" : ""));
         break;
       }
       if (abandon && abandon()) {
@@ -382,9 +227,11 @@ PageOutcome WorkerSupervisor::read(const PageRequest& request) {
       if (Clock::now() >= deadline) {
         stop(/*gently=*/false);
         ++stats_.timeouts;
-        note_("worker " + std::to_string(pid) + " timed out on image " + std::to_string(index) + "; killed");
-        PageOutcome out = failed("timed out after " + std::to_string(config_.memory.worker.timeout_s) +
-                                       " s (memory.worker.timeout_s); the worker was killed");
+        note_("worker " + std::to_string(pid) + " timed out on image " + std::to_string(index) +
+              "; killed");
+        PageOutcome out =
+            failed("timed out after " + std::to_string(config_.memory.worker.timeout_s) +
+                   " s (memory.worker.timeout_s); the worker was killed");
         out.record.worker = {{"pid", pid}, {"attempt", attempt}, {"timed_out", true}};
         if (more) start(index + 1, 1);
         return out;

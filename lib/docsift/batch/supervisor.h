@@ -1,10 +1,10 @@
 // Worker isolation (memory.isolate: worker, `docsift run --isolate worker`). The run's own process
 // becomes a supervisor that never touches the device: it scans, journals and writes the outputs,
 // and hands images one at a time to a long-lived worker process (the command the app gives,
-// WorkerCommand: `docsift worker`) that holds the model. The supervisor recycles the worker before memory creeps, kills it when an
-// image outlasts memory.worker.timeout_s, and replaces it when it crashes (the image is retried
-// once in a fresh worker). What a process gives back only by exiting (the CUDA context, memory a
-// library keeps, a wedged driver call) is given back that way.
+// WorkerCommand: `docsift worker`) that holds the model. The supervisor recycles the worker before
+// memory creeps, kills it when an image outlasts memory.worker.timeout_s, and replaces it when it
+// crashes (the image is retried once in a fresh worker). What a process gives back only by exiting
+// (the CUDA context, memory a library keeps, a wedged driver call) is given back that way.
 //
 // The messages are worker_protocol.h's; the worker's side is worker_main.h.
 #pragma once

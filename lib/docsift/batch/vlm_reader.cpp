@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "docsift/config/derive.h"
+#include "docsift/device/devices.h"
 #include "docsift/error.h"
 #include "docsift/extract/response_parser.h"
 #include "docsift/family/family.h"
@@ -16,7 +17,6 @@
 #include "docsift/image/pages.h"
 #include "docsift/io/pages.h"
 #include "docsift/memory/cleanup.h"
-#include "docsift/device/devices.h"
 #include "docsift/memory/host.h"
 #include "docsift/memory/plan.h"
 #include "docsift/resilience/ladder.h"
@@ -46,15 +46,18 @@ struct VlmReader::State {
         field_names(schema.names()),
         threshold(static_cast<std::uint64_t>(c.memory.fragmentation_threshold_mb) << 20),
         pages(page_options(c)) {
-    gen = config::generation_options(c, engine.family().auto_max_new_tokens(schema), engine.chat().stop_ids());
+    gen = config::generation_options(c, engine.family().auto_max_new_tokens(schema),
+                                     engine.chat().stop_ids());
     if (c.extraction.decoding == config::Decoding::Keys) {
       if (!gen.greedy) {
         std::ostringstream temperature;
         temperature << c.generation.temperature;
-        throw ConfigError("extraction.decoding: keys is greedy, but generation.temperature is " + temperature.str() +
+        throw ConfigError("extraction.decoding: keys is greedy, but generation.temperature is " +
+                          temperature.str() +
                           "; set it to 0, or extraction.decoding: free to sample");
       }
-      gen.keys = std::make_shared<const generate::KeyPlan>(generate::make_key_plan(schema, engine.tokenizer()));
+      gen.keys = std::make_shared<const generate::KeyPlan>(
+          generate::make_key_plan(schema, engine.tokenizer()));
     }
     if (device.is_cuda()) {
       if (c.memory.budget_gb) {
@@ -64,12 +67,75 @@ struct VlmReader::State {
       }
     }
   }
+
+  // The tier the ladder starts at for an image of `tiles` tiles and `prompt_tokens` tokens: the
+  // first the memory plan predicts fits the budget, noted in `record`; none without a budget.
+  std::optional<memory::Tier> start_tier(int tiles, std::size_t prompt_tokens,
+                                         const generate::GenerationOptions& gen,
+                                         Record& record) const;
+  // A ladder run that succeeded, into `record`: the answer parsed into fields, their confidences,
+  // the tokens, the model and the timings.
+  void record_answer(const resilience::ImageRun& run, const generate::GenerationOptions& gen,
+                     Record& record) const;
 };
 
-VlmReader::VlmReader(const config::Config& config, bool in_worker) : s_(std::make_unique<State>(config)) {
+std::optional<memory::Tier> VlmReader::State::start_tier(int tiles, std::size_t prompt_tokens,
+                                                         const generate::GenerationOptions& gen,
+                                                         Record& record) const {
+  if (!budget) return std::nullopt;
+  const memory::MemoryPlan plan = memory::plan_memory(config::plan_request(
+      cfg, engine.memory_shape(), tiles, static_cast<std::int64_t>(prompt_tokens),
+      gen.keys ? static_cast<int>(gen.keys->stream_tokens(gen.max_new_tokens)) : gen.max_new_tokens,
+      budget));
+  const memory::Tier start = plan.first_fitting();
+  for (const auto& tp : plan.tiers) {
+    if (tp.tier == start) {
+      record.plan = {{"start_tier", to_string(tp.tier)},
+                     {"predicted_device_bytes", tp.device_bytes}};
+    }
+  }
+  return start;
+}
+
+void VlmReader::State::record_answer(const resilience::ImageRun& run,
+                                     const generate::GenerationOptions& gen, Record& record) const {
+  auto& timings = record.timings_s;
+  const text::Tokenizer& tokenizer = engine.tokenizer();
+  const std::string text = gen.keys
+                               ? generate::keyed_answer(*gen.keys, run.result.values, tokenizer)
+                               : tokenizer.decode(run.result.tokens, /*skip_special_tokens=*/true);
+  record.status = Record::Status::Ok;
+  record.tier = to_string(run.tier);
+  record.engine = {{"name", "vlm"}};
+  record.fields = extract::parse_response(text, field_names);
+  record.raw_response = text;
+  record.decoding = std::string(config::to_string(cfg.extraction.decoding));
+  // The model's raw confidence per field with a value, from its picks' probabilities
+  // (generate/confidence.h; extraction.confidence picks the aggregate).
+  generate::Confidences confidences = generate::field_confidences(
+      run.result, gen.keys.get(), tokenizer, *record.fields, cfg.extraction.confidence);
+  record.confidence = std::move(confidences.fields);
+  record.document_type_confidence = confidences.document_type;
+  record.tokens = Record::Tokens{run.result.prompt_tokens, run.result.generated, run.result.forced};
+  // The weights that produced this record, as held (bytes summed over the loaded tensors).
+  const auto& model = engine.model();
+  record.model = {{"dtype", std::string(c10::toString(model.dtype()))},
+                  {"quantization", std::string(to_string(model.numerics().quantization))},
+                  {"weight_bytes", model.parameter_bytes()},
+                  {"scratch_bytes", model.scratch_bytes()}};
+  timings["vision"] = run.result.vision_seconds;
+  timings["prefill"] = run.result.prefill_seconds;
+  timings["decode"] = run.result.decode_seconds;
+  if (run.peak.valid && !record.plan.is_null())
+    record.plan["measured_peak_allocated"] = run.peak.peak_allocated;
+}
+
+VlmReader::VlmReader(const config::Config& config, bool in_worker)
+    : s_(std::make_unique<State>(config)) {
   if (!in_worker && s_->ladder.settings().faults.needs_isolation()) {
-    throw ConfigError("fault plan (testing.faults / DOCSIFT_FAULTS): crash and hang faults need worker isolation "
-                      "(--isolate worker, or memory.isolate: worker)");
+    throw ConfigError(
+        "fault plan (testing.faults / DOCSIFT_FAULTS): crash and hang faults need worker isolation "
+        "(--isolate worker, or memory.isolate: worker)");
   }
 }
 
@@ -107,48 +173,13 @@ PageOutcome VlmReader::read(const PageRequest& request) {
     timings["preprocess"] = seconds_since(t);
     record.image = {{"width", rgb.size(1)}, {"height", rgb.size(0)}, {"tiles", tiles}};
 
-    std::optional<memory::Tier> start_tier;
-    if (s.budget) {
-      const memory::MemoryPlan plan = memory::plan_memory(config::plan_request(
-          s.cfg, s.engine.memory_shape(), tiles, static_cast<std::int64_t>(prompt.size()),
-          gen.keys ? static_cast<int>(gen.keys->stream_tokens(gen.max_new_tokens)) : gen.max_new_tokens, s.budget));
-      start_tier = plan.first_fitting();
-      for (const auto& tp : plan.tiers) {
-        if (tp.tier == *start_tier) {
-          record.plan = {{"start_tier", to_string(tp.tier)}, {"predicted_device_bytes", tp.device_bytes}};
-        }
-      }
-    }
-    const resilience::ImageRun run = s.ladder.run(request.index, inputs, prompt, gen, start_tier);  // may throw StopRequested
+    const std::optional<memory::Tier> start_tier = s.start_tier(tiles, prompt.size(), gen, record);
+    const resilience::ImageRun run =
+        s.ladder.run(request.index, inputs, prompt, gen, start_tier);  // may throw StopRequested
     record.attempts = nlohmann::json::array();
     for (const auto& a : run.attempts) record.attempts.push_back(resilience::to_json(a));
     if (run.ok) {
-      const text::Tokenizer& tokenizer = s.engine.tokenizer();
-      const std::string text = gen.keys ? generate::keyed_answer(*gen.keys, run.result.values, tokenizer)
-                                        : tokenizer.decode(run.result.tokens, /*skip_special_tokens=*/true);
-      record.status = Record::Status::Ok;
-      record.tier = to_string(run.tier);
-      record.engine = {{"name", "vlm"}};
-      record.fields = extract::parse_response(text, s.field_names);
-      record.raw_response = text;
-      record.decoding = std::string(config::to_string(s.cfg.extraction.decoding));
-      // The model's raw confidence per field with a value, from its picks' probabilities
-      // (generate/confidence.h; extraction.confidence picks the aggregate).
-      generate::Confidences confidences = generate::field_confidences(run.result, gen.keys.get(), tokenizer,
-                                                                      *record.fields, s.cfg.extraction.confidence);
-      record.confidence = std::move(confidences.fields);
-      record.document_type_confidence = confidences.document_type;
-      record.tokens = Record::Tokens{run.result.prompt_tokens, run.result.generated, run.result.forced};
-      // The weights that produced this record, as held (bytes summed over the loaded tensors).
-      const auto& model = s.engine.model();
-      record.model = {{"dtype", std::string(c10::toString(model.dtype()))},
-                         {"quantization", std::string(to_string(model.numerics().quantization))},
-                         {"weight_bytes", model.parameter_bytes()},
-                         {"scratch_bytes", model.scratch_bytes()}};
-      timings["vision"] = run.result.vision_seconds;
-      timings["prefill"] = run.result.prefill_seconds;
-      timings["decode"] = run.result.decode_seconds;
-      if (run.peak.valid && !record.plan.is_null()) record.plan["measured_peak_allocated"] = run.peak.peak_allocated;
+      s.record_answer(run, gen, record);
     } else {
       record.status = Record::Status::Failed;
       record.error = run.error;
@@ -156,7 +187,7 @@ PageOutcome VlmReader::read(const PageRequest& request) {
       out.fatal_error = run.error;
     }
   } catch (const StopRequested&) {
-    throw;  // the caller abandons the image
+    throw;                             // the caller abandons the image
   } catch (const std::exception& e) {  // decode and preprocess errors fail this image only
     record.status = Record::Status::Failed;
     record.error = first_line(e.what());

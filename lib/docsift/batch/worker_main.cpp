@@ -26,14 +26,19 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
   std::unique_ptr<PageReader> reader;
   try {
     const std::optional<Message> message = parse_message(line);
-    if (!message) throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
+    if (!message)
+      throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) +
+                        " hello");
     const HelloMessage hello = hello_of(*message);
     const config::Config cfg = config::from_yaml(hello.config_yaml, "worker config");
-    // crash@startup / hang@startup: die before the model loads, as the OOM killer makes a worker do.
+    // crash@startup / hang@startup: die before the model loads, as the OOM killer makes a worker
+    // do.
     resilience::FaultPlan startup = resilience::FaultPlan::parse(cfg.testing.faults);
     startup.add(resilience::FaultPlan::from_environment());
-    const resilience::FaultSite site{resilience::FaultPoint::kStartup, hello.index, std::nullopt, 1, 0, hello.start_attempt};
-    if (const resilience::FaultSpec* spec = startup.match(site)) resilience::fire_process_fault(*spec);
+    const resilience::FaultSite site{
+        resilience::FaultPoint::kStartup, hello.index, std::nullopt, 1, 0, hello.start_attempt};
+    if (const resilience::FaultSpec* spec = startup.match(site))
+      resilience::fire_process_fault(*spec);
     prepare_device(cfg);
     reader = open_page_reader(cfg, /*in_worker=*/true);
     reader->warm_up();
@@ -42,7 +47,8 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
     reply(encode(StartErrorMessage{true, e.what()}));
     return 3;
   } catch (const std::exception& e) {
-    reply(encode(StartErrorMessage{false, std::string(e.what()).substr(0, std::string(e.what()).find('\n'))}));
+    reply(encode(StartErrorMessage{
+        false, std::string(e.what()).substr(0, std::string(e.what()).find('\n'))}));
     return 3;
   }
   const resilience::FaultPlan& faults = reader->faults();
@@ -50,11 +56,15 @@ int run_worker(const std::function<void(const config::Config&)>& prepare_device)
     const std::optional<Message> message = parse_message(line);
     if (!message || message->type != "image") return 0;  // "exit", or anything else: stop
     const ImageRequest request = image_request_of(*message);
-    resilience::FaultSite site{resilience::FaultPoint::kStart, request.index, std::nullopt, 1, 0, request.attempt};
-    if (const resilience::FaultSpec* spec = faults.match(site)) resilience::fire_process_fault(*spec);
+    resilience::FaultSite site{
+        resilience::FaultPoint::kStart, request.index, std::nullopt, 1, 0, request.attempt};
+    if (const resilience::FaultSpec* spec = faults.match(site))
+      resilience::fire_process_fault(*spec);
     reader->set_process_attempt(request.attempt);
-    PageOutcome outcome = reader->read({request.path, request.real, request.page, request.index, nullptr, true});
-    reply(encode(RecordReply{std::move(outcome.record), outcome.fatal, outcome.fatal_error, reader->memory_in_use()}));
+    PageOutcome outcome =
+        reader->read({request.path, request.real, request.page, request.index, nullptr, true});
+    reply(encode(RecordReply{std::move(outcome.record), outcome.fatal, outcome.fatal_error,
+                             reader->memory_in_use()}));
   }
   return 0;
 }

@@ -32,7 +32,8 @@ std::string from_hex(const std::string& hex) {
     throw Error("worker protocol: bad hex digit");
   };
   std::string out;
-  for (std::size_t i = 0; i < hex.size(); i += 2) out += static_cast<char>(value(hex[i]) * 16 + value(hex[i + 1]));
+  for (std::size_t i = 0; i < hex.size(); i += 2)
+    out += static_cast<char>(value(hex[i]) * 16 + value(hex[i + 1]));
   return out;
 }
 
@@ -54,21 +55,32 @@ T field(const Message& m, const char* key, std::optional<T> fallback = std::null
 }  // namespace
 
 std::string encode(const HelloMessage& m) {
-  return dump({{"type", "hello"}, {"protocol", kWorkerProtocol}, {"config", m.config_yaml}, {"index", m.index},
+  return dump({{"type", "hello"},
+               {"protocol", kWorkerProtocol},
+               {"config", m.config_yaml},
+               {"index", m.index},
                {"start_attempt", m.start_attempt}});
 }
 std::string encode(const ReadyMessage& m) {
-  return dump({{"type", "ready"}, {"protocol", kWorkerProtocol}, {"pid", m.pid}, {"device", m.device}});
+  return dump(
+      {{"type", "ready"}, {"protocol", kWorkerProtocol}, {"pid", m.pid}, {"device", m.device}});
 }
 std::string encode(const StartErrorMessage& m) {
   return dump({{"type", "error"}, {"kind", m.config ? "config" : "file"}, {"message", m.message}});
 }
 std::string encode(const ImageRequest& m) {
-  return dump({{"type", "image"}, {"path_hex", to_hex(m.path)}, {"real_hex", to_hex(m.real)}, {"page", m.page},
-               {"index", m.index}, {"attempt", m.attempt}});
+  return dump({{"type", "image"},
+               {"path_hex", to_hex(m.path)},
+               {"real_hex", to_hex(m.real)},
+               {"page", m.page},
+               {"index", m.index},
+               {"attempt", m.attempt}});
 }
 std::string encode(const RecordReply& m) {
-  return dump({{"type", "record"}, {"record", m.record.to_json()}, {"fatal", m.fatal}, {"fatal_error", m.fatal_error},
+  return dump({{"type", "record"},
+               {"record", m.record.to_json()},
+               {"fatal", m.fatal},
+               {"fatal_error", m.fatal_error},
                {"memory_in_use", m.memory_in_use}});
 }
 std::string encode_exit() { return R"({"type":"exit"})"; }
@@ -77,7 +89,8 @@ std::optional<Message> parse_message(const std::string& line) {
   json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   const auto type = j.find("type");
-  return Message{type != j.end() && type->is_string() ? type->get<std::string>() : "", std::move(j)};
+  return Message{type != j.end() && type->is_string() ? type->get<std::string>() : "",
+                 std::move(j)};
 }
 
 HelloMessage hello_of(const Message& m) {
@@ -85,7 +98,8 @@ HelloMessage hello_of(const Message& m) {
   if (m.type != "hello" || protocol == m.json.end() || *protocol != kWorkerProtocol) {
     throw ConfigError("worker: expected a protocol " + std::to_string(kWorkerProtocol) + " hello");
   }
-  return {field<std::string>(m, "config"), field<int>(m, "index", 1), field<int>(m, "start_attempt", 1)};
+  return {field<std::string>(m, "config"), field<int>(m, "index", 1),
+          field<int>(m, "start_attempt", 1)};
 }
 ReadyMessage ready_of(const Message& m) {
   return {field<int>(m, "pid", 0), field<std::string>(m, "device", std::string())};
@@ -95,12 +109,14 @@ StartErrorMessage start_error_of(const Message& m) {
           field<std::string>(m, "message", std::string("the worker could not start"))};
 }
 ImageRequest image_request_of(const Message& m) {
-  return {from_hex(field<std::string>(m, "path_hex")), from_hex(field<std::string>(m, "real_hex", std::string())),
-          field<int>(m, "page", 0), field<int>(m, "index"), field<int>(m, "attempt")};
+  return {from_hex(field<std::string>(m, "path_hex")),
+          from_hex(field<std::string>(m, "real_hex", std::string())), field<int>(m, "page", 0),
+          field<int>(m, "index"), field<int>(m, "attempt")};
 }
 RecordReply record_reply_of(const Message& m) {
-  return {Record::from_json(field<json>(m, "record"), "the worker's reply"), field<bool>(m, "fatal", false),
-          field<std::string>(m, "fatal_error", std::string()), field<std::uint64_t>(m, "memory_in_use", 0)};
+  return {Record::from_json(field<json>(m, "record"), "the worker's reply"),
+          field<bool>(m, "fatal", false), field<std::string>(m, "fatal_error", std::string()),
+          field<std::uint64_t>(m, "memory_in_use", 0)};
 }
 
 bool write_line(int fd, const std::string& text) {

@@ -6,10 +6,12 @@
 //   supervisor → worker  {"type":"hello","protocol":1,"config":"<effective config as YAML>"}
 //   worker → supervisor  {"type":"ready","protocol":1,"pid":N,"device":"cuda:0"}
 //                        or {"type":"error","kind":"config"|"file","message":"..."} and exit 3
-//   supervisor → worker  {"type":"image","path_hex":"<path bytes as hex>","real_hex":"<the path the scan
+//   supervisor → worker  {"type":"image","path_hex":"<path bytes as hex>","real_hex":"<the path the
+//   scan
 //                        resolved it to, or "">","page":P,"index":N,"attempt":A}
-//   worker → supervisor  {"type":"record","record":{...},"fatal":false,"fatal_error":"","memory_in_use":B}
-//   supervisor → worker  {"type":"exit"}   (or EOF): the worker exits 0
+//   worker → supervisor
+//   {"type":"record","record":{...},"fatal":false,"fatal_error":"","memory_in_use":B} supervisor →
+//   worker  {"type":"exit"}   (or EOF): the worker exits 0
 // The worker dies with its supervisor (PR_SET_PDEATHSIG), so a supervisor killed with -9 leaves
 // nothing behind; it ignores SIGINT, so Ctrl-C reaches only the supervisor, which decides.
 #pragma once
@@ -82,7 +84,8 @@ class LineReader {
   enum class Result { kLine, kEof, kTimeout };
   // timeout_ms < 0 waits indefinitely.
   Result read(std::string& line, int timeout_ms);
-   private:
+
+ private:
   int fd_;
   std::string buffer_;
 };

@@ -57,11 +57,11 @@ void check_option(const std::string& key, std::string_view value) {
         "library loads, before docsift starts; export PYTORCH_CUDA_ALLOC_CONF=backend:" +
         std::string(value) + " in the environment instead");
   } else {
-    throw ConfigError("unknown allocator option '" + key +
-                      "' (known: max_split_size_mb, roundup_power2_divisions, "
-                      "garbage_collection_threshold, expandable_segments, "
-                      "release_lock_on_cudamalloc, pinned_use_cuda_host_register, "
-                      "pinned_num_register_threads)");
+    throw ConfigError(
+        "unknown allocator option '" + key +
+        "' (known: max_split_size_mb, roundup_power2_divisions, garbage_collection_threshold, "
+        "expandable_segments, release_lock_on_cudamalloc, pinned_use_cuda_host_register, "
+        "pinned_num_register_threads)");
   }
 }
 

@@ -35,7 +35,8 @@ std::string unknown_key_message(std::string_view path) {
   std::set<std::string> candidates;
   for (const auto& f : schema()) {
     candidates.insert(std::string(f.key));
-    for (auto dot = f.key.find('.'); dot != std::string_view::npos; dot = f.key.find('.', dot + 1)) {
+    for (auto dot = f.key.find('.'); dot != std::string_view::npos;
+         dot = f.key.find('.', dot + 1)) {
       candidates.insert(std::string(f.key.substr(0, dot)));
     }
   }
@@ -53,7 +54,8 @@ void apply_map(Config& config, const YAML::Node& map, const std::string& prefix,
     const YAML::Node key_node = item.first;
     const YAML::Node value = item.second;
     Where where{source, &key_node, true};
-    if (!key_node.IsScalar()) fail(where, prefix.empty() ? "(top level)" : prefix, "keys must be plain names");
+    if (!key_node.IsScalar())
+      fail(where, prefix.empty() ? "(top level)" : prefix, "keys must be plain names");
     const std::string path = prefix.empty() ? key_node.Scalar() : prefix + "." + key_node.Scalar();
     if (!seen.insert(key_node.Scalar()).second) fail(where, path, "key appears twice");
     if (const Field* field = find_field(path)) {
@@ -81,19 +83,23 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   const std::string source = file.string();
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);
-  if (!std::filesystem::exists(status)) throw ConfigError(source + ": config file not found (check the --config path)");
+  if (!std::filesystem::exists(status))
+    throw ConfigError(source + ": config file not found (check the --config path)");
   if (std::filesystem::is_directory(status)) {
-    throw ConfigError(source + ": is a folder, not a config file; give a YAML file such as configs/internvl3-8b.yaml");
+    throw ConfigError(
+        source +
+        ": is a folder, not a config file; give a YAML file such as configs/internvl3-8b.yaml");
   }
   if (!std::filesystem::is_regular_file(status)) {
-    throw ConfigError(source + ": is not a regular file (a device or a pipe); give a YAML config file");
+    throw ConfigError(source +
+                      ": is not a regular file (a device or a pipe); give a YAML config file");
   }
   // Every real config is a few KB; parsing a huge one costs seconds and gigabytes before the first
   // unknown key could be reported.
   constexpr std::uintmax_t kMaxConfigBytes = 1 << 20;
   if (const auto size = std::filesystem::file_size(file, ec); !ec && size > kMaxConfigBytes) {
-    throw ConfigError(source + ": " + std::to_string(size) + " bytes; a config file may be at most 1 MiB (is this "
-                               "the right file?)");
+    throw ConfigError(source + ": " + std::to_string(size) +
+                      " bytes; a config file may be at most 1 MiB (is this the right file?)");
   }
   YAML::Node root;
   try {
@@ -106,8 +112,9 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   }
   if (root.IsNull()) return;  // an empty file means all defaults
   if (!root.IsMap()) {
-    throw ConfigError(source + ": expected a mapping of sections (model, generation, memory, "
-                               "input, extraction, ocr, output) at the top level");
+    throw ConfigError(source +
+                      ": expected a mapping of sections (model, generation, memory, input, "
+                      "extraction, ocr, output) at the top level");
   }
   apply_map(config, root, "", source);
   // A relative path in a config file means a place next to the file, wherever docsift is started
@@ -116,7 +123,8 @@ void apply_file(Config& config, const std::filesystem::path& file) {
   const auto resolve = [&](const char* section, const char* key, std::string& value) {
     const YAML::Node s = root[section];
     if (!s.IsMap() || !s[key] || value.empty() || value.rfind("builtin:", 0) == 0) return;
-    if (std::filesystem::path(value).is_relative()) value = (base / value).lexically_normal().string();
+    if (std::filesystem::path(value).is_relative())
+      value = (base / value).lexically_normal().string();
   };
   resolve("model", "path", config.model.path);
   resolve("extraction", "fields", config.extraction.fields);
@@ -164,22 +172,24 @@ void check_field_names(const Config& config) {
   if (!own_review && config.gate.min_field.empty()) return;
   const extract::FieldSchema schema = extract::load_field_schema(config.extraction.fields);
   if (own_review) {
-    for (const auto& [field, threshold] : config.review.fields) schema.require(field, "review.fields");
+    for (const auto& [field, threshold] : config.review.fields)
+      schema.require(field, "review.fields");
   }
   for (const auto& [field, least] : config.gate.min_field) schema.require(field, "gate.min_field");
 }
 
 }  // namespace
 
-Config load(const std::optional<std::filesystem::path>& file, const std::vector<std::string>& overrides,
-            const Abilities& abilities) {
+Config load(const std::optional<std::filesystem::path>& file,
+            const std::vector<std::string>& overrides, const Abilities& abilities) {
   Config config;
   if (file) apply_file(config, *file);
   for (const auto& assignment : overrides) apply_override(config, assignment);
   // The second recognizer by default where it is installed (docs/ocr.md): resolved once here, so
   // that the config's hash, a worker's config and the thresholds below all see which it is.
   if (config.ocr.recognizer == "auto" && abilities.second_recognizer) {
-    const bool both = resolved_engine(config) == Engine::Ocr && abilities.second_recognizer(config.ocr.recognizer_model);
+    const bool both = resolved_engine(config) == Engine::Ocr &&
+                      abilities.second_recognizer(config.ocr.recognizer_model);
     config.ocr.recognizer = both ? "both" : "tesseract";
   }
   // The thresholds mean what they say (docs/confidence.md, "Thresholds"): one given alone is every
@@ -204,7 +214,8 @@ Config from_yaml(const std::string& yaml, const std::string& source) {
     throw ConfigError(source + ": not valid YAML: " + e.msg);
   }
   if (root.IsNull()) return config;
-  if (!root.IsMap()) throw ConfigError(source + ": expected a mapping of sections at the top level");
+  if (!root.IsMap())
+    throw ConfigError(source + ": expected a mapping of sections at the top level");
   apply_map(config, root, "", source);
   return config;
 }

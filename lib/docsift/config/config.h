@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "docsift/extract/review_queue.h"
 #include "docsift/extract/scoring_rules.h"
 #include "docsift/generate/aggregate.h"
 #include "docsift/image/resample.h"
@@ -31,25 +32,29 @@ enum class Isolation { None, Worker };
 // (no weights). auto: the model when model.path is set, else OCR.
 enum class Engine { Auto, Vlm, Ocr };
 
-inline constexpr Names<Isolation, 2> kIsolationNames{{{Isolation::None, "none"}, {Isolation::Worker, "worker"}}};
-inline constexpr Names<Engine, 3> kEngineNames{{{Engine::Auto, "auto"}, {Engine::Vlm, "vlm"}, {Engine::Ocr, "ocr"}}};
+inline constexpr Names<Isolation, 2> kIsolationNames{
+    {{Isolation::None, "none"}, {Isolation::Worker, "worker"}}};
+inline constexpr Names<Engine, 3> kEngineNames{
+    {{Engine::Auto, "auto"}, {Engine::Vlm, "vlm"}, {Engine::Ocr, "ocr"}}};
 // How the vision-language model writes its answer (docs/decoding.md): keys (docsift writes the
 // keys, the model the values of its document type's fields) or free (the model writes it all).
 enum class Decoding { Keys, Free };
-inline constexpr Names<Decoding, 2> kDecodingNames{{{Decoding::Keys, "keys"}, {Decoding::Free, "free"}}};
+inline constexpr Names<Decoding, 2> kDecodingNames{
+    {{Decoding::Keys, "keys"}, {Decoding::Free, "free"}}};
 constexpr std::string_view to_string(Decoding v) { return name_of(kDecodingNames, v); }
 constexpr std::string_view to_string(Isolation v) { return name_of(kIsolationNames, v); }
 constexpr std::string_view to_string(Engine v) { return name_of(kEngineNames, v); }
 
 struct ModelConfig {
-  std::string path;                 // model folder; empty until --model or the config names one
+  std::string path;  // model folder; empty until --model or the config names one
   model::Precision dtype = model::Precision::Float16;
-  std::string device = "cuda:0";    // "cpu", "cuda" or "cuda:N"
+  std::string device = "cuda:0";  // "cpu", "cuda" or "cuda:N"
   int max_tiles = 12;
   model::Quantization quantization = model::Quantization::None;
   model::Float16Residual float16_residual = model::Float16Residual::Float32;
-  bool fused_norm = true;           // the residual add and RMSNorm as one CUDA kernel (docs/gpu.md)
-  bool decode_kernels = true;       // decode's GEMVs and attention as docsift's CUDA kernels (docs/gpu.md)
+  bool fused_norm = true;  // the residual add and RMSNorm as one CUDA kernel (docs/gpu.md)
+  bool decode_kernels =
+      true;  // decode's GEMVs and attention as docsift's CUDA kernels (docs/gpu.md)
   // The keys families declare (family/settings.h: model.cross_attention_rows, ...), by key; absent:
   // the family's default.
   std::map<std::string, std::string, std::less<>> family_settings;
@@ -65,7 +70,7 @@ struct GenerationConfig {
   double temperature = 0.0;           // 0 = greedy
   double top_p = 1.0;
   std::uint64_t seed = 0;
-  bool cuda_graphs = true;            // decode steps as CUDA graph replays where possible
+  bool cuda_graphs = true;  // decode steps as CUDA graph replays where possible
 };
 
 struct WorkerConfig {
@@ -80,8 +85,9 @@ struct MemoryConfig {
   int fragmentation_threshold_mb = 1024;
   memory::Cleanup cleanup = memory::Cleanup::AfterImage;
   std::optional<double> budget_gb;  // emulate a smaller card; nullopt = whole device
-  std::vector<memory::Tier> tiers{memory::Tier::Standard, memory::Tier::OffloadedCache, memory::Tier::Reload,
-                                  memory::Tier::ReloadRetry, memory::Tier::Cpu};
+  std::vector<memory::Tier> tiers{memory::Tier::Standard, memory::Tier::OffloadedCache,
+                                  memory::Tier::Reload, memory::Tier::ReloadRetry,
+                                  memory::Tier::Cpu};
   model::Precision cpu_dtype = model::Precision::Float32;
   model::Quantization cpu_quantization = model::Quantization::None;
   Isolation isolate = Isolation::None;
@@ -107,7 +113,7 @@ struct InputConfig {
   // 12 tiles, so nothing is enlarged; an A4 page (1,323 × 1,870) picks 2×3 tiles (896 × 1,344) and
   // is resized down.
   std::optional<int> pdf_dpi;
-  int max_pages = 100;  // per file; a longer file fails with its reason
+  int max_pages = 100;            // per file; a longer file fails with its reason
   bool accept_truncated = false;  // read an image whose decoder reports lost data (io/image_file.h)
   // Read links whose target lies outside the folders given (--follow-links); docs/run.md, "Links".
   bool follow_links = false;
@@ -117,7 +123,8 @@ struct InputConfig {
 // always on; csv: predictions.csv, and confidence.csv and review.csv beside it. A run-level choice:
 // batch/, which writes them (batch/sink.h), sits above config/.
 enum class OutputFormat { Jsonl, Csv };
-inline constexpr Names<OutputFormat, 2> kOutputFormatNames{{{OutputFormat::Jsonl, "jsonl"}, {OutputFormat::Csv, "csv"}}};
+inline constexpr Names<OutputFormat, 2> kOutputFormatNames{
+    {{OutputFormat::Jsonl, "jsonl"}, {OutputFormat::Csv, "csv"}}};
 constexpr std::string_view to_string(OutputFormat v) { return name_of(kOutputFormatNames, v); }
 
 struct OutputConfig {
@@ -143,7 +150,8 @@ struct GateConfig {
 struct ReviewConfig {
   // Every field's, unless `fields` names its own: the lowest at which the accepted values of the
   // fields other than the three on the fitted generated pages were 98 % right, out of fold; the
-  // three's, the lowest reaching their targets on the development receipts (bench/confidence/refit.py).
+  // three's, the lowest reaching their targets on the development receipts
+  // (bench/confidence/refit.py).
   double threshold = 0.83;
   std::map<std::string, double> fields{{"TOTAL", 0.94}, {"INVOICE_DATE", 0.90}, {"SUPPLIER", 0.88}};
   // The same targets fitted on the confidences of ocr.recognizer: both (bench/confidence/refit.py,
@@ -153,11 +161,8 @@ struct ReviewConfig {
   static std::map<std::string, double> second_recognizer_fields() {
     return {{"TOTAL", 0.945}, {"INVOICE_DATE", 0.575}, {"SUPPLIER", 0.935}};
   }
-  // The threshold `field` is judged by.
-  double threshold_of(const std::string& field) const {
-    const auto it = fields.find(field);
-    return it == fields.end() ? threshold : it->second;
-  }
+  // As the review queue reads them (extract/review_queue.h).
+  extract::ReviewThresholds thresholds() const { return {threshold, fields}; }
 };
 
 struct TestingConfig {
@@ -201,12 +206,13 @@ struct Abilities {
 
 // Defaults, then the file (if any), then the overrides in order; then what follows from them:
 // ocr.recognizer: auto is both where the OCR engine reads the pages and `abilities` can open the
-// second recognizer, else tesseract (auto where `abilities` says nothing); review.threshold given without review.fields is every
-// field's threshold (the shipped per-field ones dropped), and ocr.recognizer both without
-// review.fields takes the second recognizer's (ReviewConfig::second_recognizer_fields). The
-// settings that name fields are checked against the schema (extract::FieldSchema::require).
-Config load(const std::optional<std::filesystem::path>& file, const std::vector<std::string>& overrides,
-            const Abilities& abilities = {});
+// second recognizer, else tesseract (auto where `abilities` says nothing); review.threshold given
+// without review.fields is every field's threshold (the shipped per-field ones dropped), and
+// ocr.recognizer both without review.fields takes the second recognizer's
+// (ReviewConfig::second_recognizer_fields). The settings that name fields are checked against the
+// schema (extract::FieldSchema::require).
+Config load(const std::optional<std::filesystem::path>& file,
+            const std::vector<std::string>& overrides, const Abilities& abilities = {});
 
 // The effective configuration as YAML that apply_file accepts back unchanged.
 std::string to_yaml(const Config& config);

@@ -19,7 +19,8 @@ resilience::LadderSettings ladder_settings(const Config& config, c10::Device dev
   s.float16_residual = config.model.float16_residual;
   s.fused_norm = config.model.fused_norm;
   s.decode_kernels = config.model.decode_kernels;
-  s.cleanup_threshold_bytes = static_cast<std::uint64_t>(config.memory.fragmentation_threshold_mb) << 20;
+  s.cleanup_threshold_bytes = static_cast<std::uint64_t>(config.memory.fragmentation_threshold_mb)
+                              << 20;
   s.faults = resilience::FaultPlan::parse(config.testing.faults);
   s.faults.add(resilience::FaultPlan::from_environment());
   return s;
@@ -38,9 +39,10 @@ generate::GenerationOptions generation_options(const Config& config, int auto_ma
   return gen;
 }
 
-memory::PlanRequest plan_request(const Config& config, const memory::ModelShape& shape, std::int64_t tiles,
-                                 std::int64_t prompt_tokens, int max_new_tokens,
-                                 std::optional<std::uint64_t> device_budget, std::uint64_t device_overhead) {
+memory::PlanRequest plan_request(const Config& config, const memory::ModelShape& shape,
+                                 std::int64_t tiles, std::int64_t prompt_tokens, int max_new_tokens,
+                                 std::optional<std::uint64_t> device_budget,
+                                 std::uint64_t device_overhead) {
   memory::PlanRequest r;
   r.model = shape;
   r.dtype_bytes = c10::elementSize(model::scalar_type(config.model.dtype));

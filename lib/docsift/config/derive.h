@@ -33,8 +33,9 @@ generate::GenerationOptions generation_options(const Config& config, int auto_ma
 // included), with the config's dtypes, quantizations and tiers. `device_budget`: bytes the
 // allocator may use, nullopt when unknown; `device_overhead`: what a card loses outside the
 // allocator (inspect plans a whole card, run reads what is left after the context exists).
-memory::PlanRequest plan_request(const Config& config, const memory::ModelShape& shape, std::int64_t tiles,
-                                 std::int64_t prompt_tokens, int max_new_tokens,
-                                 std::optional<std::uint64_t> device_budget, std::uint64_t device_overhead = 0);
+memory::PlanRequest plan_request(const Config& config, const memory::ModelShape& shape,
+                                 std::int64_t tiles, std::int64_t prompt_tokens, int max_new_tokens,
+                                 std::optional<std::uint64_t> device_budget,
+                                 std::uint64_t device_overhead = 0);
 
 }  // namespace docsift::config

@@ -10,7 +10,8 @@ namespace docsift::config {
 
 std::string Where::text() const {
   if (is_file && node != nullptr && node->Mark().line >= 0) {
-    return source + ":" + std::to_string(node->Mark().line + 1) + ":" + std::to_string(node->Mark().column + 1);
+    return source + ":" + std::to_string(node->Mark().line + 1) + ":" +
+           std::to_string(node->Mark().column + 1);
   }
   return source;
 }
@@ -26,12 +27,14 @@ std::string shown(const YAML::Node& node) {
   return "a mapping";
 }
 
-std::string scalar(const YAML::Node& node, const Where& where, std::string_view key, std::string_view want) {
+std::string scalar(const YAML::Node& node, const Where& where, std::string_view key,
+                   std::string_view want) {
   if (!node.IsScalar()) fail(where, key, "expected " + std::string(want) + ", got " + shown(node));
   return node.Scalar();
 }
 
-long long integer(const YAML::Node& node, const Where& where, std::string_view key, long long lo, long long hi) {
+long long integer(const YAML::Node& node, const Where& where, std::string_view key, long long lo,
+                  long long hi) {
   const std::string want = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
   const std::string s = scalar(node, where, key, want);
   long long value = 0;
@@ -42,7 +45,8 @@ long long integer(const YAML::Node& node, const Where& where, std::string_view k
   return value;
 }
 
-double real(const YAML::Node& node, const Where& where, std::string_view key, double lo, double hi, Bound lower) {
+double real(const YAML::Node& node, const Where& where, std::string_view key, double lo, double hi,
+            Bound lower) {
   const bool open = lower == Bound::kOpen;
   std::ostringstream want;
   want << "a number " << (open ? "> " : ">= ") << lo << " and <= " << hi;

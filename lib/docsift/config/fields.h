@@ -33,10 +33,13 @@ struct Where {
 std::string shown(const YAML::Node& node);  // 'x', null, a list, a mapping
 
 // Scalar decoders: each checks the node and the range, naming the key and the source.
-std::string scalar(const YAML::Node& node, const Where& where, std::string_view key, std::string_view want);
-long long integer(const YAML::Node& node, const Where& where, std::string_view key, long long lo, long long hi);
+std::string scalar(const YAML::Node& node, const Where& where, std::string_view key,
+                   std::string_view want);
+long long integer(const YAML::Node& node, const Where& where, std::string_view key, long long lo,
+                  long long hi);
 enum class Bound { kClosed, kOpen };  // whether the lower bound itself is allowed (closed) or not
-double real(const YAML::Node& node, const Where& where, std::string_view key, double lo, double hi, Bound lower);
+double real(const YAML::Node& node, const Where& where, std::string_view key, double lo, double hi,
+            Bound lower);
 
 // "a, b, c": an enum's names, for messages.
 template <class E, std::size_t N>
@@ -46,7 +49,8 @@ std::string choices(const Names<E, N>& names) {
   return out;
 }
 template <class E, std::size_t N>
-E choice(const YAML::Node& node, const Where& where, std::string_view key, const Names<E, N>& names) {
+E choice(const YAML::Node& node, const Where& where, std::string_view key,
+         const Names<E, N>& names) {
   const std::string s = scalar(node, where, key, "one of " + choices(names));
   for (const auto& [v, n] : names) {
     if (n == s) return v;
@@ -72,13 +76,17 @@ using Check = std::function<std::string(const T&)>;
 template <class At>
 Field integer_key(std::string_view key, std::string_view help, long long lo, long long hi, At at) {
   using T = std::remove_cvref_t<decltype(at(std::declval<Config&>()))>;
-  return {key, help, [=](Config& c, const YAML::Node& n, const Where& w) { at(c) = static_cast<T>(integer(n, w, key, lo, hi)); },
+  return {key, help,
+          [=](Config& c, const YAML::Node& n, const Where& w) {
+            at(c) = static_cast<T>(integer(n, w, key, lo, hi));
+          },
           [=](const Config& c) { return YAML::Node(at(c)); }};
 }
 
 // "auto" (nullopt) or an integer in range.
 template <class At>
-Field auto_integer_key(std::string_view key, std::string_view help, long long lo, long long hi, At at) {
+Field auto_integer_key(std::string_view key, std::string_view help, long long lo, long long hi,
+                       At at) {
   return {key, help,
           [=](Config& c, const YAML::Node& n, const Where& w) {
             if (n.IsScalar() && n.Scalar() == "auto") {
@@ -100,14 +108,19 @@ inline YAML::Node number_node(double v) {
 }
 
 template <class At>
-Field real_key(std::string_view key, std::string_view help, double lo, double hi, Bound lower, At at) {
-  return {key, help, [=](Config& c, const YAML::Node& n, const Where& w) { at(c) = real(n, w, key, lo, hi, lower); },
+Field real_key(std::string_view key, std::string_view help, double lo, double hi, Bound lower,
+               At at) {
+  return {key, help,
+          [=](Config& c, const YAML::Node& n, const Where& w) {
+            at(c) = real(n, w, key, lo, hi, lower);
+          },
           [=](const Config& c) { return number_node(at(c)); }};
 }
 
 // null (nullopt) or a number in range.
 template <class At>
-Field optional_real_key(std::string_view key, std::string_view help, double lo, double hi, Bound lower, At at) {
+Field optional_real_key(std::string_view key, std::string_view help, double lo, double hi,
+                        Bound lower, At at) {
   return {key, help,
           [=](Config& c, const YAML::Node& n, const Where& w) {
             if (n.IsNull()) {
@@ -122,7 +135,8 @@ Field optional_real_key(std::string_view key, std::string_view help, double lo, 
 // kNullIsEmpty: null reads as ""; kNullable: also "" is written back as null.
 enum class Text { kPlain, kNonEmpty, kNullIsEmpty, kNullable };
 template <class At>
-Field text_key(std::string_view key, std::string_view help, At at, Text rule, Check<std::string> check = {}) {
+Field text_key(std::string_view key, std::string_view help, At at, Text rule,
+               Check<std::string> check = {}) {
   return {key, help,
           [=](Config& c, const YAML::Node& n, const Where& w) {
             const bool null_ok = rule == Text::kNullIsEmpty || rule == Text::kNullable;
@@ -143,7 +157,8 @@ Field bool_key(std::string_view key, std::string_view help, At at) {
   return {key, help,
           [=](Config& c, const YAML::Node& n, const Where& w) {
             const std::string v = scalar(n, w, key, "true or false");
-            if (v != "true" && v != "false") fail(w, key, "expected true or false, got " + shown(n));
+            if (v != "true" && v != "false")
+              fail(w, key, "expected true or false, got " + shown(n));
             at(c) = v == "true";
           },
           [=](const Config& c) { return YAML::Node(at(c)); }};
@@ -195,7 +210,10 @@ Field number_map_key(std::string_view key, std::string_view help, double lo, dou
             std::map<std::string, double> values;
             for (const auto& item : n) {
               const std::string name = scalar(item.first, w, key, "a name");
-              if (!values.emplace(name, real(item.second, w, std::string(key) + "." + name, lo, hi, Bound::kClosed)).second) {
+              if (!values
+                       .emplace(name, real(item.second, w, std::string(key) + "." + name, lo, hi,
+                                           Bound::kClosed))
+                       .second) {
                 fail(w, key, "'" + name + "' is listed twice");
               }
             }

@@ -34,7 +34,7 @@ std::uint64_t mix_file(std::uint64_t h, const std::string& key, const std::strin
 std::string hash(Config config) {
   config.output.dir.clear();
   config.input.follow_links = false;  // which files are read, not what a page's record says
-  config.eval = {};  // scoring settings change no result of a run (config.h)
+  config.eval = {};                   // scoring settings change no result of a run (config.h)
   config.gate = {};
   std::uint64_t h = mix(1469598103934665603ull, to_yaml(config));
   // The files' contents too, so that editing one between runs is a changed config to --resume.

@@ -39,9 +39,11 @@ bool same(const CudaArch& a, const CudaArch& b) {
 
 std::vector<CudaArch> parse_nvcc_arch_flags(std::string_view flags) {
   std::vector<CudaArch> out;
-  for (std::size_t at = flags.find("code="); at != std::string_view::npos; at = flags.find("code=", at + 5)) {
+  for (std::size_t at = flags.find("code="); at != std::string_view::npos;
+       at = flags.find("code=", at + 5)) {
     std::size_t end = at + 5;
-    while (end < flags.size() && flags[end] != ';' && flags[end] != ' ' && flags[end] != '\n') ++end;
+    while (end < flags.size() && flags[end] != ';' && flags[end] != ' ' && flags[end] != '\n')
+      ++end;
     std::string_view value = flags.substr(at + 5, end - at - 5);
     // code=[sm_80,compute_80] or code="sm_80,compute_80"
     while (!value.empty() && (value.front() == '[' || value.front() == '"')) value.remove_prefix(1);

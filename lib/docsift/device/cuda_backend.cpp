@@ -3,8 +3,8 @@
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <dlfcn.h>
 
-#include <filesystem>
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
@@ -36,7 +36,8 @@ std::vector<fs::path> candidates() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   const fs::path dir = exe.parent_path();
-  return {dir / kPluginName, dir.parent_path() / kPluginName, dir.parent_path() / "lib" / "docsift" / kPluginName};
+  return {dir / kPluginName, dir.parent_path() / kPluginName,
+          dir.parent_path() / "lib" / "docsift" / kPluginName};
 }
 
 Loaded load() {
@@ -65,7 +66,8 @@ Loaded load() {
     const std::string v = version();
     out.backend = entry ? entry(kCudaBackendAbi, v.c_str()) : nullptr;
     if (out.backend == nullptr) {
-      out.why = path.string() + " is not the CUDA plugin of this docsift " + v + "; rebuild and reinstall docsift";
+      out.why = path.string() + " is not the CUDA plugin of this docsift " + v +
+                "; rebuild and reinstall docsift";
       return out;
     }
     // LibTorch answers "is there CUDA?" once per process. If it was asked before the plugin
@@ -80,13 +82,13 @@ Loaded load() {
     out.path = path.string();
     return out;
   }
-  out.why = "the CUDA plugin " + std::string(kPluginName) + " is not installed (looked for " + tried +
-            "); reinstall docsift";
+  out.why = "the CUDA plugin " + std::string(kPluginName) + " is not installed (looked for " +
+            tried + "); reinstall docsift";
   return out;
 }
 
 std::once_flag g_once;
-Loaded g_loaded;                                    // written once, under g_once
+Loaded g_loaded;                                     // written once, under g_once
 std::atomic<const CudaBackend*> g_backend{nullptr};  // read on every int8 CUDA matmul
 
 }  // namespace
@@ -110,10 +112,14 @@ const CudaBackend* loaded_kernels() {
 
 std::optional<cuda_plugin::ActType> kernel_type(c10::ScalarType t) {
   switch (t) {
-    case c10::kFloat: return cuda_plugin::ActType::kFloat32;
-    case c10::kHalf: return cuda_plugin::ActType::kFloat16;
-    case c10::kBFloat16: return cuda_plugin::ActType::kBFloat16;
-    default: return std::nullopt;
+    case c10::kFloat:
+      return cuda_plugin::ActType::kFloat32;
+    case c10::kHalf:
+      return cuda_plugin::ActType::kFloat16;
+    case c10::kBFloat16:
+      return cuda_plugin::ActType::kBFloat16;
+    default:
+      return std::nullopt;
   }
 }
 

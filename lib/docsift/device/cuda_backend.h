@@ -28,8 +28,8 @@
 #include "docsift/device/cuda_plugin/decode_attention.h"
 #include "docsift/device/cuda_plugin/gemv16.h"
 #include "docsift/device/cuda_plugin/w8a16.h"
-#include "docsift/device/readings.h"
 #include "docsift/device/devices.h"
+#include "docsift/device/readings.h"
 
 namespace docsift::device {
 
@@ -57,23 +57,27 @@ class CudaBackend {
   // what `body` kept, lives at a fixed address that each replay writes again. `body` must queue
   // work only (no host reads, no synchronisation). An exception from the body ends the capture
   // and is rethrown; the capture's own failure throws c10::Error.
-  virtual std::unique_ptr<CudaGraph> capture_graph(c10::Device device, const std::function<void()>& body) const = 0;
-  // docsift's own kernels (lib/docsift/device/cuda_plugin/): false when the plugin was built without nvcc.
+  virtual std::unique_ptr<CudaGraph> capture_graph(c10::Device device,
+                                                   const std::function<void()>& body) const = 0;
+  // docsift's own kernels (lib/docsift/device/cuda_plugin/): false when the plugin was built
+  // without nvcc.
   virtual bool has_kernels() const = 0;
   // device::cuda_plugin::w8a16_gemv (same contract) on `device`'s current LibTorch stream.
-  virtual bool w8a16_gemv(device::cuda_plugin::ActType type, const void* x, const int8_t* w, const float* scale,
-                          const void* bias, void* y, int64_t rows, int64_t n, int64_t k,
-                          c10::Device device) const = 0;
+  virtual bool w8a16_gemv(device::cuda_plugin::ActType type, const void* x, const int8_t* w,
+                          const float* scale, const void* bias, void* y, int64_t rows, int64_t n,
+                          int64_t k, c10::Device device) const = 0;
   // device::cuda_plugin::add_rms_norm (same contract) on `device`'s current LibTorch stream.
-  virtual bool add_rms_norm(const device::cuda_plugin::AddRmsNormTypes& types, const void* x, const void* update,
-                            const void* weight, void* sum, void* normed, int64_t rows, int64_t n, float eps,
-                            float clamp, c10::Device device) const = 0;
+  virtual bool add_rms_norm(const device::cuda_plugin::AddRmsNormTypes& types, const void* x,
+                            const void* update, const void* weight, void* sum, void* normed,
+                            int64_t rows, int64_t n, float eps, float clamp,
+                            c10::Device device) const = 0;
   // device::cuda_plugin::gemv16 (same contract) on `device`'s current LibTorch stream.
-  virtual bool gemv16(device::cuda_plugin::ActType type, device::cuda_plugin::GemvEpilogue epilogue, const void* x,
-                      const void* w, const void* bias, void* y, int64_t rows, int64_t n, int64_t k,
-                      c10::Device device) const = 0;
+  virtual bool gemv16(device::cuda_plugin::ActType type, device::cuda_plugin::GemvEpilogue epilogue,
+                      const void* x, const void* w, const void* bias, void* y, int64_t rows,
+                      int64_t n, int64_t k, c10::Device device) const = 0;
   // device::cuda_plugin::decode_attention (same contract) on `device`'s current LibTorch stream.
-  virtual bool decode_attention(const device::cuda_plugin::DecodeAttentionArgs& args, c10::Device device) const = 0;
+  virtual bool decode_attention(const device::cuda_plugin::DecodeAttentionArgs& args,
+                                c10::Device device) const = 0;
 };
 
 // Bumped whenever CudaBackend changes, so that a plugin from another build is refused, not called.

@@ -20,10 +20,10 @@ struct CudaDevice {
 };
 
 struct CudaStatus {
-  bool compiled = false;       // built against a LibTorch with CUDA
+  bool compiled = false;        // built against a LibTorch with CUDA
   std::string runtime_version;  // CUDA runtime the build uses, "13.0"; empty without CUDA
-  bool available = false;      // a driver and at least one device
-  std::string reason;          // why not available
+  bool available = false;       // a driver and at least one device
+  std::string reason;           // why not available
   std::vector<CudaDevice> devices;
   // The nvcc flags LibTorch's CUDA kernels were built with (cuda_arch.h); read from LibTorch's
   // build configuration, which needs a driver: empty when none is available or it cannot be read.

@@ -4,7 +4,8 @@
 
 namespace docsift::device {
 
-// What of CUDA this process has mapped (/proc/self/maps), for summary.json: what a run's supervisor must not have.
+// What of CUDA this process has mapped (/proc/self/maps), for summary.json: what a run's supervisor
+// must not have.
 //  - driver_library: libcuda.so, which LibTorch's CUDA libraries map as they load (cuBLASLt's
 //    static initializer dlopens it). The supervisor never loads them (device/cuda_backend.h).
 //  - gpu_devices: /dev/nvidia* device files, mapped once the driver is initialised and a context

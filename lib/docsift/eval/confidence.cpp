@@ -1,6 +1,6 @@
-// evaluate_confidence (confidence.h): the values of an evaluation judged, grouped (per field, per field
-// type, all), fitted to a target accuracy or checked against the thresholds given, and the review
-// queue those thresholds make.
+// evaluate_confidence (confidence.h): the values of an evaluation judged, grouped (per field, per
+// field type, all), fitted to a target accuracy or checked against the thresholds given, and the
+// review queue those thresholds make.
 #include "docsift/eval/confidence.h"
 
 #include <cmath>
@@ -26,7 +26,8 @@ bool partial_credit(extract::FieldType type) {
   return type == extract::FieldType::kText || type == extract::FieldType::kList;
 }
 
-std::optional<double> found_in(const std::map<std::string, double>& fields, const std::string& field) {
+std::optional<double> found_in(const std::map<std::string, double>& fields,
+                               const std::string& field) {
   const auto it = fields.find(field);
   return it == fields.end() ? std::nullopt : std::optional<double>(it->second);
 }
@@ -49,7 +50,8 @@ struct Tagged {
   Judged value;
 };
 
-void check_group(ConfidenceGroup& g, const std::vector<Tagged>& tagged, const Thresholds& thresholds) {
+void check_group(ConfidenceGroup& g, const std::vector<Tagged>& tagged,
+                 const extract::ReviewThresholds& thresholds) {
   ThresholdCheck c;
   bool any = false;
   for (const Tagged& t : tagged) {
@@ -86,8 +88,9 @@ struct JudgedValues {
 
 // Each scored value of `evaluation` that the predictions fill, with its confidence and whether its
 // score makes it correct.
-JudgedValues judge_values(const extract::FieldSchema& schema, const Evaluation& evaluation, const Records& predictions,
-                          const Confidences& confidences, double correct_at) {
+JudgedValues judge_values(const extract::FieldSchema& schema, const Evaluation& evaluation,
+                          const Records& predictions, const Confidences& confidences,
+                          double correct_at) {
   JudgedValues out;
   for (const ImageScore& image : evaluation.images) {
     if (!image.predicted) continue;
@@ -95,8 +98,10 @@ JudgedValues judge_values(const extract::FieldSchema& schema, const Evaluation& 
     const auto conf_it = confidences.find(image.image);
     for (const auto& [field, score] : image.fields) {
       const auto value = values.find(field);
-      if (value == values.end() || extract::is_missing(value->second)) continue;  // no value, no confidence
-      const auto field_conf = conf_it == confidences.end() ? std::nullopt : found_in(conf_it->second, field);
+      if (value == values.end() || extract::is_missing(value->second))
+        continue;  // no value, no confidence
+      const auto field_conf =
+          conf_it == confidences.end() ? std::nullopt : found_in(conf_it->second, field);
       if (!field_conf) {
         ++out.without_confidence;
         continue;
@@ -114,7 +119,8 @@ JudgedValues judge_values(const extract::FieldSchema& schema, const Evaluation& 
 
 // The groups' figures: every value, each field with a value (in the order of `fields`, the
 // schema's), each field type with one.
-void make_groups(ConfidenceEvaluation& c, const JudgedValues& judged, const std::vector<std::string>& fields) {
+void make_groups(ConfidenceEvaluation& c, const JudgedValues& judged,
+                 const std::vector<std::string>& fields) {
   std::vector<Judged> all_values;
   for (const Tagged& t : judged.all) all_values.push_back(t.value);
   c.all = make_group("all", std::move(all_values));
@@ -138,7 +144,7 @@ void fit_thresholds(ConfidenceEvaluation& c, double target) {
   for (ConfidenceGroup& g : c.types) g.fit = fit_threshold(g.curve, g.values.size(), target);
   c.all.fit = fit_threshold(c.all.curve, c.all.values.size(), target);
   // Fields with no value to fit on get the threshold fitted over every value.
-  c.thresholds.default_value = c.all.fit->threshold;
+  c.thresholds.every = c.all.fit->threshold;
   c.thresholds_fitted = true;
 }
 
@@ -159,13 +165,12 @@ void check_groups(ConfidenceEvaluation& c, const JudgedValues& judged) {
 
 // The queue a run makes (lib/docsift/batch/outputs.cpp, mark_review, by the same rule): on every
 // page predicted that has confidences, scored or not.
-void count_review(ConfidenceEvaluation& c, const extract::FieldSchema& schema, const Records& predictions,
-                  const Confidences& confidences) {
+void count_review(ConfidenceEvaluation& c, const extract::FieldSchema& schema,
+                  const Records& predictions, const Confidences& confidences) {
   for (const auto& [image, fields] : confidences) {
     const auto values = predictions.find(image);
     if (values == predictions.end()) continue;
-    const auto queue = extract::review_queue(schema, values->second, fields,
-                                             [&c](const std::string& field) { return c.thresholds.of(field); });
+    const auto queue = extract::review_queue(schema, values->second, fields, c.thresholds);
     for (const extract::QueuedValue& q : queue) {
       ++c.review[q.field];
       ++c.review_total;
@@ -175,13 +180,15 @@ void count_review(ConfidenceEvaluation& c, const extract::FieldSchema& schema, c
 
 }  // namespace
 
-ConfidenceEvaluation evaluate_confidence(const extract::FieldSchema& schema, const Evaluation& evaluation,
-                                         const Records& predictions, const Confidences& confidences,
+ConfidenceEvaluation evaluate_confidence(const extract::FieldSchema& schema,
+                                         const Evaluation& evaluation, const Records& predictions,
+                                         const Confidences& confidences,
                                          const ConfidenceOptions& options) {
   ConfidenceEvaluation c;
   c.correct_at = options.correct_at;
   c.target_accuracy = options.target_accuracy;
-  const JudgedValues judged = judge_values(schema, evaluation, predictions, confidences, options.correct_at);
+  const JudgedValues judged =
+      judge_values(schema, evaluation, predictions, confidences, options.correct_at);
   c.without_confidence = judged.without_confidence;
   make_groups(c, judged, evaluation.fields);
   if (options.target_accuracy) {

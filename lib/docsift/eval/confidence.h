@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "docsift/eval/evaluate.h"
+#include "docsift/extract/review_queue.h"
 #include "docsift/extract/schema.h"
 
 namespace docsift::eval {
@@ -27,7 +28,8 @@ namespace docsift::eval {
 // PredictionFile::confidences): predictions.csv's layout, each cell a number in [0, 1] or empty
 // (no value). evaluate.h's errors: 2 missing, 3 unreadable, 7 malformed (a cell that is no
 // probability included).
-Confidences read_confidences_csv(const std::filesystem::path& path, const std::string& role = "--confidence");
+Confidences read_confidences_csv(const std::filesystem::path& path,
+                                 const std::string& role = "--confidence");
 
 // One value: its confidence, and whether it was right.
 struct Judged {
@@ -80,32 +82,28 @@ struct TargetFit {
 };
 TargetFit fit_threshold(const std::vector<CoveragePoint>& curve, std::size_t values, double target);
 
-// What a threshold does: the values under it (to review), the wrong ones, and the wrong ones under it.
+// What a threshold does: the values under it (to review), the wrong ones, and the wrong ones under
+// it.
 struct ThresholdCheck {
   double threshold = 0;
   std::size_t under = 0, wrong = 0, wrong_under = 0;
 };
 ThresholdCheck check_threshold(const std::vector<Judged>& values, double threshold);
 
-// review.threshold as eval applies it: a field's own, else the default; none → nothing reviewed.
-struct Thresholds {
-  std::optional<double> default_value;
-  std::map<std::string, double> fields;
-  std::optional<double> of(const std::string& field) const;
-  bool empty() const { return !default_value && fields.empty(); }
-};
 // "0.8" (the default) or "FIELD=0.8"; ConfigError unless the number is in [0, 1].
-void parse_threshold(const std::string& text, Thresholds& into);
+void parse_threshold(const std::string& text, extract::ReviewThresholds& into);
 // The config fragment `run --config` reads: review.threshold (the default) and review.fields.
-// `lowered_by`: each threshold (above 0) written that much lower. Thresholds fitted on a CSV's
-// confidences, which confidence.csv rounds to four decimals, are lowered by half the last one
-// (5e-5), so that the run, comparing its journal's unrounded confidences, accepts every value the
-// CSV showed at or above a threshold and queues every one under it: the queue eval counted.
-std::string thresholds_yaml(const Thresholds& thresholds, const std::string& comment, double lowered_by = 0);
+// `lowered_by`: each threshold (above 0) written that much lower. extract::ReviewThresholds fitted
+// on a CSV's confidences, which confidence.csv rounds to four decimals, are lowered by half the
+// last one (5e-5), so that the run, comparing its journal's unrounded confidences, accepts every
+// value the CSV showed at or above a threshold and queues every one under it: the queue eval
+// counted.
+std::string thresholds_yaml(const extract::ReviewThresholds& thresholds, const std::string& comment,
+                            double lowered_by = 0);
 
 struct ConfidenceOptions {
   double correct_at = 1.0;               // text and list fields: correct at this score or above
-  Thresholds thresholds;                 // review.threshold or --threshold; may be empty
+  extract::ReviewThresholds thresholds;  // review.threshold or --threshold; may be empty
   std::optional<double> target_accuracy;
 };
 
@@ -131,7 +129,7 @@ struct ConfidenceEvaluation {
   std::size_t without_confidence = 0;
   // The thresholds the figures use: fitted with a target (each field's fit; the default, for
   // fields not fitted, the fit over all values), else those given.
-  Thresholds thresholds;
+  extract::ReviewThresholds thresholds;
   bool thresholds_fitted = false;
   // Per field, the values of every page of the predictions that has confidences (scored or not, in
   // the truth or not) under its threshold or with no confidence: the review queue a run over the
@@ -141,8 +139,9 @@ struct ConfidenceEvaluation {
 };
 
 // Over every value of `evaluation` (evaluate()'s, on the same predictions) with a confidence.
-ConfidenceEvaluation evaluate_confidence(const extract::FieldSchema& schema, const Evaluation& evaluation,
-                                         const Records& predictions, const Confidences& confidences,
+ConfidenceEvaluation evaluate_confidence(const extract::FieldSchema& schema,
+                                         const Evaluation& evaluation, const Records& predictions,
+                                         const Confidences& confidences,
                                          const ConfidenceOptions& options);
 
 // Reports: the JSON report's "confidence" object; the Markdown section, linking the PNGs named

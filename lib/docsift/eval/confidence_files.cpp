@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 // A confidence must be a probability; anything else is a malformed input, named where it is.
 double checked_confidence(double value, const std::string& where) {
   if (!std::isfinite(value) || value < 0 || value > 1) {
-    throw MalformedInputError(where + ": confidence " + std::to_string(value) + " is not in [0, 1]");
+    throw MalformedInputError(where + ": confidence " + std::to_string(value) +
+                              " is not in [0, 1]");
   }
   return value;
 }
@@ -46,7 +47,8 @@ Confidences read_confidences_csv(const fs::path& path, const std::string& role) 
       const std::string where = path.string() + ": " + image + ", " + field;
       char* end = nullptr;
       const double value = std::strtod(text.c_str(), &end);
-      if (end == text.c_str() || std::string_view(end).find_first_not_of(" \t") != std::string_view::npos) {
+      if (end == text.c_str() ||
+          std::string_view(end).find_first_not_of(" \t") != std::string_view::npos) {
         throw MalformedInputError(where + ": '" + text + "' is not a number");
       }
       row[field] = checked_confidence(value, where);
@@ -55,39 +57,39 @@ Confidences read_confidences_csv(const fs::path& path, const std::string& role) 
   return out;
 }
 
-std::optional<double> Thresholds::of(const std::string& field) const {
-  const auto it = fields.find(field);
-  if (it != fields.end()) return it->second;
-  return default_value;
-}
-
-void parse_threshold(const std::string& text, Thresholds& into) {
+void parse_threshold(const std::string& text, extract::ReviewThresholds& into) {
   const auto eq = text.find('=');
   const std::string field = eq == std::string::npos ? "" : text.substr(0, eq);
   const std::string number = eq == std::string::npos ? text : text.substr(eq + 1);
   char* end = nullptr;
   const double value = std::strtod(number.c_str(), &end);
-  if (number.empty() || *end != '\0' || !(value >= 0 && value <= 1) || (eq != std::string::npos && field.empty())) {
-    throw ConfigError("--threshold " + text + ": expected a number in [0, 1] (every field) or FIELD=X");
+  if (number.empty() || *end != '\0' || !(value >= 0 && value <= 1) ||
+      (eq != std::string::npos && field.empty())) {
+    throw ConfigError("--threshold " + text +
+                      ": expected a number in [0, 1] (every field) or FIELD=X");
   }
   if (field.empty()) {
-    into.default_value = value;
+    into.every = value;
   } else {
     into.fields[field] = value;
   }
 }
 
-std::string thresholds_yaml(const Thresholds& t, const std::string& comment, double lowered_by) {
-  const auto exact = [lowered_by](double v) { return v > 0 ? eval::exact(std::max(0.0, v - lowered_by)) : eval::exact(v); };
+std::string thresholds_yaml(const extract::ReviewThresholds& t, const std::string& comment,
+                            double lowered_by) {
+  const auto exact = [lowered_by](double v) {
+    return v > 0 ? eval::exact(std::max(0.0, v - lowered_by)) : eval::exact(v);
+  };
   std::ostringstream out;
   std::istringstream lines(comment);
   for (std::string line; std::getline(lines, line);) out << "# " << line << '\n';
   // The keys lib/docsift/config/schema.cpp reads: review.threshold for every field, and
   // review.fields, per-field thresholds that replace it.
-  out << "review:\n  threshold: " << exact(t.default_value.value_or(0)) << '\n';
+  out << "review:\n  threshold: " << exact(t.every.value_or(0)) << '\n';
   if (!t.fields.empty()) {
     out << "  fields:\n";
-    for (const auto& [field, value] : t.fields) out << "    " << field << ": " << exact(value) << '\n';
+    for (const auto& [field, value] : t.fields)
+      out << "    " << field << ": " << exact(value) << '\n';
   }
   return out.str();
 }

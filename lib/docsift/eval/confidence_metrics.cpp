@@ -11,7 +11,8 @@
 namespace docsift::eval {
 
 std::vector<CoveragePoint> risk_coverage(std::vector<Judged> values) {
-  std::sort(values.begin(), values.end(), [](const Judged& a, const Judged& b) { return a.confidence > b.confidence; });
+  std::sort(values.begin(), values.end(),
+            [](const Judged& a, const Judged& b) { return a.confidence > b.confidence; });
   std::vector<CoveragePoint> curve;
   std::size_t accepted = 0, correct = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -47,7 +48,8 @@ Calibration calibrate(const std::vector<Judged>& values) {
     c.bins[k].upper = static_cast<double>(k + 1) / kCalibrationBins;
   }
   for (const Judged& v : values) {
-    const int k = std::clamp(static_cast<int>(std::floor(v.confidence * kCalibrationBins)), 0, kCalibrationBins - 1);
+    const int k = std::clamp(static_cast<int>(std::floor(v.confidence * kCalibrationBins)), 0,
+                             kCalibrationBins - 1);
     ++c.bins[k].count;
     confidence_sum[k] += v.confidence;
     correct_sum[k] += v.correct ? 1 : 0;
@@ -57,7 +59,8 @@ Calibration calibrate(const std::vector<Judged>& values) {
     if (b.count == 0) continue;
     b.mean_confidence = confidence_sum[k] / static_cast<double>(b.count);
     b.accuracy = correct_sum[k] / static_cast<double>(b.count);
-    c.ece += static_cast<double>(b.count) / static_cast<double>(values.size()) * std::abs(b.accuracy - b.mean_confidence);
+    c.ece += static_cast<double>(b.count) / static_cast<double>(values.size()) *
+             std::abs(b.accuracy - b.mean_confidence);
   }
   return c;
 }
@@ -71,12 +74,14 @@ namespace {
 
 // Whether `correct` of `accepted` reach `target`, with the same epsilon as errors_allowed.
 bool reaches(std::size_t correct, std::size_t accepted, double target) {
-  return accepted > 0 && static_cast<double>(correct) + 1e-9 >= target * static_cast<double>(accepted);
+  return accepted > 0 &&
+         static_cast<double>(correct) + 1e-9 >= target * static_cast<double>(accepted);
 }
 
 }  // namespace
 
-TargetFit fit_threshold(const std::vector<CoveragePoint>& curve, std::size_t values, double target) {
+TargetFit fit_threshold(const std::vector<CoveragePoint>& curve, std::size_t values,
+                        double target) {
   TargetFit fit;
   fit.target = target;
   // Rows run from the highest threshold to the lowest: the last that reaches is the lowest.
@@ -97,7 +102,8 @@ TargetFit fit_threshold(const std::vector<CoveragePoint>& curve, std::size_t val
     }
   }
   fit.coverage = values == 0 ? 0 : static_cast<double>(fit.accepted) / static_cast<double>(values);
-  fit.accuracy = fit.accepted == 0 ? 0 : static_cast<double>(fit.correct) / static_cast<double>(fit.accepted);
+  fit.accuracy =
+      fit.accepted == 0 ? 0 : static_cast<double>(fit.correct) / static_cast<double>(fit.accepted);
   fit.errors_allowed = errors_allowed(fit.accepted, target);
   return fit;
 }

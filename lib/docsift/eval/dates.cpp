@@ -43,15 +43,19 @@ std::vector<Token> tokens(std::string_view text) {
 
 // 1-12 for an English month name or its abbreviation (sept too), else 0.
 int month_of(const std::string& word) {
-  static constexpr std::array<std::string_view, 12> kNames{"january", "february", "march",     "april",   "may",      "june",
-                                                           "july",    "august",   "september", "october", "november", "december"};
+  static constexpr std::array<std::string_view, 12> kNames{
+      "january", "february", "march",     "april",   "may",      "june",
+      "july",    "august",   "september", "october", "november", "december"};
   for (std::size_t m = 0; m < kNames.size(); ++m) {
-    if (word == kNames[m] || (word.size() == 3 && kNames[m].substr(0, 3) == word)) return static_cast<int>(m) + 1;
+    if (word == kNames[m] || (word.size() == 3 && kNames[m].substr(0, 3) == word))
+      return static_cast<int>(m) + 1;
   }
   return word == "sept" ? 9 : 0;
 }
 
-bool is_ordinal_suffix(const std::string& word) { return word == "st" || word == "nd" || word == "rd" || word == "th"; }
+bool is_ordinal_suffix(const std::string& word) {
+  return word == "st" || word == "nd" || word == "rd" || word == "th";
+}
 
 int number_of(const std::string& digits) { return digits.size() > 4 ? -1 : std::stoi(digits); }
 

@@ -38,7 +38,9 @@ double Counts::f1() const {
 }
 
 std::optional<std::string> Evaluation::name_mismatch() const {
-  const auto file_name = [](const std::string& name) { return std::filesystem::path(name).filename().string(); };
+  const auto file_name = [](const std::string& name) {
+    return std::filesystem::path(name).filename().string();
+  };
   std::map<std::string, std::string> missing;  // file name → the truth's name
   for (const auto& image : missing_predictions) missing.emplace(file_name(image), image);
   int matched = 0;
@@ -51,12 +53,14 @@ std::optional<std::string> Evaluation::name_mismatch() const {
   if (matched == 0) return std::nullopt;
   return std::to_string(matched) + " predicted image" + (matched == 1 ? "" : "s") +
          " match the ground truth's by file name only (" + example +
-         "): name them alike in both; a run over a folder records names relative to it, --files-from as given";
+         "): name them alike in both; a run over a folder records names relative to it, "
+         "--files-from as given";
 }
 
 double Evaluation::coverage() const {
   return images.empty() ? 0.0
-                        : static_cast<double>(images.size() - missing_predictions.size()) / static_cast<double>(images.size());
+                        : static_cast<double>(images.size() - missing_predictions.size()) /
+                              static_cast<double>(images.size());
 }
 
 namespace {
@@ -78,12 +82,14 @@ Counts count_case(std::string_view predicted, std::string_view truth, double sco
 }
 
 // Worst first: the lower score, then the earlier image.
-bool worse(const Miss& a, const Miss& b) { return a.score != b.score ? a.score < b.score : a.image < b.image; }
+bool worse(const Miss& a, const Miss& b) {
+  return a.score != b.score ? a.score < b.score : a.image < b.image;
+}
 
 // Keeps the kMissesKept worst misses as a heap whose top is the best of them; images arrive in
 // order, so of equal scores the earlier ones stay.
-void keep_miss(std::vector<Miss>& kept, const std::string& image, const std::string& truth, const std::string& predicted,
-               double score, bool has_prediction) {
+void keep_miss(std::vector<Miss>& kept, const std::string& image, const std::string& truth,
+               const std::string& predicted, double score, bool has_prediction) {
   if (kept.size() == kMissesKept) {
     if (!(score < kept.front().score)) return;
     std::pop_heap(kept.begin(), kept.end(), worse);
@@ -99,7 +105,9 @@ double median(std::vector<double> values) {
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
   const double upper = values[mid];
   if (values.size() % 2 == 1) return upper;
-  return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
+  return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid)) +
+          upper) /
+         2;
 }
 
 // Running sums for a mean, per key (a field, a document type): the total and the count.
@@ -107,7 +115,8 @@ using Sums = std::map<std::string, std::pair<double, int>>;
 
 // The schema's fields to score, in schema order; `e` gets them and names the others (left out, not
 // predicted). Nothing left to score is an error.
-std::vector<const extract::Field*> fields_to_score(const extract::FieldSchema& schema, const Records& truth,
+std::vector<const extract::Field*> fields_to_score(const extract::FieldSchema& schema,
+                                                   const Records& truth,
                                                    const std::vector<std::string>& not_predicted,
                                                    const std::string& truth_label, Evaluation& e) {
   // A ground truth with some of the schema's columns scores those and names the rest.
@@ -115,7 +124,8 @@ std::vector<const extract::Field*> fields_to_score(const extract::FieldSchema& s
   for (const extract::Field& f : schema.fields) {
     if (truth.begin()->second.count(f.name) == 0) {
       e.fields_left_out.push_back(f.name);
-    } else if (std::find(not_predicted.begin(), not_predicted.end(), f.name) != not_predicted.end()) {
+    } else if (std::find(not_predicted.begin(), not_predicted.end(), f.name) !=
+               not_predicted.end()) {
       e.fields_not_predicted.push_back(f.name);
     } else {
       e.fields.push_back(f.name);
@@ -124,7 +134,8 @@ std::vector<const extract::Field*> fields_to_score(const extract::FieldSchema& s
   }
   if (scored_fields.empty()) {
     if (!e.fields_not_predicted.empty()) {
-      throw ConfigError("the predictions have a column for none of the fields the truth has; nothing to score");
+      throw ConfigError(
+          "the predictions have a column for none of the fields the truth has; nothing to score");
     }
     throw MalformedInputError(truth_label + ": no column for any field of " + schema.source +
                               " (is it a ground-truth CSV?)");
@@ -132,13 +143,13 @@ std::vector<const extract::Field*> fields_to_score(const extract::FieldSchema& s
   return scored_fields;
 }
 
-// One image's field cases: each scored into `score` (its fields, then its accuracy), its score added
-// to `per_field`, and its case counted in `e` (per field, per document type, overall) and, below 1,
-// kept as a miss.
+// One image's field cases: each scored into `score` (its fields, then its accuracy), its score
+// added to `per_field`, and its case counted in `e` (per field, per document type, overall) and,
+// below 1, kept as a miss.
 void score_image(ImageScore& score, const std::map<std::string, std::string>& truth_fields,
                  const std::map<std::string, std::string>& predicted,
-                 const std::vector<const extract::Field*>& scored_fields, const extract::ScoringRules& rules,
-                 Sums& per_field, Evaluation& e) {
+                 const std::vector<const extract::Field*>& scored_fields,
+                 const extract::ScoringRules& rules, Sums& per_field, Evaluation& e) {
   const bool by_type = rules.rules == extract::RuleSet::kDocsift;
   double image_sum = 0;
   std::size_t scored = 0;
@@ -176,8 +187,9 @@ void score_image(ImageScore& score, const std::map<std::string, std::string>& tr
 
 }  // namespace
 
-Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth, const Records& predictions,
-                    const std::string& truth_label, const extract::ScoringRules& rules,
+Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth,
+                    const Records& predictions, const std::string& truth_label,
+                    const extract::ScoringRules& rules,
                     const std::vector<std::string>& not_predicted) {
   if (truth.empty()) throw MalformedInputError(truth_label + ": no images in the ground truth");
   Evaluation e;
@@ -217,6 +229,8 @@ Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth, co
   return e;
 }
 
-std::string band(double accuracy) { return accuracy >= 0.8 ? "good" : accuracy >= 0.6 ? "fair" : "poor"; }
+std::string band(double accuracy) {
+  return accuracy >= 0.8 ? "good" : accuracy >= 0.6 ? "fair" : "poor";
+}
 
 }  // namespace docsift::eval

@@ -26,7 +26,8 @@ using Confidences = std::map<std::string, std::map<std::string, double>>;
 // was read but is malformed (bad CSV or JSON, no image_file column, an image twice, a journal
 // record of the wrong shape) a MalformedInputError (7).
 
-// Ground truth or predictions in the ground-truth column layout (image_file + one column per field).
+// Ground truth or predictions in the ground-truth column layout (image_file + one column per
+// field).
 Records read_records_csv(const std::filesystem::path& path, const std::string& role = "");
 // Predictions from a results.jsonl journal: the last record per file; a file whose last record is
 // not ok (failed, or gone) has no prediction (it is not in the map), as the run's predictions.csv
@@ -46,7 +47,8 @@ struct PredictionFile {
   std::optional<Confidences> confidences;
 };
 // By extension: .jsonl → journal, anything else → CSV.
-PredictionFile read_prediction_file(const std::filesystem::path& path, const std::string& role = "PRED");
+PredictionFile read_prediction_file(const std::filesystem::path& path,
+                                    const std::string& role = "PRED");
 Records read_predictions(const std::filesystem::path& path);  // read_prediction_file(path).records
 
 // What a run read before a person corrected it (`docsift review apply`, docs/confidence.md,
@@ -66,20 +68,23 @@ Originals read_originals(const std::filesystem::path& journal, const std::string
 // its name under "image_file" and only the fields it has; the others of `field_names` are N/A for
 // it. Throws ConfigError for a run journal given as the truth (its lines carry "status" and
 // "timings_s": predictions), MalformedInputError naming the line for anything malformed.
-Records read_truth_jsonl(const std::filesystem::path& path, const std::vector<std::string>& field_names,
+Records read_truth_jsonl(const std::filesystem::path& path,
+                         const std::vector<std::string>& field_names,
                          const std::string& role = "GT");
 
 // An earlier --report JSON (--baseline), parsed strictly (strict_json.h): one that is not JSON is
 // a MalformedInputError. Its shape is check_gate's (gate.h).
-nlohmann::json read_baseline(const std::filesystem::path& path, const std::string& role = "--baseline");
+nlohmann::json read_baseline(const std::filesystem::path& path,
+                             const std::string& role = "--baseline");
 
 // PRED's columns against the schema (docs/eval.md, "Prediction columns"). A column that is no
 // field of the schema (misspelt, or in another case) is a ConfigError naming each with the field it
 // likely means ("did you mean TOTAL?"). A scored field (a truth column) that PRED has no column for
 // is a ConfigError too, unless `allow_missing`; the fields returned are those, to leave out.
-std::vector<std::string> check_prediction_columns(const extract::FieldSchema& schema, const Records& truth,
-                                                  const std::optional<std::vector<std::string>>& columns,
-                                                  const std::string& label, bool allow_missing);
+std::vector<std::string> check_prediction_columns(
+    const extract::FieldSchema& schema, const Records& truth,
+    const std::optional<std::vector<std::string>>& columns, const std::string& label,
+    bool allow_missing);
 
 // One field case counted: both missing is a true negative; a value where the truth is missing a
 // false positive; a missing value where the truth has one a false negative; a value against a
@@ -119,21 +124,22 @@ struct ImageScore {
 
 struct Evaluation {
   extract::ScoringRules rules;
-  std::vector<std::string> fields;                 // scored fields, schema order
-  std::vector<std::string> fields_left_out;        // schema fields with no ground-truth column
-  std::vector<std::string> fields_not_predicted;   // scored by the truth, no PRED column (left out)
-  std::vector<ImageScore> images;                  // ground-truth order (sorted by name)
-  std::map<std::string, double> field_accuracy;    // mean over the truth's images of the field's types
-  std::map<std::string, Counts> field_counts;      // over the same images
+  std::vector<std::string> fields;                // scored fields, schema order
+  std::vector<std::string> fields_left_out;       // schema fields with no ground-truth column
+  std::vector<std::string> fields_not_predicted;  // scored by the truth, no PRED column (left out)
+  std::vector<ImageScore> images;                 // ground-truth order (sorted by name)
+  std::map<std::string, double>
+      field_accuracy;                          // mean over the truth's images of the field's types
+  std::map<std::string, Counts> field_counts;  // over the same images
   std::map<std::string, std::size_t> field_miss_count;    // cases below 1
   std::map<std::string, std::vector<Miss>> field_misses;  // the kMissesKept worst, worst first
   std::map<std::string, double> document_type_accuracy;
   std::map<std::string, Counts> document_type_counts;
-  double overall = 0;                              // mean image accuracy (missing predictions count 0)
-  double image_median = 0;                         // median image accuracy
-  Counts counts;                                   // every field case
-  std::vector<std::string> missing_predictions;    // in the ground truth, not in the predictions
-  std::vector<std::string> unexpected_predictions; // in the predictions, not in the ground truth
+  double overall = 0;       // mean image accuracy (missing predictions count 0)
+  double image_median = 0;  // median image accuracy
+  Counts counts;            // every field case
+  std::vector<std::string> missing_predictions;     // in the ground truth, not in the predictions
+  std::vector<std::string> unexpected_predictions;  // in the predictions, not in the ground truth
 
   // The share of the truth's images that have a prediction.
   double coverage() const;
@@ -148,8 +154,9 @@ struct Evaluation {
 // ground-truth columns, less `not_predicted` (check_prediction_columns); the others are listed in
 // fields_left_out. A ground truth that is empty or has none of the schema's columns is a
 // MalformedInputError.
-Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth, const Records& predictions,
-                    const std::string& truth_label, const extract::ScoringRules& rules,
+Evaluation evaluate(const extract::FieldSchema& schema, const Records& truth,
+                    const Records& predictions, const std::string& truth_label,
+                    const extract::ScoringRules& rules,
                     const std::vector<std::string>& not_predicted = {});
 
 std::string band(double accuracy);  // good ≥ 0.8, fair 0.6–0.8, poor < 0.6

@@ -57,9 +57,11 @@ io::CsvTable read_csv_input(const fs::path& path, const std::string& role) {
 }
 
 // The records of a CSV table in the ground-truth layout; `header` gets its field columns.
-Records records_of(const io::CsvTable& table, const fs::path& path, std::vector<std::string>* header) {
+Records records_of(const io::CsvTable& table, const fs::path& path,
+                   std::vector<std::string>* header) {
   const auto image_column = std::find(table.header.begin(), table.header.end(), "image_file");
-  if (image_column == table.header.end()) throw MalformedInputError(path.string() + ": no image_file column");
+  if (image_column == table.header.end())
+    throw MalformedInputError(path.string() + ": no image_file column");
   const auto image_index = static_cast<std::size_t>(image_column - table.header.begin());
   if (header != nullptr) {
     for (std::size_t c = 0; c < table.header.size(); ++c) {
@@ -71,9 +73,11 @@ Records records_of(const io::CsvTable& table, const fs::path& path, std::vector<
     // "x.pdf#page=1" and "x.pdf" are one document (a one-page file keeps its plain name).
     const std::string image(io::document_key(table.rows[r][image_index]));
     if (image.empty()) {
-      throw MalformedInputError(path.string() + ": row " + std::to_string(r + 2) + " has no image_file");
+      throw MalformedInputError(path.string() + ": row " + std::to_string(r + 2) +
+                                " has no image_file");
     }
-    if (records.count(image) != 0) throw MalformedInputError(path.string() + ": image " + image + " appears twice");
+    if (records.count(image) != 0)
+      throw MalformedInputError(path.string() + ": image " + image + " appears twice");
     auto& fields = records[image];
     for (std::size_t c = 0; c < table.header.size(); ++c) {
       if (c != image_index) fields[table.header[c]] = table.rows[r][c];
@@ -85,8 +89,9 @@ Records records_of(const io::CsvTable& table, const fs::path& path, std::vector<
 // Each non-blank line of a JSONL file, parsed, to `visit` with "path:LINE" for its messages. A
 // line that is not JSON is malformed, except a torn last line when `torn_tail_ok` (a run killed
 // mid-write), which ends the file.
-void for_each_json_line(const fs::path& path, const std::string& role, bool torn_tail_ok,
-                        const std::function<void(const nlohmann::json&, const std::string& where)>& visit) {
+void for_each_json_line(
+    const fs::path& path, const std::string& role, bool torn_tail_ok,
+    const std::function<void(const nlohmann::json&, const std::string& where)>& visit) {
   std::ifstream in = io::open_input(path, role);
   std::string line;
   std::size_t number = 0;
@@ -106,7 +111,8 @@ void for_each_json_line(const fs::path& path, const std::string& role, bool torn
 
 // A journal's records, last per file; `failed` gets the files whose last record failed,
 // `columns` the field names of the ok ones and `confidences` their confidences.
-Records read_journal(const fs::path& path, const std::string& role, std::vector<std::string>* failed,
+Records read_journal(const fs::path& path, const std::string& role,
+                     std::vector<std::string>* failed,
                      std::optional<std::vector<std::string>>* columns,
                      std::optional<Confidences>* confidences = nullptr) {
   Records records;
@@ -114,40 +120,44 @@ Records read_journal(const fs::path& path, const std::string& role, std::vector<
   bool any_confidence = false;
   std::set<std::string> failed_set, column_set;
   bool any_ok = false;
-  for_each_json_line(path, role, /*torn_tail_ok=*/true, [&](const nlohmann::json& json, const std::string& where) {
-    const journal::Record r = journal::Record::from_json(json, where);  // MalformedInputError: exit 7
-    const std::string image(io::document_key(fs::path(r.file).filename().string()));
-    // A later record for the same file replaces the earlier one. Any record but an ok one (a
-    // failure, or a run's marker for a failed page since gone) leaves the page without a
-    // prediction, as the run's CSV has no row for it.
-    confidence_map.erase(image);
-    if (!r.ok()) {
-      records.erase(image);
-      if (r.status == journal::Record::Status::Failed) {
-        failed_set.insert(image);
-      } else {
+  for_each_json_line(
+      path, role, /*torn_tail_ok=*/true, [&](const nlohmann::json& json, const std::string& where) {
+        const journal::Record r =
+            journal::Record::from_json(json, where);  // MalformedInputError: exit 7
+        const std::string image(io::document_key(fs::path(r.file).filename().string()));
+        // A later record for the same file replaces the earlier one. Any record but an ok one (a
+        // failure, or a run's marker for a failed page since gone) leaves the page without a
+        // prediction, as the run's CSV has no row for it.
+        confidence_map.erase(image);
+        if (!r.ok()) {
+          records.erase(image);
+          if (r.status == journal::Record::Status::Failed) {
+            failed_set.insert(image);
+          } else {
+            failed_set.erase(image);
+          }
+          return;
+        }
         failed_set.erase(image);
-      }
-      return;
-    }
-    failed_set.erase(image);
-    any_ok = true;
-    auto& fields = records[image];
-    fields.clear();
-    if (r.fields) {
-      fields.insert(r.fields->begin(), r.fields->end());
-      for (const auto& [field, value] : *r.fields) column_set.insert(field);
-    }
-    // Only a record that has confidences gets an entry: a run reviews nothing on a page without.
-    // Checked in [0, 1] by the record's one reader (journal/record.h), as run, merge and report do.
-    if (confidences != nullptr && r.confidence) {
-      confidence_map[image] = *r.confidence;
-      any_confidence = true;
-    }
-  });
+        any_ok = true;
+        auto& fields = records[image];
+        fields.clear();
+        if (r.fields) {
+          fields.insert(r.fields->begin(), r.fields->end());
+          for (const auto& [field, value] : *r.fields) column_set.insert(field);
+        }
+        // Only a record that has confidences gets an entry: a run reviews nothing on a page
+        // without. Checked in [0, 1] by the record's one reader (journal/record.h), as run, merge
+        // and report do.
+        if (confidences != nullptr && r.confidence) {
+          confidence_map[image] = *r.confidence;
+          any_confidence = true;
+        }
+      });
   if (confidences != nullptr && any_confidence) *confidences = std::move(confidence_map);
   if (failed != nullptr) failed->assign(failed_set.begin(), failed_set.end());
-  if (columns != nullptr && any_ok) *columns = std::vector<std::string>(column_set.begin(), column_set.end());
+  if (columns != nullptr && any_ok)
+    *columns = std::vector<std::string>(column_set.begin(), column_set.end());
   return records;
 }
 
@@ -177,19 +187,21 @@ Records read_predictions(const fs::path& path) { return read_prediction_file(pat
 
 Originals read_originals(const fs::path& journal, const std::string& role) {
   Originals o;
-  for_each_json_line(journal, role, /*torn_tail_ok=*/true, [&](const nlohmann::json& json, const std::string& where) {
-    const journal::Record r = journal::Record::from_json(json, where);
-    const std::string image(io::document_key(fs::path(r.file).filename().string()));
-    if (!r.ok() || !r.corrections) {
-      o.values.erase(image);  // a page read again is its new reading's
-      if (r.ok() && r.confidence) o.confidences[image] = *r.confidence;
-      if (!r.ok() || !r.confidence) o.confidences.erase(image);
-      return;
-    }
-    auto& values = o.values[image];
-    values.clear();
-    for (const auto& [field, c] : *r.corrections) values[field] = c.original;
-  });
+  for_each_json_line(
+      journal, role, /*torn_tail_ok=*/true,
+      [&](const nlohmann::json& json, const std::string& where) {
+        const journal::Record r = journal::Record::from_json(json, where);
+        const std::string image(io::document_key(fs::path(r.file).filename().string()));
+        if (!r.ok() || !r.corrections) {
+          o.values.erase(image);  // a page read again is its new reading's
+          if (r.ok() && r.confidence) o.confidences[image] = *r.confidence;
+          if (!r.ok() || !r.confidence) o.confidences.erase(image);
+          return;
+        }
+        auto& values = o.values[image];
+        values.clear();
+        for (const auto& [field, c] : *r.corrections) values[field] = c.original;
+      });
   for (auto it = o.confidences.begin(); it != o.confidences.end();) {
     it = o.values.count(it->first) ? std::next(it) : o.confidences.erase(it);
   }
@@ -216,26 +228,31 @@ void Originals::restore(Confidences& to) const {
   }
 }
 
-Records read_truth_jsonl(const fs::path& path, const std::vector<std::string>& field_names, const std::string& role) {
+Records read_truth_jsonl(const fs::path& path, const std::vector<std::string>& field_names,
+                         const std::string& role) {
   Records records;
-  for_each_json_line(path, role, /*torn_tail_ok=*/false, [&](const nlohmann::json& doc, const std::string& where) {
-    if (!doc.is_object()) throw MalformedInputError(where + ": not a JSON object");
-    if (doc.contains("status") && doc.contains("timings_s")) {
-      throw ConfigError("GT " + path.string() + " is a run journal, which holds predictions; the order is docsift "
-                        "eval PRED GT");
-    }
-    const auto name = doc.find("image_file");
-    if (name == doc.end() || !name->is_string() || name->get<std::string>().empty()) {
-      throw MalformedInputError(where + ": no \"image_file\" string");
-    }
-    const std::string image(io::document_key(name->get<std::string>()));
-    if (records.count(image) != 0) throw MalformedInputError(where + ": image " + image + " appears twice");
-    auto& fields = records[image];
-    for (const std::string& field : field_names) fields[field] = "N/A";
-    for (const auto& [key, value] : doc.items()) {
-      if (key != "image_file") fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
-    }
-  });
+  for_each_json_line(
+      path, role, /*torn_tail_ok=*/false, [&](const nlohmann::json& doc, const std::string& where) {
+        if (!doc.is_object()) throw MalformedInputError(where + ": not a JSON object");
+        if (doc.contains("status") && doc.contains("timings_s")) {
+          throw ConfigError(
+              "GT " + path.string() +
+              " is a run journal, which holds predictions; the order is docsift eval PRED GT");
+        }
+        const auto name = doc.find("image_file");
+        if (name == doc.end() || !name->is_string() || name->get<std::string>().empty()) {
+          throw MalformedInputError(where + ": no \"image_file\" string");
+        }
+        const std::string image(io::document_key(name->get<std::string>()));
+        if (records.count(image) != 0)
+          throw MalformedInputError(where + ": image " + image + " appears twice");
+        auto& fields = records[image];
+        for (const std::string& field : field_names) fields[field] = "N/A";
+        for (const auto& [key, value] : doc.items()) {
+          if (key != "image_file")
+            fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
+        }
+      });
   return records;
 }
 
@@ -248,9 +265,10 @@ nlohmann::json read_baseline(const fs::path& path, const std::string& role) {
   }
 }
 
-std::vector<std::string> check_prediction_columns(const extract::FieldSchema& schema, const Records& truth,
-                                                  const std::optional<std::vector<std::string>>& columns,
-                                                  const std::string& label, bool allow_missing) {
+std::vector<std::string> check_prediction_columns(
+    const extract::FieldSchema& schema, const Records& truth,
+    const std::optional<std::vector<std::string>>& columns, const std::string& label,
+    bool allow_missing) {
   if (!columns) return {};  // a journal with no ok record: nothing to check, coverage says the rest
   const std::vector<std::string> names = schema.names();
   std::string unknown;
@@ -265,7 +283,8 @@ std::vector<std::string> check_prediction_columns(const extract::FieldSchema& sc
     }
     if (meant.empty()) meant = closest_match(upper(column), names);
     // Shown escaped: a NUL would cut the message short, a line separator forge a line.
-    unknown += (unknown.empty() ? "" : ", ") + printable(column) + (meant.empty() ? "" : " (did you mean " + meant + "?)");
+    unknown += (unknown.empty() ? "" : ", ") + printable(column) +
+               (meant.empty() ? "" : " (did you mean " + meant + "?)");
   }
   if (!unknown.empty()) {
     throw ConfigError(label + ": unknown column" + (unknown_count == 1 ? " " : "s ") + unknown +
@@ -274,15 +293,17 @@ std::vector<std::string> check_prediction_columns(const extract::FieldSchema& sc
   std::vector<std::string> missing;
   if (truth.empty()) return missing;
   for (const std::string& name : names) {
-    if (truth.begin()->second.count(name) != 0 && std::find(columns->begin(), columns->end(), name) == columns->end()) {
+    if (truth.begin()->second.count(name) != 0 &&
+        std::find(columns->begin(), columns->end(), name) == columns->end()) {
       missing.push_back(name);
     }
   }
   if (!missing.empty() && !allow_missing) {
     std::string list;
     for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
-    throw ConfigError(label + " has no column for " + list + ", which the truth has; --allow-missing-fields scores the "
-                      "other fields and leaves these out");
+    throw ConfigError(label + " has no column for " + list +
+                      ", which the truth has; --allow-missing-fields scores the other fields and "
+                      "leaves these out");
   }
   return missing;
 }

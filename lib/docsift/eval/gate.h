@@ -22,8 +22,8 @@ namespace docsift::eval {
 enum class GateMetric { kAccuracy, kF1 };
 
 struct Gate {
-  std::optional<double> min_accuracy;        // overall accuracy
-  std::optional<double> min_coverage;        // share of the truth's pages predicted; none: at least one
+  std::optional<double> min_accuracy;  // overall accuracy
+  std::optional<double> min_coverage;  // share of the truth's pages predicted; none: at least one
   std::map<std::string, double> min_field;   // field → least value of `metric`
   const nlohmann::json* baseline = nullptr;  // a previous to_json report, or none
   double tolerance = 0.02;

@@ -10,11 +10,21 @@ std::string xml_escape(const std::string& text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 allows no control characters but tab, newline and carriage return.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
@@ -46,7 +56,8 @@ std::string property(const std::string& name, const std::string& value) {
 std::string count_properties(const std::string& prefix, const Counts& c) {
   return property(prefix + ".tp", number(c.tp)) + property(prefix + ".fp", number(c.fp)) +
          property(prefix + ".fn", number(c.fn)) + property(prefix + ".tn", number(c.tn)) +
-         property(prefix + ".precision", number(c.precision())) + property(prefix + ".recall", number(c.recall())) +
+         property(prefix + ".precision", number(c.precision())) +
+         property(prefix + ".recall", number(c.recall())) +
          property(prefix + ".f1", number(c.f1()));
 }
 
@@ -56,8 +67,8 @@ std::string to_junit(const Evaluation& evaluation, const std::vector<GateCase>& 
   int failures = 0;
   for (const auto& c : cases) failures += c.failures.empty() ? 0 : 1;
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  const std::string counts = " tests=\"" + std::to_string(cases.size()) + "\" failures=\"" + std::to_string(failures) +
-                             "\" errors=\"0\" skipped=\"0\"";
+  const std::string counts = " tests=\"" + std::to_string(cases.size()) + "\" failures=\"" +
+                             std::to_string(failures) + "\" errors=\"0\" skipped=\"0\"";
   xml += "<testsuites name=\"docsift eval\"" + counts + ">\n";
   xml += "  <testsuite name=\"docsift.eval\"" + counts + " time=\"0\">\n";
   xml += "    <properties>\n";
@@ -66,7 +77,8 @@ std::string to_junit(const Evaluation& evaluation, const std::vector<GateCase>& 
   xml += property("overall_accuracy", number(evaluation.overall));
   xml += property("image_median", number(evaluation.image_median));
   xml += property("coverage", number(evaluation.coverage()));
-  xml += property("images_without_prediction", std::to_string(evaluation.missing_predictions.size()));
+  xml +=
+      property("images_without_prediction", std::to_string(evaluation.missing_predictions.size()));
   xml += count_properties("overall", evaluation.counts);
   for (const auto& c : cases) {
     if (c.name == "overall") continue;
@@ -75,23 +87,28 @@ std::string to_junit(const Evaluation& evaluation, const std::vector<GateCase>& 
   }
   for (const auto& [type, acc] : evaluation.document_type_accuracy) {
     xml += property("document_type." + type + ".accuracy", number(acc));
-    if (const auto t = evaluation.document_type_counts.find(type); t != evaluation.document_type_counts.end()) {
+    if (const auto t = evaluation.document_type_counts.find(type);
+        t != evaluation.document_type_counts.end()) {
       xml += property("document_type." + type + ".f1", number(t->second.f1()));
     }
   }
   xml += "    </properties>\n";
   for (const auto& c : cases) {
-    xml += "    <testcase classname=\"docsift.eval." + std::string(c.name == "overall" ? "overall" : "field") +
-           "\" name=\"" + xml_escape(c.name) + "\" time=\"0\">\n";
+    xml += "    <testcase classname=\"docsift.eval." +
+           std::string(c.name == "overall" ? "overall" : "field") + "\" name=\"" +
+           xml_escape(c.name) + "\" time=\"0\">\n";
     // The schema's order: failures, then system-out. A passing case has no failure element.
     for (const auto& f : c.failures) {
-      xml += "      <failure message=\"" + xml_escape(f) + "\" type=\"gate\">" + xml_escape(f) + "</failure>\n";
+      xml += "      <failure message=\"" + xml_escape(f) + "\" type=\"gate\">" + xml_escape(f) +
+             "</failure>\n";
     }
-    xml += "      <system-out>accuracy " + number(c.accuracy) + " (" + band(c.accuracy) + "), precision " +
-           number(c.counts.precision()) + ", recall " + number(c.counts.recall()) + ", F1 " + number(c.counts.f1());
+    xml += "      <system-out>accuracy " + number(c.accuracy) + " (" + band(c.accuracy) +
+           "), precision " + number(c.counts.precision()) + ", recall " +
+           number(c.counts.recall()) + ", F1 " + number(c.counts.f1());
     if (c.name == "overall") {
-      xml += "; " + std::to_string(evaluation.images.size() - evaluation.missing_predictions.size()) + " of " +
-             std::to_string(evaluation.images.size()) + " pages predicted";
+      xml += "; " +
+             std::to_string(evaluation.images.size() - evaluation.missing_predictions.size()) +
+             " of " + std::to_string(evaluation.images.size()) + " pages predicted";
     }
     xml += "</system-out>\n";
     xml += "    </testcase>\n";

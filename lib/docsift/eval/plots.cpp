@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <optional>
 #include <vector>
 
 #include "docsift/error.h"
@@ -16,8 +16,8 @@ namespace docsift::eval {
 namespace {
 
 const cv::Scalar kWhite(255, 255, 255), kBlack(0, 0, 0), kGrid(225, 225, 225), kGrey(140, 140, 140);
-const cv::Scalar kBar(235, 190, 140), kBarEdge(180, 110, 40), kPoint(40, 40, 200), kCurve(180, 90, 20),
-    kMarker(30, 140, 30);
+const cv::Scalar kBar(235, 190, 140), kBarEdge(180, 110, 40), kPoint(40, 40, 200),
+    kCurve(180, 90, 20), kMarker(30, 140, 30);
 constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
 
 // One chart in a grid of charts: data coordinates (x in [0, 1], y in [0, y_max]) to pixels.
@@ -32,7 +32,8 @@ struct Panel {
     return {static_cast<int>(std::lround(px)), static_cast<int>(std::lround(py))};
   }
 
-  void text(const std::string& s, cv::Point where, double scale = 0.42, const cv::Scalar& colour = kBlack) const {
+  void text(const std::string& s, cv::Point where, double scale = 0.42,
+            const cv::Scalar& colour = kBlack) const {
     cv::putText(image, s, where, kFont, scale, colour, 1, cv::LINE_AA);
   }
 
@@ -86,7 +87,8 @@ struct Grid {
 
 std::string png(const cv::Mat& image, const char* what) {
   std::vector<unsigned char> bytes;
-  if (!cv::imencode(".png", image, bytes)) throw FileError(std::string("OpenCV could not encode the ") + what + " as PNG");
+  if (!cv::imencode(".png", image, bytes))
+    throw FileError(std::string("OpenCV could not encode the ") + what + " as PNG");
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -97,12 +99,14 @@ std::string number(const char* format, double value) {
 }
 
 void reliability_panel(const Panel& p, const ConfidenceGroup& g) {
-  p.axes(g.name + "  n=" + std::to_string(g.values.size()) + "  ECE " + number("%.3f", g.calibration.ece),
+  p.axes(g.name + "  n=" + std::to_string(g.values.size()) + "  ECE " +
+             number("%.3f", g.calibration.ece),
          "confidence", "accuracy (bars: per bin; dots: at its mean)");
   for (const CalibrationBin& b : g.calibration.bins) {
     if (b.count == 0) continue;
     // The bin's accuracy as a bar over its width, its count at the foot of the bar.
-    const cv::Rect bar(p.at(b.lower, b.accuracy) + cv::Point(2, 0), p.at(b.upper, 0) - cv::Point(2, 0));
+    const cv::Rect bar(p.at(b.lower, b.accuracy) + cv::Point(2, 0),
+                       p.at(b.upper, 0) - cv::Point(2, 0));
     cv::rectangle(p.image, bar, kBar, cv::FILLED);
     cv::rectangle(p.image, bar, kBarEdge, 1);
     p.text(std::to_string(b.count), p.at(b.lower, 0) + cv::Point(5, -5), 0.32, kBlack);
@@ -126,32 +130,38 @@ void risk_coverage_panel(Panel p, const ConfidenceGroup& g) {
   for (const CoveragePoint& c : g.curve) worst = std::max(worst, 1 - c.accuracy);
   // The risk axis to the next tenth above the worst risk (at least 0.1), so small risks show.
   p.y_max = std::max(0.1, std::ceil(worst * 10 - 1e-9) / 10);
-  p.axes(g.name + "  n=" + std::to_string(g.values.size()) + "  AURC " + number("%.3f", g.aurc), "coverage", "risk (1 - accuracy)");
+  p.axes(g.name + "  n=" + std::to_string(g.values.size()) + "  AURC " + number("%.3f", g.aurc),
+         "coverage", "risk (1 - accuracy)");
   // The step curve: each row's risk from the previous row's coverage to its own, joined by a rise
   // or fall at that coverage.
   double previous = 0, previous_risk = -1;
   for (const CoveragePoint& c : g.curve) {
     const double risk = 1 - c.accuracy;
-    if (previous_risk >= 0) cv::line(p.image, p.at(previous, previous_risk), p.at(previous, risk), kCurve, 2, cv::LINE_AA);
+    if (previous_risk >= 0)
+      cv::line(p.image, p.at(previous, previous_risk), p.at(previous, risk), kCurve, 2,
+               cv::LINE_AA);
     cv::line(p.image, p.at(previous, risk), p.at(c.coverage, risk), kCurve, 2, cv::LINE_AA);
     previous = c.coverage;
     previous_risk = risk;
   }
   // Where the threshold in force (fitted, else given) cuts the curve, and its value.
   std::optional<double> threshold;
-  if (g.fit) threshold = g.fit->threshold;
-  else if (g.at_threshold && !std::isnan(g.at_threshold->threshold)) threshold = g.at_threshold->threshold;
+  if (g.fit)
+    threshold = g.fit->threshold;
+  else if (g.at_threshold && !std::isnan(g.at_threshold->threshold))
+    threshold = g.at_threshold->threshold;
   if (!threshold) return;
   const CoveragePoint* cut = nullptr;
   for (const CoveragePoint& c : g.curve) {
     if (c.threshold >= *threshold) cut = &c;
   }
-  const double coverage = cut == nullptr ? 0 : cut->coverage, risk = cut == nullptr ? 0 : 1 - cut->accuracy;
+  const double coverage = cut == nullptr ? 0 : cut->coverage,
+               risk = cut == nullptr ? 0 : 1 - cut->accuracy;
   cv::line(p.image, p.at(coverage, 0), p.at(coverage, p.y_max), kMarker, 1, cv::LINE_AA);
   cv::circle(p.image, p.at(coverage, risk), 5, kMarker, cv::FILLED, cv::LINE_AA);
   const int right = coverage > 0.6 ? -118 : 6;  // keep the label inside the plot
-  p.text("t=" + number("%.3f", *threshold) + " cov " + number("%.2f", coverage), p.at(coverage, p.y_max) + cv::Point(right, 14),
-         0.35, kMarker);
+  p.text("t=" + number("%.3f", *threshold) + " cov " + number("%.2f", coverage),
+         p.at(coverage, p.y_max) + cv::Point(right, 14), 0.35, kMarker);
 }
 
 }  // namespace
@@ -160,7 +170,8 @@ std::string reliability_png(const ConfidenceEvaluation& c) {
   std::vector<const ConfidenceGroup*> groups{&c.all};
   for (const ConfidenceGroup& g : c.types) groups.push_back(&g);
   Grid grid(groups.size(), 3, 380, 360);
-  for (std::size_t i = 0; i < groups.size(); ++i) reliability_panel({grid.image, grid.plot(i), 1.0}, *groups[i]);
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    reliability_panel({grid.image, grid.plot(i), 1.0}, *groups[i]);
   return png(grid.image, "reliability diagram");
 }
 
@@ -168,7 +179,8 @@ std::string risk_coverage_png(const ConfidenceEvaluation& c) {
   std::vector<const ConfidenceGroup*> groups{&c.all};
   for (const ConfidenceGroup& g : c.fields) groups.push_back(&g);
   Grid grid(groups.size(), 5, 330, 280);
-  for (std::size_t i = 0; i < groups.size(); ++i) risk_coverage_panel({grid.image, grid.plot(i), 1.0}, *groups[i]);
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    risk_coverage_panel({grid.image, grid.plot(i), 1.0}, *groups[i]);
   return png(grid.image, "risk-coverage curves");
 }
 

@@ -21,7 +21,8 @@ using extract::FieldType;
 std::string lower(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (const char c : s) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (const char c : s)
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   return out;
 }
 
@@ -148,7 +149,9 @@ double score_reference(FieldType type, std::string_view predicted, std::string_v
       if (t.empty()) return p.empty() ? 1.0 : 0.0;
       std::size_t matches = 0;
       for (const std::string& item : p) {
-        if (std::any_of(t.begin(), t.end(), [&](const std::string& truth_item) { return contains_either(item, truth_item); })) {
+        if (std::any_of(t.begin(), t.end(), [&](const std::string& truth_item) {
+              return contains_either(item, truth_item);
+            })) {
           ++matches;
         }
       }
@@ -177,12 +180,15 @@ bool amounts_agree(std::string_view predicted, std::string_view truth, double to
   if (!p || !t) return normalized(trim(predicted)) == normalized(trim(truth));
   // Whole cents, rounded, so that 0.1 + 0.2 and 0.30 are one amount; an amount too large for
   // cents to be counted exactly compares as it is.
-  const auto cents = [](double x) { return std::abs(x) < 1e15 ? static_cast<double>(std::llround(x * 100)) : x; };
+  const auto cents = [](double x) {
+    return std::abs(x) < 1e15 ? static_cast<double>(std::llround(x * 100)) : x;
+  };
   if (cents(*p) == cents(*t)) return true;
   return tolerance > 0 && std::abs(*p - *t) <= tolerance * std::abs(*t);
 }
 
-// ANLS of one pair after the common normalisation: 1 − edit distance ÷ the longer length, 0 below 0.5.
+// ANLS of one pair after the common normalisation: 1 − edit distance ÷ the longer length, 0 below
+// 0.5.
 double anls(std::string_view predicted, std::string_view truth) {
   const std::string p = normalized(trim(predicted)), t = normalized(trim(truth));
   const std::size_t longer = std::max(p.size(), t.size());
@@ -214,7 +220,8 @@ double score_date(std::string_view predicted, std::string_view truth, extract::D
 // The schema's separators only: | and newlines.
 std::vector<std::string> pipe_items(std::string_view s) { return split_items(s, "|\n\r"); }
 
-bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth, double money_tolerance) {
+bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth,
+                 double money_tolerance) {
   switch (type) {
     case extract::ItemType::kMonetary:
       return amounts_agree(predicted, truth, money_tolerance);
@@ -228,7 +235,8 @@ bool items_agree(extract::ItemType type, std::string_view predicted, std::string
   return false;
 }
 
-double score_list(std::string_view predicted, std::string_view truth, extract::ItemType type, const extract::ScoringRules& rules) {
+double score_list(std::string_view predicted, std::string_view truth, extract::ItemType type,
+                  const extract::ScoringRules& rules) {
   const auto p = pipe_items(predicted), t = pipe_items(truth);
   if (p.empty() || t.empty()) return p.empty() && t.empty() ? 1.0 : 0.0;
   std::size_t matched = 0;
@@ -254,8 +262,8 @@ double score_list(std::string_view predicted, std::string_view truth, extract::I
   return 2 * precision * recall / (precision + recall);
 }
 
-double score_docsift(FieldType type, std::string_view predicted, std::string_view truth, const extract::ScoringRules& rules,
-                     extract::ItemType items) {
+double score_docsift(FieldType type, std::string_view predicted, std::string_view truth,
+                     const extract::ScoringRules& rules, extract::ItemType items) {
   switch (type) {
     case FieldType::kNumericId:
       return digits(predicted) == digits(truth) ? 1.0 : 0.0;
@@ -273,19 +281,22 @@ double score_docsift(FieldType type, std::string_view predicted, std::string_vie
 
 }  // namespace
 
-double score_field(FieldType type, std::string_view predicted, std::string_view truth, const extract::ScoringRules& rules,
-                   extract::ItemType items) {
+double score_field(FieldType type, std::string_view predicted, std::string_view truth,
+                   const extract::ScoringRules& rules, extract::ItemType items) {
   // Both rule sets: missing values and the common normalisation.
   const bool predicted_missing = extract::is_missing(predicted);
   const bool truth_missing = extract::is_missing(truth);
   if (predicted_missing && truth_missing) return 1.0;
   if (predicted_missing != truth_missing) return 0.0;
   if (rules.rules == extract::RuleSet::kReference2025) {
-    return normalized(trim(predicted)) == normalized(trim(truth)) ? 1.0 : score_reference(type, predicted, truth);
+    return normalized(trim(predicted)) == normalized(trim(truth))
+               ? 1.0
+               : score_reference(type, predicted, truth);
   }
   // The normalisation drops parentheses, which are a sign in an amount: "($5.00)" is not "$5.00".
   // The docsift rules compare money as amounts first.
-  const bool money = type == FieldType::kMonetary || (type == FieldType::kList && items == extract::ItemType::kMonetary);
+  const bool money = type == FieldType::kMonetary ||
+                     (type == FieldType::kList && items == extract::ItemType::kMonetary);
   if (!money && normalized(trim(predicted)) == normalized(trim(truth))) return 1.0;
   return score_docsift(type, predicted, truth, rules, items);
 }

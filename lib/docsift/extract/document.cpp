@@ -30,7 +30,8 @@ std::map<std::string, PageRule> page_rules(const FieldSchema& schema) {
   return rules;
 }
 
-PageValues document_values(const std::vector<PageValues>& pages, const std::map<std::string, PageRule>& rules) {
+PageValues document_values(const std::vector<PageValues>& pages,
+                           const std::map<std::string, PageRule>& rules) {
   std::set<std::string> names;
   for (const PageValues& page : pages) {
     for (const auto& [field, value] : page.fields) names.insert(field);

@@ -28,6 +28,7 @@ std::map<std::string, PageRule> page_rules(const FieldSchema& schema);
 // without one takes the first page's value. A value's confidence is its page's; a joined list's
 // the lowest of its pages', and none when one of them has none. Every field any page names is in
 // `fields`, N/A when no page has a value.
-PageValues document_values(const std::vector<PageValues>& pages, const std::map<std::string, PageRule>& rules);
+PageValues document_values(const std::vector<PageValues>& pages,
+                           const std::map<std::string, PageRule>& rules);
 
 }  // namespace docsift::extract

@@ -9,15 +9,24 @@
 
 namespace docsift::extract {
 
-FieldType parse_field_type(std::string_view name) { return parse_name(kFieldTypeNames, name, "field type"); }
-ItemType parse_item_type(std::string_view name) { return parse_name(kItemTypeNames, name, "item type"); }
-PageRule parse_page_rule(std::string_view name) { return parse_name(kPageRuleNames, name, "page rule"); }
+FieldType parse_field_type(std::string_view name) {
+  return parse_name(kFieldTypeNames, name, "field type");
+}
+ItemType parse_item_type(std::string_view name) {
+  return parse_name(kItemTypeNames, name, "item type");
+}
+PageRule parse_page_rule(std::string_view name) {
+  return parse_name(kPageRuleNames, name, "page rule");
+}
 
 bool is_missing(std::string_view value) {
-  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
-  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front())))
+    value.remove_prefix(1);
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())))
+    value.remove_suffix(1);
   if (value.empty()) return true;
-  // Compared in place: eval calls this four times per field case (docs/eval.md, 100,000 rows in 5 s).
+  // Compared in place: eval calls this four times per field case (docs/eval.md, 100,000 rows in 5
+  // s).
   const auto same = [&](std::string_view upper) {
     if (value.size() != upper.size()) return false;
     for (std::size_t i = 0; i < upper.size(); ++i) {

@@ -53,7 +53,8 @@ std::string canonical_key(std::string_view key) {
 
 }  // namespace
 
-std::map<std::string, std::string> parse_response(std::string_view response, const std::vector<std::string>& fields,
+std::map<std::string, std::string> parse_response(std::string_view response,
+                                                  const std::vector<std::string>& fields,
                                                   std::map<std::string, ValueSpan>* spans) {
   std::map<std::string, std::string> values;
   for (const auto& field : fields) values[field] = std::string(kMissing);

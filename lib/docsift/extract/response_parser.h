@@ -23,7 +23,8 @@ struct ValueSpan {
 
 // Field name → value (N/A when the response has no usable value) for every name in `fields`.
 // `spans`, when given: the span of each value kept that is not N/A.
-std::map<std::string, std::string> parse_response(std::string_view response, const std::vector<std::string>& fields,
-                                                  std::map<std::string, ValueSpan>* spans = nullptr);
+std::map<std::string, std::string> parse_response(
+    std::string_view response, const std::vector<std::string>& fields,
+    std::map<std::string, ValueSpan>* spans = nullptr);
 
 }  // namespace docsift::extract

@@ -10,7 +10,8 @@ namespace {
 // The three amounts a page's arithmetic ties together (configs/fields/business-documents.yaml).
 constexpr std::string_view kSubtotal = "SUBTOTAL", kTax = "GST", kTotal = "TOTAL";
 
-const std::string* value_of(const std::map<std::string, std::string>& fields, std::string_view name) {
+const std::string* value_of(const std::map<std::string, std::string>& fields,
+                            std::string_view name) {
   const auto it = fields.find(std::string(name));
   return it == fields.end() || is_missing(it->second) ? nullptr : &it->second;
 }
@@ -45,24 +46,29 @@ bool sums_disagree(const std::map<std::string, std::string>& fields) {
 
 }  // namespace
 
-std::vector<QueuedValue> review_queue(const FieldSchema& schema, const std::map<std::string, std::string>& fields,
-                                      const std::map<std::string, double>& confidence, const ThresholdOf& threshold_of) {
+std::vector<QueuedValue> review_queue(const FieldSchema& schema,
+                                      const std::map<std::string, std::string>& fields,
+                                      const std::map<std::string, double>& confidence,
+                                      const ReviewThresholds& thresholds) {
   const std::string* type = value_of(fields, kDocumentTypeField);
   const bool sums_off = sums_disagree(fields);
   // The item counts of the page's lists that belong to its type and have a value.
   std::vector<std::size_t> counts;
   for (const Field& f : schema.fields) {
     const std::string* v = value_of(fields, f.name);
-    if (f.type == FieldType::kList && v && (!type || f.applies(*type))) counts.push_back(item_count(*v));
+    if (f.type == FieldType::kList && v && (!type || f.applies(*type)))
+      counts.push_back(item_count(*v));
   }
-  const bool counts_off = std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
+  const bool counts_off =
+      std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
 
   std::vector<QueuedValue> queue;
   for (const Field& f : schema.fields) {
     const std::string* v = value_of(fields, f.name);
     const auto sure = confidence.find(f.name);
     QueuedValue q{f.name, ReviewReason::kLowConfidence,
-                  sure == confidence.end() ? std::nullopt : std::optional<double>(sure->second), threshold_of(f.name)};
+                  sure == confidence.end() ? std::nullopt : std::optional<double>(sure->second),
+                  thresholds.of(f.name)};
     if (!v) {
       if (!f.required || !type || !f.applies(*type)) continue;
       q.reason = ReviewReason::kMissing;

@@ -3,7 +3,6 @@
 // always agree (docs/confidence.md, "The review queue").
 #pragma once
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,12 +19,15 @@ namespace docsift::extract {
 // to TOTAL; its lists (QUANTITIES, PRICES, DESCRIPTIONS) hold different numbers of items; the
 // value's confidence is under its threshold.
 enum class ReviewReason { kMissing, kNoConfidence, kSumsDisagree, kCountsDisagree, kLowConfidence };
-inline constexpr Names<ReviewReason, 5> kReviewReasonNames{{{ReviewReason::kMissing, "missing"},
-                                                            {ReviewReason::kNoConfidence, "no confidence"},
-                                                            {ReviewReason::kSumsDisagree, "sums disagree"},
-                                                            {ReviewReason::kCountsDisagree, "counts disagree"},
-                                                            {ReviewReason::kLowConfidence, "low confidence"}}};
-constexpr std::string_view to_string(ReviewReason reason) { return name_of(kReviewReasonNames, reason); }
+inline constexpr Names<ReviewReason, 5> kReviewReasonNames{
+    {{ReviewReason::kMissing, "missing"},
+     {ReviewReason::kNoConfidence, "no confidence"},
+     {ReviewReason::kSumsDisagree, "sums disagree"},
+     {ReviewReason::kCountsDisagree, "counts disagree"},
+     {ReviewReason::kLowConfidence, "low confidence"}}};
+constexpr std::string_view to_string(ReviewReason reason) {
+  return name_of(kReviewReasonNames, reason);
+}
 
 struct QueuedValue {
   std::string field;
@@ -34,15 +36,26 @@ struct QueuedValue {
   std::optional<double> threshold;   // the field's, when it has one
 };
 
-// A field's threshold; nullopt: the field is never queued for its confidence (eval without
-// thresholds), only for the page's own evidence.
-using ThresholdOf = std::function<std::optional<double>(const std::string& field)>;
+// review.threshold and review.fields, the one type run, eval and report read them as: a field's
+// own threshold, else every field's. Without either a field is never queued for its confidence
+// (eval without thresholds), only for the page's own evidence.
+struct ReviewThresholds {
+  std::optional<double> every;           // review.threshold
+  std::map<std::string, double> fields;  // review.fields
+  std::optional<double> of(const std::string& field) const {
+    const auto it = fields.find(field);
+    return it != fields.end() ? std::optional<double>(it->second) : every;
+  }
+  bool empty() const { return !every && fields.empty(); }
+};
 
 // The page's queue in the order a person works it: rising confidence, the values without one (the
 // missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"
 // or absent: none); `confidence` the fields with one. The document type is fields' DOCUMENT_TYPE;
 // a page without one requires nothing and its sums and lists are still checked.
-std::vector<QueuedValue> review_queue(const FieldSchema& schema, const std::map<std::string, std::string>& fields,
-                                      const std::map<std::string, double>& confidence, const ThresholdOf& threshold_of);
+std::vector<QueuedValue> review_queue(const FieldSchema& schema,
+                                      const std::map<std::string, std::string>& fields,
+                                      const std::map<std::string, double>& confidence,
+                                      const ReviewThresholds& thresholds);
 
 }  // namespace docsift::extract

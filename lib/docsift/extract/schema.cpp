@@ -18,7 +18,8 @@ namespace {
 
 std::string where(const std::filesystem::path& path, const YAML::Node& node) {
   const YAML::Mark mark = node.Mark();
-  return path.string() + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+  return path.string() + ":" + std::to_string(mark.line + 1) + ":" +
+         std::to_string(mark.column + 1);
 }
 
 bool valid_name(const std::string& name) {
@@ -31,7 +32,8 @@ std::string folded(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   std::string out;
-  for (const char c : s) out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  for (const char c : s)
+    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   return out;
 }
 
@@ -40,7 +42,8 @@ std::string folded(std::string_view s) {
 bool Field::applies(std::string_view document_type) const {
   if (applies_to.empty()) return true;
   const std::string type = folded(document_type);
-  return std::any_of(applies_to.begin(), applies_to.end(), [&](const std::string& t) { return folded(t) == type; });
+  return std::any_of(applies_to.begin(), applies_to.end(),
+                     [&](const std::string& t) { return folded(t) == type; });
 }
 
 std::vector<std::string> FieldSchema::names() const {
@@ -63,10 +66,14 @@ std::vector<std::string> FieldSchema::document_types() const {
 int default_max_tokens(FieldType type) {
   switch (type) {
     case FieldType::kMonetary:
-    case FieldType::kDate: return 16;
-    case FieldType::kNumericId: return 24;
-    case FieldType::kList: return 128;
-    case FieldType::kText: return 32;
+    case FieldType::kDate:
+      return 16;
+    case FieldType::kNumericId:
+      return 24;
+    case FieldType::kList:
+      return 128;
+    case FieldType::kText:
+      return 32;
   }
   return 32;
 }
@@ -82,13 +89,18 @@ void FieldSchema::require(std::string_view name, const std::string& setting) con
   if (find(name) != nullptr) return;
   std::string listed;
   for (const Field& f : fields) listed += (listed.empty() ? "" : ", ") + f.name;
-  throw ConfigError(setting + ": '" + std::string(name) + "' is not a field of " + source + " (its fields: " + listed + ")");
+  throw ConfigError(setting + ": '" + std::string(name) + "' is not a field of " + source +
+                    " (its fields: " + listed + ")");
 }
 
-FieldSchema load_field_schema(const std::filesystem::path& path) {
+namespace {
+
+// The schema file (or the built-in one) parsed, and checked to hold a 'fields' list.
+YAML::Node load_schema_root(const std::filesystem::path& path) {
   const bool builtin = path.string() == kBuiltinSchema;
   if (!builtin && !std::filesystem::is_regular_file(path)) {
-    throw ConfigError(path.string() + ": field schema not found (extraction.fields in the config names it; " +
+    throw ConfigError(path.string() +
+                      ": field schema not found (extraction.fields in the config names it; " +
                       std::string(kBuiltinSchema) + " is the one built in)");
   }
   YAML::Node root;
@@ -100,6 +112,49 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
   if (!root.IsMap() || !root["fields"] || !root["fields"].IsSequence()) {
     throw ConfigError(path.string() + ": expected a mapping with a 'fields' list");
   }
+  return root;
+}
+
+// One key of a field's mapping, set on `field`; `items:` and `pages:` are also noted for the
+// checks made once the whole field is read. Throws YAML::Exception or ConfigError, without a
+// location (the caller adds it).
+void set_field_key(Field& field, const std::string& key, const YAML::Node& value, bool& has_items,
+                   std::optional<PageRule>& pages) {
+  if (key == "name") {
+    field.name = value.as<std::string>();
+  } else if (key == "type") {
+    field.type = parse_field_type(value.as<std::string>());
+  } else if (key == "items") {
+    field.items = parse_item_type(value.as<std::string>());
+    has_items = true;
+  } else if (key == "pages") {
+    pages = parse_page_rule(value.as<std::string>());
+  } else if (key == "applies_to") {
+    if (!value.IsSequence() || value.size() == 0)
+      throw ConfigError("applies_to: expected a non-empty list of document types");
+    field.applies_to = value.as<std::vector<std::string>>();
+  } else if (key == "instruction") {
+    field.instruction = value.as<std::string>();
+  } else if (key == "required") {
+    field.required = value.as<bool>();
+  } else if (key == "max_tokens") {
+    const long long cap = value.as<long long>();
+    if (cap < 1 || cap > kMaxFieldTokens) {
+      throw ConfigError("max_tokens: must be 1 to " + std::to_string(kMaxFieldTokens) + ", not " +
+                        std::to_string(cap));
+    }
+    field.max_tokens = static_cast<int>(cap);
+  } else {
+    throw ConfigError(
+        "unknown key '" + key +
+        "' (known: name, type, items, pages, applies_to, instruction, required, max_tokens)");
+  }
+}
+
+}  // namespace
+
+FieldSchema load_field_schema(const std::filesystem::path& path) {
+  const YAML::Node root = load_schema_root(path);
   FieldSchema schema;
   schema.source = path.string();
   std::set<std::string> seen;
@@ -112,32 +167,7 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
       const std::string key = kv.first.as<std::string>();
       const YAML::Node& value = kv.second;
       try {
-        if (key == "name") {
-          field.name = value.as<std::string>();
-        } else if (key == "type") {
-          field.type = parse_field_type(value.as<std::string>());
-        } else if (key == "items") {
-          field.items = parse_item_type(value.as<std::string>());
-          has_items = true;
-        } else if (key == "pages") {
-          pages = parse_page_rule(value.as<std::string>());
-        } else if (key == "applies_to") {
-          if (!value.IsSequence() || value.size() == 0) throw ConfigError("applies_to: expected a non-empty list of document types");
-          field.applies_to = value.as<std::vector<std::string>>();
-        } else if (key == "instruction") {
-          field.instruction = value.as<std::string>();
-        } else if (key == "required") {
-          field.required = value.as<bool>();
-        } else if (key == "max_tokens") {
-          const long long cap = value.as<long long>();
-          if (cap < 1 || cap > kMaxFieldTokens) {
-            throw ConfigError("max_tokens: must be 1 to " + std::to_string(kMaxFieldTokens) + ", not " + std::to_string(cap));
-          }
-          field.max_tokens = static_cast<int>(cap);
-        } else {
-          throw ConfigError("unknown key '" + key +
-                            "' (known: name, type, items, pages, applies_to, instruction, required, max_tokens)");
-        }
+        set_field_key(field, key, value, has_items, pages);
       } catch (const YAML::Exception& e) {
         throw ConfigError(where(path, value) + ": " + key + ": " + e.msg);
       } catch (const ConfigError& e) {
@@ -145,17 +175,23 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
       }
     }
     if (!valid_name(field.name)) {
-      throw ConfigError(where(path, node) + ": field name '" + field.name + "' must be upper-case letters, digits and _");
+      throw ConfigError(where(path, node) + ": field name '" + field.name +
+                        "' must be upper-case letters, digits and _");
     }
-    if (!seen.insert(field.name).second) throw ConfigError(where(path, node) + ": field " + field.name + " appears twice");
+    if (!seen.insert(field.name).second)
+      throw ConfigError(where(path, node) + ": field " + field.name + " appears twice");
     if (has_items && field.type != FieldType::kList) {
-      throw ConfigError(where(path, node) + ": field " + field.name + " has items: but is not a list");
+      throw ConfigError(where(path, node) + ": field " + field.name +
+                        " has items: but is not a list");
     }
     if (pages == PageRule::kAll && field.type != FieldType::kList) {
-      throw ConfigError(where(path, node) + ": field " + field.name + " has pages: all but is not a list (all joins a list's items)");
+      throw ConfigError(where(path, node) + ": field " + field.name +
+                        " has pages: all but is not a list (all joins a list's items)");
     }
-    field.pages = pages.value_or(field.type == FieldType::kList ? PageRule::kAll : PageRule::kFirst);
-    if (field.instruction.empty()) throw ConfigError(where(path, node) + ": field " + field.name + " has no instruction");
+    field.pages =
+        pages.value_or(field.type == FieldType::kList ? PageRule::kAll : PageRule::kFirst);
+    if (field.instruction.empty())
+      throw ConfigError(where(path, node) + ": field " + field.name + " has no instruction");
     if (field.max_tokens == 0) field.max_tokens = default_max_tokens(field.type);
     schema.fields.push_back(std::move(field));
   }
@@ -169,7 +205,8 @@ std::string build_prompt(const FieldSchema& schema) {
   prompt += "OUTPUT RULES:\n";
   prompt += "- Output ONLY the fields below, nothing before or after them.\n";
   prompt += "- Start with " + first + " and stop after " + last + ".\n\n";
-  prompt += "REQUIRED OUTPUT FORMAT - EXACTLY " + std::to_string(schema.fields.size()) + " LINES:\n";
+  prompt +=
+      "REQUIRED OUTPUT FORMAT - EXACTLY " + std::to_string(schema.fields.size()) + " LINES:\n";
   for (const Field& f : schema.fields) prompt += f.name + ": [" + f.instruction + "]\n";
   prompt += "\nFORMAT RULES:\n";
   prompt += "- Write every line exactly as KEY: value.\n";

@@ -11,7 +11,7 @@
 namespace docsift::extract {
 
 struct Field {
-  std::string name;         // upper case, as the model must write it
+  std::string name;  // upper case, as the model must write it
   FieldType type = FieldType::kText;
   ItemType items = ItemType::kText;  // a list's items (`items:`); only list fields may say
   // Which pages of a document of several give the value (`pages:`): every page's for a list, else
@@ -31,7 +31,8 @@ struct Field {
 
 // max_tokens when a field does not say: 32 for text, 24 for an id, 16 for an amount or a date,
 // 128 for a list (a page's line items). Qwen2 writes one token per digit (Llama 3 up to three),
-// so " 12/03/2024" is 11 tokens and a "DD/MM/YYYY to DD/MM/YYYY" period 23 (bench/decoding/README.md).
+// so " 12/03/2024" is 11 tokens and a "DD/MM/YYYY to DD/MM/YYYY" period 23
+// (bench/decoding/README.md).
 int default_max_tokens(FieldType type);
 
 // The most tokens one field's value may take.

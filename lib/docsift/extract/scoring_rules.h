@@ -14,13 +14,16 @@ namespace docsift::extract {
 enum class RuleSet { kDocsift, kReference2025 };
 // How the truth writes a numeric date such as 03/04/2025 (predictions are read the same way).
 enum class DateOrder { kDmy, kMdy, kYmd };
-// List F1: ordered pairs item i with item i; any pairs each predicted item with any unused truth item.
+// List F1: ordered pairs item i with item i; any pairs each predicted item with any unused truth
+// item.
 enum class ListMatch { kOrdered, kAny };
 
-inline constexpr Names<RuleSet, 2> kRuleSetNames{{{RuleSet::kDocsift, "docsift"}, {RuleSet::kReference2025, "reference-2025"}}};
+inline constexpr Names<RuleSet, 2> kRuleSetNames{
+    {{RuleSet::kDocsift, "docsift"}, {RuleSet::kReference2025, "reference-2025"}}};
 inline constexpr Names<DateOrder, 3> kDateOrderNames{
     {{DateOrder::kDmy, "dmy"}, {DateOrder::kMdy, "mdy"}, {DateOrder::kYmd, "ymd"}}};
-inline constexpr Names<ListMatch, 2> kListMatchNames{{{ListMatch::kOrdered, "ordered"}, {ListMatch::kAny, "any"}}};
+inline constexpr Names<ListMatch, 2> kListMatchNames{
+    {{ListMatch::kOrdered, "ordered"}, {ListMatch::kAny, "any"}}};
 
 struct ScoringRules {
   RuleSet rules = RuleSet::kDocsift;
@@ -33,6 +36,7 @@ struct ScoringRules {
 
 // The reference's first version exactly (reference2025 ignores date_order, list_match and
 // money_tolerance: its money is always within 1 %).
-inline constexpr ScoringRules kReference2025Rules{RuleSet::kReference2025, DateOrder::kDmy, ListMatch::kOrdered};
+inline constexpr ScoringRules kReference2025Rules{RuleSet::kReference2025, DateOrder::kDmy,
+                                                  ListMatch::kOrdered};
 
 }  // namespace docsift::extract

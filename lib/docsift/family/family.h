@@ -14,10 +14,11 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <any>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,20 +43,29 @@ namespace docsift::family {
 struct ImageInputs {
   ImageInputs() = default;
   // InternVL3 needs only its tiles (tests and benches build inputs from a tensor).
-  ImageInputs(at::Tensor pixels) : pixel_values(std::move(pixels)) {  // NOLINT(google-explicit-constructor)
+  ImageInputs(at::Tensor pixels)
+      : pixel_values(std::move(pixels)) {  // NOLINT(google-explicit-constructor)
     if (pixel_values.defined()) tiles = prompt_units = static_cast<int>(pixel_values.size(0));
   }
   // InternVL3: [N, 3, 448, 448], the grid's tiles then the thumbnail. Llama 3.2 Vision:
   // [max_num_tiles, 3, S, S], every tile slot (unused ones zero). Qwen2.5-VL: [patches, 3·2·14·14],
   // the flattened patches in merge-block order. Undefined: a text-only prompt.
   at::Tensor pixel_values;
-  int tiles = 0;                 // tiles holding the image (InternVL3: thumbnail included; Qwen2.5-VL: 1)
-  int columns = 1, rows = 1;     // the tile grid (Qwen2.5-VL: the patch grid, 14 px patches)
+  int tiles = 0;  // tiles holding the image (InternVL3: thumbnail included; Qwen2.5-VL: 1)
+  int columns = 1, rows = 1;  // the tile grid (Qwen2.5-VL: the patch grid, 14 px patches)
   // What the chat format's image expansion takes (text::ChatFormat::image_text): InternVL3 its
   // tiles, Qwen2.5-VL its merged patches (one <|image_pad|> each), Llama 3.2 Vision 1.
   int prompt_units = 1;
-  int64_t aspect_ratio_id = 0;   // Llama 3.2 Vision: 1 + index of (rows, columns) in the supported list
+  // What only the family that made these inputs reads back (its Model's encode_image): a value of
+  // a type of its own, set by its Family::preprocess; empty for the families that need nothing
+  // more.
+  std::any family_part;
   bool defined() const { return pixel_values.defined(); }
+  // The family's part as a T, or nullptr when the inputs hold none of that type.
+  template <class T>
+  const T* find_family_part() const {
+    return std::any_cast<T>(&family_part);
+  }
 };
 
 class Sequence {
@@ -93,7 +103,8 @@ class Model {
   virtual at::Tensor encode_image(const ImageInputs& image) const = 0;
   // A sequence with room for `capacity` tokens, its self-attention cache on the device or
   // offloaded to host memory. `image_state` is encode_image's result (undefined: text only).
-  virtual std::unique_ptr<Sequence> start(const at::Tensor& image_state, const ImageInputs& image, int64_t capacity,
+  virtual std::unique_ptr<Sequence> start(const at::Tensor& image_state, const ImageInputs& image,
+                                          int64_t capacity,
                                           model::CachePlacement placement) const = 0;
 };
 
@@ -115,8 +126,8 @@ class Family {
   // or from config.json for a folder without weights).
   virtual const memory::ModelShape& memory_shape() const = 0;
   // Loads the weights; throws docsift::FileError for missing or misshapen tensors.
-  virtual std::unique_ptr<Model> load(const model::Checkpoint& checkpoint, const model::Numerics& numerics,
-                                      at::Device device) const = 0;
+  virtual std::unique_ptr<Model> load(const model::Checkpoint& checkpoint,
+                                      const model::Numerics& numerics, at::Device device) const = 0;
 };
 
 // Choices a family reads from docsift's config.
@@ -125,14 +136,17 @@ struct FamilyOptions {
   SettingValues settings;
   // How images are resized (vision.resample); auto is decided by the family from the checkpoint.
   image::Resample resample = image::Resample::Auto;
-  // vision.max_pixels: a lower pixel budget than the image processor's (Qwen2.5-VL); nullopt: its own.
+  // vision.max_pixels: a lower pixel budget than the image processor's (Qwen2.5-VL); nullopt: its
+  // own.
   std::optional<std::int64_t> max_pixels;
 };
 
 // The family of a checkpoint folder, from config.json's model_type (then architectures). An
 // unknown type is a docsift::FileError that lists the supported ones.
-std::unique_ptr<Family> open_family(const model::Checkpoint& checkpoint, const FamilyOptions& options = {});
-// Where the tensors of config.json's family live (`inspect`); empty for a family docsift does not run.
+std::unique_ptr<Family> open_family(const model::Checkpoint& checkpoint,
+                                    const FamilyOptions& options = {});
+// Where the tensors of config.json's family live (`inspect`); empty for a family docsift does not
+// run.
 std::span<const model::TensorPart> tensor_parts(const nlohmann::json& config);
 // "internvl_chat (InternVL3), ..." for messages and --help.
 std::string supported_model_types();

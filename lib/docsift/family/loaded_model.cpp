@@ -4,7 +4,8 @@
 
 namespace docsift::family {
 
-LoadedModel::LoadedModel(const std::filesystem::path& model_dir, bool require_weights, const FamilyOptions& options)
+LoadedModel::LoadedModel(const std::filesystem::path& model_dir, bool require_weights,
+                         const FamilyOptions& options)
     : checkpoint_(model_dir, require_weights), family_(open_family(checkpoint_, options)) {}
 
 LoadedModel::~LoadedModel() = default;
@@ -16,8 +17,9 @@ bool LoadedModel::loaded_as(at::Device device, const model::Numerics& numerics) 
 void LoadedModel::load(at::Device device, const model::Numerics& numerics) {
   unload();  // before constructing: the old weights' memory must be free for the new ones
   if (!checkpoint_.has_weights()) {
-    throw FileError(checkpoint_.dir().string() + ": no weight files (.safetensors); `docsift inspect` can plan such a "
-                                                 "folder from config.json, but generating needs the weights");
+    throw FileError(checkpoint_.dir().string() +
+                    ": no weight files (.safetensors); `docsift inspect` can plan such a folder "
+                    "from config.json, but generating needs the weights");
   }
   model_ = family_->load(checkpoint_, numerics, device);
   ++loads_;

@@ -21,7 +21,7 @@ class LoadedModel {
   // With `require_weights` false a folder without weight files is accepted (`inspect` plans it from
   // config.json); load() then throws.
   explicit LoadedModel(const std::filesystem::path& model_dir, bool require_weights = true,
-                  const FamilyOptions& options = {});
+                       const FamilyOptions& options = {});
   ~LoadedModel();
 
   // Loads the weights with `numerics` onto `device`. The model already loaded, if any, is

@@ -9,9 +9,10 @@
 
 namespace docsift::family {
 
-// The memory plan's decoder terms, one copy for every family: widths, the self-attention layers
-// the KV cache grows in (cross-attention K/V are per image: the family adds them), and the int8
-// terms. The family fills in the vision encoder's.
+// The memory plan's decoder terms, one copy for every family: widths, the decoder's own layers
+// the KV cache grows in, and their int8 terms with lm_head's. The family fills in the vision
+// encoder's, and adds what its own layers (DecoderConfig::family_layers) hold: their int8 terms,
+// their per-image state (cross-attention K/V).
 memory::ModelShape decoder_memory_shape(const model::DecoderConfig& c, std::uint64_t parameters);
 
 }  // namespace docsift::family

@@ -17,20 +17,32 @@ namespace docsift::family {
 namespace {
 
 struct Entry {
-  const char* label;                 // for messages
+  const char* label;                         // for messages
   std::span<const model::TensorPart> parts;  // where its tensors live, for `inspect`
   std::span<const RefusedType> refused;      // neighbouring model types refused by name
-  std::array<const char*, 2> model_types;     // config.json "model_type" values ("" unused)
-  std::array<const char*, 2> architectures;   // config.json "architectures"[0] values ("" unused)
+  std::array<const char*, 2> model_types;    // config.json "model_type" values ("" unused)
+  std::array<const char*, 2> architectures;  // config.json "architectures"[0] values ("" unused)
   std::unique_ptr<Family> (*open)(const model::Checkpoint&, const FamilyOptions&);
 };
 
 constexpr std::array<Entry, 3> kFamilies{{
-    {"InternVL3/3.5", internvl::kTensorParts, {}, {"internvl_chat", "internvl"},
-     {"InternVLChatModel", "InternVLForConditionalGeneration"}, &internvl::open_internvl},
-    {"Llama 3.2 Vision", mllama::kTensorParts, {}, {"mllama", ""}, {"MllamaForConditionalGeneration", ""},
+    {"InternVL3/3.5",
+     internvl::kTensorParts,
+     {},
+     {"internvl_chat", "internvl"},
+     {"InternVLChatModel", "InternVLForConditionalGeneration"},
+     &internvl::open_internvl},
+    {"Llama 3.2 Vision",
+     mllama::kTensorParts,
+     {},
+     {"mllama", ""},
+     {"MllamaForConditionalGeneration", ""},
      &mllama::open_mllama},
-    {"Qwen2.5-VL", qwen25vl::kTensorParts, qwen25vl::kRefusedTypes, {"qwen2_5_vl", ""}, {"Qwen2_5_VLForConditionalGeneration", ""},
+    {"Qwen2.5-VL",
+     qwen25vl::kTensorParts,
+     qwen25vl::kRefusedTypes,
+     {"qwen2_5_vl", ""},
+     {"Qwen2_5_VLForConditionalGeneration", ""},
      &qwen25vl::open_qwen25vl},
 }};
 
@@ -80,13 +92,16 @@ std::span<const model::TensorPart> tensor_parts(const nlohmann::json& config) {
   return e != nullptr ? e->parts : std::span<const model::TensorPart>();
 }
 
-std::unique_ptr<Family> open_family(const model::Checkpoint& checkpoint, const FamilyOptions& options) {
+std::unique_ptr<Family> open_family(const model::Checkpoint& checkpoint,
+                                    const FamilyOptions& options) {
   const std::string file = (checkpoint.dir() / "config.json").string();
   std::string type, arch;
-  if (const Entry* e = find_entry(checkpoint.config(), type, arch)) return e->open(checkpoint, options);
+  if (const Entry* e = find_entry(checkpoint.config(), type, arch))
+    return e->open(checkpoint, options);
   for (const Entry& e : kFamilies) {
     for (const RefusedType& r : e.refused) {
-      if (type == r.model_type) throw FileError(file + ": model_type \"" + type + "\": " + std::string(r.why));
+      if (type == r.model_type)
+        throw FileError(file + ": model_type \"" + type + "\": " + std::string(r.why));
     }
   }
   throw FileError(file + ": model_type \"" + type + "\"" +

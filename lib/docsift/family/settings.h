@@ -12,8 +12,8 @@
 namespace docsift::family {
 
 struct FamilySetting {
-  std::string_view key;   // the config key, "model.cross_attention_rows"
-  std::string_view help;  // for `docsift config --keys` and docs/config.md
+  std::string_view key;                   // the config key, "model.cross_attention_rows"
+  std::string_view help;                  // for `docsift config --keys` and docs/config.md
   std::vector<std::string_view> choices;  // the first is the default
 };
 
@@ -23,8 +23,8 @@ using SettingValues = std::map<std::string, std::string, std::less<>>;
 // `setting`'s value in `values`, or its default.
 std::string_view setting_value(const SettingValues& values, const FamilySetting& setting);
 
-// A model_type near a family's that docsift refuses by name, with why (a family's folder lists them;
-// the registry says so instead of "not supported").
+// A model_type near a family's that docsift refuses by name, with why (a family's folder lists
+// them; the registry says so instead of "not supported").
 struct RefusedType {
   std::string_view model_type;
   std::string_view why;

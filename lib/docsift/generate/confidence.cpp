@@ -20,7 +20,8 @@ std::optional<double> aggregate(std::span<const double> logprobs, Aggregate how)
       log_p = *std::min_element(logprobs.begin(), logprobs.end());
       break;
     case Aggregate::kMean:
-      log_p = std::accumulate(logprobs.begin(), logprobs.end(), 0.0) / static_cast<double>(logprobs.size());
+      log_p = std::accumulate(logprobs.begin(), logprobs.end(), 0.0) /
+              static_cast<double>(logprobs.size());
       break;
     case Aggregate::kProduct:
       log_p = std::accumulate(logprobs.begin(), logprobs.end(), 0.0);
@@ -30,9 +31,9 @@ std::optional<double> aggregate(std::span<const double> logprobs, Aggregate how)
   return std::clamp(std::exp(log_p), std::numeric_limits<double>::min(), 1.0);
 }
 
-std::map<std::string, std::vector<double>> free_value_logprobs(const GenerationResult& result,
-                                                               const text::Tokenizer& tokenizer,
-                                                               const std::vector<std::string>& fields) {
+std::map<std::string, std::vector<double>> free_value_logprobs(
+    const GenerationResult& result, const text::Tokenizer& tokenizer,
+    const std::vector<std::string>& fields) {
   const std::size_t n = result.tokens.size();
   // Each token's bytes [begin, end) in the text. A token that completes no character (part of a
   // UTF-8 sequence, or a skipped special token) takes the range of the next that writes some.
@@ -69,7 +70,8 @@ std::map<std::string, std::vector<double>> free_value_logprobs(const GenerationR
   return out;
 }
 
-Confidences field_confidences(const GenerationResult& result, const KeyPlan* keys, const text::Tokenizer& tokenizer,
+Confidences field_confidences(const GenerationResult& result, const KeyPlan* keys,
+                              const text::Tokenizer& tokenizer,
                               const std::map<std::string, std::string>& values, Aggregate how) {
   std::map<std::string, std::vector<double>> evidence;
   if (keys != nullptr) {
@@ -90,7 +92,8 @@ Confidences field_confidences(const GenerationResult& result, const KeyPlan* key
     if (e == evidence.end()) continue;
     if (const auto c = aggregate(e->second, how)) out.fields[name] = *c;
   }
-  if (const auto t = out.fields.find(std::string(extract::kDocumentTypeField)); t != out.fields.end()) {
+  if (const auto t = out.fields.find(std::string(extract::kDocumentTypeField));
+      t != out.fields.end()) {
     out.document_type = t->second;
   }
   return out;

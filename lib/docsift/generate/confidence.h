@@ -33,15 +33,16 @@ struct Confidences {
 // The confidence of each value in `values` (parse_response of the answer: the keyed answer under
 // keys, the decoded tokens under free) that is not N/A. `keys`: the plan `result` was decoded
 // with, null for free. Empty when the generation recorded no log-probabilities.
-Confidences field_confidences(const GenerationResult& result, const KeyPlan* keys, const text::Tokenizer& tokenizer,
+Confidences field_confidences(const GenerationResult& result, const KeyPlan* keys,
+                              const text::Tokenizer& tokenizer,
                               const std::map<std::string, std::string>& values, Aggregate how);
 
 // Free decoding's evidence per field: the log-probabilities of the tokens whose text overlaps the
 // value's bytes through its line's newline, plus the stop token's on the last line. The text is
 // the tokens decoded as text::StreamDecoder writes them (a token that completes no character
 // counts with the one that does). Exposed for tests.
-std::map<std::string, std::vector<double>> free_value_logprobs(const GenerationResult& result,
-                                                               const text::Tokenizer& tokenizer,
-                                                               const std::vector<std::string>& fields);
+std::map<std::string, std::vector<double>> free_value_logprobs(
+    const GenerationResult& result, const text::Tokenizer& tokenizer,
+    const std::vector<std::string>& fields);
 
 }  // namespace docsift::generate

@@ -38,7 +38,8 @@ class DeferredLogprobs {
  public:
   // The pick's log-probability under `logits` ([vocab]); returns its slot.
   std::size_t add(const at::Tensor& logits, int64_t index) {
-    pending_.push_back(logits.select(0, index).sub(at::logsumexp(logits, 0)));  // as token_logprob computes it
+    pending_.push_back(
+        logits.select(0, index).sub(at::logsumexp(logits, 0)));  // as token_logprob computes it
     return pending_.size() - 1;
   }
   // Every slot's value, in order (one device-to-host copy).
@@ -57,8 +58,8 @@ class DeferredLogprobs {
 // argmax; "\n" competes too once the value is whole and another type value extends it. Ties go to
 // the lowest id, as argmax over the masked vocabulary would. `logprob`, when asked: the pick's
 // log-probability among the allowed tokens (the softmax of their logits alone).
-int32_t pick_type_token(const at::Tensor& logits, const KeyPlan& plan, const std::string& written, bool& complete,
-                        double* logprob) {
+int32_t pick_type_token(const at::Tensor& logits, const KeyPlan& plan, const std::string& written,
+                        bool& complete, double* logprob) {
   std::vector<int64_t> allowed;
   complete = false;
   for (const std::string& v : plan.type_values) complete = complete || v == written;
@@ -85,9 +86,14 @@ int32_t pick_type_token(const at::Tensor& logits, const KeyPlan& plan, const std
 // its value (generate/keys.h).
 class KeyDecoder {
  public:
-  KeyDecoder(family::Sequence& sequence, const KeyPlan& plan, const Before& before, const IsStop& is_stop,
-             int64_t budget, bool logprobs, GenerationResult& result)
-      : sequence_(sequence), plan_(plan), before_(before), is_stop_(is_stop), budget_(budget), logprobs_(logprobs),
+  KeyDecoder(family::Sequence& sequence, const KeyPlan& plan, const Before& before,
+             const IsStop& is_stop, int64_t budget, bool logprobs, GenerationResult& result)
+      : sequence_(sequence),
+        plan_(plan),
+        before_(before),
+        is_stop_(is_stop),
+        budget_(budget),
+        logprobs_(logprobs),
         result_(result) {}
 
   // `logits` are the prompt's last.
@@ -194,7 +200,8 @@ void KeyDecoder::ask(int index) {
     }
     if (type) {
       written += plan_.type_candidate_bytes[static_cast<std::size_t>(
-          std::find(plan_.type_candidates.begin(), plan_.type_candidates.end(), next) - plan_.type_candidates.begin())];
+          std::find(plan_.type_candidates.begin(), plan_.type_candidates.end(), next) -
+          plan_.type_candidates.begin())];
     } else if (static_cast<int>(value.tokens.size()) >= field.max_tokens) {
       value.end = ValueEnd::kCap;
       break;
@@ -229,11 +236,12 @@ void KeyDecoder::read_deferred() {
 }
 
 // `keys` decoding after the prompt's prefill (generate/keys.h). `logits` are the prompt's last.
-// `budget`: the most tokens the model picks for the page (max_new_tokens); when it is spent the value
-// being written ends there and the fields not yet asked are N/A.
-// `logprobs`: record each pick's log-probability in its KeyedValue.
-void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& plan, const Before& before,
-                 const IsStop& is_stop, int64_t budget, bool logprobs, GenerationResult& result) {
+// `budget`: the most tokens the model picks for the page (max_new_tokens); when it is spent the
+// value being written ends there and the fields not yet asked are N/A. `logprobs`: record each
+// pick's log-probability in its KeyedValue.
+void decode_keys(family::Sequence& sequence, at::Tensor logits, const KeyPlan& plan,
+                 const Before& before, const IsStop& is_stop, int64_t budget, bool logprobs,
+                 GenerationResult& result) {
   KeyDecoder(sequence, plan, before, is_stop, budget, logprobs, result).run(std::move(logits));
 }
 
@@ -245,13 +253,16 @@ double token_logprob(const at::Tensor& logits, int64_t i) {
   return logits.select(0, i).sub(at::logsumexp(logits, 0)).item<double>();
 }
 
-int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options, at::Generator& generator) {
-  if (options.greedy || options.temperature <= 0.0) return static_cast<int32_t>(logits.argmax().item<int64_t>());
+int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options,
+                   at::Generator& generator) {
+  if (options.greedy || options.temperature <= 0.0)
+    return static_cast<int32_t>(logits.argmax().item<int64_t>());
   at::Tensor probs = at::softmax(logits.to(at::kCPU).to(at::kFloat).div(options.temperature), -1);
   if (options.top_p < 1.0) {
     // Keep the most likely tokens until their mass reaches top_p (always at least one).
     auto [sorted, order] = at::sort(probs, -1, /*descending=*/true);
-    const at::Tensor before = sorted.cumsum(-1).sub(sorted);  // mass of the strictly more likely tokens
+    const at::Tensor before =
+        sorted.cumsum(-1).sub(sorted);  // mass of the strictly more likely tokens
     sorted.masked_fill_(before.ge(options.top_p), 0.0);
     probs = at::zeros_like(probs).scatter_(-1, order, sorted);
   }
@@ -259,13 +270,16 @@ int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options, a
 }
 
 at::Tensor teacher_forced_logits(const family::Model& model, const family::ImageInputs& image,
-                                 const std::vector<int32_t>& prompt, const std::vector<int32_t>& tokens) {
-  if (prompt.empty() || tokens.empty()) throw Error("teacher_forced_logits: the prompt and the tokens must not be empty");
+                                 const std::vector<int32_t>& prompt,
+                                 const std::vector<int32_t>& tokens) {
+  if (prompt.empty() || tokens.empty())
+    throw Error("teacher_forced_logits: the prompt and the tokens must not be empty");
   const at::Tensor state = image.defined() ? model.encode_image(image) : at::Tensor();
   auto sequence = model.start(state, image, static_cast<int64_t>(prompt.size() + tokens.size()),
                               model::CachePlacement::kDevice);
   std::vector<at::Tensor> logits{sequence->prefill(prompt).cpu()};
-  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) logits.push_back(sequence->decode(tokens[i]).cpu());
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i)
+    logits.push_back(sequence->decode(tokens[i]).cpu());
   return at::stack(logits);
 }
 
@@ -278,7 +292,8 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
 
   const auto before = [&](Stage stage, int step) {
-    if (options.interrupt && options.interrupt()) throw StopRequested("generation interrupted: a stop was requested");
+    if (options.interrupt && options.interrupt())
+      throw StopRequested("generation interrupted: a stop was requested");
     if (options.before_stage) options.before_stage(stage, step);
   };
   auto start = std::chrono::steady_clock::now();
@@ -293,8 +308,10 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
   start = std::chrono::steady_clock::now();
   before(Stage::kPrefill, 0);
   // keys: the keys, and the values up to their caps and the page's max_new_tokens.
-  const int64_t room = options.keys ? options.keys->stream_tokens(options.max_new_tokens) : options.max_new_tokens;
-  const std::unique_ptr<family::Sequence> sequence = model.start(image_state, image, result.prompt_tokens + room, options.cache);
+  const int64_t room =
+      options.keys ? options.keys->stream_tokens(options.max_new_tokens) : options.max_new_tokens;
+  const std::unique_ptr<family::Sequence> sequence =
+      model.start(image_state, image, result.prompt_tokens + room, options.cache);
   image_state.reset();  // the sequence holds what it needs of it
   sequence->allow_graphs(options.cuda_graphs);
   at::Tensor logits = sequence->prefill(prompt);
@@ -303,12 +320,14 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
   result.cache_host_bytes = sequence->host_bytes();
   result.first_logits = logits.to(at::kCPU);
   const auto is_stop = [&](int32_t id) {
-    return std::find(options.stop_ids.begin(), options.stop_ids.end(), id) != options.stop_ids.end();
+    return std::find(options.stop_ids.begin(), options.stop_ids.end(), id) !=
+           options.stop_ids.end();
   };
   if (options.keys) {
     result.prefill_seconds = seconds_since(start);
     start = std::chrono::steady_clock::now();
-    decode_keys(*sequence, logits, *options.keys, before, is_stop, options.max_new_tokens, options.logprobs, result);
+    decode_keys(*sequence, logits, *options.keys, before, is_stop, options.max_new_tokens,
+                options.logprobs, result);
     result.decode_seconds = seconds_since(start);
     return result;
   }

@@ -25,8 +25,8 @@ struct GenerationOptions {
   int max_new_tokens = 256;
   bool greedy = true;
   double temperature = 1.0;  // sampling only
-  double top_p = 1.0;        // sampling only: smallest set of tokens whose probability reaches top_p
-  uint64_t seed = 0;         // sampling only
+  double top_p = 1.0;  // sampling only: smallest set of tokens whose probability reaches top_p
+  uint64_t seed = 0;   // sampling only
   std::vector<int32_t> stop_ids;
   // Set: `keys` decoding (generate/keys.h), which writes the keys itself and asks only the values
   // of the document type's fields, each capped by its max_tokens and all together by
@@ -43,7 +43,8 @@ struct GenerationOptions {
   // (generate/confidence.h). Off only to measure what it costs (bench/generate/bench_decode.cpp).
   bool logprobs = true;
   // Called before the vision encoder, before prefill, before each decode step and before each
-  // extend (step counts decode steps, or extends, from 1; 0 elsewhere). Fault injection throws from here; nothing else should.
+  // extend (step counts decode steps, or extends, from 1; 0 elsewhere). Fault injection throws from
+  // here; nothing else should.
   std::function<void(Stage, int step)> before_stage;
   // Asked before every stage: true abandons the generation (throws docsift::StopRequested,
   // error.h), e.g. when a stop signal's grace period is over. Nothing of the image is kept.
@@ -54,11 +55,11 @@ struct GenerationResult {
   // Free: the generated ids, without the stop token. Keys: the whole stream after the prompt,
   // forced keys and generated values in the order the model saw them.
   std::vector<int32_t> tokens;
-  int64_t generated = 0;        // ids the model picked (stop tokens not counted)
-  int64_t forced = 0;           // keys: ids docsift fed as text it knew
+  int64_t generated = 0;  // ids the model picked (stop tokens not counted)
+  int64_t forced = 0;     // keys: ids docsift fed as text it knew
   int decode_steps = 0, extends = 0;
   std::vector<KeyedValue> values;  // keys: each asked field's value, in the order asked
-  int32_t stop_token = -1;      // the stop token that ended generation, or -1 (max_new_tokens)
+  int32_t stop_token = -1;         // the stop token that ended generation, or -1 (max_new_tokens)
   // Free, with GenerationOptions::logprobs: the natural log of the probability the model gave each
   // of `tokens` (log_softmax of the step's float32 logits, before temperature and top-p), and of
   // the stop token that ended generation. Keys: empty; each value carries its own.
@@ -79,7 +80,8 @@ GenerationResult generate(const family::Model& model, const family::ImageInputs&
 // would pick (teacher forcing): float32 [tokens.size(), vocab] on the CPU, row i the prediction of
 // tokens[i]. Compares two numerics of one model position by position (int8 against float32).
 at::Tensor teacher_forced_logits(const family::Model& model, const family::ImageInputs& image,
-                                 const std::vector<int32_t>& prompt, const std::vector<int32_t>& tokens);
+                                 const std::vector<int32_t>& prompt,
+                                 const std::vector<int32_t>& tokens);
 
 // The natural log of the probability float32 `logits` [n] give `index`: its logit less the
 // logsumexp of them all (log_softmax at one index, without making the row), from logits a step
@@ -88,6 +90,7 @@ double token_logprob(const at::Tensor& logits, int64_t index);
 
 // Picks the next token from float32 logits [vocab]: argmax, or a seeded draw after temperature
 // and top-p filtering. Exposed for tests.
-int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options, at::Generator& generator);
+int32_t pick_token(const at::Tensor& logits, const GenerationOptions& options,
+                   at::Generator& generator);
 
 }  // namespace docsift::generate

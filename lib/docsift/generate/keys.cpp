@@ -10,8 +10,9 @@ KeyPlan make_key_plan(const extract::FieldSchema& schema, const text::Tokenizer&
   KeyPlan plan;
   const std::vector<int32_t> newline = tokenizer.encode("\n");
   if (newline.size() != 1) {
-    throw ConfigError("extraction.decoding: keys needs a tokenizer that writes \"\\n\" as one token (" +
-                      tokenizer.source() + " takes " + std::to_string(newline.size()) + "); use free");
+    throw ConfigError(
+        "extraction.decoding: keys needs a tokenizer that writes \"\\n\" as one token (" +
+        tokenizer.source() + " takes " + std::to_string(newline.size()) + "); use free");
   }
   plan.newline = newline.front();
   // Keys are encoded as whole strings, the way the chat template's text would be. Qwen2's and
@@ -29,8 +30,9 @@ KeyPlan make_key_plan(const extract::FieldSchema& schema, const text::Tokenizer&
     plan.fields.push_back(std::move(k));
   }
   plan.type_names = schema.document_types();
-  const auto type = std::find_if(schema.fields.begin(), schema.fields.end(),
-                                 [](const extract::Field& f) { return f.name == extract::kDocumentTypeField; });
+  const auto type =
+      std::find_if(schema.fields.begin(), schema.fields.end(),
+                   [](const extract::Field& f) { return f.name == extract::kDocumentTypeField; });
   if (type != schema.fields.end() && !plan.type_names.empty()) {
     plan.type_field = static_cast<int>(type - schema.fields.begin());
     for (const std::string& name : plan.type_names) plan.type_values.push_back(" " + name);
@@ -76,14 +78,18 @@ int64_t KeyPlan::max_stream_tokens() const {
 
 int64_t KeyPlan::max_key_tokens() const {
   int64_t total = 0;
-  for (const KeyedField& f : fields) total += static_cast<int64_t>(std::max(f.key.size(), f.newline_key.size()));
+  for (const KeyedField& f : fields)
+    total += static_cast<int64_t>(std::max(f.key.size(), f.newline_key.size()));
   return total;
 }
 
-std::string keyed_answer(const KeyPlan& plan, const std::vector<KeyedValue>& values, const text::Tokenizer& tokenizer) {
+std::string keyed_answer(const KeyPlan& plan, const std::vector<KeyedValue>& values,
+                         const text::Tokenizer& tokenizer) {
   std::string answer;
   for (std::size_t i = 0; i < plan.fields.size(); ++i) {
-    const auto v = std::find_if(values.begin(), values.end(), [&](const KeyedValue& kv) { return kv.field == static_cast<int>(i); });
+    const auto v = std::find_if(values.begin(), values.end(), [&](const KeyedValue& kv) {
+      return kv.field == static_cast<int>(i);
+    });
     std::string value = " N/A";  // not asked: outside the document type
     if (v != values.end()) {
       value = tokenizer.decode(v->tokens, /*skip_special_tokens=*/true);

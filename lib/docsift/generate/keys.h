@@ -47,15 +47,17 @@ struct KeyPlan {
   // strings, so no node structure pays).
   std::vector<int32_t> type_candidates;
   std::vector<std::string> type_candidate_bytes;
-  int32_t newline = -1;             // the token of "\n" alone
-  std::vector<bool> ends_line;      // per token id: its text holds a newline
+  int32_t newline = -1;         // the token of "\n" alone
+  std::vector<bool> ends_line;  // per token id: its text holds a newline
   // The most tokens the stream after the prompt can hold (keys, values at their caps, newlines):
   // the KV cache's capacity beyond the prompt.
   int64_t max_stream_tokens() const;
   // The keys' tokens alone, each with a newline.
   int64_t max_key_tokens() const;
   // The stream's bound when the model may pick at most `budget` tokens for the page.
-  int64_t stream_tokens(int64_t budget) const { return std::min(max_stream_tokens(), max_key_tokens() + budget); }
+  int64_t stream_tokens(int64_t budget) const {
+    return std::min(max_stream_tokens(), max_key_tokens() + budget);
+  }
   bool routes() const { return type_field >= 0; }
 };
 
@@ -79,6 +81,7 @@ struct KeyedValue {
 
 // The "KEY: value" answer: every field of the plan in schema order, a value as the model wrote it
 // up to its first newline, N/A for a field it was not asked (outside the document type).
-std::string keyed_answer(const KeyPlan& plan, const std::vector<KeyedValue>& values, const text::Tokenizer& tokenizer);
+std::string keyed_answer(const KeyPlan& plan, const std::vector<KeyedValue>& values,
+                         const text::Tokenizer& tokenizer);
 
 }  // namespace docsift::generate

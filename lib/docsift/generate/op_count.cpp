@@ -18,13 +18,15 @@ struct OpCounter::State {
 };
 
 namespace {
-OpCounter::State* g_state = nullptr;  // the one counter listening (RecordFunction callbacks are plain functions)
+OpCounter::State* g_state =
+    nullptr;  // the one counter listening (RecordFunction callbacks are plain functions)
 }
 
 OpCounter::OpCounter() : s_(std::make_unique<State>()) {
   g_state = s_.get();
   s_->handle = at::addGlobalCallback(
-      at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+      at::RecordFunctionCallback([](const at::RecordFunction& fn)
+                                     -> std::unique_ptr<at::ObserverContext> {
         if (g_state != nullptr && g_state->counting.load(std::memory_order_relaxed)) {
           const std::lock_guard<std::mutex> lock(g_state->mutex);
           ++g_state->counts[fn.name()];
@@ -61,8 +63,9 @@ nlohmann::json OpCounter::report(int top) {
   std::sort(by_count.rbegin(), by_count.rend());
   nlohmann::json top_ops = nlohmann::json::array();
   for (int i = 0; i < top && i < static_cast<int>(by_count.size()); ++i) {
-    top_ops.push_back({{"name", by_count[i].second},
-                       {"per_step", steps > 0 ? static_cast<double>(by_count[i].first) / steps : 0.0}});
+    top_ops.push_back(
+        {{"name", by_count[i].second},
+         {"per_step", steps > 0 ? static_cast<double>(by_count[i].first) / steps : 0.0}});
   }
   // `.item()` and every other read of a tensor's value on the host: on a GPU each one waits for
   // the device to finish all queued work, so a step should have exactly one (the next token).

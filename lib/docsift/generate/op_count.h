@@ -1,6 +1,6 @@
 // How many LibTorch operators one decode step dispatches, counted with a RecordFunction callback:
-// the host-side work per step that CUDA graphs and fused projections would remove (docs/gpu.md). Every
-// dispatcher call counts, nested ones included (linear → addmm), as each costs host time.
+// the host-side work per step that CUDA graphs and fused projections would remove (docs/gpu.md).
+// Every dispatcher call counts, nested ones included (linear → addmm), as each costs host time.
 #pragma once
 
 #include <cstdint>

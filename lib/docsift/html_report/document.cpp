@@ -36,11 +36,11 @@ std::string type_of(const std::map<std::string, std::string>* truth,
 
 }  // namespace
 
-std::string eval_key(const batch::Record& record) {
+std::string eval_key(const journal::Record& record) {
   return std::string(io::document_key(std::filesystem::path(record.file).filename().string()));
 }
 
-std::vector<FieldView> field_views(const batch::Record& record, const Context& context) {
+std::vector<FieldView> field_views(const journal::Record& record, const Context& context) {
   const std::string key = eval_key(record);
   const auto* read = record.ok() && record.fields ? &*record.fields : nullptr;
   const auto* truth = find_in(context.truth, key);
@@ -72,7 +72,8 @@ std::vector<FieldView> field_views(const batch::Record& record, const Context& c
     }
     v.review = review.count(field.name) != 0;
     if (record.corrections) {
-      if (const auto c = record.corrections->find(field.name); c != record.corrections->end()) v.original = c->second.original;
+      if (const auto c = record.corrections->find(field.name); c != record.corrections->end())
+        v.original = c->second.original;
     }
     v.baseline_known = baseline_known;
     v.baseline = value_of(baseline, field.name);
@@ -85,7 +86,7 @@ std::vector<FieldView> field_views(const batch::Record& record, const Context& c
   return out;
 }
 
-Entry entry_of(const batch::Record& record, const std::vector<FieldView>& fields,
+Entry entry_of(const journal::Record& record, const std::vector<FieldView>& fields,
                std::uint64_t offset) {
   Entry e;
   e.offset = offset;
@@ -93,13 +94,17 @@ Entry entry_of(const batch::Record& record, const std::vector<FieldView>& fields
   e.status = record.ok() ? "ok" : "failed";
   e.error = record.error;
   e.tier = record.tier;
-  for (const std::string& field : record.ok() && record.review ? *record.review : std::vector<std::string>{}) {
+  for (const std::string& field :
+       record.ok() && record.review ? *record.review : std::vector<std::string>{}) {
     QueuedValue q{field, "N/A", "low confidence", std::nullopt, std::nullopt};
     if (record.fields && record.fields->count(field)) q.value = record.fields->at(field);
-    if (record.confidence && record.confidence->count(field)) q.confidence = record.confidence->at(field);
+    if (record.confidence && record.confidence->count(field))
+      q.confidence = record.confidence->at(field);
     if (!q.confidence) q.reason = "no confidence";
-    if (record.review_reasons && record.review_reasons->count(field)) q.reason = record.review_reasons->at(field);
-    if (record.review_thresholds && record.review_thresholds->count(field)) q.threshold = record.review_thresholds->at(field);
+    if (record.review_reasons && record.review_reasons->count(field))
+      q.reason = record.review_reasons->at(field);
+    if (record.review_thresholds && record.review_thresholds->count(field))
+      q.threshold = record.review_thresholds->at(field);
     e.queue.push_back(std::move(q));
   }
   if (const auto it = record.timings_s.find("total"); it != record.timings_s.end())

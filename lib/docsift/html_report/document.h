@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "docsift/batch/record.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/extract/schema.h"
+#include "docsift/journal/record.h"
 
 namespace docsift::html_report {
 
@@ -30,7 +30,7 @@ struct Context {
 
 // The name eval matches a record to the truth by (eval/evaluate.cpp reads a journal so):
 // the file's base name, "x.pdf#page=1" as "x.pdf".
-std::string eval_key(const batch::Record& record);
+std::string eval_key(const journal::Record& record);
 
 struct FieldView {
   std::string name;
@@ -50,7 +50,7 @@ struct FieldView {
 // The fields a document's page lists, in the schema's order: those of its type (the truth's type
 // where the truth has it, else the one read), and any other that was read, is in the truth, or was
 // scored.
-std::vector<FieldView> field_views(const batch::Record& record, const Context& context);
+std::vector<FieldView> field_views(const journal::Record& record, const Context& context);
 
 // One value of a document's review queue (the record's "review", with its reason and threshold).
 struct QueuedValue {
@@ -75,7 +75,7 @@ struct Entry {
   std::vector<QueuedValue> queue;    // its review queue, for the queue page (pages.h: queue_page)
   bool failed() const { return status == "failed"; }
 };
-Entry entry_of(const batch::Record& record, const std::vector<FieldView>& fields,
+Entry entry_of(const journal::Record& record, const std::vector<FieldView>& fields,
                std::uint64_t offset);
 
 // Worst first: failed pages, then the most fields under review or wrong, then the lowest accuracy,

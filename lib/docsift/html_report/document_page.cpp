@@ -19,7 +19,7 @@ std::string cls(const FieldView& f) {
 
 // The page image as SVG in the page's own pixels (the record's image size, which the boxes are
 // in), so the boxes scale with it and need no script. Each box links to its field's row.
-std::string figure(const batch::Record& record, const std::vector<FieldView>& fields,
+std::string figure(const journal::Record& record, const std::vector<FieldView>& fields,
                    const DocumentPage& p) {
   const std::string stem = document_stem(p.entry->number);
   if (!p.image) {
@@ -69,8 +69,10 @@ std::string figure(const batch::Record& record, const std::vector<FieldView>& fi
   out += std::to_string(boxes) + (boxes == 1 ? " box" : " boxes") + " of the values read";
   if (p.full_image) out += " · <a href=\"../img/" + stem + ".full.jpg\">the page at full size</a>";
   // The colours' legend: what a box's colour says of its value.
-  out += "<br><span class=\"legend\"><i class=\"swatch\"></i>accepted <i class=\"swatch review\"></i>to review "
-         "<i class=\"swatch wrong\"></i>wrong (with --truth); each label sits outside the box it names</span>";
+  out +=
+      "<br><span class=\"legend\"><i class=\"swatch\"></i>accepted <i class=\"swatch "
+      "review\"></i>to review <i class=\"swatch wrong\"></i>wrong (with --truth); each label sits "
+      "outside the box it names</span>";
   return out + "</figcaption></figure>\n";
 }
 
@@ -92,8 +94,10 @@ std::string fields_table(const std::vector<FieldView>& fields, const DocumentPag
       out += " <span class=\"review\" title=\"under the review threshold\">review</span>";
     out += "</th>" + value_cell(f.value);
     if (f.original) {  // a person's value (review apply): marked, the value read struck through
-      out.insert(out.size() - 5, " <span class=\"corrected\" title=\"corrected by a person (docsift review "
-                                 "apply)\">corrected</span> <del title=\"as read\">" + escape(*f.original) + "</del>");
+      out.insert(out.size() - 5,
+                 " <span class=\"corrected\" title=\"corrected by a person (docsift review "
+                 "apply)\">corrected</span> <del title=\"as read\">" +
+                     escape(*f.original) + "</del>");
     }
     out += "<td class=\"n" + std::string(f.review ? " review" : "") + "\">" +
            fixed_or_empty(f.confidence) + "</td>";
@@ -118,7 +122,7 @@ std::string fields_table(const std::vector<FieldView>& fields, const DocumentPag
 }
 
 // The record's facts: status, tier, engine, timings, warnings.
-std::string facts(const batch::Record& record) {
+std::string facts(const journal::Record& record) {
   std::string out = "<h2>Record</h2><table><tbody>\n";
   const auto row = [&](const std::string& k, const std::string& v) {
     out += "<tr><th>" + k + "</th><td class=\"value\">" + v + "</td></tr>\n";
@@ -162,7 +166,7 @@ std::string neighbour(const Entry* e, const std::string& label) {
 
 }  // namespace
 
-std::string document_page(const batch::Record& record, const std::vector<FieldView>& fields,
+std::string document_page(const journal::Record& record, const std::vector<FieldView>& fields,
                           const DocumentPage& p) {
   const Entry& e = *p.entry;
   std::string body = "<header><nav><a href=\"../index.html\">← All documents</a>" +

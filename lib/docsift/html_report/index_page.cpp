@@ -19,7 +19,7 @@ std::string fact(const std::string& label, const std::string& value, const std::
 
 // The run's summary: the pages and their outcome, the tiers, the review queue and the throughput.
 std::string run_summary(const Index& x) {
-  const batch::Summary& t = x.totals;
+  const journal::Summary& t = x.totals;
   std::string out = "<h2 id=\"run\">Run</h2><div class=\"facts\" id=\"run-facts\">";
   out += fact("documents", std::to_string(x.documents.size()));
   out += fact("ok", std::to_string(t.ok));
@@ -46,7 +46,7 @@ std::string run_summary(const Index& x) {
     tiers += (tiers.empty() ? "" : ", ") + escape(tier) + " " + std::to_string(n);
   if (!tiers.empty()) out += "Tiers: " + tiers + ". ";
   if (x.summary) {
-    const batch::Summary& s = *x.summary;
+    const journal::Summary& s = *x.summary;
     if (!s.engine.empty()) out += "Engine: " + escape(s.engine) + ". ";
     if (!s.model.empty()) out += "Model: <span class=\"name\">" + escape(s.model) + "</span>. ";
     if (!s.device.empty()) out += "Device: " + escape(s.device) + ". ";
@@ -78,8 +78,7 @@ std::string counts_by_type(const Index& x) {
   }
   std::string out =
       "<h2 id=\"types-heading\">Document types</h2><table id=\"types\"><thead><tr><th>type</th><th "
-      "class=\"n\">documents</th>"
-      "<th class=\"n\">failed</th>";
+      "class=\"n\">documents</th><th class=\"n\">failed</th>";
   if (x.evaluation != nullptr) out += "<th class=\"n\">accuracy (by the truth's type)</th>";
   out += "</tr></thead><tbody>\n";
   for (const auto& [type, c] : types) {
@@ -114,8 +113,8 @@ std::string scores(const Index& x) {
   if (b != nullptr) out += fact("baseline accuracy", fixed(b->overall));
   out +=
       "</div>\n<table id=\"scores\"><thead><tr><th>field</th><th class=\"n\">accuracy</th><th "
-      "class=\"n\">precision</th>"
-      "<th class=\"n\">recall</th><th class=\"n\">F1</th><th class=\"n\">below 1</th>";
+      "class=\"n\">precision</th><th class=\"n\">recall</th><th class=\"n\">F1</th><th "
+      "class=\"n\">below 1</th>";
   if (b != nullptr) out += "<th class=\"n\">baseline</th><th class=\"n\">change</th>";
   out += "</tr></thead><tbody>\n";
   for (const std::string& field : e.fields) {
@@ -160,16 +159,12 @@ std::string curves(const Index& x) {
   const eval::ConfidenceEvaluation& c = *x.confidence;
   std::string out =
       "<h2 id=\"risk-coverage\">Risk–coverage</h2>\n<p>Each curve: the accuracy of the values kept "
-      "against the share kept, "
-      "from the most confident down; the dashed line is the review threshold "
-      "(docs/confidence.md).</p>\n"
+      "against the share kept, from the most confident down; the dashed line is the review "
+      "threshold (docs/confidence.md).</p>\n"
       "<div class=\"charts\" id=\"curves\">\n";
-  const auto threshold_of = [&](const std::string& field) -> std::optional<double> {
-    const auto it = x.field_thresholds.find(field);
-    return it != x.field_thresholds.end() ? std::optional<double>(it->second) : x.default_threshold;
-  };
-  out += risk_coverage_svg(c.all, x.default_threshold);
-  for (const eval::ConfidenceGroup& g : c.fields) out += risk_coverage_svg(g, threshold_of(g.name));
+  out += risk_coverage_svg(c.all, x.thresholds.every);
+  for (const eval::ConfidenceGroup& g : c.fields)
+    out += risk_coverage_svg(g, x.thresholds.of(g.name));
   return out + "</div>\n";
 }
 
@@ -197,10 +192,8 @@ std::string documents_table(const Index& x) {
       " Showing <span id=\"shown\"></span></div>\n";
   out +=
       "<table id=\"docs\"><thead><tr><th class=\"n\" data-key=\"n\">#</th><th "
-      "data-key=\"s\">document</th>"
-      "<th data-key=\"s\">type</th><th data-key=\"s\">status</th><th class=\"n\" "
-      "data-key=\"n\">read</th>"
-      "<th class=\"n\" data-key=\"n\">review</th>";
+      "data-key=\"s\">document</th><th data-key=\"s\">type</th><th data-key=\"s\">status</th><th "
+      "class=\"n\" data-key=\"n\">read</th><th class=\"n\" data-key=\"n\">review</th>";
   if (truth)
     out += "<th class=\"n\" data-key=\"n\">wrong</th><th class=\"n\" data-key=\"n\">accuracy</th>";
   if (baseline) out += "<th class=\"n\" data-key=\"n\">changed</th>";
@@ -253,8 +246,8 @@ std::string index_page(const Index& x) {
   if (!x.baseline_label.empty())
     body += " · baseline <span class=\"name\">" + escape(x.baseline_label) + "</span>";
   const bool has_curves = x.confidence != nullptr && !x.confidence->all.values.empty();
-  body += "</p><nav><a href=\"#run\">Run</a><a href=\"" + std::string(kQueue) + "\">Review queue</a>"
-          "<a href=\"#types-heading\">Document types</a>";
+  body += "</p><nav><a href=\"#run\">Run</a><a href=\"" + std::string(kQueue) +
+          "\">Review queue</a><a href=\"#types-heading\">Document types</a>";
   if (x.evaluation != nullptr) body += "<a href=\"#scores-heading\">Scores</a>";
   body += "<a href=\"#documents\">Documents</a>";
   if (has_curves) body += "<a href=\"#risk-coverage\">Risk–coverage</a>";

@@ -7,13 +7,13 @@
 #include <opencv2/imgproc.hpp>
 #include <system_error>
 
-#include "docsift/batch/outputs.h"
 #include "docsift/error.h"
-#include "docsift/io/page_name.h"
 #include "docsift/io/output_file.h"
+#include "docsift/io/page_name.h"
 #include "docsift/io/pages.h"
 #include "docsift/io/pinned_file.h"
 #include "docsift/io/same_file.h"
+#include "docsift/journal/totals.h"
 
 namespace docsift::html_report {
 namespace fs = std::filesystem;
@@ -30,10 +30,11 @@ std::optional<fs::path> real_in(const fs::path& path, const fs::path& folder) {
 
 }  // namespace
 
-std::optional<FoundPage> find_page_file(const batch::Record& record, const PageSearch& search, std::string* why) {
+std::optional<FoundPage> find_page_file(const journal::Record& record, const PageSearch& search,
+                                        std::string* why) {
   // The record's name is the page's identity (docs/run.md, "Inputs"): under a folder given, its
   // path relative to that folder; a file named directly, its path as given.
-  const std::string relative = batch::record_relative(record);
+  const std::string relative = journal::record_relative(record);
   const fs::path name(std::string(io::file_of(relative)));
   const auto none = [&](const std::string& reason) -> std::optional<FoundPage> {
     if (why != nullptr) *why = reason;
@@ -56,12 +57,17 @@ std::optional<FoundPage> find_page_file(const batch::Record& record, const PageS
   // A file the run was given by name.
   for (const std::string& input : search.inputs) {
     if (input.empty() || input == "-" || fs::is_directory(input, ec)) continue;
-    if (fs::path(input).lexically_normal().generic_string() != name.lexically_normal().generic_string()) continue;
+    if (fs::path(input).lexically_normal().generic_string() !=
+        name.lexically_normal().generic_string())
+      continue;
     const fs::path real = fs::canonical(input, ec);
     if (!ec && fs::is_regular_file(real, ec)) return FoundPage{input, real};
   }
-  if (outside) return none("its name leads out of the folder the run read (a link put there since?); not read");
-  if (name.is_absolute()) return none("not one of the run's inputs, nor in a folder of them; not read");
+  if (outside)
+    return none(
+        "its name leads out of the folder the run read (a link put there since?); not read");
+  if (name.is_absolute())
+    return none("not one of the run's inputs, nor in a folder of them; not read");
   // Without a summary (a run killed before its end): the name under the working folder.
   if (const auto real = real_in(name, fs::current_path(ec))) return FoundPage{name, *real};
   return none("");
@@ -107,12 +113,16 @@ PageImage render_page_image(const FoundPage& found, int page, const ImageOptions
   // run read (same size and content), not whatever is at its name now.
   const io::PinnedFile pin(found.path, found.real);
   const fs::path& file = found.path;
-  if (!source) throw FileError(file.string() + ": its record has no source stamp to check the file against; not shown");
-  const std::optional<io::SourceStamp> now = io::stamp_pinned(pin, /*with_hash=*/source->hash.has_value());
+  if (!source)
+    throw FileError(file.string() +
+                    ": its record has no source stamp to check the file against; not shown");
+  const std::optional<io::SourceStamp> now =
+      io::stamp_pinned(pin, /*with_hash=*/source->hash.has_value());
   if (!now) throw FileError(file.string() + ": cannot be read (" + io::errno_text() + ")");
   if (now->size != source->size || (source->hash && now->hash != source->hash)) {
     throw FileError(file.string() + ": is not the page the run read (" +
-                    (now->size != source->size ? "size " + std::to_string(source->size) + " → " + std::to_string(now->size) + " bytes"
+                    (now->size != source->size ? "size " + std::to_string(source->size) + " → " +
+                                                     std::to_string(now->size) + " bytes"
                                                : std::string("its content changed")) +
                     "); not shown");
   }

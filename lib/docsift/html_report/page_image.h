@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "docsift/batch/record.h"
 #include "docsift/io/source.h"
+#include "docsift/journal/record.h"
 
 namespace docsift::html_report {
 
@@ -31,7 +31,8 @@ struct FoundPage {
 // under a folder is taken only where it stays in that folder (a link put in the inbox since the
 // run, or a record edited to "../x", leads nowhere); an absolute name only when it is one of the
 // run's inputs or lies in one of the folders.
-std::optional<FoundPage> find_page_file(const batch::Record& record, const PageSearch& search, std::string* why);
+std::optional<FoundPage> find_page_file(const journal::Record& record, const PageSearch& search,
+                                        std::string* why);
 
 struct ImageOptions {
   int max_side = 1100;                // the thumbnail's longer side, in pixels, at most

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "docsift/batch/record.h"
 #include "docsift/eval/confidence.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/html_report/document.h"
+#include "docsift/journal/record.h"
 
 namespace docsift::html_report {
 
@@ -29,24 +29,23 @@ struct DocumentPage {
   bool truth = false, baseline = false;   // which columns the fields table has
   std::string nonce;
 };
-std::string document_page(const batch::Record& record, const std::vector<FieldView>& fields,
+std::string document_page(const journal::Record& record, const std::vector<FieldView>& fields,
                           const DocumentPage& page);
 
 // What the index shows.
 struct Index {
-  std::string run;                        // the run's folder as given
-  std::string generated_at;               // RFC 3339
-  std::optional<batch::Summary> summary;  // summary.json, when the run wrote one
-  batch::Summary totals;  // from the journal's latest records (batch/outputs.h Totals)
+  std::string run;                          // the run's folder as given
+  std::string generated_at;                 // RFC 3339
+  std::optional<journal::Summary> summary;  // summary.json, when the run wrote one
+  journal::Summary totals;                  // from the journal's latest records (journal/totals.h)
   std::vector<const Entry*> documents;      // worst first
   std::vector<std::string> fields;          // the schema's, for the field filter
   std::string truth_label, baseline_label;  // the files given; empty without
   const eval::Evaluation* evaluation = nullptr;
   const eval::Evaluation* baseline_evaluation = nullptr;
   const eval::ConfidenceEvaluation* confidence = nullptr;
-  std::optional<double> default_threshold;  // review.threshold, marked on the curves
-  std::map<std::string, double> field_thresholds;
-  int images_missing = 0;  // documents shown without their page image
+  extract::ReviewThresholds thresholds;  // marked on the curves
+  int images_missing = 0;                // documents shown without their page image
   std::string nonce;
 };
 std::string index_page(const Index& index);
@@ -55,7 +54,8 @@ std::string index_page(const Index& index);
 // none first), with its page, field, value, confidence, threshold and reason, each linking to its
 // row on the document's page (queue.html, beside index.html).
 inline constexpr std::string_view kQueue = "queue.html";
-std::string queue_page(const std::vector<const Entry*>& documents, const std::string& run, const std::string& nonce);
+std::string queue_page(const std::vector<const Entry*>& documents, const std::string& run,
+                       const std::string& nonce);
 
 // One risk–coverage curve as inline SVG: accuracy of the values accepted against the share
 // accepted, from the most confident value down, with the review threshold in force marked.

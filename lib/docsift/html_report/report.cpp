@@ -13,9 +13,6 @@
 #include <optional>
 #include <thread>
 
-#include "docsift/batch/output_folder.h"
-#include "docsift/batch/outputs.h"
-#include "docsift/batch/record.h"
 #include "docsift/error.h"
 #include "docsift/html_report/document.h"
 #include "docsift/html_report/html.h"
@@ -24,6 +21,10 @@
 #include "docsift/io/input_file.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/page_name.h"
+#include "docsift/journal/folder.h"
+#include "docsift/journal/lock.h"
+#include "docsift/journal/record.h"
+#include "docsift/journal/totals.h"
 #include "docsift/strict_json.h"
 #include "docsift/timestamp.h"
 
@@ -31,19 +32,20 @@ namespace docsift::html_report {
 namespace fs = std::filesystem;
 namespace {
 
-using batch::Record;
+using journal::Record;
 
 // summary.json, typed (batch/record.h), when the run wrote one.
-std::optional<batch::Summary> read_summary(const fs::path& run) {
-  const fs::path path = run / batch::out_files::kSummary;
+std::optional<journal::Summary> read_summary(const fs::path& run) {
+  const fs::path path = run / journal::out_files::kSummary;
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
-  if (!std::ifstream(path)) io::throw_input_error(path, std::string(batch::out_files::kSummary), errno);  // unreadable: 3
+  if (!std::ifstream(path))
+    io::throw_input_error(path, std::string(journal::out_files::kSummary), errno);  // unreadable: 3
   nlohmann::json j;
-  batch::Summary s;
+  journal::Summary s;
   try {
     j = read_json_file(path.string(), 16);
-    s = batch::Summary::from_json(j, path.string());
+    s = journal::Summary::from_json(j, path.string());
   } catch (const FileError& e) {
     throw MalformedInputError(std::string(e.what()) +
                               "; `docsift run --resume` on that folder writes it again");
@@ -93,7 +95,7 @@ class JournalAt {
 struct Sources {
   fs::path journal;
   std::map<std::uint64_t, bool> latest;  // latest_records
-  std::optional<batch::Summary> summary;
+  std::optional<journal::Summary> summary;
   eval::PredictionFile predictions, baseline;
   eval::Records truth;
   std::optional<eval::Evaluation> evaluation, baseline_evaluation;
@@ -123,7 +125,8 @@ eval::Evaluation evaluate(const ReportOptions& o, const eval::Records& truth,
 }
 
 // `journal` and `baseline_journal` (empty without --baseline): the folders' journals, found.
-void read_sources(const ReportOptions& o, const fs::path& journal, const fs::path& baseline_journal, Sources& s) {
+void read_sources(const ReportOptions& o, const fs::path& journal, const fs::path& baseline_journal,
+                  Sources& s) {
   s.journal = journal;
   s.latest = latest_records(s.journal);
   if (o.truth && !fs::exists(*o.truth)) io::throw_input_error(*o.truth, "--truth", ENOENT);
@@ -157,7 +160,7 @@ void read_sources(const ReportOptions& o, const fs::path& journal, const fs::pat
 
 // The documents (every page's latest record but gone markers), worst first and numbered, and the
 // journal's totals over the same records.
-std::vector<Entry> list_documents(const Sources& s, batch::Totals& totals) {
+std::vector<Entry> list_documents(const Sources& s, journal::Totals& totals) {
   std::vector<Entry> entries;
   io::read_journal(s.journal, [&](const nlohmann::json& json, std::uint64_t offset) {
     const auto it = s.latest.find(offset);
@@ -198,8 +201,9 @@ void write_document(const ReportOptions& o, const Sources& s, const std::vector<
   std::string not_found;
   if (const auto file = find_page_file(record, s.search, &not_found)) {
     try {
-      const PageImage image = render_page_image(
-          *file, std::max(0, io::page_of(batch::record_relative(record)) - 1), o.images, record.source);
+      const PageImage image =
+          render_page_image(*file, std::max(0, io::page_of(journal::record_relative(record)) - 1),
+                            o.images, record.source);
       folder.write(fs::path(kImagesDir) / (stem + ".jpg"), image.jpeg);
       if (!image.full_jpeg.empty())
         folder.write(fs::path(kImagesDir) / (stem + ".full.jpg"), image.full_jpeg);
@@ -217,8 +221,7 @@ void write_document(const ReportOptions& o, const Sources& s, const std::vector<
   } else {
     p.image_problem =
         "the file is not where the run read it (its inputs, from summary.json, or the working "
-        "folder); "
-        "give --pages FOLDER";
+        "folder); give --pages FOLDER";
   }
   folder.write(fs::path(kPagesDir) / (stem + ".html"), document_page(record, fields, p));
   const std::lock_guard<std::mutex> lock(progress.mutex);
@@ -266,17 +269,18 @@ void write_documents(const ReportOptions& o, const Sources& s, const std::vector
 ReportResult write_report(const ReportOptions& o) {
   // No run writes to the folders read while the report reads them (a run in progress is refused,
   // exit 3, as merge refuses it); taken after the folders are found, so a missing one is exit 2.
-  const fs::path journal = batch::OutputFolder::journal_to_read(o.run, "OUT " + o.run.string());
+  const fs::path journal = journal::journal_to_read(o.run, "OUT " + o.run.string());
   const fs::path baseline_journal =
-      o.baseline ? batch::OutputFolder::journal_to_read(*o.baseline, "--baseline " + o.baseline->string()) : fs::path();
-  const batch::FolderReadLock run_lock(o.run, "report");
-  std::optional<batch::FolderReadLock> baseline_lock;
+      o.baseline ? journal::journal_to_read(*o.baseline, "--baseline " + o.baseline->string())
+                 : fs::path();
+  const journal::FolderReadLock run_lock(o.run, "report");
+  std::optional<journal::FolderReadLock> baseline_lock;
   if (o.baseline) baseline_lock.emplace(*o.baseline, "report");
   Sources s;
   read_sources(o, journal, baseline_journal, s);
   std::vector<fs::path> inputs{o.run};
   if (o.baseline) inputs.push_back(*o.baseline);
-  batch::Totals totals;
+  journal::Totals totals;
   const std::vector<Entry> entries = list_documents(s, totals);
   ReportFolder folder(o.out, inputs);
   const std::string nonce = make_nonce();
@@ -295,8 +299,7 @@ ReportResult write_report(const ReportOptions& o) {
   x.evaluation = s.evaluation ? &*s.evaluation : nullptr;
   x.baseline_evaluation = s.baseline_evaluation ? &*s.baseline_evaluation : nullptr;
   x.confidence = s.confidence ? &*s.confidence : nullptr;
-  x.default_threshold = o.thresholds.default_value;
-  x.field_thresholds = o.thresholds.fields;
+  x.thresholds = o.thresholds;
   x.images_missing = result.images_missing;
   x.nonce = nonce;
   folder.write(std::string(kIndex), index_page(x));

@@ -25,7 +25,7 @@ struct ReportOptions {
   std::vector<std::filesystem::path> pages;       // where to look for the pages first (--pages)
   extract::FieldSchema schema;                    // the run's schema (extraction.fields)
   extract::ScoringRules rules;                    // eval.*
-  eval::Thresholds thresholds;  // review.threshold and review.fields, for the curves
+  extract::ReviewThresholds thresholds;  // review.threshold and review.fields, for the curves
   ImageOptions images;
   int jobs = 0;  // pages written at once; 0: one per core, at most 4
 };

@@ -22,9 +22,9 @@ void refuse_linked_folder(const fs::path& dir, const std::string& what) {
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(dir, ec);
   if (fs::is_symlink(status)) {
-    throw FileError(dir.string() + ": " + what +
-                    " is a symbolic link; docsift never writes through links. "
-                    "Choose another --out");
+    throw FileError(
+        dir.string() + ": " + what +
+        " is a symbolic link; docsift never writes through links. Choose another --out");
   }
   if (fs::exists(status) && !fs::is_directory(status)) {
     throw FileError(dir.string() + ": " + what +
@@ -91,7 +91,8 @@ void ReportFolder::write(const fs::path& relative, const std::string& data) {
   if (!fd.valid()) {
     const int error = errno;
     const std::string why = io::errno_text();
-    if (error == ENOSPC || error == EDQUOT) throw OutputWriteError(tmp.string() + ": cannot create: " + why);
+    if (error == ENOSPC || error == EDQUOT)
+      throw OutputWriteError(tmp.string() + ": cannot create: " + why);
     throw FileError(tmp.string() + ": cannot create: " + why);
   }
   // A write that fails once begun (a full disk, a file-size limit) leaves no temporary behind and
@@ -101,13 +102,15 @@ void ReportFolder::write(const fs::path& relative, const std::string& data) {
   } catch (const FileError& e) {
     fd.reset();
     ::unlink(tmp.c_str());
-    throw OutputWriteError(std::string(e.what()) + "; the report is unfinished, run the same command again");
+    throw OutputWriteError(std::string(e.what()) +
+                           "; the report is unfinished, run the same command again");
   }
   fd.reset();
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = io::errno_text();
     ::unlink(tmp.c_str());
-    throw OutputWriteError(path.string() + ": cannot write: " + why + "; the report is unfinished, run the same command again");
+    throw OutputWriteError(path.string() + ": cannot write: " + why +
+                           "; the report is unfinished, run the same command again");
   }
   bytes_ += data.size();
   const std::lock_guard<std::mutex> lock(mutex_);

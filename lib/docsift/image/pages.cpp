@@ -10,16 +10,19 @@
 namespace docsift::image {
 
 at::Tensor to_tensor(cv::Mat rgb) {
-  if (rgb.type() != CV_8UC3 || !rgb.isContinuous()) throw Error("to_tensor: expected a continuous 8-bit RGB matrix");
+  if (rgb.type() != CV_8UC3 || !rgb.isContinuous())
+    throw Error("to_tensor: expected a continuous 8-bit RGB matrix");
   auto owner = std::make_unique<cv::Mat>(std::move(rgb));
   const std::int64_t h = owner->rows, w = owner->cols;
   std::uint8_t* data = owner->data;
   return at::from_blob(
-      data, {h, w, 3}, [held = owner.release()](void*) { delete held; }, at::TensorOptions().dtype(at::kByte));
+      data, {h, w, 3}, [held = owner.release()](void*) { delete held; },
+      at::TensorOptions().dtype(at::kByte));
 }
 
-at::Tensor read_rgb_image(const std::filesystem::path& path, const io::ImageLimits& limits, int page,
-                          std::string* decoder_said, const std::filesystem::path& named_as) {
+at::Tensor read_rgb_image(const std::filesystem::path& path, const io::ImageLimits& limits,
+                          int page, std::string* decoder_said,
+                          const std::filesystem::path& named_as) {
   return to_tensor(io::read_rgb_pixels(path, limits, page, decoder_said, named_as));
 }
 

@@ -17,11 +17,13 @@ namespace docsift::image {
 at::Tensor to_tensor(cv::Mat rgb);
 
 // An image file's page `page` (io::read_rgb_pixels) as a tensor.
-at::Tensor read_rgb_image(const std::filesystem::path& path, const io::ImageLimits& limits = {}, int page = 0,
-                          std::string* decoder_said = nullptr, const std::filesystem::path& named_as = {});
+at::Tensor read_rgb_image(const std::filesystem::path& path, const io::ImageLimits& limits = {},
+                          int page = 0, std::string* decoder_said = nullptr,
+                          const std::filesystem::path& named_as = {});
 
 // A file's page `page` (io::read_page_pixels: an image's, or a PDF's rendered) as a tensor.
 at::Tensor read_page(const std::filesystem::path& path, int page, const io::PageOptions& options,
-                     std::string* decoder_said = nullptr, const std::filesystem::path& expected_real = {});
+                     std::string* decoder_said = nullptr,
+                     const std::filesystem::path& expected_real = {});
 
 }  // namespace docsift::image

@@ -52,8 +52,8 @@ Coefficients coefficients(int in_size, int out_size) {
     for (int x = 0; x < xmax; ++x) {
       const double w = ww != 0.0 ? k[x] / ww : k[x];
       // Rounded half away from zero, as Pillow's normalize_coeffs_8bpc.
-      c.weights[static_cast<std::size_t>(xx) * c.ksize + x] =
-          static_cast<std::int32_t>(w < 0 ? -0.5 + w * (1 << kPrecisionBits) : 0.5 + w * (1 << kPrecisionBits));
+      c.weights[static_cast<std::size_t>(xx) * c.ksize + x] = static_cast<std::int32_t>(
+          w < 0 ? -0.5 + w * (1 << kPrecisionBits) : 0.5 + w * (1 << kPrecisionBits));
     }
     c.first[xx] = xmin;
     c.count[xx] = xmax;
@@ -73,7 +73,8 @@ at::Tensor pil_resize_bicubic(const at::Tensor& rgb_hwc, int64_t height, int64_t
     throw Error("pil_resize_bicubic expects an [H, W, C] uint8 image and a positive size");
   }
   const at::Tensor in = rgb_hwc.contiguous();
-  const int ih = static_cast<int>(in.size(0)), iw = static_cast<int>(in.size(1)), ch = static_cast<int>(in.size(2));
+  const int ih = static_cast<int>(in.size(0)), iw = static_cast<int>(in.size(1)),
+            ch = static_cast<int>(in.size(2));
   const int oh = static_cast<int>(height), ow = static_cast<int>(width);
   if (ih == oh && iw == ow) return in.clone();  // Pillow returns a copy
   const Coefficients horizontal = coefficients(iw, ow), vertical = coefficients(ih, oh);
@@ -93,10 +94,12 @@ at::Tensor pil_resize_bicubic(const at::Tensor& rgb_hwc, int64_t height, int64_t
     for (int y = row_first; y < row_last; ++y) {
       const std::uint8_t* row = src + static_cast<std::ptrdiff_t>(y) * iw * ch;
       for (int xx = 0; xx < ow; ++xx) {
-        const std::int32_t* k = &horizontal.weights[static_cast<std::size_t>(xx) * horizontal.ksize];
+        const std::int32_t* k =
+            &horizontal.weights[static_cast<std::size_t>(xx) * horizontal.ksize];
         for (int c = 0; c < ch; ++c) {
           std::int32_t ss = 1 << (kPrecisionBits - 1);
-          for (int x = 0; x < horizontal.count[xx]; ++x) ss += row[(x + horizontal.first[xx]) * ch + c] * k[x];
+          for (int x = 0; x < horizontal.count[xx]; ++x)
+            ss += row[(x + horizontal.first[xx]) * ch + c] * k[x];
           out[(static_cast<std::ptrdiff_t>(y - row_first) * ow + xx) * ch + c] = clip8(ss);
         }
       }

@@ -64,15 +64,17 @@ CsvTable parse_csv(std::string_view text, const std::string& label) {
       field_started = true;
     }
   }
-  if (quoted) throw FileError(label + ":" + std::to_string(record_line) + ": a quoted field is never closed");
+  if (quoted)
+    throw FileError(label + ":" + std::to_string(record_line) + ": a quoted field is never closed");
   if (!field.empty() || !record.empty() || after_quote) end_record();
   if (records.empty()) throw FileError(label + ": empty CSV (expected a header row)");
   CsvTable table;
   table.header = std::move(records.front());
   for (std::size_t r = 1; r < records.size(); ++r) {
     if (records[r].size() != table.header.size()) {
-      throw FileError(label + ": row " + std::to_string(r + 1) + " has " + std::to_string(records[r].size()) +
-                      " fields, the header has " + std::to_string(table.header.size()));
+      throw FileError(label + ": row " + std::to_string(r + 1) + " has " +
+                      std::to_string(records[r].size()) + " fields, the header has " +
+                      std::to_string(table.header.size()));
     }
     table.rows.push_back(std::move(records[r]));
     table.lines.push_back(starts[r]);

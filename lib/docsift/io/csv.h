@@ -12,7 +12,8 @@ namespace docsift::io {
 struct CsvTable {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;  // each as long as the header
-  std::vector<std::size_t> lines;              // the line each row starts on, from 1 (the header's is 1 or more)
+  std::vector<std::size_t>
+      lines;  // the line each row starts on, from 1 (the header's is 1 or more)
 };
 
 // Parses `text`; `label` names it in errors (docsift::FileError with the line number) for an

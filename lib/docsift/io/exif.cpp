@@ -26,7 +26,8 @@ int tiff_orientation(const unsigned char* d, std::size_t n) {
     return 1;
   }
   const auto u16 = [&](std::size_t at) -> std::uint32_t {
-    return little ? (std::uint32_t{d[at + 1]} << 8 | d[at]) : (std::uint32_t{d[at]} << 8 | d[at + 1]);
+    return little ? (std::uint32_t{d[at + 1]} << 8 | d[at])
+                  : (std::uint32_t{d[at]} << 8 | d[at + 1]);
   };
   const auto u32 = [&](std::size_t at) { return little ? le32(d + at) : be32(d + at); };
   const std::uint64_t ifd = u32(4);
@@ -37,7 +38,8 @@ int tiff_orientation(const unsigned char* d, std::size_t n) {
     if (at + 12 > n) return 1;
     const auto e = static_cast<std::size_t>(at);
     // Orientation: SHORT (3), count 1, the value in the entry's first two value bytes.
-    if (u16(e) == 0x0112) return u16(e + 2) == 3 && u32(e + 4) == 1 ? valid(static_cast<int>(u16(e + 8))) : 1;
+    if (u16(e) == 0x0112)
+      return u16(e + 2) == 3 && u32(e + 4) == 1 ? valid(static_cast<int>(u16(e + 8))) : 1;
   }
   return 1;
 }
@@ -51,7 +53,8 @@ int exif_orientation(const unsigned char* d, std::size_t n) {
       const std::uint64_t length = be32(d + at);
       const unsigned char* type = d + at + 4;
       if (at + 12 + length > n) return 1;
-      if (std::memcmp(type, "eXIf", 4) == 0) return tiff_orientation(d + at + 8, static_cast<std::size_t>(length));
+      if (std::memcmp(type, "eXIf", 4) == 0)
+        return tiff_orientation(d + at + 8, static_cast<std::size_t>(length));
       if (std::memcmp(type, "IEND", 4) == 0) return 1;
       at += 12 + length;
     }
@@ -63,7 +66,8 @@ int exif_orientation(const unsigned char* d, std::size_t n) {
     while (at + 8 <= n) {
       const std::uint64_t size = le32(d + at + 4);
       if (at + 8 + size > n) return 1;
-      if (std::memcmp(d + at, "EXIF", 4) == 0) return tiff_orientation(d + at + 8, static_cast<std::size_t>(size));
+      if (std::memcmp(d + at, "EXIF", 4) == 0)
+        return tiff_orientation(d + at + 8, static_cast<std::size_t>(size));
       at += 8 + size + (size & 1);
     }
     return 1;

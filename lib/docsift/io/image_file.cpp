@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -31,7 +31,8 @@ namespace {
 // (and interleaved with docsift's own lines). While a file decodes, stderr goes to an anonymous
 // in-memory file; what the decoder said is then part of docsift's own message when the image
 // fails, and nothing leaks when it decodes. The redirection is process-wide, so it lasts only as
-// long as one decode call, on the thread that runs the batch (nothing else of docsift's prints then).
+// long as one decode call, on the thread that runs the batch (nothing else of docsift's prints
+// then).
 class DecoderMessages {
  public:
   DecoderMessages() {
@@ -79,12 +80,17 @@ cv::Mat to_rgb8(const cv::Mat& in, const fs::path& path) {
   } else if (img.depth() == CV_32F || img.depth() == CV_64F) {
     img.convertTo(img, CV_8U, 255.0);
   } else if (img.depth() != CV_8U) {
-    throw FileError(path.string() + ": unsupported pixel depth (OpenCV depth " + std::to_string(img.depth()) + ")");
+    throw FileError(path.string() + ": unsupported pixel depth (OpenCV depth " +
+                    std::to_string(img.depth()) + ")");
   }
   cv::Mat rgb;
   switch (img.channels()) {
-    case 1: cv::cvtColor(img, rgb, cv::COLOR_GRAY2RGB); break;
-    case 3: cv::cvtColor(img, rgb, cv::COLOR_BGR2RGB); break;
+    case 1:
+      cv::cvtColor(img, rgb, cv::COLOR_GRAY2RGB);
+      break;
+    case 3:
+      cv::cvtColor(img, rgb, cv::COLOR_BGR2RGB);
+      break;
     case 4: {
       // Composite onto white: out = rgb·a + 255·(1 − a).
       std::vector<cv::Mat> ch;
@@ -102,7 +108,8 @@ cv::Mat to_rgb8(const cv::Mat& in, const fs::path& path) {
       break;
     }
     default:
-      throw FileError(path.string() + ": unsupported channel count " + std::to_string(img.channels()));
+      throw FileError(path.string() + ": unsupported channel count " +
+                      std::to_string(img.channels()));
   }
   return rgb;
 }
@@ -114,14 +121,30 @@ cv::Mat to_rgb8(const cv::Mat& in, const fs::path& path) {
 cv::Mat oriented(const cv::Mat& img, int orientation) {
   cv::Mat out;
   switch (orientation) {
-    case 2: cv::flip(img, out, 1); return out;
-    case 3: cv::rotate(img, out, cv::ROTATE_180); return out;
-    case 4: cv::flip(img, out, 0); return out;
-    case 5: cv::transpose(img, out); return out;
-    case 6: cv::rotate(img, out, cv::ROTATE_90_CLOCKWISE); return out;
-    case 7: cv::transpose(img, out); cv::rotate(out, out, cv::ROTATE_180); return out;
-    case 8: cv::rotate(img, out, cv::ROTATE_90_COUNTERCLOCKWISE); return out;
-    default: return img;
+    case 2:
+      cv::flip(img, out, 1);
+      return out;
+    case 3:
+      cv::rotate(img, out, cv::ROTATE_180);
+      return out;
+    case 4:
+      cv::flip(img, out, 0);
+      return out;
+    case 5:
+      cv::transpose(img, out);
+      return out;
+    case 6:
+      cv::rotate(img, out, cv::ROTATE_90_CLOCKWISE);
+      return out;
+    case 7:
+      cv::transpose(img, out);
+      cv::rotate(out, out, cv::ROTATE_180);
+      return out;
+    case 8:
+      cv::rotate(img, out, cv::ROTATE_90_COUNTERCLOCKWISE);
+      return out;
+    default:
+      return img;
   }
 }
 
@@ -138,7 +161,8 @@ std::vector<TiffPage> tiff_pages_to(const fs::path& path, int page) {
   const auto bytes = static_cast<std::size_t>(st.st_size);
   void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd.get(), 0);
   if (map == MAP_FAILED) return {};
-  auto sizes = tiff_pages({static_cast<const unsigned char*>(map), bytes}, static_cast<std::size_t>(page) + 1);
+  auto sizes = tiff_pages({static_cast<const unsigned char*>(map), bytes},
+                          static_cast<std::size_t>(page) + 1);
   ::munmap(map, bytes);
   return sizes;
 }
@@ -149,15 +173,21 @@ std::vector<TiffPage> tiff_pages_to(const fs::path& path, int page) {
 void check_tiff_page(const fs::path& path, int page, const ImageLimits& limits) {
   // A page whose directory says no size (or is not there) never reaches libtiff: it would size
   // its buffers from the strips instead, unchecked.
-  const std::string label = page > 0 ? path.string() + "#page=" + std::to_string(page + 1) : path.string();
+  const std::string label =
+      page > 0 ? path.string() + "#page=" + std::to_string(page + 1) : path.string();
   const auto sizes = tiff_pages_to(path, page);
   if (sizes.size() <= static_cast<std::size_t>(page)) {
-    throw FileError(label + ": not a decodable image (truncated, damaged, or not really a TIFF file: the directory of " +
-                    (page > 0 ? "page " + std::to_string(page + 1) : std::string("its first page")) +
-                    " is not in the file)");
+    throw FileError(
+        label +
+        ": not a decodable image (truncated, damaged, or not really a TIFF file: the directory "
+        "of " +
+        (page > 0 ? "page " + std::to_string(page + 1) : std::string("its first page")) +
+        " is not in the file)");
   }
   const TiffPage& p = sizes[static_cast<std::size_t>(page)];
-  if (p.width == 0) throw FileError(label + ": the TIFF page's directory declares no width and height; not decoded");
+  if (p.width == 0)
+    throw FileError(label +
+                    ": the TIFF page's directory declares no width and height; not decoded");
   check_declared_size(label, p.width, p.height, limits.max_pixels);
   // A strip or tile larger than the page (a 200-byte file declaring strips of 5 million rows
   // made OpenCV allocate gigabytes: the image_decode fuzz target; bench/fuzz/README.md).
@@ -176,21 +206,24 @@ void check_file_size(const fs::path& path, const ImageLimits& limits) {
   // Said as what it is, before a decoder reports an unreadable file as a damaged one.
   if (const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)); !fd.valid()) {
     const int error = errno;
-    throw FileError(path.string() + ": cannot open: " + std::strerror(error) +
-                    (error == EACCES ? " (check the file's permissions for the user docsift runs as)" : ""));
+    throw FileError(
+        path.string() + ": cannot open: " + std::strerror(error) +
+        (error == EACCES ? " (check the file's permissions for the user docsift runs as)" : ""));
   }
   const std::uint64_t bytes = fs::file_size(path, ec);
   if (ec || bytes == 0) throw FileError(path.string() + ": empty file (0 bytes)");
   if (bytes > limits.max_file_bytes) {
-    throw FileError(path.string() + ": file of " + std::to_string(bytes >> 20) + " MiB exceeds the " +
-                    std::to_string(limits.max_file_bytes >> 20) + " MiB limit");
+    throw FileError(path.string() + ": file of " + std::to_string(bytes >> 20) +
+                    " MiB exceeds the " + std::to_string(limits.max_file_bytes >> 20) +
+                    " MiB limit");
   }
 }
 
 int image_page_count(const fs::path& path) {
   if (!is_tiff(path)) return 1;
   try {
-    return static_cast<int>(std::max<std::size_t>(1, cv::imcount(path.string(), cv::IMREAD_UNCHANGED)));
+    return static_cast<int>(
+        std::max<std::size_t>(1, cv::imcount(path.string(), cv::IMREAD_UNCHANGED)));
   } catch (const cv::Exception& e) {
     throw FileError(path.string() + ": cannot read the TIFF's pages: " + e.what());
   }
@@ -200,19 +233,21 @@ bool decoder_lost_data(std::string_view message) {
   // libjpeg's "Corrupt JPEG data: N extraneous bytes before marker" skips padding between
   // segments; the pixels are all there.
   if (message.find("extraneous bytes") != std::string_view::npos) return false;
-  for (const std::string_view sign : {"Premature end", "premature end", "Corrupt", "corrupt", "truncated", "incomplete",
-                                      "CRC error", "Read error", "not enough image data"}) {
+  for (const std::string_view sign :
+       {"Premature end", "premature end", "Corrupt", "corrupt", "truncated", "incomplete",
+        "CRC error", "Read error", "not enough image data"}) {
     if (message.find(sign) != std::string_view::npos) return true;
   }
   return false;
 }
 
-cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int page, std::string* decoder_said,
-                        const fs::path& named_as) {
+cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int page,
+                        std::string* decoder_said, const fs::path& named_as) {
   check_file_size(path, limits);
   // Every format's declared size before its decoder runs, with one message (image_header.h): a
   // TIFF's from the directory of the page asked for (its pages may each declare another size).
-  if (const auto size = read_image_size(path)) check_declared_size(path.string(), size->first, size->second, limits.max_pixels);
+  if (const auto size = read_image_size(path))
+    check_declared_size(path.string(), size->first, size->second, limits.max_pixels);
   if (is_tiff(path)) check_tiff_page(path, page, limits);
   const std::string ext = (named_as.empty() ? path : named_as).extension().string();
   const std::vector<unsigned char> head = read_prefix(path, 12);
@@ -222,15 +257,17 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
   const bool webp = head.size() >= 12 && std::equal(head.begin(), head.begin() + 4, "RIFF") &&
                     std::equal(head.begin() + 8, head.begin() + 12, "WEBP");
   const bool bmp = head.size() >= 2 && head[0] == 'B' && head[1] == 'M';
-  // OpenCV picks a decoder by the file's content, not its name, and Debian's build carries more than
-  // docsift reads: GDCM for DICOM ("DICM" at byte 128) aborts the whole process on a damaged file
-  // (an assert, found by the image_decode fuzz target; bench/fuzz/README.md), and JPEG 2000, Sun
-  // raster, PNM, PFM and Radiance decoders are attack surface nobody asked for. Only the five
+  // OpenCV picks a decoder by the file's content, not its name, and Debian's build carries more
+  // than docsift reads: GDCM for DICOM ("DICM" at byte 128) aborts the whole process on a damaged
+  // file (an assert, found by the image_decode fuzz target; bench/fuzz/README.md), and JPEG 2000,
+  // Sun raster, PNM, PFM and Radiance decoders are attack surface nobody asked for. Only the five
   // formats docsift documents reach a decoder.
   if (!jpeg && !png && !webp && !bmp && !is_tiff_header(head)) {
-    throw FileError(path.string() + ": not a PNG, JPEG, TIFF, WebP or BMP file (its first bytes are none of theirs" +
-                    (ext.empty() ? std::string(")") : "; is it really a " + ext.substr(1) + " file?)") +
-                    "; docsift decodes only those image formats");
+    throw FileError(
+        path.string() +
+        ": not a PNG, JPEG, TIFF, WebP or BMP file (its first bytes are none of theirs" +
+        (ext.empty() ? std::string(")") : "; is it really a " + ext.substr(1) + " file?)") +
+        "; docsift decodes only those image formats");
   }
   cv::Mat img;
   int orientation = 1;
@@ -239,7 +276,8 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
     if (page > 0) {
       // A later page of a multi-page TIFF (page 0 goes the common way, with its orientation).
       std::vector<cv::Mat> pages;
-      if (!is_tiff(path) || !cv::imreadmulti(path.string(), pages, page, 1, cv::IMREAD_UNCHANGED) || pages.empty()) {
+      if (!is_tiff(path) || !cv::imreadmulti(path.string(), pages, page, 1, cv::IMREAD_UNCHANGED) ||
+          pages.empty()) {
         throw FileError(path.string() + ": has no page " + std::to_string(page + 1));
       }
       img = pages.front();
@@ -260,7 +298,8 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
   }
   const std::string said = decoder.finish();
   if (img.empty()) {
-    throw FileError(path.string() + ": not a decodable image (truncated, damaged, or not really a " +
+    throw FileError(path.string() +
+                    ": not a decodable image (truncated, damaged, or not really a " +
                     (ext.empty() ? std::string("image") : ext.substr(1)) + " file" +
                     (said.empty() ? "" : "; the decoder said: " + said) + ")");
   }
@@ -268,9 +307,11 @@ cv::Mat read_rgb_pixels(const fs::path& path, const ImageLimits& limits, int pag
   // another to the decoder (a TIFF tag given twice) is refused here. OpenCV's own limit
   // (OPENCV_IO_MAX_IMAGE_PIXELS) cannot be this second line: it is read once, when the library
   // loads, before docsift can set it (docs/run.md, "Decode").
-  if (static_cast<std::uint64_t>(img.cols) * static_cast<std::uint64_t>(img.rows) > limits.max_pixels) {
-    throw FileError(path.string() + ": decoded to " + std::to_string(img.cols) + "×" + std::to_string(img.rows) +
-                    " pixels, over the limit of " + std::to_string(limits.max_pixels / 1'000'000) +
+  if (static_cast<std::uint64_t>(img.cols) * static_cast<std::uint64_t>(img.rows) >
+      limits.max_pixels) {
+    throw FileError(path.string() + ": decoded to " + std::to_string(img.cols) + "×" +
+                    std::to_string(img.rows) + " pixels, over the limit of " +
+                    std::to_string(limits.max_pixels / 1'000'000) +
                     " megapixels, though its header said less (a damaged or hostile file)");
   }
   if (!said.empty() && decoder_lost_data(said) && !limits.accept_truncated) {

@@ -11,8 +11,9 @@ namespace docsift::io {
 void throw_input_error(const std::filesystem::path& path, const std::string& role, int error) {
   const std::string where = (role.empty() ? "" : role + " ") + path.string();
   if (error == ENOENT || error == ENOTDIR) throw InputMissingError(where + ": no such file");
-  throw InputUnreadableError(where + ": cannot read it: " + std::strerror(error) +
-                             (error == EACCES ? " (check its permissions and the user docsift runs as)" : ""));
+  throw InputUnreadableError(
+      where + ": cannot read it: " + std::strerror(error) +
+      (error == EACCES ? " (check its permissions and the user docsift runs as)" : ""));
 }
 
 std::ifstream open_input(const std::filesystem::path& path, const std::string& role) {

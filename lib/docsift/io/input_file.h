@@ -14,6 +14,7 @@ namespace docsift::io {
 std::ifstream open_input(const std::filesystem::path& path, const std::string& role);
 
 // The same classification for an open that already failed with `error` (an errno value).
-[[noreturn]] void throw_input_error(const std::filesystem::path& path, const std::string& role, int error);
+[[noreturn]] void throw_input_error(const std::filesystem::path& path, const std::string& role,
+                                    int error);
 
 }  // namespace docsift::io

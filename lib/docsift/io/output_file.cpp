@@ -39,11 +39,14 @@ void refuse_link(const fs::path& path) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(path, ec);
   if (fs::is_symlink(st)) {
-    throw FileError(path.string() + ": is a symbolic link; docsift never writes through links in the output folder "
-                                    "(one could redirect its writes to another file). Remove it, or choose another --out");
+    throw FileError(
+        path.string() +
+        ": is a symbolic link; docsift never writes through links in the output folder (one could "
+        "redirect its writes to another file). Remove it, or choose another --out");
   }
   if (fs::exists(st) && !fs::is_regular_file(st)) {
-    throw FileError(path.string() + ": exists and is not a regular file; remove it, or choose another --out");
+    throw FileError(path.string() +
+                    ": exists and is not a regular file; remove it, or choose another --out");
   }
 }
 
@@ -75,7 +78,8 @@ void AtomicFile::commit() {
   const bool synced = ::fsync(fd_.get()) == 0;
   fd_.reset();
   if (!synced) throw OutputWriteError(tmp_.string() + ": fsync failed: " + errno_text());
-  if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw OutputWriteError(path_.string() + ": cannot replace: " + errno_text());
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0)
+    throw OutputWriteError(path_.string() + ": cannot replace: " + errno_text());
   sync_folder(path_.parent_path());
 }
 
@@ -90,14 +94,17 @@ void AppendFile::write(const std::string& data) {
     write_all(fd_, data, path_);
   } catch (const FileError& e) {
     const bool cut = end >= 0 && ::ftruncate(fd_.get(), end) == 0;
-    throw OutputWriteError(std::string(e.what()) + (cut ? "; the partial line was removed" : "; the partial line could not be removed"));
+    throw OutputWriteError(
+        std::string(e.what()) +
+        (cut ? "; the partial line was removed" : "; the partial line could not be removed"));
   }
   last_end_ = end;
 }
 
 void AppendFile::undo_last_write() {
   if (last_end_ < 0) return;
-  if (::ftruncate(fd_.get(), last_end_) != 0) throw FileError(path_.string() + ": cannot cut back: " + errno_text());
+  if (::ftruncate(fd_.get(), last_end_) != 0)
+    throw FileError(path_.string() + ": cannot cut back: " + errno_text());
   last_end_ = -1;
 }
 

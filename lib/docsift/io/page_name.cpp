@@ -11,9 +11,11 @@ constexpr std::string_view kPageMark = "#page=";
 // Where "#page=N" (N all digits) starts in `name`, or npos.
 std::size_t page_mark(std::string_view name) {
   const std::size_t at = name.rfind(kPageMark);
-  if (at == std::string_view::npos || at + kPageMark.size() == name.size()) return std::string_view::npos;
+  if (at == std::string_view::npos || at + kPageMark.size() == name.size())
+    return std::string_view::npos;
   const std::string_view n = name.substr(at + kPageMark.size());
-  return std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })
+  return std::all_of(n.begin(), n.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })
              ? at
              : std::string_view::npos;
 }
@@ -38,7 +40,9 @@ int page_of(std::string_view name) {
 
 std::string_view document_key(std::string_view name) {
   const std::size_t at = page_mark(name);
-  return at != std::string_view::npos && name.substr(at + kPageMark.size()) == "1" ? name.substr(0, at) : name;
+  return at != std::string_view::npos && name.substr(at + kPageMark.size()) == "1"
+             ? name.substr(0, at)
+             : name;
 }
 
 }  // namespace docsift::io

@@ -31,6 +31,7 @@ int page_count(const std::filesystem::path& path, const PageOptions& options,
 // options.pdf_dpi. Throws FileError. An image decoder's message about a page that decoded goes to
 // `*decoder_said` (image_file.h). No LibTorch: the families make their tensors (image/pages.h).
 cv::Mat read_page_pixels(const std::filesystem::path& path, int page, const PageOptions& options,
-                         std::string* decoder_said = nullptr, const std::filesystem::path& expected_real = {});
+                         std::string* decoder_said = nullptr,
+                         const std::filesystem::path& expected_real = {});
 
 }  // namespace docsift::io

@@ -18,16 +18,17 @@ bool is_pdf(const std::filesystem::path& path);  // by the "%PDF-" signature
 // Pages in the file; throws FileError when it cannot be opened, is encrypted or has no page.
 int pdf_page_count(const std::filesystem::path& path);
 
-// Page `page` (0-based) at `dpi` as RGB on white paper: `rgb` is [height, width, 3] uint8, row-major.
-// Throws FileError when the page would render to more than limits.max_pixels, or does not render.
-// What Poppler said about a page that rendered (a repaired cross-reference table, say) goes to
+// Page `page` (0-based) at `dpi` as RGB on white paper: `rgb` is [height, width, 3] uint8,
+// row-major. Throws FileError when the page would render to more than limits.max_pixels, or does
+// not render. What Poppler said about a page that rendered (a repaired cross-reference table, say)
+// goes to
 // `*said`.
 struct PdfPixels {
   int width = 0, height = 0;
   std::vector<std::uint8_t> rgb;
 };
-PdfPixels render_pdf_page(const std::filesystem::path& path, int page, int dpi, const ImageLimits& limits = {},
-                          std::string* said = nullptr);
+PdfPixels render_pdf_page(const std::filesystem::path& path, int page, int dpi,
+                          const ImageLimits& limits = {}, std::string* said = nullptr);
 
 // A page's text layer as Poppler extracts it: words with boxes in points (1/72 inch), the origin
 // at the page's top left. Born-digital PDFs carry their exact text here, which beats rendering and

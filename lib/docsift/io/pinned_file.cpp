@@ -9,7 +9,8 @@
 namespace docsift::io {
 namespace fs = std::filesystem;
 
-PinnedFile::PinnedFile(const fs::path& path, const fs::path& expected_real) : path_(path), open_path_(path) {
+PinnedFile::PinnedFile(const fs::path& path, const fs::path& expected_real)
+    : path_(path), open_path_(path) {
   // O_PATH: the file is found, not opened for reading (nor a device's open run, nor a FIFO waited
   // on); the readers open /proc/self/fd/N, which is this file whatever the name leads to by then.
   fd_ = UniqueFd(::open(path.c_str(), O_PATH | O_CLOEXEC));
@@ -23,9 +24,10 @@ PinnedFile::PinnedFile(const fs::path& path, const fs::path& expected_real) : pa
   if (ec) return;  // no /proc: nothing can say which file this is (docs/run.md)
   open_path_ = proc;
   if (expected_real.empty() || opened == expected_real) return;
-  throw FileError(path.string() + ": is not the file the scan found there (it now leads to " + opened.string() +
-                  "; a link or a linked folder was put in its place since); not read, pass --follow-links "
-                  "(input.follow_links) to read what links lead to");
+  throw FileError(path.string() + ": is not the file the scan found there (it now leads to " +
+                  opened.string() +
+                  "; a link or a linked folder was put in its place since); not read, pass "
+                  "--follow-links (input.follow_links) to read what links lead to");
 }
 
 std::string PinnedFile::named(std::string text) const {

@@ -20,8 +20,10 @@ std::optional<FileIdentity> identity_of(const std::filesystem::path& path) {
 
 bool is_within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
   std::error_code ec;
-  const std::filesystem::path a = std::filesystem::weakly_canonical(std::filesystem::absolute(inner, ec), ec),
-                              b = std::filesystem::weakly_canonical(std::filesystem::absolute(outer, ec), ec);
+  const std::filesystem::path a = std::filesystem::weakly_canonical(
+                                  std::filesystem::absolute(inner, ec), ec),
+                              b = std::filesystem::weakly_canonical(
+                                  std::filesystem::absolute(outer, ec), ec);
   auto ai = a.begin();
   for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
     if (bi->empty()) continue;  // a trailing separator
@@ -34,10 +36,12 @@ void ReadFiles::add(const std::filesystem::path& path, const std::string& role) 
   if (const auto id = identity_of(path)) read_.push_back({*id, role, path});
 }
 
-void ReadFiles::add_folder(const std::filesystem::path& dir, const std::string& role, bool pages_only) {
+void ReadFiles::add_folder(const std::filesystem::path& dir, const std::string& role,
+                           bool pages_only) {
   std::error_code ec;
   const std::filesystem::path canonical = std::filesystem::canonical(dir, ec);
-  if (!ec && std::filesystem::is_directory(canonical, ec)) folders_.push_back({canonical, role, pages_only});
+  if (!ec && std::filesystem::is_directory(canonical, ec))
+    folders_.push_back({canonical, role, pages_only});
 }
 
 std::string ReadFiles::role_of(const std::filesystem::path& path) const {

@@ -3,9 +3,9 @@
 // is about to write, before anything is written or removed.
 #pragma once
 
+#include <sys/types.h>
 #include <filesystem>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace docsift::io {

@@ -53,18 +53,21 @@ bool allowed(const fs::path& real, const Walk& w, const fs::path& own_folder) {
   if (w.follow_links) return true;
   if (real.empty()) return false;
   if (!own_folder.empty() && inside(real, own_folder)) return true;
-  return std::any_of(w.roots.begin(), w.roots.end(), [&](const fs::path& root) { return inside(real, root); });
+  return std::any_of(w.roots.begin(), w.roots.end(),
+                     [&](const fs::path& root) { return inside(real, root); });
 }
 
 std::string outside_reason(bool link, const fs::path& real, bool folder) {
-  return std::string(link ? "a link to a " : "under a linked folder: a ") + (folder ? "folder" : "file") +
-         " outside the folders given to run (" + (real.empty() ? std::string("unresolved") : real.string()) +
+  return std::string(link ? "a link to a " : "under a linked folder: a ") +
+         (folder ? "folder" : "file") + " outside the folders given to run (" +
+         (real.empty() ? std::string("unresolved") : real.string()) +
          "), not opened; pass --follow-links (input.follow_links) to read it";
 }
 
 // A file with an image extension found under `relative`: processed, or skipped with the reason.
 // `own_folder` is the folder a file named directly lies in (empty for one found by a walk).
-void consider(const fs::path& p, const std::string& relative, Walk& w, const fs::path& own_folder = {}) {
+void consider(const fs::path& p, const std::string& relative, Walk& w,
+              const fs::path& own_folder = {}) {
   std::error_code ec;
   const fs::file_status own = fs::symlink_status(p, ec);
   if (ec && !missing(ec)) {
@@ -97,8 +100,9 @@ void consider(const fs::path& p, const std::string& relative, Walk& w, const fs:
 void walk(const fs::path& root, const fs::path& dir, Walk& w) {
   const auto unreadable = [&](const std::error_code& error, const std::string& what) {
     if (dir == root) {
-      throw InputUnreadableError(root.string() + ": " + what + ": " + error.message() +
-                                 "; run docsift as a user who may read it (this is not an empty inbox)");
+      throw InputUnreadableError(
+          root.string() + ": " + what + ": " + error.message() +
+          "; run docsift as a user who may read it (this is not an empty inbox)");
     }
     w.skipped.push_back({dir.lexically_relative(root).generic_string() + "/",
                          what + ": " + error.message() + "; its pages are not processed", true});
@@ -120,8 +124,10 @@ void walk(const fs::path& root, const fs::path& dir, Walk& w) {
       fs::path real = fs::weakly_canonical(p, status_ec);
       if (status_ec) real.clear();
       if (!allowed(real, w, {})) {
-        w.skipped.push_back({p.lexically_relative(root).generic_string() + "/",
-                             outside_reason(fs::is_symlink(it->symlink_status(status_ec)), real, true), false, true});
+        w.skipped.push_back(
+            {p.lexically_relative(root).generic_string() + "/",
+             outside_reason(fs::is_symlink(it->symlink_status(status_ec)), real, true), false,
+             true});
       } else if (w.seen_dirs.insert(real).second) {
         // A symlink back to an ancestor would recurse forever: visit each real folder once.
         walk(root, p, w);
@@ -143,8 +149,10 @@ void walk(const fs::path& root, const fs::path& dir, Walk& w) {
 
 bool has_image_extension(const fs::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  static const std::set<std::string> kExtensions{".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp", ".pdf"};
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static const std::set<std::string> kExtensions{".jpg",  ".jpeg", ".png", ".tif",
+                                                 ".tiff", ".webp", ".bmp", ".pdf"};
   return kExtensions.count(ext) > 0;
 }
 
@@ -156,11 +164,14 @@ void check_inputs_exist(const std::vector<Input>& inputs) {
       throw InputUnreadableError(input.path.string() + ": cannot look at it: " + ec.message() +
                                  "; run docsift as a user who may read it");
     }
-    throw InputMissingError(input.path.string() + ": no such file or folder (give folders of documents, or the files themselves)");
+    throw InputMissingError(
+        input.path.string() +
+        ": no such file or folder (give folders of documents, or the files themselves)");
   }
 }
 
-std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool recursive, std::vector<SkippedFile>* skipped,
+std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool recursive,
+                                      std::vector<SkippedFile>* skipped,
                                       std::vector<fs::path>* not_descended, bool follow_links) {
   check_inputs_exist(inputs);
   Walk w;
@@ -179,7 +190,8 @@ std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool rec
     if (fs::is_directory(p, ec)) {
       if (w.seen_dirs.insert(fs::weakly_canonical(p, ec)).second) walk(p, p, w);
     } else if (!has_image_extension(p)) {
-      w.skipped.push_back({named, "not an image or PDF by its name (jpg, jpeg, png, tif, tiff, webp, bmp, pdf)"});
+      w.skipped.push_back(
+          {named, "not an image or PDF by its name (jpg, jpeg, png, tif, tiff, webp, bmp, pdf)"});
     } else {
       // A file named directly (a --files-from entry above all, which a list generator may have
       // written from an inbox's names) may be a link only into the folder that holds the name.
@@ -203,14 +215,17 @@ std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool rec
     }
     const auto [at, inserted] = by_identity.emplace(found[i].image.relative, &found[i]);
     if (!inserted) {
-      throw ConfigError(at->second->image.path.string() + " and " + found[i].image.path.string() + " would both be \"" +
-                        found[i].image.relative +
-                        "\" in the journal; run them into separate --out folders, or name the files directly");
+      throw ConfigError(
+          at->second->image.path.string() + " and " + found[i].image.path.string() +
+          " would both be \"" + found[i].image.relative +
+          "\" in the journal; run them into separate --out folders, or name the files directly");
     }
     out.push_back(found[i].image);
   }
-  std::sort(out.begin(), out.end(), [](const ScannedImage& a, const ScannedImage& b) { return a.relative < b.relative; });
-  std::sort(skips.begin(), skips.end(), [](const SkippedFile& a, const SkippedFile& b) { return a.relative < b.relative; });
+  std::sort(out.begin(), out.end(),
+            [](const ScannedImage& a, const ScannedImage& b) { return a.relative < b.relative; });
+  std::sort(skips.begin(), skips.end(),
+            [](const SkippedFile& a, const SkippedFile& b) { return a.relative < b.relative; });
   if (skipped != nullptr) *skipped = std::move(skips);
   if (not_descended != nullptr) {
     std::sort(w.not_descended.begin(), w.not_descended.end());
@@ -219,9 +234,11 @@ std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool rec
   return out;
 }
 
-std::vector<ScannedImage> scan_images(const fs::path& dir, bool recursive, std::vector<SkippedFile>* skipped) {
+std::vector<ScannedImage> scan_images(const fs::path& dir, bool recursive,
+                                      std::vector<SkippedFile>* skipped) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw FileError(dir.string() + ": not a folder (give the folder of images to process)");
+  if (!fs::is_directory(dir, ec))
+    throw FileError(dir.string() + ": not a folder (give the folder of images to process)");
   return scan_inputs({Input{dir}}, recursive, skipped);
 }
 

@@ -4,7 +4,8 @@
 //
 // A file's identity, which the journal keys its records by and --resume, --shard and merge go by
 // (docs/run.md, "Inputs"): under a folder input, its path relative to that folder ("2024/a.pdf");
-// named directly, its path as given, lexically normalised ("extra.pdf", "inbox/../b.png" as "b.png",
+// named directly, its path as given, lexically normalised ("extra.pdf", "inbox/../b.png" as
+// "b.png",
 // "/srv/x.pdf" stays absolute). The same command line in the same working directory gives the same
 // identities night after night.
 #pragma once
@@ -56,10 +57,10 @@ void check_inputs_exist(const std::vector<Input>& inputs);
 // and (`unreadable`) the subfolders and files that cannot be read. Without `recursive`, the
 // subfolders of the folders given go to `not_descended` (sorted). Unless `follow_links`, a file or
 // subfolder whose real path (links resolved) lies outside every folder given is skipped unopened
-// (`link_outside`); for a file named directly, its own folder counts as given. Throws what check_inputs_exist
-// throws, docsift::InputUnreadableError naming a folder given that cannot be read (an inbox that
-// cannot be read is a fault, never an empty night), and docsift::ConfigError when two different
-// files have one identity (two folders that both hold "a.png").
+// (`link_outside`); for a file named directly, its own folder counts as given. Throws what
+// check_inputs_exist throws, docsift::InputUnreadableError naming a folder given that cannot be
+// read (an inbox that cannot be read is a fault, never an empty night), and docsift::ConfigError
+// when two different files have one identity (two folders that both hold "a.png").
 std::vector<ScannedImage> scan_inputs(const std::vector<Input>& inputs, bool recursive,
                                       std::vector<SkippedFile>* skipped = nullptr,
                                       std::vector<std::filesystem::path>* not_descended = nullptr,

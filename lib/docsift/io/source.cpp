@@ -19,7 +19,8 @@ namespace {
 
 // `path` pinned (pinned_file.h), or nullopt when it is not there or not the file the scan found
 // (the read that follows fails, saying why).
-std::optional<PinnedFile> pin_of(const std::filesystem::path& path, const std::filesystem::path& expected_real) {
+std::optional<PinnedFile> pin_of(const std::filesystem::path& path,
+                                 const std::filesystem::path& expected_real) {
   std::optional<PinnedFile> pin;
   try {
     pin.emplace(path, expected_real);
@@ -70,7 +71,8 @@ std::optional<SourceStamp> stamp_pinned(const PinnedFile& pin, bool with_hash) {
   return s;
 }
 
-std::optional<std::string> content_hash(const std::filesystem::path& path, const std::filesystem::path& expected_real) {
+std::optional<std::string> content_hash(const std::filesystem::path& path,
+                                        const std::filesystem::path& expected_real) {
   const std::optional<PinnedFile> pin = pin_of(path, expected_real);
   return pin ? hash_of(*pin) : std::nullopt;
 }
@@ -81,7 +83,8 @@ std::string stamp_change(const SourceStamp& before, const SourceStamp& now) {
   }
   if (before.mtime_ns != now.mtime_ns) {
     const auto time = [](std::int64_t ns) {
-      return rfc3339_utc(WallClock::time_point(std::chrono::duration_cast<WallClock::duration>(std::chrono::nanoseconds(ns))));
+      return rfc3339_utc(WallClock::time_point(
+          std::chrono::duration_cast<WallClock::duration>(std::chrono::nanoseconds(ns))));
     };
     return "modified " + time(before.mtime_ns) + " → " + time(now.mtime_ns);
   }

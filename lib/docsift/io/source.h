@@ -18,8 +18,8 @@ inline constexpr std::uint64_t kHashMaxBytes = 64ull << 20;
 
 struct SourceStamp {
   std::uint64_t size = 0;
-  std::int64_t mtime_ns = 0;         // nanoseconds since the Unix epoch
-  std::optional<std::string> hash;   // "fnv1a64:<16 hex>" of the content, for files ≤ kHashMaxBytes
+  std::int64_t mtime_ns = 0;        // nanoseconds since the Unix epoch
+  std::optional<std::string> hash;  // "fnv1a64:<16 hex>" of the content, for files ≤ kHashMaxBytes
 };
 
 // `path` pinned (pinned_file.h), then stamp_pinned: nullopt when it cannot be stat'ed or is not
@@ -33,7 +33,8 @@ class PinnedFile;
 std::optional<SourceStamp> stamp_pinned(const PinnedFile& pin, bool with_hash);
 
 // The content hash stamp_file records; nullopt for a file over kHashMaxBytes or unreadable.
-std::optional<std::string> content_hash(const std::filesystem::path& path, const std::filesystem::path& expected_real = {});
+std::optional<std::string> content_hash(const std::filesystem::path& path,
+                                        const std::filesystem::path& expected_real = {});
 
 // Why `now` is not the file `before` was, as a short phrase ("size 1200 → 1350 bytes",
 // "modified 2026-11-24T02:00:03.000Z → …"); "" when size and time are equal.

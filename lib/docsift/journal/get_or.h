@@ -19,7 +19,8 @@ T get_or(const nlohmann::json& j, const char* key, T fallback) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
   if (const std::optional<T> value = json_value_as<T>(*it)) return *value;
-  throw io::BadRecord(std::string("\"") + key + "\" is " + it->type_name() + ", not the expected type (or out of range)");
+  throw io::BadRecord(std::string("\"") + key + "\" is " + it->type_name() +
+                      ", not the expected type (or out of range)");
 }
 
 // A summary's key: as get_or, a FileError naming `where`.

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "docsift/error.h"
-#include "docsift/json_fields.h"
 #include "docsift/io/journal.h"
 #include "docsift/journal/get_or.h"
+#include "docsift/json_fields.h"
 
 namespace docsift::journal {
 namespace {
@@ -18,15 +18,19 @@ using detail::get_or;
 
 // A record's "document": its page count (1 or more) and its fields' page rules by name.
 Record::Document document_of(const json& j) {
-  if (!j.is_object()) throw io::BadRecord("\"document\" is " + std::string(j.type_name()) + ", not an object");
+  if (!j.is_object())
+    throw io::BadRecord("\"document\" is " + std::string(j.type_name()) + ", not an object");
   Record::Document d;
   d.pages = get_or<int>(j, "pages", 0);
-  if (d.pages < 1) throw io::BadRecord("\"document\": \"pages\" is " + std::to_string(d.pages) + ", not a page count");
+  if (d.pages < 1)
+    throw io::BadRecord("\"document\": \"pages\" is " + std::to_string(d.pages) +
+                        ", not a page count");
   const auto rules = j.find("rules");
   if (rules == j.end() || rules->is_null()) return d;
   if (!rules->is_object()) throw io::BadRecord("\"document\": \"rules\" is not an object");
   for (const auto& [field, rule] : rules->items()) {
-    if (!rule.is_string()) throw io::BadRecord("\"document\": the rule of " + field + " is not a string");
+    if (!rule.is_string())
+      throw io::BadRecord("\"document\": the rule of " + field + " is not a string");
     try {
       d.rules[field] = extract::parse_page_rule(rule.get<std::string>());
     } catch (const std::exception& e) {
@@ -37,12 +41,16 @@ Record::Document document_of(const json& j) {
 }
 
 // A probability as the run writes it: a finite number in [0, 1].
-// The cells of a row of line_items but its description, each named as its column (ocr/table.h's names).
-constexpr std::array<std::pair<const char*, std::optional<std::string> Record::LineItem::*>, 7> kItemCells{{
-    {"quantity", &Record::LineItem::quantity}, {"unit_price", &Record::LineItem::unit_price},
-    {"amount", &Record::LineItem::amount},     {"date", &Record::LineItem::date},
-    {"debit", &Record::LineItem::debit},       {"credit", &Record::LineItem::credit},
-    {"balance", &Record::LineItem::balance}}};
+// The cells of a row of line_items but its description, each named as its column (ocr/table.h's
+// names).
+constexpr std::array<std::pair<const char*, std::optional<std::string> Record::LineItem::*>, 7>
+    kItemCells{{{"quantity", &Record::LineItem::quantity},
+                {"unit_price", &Record::LineItem::unit_price},
+                {"amount", &Record::LineItem::amount},
+                {"date", &Record::LineItem::date},
+                {"debit", &Record::LineItem::debit},
+                {"credit", &Record::LineItem::credit},
+                {"balance", &Record::LineItem::balance}}};
 
 json line_items_json(const std::vector<Record::LineItem>& items) {
   json out = json::array();
@@ -68,7 +76,8 @@ std::vector<Record::LineItem> line_items_of(const json& j) {
     }
     if (row.contains("box")) {
       const json& b = row["box"];
-      if (!b.is_array() || b.size() != 4 || !std::all_of(b.begin(), b.end(), [](const json& v) { return v.is_number_integer(); }))
+      if (!b.is_array() || b.size() != 4 ||
+          !std::all_of(b.begin(), b.end(), [](const json& v) { return v.is_number_integer(); }))
         throw io::BadRecord("\"line_items\": a row's box is not four integers");
       for (std::size_t k = 0; k < 4; ++k) item.box[k] = b[k].get<int>();
     }
@@ -87,9 +96,11 @@ bool is_probability(const json& v) {
 std::string record_problem(const json& r) {
   if (!r.is_object()) return "not a JSON object";
   if (!r.contains("file") || !r["file"].is_string()) return "record has no \"file\" string";
-  if (r.contains("file_bytes") && !r["file_bytes"].is_string()) return "\"file_bytes\" must be a string";
+  if (r.contains("file_bytes") && !r["file_bytes"].is_string())
+    return "\"file_bytes\" must be a string";
   const auto* status = r.contains("status") ? &r["status"] : nullptr;
-  if (status == nullptr || !status->is_string() || (*status != "ok" && *status != "failed" && *status != "gone")) {
+  if (status == nullptr || !status->is_string() ||
+      (*status != "ok" && *status != "failed" && *status != "gone")) {
     return "\"status\" must be \"ok\", \"failed\" or \"gone\"";
   }
   if (*status == "gone") return "";  // a marker: no reading, so no timings or memory
@@ -99,7 +110,8 @@ std::string record_problem(const json& r) {
   if (*status == "ok") {
     if (!object("fields")) return "\"fields\" must be an object";
     if (!r.contains("tier") || !r["tier"].is_string()) return "\"tier\" must be a string";
-    if (!object("tokens") || !r["tokens"].contains("generated") || !r["tokens"]["generated"].is_number_integer()) {
+    if (!object("tokens") || !r["tokens"].contains("generated") ||
+        !r["tokens"]["generated"].is_number_integer()) {
       return "\"tokens.generated\" must be an integer";
     }
   }
@@ -115,7 +127,8 @@ void read_confidences(const json& j, Record& r) {
     return io::BadRecord("\"" + key + "\" must be " + want);
   };
   if (j.contains("confidence") && !j["confidence"].is_null()) {
-    if (!j["confidence"].is_object()) throw bad("confidence", "an object of field: a number in [0, 1]");
+    if (!j["confidence"].is_object())
+      throw bad("confidence", "an object of field: a number in [0, 1]");
     r.confidence.emplace();
     for (const auto& [name, value] : j["confidence"].items()) {
       if (!is_probability(value)) throw bad("confidence." + name, "a number in [0, 1]");
@@ -123,7 +136,8 @@ void read_confidences(const json& j, Record& r) {
     }
   }
   if (j.contains("document_type_confidence") && !j["document_type_confidence"].is_null()) {
-    if (!is_probability(j["document_type_confidence"])) throw bad("document_type_confidence", "a number in [0, 1]");
+    if (!is_probability(j["document_type_confidence"]))
+      throw bad("document_type_confidence", "a number in [0, 1]");
     r.document_type_confidence = j["document_type_confidence"].get<double>();
   }
   if (j.contains("review") && !j["review"].is_null()) {
@@ -143,14 +157,17 @@ void read_confidences(const json& j, Record& r) {
     }
   }
   if (j.contains("review_thresholds") && !j["review_thresholds"].is_null()) {
-    if (!j["review_thresholds"].is_object()) throw bad("review_thresholds", "an object of field: a number in [0, 1]");
+    if (!j["review_thresholds"].is_object())
+      throw bad("review_thresholds", "an object of field: a number in [0, 1]");
     r.review_thresholds.emplace();
     for (const auto& [name, value] : j["review_thresholds"].items()) {
-      if (!value.is_number() || !std::isfinite(value.get<double>())) throw bad("review_thresholds." + name, "a number");
+      if (!value.is_number() || !std::isfinite(value.get<double>()))
+        throw bad("review_thresholds." + name, "a number");
       (*r.review_thresholds)[name] = value.get<double>();
     }
   }
-  if (j.contains("line_items") && !j["line_items"].is_null()) r.line_items = line_items_of(j["line_items"]);
+  if (j.contains("line_items") && !j["line_items"].is_null())
+    r.line_items = line_items_of(j["line_items"]);
   if (j.contains("boxes") && !j["boxes"].is_null()) {
     if (!j["boxes"].is_object()) throw bad("boxes", "an object of field: [x, y, width, height]");
     r.boxes.emplace();
@@ -161,9 +178,11 @@ void read_confidences(const json& j, Record& r) {
       };
       if (!box.is_array() || box.size() != 4 || !fits(box[0], INT_MIN) || !fits(box[1], INT_MIN) ||
           !fits(box[2], 0) || !fits(box[3], 0)) {
-        throw bad("boxes." + name, "[x, y, width, height], integers, width and height not negative");
+        throw bad("boxes." + name,
+                  "[x, y, width, height], integers, width and height not negative");
       }
-      (*r.boxes)[name] = {box[0].get<int>(), box[1].get<int>(), box[2].get<int>(), box[3].get<int>()};
+      (*r.boxes)[name] = {box[0].get<int>(), box[1].get<int>(), box[2].get<int>(),
+                          box[3].get<int>()};
     }
   }
 }
@@ -173,14 +192,20 @@ void read_confidences(const json& j, Record& r) {
 void read_corrections(const json& j, Record& r) {
   if (!j.contains("corrections") || j["corrections"].is_null()) return;
   const json& c = j["corrections"];
-  if (!c.is_object() || r.status != Record::Status::Ok) throw io::BadRecord("\"corrections\" must be an object, on an ok record");
+  if (!c.is_object() || r.status != Record::Status::Ok)
+    throw io::BadRecord("\"corrections\" must be an object, on an ok record");
   r.corrections.emplace();
-  const auto text = [](const json& one, const char* key) { return one.is_object() && one.contains(key) && one[key].is_string(); };
+  const auto text = [](const json& one, const char* key) {
+    return one.is_object() && one.contains(key) && one[key].is_string();
+  };
   for (const auto& [name, one] : c.items()) {
     if (!text(one, "original") || !text(one, "at") || !r.fields || r.fields->count(name) == 0) {
-      throw io::BadRecord("\"corrections." + name + "\" must be {\"original\": a string, \"at\": a string} of a field of \"fields\"");
+      throw io::BadRecord(
+          "\"corrections." + name +
+          "\" must be {\"original\": a string, \"at\": a string} of a field of \"fields\"");
     }
-    (*r.corrections)[name] = Record::Correction{one["original"].get<std::string>(), one["at"].get<std::string>()};
+    (*r.corrections)[name] =
+        Record::Correction{one["original"].get<std::string>(), one["at"].get<std::string>()};
   }
 }
 
@@ -193,7 +218,8 @@ Record Record::failure(std::string error) {
   return r;
 }
 
-Record Record::gone_marker(std::string file, std::optional<std::string> file_bytes, std::string why) {
+Record Record::gone_marker(std::string file, std::optional<std::string> file_bytes,
+                           std::string why) {
   Record r;
   r.status = Status::Gone;
   r.file = std::move(file);
@@ -208,7 +234,8 @@ json Record::to_json() const {
   if (file_bytes) j["file_bytes"] = *file_bytes;
   if (document) {
     j["document"] = {{"pages", document->pages}, {"rules", json::object()}};
-    for (const auto& [field, rule] : document->rules) j["document"]["rules"][field] = std::string(extract::to_string(rule));
+    for (const auto& [field, rule] : document->rules)
+      j["document"]["rules"][field] = std::string(extract::to_string(rule));
   }
   j["config_hash"] = config_hash;
   if (source) {
@@ -241,8 +268,12 @@ json Record::to_json() const {
   }
   j["timings_s"] = timings_s;
   for (const auto& [key, value] : {std::pair<const char*, const json*>{"image", &image},
-                                   {"plan", &plan}, {"attempts", &attempts}, {"model", &model},
-                                   {"engine", &engine}, {"memory", &memory}, {"worker", &worker}}) {
+                                   {"plan", &plan},
+                                   {"attempts", &attempts},
+                                   {"model", &model},
+                                   {"engine", &engine},
+                                   {"memory", &memory},
+                                   {"worker", &worker}}) {
     if (!value->is_null()) j[key] = *value;
   }
   return j;
@@ -252,22 +283,26 @@ namespace {
 
 // A record of any source; io::BadRecord naming the key when it is not one.
 Record parse_record(const json& j) {
-  if (!j.is_object() || !j.contains("file") || !j["file"].is_string()) throw io::BadRecord("a record without a string \"file\"");
+  if (!j.is_object() || !j.contains("file") || !j["file"].is_string())
+    throw io::BadRecord("a record without a string \"file\"");
   Record r;
   r.file = j["file"].get<std::string>();
-  if (j.contains("file_bytes") && j["file_bytes"].is_string()) r.file_bytes = j["file_bytes"].get<std::string>();
+  if (j.contains("file_bytes") && j["file_bytes"].is_string())
+    r.file_bytes = j["file_bytes"].get<std::string>();
   if (j.contains("document") && !j["document"].is_null()) r.document = document_of(j["document"]);
   r.config_hash = get_or<std::string>(j, "config_hash", "");
   if (j.contains("source") && j["source"].is_object()) {
     const json& s = j["source"];
-    r.source = io::SourceStamp{get_or<std::uint64_t>(s, "size", 0), get_or<std::int64_t>(s, "mtime_ns", 0),
-                               std::nullopt};
+    r.source = io::SourceStamp{get_or<std::uint64_t>(s, "size", 0),
+                               get_or<std::int64_t>(s, "mtime_ns", 0), std::nullopt};
     if (s.contains("hash")) r.source->hash = get_or<std::string>(s, "hash", "");
   }
   r.started_at = get_or<std::string>(j, "started_at", "");
   r.finished_at = get_or<std::string>(j, "finished_at", "");
   const std::string status = get_or<std::string>(j, "status", "");
-  r.status = status == "ok" ? Record::Status::Ok : status == "gone" ? Record::Status::Gone : Record::Status::Failed;
+  r.status = status == "ok"     ? Record::Status::Ok
+             : status == "gone" ? Record::Status::Gone
+                                : Record::Status::Failed;
   r.error = get_or<std::string>(j, "error", "");
   r.tier = get_or<std::string>(j, "tier", "");
   if (j.contains("text_source")) r.text_source = get_or<std::string>(j, "text_source", "");
@@ -282,8 +317,8 @@ Record parse_record(const json& j) {
   if (j.contains("raw_response")) r.raw_response = get_or<std::string>(j, "raw_response", "");
   if (j.contains("tokens") && j["tokens"].is_object()) {
     r.tokens = Record::Tokens{get_or<std::int64_t>(j["tokens"], "prompt", 0),
-                      get_or<std::int64_t>(j["tokens"], "generated", 0),
-                      get_or<std::int64_t>(j["tokens"], "forced", 0)};
+                              get_or<std::int64_t>(j["tokens"], "generated", 0),
+                              get_or<std::int64_t>(j["tokens"], "forced", 0)};
   }
   if (j.contains("decoding")) r.decoding = get_or<std::string>(j, "decoding", "");
   read_confidences(j, r);
@@ -294,8 +329,12 @@ Record parse_record(const json& j) {
     }
   }
   for (const auto& [key, value] : {std::pair<const char*, json*>{"image", &r.image},
-                                   {"plan", &r.plan}, {"attempts", &r.attempts}, {"model", &r.model},
-                                   {"engine", &r.engine}, {"memory", &r.memory}, {"worker", &r.worker}}) {
+                                   {"plan", &r.plan},
+                                   {"attempts", &r.attempts},
+                                   {"model", &r.model},
+                                   {"engine", &r.engine},
+                                   {"memory", &r.memory},
+                                   {"worker", &r.worker}}) {
     if (j.contains(key)) *value = j[key];
   }
   return r;
@@ -316,6 +355,8 @@ Record Record::from_journal(const json& j) {
   return parse_record(j);
 }
 
-void check_journal_record(const json& j, std::uint64_t /*offset*/) { (void)Record::from_journal(j); }
+void check_journal_record(const json& j, std::uint64_t /*offset*/) {
+  (void)Record::from_journal(j);
+}
 
 }  // namespace docsift::journal

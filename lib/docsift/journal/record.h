@@ -1,7 +1,8 @@
 // The journal record (one line of results.jsonl) and summary.json, typed. Every key of either is
 // written here once (to_json) and read back here once (from_json); run, the worker, merge, the
 // outputs and eval go through these. The shapes are documented in docs/run.md. A layer of its own
-// below batch/, with no LibTorch, so that eval/ reads journals without the run (docs/architecture.md).
+// below batch/, with no LibTorch, so that eval/ reads journals without the run
+// (docs/architecture.md).
 #pragma once
 
 #include <array>
@@ -45,10 +46,10 @@ struct Record {
   std::string started_at, finished_at;    // RFC 3339 UTC (timestamp.h); "" in older journals
   // Set by the page reader.
   Status status = Status::Failed;
-  std::string error;                        // failed: why, one line; gone: why it is gone
-  std::string tier;                         // ok: the ladder's tier, or "ocr"
-  std::optional<std::string> text_source;   // the OCR engine: "pdf" (the text layer) or "ocr"
-  std::optional<std::string> warning;       // what an image decoder said about a page that decoded
+  std::string error;                       // failed: why, one line; gone: why it is gone
+  std::string tier;                        // ok: the ladder's tier, or "ocr"
+  std::optional<std::string> text_source;  // the OCR engine: "pdf" (the text layer) or "ocr"
+  std::optional<std::string> warning;      // what an image decoder said about a page that decoded
   std::optional<std::map<std::string, std::string>> fields;  // ok: field → value
   std::optional<std::string> raw_response;  // ok: the model's answer, or the page's text
   std::optional<Tokens> tokens;             // ok
@@ -95,7 +96,8 @@ struct Record {
   // memory and timings.
   static Record failure(std::string error);
   // The marker for a failed page that is gone: the page's names, `why`, and when.
-  static Record gone_marker(std::string file, std::optional<std::string> file_bytes, std::string why);
+  static Record gone_marker(std::string file, std::optional<std::string> file_bytes,
+                            std::string why);
 
   nlohmann::json to_json() const;
   // Lenient where a journal written by an older docsift may lack a key (the key's default); throws

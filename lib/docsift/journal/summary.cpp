@@ -44,9 +44,17 @@ json Summary::to_json() const {
     j["started_at"] = started_at;
     j["finished_at"] = finished_at;
     j["inputs"] = inputs;
-    j["images"] = {{"scanned", scanned}, {"pages", pages}, {"ok", ok}, {"failed", failed}, {"gone", gone},
-                   {"pending", pending}, {"found", found}, {"this_run", this_run}, {"retried", retried},
-                   {"changed", changed}, {"resumed_from_journal", resumed_from_journal}};
+    j["images"] = {{"scanned", scanned},
+                   {"pages", pages},
+                   {"ok", ok},
+                   {"failed", failed},
+                   {"gone", gone},
+                   {"pending", pending},
+                   {"found", found},
+                   {"this_run", this_run},
+                   {"retried", retried},
+                   {"changed", changed},
+                   {"resumed_from_journal", resumed_from_journal}};
     json failures = json::array();
     for (const auto& f : failed_files) failures.push_back({{"file", f.file}, {"error", f.error}});
     j["failed_files"] = {{"count", failed}, {"listed", failures}};
@@ -54,15 +62,16 @@ json Summary::to_json() const {
     j["engine"] = engine;
     j["model"] = model;
     j["device"] = device;
-    j["isolation"] = isolation.mode == "worker"
-                         ? json{{"mode", "worker"},
-                                {"workers_started", isolation.workers_started},
-                                {"recycles", isolation.recycles},
-                                {"crashes", isolation.crashes},
-                                {"timeouts", isolation.timeouts},
-                                {"supervisor_mapped_libcuda", isolation.supervisor_mapped_libcuda},
-                                {"supervisor_mapped_gpu_devices", isolation.supervisor_mapped_gpu_devices}}
-                         : json{{"mode", isolation.mode}};
+    j["isolation"] =
+        isolation.mode == "worker"
+            ? json{{"mode", "worker"},
+                   {"workers_started", isolation.workers_started},
+                   {"recycles", isolation.recycles},
+                   {"crashes", isolation.crashes},
+                   {"timeouts", isolation.timeouts},
+                   {"supervisor_mapped_libcuda", isolation.supervisor_mapped_libcuda},
+                   {"supervisor_mapped_gpu_devices", isolation.supervisor_mapped_gpu_devices}}
+            : json{{"mode", isolation.mode}};
     j["config_hash"] = config_hash;
     j["earlier_config_hashes"] = earlier_config_hashes;
     json skipped = json::array();
@@ -79,21 +88,24 @@ json Summary::to_json() const {
   j["throughput"]["overhead_seconds"] = overhead_seconds;
   j["throughput"]["generated_tokens"] = generated_tokens;
   // Bytes are whole numbers: a float here made "1.2345e+09" out of a byte count.
-  j["memory_high_water"] = {{"device_peak_allocated", device_peak_allocated}, {"host_peak_rss", host_peak_rss}};
+  j["memory_high_water"] = {{"device_peak_allocated", device_peak_allocated},
+                            {"host_peak_rss", host_peak_rss}};
   if (review) {
     j["review"] = {{"pages", review->pages},
                    {"pages_accepted", review->pages_accepted},
                    {"fields_accepted", review->fields_accepted},
                    {"fields_to_review", review->fields_to_review}};
   }
-  if (corrections) j["corrections"] = {{"pages", corrections->pages}, {"fields", corrections->fields}};
+  if (corrections)
+    j["corrections"] = {{"pages", corrections->pages}, {"fields", corrections->fields}};
   return j;
 }
 
 Summary Summary::from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw FileError(where + ": not a JSON object");
   Summary s;
-  const json images = j.contains("images") && j["images"].is_object() ? j["images"] : json::object();
+  const json images =
+      j.contains("images") && j["images"].is_object() ? j["images"] : json::object();
   s.scanned = get_or<int>(images, "scanned", 0, where);
   s.pages = get_or<int>(images, "pages", 0, where);
   s.ok = get_or<int>(images, "ok", 0, where);
@@ -105,7 +117,8 @@ Summary Summary::from_json(const json& j, const std::string& where) {
   s.resumed_from_journal = get_or<int>(images, "resumed_from_journal", 0, where);
   s.recorded = get_or<int>(images, "recorded", 0, where);
   if (j.contains("shard") && j["shard"].is_object()) {
-    s.shard = ShardInfo{get_or<int>(j["shard"], "index", 0, where), get_or<int>(j["shard"], "count", 0, where),
+    s.shard = ShardInfo{get_or<int>(j["shard"], "index", 0, where),
+                        get_or<int>(j["shard"], "count", 0, where),
                         get_or<int>(j["shard"], "scanned_all_shards", 0, where)};
   }
   s.docsift_version = get_or<std::string>(j, "docsift_version", "", where);
@@ -124,10 +137,12 @@ Summary Summary::from_json(const json& j, const std::string& where) {
   s.model = get_or<std::string>(j, "model", "", where);
   s.device = get_or<std::string>(j, "device", "", where);
   s.config_hash = get_or<std::string>(j, "config_hash", "", where);
-  if (j.contains("interrupted") && j["interrupted"].is_string()) s.interrupted = j["interrupted"].get<std::string>();
+  if (j.contains("interrupted") && j["interrupted"].is_string())
+    s.interrupted = j["interrupted"].get<std::string>();
   if (j.contains("merged_from") && j["merged_from"].is_array()) s.merged_from.emplace();
   if (j.contains("tiers") && j["tiers"].is_object()) {
-    for (const auto& [tier, count] : j["tiers"].items()) s.tiers[tier] = get_or<int>(j["tiers"], tier.c_str(), 0, where);
+    for (const auto& [tier, count] : j["tiers"].items())
+      s.tiers[tier] = get_or<int>(j["tiers"], tier.c_str(), 0, where);
   }
   if (j.contains("review") && j["review"].is_object()) {
     const json& r = j["review"];
@@ -136,7 +151,8 @@ Summary Summary::from_json(const json& j, const std::string& where) {
                       get_or<std::int64_t>(r, "fields_to_review", 0, where)};
   }
   if (j.contains("corrections") && j["corrections"].is_object()) {
-    s.corrections = Corrections{get_or<int>(j["corrections"], "pages", 0, where), get_or<std::int64_t>(j["corrections"], "fields", 0, where)};
+    s.corrections = Corrections{get_or<int>(j["corrections"], "pages", 0, where),
+                                get_or<std::int64_t>(j["corrections"], "fields", 0, where)};
   }
   return s;
 }

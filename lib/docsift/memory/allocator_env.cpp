@@ -12,8 +12,9 @@ std::vector<std::string> apply_allocator_settings(const std::string& settings) {
     const bool primary = std::string_view(name) == "PYTORCH_CUDA_ALLOC_CONF";
     if (user == nullptr && !primary) continue;
     if (user != nullptr && settings != user) {
-      warnings.push_back(std::string(name) + "=\"" + user + "\" from the environment is replaced by memory.allocator \"" +
-                         settings + "\"; to keep yours, pass --set memory.allocator=\"" + user + "\"");
+      warnings.push_back(std::string(name) + "=\"" + user +
+                         "\" from the environment is replaced by memory.allocator \"" + settings +
+                         "\"; to keep yours, pass --set memory.allocator=\"" + user + "\"");
     }
     ::setenv(name, settings.c_str(), /*overwrite=*/1);
   }

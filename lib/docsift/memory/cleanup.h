@@ -10,11 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "docsift/memory/device_memory.h"
 #include "docsift/memory/cleanup_policy.h"
+#include "docsift/memory/device_memory.h"
 
 namespace docsift::memory {
-
 
 struct CleanupReport {
   MemoryReading before, after;

@@ -16,7 +16,6 @@ namespace docsift::memory {
 
 using device::DeviceMemory;
 
-
 struct MemoryReading {
   HostMemory host;
   DeviceMemory device;

@@ -43,7 +43,9 @@ bool reset_peak_host_memory() {
 }
 
 nlohmann::json to_json(const HostMemory& host, nlohmann::json device) {
-  return {{"host_rss", host.rss_bytes}, {"host_peak_rss", host.peak_rss_bytes}, {"device", std::move(device)}};
+  return {{"host_rss", host.rss_bytes},
+          {"host_peak_rss", host.peak_rss_bytes},
+          {"device", std::move(device)}};
 }
 
 }  // namespace docsift::memory

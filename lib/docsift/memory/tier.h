@@ -38,28 +38,32 @@ struct TierTraits {
   bool on_device;        // the model on the run's device; false: on the host (memory.cpu_dtype)
   TierCache cache;       // where the KV cache lives
   bool reloads_weights;  // the model is unloaded and its weights loaded again before each attempt
-  bool retries;          // a second try at the tier before it, as it was (reload_retry: reload once more)
+  bool retries;  // a second try at the tier before it, as it was (reload_retry: reload once more)
 };
 
 inline constexpr std::array<TierTraits, 5> kTierTraits{{
     //                      on_device  cache                   reloads  retries
-    {Tier::Standard,        true,      TierCache::kWithModel,  false,   false},
-    {Tier::OffloadedCache,  true,      TierCache::kOffloaded,  false,   false},
-    {Tier::Reload,          true,      TierCache::kOffloaded,  true,    false},
-    {Tier::ReloadRetry,     true,      TierCache::kOffloaded,  true,    true},
-    {Tier::Cpu,             false,     TierCache::kWithModel,  false,   false},
+    {Tier::Standard, true, TierCache::kWithModel, false, false},
+    {Tier::OffloadedCache, true, TierCache::kOffloaded, false, false},
+    {Tier::Reload, true, TierCache::kOffloaded, true, false},
+    {Tier::ReloadRetry, true, TierCache::kOffloaded, true, true},
+    {Tier::Cpu, false, TierCache::kWithModel, false, false},
 }};
 
 // Both tables list every tier in the enum's order, so traits() is an index.
 constexpr bool tier_tables_in_order() {
   for (std::size_t i = 0; i < kTierTraits.size(); ++i) {
-    if (kTierTraits[i].tier != static_cast<Tier>(i) || kTierNames[i].first != static_cast<Tier>(i)) return false;
+    if (kTierTraits[i].tier != static_cast<Tier>(i) || kTierNames[i].first != static_cast<Tier>(i))
+      return false;
   }
   return kTierTraits.size() == kTierNames.size();
 }
-static_assert(tier_tables_in_order(), "kTierTraits and kTierNames: one row per Tier, in the enum's order");
+static_assert(tier_tables_in_order(),
+              "kTierTraits and kTierNames: one row per Tier, in the enum's order");
 
-constexpr const TierTraits& traits(Tier tier) { return kTierTraits[static_cast<std::size_t>(tier)]; }
+constexpr const TierTraits& traits(Tier tier) {
+  return kTierTraits[static_cast<std::size_t>(tier)];
+}
 
 // The tier `name` names, if any.
 constexpr std::optional<Tier> tier_named(std::string_view name) {

@@ -14,7 +14,8 @@ namespace docsift::model {
 at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias = {});
 
 // LayerNorm over the last dimension.
-at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps);
+at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+                      double eps);
 
 // `t` in `dtype`, with no operator call when it already is: a decode step runs these per layer,
 // and every dispatched call costs host time (a no-op at::Tensor::to is still one).
@@ -22,7 +23,7 @@ inline at::Tensor as_dtype(const at::Tensor& t, at::ScalarType dtype) {
   return t.scalar_type() == dtype ? t : t.to(dtype);
 }
 
-// Llama/Qwen RMSNorm: normalised in float32, cast back to x's dtype, then scaled by `weight`
+// The decoders' RMSNorm: normalised in float32, cast back to x's dtype, then scaled by `weight`
 // (held in float32; the product is cast to x's dtype as the reference does).
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
@@ -35,8 +36,9 @@ struct NormedSum {
   at::Tensor sum;     // x's shape and dtype (x itself when update is undefined)
   at::Tensor normed;  // x's shape, `out`
 };
-std::optional<NormedSum> fused_add_rms_norm(const at::Tensor& x, const at::Tensor& update, const at::Tensor& weight,
-                                            double eps, double clamp, at::ScalarType out);
+std::optional<NormedSum> fused_add_rms_norm(const at::Tensor& x, const at::Tensor& update,
+                                            const at::Tensor& weight, double eps, double clamp,
+                                            at::ScalarType out);
 
 // Rotary position embedding: RopeConfig (decoder_config.h) says which rule.
 
@@ -49,8 +51,8 @@ struct RopeTables {
 
 // Tables for positions [start, start + length); `seq_len` = start + length selects the dynamic
 // base. float32 arithmetic throughout, as the reference computes it.
-RopeTables rope_tables(const RopeConfig& config, int64_t start, int64_t length, at::ScalarType dtype,
-                       at::Device device);
+RopeTables rope_tables(const RopeConfig& config, int64_t start, int64_t length,
+                       at::ScalarType dtype, at::Device device);
 
 // x [B, heads, T, hd] rotated by the tables.
 at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables);
@@ -62,7 +64,8 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
 // `visible` [1, 1, 1, S] bool, true at the positions written so far (the query's own included).
 // Grouped heads are read in place as in attention()'s decode step. Shapes never depend on how
 // much of the cache is filled, so a CUDA graph can replay it (model/decode_graph.h).
-at::Tensor attention_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& visible);
+at::Tensor attention_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                          const at::Tensor& visible);
 
 // A decode step's RoPE, cache write and attention_step as docsift's two kernels
 // (device/cuda_plugin/decode_attention.h), for a step whose position is a device tensor:
@@ -72,8 +75,8 @@ at::Tensor attention_step(const at::Tensor& q, const at::Tensor& k, const at::Te
 // what apply_rope, index_copy_ and attention_step give with their roundings (scores and softmax in
 // float32 both ways, summed in another order). nullopt, having done nothing, where the kernels do
 // not take the call: not CUDA, a plugin without kernels, dtypes that differ, a shape they refuse.
-std::optional<at::Tensor> fused_decode_attention(const at::Tensor& qkv, const at::Tensor& cos, const at::Tensor& sin,
-                                                 const at::Tensor& position, const at::Tensor& keys,
-                                                 const at::Tensor& values);
+std::optional<at::Tensor> fused_decode_attention(const at::Tensor& qkv, const at::Tensor& cos,
+                                                 const at::Tensor& sin, const at::Tensor& position,
+                                                 const at::Tensor& keys, const at::Tensor& values);
 
 }  // namespace docsift::model

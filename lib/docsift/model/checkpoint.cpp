@@ -52,12 +52,15 @@ void refuse_quantized(const fs::path& config_path, const nlohmann::json& config)
           break;
         }
       }
-      if (scheme == "unknown scheme" && (q->contains("load_in_8bit") || q->contains("load_in_4bit"))) scheme = "bitsandbytes";
+      if (scheme == "unknown scheme" &&
+          (q->contains("load_in_8bit") || q->contains("load_in_4bit")))
+        scheme = "bitsandbytes";
     }
-    throw FileError(config_path.string() + ": this checkpoint is already quantized (" +
-                    (*where ? std::string(where) + "." : std::string()) + "quantization_config: " + scheme +
-                    "); docsift reads unquantized float32, float16 or bfloat16 safetensors checkpoints and "
-                    "quantizes them itself. Use the original model's folder and set model.quantization: int8");
+    throw FileError(
+        config_path.string() + ": this checkpoint is already quantized (" +
+        (*where ? std::string(where) + "." : std::string()) + "quantization_config: " + scheme +
+        "); docsift reads unquantized float32, float16 or bfloat16 safetensors checkpoints and "
+        "quantizes them itself. Use the original model's folder and set model.quantization: int8");
   }
 }
 
@@ -69,12 +72,14 @@ Checkpoint::Checkpoint(const fs::path& dir, bool require_weights) : dir_(dir) {
     refuse_pickles(dir.parent_path(), dir.filename().string());
   }
   if (!fs::exists(dir, ec)) {
-    throw InputMissingError(dir.string() + ": no such folder; pass the model folder that holds config.json "
-                                           "and the .safetensors weights");
+    throw InputMissingError(dir.string() +
+                            ": no such folder; pass the model folder that holds config.json and "
+                            "the .safetensors weights");
   }
   if (!fs::is_directory(dir, ec)) {
-    throw FileError(dir.string() + ": not a folder; pass the model folder that holds config.json "
-                                   "and the .safetensors weights");
+    throw FileError(dir.string() +
+                    ": not a folder; pass the model folder that holds config.json and the "
+                    ".safetensors weights");
   }
   const fs::path config_path = dir / "config.json";
   if (!fs::is_regular_file(config_path, ec) && ec == std::errc::permission_denied) {
@@ -92,8 +97,8 @@ Checkpoint::Checkpoint(const fs::path& dir, bool require_weights) : dir_(dir) {
   const fs::path index_path = dir / kIndexFile;
   const fs::path single_path = dir / kSingleFile;
   if (fs::is_regular_file(index_path, ec)) {
-    const auto names_by_shard = parse_safetensors_index(read_text_file(index_path.string(), kMaxIndexBytes),
-                                                        index_path.string());
+    const auto names_by_shard = parse_safetensors_index(
+        read_text_file(index_path.string(), kMaxIndexBytes), index_path.string());
     for (const auto& [shard, names] : names_by_shard) {
       const fs::path shard_path = dir / shard;
       if (!fs::is_regular_file(shard_path, ec)) {

@@ -6,12 +6,16 @@
 namespace docsift::model {
 
 bool DecodeGraph::supported(const Decoder& decoder, const KVCache& cache) {
-  return dynamic_cast<const DeviceKVCache*>(&cache) != nullptr && decoder.embed_device().is_cuda() &&
-         device::loaded_cuda_backend() != nullptr && decoder.fixed_step_supported(cache.capacity());
+  return dynamic_cast<const DeviceKVCache*>(&cache) != nullptr &&
+         decoder.embed_device().is_cuda() && device::loaded_cuda_backend() != nullptr &&
+         decoder.fixed_step_supported(cache.capacity());
 }
 
 DecodeGraph::DecodeGraph(const Decoder& decoder, DeviceKVCache& cache, bool capture)
-    : decoder_(decoder), cache_(cache), capture_(capture), inputs_(decoder.fixed_step(cache.capacity())) {
+    : decoder_(decoder),
+      cache_(cache),
+      capture_(capture),
+      inputs_(decoder.fixed_step(cache.capacity())) {
   // The step reads every position of the cache and masks the unwritten ones, but a masked
   // position still meets its value row with weight 0, and 0 · NaN is NaN: the cache's storage
   // is uninitialised memory, so the positions not written yet are zeroed once, here.
@@ -35,9 +39,10 @@ at::Tensor DecodeGraph::step(int32_t token) {
   } else {
     if (!graph_) {
       const device::CudaBackend* backend = device::loaded_cuda_backend();
-      if (backend == nullptr) throw Error("DecodeGraph: CUDA tensors without the CUDA plugin loaded");
-      graph_ = backend->capture_graph(decoder_.embed_device(),
-                                      [this] { logits_ = decoder_.forward_fixed(inputs_, cache_); });
+      if (backend == nullptr)
+        throw Error("DecodeGraph: CUDA tensors without the CUDA plugin loaded");
+      graph_ = backend->capture_graph(
+          decoder_.embed_device(), [this] { logits_ = decoder_.forward_fixed(inputs_, cache_); });
     }
     graph_->replay();
   }

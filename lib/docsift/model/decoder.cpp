@@ -3,8 +3,8 @@
 #include <ATen/ops/arange.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/embedding.h>
-#include <ATen/ops/zeros.h>
 #include <ATen/ops/silu.h>
+#include <ATen/ops/zeros.h>
 
 #include <algorithm>
 #include <tuple>
@@ -21,11 +21,12 @@ constexpr double kFloat16ResidualLimit = 65504.0 - 1000.0;
 
 }  // namespace
 
-SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden, int64_t intermediate, bool int8,
-                   bool bias) {
+SwiGLU load_swiglu(WeightLoader& load, const std::string& prefix, int64_t hidden,
+                   int64_t intermediate, bool int8, bool bias) {
   SwiGLU m;
-  m.gate_up = load.take_linear_stacked({{prefix + "gate_proj.", intermediate}, {prefix + "up_proj.", intermediate}},
-                                       hidden, bias, int8);
+  m.gate_up = load.take_linear_stacked(
+      {{prefix + "gate_proj.", intermediate}, {prefix + "up_proj.", intermediate}}, hidden, bias,
+      int8);
   m.down = load.take_linear(prefix + "down_proj.", hidden, intermediate, bias, int8);
   return m;
 }
@@ -36,12 +37,13 @@ at::Tensor swiglu(const SwiGLU& m, const at::Tensor& x, const DequantScratch* sc
   return linear(at::silu(gate_up.narrow(-1, 0, i)).mul(gate_up.narrow(-1, i, i)), m.down, scratch);
 }
 
-Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& prefix, const std::string& lm_head,
-                 const Numerics& numerics, at::Device device)
+Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& prefix,
+                 const std::string& lm_head, const Numerics& numerics, at::Device device)
     : config_(c),
       numerics_(numerics),
       device_(device),
-      residual_dtype_(numerics.dtype == at::kHalf && numerics.float16_residual == model::Float16Residual::Float32
+      residual_dtype_(numerics.dtype == at::kHalf &&
+                              numerics.float16_residual == model::Float16Residual::Float32
                           ? at::kFloat
                           : numerics.dtype) {
   const bool int8 = numerics.quantization == model::Quantization::Int8;
@@ -50,16 +52,17 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
   embed_ = load.take(prefix + "embed_tokens.weight", {c.embedding_table_rows(), c.hidden});
   for (int64_t i = 0; i < c.layers; ++i) {
     Layer l;
-    if (c.is_cross(i)) {
+    if (c.is_family_layer(i)) {
       layers_.push_back(std::move(l));
       continue;
     }
     const std::string p = prefix + "layers." + std::to_string(i) + ".";
     l.input_norm = load.take(p + "input_layernorm.weight", {c.hidden});
     l.post_norm = load.take(p + "post_attention_layernorm.weight", {c.hidden});
-    l.qkv = load.take_linear_stacked(
-        {{p + "self_attn.q_proj.", q_out}, {p + "self_attn.k_proj.", kv_out}, {p + "self_attn.v_proj.", kv_out}},
-        c.hidden, bias, int8);
+    l.qkv = load.take_linear_stacked({{p + "self_attn.q_proj.", q_out},
+                                      {p + "self_attn.k_proj.", kv_out},
+                                      {p + "self_attn.v_proj.", kv_out}},
+                                     c.hidden, bias, int8);
     if (c.qk_norm) {
       l.q_norm = load.take(p + "self_attn.q_norm.weight", {c.head_dim});
       l.k_norm = load.take(p + "self_attn.k_norm.weight", {c.head_dim});
@@ -76,7 +79,8 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
     const at::Tensor head = embed_.defined() ? embed_.slice(0, 0, c.vocab) : embed_;
     lm_head_ = int8 && head.defined() ? quantize_int8(head, device) : LinearWeight{head, {}, {}};
   } else {
-    lm_head_ = load.take_linear(lm_head.substr(0, lm_head.size() - std::string("weight").size()), c.vocab, c.hidden,
+    lm_head_ = load.take_linear(lm_head.substr(0, lm_head.size() - std::string("weight").size()),
+                                c.vocab, c.hidden,
                                 /*bias=*/false, int8);
   }
   if (int8) {
@@ -96,16 +100,21 @@ std::size_t Decoder::parameter_bytes() const {
                       lm_head_.weight.data_ptr() == embed_.data_ptr();
   if (!shared) total += lm_head_.nbytes();
   for (const auto& l : layers_) {
-    for (const at::Tensor* t : {&l.input_norm, &l.post_norm, &l.q_norm, &l.k_norm}) total += t->defined() ? t->nbytes() : 0;
+    for (const at::Tensor* t : {&l.input_norm, &l.post_norm, &l.q_norm, &l.k_norm})
+      total += t->defined() ? t->nbytes() : 0;
     total += l.qkv.nbytes() + l.o.nbytes();
     total += l.mlp.nbytes();
   }
   return total;
 }
 
-at::Tensor Decoder::embed_tokens(const at::Tensor& ids) const { return at::embedding(embed_, ids.to(device_, at::kLong)); }
+at::Tensor Decoder::embed_tokens(const at::Tensor& ids) const {
+  return at::embedding(embed_, ids.to(device_, at::kLong));
+}
 
-at::Tensor Decoder::to_residual(const at::Tensor& embeds) const { return embeds.to(residual_dtype_); }
+at::Tensor Decoder::to_residual(const at::Tensor& embeds) const {
+  return embeds.to(residual_dtype_);
+}
 
 RopeTables Decoder::rope(int64_t start, int64_t length) const {
   const RopeTables t = rope_tables(config_.rope, start, length, numerics_.dtype, device_);
@@ -113,12 +122,14 @@ RopeTables Decoder::rope(int64_t start, int64_t length) const {
 }
 
 bool Decoder::clamps_residual() const {
-  return numerics_.dtype == at::kHalf && numerics_.float16_residual == model::Float16Residual::Clamp;
+  return numerics_.dtype == at::kHalf &&
+         numerics_.float16_residual == model::Float16Residual::Clamp;
 }
 
 at::Tensor Decoder::residual_add(const at::Tensor& x, const at::Tensor& update) const {
-  // Under the float16 guard x is float32 and the float16 update is promoted: Qwen2's massive
-  // activations grow past 65,504 over a few layers while every sublayer output stays in range.
+  // Under the float16 guard x is float32 and the float16 update is promoted: some decoders'
+  // massive activations grow past 65,504 over a few layers while every sublayer output stays in
+  // range.
   at::Tensor sum = x.add(update);
   return clamps_residual() ? sum.clamp(-kFloat16ResidualLimit, kFloat16ResidualLimit) : sum;
 }
@@ -128,7 +139,8 @@ at::Tensor Decoder::residual_add(const at::Tensor& x, const at::Tensor& update) 
 // take the call (the CPU, a plugin without kernels) the LibTorch ops below run.
 at::Tensor Decoder::norm(const at::Tensor& x, const at::Tensor& weight) const {
   if (numerics_.fused_norm) {
-    if (auto fused = fused_add_rms_norm(x, at::Tensor(), weight, config_.rms_eps, 0.0, numerics_.dtype)) {
+    if (auto fused =
+            fused_add_rms_norm(x, at::Tensor(), weight, config_.rms_eps, 0.0, numerics_.dtype)) {
       return fused->normed;
     }
   }
@@ -139,7 +151,8 @@ std::pair<at::Tensor, at::Tensor> Decoder::add_norm(const at::Tensor& x, const a
                                                     const at::Tensor& weight) const {
   if (numerics_.fused_norm) {
     const double clamp = clamps_residual() ? kFloat16ResidualLimit : 0.0;
-    if (auto fused = fused_add_rms_norm(x, update, weight, config_.rms_eps, clamp, numerics_.dtype)) {
+    if (auto fused =
+            fused_add_rms_norm(x, update, weight, config_.rms_eps, clamp, numerics_.dtype)) {
       return {fused->sum, fused->normed};
     }
   }
@@ -156,34 +169,37 @@ at::Tensor Decoder::project(const at::Tensor& x, const LinearWeight& w) const {
 
 at::Tensor Decoder::mlp(const SwiGLU& m, const at::Tensor& x) const {
   if (numerics_.decode_kernels) {
-    if (at::Tensor act = fused_swiglu_gemv(x, m.gate_up); act.defined()) return project(act, m.down);
+    if (at::Tensor act = fused_swiglu_gemv(x, m.gate_up); act.defined())
+      return project(act, m.down);
   }
   return swiglu(m, x, &scratch_);
 }
 
 at::Tensor Decoder::layer(int64_t i, const at::Tensor& x, KVCache& cache, int64_t cache_layer,
                           const RopeTables& rope) const {
-  const auto [after_attention, update] =
-      layer_with(i, x, at::Tensor(), rope, [&](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+  const auto [after_attention, update] = layer_with(
+      i, x, at::Tensor(), rope, [&](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
         const auto [keys, values] = cache.append(cache_layer, k, v);
         return attention(q, keys, values, /*causal=*/true);
       });
   return residual_add(after_attention, update);
 }
 
-std::pair<at::Tensor, at::Tensor> Decoder::layer_with(int64_t i, const at::Tensor& x, const at::Tensor& pending,
+std::pair<at::Tensor, at::Tensor> Decoder::layer_with(int64_t i, const at::Tensor& x,
+                                                      const at::Tensor& pending,
                                                       const RopeTables& rope, const Attend& attend,
                                                       const AttendFused& fused) const {
   const DecoderConfig& c = config_;
   const Layer& l = layers_[static_cast<std::size_t>(i)];
   const int64_t t = x.size(1);
   // The norms compute in float32; their outputs, which feed the matmuls, are in the dtype.
-  const auto [stream, h] = pending.defined() ? add_norm(x, pending, l.input_norm)
-                                             : std::pair<at::Tensor, at::Tensor>{x, norm(x, l.input_norm)};
-  // One matmul: [1, T, (nh + 2·nkv)·hd] as [1, T, nh + 2·nkv, hd]. q and k, its first nh + nkv heads,
-  // are rotated in one pass; then q [1, nh, T, hd], k and v [1, nkv, T, hd] are views.
+  const auto [stream, h] = pending.defined()
+                               ? add_norm(x, pending, l.input_norm)
+                               : std::pair<at::Tensor, at::Tensor>{x, norm(x, l.input_norm)};
+  // One matmul: [1, T, (nh + 2·nkv)·hd] as [1, T, nh + 2·nkv, hd]. q and k, its first nh + nkv
+  // heads, are rotated in one pass; then q [1, nh, T, hd], k and v [1, nkv, T, hd] are views.
   const at::Tensor qkv = project(h, l.qkv).view({1, t, c.heads + 2 * c.kv_heads, c.head_dim});
-  // Qwen3's head norms are not in the fused kernels: those layers take the ops below.
+  // The head norms (qk_norm) are not in the fused kernels: those layers take the ops below.
   std::optional<at::Tensor> a_fused = fused && !c.qk_norm ? fused(qkv) : std::nullopt;
   const at::Tensor a = a_fused ? *a_fused : attend_unfused(qkv, l, rope, attend);
   const auto [after_attention, m] = add_norm(stream, project(a, l.o), l.post_norm);
@@ -196,10 +212,12 @@ at::Tensor Decoder::attend_unfused(const at::Tensor& qkv, const Layer& l, const 
   const int64_t t = qkv.size(1);
   at::Tensor qk = qkv.narrow(2, 0, c.heads + c.kv_heads);
   if (c.qk_norm) {
-    // Qwen3: each head normalised over hd, q heads with q_norm and k heads with k_norm, before RoPE.
-    // qk is in the dtype, so norm() is rms_norm here; at decode (T = 1) each narrow is contiguous
-    // and takes the fused kernel.
-    qk = at::cat({norm(qk.narrow(2, 0, c.heads), l.q_norm), norm(qk.narrow(2, c.heads, c.kv_heads), l.k_norm)}, 2);
+    // Each head normalised over hd, q heads with q_norm and k heads with k_norm, before RoPE. qk is
+    // in the dtype, so norm() is rms_norm here; at decode (T = 1) each narrow is contiguous and
+    // takes the fused kernel.
+    qk = at::cat({norm(qk.narrow(2, 0, c.heads), l.q_norm),
+                  norm(qk.narrow(2, c.heads, c.kv_heads), l.k_norm)},
+                 2);
   }
   qk = apply_rope(qk, rope);
   const at::Tensor q = qk.narrow(2, 0, c.heads).transpose(1, 2);
@@ -209,11 +227,13 @@ at::Tensor Decoder::attend_unfused(const at::Tensor& qkv, const Layer& l, const 
 }
 
 bool Decoder::fixed_step_supported(int64_t capacity) const {
-  return config_.cross_layers.empty() && (!config_.rope.dynamic || capacity <= config_.rope.max_position_embeddings);
+  return config_.family_layers.empty() &&
+         (!config_.rope.dynamic || capacity <= config_.rope.max_position_embeddings);
 }
 
 FixedStep Decoder::fixed_step(int64_t capacity) const {
-  if (!fixed_step_supported(capacity)) throw Error("Decoder::fixed_step: this decoder's steps depend on the length");
+  if (!fixed_step_supported(capacity))
+    throw Error("Decoder::fixed_step: this decoder's steps depend on the length");
   const auto ids = at::TensorOptions().dtype(at::kLong).device(device_);
   // rope(0, capacity) is [capacity, 1, hd]; the step picks its row by position.
   const RopeTables tables = rope(0, capacity);
@@ -248,15 +268,20 @@ at::Tensor Decoder::logits(const at::Tensor& x) const {
   return head(norm(x.select(1, x.size(1) - 1), norm_));  // [1, H]
 }
 
-at::Tensor Decoder::head(const at::Tensor& normed) const { return project(normed, lm_head_).to(at::kFloat).squeeze(0); }
+at::Tensor Decoder::head(const at::Tensor& normed) const {
+  return project(normed, lm_head_).to(at::kFloat).squeeze(0);
+}
 
 at::Tensor Decoder::forward(const at::Tensor& embeds, KVCache& cache) const {
-  if (!config_.cross_layers.empty()) throw Error("Decoder::forward: the family runs decoders with cross-attention layers");
+  if (!config_.family_layers.empty())
+    throw Error("Decoder::forward: the family runs decoders with layers of its own");
   return forward(embeds, cache, rope(cache.length(), embeds.size(1)));
 }
 
-at::Tensor Decoder::forward(const at::Tensor& embeds, KVCache& cache, const RopeTables& tables) const {
-  if (!config_.cross_layers.empty()) throw Error("Decoder::forward: the family runs decoders with cross-attention layers");
+at::Tensor Decoder::forward(const at::Tensor& embeds, KVCache& cache,
+                            const RopeTables& tables) const {
+  if (!config_.family_layers.empty())
+    throw Error("Decoder::forward: the family runs decoders with layers of its own");
   at::Tensor x = to_residual(embeds);
   for (int64_t i = 0; i < config_.layers; ++i) x = layer(i, x, cache, i, tables);
   cache.commit(embeds.size(1));

@@ -10,7 +10,21 @@
 namespace docsift::model {
 
 enum class DType : std::uint8_t {
-  Bool, U8, I8, U16, I16, U32, I32, U64, I64, F16, BF16, F32, F64, F8_E4M3, F8_E5M2,
+  Bool,
+  U8,
+  I8,
+  U16,
+  I16,
+  U32,
+  I32,
+  U64,
+  I64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  F8_E4M3,
+  F8_E5M2,
 };
 
 // "F32" -> DType::F32; nullopt for a name we do not know.

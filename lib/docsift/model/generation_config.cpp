@@ -36,7 +36,8 @@ std::string describe(const json& value) {
 
 int32_t token_id(const json& value, const std::string& source, const char* where) {
   const auto refuse = [&](const std::string& what) -> int32_t {
-    throw FileError(source + ": eos_token_id" + where + " is " + what + "; " + std::string(kExpected));
+    throw FileError(source + ": eos_token_id" + where + " is " + what + "; " +
+                    std::string(kExpected));
   };
   // nlohmann reads a non-negative integer as unsigned and a negative one as signed; a float
   // (1.0, 1e3, or an integer too large for 64 bits) is neither.
@@ -47,7 +48,8 @@ int32_t token_id(const json& value, const std::string& source, const char* where
     }
     return static_cast<int32_t>(id);
   }
-  if (value.is_number_integer()) return refuse("negative (" + std::to_string(value.get<std::int64_t>()) + ")");
+  if (value.is_number_integer())
+    return refuse("negative (" + std::to_string(value.get<std::int64_t>()) + ")");
   if (value.is_array()) return refuse("a list inside the list");
   return refuse(describe(value));
 }
@@ -70,9 +72,10 @@ GenerationConfig parse_generation_config(std::string_view text, const std::strin
     return config;
   }
   if (eos->size() > kMaxGenerationEosIds) {
-    throw FileError(source + ": eos_token_id lists " + std::to_string(eos->size()) + " ids, more than the " +
-                    std::to_string(kMaxGenerationEosIds) + " docsift accepts (real checkpoints list one to three); "
-                    "is this the checkpoint's own generation_config.json?");
+    throw FileError(source + ": eos_token_id lists " + std::to_string(eos->size()) +
+                    " ids, more than the " + std::to_string(kMaxGenerationEosIds) +
+                    " docsift accepts (real checkpoints list one to three); is this the "
+                    "checkpoint's own generation_config.json?");
   }
   config.eos_token_ids.reserve(eos->size());
   for (std::size_t i = 0; i < eos->size(); ++i) {
@@ -82,12 +85,14 @@ GenerationConfig parse_generation_config(std::string_view text, const std::strin
   return config;
 }
 
-std::optional<GenerationConfig> read_generation_config(const std::filesystem::path& checkpoint_dir) {
+std::optional<GenerationConfig> read_generation_config(
+    const std::filesystem::path& checkpoint_dir) {
   const std::filesystem::path path = checkpoint_dir / "generation_config.json";
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return std::nullopt;
   // Capped on the opened file, a FIFO or folder by that name refused unread (strict_json.h).
-  return parse_generation_config(read_text_file(path.string(), kMaxGenerationConfigBytes), path.string());
+  return parse_generation_config(read_text_file(path.string(), kMaxGenerationConfigBytes),
+                                 path.string());
 }
 
 }  // namespace docsift::model

@@ -71,13 +71,14 @@ nlohmann::json to_json(const ModelSummary& s) {
   };
   nlohmann::json parts = nlohmann::json::object();
   for (const auto& p : s.parts) parts[p.part] = part_json(p);
-  return {{"dir", s.dir},
-          {"architecture", s.architecture.empty() ? nlohmann::json() : nlohmann::json(s.architecture)},
-          {"model_type", s.model_type.empty() ? nlohmann::json() : nlohmann::json(s.model_type)},
-          {"files", s.files},
-          {"file_bytes", s.file_bytes},
-          {"parts", parts},
-          {"total", part_json(s.total)}};
+  return {
+      {"dir", s.dir},
+      {"architecture", s.architecture.empty() ? nlohmann::json() : nlohmann::json(s.architecture)},
+      {"model_type", s.model_type.empty() ? nlohmann::json() : nlohmann::json(s.model_type)},
+      {"files", s.files},
+      {"file_bytes", s.file_bytes},
+      {"parts", parts},
+      {"total", part_json(s.total)}};
 }
 
 std::string to_text(const ModelSummary& s) {
@@ -87,11 +88,12 @@ std::string to_text(const ModelSummary& s) {
   if (!s.model_type.empty()) out << " (model_type " << s.model_type << ')';
   out << '\n';
   if (s.files.empty()) {
-    out << "files         no weight files: shapes and parameter counts for a plan come from config.json\n";
+    out << "files         no weight files: shapes and parameter counts for a plan come from "
+           "config.json\n";
     return out.str();
   }
-  out << "files         " << s.files.size() << " safetensors file" << (s.files.size() == 1 ? "" : "s")
-      << ", " << human_bytes(s.file_bytes) << '\n';
+  out << "files         " << s.files.size() << " safetensors file"
+      << (s.files.size() == 1 ? "" : "s") << ", " << human_bytes(s.file_bytes) << '\n';
   char line[160];
   std::snprintf(line, sizeof line, "%-10s %8s %14s %12s  %s\n", "part", "tensors", "parameters",
                 "bytes", "dtypes");

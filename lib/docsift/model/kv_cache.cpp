@@ -35,16 +35,20 @@ void KVCache::check_room(int64_t tokens) const {
   }
 }
 
-DeviceKVCache::DeviceKVCache(const KVCacheShape& shape, at::TensorOptions options) : KVCache(shape) {
+DeviceKVCache::DeviceKVCache(const KVCacheShape& shape, at::TensorOptions options)
+    : KVCache(shape) {
   for (int64_t i = 0; i < shape.layers; ++i) {
     keys_.push_back(layer_buffer(shape, options));
     values_.push_back(layer_buffer(shape, options));
   }
 }
 
-std::size_t DeviceKVCache::device_bytes() const { return total_bytes(keys_) + total_bytes(values_); }
+std::size_t DeviceKVCache::device_bytes() const {
+  return total_bytes(keys_) + total_bytes(values_);
+}
 
-std::pair<at::Tensor, at::Tensor> DeviceKVCache::append(int64_t layer, const at::Tensor& k, const at::Tensor& v) {
+std::pair<at::Tensor, at::Tensor> DeviceKVCache::append(int64_t layer, const at::Tensor& k,
+                                                        const at::Tensor& v) {
   const int64_t t = k.size(2);
   check_room(t);
   keys_[layer].narrow(2, length_, t).copy_(k);
@@ -52,7 +56,8 @@ std::pair<at::Tensor, at::Tensor> DeviceKVCache::append(int64_t layer, const at:
   return {keys_[layer].narrow(2, 0, length_ + t), values_[layer].narrow(2, 0, length_ + t)};
 }
 
-OffloadedKVCache::OffloadedKVCache(const KVCacheShape& shape, at::TensorOptions options) : KVCache(shape) {
+OffloadedKVCache::OffloadedKVCache(const KVCacheShape& shape, at::TensorOptions options)
+    : KVCache(shape) {
   const at::Device device = options.device();
   const bool cuda = device.is_cuda();
   // Pinned pages let the copies run asynchronously and at full PCIe bandwidth.
@@ -78,7 +83,9 @@ std::size_t OffloadedKVCache::device_bytes() const {
   return total;
 }
 
-std::size_t OffloadedKVCache::host_bytes() const { return total_bytes(host_keys_) + total_bytes(host_values_); }
+std::size_t OffloadedKVCache::host_bytes() const {
+  return total_bytes(host_keys_) + total_bytes(host_values_);
+}
 
 void OffloadedKVCache::prefetch(Slot& slot, int64_t layer, int64_t tokens) {
   slot.layer = layer;
@@ -90,13 +97,16 @@ void OffloadedKVCache::prefetch(Slot& slot, int64_t layer, int64_t tokens) {
     return;
   }
   const c10::StreamGuard on_side(*side_);
-  slot.keys.narrow(2, 0, tokens).copy_(host_keys_[layer].narrow(2, 0, tokens), /*non_blocking=*/true);
-  slot.values.narrow(2, 0, tokens).copy_(host_values_[layer].narrow(2, 0, tokens), /*non_blocking=*/true);
+  slot.keys.narrow(2, 0, tokens)
+      .copy_(host_keys_[layer].narrow(2, 0, tokens), /*non_blocking=*/true);
+  slot.values.narrow(2, 0, tokens)
+      .copy_(host_values_[layer].narrow(2, 0, tokens), /*non_blocking=*/true);
   slot.ready.emplace(side_->device_type());
   slot.ready->record(*side_);
 }
 
-std::pair<at::Tensor, at::Tensor> OffloadedKVCache::append(int64_t layer, const at::Tensor& k, const at::Tensor& v) {
+std::pair<at::Tensor, at::Tensor> OffloadedKVCache::append(int64_t layer, const at::Tensor& k,
+                                                           const at::Tensor& v) {
   const int64_t t = k.size(2);
   check_room(t);
   Slot& slot = slots_[next_slot_];
@@ -123,8 +133,12 @@ std::pair<at::Tensor, at::Tensor> OffloadedKVCache::append(int64_t layer, const 
     computed.record(*compute);
     computed.block(*side_);
     const c10::StreamGuard on_side(*side_);
-    host_keys_[layer].narrow(2, length_, t).copy_(slot.keys.narrow(2, length_, t), /*non_blocking=*/true);
-    host_values_[layer].narrow(2, length_, t).copy_(slot.values.narrow(2, length_, t), /*non_blocking=*/true);
+    host_keys_[layer]
+        .narrow(2, length_, t)
+        .copy_(slot.keys.narrow(2, length_, t), /*non_blocking=*/true);
+    host_values_[layer]
+        .narrow(2, length_, t)
+        .copy_(slot.values.narrow(2, length_, t), /*non_blocking=*/true);
   } else {
     host_keys_[layer].narrow(2, length_, t).copy_(slot.keys.narrow(2, length_, t));
     host_values_[layer].narrow(2, length_, t).copy_(slot.values.narrow(2, length_, t));
@@ -134,8 +148,10 @@ std::pair<at::Tensor, at::Tensor> OffloadedKVCache::append(int64_t layer, const 
   return {slot.keys.narrow(2, 0, length_ + t), slot.values.narrow(2, 0, length_ + t)};
 }
 
-std::unique_ptr<KVCache> make_kv_cache(const KVCacheShape& shape, at::TensorOptions options, CachePlacement placement) {
-  if (placement == CachePlacement::kOffloaded) return std::make_unique<OffloadedKVCache>(shape, options);
+std::unique_ptr<KVCache> make_kv_cache(const KVCacheShape& shape, at::TensorOptions options,
+                                       CachePlacement placement) {
+  if (placement == CachePlacement::kOffloaded)
+    return std::make_unique<OffloadedKVCache>(shape, options);
   return std::make_unique<DeviceKVCache>(shape, options);
 }
 

@@ -48,13 +48,13 @@ class KVCache {
   // Writes k, v [1, kv_heads, T, head_dim] at positions [length, length + T) of `layer` and
   // returns device views of everything cached so far for that layer, [1, kv_heads, length + T,
   // hd], valid until the next append. The length advances once per forward pass, in commit().
-  virtual std::pair<at::Tensor, at::Tensor> append(int64_t layer, const at::Tensor& k, const at::Tensor& v) = 0;
+  virtual std::pair<at::Tensor, at::Tensor> append(int64_t layer, const at::Tensor& k,
+                                                   const at::Tensor& v) = 0;
   void commit(int64_t tokens) { length_ += tokens; }
   // Throws docsift::Error when `tokens` more would not fit.
   void check_room(int64_t tokens) const;
 
  protected:
-
   KVCacheShape shape_;
   int64_t length_ = 0;
 };
@@ -65,10 +65,13 @@ class DeviceKVCache final : public KVCache {
   DeviceKVCache(const KVCacheShape& shape, at::TensorOptions options);
   std::size_t device_bytes() const override;
   std::size_t host_bytes() const override { return 0; }
-  std::pair<at::Tensor, at::Tensor> append(int64_t layer, const at::Tensor& k, const at::Tensor& v) override;
+  std::pair<at::Tensor, at::Tensor> append(int64_t layer, const at::Tensor& k,
+                                           const at::Tensor& v) override;
   // `layer`'s whole storage, [1, kv_heads, capacity, hd] each, for a step that writes its own
   // position and masks the rest (Decoder::forward_fixed).
-  std::pair<at::Tensor, at::Tensor> storage(int64_t layer) const { return {keys_[layer], values_[layer]}; }
+  std::pair<at::Tensor, at::Tensor> storage(int64_t layer) const {
+    return {keys_[layer], values_[layer]};
+  }
 
  private:
   std::vector<at::Tensor> keys_, values_;
@@ -80,12 +83,13 @@ class OffloadedKVCache final : public KVCache {
   ~OffloadedKVCache() override;  // waits for copies in flight: they write into our host buffers
   std::size_t device_bytes() const override;
   std::size_t host_bytes() const override;
-  std::pair<at::Tensor, at::Tensor> append(int64_t layer, const at::Tensor& k, const at::Tensor& v) override;
+  std::pair<at::Tensor, at::Tensor> append(int64_t layer, const at::Tensor& k,
+                                           const at::Tensor& v) override;
 
  private:
   struct Slot {
-    at::Tensor keys, values;       // [1, kv_heads, capacity, hd] on the device
-    int64_t layer = -1;            // the layer it holds (or is being filled with)
+    at::Tensor keys, values;          // [1, kv_heads, capacity, hd] on the device
+    int64_t layer = -1;               // the layer it holds (or is being filled with)
     std::optional<c10::Event> ready;  // recorded on the side stream after the fill
   };
   // Queues the copy of `layer`'s first `tokens` tokens from host into `slot`.
@@ -100,6 +104,7 @@ class OffloadedKVCache final : public KVCache {
 
 enum class CachePlacement { kDevice, kOffloaded };
 
-std::unique_ptr<KVCache> make_kv_cache(const KVCacheShape& shape, at::TensorOptions options, CachePlacement placement);
+std::unique_ptr<KVCache> make_kv_cache(const KVCacheShape& shape, at::TensorOptions options,
+                                       CachePlacement placement);
 
 }  // namespace docsift::model

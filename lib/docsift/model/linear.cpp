@@ -14,13 +14,12 @@
 #define DOCSIFT_HAS_INT8PACK_MM 0
 #endif
 
-
 #include <algorithm>
 #include <optional>
 
-#include "docsift/error.h"
-#include "docsift/device/cuda_plugin/w8a16.h"
 #include "docsift/device/cuda_backend.h"
+#include "docsift/device/cuda_plugin/w8a16.h"
+#include "docsift/error.h"
 
 namespace docsift::model {
 namespace {
@@ -30,10 +29,10 @@ constexpr int64_t kInt8PackMaxRows = 8;
 constexpr int64_t kFewRowsMax = 16;
 
 // A few rows on the CPU (an extend of keys decoding: 2 to 16 tokens). at::linear sends x · Wᵀ to a
-// GEMM path that, for 2 to 16 rows, took 2 to 3 times one row's time on this project's 2-core machine
-// (24 layers of InternVL3-1B's decoder shapes, float32: 1 row 98 ms, 2 rows 195, 3 rows 279, 8 rows
-// 191), while W · xᵀ, the same product with the weight as the left operand, took 48, 65 and 142 ms
-// (bench/decoding/README.md). Same values up to float32 summation order.
+// GEMM path that, for 2 to 16 rows, took 2 to 3 times one row's time on this project's 2-core
+// machine (24 layers of a 0.5B decoder's shapes, hidden 896, float32: 1 row 98 ms, 2 rows 195, 3
+// rows 279, 8 rows 191), while W · xᵀ, the same product with the weight as the left operand, took
+// 48, 65 and 142 ms (bench/decoding/README.md). Same values up to float32 summation order.
 at::Tensor few_rows_cpu(const at::Tensor& x2d, const at::Tensor& weight, const at::Tensor& bias) {
   at::Tensor y = at::mm(weight, x2d.t()).t();  // [out, rows]ᵀ → [rows, out]
   if (bias.defined()) y = y.add(bias);
@@ -57,17 +56,18 @@ at::Tensor fused_cuda(const at::Tensor& x2d, const LinearWeight& w) {
   if (!cuda || !type || x2d.size(0) > device::cuda_plugin::kW8A16MaxRows) return {};
   const at::Tensor bias = bias_in(w, x2d.scalar_type());
   at::Tensor y = at::empty({x2d.size(0), w.out_features()}, x2d.options());
-  const bool launched = cuda->w8a16_gemv(*type, x2d.const_data_ptr(), w.weight.const_data_ptr<int8_t>(),
-                                         w.scale.const_data_ptr<float>(), bias.defined() ? bias.const_data_ptr() : nullptr,
-                                         y.mutable_data_ptr(), x2d.size(0), w.out_features(), w.in_features(),
-                                         x2d.device());
+  const bool launched = cuda->w8a16_gemv(
+      *type, x2d.const_data_ptr(), w.weight.const_data_ptr<int8_t>(),
+      w.scale.const_data_ptr<float>(), bias.defined() ? bias.const_data_ptr() : nullptr,
+      y.mutable_data_ptr(), x2d.size(0), w.out_features(), w.in_features(), x2d.device());
   return launched ? y : at::Tensor();
 }
 
 // The GEMV for dense weights (linear.h); `swiglu`: the gate/up form, half as many outputs as rows.
 at::Tensor gemv16(const at::Tensor& x, const LinearWeight& w, bool swiglu) {
   if (!x.is_cuda() || w.quantized() || !w.defined() || w.weight.scalar_type() != x.scalar_type() ||
-      !w.weight.is_contiguous() || w.weight.device() != x.device() || x.dim() < 1 || x.size(-1) != w.in_features()) {
+      !w.weight.is_contiguous() || w.weight.device() != x.device() || x.dim() < 1 ||
+      x.size(-1) != w.in_features()) {
     return {};
   }
   const int64_t rows = x.numel() / std::max<int64_t>(1, x.size(-1));
@@ -82,10 +82,10 @@ at::Tensor gemv16(const at::Tensor& x, const LinearWeight& w, bool swiglu) {
   out_shape.back() = n;
   at::Tensor y = at::empty(out_shape, x.options());
   using device::cuda_plugin::GemvEpilogue;
-  const bool launched =
-      cuda->gemv16(*type, swiglu ? GemvEpilogue::kSwiGLU : GemvEpilogue::kPlain, x2d.const_data_ptr(),
-                   w.weight.const_data_ptr(), bias.defined() ? bias.const_data_ptr() : nullptr, y.mutable_data_ptr(),
-                   rows, n, w.in_features(), x.device());
+  const bool launched = cuda->gemv16(*type, swiglu ? GemvEpilogue::kSwiGLU : GemvEpilogue::kPlain,
+                                     x2d.const_data_ptr(), w.weight.const_data_ptr(),
+                                     bias.defined() ? bias.const_data_ptr() : nullptr,
+                                     y.mutable_data_ptr(), rows, n, w.in_features(), x.device());
   return launched ? y : at::Tensor();
 }
 
@@ -97,13 +97,15 @@ at::Tensor gemv16(const at::Tensor& x, const LinearWeight& w, bool swiglu) {
 // to the op would round it to bfloat16, a systematic error per output row).
 at::Tensor int8pack_mm(const at::Tensor& x2d, const LinearWeight& w) {
   const at::Tensor ones = at::ones({w.out_features()}, x2d.options().dtype(at::kBFloat16));
-  at::Tensor y = at::_weight_int8pack_mm(x2d.to(at::kBFloat16), w.weight, ones).to(at::kFloat).mul_(w.scale);
+  at::Tensor y =
+      at::_weight_int8pack_mm(x2d.to(at::kBFloat16), w.weight, ones).to(at::kFloat).mul_(w.scale);
   if (w.bias.defined()) y.add_(w.bias);
   return y.to(x2d.scalar_type());
 }
 #endif
 
-at::Tensor dequantize_blocks(const at::Tensor& x2d, const LinearWeight& w, const DequantScratch* scratch) {
+at::Tensor dequantize_blocks(const at::Tensor& x2d, const LinearWeight& w,
+                             const DequantScratch* scratch) {
   const int64_t out = w.out_features(), in = w.in_features();
   // Without a scratch buffer (tests, a model built without one) dequantize the whole layer once.
   if (scratch == nullptr || scratch->capacity() < in) {
@@ -112,7 +114,8 @@ at::Tensor dequantize_blocks(const at::Tensor& x2d, const LinearWeight& w, const
   const int64_t block = std::min(out, scratch->capacity() / in);
   if (block == out) {
     at::Tensor dense = scratch->matrix(out, in);
-    at::mul_out(dense, w.weight, w.scale.unsqueeze(1));  // int8 · float32 scale, written in x's dtype
+    at::mul_out(dense, w.weight,
+                w.scale.unsqueeze(1));  // int8 · float32 scale, written in x's dtype
     return at::linear(x2d, dense, optional(w.bias));
   }
   // A layer larger than the scratch (a CPU lm_head without _weight_int8pack_mm): output columns
@@ -122,7 +125,9 @@ at::Tensor dequantize_blocks(const at::Tensor& x2d, const LinearWeight& w, const
     const int64_t n = std::min(block, out - r);
     at::Tensor dense = scratch->matrix(n, in);
     at::mul_out(dense, w.weight.slice(0, r, r + n), w.scale.slice(0, r, r + n).unsqueeze(1));
-    y.slice(1, r, r + n).copy_(at::linear(x2d, dense, w.bias.defined() ? optional(w.bias.slice(0, r, r + n)) : std::nullopt));
+    y.slice(1, r, r + n)
+        .copy_(at::linear(x2d, dense,
+                          w.bias.defined() ? optional(w.bias.slice(0, r, r + n)) : std::nullopt));
   }
   return y;
 }
@@ -141,13 +146,15 @@ at::Tensor LinearWeight::dense(at::ScalarType dtype) const {
 }
 
 LinearWeight stack_outputs(const std::vector<LinearWeight>& parts) {
-  if (parts.empty() || std::any_of(parts.begin(), parts.end(), [](const LinearWeight& p) { return !p.defined(); })) {
+  if (parts.empty() ||
+      std::any_of(parts.begin(), parts.end(), [](const LinearWeight& p) { return !p.defined(); })) {
     return {};
   }
   const LinearWeight& first = parts.front();
   std::vector<at::Tensor> weights, scales, biases;
   for (const LinearWeight& p : parts) {
-    if (p.in_features() != first.in_features() || p.weight.scalar_type() != first.weight.scalar_type() ||
+    if (p.in_features() != first.in_features() ||
+        p.weight.scalar_type() != first.weight.scalar_type() ||
         p.quantized() != first.quantized() || p.bias.defined() != first.bias.defined()) {
       throw Error("stack_outputs: the layers differ in input size, dtype, quantization or bias");
     }
@@ -173,10 +180,11 @@ LinearWeight quantize_int8(const at::Tensor& weight, at::Device device, int64_t 
   block_rows = std::max<int64_t>(1, block_rows);
   for (int64_t r = 0; r < out; r += block_rows) {
     const int64_t n = std::min(block_rows, out - r);
-    // [n, in] in float32 on the target device: the stored dtype travels, the conversion happens there.
+    // [n, in] in float32 on the target device: the stored dtype travels, the conversion happens
+    // there.
     const at::Tensor rows = weight.slice(0, r, r + n).to(device).to(at::kFloat);
-    at::Tensor scale = rows.abs().amax(1).div(127.0);                  // [n]
-    scale.masked_fill_(scale.eq(0), 1.0);                              // an all-zero row stays zero
+    at::Tensor scale = rows.abs().amax(1).div(127.0);  // [n]
+    scale.masked_fill_(scale.eq(0), 1.0);              // an all-zero row stays zero
     q.weight.slice(0, r, r + n).copy_(rows.div(scale.unsqueeze(1)).round().clamp(-127, 127));
     q.scale.slice(0, r, r + n).copy_(scale);
   }
@@ -184,7 +192,9 @@ LinearWeight quantize_int8(const at::Tensor& weight, at::Device device, int64_t 
 }
 
 DequantScratch::DequantScratch(int64_t capacity, at::ScalarType dtype, at::Device device)
-    : buffer_(at::empty({capacity}, at::TensorOptions().dtype(dtype).device(device))), capacity_(capacity) {}
+    : capacity_(capacity) {
+  buffer_ = at::empty({capacity}, at::TensorOptions().dtype(dtype).device(device));
+}
 
 at::Tensor DequantScratch::matrix(int64_t rows, int64_t cols) const {
   if (rows * cols > capacity_) throw Error("dequantize scratch: a block larger than its capacity");
@@ -193,16 +203,24 @@ at::Tensor DequantScratch::matrix(int64_t rows, int64_t cols) const {
 
 std::string to_string(Int8Path path) {
   switch (path) {
-    case Int8Path::kDense: return "dense";
-    case Int8Path::kFusedCuda: return "fused_cuda";
-    case Int8Path::kInt8PackMM: return "int8pack_mm";
-    case Int8Path::kDequantize: return "dequantize";
+    case Int8Path::kDense:
+      return "dense";
+    case Int8Path::kFusedCuda:
+      return "fused_cuda";
+    case Int8Path::kInt8PackMM:
+      return "int8pack_mm";
+    case Int8Path::kDequantize:
+      return "dequantize";
   }
   return "?";
 }
 
-at::Tensor fused_gemv(const at::Tensor& x, const LinearWeight& w) { return gemv16(x, w, /*swiglu=*/false); }
-at::Tensor fused_swiglu_gemv(const at::Tensor& x, const LinearWeight& gate_up) { return gemv16(x, gate_up, /*swiglu=*/true); }
+at::Tensor fused_gemv(const at::Tensor& x, const LinearWeight& w) {
+  return gemv16(x, w, /*swiglu=*/false);
+}
+at::Tensor fused_swiglu_gemv(const at::Tensor& x, const LinearWeight& gate_up) {
+  return gemv16(x, gate_up, /*swiglu=*/true);
+}
 
 bool cuda_kernels_compiled() {
   std::string why;
@@ -214,20 +232,24 @@ Int8Path int8_path(const at::Tensor& x, const LinearWeight& w) {
   if (!w.quantized()) return Int8Path::kDense;
   const int64_t rows = x.numel() / std::max<int64_t>(1, x.size(-1));
   if (x.is_cuda()) {
-    return device::loaded_kernels() && rows <= device::cuda_plugin::kW8A16MaxRows ? Int8Path::kFusedCuda : Int8Path::kDequantize;
+    return device::loaded_kernels() && rows <= device::cuda_plugin::kW8A16MaxRows
+               ? Int8Path::kFusedCuda
+               : Int8Path::kDequantize;
   }
   // The CPU int8 kernel pays off for a few rows (decode); a prompt's many rows go through the
   // BLAS matmul on dequantized blocks instead (17× faster at 64 rows, measured as above).
   const bool few_rows = rows <= kInt8PackMaxRows;
-  return DOCSIFT_HAS_INT8PACK_MM && x.is_cpu() && few_rows ? Int8Path::kInt8PackMM : Int8Path::kDequantize;
+  return DOCSIFT_HAS_INT8PACK_MM && x.is_cpu() && few_rows ? Int8Path::kInt8PackMM
+                                                           : Int8Path::kDequantize;
 }
 
-at::Tensor linear_via(Int8Path path, const at::Tensor& x, const LinearWeight& w, const DequantScratch* scratch) {
+at::Tensor linear_via(Int8Path path, const at::Tensor& x, const LinearWeight& w,
+                      const DequantScratch* scratch) {
   if (!w.quantized() || path == Int8Path::kDense) {
     const at::Tensor weight = w.quantized() ? w.dense(x.scalar_type()) : w.weight;
     const int64_t rows = x.numel() / std::max<int64_t>(1, x.size(-1));
-    if (x.is_cpu() && x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat && rows >= 2 &&
-        rows <= kFewRowsMax) {
+    if (x.is_cpu() && x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat &&
+        rows >= 2 && rows <= kFewRowsMax) {
       auto out_shape = x.sizes().vec();
       out_shape.back() = weight.size(0);
       return few_rows_cpu(x.reshape({rows, x.size(-1)}), weight, w.bias).view(out_shape);
@@ -248,7 +270,8 @@ at::Tensor linear_via(Int8Path path, const at::Tensor& x, const LinearWeight& w,
       if (x.is_cpu()) y = int8pack_mm(x2d, w);
 #endif
       break;
-    default: break;
+    default:
+      break;
   }
   if (!y.defined()) y = dequantize_blocks(x2d, w, scratch);  // the portable path takes every shape
   return y.view(out_shape);

@@ -2,8 +2,10 @@
 // per output channel (symmetric absmax, weight-only: activations stay in the compute dtype, W8A16).
 //
 // int8 matmuls take one of three paths, chosen per call:
-//   - CUDA, up to device::cuda_plugin::kW8A16MaxRows activation rows (decode): the fused W8A16 kernel in
-//     lib/docsift/device/cuda_plugin/, which reads each int8 weight once and never materialises a float copy;
+//   - CUDA, up to device::cuda_plugin::kW8A16MaxRows activation rows (decode): the fused W8A16
+//   kernel in
+//     lib/docsift/device/cuda_plugin/, which reads each int8 weight once and never materialises a
+//     float copy;
 //   - CPU, up to 8 rows (decode): at::_weight_int8pack_mm where this LibTorch has it (2.3 and
 //     newer), fed bfloat16 activations, the only input its fast kernel takes (see linear.cpp);
 //   - otherwise (prefill on the GPU, a LibTorch without the op): dequantize a block of rows into a
@@ -80,8 +82,10 @@ at::Tensor fused_gemv(const at::Tensor& x, const LinearWeight& w);
 at::Tensor fused_swiglu_gemv(const at::Tensor& x, const LinearWeight& gate_up);
 
 // x [..., in] → [..., out] in x's dtype. `scratch` is needed only for the dequantize path.
-at::Tensor linear(const at::Tensor& x, const LinearWeight& w, const DequantScratch* scratch = nullptr);
+at::Tensor linear(const at::Tensor& x, const LinearWeight& w,
+                  const DequantScratch* scratch = nullptr);
 // The same through a forced path (tests compare every path with a float32 reference).
-at::Tensor linear_via(Int8Path path, const at::Tensor& x, const LinearWeight& w, const DequantScratch* scratch);
+at::Tensor linear_via(Int8Path path, const at::Tensor& x, const LinearWeight& w,
+                      const DequantScratch* scratch);
 
 }  // namespace docsift::model

@@ -42,7 +42,8 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
   }
   void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   if (data == MAP_FAILED) throw FileError(path.string() + ": cannot map: " + errno_text());
-  return std::shared_ptr<const MappedFile>(new MappedFile(path, static_cast<std::byte*>(data), size));
+  return std::shared_ptr<const MappedFile>(
+      new MappedFile(path, static_cast<std::byte*>(data), size));
 }
 
 void MappedFile::release(std::size_t offset, std::size_t length) const {
@@ -60,21 +61,36 @@ MappedFile::~MappedFile() {
 
 at::ScalarType to_scalar_type(DType dtype) {
   switch (dtype) {
-    case DType::Bool: return at::kBool;
-    case DType::U8: return at::kByte;
-    case DType::I8: return at::kChar;
-    case DType::U16: return at::kUInt16;
-    case DType::I16: return at::kShort;
-    case DType::U32: return at::kUInt32;
-    case DType::I32: return at::kInt;
-    case DType::U64: return at::kUInt64;
-    case DType::I64: return at::kLong;
-    case DType::F16: return at::kHalf;
-    case DType::BF16: return at::kBFloat16;
-    case DType::F32: return at::kFloat;
-    case DType::F64: return at::kDouble;
-    case DType::F8_E4M3: return at::kFloat8_e4m3fn;
-    case DType::F8_E5M2: return at::kFloat8_e5m2;
+    case DType::Bool:
+      return at::kBool;
+    case DType::U8:
+      return at::kByte;
+    case DType::I8:
+      return at::kChar;
+    case DType::U16:
+      return at::kUInt16;
+    case DType::I16:
+      return at::kShort;
+    case DType::U32:
+      return at::kUInt32;
+    case DType::I32:
+      return at::kInt;
+    case DType::U64:
+      return at::kUInt64;
+    case DType::I64:
+      return at::kLong;
+    case DType::F16:
+      return at::kHalf;
+    case DType::BF16:
+      return at::kBFloat16;
+    case DType::F32:
+      return at::kFloat;
+    case DType::F64:
+      return at::kDouble;
+    case DType::F8_E4M3:
+      return at::kFloat8_e4m3fn;
+    case DType::F8_E5M2:
+      return at::kFloat8_e5m2;
   }
   throw Error("unreachable dtype");
 }
@@ -82,7 +98,8 @@ at::ScalarType to_scalar_type(DType dtype) {
 SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
     : mapping_(MappedFile::open(path)),
       header_(parse_safetensors_header(mapping_->bytes(), path.string())) {
-  for (std::size_t i = 0; i < header_.tensors.size(); ++i) index_.emplace(header_.tensors[i].name, i);
+  for (std::size_t i = 0; i < header_.tensors.size(); ++i)
+    index_.emplace(header_.tensors[i].name, i);
 }
 
 const TensorEntry* SafetensorsFile::find(std::string_view name) const {

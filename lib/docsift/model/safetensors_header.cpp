@@ -37,8 +37,8 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
 std::uint64_t as_u64(const json& value, const std::string& label, const std::string& name,
                      const char* field) {
   if (!value.is_number_unsigned()) {
-    fail_tensor(label, name, std::string(field) + " must hold non-negative integers, got " +
-                                 value.dump());
+    fail_tensor(label, name,
+                std::string(field) + " must hold non-negative integers, got " + value.dump());
   }
   return value.get<std::uint64_t>();
 }
@@ -66,8 +66,9 @@ TensorEntry parse_entry(const std::string& name, const json& entry, std::uint64_
   TensorEntry out{name, *dtype, {}, 0, 0};
   if (!shape_it->is_array()) fail_tensor(label, name, "shape is not an array");
   if (shape_it->size() > kMaxRank) {
-    fail_tensor(label, name, "shape has " + std::to_string(shape_it->size()) +
-                                 " dimensions (at most " + std::to_string(kMaxRank) + ")");
+    fail_tensor(label, name,
+                "shape has " + std::to_string(shape_it->size()) + " dimensions (at most " +
+                    std::to_string(kMaxRank) + ")");
   }
   std::uint64_t numel = 1;
   for (const auto& dim_json : *shape_it) {
@@ -92,14 +93,16 @@ TensorEntry parse_entry(const std::string& name, const json& entry, std::uint64_
     fail_tensor(label, name, "data_offsets " + offsets_it->dump() + " end before they begin");
   }
   if (out.end > data_size) {
-    fail_tensor(label, name, "data_offsets " + offsets_it->dump() + " run past the data section (" +
-                                 std::to_string(data_size) + " bytes); the file may be truncated");
+    fail_tensor(label, name,
+                "data_offsets " + offsets_it->dump() + " run past the data section (" +
+                    std::to_string(data_size) + " bytes); the file may be truncated");
   }
   if (out.end - out.begin != expected_bytes) {
-    fail_tensor(label, name, "data_offsets " + offsets_it->dump() + " span " +
-                                 std::to_string(out.end - out.begin) + " bytes but shape " +
-                                 shape_string(out.shape) + " of " + std::string(dtype_name(*dtype)) +
-                                 " needs " + std::to_string(expected_bytes));
+    fail_tensor(label, name,
+                "data_offsets " + offsets_it->dump() + " span " +
+                    std::to_string(out.end - out.begin) + " bytes but shape " +
+                    shape_string(out.shape) + " of " + std::string(dtype_name(*dtype)) + " needs " +
+                    std::to_string(expected_bytes));
   }
   return out;
 }
@@ -119,7 +122,8 @@ SafetensorsHeader parse_safetensors_header(std::span<const std::byte> file,
   }
   std::uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) {
-    header_len = (header_len << 8) | std::to_integer<std::uint64_t>(file[static_cast<std::size_t>(i)]);
+    header_len =
+        (header_len << 8) | std::to_integer<std::uint64_t>(file[static_cast<std::size_t>(i)]);
   }
   if (header_len > kMaxHeaderBytes) {
     fail(label, "header length " + std::to_string(header_len) + " exceeds the " +

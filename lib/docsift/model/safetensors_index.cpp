@@ -21,7 +21,8 @@ void check_shard_name(const std::string& label, const std::string& shard) {
 
 }  // namespace
 
-std::map<std::string, std::set<std::string>> parse_safetensors_index(std::string_view text, const std::string& label) {
+std::map<std::string, std::set<std::string>> parse_safetensors_index(std::string_view text,
+                                                                     const std::string& label) {
   const auto index = parse_json_strict(text, label, /*max_depth=*/4);
   const auto map_it = index.is_object() ? index.find("weight_map") : index.end();
   if (map_it == index.end() || !map_it->is_object()) {

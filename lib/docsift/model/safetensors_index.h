@@ -14,6 +14,7 @@ namespace docsift::model {
 // over 4), no "weight_map" object, an entry that is not a string, an empty map, or a shard name
 // that is not a plain ".safetensors" file name in the same folder ("../x", "/abs", "a/b"): the
 // index is untrusted and such a name must not reach open().
-std::map<std::string, std::set<std::string>> parse_safetensors_index(std::string_view text, const std::string& label);
+std::map<std::string, std::set<std::string>> parse_safetensors_index(std::string_view text,
+                                                                     const std::string& label);
 
 }  // namespace docsift::model

@@ -45,7 +45,8 @@ at::Tensor WeightLoader::take_as(const std::string& name, const std::vector<int6
   return check(name, expected) ? checkpoint_.load(name, dtype, device_) : at::Tensor();
 }
 
-LinearWeight WeightLoader::take_linear(const std::string& prefix, int64_t out, int64_t in, bool bias, bool int8) {
+LinearWeight WeightLoader::take_linear(const std::string& prefix, int64_t out, int64_t in,
+                                       bool bias, bool int8) {
   LinearWeight l;
   const std::string name = prefix + "weight";
   if (bias) l.bias = take(prefix + "bias", {out});
@@ -56,19 +57,21 @@ LinearWeight WeightLoader::take_linear(const std::string& prefix, int64_t out, i
   if (!check(name, {out, in})) return l;
   // Blocks of about 16 M elements (64 MB in float32) on the target device.
   constexpr int64_t kBlockElements = int64_t{1} << 24;
-  LinearWeight q = quantize_int8(checkpoint_.view(name), device_, std::max<int64_t>(1, kBlockElements / in));
+  LinearWeight q =
+      quantize_int8(checkpoint_.view(name), device_, std::max<int64_t>(1, kBlockElements / in));
   q.bias = std::move(l.bias);
   l = std::move(q);
   checkpoint_.release(name);
   return l;
 }
 
-LinearWeight WeightLoader::take_linear_stacked(const std::vector<std::pair<std::string, int64_t>>& parts, int64_t in,
-                                               bool bias, bool int8) {
+LinearWeight WeightLoader::take_linear_stacked(
+    const std::vector<std::pair<std::string, int64_t>>& parts, int64_t in, bool bias, bool int8) {
   if (int8) {
     // Each part quantized as it streams in (take_linear), then stacked: the transient copy is int8.
     std::vector<LinearWeight> layers;
-    for (const auto& [prefix, out] : parts) layers.push_back(take_linear(prefix, out, in, bias, int8));
+    for (const auto& [prefix, out] : parts)
+      layers.push_back(take_linear(prefix, out, in, bias, int8));
     return stack_outputs(layers);
   }
   bool present = true;
@@ -115,7 +118,8 @@ void WeightLoader::finish() const {
   list("missing", missing_);
   list("wrong shape", misshapen_);
   list("unexpected", unexpected);
-  throw FileError(message + " Is this checkpoint complete, and is config.json the one it was saved with?");
+  throw FileError(message +
+                  " Is this checkpoint complete, and is config.json the one it was saved with?");
 }
 
 }  // namespace docsift::model

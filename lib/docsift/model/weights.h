@@ -29,12 +29,13 @@ class WeightLoader {
   // dtype, or with `int8` quantized as it streams from the mapping, a block of rows at a time, so
   // neither the host nor the device ever holds the whole tensor in full precision. Undefined
   // (with a recorded problem) when missing or misshapen.
-  LinearWeight take_linear(const std::string& prefix, int64_t out, int64_t in, bool bias, bool int8);
+  LinearWeight take_linear(const std::string& prefix, int64_t out, int64_t in, bool bias,
+                           bool int8);
   // Linear layers that read the same input, each {prefix, out} as take_linear, stacked into one
   // (stack_outputs: q/k/v, gate/up): dense parts are converted straight into their rows of the
   // stacked weight and their pages of the mapping given back, so the model holds each weight once.
-  LinearWeight take_linear_stacked(const std::vector<std::pair<std::string, int64_t>>& parts, int64_t in, bool bias,
-                                   bool int8);
+  LinearWeight take_linear_stacked(const std::vector<std::pair<std::string, int64_t>>& parts,
+                                   int64_t in, bool bias, bool int8);
   // Marks a tensor as knowingly unused (e.g. a tied lm_head copy).
   void skip(const std::string& name) { used_.insert(name); }
 
@@ -42,7 +43,8 @@ class WeightLoader {
   void finish() const;
 
  private:
-  at::Tensor take_as(const std::string& name, const std::vector<int64_t>& expected, at::ScalarType dtype);
+  at::Tensor take_as(const std::string& name, const std::vector<int64_t>& expected,
+                     at::ScalarType dtype);
   // Records the name as used and checks it; false (problem recorded) when missing or misshapen.
   bool check(const std::string& name, const std::vector<int64_t>& expected);
 

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <utility>
 #include <vector>
-#include <string_view>
 
 #include "docsift/error.h"
 #include "docsift/ocr/yaml_source.h"
@@ -15,10 +15,12 @@ std::string_view builtin_calibration_text();  // generated from configs/fields/o
 
 const std::vector<std::string>& feature_names() {
   static const std::vector<std::string> names = {
-      "word_min",  "word_mean",  "labelled",      "label_fuzzy",  "sums_agree",       "repaired",
-      "contested", "margin",     "second_agreed", "second_taken", "second_disagreed", "exact",
-      "repeated",  "legal",      "word_min_top", "known",       "listed",
-      "reader_agreed", "reader_disagreed", "reader_taken", "vouched", "contradicted"};
+      "word_min",      "word_mean",     "labelled",         "label_fuzzy",
+      "sums_agree",    "repaired",      "contested",        "margin",
+      "second_agreed", "second_taken",  "second_disagreed", "exact",
+      "repeated",      "legal",         "word_min_top",     "known",
+      "listed",        "reader_agreed", "reader_disagreed", "reader_taken",
+      "vouched",       "contradicted"};
   return names;
 }
 
@@ -28,34 +30,35 @@ std::map<std::string, double> feature_values(const Evidence& e) {
   // the runner-up's, in thousandths; a date's position: 10): log-scaled so that one weight serves
   // a kind, 1 at a margin of 1000.
   const double margin = std::log1p(std::clamp(e.margin, 0.0, 1000.0)) / std::log1p(1000.0);
-  return {{"word_min", e.word_min / 100.0},
-          {"word_mean", e.word_mean / 100.0},
-          {"labelled", flag(e.labelled)},
-          {"label_fuzzy", flag(e.label_fuzzy)},
-          {"sums_agree", flag(e.sums_agree)},
-          {"repaired", flag(e.repaired)},
-          {"contested", flag(e.candidates > 1)},
-          {"margin", margin},
-          {"second_agreed", flag(e.second_read && e.second_agreed)},
-          {"second_taken", flag(e.second_read && e.second_taken)},
-          {"second_disagreed", flag(e.second_read && !e.second_agreed && !e.second_taken)},
-          {"exact", flag(e.exact)},
-          {"repeated", flag(e.repeated)},
-          {"legal", flag(e.legal)},
-          // The top of word_min's range apart (0 under 85, 1 at 100): on the receipts a value read
-          // from words all over 90 is right far more often than a line in word_min's logit gives.
-          {"word_min_top", std::clamp((e.word_min - 85.0) / 15.0, 0.0, 1.0)},
-          // A seller found in the user's list (ocr.known_sellers), and whether there was a list:
-          // a value not in a list is less sure than one read with no list to check it against.
-          {"known", flag(e.known)},
-          {"listed", flag(e.listed)},
-          // The second recognizer's reading of the value's box (ocr.recognizer: both; cross_read.h).
-          {"reader_agreed", flag(e.reader_read && e.reader_agreed)},
-          {"reader_disagreed", flag(e.reader_read && !e.reader_agreed && !e.reader_taken)},
-          {"reader_taken", flag(e.reader_read && e.reader_taken)},
-          // The page's own checks of this value against others (page_checks.h).
-          {"vouched", flag(e.vouched)},
-          {"contradicted", flag(e.contradicted)}};
+  return {
+      {"word_min", e.word_min / 100.0},
+      {"word_mean", e.word_mean / 100.0},
+      {"labelled", flag(e.labelled)},
+      {"label_fuzzy", flag(e.label_fuzzy)},
+      {"sums_agree", flag(e.sums_agree)},
+      {"repaired", flag(e.repaired)},
+      {"contested", flag(e.candidates > 1)},
+      {"margin", margin},
+      {"second_agreed", flag(e.second_read && e.second_agreed)},
+      {"second_taken", flag(e.second_read && e.second_taken)},
+      {"second_disagreed", flag(e.second_read && !e.second_agreed && !e.second_taken)},
+      {"exact", flag(e.exact)},
+      {"repeated", flag(e.repeated)},
+      {"legal", flag(e.legal)},
+      // The top of word_min's range apart (0 under 85, 1 at 100): on the receipts a value read
+      // from words all over 90 is right far more often than a line in word_min's logit gives.
+      {"word_min_top", std::clamp((e.word_min - 85.0) / 15.0, 0.0, 1.0)},
+      // A seller found in the user's list (ocr.known_sellers), and whether there was a list:
+      // a value not in a list is less sure than one read with no list to check it against.
+      {"known", flag(e.known)},
+      {"listed", flag(e.listed)},
+      // The second recognizer's reading of the value's box (ocr.recognizer: both; cross_read.h).
+      {"reader_agreed", flag(e.reader_read && e.reader_agreed)},
+      {"reader_disagreed", flag(e.reader_read && !e.reader_agreed && !e.reader_taken)},
+      {"reader_taken", flag(e.reader_read && e.reader_taken)},
+      // The page's own checks of this value against others (page_checks.h).
+      {"vouched", flag(e.vouched)},
+      {"contradicted", flag(e.contradicted)}};
 }
 
 double Calibrator::probability(const Evidence& evidence, double offset) const {
@@ -75,31 +78,36 @@ double Calibration::probability(const std::string& field, const Evidence& eviden
   const auto model = kinds.find(kind == field_kinds.end() ? "text" : kind->second);
   if (model == kinds.end()) {
     throw ConfigError(source + ": no parameters for kind '" +
-                      (kind == field_kinds.end() ? std::string("text") : kind->second) + "' (field " + field + ")");
+                      (kind == field_kinds.end() ? std::string("text") : kind->second) +
+                      "' (field " + field + ")");
   }
   const auto offset = field_offsets.find(field);
   return model->second.probability(evidence, offset == field_offsets.end() ? 0.0 : offset->second);
 }
 
 Calibration load_calibration(const std::string& source) {
-  const YAML::Node root = load_yaml_source(
-      source, {"builtin:ocr-calibration", builtin_calibration_text(), "ocr.calibration",
-               "configs/fields/ocr-calibration.yaml"});
+  const YAML::Node root =
+      load_yaml_source(source, {"builtin:ocr-calibration", builtin_calibration_text(),
+                                "ocr.calibration", "configs/fields/ocr-calibration.yaml"});
   const YamlReader read(source, "configs/fields/ocr-calibration.yaml");
-  if (!root.IsMap()) read.fail(root, "expected kinds: {KIND: {intercept, weights}} and fields: {FIELD: KIND}");
+  if (!root.IsMap())
+    read.fail(root, "expected kinds: {KIND: {intercept, weights}} and fields: {FIELD: KIND}");
   Calibration out;
   out.source = source;
   const auto& names = feature_names();
   try {
     read.only(root, "the file", {"kinds", "fields"});
-    for (const auto& [kind, node] : read.entries(read.required(root, "kinds", "the file"), "kinds")) {
+    for (const auto& [kind, node] :
+         read.entries(read.required(root, "kinds", "the file"), "kinds")) {
       const std::string path = "kinds." + kind;
       Calibrator c;
       read.only(node, path, {"intercept", "weights"});
       c.intercept = read.number(read.required(node, "intercept", path), path + ".intercept");
-      for (const auto& [name, weight] : read.entries(read.required(node, "weights", path), path + ".weights")) {
+      for (const auto& [name, weight] :
+           read.entries(read.required(node, "weights", path), path + ".weights")) {
         if (std::find(names.begin(), names.end(), name) == names.end()) {
-          read.fail(weight, path + ".weights: unknown feature '" + name + "' (docs/confidence.md lists them)");
+          read.fail(weight, path + ".weights: unknown feature '" + name +
+                                "' (docs/confidence.md lists them)");
         }
         c.weights.emplace_back(name, read.number(weight, path + ".weights." + name));
       }
@@ -113,17 +121,21 @@ Calibration load_calibration(const std::string& source) {
           const std::string path = "fields." + field;
           read.only(node, path, {"kind", "offset"});
           kind = read.word(read.required(node, "kind", path), path + ".kind");
-          if (const YAML::Node offset = node["offset"]) out.field_offsets[field] = read.number(offset, path + ".offset");
+          if (const YAML::Node offset = node["offset"])
+            out.field_offsets[field] = read.number(offset, path + ".offset");
         } else {
           kind = read.word(node, "fields." + field);
         }
-        if (!out.kinds.count(kind)) read.fail(node, "fields." + field + ": kind '" + kind + "' has no parameters under kinds");
+        if (!out.kinds.count(kind))
+          read.fail(node,
+                    "fields." + field + ": kind '" + kind + "' has no parameters under kinds");
         out.field_kinds[field] = kind;
         out.field_places[field] = read.place(node);
       }
     }
   } catch (const YAML::Exception& e) {
-    throw ConfigError(source + ": " + e.msg + " (configs/fields/ocr-calibration.yaml shows the layout)");
+    throw ConfigError(source + ": " + e.msg +
+                      " (configs/fields/ocr-calibration.yaml shows the layout)");
   }
   if (!out.kinds.count("text")) read.fail(root, "kinds: needs text (a field not listed is text)");
   return out;
@@ -134,8 +146,8 @@ void Calibration::check_fields(const std::vector<std::string>& field_names) cons
     if (std::find(field_names.begin(), field_names.end(), field) != field_names.end()) continue;
     const auto place = field_places.find(field);
     throw ConfigError((place == field_places.end() ? source : place->second) + ": fields." + field +
-                      ": not a field of the schema (extraction.fields); a misspelt name would leave its field "
-                      "calibrated as text");
+                      ": not a field of the schema (extraction.fields); a misspelt name would "
+                      "leave its field calibrated as text");
   }
 }
 

@@ -13,11 +13,13 @@ namespace docsift::ocr {
 std::string unglued_time(const std::string& read) {
   // A date's year (4 or 2 digits) or day, then a time's hour with no space between: PP-OCR drops
   // the space that Tesseract keeps. The longer year first: "20185:41" is 2018 and 5:41.
-  static const std::regex kGlued(R"((\b\d{1,2}[-/.]\d{1,2}[-/.](?:\d{4}|\d{2})|\b\d{4}[-/.]\d{1,2}[-/.]\d{2})(\d{1,2}:\d{2}))");
+  static const std::regex kGlued(
+      R"((\b\d{1,2}[-/.]\d{1,2}[-/.](?:\d{4}|\d{2})|\b\d{4}[-/.]\d{1,2}[-/.]\d{2})(\d{1,2}:\d{2}))");
   return std::regex_replace(read, kGlued, "$1 $2");
 }
 
-bool readings_agree(const std::string& kind, const std::string& value, const std::string& read, const Lexicon& lexicon) {
+bool readings_agree(const std::string& kind, const std::string& value, const std::string& read,
+                    const Lexicon& lexicon) {
   if (kind == "amount") {
     const std::optional<long long> cents = amount_cents(value);
     if (!cents) return false;
@@ -48,10 +50,13 @@ bool name_character(unsigned char c) { return c < 0x80 && (std::isalnum(c) != 0 
 // included: 0 where `at` is not one.
 std::size_t word_run(const std::string& value, std::size_t at, int direction) {
   std::size_t n = 0;
-  for (std::size_t i = at; i < value.size() && std::isalnum(static_cast<unsigned char>(value[i])) != 0;) {
+  for (std::size_t i = at;
+       i < value.size() && std::isalnum(static_cast<unsigned char>(value[i])) != 0;) {
     ++n;
-    if (direction > 0) ++i;
-    else if (i-- == 0) break;
+    if (direction > 0)
+      ++i;
+    else if (i-- == 0)
+      break;
   }
   return n;
 }
@@ -69,14 +74,16 @@ struct Aligned {
 std::vector<Aligned> align(const std::string& mine, const std::string& theirs) {
   const std::size_t n = mine.size(), m = theirs.size();
   const auto same = [&](std::size_t i, std::size_t j) {
-    return std::toupper(static_cast<unsigned char>(mine[i])) == std::toupper(static_cast<unsigned char>(theirs[j]));
+    return std::toupper(static_cast<unsigned char>(mine[i])) ==
+           std::toupper(static_cast<unsigned char>(theirs[j]));
   };
   std::vector<std::vector<std::size_t>> cost(n + 1, std::vector<std::size_t>(m + 1));
   for (std::size_t j = 0; j <= m; ++j) cost[0][j] = j;
   for (std::size_t i = 1; i <= n; ++i) {
     cost[i][0] = i;
     for (std::size_t j = 1; j <= m; ++j) {
-      cost[i][j] = std::min({cost[i - 1][j - 1] + (same(i - 1, j - 1) ? 0 : 1), cost[i][j - 1] + 1, cost[i - 1][j] + 1});
+      cost[i][j] = std::min({cost[i - 1][j - 1] + (same(i - 1, j - 1) ? 0 : 1), cost[i][j - 1] + 1,
+                             cost[i - 1][j] + 1});
     }
   }
   std::size_t j = 0;
@@ -100,26 +107,40 @@ std::vector<Aligned> align(const std::string& mine, const std::string& theirs) {
   return path;
 }
 
-}  // namespace
-
-std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
-                                            const std::vector<float>& probabilities, double sure) {
-  // The second reading's name characters with their probabilities, one per code point of `read`
-  // (a full-width bracket is one character, not a name's), and whether a space comes before each
-  // (after another name character).
+// The second reading's name characters with their probabilities, one per code point of `read`
+// (a full-width bracket is one character, not a name's), and whether a space comes before each
+// (after another name character).
+struct NameRead {
   std::string theirs;
   std::vector<float> p;
   std::vector<bool> spaced;
+};
+std::optional<NameRead> name_read(const std::string& read,
+                                  const std::vector<float>& probabilities) {
+  NameRead out;
+  auto& [theirs, p, spaced] = out;
   bool space = false;
   std::size_t at = 0;
   for (std::size_t i = 0; i < read.size(); ++at) {
     const char32_t c = text::next_code_point(read, i);
     if (at >= probabilities.size()) return std::nullopt;
     const bool named = c < 0x80 && name_character(static_cast<unsigned char>(c));
-    if (named) spaced.push_back(space && !theirs.empty()), theirs += static_cast<char>(c), p.push_back(probabilities[at]);
+    if (named)
+      spaced.push_back(space && !theirs.empty()), theirs += static_cast<char>(c),
+          p.push_back(probabilities[at]);
     space = c == U' ' || (space && !named);
   }
   if (at != probabilities.size()) return std::nullopt;  // not one per character: not trusted
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
+                                            const std::vector<float>& probabilities, double sure) {
+  const std::optional<NameRead> second = name_read(read, probabilities);
+  if (!second) return std::nullopt;
+  const auto& [theirs, p, spaced] = *second;
   std::string mine;
   std::vector<std::size_t> where;  // the byte of `value` each of `mine` is
   for (std::size_t i = 0; i < value.size(); ++i) {
@@ -139,7 +160,8 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
     // KHOO" read "C W KHOO"): the space is put in. Only an initial: PP-OCR splits words too
     // ("S&Y STAT IONERY").
     const bool both = a.step == Step::Same || a.step == Step::Substituted;
-    if (both && last && last->i + 1 == a.i && last->j + 1 == a.j && spaced[a.j] && where[a.i] == where[last->i] + 1 &&
+    if (both && last && last->i + 1 == a.i && last->j + 1 == a.j && spaced[a.j] &&
+        where[a.i] == where[last->i] + 1 &&
         std::min(word_run(value, where[last->i], -1), word_run(value, where[a.i], 1)) == 1) {
       before[a.i] += ' ';
       ++taken;
@@ -155,7 +177,8 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
     // each letter settled alone ("WR. D.I.Y. (M) SON BHD": a sure M, an unsure D).
     const auto b = static_cast<unsigned char>(theirs[a.j]);
     if (p[a.j] < sure ||
-        (std::isdigit(b) != 0 && (a.step == Step::Inserted || std::isalpha(static_cast<unsigned char>(mine[a.i])) != 0)))
+        (std::isdigit(b) != 0 &&
+         (a.step == Step::Inserted || std::isalpha(static_cast<unsigned char>(mine[a.i])) != 0)))
       continue;
     if (a.step == Step::Substituted) replaced[a.i] = theirs[a.j];
     // One letter the second reads at the end of a word ("JIAWE" read "JIAWEI JIAWEI") goes after
@@ -164,7 +187,8 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
     else if (a.i > 0 && a.i < mine.size() && !spaced[a.j] && where[a.i] != where[a.i - 1] + 1 &&
              path[step - 1].step != Step::Inserted && path[step + 1].step != Step::Inserted)
       after[a.i - 1] += theirs[a.j];
-    else before[a.i] += theirs[a.j];
+    else
+      before[a.i] += theirs[a.j];
     ++taken;
   }
   const std::size_t allowed = std::max<std::size_t>(1, mine.size() / kNameEditsPer);
@@ -184,8 +208,8 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
   return out;
 }
 
-std::optional<std::string> second_value(const std::string& kind, const std::string& read, const Lexicon& lexicon,
-                                        DateOrder order) {
+std::optional<std::string> second_value(const std::string& kind, const std::string& read,
+                                        const Lexicon& lexicon, DateOrder order) {
   if (kind == "amount") {
     const std::vector<Amount> amounts = find_amounts(read, lexicon);
     if (amounts.size() != 1 || !amounts[0].has_cents) return std::nullopt;
@@ -203,9 +227,9 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
 
 namespace docsift::ocr {
 
-std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,
-                                  const std::vector<long long>& sums, const LineText& second, const Lexicon& lexicon,
-                                  DateOrder order) {
+std::optional<std::string> settle(const std::string& kind, const std::string& value,
+                                  const Evidence& evidence, const std::vector<long long>& sums,
+                                  const LineText& second, const Lexicon& lexicon, DateOrder order) {
   if (kind == "amount") {
     const auto summed_up = [&](std::optional<long long> v) {
       return v && std::find(sums.begin(), sums.end(), *v) != sums.end();
@@ -227,7 +251,8 @@ std::optional<std::string> settle(const std::string& kind, const std::string& va
     if (evidence.word_min >= kDateDoubt || second.mean < kDateSure) return std::nullopt;
     return second_value(kind, second.text, lexicon, order);
   }
-  if (kind == "text") return substituted_name(value, second.text, second.probabilities, kLetterSure);
+  if (kind == "text")
+    return substituted_name(value, second.text, second.probabilities, kLetterSure);
   return std::nullopt;
 }
 

@@ -27,13 +27,14 @@ std::string unglued_time(const std::string& read);
 // ("SANYU STATIONERY" = "SANYUSTATIONERY"),
 // the second reading allowed to run on past them ("… SDN BHD (1248717-W)").
 // `kind`: calibration.h's field kinds (amount, date, text, id, list).
-bool readings_agree(const std::string& kind, const std::string& value, const std::string& read, const Lexicon& lexicon);
+bool readings_agree(const std::string& kind, const std::string& value, const std::string& read,
+                    const Lexicon& lexicon);
 
 // The value the second reading gives for an amount or a date, where it gives exactly one: the one
 // amount with cents in it, or the one date (read as `order`). nullopt when it gives none or
 // several, and for other kinds (a name is settled letter by letter: substituted_name).
-std::optional<std::string> second_value(const std::string& kind, const std::string& read, const Lexicon& lexicon,
-                                        DateOrder order);
+std::optional<std::string> second_value(const std::string& kind, const std::string& read,
+                                        const Lexicon& lexicon, DateOrder order);
 
 // A name read by Tesseract (`value`) with the letters the second recognizer read otherwise put in,
 // where the two differ by a few letters: "SANYO STATIONERY SHOP" and "SANYU STATIONERYSHOP" give
@@ -43,12 +44,12 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
 // Tesseract missed ("'SH POWER" → "'TSH POWER"), is put in where read with probability ≥ `sure`
 // and not a digit for a letter; otherwise Tesseract's stays. One Tesseract read that the second did
 // not is never taken out (the recognizer drops faint letters: "LIAN" read "LAN"). One letter
-// missed at a word's end goes after that word ("JIAWE" → "JIAWEI"), more before the next. An initial
-// Tesseract read glued to the letter beside it is split where the second reads a space between
-// them ("CW KHOO" → "C W KHOO"). The second reading may run on past the name (a registration
-// number), not start elsewhere; at most one change in kNameEditsPer letters. nullopt when nothing
-// is put in, or the two are not that close. bench/ocr/README.md has how the limits were chosen on
-// the 200 and the 427.
+// missed at a word's end goes after that word ("JIAWE" → "JIAWEI"), more before the next. An
+// initial Tesseract read glued to the letter beside it is split where the second reads a space
+// between them ("CW KHOO" → "C W KHOO"). The second reading may run on past the name (a
+// registration number), not start elsewhere; at most one change in kNameEditsPer letters. nullopt
+// when nothing is put in, or the two are not that close. bench/ocr/README.md has how the limits
+// were chosen on the 200 and the 427.
 inline constexpr int kNameEditsPer = 3;
 std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
                                             const std::vector<float>& probabilities, double sure);
@@ -57,16 +58,16 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
 // tell that the first misread, nullopt to keep the first. An amount whose printed sums do not vouch
 // for it (nor is it among `sums`, what the page's printed figures sum to: Engine::Result::sums) and
 // whose words Tesseract read under kAmountDoubt, read by the second as one amount with cents at a
-// mean probability ≥ kAmountSure (in the first's currency), or read by the second as an amount among
-// `sums` at ≥ kAmountSummedSure; a date read under
-// kDateDoubt, read by the second as one date at ≥ kDateSure; a name as substituted_name puts it,
-// each letter at ≥ kLetterSure. bench/ocr/README.md has how they were chosen and what each gains.
+// mean probability ≥ kAmountSure (in the first's currency), or read by the second as an amount
+// among `sums` at ≥ kAmountSummedSure; a date read under kDateDoubt, read by the second as one date
+// at ≥ kDateSure; a name as substituted_name puts it, each letter at ≥ kLetterSure.
+// bench/ocr/README.md has how they were chosen and what each gains.
 inline constexpr double kAmountDoubt = 80, kAmountSure = 0.85;
 inline constexpr double kAmountSummedSure = 0.7;
 inline constexpr double kDateDoubt = 90, kDateSure = 0.95;
 inline constexpr double kLetterSure = 0.9;
-std::optional<std::string> settle(const std::string& kind, const std::string& value, const Evidence& evidence,
-                                  const std::vector<long long>& sums, const LineText& second, const Lexicon& lexicon,
-                                  DateOrder order);
+std::optional<std::string> settle(const std::string& kind, const std::string& value,
+                                  const Evidence& evidence, const std::vector<long long>& sums,
+                                  const LineText& second, const Lexicon& lexicon, DateOrder order);
 
 }  // namespace docsift::ocr

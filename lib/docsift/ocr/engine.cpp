@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
-#include <utility>
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
+#include <optional>
 #include <set>
 #include <system_error>
+#include <utility>
 
 #include "docsift/data_folder.h"
 #include "docsift/error.h"
@@ -21,11 +21,13 @@ DateOrderRule date_order_of(const std::string& s) {
   return s == "dmy" ? DateOrderRule::Dmy : s == "mdy" ? DateOrderRule::Mdy : DateOrderRule::Auto;
 }
 
-// The first language of ocr.language that `folder` has no .traineddata file for; "" when it has all.
+// The first language of ocr.language that `folder` has no .traineddata file for; "" when it has
+// all.
 std::string missing_language(const std::filesystem::path& folder, const std::string& languages) {
   std::error_code ec;
   for (const std::string& language : language_list(languages)) {
-    if (!std::filesystem::is_regular_file(folder / (language + ".traineddata"), ec)) return language;
+    if (!std::filesystem::is_regular_file(folder / (language + ".traineddata"), ec))
+      return language;
   }
   return "";
 }
@@ -40,8 +42,9 @@ std::string evened_data(const Settings& config) {
   if (config.evened_model != "auto") {
     const std::string missing = missing_language(config.evened_model, config.language);
     if (!missing.empty()) {
-      throw ConfigError("ocr.evened_model " + config.evened_model + ": no " + missing +
-                        ".traineddata there; name a folder of Tesseract language data, or auto or none");
+      throw ConfigError(
+          "ocr.evened_model " + config.evened_model + ": no " + missing +
+          ".traineddata there; name a folder of Tesseract language data, or auto or none");
     }
     return config.evened_model;
   }
@@ -53,13 +56,16 @@ std::string evened_data(const Settings& config) {
 // A box in the pixels of the page as read (halved, deskewed, turned: reader.h) → the page's own
 // pixels, so that a reviewer's tool can draw it on the image as given.
 Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
-  std::vector<cv::Point2d> corners = {{double(box.left), double(box.top)}, {double(box.right), double(box.top)},
-                                      {double(box.left), double(box.bottom)}, {double(box.right), double(box.bottom)}};
+  std::vector<cv::Point2d> corners = {{double(box.left), double(box.top)},
+                                      {double(box.right), double(box.top)},
+                                      {double(box.left), double(box.bottom)},
+                                      {double(box.right), double(box.bottom)}};
   if (prepared.turned) {
     for (auto& c : corners) c = {width - c.x, height - c.y};
   }
   if (prepared.deskew_degrees != 0) {
-    const cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(width / 2.0f, height / 2.0f), prepared.deskew_degrees, 1.0);
+    const cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(width / 2.0f, height / 2.0f),
+                                              prepared.deskew_degrees, 1.0);
     cv::Mat back;
     cv::invertAffineTransform(m, back);
     cv::transform(corners, corners, back);
@@ -69,10 +75,11 @@ Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
     left = std::min(left, c.x), right = std::max(right, c.x);
     top = std::min(top, c.y), bottom = std::max(bottom, c.y);
   }
-  const auto px = [&](double v) { return static_cast<int>(std::lround(std::max(0.0, v) / prepared.scale)); };
+  const auto px = [&](double v) {
+    return static_cast<int>(std::lround(std::max(0.0, v) / prepared.scale));
+  };
   return {px(left), px(top), px(right), px(bottom)};
 }
-
 
 // Whether `result` has `field` and read none (a field not asked for is not unread).
 bool unread(const Engine::Result& result, const std::string& field) {
@@ -98,7 +105,8 @@ bool wants_second_reading(const Engine::Result& first) {
   if (value_or_na(first, "DOCUMENT_TYPE") == "BANK STATEMENT") {
     return unread(first, "STATEMENT_PERIOD") || unread(first, "CLOSING_BALANCE");
   }
-  return doubtful("TOTAL", kDoubtful) || doubtful("INVOICE_DATE", kDoubtful) || doubtful("SUPPLIER", kDoubtfulName);
+  return doubtful("TOTAL", kDoubtful) || doubtful("INVOICE_DATE", kDoubtful) ||
+         doubtful("SUPPLIER", kDoubtfulName);
 }
 
 Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer,
@@ -124,7 +132,8 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
       continue;
     }
     value = it->second;
-    if (name == "DESCRIPTIONS") first.items = second.items;  // the rows are the reading the list came from
+    if (name == "DESCRIPTIONS")
+      first.items = second.items;  // the rows are the reading the list came from
     if (now != second.confidence.end()) first.confidence[name] = now->second;
     if (const auto e = second.evidence.find(name); e != second.evidence.end()) {
       first.evidence[name] = e->second;
@@ -148,7 +157,8 @@ Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second)
       write_evidence_(config.write_evidence),
       date_order_(date_order_of(config.date_order)),
       second_reading_(config.second_reading),
-      reader_({config.language, config.deskew, config.page_segmentation, config.threads, evened_data(config)}),
+      reader_({config.language, config.deskew, config.page_segmentation, config.threads,
+               evened_data(config)}),
       second_(std::move(second)) {
   if (config.finder != rules_.finder.source) rules_.finder = load_finder(config.finder);
   evened_model_ = reader_.evened_data().empty() ? "same" : reader_.evened_data();
@@ -181,15 +191,16 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
     const Result second = finish(again, field_names, nlohmann::json::object());
     const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
     const Taken taken = take_second_reading(out, second, clearer, &tesseract);
-    out.info["second_reading"] = {{"evened", true},
-                                  {"model", evened_model_},
-                                  {"words", again.words()},
-                                  {"mean_confidence", round1(again.mean_confidence)},
-                                  {"clearer", clearer},       // taken wherever it read a field
-                                  {"filled", taken.filled},   // N/A in the first reading
-                                  {"surer", taken.surer}};    // read more confidently than in the first
-    if (!taken.filled.empty() || !taken.surer.empty()) out.text += "\f" + second.text;  // both readings, for the record
-    if (!taken.filled.empty()) out.info.erase("reason");  // the first reading's, which found nothing
+    out.info["second_reading"] = {
+        {"evened", true},         {"model", evened_model_},
+        {"words", again.words()}, {"mean_confidence", round1(again.mean_confidence)},
+        {"clearer", clearer},      // taken wherever it read a field
+        {"filled", taken.filled},  // N/A in the first reading
+        {"surer", taken.surer}};   // read more confidently than in the first
+    if (!taken.filled.empty() || !taken.surer.empty())
+      out.text += "\f" + second.text;  // both readings, for the record
+    if (!taken.filled.empty())
+      out.info.erase("reason");  // the first reading's, which found nothing
   }
   check_known_sellers(out, page);
   for (auto& [name, e] : out.evidence) {
@@ -216,15 +227,20 @@ void Engine::reread(Result& out, const Page& page, const cv::Mat& rgb, const Pre
   }
   if (wanted.empty()) return;
   const DateOrder order = date_order_ == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
-  const auto read = [&](const Box& box) { return read_box(to_page(box, prepared, page.width, page.height), rgb, prepared.turned); };
-  const auto sure = [&](const WordRun& run, const LineText& second) { return sure_reading(run, second, rules_.lexicon, order); };
+  const auto read = [&](const Box& box) {
+    return read_box(to_page(box, prepared, page.width, page.height), rgb, prepared.turned);
+  };
+  const auto sure = [&](const WordRun& run, const LineText& second) {
+    return sure_reading(run, second, rules_.lexicon, order);
+  };
   const Reread again_read = read_again(page, wanted, read, sure);
   if (again_read.words.empty()) return;
   out.info["reread"] = {{"words", again_read.words}};
   if (again_read.replaced.empty()) return;
   const Result again = finish(again_read.page, field_names, nlohmann::json::object());
   const std::string total = value_or_na(out, "TOTAL");
-  if (take_reread_total(out, again, again_read.replaced_for("TOTAL"))) out.info["reread"]["total"] = {{"was", total}, {"now", out.fields.at("TOTAL")}};
+  if (take_reread_total(out, again, again_read.replaced_for("TOTAL")))
+    out.info["reread"]["total"] = {{"was", total}, {"now", out.fields.at("TOTAL")}};
   if (take_reread_date(out, again)) out.info["reread"]["date"] = out.fields.at("INVOICE_DATE");
   const std::string seller = value_or_na(out, "SUPPLIER");
   if (take_reread_seller(out, again, again_read.replaced_for("SUPPLIER")))
@@ -264,7 +280,8 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
     // Single lines first: a pair wins only when nearer than any one line.
     for (const Line& line : page.lines) consider(line.text(), {&line});
     for (std::size_t i = 0; i + 1 < page.lines.size(); ++i) {
-      consider(page.lines[i].text() + " " + page.lines[i + 1].text(), {&page.lines[i], &page.lines[i + 1]});
+      consider(page.lines[i].text() + " " + page.lines[i + 1].text(),
+               {&page.lines[i], &page.lines[i + 1]});
     }
     if (!best) {
       if (result.evidence.count(field->first)) result.evidence[field->first].listed = true;
@@ -300,7 +317,8 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
 }
 
 void Engine::calibrate(Result& result) const {
-  check_page(result.fields, result.evidence, rules_);  // on the final values: after the second readings and the list
+  check_page(result.fields, result.evidence,
+             rules_);  // on the final values: after the second readings and the list
   check_rows(result.items, result.fields, result.evidence, result.info["checks"]);
   result.probability.clear();
   nlohmann::json evidence = nlohmann::json::object();
@@ -322,12 +340,14 @@ void Engine::calibrate(Result& result) const {
 Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& field_names,
                               nlohmann::json info) {
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
-  Result out{std::move(e.fields), std::move(e.text), {}, std::move(info), std::move(e.confidence),
-             std::move(e.evidence), {}, std::move(e.doubtful), std::move(e.sums)};
+  Result out{std::move(e.fields),     std::move(e.text),     {}, std::move(info),
+             std::move(e.confidence), std::move(e.evidence), {}, std::move(e.doubtful),
+             std::move(e.sums)};
   out.info["checks"] = e.checks;
   out.items = std::move(e.items);
-  // What the finder ranked on the first reading (ocr.write_evidence), for bench/ocr/train_finder.py;
-  // the second reading and the rereading call finish with an empty info and keep none.
+  // What the finder ranked on the first reading (ocr.write_evidence), for
+  // bench/ocr/train_finder.py; the second reading and the rereading call finish with an empty info
+  // and keep none.
   if (write_evidence_ && !out.info.empty()) {
     for (const auto& [field, ranked] : e.candidates) {
       nlohmann::json& list = out.info["candidates"][field];

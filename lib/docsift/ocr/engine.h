@@ -5,12 +5,12 @@
 // journal, CSV and eval.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
+#include <nlohmann/json.hpp>
 #include <opencv2/core/mat.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,33 +27,39 @@ namespace docsift::ocr {
 class Engine {
  public:
   // Loads the rules and Tesseract's language data; throws docsift::ConfigError / FileError.
-  // `second`: the second recognizer for ocr.recognizer: both (batch/ makes it; none: Tesseract only).
+  // `second`: the second recognizer for ocr.recognizer: both (batch/ makes it; none: Tesseract
+  // only).
   explicit Engine(const Settings& settings, std::unique_ptr<LineRecognizer> second = nullptr);
 
   struct Result {
     std::map<std::string, std::string> fields;
-    std::string text;     // the page's lines as read
+    std::string text;         // the page's lines as read
     std::string text_source;  // "pdf" (the page's own text layer) or "ocr"
-    nlohmann::json info;  // for the record's "engine": tesseract version, confidence, preparation, checks
+    nlohmann::json
+        info;  // for the record's "engine": tesseract version, confidence, preparation, checks
     std::map<std::string, double> confidence;  // per field found: rules.h's Extraction::confidence
-    std::map<std::string, Evidence> evidence;  // per field found (rules.h), the second reading's marks added
+    std::map<std::string, Evidence>
+        evidence;  // per field found (rules.h), the second reading's marks added
     // Per field found: the calibrated probability that the value is right (calibration.h).
     std::map<std::string, double> probability;
     std::vector<WordRun> doubtful;  // rules.h: Extraction's
-    std::vector<long long> sums;    // rules.h: Extraction's; the rereading's and the evened reading's added
+    std::vector<long long>
+        sums;  // rules.h: Extraction's; the rereading's and the evened reading's added
     // rules.h: Extraction's; the second reading's where DESCRIPTIONS was taken from it.
     std::vector<LineItem> items;
   };
   // A page image: Tesseract, then the rules.
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);
   // Words that need no OCR (a PDF's text layer), with boxes in the page's own units.
-  Result read_words(std::vector<Word> words, int width, int height, const std::vector<std::string>& field_names);
+  Result read_words(std::vector<Word> words, int width, int height,
+                    const std::vector<std::string>& field_names);
   // The confidences' parameters (ocr.calibration), for the reader to check against its schema.
   const Calibration& calibration() const { return calibration_; }
 
  private:
   Result finish(const Page& page, const std::vector<std::string>& field_names, nlohmann::json info);
-  // The calibrated probabilities of the fields read, and (ocr.write_evidence) their evidence in info.
+  // The calibrated probabilities of the fields read, and (ocr.write_evidence) their evidence in
+  // info.
   void calibrate(Result& result) const;
   // SUPPLIER against ocr.known_sellers (known_names.h), before calibrate: the value as the list
   // spells it, or a listed name found on `page`'s lines when the value is none of them.
@@ -74,14 +80,16 @@ class Engine {
   // The second recognizer's reading of one box of the page (page pixels), or of a value's lines
   // (Evidence::parts); nullopt when the box is off the page or nothing was read.
   std::optional<LineText> read_box(const Box& box, const cv::Mat& rgb, bool turned) const;
-  std::optional<LineText> read_lines(const std::vector<Box>& lines, const cv::Mat& rgb, bool turned) const;
+  std::optional<LineText> read_lines(const std::vector<Box>& lines, const cv::Mat& rgb,
+                                     bool turned) const;
   Rules rules_;
   KnownNames known_sellers_;
   Calibration calibration_;
   bool write_evidence_;
   DateOrderRule date_order_;
   bool second_reading_;
-  std::string evened_model_;  // what the second reading reads with: the folder of its model, or "same"
+  std::string
+      evened_model_;  // what the second reading reads with: the folder of its model, or "same"
   Reader reader_;
   std::unique_ptr<LineRecognizer> second_;
 };
@@ -120,29 +128,31 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
 // readings typed in. Whether a result's TOTAL is one its page's sums vouch for.
 bool vouched_total(const Engine::Result& result);
 struct Reread {
-  Page page;                  // the page with the words read again put in
+  Page page;  // the page with the words read again put in
   // The boxes (page as read) whose words were replaced, and the field each was read for.
   std::vector<std::pair<Box, std::string>> replaced;
   std::vector<Box> replaced_for(const std::string& field) const;
-  nlohmann::json words;       // per run read: for, was, read, score, used; top to bottom
+  nlohmann::json words;  // per run read: for, was, read, score, used; top to bottom
 };
 // The text a second reading of `run` puts in, where it is sure: for TOTAL one amount with cents
 // (spaces dropped: "42. 50") at a mean probability ≥ kAmountSure; for INVOICE_DATE one date (a
 // time glued on set apart: unglued_time) at ≥ kDateSure; for SUPPLIER 4 letters or more at ≥
 // kLetterSure (cross_read.h). nullopt otherwise.
-std::optional<std::string> sure_reading(const WordRun& run, const LineText& second, const Lexicon& lexicon,
-                                        DateOrder order);
+std::optional<std::string> sure_reading(const WordRun& run, const LineText& second,
+                                        const Lexicon& lexicon, DateOrder order);
 // `page` with the words of each of `runs` (in reading order, as Extraction::doubtful is) replaced
 // by what `sure` makes of `read`'s reading of their box.
-Reread read_again(const Page& page, const std::vector<WordRun>& runs,
-                  const std::function<std::optional<LineText>(const Box&)>& read,
-                  const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure);
+Reread read_again(
+    const Page& page, const std::vector<WordRun>& runs,
+    const std::function<std::optional<LineText>(const Box&)>& read,
+    const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure);
 // Whether a result's SUPPLIER was read from words under kNameDoubt (rule_text.h).
 bool doubtful_seller(const Engine::Result& result);
 // Takes `again`'s SUPPLIER into `first` where it differs, was read from `replaced` (the boxes of
 // the top lines replaced), and `first` had none or a doubtful one; marks its evidence
 // reader_taken. Whether it took it.
-bool take_reread_seller(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced);
+bool take_reread_seller(Engine::Result& first, const Engine::Result& again,
+                        const std::vector<Box>& replaced);
 // Takes `again`'s INVOICE_DATE (the rules on the page read_again gave) into `first` where `first`
 // had none; marks its evidence reader_taken. Whether it took it.
 bool take_reread_date(Engine::Result& first, const Engine::Result& again);
@@ -150,6 +160,7 @@ bool take_reread_date(Engine::Result& first, const Engine::Result& again);
 // `first` had none, or the page's sums vouch for it, or it was read from `replaced` (the boxes of
 // the payment lines' words replaced); marks its
 // evidence reader_taken. Whether it took it.
-bool take_reread_total(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced);
+bool take_reread_total(Engine::Result& first, const Engine::Result& again,
+                       const std::vector<Box>& replaced);
 
 }  // namespace docsift::ocr

@@ -31,7 +31,8 @@ bool take_field(Engine::Result& first, const Engine::Result& again, const std::s
   const auto after = again.fields.find(field);
   const auto e = again.evidence.find(field);
   if (before == first.fields.end() || after == again.fields.end() || e == again.evidence.end() ||
-      after->second == "N/A" || after->second == before->second || !allowed(before->second, e->second)) {
+      after->second == "N/A" || after->second == before->second ||
+      !allowed(before->second, e->second)) {
     return false;
   }
   first.fields[field] = after->second;
@@ -48,7 +49,8 @@ bool vouched_total(const Engine::Result& result) {
   return e != result.evidence.end() && e->second.sums_agree;
 }
 
-std::optional<std::string> sure_reading(const WordRun& run, const LineText& second, const Lexicon& lexicon, DateOrder order) {
+std::optional<std::string> sure_reading(const WordRun& run, const LineText& second,
+                                        const Lexicon& lexicon, DateOrder order) {
   if (run.field == "SUPPLIER") {
     if (second.mean < kLetterSure || detail::letters_in(second.text) < 4) return std::nullopt;
     return second.text;
@@ -56,12 +58,15 @@ std::optional<std::string> sure_reading(const WordRun& run, const LineText& seco
   // The words that go back on the page as read (the rules parse them again), where second_value
   // finds one date, or one amount with cents, in them.
   if (run.field == "INVOICE_DATE") {
-    if (second.mean < kDateSure || !second_value("date", second.text, lexicon, order)) return std::nullopt;
+    if (second.mean < kDateSure || !second_value("date", second.text, lexicon, order))
+      return std::nullopt;
     return unglued_time(second.text);
   }
   std::string text = second.text;
-  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());  // one word: "42. 50" is 42.50
-  if (second.mean < kAmountSure || !second_value("amount", text, lexicon, order)) return std::nullopt;
+  text.erase(std::remove(text.begin(), text.end(), ' '),
+             text.end());  // one word: "42. 50" is 42.50
+  if (second.mean < kAmountSure || !second_value("amount", text, lexicon, order))
+    return std::nullopt;
   return text;
 }
 
@@ -73,14 +78,17 @@ std::vector<Box> Reread::replaced_for(const std::string& field) const {
   return out;
 }
 
-Reread read_again(const Page& page, const std::vector<WordRun>& runs,
-                  const std::function<std::optional<LineText>(const Box&)>& read,
-                  const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure) {
+Reread read_again(
+    const Page& page, const std::vector<WordRun>& runs,
+    const std::function<std::optional<LineText>(const Box&)>& read,
+    const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure) {
   Reread out{page, {}, nlohmann::json::array()};
   // Words are read once: of runs that overlap (a top line that is also a payment line), the first
   // in `runs`' reading order is kept, so that replacing one run's words never moves another's.
   std::vector<WordRun> once = runs;
-  const auto overlaps = [](const WordRun& a, const WordRun& b) { return a.line == b.line && b.first <= a.last; };
+  const auto overlaps = [](const WordRun& a, const WordRun& b) {
+    return a.line == b.line && b.first <= a.last;
+  };
   once.erase(std::unique(once.begin(), once.end(), overlaps), once.end());
   // Back to front, so that taking a line's words out keeps the indices of those before them.
   for (auto it = once.rbegin(); it != once.rend(); ++it) {
@@ -95,11 +103,12 @@ Reread read_again(const Page& page, const std::vector<WordRun>& runs,
     const std::optional<LineText> second = read(box);
     if (!second) continue;
     const std::optional<std::string> text = sure(*it, *second);
-    out.words.insert(out.words.begin(), nlohmann::json{{"for", it->field},
-                                                       {"was", was},
-                                                       {"read", second->text},
-                                                       {"score", std::round(second->mean * 1000) / 1000},
-                                                       {"used", text.has_value()}});
+    out.words.insert(out.words.begin(),
+                     nlohmann::json{{"for", it->field},
+                                    {"was", was},
+                                    {"read", second->text},
+                                    {"score", std::round(second->mean * 1000) / 1000},
+                                    {"used", text.has_value()}});
     if (!text) continue;
     words[it->first] = Word{*text, box, static_cast<float>(100 * second->mean)};
     words.erase(words.begin() + static_cast<long>(it->first) + 1,
@@ -114,23 +123,29 @@ bool doubtful_seller(const Engine::Result& result) {
   return e != result.evidence.end() && e->second.word_mean < detail::kNameDoubt;
 }
 
-bool take_reread_seller(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced) {
+bool take_reread_seller(Engine::Result& first, const Engine::Result& again,
+                        const std::vector<Box>& replaced) {
   return take_field(first, again, "SUPPLIER", [&](const std::string& before, const Evidence& e) {
     return (before == "N/A" || doubtful_seller(first)) && inside_any(e.box, replaced);
   });
 }
 
 bool take_reread_date(Engine::Result& first, const Engine::Result& again) {
-  return take_field(first, again, "INVOICE_DATE", [](const std::string& before, const Evidence&) { return before == "N/A"; });
+  return take_field(first, again, "INVOICE_DATE",
+                    [](const std::string& before, const Evidence&) { return before == "N/A"; });
 }
 
-bool take_reread_total(Engine::Result& first, const Engine::Result& again, const std::vector<Box>& replaced) {
-  const bool taken = take_field(first, again, "TOTAL", [&](const std::string& before, const Evidence& e) {
-    return before == "N/A" || vouched_total(again) || inside_any(e.box, replaced);
-  });
+bool take_reread_total(Engine::Result& first, const Engine::Result& again,
+                       const std::vector<Box>& replaced) {
+  const bool taken =
+      take_field(first, again, "TOTAL", [&](const std::string& before, const Evidence& e) {
+        return before == "N/A" || vouched_total(again) || inside_any(e.box, replaced);
+      });
   if (taken) {
-    first.info["checks"] = again.info.contains("checks") ? again.info["checks"] : nlohmann::json::object();
-    first.sums.insert(first.sums.end(), again.sums.begin(), again.sums.end());  // the sums of the reading it came from
+    first.info["checks"] =
+        again.info.contains("checks") ? again.info["checks"] : nlohmann::json::object();
+    first.sums.insert(first.sums.end(), again.sums.begin(),
+                      again.sums.end());  // the sums of the reading it came from
   }
   return taken;
 }

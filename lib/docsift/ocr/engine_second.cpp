@@ -17,15 +17,17 @@ std::optional<LineText> Engine::read_box(const Box& at, const cv::Mat& rgb, bool
   // The box with a sixth of its height around it (the recognizer was trained on lines cut with a
   // margin), upright: a page read turned is cut from the page as given.
   const int pad = std::max(2, at.height() / 6);
-  const cv::Rect box = cv::Rect(at.left - pad, at.top - pad, at.right - at.left + 2 * pad, at.height() + 2 * pad) &
-                       cv::Rect(0, 0, rgb.cols, rgb.rows);
+  const cv::Rect box =
+      cv::Rect(at.left - pad, at.top - pad, at.right - at.left + 2 * pad, at.height() + 2 * pad) &
+      cv::Rect(0, 0, rgb.cols, rgb.rows);
   if (box.width < 2 || box.height < 2) return std::nullopt;
   cv::Mat crop = rgb(box);
   if (turned) cv::rotate(crop, crop, cv::ROTATE_180);
   return second_->read(crop);
 }
 
-std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, const cv::Mat& rgb, bool turned) const {
+std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, const cv::Mat& rgb,
+                                           bool turned) const {
   // The recognizer reads one line: each is read alone, and the readings joined by a space
   // (probability 1); the mean and the lowest are their characters'.
   LineText out;
@@ -37,7 +39,8 @@ std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, const 
     if (!out.text.empty()) out.text += ' ', out.probabilities.push_back(1.0f);
     out.lowest = out.text.empty() ? line->lowest : std::min(out.lowest, line->lowest);
     out.text += line->text;
-    out.probabilities.insert(out.probabilities.end(), line->probabilities.begin(), line->probabilities.end());
+    out.probabilities.insert(out.probabilities.end(), line->probabilities.begin(),
+                             line->probabilities.end());
     sum += line->mean * static_cast<double>(line->probabilities.size());
     characters += line->probabilities.size();
   }
@@ -53,22 +56,28 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
   for (const char* field : kCrossReadFields) {
     const auto value = result.fields.find(field);
     const auto evidence = result.evidence.find(field);
-    if (value == result.fields.end() || value->second == "N/A" || evidence == result.evidence.end()) continue;
+    if (value == result.fields.end() || value->second == "N/A" || evidence == result.evidence.end())
+      continue;
     Evidence& e = evidence->second;
-    std::optional<LineText> second = e.parts.empty() ? read_box(e.box, rgb, turned) : read_lines(e.parts, rgb, turned);
+    std::optional<LineText> second =
+        e.parts.empty() ? read_box(e.box, rgb, turned) : read_lines(e.parts, rgb, turned);
     if (!second) continue;
     const std::string kind = calibration_.kind_of(field);
     e.reader_read = true;
     e.reader_agreed = readings_agree(kind, value->second, second->text, rules_.lexicon);
     std::optional<std::string> taken;
-    if (!e.reader_agreed) taken = settle(kind, value->second, e, result.sums, *second, rules_.lexicon, order);
+    if (!e.reader_agreed)
+      taken = settle(kind, value->second, e, result.sums, *second, rules_.lexicon, order);
     // Names that agree letter for letter may still differ in their spaces ("CW KHOO", "C W KHOO").
-    else if (kind == "text") taken = substituted_name(value->second, second->text, second->probabilities, kLetterSure);
+    else if (kind == "text")
+      taken = substituted_name(value->second, second->text, second->probabilities, kLetterSure);
     // A seller's name taken letter by letter from the second reading gets the name's repairs too:
     // a word of trade both readers misread the same way ("CONFECTIUNERY") stays repaired.
     if (taken && std::string_view(field) == "SUPPLIER") taken = repair_name(*taken, rules_);
     if (taken && *taken == value->second) taken.reset();
-    read[field] = {{"read", second->text}, {"score", std::round(second->mean * 1000) / 1000}, {"agreed", e.reader_agreed}};
+    read[field] = {{"read", second->text},
+                   {"score", std::round(second->mean * 1000) / 1000},
+                   {"agreed", e.reader_agreed}};
     if (taken) {
       read[field]["replaced"] = value->second;
       value->second = *taken;

@@ -1,8 +1,8 @@
 // The OCR rules' steps over one page (ocr/ only): FieldFinder runs them in order, each reading the
 // page's segments and what the steps before it found. Its members are defined by concern:
-// find_fields.cpp (the order, labels, evidence), find_totals.cpp, find_dates.cpp,
-// find_parties.cpp (ABN, seller, address, payer, bank), find_domains.cpp (the seller's names in the
-// page's web and email addresses) and find_items.cpp (line items).
+// find_fields.cpp (the order, labels, evidence), find_totals.cpp and find_totals_rank.cpp,
+// find_dates.cpp, find_parties.cpp (ABN, seller, address, payer, bank), find_domains.cpp (the
+// seller's names in the page's web and email addresses) and find_items.cpp (line items).
 #pragma once
 
 #include <algorithm>
@@ -62,7 +62,8 @@ class FieldFinder {
   // subtotal, with its tax where the tax was read, plus or minus the rounding line's amount (the
   // minus sign is often lost), or, where OCR left that amount unread, rounded to the nearest 5
   // cents as cash is (Malaysia, Australia, Switzerland). Empty on a page with no rounding line.
-  std::vector<long long> rounded_sums(std::optional<long long> sub, std::optional<long long> tax) const;
+  std::vector<long long> rounded_sums(std::optional<long long> sub,
+                                      std::optional<long long> tax) const;
 
   // What a second recognizer reads again (rules.h: WordRun), top to bottom: the amounts of payment
   // lines (a label of an amount field: TOTAL, SUBTOTAL, GST, tendered, change, a statement's
@@ -75,8 +76,9 @@ class FieldFinder {
   // under kNameDoubt (a logo's type, a faded heading): up to kMaxNameRereads (find_parties.cpp).
   std::vector<WordRun> doubtful_names() const;
 
-  // TOTAL: the trained finder (finder.h) picks among total_options, each described by
-  // total_features (find_totals.cpp), and record_total writes the winner with its evidence.
+  // TOTAL: the trained finder (finder.h) picks among total_options (find_totals.cpp), each
+  // described by total_features, and record_total writes the winner with its evidence
+  // (find_totals_rank.cpp).
   void choose_total(nlohmann::json& checks);
   // What was paid, as the payment lines say: tendered − change, or a card's charge with no change.
   struct Paid {
@@ -97,13 +99,18 @@ class FieldFinder {
   // card's charge, subtotal + tax printed below the subtotal, the subtotal, and every other amount
   // with cents on the page.
   std::vector<TotalOption> total_options(const Paid& p) const;
+  // Two of them: a labelled one's misread digit repaired, and the amounts no label names (not the
+  // tax where it was read, at `tax_at`).
+  void add_repaired_totals(std::vector<TotalOption>& out, const Paid& p) const;
+  void add_unlabelled_totals(std::vector<TotalOption>& out, std::optional<std::size_t> tax_at,
+                             std::optional<long long> tax) const;
   // What total_features reads of the whole page, computed once per page, not per candidate.
   struct TotalPage {
-    std::vector<long long> ranked;                  // the page's amounts with cents, largest first
-    long long largest_labelled = 0;                 // the largest labelled total
-    std::map<long long, int> segments_printing;     // amount → how many segments print it
-    double median_height = 1;                       // the segments' median height, at least 1
-    std::size_t last_line = 1;                      // the last line's index, at least 1
+    std::vector<long long> ranked;               // the page's amounts with cents, largest first
+    long long largest_labelled = 0;              // the largest labelled total
+    std::map<long long, int> segments_printing;  // amount → how many segments print it
+    double median_height = 1;                    // the segments' median height, at least 1
+    std::size_t last_line = 1;                   // the last line's index, at least 1
   };
   TotalPage total_page() const;
   Features total_features(const TotalOption& o, const Paid& p, const TotalPage& facts) const;
@@ -197,6 +204,11 @@ class FieldFinder {
     if (a.currency.empty()) a.currency = page_currency;
     return a;
   }
+  // An amount printed bare is in the page's currency.
+  Amount with_currency(Amount a) const {
+    if (a.currency.empty()) a.currency = page_currency;
+    return a;
+  }
   std::optional<std::string> parse(const LabelRule& rule, const std::string& text) const {
     if (rule.kind == "amount") {
       auto a = money(text, true);  // the label vouches for it
@@ -222,15 +234,21 @@ class FieldFinder {
     }
     if (!only) return std::nullopt;
     const std::vector<Amount> amounts = find_amounts(r[*only].text, rules.lexicon);
-    return amounts.size() == 1 && amounts[0].has_cents && letters_in(r[*only].text) <= 3 ? only : std::nullopt;
+    return amounts.size() == 1 && amounts[0].has_cents && letters_in(r[*only].text) <= 3
+               ? only
+               : std::nullopt;
   }
   std::optional<std::size_t> column_sum(std::size_t k) const;
   // A segment on a line of more digits than letters: a number's line ("GLN 4333741000005",
   // "Nummer : 12345676", whose label and number OCR may part into two segments).
   bool mostly_digits(std::size_t k) const {
     const std::string t = page.lines[r[k].line].text();
-    const auto digits = std::count_if(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-    const auto letters = std::count_if(t.begin(), t.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+    const auto digits = std::count_if(t.begin(), t.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+    const auto letters = std::count_if(t.begin(), t.end(), [](char c) {
+      return std::isalpha(static_cast<unsigned char>(c)) != 0;
+    });
     return digits > letters;
   }
   std::string unlabelled_start(std::size_t k) const {
@@ -326,13 +344,17 @@ class FieldFinder {
   // Net + tax on one line, the tax a whole percentage of the net ("SR 6% 16.98 1.02": 18.00):
   // a printed sum of the bill, as subtotal + tax is.
   std::set<long long> row_sums;
-  std::set<long long> printed;  // every amount with cents read on the page
+  std::set<long long> printed;       // every amount with cents read on the page
   std::vector<long long> page_sums;  // choose_total: printed_sums, for Extraction::sums
-  bool total_vouched = false;  // choose_total: a printed sum agrees with the TOTAL chosen
-  std::map<std::string, Evidence> evidence;  // what the steps noted per field (evidence_of adds the rest)
-  std::map<std::string, std::vector<Ranked>> candidates;  // what the finder ranked, per field (Extraction's)
-  std::vector<long long> row_amounts;  // line_items on a statement: each row's last amount, signed, in cents
-  std::map<std::string, bool> label_fuzzy;   // fields read beside a label: whether it matched only with an edit
+  bool total_vouched = false;        // choose_total: a printed sum agrees with the TOTAL chosen
+  std::map<std::string, Evidence>
+      evidence;  // what the steps noted per field (evidence_of adds the rest)
+  std::map<std::string, std::vector<Ranked>>
+      candidates;  // what the finder ranked, per field (Extraction's)
+  std::vector<long long>
+      row_amounts;  // line_items on a statement: each row's last amount, signed, in cents
+  std::map<std::string, bool>
+      label_fuzzy;  // fields read beside a label: whether it matched only with an edit
   std::vector<Candidate> totals, tendered, change;
   std::vector<std::pair<std::size_t, std::size_t>>
       other_dates;  // segments whose dates are not the invoice's

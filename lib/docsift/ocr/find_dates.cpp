@@ -30,7 +30,8 @@ void FieldFinder::date_by_position(nlohmann::json& checks) {
     std::optional<Date> best;
     std::size_t best_segment = 0;
     double best_score = 0;
-    std::vector<std::pair<std::string, double>> scored;  // each date and its score: the winner's margin
+    std::vector<std::pair<std::string, double>>
+        scored;  // each date and its score: the winner's margin
     for (std::size_t i = 0; i < n; ++i) {
       if (std::any_of(other_dates.begin(), other_dates.end(),
                       [&](const auto& o) { return o.first == i || o.second == i; }))
@@ -58,8 +59,9 @@ std::vector<WordRun> FieldFinder::doubtful_dates() const {
   // length ("03/0/2018", "25/Fen/2017"); a phone number has one dash, a price one dot.
   const auto date_shaped = [](const std::string& word) {
     const std::size_t digits = digits_in(word);
-    const bool twice = std::any_of(std::begin(kDateSeparators), std::end(kDateSeparators),
-                                   [&](char s) { return std::count(word.begin(), word.end(), s) == 2; });
+    const bool twice =
+        std::any_of(std::begin(kDateSeparators), std::end(kDateSeparators),
+                    [&](char s) { return std::count(word.begin(), word.end(), s) == 2; });
     return twice && digits >= 4 && digits <= kMaxDateDigits && word.size() <= 14;
   };
   for (std::size_t l = 0; l < page.lines.size() && out.size() < kMaxDateRereads; ++l) {

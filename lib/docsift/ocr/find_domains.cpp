@@ -14,16 +14,18 @@ namespace docsift::ocr::detail {
 // before the top-level domain ("max.muster@musterlieferant.de" → "musterlieferant",
 // "www.guardian.com.my" → "guardian"): a seller names itself so. Webmail providers name no one.
 std::vector<std::string> FieldFinder::domain_names() const {
-  static const std::set<std::string> kWebmail = {"gmail", "googlemail", "yahoo", "ymail", "hotmail", "outlook", "live",
-                                                 "msn", "icloud", "me", "aol", "gmx", "web", "mail", "protonmail",
-                                                 "proton", "qq", "163", "126", "yandex", "zoho"};
+  static const std::set<std::string> kWebmail = {
+      "gmail",      "googlemail", "yahoo", "ymail", "hotmail", "outlook", "live",
+      "msn",        "icloud",     "me",    "aol",   "gmx",     "web",     "mail",
+      "protonmail", "proton",     "qq",    "163",   "126",     "yandex",  "zoho"};
   static const std::set<std::string> kSecondLevel = {"com", "co", "net", "org", "gov", "edu", "ac"};
   std::vector<std::string> out;
   for (std::size_t i = 0; i < n; ++i) {
     if (in_payer_column(i)) continue;
     // A host alone on its segment with no "www." in front (".vivopac.com": the "www" lost to the
     // printer); one among other words ("SHOPPING WITH myNEWS.com") is a slogan's, not the seller's.
-    static const std::regex kBareHost(R"(^\W*([A-Za-z0-9\-]{3,}\.(?:com|net|org)(?:\.[A-Za-z]{2})?)\W*$)");
+    static const std::regex kBareHost(
+        R"(^\W*([A-Za-z0-9\-]{3,}\.(?:com|net|org)(?:\.[A-Za-z]{2})?)\W*$)");
     std::smatch bare;
     std::optional<std::string> host_alone;
     if (std::regex_search(r[i].text, bare, kBareHost)) host_alone = bare[1].str();
@@ -31,7 +33,8 @@ std::vector<std::string> FieldFinder::domain_names() const {
       if (!address) continue;
       const std::size_t at_sign = address->find('@');
       std::string host = lowercase(address->substr(at_sign == std::string::npos ? 0 : at_sign + 1));
-      if (const auto scheme = host.find("://"); scheme != std::string::npos) host = host.substr(scheme + 3);
+      if (const auto scheme = host.find("://"); scheme != std::string::npos)
+        host = host.substr(scheme + 3);
       host = host.substr(0, host.find('/'));
       std::vector<std::string> labels;
       for (std::size_t at = 0; at <= host.size();) {
@@ -41,8 +44,10 @@ std::vector<std::string> FieldFinder::domain_names() const {
       }
       if (labels.size() < 2) continue;
       std::size_t name = labels.size() - 2;  // the label before the top-level domain
-      if (name > 0 && labels.back().size() == 2 && kSecondLevel.count(labels[name])) --name;  // "guardian.com.my"
-      if (labels[name].size() >= 4 && !kWebmail.count(labels[name])) out.push_back(name_key(labels[name]));
+      if (name > 0 && labels.back().size() == 2 && kSecondLevel.count(labels[name]))
+        --name;  // "guardian.com.my"
+      if (labels[name].size() >= 4 && !kWebmail.count(labels[name]))
+        out.push_back(name_key(labels[name]));
     }
   }
   return out;
@@ -52,7 +57,8 @@ std::vector<std::string> FieldFinder::domain_names() const {
 // aside), holds one of the page's domain names ("MUSTERLIEFERANT GMBH" and musterlieferant.de).
 bool FieldFinder::names_a_domain(std::size_t i) const {
   const std::string key = name_key(name_of(r[i].text));
-  return std::any_of(domains.begin(), domains.end(), [&](const std::string& d) { return key.find(d) != std::string::npos; });
+  return std::any_of(domains.begin(), domains.end(),
+                     [&](const std::string& d) { return key.find(d) != std::string::npos; });
 }
 
 // A name whose first word lost its first letters to a logo or the paper's edge ("OPAC MARKETING SDN
@@ -65,7 +71,8 @@ std::string FieldFinder::name_from_domain(const std::string& name) const {
   const std::string key = name_key(first);  // as domains holds them
   for (const std::string& domain : domains) {
     if (domain.size() <= key.size() || domain.size() > key.size() + kLostLetters ||
-        domain.compare(domain.size() - key.size(), key.size(), key) != 0 || letters_in(domain) != domain.size())
+        domain.compare(domain.size() - key.size(), key.size(), key) != 0 ||
+        letters_in(domain) != domain.size())
       continue;
     return in_case_of(first, lowercase(domain)) + name.substr(first.size());  // "Opac" → "Vivopac"
   }

@@ -22,7 +22,8 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
       {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json&) { f.document_type(); }},
       {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
       {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
-      {"INVOICE_DATE without a label", [](FieldFinder& f, nlohmann::json& c) { f.date_by_position(c); }},
+      {"INVOICE_DATE without a label",
+       [](FieldFinder& f, nlohmann::json& c) { f.date_by_position(c); }},
       {"ABN without a label", [](FieldFinder& f, nlohmann::json& c) { f.abn_by_checksum(c); }},
       {"DESCRIPTIONS, QUANTITIES, PRICES", [](FieldFinder& f, nlohmann::json&) { f.line_items(); }},
       {"SUPPLIER", [](FieldFinder& f, nlohmann::json&) { f.supplier(); }},
@@ -48,7 +49,8 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   // The address is read from the lines under the seller's, and is found at the seller's segment:
   // its box is its own lines' words (what a reviewer's report draws). Its word confidences stay
   // the seller line's, which the calibration was fitted on (bench/confidence/README.md).
-  if (const auto e = out.evidence.find("BUSINESS_ADDRESS"); e != out.evidence.end() && !address_segments.empty()) {
+  if (const auto e = out.evidence.find("BUSINESS_ADDRESS");
+      e != out.evidence.end() && !address_segments.empty()) {
     e->second.box = words_box(address_segments);
   }
   for (const auto& [name, value] : found) {  // the lists: read from table rows, not one segment
@@ -64,7 +66,9 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));
   // Reading order (read_again's contract); of two runs at one place, amounts, dates, names in turn.
   std::stable_sort(out.doubtful.begin(), out.doubtful.end(),
-                   [](const WordRun& a, const WordRun& b) { return std::tie(a.line, a.first) < std::tie(b.line, b.first); });
+                   [](const WordRun& a, const WordRun& b) {
+                     return std::tie(a.line, a.first) < std::tie(b.line, b.first);
+                   });
   return out;
 }
 
@@ -163,10 +167,12 @@ Box FieldFinder::words_box(const std::vector<std::size_t>& segments) const {
   return box.value_or(Box{});
 }
 
-Evidence FieldFinder::evidence_of(const std::string& field, const std::string& value, std::size_t at) const {
+Evidence FieldFinder::evidence_of(const std::string& field, const std::string& value,
+                                  std::size_t at) const {
   Evidence e;
   if (const auto it = evidence.find(field); it != evidence.end()) e = it->second;
-  if (const auto it = label_fuzzy.find(field); it != label_fuzzy.end()) e.labelled = true, e.label_fuzzy = it->second;
+  if (const auto it = label_fuzzy.find(field); it != label_fuzzy.end())
+    e.labelled = true, e.label_fuzzy = it->second;
   e.exact = page.exact;
   // The value's words: those of its line piece that carry its digits, where it is mostly digits
   // (an amount, a date, an id), preferring words whose digits are the value's ("11.80" in
@@ -190,9 +196,13 @@ Evidence FieldFinder::evidence_of(const std::string& field, const std::string& v
     if (d.empty()) continue;
     digits.push_back(&w);
     // A lone digit ("2 items", the 0 of "T0TAL") is in most values by chance.
-    if (value_digits.find(d) != std::string::npos && (d.size() >= 2 || value_digits.size() < 2)) own.push_back(&w);
+    if (value_digits.find(d) != std::string::npos && (d.size() >= 2 || value_digits.size() < 2))
+      own.push_back(&w);
   }
-  const std::vector<const Word*>& words = !numeric ? all : !own.empty() ? own : !digits.empty() ? digits : all;
+  const std::vector<const Word*>& words = !numeric          ? all
+                                          : !own.empty()    ? own
+                                          : !digits.empty() ? digits
+                                                            : all;
   if (!words.empty()) {
     double sum = 0, least = 100;
     Box box = words.front()->box;
@@ -206,19 +216,23 @@ Evidence FieldFinder::evidence_of(const std::string& field, const std::string& v
     e.box = box;
   }
   e.legal = has_any(lowercase(value), rules.company_forms);
-  // The same amount or date read on another line: two readings of one figure rarely share a misread.
+  // The same amount or date read on another line: two readings of one figure rarely share a
+  // misread.
   const std::string kind = field == "TOTAL" ? "amount" : rules_kind(field);
   const auto value_cents = kind == "amount" ? amount_cents(value) : std::nullopt;
   for (std::size_t k = 0; k < n && !e.repeated; ++k) {
     if (k == at) continue;
     if (value_cents) {
-      for (const auto& a : find_amounts(r[k].text, rules.lexicon)) e.repeated = e.repeated || a.cents == *value_cents;
+      for (const auto& a : find_amounts(r[k].text, rules.lexicon))
+        e.repeated = e.repeated || a.cents == *value_cents;
     } else if (kind == "date") {
-      for (const auto& d : find_dates(r[k].text, rules.lexicon, order)) e.repeated = e.repeated || format_date(d) == value;
+      for (const auto& d : find_dates(r[k].text, rules.lexicon, order))
+        e.repeated = e.repeated || format_date(d) == value;
     }
   }
   // A date whose printed digits are not its own: a misread day, month or year undone (values.h).
-  if (!e.repaired && (rules_kind(field) == "date" || field == "INVOICE_DATE" || field == "DUE_DATE")) {
+  if (!e.repaired &&
+      (rules_kind(field) == "date" || field == "INVOICE_DATE" || field == "DUE_DATE")) {
     std::string printed;
     for (const char c : r[at].text) {
       if (std::isdigit(static_cast<unsigned char>(c))) printed += c;
@@ -239,7 +253,7 @@ std::string FieldFinder::rules_kind(const std::string& field) const {
 }
 
 void FieldFinder::note_contest(const std::string& field, const std::string& winner, double best,
-                  const std::vector<std::pair<std::string, double>>& scored) {
+                               const std::vector<std::pair<std::string, double>>& scored) {
   Evidence& e = evidence[field];
   std::set<std::string> values;
   std::optional<double> runner_up;
@@ -267,14 +281,16 @@ std::vector<FieldFinder::Value> FieldFinder::value_of(std::size_t i, const Hit& 
     // numbers ("Verkäufer:", "Nummer : 12345676", then the name). Not one that ends a line of other
     // words: "CHOPSTICK HOLDER" over "72/1" is an item.
     const bool heading = kind == "name" && h.at == 0;
-    for (int skipped = 0; heading && k && skipped < 2 && mostly_digits(*k); ++skipped) k = below(*k);
+    for (int skipped = 0; heading && k && skipped < 2 && mostly_digits(*k); ++skipped)
+      k = below(*k);
     if (const auto sum = kind == "amount" && k ? column_sum(*k) : std::nullopt)
       tries.push_back({r[*sum].text, *sum});
     if (k) tries.push_back({unlabelled_start(*k), *k});
     // An amount's label that ends its line over a line of nothing but the amount, set to the
     // right where the segment below the label has none ("Total Payable:" over "23.20").
     if (kind == "amount") {
-      if (const auto alone = amount_line_below(i); alone && alone != k) tries.push_back({r[*alone].text, *alone});
+      if (const auto alone = amount_line_below(i); alone && alone != k)
+        tries.push_back({r[*alone].text, *alone});
     }
   }
   return tries;
@@ -301,8 +317,8 @@ std::optional<std::size_t> FieldFinder::column_sum(std::size_t k) const {
 
 namespace docsift::ocr {
 
-Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,
-                          DateOrderRule date_order) {
+Extraction extract_fields(const Page& page, const Rules& rules,
+                          const std::vector<std::string>& field_names, DateOrderRule date_order) {
   return detail::FieldFinder(page, rules, date_order).run(field_names);
 }
 

@@ -49,7 +49,8 @@ namespace {
 // An amount as printed with its sign: "-$45.00", "45.00-" and "(45.00)" are debits.
 long long signed_cents(const std::string& printed, const std::string& amount) {
   const long long cents = amount_cents(amount).value_or(0);
-  const bool debit = printed.find('-') != std::string::npos || printed.find('(') != std::string::npos;
+  const bool debit =
+      printed.find('-') != std::string::npos || printed.find('(') != std::string::npos;
   return debit ? -cents : cents;
 }
 
@@ -58,7 +59,8 @@ long long signed_cents(const std::string& printed, const std::string& amount) {
 void FieldFinder::balance_check(nlohmann::json& checks) {
   const auto open = found.find("OPENING_BALANCE"), close = found.find("CLOSING_BALANCE");
   if (!statement || row_amounts.empty() || open == found.end() || close == found.end()) return;
-  const long long opening = signed_cents(open->second, open->second), closing = signed_cents(close->second, close->second);
+  const long long opening = signed_cents(open->second, open->second),
+                  closing = signed_cents(close->second, close->second);
   long long sum = opening;
   for (const long long a : row_amounts) sum += a;
   const auto list = evidence.find("DESCRIPTIONS");
@@ -88,14 +90,35 @@ std::optional<std::string> quantity_of(std::string cell) {
       return std::nullopt;
     }
   }
-  if (dots > 1 || !std::isdigit(static_cast<unsigned char>(cell.front())) || !std::isdigit(static_cast<unsigned char>(cell.back())))
+  if (dots > 1 || !std::isdigit(static_cast<unsigned char>(cell.front())) ||
+      !std::isdigit(static_cast<unsigned char>(cell.back())))
     return std::nullopt;
   return cell;
 }
 
+// The lists' evidence: every word of the rows they were read from, under the table's header.
+Evidence rows_evidence(const Page& page, const std::vector<std::size_t>& rows) {
+  Evidence e;
+  e.labelled = true;
+  double sum = 0;
+  int count = 0;
+  for (const std::size_t i : rows) {
+    for (const Word& w : page.lines[i].words) {
+      if (count == 0) e.box = w.box;
+      e.box = e.box.with(w.box);
+      e.word_min = std::min(e.word_min, static_cast<double>(w.confidence));
+      sum += w.confidence;
+      ++count;
+    }
+  }
+  if (count > 0) e.word_mean = sum / count;
+  return e;
+}
+
 }  // namespace
 
-std::optional<FieldFinder::ItemRow> FieldFinder::table_item(const TableRow& row, bool unit_prices) const {
+std::optional<FieldFinder::ItemRow> FieldFinder::table_item(const TableRow& row,
+                                                            bool unit_prices) const {
   const auto cell = [&](Column c) {
     const auto it = row.cells.find(c);
     return it == row.cells.end() ? std::string() : it->second;
@@ -113,7 +136,8 @@ std::optional<FieldFinder::ItemRow> FieldFinder::table_item(const TableRow& row,
   // the price, is the quantity, as a line read from the right has it.
   if (!row.cells.count(Column::kQuantity) && price) {
     const std::size_t space = item.description.rfind(' ');
-    const auto last = space == std::string::npos ? std::nullopt : quantity_of(item.description.substr(space + 1));
+    const auto last =
+        space == std::string::npos ? std::nullopt : quantity_of(item.description.substr(space + 1));
     if (last && last->find_first_of(".,") == std::string::npos && last->size() <= 4) {
       item.quantity = last;
       item.description = clean_text(item.description.substr(0, space));
@@ -136,31 +160,38 @@ void FieldFinder::line_items() {
   std::optional<std::size_t> header;
   std::vector<TableColumn> columns;
   for (std::size_t i = 0; i < page.lines.size() && !header; ++i) {
-    if (auto named = table_header(page.lines[i], rules.table)) header = i, columns = std::move(*named);
+    if (auto named = table_header(page.lines[i], rules.table))
+      header = i, columns = std::move(*named);
   }
   if (!header) return;
-  // The table's lines: the header's block, or the next when the header stands alone, up to a summary.
+  // The table's lines: the header's block, or the next when the header stands alone, up to a
+  // summary.
   const int block = page.lines[*header].block;
   const bool alone = *header + 1 < page.lines.size() && page.lines[*header + 1].block != block;
   std::size_t end = *header + 1;
-  while (end < page.lines.size() && (page.lines[end].block == block || (alone && page.lines[end].block == block + 1)) &&
+  while (end < page.lines.size() &&
+         (page.lines[end].block == block || (alone && page.lines[end].block == block + 1)) &&
          !summary[end])
     ++end;
-  // Specks: short words of little confidence with fewer than two letters or digits ("E)", "z"; not "A4").
+  // Specks: short words of little confidence with fewer than two letters or digits ("E)", "z"; not
+  // "A4").
   const auto kept = [](const Word& w) {
     const auto letters = std::count_if(w.text.begin(), w.text.end(), word_char);
-    const bool marks = letters > 0 || w.text == "&" || w.text == "-" || w.text == "$" || w.text == "€" || w.text == "£";
+    const bool marks = letters > 0 || w.text == "&" || w.text == "-" || w.text == "$" ||
+                       w.text == "€" || w.text == "£";
     return marks && !(w.text.size() <= 3 && w.confidence < kSpeckConfidence && letters < 2);
   };
   const auto has = [&](Column c) {
-    return std::any_of(columns.begin(), columns.end(), [&](const TableColumn& t) { return t.kind == c; });
+    return std::any_of(columns.begin(), columns.end(),
+                       [&](const TableColumn& t) { return t.kind == c; });
   };
   std::vector<std::string> descriptions, quantities, prices;
   std::vector<std::size_t> rows;  // the lines read as items: the lists' evidence
   for (const TableRow& row : table_rows(page, *header + 1, end, columns, rules.lexicon, kept)) {
     std::optional<ItemRow> item = table_item(row, has(Column::kUnitPrice));
     // A row whose cells gave neither a quantity nor a price (a header misread, so a price sat in
-    // the quantity's column; a receipt's "RM12.00" glued to a word): its own line, read from the right.
+    // the quantity's column; a receipt's "RM12.00" glued to a word): its own line, read from the
+    // right.
     if (item && !item->price && !item->quantity) item = item_row(row.lines.front());
     if (!item) continue;
     items.push_back(line_item(row, *item, has(Column::kUnitPrice)));
@@ -178,24 +209,11 @@ void FieldFinder::line_items() {
   if (!descriptions.empty()) found["DESCRIPTIONS"] = joined(descriptions);
   // A table of transactions (debits, credits or balances) has no line items' quantities or prices,
   // whatever the page's heading was read as.
-  const bool items = !statement && !has(Column::kDebit) && !has(Column::kCredit) && !has(Column::kBalance);
+  const bool items =
+      !statement && !has(Column::kDebit) && !has(Column::kCredit) && !has(Column::kBalance);
   if (items && !quantities.empty()) found["QUANTITIES"] = joined(quantities);
   if (items && !prices.empty()) found["PRICES"] = joined(prices);
-  // The lists' evidence: every word of the rows they were read from, under the table's header.
-  Evidence e;
-  e.labelled = true;
-  double sum = 0;
-  int count = 0;
-  for (const std::size_t i : rows) {
-    for (const Word& w : page.lines[i].words) {
-      if (count == 0) e.box = w.box;
-      e.box = e.box.with(w.box);
-      e.word_min = std::min(e.word_min, static_cast<double>(w.confidence));
-      sum += w.confidence;
-      ++count;
-    }
-  }
-  if (count > 0) e.word_mean = sum / count;
+  const Evidence e = rows_evidence(page, rows);
   for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
     if (found.count(list)) evidence[list] = e;
   }
@@ -211,10 +229,12 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
     const auto a = money(it->second, false);
     return a ? std::optional(format_amount(a->cents, a->currency)) : std::nullopt;
   };
-  LineItem out{item.description, item.quantity, cell(Column::kUnitPrice), cell(Column::kAmount), cell(Column::kDate),
-               cell(Column::kDebit), cell(Column::kCredit), cell(Column::kBalance), row.box};
+  LineItem out{item.description,      item.quantity,          cell(Column::kUnitPrice),
+               cell(Column::kAmount), cell(Column::kDate),    cell(Column::kDebit),
+               cell(Column::kCredit), cell(Column::kBalance), row.box};
   // A price read from the line's right end (item_row) is the column's the table names.
-  if (item.price && !out.unit_price && !out.amount && !out.debit && !out.credit) (unit_prices ? out.unit_price : out.amount) = item.price;
+  if (item.price && !out.unit_price && !out.amount && !out.debit && !out.credit)
+    (unit_prices ? out.unit_price : out.amount) = item.price;
   return out;
 }
 
@@ -230,8 +250,10 @@ void FieldFinder::row_amounts_of(const TableRow& row, const ItemRow& item) {
     return a ? std::optional(a->cents) : std::nullopt;
   };
   if (const auto a = money(cell(Column::kAmount), false)) {
-    row_amounts.push_back(signed_cents(cell(Column::kAmount), format_amount(a->cents, a->currency)));
-  } else if (const auto credit = cents(Column::kCredit), debit = cents(Column::kDebit); credit || debit) {
+    row_amounts.push_back(
+        signed_cents(cell(Column::kAmount), format_amount(a->cents, a->currency)));
+  } else if (const auto credit = cents(Column::kCredit), debit = cents(Column::kDebit);
+             credit || debit) {
     row_amounts.push_back(credit.value_or(0) - debit.value_or(0));
   } else if (item.price) {
     // Its last word, with a minus read as a word of its own before it ("Fuel - $329.43").

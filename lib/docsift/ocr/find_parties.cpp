@@ -1,4 +1,5 @@
-// The parties: ABN by checksum, the seller, its address, the payer's contacts, the bank. (field_finder.h)
+// The parties: ABN by checksum, the seller, its address, the payer's contacts, the bank.
+// (field_finder.h)
 #include "docsift/ocr/field_finder.h"
 #include "docsift/ocr/known_names.h"
 
@@ -45,15 +46,15 @@ std::optional<double> FieldFinder::seller_score(std::size_t i, double median, in
   if (!legal && r[i].text.find(' ') == std::string::npos) score -= 6.0;
   if (upper == 0) score -= 6.0;
   int words = 0, short_words = 0;
-  for (const Piece& p : pieces_of(r[i].text))
-    ++words, short_words += p.word.size() <= 2 ? 1 : 0;
+  for (const Piece& p : pieces_of(r[i].text)) ++words, short_words += p.word.size() <= 2 ? 1 : 0;
   if (short_words * 2 > words) score -= 6.0;
   return score;
 }
 
 // The seller's name around its best line: its neighbours on the line, and a line above or below
 // that continues it. `best` moves to the first segment of the line the name starts on.
-std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<std::size_t>>& pieces) const {
+std::string FieldFinder::seller_name(std::size_t& best,
+                                     std::vector<std::vector<std::size_t>>& pieces) const {
   // OCR may split a name on its line ("POPULAR '   PR BOOK"): neighbours that read as a name
   // join it. The name is taken from the first of them.
   while (best > 0 && r[best - 1].line == r[best].line && !not_a_name(best - 1)) --best;
@@ -79,7 +80,8 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
   // read as letters there shares none).
   const auto prev = above(best);
   const bool trading_name =
-      prev && r[*prev].block == r[best].block && (r[*prev].line + 1 == r[best].line || shares_a_word(*prev, best)) &&
+      prev && r[*prev].block == r[best].block &&
+      (r[*prev].line + 1 == r[best].line || shares_a_word(*prev, best)) &&
       has_any(lowered, rules.company_forms) && r[*prev].confidence >= kNameConfidence &&
       r[best].text.find(':') == std::string::npos;  // "OWN BY: ..." names the owner alone
   if (prev && (starts_legal || trading_name) && !not_a_name(*prev, starts_legal)) {
@@ -99,10 +101,11 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
   for (int joined = 0; joined < 3; ++joined) {
     const auto next = below(pieces.back().front());
     if (!next || not_a_name(*next)) break;
-    const bool legal_below =
-        joined == 0 && !has_any(lowered, rules.company_forms) && has_any(r[*next].lowered, rules.company_forms);
-    const bool closes = std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')') &&
-                        r[*next].text.find(')') != std::string::npos;
+    const bool legal_below = joined == 0 && !has_any(lowered, rules.company_forms) &&
+                             has_any(r[*next].lowered, rules.company_forms);
+    const bool closes =
+        std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')') &&
+        r[*next].text.find(')') != std::string::npos;
     const bool unfinished = closes || (!name.empty() && name.back() == '&');
     // A name's block ends at its registration number: a line between the name and the number
     // continues the name ("RESTAURANT JIAWEI" over "JIAWEI HOUSE" over "002693074-K").
@@ -115,12 +118,14 @@ std::string FieldFinder::seller_name(std::size_t& best, std::vector<std::vector<
   return name;
 }
 
-std::optional<std::size_t> FieldFinder::name_in_full(std::size_t best, const std::string& name) const {
+std::optional<std::size_t> FieldFinder::name_in_full(std::size_t best,
+                                                     const std::string& name) const {
   if (has_any(lowercase(name), rules.company_forms)) return std::nullopt;
   const std::string key = name_key(name);
   if (key.size() < 4) return std::nullopt;
   for (std::size_t k = best + 1; k < n && r[k].line <= r[best].line + kFullNameLines; ++k) {
-    if (name_key(r[k].text).rfind(key, 0) == 0 && has_any(r[k].lowered, rules.company_forms) && !not_a_name(k))
+    if (name_key(r[k].text).rfind(key, 0) == 0 && has_any(r[k].lowered, rules.company_forms) &&
+        !not_a_name(k))
       return k;
   }
   return std::nullopt;
@@ -130,7 +135,8 @@ std::optional<std::size_t> FieldFinder::name_in_full(std::size_t best, const std
 bool FieldFinder::shares_a_word(std::size_t a, std::size_t b) const {
   const std::vector<Piece> theirs = pieces_of(lowercase(r[b].text));
   for (const Piece& p : pieces_of(lowercase(r[a].text))) {
-    if (p.word.size() >= 4 && std::any_of(theirs.begin(), theirs.end(), [&](const Piece& q) { return q.word == p.word; }))
+    if (p.word.size() >= 4 &&
+        std::any_of(theirs.begin(), theirs.end(), [&](const Piece& q) { return q.word == p.word; }))
       return true;
   }
   return false;
@@ -143,27 +149,33 @@ bool FieldFinder::registration_number(std::size_t k) const {
 }
 
 // A letter's sender line, printed small above the address window ("weclapp.com | Somestreet 42 |
-// 08155 Some city"; DIN 5008's Rücksendeangabe): parts between bars or middle dots, an address among
-// those after the first. The first part is the sender, whatever it looks like (a domain, a name
-// with no legal form); the others are its address. Where the line is, the segment it starts in.
+// 08155 Some city"; DIN 5008's Rücksendeangabe): parts between bars or middle dots, an address
+// among those after the first. The first part is the sender, whatever it looks like (a domain, a
+// name with no legal form); the others are its address. Where the line is, the segment it starts
+// in.
 std::optional<std::size_t> FieldFinder::sender_line(std::string& name, std::string& address) const {
   for (std::size_t i = 0; i < n && r[i].top <= page.height * 0.4; ++i) {
-    std::string text = r[i].text;  // the segment: what the line has beside it is the letter's header
+    std::string text =
+        r[i].text;  // the segment: what the line has beside it is the letter's header
     for (const std::string dot : {"\u00b7", "\u2022"}) {
-      for (std::size_t at; (at = text.find(dot)) != std::string::npos;) text.replace(at, dot.size(), "|");
+      for (std::size_t at; (at = text.find(dot)) != std::string::npos;)
+        text.replace(at, dot.size(), "|");
     }
     std::vector<std::string> parts;
     for (std::size_t at = 0; at <= text.size();) {
       const std::size_t bar = std::min(text.find('|', at), text.size());
-      if (const std::string part = clean_text(text.substr(at, bar - at)); !part.empty()) parts.push_back(part);
+      if (const std::string part = clean_text(text.substr(at, bar - at)); !part.empty())
+        parts.push_back(part);
       at = bar + 1;
     }
     if (parts.size() < 3 || !has_letters(parts[0]) || parts[0].size() > 60) continue;
-    const bool addressed = std::any_of(parts.begin() + 1, parts.end(), [&](const std::string& p) { return address_text(p); });
+    const bool addressed = std::any_of(parts.begin() + 1, parts.end(),
+                                       [&](const std::string& p) { return address_text(p); });
     if (!addressed) continue;
     name = parts[0];
     address.clear();
-    for (std::size_t k = 1; k < parts.size(); ++k) address += (address.empty() ? "" : ", ") + parts[k];
+    for (std::size_t k = 1; k < parts.size(); ++k)
+      address += (address.empty() ? "" : ", ") + parts[k];
     while (!address.empty() && (address.back() == ',' || address.back() == ' ')) address.pop_back();
     return i;
   }
@@ -196,7 +208,8 @@ void FieldFinder::supplier() {
     std::optional<std::size_t> best;
     double best_score = 0;
     int rank = 0;
-    std::vector<std::pair<std::string, double>> scored;  // each line and its score: the winner's margin
+    std::vector<std::pair<std::string, double>>
+        scored;  // each line and its score: the winner's margin
     for (std::size_t i = 0; i < n; ++i) {
       const auto score = seller_score(i, median, rank);
       if (!score) continue;
@@ -296,8 +309,8 @@ bool FieldFinder::address_text(const std::string& t, bool regions) const {
 // receipt whose "Bill To" block Tesseract read as one block with the seller's name at its top).
 bool FieldFinder::in_payer_column(std::size_t i) const {
   constexpr std::size_t kPayerLabelAbove = 3;
-  return payer_at && r[i].block == *payer_block && r[i].left < r[*payer_at].right && r[*payer_at].left < r[i].right &&
-         r[i].line + kPayerLabelAbove >= r[*payer_at].line;
+  return payer_at && r[i].block == *payer_block && r[i].left < r[*payer_at].right &&
+         r[*payer_at].left < r[i].right && r[i].line + kPayerLabelAbove >= r[*payer_at].line;
 }
 
 // A segment of the payer's block wholly left of the payer's name: the left column of a header of
@@ -316,38 +329,41 @@ bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {
     digits += std::isdigit(static_cast<unsigned char>(c)) ? 1 : 0;
   }
   const std::string whole = lowercase(page.lines[r[i].line].text());
-  const bool table_header =
-      has_any(whole, rules.table_words(Column::kDescription)) &&
-      (has_any(whole, rules.table_words(Column::kQuantity)) || has_any(whole, rules.table_words(Column::kUnitPrice)) ||
-       has_any(whole, rules.table_words(Column::kAmount)));
+  const bool table_header = has_any(whole, rules.table_words(Column::kDescription)) &&
+                            (has_any(whole, rules.table_words(Column::kQuantity)) ||
+                             has_any(whole, rules.table_words(Column::kUnitPrice)) ||
+                             has_any(whole, rules.table_words(Column::kAmount)));
   // A lead-in ("OWN BY:") is dropped only in front of a legal name.
   const bool lead_in = t.find(':') != std::string::npos && !has_any(lowered, rules.company_forms);
   // A web address, unless a legal form follows it: a company named for its domain ("ECOSWAY.COM
   // SDN BHD").
-  const bool web = (lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos) &&
-                   !has_any(lowered, rules.company_forms);
+  const bool web =
+      (lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos) &&
+      !has_any(lowered, rules.company_forms);
   // A label in a name ("SUPER SEVEN CASH & CARRY") is a word of it when nothing follows it as a
   // value: a line without figures, and the label one of a payment's or a total's.
   // A segment that is one label and nothing else ("CASH") is that label.
   const bool labelled = std::any_of(r[i].hits.begin(), r[i].hits.end(), [&](const Hit& h) {
-    return rules.fields[h.rule].field.front() != '_' || digits > 0 || (h.at == 0 && is_empty(t.substr(h.end)));
+    return rules.fields[h.rule].field.front() != '_' || digits > 0 ||
+           (h.at == 0 && is_empty(t.substr(h.end)));
   });
   // An address line ends in a comma ("Wangsa Link, Wangsa Maju,"); a name with a legal form may
   // run into its address on a sender line ("Acme GmbH | Europa-Allee 19 | 60486 Frankfurt,").
   const bool continues = !t.empty() && t.back() == ',' && !has_any(lowered, rules.company_forms);
   return table_header || lead_in || web || labelled || continues || (heading && i == *heading) ||
-         in_payer_column(i) || letters < 3 || digits > letters ||
-         parse_abn(t) || parse_phone(t) || parse_website(t) || parse_email(t) ||
+         in_payer_column(i) || letters < 3 || digits > letters || parse_abn(t) || parse_phone(t) ||
+         parse_website(t) || parse_email(t) ||
          // A legal name may name its country ("AMANO MALAYSIA SDN BHD"): no address for that.
-         address_text(name, !legal_below && !has_any(lowered, rules.company_forms)) || !find_dates(t, rules.lexicon).empty() ||
-         has_any(lowered, rules.not_supplier) ||
+         address_text(name, !legal_below && !has_any(lowered, rules.company_forms)) ||
+         !find_dates(t, rules.lexicon).empty() || has_any(lowered, rules.not_supplier) ||
          std::any_of(rules.document_types.begin(), rules.document_types.end(),
                      [&](const auto& type) { return has_any(lowered, type.second); });
 }
 
 std::vector<WordRun> FieldFinder::doubtful_names() const {
   std::vector<WordRun> out;
-  if (page.exact || label_fuzzy.count("SUPPLIER")) return out;  // a PDF's text, or a seller under its label
+  if (page.exact || label_fuzzy.count("SUPPLIER"))
+    return out;  // a PDF's text, or a seller under its label
   for (std::size_t i = 0; i < n && out.size() < kMaxNameRereads; ++i) {
     if (r[i].top > page.height * kTopOfPage) break;
     if (letters_in(r[i].text) < 4 || r[i].confidence >= kNameDoubt) continue;

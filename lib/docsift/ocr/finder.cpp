@@ -22,11 +22,13 @@ const std::map<std::string, std::vector<std::string>>& finder_features() {
   // it is printed, above the payment lines. Where and how it is printed: down the page, taller
   // than the page's lines, Tesseract's confidence in its words.
   static const std::map<std::string, std::vector<std::string>> kFeatures{
-      {"TOTAL",
-       {"label_weak", "label_plain", "label_strong", "label_fuzzy", "paid_source", "card_source", "sum_source",
-        "subtotal_source", "repaired", "unlabelled", "tax_summary", "paid", "tendered", "after_rounding",
-        "sub_plus_tax", "sums_make", "largest_labelled", "largest_printed", "amount_rank", "cents", "repeated",
-        "above_payment", "down", "tall", "word_conf"}},
+      {"TOTAL", {"label_weak",       "label_plain",     "label_strong", "label_fuzzy",
+                 "paid_source",      "card_source",     "sum_source",   "subtotal_source",
+                 "repaired",         "unlabelled",      "tax_summary",  "paid",
+                 "tendered",         "after_rounding",  "sub_plus_tax", "sums_make",
+                 "largest_labelled", "largest_printed", "amount_rank",  "cents",
+                 "repeated",         "above_payment",   "down",         "tall",
+                 "word_conf"}},
   };
   return kFeatures;
 }
@@ -41,7 +43,8 @@ double FinderModel::score(const std::string& field, const Features& x) const {
   return z;
 }
 
-std::vector<double> FinderModel::probabilities(const std::string& field, const std::vector<Features>& candidates) const {
+std::vector<double> FinderModel::probabilities(const std::string& field,
+                                               const std::vector<Features>& candidates) const {
   std::vector<double> z;
   double top = -std::numeric_limits<double>::infinity();
   for (const Features& x : candidates) top = std::max(top, z.emplace_back(score(field, x)));
@@ -53,7 +56,8 @@ std::vector<double> FinderModel::probabilities(const std::string& field, const s
 
 FinderModel load_finder(const std::string& source) {
   constexpr std::string_view kLayout = "configs/fields/ocr-finder.yaml";
-  const YAML::Node root = load_yaml_source(source, {"builtin:ocr-finder", builtin_finder_text(), "ocr.finder", kLayout});
+  const YAML::Node root = load_yaml_source(
+      source, {"builtin:ocr-finder", builtin_finder_text(), "ocr.finder", kLayout});
   const YamlReader read(source, kLayout);
   if (!root.IsMap()) read.fail(root, "expected fields: {FIELD: {weights: {FEATURE: X}}}");
   FinderModel out;
@@ -61,15 +65,19 @@ FinderModel load_finder(const std::string& source) {
   const auto& known = finder_features();
   try {
     read.only(root, "the file", {"fields"});
-    for (const auto& [field, node] : read.entries(read.required(root, "fields", "the file"), "fields")) {
+    for (const auto& [field, node] :
+         read.entries(read.required(root, "fields", "the file"), "fields")) {
       const auto names = known.find(field);
-      if (names == known.end()) read.fail(node, "fields." + field + ": not a field the finder ranks (TOTAL is)");
+      if (names == known.end())
+        read.fail(node, "fields." + field + ": not a field the finder ranks (TOTAL is)");
       const std::string path = "fields." + field;
       read.only(node, path, {"weights"});
       auto& w = out.weights[field];
-      for (const auto& [name, weight] : read.entries(read.required(node, "weights", path), path + ".weights")) {
+      for (const auto& [name, weight] :
+           read.entries(read.required(node, "weights", path), path + ".weights")) {
         if (std::find(names->second.begin(), names->second.end(), name) == names->second.end())
-          read.fail(weight, path + ".weights: unknown feature '" + name + "' (docs/ocr.md lists them)");
+          read.fail(weight,
+                    path + ".weights: unknown feature '" + name + "' (docs/ocr.md lists them)");
         w[name] = read.number(weight, path + ".weights." + name);
       }
     }
@@ -77,7 +85,8 @@ FinderModel load_finder(const std::string& source) {
     throw ConfigError(source + ": " + e.msg + " (" + std::string(kLayout) + " shows the layout)");
   }
   for (const auto& [field, names] : known) {
-    if (!out.weights.count(field)) read.fail(root, "fields: has no " + field + " (every field the finder ranks needs weights)");
+    if (!out.weights.count(field))
+      read.fail(root, "fields: has no " + field + " (every field the finder ranks needs weights)");
   }
   return out;
 }

@@ -5,10 +5,11 @@
 // candidates compete under a softmax and the highest takes the field (a field with no candidate is
 // N/A; a doubtful winner has a low probability, which the calibration and the review queue weigh:
 // docs/confidence.md). There is no "none" to beat, because a softmax leaves the scores' level
-// unfitted and the training pages all have the field (bench/ocr/train_finder.py says so). The weights are fitted by bench/ocr/train_finder.py and shipped
-// in configs/fields/ocr-finder.yaml (compiled in as builtin:ocr-finder); this side only evaluates
-// them. The candidates' features are the field's step's (find_totals.cpp for TOTAL); their names
-// are finder_features' and nothing else.
+// unfitted and the training pages all have the field (bench/ocr/train_finder.py says so). The
+// weights are fitted by bench/ocr/train_finder.py and shipped in configs/fields/ocr-finder.yaml
+// (compiled in as builtin:ocr-finder); this side only evaluates them. The candidates' features are
+// the field's step's (find_totals.cpp for TOTAL); their names are finder_features' and nothing
+// else.
 #pragma once
 
 #include <map>
@@ -31,11 +32,13 @@ struct Ranked {
 
 struct FinderModel {
   std::string source;
-  std::map<std::string, std::map<std::string, double, std::less<>>> weights;  // field → feature → weight
+  std::map<std::string, std::map<std::string, double, std::less<>>>
+      weights;  // field → feature → weight
   // Σ weight·feature; a feature the file does not weigh counts 0.
   double score(const std::string& field, const Features& x) const;
   // Each candidate's softmax probability, in the candidates' order.
-  std::vector<double> probabilities(const std::string& field, const std::vector<Features>& candidates) const;
+  std::vector<double> probabilities(const std::string& field,
+                                    const std::vector<Features>& candidates) const;
 };
 
 // The fields the finder ranks, and each one's feature names in a fixed order (docs/ocr.md lists

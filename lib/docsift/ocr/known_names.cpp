@@ -30,7 +30,8 @@ int distance_within(std::string_view pattern, std::string_view text, int limit) 
       cur[j] = std::min({sub, prev[j] + 1, cur[j - 1] + 1});
       row_best = std::min(row_best, cur[j]);
     }
-    if (row_best > limit) return limit + 1;  // every cell of a later row is at least this row's least
+    if (row_best > limit)
+      return limit + 1;  // every cell of a later row is at least this row's least
     std::swap(prev, cur);
   }
   return *std::min_element(prev.begin(), prev.end());
@@ -57,7 +58,8 @@ std::string name_key(std::string_view text) {
       // A non-ASCII letter or digit is kept as its bytes; punctuation and symbols go, as ASCII's do
       // (a recognizer's full-width "（", a curly "’").
       const utf8proc_category_t category = utf8proc_category(c);
-      if ((category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_LO) || category == UTF8PROC_CATEGORY_ND) {
+      if ((category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_LO) ||
+          category == UTF8PROC_CATEGORY_ND) {
         key.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
       }
     }
@@ -72,7 +74,8 @@ KnownNames KnownNames::load(const std::string& path) {
   try {
     text = read_text_file(path, kMaxFileBytes);
   } catch (const FileError& e) {
-    throw ConfigError(std::string(e.what()) + " (ocr.known_sellers: a text file, one seller's name per line)");
+    throw ConfigError(std::string(e.what()) +
+                      " (ocr.known_sellers: a text file, one seller's name per line)");
   }
   return from_text(text, path);
 }
@@ -86,15 +89,21 @@ KnownNames KnownNames::from_text(std::string_view text, const std::string& sourc
     at = end + 1;
     ++line_no;
     const auto where = [&] { return source + ":" + std::to_string(line_no) + ": "; };
-    if (line.find('\0') != std::string_view::npos) throw ConfigError(where() + "a NUL byte; the list of known sellers is text, one name per line");
-    if (line.size() > kMaxLineBytes) throw ConfigError(where() + "a line over 300 bytes; one seller's name per line");
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+    if (line.find('\0') != std::string_view::npos)
+      throw ConfigError(where() +
+                        "a NUL byte; the list of known sellers is text, one name per line");
+    if (line.size() > kMaxLineBytes)
+      throw ConfigError(where() + "a line over 300 bytes; one seller's name per line");
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+      line.remove_suffix(1);
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     if (line.empty() || line.front() == '#') continue;
     std::string key = name_key(line);
-    if (key.empty()) throw ConfigError(where() + "'" + std::string(line) + "' has no letter or digit");
+    if (key.empty())
+      throw ConfigError(where() + "'" + std::string(line) + "' has no letter or digit");
     if (out.names_.size() == kMaxNames) {
-      throw ConfigError(where() + "over " + std::to_string(kMaxNames) + " names; shorten the list of known sellers");
+      throw ConfigError(where() + "over " + std::to_string(kMaxNames) +
+                        " names; shorten the list of known sellers");
     }
     out.names_.emplace_back(line);
     out.keys_.push_back(std::move(key));
@@ -111,7 +120,8 @@ std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text) cons
   // comparison, which is exact.
   const auto gram = [](std::string_view s, std::size_t i) {
     return static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16 |
-           static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 | static_cast<unsigned char>(s[i + 2]);
+           static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 |
+           static_cast<unsigned char>(s[i + 2]);
   };
   std::unordered_set<std::uint32_t> grams;
   for (std::size_t i = 0; i + 3 <= key.size(); ++i) grams.insert(gram(key, i));
@@ -122,13 +132,16 @@ std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text) cons
     const std::string& name = keys_[i];
     int d = 0;
     if (name.size() < 5) {
-      if (name != key) continue;  // a short name only as the whole text: three letters inside a line are chance
+      if (name != key)
+        continue;  // a short name only as the whole text: three letters inside a line are chance
     } else {
       const int limit = static_cast<int>(name.size() / 8);
-      if (key.size() + static_cast<std::size_t>(limit) < name.size()) continue;  // too short to hold it
+      if (key.size() + static_cast<std::size_t>(limit) < name.size())
+        continue;  // too short to hold it
       if (const int need = static_cast<int>(name.size()) - 2 - 3 * limit; need > 0) {
         int have = 0;
-        for (std::size_t j = 0; j + 3 <= name.size(); ++j) have += grams.count(gram(name, j)) ? 1 : 0;
+        for (std::size_t j = 0; j + 3 <= name.size(); ++j)
+          have += grams.count(gram(name, j)) ? 1 : 0;
         if (have < need) continue;
       }
       d = distance_within(name, key, std::min(limit, best));

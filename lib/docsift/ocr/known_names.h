@@ -29,7 +29,8 @@ class KnownNames {
 
   struct Match {
     std::string name;  // as the list writes it
-    int distance = 0;  // edits between the name and the text it was found in (letters and digits only)
+    int distance =
+        0;  // edits between the name and the text it was found in (letters and digits only)
   };
   // The listed name found in `text` (a seller's value or a page line), allowing for OCR misreads:
   // letters and digits compared without case, spaces or punctuation ("SYARIKATPERNIAGAAN" is

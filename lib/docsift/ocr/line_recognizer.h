@@ -12,9 +12,9 @@
 namespace docsift::ocr {
 
 struct LineText {
-  std::string text;   // UTF-8, as read
-  double mean = 0;    // mean probability of the characters read, 0..1
-  double lowest = 0;  // the least sure character's, 0..1
+  std::string text;                  // UTF-8, as read
+  double mean = 0;                   // mean probability of the characters read, 0..1
+  double lowest = 0;                 // the least sure character's, 0..1
   std::vector<float> probabilities;  // per character of `text` (a UTF-8 sequence each), 0..1
 };
 

@@ -16,7 +16,8 @@ struct Box {
   // The smallest box holding this one and `other`.
   Box with(const Box& other) const {
     return {left < other.left ? left : other.left, top < other.top ? top : other.top,
-            right > other.right ? right : other.right, bottom > other.bottom ? bottom : other.bottom};
+            right > other.right ? right : other.right,
+            bottom > other.bottom ? bottom : other.bottom};
   }
   // Whether `other` lies wholly inside this box.
   bool holds(const Box& other) const {
@@ -40,7 +41,7 @@ struct Line {
 
 struct Page {
   int width = 0, height = 0;
-  std::vector<Line> lines;  // top to bottom
+  std::vector<Line> lines;     // top to bottom
   double mean_confidence = 0;  // over the words, 0 when there are none
   bool exact = false;          // words from a PDF's text layer, as printed: no OCR misread to undo
   int words() const;

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <utility>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "docsift/ocr/values.h"
@@ -65,10 +65,13 @@ std::vector<std::string> items_of(const std::string& value) {
 
 // Whether `label` is in `lowered` as whole words.
 bool has_words(const std::string& lowered, const std::string& label) {
-  for (std::size_t at = lowered.find(label); at != std::string::npos; at = lowered.find(label, at + 1)) {
+  for (std::size_t at = lowered.find(label); at != std::string::npos;
+       at = lowered.find(label, at + 1)) {
     const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(lowered[at - 1]));
     const std::size_t end = at + label.size();
-    if (starts && (end == lowered.size() || !std::isalnum(static_cast<unsigned char>(lowered[end])))) return true;
+    if (starts &&
+        (end == lowered.size() || !std::isalnum(static_cast<unsigned char>(lowered[end]))))
+      return true;
   }
   return false;
 }
@@ -88,8 +91,10 @@ class Checks {
   }
 
   void amounts() {
-    const auto sub = cents_of(fields_, "SUBTOTAL"), tax = cents_of(fields_, "GST"), total = cents_of(fields_, "TOTAL");
-    if (sub && tax && total) mark({"SUBTOTAL", "GST", "TOTAL"}, std::llabs(*sub + *tax - *total) <= 1);
+    const auto sub = cents_of(fields_, "SUBTOTAL"), tax = cents_of(fields_, "GST"),
+               total = cents_of(fields_, "TOTAL");
+    if (sub && tax && total)
+      mark({"SUBTOTAL", "GST", "TOTAL"}, std::llabs(*sub + *tax - *total) <= 1);
     // 10 % on the price before it: one eleventh of the total, within a cent of rounding per line.
     if (tax && total && *tax > 0) mark({"GST", "TOTAL"}, std::llabs(*tax * 11 - *total) <= 11 * 2);
   }
@@ -120,7 +125,8 @@ class Checks {
       sum += n * *price;
     }
     const auto sub = cents_of(fields_, "SUBTOTAL"), total = cents_of(fields_, "TOTAL");
-    const bool ties = (sub && std::llabs(sum - *sub) <= 1) || (total && std::llabs(sum - *total) <= 1);
+    const bool ties =
+        (sub && std::llabs(sum - *sub) <= 1) || (total && std::llabs(sum - *total) <= 1);
     if (sub || total) mark({"QUANTITIES", "PRICES", sub ? "SUBTOTAL" : "TOTAL"}, ties);
   }
 
@@ -169,12 +175,14 @@ class Checks {
     const auto key = [](const std::string& s) {
       std::string k;
       for (const char c : s) {
-        if (std::isalnum(static_cast<unsigned char>(c))) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (std::isalnum(static_cast<unsigned char>(c)))
+          k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       }
       return k;
     };
-    for (const auto& [payer, seller] : {std::pair{"PAYER_NAME", "SUPPLIER"}, std::pair{"PAYER_ADDRESS", "BUSINESS_ADDRESS"},
-                                        std::pair{"PAYER_PHONE", "BUSINESS_PHONE"}}) {
+    for (const auto& [payer, seller] :
+         {std::pair{"PAYER_NAME", "SUPPLIER"}, std::pair{"PAYER_ADDRESS", "BUSINESS_ADDRESS"},
+          std::pair{"PAYER_PHONE", "BUSINESS_PHONE"}}) {
       const std::string* a = found(fields_, payer);
       const std::string* b = found(fields_, seller);
       if (a && b && key(*a) == key(*b)) mark({payer, seller}, false);
@@ -205,7 +213,8 @@ class Checks {
     const std::string* mail = found(fields_, "PAYER_EMAIL");
     if (!mail) return;
     const auto at = mail->find('@');
-    const bool one_at = at != std::string::npos && at > 0 && mail->find('@', at + 1) == std::string::npos;
+    const bool one_at =
+        at != std::string::npos && at > 0 && mail->find('@', at + 1) == std::string::npos;
     const auto dot = one_at ? mail->find('.', at + 2) : std::string::npos;
     mark({"PAYER_EMAIL"}, one_at && dot != std::string::npos && dot + 1 < mail->size() &&
                               mail->find(' ') == std::string::npos);
@@ -219,7 +228,8 @@ class Checks {
 
 }  // namespace
 
-void check_page(const Fields& fields, std::map<std::string, Evidence>& evidence, const Rules& rules) {
+void check_page(const Fields& fields, std::map<std::string, Evidence>& evidence,
+                const Rules& rules) {
   Checks checks(fields, evidence, rules);
   checks.amounts();
   checks.line_items();
@@ -231,13 +241,14 @@ void check_page(const Fields& fields, std::map<std::string, Evidence>& evidence,
   checks.email();
 }
 
-void check_rows(const std::vector<LineItem>& items, const Fields& fields, std::map<std::string, Evidence>& evidence,
-                nlohmann::json& checks) {
+void check_rows(const std::vector<LineItem>& items, const Fields& fields,
+                std::map<std::string, Evidence>& evidence, nlohmann::json& checks) {
   if (items.empty()) return;
   const auto mark = [&](std::initializer_list<const char*> names, bool passed) {
     for (const char* name : names) {
       const auto e = evidence.find(name);
-      if (e != evidence.end() && found(fields, name)) (passed ? e->second.vouched : e->second.contradicted) = true;
+      if (e != evidence.end() && found(fields, name))
+        (passed ? e->second.vouched : e->second.contradicted) = true;
     }
   };
   int checked = 0, off = 0;
@@ -252,7 +263,9 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields, std::m
     std::string q = *item.quantity;
     for (char& c : q) c = c == ',' ? '.' : c;
     ++checked;
-    if (std::llabs(std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(*unit)) - *amount) > 1) ++off;
+    if (std::llabs(std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(*unit)) -
+                   *amount) > 1)
+      ++off;
   }
   nlohmann::json table = {{"rows", items.size()}};
   if (checked > 0) {
@@ -262,7 +275,8 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields, std::m
   const char* against = found(fields, "SUBTOTAL") ? "SUBTOTAL" : "TOTAL";
   if (const auto target = cents_of(fields, against); every_amount && target) {
     char difference[32];
-    std::snprintf(difference, sizeof difference, "%.2f", static_cast<double>(sum - *target) / 100.0);
+    std::snprintf(difference, sizeof difference, "%.2f",
+                  static_cast<double>(sum - *target) / 100.0);
     table["sum"] = format_amount(sum, "");
     table["against"] = against;
     table["difference"] = difference;

@@ -25,8 +25,8 @@ namespace docsift::ocr {
 //   the same as the seller's (only a contradiction, of both); a person's name or an address
 //   that holds another field's label (`rules`' labels: "Acct", "Tel"), only a contradiction.
 // A check that passes vouches for each value it ties; one that fails contradicts them.
-void check_page(const std::map<std::string, std::string>& fields, std::map<std::string, Evidence>& evidence,
-                const Rules& rules);
+void check_page(const std::map<std::string, std::string>& fields,
+                std::map<std::string, Evidence>& evidence, const Rules& rules);
 
 // The table's rows (rules.h: Extraction::items) against themselves and the page: each row's
 // quantity × unit price = its amount (to a cent), vouching for QUANTITIES and PRICES when every row
@@ -34,7 +34,8 @@ void check_page(const std::map<std::string, std::string>& fields, std::map<std::
 // an amount, the amounts summing to SUBTOTAL (or TOTAL without one), vouching for DESCRIPTIONS and
 // that total or contradicting them. `checks` gets "table": {rows, products: {checked, off}, sum,
 // against, difference} (docs/ocr.md, "Line items"), what a person sees of where a table breaks.
-void check_rows(const std::vector<LineItem>& items, const std::map<std::string, std::string>& fields,
+void check_rows(const std::vector<LineItem>& items,
+                const std::map<std::string, std::string>& fields,
                 std::map<std::string, Evidence>& evidence, nlohmann::json& checks);
 
 }  // namespace docsift::ocr

@@ -32,8 +32,9 @@ constexpr double kMinSkewConfidence = 2.0;
 // A page of more pixels than this is read at half size. Tesseract reads text best at about 300
 // dpi (its LSTM scales each line to a fixed height anyway); an A4 page scanned at 600 dpi (35
 // megapixels) spent most of its time on layout analysis of pixels that add nothing, and read
-// fewer fields than halved (bench/ocr/README.md: the 21 largest receipts, 20 of them halved, in 15 s against 23 s). A 12- or
-// 16-megapixel phone photo is left as it is: a receipt fills only part of it.
+// fewer fields than halved (bench/ocr/README.md: the 21 largest receipts, 20 of them halved, in 15
+// s against 23 s). A 12- or 16-megapixel phone photo is left as it is: a receipt fills only part of
+// it.
 constexpr double kMaxPixels = 20e6;
 
 cv::Mat rotate(const cv::Mat& grey, double degrees) {
@@ -82,17 +83,21 @@ tesseract::PageSegMode segmentation_mode(const ReaderOptions& options) {
 
 // `datapath`: a folder of language data, or "" for Tesseract's own (TESSDATA_PREFIX, else the
 // Debian package's).
-std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& options, const std::string& datapath) {
+std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& options,
+                                                       const std::string& datapath) {
   auto api = std::make_unique<tesseract::TessBaseAPI>();
   // Tesseract's own messages (resolution guesses, "Empty page!!") and Leptonica's ("Error in
   // boxClipToRectangle: box outside rectangle") go nowhere: docsift reports what matters itself.
   api->SetVariable("debug_file", "/dev/null");
   setMsgSeverity(L_SEVERITY_NONE);
-  if (api->Init(datapath.empty() ? nullptr : datapath.c_str(), options.language.c_str(), tesseract::OEM_LSTM_ONLY) != 0) {
+  if (api->Init(datapath.empty() ? nullptr : datapath.c_str(), options.language.c_str(),
+                tesseract::OEM_LSTM_ONLY) != 0) {
     if (!datapath.empty()) {
-      throw FileError("ocr.evened_model " + datapath + ": Tesseract cannot load its " + options.language +
-                      " language data (" + datapath + "/" + options.language.substr(0, options.language.find('+')) +
-                      ".traineddata); run scripts/setup.sh, or set ocr.evened_model to auto or none");
+      throw FileError(
+          "ocr.evened_model " + datapath + ": Tesseract cannot load its " + options.language +
+          " language data (" + datapath + "/" +
+          options.language.substr(0, options.language.find('+')) +
+          ".traineddata); run scripts/setup.sh, or set ocr.evened_model to auto or none");
     }
     throw FileError(
         "ocr.language " + options.language + ": Tesseract cannot load its language data (" +
@@ -106,9 +111,10 @@ std::unique_ptr<tesseract::TessBaseAPI> open_tesseract(const ReaderOptions& opti
   api->GetLoadedLanguagesAsVector(&loaded);
   for (const std::string& wanted : language_list(options.language)) {
     if (std::find(loaded.begin(), loaded.end(), wanted) == loaded.end()) {
-      throw ConfigError("ocr.language " + options.language + ": Tesseract has no language data for '" + wanted +
-                        "' (" + std::string(api->GetDatapath() ? api->GetDatapath() : "?") +
-                        "); install it (Debian: tesseract-ocr-" + wanted + ") or remove it from ocr.language");
+      throw ConfigError(
+          "ocr.language " + options.language + ": Tesseract has no language data for '" + wanted +
+          "' (" + std::string(api->GetDatapath() ? api->GetDatapath() : "?") +
+          "); install it (Debian: tesseract-ocr-" + wanted + ") or remove it from ocr.language");
     }
   }
   api->SetPageSegMode(segmentation_mode(options));
@@ -171,7 +177,8 @@ cv::Mat stretch_ink(const cv::Mat& share) {
   std::vector<int> count(kBins, 0);
   for (int y = 0; y < share.rows; ++y) {
     const float* row = share.ptr<float>(y);
-    for (int x = 0; x < share.cols; ++x) ++count[std::clamp(static_cast<int>(row[x] * (kBins - 1)), 0, kBins - 1)];
+    for (int x = 0; x < share.cols; ++x)
+      ++count[std::clamp(static_cast<int>(row[x] * (kBins - 1)), 0, kBins - 1)];
   }
   const auto wanted = static_cast<long long>(kInkShare * static_cast<float>(share.total()));
   long long seen = 0;
@@ -193,13 +200,15 @@ cv::Mat stretch_ink(const cv::Mat& share) {
 // darkens and white stays white. bench/ocr/README.md has the settings measured.
 cv::Mat even_out(const cv::Mat& grey) {
   constexpr int kShrink = 4;
-  constexpr int kWindow = 11;        // 44 page pixels: wider than any stroke of a receipt's print
-  constexpr double kSmooth = 10.0;   // Gaussian sigma, quarter-size pixels
+  constexpr int kWindow = 11;       // 44 page pixels: wider than any stroke of a receipt's print
+  constexpr double kSmooth = 10.0;  // Gaussian sigma, quarter-size pixels
   constexpr double kInkGamma = 1.5;
   cv::Mat small, background;
-  cv::resize(grey, small, cv::Size(std::max(1, grey.cols / kShrink), std::max(1, grey.rows / kShrink)), 0, 0,
+  cv::resize(grey, small,
+             cv::Size(std::max(1, grey.cols / kShrink), std::max(1, grey.rows / kShrink)), 0, 0,
              cv::INTER_AREA);
-  cv::dilate(small, background, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(kWindow, kWindow)));
+  cv::dilate(small, background,
+             cv::getStructuringElement(cv::MORPH_RECT, cv::Size(kWindow, kWindow)));
   cv::GaussianBlur(background, background, cv::Size(0, 0), kSmooth);
   cv::resize(background, background, grey.size(), 0, 0, cv::INTER_LINEAR);
   cv::Mat share;

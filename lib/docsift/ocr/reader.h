@@ -5,8 +5,8 @@
 // out as a first reading: none helped on the receipts, and each cost time. An evened-out page
 // (background divided out, ink darkened), read with tessdata's larger English model where setup
 // installed it, is the engine's second reading of a page whose first left its total, date or
-// seller unread or doubtful (engine.h). One reader per process; not thread-safe (it runs its own second
-// thread for the lower half of a tall page).
+// seller unread or doubtful (engine.h). One reader per process; not thread-safe (it runs its own
+// second thread for the lower half of a tall page).
 #pragma once
 
 #include <memory>
@@ -40,9 +40,9 @@ struct ReaderOptions {
 
 // What the preparation did to a page, for its record.
 struct Prepared {
-  double deskew_degrees = 0;   // rotation applied to straighten it
-  bool turned = false;         // read upside down (rotated 180°)
-  double scale = 1;            // 0.5: a page of more than kMaxPixels read at half size
+  double deskew_degrees = 0;  // rotation applied to straighten it
+  bool turned = false;        // read upside down (rotated 180°)
+  double scale = 1;           // 0.5: a page of more than kMaxPixels read at half size
 };
 
 // The languages of an ocr.language value, in order ("eng+deu" → eng, deu); empty names skipped.

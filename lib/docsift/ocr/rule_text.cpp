@@ -11,18 +11,20 @@
 
 namespace docsift::ocr {
 
-using namespace detail;  // find_label and repair_name (rules.h) are built from the helpers
+using namespace detail;  // find_label (rules.h) is built from the helpers
 
 namespace detail {
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
 std::size_t letters_in(std::string_view s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }));
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }));
 }
 
 std::size_t digits_in(std::string_view s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
 }
 
 bool has_letters(std::string_view s) { return letters_in(s) > 0; }
@@ -89,7 +91,8 @@ bool possessive_at(const std::string& lowered, std::size_t end) {
 // find_label over the text's words split once (label_hits tries some 500 labels on a segment).
 std::vector<std::pair<std::size_t, std::size_t>> find_label_in(const std::string& lowered,
                                                                const std::vector<Piece>& have,
-                                                               const std::string& label, bool fuzzy) {
+                                                               const std::string& label,
+                                                               bool fuzzy) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
   for (std::size_t at = find_phrase(lowered, label); at != std::string::npos;
        at = find_phrase(lowered, label, at + 1)) {
@@ -107,10 +110,11 @@ std::vector<std::pair<std::size_t, std::size_t>> find_label_in(const std::string
     if (!all) continue;
     const std::size_t b = have[i].begin, e = have[i + want.size() - 1].end;
     // The last word read with its possessive ("customer's" against "customer").
-    const std::string_view last_word =
-        std::string_view(lowered).substr(have[i + want.size() - 1].begin, e - have[i + want.size() - 1].begin);
+    const std::string_view last_word = std::string_view(lowered).substr(
+        have[i + want.size() - 1].begin, e - have[i + want.size() - 1].begin);
     const auto ends_with = [&](std::string_view mark) {
-      return last_word.size() > mark.size() && last_word.substr(last_word.size() - mark.size()) == mark;
+      return last_word.size() > mark.size() &&
+             last_word.substr(last_word.size() - mark.size()) == mark;
     };
     if (possessive_at(lowered, e) || ends_with("'s") || ends_with("\u2019s")) continue;
     if (std::none_of(out.begin(), out.end(),
@@ -134,7 +138,8 @@ namespace detail {
 // not a label the name follows.
 bool in_compound(const std::string& lowered, std::size_t at, std::size_t end) {
   const bool joined_before = at >= 2 && lowered[at - 1] == '-' && word_char(lowered[at - 2]);
-  const bool joined_after = end + 1 < lowered.size() && lowered[end] == '-' && word_char(lowered[end + 1]);
+  const bool joined_after =
+      end + 1 < lowered.size() && lowered[end] == '-' && word_char(lowered[end + 1]);
   return joined_before || joined_after;
 }
 
@@ -142,8 +147,9 @@ bool in_compound(const std::string& lowered, std::size_t at, std::size_t end) {
 // Service)" on a telephone line, "CUSTOMER COPY"): ocr-rules.yaml's party_label_phrases.
 bool in_phrase(const std::string& lowered, std::size_t end, const Rules& rules) {
   const std::vector<Piece> after = pieces_of(lowered.substr(end));
-  return !after.empty() && std::find(rules.party_label_phrases.begin(), rules.party_label_phrases.end(),
-                                     after.front().word) != rules.party_label_phrases.end();
+  return !after.empty() &&
+         std::find(rules.party_label_phrases.begin(), rules.party_label_phrases.end(),
+                   after.front().word) != rules.party_label_phrases.end();
 }
 
 std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
@@ -156,7 +162,9 @@ std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules) {
       // label read fuzzily would eat names ("Supplies" is one edit from "supplier").
       const bool fuzzy = rule.kind != "name";
       for (const auto& [at, end] : find_label_in(lowered, words, rule.labels[l], fuzzy)) {
-        if (rule.kind == "name" && (in_compound(lowered, at, end) || in_phrase(lowered, end, rules))) continue;
+        if (rule.kind == "name" &&
+            (in_compound(lowered, at, end) || in_phrase(lowered, end, rules)))
+          continue;
         const bool edited = alnum_of(lowered.substr(at, end - at)) != alnum_of(rule.labels[l]);
         all.push_back({r, at, end, rule.strength[l], 0, edited});
       }
@@ -216,17 +224,27 @@ struct KindRow {
 constexpr std::array<KindRow, 10> kKindTable{{
     {"abn", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_abn(t); }},
     {"date", &labelled_date},
-    {"period", [](const std::string& t, const Lexicon& l, DateOrder o) -> Parsed { return parse_period(t, l, o); }},
-    {"amount", [](const std::string& t, const Lexicon& l, DateOrder) -> Parsed { return parse_amount(t, l); }},
+    {"period",
+     [](const std::string& t, const Lexicon& l, DateOrder o) -> Parsed {
+       return parse_period(t, l, o);
+     }},
+    {"amount",
+     [](const std::string& t, const Lexicon& l, DateOrder) -> Parsed {
+       return parse_amount(t, l);
+     }},
     {"bsb", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_bsb(t); }},
-    {"account", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_account(t); }},
-    {"phone", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_phone(t); }},
-    {"email", [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_email(t); }},
+    {"account",
+     [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_account(t); }},
+    {"phone",
+     [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_phone(t); }},
+    {"email",
+     [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_email(t); }},
     // name: words with letters, not another label's value form.
     {"name",
      [](const std::string& t, const Lexicon&, DateOrder) -> Parsed {
        const std::string name = clean_text(t);
-       if (!has_letters(name) || parse_email(name) || parse_phone(name) || looks_like_address(name)) return std::nullopt;
+       if (!has_letters(name) || parse_email(name) || parse_phone(name) || looks_like_address(name))
+         return std::nullopt;
        return name;
      }},
     // text: whatever follows the label, as printed (a reference, an order number, a plate).
@@ -241,7 +259,8 @@ constexpr std::array<KindRow, 10> kKindTable{{
 }  // namespace
 
 bool known_kind(std::string_view kind) {
-  return std::any_of(kKindTable.begin(), kKindTable.end(), [&](const KindRow& row) { return row.kind == kind; });
+  return std::any_of(kKindTable.begin(), kKindTable.end(),
+                     [&](const KindRow& row) { return row.kind == kind; });
 }
 
 std::string kind_names() {
@@ -257,99 +276,6 @@ std::optional<std::string> parse_kind(const std::string& kind, const std::string
   }
   return std::nullopt;  // "none": _NOT_TOTAL's labels read no value
 }
-
-// A seller's name as printed, without its registration number ("AEON CO. (M) BHD (126926-H)",
-// "Dion Realties Sdn Bhd (Co. No:20154-T)") or a lead-in ("OWN BY: CHEF LEE SDN BHD").
-std::string name_of(const std::string& text) {
-  static const std::regex kRegistration(R"(\([^()]*\d{3,}[^()]*(\)|$)|\S*\d{4,}\S*)");
-  // A sender line: "Hetzner Online GmbH • Industriestr. 25 • 91710 Gunzenhausen".
-  static const std::regex kSeparator(R"( (•|·|●|\||-|–) )");
-  std::smatch sep;
-  const std::string first = std::regex_search(text, sep, kSeparator) ? sep.prefix().str() : text;
-  std::string name = std::regex_replace(first, kRegistration, "");
-  if (const auto colon = name.rfind(':'); colon != std::string::npos) name = name.substr(colon + 1);
-  // Tesseract reads a printed Y with its serifs as the yen sign ("MR. D.I.¥."), or as both
-  // ("D.I.Y¥."); no seller's name holds one.
-  for (std::size_t at; (at = name.find("\u00a5")) != std::string::npos;) {
-    name.replace(at, 2, at > 0 && name[at - 1] == 'Y' ? "" : "Y");
-  }
-  return clean_text(name);
-}
-
-// `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's case.
-std::string in_case_of(const std::string& word, std::string fixed) {
-  const bool upper = std::all_of(word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
-  for (std::size_t i = 0; i < fixed.size(); ++i) {
-    if (upper || (i == 0 && std::isupper(static_cast<unsigned char>(word[0])))) {
-      fixed[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(fixed[i])));
-    }
-  }
-  return fixed;
-}
-
-}  // namespace detail
-
-namespace {
-
-bool is_trade_word(const std::string& lowered, const Rules& rules) {
-  return std::find(rules.business_words.begin(), rules.business_words.end(), lowered) != rules.business_words.end();
-}
-
-// A word of trade misread by one letter ("HARDUARE"), or two read as one with the space lost
-// ("SYARIKATPERNIAGAAN"); only letters, so "(KE)" or "D.I.Y." stay as they are.
-std::string repair_trade_word(const std::string& word, const Rules& rules) {
-  const bool letters = std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-  if (!letters || word.size() < 6) return word;
-  const std::string lowered = casefold(word);
-  if (is_trade_word(lowered, rules)) return word;
-  for (std::size_t k = 6; k + 6 <= lowered.size(); ++k) {
-    if (is_trade_word(lowered.substr(0, k), rules) && is_trade_word(lowered.substr(k), rules)) {
-      return word.substr(0, k) + " " + word.substr(k);
-    }
-  }
-  const std::string* match = nullptr;
-  int matches = 0;
-  for (const auto& w : rules.business_words) {
-    if (edit_distance(lowered, w, 1) <= 1) match = &w, ++matches;
-  }
-  return matches == 1 ? in_case_of(word, *match) : word;
-}
-
-}  // namespace
-
-std::string repair_name(const std::string& name, const Rules& rules) {
-  std::string out;
-  std::size_t start = 0;
-  while (start <= name.size()) {
-    std::size_t end = name.find(' ', start);
-    if (end == std::string::npos) end = name.size();
-    std::string word = name.substr(start, end - start);
-    // Dotted initials: single characters each followed by a dot, capitals and at least one digit.
-    bool initials = word.size() >= 4, digit = false;
-    for (std::size_t i = 0; initials && i < word.size(); ++i) {
-      const char c = word[i];
-      if (i % 2 == 1) initials = c == '.';
-      else initials = std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
-      digit = digit || std::isdigit(static_cast<unsigned char>(c));
-    }
-    if (initials && digit) {
-      for (std::size_t i = 0; i < word.size(); i += 2) {
-        static const std::string kDigits = "0158", kLetters = "OISB";
-        if (const auto at = kDigits.find(word[i]); at != std::string::npos) word[i] = kLetters[at];
-      }
-    }
-    // A zero among capitals with no other digit is the letter O ("HAI-0 RAYA BHD", "C0FFEE").
-    if (word.find('0') != std::string::npos && detail::letters_in(word) >= 2 &&
-        std::none_of(word.begin(), word.end(), [](char c) { return (c >= '1' && c <= '9') || (c >= 'a' && c <= 'z'); }))
-      std::replace(word.begin(), word.end(), '0', 'O');
-    word = repair_trade_word(word, rules);
-    out += (out.empty() ? "" : " ") + word;
-    start = end + 1;
-  }
-  return out;
-}
-
-namespace detail {
 
 // A postcode: four or five digits on their own.
 const std::regex kPostcode(R"((^|[^\d])\d{4,5}([^\d]|$))");

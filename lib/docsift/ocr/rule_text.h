@@ -1,6 +1,6 @@
 // The OCR rules' shared text helpers (ocr/ only, not part of rules.h): label matching, the page's
-// segments, what a value of each kind parses to, names as printed. Defined in rule_text.cpp; the
-// field steps (field_finder.h) and the loader use them.
+// segments, what a value of each kind parses to, names as printed. Defined in rule_text.cpp (the
+// names in rule_names.cpp); the field steps (field_finder.h) and the loader use them.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +21,8 @@ bool has_letters(std::string_view s);
 // How many ASCII letters, and how many digits, `s` holds.
 std::size_t letters_in(std::string_view s);
 std::size_t digits_in(std::string_view s);
-// `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's case.
+// `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's
+// case.
 std::string in_case_of(const std::string& word, std::string fixed);
 // Where `phrase` occurs in `text` (both lower case) as whole words, from `from`.
 std::size_t find_phrase(const std::string& text, const std::string& phrase, std::size_t from = 0);
@@ -62,7 +63,7 @@ struct Hit {
   std::size_t at, end;        // the label
   int strength = 0;           // the label's, for TOTAL
   std::size_t value_end = 0;  // the next label on the line, or the line's end
-  bool fuzzy = false;         // matched only with an edit ("T0TAL"): evidence for the value's confidence
+  bool fuzzy = false;  // matched only with an edit ("T0TAL"): evidence for the value's confidence
 };
 
 // What the rules read: segments, the pieces of a line between gaps wider than kColumnGap line
@@ -84,8 +85,8 @@ std::vector<Piece> pieces_of(const std::string& text);
 bool known_kind(std::string_view kind);
 std::string kind_names();
 // A value of `kind` read from `text`, as the kind's row of the table parses it.
-std::optional<std::string> parse_kind(const std::string& kind, const std::string& text, const Lexicon& lexicon,
-                                      DateOrder order);
+std::optional<std::string> parse_kind(const std::string& kind, const std::string& text,
+                                      const Lexicon& lexicon, DateOrder order);
 // A seller's name as printed, without its registration number or a lead-in.
 std::string name_of(const std::string& text);
 // A postcode: four or five digits on their own.

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,8 +18,10 @@
 namespace docsift::ocr {
 
 struct LabelRule {
-  std::string field;  // a schema field, or one of the total's helpers ("_NOT_TOTAL", "_TENDERED", "_CHANGE")
-  std::string kind;   // abn, date, period, amount, bsb, account, phone, email, name, text; "none" for _NOT_TOTAL
+  std::string field;  // a schema field, or one of the total's helpers ("_NOT_TOTAL", "_TENDERED",
+                      // "_CHANGE")
+  std::string kind;   // abn, date, period, amount, bsb, account, phone, email, name, text; "none"
+                      // for _NOT_TOTAL
   std::vector<std::string> labels;  // lower case (values.h: lowercase)
   std::vector<int> strength;        // per label, for TOTAL: 3 strong, 2 plain, 1 weak; else 0
 };
@@ -30,7 +32,8 @@ struct TotalRules {
 };
 
 struct Rules {
-  std::vector<std::pair<std::string, std::vector<std::string>>> document_types;  // type → heading words
+  std::vector<std::pair<std::string, std::vector<std::string>>>
+      document_types;  // type → heading words
   std::vector<LabelRule> fields;
   TotalRules total;
   std::vector<std::string> company_forms, not_supplier, address_words, regions;
@@ -74,29 +77,35 @@ struct Evidence {
   // its digits (an amount, a date, an id) or all of them (a name, an address). 100 from a PDF's
   // text layer.
   double word_min = 100, word_mean = 100;
-  bool labelled = false;     // read beside one of its labels (not by position, checksum or a fallback)
+  bool labelled = false;  // read beside one of its labels (not by position, checksum or a fallback)
   bool label_fuzzy = false;  // that label matched only with one edit ("T0TAL")
-  bool sums_agree = false;   // TOTAL: a printed sum agrees (tendered - change, subtotal + tax, rounding)
-  bool repaired = false;     // a misread was undone: a total's digit, a date's digit or year, a name's word
-  int candidates = 1;        // values that competed for the field (TOTAL's amounts, unlabelled dates, sellers' lines)
+  bool sums_agree =
+      false;  // TOTAL: a printed sum agrees (tendered - change, subtotal + tax, rounding)
+  bool repaired =
+      false;  // a misread was undone: a total's digit, a date's digit or year, a name's word
+  int candidates =
+      1;  // values that competed for the field (TOTAL's amounts, unlabelled dates, sellers' lines)
   // The winner's score over the best other value's, 0 when alone: for TOTAL the field finder's
   // probability over the best other amount's, in thousandths (finder.h); else the rules' points.
   double margin = 0;
-  bool exact = false;        // a PDF's text layer: no OCR misread
-  bool repeated = false;     // an amount or a date printed on another line of the page too ("CASH 11.80")
-  bool legal = false;        // a name with a company form ("Sdn Bhd", "GmbH"): a seller's, as a rule
-  bool known = false;        // SUPPLIER: a name of ocr.known_sellers (as read, or written as the list spells it)
-  bool listed = false;       // SUPPLIER: the run had a list of known sellers (known_names.h)
-  bool second_read = false;     // the page was read twice (engine.h)
-  bool second_agreed = false;   // ... and both readings gave this value
-  bool second_taken = false;    // ... and the value is the second reading's (filled or surer)
-  bool reader_read = false;     // its box was read again by the second recognizer (ocr.recognizer: both)
-  bool reader_agreed = false;   // ... which read the same value (cross_read.h)
-  bool reader_taken = false;    // ... which read another, and the value is now that one
+  bool exact = false;  // a PDF's text layer: no OCR misread
+  bool repeated =
+      false;           // an amount or a date printed on another line of the page too ("CASH 11.80")
+  bool legal = false;  // a name with a company form ("Sdn Bhd", "GmbH"): a seller's, as a rule
+  bool known =
+      false;  // SUPPLIER: a name of ocr.known_sellers (as read, or written as the list spells it)
+  bool listed = false;         // SUPPLIER: the run had a list of known sellers (known_names.h)
+  bool second_read = false;    // the page was read twice (engine.h)
+  bool second_agreed = false;  // ... and both readings gave this value
+  bool second_taken = false;   // ... and the value is the second reading's (filled or surer)
+  bool reader_read =
+      false;  // its box was read again by the second recognizer (ocr.recognizer: both)
+  bool reader_agreed = false;  // ... which read the same value (cross_read.h)
+  bool reader_taken = false;   // ... which read another, and the value is now that one
   // The page's own checks (page_checks.h): a sum, a check digit, a date order, a count of items
   // that ties this value to others passed, or failed.
   bool vouched = false, contradicted = false;
-  Box box;                      // the value's words, in page pixels (as read: deskewed, turned)
+  Box box;  // the value's words, in page pixels (as read: deskewed, turned)
   // A name read over lines ("POPULAR BOOK" above "CO. (M) SDN BHD"): each line's piece, top to
   // bottom, in the same pixels; empty when the value is one line's (then `box` is its piece).
   std::vector<Box> parts;
@@ -130,7 +139,7 @@ struct Extraction {
   // read from: how sure OCR was of what the value was read from. 100 for a PDF's text layer.
   std::map<std::string, double> confidence;
   std::map<std::string, Evidence> evidence;  // per field found
-  std::vector<WordRun> doubtful;  // top to bottom
+  std::vector<WordRun> doubtful;             // top to bottom
   // The amounts the page's printed figures sum to (subtotal + tax, tax rows, the rounded bill, what
   // was paid where change was given), whether or not a total was found: Engine::Result::sums, which
   // cross_read.h's settle weighs a second reading of the total against. Not a tendered figure with
@@ -142,12 +151,15 @@ struct Extraction {
   std::vector<LineItem> items;
 };
 
-Extraction extract_fields(const Page& page, const Rules& rules, const std::vector<std::string>& field_names,
+Extraction extract_fields(const Page& page, const Rules& rules,
+                          const std::vector<std::string>& field_names,
                           DateOrderRule date_order = DateOrderRule::Auto);
 
-// Where a label occurs in `lowered` (text through values.h's lowercase) as whole words, exactly, or with one edit
-// in each of its words of 5 letters or more (OCR's "T0TAL", "SUBTOTAI"): {begin, end} byte ranges.
-std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered, const std::string& label,
+// Where a label occurs in `lowered` (text through values.h's lowercase) as whole words, exactly, or
+// with one edit in each of its words of 5 letters or more (OCR's "T0TAL", "SUBTOTAI"): {begin, end}
+// byte ranges.
+std::vector<std::pair<std::size_t, std::size_t>> find_label(const std::string& lowered,
+                                                            const std::string& label,
                                                             bool fuzzy = true);
 
 }  // namespace docsift::ocr

@@ -27,11 +27,11 @@ std::vector<std::string> strings(const YAML::Node& node, const std::string& wher
   return out;
 }
 
-
 // `table:`: each column's header phrases (table.h), every column named once; the description and
 // at least one column of figures are required, the others optional.
 TableWords table_words(const YAML::Node& node, const std::string& source) {
-  if (!node || !node.IsMap()) throw ConfigError(source + ": table: expected a mapping of columns to header words");
+  if (!node || !node.IsMap())
+    throw ConfigError(source + ": table: expected a mapping of columns to header words");
   TableWords out;
   for (const auto& kv : node) {
     const std::string key = kv.first.as<std::string>();
@@ -47,17 +47,19 @@ TableWords table_words(const YAML::Node& node, const std::string& source) {
     return std::any_of(out.begin(), out.end(), [&](const auto& col) { return col.first == c; });
   };
   if (!names(Column::kDescription)) throw ConfigError(source + ": table: no description column");
-  if (out.size() < 2) throw ConfigError(source + ": table: a description column and at least one other are needed");
+  if (out.size() < 2)
+    throw ConfigError(source + ": table: a description column and at least one other are needed");
   return out;
 }
 
 // The file's YAML (or the built-in text), a mapping at the top.
 YAML::Node read_root(const std::string& source) {
-  YAML::Node root = load_yaml_source(
-      source, {"builtin:ocr-rules", builtin_rules_text(), "ocr.rules", "configs/fields/ocr-rules.yaml"});
+  YAML::Node root = load_yaml_source(source, {"builtin:ocr-rules", builtin_rules_text(),
+                                              "ocr.rules", "configs/fields/ocr-rules.yaml"});
   if (!root.IsMap()) {
-    throw ConfigError(source + ": expected a mapping at the top (document_types, fields, total, ...), as in "
-                               "configs/fields/ocr-rules.yaml; is this the OCR rules file?");
+    throw ConfigError(source +
+                      ": expected a mapping at the top (document_types, fields, total, ...), as in "
+                      "configs/fields/ocr-rules.yaml; is this the OCR rules file?");
   }
   return root;
 }
@@ -71,7 +73,8 @@ void read_fields(YAML::Node root, const std::string& source, Rules& rules) {
     if (field == "TOTAL" || field.front() == '_')
       throw ConfigError(where + ": TOTAL's labels go under total: (strong, plain, weak)");
     const std::string kind = f.second["kind"].as<std::string>("");
-    if (!known_kind(kind)) throw ConfigError(where + ": kind '" + kind + "' is not one of " + kind_names());
+    if (!known_kind(kind))
+      throw ConfigError(where + ": kind '" + kind + "' is not one of " + kind_names());
     auto labels = strings(f.second["labels"], where + ".labels");
     rules.fields.push_back({field, kind, labels, std::vector<int>(labels.size(), 0)});
   }
@@ -90,9 +93,9 @@ void read_total(YAML::Node root, const std::string& source, Rules& rules) {
     }
   }
   rules.fields.push_back(std::move(t));
-  for (const auto& [key, field, kind] : {std::tuple{"not_total", "_NOT_TOTAL", "none"},
-                                         std::tuple{"tendered", "_TENDERED", "amount"},
-                                         std::tuple{"change", "_CHANGE", "amount"}}) {
+  for (const auto& [key, field, kind] :
+       {std::tuple{"not_total", "_NOT_TOTAL", "none"},
+        std::tuple{"tendered", "_TENDERED", "amount"}, std::tuple{"change", "_CHANGE", "amount"}}) {
     auto labels = strings(total[key], source + ": total." + key);
     rules.fields.push_back({field, kind, labels, std::vector<int>(labels.size(), 0)});
     // A card payment: tendered, strength 1 (charged exactly). Optional, for rules files that
@@ -124,11 +127,13 @@ Rules load_rules(const std::string& source) {
     rules.not_supplier = strings(root["not_supplier"], source + ": not_supplier");
     // Optional, so that a rules file written before it loads as it did.
     if (root["party_label_phrases"]) {
-      rules.party_label_phrases = strings(root["party_label_phrases"], source + ": party_label_phrases");
+      rules.party_label_phrases =
+          strings(root["party_label_phrases"], source + ": party_label_phrases");
     }
     rules.address_words = strings(root["address_words"], source + ": address_words");
     rules.regions = strings(root["regions"], source + ": regions");
-    for (const auto& w : strings(root["business_words"], source + ": business_words")) rules.business_words.push_back(casefold(w));
+    for (const auto& w : strings(root["business_words"], source + ": business_words"))
+      rules.business_words.push_back(casefold(w));
     const YAML::Node months = root["months"];
     if (!months || !months.IsSequence() || months.size() != 12)
       throw ConfigError(source + ": months: expected 12 lists, January first");

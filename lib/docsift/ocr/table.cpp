@@ -15,8 +15,11 @@ namespace {
 // A header word as its column's phrases are written: lower case, without the marks around it.
 std::string header_word(const std::string& text) {
   std::string w = lowercase(text);
-  // OCR reads a ruled table's lines and underlines as marks around the words ("[Date", "_Einzelpreis", "Soll|").
-  const auto mark = [](char c) { return c == ':' || c == '.' || c == '_' || c == '|' || c == '[' || c == ']' || c == '\''; };
+  // OCR reads a ruled table's lines and underlines as marks around the words ("[Date",
+  // "_Einzelpreis", "Soll|").
+  const auto mark = [](char c) {
+    return c == ':' || c == '.' || c == '_' || c == '|' || c == '[' || c == ']' || c == '\'';
+  };
   while (!w.empty() && mark(w.back())) w.pop_back();
   std::size_t from = 0;
   while (from < w.size() && mark(w[from])) ++from;
@@ -30,16 +33,19 @@ bool figure(const std::string& s) {
   for (const char c : s) {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       digit = true;
-    } else if (std::string_view("$.,-+()%").find(c) == std::string_view::npos && static_cast<unsigned char>(c) < 0x80) {
+    } else if (std::string_view("$.,-+()%").find(c) == std::string_view::npos &&
+               static_cast<unsigned char>(c) < 0x80) {
       return false;
     }
   }
   return digit;
 }
 
-// A word printed apart from the figure after it: a currency or a sign ("$ 38.50", "RM 12.00", "- 5.00").
+// A word printed apart from the figure after it: a currency or a sign ("$ 38.50", "RM 12.00",
+// "- 5.00").
 bool figure_mark(const std::string& s) {
-  static const std::set<std::string> marks{"$", "-", "+", "€", "£", "RM", "AUD", "USD", "EUR", "GBP", "CHF"};
+  static const std::set<std::string> marks{"$",   "-",   "+",   "€",   "£",  "RM",
+                                           "AUD", "USD", "EUR", "GBP", "CHF"};
   return marks.count(s) != 0;
 }
 
@@ -48,12 +54,15 @@ bool date_word(const std::string& s, const Lexicon& lexicon) {
   for (const char* sign : {"$", "€", "£"}) {
     if (s.find(sign) != std::string::npos) return false;  // an amount
   }
-  if (std::any_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) return true;
+  if (std::any_of(s.begin(), s.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+    return true;
   std::string folded = casefold(s);
   while (!folded.empty() && (folded.back() == '.' || folded.back() == ',')) folded.pop_back();
-  return std::any_of(lexicon.months.begin(), lexicon.months.end(), [&](const std::vector<std::string>& names) {
-    return std::find(names.begin(), names.end(), folded) != names.end();
-  });
+  return std::any_of(lexicon.months.begin(), lexicon.months.end(),
+                     [&](const std::vector<std::string>& names) {
+                       return std::find(names.begin(), names.end(), folded) != names.end();
+                     });
 }
 
 bool of_figures(Column c) { return c != Column::kDescription && c != Column::kDate; }
@@ -99,7 +108,8 @@ std::optional<std::vector<TableColumn>> table_header(const Line& line, const Tab
         if (at == phrases.end()) continue;
         // A column named twice ("Item Code" … "Description") is the name its list gives first.
         const int rank = static_cast<int>(at - phrases.begin());
-        const auto taken = std::find_if(columns.begin(), columns.end(), [&](const TableColumn& c) { return c.kind == column; });
+        const auto taken = std::find_if(columns.begin(), columns.end(),
+                                        [&](const TableColumn& c) { return c.kind == column; });
         if (taken == columns.end()) {
           columns.push_back({column, w[i].box.left, w[i + n - 1].box.right});
           ranks.push_back(rank);
@@ -113,9 +123,12 @@ std::optional<std::vector<TableColumn>> table_header(const Line& line, const Tab
     }
     i += took == 0 ? 1 : took;
   }
-  const bool described = std::any_of(columns.begin(), columns.end(), [](const TableColumn& c) { return c.kind == Column::kDescription; });
+  const bool described = std::any_of(columns.begin(), columns.end(), [](const TableColumn& c) {
+    return c.kind == Column::kDescription;
+  });
   if (!described || columns.size() < 2) return std::nullopt;
-  std::sort(columns.begin(), columns.end(), [](const TableColumn& a, const TableColumn& b) { return a.left < b.left; });
+  std::sort(columns.begin(), columns.end(),
+            [](const TableColumn& a, const TableColumn& b) { return a.left < b.left; });
   return columns;
 }
 
@@ -139,10 +152,12 @@ Cut cut_line(const Line& line, std::size_t most_figures, int dated_until, const 
   }
   Cut cut;
   std::size_t from = 0, to = w.size();
-  while (from < to && from < 3 && w[from]->box.left < dated_until && date_word(w[from]->text, lexicon)) {
+  while (from < to && from < 3 && w[from]->box.left < dated_until &&
+         date_word(w[from]->text, lexicon)) {
     cut.date.push_back(w[from++]);
   }
-  // From the right: figures, up to one per column of figures; a percentage (a tax rate) is passed over.
+  // From the right: figures, up to one per column of figures; a percentage (a tax rate) is passed
+  // over.
   std::vector<std::pair<std::string, Box>> figures;
   while (to > from && figures.size() < most_figures) {
     const std::string& t = w[to - 1]->text;
@@ -181,47 +196,36 @@ std::string joined(const std::vector<const Word*>& words) {
   return out;
 }
 
-}  // namespace
-
-std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_t end, const std::vector<TableColumn>& columns,
-                                 const Lexicon& lexicon, const std::function<bool(const Word&)>& kept) {
-  std::vector<Column> numeric;  // the columns of figures, left to right
-  std::vector<int> at;          // where each one's figures end: its header's right edge, until rows say
-  for (const TableColumn& c : columns) {
-    if (of_figures(c.kind)) numeric.push_back(c.kind), at.push_back(c.right);
-  }
-  int dated_until = 0;  // where a date's words end: the description's header, after a date's
-  if (columns.front().kind == Column::kDate) {
-    for (const TableColumn& c : columns) {
-      if (c.kind == Column::kDescription) dated_until = c.left;
-    }
-  }
-  end = std::min(end, page.lines.size());
-  // Lines into rows. A line of figures alone fills the row above it, when that row is short of
-  // figures (a row broken over two lines by a skewed scan); a line of words alone starts a row when
-  // figures alone follow it, else continues the description above it (wrapped), when close under it.
-  struct Group {
-    Cut cut;
-    std::vector<std::size_t> lines;
-    Box box;
-  };
+// Lines into rows. A line of figures alone fills the row above it, when that row is short of
+// figures (a row broken over two lines by a skewed scan); a line of words alone starts a row when
+// figures alone follow it, else continues the description above it (wrapped), when close under
+// it. `cuts`: the lines from page.lines[first] on; `figure_columns`: how many columns of figures.
+struct Group {
+  Cut cut;
+  std::vector<std::size_t> lines;
+  Box box;
+};
+std::vector<Group> grouped(const Page& page, std::size_t first, std::vector<Cut> cuts,
+                           std::size_t figure_columns) {
   std::vector<Group> groups;
   const auto close_under = [&](std::size_t i) {
-    return !groups.empty() && page.lines[i].box.top - groups.back().box.bottom < page.lines[i].box.height();
+    return !groups.empty() &&
+           page.lines[i].box.top - groups.back().box.bottom < page.lines[i].box.height();
   };
-  std::vector<Cut> cuts;
-  for (std::size_t i = first; i < end; ++i) cuts.push_back(cut_line(page.lines[i], numeric.size(), dated_until, lexicon, kept));
   for (std::size_t n = 0; n < cuts.size(); ++n) {
     Cut& cut = cuts[n];
     const std::size_t i = first + n;
     if (cut.date.empty() && cut.words.empty() && cut.figures.empty()) continue;
     const bool figures_only = cut.date.empty() && cut.words.empty();
     const bool words_only = cut.date.empty() && cut.figures.empty();
-    const bool figures_next = n + 1 < cuts.size() && cuts[n + 1].date.empty() && cuts[n + 1].words.empty() && !cuts[n + 1].figures.empty();
+    const bool figures_next = n + 1 < cuts.size() && cuts[n + 1].date.empty() &&
+                              cuts[n + 1].words.empty() && !cuts[n + 1].figures.empty();
     Group* into = nullptr;
-    if (figures_only && close_under(i) && groups.back().cut.figures.size() + cut.figures.size() <= numeric.size()) {
+    if (figures_only && close_under(i) &&
+        groups.back().cut.figures.size() + cut.figures.size() <= figure_columns) {
       into = &groups.back();
-    } else if (words_only && !figures_next && close_under(i) && !groups.back().cut.figures.empty()) {
+    } else if (words_only && !figures_next && close_under(i) &&
+               !groups.back().cut.figures.empty()) {
       into = &groups.back();
     }
     if (into == nullptr) {
@@ -233,6 +237,30 @@ std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_
     into->lines.push_back(i);
     into->box = into->box.with(page.lines[i].box);
   }
+  return groups;
+}
+
+}  // namespace
+
+std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_t end,
+                                 const std::vector<TableColumn>& columns, const Lexicon& lexicon,
+                                 const std::function<bool(const Word&)>& kept) {
+  std::vector<Column> numeric;  // the columns of figures, left to right
+  std::vector<int> at;  // where each one's figures end: its header's right edge, until rows say
+  for (const TableColumn& c : columns) {
+    if (of_figures(c.kind)) numeric.push_back(c.kind), at.push_back(c.right);
+  }
+  int dated_until = 0;  // where a date's words end: the description's header, after a date's
+  if (columns.front().kind == Column::kDate) {
+    for (const TableColumn& c : columns) {
+      if (c.kind == Column::kDescription) dated_until = c.left;
+    }
+  }
+  end = std::min(end, page.lines.size());
+  std::vector<Cut> cuts;
+  for (std::size_t i = first; i < end; ++i)
+    cuts.push_back(cut_line(page.lines[i], numeric.size(), dated_until, lexicon, kept));
+  const std::vector<Group> groups = grouped(page, first, std::move(cuts), numeric.size());
   // Where the figures stand, from the rows that print one in every column: a header need not sit
   // over its column (a proportional header over a monospace table, a receipt's drift).
   for (std::size_t c = 0; c < numeric.size(); ++c) {
@@ -241,7 +269,8 @@ std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_
       if (g.cut.figures.size() == numeric.size()) edges.push_back(g.cut.figures[c].second.right);
     }
     if (edges.empty()) continue;
-    std::nth_element(edges.begin(), edges.begin() + static_cast<long>(edges.size() / 2), edges.end());
+    std::nth_element(edges.begin(), edges.begin() + static_cast<long>(edges.size() / 2),
+                     edges.end());
     at[c] = edges[edges.size() / 2];
   }
   std::vector<TableRow> rows;
@@ -257,7 +286,8 @@ std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_
     std::vector<std::size_t> to(xs.size());
     for (std::size_t k = 0; k < to.size(); ++k) to[k] = k;
     if (xs.size() < numeric.size()) to = nearest_in_order(xs, at);
-    for (std::size_t k = 0; k < g.cut.figures.size(); ++k) row.cells[numeric[to[k]]] = g.cut.figures[k].first;
+    for (std::size_t k = 0; k < g.cut.figures.size(); ++k)
+      row.cells[numeric[to[k]]] = g.cut.figures[k].first;
     rows.push_back(std::move(row));
   }
   return rows;

@@ -19,7 +19,16 @@
 
 namespace docsift::ocr {
 
-enum class Column { kDescription, kQuantity, kUnitPrice, kAmount, kDate, kDebit, kCredit, kBalance };
+enum class Column {
+  kDescription,
+  kQuantity,
+  kUnitPrice,
+  kAmount,
+  kDate,
+  kDebit,
+  kCredit,
+  kBalance
+};
 inline constexpr Names<Column, 8> kColumnNames{{{Column::kDescription, "description"},
                                                 {Column::kQuantity, "quantity"},
                                                 {Column::kUnitPrice, "unit_price"},
@@ -41,7 +50,8 @@ struct TableColumn {
 
 struct TableRow {
   std::map<Column, std::string> cells;  // each column's words on the row, joined by spaces
-  std::vector<std::size_t> lines;       // the page's lines it was read from: its own, then its description's wraps
+  std::vector<std::size_t>
+      lines;  // the page's lines it was read from: its own, then its description's wraps
   Box box;
 };
 
@@ -59,7 +69,8 @@ std::optional<std::vector<TableColumn>> table_header(const Line& line, const Tab
 // A line of words alone no more than a line's height under a row continues its description.
 // `lexicon`'s month names are a date's words; `kept(word)` says whether a word counts at all
 // (specks do not).
-std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_t end, const std::vector<TableColumn>& columns,
-                                 const Lexicon& lexicon, const std::function<bool(const Word&)>& kept);
+std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_t end,
+                                 const std::vector<TableColumn>& columns, const Lexicon& lexicon,
+                                 const std::function<bool(const Word&)>& kept);
 
 }  // namespace docsift::ocr

@@ -43,13 +43,16 @@ struct Date {
 // 03-04-2025, 03.04.2025, 2025-04-03, 2025/04/03, 3 April 2025, 3 Apr 2025, 06 APR 2018,
 // 20/JAN/2017, 24-MAR-18, April 3, 2025, 3rd April 2025, 3. März 2025, with month names in any
 // language of the lexicon. Two-digit years are 20YY. Dates that do not exist (31/02) are left out.
-std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, DateOrder order = DateOrder::Dmy);
+std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon,
+                             DateOrder order = DateOrder::Dmy);
 // As DD/MM/YYYY.
 std::string format_date(const Date& date);
 // The first date in `text`, as DD/MM/YYYY.
-std::optional<std::string> parse_date(std::string_view text, const Lexicon& lexicon, DateOrder order = DateOrder::Dmy);
+std::optional<std::string> parse_date(std::string_view text, const Lexicon& lexicon,
+                                      DateOrder order = DateOrder::Dmy);
 // Two dates, as "DD/MM/YYYY to DD/MM/YYYY" (a statement period: "01/07/2025 - 28/07/2025").
-std::optional<std::string> parse_period(std::string_view text, const Lexicon& lexicon, DateOrder order = DateOrder::Dmy);
+std::optional<std::string> parse_period(std::string_view text, const Lexicon& lexicon,
+                                        DateOrder order = DateOrder::Dmy);
 
 // A money amount found in text. Decimal comma or dot; thousands grouped by comma, dot, apostrophe
 // or (after a currency mark) space; a currency mark before or after ("RM 9.90", "56,02 €",
@@ -71,7 +74,8 @@ std::string format_amount(long long cents, std::string_view currency);
 // against the page's sums.
 std::vector<long long> misread_amounts(long long cents);
 // The last amount with cents in `text` (or a whole one when `whole`), formatted.
-std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon, bool whole = false);
+std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon,
+                                        bool whole = false);
 // The value in cents of an amount as format_amount writes it.
 std::optional<long long> amount_cents(std::string_view formatted);
 
@@ -99,7 +103,6 @@ bool looks_like_address(std::string_view text);
 std::string lowercase(std::string_view s);
 // Case-folded for every script utf8proc knows ("MÄRZ" → "märz"); invalid UTF-8 is kept as bytes.
 std::string casefold(std::string_view s);
-
 
 // `text` with runs of whitespace as one space, trimmed, and leading/trailing ':' '-' removed.
 std::string clean_text(std::string_view text);

@@ -27,7 +27,8 @@ using detail::ocr_digits;
 
 // In an amount OCR also reads 4 for a 5, 3 for an 8, and 5 for a 6 or an 8 (the receipts'
 // misread totals, bench/ocr/README.md): these and kDigitMisreads are what misread_amounts undoes.
-constexpr std::array<std::pair<char, char>, 4> kAmountMisreads{{{'4', '5'}, {'3', '8'}, {'5', '6'}, {'5', '8'}}};
+constexpr std::array<std::pair<char, char>, 4> kAmountMisreads{
+    {{'4', '5'}, {'3', '8'}, {'5', '6'}, {'5', '8'}}};
 
 // The currency mark that ends at `end` (before an amount) or starts at `begin` (after one), as
 // the lexicon writes it; a mark made of letters must stand as a word ("RM", not "ARM").

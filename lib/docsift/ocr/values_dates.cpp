@@ -84,7 +84,8 @@ int fuzzy_month_abbreviation(std::string_view word, const Lexicon& lexicon) {
   for (int m = 0; m < 12; ++m) {
     for (const auto& name : lexicon.months[static_cast<std::size_t>(m)]) {
       // Same length, one edit: one letter replaced.
-      if (name.size() == 3 && edit_distance(folded, name, 1) == 1 && found != m + 1) found = m + 1, ++count;
+      if (name.size() == 3 && edit_distance(folded, name, 1) == 1 && found != m + 1)
+        found = m + 1, ++count;
     }
   }
   return count == 1 ? found : 0;
@@ -104,9 +105,12 @@ std::string date_lookalikes(std::string_view text) {
     while (j < out.size() && out[j] != ' ') ++j;
     const std::string run = out.substr(i, j - i);
     const auto digits = std::count_if(run.begin(), run.end(), [](char c) { return is_digit(c); });
-    const auto letters = std::count_if(run.begin(), run.end(), [](char c) { return std::string_view("OoUIl|").find(c) != std::string_view::npos; });
+    const auto letters = std::count_if(run.begin(), run.end(), [](char c) {
+      return std::string_view("OoUIl|").find(c) != std::string_view::npos;
+    });
     if (letters > 0 && letters <= 2 && digits >= 4 && std::regex_match(run, kShape)) {
-      std::replace(out.begin() + static_cast<long>(i), out.begin() + static_cast<long>(j), 'U', '0');
+      std::replace(out.begin() + static_cast<long>(i), out.begin() + static_cast<long>(j), 'U',
+                   '0');
     }
     i = j;
   }
@@ -165,7 +169,8 @@ std::optional<int> year_of(const Token& t) {
 // Day and month read as `a` and `b` that make no date, one of them no day or month at all: the one
 // reading that one misread digit (kDigitMisreads) away makes a valid day-first date ("63/05/2018" →
 // 03/05, "25/29/2017" → 25/09), or none when no repair or more than one does.
-std::optional<std::pair<int, int>> repaired_day_month(std::string_view a, std::string_view b, int y) {
+std::optional<std::pair<int, int>> repaired_day_month(std::string_view a, std::string_view b,
+                                                      int y) {
   // Only a number no day or month can be ("63", "29" as a month): a date the calendar lacks
   // ("31/04/2025") was printed so, not misread.
   const int day = number(a), month = number(b);
@@ -174,8 +179,10 @@ std::optional<std::pair<int, int>> repaired_day_month(std::string_view a, std::s
   int count = 0;
   for (int which = 0; which < 2; ++which) {
     each_misread(which == 0 ? a : b, kDigitMisreads, [&](std::size_t, const std::string& fixed) {
-      const int d = which == 0 ? number(fixed) : number(a), m = which == 1 ? number(fixed) : number(b);
-      if (valid_day(d, m, y) && (!found || *found != std::pair{d, m})) found = std::pair{d, m}, ++count;
+      const int d = which == 0 ? number(fixed) : number(a),
+                m = which == 1 ? number(fixed) : number(b);
+      if (valid_day(d, m, y) && (!found || *found != std::pair{d, m}))
+        found = std::pair{d, m}, ++count;
     });
   }
   return count == 1 ? found : std::nullopt;

@@ -37,7 +37,8 @@ inline constexpr std::array<std::pair<char, char>, 7> kDigitMisreads{
 // place whose digit is a read one of the table, once per pair. The date and amount repairs
 // (repaired_day_month, misread_amounts) both walk these.
 template <std::size_t N, class F>
-void each_misread(std::string_view digits, const std::array<std::pair<char, char>, N>& table, F&& f) {
+void each_misread(std::string_view digits, const std::array<std::pair<char, char>, N>& table,
+                  F&& f) {
   for (std::size_t k = 0; k < digits.size(); ++k) {
     for (const auto& [read, meant] : table) {
       if (digits[k] != read) continue;

@@ -9,8 +9,8 @@
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/div.h>
 #include <ATen/ops/matmul.h>
-#include <ATen/ops/mul.h>
 #include <ATen/ops/mean.h>
+#include <ATen/ops/mul.h>
 #include <ATen/ops/pow.h>
 #include <ATen/ops/relu.h>
 #include <ATen/ops/sigmoid.h>
@@ -33,7 +33,6 @@
 namespace docsift::recognize {
 namespace {
 
-
 // ONNX's multidirectional broadcasting is numpy's, which LibTorch's binary ops follow; integer
 // division truncates in ONNX (the shape arithmetic's), LibTorch's `/` would give a float.
 at::Tensor divide(const at::Tensor& a, const at::Tensor& b) {
@@ -45,7 +44,8 @@ at::Tensor divide(const at::Tensor& a, const at::Tensor& b) {
 
 std::vector<std::int64_t> int_values(const at::Tensor& t) {
   if (!c10::isIntegralType(t.scalar_type(), false) || t.dim() > 1 || t.numel() > 64) {
-    throw Error("expected a small integer list, got a tensor of " + std::to_string(t.numel()) + " values");
+    throw Error("expected a small integer list, got a tensor of " + std::to_string(t.numel()) +
+                " values");
   }
   const at::Tensor v = t.to(at::kLong).contiguous();
   const std::int64_t* p = v.const_data_ptr<std::int64_t>();
@@ -76,7 +76,8 @@ at::Tensor onnx_slice(const at::Tensor& x, const std::vector<const at::Tensor*>&
   std::iota(axes.begin(), axes.end(), 0);
   if (in.size() > 3 && in[3]) axes = int_values(*in[3]);
   if (in.size() > 4 && in[4]) steps = int_values(*in[4]);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
     throw Error("Slice: starts, ends, axes and steps differ in length");
   }
   at::Tensor out = x;
@@ -84,7 +85,9 @@ at::Tensor onnx_slice(const at::Tensor& x, const std::vector<const at::Tensor*>&
     const std::int64_t axis = normal_axis(axes[i], x.dim()), size = x.size(axis);
     if (steps[i] <= 0) throw Error("Slice: only positive steps are supported");
     // ONNX clamps: a negative index counts from the end, then [0, size].
-    const auto clamp = [size](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + size : v, 0, size); };
+    const auto clamp = [size](std::int64_t v) {
+      return std::clamp<std::int64_t>(v < 0 ? v + size : v, 0, size);
+    };
     const std::int64_t b = clamp(starts[i]), e = std::max(b, clamp(ends[i]));
     out = out.slice(axis, b, e, steps[i]);
   }
@@ -93,98 +96,140 @@ at::Tensor onnx_slice(const at::Tensor& x, const std::vector<const at::Tensor*>&
 
 at::Tensor conv(const std::vector<const at::Tensor*>& in, const Attributes& a) {
   at::Tensor x = *in[0];
-  // ONNX pads: [top, left, bottom, right]; LibTorch pads symmetrically, so an uneven pad goes first.
+  // ONNX pads: [top, left, bottom, right]; LibTorch pads symmetrically, so an uneven pad goes
+  // first.
   std::vector<std::int64_t> padding = {a.pads[0], a.pads[1]};
   if (a.pads[0] != a.pads[2] || a.pads[1] != a.pads[3]) {
     x = at::constant_pad_nd(x, {a.pads[1], a.pads[3], a.pads[0], a.pads[2]}, 0);
     padding = {0, 0};
   }
-  const std::optional<at::Tensor> bias = in.size() > 2 && in[2] ? std::optional<at::Tensor>(*in[2]) : std::nullopt;
+  const std::optional<at::Tensor> bias =
+      in.size() > 2 && in[2] ? std::optional<at::Tensor>(*in[2]) : std::nullopt;
   return at::conv2d(x, *in[1], bias, a.strides, padding, a.dilations, a.group);
 }
 
 at::Tensor average_pool(const at::Tensor& x, const Attributes& a) {
-  if (a.pads[0] != a.pads[2] || a.pads[1] != a.pads[3]) throw Error("AveragePool: uneven pads are not supported");
-  return at::avg_pool2d(x, a.kernel, a.strides, {a.pads[0], a.pads[1]}, a.ceil_mode != 0, a.count_include_pad != 0);
+  if (a.pads[0] != a.pads[2] || a.pads[1] != a.pads[3])
+    throw Error("AveragePool: uneven pads are not supported");
+  return at::avg_pool2d(x, a.kernel, a.strides, {a.pads[0], a.pads[1]}, a.ceil_mode != 0,
+                        a.count_include_pad != 0);
 }
 
 // Softmax before opset 13 works on the input seen as 2-D: [prod(dims < axis), prod(dims >= axis)].
 at::Tensor onnx_softmax(const at::Tensor& x, std::int64_t axis) {
   axis = normal_axis(axis, x.dim());
-  const std::int64_t rows = std::accumulate(x.sizes().begin(), x.sizes().begin() + axis, std::int64_t{1},
-                                            std::multiplies<>());
+  const std::int64_t rows = std::accumulate(x.sizes().begin(), x.sizes().begin() + axis,
+                                            std::int64_t{1}, std::multiplies<>());
   return at::softmax(x.reshape({rows, -1}), 1).reshape(x.sizes());
+}
+
+// Clip's bounds are optional inputs, each one value.
+at::Tensor onnx_clip(const std::vector<const at::Tensor*>& in) {
+  const auto bound = [&](std::size_t i) -> std::optional<at::Scalar> {
+    if (in.size() <= i || !in[i]) return std::nullopt;
+    if (in[i]->numel() != 1) throw Error("Clip: a bound that is not one value");
+    return in[i]->item();
+  };
+  return at::clamp(*in[0], bound(1), bound(2));
+}
+
+at::Tensor global_average_pool(const at::Tensor& x) {
+  std::vector<std::int64_t> dims(static_cast<std::size_t>(std::max<std::int64_t>(x.dim() - 2, 0)));
+  std::iota(dims.begin(), dims.end(), 2);
+  return at::mean(x, dims, true);
+}
+
+// No perm reverses the dimensions.
+at::Tensor onnx_transpose(const at::Tensor& x, std::vector<std::int64_t> perm) {
+  if (perm.empty()) {
+    for (std::int64_t i = x.dim() - 1; i >= 0; --i) perm.push_back(i);
+  }
+  return x.permute(perm).contiguous();
+}
+
+// No axes reduces over all of them.
+at::Tensor reduce_mean(const at::Tensor& x, const Attributes& a) {
+  std::vector<std::int64_t> dims;
+  for (std::int64_t axis : a.axes) dims.push_back(normal_axis(axis, x.dim()));
+  if (dims.empty()) {
+    dims.resize(static_cast<std::size_t>(x.dim()));
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  return at::mean(x, dims, a.keepdims != 0);
+}
+
+// No axes squeezes every dimension of size 1; a named axis must be of size 1.
+at::Tensor onnx_squeeze(const at::Tensor& x, const std::vector<std::int64_t>& axes) {
+  if (axes.empty()) return x.squeeze();
+  at::Tensor out = x;
+  std::vector<std::int64_t> dims;
+  for (std::int64_t axis : axes) dims.push_back(normal_axis(axis, x.dim()));
+  std::sort(dims.rbegin(), dims.rend());
+  for (std::int64_t d : dims) {
+    if (out.size(d) != 1) throw Error("Squeeze: axis " + std::to_string(d) + " is not of size 1");
+    out = out.squeeze(d);
+  }
+  return out;
+}
+
+at::Tensor onnx_concat(const std::vector<const at::Tensor*>& in, std::int64_t axis) {
+  std::vector<at::Tensor> parts;
+  for (const at::Tensor* t : in) parts.push_back(*t);
+  return at::cat(parts, normal_axis(axis, in[0]->dim()));
 }
 
 at::Tensor run_node(const Node& n, const std::vector<const at::Tensor*>& in) {
   const at::Tensor& x = *in[0];
   const Attributes& a = n.a;
   switch (n.op) {
-    case Op::Add: return at::add(x, *in[1]);
-    case Op::Sub: return at::sub(x, *in[1]);
-    case Op::Mul: return at::mul(x, *in[1]);
-    case Op::Div: return divide(x, *in[1]);
-    case Op::Pow: return at::pow(x, *in[1]);
-    case Op::Sqrt: return at::sqrt(x);
-    case Op::Relu: return at::relu(x);
-    case Op::Sigmoid: return at::sigmoid(x);
-    case Op::HardSigmoid: return at::clamp(at::add(at::mul(x, a.alpha), a.beta), 0.0, 1.0);
-    case Op::Clip: {
-      const auto bound = [&](std::size_t i) -> std::optional<at::Scalar> {
-        if (in.size() <= i || !in[i]) return std::nullopt;
-        if (in[i]->numel() != 1) throw Error("Clip: a bound that is not one value");
-        return in[i]->item();
-      };
-      return at::clamp(x, bound(1), bound(2));
-    }
-    case Op::Conv: return conv(in, a);
+    case Op::Add:
+      return at::add(x, *in[1]);
+    case Op::Sub:
+      return at::sub(x, *in[1]);
+    case Op::Mul:
+      return at::mul(x, *in[1]);
+    case Op::Div:
+      return divide(x, *in[1]);
+    case Op::Pow:
+      return at::pow(x, *in[1]);
+    case Op::Sqrt:
+      return at::sqrt(x);
+    case Op::Relu:
+      return at::relu(x);
+    case Op::Sigmoid:
+      return at::sigmoid(x);
+    case Op::HardSigmoid:
+      return at::clamp(at::add(at::mul(x, a.alpha), a.beta), 0.0, 1.0);
+    case Op::Clip:
+      return onnx_clip(in);
+    case Op::Conv:
+      return conv(in, a);
     case Op::BatchNormalization:
       return at::batch_norm(x, *in[1], *in[2], *in[3], *in[4], false, 0.0, a.epsilon, false);
-    case Op::AveragePool: return average_pool(x, a);
-    case Op::GlobalAveragePool: {
-      std::vector<std::int64_t> dims(static_cast<std::size_t>(std::max<std::int64_t>(x.dim() - 2, 0)));
-      std::iota(dims.begin(), dims.end(), 2);
-      return at::mean(x, dims, true);
-    }
-    case Op::MatMul: return at::matmul(x, *in[1]);
-    case Op::Transpose: {
-      std::vector<std::int64_t> perm = a.perm;
-      if (perm.empty()) {
-        for (std::int64_t i = x.dim() - 1; i >= 0; --i) perm.push_back(i);
-      }
-      return x.permute(perm).contiguous();
-    }
-    case Op::Softmax: return onnx_softmax(x, a.axis);
-    case Op::ReduceMean: {
-      std::vector<std::int64_t> dims;
-      for (std::int64_t axis : a.axes) dims.push_back(normal_axis(axis, x.dim()));
-      if (dims.empty()) {
-        dims.resize(static_cast<std::size_t>(x.dim()));
-        std::iota(dims.begin(), dims.end(), 0);
-      }
-      return at::mean(x, dims, a.keepdims != 0);
-    }
-    case Op::Squeeze: {
-      if (a.axes.empty()) return x.squeeze();
-      at::Tensor out = x;
-      std::vector<std::int64_t> dims;
-      for (std::int64_t axis : a.axes) dims.push_back(normal_axis(axis, x.dim()));
-      std::sort(dims.rbegin(), dims.rend());
-      for (std::int64_t d : dims) {
-        if (out.size(d) != 1) throw Error("Squeeze: axis " + std::to_string(d) + " is not of size 1");
-        out = out.squeeze(d);
-      }
-      return out;
-    }
-    case Op::Concat: {
-      std::vector<at::Tensor> parts;
-      for (const at::Tensor* t : in) parts.push_back(*t);
-      return at::cat(parts, normal_axis(a.axis, x.dim()));
-    }
-    case Op::Reshape: return x.reshape(reshape_target(x, int_values(*in[1]))).contiguous();
-    case Op::Shape: return at::tensor(x.sizes().vec(), at::kLong);
-    case Op::Cast: return x.to(a.to == 1 ? at::kFloat : a.to == 6 ? at::kInt : at::kLong);
-    case Op::Slice: return onnx_slice(x, in);
+    case Op::AveragePool:
+      return average_pool(x, a);
+    case Op::GlobalAveragePool:
+      return global_average_pool(x);
+    case Op::MatMul:
+      return at::matmul(x, *in[1]);
+    case Op::Transpose:
+      return onnx_transpose(x, a.perm);
+    case Op::Softmax:
+      return onnx_softmax(x, a.axis);
+    case Op::ReduceMean:
+      return reduce_mean(x, a);
+    case Op::Squeeze:
+      return onnx_squeeze(x, a.axes);
+    case Op::Concat:
+      return onnx_concat(in, a.axis);
+    case Op::Reshape:
+      return x.reshape(reshape_target(x, int_values(*in[1]))).contiguous();
+    case Op::Shape:
+      return at::tensor(x.sizes().vec(), at::kLong);
+    case Op::Cast:
+      return x.to(a.to == 1 ? at::kFloat : a.to == 6 ? at::kInt : at::kLong);
+    case Op::Slice:
+      return onnx_slice(x, in);
   }
   throw Error("unknown op");
 }
@@ -197,8 +242,10 @@ Graph::Graph(const std::filesystem::path& folder) {
   const model::SafetensorsFile weights(folder / "recognizer.safetensors");
   std::vector<std::string> names;
   for (const model::TensorEntry& e : weights.header().tensors) {
-    if (e.dtype != model::DType::F32 && e.dtype != model::DType::I64 && e.dtype != model::DType::I32) {
-      throw FileError(weights.path().string() + ": tensor " + e.name + " is neither F32, I64 nor I32");
+    if (e.dtype != model::DType::F32 && e.dtype != model::DType::I64 &&
+        e.dtype != model::DType::I32) {
+      throw FileError(weights.path().string() + ": tensor " + e.name +
+                      " is neither F32, I64 nor I32");
     }
     names.push_back(e.name);
     constants_.push_back(weights.view(e.name).clone());  // owned: the mapping closes with `weights`
@@ -223,7 +270,7 @@ at::Tensor Graph::run(const at::Tensor& input) const {
   const auto value = [&](int s) -> const at::Tensor* {
     if (s < 0) return nullptr;
     return s < static_cast<int>(constants_.size()) ? &constants_[static_cast<std::size_t>(s)]
-                                                    : &values[static_cast<std::size_t>(s)];
+                                                   : &values[static_cast<std::size_t>(s)];
   };
   values[static_cast<std::size_t>(input_)] = input;
   std::vector<const at::Tensor*> in;
@@ -234,13 +281,15 @@ at::Tensor Graph::run(const at::Tensor& input) const {
     try {
       values[static_cast<std::size_t>(n.output)] = run_node(n, in);
     } catch (const c10::Error& e) {
-      throw Error("recognizer: node " + std::to_string(i) + " failed: " + e.what_without_backtrace());
+      throw Error("recognizer: node " + std::to_string(i) +
+                  " failed: " + e.what_without_backtrace());
     } catch (const Error& e) {
       throw Error("recognizer: node " + std::to_string(i) + ": " + e.what());
     }
     // A value no later node reads is dropped at once: memory stays at the widest layer's.
     for (int s : n.inputs) {
-      if (s >= static_cast<int>(constants_.size()) && s != output_ && last_use_[static_cast<std::size_t>(s)] == static_cast<int>(i)) {
+      if (s >= static_cast<int>(constants_.size()) && s != output_ &&
+          last_use_[static_cast<std::size_t>(s)] == static_cast<int>(i)) {
         values[static_cast<std::size_t>(s)] = at::Tensor();
       }
     }

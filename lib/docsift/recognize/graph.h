@@ -1,7 +1,7 @@
 // A small ONNX graph run on LibTorch's CPU ops: the trained text recognizer's network (PP-OCRv4's
 // SVTR-LCNet), as scripts/convert_ppocr.py writes it at setup time (recognizer.json: the nodes in
-// order; recognizer.safetensors: every constant). docs/ocr.md says why not an ONNX runtime: none has
-// a Debian package, OpenCV's DNN cannot run this model, and LibTorch is linked already.
+// order; recognizer.safetensors: every constant). docs/ocr.md says why not an ONNX runtime: none
+// has a Debian package, OpenCV's DNN cannot run this model, and LibTorch is linked already.
 //
 // Each op with ONNX opset 12's semantics (Softmax's 2-D coercion, Reshape's 0 = "copy", Slice's
 // clamping); graph_spec.h checks the file when it loads.

@@ -1,5 +1,5 @@
-// The recognizer's graph as scripts/convert_ppocr.py writes it (recognizer.json), parsed and checked
-// without LibTorch, so that the parser that reads this file from disk is fuzzed on its own
+// The recognizer's graph as scripts/convert_ppocr.py writes it (recognizer.json), parsed and
+// checked without LibTorch, so that the parser that reads this file from disk is fuzzed on its own
 // (tests/fuzz/fuzz_recognizer_graph.cpp). graph.h binds it to the constants and runs it.
 //
 // Only the operators the recognizer uses are accepted, each with the attributes ONNX opset 12 gives
@@ -16,22 +16,45 @@
 namespace docsift::recognize {
 
 enum class Op {
-  Add, Sub, Mul, Div, Pow, Sqrt, Relu, Sigmoid, HardSigmoid, Clip, Conv, BatchNormalization,
-  AveragePool, GlobalAveragePool, MatMul, Transpose, Softmax, ReduceMean, Squeeze, Concat, Reshape,
-  Shape, Cast, Slice
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Sqrt,
+  Relu,
+  Sigmoid,
+  HardSigmoid,
+  Clip,
+  Conv,
+  BatchNormalization,
+  AveragePool,
+  GlobalAveragePool,
+  MatMul,
+  Transpose,
+  Softmax,
+  ReduceMean,
+  Squeeze,
+  Concat,
+  Reshape,
+  Shape,
+  Cast,
+  Slice
 };
 
 // The attributes an op reads; defaults as ONNX's.
 struct Attributes {
-  std::vector<std::int64_t> kernel, strides, pads, dilations;  // Conv, AveragePool (filled in for 2-D)
-  std::vector<std::int64_t> perm, axes;                        // Transpose; ReduceMean, Squeeze
+  std::vector<std::int64_t> kernel, strides, pads,
+      dilations;                         // Conv, AveragePool (filled in for 2-D)
+  std::vector<std::int64_t> perm, axes;  // Transpose; ReduceMean, Squeeze
   std::int64_t group = 1, axis = 1, to = 0, ceil_mode = 0, count_include_pad = 0, keepdims = 1;
   double alpha = 0.2, beta = 0.5, epsilon = 1e-5;
 };
 
 struct Node {
   Op op = Op::Add;
-  std::vector<int> inputs;  // value slots; -1 for an optional input left out (Clip's min, Conv's bias)
+  std::vector<int>
+      inputs;  // value slots; -1 for an optional input left out (Clip's min, Conv's bias)
   int output = 0;
   Attributes a;
 };
@@ -46,7 +69,8 @@ struct GraphSpec {
 
 // `text`: recognizer.json's bytes; `label`: its path, for messages; `constants`: the names of the
 // constants in recognizer.safetensors. Throws docsift::FileError naming `label` and the node.
-GraphSpec parse_graph_spec(std::string_view text, const std::string& label, const std::vector<std::string>& constants);
+GraphSpec parse_graph_spec(std::string_view text, const std::string& label,
+                           const std::vector<std::string>& constants);
 
 // The converter's file is ~90 KB (most of it the 6,623 characters); far larger is not one of ours.
 inline constexpr std::size_t kMaxGraphJsonBytes = 8u << 20;

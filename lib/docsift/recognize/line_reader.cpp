@@ -40,12 +40,15 @@ at::Tensor LineReader::probabilities(const cv::Mat& rgb) const {
   c10::InferenceMode guard;
   const at::Tensor hwc = at::from_blob(floats.data, {kHeight, resized, 3}, at::kFloat);
   at::Tensor input = at::zeros({1, 3, kHeight, width}, at::kFloat);
-  input.narrow(3, 0, resized).copy_(hwc.flip({2}).permute({2, 0, 1}).unsqueeze(0));  // RGB → BGR, HWC → CHW
-  const at::Tensor probs = graph_.run(input);  // [1, steps, classes]
-  const auto classes = static_cast<std::int64_t>(graph_.characters().size() + 2);  // blank + characters + space
+  input.narrow(3, 0, resized)
+      .copy_(hwc.flip({2}).permute({2, 0, 1}).unsqueeze(0));  // RGB → BGR, HWC → CHW
+  const at::Tensor probs = graph_.run(input);                 // [1, steps, classes]
+  const auto classes =
+      static_cast<std::int64_t>(graph_.characters().size() + 2);  // blank + characters + space
   if (probs.dim() != 3 || probs.size(0) != 1 || probs.size(2) != classes) {
-    throw Error("recognizer: the network gave " + std::to_string(probs.dim()) + "-D output, not [1, steps, " +
-                std::to_string(classes) + "]: the model and its characters do not match");
+    throw Error("recognizer: the network gave " + std::to_string(probs.dim()) +
+                "-D output, not [1, steps, " + std::to_string(classes) +
+                "]: the model and its characters do not match");
   }
   return probs[0];
 }

@@ -19,9 +19,9 @@
 namespace docsift::recognize {
 
 struct LineReading {
-  std::string text;    // UTF-8, as read
-  double mean = 0;     // mean probability of the characters read (PaddleOCR's score), 0..1
-  double lowest = 0;   // the least sure character's probability, 0..1; 0 when nothing was read
+  std::string text;   // UTF-8, as read
+  double mean = 0;    // mean probability of the characters read (PaddleOCR's score), 0..1
+  double lowest = 0;  // the least sure character's probability, 0..1; 0 when nothing was read
   std::vector<float> probabilities;  // per character of `text` (one UTF-8 sequence each)
 };
 

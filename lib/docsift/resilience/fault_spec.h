@@ -17,8 +17,8 @@
 // the worker process, by default at "start" (when it takes the image), and their attempt= counts
 // the supervisor's attempts (a crashed image is retried once in a fresh worker). At "startup" a
 // crash or hang fires in a worker before it loads the model; there image= is the page the worker
-// is started for and attempt= counts the tries at starting one (memory.worker.start_retries). A spec without
-// tier= or attempt= fires on an image's first attempt only, so the image can recover.
+// is started for and attempt= counts the tries at starting one (memory.worker.start_retries). A
+// spec without tier= or attempt= fires on an image's first attempt only, so the image can recover.
 // Example: oom@prefill:image=2:tier=standard,oom@prefill:image=2:tier=offloaded_cache,crash@image=5
 #pragma once
 
@@ -36,7 +36,17 @@ enum class FaultKind { kOom, kCrash, kHang };
 // kApplied, kRebuilt: `docsift review apply` (crash/hang only, in the applying process itself):
 // after the image=N-th corrected record is journaled, and after the tables are rebuilt (before
 // summary.json), so that a test can kill it there (batch/corrections.h).
-enum class FaultPoint { kStartup, kStart, kLoad, kVision, kPrefill, kDecode, kExtend, kApplied, kRebuilt };
+enum class FaultPoint {
+  kStartup,
+  kStart,
+  kLoad,
+  kVision,
+  kPrefill,
+  kDecode,
+  kExtend,
+  kApplied,
+  kRebuilt
+};
 
 std::string_view to_string(FaultPoint point);
 
@@ -54,11 +64,11 @@ struct FaultSpec {
 // Where the program is when it asks whether to fail.
 struct FaultSite {
   FaultPoint point;
-  int image = 1;           // 1-based, processing order
+  int image = 1;                     // 1-based, processing order
   std::optional<memory::Tier> tier;  // none before the ladder runs (startup, start)
-  int attempt = 1;         // 1-based attempt of this image
-  int step = 0;            // decode step or extend, 1-based; 0 elsewhere
-  int process_attempt = 1; // the supervisor's attempt at this image (worker isolation), 1-based
+  int attempt = 1;                   // 1-based attempt of this image
+  int step = 0;                      // decode step or extend, 1-based; 0 elsewhere
+  int process_attempt = 1;  // the supervisor's attempt at this image (worker isolation), 1-based
 };
 
 class FaultPlan {
@@ -72,7 +82,9 @@ class FaultPlan {
 
   bool empty() const { return specs_.empty(); }
   // Appends `other`'s specs (testing.faults, then DOCSIFT_FAULTS).
-  void add(const FaultPlan& other) { specs_.insert(specs_.end(), other.specs_.begin(), other.specs_.end()); }
+  void add(const FaultPlan& other) {
+    specs_.insert(specs_.end(), other.specs_.begin(), other.specs_.end());
+  }
   const std::vector<FaultSpec>& specs() const { return specs_; }
   // The first spec that fires at `site`, if any.
   const FaultSpec* match(const FaultSite& site) const;

@@ -13,10 +13,14 @@ namespace {
 
 FaultPoint point_of(generate::Stage stage) {
   switch (stage) {
-    case generate::Stage::kVision: return FaultPoint::kVision;
-    case generate::Stage::kPrefill: return FaultPoint::kPrefill;
-    case generate::Stage::kDecode: return FaultPoint::kDecode;
-    case generate::Stage::kExtend: return FaultPoint::kExtend;
+    case generate::Stage::kVision:
+      return FaultPoint::kVision;
+    case generate::Stage::kPrefill:
+      return FaultPoint::kPrefill;
+    case generate::Stage::kDecode:
+      return FaultPoint::kDecode;
+    case generate::Stage::kExtend:
+      return FaultPoint::kExtend;
   }
   return FaultPoint::kPrefill;
 }
@@ -36,7 +40,8 @@ nlohmann::json to_json(const Attempt& a) {
   return j;
 }
 
-Ladder::Ladder(family::LoadedModel& engine, LadderSettings settings) : engine_(engine), settings_(std::move(settings)) {
+Ladder::Ladder(family::LoadedModel& engine, LadderSettings settings)
+    : engine_(engine), settings_(std::move(settings)) {
   if (settings_.tiers.empty()) throw ConfigError("memory.tiers is empty: name at least one tier");
 }
 
@@ -49,18 +54,21 @@ void Ladder::check_fault(const FaultSite& at) const {
   // The allocator's own exception type, so the code under test cannot tell it from a real one.
   throw c10::OutOfMemoryError(
       c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)},
-      "CUDA out of memory. Tried to allocate 2.00 GiB (injected by DOCSIFT_FAULTS spec \"" + spec->text +
-          "\" at " + std::string(to_string(site.point)) + ", image " + std::to_string(site.image) + ", tier " +
-          std::string(site.tier ? to_string(*site.tier) : "none") + ", attempt " + std::to_string(site.attempt) +
+      "CUDA out of memory. Tried to allocate 2.00 GiB (injected by DOCSIFT_FAULTS spec \"" +
+          spec->text + "\" at " + std::string(to_string(site.point)) + ", image " +
+          std::to_string(site.image) + ", tier " +
+          std::string(site.tier ? to_string(*site.tier) : "none") + ", attempt " +
+          std::to_string(site.attempt) +
           (site.step > 0 ? ", step " + std::to_string(site.step) : std::string()) + ")");
 }
 
 std::pair<at::Device, model::Numerics> Ladder::placement(memory::Tier tier) const {
   const bool cpu = !memory::traits(tier).on_device;
-  return {cpu ? at::Device(at::kCPU) : settings_.device,
-          model::Numerics{cpu ? settings_.cpu_dtype : settings_.dtype,
-                          cpu ? settings_.cpu_quantization : settings_.quantization, settings_.float16_residual,
-                          settings_.fused_norm, settings_.decode_kernels}};
+  return {
+      cpu ? at::Device(at::kCPU) : settings_.device,
+      model::Numerics{cpu ? settings_.cpu_dtype : settings_.dtype,
+                      cpu ? settings_.cpu_quantization : settings_.quantization,
+                      settings_.float16_residual, settings_.fused_norm, settings_.decode_kernels}};
 }
 
 void Ladder::prepare(memory::Tier tier, const FaultSite& site) {
@@ -82,8 +90,9 @@ void Ladder::warm_up() {
   if (!engine_.loaded_as(device, numerics)) engine_.load(device, numerics);
 }
 
-ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::vector<int32_t>& prompt,
-                     const generate::GenerationOptions& options, std::optional<memory::Tier> start) {
+ImageRun Ladder::run(int image, const family::ImageInputs& inputs,
+                     const std::vector<int32_t>& prompt, const generate::GenerationOptions& options,
+                     std::optional<memory::Tier> start) {
   ImageRun run;
   const auto& tiers = settings_.tiers;
   auto first = tiers.begin();
@@ -106,10 +115,12 @@ ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::ve
       prepare(tier, site);
       loading = false;
       generate::GenerationOptions tier_options = options;
-      tier_options.cache = memory::traits(tier).cache == memory::TierCache::kOffloaded ? model::CachePlacement::kOffloaded
-                                                                                     : model::CachePlacement::kDevice;
+      tier_options.cache = memory::traits(tier).cache == memory::TierCache::kOffloaded
+                               ? model::CachePlacement::kOffloaded
+                               : model::CachePlacement::kDevice;
       // Faults first, then the caller's own hook (a profiler counting decode steps, say).
-      tier_options.before_stage = [&, outer = options.before_stage](generate::Stage stage, int step) {
+      tier_options.before_stage = [&, outer = options.before_stage](generate::Stage stage,
+                                                                    int step) {
         FaultSite at = site;
         at.point = point_of(stage);
         at.step = step;
@@ -125,7 +136,8 @@ ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::ve
       attempt.error_class = error.error_class;
       attempt.message = error.message;
     }
-    attempt.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    attempt.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     attempt.memory = memory::read_memory(settings_.device);
     run.attempts.push_back(attempt);
     if (attempt.ok) {
@@ -144,8 +156,8 @@ ImageRun Ladder::run(int image, const family::ImageInputs& inputs, const std::ve
     memory::cleanup(settings_.device, settings_.cleanup_threshold_bytes, /*force=*/true);
   }
   if (!run.ok && run.error.empty()) {
-    run.error = "out of memory on every tier (" + std::to_string(run.attempts.size()) + " attempts); last: " +
-                run.attempts.back().message;
+    run.error = "out of memory on every tier (" + std::to_string(run.attempts.size()) +
+                " attempts); last: " + run.attempts.back().message;
   }
   run.peak = memory::read_device_memory(settings_.device);
   return run;

@@ -21,9 +21,9 @@ namespace docsift::resilience {
 
 struct LadderSettings {
   std::vector<memory::Tier> tiers{memory::Tier::Standard};
-  at::Device device = at::kCPU;             // the tiers on the device (memory::traits(tier).on_device)
+  at::Device device = at::kCPU;  // the tiers on the device (memory::traits(tier).on_device)
   at::ScalarType dtype = at::kFloat;
-  at::ScalarType cpu_dtype = at::kFloat;    // the tier on the host (the cpu tier)
+  at::ScalarType cpu_dtype = at::kFloat;  // the tier on the host (the cpu tier)
   model::Quantization quantization = model::Quantization::None;      // device tiers (reloads too)
   model::Quantization cpu_quantization = model::Quantization::None;  // the cpu tier
   model::Float16Residual float16_residual = model::Float16Residual::Float32;
@@ -48,8 +48,8 @@ struct ImageRun {
   memory::Tier tier = memory::Tier::Standard;  // the tier that succeeded
   generate::GenerationResult result;
   std::vector<Attempt> attempts;
-  std::string error;   // why the image failed
-  bool fatal = false;  // the model itself could not be loaded for a non-memory reason
+  std::string error;          // why the image failed
+  bool fatal = false;         // the model itself could not be loaded for a non-memory reason
   memory::DeviceMemory peak;  // device counters at the end, peaks since the image started
 };
 
@@ -62,7 +62,8 @@ class Ladder {
   // Runs one image (`image` counts from 1 in processing order). `start` skips the tiers before
   // it (a memory plan's prediction); the ladder still escalates past it on out-of-memory.
   ImageRun run(int image, const family::ImageInputs& inputs, const std::vector<int32_t>& prompt,
-               const generate::GenerationOptions& options, std::optional<memory::Tier> start = std::nullopt);
+               const generate::GenerationOptions& options,
+               std::optional<memory::Tier> start = std::nullopt);
 
   const LadderSettings& settings() const { return settings_; }
   // Loads the model for the first tier now (a worker does it before taking images).

@@ -7,9 +7,13 @@
 namespace docsift::resilience {
 namespace {
 
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
 
-std::string first_line(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+std::string first_line(std::string_view text) {
+  return std::string(text.substr(0, text.find('\n')));
+}
 
 // c10::Error subclasses other than OutOfMemoryError, and plain c10::Error, say what failed only
 // in their message; AcceleratorError (2.8+) is matched this way too, so older LibTorch builds
@@ -19,7 +23,8 @@ ErrorClass from_message(std::string_view m) {
   if (contains(m, "CUDNN_STATUS_ALLOC_FAILED") || contains(m, "CUDNN_STATUS_NOT_SUPPORTED")) {
     return ErrorClass::kCudnnAlloc;
   }
-  if (contains(m, "DefaultCPUAllocator: can't allocate memory") || contains(m, "DefaultCPUAllocator: not enough memory")) {
+  if (contains(m, "DefaultCPUAllocator: can't allocate memory") ||
+      contains(m, "DefaultCPUAllocator: not enough memory")) {
     return ErrorClass::kHostAlloc;
   }
   if (contains(m, "CUDA out of memory")) return ErrorClass::kAllocatorOom;
@@ -33,12 +38,18 @@ ErrorClass from_message(std::string_view m) {
 
 std::string_view to_string(ErrorClass value) {
   switch (value) {
-    case ErrorClass::kAllocatorOom: return "allocator_oom";
-    case ErrorClass::kCublasAlloc: return "cublas_alloc";
-    case ErrorClass::kCudnnAlloc: return "cudnn_alloc";
-    case ErrorClass::kAcceleratorAlloc: return "accelerator_alloc";
-    case ErrorClass::kHostAlloc: return "host_alloc";
-    case ErrorClass::kOther: return "other";
+    case ErrorClass::kAllocatorOom:
+      return "allocator_oom";
+    case ErrorClass::kCublasAlloc:
+      return "cublas_alloc";
+    case ErrorClass::kCudnnAlloc:
+      return "cudnn_alloc";
+    case ErrorClass::kAcceleratorAlloc:
+      return "accelerator_alloc";
+    case ErrorClass::kHostAlloc:
+      return "host_alloc";
+    case ErrorClass::kOther:
+      return "other";
   }
   return "other";
 }

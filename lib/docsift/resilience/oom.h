@@ -1,5 +1,5 @@
-// Out-of-memory in every shape LibTorch and CUDA produce it (docs/memory.md, "The tier ladder"), told
-// apart from every other failure, which the ladder must not retry.
+// Out-of-memory in every shape LibTorch and CUDA produce it (docs/memory.md, "The tier ladder"),
+// told apart from every other failure, which the ladder must not retry.
 #pragma once
 
 #include <exception>

@@ -13,7 +13,9 @@ BpeModel::BpeModel(std::vector<std::pair<std::string, int32_t>> vocab,
     : options_(std::move(options)) {
   int32_t max_id = -1;
   for (const auto& [token, id] : vocab) {
-    if (id < 0) throw FileError(label + ": vocabulary id " + std::to_string(id) + " for '" + token + "' is negative");
+    if (id < 0)
+      throw FileError(label + ": vocabulary id " + std::to_string(id) + " for '" + token +
+                      "' is negative");
     max_id = std::max(max_id, id);
   }
   // Ids come from the file: refuse a sparse table that would need far more slots than entries.
@@ -77,7 +79,8 @@ std::optional<int32_t> BpeModel::token_to_id(std::string_view token) const {
 }
 
 const std::string* BpeModel::id_to_token(int32_t id) const {
-  if (id < 0 || static_cast<std::size_t>(id) >= id_to_token_.size() || !defined_[id]) return nullptr;
+  if (id < 0 || static_cast<std::size_t>(id) >= id_to_token_.size() || !defined_[id])
+    return nullptr;
   return &id_to_token_[id];
 }
 
@@ -140,7 +143,9 @@ void BpeModel::merge_word(std::string_view raw, std::vector<int32_t>& out) const
     int32_t rank;
     int32_t pos;
     int32_t new_id;
-    bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+    bool operator>(const Candidate& o) const {
+      return rank != o.rank ? rank > o.rank : pos > o.pos;
+    }
   };
 
   std::vector<Symbol> symbols;

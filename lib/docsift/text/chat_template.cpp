@@ -23,9 +23,11 @@ ChatFormat chatml() {
   return f;
 }
 
-std::string repeated_token(std::string_view open, std::string_view text, int times, std::string_view close) {
+std::string repeated_token(std::string_view open, std::string_view text, int times,
+                           std::string_view close) {
   if (times < 1) {
-    throw Error("an image needs at least one token (got " + std::to_string(times) + " × \"" + std::string(text) + "\")");
+    throw Error("an image needs at least one token (got " + std::to_string(times) + " × \"" +
+                std::string(text) + "\")");
   }
   std::string out(open);
   out.reserve(open.size() + text.size() * static_cast<std::size_t>(times) + close.size());
@@ -34,8 +36,11 @@ std::string repeated_token(std::string_view open, std::string_view text, int tim
   return out;
 }
 
-ChatTemplate::ChatTemplate(ChatFormat format, Tokenizer tokenizer, std::optional<std::string> system_message)
-    : format_(std::move(format)), tokenizer_(std::move(tokenizer)), system_message_(std::move(system_message)) {
+ChatTemplate::ChatTemplate(ChatFormat format, Tokenizer tokenizer,
+                           std::optional<std::string> system_message)
+    : format_(std::move(format)),
+      tokenizer_(std::move(tokenizer)),
+      system_message_(std::move(system_message)) {
   if (!format_.image_text) throw Error("chat format " + format_.name + " has no image expansion");
   for (const std::string& token : format_.required_tokens) require_token(token);
   image_token_id_ = require_token(format_.image_token);
@@ -58,19 +63,22 @@ void ChatTemplate::add_stop_ids(std::span<const int32_t> ids, const std::string&
       }
     }
     if (!known) {
-      throw FileError(source + ": eos_token_id " + std::to_string(id) + " is not a token of " + tokenizer_.source() +
-                      " (" + std::to_string(tokenizer_.vocab_size()) +
-                      " ids), so generation could never stop at it; are the two files from the same checkpoint?");
+      throw FileError(source + ": eos_token_id " + std::to_string(id) + " is not a token of " +
+                      tokenizer_.source() + " (" + std::to_string(tokenizer_.vocab_size()) +
+                      " ids), so generation could never stop at it; are the two files from the "
+                      "same checkpoint?");
     }
-    if (std::find(stop_ids_.begin(), stop_ids_.end(), id) == stop_ids_.end()) stop_ids_.push_back(id);
+    if (std::find(stop_ids_.begin(), stop_ids_.end(), id) == stop_ids_.end())
+      stop_ids_.push_back(id);
   }
 }
 
 int32_t ChatTemplate::require_token(std::string_view token) const {
   const auto id = tokenizer_.token_to_id(token);
   if (!id) {
-    throw FileError(tokenizer_.source() + ": has no token \"" + std::string(token) + "\", which the " +
-                    format_.name + " chat format needs; is this the model's own tokenizer?");
+    throw FileError(tokenizer_.source() + ": has no token \"" + std::string(token) +
+                    "\", which the " + format_.name +
+                    " chat format needs; is this the model's own tokenizer?");
   }
   return *id;
 }
@@ -85,15 +93,17 @@ std::string ChatTemplate::render(std::string_view question, int image_units) con
   }
   if (placeholders > 1) {
     throw ConfigError("the prompt has " + std::to_string(placeholders) +
-                      " \"<image>\" placeholders; it takes one image: keep one (the image goes there) or none (it "
-                      "goes first)");
+                      " \"<image>\" placeholders; it takes one image: keep one (the image goes "
+                      "there) or none (it goes first)");
   }
   std::string user(question);
   if (placeholders == 0) user.insert(0, format_.image_first);
-  user.replace(user.find(kImagePlaceholder), kImagePlaceholder.size(), format_.image_text(image_units));
+  user.replace(user.find(kImagePlaceholder), kImagePlaceholder.size(),
+               format_.image_text(image_units));
   std::string prompt;
   if (format_.default_system) {
-    prompt += format_.system_open + (system_message_ ? *system_message_ : *format_.default_system) + format_.system_close;
+    prompt += format_.system_open + (system_message_ ? *system_message_ : *format_.default_system) +
+              format_.system_close;
   }
   prompt += format_.user_open + user + format_.user_close;
   return prompt;

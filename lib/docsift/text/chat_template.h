@@ -36,21 +36,24 @@ struct ChatFormat {
   std::vector<std::string> optional_stop_tokens;  // added when the tokenizer has them
 };
 
-// ChatML, which Qwen2-based models share (InternVL3, Qwen2.5-VL): the <|im_start|>role\n … <|im_end|>\n
-// turns, the assistant's turn opened, stopping at <|im_end|> (and <|endoftext|>: not the chat's end
-// marker, but a model that emits it has finished). The family adds its name, image and system message.
+// ChatML, which Qwen2-based models share (InternVL3, Qwen2.5-VL): the <|im_start|>role\n …
+// <|im_end|>\n turns, the assistant's turn opened, stopping at <|im_end|> (and <|endoftext|>: not
+// the chat's end marker, but a model that emits it has finished). The family adds its name, image
+// and system message.
 ChatFormat chatml();
 
 // `text` repeated `times` times between `open` and `close` (InternVL3's and Qwen2.5-VL's image
 // tokens). Throws docsift::Error for times < 1: an image always has at least one token.
-std::string repeated_token(std::string_view open, std::string_view text, int times, std::string_view close);
+std::string repeated_token(std::string_view open, std::string_view text, int times,
+                           std::string_view close);
 
 class ChatTemplate {
  public:
   // Resolves and checks the special tokens the format needs against `tokenizer`; a tokenizer
   // from another family fails here with the missing token named. `system_message` replaces the
   // format's default (ignored by formats without a system block).
-  ChatTemplate(ChatFormat format, Tokenizer tokenizer, std::optional<std::string> system_message = std::nullopt);
+  ChatTemplate(ChatFormat format, Tokenizer tokenizer,
+               std::optional<std::string> system_message = std::nullopt);
 
   // The prompt text for one image and one question. The image goes where the question says
   // "<image>", or first when it does not say (as the references do); two placeholders are a

@@ -48,11 +48,10 @@ void Regex::for_each_match(std::string_view text,
   std::size_t offset = 0;
   while (offset <= text.size()) {
     // The caller validated the UTF-8 once for the whole input; skip PCRE2's per-call check.
-    const int rc = impl_->jit
-                       ? pcre2_jit_match(impl_->code, subject, text.size(), offset,
-                                         PCRE2_NO_UTF_CHECK, match.data, nullptr)
-                       : pcre2_match(impl_->code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK,
-                                     match.data, nullptr);
+    const int rc = impl_->jit ? pcre2_jit_match(impl_->code, subject, text.size(), offset,
+                                                PCRE2_NO_UTF_CHECK, match.data, nullptr)
+                              : pcre2_match(impl_->code, subject, text.size(), offset,
+                                            PCRE2_NO_UTF_CHECK, match.data, nullptr);
     if (rc == PCRE2_ERROR_NOMATCH) return;
     if (rc < 0) {
       PCRE2_UCHAR message[256];
@@ -67,7 +66,8 @@ void Regex::for_each_match(std::string_view text,
     } else {
       // Empty match: step over one whole character.
       offset = end + 1;
-      while (offset < text.size() && (static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80) ++offset;
+      while (offset < text.size() && (static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80)
+        ++offset;
     }
   }
 }
@@ -85,7 +85,8 @@ void PreTokenizer::run_from(std::size_t step, std::string_view text, const Piece
     std::size_t last = 0;
     split.regex->for_each_match(text, [&](std::size_t begin, std::size_t end) {
       if (begin > last) run_from(step + 1, text.substr(last, begin - last), sink);
-      if (split.behavior == SplitBehavior::kIsolated) run_from(step + 1, text.substr(begin, end - begin), sink);
+      if (split.behavior == SplitBehavior::kIsolated)
+        run_from(step + 1, text.substr(begin, end - begin), sink);
       last = end;
     });
     if (last < text.size()) run_from(step + 1, text.substr(last), sink);

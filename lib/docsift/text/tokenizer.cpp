@@ -56,7 +56,8 @@ void Tokenizer::Impl::finish_setup() {
     }
   }
   raw_matcher = AddedTokenMatcher(std::move(raw_tokens), std::move(raw_patterns));
-  normalized_matcher = AddedTokenMatcher(std::move(normalized_tokens), std::move(normalized_patterns));
+  normalized_matcher =
+      AddedTokenMatcher(std::move(normalized_tokens), std::move(normalized_patterns));
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
@@ -65,11 +66,13 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_t
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
     throw Error("input text is not valid UTF-8: byte " + std::string(hex) + " at offset " +
-                std::to_string(bad) + " does not start a well-formed character; convert the text to UTF-8");
+                std::to_string(bad) +
+                " does not start a well-formed character; convert the text to UTF-8");
   }
   std::vector<int32_t> ids;
   ids.reserve(text.size() / 3 + 8);
-  if (add_special_tokens) ids.insert(ids.end(), impl.template_prefix.begin(), impl.template_prefix.end());
+  if (add_special_tokens)
+    ids.insert(ids.end(), impl.template_prefix.begin(), impl.template_prefix.end());
 
   const auto push_token = [&](const AddedToken& token) { ids.push_back(token.id); };
   const auto to_model = [&](std::string_view piece) {
@@ -92,12 +95,14 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_t
     impl.raw_matcher.split(text, normalized_stage, push_token);
   }
 
-  if (add_special_tokens) ids.insert(ids.end(), impl.template_suffix.begin(), impl.template_suffix.end());
+  if (add_special_tokens)
+    ids.insert(ids.end(), impl.template_suffix.begin(), impl.template_suffix.end());
   return ids;
 }
 
 const std::string* Tokenizer::Impl::find_token(int32_t id) const {
-  if (const auto it = added_by_id.find(id); it != added_by_id.end()) return &added[it->second].content;
+  if (const auto it = added_by_id.find(id); it != added_by_id.end())
+    return &added[it->second].content;
   return bpe->id_to_token(id);
 }
 
@@ -119,7 +124,8 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special_to
 }
 
 std::optional<int32_t> Tokenizer::token_to_id(std::string_view token) const {
-  if (const auto it = impl_->added_by_content.find(std::string(token)); it != impl_->added_by_content.end()) {
+  if (const auto it = impl_->added_by_content.find(std::string(token));
+      it != impl_->added_by_content.end()) {
     return it->second;
   }
   return impl_->bpe->token_to_id(token);
@@ -134,7 +140,9 @@ const std::string& Tokenizer::id_to_token(int32_t id) const {
   return *token;
 }
 
-std::string Tokenizer::token_bytes(int32_t id) const { return byte_level_to_bytes(id_to_token(id)); }
+std::string Tokenizer::token_bytes(int32_t id) const {
+  return byte_level_to_bytes(id_to_token(id));
+}
 
 bool Tokenizer::is_special(int32_t id) const {
   const std::string* token = impl_->find_token(id);

@@ -7,6 +7,7 @@
 #include "docsift/json_fields.h"
 #include "docsift/strict_json.h"
 #include "docsift/text/tokenizer_impl.h"
+#include "docsift/text/tokenizer_json_pipeline.h"
 #include "docsift/text/utf8.h"
 
 namespace docsift::text {
@@ -53,139 +54,8 @@ AddedToken parse_added_token(const json& entry, const std::string& where) {
   return token;
 }
 
-Normalizer parse_normalizer(const json* node, const std::string& where) {
-  Normalizer normalizer;
-  if (node == nullptr) return normalizer;
-  const JsonFields f(*node, where);
-  const std::string type = f.string("type");
-  if (type == "NFC") {
-    normalizer.nfc = true;
-  } else if (type == "Sequence") {
-    const json& list = f.require("normalizers");
-    if (!list.is_array()) f.fail("\"normalizers\" must be a list");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      if (parse_normalizer(&list[i], where + "[" + std::to_string(i) + "]").nfc) normalizer.nfc = true;
-    }
-  } else {
-    f.fail("normalizer type \"" + type + "\" is not supported (supported: NFC, Sequence of NFC)");
-  }
-  return normalizer;
-}
-
-void parse_pre_tokenizer_step(const json& node, const std::string& where, std::vector<SplitStep>& splits,
-                              std::optional<ByteLevelStep>& byte_level) {
-  const JsonFields f(node, where);
-  const std::string type = f.string("type");
-  if (byte_level) f.fail("\"" + type + "\" after ByteLevel is not supported: ByteLevel must come last");
-  if (type == "Sequence") {
-    const json& list = f.require("pretokenizers");
-    if (!list.is_array()) f.fail("\"pretokenizers\" must be a list");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      parse_pre_tokenizer_step(list[i], where + "[" + std::to_string(i) + "]", splits, byte_level);
-    }
-  } else if (type == "Split") {
-    const JsonFields pattern(f.require("pattern"), where + ".pattern");
-    SplitStep step;
-    if (const auto regex = pattern.optional_string("Regex")) {
-      step.regex = std::make_shared<Regex>(*regex, /*literal=*/false, where);
-    } else if (const auto literal = pattern.optional_string("String")) {
-      step.regex = std::make_shared<Regex>(*literal, /*literal=*/true, where);
-    } else {
-      pattern.fail("expected {\"Regex\": ...} or {\"String\": ...}");
-    }
-    const std::string behavior = f.string("behavior");
-    if (behavior == "Isolated") {
-      step.behavior = SplitBehavior::kIsolated;
-    } else if (behavior == "Removed") {
-      step.behavior = SplitBehavior::kRemoved;
-    } else {
-      f.fail("Split behavior \"" + behavior + "\" is not supported (supported: Isolated, Removed)");
-    }
-    if (f.boolean("invert", false)) f.fail("Split with \"invert\": true is not supported");
-    splits.push_back(std::move(step));
-  } else if (type == "ByteLevel") {
-    ByteLevelStep step;
-    step.add_prefix_space = f.boolean("add_prefix_space", true);
-    if (f.boolean("use_regex", true)) step.gpt2_regex = std::make_shared<Regex>(gpt2_pattern(), false, where);
-    byte_level = std::move(step);
-  } else {
-    f.fail("pre-tokenizer type \"" + type + "\" is not supported (supported: Sequence, Split, ByteLevel)");
-  }
-}
-
-std::unique_ptr<PreTokenizer> parse_pre_tokenizer(const json* node, const std::string& where) {
-  if (node == nullptr) {
-    throw FileError(where + ": missing; docsift supports byte-level BPE tokenizers, which need a ByteLevel pre-tokenizer");
-  }
-  std::vector<SplitStep> splits;
-  std::optional<ByteLevelStep> byte_level;
-  parse_pre_tokenizer_step(*node, where, splits, byte_level);
-  if (!byte_level) {
-    throw FileError(where + ": has no ByteLevel step; docsift supports byte-level BPE tokenizers only");
-  }
-  return std::make_unique<PreTokenizer>(std::move(splits), std::move(*byte_level));
-}
-
-void check_decoder(const json* node, const std::string& where) {
-  if (node == nullptr) throw FileError(where + ": missing; a ByteLevel decoder is required");
-  const JsonFields f(*node, where);
-  const std::string type = f.string("type");
-  if (type != "ByteLevel") f.fail("decoder type \"" + type + "\" is not supported (supported: ByteLevel)");
-}
-
-// TemplateProcessing for a single sequence: special token ids around "$A".
-void parse_post_processor(const json* node, const std::string& where, Tokenizer::Impl& impl,
-                          bool& seen_template) {
-  if (node == nullptr) return;
-  const JsonFields f(*node, where);
-  const std::string type = f.string("type");
-  if (type == "ByteLevel") return;  // only adjusts offsets, never ids
-  if (type == "Sequence") {
-    const json& list = f.require("processors");
-    if (!list.is_array()) f.fail("\"processors\" must be a list");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      parse_post_processor(&list[i], where + "[" + std::to_string(i) + "]", impl, seen_template);
-    }
-    return;
-  }
-  if (type != "TemplateProcessing") {
-    f.fail("post-processor type \"" + type + "\" is not supported (supported: ByteLevel, TemplateProcessing, Sequence)");
-  }
-  if (seen_template) f.fail("more than one TemplateProcessing is not supported");
-  seen_template = true;
-  const json& specials = f.require("special_tokens");
-  if (!specials.is_object()) f.fail("\"special_tokens\" must be an object");
-  const json& single = f.require("single");
-  if (!single.is_array()) f.fail("\"single\" must be a list");
-  bool seen_sequence = false;
-  for (const json& item : single) {
-    const JsonFields piece(item, where + ".single");
-    if (const json* seq = piece.find("Sequence")) {
-      const JsonFields s(*seq, where + ".single.Sequence");
-      if (s.string("id") != "A") s.fail("a single-sequence template may only use sequence A");
-      if (seen_sequence) s.fail("sequence A appears twice");
-      seen_sequence = true;
-    } else if (const json* special = piece.find("SpecialToken")) {
-      const std::string name = JsonFields(*special, where + ".single.SpecialToken").string("id");
-      const auto it = specials.find(name);
-      if (it == specials.end()) f.fail("template uses \"" + name + "\", which \"special_tokens\" does not define");
-      const JsonFields entry(*it, where + ".special_tokens." + name);
-      const json& ids = entry.require("ids");
-      if (!ids.is_array()) entry.fail("\"ids\" must be a list");
-      for (const json& id : ids) {
-        if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
-          entry.fail("\"ids\" must hold non-negative integers");
-        }
-        (seen_sequence ? impl.template_suffix : impl.template_prefix).push_back(id.get<int32_t>());
-      }
-    } else {
-      piece.fail("expected {\"Sequence\": ...} or {\"SpecialToken\": ...}");
-    }
-  }
-  if (!seen_sequence) f.fail("\"single\" never places sequence A");
-}
-
-std::vector<std::pair<std::string, std::string>> parse_merges(const json& merges, const JsonFields& f) {
+std::vector<std::pair<std::string, std::string>> parse_merges(const json& merges,
+                                                              const JsonFields& f) {
   if (!merges.is_array()) f.fail("\"merges\" must be a list");
   std::vector<std::pair<std::string, std::string>> result;
   result.reserve(merges.size());
@@ -195,20 +65,24 @@ std::vector<std::pair<std::string, std::string>> parse_merges(const json& merges
       const std::string& s = m.get_ref<const std::string&>();
       const auto space = s.find(' ');
       if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
-        f.fail("merge " + std::to_string(rank) + " (\"" + s + "\") is not two tokens separated by one space");
+        f.fail("merge " + std::to_string(rank) + " (\"" + s +
+               "\") is not two tokens separated by one space");
       }
       result.emplace_back(s.substr(0, space), s.substr(space + 1));
     } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
       result.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
     } else {
-      f.fail("merge " + std::to_string(rank) + " must be \"a b\" or [\"a\", \"b\"], found " + m.dump());
+      f.fail("merge " + std::to_string(rank) + " must be \"a b\" or [\"a\", \"b\"], found " +
+             m.dump());
     }
   }
   return result;
 }
 
-std::vector<std::pair<std::string, int32_t>> parse_vocab(const json& vocab, const std::string& where) {
-  if (!vocab.is_object()) throw FileError(where + ": the vocabulary must be an object of token → id");
+std::vector<std::pair<std::string, int32_t>> parse_vocab(const json& vocab,
+                                                         const std::string& where) {
+  if (!vocab.is_object())
+    throw FileError(where + ": the vocabulary must be an object of token → id");
   std::vector<std::pair<std::string, int32_t>> result;
   result.reserve(vocab.size());
   for (const auto& [token, id] : vocab.items()) {
@@ -226,7 +100,9 @@ std::unique_ptr<BpeModel> parse_model(const json& node, const std::string& where
   if (type != "BPE") f.fail("model type \"" + type + "\" is not supported (supported: BPE)");
   if (const json* dropout = f.find("dropout")) {
     if (!dropout->is_number() || dropout->get<double>() != 0.0) {
-      f.fail("\"dropout\" is set; BPE dropout is for training and makes ids random, so it is not supported");
+      f.fail(
+          "\"dropout\" is set; BPE dropout is for training and makes ids random, so it is not "
+          "supported");
     }
   }
   if (f.boolean("byte_fallback", false)) f.fail("\"byte_fallback\": true is not supported");
@@ -240,7 +116,8 @@ std::unique_ptr<BpeModel> parse_model(const json& node, const std::string& where
   options.unk_token = f.optional_string("unk_token");
   options.fuse_unk = f.boolean("fuse_unk", false);
   return std::make_unique<BpeModel>(parse_vocab(f.require("vocab"), where + ".vocab"),
-                                    parse_merges(f.require("merges"), f), std::move(options), where);
+                                    parse_merges(f.require("merges"), f), std::move(options),
+                                    where);
 }
 
 void check_added_ids(const Tokenizer::Impl& impl, const std::string& where) {
@@ -248,10 +125,11 @@ void check_added_ids(const Tokenizer::Impl& impl, const std::string& where) {
   for (const AddedToken& token : impl.added) {
     const auto [it, inserted] = seen.emplace(token.id, &token.content);
     if (!inserted) {
-      throw FileError(where + ": id " + std::to_string(token.id) + " is given to both '" + *it->second +
-                      "' and '" + token.content + "'");
+      throw FileError(where + ": id " + std::to_string(token.id) + " is given to both '" +
+                      *it->second + "' and '" + token.content + "'");
     }
-    if (find_invalid_utf8(token.content) != kNoError) throw FileError(where + ": token content is not UTF-8");
+    if (find_invalid_utf8(token.content) != kNoError)
+      throw FileError(where + ": token content is not UTF-8");
   }
 }
 
@@ -272,7 +150,8 @@ std::vector<std::pair<std::string, std::string>> read_merges_txt(const fs::path&
     const auto space = line.find(' ');
     if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos) {
       throw FileError(merges_path.string() + ":" + std::to_string(line_no) +
-                      ": expected two tokens separated by one space, found \"" + std::string(line) + "\"");
+                      ": expected two tokens separated by one space, found \"" + std::string(line) +
+                      "\"");
     }
     merges.emplace_back(std::string(line.substr(0, space)), std::string(line.substr(space + 1)));
   }
@@ -286,7 +165,8 @@ Tokenizer Tokenizer::from_tokenizer_json_text(std::string_view text, const std::
   const JsonFields top(root, label);
   for (const char* key : {"truncation", "padding"}) {
     if (top.find(key) != nullptr) {
-      top.fail(std::string("\"") + key + "\" is set; docsift encodes whole prompts and does not support it");
+      top.fail(std::string("\"") + key +
+               "\" is set; docsift encodes whole prompts and does not support it");
     }
   }
   auto impl = std::make_shared<Impl>();
@@ -296,11 +176,13 @@ Tokenizer Tokenizer::from_tokenizer_json_text(std::string_view text, const std::
   impl->pre_tokenizer = parse_pre_tokenizer(top.find("pre_tokenizer"), label + ": pre_tokenizer");
   check_decoder(top.find("decoder"), label + ": decoder");
   bool seen_template = false;
-  parse_post_processor(top.find("post_processor"), label + ": post_processor", *impl, seen_template);
+  parse_post_processor(top.find("post_processor"), label + ": post_processor", *impl,
+                       seen_template);
   if (const json* added = top.find("added_tokens")) {
     if (!added->is_array()) top.fail("\"added_tokens\" must be a list");
     for (std::size_t i = 0; i < added->size(); ++i) {
-      impl->added.push_back(parse_added_token((*added)[i], label + ": added_tokens[" + std::to_string(i) + "]"));
+      impl->added.push_back(
+          parse_added_token((*added)[i], label + ": added_tokens[" + std::to_string(i) + "]"));
     }
   }
   check_added_ids(*impl, label + ": added_tokens");
@@ -322,13 +204,15 @@ Tokenizer Tokenizer::from_vocab_merges(const fs::path& folder) {
   const fs::path added_path = folder / "added_tokens.json";
 
   json config = json::object();
-  if (fs::exists(config_path)) config = parse_json_strict(read_text_file(config_path), config_path.string(), 8);
+  if (fs::exists(config_path))
+    config = parse_json_strict(read_text_file(config_path), config_path.string(), 8);
   const JsonFields config_fields(config, config_path.string());
   if (const auto cls = config_fields.optional_string("tokenizer_class")) {
     if (*cls != "Qwen2Tokenizer" && *cls != "Qwen2TokenizerFast") {
-      config_fields.fail("tokenizer_class \"" + *cls +
-                         "\" is not supported without a tokenizer.json (supported: Qwen2Tokenizer); "
-                         "save the tokenizer with a fast tokenizer to get tokenizer.json");
+      config_fields.fail(
+          "tokenizer_class \"" + *cls +
+          "\" is not supported without a tokenizer.json (supported: Qwen2Tokenizer); save the "
+          "tokenizer with a fast tokenizer to get tokenizer.json");
     }
   }
 
@@ -339,9 +223,11 @@ Tokenizer Tokenizer::from_vocab_merges(const fs::path& folder) {
   auto impl = std::make_shared<Impl>();
   impl->source = folder.string();
   impl->normalizer.nfc = true;
-  impl->bpe = std::make_unique<BpeModel>(std::move(vocab), merges, BpeOptions{}, vocab_path.string());
+  impl->bpe =
+      std::make_unique<BpeModel>(std::move(vocab), merges, BpeOptions{}, vocab_path.string());
   std::vector<SplitStep> splits;
-  splits.push_back({std::make_shared<Regex>(kQwen2Pattern, false, "Qwen2 pattern"), SplitBehavior::kIsolated});
+  splits.push_back(
+      {std::make_shared<Regex>(kQwen2Pattern, false, "Qwen2 pattern"), SplitBehavior::kIsolated});
   impl->pre_tokenizer = std::make_unique<PreTokenizer>(std::move(splits), ByteLevelStep{});
 
   if (const json* decoder = config_fields.find("added_tokens_decoder")) {
@@ -383,7 +269,8 @@ Tokenizer Tokenizer::from_vocab_merges(const fs::path& folder) {
 Tokenizer Tokenizer::load(const fs::path& file_or_folder) {
   std::error_code ec;
   if (fs::is_directory(file_or_folder, ec)) {
-    if (fs::exists(file_or_folder / "tokenizer.json")) return from_tokenizer_json(file_or_folder / "tokenizer.json");
+    if (fs::exists(file_or_folder / "tokenizer.json"))
+      return from_tokenizer_json(file_or_folder / "tokenizer.json");
     if (fs::exists(file_or_folder / "vocab.json") && fs::exists(file_or_folder / "merges.txt")) {
       return from_vocab_merges(file_or_folder);
     }
@@ -391,7 +278,8 @@ Tokenizer Tokenizer::load(const fs::path& file_or_folder) {
                     ": no tokenizer found; expected tokenizer.json, or vocab.json with merges.txt");
   }
   if (!fs::exists(file_or_folder, ec)) {
-    throw InputMissingError(file_or_folder.string() + ": no such file or folder; pass a tokenizer.json or a model folder");
+    throw InputMissingError(file_or_folder.string() +
+                            ": no such file or folder; pass a tokenizer.json or a model folder");
   }
   return from_tokenizer_json(file_or_folder);
 }

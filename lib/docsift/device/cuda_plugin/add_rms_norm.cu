@@ -4,8 +4,8 @@
 // its latency, not by bandwidth: one launch instead of ten is the gain, and each thread's loads
 // issued together. Two kernels do the same arithmetic (residual_sum, normed_value below):
 //   - rows of up to 512 · 8 elements: each thread loads its ≤ 8 elements of x, update and weight
-//     at once, keeps them in registers, writes s = x + update (rounded, clamped) to `sum`, and after
-//     the block's reduction of Σ s² writes normed;
+//     at once, keeps them in registers, writes s = x + update (rounded, clamped) to `sum`, and
+//     after the block's reduction of Σ s² writes normed;
 //   - wider rows: the threads stride over the row twice, reading back in the second pass the s each
 //     wrote itself in the first (no other thread's writes are read, so no fence is needed beyond
 //     the reduction's barriers).
@@ -34,34 +34,47 @@ constexpr int kMaxThreads = 512;
 
 __device__ __forceinline__ float load(ActType t, const void* p, int64_t i) {
   switch (t) {
-    case ActType::kFloat16: return __half2float(static_cast<const __half*>(p)[i]);
-    case ActType::kBFloat16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
+    case ActType::kFloat16:
+      return __half2float(static_cast<const __half*>(p)[i]);
+    case ActType::kBFloat16:
+      return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+    default:
+      return static_cast<const float*>(p)[i];
   }
 }
 
 // v rounded to nearest-even in t, read back as float32 (LibTorch's casts round the same way).
 __device__ __forceinline__ float round_to(ActType t, float v) {
   switch (t) {
-    case ActType::kFloat16: return __half2float(__float2half_rn(v));
-    case ActType::kBFloat16: return __bfloat162float(__float2bfloat16_rn(v));
-    default: return v;
+    case ActType::kFloat16:
+      return __half2float(__float2half_rn(v));
+    case ActType::kBFloat16:
+      return __bfloat162float(__float2bfloat16_rn(v));
+    default:
+      return v;
   }
 }
 
 // Stores a value already rounded to t (round_to), so the narrowing is exact.
 __device__ __forceinline__ void store(ActType t, void* p, int64_t i, float v) {
   switch (t) {
-    case ActType::kFloat16: static_cast<__half*>(p)[i] = __float2half_rn(v); break;
-    case ActType::kBFloat16: static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(v); break;
-    default: static_cast<float*>(p)[i] = v; break;
+    case ActType::kFloat16:
+      static_cast<__half*>(p)[i] = __float2half_rn(v);
+      break;
+    case ActType::kBFloat16:
+      static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(v);
+      break;
+    default:
+      static_cast<float*>(p)[i] = v;
+      break;
   }
 }
 
 // The block's total of v, returned to every thread. `shared` holds one float per warp.
 __device__ float block_sum(float v, float* shared) {
   for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(kFullMask, v, offset);
-  const int warp = static_cast<int>(threadIdx.x) / kWarp, lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int warp = static_cast<int>(threadIdx.x) / kWarp,
+            lane = static_cast<int>(threadIdx.x) % kWarp;
   const int warps = static_cast<int>(blockDim.x) / kWarp;
   if (lane == 0) shared[warp] = v;
   __syncthreads();
@@ -79,7 +92,8 @@ __device__ __forceinline__ float residual_sum(ActType x_type, float x, float upd
 
 // The normed element in `out`'s type, with LibTorch's roundings (add_rms_norm.h): s · scale
 // rounded to x's type, the product with the weight to the product type and back to x's type.
-__device__ __forceinline__ float normed_value(const AddRmsNormTypes& types, float s, float w, float scale) {
+__device__ __forceinline__ float normed_value(const AddRmsNormTypes& types, float s, float w,
+                                              float scale) {
   const float y = round_to(types.x, s * scale);
   return round_to(types.out, round_to(types.x, round_to(types.product, w * y)));
 }
@@ -97,10 +111,10 @@ __device__ __forceinline__ float inverse_rms(float squares, float* partial, int6
 // time of its 7 dependent rounds of loads per thread, twice (the sum read back for the norm).
 constexpr int kHeld = 8;
 
-__global__ void __launch_bounds__(kMaxThreads) add_rms_norm_held_kernel(AddRmsNormTypes types, const void* x,
-                                                                         const void* update, const void* weight,
-                                                                         void* sum, void* normed, int64_t n, float eps,
-                                                                         float clamp) {
+__global__ void __launch_bounds__(kMaxThreads)
+    add_rms_norm_held_kernel(AddRmsNormTypes types, const void* x, const void* update,
+                             const void* weight, void* sum, void* normed, int64_t n, float eps,
+                             float clamp) {
   __shared__ float partial[kMaxThreads / kWarp];
   const int64_t base = static_cast<int64_t>(blockIdx.x) * n;
   const int64_t t = threadIdx.x, step = blockDim.x;
@@ -139,9 +153,10 @@ __global__ void __launch_bounds__(kMaxThreads) add_rms_norm_held_kernel(AddRmsNo
 }
 
 // Any row width: the same arithmetic, each element loaded when it is used (and the sum read back).
-__global__ void __launch_bounds__(kMaxThreads) add_rms_norm_kernel(AddRmsNormTypes types, const void* x,
-                                                                    const void* update, const void* weight, void* sum,
-                                                                    void* normed, int64_t n, float eps, float clamp) {
+__global__ void __launch_bounds__(kMaxThreads)
+    add_rms_norm_kernel(AddRmsNormTypes types, const void* x, const void* update,
+                        const void* weight, void* sum, void* normed, int64_t n, float eps,
+                        float clamp) {
   __shared__ float partial[kMaxThreads / kWarp];
   const int64_t base = static_cast<int64_t>(blockIdx.x) * n;
   float squares = 0.0f;
@@ -157,16 +172,20 @@ __global__ void __launch_bounds__(kMaxThreads) add_rms_norm_kernel(AddRmsNormTyp
   const void* source = update != nullptr ? static_cast<const void*>(sum) : x;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     const float s = load(types.x, source, base + i);
-    store(types.out, normed, base + i, normed_value(types, s, load(types.weight, weight, i), scale));
+    store(types.out, normed, base + i,
+          normed_value(types, s, load(types.weight, weight, i), scale));
   }
 }
 
 }  // namespace
 
-bool add_rms_norm(const AddRmsNormTypes& types, const void* x, const void* update, const void* weight, void* sum,
-                  void* normed, int64_t rows, int64_t n, float eps, float clamp, void* stream) {
+bool add_rms_norm(const AddRmsNormTypes& types, const void* x, const void* update,
+                  const void* weight, void* sum, void* normed, int64_t rows, int64_t n, float eps,
+                  float clamp, void* stream) {
   if (n < 1 || n > kAddRmsNormMaxWidth || rows < 0 || rows > INT32_MAX) return false;
-  if (x == nullptr || weight == nullptr || normed == nullptr || (update != nullptr && sum == nullptr)) return false;
+  if (x == nullptr || weight == nullptr || normed == nullptr ||
+      (update != nullptr && sum == nullptr))
+    return false;
   if (rows == 0) return true;
   // About four elements a thread, in whole warps: a [1, 3584] row gets 512 threads, a head's
   // [rows, 128] one warp a row.
@@ -175,9 +194,11 @@ bool add_rms_norm(const AddRmsNormTypes& types, const void* x, const void* updat
   const auto grid = static_cast<unsigned>(rows), block = static_cast<unsigned>(threads);
   const auto s = static_cast<cudaStream_t>(stream);
   if (n <= int64_t{threads} * kHeld) {
-    add_rms_norm_held_kernel<<<grid, block, 0, s>>>(types, x, update, weight, sum, normed, n, eps, clamp);
+    add_rms_norm_held_kernel<<<grid, block, 0, s>>>(types, x, update, weight, sum, normed, n, eps,
+                                                    clamp);
   } else {
-    add_rms_norm_kernel<<<grid, block, 0, s>>>(types, x, update, weight, sum, normed, n, eps, clamp);
+    add_rms_norm_kernel<<<grid, block, 0, s>>>(types, x, update, weight, sum, normed, n, eps,
+                                               clamp);
   }
   check_launch("add_rms_norm");
   return true;

@@ -17,18 +17,19 @@ namespace docsift::device::cuda_plugin {
 // Each of the element types below is one of ActType's: float32, IEEE half, bfloat16. "round_T(v)"
 // is v rounded to nearest-even in T (the identity for float32) and read back as float32.
 struct AddRmsNormTypes {
-  ActType x;       // x and sum: the residual stream
-  ActType update;  // update
-  ActType weight;  // weight
-  ActType product; // the type LibTorch's weight · normed has: promote(weight, x)
-  ActType out;     // normed
+  ActType x;        // x and sum: the residual stream
+  ActType update;   // update
+  ActType weight;   // weight
+  ActType product;  // the type LibTorch's weight · normed has: promote(weight, x)
+  ActType out;      // normed
 };
 
 // For each row r < rows of n elements (all row-major contiguous, row stride n):
 //   s[i]      = round_x(x[i] + update[i]), then clamped to [−clamp, clamp] when clamp > 0 (a NaN
 //               stays NaN); with update == nullptr, s = x and `sum` is not written
 //   sum[i]    = s[i]                                         (when update != nullptr)
-//   normed[i] = round_out(round_x(round_product(weight[i] · round_x(s[i] · rsqrt(Σ s² / n + eps)))))
+//   normed[i] = round_out(round_x(round_product(weight[i] · round_x(s[i] · rsqrt(Σ s² / n +
+//   eps)))))
 // which is Decoder::residual_add followed by as_dtype(rms_norm(·, weight, eps), out).
 //   x, update [rows, n]; weight [n]; sum [rows, n] of type x, may be x itself (in place), must
 //   not overlap update, weight or normed; normed [rows, n] of type out, must not overlap any other.
@@ -40,7 +41,8 @@ struct AddRmsNormTypes {
 // uses its LibTorch ops. Throws std::runtime_error with cudaGetErrorString's text when the
 // launch fails.
 constexpr int64_t kAddRmsNormMaxWidth = int64_t{1} << 20;
-bool add_rms_norm(const AddRmsNormTypes& types, const void* x, const void* update, const void* weight, void* sum,
-                  void* normed, int64_t rows, int64_t n, float eps, float clamp, void* stream);
+bool add_rms_norm(const AddRmsNormTypes& types, const void* x, const void* update,
+                  const void* weight, void* sum, void* normed, int64_t rows, int64_t n, float eps,
+                  float clamp, void* stream);
 
 }  // namespace docsift::device::cuda_plugin

@@ -1,6 +1,6 @@
-// Part of the CUDA plugin (device/cuda_backend.h). The allocator API moved between releases (DeviceStats
-// went to c10/core/CachingDeviceAllocator.h around 2.5 with aliases kept; emptyCache gained a
-// defaulted argument around 2.8); the calls below compile on 2.4 and newer.
+// Part of the CUDA plugin (device/cuda_backend.h). The allocator API moved between releases
+// (DeviceStats went to c10/core/CachingDeviceAllocator.h around 2.5 with aliases kept; emptyCache
+// gained a defaulted argument around 2.8); the calls below compile on 2.4 and newer.
 #include <ATen/ops/empty.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
@@ -36,8 +36,12 @@ DeviceMemory read_memory(c10::Device device) {
   if (!usable(device)) return m;
   const c10::DeviceIndex index = index_of(device);
   const auto stats = alloc::getDeviceStats(index);
-  const auto current = [](const auto& stat) { return static_cast<std::uint64_t>(stat[kAggregate].current); };
-  const auto peak = [](const auto& stat) { return static_cast<std::uint64_t>(stat[kAggregate].peak); };
+  const auto current = [](const auto& stat) {
+    return static_cast<std::uint64_t>(stat[kAggregate].current);
+  };
+  const auto peak = [](const auto& stat) {
+    return static_cast<std::uint64_t>(stat[kAggregate].peak);
+  };
   m.valid = true;
   m.allocated = current(stats.allocated_bytes);
   m.reserved = current(stats.reserved_bytes);

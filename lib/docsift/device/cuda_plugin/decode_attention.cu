@@ -55,19 +55,23 @@ __device__ __forceinline__ int64_t length_of(const int64_t* position, int64_t ca
 // nvcc from contracting them into one fma (float32 would then differ). Returns the rounded value.
 template <typename A>
 __device__ __forceinline__ float rope_at(const typename A::Storage* x, int i, int half,
-                                         const typename A::Storage* c, const typename A::Storage* s) {
+                                         const typename A::Storage* c,
+                                         const typename A::Storage* s) {
   const float v = A::load(x + i);
   const float rotated = i < half ? -A::load(x + i + half) : A::load(x + i - half);
-  return A::round(__fadd_rn(A::round(__fmul_rn(v, A::load(c + i))), A::round(__fmul_rn(rotated, A::load(s + i)))));
+  return A::round(__fadd_rn(A::round(__fmul_rn(v, A::load(c + i))),
+                            A::round(__fmul_rn(rotated, A::load(s + i)))));
 }
 
 // The scores of the chunk's `count` positions for every query head of the group, scaled, into
 // score [groups][kChunk]: warp w takes positions w, w + kWarps, ...; each lane holds hd/32 of each
 // key row, all rows loaded before the first is used, and each dot product is summed over the warp.
 template <typename A>
-__device__ __forceinline__ void chunk_scores(const typename A::Storage* kbase, const float* q, float* score, int count,
-                                             int groups, int hd, float scale) {
-  const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
+__device__ __forceinline__ void chunk_scores(const typename A::Storage* kbase, const float* q,
+                                             float* score, int count, int groups, int hd,
+                                             float scale) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarp,
+            warp = static_cast<int>(threadIdx.x) / kWarp;
   float kf[kPositionsPerWarp][kMaxHeadDim / kWarp];
 #pragma unroll
   for (int r = 0; r < kPositionsPerWarp; ++r) {
@@ -89,7 +93,8 @@ __device__ __forceinline__ void chunk_scores(const typename A::Storage* kbase, c
         if (d < hd) dot = fmaf(kf[r][m], q[g * hd + d], dot);
       }
 #pragma unroll
-      for (int offset = kWarp / 2; offset > 0; offset /= 2) dot += __shfl_xor_sync(kFullMask, dot, offset);
+      for (int offset = kWarp / 2; offset > 0; offset /= 2)
+        dot += __shfl_xor_sync(kFullMask, dot, offset);
       if (lane == 0 && pp < count) score[g * kChunk + pp] = dot * scale;
     }
   }
@@ -100,8 +105,9 @@ __device__ __forceinline__ void chunk_scores(const typename A::Storage* kbase, c
 // part + parts, ... (part = t / hd, parts = kThreads / hd), kValueBatch rows loaded at a time.
 // The caller adds the parts.
 template <typename A>
-__device__ __forceinline__ void weighted_values(const typename A::Storage* vbase, const float* weights, float* sums,
-                                                int count, int groups, int hd) {
+__device__ __forceinline__ void weighted_values(const typename A::Storage* vbase,
+                                                const float* weights, float* sums, int count,
+                                                int groups, int hd) {
   const int t = static_cast<int>(threadIdx.x);
   const int parts = kThreads / hd, part = t / hd, d = t % hd;
   if (part >= parts) return;
@@ -134,10 +140,10 @@ __device__ __forceinline__ void weighted_values(const typename A::Storage* vbase
 // The group's query heads rotated into q [groups][hd]; the block whose chunk holds the position
 // also rotates the token's key of KV head j and writes it, and its value, into the cache there.
 template <typename A>
-__device__ __forceinline__ void rotate_and_write(const typename A::Storage* qkv, const typename A::Storage* c,
-                                                 const typename A::Storage* s, float* q, typename A::Storage* keys,
-                                                 typename A::Storage* values, int j, int heads, int kv_heads, int hd,
-                                                 int64_t capacity, int64_t p, int64_t start) {
+__device__ __forceinline__ void rotate_and_write(
+    const typename A::Storage* qkv, const typename A::Storage* c, const typename A::Storage* s,
+    float* q, typename A::Storage* keys, typename A::Storage* values, int j, int heads,
+    int kv_heads, int hd, int64_t capacity, int64_t p, int64_t start) {
   const int t = static_cast<int>(threadIdx.x), groups = heads / kv_heads, half = hd / 2;
 #pragma unroll 4
   for (int i = t; i < groups * hd; i += kThreads) {
@@ -157,11 +163,13 @@ __device__ __forceinline__ void rotate_and_write(const typename A::Storage* qkv,
 // sums' parts [kThreads / hd][groups][hd]. keys and values are written and read in the same
 // kernel: plain loads (to_float), not the read-only cache.
 template <typename A>
-__global__ void __launch_bounds__(kThreads) attend_split_kernel(
-    const typename A::Storage* __restrict__ qkv, const typename A::Storage* __restrict__ cos,
-    const typename A::Storage* __restrict__ sin, const int64_t* __restrict__ position, typename A::Storage* keys,
-    typename A::Storage* values, float* __restrict__ partial, int heads, int kv_heads, int hd, int64_t capacity,
-    int splits, float scale) {
+__global__ void __launch_bounds__(kThreads)
+    attend_split_kernel(const typename A::Storage* __restrict__ qkv,
+                        const typename A::Storage* __restrict__ cos,
+                        const typename A::Storage* __restrict__ sin,
+                        const int64_t* __restrict__ position, typename A::Storage* keys,
+                        typename A::Storage* values, float* __restrict__ partial, int heads,
+                        int kv_heads, int hd, int64_t capacity, int splits, float scale) {
   extern __shared__ float smem[];
   const int groups = heads / kv_heads;
   float* q = smem;
@@ -176,12 +184,14 @@ __global__ void __launch_bounds__(kThreads) attend_split_kernel(
   const int t = static_cast<int>(threadIdx.x);
   const int64_t p = *position;
   const int64_t row = (p >= 0 && p < capacity ? p : 0) * hd;
-  rotate_and_write<A>(qkv, cos + row, sin + row, q, keys, values, j, heads, kv_heads, hd, capacity, p, start);
+  rotate_and_write<A>(qkv, cos + row, sin + row, q, keys, values, j, heads, kv_heads, hd, capacity,
+                      p, start);
   __syncthreads();  // q, and the token's key and value row, seen by every thread of the block
   chunk_scores<A>(keys + (int64_t(j) * capacity + start) * hd, q, score, count, groups, hd, scale);
   __syncthreads();
 
-  // The chunk's softmax pieces per query head: its max m and Σ exp(score − m); scores become weights.
+  // The chunk's softmax pieces per query head: its max m and Σ exp(score − m); scores become
+  // weights.
   const int stride = hd + 2;
   if (t < groups) {
     float* weights = score + t * kChunk;
@@ -208,10 +218,9 @@ __global__ void __launch_bounds__(kThreads) attend_split_kernel(
 }
 
 template <typename A>
-__global__ void __launch_bounds__(kThreads) combine_kernel(const float* __restrict__ partial,
-                                                           const int64_t* __restrict__ position,
-                                                           typename A::Storage* __restrict__ out, int hd,
-                                                           int64_t capacity, int splits) {
+__global__ void __launch_bounds__(kThreads)
+    combine_kernel(const float* __restrict__ partial, const int64_t* __restrict__ position,
+                   typename A::Storage* __restrict__ out, int hd, int64_t capacity, int splits) {
   const int h = static_cast<int>(blockIdx.x);
   const int used = static_cast<int>((length_of(position, capacity) + kChunk - 1) / kChunk);
   const int stride = hd + 2;
@@ -230,23 +239,29 @@ __global__ void __launch_bounds__(kThreads) combine_kernel(const float* __restri
 template <typename A>
 void launch(const DecodeAttentionArgs& a, cudaStream_t stream) {
   using S = typename A::Storage;
-  const int heads = static_cast<int>(a.heads), kv = static_cast<int>(a.kv_heads), hd = static_cast<int>(a.head_dim);
+  const int heads = static_cast<int>(a.heads), kv = static_cast<int>(a.kv_heads),
+            hd = static_cast<int>(a.head_dim);
   const int splits = static_cast<int>(decode_attention_splits(a.capacity));
-  const std::size_t smem = sizeof(float) * static_cast<std::size_t>(heads / kv) * (hd + kChunk + (kThreads / hd) * hd);
+  const std::size_t smem =
+      sizeof(float) * static_cast<std::size_t>(heads / kv) * (hd + kChunk + (kThreads / hd) * hd);
   attend_split_kernel<A><<<dim3(kv, splits), kThreads, smem, stream>>>(
-      static_cast<const S*>(a.qkv), static_cast<const S*>(a.cos), static_cast<const S*>(a.sin), a.position,
-      static_cast<S*>(a.keys), static_cast<S*>(a.values), a.partial, heads, kv, hd, a.capacity, splits, a.scale);
-  combine_kernel<A><<<heads, kThreads, 0, stream>>>(a.partial, a.position, static_cast<S*>(a.out), hd, a.capacity,
-                                                    splits);
+      static_cast<const S*>(a.qkv), static_cast<const S*>(a.cos), static_cast<const S*>(a.sin),
+      a.position, static_cast<S*>(a.keys), static_cast<S*>(a.values), a.partial, heads, kv, hd,
+      a.capacity, splits, a.scale);
+  combine_kernel<A><<<heads, kThreads, 0, stream>>>(a.partial, a.position, static_cast<S*>(a.out),
+                                                    hd, a.capacity, splits);
 }
 
 }  // namespace
 
 bool decode_attention(const DecodeAttentionArgs& a, void* stream) {
-  if (a.heads < 1 || a.kv_heads < 1 || a.heads % a.kv_heads != 0 || a.heads / a.kv_heads > kDecodeAttentionMaxGroups) {
+  if (a.heads < 1 || a.kv_heads < 1 || a.heads % a.kv_heads != 0 ||
+      a.heads / a.kv_heads > kDecodeAttentionMaxGroups) {
     return false;
   }
-  if (a.head_dim < 2 || a.head_dim % 2 != 0 || a.head_dim > kDecodeAttentionMaxHeadDim || a.capacity < 1) return false;
+  if (a.head_dim < 2 || a.head_dim % 2 != 0 || a.head_dim > kDecodeAttentionMaxHeadDim ||
+      a.capacity < 1)
+    return false;
   // The grid's y dimension holds up to 65,535 chunks; heads fit an int many times over.
   if (decode_attention_splits(a.capacity) > 65535 || a.heads > 65535) return false;
   if (!a.qkv || !a.cos || !a.sin || !a.position || !a.keys || !a.values || !a.out || !a.partial) {
@@ -254,10 +269,17 @@ bool decode_attention(const DecodeAttentionArgs& a, void* stream) {
   }
   const auto s = static_cast<cudaStream_t>(stream);
   switch (a.type) {
-    case ActType::kFloat32: launch<ActF32>(a, s); break;
-    case ActType::kFloat16: launch<ActF16>(a, s); break;
-    case ActType::kBFloat16: launch<ActBF16>(a, s); break;
-    default: return false;
+    case ActType::kFloat32:
+      launch<ActF32>(a, s);
+      break;
+    case ActType::kFloat16:
+      launch<ActF16>(a, s);
+      break;
+    case ActType::kBFloat16:
+      launch<ActBF16>(a, s);
+      break;
+    default:
+      return false;
   }
   check_launch("decode_attention");
   return true;

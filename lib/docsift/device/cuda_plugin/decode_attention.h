@@ -20,19 +20,21 @@ constexpr int64_t kDecodeAttentionChunk = 32;
 constexpr int64_t kDecodeAttentionMaxHeadDim = 256;
 constexpr int64_t kDecodeAttentionMaxGroups = 16;
 
-// Every tensor is row-major contiguous, of `type` unless said, device memory of the stream's device.
+// Every tensor is row-major contiguous, of `type` unless said, device memory of the stream's
+// device.
 struct DecodeAttentionArgs {
   ActType type = ActType::kFloat32;
-  const void* qkv = nullptr;         // [heads + 2·kv_heads, head_dim]: the token's q heads, k heads, v heads
-  const void* cos = nullptr;         // [capacity, head_dim]: RoPE's tables, row p for position p
+  const void* qkv =
+      nullptr;  // [heads + 2·kv_heads, head_dim]: the token's q heads, k heads, v heads
+  const void* cos = nullptr;  // [capacity, head_dim]: RoPE's tables, row p for position p
   const void* sin = nullptr;
-  const int64_t* position = nullptr; // [1] int64: the token's position, 0 ≤ position < capacity
-  void* keys = nullptr;              // [kv_heads, capacity, head_dim]: the layer's cache
+  const int64_t* position = nullptr;  // [1] int64: the token's position, 0 ≤ position < capacity
+  void* keys = nullptr;               // [kv_heads, capacity, head_dim]: the layer's cache
   void* values = nullptr;
-  void* out = nullptr;               // [heads, head_dim]: the attention output
-  float* partial = nullptr;          // scratch [heads, splits(capacity), head_dim + 2] float32
+  void* out = nullptr;       // [heads, head_dim]: the attention output
+  float* partial = nullptr;  // scratch [heads, splits(capacity), head_dim + 2] float32
   int64_t heads = 0, kv_heads = 0, head_dim = 0, capacity = 0;
-  float scale = 1.f;                 // the scores' factor, 1/√head_dim as LibTorch's default
+  float scale = 1.f;  // the scores' factor, 1/√head_dim as LibTorch's default
 };
 
 // The split count for a cache of `capacity` positions, and the floats `partial` must hold (inline:
@@ -48,7 +50,8 @@ inline int64_t decode_attention_partial_floats(int64_t heads, int64_t head_dim, 
 //   rope(x)[i]   = round(round(x[i] · cos[p, i]) + round(rot(x)[i] · sin[p, i])),
 //                  rot(x) = (−x[h/2 …], x[… h/2]): model::apply_rope's ops and roundings
 //   keys[j, p]   = rope(k_j), values[j, p] = v_j
-//   out[h]       = softmax(scale · rope(q_h) · keys[j, 0..p]ᵀ) · values[j, 0..p], j = h / (heads / kv_heads)
+//   out[h]       = softmax(scale · rope(q_h) · keys[j, 0..p]ᵀ) · values[j, 0..p], j = h / (heads /
+//   kv_heads)
 // scores, softmax and sums in float32, out rounded once. Entries past p are never read (the cache
 // there may hold anything).
 // Returns true when launched; false, launching nothing, when the call is not one the kernels take

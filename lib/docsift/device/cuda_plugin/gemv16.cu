@@ -1,10 +1,11 @@
 // The decode GEMV with weights in the activations' type (see gemv16.h), built as the int8 kernel
 // (w8a16_gemv.cu) is, on the same pieces (gemv_common.cuh):
 //   - a warp owns 4 consecutive output channels (8 weight rows for kSwiGLU: the 4 gate rows and
-//     their 4 up rows, so the epilogue has both halves of each output in the block); each lane reads
-//     16 weights of each row at a time (two 16-byte loads for 16-bit types, four for float32),
-//     streamed past L1, with up to 16 loads in flight per lane before the first is used;
-//   - the warp's lanes read consecutive 16-element slices of a row, and the `split` warps sharing an
+//     their 4 up rows, so the epilogue has both halves of each output in the block); each lane
+//     reads 16 weights of each row at a time (two 16-byte loads for 16-bit types, four for
+//     float32), streamed past L1, with up to 16 loads in flight per lane before the first is used;
+//   - the warp's lanes read consecutive 16-element slices of a row, and the `split` warps sharing
+//   an
 //     output group interleave their slices of k, so a block step reads one contiguous stretch;
 //   - x (rows × k, a few KiB) is read with 16-byte loads through L1/L2, shared by every warp;
 //   - partial sums: reduce-scatter over the warp, then the split warps through shared memory; one
@@ -42,8 +43,8 @@ __host__ __device__ constexpr int unroll_for() {
 // x points at row 0 (row r starts r·k elements later); wrow[g] at weight row g of the warp.
 template <typename A, int kRows, int kWRows, int kVectors>
 __device__ __forceinline__ void accumulate(const typename A::Storage* __restrict__ x, int64_t k,
-                                           const typename A::Storage* const (&wrow)[kWRows], int v, int stride,
-                                           float (&acc)[kRows][kWRows]) {
+                                           const typename A::Storage* const (&wrow)[kWRows], int v,
+                                           int stride, float (&acc)[kRows][kWRows]) {
   uint4 wq[kVectors][kWRows][A::kLoads];
 #pragma unroll
   for (int u = 0; u < kVectors; ++u) {
@@ -79,18 +80,21 @@ __device__ __forceinline__ void accumulate(const typename A::Storage* __restrict
 }
 
 // Grid: ceil(n / (groups_per_block · 4)) blocks of kThreads. Block b, warp w: output group
-// (b · groups_per_block + w >> split_log2), outputs 4·group .. 4·group + 3, k-slice w & (split − 1).
+// (b · groups_per_block + w >> split_log2), outputs 4·group .. 4·group + 3, k-slice w & (split −
+// 1).
 template <typename A, int kRows, bool kSwiGLU>
 __global__ void __launch_bounds__(kThreads, 2)
-    gemv16_kernel(const typename A::Storage* __restrict__ x, const typename A::Storage* __restrict__ w,
-                  const typename A::Storage* __restrict__ bias, typename A::Storage* __restrict__ y, int64_t n,
-                  int64_t k, int split_log2) {
+    gemv16_kernel(const typename A::Storage* __restrict__ x,
+                  const typename A::Storage* __restrict__ w,
+                  const typename A::Storage* __restrict__ bias, typename A::Storage* __restrict__ y,
+                  int64_t n, int64_t k, int split_log2) {
   constexpr int kWRows = kSwiGLU ? 2 * kOutsPerGroup : kOutsPerGroup;
   constexpr int kPadded = next_pow2(kRows * kWRows);
   __shared__ float partial[kWarpsPerBlock][kPadded];
 
   const WarpTile tile = warp_tile<kOutsPerGroup>(split_log2);
-  const int lane = tile.lane, warp = tile.warp, split = tile.split, groups_per_block = tile.groups_per_block;
+  const int lane = tile.lane, warp = tile.warp, split = tile.split,
+            groups_per_block = tile.groups_per_block;
   const int64_t out0 = tile.out0;
 
   // Outputs past n (the last block's tail) read row n − 1 again rather than branch per load; a
@@ -135,14 +139,16 @@ __global__ void __launch_bounds__(kThreads, 2)
     y[r * n + out] = A::from_float(result);
   } else {
     const float gate = A::round(sum_of(g) + (bias != nullptr ? A::load(bias + out) : 0.f));
-    const float up = A::round(sum_of(kOutsPerGroup + g) + (bias != nullptr ? A::load(bias + n + out) : 0.f));
+    const float up =
+        A::round(sum_of(kOutsPerGroup + g) + (bias != nullptr ? A::load(bias + n + out) : 0.f));
     const float silu = A::round(gate / (1.f + expf(-gate)));
     y[r * n + out] = A::from_float(silu * up);
   }
 }
 
 template <typename A, int kRows, bool kSwiGLU>
-void launch_rows(const void* x, const void* w, const void* bias, void* y, int64_t n, int64_t k, cudaStream_t stream) {
+void launch_rows(const void* x, const void* w, const void* bias, void* y, int64_t n, int64_t k,
+                 cudaStream_t stream) {
   using S = typename A::Storage;
   static const int resident = blocks_per_sm(gemv16_kernel<A, kRows, kSwiGLU>);
   const int64_t groups = (n + kOutsPerGroup - 1) / kOutsPerGroup;
@@ -151,24 +157,32 @@ void launch_rows(const void* x, const void* w, const void* bias, void* y, int64_
   const int64_t groups_per_block = kWarpsPerBlock >> split_log2;
   const int64_t blocks = (groups + groups_per_block - 1) / groups_per_block;
   gemv16_kernel<A, kRows, kSwiGLU><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const S*>(x), static_cast<const S*>(w), static_cast<const S*>(bias), static_cast<S*>(y), n, k,
-      split_log2);
+      static_cast<const S*>(x), static_cast<const S*>(w), static_cast<const S*>(bias),
+      static_cast<S*>(y), n, k, split_log2);
 }
 
 template <typename A, bool kSwiGLU>
-void launch(const void* x, const void* w, const void* bias, void* y, int64_t rows, int64_t n, int64_t k,
-            cudaStream_t stream) {
+void launch(const void* x, const void* w, const void* bias, void* y, int64_t rows, int64_t n,
+            int64_t k, cudaStream_t stream) {
   switch (rows) {
-    case 1: launch_rows<A, 1, kSwiGLU>(x, w, bias, y, n, k, stream); break;
-    case 2: launch_rows<A, 2, kSwiGLU>(x, w, bias, y, n, k, stream); break;
-    case 3: launch_rows<A, 3, kSwiGLU>(x, w, bias, y, n, k, stream); break;
-    default: launch_rows<A, 4, kSwiGLU>(x, w, bias, y, n, k, stream); break;
+    case 1:
+      launch_rows<A, 1, kSwiGLU>(x, w, bias, y, n, k, stream);
+      break;
+    case 2:
+      launch_rows<A, 2, kSwiGLU>(x, w, bias, y, n, k, stream);
+      break;
+    case 3:
+      launch_rows<A, 3, kSwiGLU>(x, w, bias, y, n, k, stream);
+      break;
+    default:
+      launch_rows<A, 4, kSwiGLU>(x, w, bias, y, n, k, stream);
+      break;
   }
 }
 
 template <typename A>
-void launch_type(GemvEpilogue epilogue, const void* x, const void* w, const void* bias, void* y, int64_t rows,
-                 int64_t n, int64_t k, cudaStream_t stream) {
+void launch_type(GemvEpilogue epilogue, const void* x, const void* w, const void* bias, void* y,
+                 int64_t rows, int64_t n, int64_t k, cudaStream_t stream) {
   if (epilogue == GemvEpilogue::kSwiGLU) {
     launch<A, true>(x, w, bias, y, rows, n, k, stream);
   } else {
@@ -178,8 +192,8 @@ void launch_type(GemvEpilogue epilogue, const void* x, const void* w, const void
 
 }  // namespace
 
-bool gemv16(ActType type, GemvEpilogue epilogue, const void* x, const void* w, const void* bias, void* y, int64_t rows,
-            int64_t n, int64_t k, void* stream) {
+bool gemv16(ActType type, GemvEpilogue epilogue, const void* x, const void* w, const void* bias,
+            void* y, int64_t rows, int64_t n, int64_t k, void* stream) {
   static_assert(kGemv16MaxRows == 4, "launch() instantiates rows 1..4");
   if (rows < 1 || rows > kGemv16MaxRows || n < 0 || k < 1 || k % 16 != 0) return false;
   if (n / kOutsPerGroup >= INT32_MAX || k / 16 >= INT32_MAX - 2048) return false;
@@ -189,10 +203,17 @@ bool gemv16(ActType type, GemvEpilogue epilogue, const void* x, const void* w, c
   static_assert(kMaxUnroll * kThreads <= 2048, "the k loop's index stays in int");
   const auto s = static_cast<cudaStream_t>(stream);
   switch (type) {
-    case ActType::kFloat32: launch_type<ActF32>(epilogue, x, w, bias, y, rows, n, k, s); break;
-    case ActType::kFloat16: launch_type<ActF16>(epilogue, x, w, bias, y, rows, n, k, s); break;
-    case ActType::kBFloat16: launch_type<ActBF16>(epilogue, x, w, bias, y, rows, n, k, s); break;
-    default: return false;
+    case ActType::kFloat32:
+      launch_type<ActF32>(epilogue, x, w, bias, y, rows, n, k, s);
+      break;
+    case ActType::kFloat16:
+      launch_type<ActF16>(epilogue, x, w, bias, y, rows, n, k, s);
+      break;
+    case ActType::kBFloat16:
+      launch_type<ActBF16>(epilogue, x, w, bias, y, rows, n, k, s);
+      break;
+    default:
+      return false;
   }
   check_launch("gemv16");
   return true;

@@ -43,7 +43,7 @@ constexpr int64_t kGemv16MaxRows = 4;
 //   - x or w not 16-byte aligned (with k % 16 == 0 every row then is too);
 //   - x, w or y nullptr.
 // Throws std::runtime_error with cudaGetErrorString's text when the launch fails.
-bool gemv16(ActType type, GemvEpilogue epilogue, const void* x, const void* w, const void* bias, void* y, int64_t rows,
-            int64_t n, int64_t k, void* stream);
+bool gemv16(ActType type, GemvEpilogue epilogue, const void* x, const void* w, const void* bias,
+            void* y, int64_t rows, int64_t n, int64_t k, void* stream);
 
 }  // namespace docsift::device::cuda_plugin

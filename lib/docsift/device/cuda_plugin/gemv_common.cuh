@@ -26,11 +26,11 @@ __host__ __device__ constexpr int next_pow2(int v) {
 
 // --- element types -------------------------------------------------------------------------------
 // Storage: the element as memory holds it (half and bfloat16 as their 16 bits, so no operator or
-// constructor of the CUDA types is needed). kLoads: 16-byte loads for 16 elements. chunk(): elements
-// 4j..4j+3 of the 16 held in `raw`, as float. load(): one element as float; from_float(): rounded
-// to nearest-even into Storage; round(): that rounding read back as float (the identity for float32);
-// to_float(): an element already loaded (load() reads through the read-only cache, which memory the
-// same kernel writes must not use).
+// constructor of the CUDA types is needed). kLoads: 16-byte loads for 16 elements. chunk():
+// elements 4j..4j+3 of the 16 held in `raw`, as float. load(): one element as float; from_float():
+// rounded to nearest-even into Storage; round(): that rounding read back as float (the identity for
+// float32); to_float(): an element already loaded (load() reads through the read-only cache, which
+// memory the same kernel writes must not use).
 
 struct ActF32 {
   using Storage = float;
@@ -63,7 +63,9 @@ struct ActF16 {
     f[3] = widen(b >> 16);
   }
   __device__ static __forceinline__ float load(const Storage* p) { return widen(__ldg(p)); }
-  __device__ static __forceinline__ Storage from_float(float v) { return __half_as_ushort(__float2half_rn(v)); }
+  __device__ static __forceinline__ Storage from_float(float v) {
+    return __half_as_ushort(__float2half_rn(v));
+  }
   __device__ static __forceinline__ float round(float v) { return widen(from_float(v)); }
   __device__ static __forceinline__ float to_float(Storage s) { return widen(s); }
 };
@@ -71,7 +73,8 @@ struct ActF16 {
 struct ActBF16 {
   using Storage = unsigned short;
   static constexpr int kLoads = 2;
-  // bfloat16 is the top half of a float32: widening is a shift, exact, and needs no sm_80 instruction.
+  // bfloat16 is the top half of a float32: widening is a shift, exact, and needs no sm_80
+  // instruction.
   __device__ static __forceinline__ void chunk(const uint4 (&raw)[kLoads], int j, float (&f)[4]) {
     const uint4& q = raw[j / 2];
     const unsigned a = (j % 2) ? q.z : q.x;
@@ -87,8 +90,12 @@ struct ActBF16 {
   __device__ static __forceinline__ Storage from_float(float v) {
     return __bfloat16_as_ushort(__float2bfloat16_rn(v));
   }
-  __device__ static __forceinline__ float round(float v) { return __uint_as_float(unsigned{from_float(v)} << 16); }
-  __device__ static __forceinline__ float to_float(Storage s) { return __uint_as_float(unsigned{s} << 16); }
+  __device__ static __forceinline__ float round(float v) {
+    return __uint_as_float(unsigned{from_float(v)} << 16);
+  }
+  __device__ static __forceinline__ float to_float(Storage s) {
+    return __uint_as_float(unsigned{s} << 16);
+  }
 };
 
 // 16 bytes of weights, one read-only load that does not allocate in L1: each weight byte is used
@@ -147,8 +154,8 @@ __device__ __forceinline__ WarpTile warp_tile(int split_log2) {
 // The 16 activations of each of the kRows rows of x (row r starts r·k elements in) at column col,
 // 16-byte loads through the read-only cache: x is small and every warp of the grid reads it.
 template <typename A, int kRows>
-__device__ __forceinline__ void load_x_slice(const typename A::Storage* __restrict__ x, int64_t k, int64_t col,
-                                             uint4 (&xq)[kRows][A::kLoads]) {
+__device__ __forceinline__ void load_x_slice(const typename A::Storage* __restrict__ x, int64_t k,
+                                             int64_t col, uint4 (&xq)[kRows][A::kLoads]) {
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     const uint4* xp = reinterpret_cast<const uint4*>(x + r * k + col);
@@ -161,9 +168,11 @@ __device__ __forceinline__ void load_x_slice(const typename A::Storage* __restri
 // partial[warp][r·kCols + c], then the block synchronised: every warp's sums are in shared memory.
 template <int kRows, int kCols, int kPadded>
 __device__ __forceinline__ void warp_sums_to_shared(const float (&acc)[kRows][kCols],
-                                                    float (&partial)[kWarpsPerBlock][kPadded], int lane, int warp) {
+                                                    float (&partial)[kWarpsPerBlock][kPadded],
+                                                    int lane, int warp) {
   constexpr int kValues = kRows * kCols;
-  static_assert(kPadded == next_pow2(kValues) && kPadded <= kWarp, "one value per lane at most after the reduce-scatter");
+  static_assert(kPadded == next_pow2(kValues) && kPadded <= kWarp,
+                "one value per lane at most after the reduce-scatter");
   float vals[kPadded];
 #pragma unroll
   for (int i = 0; i < kPadded; ++i) vals[i] = i < kValues ? acc[i / kCols][i % kCols] : 0.f;
@@ -182,7 +191,8 @@ struct OutputSlot {
   int64_t out = 0;
 };
 template <int kRows, int kOutsPerGroup>
-__device__ __forceinline__ bool output_slot(int groups_per_block, int split_log2, int64_t n, OutputSlot& slot) {
+__device__ __forceinline__ bool output_slot(int groups_per_block, int split_log2, int64_t n,
+                                            OutputSlot& slot) {
   const int outs_per_block = groups_per_block * kOutsPerGroup;
   const int t = static_cast<int>(threadIdx.x);
   if (t >= kRows * outs_per_block) return false;
@@ -194,18 +204,19 @@ __device__ __forceinline__ bool output_slot(int groups_per_block, int split_log2
 }
 
 // How many warps share one output group's k (log2). A warp's time is about its vectors per lane
-// plus a fixed part (the reduction, the epilogue, the load latency it cannot hide), and warps run in
-// waves of warp_slots (SMs × resident warps per SM): cost(split) = waves · (vectors per lane + 1),
-// the smallest cost wins, a tie goes to the larger split (more SMs busy when the grid is small).
-// Splitting helps short, wide matrices least and small or long ones most. On H100 (132 SMs) this
-// picked within 2% of the best split on average over 20 LLM shapes × 1/2/4/8 rows for the int8
+// plus a fixed part (the reduction, the epilogue, the load latency it cannot hide), and warps run
+// in waves of warp_slots (SMs × resident warps per SM): cost(split) = waves · (vectors per lane +
+// 1), the smallest cost wins, a tie goes to the larger split (more SMs busy when the grid is
+// small). Splitting helps short, wide matrices least and small or long ones most. On H100 (132 SMs)
+// this picked within 2% of the best split on average over 20 LLM shapes × 1/2/4/8 rows for the int8
 // kernel (worst case 18%, on a 7 µs shape), where a fixed split 1 averaged 24% slower.
 inline int split_log2_for(int64_t groups, int64_t vectors, int64_t warp_slots) {
   int best = 0;
   int64_t best_cost = INT64_MAX;
   for (int split_log2 = 0; split_log2 <= kMaxSplitLog2; ++split_log2) {
     const int64_t waves = ((groups << split_log2) + warp_slots - 1) / warp_slots;
-    const int64_t per_lane = (vectors + (int64_t{kWarp} << split_log2) - 1) / (int64_t{kWarp} << split_log2);
+    const int64_t per_lane =
+        (vectors + (int64_t{kWarp} << split_log2) - 1) / (int64_t{kWarp} << split_log2);
     const int64_t cost = waves * (per_lane + 1);
     if (cost <= best_cost) {
       best_cost = cost;
@@ -221,7 +232,8 @@ inline int multiprocessors() {
   int device = 0;
   int sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1) {
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      sms < 1) {
     return 80;
   }
   return sms;
@@ -232,7 +244,8 @@ inline int multiprocessors() {
 template <typename Kernel>
 int blocks_per_sm(Kernel kernel) {
   int blocks = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0) != cudaSuccess || blocks < 1) {
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0) != cudaSuccess ||
+      blocks < 1) {
     return 2;
   }
   return blocks;

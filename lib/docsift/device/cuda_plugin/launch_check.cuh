@@ -13,7 +13,8 @@ namespace docsift::device::cuda_plugin {
 inline void check_launch(const char* kernel) {
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) {
-    throw std::runtime_error(std::string(kernel) + ": kernel launch failed: " + cudaGetErrorString(err));
+    throw std::runtime_error(std::string(kernel) +
+                             ": kernel launch failed: " + cudaGetErrorString(err));
   }
 }
 

@@ -8,17 +8,18 @@
 #include <memory>
 
 #include "docsift/device/cuda_backend.h"
-#include "docsift/device/readings.h"
 #include "docsift/device/devices.h"
+#include "docsift/device/readings.h"
 
 namespace docsift::device::cuda_plugin {
 
-CudaStatus status();                              // status.cpp
-DeviceMemory read_memory(c10::Device device);     // allocator.cpp
+CudaStatus status();                           // status.cpp
+DeviceMemory read_memory(c10::Device device);  // allocator.cpp
 void empty_cache();
 void reset_peak(c10::Device device);
 void synchronize(c10::Device device);
 void set_memory_fraction(c10::Device device, double fraction);
-std::unique_ptr<CudaGraph> capture_graph(c10::Device device, const std::function<void()>& body);  // graph.cpp
+std::unique_ptr<CudaGraph> capture_graph(c10::Device device,
+                                         const std::function<void()>& body);  // graph.cpp
 
 }  // namespace docsift::device::cuda_plugin

@@ -36,7 +36,8 @@ CudaStatus status() {
   status.compiled = true;
   int runtime = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
-    status.runtime_version = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+    status.runtime_version =
+        std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
   }
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
@@ -75,7 +76,8 @@ CudaStatus status() {
       d.total_bytes = prop.totalGlobalMem;
     }
     size_t free_bytes = 0, total_bytes = 0;
-    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+    if (cudaSetDevice(i) == cudaSuccess &&
+        cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
       d.free_bytes = free_bytes;
       d.total_bytes = total_bytes;
     }

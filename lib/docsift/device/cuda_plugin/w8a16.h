@@ -30,7 +30,8 @@ constexpr int64_t kW8A16MaxRows = 8;
 // Returns true when the kernel was launched (asynchronously on `stream`), or when n == 0 and
 // there is nothing to do. Returns false, launching nothing, when the call is not one this kernel
 // takes, and the caller then uses its portable path:
-//   - rows < 1 or rows > kW8A16MaxRows, n < 0, k < 0, n ≥ 4 · (2^31 − 1) or k / 16 > 2^31 − 1 − 512;
+//   - rows < 1 or rows > kW8A16MaxRows, n < 0, k < 0, n ≥ 4 · (2^31 − 1) or k / 16 > 2^31 − 1 −
+//   512;
 //   - k % 16 != 0: each lane reads 16 weights (16 bytes) at a time, with no tail loop;
 //   - x or w not 16-byte aligned (the address of element 0): with k % 16 == 0 every row of w
 //     (k bytes) and of x (2k or 4k bytes) then starts 16-byte aligned too, which the vector loads
@@ -40,7 +41,7 @@ constexpr int64_t kW8A16MaxRows = 8;
 // k == 0 is taken: y = bias, or 0 without one.
 // Throws std::runtime_error, with cudaGetErrorString's text, when the launch fails (this includes
 // an earlier asynchronous error still pending on the thread, as any launch check does).
-bool w8a16_gemv(ActType type, const void* x, const int8_t* w, const float* scale, const void* bias, void* y,
-                int64_t rows, int64_t n, int64_t k, void* stream);
+bool w8a16_gemv(ActType type, const void* x, const int8_t* w, const float* scale, const void* bias,
+                void* y, int64_t rows, int64_t n, int64_t k, void* stream);
 
 }  // namespace docsift::device::cuda_plugin

@@ -73,13 +73,14 @@ __device__ __forceinline__ void int8x4_to_float(unsigned packed, float (&f)[4]) 
 // x points at row 0 (row r starts r·k elements later); wrow[g] at the weight row of output g.
 template <typename A, int kRows, int kVectors>
 __device__ __forceinline__ void accumulate(const typename A::Storage* __restrict__ x, int64_t k,
-                                           const int8_t* const (&wrow)[kOutsPerWarp], int v, int stride,
-                                           float (&acc)[kRows][kOutsPerWarp]) {
+                                           const int8_t* const (&wrow)[kOutsPerWarp], int v,
+                                           int stride, float (&acc)[kRows][kOutsPerWarp]) {
   uint4 wq[kVectors][kOutsPerWarp];
 #pragma unroll
   for (int u = 0; u < kVectors; ++u) {
 #pragma unroll
-    for (int g = 0; g < kOutsPerWarp; ++g) wq[u][g] = load_weights(wrow[g] + int64_t(v + u * stride) * 16);
+    for (int g = 0; g < kOutsPerWarp; ++g)
+      wq[u][g] = load_weights(wrow[g] + int64_t(v + u * stride) * 16);
   }
 #pragma unroll
   for (int u = 0; u < kVectors; ++u) {
@@ -130,7 +131,8 @@ __global__ void __launch_bounds__(kThreads, 2)
   __shared__ float partial[kWarpsPerBlock][kPadded];
 
   const WarpTile tile = warp_tile<kOutsPerWarp>(split_log2);
-  const int lane = tile.lane, warp = tile.warp, split = tile.split, groups_per_block = tile.groups_per_block;
+  const int lane = tile.lane, warp = tile.warp, split = tile.split,
+            groups_per_block = tile.groups_per_block;
   const int64_t out0 = tile.out0;
 
   // Outputs past n (the last block's tail) read row n - 1 again rather than branch per load; a
@@ -171,11 +173,11 @@ __global__ void __launch_bounds__(kThreads, 2)
 // --- launch --------------------------------------------------------------------------------------
 
 template <typename A, int kRows>
-void launch_rows(const void* x, const int8_t* w, const float* scale, const void* bias, void* y, int64_t n, int64_t k,
-                 cudaStream_t stream) {
+void launch_rows(const void* x, const int8_t* w, const float* scale, const void* bias, void* y,
+                 int64_t n, int64_t k, cudaStream_t stream) {
   using S = typename A::Storage;
-  // Resident blocks per SM of this instantiation (its register count decides: 2 or 3 on sm_70..sm_90),
-  // asked once per process: __launch_bounds__(kThreads, 2) guarantees 2.
+  // Resident blocks per SM of this instantiation (its register count decides: 2 or 3 on
+  // sm_70..sm_90), asked once per process: __launch_bounds__(kThreads, 2) guarantees 2.
   static const int resident = blocks_per_sm(w8a16_gemv_kernel<A, kRows>);
   const int64_t groups = (n + kOutsPerWarp - 1) / kOutsPerWarp;
   const int64_t warp_slots = int64_t{multiprocessors()} * resident * kWarpsPerBlock;
@@ -183,28 +185,45 @@ void launch_rows(const void* x, const int8_t* w, const float* scale, const void*
   const int64_t groups_per_block = kWarpsPerBlock >> split_log2;
   const int64_t blocks = (groups + groups_per_block - 1) / groups_per_block;
   w8a16_gemv_kernel<A, kRows><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const S*>(x), w, scale, static_cast<const S*>(bias), static_cast<S*>(y), n, k, split_log2);
+      static_cast<const S*>(x), w, scale, static_cast<const S*>(bias), static_cast<S*>(y), n, k,
+      split_log2);
 }
 
 template <typename A>
-void launch(const void* x, const int8_t* w, const float* scale, const void* bias, void* y, int64_t rows, int64_t n,
-            int64_t k, cudaStream_t stream) {
+void launch(const void* x, const int8_t* w, const float* scale, const void* bias, void* y,
+            int64_t rows, int64_t n, int64_t k, cudaStream_t stream) {
   switch (rows) {
-    case 1: launch_rows<A, 1>(x, w, scale, bias, y, n, k, stream); break;
-    case 2: launch_rows<A, 2>(x, w, scale, bias, y, n, k, stream); break;
-    case 3: launch_rows<A, 3>(x, w, scale, bias, y, n, k, stream); break;
-    case 4: launch_rows<A, 4>(x, w, scale, bias, y, n, k, stream); break;
-    case 5: launch_rows<A, 5>(x, w, scale, bias, y, n, k, stream); break;
-    case 6: launch_rows<A, 6>(x, w, scale, bias, y, n, k, stream); break;
-    case 7: launch_rows<A, 7>(x, w, scale, bias, y, n, k, stream); break;
-    default: launch_rows<A, 8>(x, w, scale, bias, y, n, k, stream); break;
+    case 1:
+      launch_rows<A, 1>(x, w, scale, bias, y, n, k, stream);
+      break;
+    case 2:
+      launch_rows<A, 2>(x, w, scale, bias, y, n, k, stream);
+      break;
+    case 3:
+      launch_rows<A, 3>(x, w, scale, bias, y, n, k, stream);
+      break;
+    case 4:
+      launch_rows<A, 4>(x, w, scale, bias, y, n, k, stream);
+      break;
+    case 5:
+      launch_rows<A, 5>(x, w, scale, bias, y, n, k, stream);
+      break;
+    case 6:
+      launch_rows<A, 6>(x, w, scale, bias, y, n, k, stream);
+      break;
+    case 7:
+      launch_rows<A, 7>(x, w, scale, bias, y, n, k, stream);
+      break;
+    default:
+      launch_rows<A, 8>(x, w, scale, bias, y, n, k, stream);
+      break;
   }
 }
 
 }  // namespace
 
-bool w8a16_gemv(ActType type, const void* x, const int8_t* w, const float* scale, const void* bias, void* y,
-                int64_t rows, int64_t n, int64_t k, void* stream) {
+bool w8a16_gemv(ActType type, const void* x, const int8_t* w, const float* scale, const void* bias,
+                void* y, int64_t rows, int64_t n, int64_t k, void* stream) {
   static_assert(kW8A16MaxRows == 8, "the dispatch in launch() instantiates rows 1..8");
   if (rows < 1 || rows > kW8A16MaxRows || n < 0 || k < 0 || k % 16 != 0) return false;
   // The grid's x dimension takes up to 2^31 - 1 blocks of at least kOutsPerWarp outputs; the k loop
@@ -216,10 +235,17 @@ bool w8a16_gemv(ActType type, const void* x, const int8_t* w, const float* scale
 
   const auto s = static_cast<cudaStream_t>(stream);
   switch (type) {
-    case ActType::kFloat32: launch<ActF32>(x, w, scale, bias, y, rows, n, k, s); break;
-    case ActType::kFloat16: launch<ActF16>(x, w, scale, bias, y, rows, n, k, s); break;
-    case ActType::kBFloat16: launch<ActBF16>(x, w, scale, bias, y, rows, n, k, s); break;
-    default: return false;
+    case ActType::kFloat32:
+      launch<ActF32>(x, w, scale, bias, y, rows, n, k, s);
+      break;
+    case ActType::kFloat16:
+      launch<ActF16>(x, w, scale, bias, y, rows, n, k, s);
+      break;
+    case ActType::kBFloat16:
+      launch<ActBF16>(x, w, scale, bias, y, rows, n, k, s);
+      break;
+    default:
+      return false;
   }
   check_launch("w8a16_gemv");
   return true;

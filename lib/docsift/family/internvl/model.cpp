@@ -21,7 +21,8 @@ using namespace docsift::model;  // the shared blocks (model/) this family is bu
 
 struct InternVLModel::Weights {
   struct VisionLayer {
-    at::Tensor norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b, norm2_w, norm2_b, fc1_w, fc1_b, fc2_w, fc2_b, ls1, ls2;
+    at::Tensor norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b, norm2_w, norm2_b, fc1_w, fc1_b,
+        fc2_w, fc2_b, ls1, ls2;
   };
   at::Tensor cls, position, patch_w, patch_b;
   std::vector<VisionLayer> vision;
@@ -40,11 +41,14 @@ struct Names {
   static Names detect(const InternVLConfig& c, const WeightLoader& w) {
     Names n;
     if (c.layout == InternVLConfig::Layout::kOriginal) {
-      n = {"vision_model.", "mlp1.", "language_model.model.", "language_model.lm_head.weight", false};
+      n = {"vision_model.", "mlp1.", "language_model.model.", "language_model.lm_head.weight",
+           false};
     } else if (w.has("model.language_model.embed_tokens.weight")) {  // transformers >= 4.52
-      n = {"model.vision_tower.", "model.multi_modal_projector.", "model.language_model.", "lm_head.weight", true};
+      n = {"model.vision_tower.", "model.multi_modal_projector.", "model.language_model.",
+           "lm_head.weight", true};
     } else {  // the first -hf releases
-      n = {"vision_tower.", "multi_modal_projector.", "language_model.model.", "language_model.lm_head.weight", true};
+      n = {"vision_tower.", "multi_modal_projector.", "language_model.model.",
+           "language_model.lm_head.weight", true};
     }
     return n;
   }
@@ -65,11 +69,12 @@ memory::ModelShape memory_shape(const InternVLConfig& c, std::uint64_t parameter
   return m;
 }
 
-
 int InternVLModel::live_instances() { return g_live_models.load(); }
 
-InternVLModel::InternVLModel(const Checkpoint& checkpoint, const Numerics& numerics, at::Device device)
-    : config_(parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
+InternVLModel::InternVLModel(const Checkpoint& checkpoint, const Numerics& numerics,
+                             at::Device device)
+    : config_(
+          parse_internvl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
       numerics_(numerics),
       device_(device),
       w_(std::make_unique<Weights>()) {
@@ -82,12 +87,14 @@ InternVLModel::InternVLModel(const Checkpoint& checkpoint, const Numerics& numer
   // Vision tower.
   const std::string emb = n.vision + "embeddings.";
   w.cls = load.take(emb + (n.hf ? "cls_token" : "class_embedding"), {1, 1, cv});
-  w.position = load.take(emb + (n.hf ? "position_embeddings" : "position_embedding"), {1, grid * grid + 1, cv});
+  w.position = load.take(emb + (n.hf ? "position_embeddings" : "position_embedding"),
+                         {1, grid * grid + 1, cv});
   const std::string patch = emb + (n.hf ? "patch_embeddings.projection." : "patch_embedding.");
   w.patch_w = load.take(patch + "weight", {cv, 3, c.patch_size, c.patch_size});
   w.patch_b = load.take(patch + "bias", {cv});
   for (int64_t i = 0; i < c.vision_layers; ++i) {
-    const std::string p = n.vision + (n.hf ? "encoder.layer." : "encoder.layers.") + std::to_string(i) + ".";
+    const std::string p =
+        n.vision + (n.hf ? "encoder.layer." : "encoder.layers.") + std::to_string(i) + ".";
     Weights::VisionLayer l;
     const char* norm1 = n.hf ? "layernorm_before." : "norm1.";
     const char* norm2 = n.hf ? "layernorm_after." : "norm2.";
@@ -150,14 +157,15 @@ std::size_t InternVLModel::parameter_bytes() const {
     if (t.defined()) total += t.nbytes();
   };
   const Weights& w = *w_;
-  for (const auto* t : {&w.cls, &w.position, &w.patch_w, &w.patch_b, &w.proj_norm_w, &w.proj_norm_b, &w.proj1_w,
-                        &w.proj1_b, &w.proj2_w, &w.proj2_b}) {
+  for (const auto* t : {&w.cls, &w.position, &w.patch_w, &w.patch_b, &w.proj_norm_w, &w.proj_norm_b,
+                        &w.proj1_w, &w.proj1_b, &w.proj2_w, &w.proj2_b}) {
     add(*t);
   }
   total += w.text->parameter_bytes();
   for (const auto& l : w.vision) {
-    for (const auto* t : {&l.norm1_w, &l.norm1_b, &l.qkv_w, &l.qkv_b, &l.proj_w, &l.proj_b, &l.norm2_w, &l.norm2_b,
-                          &l.fc1_w, &l.fc1_b, &l.fc2_w, &l.fc2_b, &l.ls1, &l.ls2}) {
+    for (const auto* t :
+         {&l.norm1_w, &l.norm1_b, &l.qkv_w, &l.qkv_b, &l.proj_w, &l.proj_b, &l.norm2_w, &l.norm2_b,
+          &l.fc1_w, &l.fc1_b, &l.fc2_w, &l.fc2_b, &l.ls1, &l.ls2}) {
       add(*t);
     }
   }
@@ -179,11 +187,15 @@ at::Tensor InternVLModel::vision_tower(const at::Tensor& pixel_values) const {
   for (const auto& l : w.vision) {
     // Pre-norm block with layer scale: x += ls1·Attn(LN1(x)); x += ls2·MLP(LN2(x)).
     const at::Tensor h = layer_norm(x, l.norm1_w, l.norm1_b, c.vision_eps);
-    const at::Tensor qkv = linear(h, l.qkv_w, l.qkv_b).view({n, tokens, 3, heads, hd}).permute({2, 0, 3, 1, 4});
-    const at::Tensor a = attention(qkv[0], qkv[1], qkv[2], /*causal=*/false).transpose(1, 2).reshape({n, tokens, cv});
+    const at::Tensor qkv =
+        linear(h, l.qkv_w, l.qkv_b).view({n, tokens, 3, heads, hd}).permute({2, 0, 3, 1, 4});
+    const at::Tensor a = attention(qkv[0], qkv[1], qkv[2], /*causal=*/false)
+                             .transpose(1, 2)
+                             .reshape({n, tokens, cv});
     x = x.add(linear(a, l.proj_w, l.proj_b).mul(l.ls1));
-    const at::Tensor m = linear(at::gelu(linear(layer_norm(x, l.norm2_w, l.norm2_b, c.vision_eps), l.fc1_w, l.fc1_b)),
-                                l.fc2_w, l.fc2_b);
+    const at::Tensor m = linear(
+        at::gelu(linear(layer_norm(x, l.norm2_w, l.norm2_b, c.vision_eps), l.fc1_w, l.fc1_b)),
+        l.fc2_w, l.fc2_b);
     x = x.add(m.mul(l.ls2));
   }
   return x;  // no final norm in InternViT-300M
@@ -196,25 +208,29 @@ at::Tensor InternVLModel::image_features(const at::Tensor& pixel_values) const {
   const int64_t n = x.size(0), g = c.patches_per_side(), cv = c.vision_hidden;
   // Pixel shuffle (ps v2): output token (u, t) concatenates X(2u,2t), X(2u,2t+1), X(2u+1,2t),
   // X(2u+1,2t+1): [N, g/2, 2, g/2, 2, cv] → [N, g/2, g/2, 2, 2, cv] → [N, (g/2)², 4·cv].
-  const at::Tensor shuffled =
-      x.reshape({n, g / 2, 2, g / 2, 2, cv}).permute({0, 1, 3, 2, 4, 5}).reshape({n, (g / 2) * (g / 2), 4 * cv});
+  const at::Tensor shuffled = x.reshape({n, g / 2, 2, g / 2, 2, cv})
+                                  .permute({0, 1, 3, 2, 4, 5})
+                                  .reshape({n, (g / 2) * (g / 2), 4 * cv});
   const at::Tensor h = layer_norm(shuffled, w.proj_norm_w, w.proj_norm_b, 1e-5);
   return linear(at::gelu(linear(h, w.proj1_w, w.proj1_b)), w.proj2_w, w.proj2_b);
 }
 
-at::Tensor InternVLModel::embed_tokens(const at::Tensor& ids) const { return w_->text->embed_tokens(ids); }
+at::Tensor InternVLModel::embed_tokens(const at::Tensor& ids) const {
+  return w_->text->embed_tokens(ids);
+}
 
 at::Tensor InternVLModel::embed(const at::Tensor& ids, const at::Tensor& features) const {
   at::Tensor embeds = embed_tokens(ids).unsqueeze(0);  // [1, T, hidden]
   if (!features.defined()) return embeds;
   if (config_.image_token_id < 0) throw Error("InternVL: the image token id is not set");
-  const at::Tensor mask = ids.to(device_, at::kLong).eq(config_.image_token_id).unsqueeze(0);  // [1, T]
+  const at::Tensor mask =
+      ids.to(device_, at::kLong).eq(config_.image_token_id).unsqueeze(0);  // [1, T]
   const int64_t slots = mask.sum().item<int64_t>();
   const int64_t rows = features.size(0) * features.size(1);
   if (slots != rows) {
     throw Error("the prompt has " + std::to_string(slots) + " image tokens but the image gives " +
-                std::to_string(rows) + " features (" + std::to_string(features.size(0)) + " tiles × " +
-                std::to_string(features.size(1)) + ")");
+                std::to_string(rows) + " features (" + std::to_string(features.size(0)) +
+                " tiles × " + std::to_string(features.size(1)) + ")");
   }
   // Image-token rows are overwritten in order, tile-major (thumbnail last).
   embeds.masked_scatter_(mask.unsqueeze(-1).expand_as(embeds), features.to(embeds.scalar_type()));
@@ -225,8 +241,10 @@ KVCacheShape InternVLModel::cache_shape(int64_t capacity) const {
   return {config_.text.layers, config_.text.kv_heads, config_.text.head_dim, capacity};
 }
 
-std::unique_ptr<KVCache> InternVLModel::make_cache(int64_t capacity, CachePlacement placement) const {
-  return make_kv_cache(cache_shape(capacity), at::TensorOptions().dtype(dtype()).device(device_), placement);
+std::unique_ptr<KVCache> InternVLModel::make_cache(int64_t capacity,
+                                                   CachePlacement placement) const {
+  return make_kv_cache(cache_shape(capacity), at::TensorOptions().dtype(dtype()).device(device_),
+                       placement);
 }
 
 at::Tensor InternVLModel::forward(const at::Tensor& embeds, KVCache& cache) const {
@@ -251,7 +269,8 @@ class InternVLSequence final : public family::Sequence {
       : model_(model), features_(std::move(features)), cache_(std::move(cache)) {}
 
   at::Tensor prefill(const std::vector<int32_t>& prompt) override {
-    const at::Tensor ids = at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
+    const at::Tensor ids =
+        at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
     at::Tensor logits = model_.forward(model_.embed(ids, features_), *cache_);
     features_.reset();  // the merged embeddings held what the decoder needs
     return logits;
@@ -260,14 +279,17 @@ class InternVLSequence final : public family::Sequence {
     if (tokens.size() == 1 && graphs_ == Graphs::kAllowed) {
       // The first decode step decides: a CUDA graph when the decoder and cache allow one
       // (supported() includes the cache being a DeviceKVCache).
-      graphs_ = model::DecodeGraph::supported(model_.decoder(), *cache_) ? Graphs::kOn : Graphs::kOff;
+      graphs_ =
+          model::DecodeGraph::supported(model_.decoder(), *cache_) ? Graphs::kOn : Graphs::kOff;
       if (graphs_ == Graphs::kOn) {
-        graph_ = std::make_unique<model::DecodeGraph>(model_.decoder(), static_cast<model::DeviceKVCache&>(*cache_));
+        graph_ = std::make_unique<model::DecodeGraph>(model_.decoder(),
+                                                      static_cast<model::DeviceKVCache&>(*cache_));
       }
     }
     if (tokens.size() == 1 && graphs_ == Graphs::kOn) return graph_->step(tokens[0]);
     // After prefill no image token can follow: [1, k, hidden] from the embeddings alone.
-    const at::Tensor ids = at::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), at::kLong);
+    const at::Tensor ids =
+        at::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), at::kLong);
     return model_.forward(model_.embed_tokens(ids).unsqueeze(0), *cache_);
   }
   std::size_t device_bytes() const override { return cache_->device_bytes(); }
@@ -289,8 +311,9 @@ at::Tensor InternVLModel::encode_image(const family::ImageInputs& image) const {
   return image_features(image.pixel_values);
 }
 
-std::unique_ptr<family::Sequence> InternVLModel::start(const at::Tensor& features, const family::ImageInputs&,
-                                                       int64_t capacity, CachePlacement placement) const {
+std::unique_ptr<family::Sequence> InternVLModel::start(const at::Tensor& features,
+                                                       const family::ImageInputs&, int64_t capacity,
+                                                       CachePlacement placement) const {
   return std::make_unique<InternVLSequence>(*this, features, make_cache(capacity, placement));
 }
 

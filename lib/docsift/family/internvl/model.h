@@ -34,7 +34,6 @@ using model::KVCache;
 using model::KVCacheShape;
 using model::Numerics;
 
-
 // The shapes the memory plan needs; `parameters` counts every weight in the checkpoint.
 memory::ModelShape memory_shape(const InternVLConfig& config, std::uint64_t parameters);
 
@@ -58,8 +57,9 @@ class InternVLModel final : public family::Model {
   std::size_t scratch_bytes() const override;
   // family::Model: image_features(); a sequence that merges them into the prompt at prefill.
   at::Tensor encode_image(const family::ImageInputs& image) const override;
-  std::unique_ptr<family::Sequence> start(const at::Tensor& features, const family::ImageInputs& image,
-                                          int64_t capacity, CachePlacement placement) const override;
+  std::unique_ptr<family::Sequence> start(const at::Tensor& features,
+                                          const family::ImageInputs& image, int64_t capacity,
+                                          CachePlacement placement) const override;
 
   // InternViT last hidden state, [N, 1 + patches, vision_hidden] (CLS first).
   at::Tensor vision_tower(const at::Tensor& pixel_values) const;
@@ -74,7 +74,8 @@ class InternVLModel final : public family::Model {
   at::Tensor forward(const at::Tensor& embeds, KVCache& cache) const;
   const model::Decoder& decoder() const;  // the language model
   // A cache sized for `capacity` tokens in this model's dtype, on its device or offloaded.
-  std::unique_ptr<KVCache> make_cache(int64_t capacity, CachePlacement placement = CachePlacement::kDevice) const;
+  std::unique_ptr<KVCache> make_cache(int64_t capacity,
+                                      CachePlacement placement = CachePlacement::kDevice) const;
   KVCacheShape cache_shape(int64_t capacity) const;
   // How many InternVLModel objects exist in this process (a reload must free the old one first).
   static int live_instances();

@@ -17,7 +17,8 @@ namespace docsift::family::internvl {
 
 TileGrid choose_grid(int width, int height, int min_tiles, int max_tiles, int tile_size) {
   if (width < 1 || height < 1) {
-    throw Error("image of " + std::to_string(width) + "×" + std::to_string(height) + " pixels has no area");
+    throw Error("image of " + std::to_string(width) + "×" + std::to_string(height) +
+                " pixels has no area");
   }
   // Candidates (columns, rows), width-outer / height-inner, then stably ordered by area.
   std::vector<TileGrid> candidates;
@@ -45,11 +46,13 @@ TileGrid choose_grid(int width, int height, int min_tiles, int max_tiles, int ti
   return best;
 }
 
-InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size, image::Resample resample) {
+InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int tile_size,
+                                  image::Resample resample) {
   if (rgb_hwc.dim() != 3 || rgb_hwc.size(2) != 3 || rgb_hwc.scalar_type() != at::kByte) {
     throw Error("preprocess_internvl expects an [H, W, 3] uint8 RGB image");
   }
-  if (max_tiles < 1) throw Error("model.max_tiles must be at least 1 (got " + std::to_string(max_tiles) + ")");
+  if (max_tiles < 1)
+    throw Error("model.max_tiles must be at least 1 (got " + std::to_string(max_tiles) + ")");
   const auto height = static_cast<int>(rgb_hwc.size(0));
   const auto width = static_cast<int>(rgb_hwc.size(1));
   InternVLImage result;
@@ -58,8 +61,9 @@ InternVLImage preprocess_internvl(const at::Tensor& rgb_hwc, int max_tiles, int 
   const at::Tensor chw = rgb_hwc.permute({2, 0, 1});  // a view: channels-last strides
   // [3, h, w] uint8, resized as the checkpoint's reference code does.
   const auto resize = [&](int64_t h, int64_t w) {
-    return resample == image::Resample::Pil ? image::pil_resize_bicubic(rgb_hwc, h, w).permute({2, 0, 1})
-                                             : image::torch_resize_bicubic(chw, h, w);
+    return resample == image::Resample::Pil
+               ? image::pil_resize_bicubic(rgb_hwc, h, w).permute({2, 0, 1})
+               : image::torch_resize_bicubic(chw, h, w);
   };
   const at::Tensor canvas = resize(static_cast<int64_t>(tile_size) * result.grid.rows,
                                    static_cast<int64_t>(tile_size) * result.grid.columns);

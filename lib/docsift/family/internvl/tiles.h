@@ -2,9 +2,10 @@
 // transformers-native (-hf) GotOcr2 image processor does it, then ImageNet normalisation.
 //
 // Resize choice, by `resample`: the -hf processor resizes uint8 CHW tensors with torchvision's
-// bicubic + antialias, which for uint8 on the CPU is LibTorch's native uint8 `_upsample_bicubic2d_aa`
-// (fixed-point, ported from Pillow-SIMD); docsift calls the same kernel (Resample::Torch), so the
-// tiles are identical to the reference's byte for byte (tested). The original remote-code path
+// bicubic + antialias, which for uint8 on the CPU is LibTorch's native uint8
+// `_upsample_bicubic2d_aa` (fixed-point, ported from Pillow-SIMD); docsift calls the same kernel
+// (Resample::Torch), so the tiles are identical to the reference's byte for byte (tested). The
+// original remote-code path
 // (`chat()`) resizes PIL images with Pillow's bicubic, which that kernel misses by a few levels
 // where one axis grows while the other shrinks; Resample::Pil is Pillow's algorithm exactly
 // (image/pil_resize.h, tested against Pillow's bytes). A float32 resize with clamp and round, the

@@ -24,13 +24,14 @@ using model::DecoderConfig;
 
 // Where each part's tensors live (`inspect`): the legacy names and the module tree's, which add
 // "model.".
-inline constexpr std::array<model::TensorPart, 7> kTensorParts{{{"vision_model.", "vision"},
-                                                               {"model.vision_model.", "vision"},
-                                                               {"multi_modal_projector.", "projector"},
-                                                               {"model.multi_modal_projector.", "projector"},
-                                                               {"language_model.", "language"},
-                                                               {"model.", "language"},
-                                                               {"lm_head.", "language"}}};
+inline constexpr std::array<model::TensorPart, 7> kTensorParts{
+    {{"vision_model.", "vision"},
+     {"model.vision_model.", "vision"},
+     {"multi_modal_projector.", "projector"},
+     {"model.multi_modal_projector.", "projector"},
+     {"language_model.", "language"},
+     {"model.", "language"},
+     {"lm_head.", "language"}}};
 
 // Tile arrangements (rows, columns) in the model's order: aspect ratio id = 1 + index.
 using AspectRatios = std::vector<std::pair<int, int>>;
@@ -43,22 +44,28 @@ struct MllamaVisionConfig {
   int64_t image_size = 560, patch_size = 14, max_num_tiles = 4, output_dim = 0;
   double norm_eps = 1e-5;
   std::vector<int64_t> intermediate_layers;  // local layers whose INPUT is kept (Meta's convention)
-  AspectRatios aspect_ratios;  // (rows, columns); aspect ratio id = 1 + index
+  AspectRatios aspect_ratios;                // (rows, columns); aspect ratio id = 1 + index
 
   int64_t patches_per_side() const { return image_size / patch_size; }
   int64_t tokens_per_tile() const { return patches_per_side() * patches_per_side() + 1; }  // P
   int64_t padded_tokens_per_tile() const { return (tokens_per_tile() + 7) / 8 * 8; }       // P8
 };
 
-// Reads vision_config; throws docsift::FileError naming the key for anything missing or inconsistent.
+// Reads vision_config; throws docsift::FileError naming the key for anything missing or
+// inconsistent.
 MllamaVisionConfig parse_mllama_vision_config(const JsonFields& vision);
 // Every weight of the encoder (not the projector).
 std::uint64_t vision_parameters(const MllamaVisionConfig& c);
 
 struct MllamaConfig {
   MllamaVisionConfig vision;
-  DecoderConfig text;               // cross_layers set; embedding table has vocab + 8 rows
+  // The shared decoder's config: its family layers are the cross-attention layers, which this
+  // family loads and runs; the embedding table has 8 rows after the vocabulary.
+  DecoderConfig text;
   int64_t image_token_id = -1;
+
+  // The cross-attention layers' indices, in order (text_config's cross_attention_layers).
+  const std::vector<int64_t>& cross_layers() const { return text.family_layers; }
 };
 
 // Parses config.json; throws docsift::FileError naming the key for anything missing or unsupported.

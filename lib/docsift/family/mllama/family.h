@@ -10,6 +10,7 @@
 namespace docsift::family::mllama {
 
 // Recognises "mllama" (MllamaForConditionalGeneration).
-std::unique_ptr<Family> open_mllama(const model::Checkpoint& checkpoint, const FamilyOptions& options);
+std::unique_ptr<Family> open_mllama(const model::Checkpoint& checkpoint,
+                                    const FamilyOptions& options);
 
 }  // namespace docsift::family::mllama

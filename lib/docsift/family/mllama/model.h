@@ -43,11 +43,10 @@ using model::SwiGLU;
 class MllamaVisionEncoder;
 
 // What text rows before the <|image|> token get from a cross-attention layer
-// (family::mllama::CrossAttentionRows): transformers (what published results on the Hub checkpoint used)
-// keeps their gated attention output, unmasked over all vision tokens, and zeroes only the MLP
-// branch; Meta's reference zeroes both.
+// (family::mllama::CrossAttentionRows): transformers (what published results on the Hub checkpoint
+// used) keeps their gated attention output, unmasked over all vision tokens, and zeroes only the
+// MLP branch; Meta's reference zeroes both.
 using family::mllama::CrossAttentionRows;
-
 
 // Parses config.json (transformers 4.45's rope_scaling + rope_theta or 5.x's rope_parameters);
 // throws docsift::FileError naming the key.
@@ -67,17 +66,20 @@ class MllamaModel final : public family::Model {
 
   // Vision encoder and projector: [1, K·P, H], every tile slot (unused ones are masked later).
   at::Tensor encode_image(const family::ImageInputs& image) const override;
-  std::unique_ptr<family::Sequence> start(const at::Tensor& cross_states, const family::ImageInputs& image,
-                                          int64_t capacity, CachePlacement placement) const override;
+  std::unique_ptr<family::Sequence> start(const at::Tensor& cross_states,
+                                          const family::ImageInputs& image, int64_t capacity,
+                                          CachePlacement placement) const override;
 
   // One cross-attention layer's keys and values from the projected image, each [1, nkv, V, hd]
   // (keys RMS-normed per head).
-  std::pair<at::Tensor, at::Tensor> cross_keys_values(int64_t layer, const at::Tensor& cross_states) const;
+  std::pair<at::Tensor, at::Tensor> cross_keys_values(int64_t layer,
+                                                      const at::Tensor& cross_states) const;
   // Runs embeds [1, T, H] at positions [cache.length(), +T). `cross` holds one K/V pair per
   // cross-attention layer (empty: text only, the cross layers are skipped as the reference
   // does); the image token sits at `image_position`, and rows from there on see the first
   // `tiles`·P vision tokens. Returns float32 logits of the last position, [vocab].
-  at::Tensor forward(const at::Tensor& embeds, KVCache& cache, const std::vector<std::pair<at::Tensor, at::Tensor>>& cross,
+  at::Tensor forward(const at::Tensor& embeds, KVCache& cache,
+                     const std::vector<std::pair<at::Tensor, at::Tensor>>& cross,
                      int64_t image_position, int64_t tiles) const;
   at::Tensor embed_tokens(const at::Tensor& ids) const;
   std::unique_ptr<KVCache> make_cache(int64_t capacity, CachePlacement placement) const;
@@ -88,8 +90,9 @@ class MllamaModel final : public family::Model {
     LinearWeight q, k, v, o;
     SwiGLU mlp;
   };
-  at::Tensor cross_layer(const CrossLayer& l, const at::Tensor& x, const std::pair<at::Tensor, at::Tensor>& kv,
-                         int64_t start, int64_t image_position, int64_t tiles) const;
+  at::Tensor cross_layer(const CrossLayer& l, const at::Tensor& x,
+                         const std::pair<at::Tensor, at::Tensor>& kv, int64_t start,
+                         int64_t image_position, int64_t tiles) const;
 
   MllamaConfig config_;
   Numerics numerics_;
@@ -98,7 +101,7 @@ class MllamaModel final : public family::Model {
   std::unique_ptr<MllamaVisionEncoder> vision_;
   at::Tensor projector_w_, projector_b_;
   std::unique_ptr<Decoder> text_;
-  std::vector<CrossLayer> cross_;  // in the order of config.text.cross_layers
+  std::vector<CrossLayer> cross_;  // in the order of config.cross_layers()
 };
 
 }  // namespace docsift::family::mllama

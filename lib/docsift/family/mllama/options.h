@@ -18,13 +18,16 @@ enum class CrossAttentionRows { Transformers, Meta };
 inline constexpr Names<CrossAttentionRows, 2> kCrossAttentionRowsNames{
     {{CrossAttentionRows::Transformers, "transformers"}, {CrossAttentionRows::Meta, "meta"}}};
 
-constexpr std::string_view to_string(CrossAttentionRows v) { return name_of(kCrossAttentionRowsNames, v); }
+constexpr std::string_view to_string(CrossAttentionRows v) {
+  return name_of(kCrossAttentionRowsNames, v);
+}
 
 inline FamilySetting cross_attention_rows_setting() {
-  return {"model.cross_attention_rows",
-          "Llama 3.2 Vision, prompt rows before <|image|>: transformers (keep their gated cross-attention output, as "
-          "published Hub results) or meta (zero it, as Meta's reference)",
-          {"transformers", "meta"}};
+  return {
+      "model.cross_attention_rows",
+      "Llama 3.2 Vision, prompt rows before <|image|>: transformers (keep their gated "
+      "cross-attention output, as published Hub results) or meta (zero it, as Meta's reference)",
+      {"transformers", "meta"}};
 }
 
 // The chosen rows from the config's settings (the default when unset).
@@ -33,7 +36,8 @@ inline CrossAttentionRows cross_attention_rows(const SettingValues& values) {
   for (const auto& [v, n] : kCrossAttentionRowsNames) {
     if (n == chosen) return v;
   }
-  throw ConfigError("model.cross_attention_rows: expected transformers or meta, got '" + std::string(chosen) + "'");
+  throw ConfigError("model.cross_attention_rows: expected transformers or meta, got '" +
+                    std::string(chosen) + "'");
 }
 
 }  // namespace docsift::family::mllama

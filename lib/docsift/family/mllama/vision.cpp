@@ -22,7 +22,8 @@ namespace docsift::family::mllama {
 
 using namespace docsift::model;  // the shared blocks (model/) this family is built from
 
-MllamaVisionEncoder::MllamaVisionEncoder(WeightLoader& load, const MllamaVisionConfig& c, const std::string& prefix)
+MllamaVisionEncoder::MllamaVisionEncoder(WeightLoader& load, const MllamaVisionConfig& c,
+                                         const std::string& prefix)
     : config_(c) {
   const int64_t d = c.hidden, k = c.max_num_tiles, p = c.tokens_per_tile();
   const int64_t ids = static_cast<int64_t>(c.aspect_ratios.size()) + 1;
@@ -30,7 +31,8 @@ MllamaVisionEncoder::MllamaVisionEncoder(WeightLoader& load, const MllamaVisionC
   class_embedding = load.take(prefix + "class_embedding", {d});
   position = load.take(prefix + "gated_positional_embedding.embedding", {p, d});
   position_gate = load.take(prefix + "gated_positional_embedding.gate", {1});
-  tile_position = load.take(prefix + "gated_positional_embedding.tile_embedding.weight", {ids, k * p * d});
+  tile_position =
+      load.take(prefix + "gated_positional_embedding.tile_embedding.weight", {ids, k * p * d});
   pre_tile = load.take(prefix + "pre_tile_positional_embedding.embedding.weight", {ids, k * d});
   pre_tile_gate = load.take(prefix + "pre_tile_positional_embedding.gate", {1});
   post_tile = load.take(prefix + "post_tile_positional_embedding.embedding.weight", {ids, k * d});
@@ -71,15 +73,16 @@ MllamaVisionEncoder::MllamaVisionEncoder(WeightLoader& load, const MllamaVisionC
 std::size_t MllamaVisionEncoder::parameter_bytes() const {
   std::size_t total = 0;
   const auto add = [&](const at::Tensor& t) { total += t.defined() ? t.nbytes() : 0; };
-  for (const at::Tensor* t : {&patch_w, &class_embedding, &position, &position_gate, &tile_position, &pre_tile,
-                              &pre_tile_gate, &post_tile, &post_tile_gate, &pre_norm_w, &pre_norm_b, &post_norm_w,
-                              &post_norm_b}) {
+  for (const at::Tensor* t : {&patch_w, &class_embedding, &position, &position_gate, &tile_position,
+                              &pre_tile, &pre_tile_gate, &post_tile, &post_tile_gate, &pre_norm_w,
+                              &pre_norm_b, &post_norm_w, &post_norm_b}) {
     add(*t);
   }
   for (const auto* stack : {&local_, &global_}) {
     for (const Layer& l : *stack) {
-      for (const at::Tensor* t : {&l.norm1_w, &l.norm1_b, &l.norm2_w, &l.norm2_b, &l.q, &l.k, &l.v, &l.o, &l.fc1_w,
-                                  &l.fc1_b, &l.fc2_w, &l.fc2_b, &l.gate_attn, &l.gate_ffn}) {
+      for (const at::Tensor* t :
+           {&l.norm1_w, &l.norm1_b, &l.norm2_w, &l.norm2_b, &l.q, &l.k, &l.v, &l.o, &l.fc1_w,
+            &l.fc1_b, &l.fc2_w, &l.fc2_b, &l.gate_attn, &l.gate_ffn}) {
         add(*t);
       }
     }
@@ -92,7 +95,9 @@ at::Tensor MllamaVisionEncoder::layer(const Layer& l, const at::Tensor& x, const
   const int64_t n = x.size(1), d = config_.hidden, heads = config_.heads, hd = d / heads;
   const at::Tensor h = layer_norm(x, l.norm1_w, l.norm1_b, config_.norm_eps);
   // [1, N, D] → [1, heads, N, hd]
-  const auto split = [&](const at::Tensor& w) { return linear(h, w).view({1, n, heads, hd}).transpose(1, 2); };
+  const auto split = [&](const at::Tensor& w) {
+    return linear(h, w).view({1, n, heads, hd}).transpose(1, 2);
+  };
   const at::Tensor q = split(l.q), k = split(l.k), v = split(l.v);
   // The reference's mask blocks key j for query i only when both are padding (the 7 pad tokens of
   // every tile, and every token of an unused tile slot): real queries see every key, padding
@@ -101,33 +106,39 @@ at::Tensor MllamaVisionEncoder::layer(const Layer& l, const at::Tensor& x, const
   // 1608-token tiles) never exist.
   at::Tensor a = at::empty_like(q);
   a.index_copy_(2, real, at::scaled_dot_product_attention(q.index_select(2, real), k, v));
-  a.index_copy_(2, pad, at::scaled_dot_product_attention(q.index_select(2, pad), k.index_select(2, real),
-                                                          v.index_select(2, real)));
+  a.index_copy_(2, pad,
+                at::scaled_dot_product_attention(q.index_select(2, pad), k.index_select(2, real),
+                                                 v.index_select(2, real)));
   at::Tensor attn = linear(a.transpose(1, 2).reshape({1, n, d}), l.o);
   if (l.gate_attn.defined()) attn = attn.mul(l.gate_attn.tanh());
   const at::Tensor after = x.add(attn);
-  at::Tensor mlp = linear(at::gelu(linear(layer_norm(after, l.norm2_w, l.norm2_b, config_.norm_eps), l.fc1_w, l.fc1_b)),
-                          l.fc2_w, l.fc2_b);
+  at::Tensor mlp = linear(
+      at::gelu(linear(layer_norm(after, l.norm2_w, l.norm2_b, config_.norm_eps), l.fc1_w, l.fc1_b)),
+      l.fc2_w, l.fc2_b);
   if (l.gate_ffn.defined()) mlp = mlp.mul(l.gate_ffn.tanh());
   return after.add(mlp);
 }
 
-at::Tensor MllamaVisionEncoder::forward(const at::Tensor& pixel_values, int64_t tiles, int64_t aspect_ratio_id) const {
+at::Tensor MllamaVisionEncoder::forward(const at::Tensor& pixel_values, int64_t tiles,
+                                        int64_t aspect_ratio_id) const {
   const MllamaVisionConfig& c = config_;
-  const int64_t k = c.max_num_tiles, d = c.hidden, p = c.tokens_per_tile(), p8 = c.padded_tokens_per_tile();
-  if (pixel_values.dim() != 4 || pixel_values.size(0) != k || pixel_values.size(2) != c.image_size ||
-      pixel_values.size(3) != c.image_size) {
-    throw Error("Llama 3.2 Vision takes pixel values [" + std::to_string(k) + ", 3, " + std::to_string(c.image_size) +
-                ", " + std::to_string(c.image_size) + "]");
+  const int64_t k = c.max_num_tiles, d = c.hidden, p = c.tokens_per_tile(),
+                p8 = c.padded_tokens_per_tile();
+  if (pixel_values.dim() != 4 || pixel_values.size(0) != k ||
+      pixel_values.size(2) != c.image_size || pixel_values.size(3) != c.image_size) {
+    throw Error("Llama 3.2 Vision takes pixel values [" + std::to_string(k) + ", 3, " +
+                std::to_string(c.image_size) + ", " + std::to_string(c.image_size) + "]");
   }
-  if (tiles < 1 || tiles > k || aspect_ratio_id < 1 || aspect_ratio_id > static_cast<int64_t>(c.aspect_ratios.size())) {
+  if (tiles < 1 || tiles > k || aspect_ratio_id < 1 ||
+      aspect_ratio_id > static_cast<int64_t>(c.aspect_ratios.size())) {
     throw Error("Llama 3.2 Vision: " + std::to_string(tiles) + " tiles with aspect ratio id " +
                 std::to_string(aspect_ratio_id) + " is outside the model's arrangements");
   }
   const at::Tensor pixels = pixel_values.to(patch_w.device(), patch_w.scalar_type());
   // Patches: [K, 3, S, S] → [K, D, g, g] → [K, g², D]; the pre-tile embedding of the arrangement
   // is added to every patch of each tile slot.
-  at::Tensor x = at::conv2d(pixels, patch_w, {}, {c.patch_size, c.patch_size}).flatten(2).transpose(1, 2);
+  at::Tensor x =
+      at::conv2d(pixels, patch_w, {}, {c.patch_size, c.patch_size}).flatten(2).transpose(1, 2);
   x = x.add(pre_tile.select(0, aspect_ratio_id).view({k, 1, d}).mul(pre_tile_gate.tanh()));
   x = at::cat({class_embedding.view({1, 1, d}).expand({k, 1, d}), x}, 1);  // [K, P, D], CLS first
   // Gated positions: (1 − tanh g)·position for every tile, tanh g·tile_position of the arrangement.
@@ -137,8 +148,10 @@ at::Tensor MllamaVisionEncoder::forward(const at::Tensor& pixel_values, int64_t 
   // Pad each tile to P8 tokens (zeros, after the norm) and lay the tiles end to end: [1, K·P8, D].
   x = at::constant_pad_nd(x, {0, 0, 0, p8 - p}, 0).reshape({1, k * p8, d});
   // Padding positions: the pad tokens of every tile and all of an unused tile.
-  const at::Tensor position_in_tile = at::arange(k * p8, at::TensorOptions().dtype(at::kLong)).remainder(p8);
-  const at::Tensor is_pad = position_in_tile.ge(p).logical_or(at::arange(k * p8, at::kLong).ge(tiles * p8));
+  const at::Tensor position_in_tile =
+      at::arange(k * p8, at::TensorOptions().dtype(at::kLong)).remainder(p8);
+  const at::Tensor is_pad =
+      position_in_tile.ge(p).logical_or(at::arange(k * p8, at::kLong).ge(tiles * p8));
   const at::Tensor real = at::nonzero(is_pad.logical_not()).squeeze(1).to(x.device());
   const at::Tensor pad = at::nonzero(is_pad).squeeze(1).to(x.device());
 
@@ -153,12 +166,14 @@ at::Tensor MllamaVisionEncoder::forward(const at::Tensor& pixel_values, int64_t 
   }
   for (at::Tensor& t : kept) t = t.view({k, p8, d}).slice(1, 0, p);
   x = layer_norm(x, post_norm_w, post_norm_b, 1e-5).view({k, p8, d});
-  x = x.add(post_tile.select(0, aspect_ratio_id).view({k, 1, d}).mul(post_tile_gate.tanh())).view({1, k * p8, d});
+  x = x.add(post_tile.select(0, aspect_ratio_id).view({k, 1, d}).mul(post_tile_gate.tanh()))
+          .view({1, k * p8, d});
   for (const Layer& l : global_) x = layer(l, x, real, pad);
   const at::Tensor final_states = x.view({k, p8, d}).slice(1, 0, p);  // [K, P, D]
   if (kept.empty()) return final_states;
   // [K, P, D, L] → [K, P, D·L]: channel d·L + l, interleaved.
-  const at::Tensor intermediate = at::stack(kept, -1).reshape({k, p, d * static_cast<int64_t>(kept.size())});
+  const at::Tensor intermediate =
+      at::stack(kept, -1).reshape({k, p, d * static_cast<int64_t>(kept.size())});
   return at::cat({final_states, intermediate}, -1);
 }
 

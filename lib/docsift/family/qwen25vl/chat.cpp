@@ -6,9 +6,11 @@ text::ChatFormat chat_format() {
   text::ChatFormat f = text::chatml();
   f.name = "qwen2.5-vl";
   f.default_system = "You are a helpful assistant.";
-  f.image_first = "<image>";  // the template writes the vision block and the text with nothing between
+  f.image_first =
+      "<image>";  // the template writes the vision block and the text with nothing between
   f.image_text = [](int merged_patches) {
-    return text::repeated_token("<|vision_start|>", "<|image_pad|>", merged_patches, "<|vision_end|>");
+    return text::repeated_token("<|vision_start|>", "<|image_pad|>", merged_patches,
+                                "<|vision_end|>");
   };
   f.required_tokens.insert(f.required_tokens.end(), {"<|vision_start|>", "<|vision_end|>"});
   f.image_token = "<|image_pad|>";

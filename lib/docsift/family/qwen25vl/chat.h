@@ -1,7 +1,8 @@
 // Qwen2.5-VL's prompt, as the checkpoint's own chat template renders one image and one question
 // with add_generation_prompt (docs/models.md, "Chat templates"): ChatML with the default system
-// message "You are a helpful assistant.", the image as <|vision_start|><|image_pad|>×N<|vision_end|>
-// (one pad per merged 28×28 patch) directly before the question. No LibTorch.
+// message "You are a helpful assistant.", the image as
+// <|vision_start|><|image_pad|>×N<|vision_end|> (one pad per merged 28×28 patch) directly before
+// the question. No LibTorch.
 #pragma once
 
 #include "docsift/extract/schema.h"

@@ -3,12 +3,14 @@
 #include <algorithm>
 
 #include "docsift/error.h"
+#include "docsift/family/text_config.h"
 #include "docsift/json_fields.h"
 
 namespace docsift::family::qwen25vl {
 
 bool VisionConfig::full_attention(int64_t block) const {
-  return std::find(full_attention_blocks.begin(), full_attention_blocks.end(), block) != full_attention_blocks.end();
+  return std::find(full_attention_blocks.begin(), full_attention_blocks.end(), block) !=
+         full_attention_blocks.end();
 }
 
 namespace {
@@ -27,26 +29,31 @@ VisionConfig parse_vision(const JsonFields& v) {
   c.full_attention_blocks = v.integers("fullatt_block_indexes");
   if (const nlohmann::json* rope = v.find("rope_parameters")) {
     const JsonFields r(*rope, v.where() + ": rope_parameters");
-    if (const auto type = r.string("rope_type", "axial"); type != "axial") r.unsupported("rope_type", type, "axial");
+    if (const auto type = r.string("rope_type", "axial"); type != "axial")
+      r.unsupported("rope_type", type, "axial");
     c.rope_theta = r.number("rope_theta", c.rope_theta);
     if (!(c.rope_theta > 1.0) || c.rope_theta > 1e12) r.fail("\"rope_theta\" must be above 1");
   }
   // The release writes in_chans, transformers 5 in_channels.
   const int64_t channels = v.integer("in_channels", v.integer("in_chans", 3));
   if (channels != 3) v.unsupported("in_channels", std::to_string(channels), "3");
-  if (const auto act = v.string("hidden_act", "silu"); act != "silu") v.unsupported("hidden_act", act, "silu");
+  if (const auto act = v.string("hidden_act", "silu"); act != "silu")
+    v.unsupported("hidden_act", act, "silu");
   // Bounds keep every product below (patch values, windows, parameters) far from overflow.
   constexpr int64_t kMax = 1 << 20;
   const auto in_range = [&](int64_t x, int64_t hi) { return x > 0 && x <= hi; };
-  if (!in_range(c.depth, 1024) || !in_range(c.hidden, kMax) || !in_range(c.heads, 1024) || c.hidden % c.heads != 0 ||
-      c.head_dim() % 4 != 0 || !in_range(c.intermediate, kMax) || !in_range(c.out_hidden, kMax) ||
-      !in_range(c.patch_size, 1024) || !in_range(c.merge_size, 16) || !in_range(c.temporal_patch_size, 16) ||
+  if (!in_range(c.depth, 1024) || !in_range(c.hidden, kMax) || !in_range(c.heads, 1024) ||
+      c.hidden % c.heads != 0 || c.head_dim() % 4 != 0 || !in_range(c.intermediate, kMax) ||
+      !in_range(c.out_hidden, kMax) || !in_range(c.patch_size, 1024) ||
+      !in_range(c.merge_size, 16) || !in_range(c.temporal_patch_size, 16) ||
       !in_range(c.window_size, 1 << 16) || c.window_size % c.factor() != 0) {
-    v.fail("sizes must be positive, the head size a multiple of 4 (2-D rotary over rows and columns) and "
-           "window_size a multiple of patch_size × spatial_merge_size");
+    v.fail(
+        "sizes must be positive, the head size a multiple of 4 (2-D rotary over rows and columns) "
+        "and window_size a multiple of patch_size × spatial_merge_size");
   }
   for (const int64_t b : c.full_attention_blocks) {
-    if (b < 0 || b >= c.depth) v.fail("\"fullatt_block_indexes\" must name blocks below depth " + std::to_string(c.depth));
+    if (b < 0 || b >= c.depth)
+      v.fail("\"fullatt_block_indexes\" must name blocks below depth " + std::to_string(c.depth));
   }
   return c;
 }
@@ -67,10 +74,12 @@ Qwen25VLConfig parse_qwen25vl_config(const nlohmann::json& config, const std::st
   c.vision = parse_vision(JsonFields(*vision, label + ": vision_config"));
   // The release keeps the language model's keys at the top level; transformers 5 nests them.
   const JsonFields text = nested != nullptr ? JsonFields(*nested, label + ": text_config") : root;
-  c.text = model::parse_decoder_config(text, /*attention_bias=*/true, root.boolean("tie_word_embeddings", false));
+  c.text = family::parse_text_config(text, /*attention_bias=*/true,
+                                     root.boolean("tie_word_embeddings", false));
   if (c.text.rope.mrope_section.empty()) {
-    text.fail("Qwen2.5-VL's language model needs multimodal RoPE (rope_scaling or rope_parameters with "
-              "\"mrope_section\")");
+    text.fail(
+        "Qwen2.5-VL's language model needs multimodal RoPE (rope_scaling or rope_parameters with "
+        "\"mrope_section\")");
   }
   if (c.vision.out_hidden != c.text.hidden) {
     root.fail("vision_config.out_hidden_size " + std::to_string(c.vision.out_hidden) +
@@ -82,13 +91,16 @@ Qwen25VLConfig parse_qwen25vl_config(const nlohmann::json& config, const std::st
   return c;
 }
 
-ImageConfig parse_image_config(const nlohmann::json& processor, const std::string& label, const VisionConfig& vision) {
+ImageConfig parse_image_config(const nlohmann::json& processor, const std::string& label,
+                               const VisionConfig& vision) {
   const JsonFields file(processor, label);
-  // transformers 5's processor_config.json holds the image processor's keys under "image_processor".
+  // transformers 5's processor_config.json holds the image processor's keys under
+  // "image_processor".
   const nlohmann::json* inner = file.find("image_processor");
   const JsonFields p = inner != nullptr ? JsonFields(*inner, label + ": image_processor") : file;
   ImageConfig c;
-  // min_pixels / max_pixels where the file has them (the release), else size {shortest_edge, longest_edge}.
+  // min_pixels / max_pixels where the file has them (the release), else size {shortest_edge,
+  // longest_edge}.
   int64_t shortest = c.min_pixels, longest = c.max_pixels;
   if (const nlohmann::json* size = p.find("size")) {
     const JsonFields s(*size, label + ": size");
@@ -98,14 +110,15 @@ ImageConfig parse_image_config(const nlohmann::json& processor, const std::strin
   c.min_pixels = p.integer("min_pixels", shortest);
   c.max_pixels = p.integer("max_pixels", longest);
   const int64_t factor = vision.factor();
-  if (c.min_pixels < 1 || c.max_pixels < factor * factor || c.min_pixels > c.max_pixels || c.max_pixels > (1LL << 40)) {
+  if (c.min_pixels < 1 || c.max_pixels < factor * factor || c.min_pixels > c.max_pixels ||
+      c.max_pixels > (1LL << 40)) {
     p.fail("min_pixels and max_pixels must satisfy 1 <= min_pixels <= max_pixels, max_pixels >= " +
            std::to_string(factor * factor));
   }
   const auto same = [&](const char* key, int64_t model_value) {
     if (const int64_t v = p.integer(key, model_value); v != model_value) {
-      p.fail(std::string("\"") + key + "\" " + std::to_string(v) + " differs from the vision tower's " +
-             std::to_string(model_value));
+      p.fail(std::string("\"") + key + "\" " + std::to_string(v) +
+             " differs from the vision tower's " + std::to_string(model_value));
     }
   };
   same("patch_size", vision.patch_size);
@@ -114,7 +127,8 @@ ImageConfig parse_image_config(const nlohmann::json& processor, const std::strin
   const auto triple = [&](const char* key, std::array<double, 3>& out) {
     const nlohmann::json* v = p.find(key);
     if (v == nullptr) return;
-    if (!v->is_array() || v->size() != 3) p.fail(std::string("\"") + key + "\" must be a list of 3 numbers");
+    if (!v->is_array() || v->size() != 3)
+      p.fail(std::string("\"") + key + "\" must be a list of 3 numbers");
     for (std::size_t i = 0; i < 3; ++i) {
       if (!(*v)[i].is_number()) p.fail(std::string("\"") + key + "\" must be a list of 3 numbers");
       out[i] = (*v)[i].get<double>();
@@ -126,7 +140,8 @@ ImageConfig parse_image_config(const nlohmann::json& processor, const std::strin
     if (!(s > 0)) p.fail("\"image_std\" must be positive");
   }
   c.rescale = p.number("rescale_factor", c.rescale);
-  if (!p.boolean("do_rescale", true) || !p.boolean("do_normalize", true) || !p.boolean("do_resize", true)) {
+  if (!p.boolean("do_rescale", true) || !p.boolean("do_normalize", true) ||
+      !p.boolean("do_resize", true)) {
     p.fail("do_resize, do_rescale and do_normalize must be true (the model was trained so)");
   }
   c.torchvision = p.string("image_processor_type", "").ends_with("Fast");
@@ -136,7 +151,8 @@ ImageConfig parse_image_config(const nlohmann::json& processor, const std::strin
 std::uint64_t parameter_count(const Qwen25VLConfig& config) {
   using u64 = std::uint64_t;
   const VisionConfig& v = config.vision;
-  const u64 h = v.hidden, i = v.intermediate, merged = h * v.merge_size * v.merge_size, out = v.out_hidden;
+  const u64 h = v.hidden, i = v.intermediate, merged = h * v.merge_size * v.merge_size,
+            out = v.out_hidden;
   const u64 block = 2 * h + (3 * h * h + 3 * h) + (h * h + h) + 2 * (i * h + i) + (h * i + h);
   const u64 merger = h + (merged * merged + merged) + (out * merged + out);
   return static_cast<u64>(v.patch_values()) * h + static_cast<u64>(v.depth) * block + merger +

@@ -21,30 +21,38 @@ using family::RefusedType;
 
 // Where each part's tensors live (`inspect`): the release's visual.* / model.* / lm_head, and
 // transformers 5's model.visual.* / model.language_model.*. The merger is the projector.
-inline constexpr std::array<model::TensorPart, 6> kTensorParts{{{"visual.merger.", "projector"},
-                                                               {"model.visual.merger.", "projector"},
-                                                               {"visual.", "vision"},
-                                                               {"model.visual.", "vision"},
-                                                               {"model.", "language"},
-                                                               {"lm_head.", "language"}}};
+inline constexpr std::array<model::TensorPart, 6> kTensorParts{
+    {{"visual.merger.", "projector"},
+     {"model.visual.merger.", "projector"},
+     {"visual.", "vision"},
+     {"model.visual.", "vision"},
+     {"model.", "language"},
+     {"lm_head.", "language"}}};
 
 // Its neighbours, refused by name.
 inline constexpr std::array<RefusedType, 2> kRefusedTypes{
-    {{"qwen2_vl", "Qwen2-VL's vision tower (LayerNorm blocks, full attention everywhere) is not Qwen2.5-VL's, which "
-                  "docsift runs (model_type qwen2_5_vl)"},
-     {"qwen3_vl", "Qwen3-VL (DeepStack features, interleaved multimodal RoPE) is not run yet; docsift runs Qwen2.5-VL "
-                  "(model_type qwen2_5_vl)"}}};
+    {{"qwen2_vl",
+      "Qwen2-VL's vision tower (LayerNorm blocks, full attention everywhere) is not Qwen2.5-VL's, "
+      "which docsift runs (model_type qwen2_5_vl)"},
+     {"qwen3_vl",
+      "Qwen3-VL (DeepStack features, interleaved multimodal RoPE) is not run yet; docsift runs "
+      "Qwen2.5-VL (model_type qwen2_5_vl)"}}};
 
 struct VisionConfig {
   int64_t depth = 0, hidden = 0, heads = 0, intermediate = 0, out_hidden = 0;
   int64_t patch_size = 14, merge_size = 2, temporal_patch_size = 2, window_size = 112;
   double rope_theta = 10000.0;  // the 2-D rotary base (transformers 5 writes it in rope_parameters)
-  std::vector<int64_t> full_attention_blocks;  // fullatt_block_indexes; every other block attends in windows
+  std::vector<int64_t>
+      full_attention_blocks;  // fullatt_block_indexes; every other block attends in windows
 
   int64_t head_dim() const { return hidden / heads; }
-  int64_t patch_values() const { return 3 * temporal_patch_size * patch_size * patch_size; }  // 1176
-  int64_t factor() const { return patch_size * merge_size; }                                   // 28 px
-  int64_t window_merged() const { return window_size / merge_size / patch_size; }             // 4 merged patches
+  int64_t patch_values() const {
+    return 3 * temporal_patch_size * patch_size * patch_size;
+  }                                                           // 1176
+  int64_t factor() const { return patch_size * merge_size; }  // 28 px
+  int64_t window_merged() const {
+    return window_size / merge_size / patch_size;
+  }  // 4 merged patches
   bool full_attention(int64_t block) const;
 };
 
@@ -73,7 +81,8 @@ Qwen25VLConfig parse_qwen25vl_config(const nlohmann::json& config, const std::st
 // Reads the image processor's settings from the file's JSON (either file's shape); throws
 // docsift::FileError naming the key for a bad value. `patch`, `merge`, `temporal` must match the
 // model's.
-ImageConfig parse_image_config(const nlohmann::json& processor, const std::string& label, const VisionConfig& vision);
+ImageConfig parse_image_config(const nlohmann::json& processor, const std::string& label,
+                               const VisionConfig& vision);
 
 // Every weight: patch embedding, vision blocks, merger, language model, lm_head unless tied.
 std::uint64_t parameter_count(const Qwen25VLConfig& config);

@@ -21,18 +21,23 @@ ImageConfig read_image_config(const std::filesystem::path& dir, const VisionConf
   for (const char* name : {"preprocessor_config.json", "processor_config.json"}) {
     const std::filesystem::path file = dir / name;
     if (std::filesystem::is_regular_file(file)) {
-      return parse_image_config(read_json_file(file.string(), /*max_depth=*/8, 1u << 20), file.string(), vision);
+      return parse_image_config(read_json_file(file.string(), /*max_depth=*/8, 1u << 20),
+                                file.string(), vision);
     }
   }
-  throw FileError(dir.string() + ": has neither preprocessor_config.json nor processor_config.json; Qwen2.5-VL's "
-                  "pixel budget (min_pixels, max_pixels) comes from there: download it with the weights");
+  throw FileError(
+      dir.string() +
+      ": has neither preprocessor_config.json nor processor_config.json; Qwen2.5-VL's pixel budget "
+      "(min_pixels, max_pixels) comes from there: download it with the weights");
 }
 
-int32_t check_token(const text::ChatTemplate& chat, const char* token, int64_t config_id, const std::string& dir) {
+int32_t check_token(const text::ChatTemplate& chat, const char* token, int64_t config_id,
+                    const std::string& dir) {
   const int32_t id = chat.token_id(token);
   if (config_id >= 0 && config_id != id) {
     throw FileError(dir + ": config.json's id for " + token + " is " + std::to_string(config_id) +
-                    " but the tokenizer's is " + std::to_string(id) + "; are the files from the same checkpoint?");
+                    " but the tokenizer's is " + std::to_string(id) +
+                    "; are the files from the same checkpoint?");
   }
   return id;
 }
@@ -40,7 +45,8 @@ int32_t check_token(const text::ChatTemplate& chat, const char* token, int64_t c
 class Qwen25VLFamily final : public Family {
  public:
   Qwen25VLFamily(const model::Checkpoint& checkpoint, const FamilyOptions& options)
-      : config_(parse_qwen25vl_config(checkpoint.config(), (checkpoint.dir() / "config.json").string())),
+      : config_(parse_qwen25vl_config(checkpoint.config(),
+                                      (checkpoint.dir() / "config.json").string())),
         image_(read_image_config(checkpoint.dir(), config_.vision)),
         chat_(chat_format(), text::Tokenizer::load(checkpoint.dir())) {
     const std::string dir = checkpoint.dir().string();
@@ -48,25 +54,30 @@ class Qwen25VLFamily final : public Family {
     check_token(chat_, "<|vision_start|>", config_.vision_start_token_id, dir);
     check_token(chat_, "<|vision_end|>", config_.vision_end_token_id, dir);
     if (const auto generation = model::read_generation_config(checkpoint.dir())) {
-      chat_.add_stop_ids(generation->eos_token_ids, (checkpoint.dir() / "generation_config.json").string());
+      chat_.add_stop_ids(generation->eos_token_ids,
+                         (checkpoint.dir() / "generation_config.json").string());
     }
     // vision.max_pixels lowers the processor's budget (a smaller card; the plan reads it too).
     if (options.max_pixels) {
-      const int64_t floor = std::max(image_.min_pixels, config_.vision.factor() * config_.vision.factor());
+      const int64_t floor =
+          std::max(image_.min_pixels, config_.vision.factor() * config_.vision.factor());
       if (*options.max_pixels < floor) {
-        throw ConfigError("vision.max_pixels " + std::to_string(*options.max_pixels) + " is below this model's " +
-                          "smallest image (" + std::to_string(floor) + " pixels: min_pixels or one 28 × 28 block)");
+        throw ConfigError("vision.max_pixels " + std::to_string(*options.max_pixels) +
+                          " is below this model's " + "smallest image (" + std::to_string(floor) +
+                          " pixels: min_pixels or one 28 × 28 block)");
       }
       image_.max_pixels = std::min(image_.max_pixels, *options.max_pixels);
     }
     // auto: the release's processor (transformers 4.x, Qwen2VLImageProcessor) resized PIL images;
     // the processor transformers 5 writes and loads resizes tensors with torchvision.
     resample_ = options.resample != image::Resample::Auto ? options.resample
-                : config_.layout == Qwen25VLConfig::Layout::kHub && !image_.torchvision ? image::Resample::Pil
-                                                                                         : image::Resample::Torch;
+                : config_.layout == Qwen25VLConfig::Layout::kHub && !image_.torchvision
+                    ? image::Resample::Pil
+                    : image::Resample::Torch;
     shape_ = qwen25vl::memory_shape(config_, image_.max_pixels,
-                          checkpoint.has_weights() ? model::summarize(checkpoint).total.parameters
-                                                   : parameter_count(config_));
+                                    checkpoint.has_weights()
+                                        ? model::summarize(checkpoint).total.parameters
+                                        : parameter_count(config_));
   }
 
   std::string_view name() const override { return "qwen2.5-vl"; }
@@ -107,7 +118,8 @@ class Qwen25VLFamily final : public Family {
 
 }  // namespace
 
-std::unique_ptr<Family> open_qwen25vl(const model::Checkpoint& checkpoint, const FamilyOptions& options) {
+std::unique_ptr<Family> open_qwen25vl(const model::Checkpoint& checkpoint,
+                                      const FamilyOptions& options) {
   return std::make_unique<Qwen25VLFamily>(checkpoint, options);
 }
 

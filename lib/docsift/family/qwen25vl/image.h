@@ -22,17 +22,18 @@ struct ResizedSize {
 // The processor's smart_resize: each side rounded (half to even) to a multiple of `factor`, then
 // scaled down (floor) when the area passes max_pixels or up (ceil) when it falls below
 // min_pixels, keeping the aspect ratio. Throws docsift::Error for an aspect ratio above 200.
-ResizedSize smart_resize(int64_t height, int64_t width, int64_t factor, int64_t min_pixels, int64_t max_pixels);
+ResizedSize smart_resize(int64_t height, int64_t width, int64_t factor, int64_t min_pixels,
+                         int64_t max_pixels);
 
 struct Qwen25VLImage {
-  at::Tensor resized;       // [H, W, 3] uint8 after the resize
-  at::Tensor pixel_values;  // [grid_h · grid_w, 3 · temporal · patch²] float32
+  at::Tensor resized;              // [H, W, 3] uint8 after the resize
+  at::Tensor pixel_values;         // [grid_h · grid_w, 3 · temporal · patch²] float32
   int64_t grid_h = 0, grid_w = 0;  // in 14 px patches
 };
 
 // `rgb_hwc` [H, W, 3] uint8 (any strides). `resample` Pil or Torch. Throws docsift::Error for other
 // shapes or types.
-Qwen25VLImage preprocess_qwen25vl(const at::Tensor& rgb_hwc, const VisionConfig& vision, const ImageConfig& image,
-                                  image::Resample resample);
+Qwen25VLImage preprocess_qwen25vl(const at::Tensor& rgb_hwc, const VisionConfig& vision,
+                                  const ImageConfig& image, image::Resample resample);
 
 }  // namespace docsift::family::qwen25vl

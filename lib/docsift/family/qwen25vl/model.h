@@ -23,15 +23,16 @@ struct Windows;  // positions.h
 
 // The shapes the memory plan needs for images of at most `max_pixels` pixels; `parameters` counts
 // every weight.
-memory::ModelShape memory_shape(const Qwen25VLConfig& config, std::int64_t max_pixels, std::uint64_t parameters);
+memory::ModelShape memory_shape(const Qwen25VLConfig& config, std::int64_t max_pixels,
+                                std::uint64_t parameters);
 
 class Qwen25VLModel final : public family::Model {
  public:
   // Loads every weight onto `device`, checking names and shapes against config.json. With int8,
   // the decoder's linear layers are quantized as they stream in; the vision tower and merger stay
   // in the dtype.
-  Qwen25VLModel(const model::Checkpoint& checkpoint, const Qwen25VLConfig& config, const model::Numerics& numerics,
-                at::Device device);
+  Qwen25VLModel(const model::Checkpoint& checkpoint, const Qwen25VLConfig& config,
+                const model::Numerics& numerics, at::Device device);
   ~Qwen25VLModel() override;
 
   const Qwen25VLConfig& config() const { return config_; }
@@ -41,8 +42,9 @@ class Qwen25VLModel final : public family::Model {
   std::size_t scratch_bytes() const override;
   // image_features(image.pixel_values, image.rows, image.columns).
   at::Tensor encode_image(const family::ImageInputs& image) const override;
-  std::unique_ptr<family::Sequence> start(const at::Tensor& features, const family::ImageInputs& image,
-                                          int64_t capacity, model::CachePlacement placement) const override;
+  std::unique_ptr<family::Sequence> start(const at::Tensor& features,
+                                          const family::ImageInputs& image, int64_t capacity,
+                                          model::CachePlacement placement) const override;
 
   // The last vision block's output [N, h], patches in window order (the reference's
   // last_hidden_state). pixel_values [N, 1176]; grid in 14 px patches.
@@ -53,7 +55,8 @@ class Qwen25VLModel final : public family::Model {
 
  private:
   // vision_tower with the image's windows, which image_features needs again to undo their order.
-  at::Tensor vision_tower(const at::Tensor& pixel_values, int64_t grid_h, int64_t grid_w, const Windows& windows) const;
+  at::Tensor vision_tower(const at::Tensor& pixel_values, int64_t grid_h, int64_t grid_w,
+                          const Windows& windows) const;
   struct Weights;
   Qwen25VLConfig config_;
   model::Numerics numerics_;

@@ -1,8 +1,6 @@
-#!/usr/bin/env python3
 """Tiny random Qwen2.5-VL checkpoints and reference outputs from transformers, for the parity tests.
 
-Run from the repository root:  scripts/pyenv.sh python3 scripts/make_qwen25vl_fixtures.py
-(or scripts/pyenv.sh python3 scripts/make_fixtures.py qwen25vl)
+Run from the repository root:  scripts/pyenv.sh python3 scripts/make_fixtures.py qwen25vl
 
 Nothing is downloaded. With a fixed seed it builds a tiny Qwen2_5_VLForConditionalGeneration (float32, eager
 attention) shaped like the real one in everything that matters to a port: a 4-block vision tower (hidden 32, 2
@@ -47,21 +45,15 @@ loop of full forwards; the cached decode step equals a full forward. Writes unde
               tokenizer: the 11 MB real one is not committed; tests put the tiny one beside them)
   config-3b/  Qwen2.5-VL-3B-Instruct's config.json and preprocessor_config.json
 
-  scripts/pyenv.sh python3 scripts/make_qwen25vl_fixtures.py --bench-checkpoint OUT_DIR [--shape 3b|7b]
-      [--layers N] [--vision-depth N] [--dtype bfloat16|float32]
-writes instead a random checkpoint with the real shapes (fewer text / vision layers if asked) in the hub layout
-for the CPU speed bench, e.g. to build/bench/qwen25vl-3b (git-ignored); the fixtures are left alone.
+The random checkpoint with the real shapes for the CPU speed bench is bench/generate/make_checkpoint.py
+--family qwen25vl (it reads real_config(), hub_name() and the release's JSON files from here).
 """
-import argparse
 import json
 import os
 import shutil
-import sys
 
 import numpy as np
 import torch
-from PIL import Image
-from safetensors import safe_open
 from safetensors.torch import save_file
 from tokenizers import AddedToken, Tokenizer
 import transformers
@@ -70,13 +62,10 @@ from transformers import (AutoImageProcessor, AutoProcessor, GenerationConfig, Q
 from transformers.image_utils import SizeDict
 from transformers.vision_utils import get_vision_window_index
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_mllama_fixtures import render  # noqa: E402  (the same synthetic document pages)
+from . import common
+from .common import CLIP_MEAN, CLIP_STD, TOKENIZERS, read_names, render
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "tests", "fixtures", "qwen25vl")
-TOKENIZERS = os.path.join(ROOT, "tests", "fixtures", "tokenizers")
-QWEN_TOKENIZER = os.path.join(os.path.dirname(ROOT), "shared", "tokenizers", "qwen2", "tokenizer.json")
+OUT = os.path.join(common.FIXTURES, "qwen25vl")
 # Chosen among seeds 1-20: for both layouts and all four images the 12 greedy tokens hold >= 9 distinct ids, no
 # stop id and no padding row, and the smallest top-1 - top-2 logit gap over all 96 greedy steps is 0.016 (most
 # seeds have one under 0.01), so a float32 port reproduces the tokens with room to spare.
@@ -84,8 +73,6 @@ SEED = 12
 NEW_TOKENS = 12
 QUESTION = "Extract the fields."
 MIN_PIXELS, MAX_PIXELS = 3136, 128 * 28 * 28
-CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073]
-CLIP_STD = [0.26862954, 0.26130258, 0.27577711]
 VISION_TOKENS = ["<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]
 # tiny-qwen ids: 1112 <|endoftext|>, 1113 <|im_start|>, 1114 <|im_end|>; the vision tokens get 1123..1127.
 BOS = PAD = 1112
@@ -169,32 +156,17 @@ def build_config(tie):
 
 
 def randomize(model, seed):
-    """Replace the init with values of a realistic scale, so every weight moves the output; then round to bf16."""
-    g = torch.Generator().manual_seed(seed)
+    """Weights of a realistic scale (common.randomize), then rounded to bf16."""
+    g = common.randomize(model, seed, norm_keys=("norm", "ln_q"))  # RMSNorm weights
     with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name.endswith("bias"):
-                p.copy_(torch.randn(p.shape, generator=g) * 0.05)
-            elif "norm" in name or "ln_q" in name:  # RMSNorm weights
-                p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
-            elif p.dim() >= 2:
-                fan_in = p[0].numel()
-                p.copy_(torch.randn(p.shape, generator=g) / fan_in ** 0.5)
-            else:
-                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
         # A strong decoder MLP: otherwise the last position's state is the attention average over the many image
         # tokens, and with tied embeddings the token itself wins (lm_head . embed = |row|^2); greedy decoding
         # then repeats one token.
         for layer in model.model.language_model.layers:
             layer.mlp.down_proj.weight.mul_(6.0)
-        # Rows of equal norm: with raw Gaussian rows a few "hub" tokens win every argmax and greedy decoding
-        # repeats one token. The padding rows (no token) get a small norm, as unused rows have in a trained model.
-        for head in (model.model.language_model.embed_tokens.weight, model.lm_head.weight):
-            rows = torch.nn.functional.normalize(torch.randn(head.shape, generator=g), dim=1) * 4.0
-            rows[TOKENIZER_SIZE:] *= 0.1
-            head.copy_(rows)
-        for p in model.parameters():
-            p.copy_(p.to(torch.bfloat16).to(torch.float32))
+    common.equal_norm_rows((model.model.language_model.embed_tokens.weight, model.lm_head.weight), g,
+                           unused_from=TOKENIZER_SIZE)
+    common.round_to_bfloat16(model)
 
 
 def build_models(seed):
@@ -221,18 +193,6 @@ def hub_name(tree):
     if tree == "lm_head.weight":
         return tree
     raise SystemExit(f"unmapped tensor {tree}")
-
-
-def read_names(folder):
-    """name -> (shape, dtype) over every safetensors file of a checkpoint folder."""
-    out = {}
-    for fn in sorted(os.listdir(folder)):
-        if fn.endswith(".safetensors"):
-            with safe_open(os.path.join(folder, fn), "pt") as f:
-                for k in f.keys():
-                    sl = f.get_slice(k)
-                    out[k] = (tuple(sl.get_shape()), sl.get_dtype())
-    return out
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -308,9 +268,7 @@ def release_generation_config(bos, eos, pad):
 
 
 def dump(obj, path):
-    with open(path, "w") as f:
-        json.dump(obj, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    common.write_json(obj, path, newline=True, ensure_ascii=False)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -522,9 +480,9 @@ def greedy_ok(tokens):
 
 # ----------------------------------------------------------------------------------------------------------
 
-def write_real_configs():
+def write_real_configs(out):
     for shape in ("7b", "3b"):
-        folder = os.path.join(OUT, f"config-{shape}")
+        folder = os.path.join(out, f"config-{shape}")
         os.makedirs(folder)
         dump(real_config(shape), os.path.join(folder, "config.json"))
         dump(real_preprocessor_config(), os.path.join(folder, "preprocessor_config.json"))
@@ -538,20 +496,18 @@ def write_real_configs():
     return 0
 
 
-def main():
-    shutil.rmtree(OUT, ignore_errors=True)
-    for d in ("images", "reference"):
-        os.makedirs(os.path.join(OUT, d))
+def main(out=OUT):
+    common.make_dirs(out, ("images", "reference"))
     tok = build_tokenizer()
 
     tied, untied = build_models(SEED)
-    hub, tf5 = os.path.join(OUT, "hub"), os.path.join(OUT, "tf5")
+    hub, tf5 = os.path.join(out, "hub"), os.path.join(out, "tf5")
     shards = write_hub(tied, hub, tok)
     write_tf5(untied, tf5, hub)
     models = {"hub": load(hub, tied)[0], "tf5": load(tf5, untied)[0]}
     tf5_names = read_names(tf5)
     assert set(read_names(hub)) == {hub_name(k) for k in tied.state_dict() if k != "lm_head.weight"}
-    tokenizer_bytes = write_real_configs()
+    tokenizer_bytes = write_real_configs(out)
 
     summary = {"transformers": transformers.__version__, "torch": torch.__version__, "seed": SEED,
                "new_tokens": NEW_TOKENS, "question": QUESTION, "prompt": EXPECTED_PROMPT,
@@ -562,7 +518,7 @@ def main():
                "hub_shards": shards, "hub_tensor_names_example": sorted(read_names(hub))[:3],
                "tf5_tensor_names": sorted(tf5_names), "tf5_dtypes": sorted({d for _, d in tf5_names.values()}),
                "qwen2_tokenizer_json_bytes": tokenizer_bytes, "layouts": {}, "images": {}}
-    processors = {d: AutoProcessor.from_pretrained(os.path.join(OUT, d)) for d in ("hub", "tf5")}
+    processors = {d: AutoProcessor.from_pretrained(os.path.join(out, d)) for d in ("hub", "tf5")}
     for d, proc in processors.items():
         assert proc.apply_chat_template(MESSAGES, tokenize=False, add_generation_prompt=True) == EXPECTED_PROMPT
         summary["layouts"][d] = {"processor": type(proc).__name__,
@@ -572,8 +528,8 @@ def main():
 
     for name, (width, height, seed, font_size, lines, expect_hw) in IMAGES.items():
         img = render(width, height, seed, font_size, lines)
-        img.save(os.path.join(OUT, "images", name + ".png"))
-        pix = {d: pixels(os.path.join(OUT, d), img, expect_hw) for d in ("hub", "tf5")}
+        img.save(os.path.join(out, "images", name + ".png"))
+        pix = {d: pixels(os.path.join(out, d), img, expect_hw) for d in ("hub", "tf5")}
         for k, a in pix["hub"].items():
             b = pix["tf5"][k]
             assert (a == b) if isinstance(a, str) else torch.equal(a, b), f"{name}: {k} differs between the folders"
@@ -582,7 +538,7 @@ def main():
         # patch order and normalisation are checked on the other three.
         save_file({k: v for k, v in p.items()
                    if not k.startswith("class_") and not (name == "large" and k.startswith("pixel_values_"))},
-                  os.path.join(OUT, "reference", f"pixels_{name}.safetensors"), metadata={"format": "pt"})
+                  os.path.join(out, "reference", f"pixels_{name}.safetensors"), metadata={"format": "pt"})
         diff = (p["pixel_values_pil"] - p["pixel_values_torch"]).abs()
         u8diff = (p["resized_pil"].int() - p["resized_torch"].int()).abs()
         grid = p["image_grid_thw"][0].tolist()
@@ -611,7 +567,7 @@ def main():
             tokens = ref["greedy"].tolist()
             assert greedy_ok(tokens), f"{d}/{name}: weak greedy tokens {tokens}"
             # (One metadata key only: safetensors writes several in a random order, and the bytes would vary.)
-            save_file(ref, os.path.join(OUT, "reference", f"{d}_{name}.safetensors"), metadata={"format": "pt"})
+            save_file(ref, os.path.join(out, "reference", f"{d}_{name}.safetensors"), metadata={"format": "pt"})
             image_at = ids.index(IMAGE_PAD)
             entry["layouts"][d] = {
                 "file": f"{d}_{name}.safetensors", "auto_image_processor": type(proc.image_processor).__name__,
@@ -630,87 +586,5 @@ def main():
         summary["images"][name] = entry
         print(f"    pil vs torch: max |dpixel| {entry['max_abs_pixel_diff_pil_torch']:.4f}, resized bytes differing "
               f"{entry['resized_u8_bytes_differing']} (max {entry['resized_u8_max_diff_pil_torch']})")
-    dump(summary, os.path.join(OUT, "reference", "summary.json"))
-    total = 0
-    for dp, _, fns in sorted(os.walk(OUT)):
-        for fn in sorted(fns):
-            size = os.path.getsize(os.path.join(dp, fn))
-            total += size
-            print(f"  {os.path.relpath(os.path.join(dp, fn), OUT):48s} {size:9d}")
-    print(f"fixtures: {total / 1e6:.2f} MB in {OUT}")
-
-
-# ----------------------------------------------------------------------------------------------------------
-# The random full-size checkpoint for the CPU bench
-
-def bench_checkpoint(out_dir, shape, layers, vision_depth, dtype, shard_mb):
-    """Random weights with the real shapes (fewer layers if asked), in the hub layout; one tensor at a time, so
-    memory stays at the largest tensor (the embedding table) rather than the model."""
-    dtype_t = {"bfloat16": torch.bfloat16, "float32": torch.float32}[dtype]
-    config_json = real_config(shape, layers, vision_depth, dtype)
-    os.makedirs(out_dir, exist_ok=True)
-    for fn in os.listdir(out_dir):
-        if fn.endswith(".safetensors") or fn.endswith(".json"):
-            os.remove(os.path.join(out_dir, fn))
-    dump(config_json, os.path.join(out_dir, "config.json"))
-    config = Qwen2_5_VLConfig.from_pretrained(out_dir)
-    with torch.device("meta"):
-        skeleton = Qwen2_5_VLForConditionalGeneration(config)
-    shapes = {hub_name(k): tuple(v.shape) for k, v in skeleton.state_dict().items()
-              if not (config.tie_word_embeddings and k == "lm_head.weight")}
-    del skeleton
-    order = sorted(shapes, key=lambda n: (n.startswith("visual."), n))
-    g = torch.Generator().manual_seed(0)
-    item = torch.empty((), dtype=dtype_t).element_size()
-    total = sum(int(np.prod(s)) * item for s in shapes.values())
-    shards = max(1, -(-total // (shard_mb * 1000 * 1000)))
-    groups, acc, part = [], 0, 0
-    for n in order:
-        size = int(np.prod(shapes[n])) * item
-        if acc and acc + size > total / shards * (part + 1) and part < shards - 1:
-            part += 1
-        groups.append(part)
-        acc += size
-    weight_map = {}
-    for s in range(shards):
-        fn = f"model-{s + 1:05d}-of-{shards:05d}.safetensors"
-        tensors = {}
-        for n, p in zip(order, groups):
-            if p != s:
-                continue
-            shp = shapes[n]
-            if n.endswith("bias"):
-                t = torch.randn(shp, generator=g) * 0.02
-            elif "norm" in n or "ln_q" in n:
-                t = torch.ones(shp)
-            else:
-                t = torch.randn(shp, generator=g) / (int(np.prod(shp[1:])) ** 0.5 if len(shp) > 1 else 50.0)
-            tensors[n] = t.to(dtype_t)
-        save_file(tensors, os.path.join(out_dir, fn), metadata={"format": "pt"})
-        weight_map.update({n: fn for n in tensors})
-        print(f"  {fn}: {len(tensors)} tensors")
-    dump({"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))},
-         os.path.join(out_dir, "model.safetensors.index.json"))
-    dump(release_generation_config(151643, [151645, 151643], 151643), os.path.join(out_dir, "generation_config.json"))
-    dump(real_preprocessor_config(), os.path.join(out_dir, "preprocessor_config.json"))
-    dump({"chat_template": CHAT_TEMPLATE}, os.path.join(out_dir, "chat_template.json"))
-    if os.path.exists(QWEN_TOKENIZER):  # so that AutoProcessor can read the folder too
-        shutil.copyfile(QWEN_TOKENIZER, os.path.join(out_dir, "tokenizer.json"))
-        dump(tokenizer_config(Tokenizer.from_file(QWEN_TOKENIZER)), os.path.join(out_dir, "tokenizer_config.json"))
-    print(f"bench checkpoint: {shape}, {config_json['num_hidden_layers']} text layers, vision depth "
-          f"{config_json['vision_config']['depth']}, {dtype}, {total / 1e9:.2f} GB in {shards} shard(s) -> {out_dir}")
-
-
-if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bench-checkpoint", metavar="OUT_DIR", help="write a random full-size checkpoint instead")
-    ap.add_argument("--shape", choices=("3b", "7b"), default="3b")
-    ap.add_argument("--layers", type=int, help="text decoder layers (default: the real count)")
-    ap.add_argument("--vision-depth", type=int, help="vision blocks (default 32; full attention every 8th kept)")
-    ap.add_argument("--dtype", choices=("bfloat16", "float32"), default="bfloat16")
-    ap.add_argument("--shard-mb", type=int, default=1000)
-    args = ap.parse_args()
-    if args.bench_checkpoint:
-        bench_checkpoint(args.bench_checkpoint, args.shape, args.layers, args.vision_depth, args.dtype, args.shard_mb)
-    else:
-        main()
+    dump(summary, os.path.join(out, "reference", "summary.json"))
+    common.print_sizes(out)

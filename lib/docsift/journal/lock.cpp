@@ -1,4 +1,4 @@
-#include "docsift/batch/lock.h"
+#include "docsift/journal/lock.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,13 +15,14 @@
 #include <string>
 #include <utility>
 
-#include "docsift/batch/output_folder.h"
 #include "docsift/error.h"
+#include "docsift/journal/folder.h"
 
-namespace docsift::batch {
+namespace docsift::journal {
 
 // The file's docsift record as a pid and what: nullopt unless it is exactly "PID run", "PID merge"
-// or "PID review" (review apply) with PID a process id (1 to INT_MAX: pid_t). A number too large for any integer
+// or "PID review" (review apply) with PID a process id (1 to INT_MAX: pid_t). A number too large
+// for any integer
 // ("99999999999999999999999 run") is not one, and must not be an exception from deep inside.
 std::optional<std::pair<pid_t, std::string>> parse_lock_record(const std::string& text) {
   const std::size_t space = text.find(' ');
@@ -30,13 +31,15 @@ std::optional<std::pair<pid_t, std::string>> parse_lock_record(const std::string
   if (what != "run" && what != "merge" && what != "review") return std::nullopt;
   long long pid = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + space, pid);
-  if (error != std::errc() || end != text.data() + space || pid < 1 || pid > std::numeric_limits<pid_t>::max()) {
+  if (error != std::errc() || end != text.data() + space || pid < 1 ||
+      pid > std::numeric_limits<pid_t>::max()) {
     return std::nullopt;
   }
   return std::pair{static_cast<pid_t>(pid), what};
 }
 
-// `text` quoted for a message line: control bytes, '"' and '\\' as \xNN (the file is read 64 bytes at most).
+// `text` quoted for a message line: control bytes, '"' and '\\' as \xNN (the file is read 64 bytes
+// at most).
 std::string quote_lock_text(const std::string& text) {
   std::string out = "\"";
   for (const unsigned char c : text) {
@@ -81,13 +84,13 @@ Holder holder(int fd) {
 
 // The line for a lock another process holds: by its holder when the file names one, else the
 // lock file itself, what it holds and how to find the holder.
-std::string taken_message(const std::filesystem::path& folder, const std::filesystem::path& lock, int fd,
-                          const std::string& verb, const std::string& then) {
+std::string taken_message(const std::filesystem::path& folder, const std::filesystem::path& lock,
+                          int fd, const std::string& verb, const std::string& then) {
   const Holder h = holder(fd);
   if (h.named) return folder.string() + ": " + h.who + " " + verb + "; " + then;
   return lock.string() + ": locked by a process the file does not name: it holds " + h.content +
-         ", not docsift's \"PID run\" (a foreign lock file, or one written over). `fuser -v " + lock.string() +
-         "` shows the holder; " + then;
+         ", not docsift's \"PID run\" (a foreign lock file, or one written over). `fuser -v " +
+         lock.string() + "` shows the holder; " + then;
 }
 
 }  // namespace
@@ -97,10 +100,12 @@ OutputLock::OutputLock(const std::filesystem::path& out_dir, const std::string& 
   // O_NOFOLLOW: a planted link must not have its target truncated and overwritten with our pid.
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0 && errno == ELOOP) {
-    throw FileError(path.string() + ": is a symbolic link; docsift never writes through links in the output folder. "
-                                    "Remove it, or choose another --out");
+    throw FileError(path.string() +
+                    ": is a symbolic link; docsift never writes through links in the output "
+                    "folder. Remove it, or choose another --out");
   }
-  if (fd_ < 0) throw FileError(path.string() + ": cannot create the run lock: " + std::strerror(errno));
+  if (fd_ < 0)
+    throw FileError(path.string() + ": cannot create the run lock: " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd_);
@@ -108,8 +113,8 @@ OutputLock::OutputLock(const std::filesystem::path& out_dir, const std::string& 
     throw FileError(path.string() + ": is not a regular file; remove it, or choose another --out");
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    const std::string message =
-        taken_message(out_dir, path, fd_, "is writing here", "wait for it to finish, or choose another --out");
+    const std::string message = taken_message(out_dir, path, fd_, "is writing here",
+                                              "wait for it to finish, or choose another --out");
     ::close(fd_);
     fd_ = -1;
     throw FileError(message);
@@ -132,8 +137,9 @@ FolderReadLock::FolderReadLock(const std::filesystem::path& folder, const std::s
   fd_ = ::open((folder / out_files::kLock).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd_ < 0) return;  // no lock file: no run has ever held it
   if (::flock(fd_, LOCK_SH | LOCK_NB) != 0) {
-    const std::string message = taken_message(folder, folder / out_files::kLock, fd_, "is still writing here",
-                                              reader + " when it has finished");
+    const std::string message =
+        taken_message(folder, folder / out_files::kLock, fd_, "is still writing here",
+                      reader + " when it has finished");
     ::close(fd_);
     fd_ = -1;
     throw FileError(message);
@@ -144,4 +150,4 @@ FolderReadLock::~FolderReadLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
-}  // namespace docsift::batch
+}  // namespace docsift::journal

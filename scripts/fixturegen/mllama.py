@@ -1,8 +1,6 @@
-#!/usr/bin/env python3
 """Tiny random Llama 3.2 Vision (Mllama) checkpoints and reference outputs from transformers, for the parity tests.
 
-Run from the repository root:  scripts/pyenv.sh python3 scripts/make_mllama_fixtures.py
-(or scripts/pyenv.sh python3 scripts/make_fixtures.py mllama)
+Run from the repository root:  scripts/pyenv.sh python3 scripts/make_fixtures.py mllama
 
 Nothing is downloaded. With fixed seeds it builds a tiny MllamaForConditionalGeneration (float32, eager
 attention) shaped like the real 11B one in everything that matters to a port: 112 px tiles of 8x8 patches
@@ -39,7 +37,7 @@ import shutil
 
 import numpy as np
 import torch
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from tokenizers import Tokenizer
@@ -53,18 +51,18 @@ from transformers.models.mllama.image_processing_mllama import (get_all_supporte
                                                                 get_image_size_fit_to_canvas,
                                                                 get_optimal_tiled_canvas)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "tests", "fixtures", "mllama")
-TOKENIZER = os.path.join(ROOT, "tests", "fixtures", "tokenizers", "tiny-llama", "tokenizer.json")
+from . import common
+from .common import CLIP_MEAN, CLIP_STD, read_names, render, write_json
+
+OUT = os.path.join(common.FIXTURES, "mllama")
+TOKENIZER = os.path.join(common.TOKENIZERS, "tiny-llama", "tokenizer.json")
 # Chosen among seeds 1-12 so that every image's 16 greedy tokens hold >= 11 distinct ids (no 2-token loops), none
 # is a stop id, and both the 5.23 convention and Meta's row mask change the greedy tokens of every image.
 SEED = 8
 TILE = 112
 MAX_TILES = 4
 NEW_TOKENS = 16
-# The 11B preprocessor's CLIP mean/std (the class defaults are 0.5/0.5).
-CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073]
-CLIP_STD = [0.26862954, 0.26130258, 0.27577711]
+# The 11B preprocessor has CLIP's mean/std (common.CLIP_MEAN / CLIP_STD; the class defaults are 0.5/0.5).
 QUESTION = "What is the total amount? Answer with TOTAL: value."
 # Text before <|image|> (wide_1x3) makes the rows before the image token longer than the 5 header tokens.
 TEXT_FIRST = "Read this page. <|image|> What is the total amount?"
@@ -107,62 +105,29 @@ def user_text_for(user_text):
     return user_text if "<|image|>" in user_text else "<|image|>" + user_text
 
 
-def render(width, height, seed, font_size, lines):
-    """A synthetic document page: dark text on off-white, a border, and a soft diagonal shading."""
-    rng = np.random.default_rng(seed)
-    img = Image.new("RGB", (width, height), (250, 248, 240))
-    draw = ImageDraw.Draw(img)
-    font_path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-    font = ImageFont.truetype(font_path, font_size) if os.path.exists(font_path) else ImageFont.load_default()
-    y = 4 + font_size // 3
-    for line in lines:
-        draw.text((4 + font_size // 2, y), line, fill=(20, 20, 60), font=font)
-        y += font_size + font_size // 2
-    draw.rectangle([2, 2, width - 3, height - 3], outline=(120, 30, 30), width=2)
-    # Smooth shading (cheap to store as PNG, unlike noise) so that no tile is flat.
-    yy, xx = np.mgrid[0:height, 0:width]
-    shade = ((xx + yy) * 40 // (width + height)).astype(np.int16)[..., None]
-    arr = np.clip(np.asarray(img, dtype=np.int16) - shade + rng.integers(0, 2, size=3), 0, 255).astype(np.uint8)
-    return Image.fromarray(arr)
-
-
 GATES = ("gate", "gate_attn", "gate_ffn", "cross_attn_attn_gate", "cross_attn_mlp_gate")
 EMBEDDING_TABLES = ("class_embedding", "gated_positional_embedding.embedding", "tile_embedding.weight",
                     "pre_tile_positional_embedding.embedding.weight", "post_tile_positional_embedding.embedding.weight")
 
 
 def randomize(model, seed):
-    """Replace the init with values of a realistic scale, so every weight and every gate moves the output."""
-    g = torch.Generator().manual_seed(seed)
+    """Weights of a realistic scale (common.randomize), every gate clearly open, then rounded to bfloat16."""
     hidden_v = model.config.vision_config.hidden_size
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            last = name.rsplit(".", 1)[-1]
-            if last in GATES:
-                # The init leaves most gates at 0 (branch off); 0.3-1.0 keeps tanh(gate) well inside (0, 1) so
-                # both sides of (1 - tanh g)·pos + tanh g·tile_pos, and every gated branch, matter.
-                p.copy_(0.3 + 0.7 * torch.rand(p.shape, generator=g))
-            elif name.endswith(EMBEDDING_TABLES):
-                # Vision position / tile / CLS tables: the 1/sqrt(hidden) scale of the real init, not 1/sqrt(fan_in)
-                # (a tile_embedding row is 4*65*32 wide and would otherwise be ~0).
-                p.copy_(torch.randn(p.shape, generator=g) * hidden_v ** -0.5)
-            elif name.endswith("bias"):
-                p.copy_(torch.randn(p.shape, generator=g) * 0.05)
-            elif "norm" in name:  # LayerNorm / RMSNorm weights, q_norm / k_norm included
-                p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
-            elif p.dim() >= 2:
-                fan_in = p[0].numel()
-                p.copy_(torch.randn(p.shape, generator=g) / fan_in ** 0.5)
-            else:
-                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
-        # Rows of equal norm: with raw Gaussian rows a few "hub" tokens win every argmax and greedy decoding
-        # repeats one token, which would make the greedy-token test weak.
-        for head in (model.lm_head.weight, model.model.language_model.embed_tokens.weight):
-            head.copy_(torch.nn.functional.normalize(torch.randn(head.shape, generator=g), dim=1) * 4.0)
-        # Round to bfloat16 and back: the float32 checkpoints then hold bf16-exact values, so the bf16 checkpoint
-        # is the same model and reproduces the same float32 reference.
-        for p in model.parameters():
-            p.copy_(p.to(torch.bfloat16).to(torch.float32))
+
+    def rule(name, p, g):
+        if name.rsplit(".", 1)[-1] in GATES:
+            # The init leaves most gates at 0 (branch off); 0.3-1.0 keeps tanh(gate) well inside (0, 1) so
+            # both sides of (1 - tanh g)·pos + tanh g·tile_pos, and every gated branch, matter.
+            return 0.3 + 0.7 * torch.rand(p.shape, generator=g)
+        if name.endswith(EMBEDDING_TABLES):
+            # Vision position / tile / CLS tables: the 1/sqrt(hidden) scale of the real init, not 1/sqrt(fan_in)
+            # (a tile_embedding row is 4*65*32 wide and would otherwise be ~0).
+            return torch.randn(p.shape, generator=g) * hidden_v ** -0.5
+        return None
+
+    g = common.randomize(model, seed, rule)  # LayerNorm / RMSNorm weights, q_norm / k_norm included, by "norm"
+    common.equal_norm_rows((model.lm_head.weight, model.model.language_model.embed_tokens.weight), g)
+    common.round_to_bfloat16(model)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -183,18 +148,6 @@ def print_layout(title, shapes):
     print(f"--- {title}: {len(shapes)} tensors")
     for name in sorted(shapes):
         print(f"    {name:72s} {list(shapes[name])}")
-
-
-def read_names(folder):
-    """name -> (shape, dtype) over every safetensors file of a checkpoint folder."""
-    out = {}
-    for fn in sorted(os.listdir(folder)):
-        if fn.endswith(".safetensors"):
-            with safe_open(os.path.join(folder, fn), "pt") as f:
-                for k in f.keys():
-                    sl = f.get_slice(k)
-                    out[k] = (tuple(sl.get_shape()), sl.get_dtype())
-    return out
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -240,42 +193,40 @@ def hub_generation_config():
             "temperature": 0.6, "top_p": 0.9, "transformers_version": "4.45.0.dev0"}
 
 
-def image_processor():
-    return MllamaImageProcessor(size={"height": TILE, "width": TILE}, max_image_tiles=MAX_TILES, resample=2,
+def image_processor(tile=TILE, max_tiles=MAX_TILES):
+    """The 11B's image processor (bilinear, CLIP mean/std), tile size 560 -> 112 (560 for the bench)."""
+    return MllamaImageProcessor(size={"height": tile, "width": tile}, max_image_tiles=max_tiles, resample=2,
                                 do_resize=True, do_rescale=True, rescale_factor=1 / 255, do_normalize=True,
                                 image_mean=CLIP_MEAN, image_std=CLIP_STD, do_pad=True, do_convert_rgb=True)
 
 
-def preprocessor_config():
-    """The 11B preprocessor_config.json, tile size 560 -> 112."""
+def preprocessor_config(tile=TILE):
+    """The 11B preprocessor_config.json, tile size 560 -> 112 (560 for the bench checkpoint)."""
     return {"do_convert_rgb": True, "do_normalize": True, "do_pad": True, "do_rescale": True, "do_resize": True,
             "image_mean": CLIP_MEAN, "image_processor_type": "MllamaImageProcessor", "image_std": CLIP_STD,
             "max_image_tiles": MAX_TILES, "processor_class": "MllamaProcessor", "resample": 2,
-            "rescale_factor": 0.00392156862745098, "size": {"height": TILE, "width": TILE}}
+            "rescale_factor": 0.00392156862745098, "size": {"height": tile, "width": tile}}
 
 
 # ----------------------------------------------------------------------------------------------------------
 # Checkpoints
 
-def write_checkpoints(model):
+def write_checkpoints(model, out):
     state = {k: v.contiguous() for k, v in model.state_dict().items()}
     tree_shapes = {k: v.shape for k, v in state.items()}
     hub_state = {hub_name(k): v for k, v in state.items()}
 
     # hub/: one float32 file with the legacy names, 4.45-style config.
-    hub = os.path.join(OUT, "hub")
+    hub = os.path.join(out, "hub")
     save_file(hub_state, os.path.join(hub, "model.safetensors"), metadata={"format": "pt"})
-    with open(os.path.join(hub, "config.json"), "w") as f:
-        json.dump(hub_config("float32"), f, indent=2)
-    with open(os.path.join(hub, "generation_config.json"), "w") as f:
-        json.dump(hub_generation_config(), f, indent=2)
-    with open(os.path.join(hub, "preprocessor_config.json"), "w") as f:
-        json.dump(preprocessor_config(), f, indent=2)
+    write_json(hub_config("float32"), os.path.join(hub, "config.json"))
+    write_json(hub_generation_config(), os.path.join(hub, "generation_config.json"))
+    write_json(preprocessor_config(), os.path.join(hub, "preprocessor_config.json"))
 
     # tree/: save_pretrained's own sharded output of a bfloat16 copy, then the keys renamed to the module
     # tree. transformers 5.23 reverses its load-time key mapping on save, so save_pretrained writes the
     # *legacy* names (checked below). bfloat16 keeps the fixtures small and covers bfloat16 weights.
-    tree = os.path.join(OUT, "tree")
+    tree = os.path.join(out, "tree")
     copy = MllamaForConditionalGeneration(model.config).eval()
     copy.load_state_dict(model.state_dict())
     copy.to(torch.bfloat16).save_pretrained(tree, max_shard_size="600KB")
@@ -294,8 +245,7 @@ def write_checkpoints(model):
         tensors = load_file(path)
         save_file({to_tree[k]: v for k, v in tensors.items()}, path, metadata=meta)
     index["weight_map"] = {to_tree[k]: v for k, v in sorted(index["weight_map"].items(), key=lambda kv: to_tree[kv[0]])}
-    with open(os.path.join(tree, "model.safetensors.index.json"), "w") as f:
-        json.dump(index, f, indent=2)
+    write_json(index, os.path.join(tree, "model.safetensors.index.json"))
 
     for d in (hub, tree):
         shutil.copy(TOKENIZER, d)
@@ -306,14 +256,14 @@ def write_checkpoints(model):
     return shards
 
 
-def check_reloads(model):
+def check_reloads(model, out):
     """Every folder must load in transformers 5.23 back to exactly the same float32 weights (the bf16 one too:
     the weights are bf16-exact). Returns the loaded models, whose logits are compared with the reference later
     (that also checks the config of each folder: eps, layer lists, RoPE, ...)."""
     ref = model.state_dict()
     loaded = {}
     for d in ("hub", "tree"):
-        m = MllamaForConditionalGeneration.from_pretrained(os.path.join(OUT, d), dtype=torch.float32,
+        m = MllamaForConditionalGeneration.from_pretrained(os.path.join(out, d), dtype=torch.float32,
                                                            attn_implementation="eager").eval()
         sd = m.state_dict()
         assert set(sd) == set(ref), d
@@ -474,11 +424,9 @@ def cross_attention_states(model, inputs):
 
 # ----------------------------------------------------------------------------------------------------------
 
-def main():
+def main(out=OUT):
     torch.manual_seed(SEED)
-    shutil.rmtree(OUT, ignore_errors=True)
-    for d in ("hub", "tree", "images", "reference"):
-        os.makedirs(os.path.join(OUT, d))
+    common.make_dirs(out, ("hub", "tree", "images", "reference"))
 
     tok = Tokenizer.from_file(TOKENIZER)
     assert tok.token_to_id("<|image|>") == IMAGE_TOKEN and tok.token_to_id("<|begin_of_text|>") == BOS
@@ -491,8 +439,8 @@ def main():
     randomize(model, SEED)
     assert model.lm_head.weight.shape[0] == 1208 and model.model.language_model.embed_tokens.weight.shape[0] == 1216
 
-    shards = write_checkpoints(model)
-    reloaded = check_reloads(model)
+    shards = write_checkpoints(model, out)
+    reloaded = check_reloads(model, out)
 
     processor = MllamaProcessor(image_processor=image_processor(),
                                 tokenizer=PreTrainedTokenizerFast(tokenizer_file=TOKENIZER, bos_token="<|begin_of_text|>",
@@ -511,7 +459,7 @@ def main():
     convention_stored = None
     for name, (width, height, seed, font_size, lines, user, expect_grid) in IMAGES.items():
         img = render(width, height, seed, font_size, lines)
-        img.save(os.path.join(OUT, "images", name + ".png"))
+        img.save(os.path.join(out, "images", name + ".png"))
         grid, new_hw = plan(width, height)
         assert grid == expect_grid, f"{name}: grid {grid}, expected {expect_grid}"
         if name == "wide_1x3":
@@ -530,11 +478,11 @@ def main():
         # The processor's resize, byte for byte, before padding and normalisation.
         u8 = resized_u8(inputs, grid, new_hw)
         assert torch.equal(u8, direct_resize(processor.image_processor, img)), f"{name}: resize() disagrees"
-        Image.fromarray(u8.numpy()).save(os.path.join(OUT, "reference", name + ".resized.png"))
+        Image.fromarray(u8.numpy()).save(os.path.join(out, "reference", name + ".resized.png"))
         u8_pil = direct_resize(pil_processor, img)
         pil_differs = int((u8_pil.int() - u8.int()).abs().gt(0).sum())
         if pil_differs:
-            Image.fromarray(u8_pil.numpy()).save(os.path.join(OUT, "reference", name + ".resized_pil.png"))
+            Image.fromarray(u8_pil.numpy()).save(os.path.join(out, "reference", name + ".resized_pil.png"))
 
         with meta_intermediate_convention():
             logits = last_logits(model, inputs)
@@ -569,7 +517,7 @@ def main():
         if convention_stored is None and tokens_output != tokens:
             tensors["greedy_output_convention"] = torch.tensor(tokens_output, dtype=torch.int64)
             convention_stored = name
-        save_file(tensors, os.path.join(OUT, "reference", name + ".safetensors"))
+        save_file(tensors, os.path.join(out, "reference", name + ".safetensors"))
 
         cam = inputs["cross_attention_mask"][0, :, 0]
         first_image_row = int(ids.tolist().index(IMAGE_TOKEN))
@@ -592,16 +540,5 @@ def main():
               f"Meta rows {summary['images'][name]['max_abs_logit_diff_meta_rows']:.4f}")
     assert convention_stored is not None, "the output convention never changes the greedy tokens: change the seed"
     summary["greedy_output_convention_in"] = convention_stored
-    with open(os.path.join(OUT, "reference", "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-    total = 0
-    for dp, _, fns in sorted(os.walk(OUT)):
-        for fn in sorted(fns):
-            size = os.path.getsize(os.path.join(dp, fn))
-            total += size
-            print(f"  {os.path.relpath(os.path.join(dp, fn), OUT):48s} {size:9d}")
-    print(f"fixtures: {total / 1e6:.2f} MB in {OUT}")
-
-
-if __name__ == "__main__":
-    main()
+    write_json(summary, os.path.join(out, "reference", "summary.json"))
+    common.print_sizes(out)

@@ -9,15 +9,15 @@
 #include <string>
 #include <utility>
 
-namespace docsift::batch {
+namespace docsift::journal {
 
 class OutputLock {
  public:
-  // `what` ("run", "merge" or "review") is written into the file with the pid, so that a refused process can
-  // name the holder. Throws docsift::FileError naming the folder and the holder when it is taken;
-  // when the file does not name a holder ("99999999999999999999999 run", another program's text),
-  // it names the lock file, what it holds, and how to find the holder. A file that holds such text
-  // but whose lock no process holds is stale: taken over, and taken_over() says so.
+  // `what` ("run", "merge" or "review") is written into the file with the pid, so that a refused
+  // process can name the holder. Throws docsift::FileError naming the folder and the holder when it
+  // is taken; when the file does not name a holder ("99999999999999999999999 run", another
+  // program's text), it names the lock file, what it holds, and how to find the holder. A file that
+  // holds such text but whose lock no process holds is stale: taken over, and taken_over() says so.
   explicit OutputLock(const std::filesystem::path& out_dir, const std::string& what = "run");
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;
@@ -49,10 +49,11 @@ class FolderReadLock {
 };
 
 // The lock file's text (what a holder wrote, "123 run" or "456 merge") as a pid and what: nullopt
-// unless it is exactly "PID run", "PID merge" or "PID review" with PID from 1 to the largest pid_t. Never throws.
+// unless it is exactly "PID run", "PID merge" or "PID review" with PID from 1 to the largest pid_t.
+// Never throws.
 std::optional<std::pair<pid_t, std::string>> parse_lock_record(const std::string& text);
 
 // `text` quoted for a message line: control bytes, '"' and '\\' as \xNN. Never throws.
 std::string quote_lock_text(const std::string& text);
 
-}  // namespace docsift::batch
+}  // namespace docsift::journal

@@ -1,0 +1,139 @@
+// TOTAL, ranked: what the trained finder (finder.h) reads of the page and of each candidate
+// (find_totals.cpp gathers them), the winner chosen and written with its evidence. (field_finder.h)
+#include "docsift/ocr/field_finder.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace docsift::ocr::detail {
+
+FieldFinder::TotalPage FieldFinder::total_page() const {
+  TotalPage out;
+  out.ranked.assign(printed.rbegin(), printed.rend());
+  for (const auto& t : totals)
+    out.largest_labelled = std::max(out.largest_labelled, t.amount.cents);
+  std::vector<int> heights;
+  for (const auto& g : r) {
+    heights.push_back(g.height);
+    std::set<long long> here;  // a segment counts once per amount
+    for (const auto& a : find_amounts(g.text, rules.lexicon)) here.insert(a.cents);
+    for (const long long v : here) ++out.segments_printing[v];
+  }
+  if (!heights.empty()) {
+    std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
+                     heights.end());
+    out.median_height = std::max(1, heights[heights.size() / 2]);
+  }
+  out.last_line = std::max<std::size_t>(1, page.lines.size() - 1);
+  return out;
+}
+
+Features FieldFinder::total_features(const TotalOption& o, const Paid& p,
+                                     const TotalPage& facts) const {
+  const long long v = o.c.amount.cents;
+  const auto sub = cents("SUBTOTAL"), tax = cents("GST");
+  const Segment& s = r[o.c.segment];
+  const bool label = o.source == TotalSource::Label || o.source == TotalSource::Repaired;
+  const auto flag = [](bool b) { return b ? 1.0 : 0.0; };
+  const std::vector<long long>& ranked = facts.ranked;
+  const auto rank =
+      static_cast<double>(std::find(ranked.begin(), ranked.end(), v) - ranked.begin());
+  const auto printed_on = facts.segments_printing.find(v);
+  const int times = printed_on == facts.segments_printing.end() ? 0 : printed_on->second;
+  const long long largest = facts.largest_labelled;
+  const double median = facts.median_height;
+  const std::size_t lines = facts.last_line;
+  return {
+      {"label_weak", flag(label && o.c.strength == 1)},
+      {"label_plain", flag(label && o.c.strength == 2)},
+      {"label_strong", flag(label && o.c.strength >= 3)},
+      {"label_fuzzy", flag(label && o.c.fuzzy)},
+      {"paid_source", flag(o.source == TotalSource::Payment)},
+      {"card_source", flag(o.source == TotalSource::Card)},
+      {"sum_source", flag(o.source == TotalSource::Sum)},
+      {"subtotal_source", flag(o.source == TotalSource::Subtotal)},
+      {"repaired", flag(o.source == TotalSource::Repaired)},
+      {"unlabelled", flag(o.source == TotalSource::Page)},
+      {"tax_summary", flag(tax_summary[s.line])},
+      // Two printed figures agree with it; not the tendered figure itself.
+      {"paid", flag(!is_tendered(o.c.segment) && p.was_paid(v))},
+      {"tendered", flag(is_tendered(o.c.segment))},
+      // Below the rounding line, or on it with a total's own label ("Total After Adj Incl
+      // GST 17.70").
+      {"after_rounding",
+       flag(rounding_line &&
+            (s.line > *rounding_line || (s.line == *rounding_line && label && o.c.strength >= 2)))},
+      {"sub_plus_tax",
+       flag((sub && tax && v == *sub + *tax) || (!rounding_line && row_sums.count(v) != 0))},
+      {"sums_make", flag(sums_make(v))},
+      {"largest_labelled", flag(v == largest)},
+      {"largest_printed", flag(!ranked.empty() && v == ranked.front())},
+      {"amount_rank", 1.0 / (1.0 + rank)},
+      {"cents", flag(o.c.amount.has_cents)},
+      {"repeated", std::min(3.0, static_cast<double>(times)) / 3.0},
+      {"above_payment", flag(!tendered.empty() && s.line < r[tendered.back().segment].line)},
+      {"down", static_cast<double>(s.line) / static_cast<double>(lines)},
+      {"tall", std::clamp(s.height / median - 1.0, -1.0, 2.0)},
+      {"word_conf", s.confidence / 100.0},
+  };
+}
+
+// The winner written, with its checks and its evidence (how it was found, how contested).
+void FieldFinder::record_total(const std::vector<TotalOption>& options,
+                               const std::vector<double>& probability, std::size_t best,
+                               const Paid& p, nlohmann::json& checks) {
+  const TotalOption& o = options[best];
+  set("TOTAL", format_amount(o.c.amount.cents, o.c.amount.currency), o.c.segment);
+  // engine.checks says where a winner no label read came from.
+  static const std::map<TotalSource, const char*> kCheck{
+      {TotalSource::Payment, "total_from_payment"},   {TotalSource::Repaired, "total_repaired"},
+      {TotalSource::Sum, "total_from_sum"},           {TotalSource::Card, "total_from_card"},
+      {TotalSource::Subtotal, "total_from_subtotal"}, {TotalSource::Page, "total_unlabelled"}};
+  if (const auto check = kCheck.find(o.source); check != kCheck.end()) checks[check->second] = true;
+  // A total read on the page (or repaired) that a printed sum agrees with, or one found as
+  // subtotal + tax: vouched for by figures read apart from it.
+  total_vouched = o.source == TotalSource::Repaired || o.source == TotalSource::Sum ||
+                  ((o.source == TotalSource::Label || o.source == TotalSource::Page) &&
+                   sums_agree(o.c.amount.cents, p));
+  Evidence& e = evidence["TOTAL"];
+  e.sums_agree = total_vouched;
+  e.repaired = o.source == TotalSource::Repaired;
+  e.labelled = o.source == TotalSource::Label || o.source == TotalSource::Repaired;
+  e.label_fuzzy = e.labelled && o.c.fuzzy;
+  // Values that competed: the amounts the finder gave 1 % or more; the margin: the winner's
+  // probability over the best other amount's, in points (the calibration log-scales it).
+  std::set<long long> amounts{o.c.amount.cents};
+  double runner_up = 0;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (probability[i] < 0.01 || options[i].c.amount.cents == o.c.amount.cents) continue;
+    amounts.insert(options[i].c.amount.cents);
+    runner_up = std::max(runner_up, probability[i]);
+  }
+  e.candidates = static_cast<int>(amounts.size());
+  e.margin = e.candidates > 1 ? 1000.0 * (probability[best] - runner_up) : 0.0;
+}
+
+void FieldFinder::choose_total(nlohmann::json& checks) {
+  const Paid p = paid();
+  page_sums = printed_sums(p);
+  if (statement) return;  // a statement's balances are not a bill's total
+  const std::vector<TotalOption> options = total_options(p);
+  if (options.empty()) return;
+  const TotalPage facts = total_page();
+  std::vector<Features> x;
+  for (const TotalOption& o : options) x.push_back(total_features(o, p, facts));
+  const std::vector<double> probability = rules.finder.probabilities("TOTAL", x);
+  auto& out = candidates["TOTAL"];
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    out.push_back({format_amount(options[i].c.amount.cents, options[i].c.amount.currency),
+                   std::move(x[i]), probability[i]});
+    if (probability[i] > probability[best]) best = i;
+  }
+  record_total(options, probability, best, p, checks);
+}
+
+}  // namespace docsift::ocr::detail

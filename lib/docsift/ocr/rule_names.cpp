@@ -1,0 +1,117 @@
+// Names as the rules keep them (rule_text.h, rules.h): a seller's name as printed, and a name's
+// misread letters and words of trade repaired.
+#include "docsift/ocr/rule_text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <string>
+
+#include "docsift/edit_distance.h"
+
+namespace docsift::ocr {
+
+using namespace detail;  // repair_name (rules.h) is built from the helpers
+
+namespace detail {
+
+// A seller's name as printed, without its registration number ("AEON CO. (M) BHD (126926-H)",
+// "Dion Realties Sdn Bhd (Co. No:20154-T)") or a lead-in ("OWN BY: CHEF LEE SDN BHD").
+std::string name_of(const std::string& text) {
+  static const std::regex kRegistration(R"(\([^()]*\d{3,}[^()]*(\)|$)|\S*\d{4,}\S*)");
+  // A sender line: "Hetzner Online GmbH • Industriestr. 25 • 91710 Gunzenhausen".
+  static const std::regex kSeparator(R"( (•|·|●|\||-|–) )");
+  std::smatch sep;
+  const std::string first = std::regex_search(text, sep, kSeparator) ? sep.prefix().str() : text;
+  std::string name = std::regex_replace(first, kRegistration, "");
+  if (const auto colon = name.rfind(':'); colon != std::string::npos) name = name.substr(colon + 1);
+  // Tesseract reads a printed Y with its serifs as the yen sign ("MR. D.I.¥."), or as both
+  // ("D.I.Y¥."); no seller's name holds one.
+  for (std::size_t at; (at = name.find("\u00a5")) != std::string::npos;) {
+    name.replace(at, 2, at > 0 && name[at - 1] == 'Y' ? "" : "Y");
+  }
+  return clean_text(name);
+}
+
+// `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's
+// case.
+std::string in_case_of(const std::string& word, std::string fixed) {
+  const bool upper = std::all_of(
+      word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+  for (std::size_t i = 0; i < fixed.size(); ++i) {
+    if (upper || (i == 0 && std::isupper(static_cast<unsigned char>(word[0])))) {
+      fixed[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(fixed[i])));
+    }
+  }
+  return fixed;
+}
+
+}  // namespace detail
+
+namespace {
+
+bool is_trade_word(const std::string& lowered, const Rules& rules) {
+  return std::find(rules.business_words.begin(), rules.business_words.end(), lowered) !=
+         rules.business_words.end();
+}
+
+// A word of trade misread by one letter ("HARDUARE"), or two read as one with the space lost
+// ("SYARIKATPERNIAGAAN"); only letters, so "(KE)" or "D.I.Y." stay as they are.
+std::string repair_trade_word(const std::string& word, const Rules& rules) {
+  const bool letters = std::all_of(
+      word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  if (!letters || word.size() < 6) return word;
+  const std::string lowered = casefold(word);
+  if (is_trade_word(lowered, rules)) return word;
+  for (std::size_t k = 6; k + 6 <= lowered.size(); ++k) {
+    if (is_trade_word(lowered.substr(0, k), rules) && is_trade_word(lowered.substr(k), rules)) {
+      return word.substr(0, k) + " " + word.substr(k);
+    }
+  }
+  const std::string* match = nullptr;
+  int matches = 0;
+  for (const auto& w : rules.business_words) {
+    if (edit_distance(lowered, w, 1) <= 1) match = &w, ++matches;
+  }
+  return matches == 1 ? in_case_of(word, *match) : word;
+}
+
+}  // namespace
+
+std::string repair_name(const std::string& name, const Rules& rules) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t end = name.find(' ', start);
+    if (end == std::string::npos) end = name.size();
+    std::string word = name.substr(start, end - start);
+    // Dotted initials: single characters each followed by a dot, capitals and at least one digit.
+    bool initials = word.size() >= 4, digit = false;
+    for (std::size_t i = 0; initials && i < word.size(); ++i) {
+      const char c = word[i];
+      if (i % 2 == 1)
+        initials = c == '.';
+      else
+        initials = std::isupper(static_cast<unsigned char>(c)) ||
+                   std::isdigit(static_cast<unsigned char>(c));
+      digit = digit || std::isdigit(static_cast<unsigned char>(c));
+    }
+    if (initials && digit) {
+      for (std::size_t i = 0; i < word.size(); i += 2) {
+        static const std::string kDigits = "0158", kLetters = "OISB";
+        if (const auto at = kDigits.find(word[i]); at != std::string::npos) word[i] = kLetters[at];
+      }
+    }
+    // A zero among capitals with no other digit is the letter O ("HAI-0 RAYA BHD", "C0FFEE").
+    if (word.find('0') != std::string::npos && detail::letters_in(word) >= 2 &&
+        std::none_of(word.begin(), word.end(),
+                     [](char c) { return (c >= '1' && c <= '9') || (c >= 'a' && c <= 'z'); }))
+      std::replace(word.begin(), word.end(), '0', 'O');
+    word = repair_trade_word(word, rules);
+    out += (out.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace docsift::ocr
