@@ -58,7 +58,9 @@ while IFS= read -r -d '' file; do
       pending = NR; pname = head_name($0); pindent = ($0 ~ /^  /) ? "  " : ""; next
     }
     pending != 0 && start == 0 {
-      if (/;[ \t]*$/ || /^\}/) { pending = 0; next }
+      # A declaration, or a definition whose body opens and closes on one line (a constructor with
+      # an initialiser list ending in "{}").
+      if (/;[ \t]*$/ || /^\}/ || /\}[ \t]*$/) { pending = 0; next }
       if (/\{[ \t]*$/) { start = pending; name = pname; indent = pindent; pending = 0 }
       next
     }

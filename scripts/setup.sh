@@ -178,7 +178,8 @@ fi
 # by scripts/convert_ppocr.py (with the `onnx` package, pinned, in this venv) into
 # .deps/ppocr/recognizer.{json,safetensors}, which docsift's own LibTorch code runs: no ONNX
 # runtime, nothing pickled. Without it (no network) docsift reads with Tesseract alone, and says so
-# when asked for both.
+# when asked for both. pip is told not to list the torch wheel's Python dependencies as conflicts
+# (--no-warn-conflicts): they are left out on purpose, LibTorch is all the build uses.
 CURRENT_STEP="PP-OCRv4's text recognizer"
 step "$CURRENT_STEP"
 if [ "$WITH_TORCH" = OFF ]; then
@@ -188,7 +189,7 @@ elif [ -f "$DEPS/ppocr/recognizer.json" ] && [ -f "$DEPS/ppocr/recognizer.safete
 elif wheel_member "rapidocr-onnxruntime==1.4.4" "rapidocr_onnxruntime-1.4.4-py3-none-any.whl" \
     "971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf" \
     "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx" "$DEPS/ppocr.onnx/rec.onnx" &&
-  "$VENV/bin/python" -m pip install --disable-pip-version-check -q "onnx==1.23.2" &&
+  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-warn-conflicts -q "onnx==1.23.2" &&
   "$VENV/bin/python" "$ROOT/scripts/convert_ppocr.py" "$DEPS/ppocr.onnx/rec.onnx" "$DEPS/ppocr.part"; then
   rm -rf "$DEPS/ppocr" "$DEPS/ppocr.onnx" && mv "$DEPS/ppocr.part" "$DEPS/ppocr"
   echo "installed: $DEPS/ppocr"

@@ -19,6 +19,7 @@
 #include "docsift/eval/gate.h"
 #include "docsift/eval/junit.h"
 #include "docsift/eval/plots.h"
+#include "docsift/eval/rows.h"
 #include "docsift/io/input_file.h"
 #include "docsift/io/output_file.h"
 #include "docsift/io/same_file.h"
@@ -150,10 +151,12 @@ std::optional<eval::ConfidenceEvaluation> score_confidences(
 }
 
 void write_reports(const EvalArgs& o, const eval::Evaluation& evaluation, const eval::Gate& gate,
+                   const std::optional<eval::RowEvaluation>& rows,
                    const std::optional<eval::ConfidenceEvaluation>& confidence) {
   for (const std::string& report : o.reports) {
     if (fs::path(report).extension() == ".md") {
       std::string text = eval::to_markdown(evaluation, gate.baseline);
+      if (rows) text += eval::rows_markdown(*rows);
       if (confidence) {
         // The figures beside the report, linked by their file names.
         io::write_file_atomic(reliability_path(report), eval::reliability_png(*confidence));
@@ -164,6 +167,7 @@ void write_reports(const EvalArgs& o, const eval::Evaluation& evaluation, const 
       io::write_file_atomic(report, text);
     } else {
       nlohmann::json json = eval::to_json(evaluation);
+      if (rows) json["rows"] = eval::rows_json(*rows);
       if (confidence) json["confidence"] = eval::confidence_json(*confidence);
       io::write_file_atomic(report, json.dump(2) + "\n");
     }
@@ -242,8 +246,9 @@ int run_eval(const EvalArgs& o, const io::ReadFiles& reads) {
   nlohmann::json baseline;
   complete_gate(gate, o, cfg, schema, baseline);
 
+  eval::DocumentRows truth_rows;
   const auto truth = fs::path(o.truth).extension() == ".jsonl"
-                         ? eval::read_truth_jsonl(o.truth, schema.names())
+                         ? eval::read_truth_jsonl(o.truth, schema.names(), "GT", &truth_rows)
                          : eval::read_records_csv(o.truth, "GT");
   eval::PredictionFile predictions = eval::read_prediction_file(o.predictions);
   const std::optional<eval::Originals> originals = restore_originals(o, predictions);
@@ -256,11 +261,19 @@ int run_eval(const EvalArgs& o, const io::ReadFiles& reads) {
   const std::optional<eval::ConfidenceEvaluation> confidence =
       score_confidences(o, cfg, schema, evaluation, predictions.records, found, given);
 
+  std::string rows_not_scored;  // why, when the truth has rows and PRED none
+  const auto rows =
+      eval::score_rows(truth_rows, o.predictions, predictions, cfg.eval, rows_not_scored);
+  if (!rows_not_scored.empty()) {
+    batch::Log(std::cerr, g_log_format, /*quiet=*/false).warning("rows", o.truth + rows_not_scored);
+  }
+
   std::cout << eval::to_table(evaluation);
+  if (rows) std::cout << eval::rows_table(*rows);
   if (confidence) std::cout << eval::confidence_table(*confidence);
   // One verdict for the exit code and the JUnit file.
   const auto cases = eval::judge(evaluation, gate);
-  write_reports(o, evaluation, gate, confidence);
+  write_reports(o, evaluation, gate, rows, confidence);
   if (!o.write_thresholds.empty()) write_thresholds(o, *confidence, found.from_csv);
   if (!o.junit.empty()) io::write_file_atomic(o.junit, eval::to_junit(evaluation, cases));
   return say_verdict(o, evaluation, predictions, cases);
@@ -273,8 +286,9 @@ void add_input_options(CLI::App* app, EvalArgs& o) {
   app->add_option(
          "GT", o.truth,
          "Ground truth: a CSV (image_file + one column per field) or JSONL (one object per "
-         "document with image_file and the fields it has). PRED comes first: a journal given as GT "
-         "is refused, but two CSVs in the same layout cannot be told apart")
+         "document with image_file, the fields it has and, to score tables, its rows as "
+         "line_items). PRED comes first: a journal given as GT is refused, but two CSVs in the "
+         "same layout cannot be told apart")
       ->required();
   app->add_option("--fields", o.fields,
                   "Field schema (default: extraction.fields from the config)");

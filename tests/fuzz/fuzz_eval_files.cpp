@@ -1,7 +1,7 @@
 // libFuzzer target: what `docsift eval` reads besides predictions (eval/evaluate.h, gate.h). The
 // first input byte picks, and the rest is written to a file as eval reads it from a path:
 //  - even: a ground truth as JSONL (read_truth_jsonl with the built-in schema's fields), then
-//    scored against itself;
+//    scored against itself, its rows too (every row must be right);
 //  - odd: an earlier --report JSON given as --baseline (read_baseline), then checked and judged by
 //    the gate against a small evaluation, as eval does with it.
 // Each must succeed or throw docsift::Error.
@@ -14,6 +14,7 @@
 #include "docsift/error.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/gate.h"
+#include "docsift/eval/rows.h"
 #include "docsift/extract/schema.h"
 #include "scratch_folder.h"
 
@@ -66,10 +67,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)docsift::eval::judge(small_evaluation(), gate);
       (void)docsift::eval::to_markdown(small_evaluation(), &report);
     } else {
-      const auto truth = docsift::eval::read_truth_jsonl(file, schema().names());
+      docsift::eval::DocumentRows rows;
+      const auto truth = docsift::eval::read_truth_jsonl(file, schema().names(), "GT", &rows);
       const auto evaluation = docsift::eval::evaluate(schema(), truth, truth, file.string(),
                                                       docsift::extract::ScoringRules{});
       (void)docsift::eval::to_json(evaluation);
+      // Its rows (line_items) matched against themselves: every row right.
+      const auto row_scores =
+          docsift::eval::evaluate_rows(rows, rows, docsift::extract::ScoringRules{});
+      if (row_scores.rows.right != row_scores.rows.truth) __builtin_trap();
+      (void)docsift::eval::rows_json(row_scores);
     }
   } catch (const docsift::Error&) {
   }

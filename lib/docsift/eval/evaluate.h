@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/eval/rows.h"
 #include "docsift/extract/schema.h"
 #include "docsift/extract/scoring_rules.h"
 
@@ -45,6 +46,9 @@ struct PredictionFile {
   // A journal's "confidence" objects, of the same records as the values; nullopt when no record
   // has one (a CSV, or a run that wrote none). A confidence outside [0, 1] is malformed.
   std::optional<Confidences> confidences;
+  // A journal's rows (line_items) per page, of the same records as the values; nullopt when no
+  // page has any (a CSV: its rows are in line_items.csv beside it, rows.h's predicted_rows).
+  std::optional<DocumentRows> rows;
 };
 // By extension: .jsonl → journal, anything else → CSV.
 PredictionFile read_prediction_file(const std::filesystem::path& path,
@@ -66,11 +70,13 @@ Originals read_originals(const std::filesystem::path& journal, const std::string
 
 // Ground truth as JSONL, as the reference's current version accepts it: one object per document,
 // its name under "image_file" and only the fields it has; the others of `field_names` are N/A for
-// it. Throws ConfigError for a run journal given as the truth (its lines carry "status" and
-// "timings_s": predictions), MalformedInputError naming the line for anything malformed.
+// it. A document's "line_items" are its table's rows (rows.h's truth_rows_of), never a field:
+// `rows` gets them, for the documents that carry the key (an empty list included). Throws
+// ConfigError for a run journal given as the truth (its lines carry "status" and "timings_s":
+// predictions), MalformedInputError naming the line for anything malformed.
 Records read_truth_jsonl(const std::filesystem::path& path,
                          const std::vector<std::string>& field_names,
-                         const std::string& role = "GT");
+                         const std::string& role = "GT", DocumentRows* rows = nullptr);
 
 // An earlier --report JSON (--baseline), parsed strictly (strict_json.h): one that is not JSON is
 // a MalformedInputError. Its shape is check_gate's (gate.h).

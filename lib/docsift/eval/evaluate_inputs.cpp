@@ -110,13 +110,16 @@ void for_each_json_line(
 }
 
 // A journal's records, last per file; `failed` gets the files whose last record failed,
-// `columns` the field names of the ok ones and `confidences` their confidences.
+// `columns` the field names of the ok ones, `confidences` their confidences and `rows` their
+// line_items.
 Records read_journal(const fs::path& path, const std::string& role,
                      std::vector<std::string>* failed,
                      std::optional<std::vector<std::string>>* columns,
-                     std::optional<Confidences>* confidences = nullptr) {
+                     std::optional<Confidences>* confidences = nullptr,
+                     std::optional<DocumentRows>* rows = nullptr) {
   Records records;
   Confidences confidence_map;
+  DocumentRows row_map;
   bool any_confidence = false;
   std::set<std::string> failed_set, column_set;
   bool any_ok = false;
@@ -129,6 +132,7 @@ Records read_journal(const fs::path& path, const std::string& role,
         // failure, or a run's marker for a failed page since gone) leaves the page without a
         // prediction, as the run's CSV has no row for it.
         confidence_map.erase(image);
+        row_map.erase(image);
         if (!r.ok()) {
           records.erase(image);
           if (r.status == journal::Record::Status::Failed) {
@@ -153,8 +157,13 @@ Records read_journal(const fs::path& path, const std::string& role,
           confidence_map[image] = *r.confidence;
           any_confidence = true;
         }
+        if (r.line_items) {
+          auto& page_rows = row_map[image];
+          for (const auto& item : *r.line_items) page_rows.push_back(row_of(item));
+        }
       });
   if (confidences != nullptr && any_confidence) *confidences = std::move(confidence_map);
+  if (rows != nullptr && !row_map.empty()) *rows = std::move(row_map);
   if (failed != nullptr) failed->assign(failed_set.begin(), failed_set.end());
   if (columns != nullptr && any_ok)
     *columns = std::vector<std::string>(column_set.begin(), column_set.end());
@@ -174,7 +183,8 @@ Records read_records_jsonl(const fs::path& path, const std::string& role) {
 PredictionFile read_prediction_file(const fs::path& path, const std::string& role) {
   PredictionFile file;
   if (path.extension() == ".jsonl") {
-    file.records = read_journal(path, role, &file.failed, &file.columns, &file.confidences);
+    file.records =
+        read_journal(path, role, &file.failed, &file.columns, &file.confidences, &file.rows);
   } else {
     std::vector<std::string> header;
     file.records = records_of(read_csv_input(path, role), path, &header);
@@ -229,7 +239,7 @@ void Originals::restore(Confidences& to) const {
 }
 
 Records read_truth_jsonl(const fs::path& path, const std::vector<std::string>& field_names,
-                         const std::string& role) {
+                         const std::string& role, DocumentRows* rows) {
   Records records;
   for_each_json_line(
       path, role, /*torn_tail_ok=*/false, [&](const nlohmann::json& doc, const std::string& where) {
@@ -249,8 +259,12 @@ Records read_truth_jsonl(const fs::path& path, const std::vector<std::string>& f
         auto& fields = records[image];
         for (const std::string& field : field_names) fields[field] = "N/A";
         for (const auto& [key, value] : doc.items()) {
-          if (key != "image_file")
+          if (key == "line_items") {
+            std::vector<Row> table = truth_rows_of(value, where);  // checked whether kept or not
+            if (rows != nullptr) (*rows)[image] = std::move(table);
+          } else if (key != "image_file") {
             fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
+          }
         }
       });
   return records;

@@ -220,21 +220,6 @@ double score_date(std::string_view predicted, std::string_view truth, extract::D
 // The schema's separators only: | and newlines.
 std::vector<std::string> pipe_items(std::string_view s) { return split_items(s, "|\n\r"); }
 
-bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth,
-                 double money_tolerance) {
-  switch (type) {
-    case extract::ItemType::kMonetary:
-      return amounts_agree(predicted, truth, money_tolerance);
-    case extract::ItemType::kNumber: {
-      const auto p = money(predicted), t = money(truth);
-      return p && t && std::abs(*p - *t) <= 1e-9 * std::max(1.0, std::abs(*t));
-    }
-    case extract::ItemType::kText:
-      return anls(predicted, truth) >= 0.5;
-  }
-  return false;
-}
-
 double score_list(std::string_view predicted, std::string_view truth, extract::ItemType type,
                   const extract::ScoringRules& rules) {
   const auto p = pipe_items(predicted), t = pipe_items(truth);
@@ -280,6 +265,26 @@ double score_docsift(FieldType type, std::string_view predicted, std::string_vie
 }
 
 }  // namespace
+
+bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth,
+                 double money_tolerance) {
+  switch (type) {
+    case extract::ItemType::kMonetary:
+      return amounts_agree(predicted, truth, money_tolerance);
+    case extract::ItemType::kNumber: {
+      const auto p = money(predicted), t = money(truth);
+      return p && t && std::abs(*p - *t) <= 1e-9 * std::max(1.0, std::abs(*t));
+    }
+    case extract::ItemType::kText:
+      return anls(predicted, truth) >= 0.5;
+  }
+  return false;
+}
+
+bool same_day(std::string_view predicted, std::string_view truth, extract::DateOrder order) {
+  return normalized(trim(predicted)) == normalized(trim(truth)) ||
+         score_date(predicted, truth, order) == 1.0;
+}
 
 double score_field(FieldType type, std::string_view predicted, std::string_view truth,
                    const extract::ScoringRules& rules, extract::ItemType items) {

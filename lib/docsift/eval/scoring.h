@@ -45,4 +45,12 @@ double score_field(extract::FieldType type, std::string_view predicted, std::str
                    const extract::ScoringRules& rules,
                    extract::ItemType items = extract::ItemType::kText);
 
+// What the docsift rules compare a list's items and a date by, for the cells of a table's rows
+// (eval/rows.h). Two items agree: money the same to the cent (or within `money_tolerance` of the
+// truth), numbers equal, text by ANLS ≥ 0.5. Neither side may be missing (not checked here).
+bool items_agree(extract::ItemType type, std::string_view predicted, std::string_view truth,
+                 double money_tolerance);
+// Two dates are the same day, read in `order` (a year off is not), or equal once normalised.
+bool same_day(std::string_view predicted, std::string_view truth, extract::DateOrder order);
+
 }  // namespace docsift::eval
