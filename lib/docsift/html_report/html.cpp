@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <random>
 
-#include "docsift/text/utf8.h"
+#include "docsift/utf8.h"
 
 namespace docsift::html_report {
 namespace {
@@ -134,7 +134,7 @@ void append_escaped_char(std::string& out, char c) {
       break;
     default:
       if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-        text::append_utf8(out, text::kReplacementChar);
+        append_utf8(out, kReplacementChar);
       } else {
         out += c;
       }
@@ -145,8 +145,8 @@ void append_escaped_char(std::string& out, char c) {
 
 std::string escape(std::string_view text) {
   std::string valid;
-  if (text::find_invalid_utf8(text) != text::kNoError) {
-    text::append_utf8_lossy(valid, text);
+  if (find_invalid_utf8(text) != kNoError) {
+    append_utf8_lossy(valid, text);
     text = valid;
   }
   std::string out;
