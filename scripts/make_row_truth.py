@@ -48,6 +48,10 @@ def rows_of(record, where):
 def main():
     source = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "samples", "ground_truth.csv")
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "samples", "ground_truth_rows.jsonl")
+    if not os.path.isfile(source):
+        sys.exit(f"{source}: no such file; give the ground-truth CSV to read")
+    if os.path.exists(out) and os.path.samefile(source, out):
+        sys.exit(f"{out}: is the truth read ({source}); give another file to write")
     lines = []
     with open(source, newline="") as f:
         for number, record in enumerate(csv.DictReader(f), start=2):

@@ -39,9 +39,6 @@ std::vector<std::string> output_paths(const EvalArgs& o) {
 
 }  // namespace
 
-// A file argument that names a folder (exit 2, with the journal suggested for a run's folder), or
-// nothing (InputMissingError, exit 2). One that is there but cannot be read is the reader's
-// InputUnreadableError (exit 3).
 void check_input_file(const std::string& path, const std::string& role) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
@@ -55,7 +52,6 @@ void check_input_file(const std::string& path, const std::string& role) {
   throw ConfigError(role + " " + path + " is a folder; eval reads a file" + hint);
 }
 
-// Reports by extension; anything else (and "-") is refused before any work.
 void check_report_path(const std::string& path) {
   if (path == "-")
     throw ConfigError(
@@ -67,7 +63,6 @@ void check_report_path(const std::string& path) {
   }
 }
 
-// The PNG files drawn beside a Markdown report: r.md → r.reliability.png, r.risk-coverage.png.
 fs::path reliability_path(const std::string& report) {
   return fs::path(report).replace_extension(".reliability.png");
 }
@@ -96,8 +91,6 @@ io::ReadFiles files_read(const CLI::App& app) {
   return reads;
 }
 
-// Throws ConfigError (exit 2) when an output is a file eval reads (files_read) or a run folder's
-// own file, or when two outputs are one file. Nothing is written or removed then.
 void check_outputs(const EvalArgs& o, const io::ReadFiles& reads) {
   std::set<fs::path> seen;
   for (const std::string& path : output_paths(o)) {

@@ -98,12 +98,12 @@ OcrReader::~OcrReader() = default;
 namespace {
 
 // A born-digital PDF's text layer, where it is usable: exact text, no rendering, no OCR. nullopt
-// when the page has none worth reading (the caller renders it).
+// when the page has none worth reading (the caller renders it). `t`: when the page's file was
+// opened, which its decode time counts from, as a rendered page's does.
 std::optional<ocr::Engine::Result> read_text_layer(const std::filesystem::path& through, int page,
                                                    ocr::Engine& engine,
                                                    const std::vector<std::string>& field_names,
-                                                   Record& record) {
-  auto t = Clock::now();
+                                                   Record& record, Clock::time_point t) {
   const io::PdfText layer = io::read_pdf_text(through, page);
   constexpr double kScale = 300.0 / 72.0;  // points → pixels at 300 dpi, the OCR's resolution
   std::vector<ocr::Word> words;
@@ -180,7 +180,7 @@ PageOutcome OcrReader::read(const PageRequest& request) {
     const std::filesystem::path& through = pin->open_path();
     std::optional<ocr::Engine::Result> read;
     if (s_->pdf_text && io::is_pdf(through))
-      read = read_text_layer(through, page, s_->engine, s_->field_names, record);
+      read = read_text_layer(through, page, s_->engine, s_->field_names, record, t);
     if (!read) {
       std::string said;
       // The OCR engine reads the decoder's matrix itself: no tensor on the way (LibTorch is the

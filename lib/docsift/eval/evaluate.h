@@ -29,6 +29,10 @@ using Confidences = std::map<std::string, std::map<std::string, double>>;
 
 // Ground truth or predictions in the ground-truth column layout (image_file + one column per
 // field).
+// The whole of an input file, with io/input_file.h's errors for one that is not there (exit 2) or
+// cannot be read (exit 3). `role` names it in them ("GT", "--baseline").
+std::string read_input(const std::filesystem::path& path, const std::string& role);
+
 Records read_records_csv(const std::filesystem::path& path, const std::string& role = "");
 // Predictions from a results.jsonl journal: the last record per file; a file whose last record is
 // not ok (failed, or gone) has no prediction (it is not in the map), as the run's predictions.csv

@@ -36,15 +36,6 @@ std::string upper(std::string_view s) {
   return out;
 }
 
-// The whole of an input file, with io/input_file.h's errors for one that is not there (2) or
-// cannot be read (3).
-std::string read_input(const fs::path& path, const std::string& role) {
-  std::ifstream in = io::open_input(path, role);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) io::throw_input_error(path, role, EIO);
-  return text;
-}
-
 // A CSV input parsed: its syntax errors (io/csv.h's FileError, naming the line) are a malformed
 // input (7).
 io::CsvTable read_csv_input(const fs::path& path, const std::string& role) {
@@ -171,6 +162,15 @@ Records read_journal(const fs::path& path, const std::string& role,
 }
 
 }  // namespace
+
+// The whole of an input file, with io/input_file.h's errors for one that is not there (2) or
+// cannot be read (3).
+std::string read_input(const std::filesystem::path& path, const std::string& role) {
+  std::ifstream in = io::open_input(path, role);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) io::throw_input_error(path, role, EIO);
+  return text;
+}
 
 Records read_records_csv(const fs::path& path, const std::string& role) {
   return records_of(read_csv_input(path, role), path, nullptr);

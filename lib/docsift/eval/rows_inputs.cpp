@@ -1,9 +1,6 @@
 // rows.h's readers: a truth's line_items, a run's line_items.csv, and which of them PRED has.
 #include <algorithm>
-#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -14,7 +11,6 @@
 #include "docsift/extract/field.h"
 #include "docsift/format.h"
 #include "docsift/io/csv.h"
-#include "docsift/io/input_file.h"
 #include "docsift/io/page_name.h"
 #include "docsift/journal/folder.h"
 
@@ -63,13 +59,6 @@ Row truth_row_of(const nlohmann::json& row, const std::string& where) {
   return out;
 }
 
-std::string read_all(const fs::path& path, const std::string& role) {
-  std::ifstream in = io::open_input(path, role);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) io::throw_input_error(path, role, EIO);
-  return text;
-}
-
 }  // namespace
 
 Row row_of(const journal::Record::LineItem& item) {
@@ -93,7 +82,7 @@ std::vector<Row> truth_rows_of(const nlohmann::json& items, const std::string& w
 }
 
 DocumentRows read_line_items_csv(const fs::path& path, const std::string& role) {
-  const std::string text = read_all(path, role);
+  const std::string text = read_input(path, role);
   io::CsvTable table;
   try {
     table = io::parse_csv(text, path.string());
