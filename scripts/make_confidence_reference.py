@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The reference for docsift's model confidences (docs/decoding.md, "Confidence"), with transformers, on the tiny
-InternVL3 and Llama 3.2 Vision fixtures: tests/fixtures/keys/confidence.json, which tests/parity/test_confidence.cpp
+InternVL3, Llama 3.2 Vision and Qwen3-VL fixtures: tests/fixtures/keys/confidence.json, which tests/parity/test_confidence.cpp
 compares with docsift's token log-probabilities and field confidences.
 
-Run from the repository root (after scripts/make_fixtures.py internvl and mllama):
+Run from the repository root (after scripts/make_fixtures.py internvl, mllama and qwen3vl):
   scripts/pyenv.sh python3 scripts/make_confidence_reference.py
 
 It runs scripts/make_keys_reference.py's decoding (keys and free, two images per family), which records for every
@@ -137,10 +137,11 @@ def main():
     summary = {}
     ref.internvl(fields, question, summary)
     ref.mllama(fields, question, summary)
+    ref.qwen_vl("qwen3vl", fields, question, summary)
     tokens_ref = json.load(open(os.path.join(ref.OUT, "reference.json")))
     out = {"transformers": transformers.__version__, "torch": torch.__version__, "free_tokens": ref.FREE_TOKENS,
            "aggregates": list(AGGREGATES)}
-    for family, folder in (("internvl", "internvl/hf"), ("mllama", "mllama/hub")):
+    for family, folder in (("internvl", "internvl/hf"), ("mllama", "mllama/hub"), ("qwen3vl", "qwen3vl/tf5")):
         from tokenizers import Tokenizer
         plan = ref.Plan(fields, Tokenizer.from_file(os.path.join(ref.FIXTURES, folder, "tokenizer.json")))
         images = {}

@@ -28,6 +28,8 @@ FAMILIES = {
     "mllama": ("mllama", "main", "mllama", "Llama 3.2 Vision: hub/ and tree/, Meta's intermediate-layer convention"),
     "qwen25vl": ("qwen25vl", "main", "qwen25vl",
                  "Qwen2.5-VL: hub/ and tf5/, both image-processor backends, the 3B/7B configs"),
+    "qwen3vl": ("qwen3vl", "main", "qwen3vl",
+                "Qwen3-VL: hub/, tf5/ and tf5-deep3/ (tied/untied, GQA/MQA, DeepStack sets), the 4B/8B configs"),
 }
 
 

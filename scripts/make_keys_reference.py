@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The reference for `extraction.decoding: keys` and `free` (docs/decoding.md), with transformers, on the tiny
-InternVL3, Llama 3.2 Vision and Qwen2.5-VL fixtures: tests/fixtures/keys/reference.json, which
+InternVL3, Llama 3.2 Vision, Qwen2.5-VL and Qwen3-VL fixtures: tests/fixtures/keys/reference.json, which
 tests/parity/test_keys.cpp compares token for token and character for character.
 
 Run from the repository root (after scripts/make_fixtures.py, whose checkpoints and images it reads):
@@ -33,12 +33,13 @@ from tokenizers import Tokenizer
 import transformers
 from transformers import (AutoProcessor, GenerationConfig, GotOcr2ImageProcessor, InternVLForConditionalGeneration,
                           MllamaForConditionalGeneration, MllamaProcessor, PreTrainedTokenizerFast,
-                          Qwen2_5_VLForConditionalGeneration)
+                          Qwen2_5_VLForConditionalGeneration, Qwen3VLForConditionalGeneration)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixturegen import internvl as internvl_fixtures  # noqa: E402
 from fixturegen import mllama as mllama_fixtures  # noqa: E402
 from fixturegen import qwen25vl as qwen_fixtures  # noqa: E402
+from fixturegen import qwen3vl as qwen3_fixtures  # noqa: E402
 from make_tokenizer_vectors import bytes_to_unicode  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -321,26 +322,35 @@ def mllama(fields, question, summary):
     summary["mllama"] = {"stop_ids": sorted(stop_ids), "images": out}
 
 
-def qwen25vl(fields, question, summary):
+# The Qwen families: fixture module, model class, and the system turn their chat templates add (Qwen2.5-VL's
+# default system message; Qwen3-VL's template adds none).
+QWEN = {
+    "qwen25vl": (qwen_fixtures, Qwen2_5_VLForConditionalGeneration,
+                 "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"),
+    "qwen3vl": (qwen3_fixtures, Qwen3VLForConditionalGeneration, ""),
+}
+
+
+def qwen_vl(family, fields, question, summary):
     """The tf5 layout (float32, untied), whose AutoProcessor is the torchvision image processor, as docsift's
-    vision.resample auto picks for it. The prompt is the checkpoint's chat template with its default system
-    message and the image first, directly followed by the question, as docsift builds it."""
-    folder = os.path.join(FIXTURES, "qwen25vl", "tf5")
+    vision.resample auto picks for it. The prompt is the checkpoint's chat template (with the family's system
+    turn) and the image first, directly followed by the question, as docsift builds it."""
+    fixtures, model_class, system = QWEN[family]
+    folder = os.path.join(FIXTURES, family, "tf5")
     tok = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
     plan = Plan(fields, tok)
-    stop_ids = qwen_fixtures.STOP_IDS
+    stop_ids = fixtures.STOP_IDS
     processor = AutoProcessor.from_pretrained(folder)
     assert type(processor.image_processor).__name__ == "Qwen2VLImageProcessor"  # torchvision, not ...Pil
     messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": question}]}]
     prompt = processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    assert prompt == ("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
-                      "<|vision_start|><|image_pad|><|vision_end|>" + question + "<|im_end|>\n<|im_start|>assistant\n")
-    model = Qwen2_5_VLForConditionalGeneration.from_pretrained(folder, dtype=torch.float32,
-                                                               attn_implementation="eager")
+    assert prompt == (system + "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>" + question +
+                      "<|im_end|>\n<|im_start|>assistant\n")
+    model = model_class.from_pretrained(folder, dtype=torch.float32, attn_implementation="eager")
     model.eval()
     out = {}
     for name in ("small", "mid"):
-        img = Image.open(os.path.join(FIXTURES, "qwen25vl", "images", name + ".png")).convert("RGB")
+        img = Image.open(os.path.join(FIXTURES, family, "images", name + ".png")).convert("RGB")
         inputs = processor(text=[prompt], images=[img], return_tensors="pt")
         # mm_token_type_ids gives the image tokens their 3-D (t, h, w) positions; without it transformers falls
         # back to 1-D positions without a word.
@@ -350,7 +360,7 @@ def qwen25vl(fields, question, summary):
         merged = int(base["image_grid_thw"][0].prod()) // 4
         assert ids == tok.encode(prompt.replace("<|image_pad|>", "<|image_pad|>" * merged),
                                  add_special_tokens=False).ids
-        assert base["mm_token_type_ids"][0].tolist() == [int(i == qwen_fixtures.IMAGE_PAD) for i in ids]
+        assert base["mm_token_type_ids"][0].tolist() == [int(i == fixtures.IMAGE_PAD) for i in ids]
 
         def run(mode):
             with torch.no_grad():
@@ -374,7 +384,7 @@ def qwen25vl(fields, question, summary):
                 generate = lambda: model.generate(  # noqa: E731
                     **base, generation_config=GenerationConfig(
                         do_sample=False, max_new_tokens=FREE_TOKENS, eos_token_id=stop_ids,
-                        pad_token_id=qwen_fixtures.PAD, repetition_penalty=1.0))[0, len(ids):].tolist()
+                        pad_token_id=fixtures.PAD, repetition_penalty=1.0))[0, len(ids):].tolist()
                 r = finish(mode, first.logits[0, -1].float(), step, plan, stop_ids, generate)
                 # The cached chunks sat at the right positions: the last step's logits are a full forward's.
                 if cache["logits"] is not None:
@@ -390,8 +400,8 @@ def qwen25vl(fields, question, summary):
 
         out[name] = {"grid_thw": base["image_grid_thw"][0].tolist(), "prompt_ids": ids, "keys": run("keys"),
                      "free": run("free")}
-        report("qwen25vl", name, out[name])
-    summary["qwen25vl"] = {"stop_ids": sorted(stop_ids), "images": out}
+        report(family, name, out[name])
+    summary[family] = {"stop_ids": sorted(stop_ids), "images": out}
 
 
 def report(family, name, r):
@@ -409,8 +419,9 @@ def main():
                "free_tokens": FREE_TOKENS, "question": question}
     internvl(fields, question, summary)
     mllama(fields, question, summary)
-    qwen25vl(fields, question, summary)
-    for family in ("internvl", "mllama", "qwen25vl"):  # the log-probabilities go to confidence.json
+    qwen_vl("qwen25vl", fields, question, summary)
+    qwen_vl("qwen3vl", fields, question, summary)
+    for family in ("internvl", "mllama", "qwen25vl", "qwen3vl"):  # the log-probabilities go to confidence.json
         for r in summary[family]["images"].values():
             r["keys"].pop("picks")
             for k in ("logprobs", "stop_logprob"):

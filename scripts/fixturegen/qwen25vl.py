@@ -365,16 +365,17 @@ def resized(processor, img):
     return out[0].permute(1, 2, 0).contiguous()
 
 
-def patchify(u8):
-    """uint8 [H, W, 3] -> [patches, 3*2*14*14], the documented layout: patches in 2x2 merge blocks, block-raster
-    order; each row channel-major, the frame repeated for temporal_patch_size 2, then 14x14 pixels."""
-    mean, std = torch.tensor(CLIP_MEAN).view(3, 1, 1), torch.tensor(CLIP_STD).view(3, 1, 1)
+def patchify(u8, patch=14, mean=CLIP_MEAN, std=CLIP_STD):
+    """uint8 [H, W, 3] -> [patches, 3*2*patch*patch], the documented layout: patches in 2x2 merge blocks,
+    block-raster order; each row channel-major, the frame repeated for temporal_patch_size 2, then patch x patch
+    pixels. (Qwen3-VL: patch 16, mean = std = 0.5.)"""
+    mean, std = torch.tensor(mean).view(3, 1, 1), torch.tensor(std).view(3, 1, 1)
     x = (u8.permute(2, 0, 1).float() / 255 - mean) / std
     c, h, w = x.shape
-    gh, gw = h // 14, w // 14
-    x = x.reshape(c, gh // 2, 2, 14, gw // 2, 2, 14).permute(1, 4, 2, 5, 0, 3, 6)  # bh, bw, mh, mw, c, ph, pw
+    gh, gw = h // patch, w // patch
+    x = x.reshape(c, gh // 2, 2, patch, gw // 2, 2, patch).permute(1, 4, 2, 5, 0, 3, 6)  # bh, bw, mh, mw, c, ph, pw
     x = x[:, :, :, :, :, None].expand(-1, -1, -1, -1, -1, 2, -1, -1)
-    return x.reshape(gh * gw, c * 2 * 14 * 14)
+    return x.reshape(gh * gw, c * 2 * patch * patch)
 
 
 def pixels(folder, img, expect_hw):

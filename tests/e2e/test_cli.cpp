@@ -1,6 +1,7 @@
 // The built binary, run as a user runs it: exit codes, stdout/stderr split, one-line errors.
 #include <ATen/ops/arange.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -539,6 +540,117 @@ TEST_CASE(
       " --config " + shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/qwen25vl-7b.yaml") +
       " --set vision.max_pixels=auto");
   CHECK(whole["memory_plan"]["first_fitting_tier"] != "standard");
+}
+
+namespace {
+
+// A Qwen3-VL release's folder with every tensor of the real shapes, stored as holes: the
+// safetensors headers are real (tests/fixtures/qwen3vl/config-<shape>/tensors.json, from
+// transformers' model of that config), the data a sparse region of zeros, split into the release's
+// shard count with an index. The tiny tokenizer stands in for the real one, config.json's token ids
+// pointed at it.
+void write_sparse_qwen3vl(const std::string& shape, const std::filesystem::path& dir) {
+  const std::filesystem::path fixtures =
+      std::filesystem::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/qwen3vl";
+  const std::filesystem::path real = fixtures / ("config-" + shape);
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(real / "config.json"));
+  const nlohmann::json tiny = nlohmann::json::parse(std::ifstream(fixtures / "hub/config.json"));
+  for (const char* key :
+       {"image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id"}) {
+    c[key] = tiny[key];
+  }
+  std::ofstream(dir / "config.json") << c.dump(2);
+  std::filesystem::copy_file(real / "preprocessor_config.json", dir / "preprocessor_config.json");
+  std::filesystem::copy_file(fixtures / "hub/tokenizer.json", dir / "tokenizer.json");
+  const nlohmann::json list = nlohmann::json::parse(std::ifstream(real / "tensors.json"));
+  const auto& tensors = list["tensors"];
+  const std::size_t shards = list["shards"].get<std::size_t>();
+  nlohmann::json index = {{"metadata", nlohmann::json::object()},
+                          {"weight_map", nlohmann::json::object()}};
+  std::uint64_t total = 0;
+  for (std::size_t s = 0; s < shards; ++s) {
+    char name[64];
+    std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", s + 1, shards);
+    nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
+    std::uint64_t offset = 0;
+    for (std::size_t i = s * tensors.size() / shards; i < (s + 1) * tensors.size() / shards; ++i) {
+      std::uint64_t bytes = 2;  // bfloat16
+      for (const auto& d : tensors[i][1]) bytes *= d.get<std::uint64_t>();
+      header[tensors[i][0].get<std::string>()] = {
+          {"dtype", "BF16"}, {"shape", tensors[i][1]}, {"data_offsets", {offset, offset + bytes}}};
+      index["weight_map"][tensors[i][0].get<std::string>()] = name;
+      offset += bytes;
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::string prefix(8, '\0');
+    for (int b = 0; b < 8; ++b) prefix[b] = static_cast<char>((text.size() >> (8 * b)) & 0xff);
+    std::ofstream(dir / name, std::ios::binary) << prefix << text;
+    std::filesystem::resize_file(dir / name, 8 + text.size() + offset);  // a hole: no disk blocks
+    total += offset;
+  }
+  index["metadata"]["total_size"] = total;
+  std::ofstream(dir / "model.safetensors.index.json") << index.dump(2);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "inspect plans Qwen3-VL-8B and -4B from sparse checkpoints of the release's shapes: 8B float16 "
+    "does not fit 16 GB, the shipped int8 config does, the 4B fits in float16") {
+  const std::string fields =
+      " --set extraction.fields=" +
+      shell_quote(std::string(DOCSIFT_SOURCE_DIR) + "/configs/fields/business-documents.yaml");
+  const std::string configs = std::string(DOCSIFT_SOURCE_DIR) + "/configs/";
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  TempDir eight, four;
+  write_sparse_qwen3vl("8b", eight.path());
+  write_sparse_qwen3vl("4b", four.path());
+  const auto plan = [&](const TempDir& dir, const std::string& args) {
+    const auto r =
+        run_docsift("inspect " + shell_quote(dir.path().string()) + " --json" + args + fields);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return nlohmann::json::parse(r.out);
+  };
+  // The parameters come from the shards' headers: 8.77 B, the vision tower 0.58 B of them
+  // (DeepStack and final mergers count as the projector).
+  const auto fp16 =
+      plan(eight, " --budget-gb 16 --set model.dtype=float16 --set vision.max_pixels=1310720");
+  CHECK(fp16["total"]["parameters"] == 8767123696LL);
+  CHECK(fp16["files"].size() == 4);
+  CHECK(fp16["parts"]["vision"]["parameters"].get<double>() +
+            fp16["parts"]["projector"]["parameters"].get<double>() ==
+        576388336.0);
+  const auto& p = fp16["memory_plan"];
+  CHECK(p["tiers"][0]["weights"].get<double>() / 2 == doctest::Approx(8.77e9).epsilon(0.01));
+  CHECK(p["first_fitting_tier"] != "standard");
+  CHECK(p["shortfall"].get<std::string>().find("model.quantization: int8") != std::string::npos);
+  // The shipped 8B config: int8 decoder, 1280 image tokens at most: standard.
+  const auto int8 = plan(eight, " --config " + shell_quote(configs + "qwen3vl-8b.yaml"));
+  const auto& q = int8["memory_plan"];
+  CHECK(q["quantization"] == "int8");
+  CHECK(q["first_fitting_tier"] == "standard");
+  CHECK(q["shortfall"] == "");
+  CHECK(q["prompt_tokens"].get<int>() > 1280);  // 1280 image pads and the field prompt
+  const auto& s8 = q["tiers"][0];
+  MESSAGE("Qwen3-VL-8B int8 standard: weights "
+          << s8["weights"].get<double>() / gib << " GiB, activations "
+          << s8["activations"].get<double>() / gib << " GiB, spare "
+          << s8["spare"].get<double>() / gib << " GiB");
+  CHECK(s8["spare"].get<double>() >= 1 * gib);
+  // The 4B in float16, no quantization: standard.
+  const auto small = plan(four, " --config " + shell_quote(configs + "qwen3vl-4b-v100.yaml"));
+  CHECK(small["total"]["parameters"] == 4437815808LL);
+  const auto& r = small["memory_plan"];
+  CHECK(r["quantization"] == "none");
+  CHECK(r["first_fitting_tier"] == "standard");
+  const auto& s4 = r["tiers"][0];
+  MESSAGE("Qwen3-VL-4B float16 standard: weights "
+          << s4["weights"].get<double>() / gib << " GiB, activations "
+          << s4["activations"].get<double>() / gib << " GiB, spare "
+          << s4["spare"].get<double>() / gib << " GiB");
+  CHECK(s4["weights"].get<double>() / 2 == doctest::Approx(4.44e9).epsilon(0.01));
+  CHECK(s4["spare"].get<double>() >= 1 * gib);
 }
 
 TEST_CASE(

@@ -868,35 +868,42 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "run with the Qwen2.5-VL config on the tiny Qwen2.5-VL checkpoint, in process and as a worker: "
-    "20 ok records, the same CSV") {
-  std::string csv[2];
-  int i = 0;
-  for (const std::string isolate : {"none", "worker"}) {
-    CAPTURE(isolate);
-    TempDir out;
-    const auto r = run_docsift(
-        "run " + shell_quote((kSource / "samples").string()) + " --config " +
-        shell_quote((kSource / "configs/qwen25vl-7b.yaml").string()) + " --model " +
-        shell_quote((kSource / "tests/fixtures/qwen25vl/hub").string()) +
-        " --device cpu --set model.dtype=float32 --set generation.max_new_tokens=8 --isolate " +
-        isolate + " --set extraction.fields=" +
-        shell_quote((kSource / "configs/fields/business-documents.yaml").string()) + " --out " +
-        shell_quote(out.path().string()));
-    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-    const auto records = journal_lines(out.path() / "results.jsonl");
-    REQUIRE(records.size() == 20);
-    for (const auto& rec : records) {
-      CHECK(rec["status"] == "ok");
-      CHECK(rec["fields"].size() == 25);
-      CHECK(rec["tokens"]["generated"].get<int>() <= 8);
-      CHECK(rec["model"]["quantization"] == "int8");
+    "run with the Qwen configs on the tiny Qwen2.5-VL and Qwen3-VL checkpoints, in process and as "
+    "a "
+    "worker: 20 ok records, the same CSV") {
+  for (const auto& [config, model] :
+       {std::pair{"configs/qwen25vl-7b.yaml", "tests/fixtures/qwen25vl/hub"},
+        std::pair{"configs/qwen3vl-8b.yaml", "tests/fixtures/qwen3vl/hub"}}) {
+    const std::string checkpoint = model;
+    CAPTURE(checkpoint);
+    std::string csv[2];
+    int i = 0;
+    for (const std::string isolate : {"none", "worker"}) {
+      CAPTURE(isolate);
+      TempDir out;
+      const auto r = run_docsift(
+          "run " + shell_quote((kSource / "samples").string()) + " --config " +
+          shell_quote((kSource / config).string()) + " --model " +
+          shell_quote((kSource / model).string()) +
+          " --device cpu --set model.dtype=float32 --set generation.max_new_tokens=8 --isolate " +
+          isolate + " --set extraction.fields=" +
+          shell_quote((kSource / "configs/fields/business-documents.yaml").string()) + " --out " +
+          shell_quote(out.path().string()));
+      REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+      const auto records = journal_lines(out.path() / "results.jsonl");
+      REQUIRE(records.size() == 20);
+      for (const auto& rec : records) {
+        CHECK(rec["status"] == "ok");
+        CHECK(rec["fields"].size() == 25);
+        CHECK(rec["tokens"]["generated"].get<int>() <= 8);
+        CHECK(rec["model"]["quantization"] == "int8");
+      }
+      CHECK(docsift::testing::read_summary(out.path() / "summary.json")["images"]["ok"] == 20);
+      csv[i++] = file_bytes(out.path() / "predictions.csv");
     }
-    CHECK(docsift::testing::read_summary(out.path() / "summary.json")["images"]["ok"] == 20);
-    csv[i++] = file_bytes(out.path() / "predictions.csv");
+    CHECK(!csv[0].empty());
+    CHECK(csv[0] == csv[1]);
   }
-  CHECK(!csv[0].empty());
-  CHECK(csv[0] == csv[1]);
 }
 
 TEST_CASE(

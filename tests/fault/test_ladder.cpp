@@ -197,6 +197,40 @@ TEST_CASE(
         std::vector<std::string>{"reload"});
 }
 
+TEST_CASE(
+    "ladder: Qwen3-VL (the family interface only) takes every tier through injected OOM with the "
+    "standard tier's tokens") {
+  const fs::path qwen = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/qwen3vl";
+  docsift::family::LoadedModel engine(qwen / "tf5");
+  const docsift::family::ImageInputs image =
+      engine.family().preprocess(docsift::image::read_rgb_image(qwen / "images/mid.png"), 1);
+  const auto prompt = engine.chat().encode("Describe the document.", image.prompt_units);
+  Ladder plain(engine, settings(""));
+  const ImageRun standard = plain.run(1, image, prompt, greedy(12));
+  REQUIRE(standard.ok);
+  CHECK(standard.tier == Tier::Standard);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases{
+      {"oom@prefill:image=1", {"standard", "offloaded_cache"}},
+      {"oom@vision:tier=standard,oom@decode:step=5:tier=offloaded_cache",
+       {"standard", "offloaded_cache", "reload"}},
+      {"oom@decode:step=1:attempt=1,oom@decode:step=2:attempt=2,oom@vision:attempt=3,oom@prefill:"
+       "attempt=4",
+       {"standard", "offloaded_cache", "reload", "reload_retry", "cpu"}},
+  };
+  for (const auto& [faults, tried] : cases) {
+    CAPTURE(faults);
+    docsift::family::LoadedModel fresh(qwen / "tf5");
+    Ladder ladder(fresh, settings(faults));
+    const ImageRun run = ladder.run(1, image, prompt, greedy(12));
+    REQUIRE(run.ok);
+    CHECK(tiers_tried(run) == tried);
+    CHECK(run.result.tokens == standard.result.tokens);
+    const bool offloaded =
+        docsift::memory::traits(run.tier).cache == docsift::memory::TierCache::kOffloaded;
+    CHECK((run.result.cache_host_bytes > 0) == offloaded);
+  }
+}
+
 TEST_CASE("ladder: a model that cannot be loaded is fatal, not retried") {
   docsift::family::LoadedModel engine(kFixtures / "hf");
   const Input in = input(engine, "one_tile.png", 1);

@@ -1,5 +1,6 @@
 // libFuzzer target: a model folder's config.json as each family reads it (family/internvl/config.h,
-// family/mllama/config.h, family/qwen25vl/config.h with its image processor's file,
+// family/mllama/config.h, family/qwen25vl/config.h, family/qwen3vl/config.h, the Qwen image
+// processor's file (family/patch_processor.h),
 // model/decoder_config.h for the language model alone): every malformed,
 // missing or out-of-range key must be a docsift error naming it, never a crash, a library exception
 // or an overflow; what is accepted has positive sizes and parameter counts.
@@ -13,6 +14,7 @@
 #include "docsift/family/internvl/config.h"
 #include "docsift/family/mllama/config.h"
 #include "docsift/family/qwen25vl/config.h"
+#include "docsift/family/qwen3vl/config.h"
 #include "docsift/json_fields.h"
 #include "docsift/model/decoder_config.h"
 
@@ -39,8 +41,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const docsift::Error&) {
   }
   try {
-    docsift::family::qwen25vl::VisionConfig vision;
-    const auto image = docsift::family::qwen25vl::parse_image_config(json, "fuzz", vision);
+    const auto c = docsift::family::qwen3vl::parse_qwen3vl_config(json, "fuzz");
+    if (c.text.rope.mrope_section.size() != 3 || c.vision.head_dim() % 4 != 0 ||
+        c.vision.position_side < 1 ||
+        static_cast<int64_t>(c.vision.deepstack_blocks.size()) > c.text.layers)
+      std::abort();
+    (void)docsift::family::qwen3vl::parameter_count(c);
+  } catch (const docsift::Error&) {
+  }
+  try {
+    const auto image =
+        docsift::family::parse_image_config(json, "fuzz", docsift::family::PatchGrid{});
     if (image.min_pixels < 1 || image.max_pixels < image.min_pixels) std::abort();
   } catch (const docsift::Error&) {
   }

@@ -18,6 +18,7 @@
 #include "docsift/family/internvl/chat.h"
 #include "docsift/family/mllama/chat.h"
 #include "docsift/family/qwen25vl/chat.h"
+#include "docsift/family/qwen3vl/chat.h"
 #include "docsift/text/chat_template.h"
 #include "docsift/text/tokenizer.h"
 #include "scratch_folder.h"
@@ -47,7 +48,7 @@ const docsift::text::Tokenizer& qwen() {
   return t;
 }
 const docsift::text::Tokenizer&
-qwen_vl() {  // the tiny Qwen2.5-VL fixture's: the vision tokens added
+qwen_vl() {  // the tiny Qwen2.5-VL fixture's (Qwen3-VL's is the same): the vision tokens added
   static const auto t = docsift::text::Tokenizer::load(fs::path(DOCSIFT_FUZZ_TOKENIZERS) /
                                                        "../qwen25vl/hub/tokenizer.json");
   return t;
@@ -74,13 +75,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const int tiles = 1 + (data[0] >> 1) % 16;
-  for (int f = 0; f < 4; ++f) {
+  for (int f = 0; f < 5; ++f) {
     const docsift::text::ChatTemplate chat(f == 0   ? docsift::family::internvl::chat_format(true)
                                            : f == 1 ? docsift::family::internvl::chat_format(false)
                                            : f == 2 ? docsift::family::qwen25vl::chat_format()
+                                           : f == 4 ? docsift::family::qwen3vl::chat_format()
                                                     : docsift::family::mllama::chat_format(),
                                            f == 3   ? llama()
-                                           : f == 2 ? qwen_vl()
+                                           : f >= 2 ? qwen_vl()
                                                     : qwen());
     try {
       const auto ids = chat.encode(rest, tiles);

@@ -1,8 +1,8 @@
 // Model confidences against their Python reference (scripts/make_confidence_reference.py:
 // transformers' logits, log_softmax of each step's, the same keys and free decoding as
-// scripts/make_keys_reference.py) on the tiny InternVL3 and Llama 3.2 Vision fixtures, two images
-// each: every pick's log-probability, the stop tokens', and each field's confidence under every
-// aggregate (docs/decoding.md, "Confidence").
+// scripts/make_keys_reference.py) on the tiny InternVL3, Llama 3.2 Vision and Qwen3-VL fixtures,
+// two images each: every pick's log-probability, the stop tokens', and each field's confidence
+// under every aggregate (docs/decoding.md, "Confidence").
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -41,6 +41,7 @@ struct FamilyCase {
 const FamilyCase kFamilies[] = {
     {"internvl", kRoot / "internvl/hf", kRoot / "internvl/images", 6},
     {"mllama", kRoot / "mllama/hub", kRoot / "mllama/images", 4},
+    {"qwen3vl", kRoot / "qwen3vl/tf5", kRoot / "qwen3vl/images", 12},
 };
 
 // The largest differences seen, for the report.
@@ -116,7 +117,7 @@ TEST_CASE(
       CAPTURE(image);
       const auto inputs = engine.family().preprocess(
           docsift::image::read_rgb_image(family.images / (image + ".png")), family.max_tiles);
-      const auto prompt = engine.chat().encode(question, inputs.tiles);
+      const auto prompt = engine.chat().encode(question, inputs.prompt_units);
 
       gen::GenerationOptions keys;
       keys.keys = plan;

@@ -37,7 +37,7 @@ struct FamilyCase {
   std::string name;  // the reference's key
   fs::path model;    // checkpoint folder
   fs::path images;   // the family's fixture images
-  int max_tiles;     // ignored by Qwen2.5-VL (its pixel budget sizes the image)
+  int max_tiles;     // ignored by the Qwen families (their pixel budget sizes the image)
 };
 
 const FamilyCase kFamilies[] = {
@@ -46,6 +46,7 @@ const FamilyCase kFamilies[] = {
     // transformers 5's layout (float32, untied lm_head): vision.resample auto is torchvision's
     // there, the image processor AutoProcessor picks for the reference.
     {"qwen25vl", kRoot / "qwen25vl/tf5", kRoot / "qwen25vl/images", 12},
+    {"qwen3vl", kRoot / "qwen3vl/tf5", kRoot / "qwen3vl/images", 12},
 };
 
 std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
@@ -53,7 +54,7 @@ std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<in
 }  // namespace
 
 TEST_CASE(
-    "keys and free decoding match the transformers reference on all three families, two images "
+    "keys and free decoding match the transformers reference on all four families, two images "
     "each") {
   const auto ref = reference();
   const auto schema = docsift::extract::load_field_schema(kRoot / "keys/schema.yaml");

@@ -11,7 +11,7 @@
 
 #include "docsift/error.h"
 #include "docsift/family/loaded_model.h"
-#include "docsift/family/qwen25vl/image.h"
+#include "docsift/family/patch_image.h"
 #include "docsift/family/qwen25vl/model.h"
 #include "docsift/family/qwen25vl/positions.h"
 #include "docsift/generate/generate.h"
@@ -61,19 +61,19 @@ TEST_CASE(
     "Qwen2.5-VL smart_resize: rounding half to even, the pixel budget both ways, the aspect-ratio "
     "limit") {
   // 150 × 97: round(97/28) = 3, round(150/28) = 5 → 84 × 140, within [3136, 100352].
-  CHECK(qwen::smart_resize(97, 150, 28, 3136, 100352).height == 84);
-  CHECK(qwen::smart_resize(97, 150, 28, 3136, 100352).width == 140);
+  CHECK(docsift::family::smart_resize(97, 150, 28, 3136, 100352).height == 84);
+  CHECK(docsift::family::smart_resize(97, 150, 28, 3136, 100352).width == 140);
   // 70 = 2.5 · 28 rounds to 2 (half to even), 126 = 4.5 · 28 to 4.
-  CHECK(qwen::smart_resize(70, 126, 28, 28 * 28, 1 << 20).height == 56);
-  CHECK(qwen::smart_resize(70, 126, 28, 28 * 28, 1 << 20).width == 112);
+  CHECK(docsift::family::smart_resize(70, 126, 28, 28 * 28, 1 << 20).height == 56);
+  CHECK(docsift::family::smart_resize(70, 126, 28, 28 * 28, 1 << 20).width == 112);
   // Above max_pixels: scaled down with floor; below min_pixels: up with ceil.
-  const auto down = qwen::smart_resize(400, 500, 28, 3136, 100352);
+  const auto down = docsift::family::smart_resize(400, 500, 28, 3136, 100352);
   CHECK(down.height * down.width <= 100352);
   CHECK(down.height % 28 == 0);
-  const auto up = qwen::smart_resize(30, 40, 28, 3136, 100352);
+  const auto up = docsift::family::smart_resize(30, 40, 28, 3136, 100352);
   CHECK(up.height == 56);
   CHECK(up.width == 84);
-  CHECK_THROWS_WITH_AS(qwen::smart_resize(10, 2050, 28, 3136, 100352),
+  CHECK_THROWS_WITH_AS(docsift::family::smart_resize(10, 2050, 28, 3136, 100352),
                        doctest::Contains("aspect ratios up to 200"), docsift::Error);
 }
 
@@ -84,8 +84,8 @@ TEST_CASE(
   const nlohmann::json config = engine.checkpoint().config();
   const qwen::Qwen25VLConfig c = qwen::parse_qwen25vl_config(config, "config.json");
   std::ifstream in(kFixtures / "hub/preprocessor_config.json");
-  const qwen::ImageConfig ic =
-      qwen::parse_image_config(nlohmann::json::parse(in), "preprocessor", c.vision);
+  const docsift::family::ImageConfig ic = docsift::family::parse_image_config(
+      nlohmann::json::parse(in), "preprocessor", c.vision.grid());
   CHECK(ic.max_pixels == 100352);
   int checked = 0;
   for (const char* name : {"small", "mid", "large", "tiny"}) {
@@ -97,8 +97,8 @@ TEST_CASE(
     for (const auto& [resample, suffix] : {std::pair{docsift::image::Resample::Pil, "pil"},
                                            std::pair{docsift::image::Resample::Torch, "torch"}}) {
       CAPTURE(suffix);
-      const qwen::Qwen25VLImage got =
-          qwen::preprocess_qwen25vl(image(name), c.vision, ic, resample);
+      const docsift::family::PatchImage got =
+          docsift::family::preprocess_patches(image(name), c.vision.grid(), ic, resample);
       const at::Tensor grid = ref.view("image_grid_thw").flatten();
       CHECK(got.grid_h == grid[1].item<int64_t>());
       CHECK(got.grid_w == grid[2].item<int64_t>());
@@ -252,7 +252,8 @@ TEST_CASE(
                          docsift::FileError);
   };
   refused([](nlohmann::json& c) { c["model_type"] = "qwen2_vl"; }, "Qwen2-VL's vision tower");
-  refused([](nlohmann::json& c) { c["model_type"] = "qwen3_vl"; }, "Qwen3-VL (DeepStack features");
+  refused([](nlohmann::json& c) { c["model_type"] = "qwen3_vl_moe"; },
+          "Qwen3-VL's mixture-of-experts models");
   refused(
       [](nlohmann::json& c) {
         c["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}};

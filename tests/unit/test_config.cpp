@@ -243,8 +243,9 @@ TEST_CASE("every key is documented and every shipped config loads") {
     CHECK_NOTHROW(load(entry.path(), {}));
     ++loaded;
   }
-  CHECK(loaded == 5);  // configs/internvl3-8b.yaml, internvl35-8b.yaml, llama32-vision-11b.yaml,
-                       // ocr-recognizer-both.yaml, qwen25vl-7b.yaml
+  CHECK(loaded == 7);  // configs/internvl3-8b.yaml, internvl35-8b.yaml, llama32-vision-11b.yaml,
+                       // ocr-recognizer-both.yaml, qwen25vl-7b.yaml, qwen3vl-8b.yaml,
+                       // qwen3vl-4b-v100.yaml
 }
 
 TEST_CASE(

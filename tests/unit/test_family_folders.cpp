@@ -54,7 +54,8 @@ TEST_CASE("each family is named in code only by its own folder and the registry"
   const std::map<std::string, std::regex> families{
       {"internvl", std::regex("internvl", std::regex::icase)},
       {"mllama", std::regex("mllama|llama32", std::regex::icase)},
-      {"qwen25vl", std::regex("qwen25vl|qwen2_5_vl", std::regex::icase)}};
+      {"qwen25vl", std::regex("qwen25vl|qwen2_5_vl", std::regex::icase)},
+      {"qwen3vl", std::regex("qwen3vl|qwen3_vl", std::regex::icase)}};
   const std::set<std::string> registry{"lib/docsift/family/registry.cpp",
                                        "lib/docsift/family/settings.cpp"};
   std::map<std::string, std::set<std::string>>

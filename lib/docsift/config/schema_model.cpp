@@ -113,13 +113,15 @@ std::vector<Field> vision_keys() {
       choice_key(
           "vision.resample",
           "auto (as the checkpoint's reference code: pil for InternVL3's original layout and "
-          "Qwen2.5-VL's Hub release, torch for -hf and transformers 5 folders), pil (Pillow's "
+          "Qwen2.5-VL's Hub release, torch for -hf, Qwen3-VL and transformers 5 folders), pil "
+          "(Pillow's "
           "bicubic, exactly) or torch (torchvision's tensor path)",
           image::kResampleNames, [](auto& c) -> auto& { return c.vision.resample; }),
       auto_integer_key(
           "vision.max_pixels",
           "auto (the checkpoint's image processor's) or 784-1073741824: the most pixels an image "
-          "is resized to, for models that resize to a pixel budget (Qwen2.5-VL); lower it for a "
+          "is resized to, for models that resize to a pixel budget (Qwen2.5-VL, Qwen3-VL); lower "
+          "it for a "
           "smaller card (the memory plan follows)",
           784, 1LL << 30, [](auto& c) -> auto& { return c.vision.max_pixels; }),
   };

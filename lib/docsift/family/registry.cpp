@@ -11,6 +11,8 @@
 #include "docsift/family/mllama/family.h"
 #include "docsift/family/qwen25vl/config.h"
 #include "docsift/family/qwen25vl/family.h"
+#include "docsift/family/qwen3vl/config.h"
+#include "docsift/family/qwen3vl/family.h"
 #include "docsift/model/checkpoint.h"
 
 namespace docsift::family {
@@ -25,7 +27,7 @@ struct Entry {
   std::unique_ptr<Family> (*open)(const model::Checkpoint&, const FamilyOptions&);
 };
 
-constexpr std::array<Entry, 3> kFamilies{{
+constexpr std::array<Entry, 4> kFamilies{{
     {"InternVL3/3.5",
      internvl::kTensorParts,
      {},
@@ -44,6 +46,12 @@ constexpr std::array<Entry, 3> kFamilies{{
      {"qwen2_5_vl", ""},
      {"Qwen2_5_VLForConditionalGeneration", ""},
      &qwen25vl::open_qwen25vl},
+    {"Qwen3-VL",
+     qwen3vl::kTensorParts,
+     qwen3vl::kRefusedTypes,
+     {"qwen3_vl", ""},
+     {"Qwen3VLForConditionalGeneration", ""},
+     &qwen3vl::open_qwen3vl},
 }};
 
 bool listed(const std::array<const char*, 2>& names, const std::string& value) {

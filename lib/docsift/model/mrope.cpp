@@ -1,7 +1,9 @@
 #include "docsift/model/mrope.h"
 
+#include <ATen/ops/arange.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/from_blob.h>
+#include <ATen/ops/pow.h>
 
 #include <algorithm>
 #include <string>
@@ -82,6 +84,30 @@ RopeTables mrope_tables(const RopeConfig& rope, const at::Tensor& positions, Mro
   const at::Tensor picked = freqs.gather(0, axis).squeeze(0);  // [T, hd/2]
   const at::Tensor emb = at::cat({picked, picked}, -1);        // [T, hd]
   return {emb.cos().to(dtype).unsqueeze(1), emb.sin().to(dtype).unsqueeze(1)};
+}
+
+RopeTables patch_rope(int64_t head_dim, int64_t merge, double theta, int64_t grid_h, int64_t grid_w,
+                      at::Device device) {
+  const int64_t m = merge, quarter = head_dim / 4;
+  const auto opts = at::TensorOptions().dtype(at::kFloat).device(device);
+  // (row, column) of each patch in merge-block order: blocks row-major, then m × m inside each.
+  const at::Tensor r = at::arange(grid_h, opts.dtype(at::kLong))
+                           .view({grid_h / m, m, 1, 1})
+                           .expand({grid_h / m, m, grid_w / m, m});
+  const at::Tensor c = at::arange(grid_w, opts.dtype(at::kLong))
+                           .view({1, 1, grid_w / m, m})
+                           .expand({grid_h / m, m, grid_w / m, m});
+  const at::Tensor rows = r.permute({0, 2, 1, 3}).reshape({-1}).to(at::kFloat);
+  const at::Tensor cols = c.permute({0, 2, 1, 3}).reshape({-1}).to(at::kFloat);
+  // inv_freq = 1 / theta^(arange(0, hd/2, 2) / (hd/2)) in float32, as the reference: hd/4
+  // frequencies.
+  const at::Tensor exponent =
+      at::arange(0, 2 * quarter, 2, opts).div(static_cast<double>(2 * quarter));
+  const at::Tensor inv_freq = at::pow(theta, exponent).reciprocal();
+  const at::Tensor half =
+      at::cat({rows.unsqueeze(1).mul(inv_freq), cols.unsqueeze(1).mul(inv_freq)}, 1);  // [N, hd/2]
+  const at::Tensor emb = at::cat({half, half}, 1);                                     // [N, hd]
+  return {emb.cos(), emb.sin()};
 }
 
 }  // namespace docsift::model

@@ -5,7 +5,8 @@
 //   - the position ids of a prompt whose image is one run of image tokens over a merged grid;
 //   - the RoPE tables for those ids, each of the hd/2 frequencies rotated by one axis's id, the
 //     axes laid over the frequencies by RopeConfig::mrope_section in one of the layouts below.
-// Shapes: T prompt tokens, hd head dim.
+// And the vision towers' 2-D rotary tables over their patch grid, which the same families share.
+// Shapes: T prompt tokens, N patches, hd head dim.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -51,5 +52,13 @@ MropePositions mrope_positions(const std::vector<int32_t>& ids, int32_t image_to
 // arithmetic, as the reference.
 RopeTables mrope_tables(const RopeConfig& rope, const at::Tensor& positions, MropeLayout layout,
                         at::ScalarType dtype, at::Device device);
+
+// The vision tower's 2-D rotary tables, cos and sin [N, hd] float32, for a grid_h × grid_w patch
+// grid with patches in merge-block order (blocks of merge × merge row-major, row-major inside
+// one, as the processors flatten them): the hd/4 frequencies 1 / theta^(2i / (hd/2)) times the
+// patch's row, then times its column, that half repeated (transformers' VisionRotaryEmbedding of
+// Qwen2.5-VL and Qwen3-VL). grid_h and grid_w are multiples of merge; hd a multiple of 4.
+RopeTables patch_rope(int64_t head_dim, int64_t merge, double theta, int64_t grid_h, int64_t grid_w,
+                      at::Device device);
 
 }  // namespace docsift::model

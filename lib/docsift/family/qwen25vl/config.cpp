@@ -91,63 +91,6 @@ Qwen25VLConfig parse_qwen25vl_config(const nlohmann::json& config, const std::st
   return c;
 }
 
-ImageConfig parse_image_config(const nlohmann::json& processor, const std::string& label,
-                               const VisionConfig& vision) {
-  const JsonFields file(processor, label);
-  // transformers 5's processor_config.json holds the image processor's keys under
-  // "image_processor".
-  const nlohmann::json* inner = file.find("image_processor");
-  const JsonFields p = inner != nullptr ? JsonFields(*inner, label + ": image_processor") : file;
-  ImageConfig c;
-  // min_pixels / max_pixels where the file has them (the release), else size {shortest_edge,
-  // longest_edge}.
-  int64_t shortest = c.min_pixels, longest = c.max_pixels;
-  if (const nlohmann::json* size = p.find("size")) {
-    const JsonFields s(*size, label + ": size");
-    shortest = s.integer("shortest_edge", shortest);
-    longest = s.integer("longest_edge", longest);
-  }
-  c.min_pixels = p.integer("min_pixels", shortest);
-  c.max_pixels = p.integer("max_pixels", longest);
-  const int64_t factor = vision.factor();
-  if (c.min_pixels < 1 || c.max_pixels < factor * factor || c.min_pixels > c.max_pixels ||
-      c.max_pixels > (1LL << 40)) {
-    p.fail("min_pixels and max_pixels must satisfy 1 <= min_pixels <= max_pixels, max_pixels >= " +
-           std::to_string(factor * factor));
-  }
-  const auto same = [&](const char* key, int64_t model_value) {
-    if (const int64_t v = p.integer(key, model_value); v != model_value) {
-      p.fail(std::string("\"") + key + "\" " + std::to_string(v) +
-             " differs from the vision tower's " + std::to_string(model_value));
-    }
-  };
-  same("patch_size", vision.patch_size);
-  same("temporal_patch_size", vision.temporal_patch_size);
-  same("merge_size", vision.merge_size);
-  const auto triple = [&](const char* key, std::array<double, 3>& out) {
-    const nlohmann::json* v = p.find(key);
-    if (v == nullptr) return;
-    if (!v->is_array() || v->size() != 3)
-      p.fail(std::string("\"") + key + "\" must be a list of 3 numbers");
-    for (std::size_t i = 0; i < 3; ++i) {
-      if (!(*v)[i].is_number()) p.fail(std::string("\"") + key + "\" must be a list of 3 numbers");
-      out[i] = (*v)[i].get<double>();
-    }
-  };
-  triple("image_mean", c.mean);
-  triple("image_std", c.std);
-  for (const double s : c.std) {
-    if (!(s > 0)) p.fail("\"image_std\" must be positive");
-  }
-  c.rescale = p.number("rescale_factor", c.rescale);
-  if (!p.boolean("do_rescale", true) || !p.boolean("do_normalize", true) ||
-      !p.boolean("do_resize", true)) {
-    p.fail("do_resize, do_rescale and do_normalize must be true (the model was trained so)");
-  }
-  c.torchvision = p.string("image_processor_type", "").ends_with("Fast");
-  return c;
-}
-
 std::uint64_t parameter_count(const Qwen25VLConfig& config) {
   using u64 = std::uint64_t;
   const VisionConfig& v = config.vision;

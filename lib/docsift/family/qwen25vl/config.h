@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/family/patch_processor.h"
 #include "docsift/family/settings.h"
 #include "docsift/model/decoder_config.h"
 #include "docsift/model/inspect.h"
@@ -30,13 +31,10 @@ inline constexpr std::array<model::TensorPart, 6> kTensorParts{
      {"lm_head.", "language"}}};
 
 // Its neighbours, refused by name.
-inline constexpr std::array<RefusedType, 2> kRefusedTypes{
+inline constexpr std::array<RefusedType, 1> kRefusedTypes{
     {{"qwen2_vl",
       "Qwen2-VL's vision tower (LayerNorm blocks, full attention everywhere) is not Qwen2.5-VL's, "
-      "which docsift runs (model_type qwen2_5_vl)"},
-     {"qwen3_vl",
-      "Qwen3-VL (DeepStack features, interleaved multimodal RoPE) is not run yet; docsift runs "
-      "Qwen2.5-VL (model_type qwen2_5_vl)"}}};
+      "which docsift runs (model_type qwen2_5_vl)"}}};
 
 struct VisionConfig {
   int64_t depth = 0, hidden = 0, heads = 0, intermediate = 0, out_hidden = 0;
@@ -54,16 +52,7 @@ struct VisionConfig {
     return window_size / merge_size / patch_size;
   }  // 4 merged patches
   bool full_attention(int64_t block) const;
-};
-
-// What the image processor's file says (preprocessor_config.json, or processor_config.json's
-// "image_processor" in transformers 5's layout): the pixel budget and the normalisation.
-struct ImageConfig {
-  int64_t min_pixels = 56 * 56, max_pixels = 28 * 28 * 1280;
-  std::array<double, 3> mean{0.48145466, 0.4578275, 0.40821073};  // CLIP's
-  std::array<double, 3> std{0.26862954, 0.26130258, 0.27577711};
-  double rescale = 1.0 / 255.0;
-  bool torchvision = false;  // the file names the fast (torchvision) processor
+  PatchGrid grid() const { return {patch_size, merge_size, temporal_patch_size}; }
 };
 
 struct Qwen25VLConfig {
@@ -77,12 +66,6 @@ struct Qwen25VLConfig {
 // Parses config.json; throws docsift::FileError naming the key for anything missing or
 // unsupported (video-only settings are ignored: docsift reads images).
 Qwen25VLConfig parse_qwen25vl_config(const nlohmann::json& config, const std::string& label);
-
-// Reads the image processor's settings from the file's JSON (either file's shape); throws
-// docsift::FileError naming the key for a bad value. `patch`, `merge`, `temporal` must match the
-// model's.
-ImageConfig parse_image_config(const nlohmann::json& processor, const std::string& label,
-                               const VisionConfig& vision);
 
 // Every weight: patch embedding, vision blocks, merger, language model, lm_head unless tied.
 std::uint64_t parameter_count(const Qwen25VLConfig& config);

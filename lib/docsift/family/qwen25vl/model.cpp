@@ -3,7 +3,6 @@
 #include <ATen/ops/argsort.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/gelu.h>
-#include <ATen/ops/tensor.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 
 #include "docsift/error.h"
 #include "docsift/family/memory_shape.h"
+#include "docsift/family/mrope_sequence.h"
 #include "docsift/family/qwen25vl/positions.h"
 #include "docsift/model/blocks.h"
 #include "docsift/model/checkpoint.h"
@@ -160,7 +160,8 @@ at::Tensor Qwen25VLModel::vision_tower(const at::Tensor& pixel_values, int64_t g
     return x.reshape({n / unit, unit, x.size(-1)}).index_select(0, order).reshape({n, x.size(-1)});
   };
   at::Tensor x = to_windows(linear(pixel_values.to(device_, dtype()), w.patch));  // [N, h]
-  const RopeTables rope = vision_rope(v, grid_h, grid_w, device_);
+  const RopeTables rope =
+      patch_rope(v.head_dim(), v.merge_size, v.rope_theta, grid_h, grid_w, device_);
   const RopeTables rotary{to_windows(rope.cos).unsqueeze(1),
                           to_windows(rope.sin).unsqueeze(1)};  // [N, 1, hd]
   const std::vector<int64_t> whole{0, n};
@@ -198,72 +199,6 @@ at::Tensor Qwen25VLModel::encode_image(const family::ImageInputs& image) const {
   return image_features(image.pixel_values, image.rows, image.columns);
 }
 
-namespace {
-
-// One generation: the merged features wait for prefill, which writes them over the <|image_pad|>
-// rows and rotates the prompt by its 3-D positions; later tokens continue at cache position +
-// delta on every axis (the reference's rope_deltas), which plain RoPE tables give.
-class Qwen25VLSequence final : public family::Sequence {
- public:
-  Qwen25VLSequence(const Qwen25VLModel& model, at::Tensor features, int64_t grid_h, int64_t grid_w,
-                   int32_t image_token, std::unique_ptr<KVCache> cache)
-      : model_(model),
-        features_(std::move(features)),
-        grid_h_(grid_h),
-        grid_w_(grid_w),
-        image_token_(image_token),
-        cache_(std::move(cache)) {}
-
-  at::Tensor prefill(const std::vector<int32_t>& prompt) override {
-    const Decoder& d = model_.decoder();
-    const at::Tensor ids =
-        at::tensor(std::vector<int64_t>(prompt.begin(), prompt.end()), at::kLong);
-    at::Tensor embeds = d.embed_tokens(ids).unsqueeze(0);  // [1, T, H]
-    model::MropePositions positions;
-    if (features_.defined()) {
-      const auto slots = std::count(prompt.begin(), prompt.end(), image_token_);
-      if (slots != features_.size(0)) {
-        throw Error("the prompt has " + std::to_string(slots) +
-                    " image tokens but the image gives " + std::to_string(features_.size(0)) +
-                    " features");
-      }
-      const int64_t merge = model_.config().vision.merge_size;
-      positions = model::mrope_positions(prompt, image_token_, grid_h_ / merge, grid_w_ / merge);
-      const at::Tensor mask =
-          ids.to(embeds.device()).eq(image_token_).view({1, -1, 1}).expand_as(embeds);
-      embeds.masked_scatter_(mask, features_.to(embeds.scalar_type()));
-      features_.reset();
-    } else {
-      positions = model::mrope_positions(prompt, image_token_, 0, 0);
-    }
-    delta_ = positions.delta;
-    return d.forward(
-        embeds, *cache_,
-        model::mrope_tables(d.config().rope, positions.ids, model::MropeLayout::kContiguous,
-                            model_.dtype(), model_.device()));
-  }
-  at::Tensor extend(const std::vector<int32_t>& tokens) override {
-    const Decoder& d = model_.decoder();
-    const at::Tensor ids =
-        at::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), at::kLong);
-    const int64_t count = static_cast<int64_t>(tokens.size());
-    return d.forward(d.embed_tokens(ids).unsqueeze(0), *cache_,
-                     d.rope(cache_->length() + delta_, count));
-  }
-  std::size_t device_bytes() const override { return cache_->device_bytes(); }
-  std::size_t host_bytes() const override { return cache_->host_bytes(); }
-
- private:
-  const Qwen25VLModel& model_;
-  at::Tensor features_;
-  int64_t grid_h_, grid_w_;
-  int32_t image_token_;
-  std::unique_ptr<KVCache> cache_;
-  int64_t delta_ = 0;
-};
-
-}  // namespace
-
 std::unique_ptr<family::Sequence> Qwen25VLModel::start(const at::Tensor& features,
                                                        const family::ImageInputs& image,
                                                        int64_t capacity,
@@ -271,9 +206,11 @@ std::unique_ptr<family::Sequence> Qwen25VLModel::start(const at::Tensor& feature
   const DecoderConfig& t = config_.text;
   auto cache = make_kv_cache({t.layers, t.kv_heads, t.head_dim, capacity},
                              at::TensorOptions().dtype(dtype()).device(device_), placement);
-  return std::make_unique<Qwen25VLSequence>(*this, features, image.rows, image.columns,
-                                            static_cast<int32_t>(config_.image_token_id),
-                                            std::move(cache));
+  // The merged grid, contiguous sections (docs/models.md, "Qwen2.5-VL").
+  const int64_t merge = config_.vision.merge_size;
+  return std::make_unique<family::MropeSequence>(
+      *w_->text, features, image.rows / merge, image.columns / merge,
+      static_cast<int32_t>(config_.image_token_id), MropeLayout::kContiguous, std::move(cache));
 }
 
 }  // namespace docsift::family::qwen25vl

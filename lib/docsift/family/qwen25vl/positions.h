@@ -1,9 +1,9 @@
 // Qwen2.5-VL's vision tower positions, as transformers 5.23 computes them (docs/models.md,
 // "Qwen2.5-VL"):
-//   - the vision tower's 2-D rotary angles per patch, (row, column), in merge-block order;
 //   - its windows: merged patches regrouped window by window, and where each window ends.
-// The language model's 3-D position ids and their RoPE tables are the shared multimodal RoPE
-// block's (model/mrope.h), over the merged grid, contiguous sections.
+// The vision tower's 2-D rotary tables (model::patch_rope), the language model's 3-D position ids
+// and their RoPE tables are the shared multimodal RoPE block's (model/mrope.h), over the merged
+// grid, contiguous sections.
 // Shapes: N patches (gh · gw), M = N / merge² merged patches, hd head dim.
 #pragma once
 
@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "docsift/family/qwen25vl/config.h"
-#include "docsift/model/blocks.h"
 
 namespace docsift::family::qwen25vl {
 
@@ -26,10 +25,5 @@ struct Windows {
   std::vector<int64_t> bounds;
 };
 Windows window_order(const VisionConfig& vision, int64_t grid_h, int64_t grid_w);
-
-// The vision tower's rotary tables, cos and sin [N, hd] float32, patch rows in merge-block order
-// (the processor's): row angles in the first hd/4 frequencies, column angles in the next, twice.
-model::RopeTables vision_rope(const VisionConfig& vision, int64_t grid_h, int64_t grid_w,
-                              at::Device device);
 
 }  // namespace docsift::family::qwen25vl
