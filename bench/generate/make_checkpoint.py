@@ -33,6 +33,20 @@ qwen25vl    Qwen2.5-VL with the real shapes (--shape 3b|7b; fewer text / vision 
             --vision-depth) in the hub layout of the release (scripts/fixturegen/qwen25vl.py's config and JSON
             files), --dtype bfloat16|float32, shards of about --shard-mb MB; the Qwen2 tokenizer of
             /work/shared/tokenizers/qwen2 is copied in when there.
+qwen3vl     Qwen3-VL whose decoder is exactly internvl35's (Qwen3-0.6B's: 1024 wide, 28 layers, 16 heads of 128,
+            8 KV heads, intermediate 3072, vocabulary 151936, tied embeddings; bench/internvl_shapes.py), so that
+            its decode speed compares with InternVL3.5's at the same shape, with interleaved multimodal RoPE
+            (mrope_section [24, 20, 20], theta 5e6), and Qwen3-VL-2B's vision tower (24 blocks, 1024 wide, 16
+            heads, intermediate 4096, 16 px patches merged 2x2, a 48x48 position table, DeepStack on blocks
+            [5, 11, 17], gelu_pytorch_tanh) projecting to 1024. bfloat16 like internvl35's, in the release's
+            layout (scripts/fixturegen/qwen3vl.py's config.json with the nested text_config, rope_theta +
+            rope_scaling; preprocessor, video preprocessor, generation config, chat template without a default
+            system message; one model.safetensors under model.visual.* and model.language_model.*, no lm_head
+            as tied). The model is built on the meta device, materialised in float32 without transformers'
+            init and filled in place by mllama's rule (mllama_fill), with the decoder's MLP output x6 as in
+            the Qwen fixtures (else greedy decoding repeats one token; with it the bench's 32 tokens are all
+            different); 0.986 B parameters, 1.97 GB, peak RSS about 6 GB, half a minute. The Qwen2 tokenizer
+            of /work/shared/tokenizers/qwen2 (its vision tokens at the release's ids) is copied in.
 """
 import argparse
 import json
@@ -269,6 +283,93 @@ def qwen25vl(out_dir, shape, layers, vision_depth, dtype, shard_mb):
 
 
 # ----------------------------------------------------------------------------------------------------------
+# Qwen3-VL
+
+QWEN3VL_VISION = dict(depth=24, hidden_size=1024, intermediate_size=4096, num_heads=16, num_position_embeddings=2304,
+                      deepstack_visual_indexes=[5, 11, 17])  # Qwen3-VL-2B's tower
+QWEN3VL_MROPE = [24, 20, 20]  # the releases' sections for head_dim 128
+QWEN3VL_MAX_POSITIONS = 262144
+QWEN3VL_DOWN_PROJ_SCALE = 6.0  # scripts/fixturegen/qwen25vl.py's randomize()
+
+
+def qwen3vl_text():
+    """internvl35's decoder (internvl_shapes.TEXT35["1b"]) as fixturegen.qwen3vl.hub_config's text keys, with the
+    InternVL3.5 config it must equal."""
+    from internvl_shapes import TEXT35, internvl35_config
+    text = dict(TEXT35["1b"], max_position_embeddings=QWEN3VL_MAX_POSITIONS, mrope_section=QWEN3VL_MROPE)
+    tie = text.pop("tie_word_embeddings")
+    return text, tie, internvl35_config("1b").text_config
+
+
+def qwen3vl(out):
+    from tokenizers import Tokenizer
+    from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration
+    from fixturegen.qwen25vl import dump
+    from fixturegen.qwen3vl import (CHAT_TEMPLATE, REAL_IDS, hub_config, preprocessor_config, release_generation_config,
+                                    tokenizer_config, video_preprocessor_config)
+    text, tie, internvl35_text = qwen3vl_text()
+    vision = dict(QWEN3VL_VISION, out_hidden_size=text["hidden_size"])
+    os.makedirs(out, exist_ok=True)
+    for fn in os.listdir(out):
+        if fn.endswith(".safetensors") or fn.endswith(".json"):
+            os.remove(os.path.join(out, fn))
+    dump(hub_config(text, vision, internvl35_text.vocab_size, tie, REAL_IDS), os.path.join(out, "config.json"))
+    config = Qwen3VLConfig.from_pretrained(out)  # what transformers reads from the release's layout
+    t, v = config.text_config, config.vision_config
+    same = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+            "intermediate_size", "vocab_size", "rms_norm_eps", "hidden_act", "attention_bias")
+    assert {k: getattr(t, k) for k in same} == {k: getattr(internvl35_text, k) for k in same}, "not internvl35's"
+    assert config.tie_word_embeddings == internvl35_text.tie_word_embeddings == tie
+    assert t.rope_parameters["mrope_section"] == QWEN3VL_MROPE and t.rope_parameters["mrope_interleaved"]
+    assert list(v.deepstack_visual_indexes) == QWEN3VL_VISION["deepstack_visual_indexes"]
+    assert v.out_hidden_size == t.hidden_size
+
+    with torch.device("meta"):
+        model = Qwen3VLForConditionalGeneration(config)
+    # float32 to draw in (the config's text dtype, bfloat16, would make the meta decoder bfloat16), then tied again:
+    # to_empty gives the tied table and lm_head a tensor each.
+    model = model.to_empty(device="cpu").float().eval()
+    model.tie_weights()
+    embed = model.model.language_model.embed_tokens.weight
+    assert (model.lm_head.weight.data_ptr() == embed.data_ptr()) == tie
+    params = dict(model.named_parameters())  # a tied table once, under its embedding name
+    state = model.state_dict()
+    skipped = set(state) - set(params)
+    assert skipped == ({"lm_head.weight"} if tie else set()), f"state_dict entries left unfilled: {sorted(skipped)[:5]}"
+    for name, p in params.items():
+        mllama_fill(name, p, v.hidden_size)
+    with torch.no_grad():  # a strong decoder MLP, as in the Qwen fixtures: else greedy decoding repeats one token
+        for layer in model.model.language_model.layers:
+            layer.mlp.down_proj.weight.mul_(QWEN3VL_DOWN_PROJ_SCALE)
+    tensors = {k: state[k].to(torch.bfloat16).contiguous() for k in sorted(params)}
+    assert all(k.startswith(("model.visual.", "model.language_model.", "lm_head.")) for k in tensors)
+    count = sum(p.numel() for p in params.values())
+    del model, params, state, embed
+    save_file(tensors, os.path.join(out, "model.safetensors"), metadata={"format": "pt"})
+    del tensors
+
+    tok = Tokenizer.from_file(QWEN_TOKENIZER)
+    names = ("<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>")
+    assert [tok.token_to_id(n) for n in names] == REAL_IDS["ids"], "not the release's vision token ids"
+    assert [tok.token_to_id(n) for n in ("<|endoftext|>", "<|im_end|>")] == [REAL_IDS["bos"], REAL_IDS["eos"]]
+    shutil.copyfile(QWEN_TOKENIZER, os.path.join(out, "tokenizer.json"))
+    dump(tokenizer_config(tok), os.path.join(out, "tokenizer_config.json"))
+    dump({"chat_template": CHAT_TEMPLATE}, os.path.join(out, "chat_template.json"))
+    dump(preprocessor_config(), os.path.join(out, "preprocessor_config.json"))
+    dump(video_preprocessor_config(), os.path.join(out, "video_preprocessor_config.json"))
+    # transformers reads it back with nothing missing, unexpected or mismatched (bfloat16: the file is mapped).
+    _, info = Qwen3VLForConditionalGeneration.from_pretrained(out, dtype=torch.bfloat16, output_loading_info=True)
+    problems = {k: v for k, v in info.items() if v and k != "error_msgs"}
+    assert not problems, f"transformers 5.23 does not load it cleanly: {problems}"
+    # Last (run.sh's sign that the folder is complete).
+    dump(release_generation_config(REAL_IDS["bos"], [REAL_IDS["eos"], REAL_IDS["bos"]], REAL_IDS["bos"]),
+         os.path.join(out, "generation_config.json"))
+    size = os.path.getsize(os.path.join(out, "model.safetensors"))
+    print(f"{out}: {count / 1e9:.3f} B parameters ({count:,}), {size / 1e9:.2f} GB of bfloat16; decoder = "
+          f"internvl35's ({t.num_hidden_layers} layers, {t.hidden_size} wide), vision depth {v.depth}")
+
+
+# ----------------------------------------------------------------------------------------------------------
 
 # family -> how to make it from the parsed arguments
 FAMILIES = {
@@ -276,6 +377,7 @@ FAMILIES = {
     "internvl35": lambda a: internvl(a.out, "internvl35"),
     "mllama": lambda a: mllama(a.out),
     "qwen25vl": lambda a: qwen25vl(a.out, a.shape, a.layers, a.vision_depth, a.dtype, a.shard_mb),
+    "qwen3vl": lambda a: qwen3vl(a.out),
 }
 
 

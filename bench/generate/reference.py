@@ -4,8 +4,9 @@ greedy, eager attention. Prints one JSON line: prompt tokens, generated ids with
 step, load / prefill (the image encoded inside the forward pass) / decode seconds, tokens/s, and this process's peak
 RSS (also after load and after prefill, with the anonymous / file-backed split of the moment: transformers 5.23
 maps float32 safetensors without copying, so the weights show up as file pages when first used).
-    reference.py [--family internvl|mllama|qwen25vl] --model DIR --image FILE --prompt TEXT [--max-new-tokens N]
-                 [--max-tiles N] (internvl, mllama) [--vision-attn eager|sdpa] (mllama) [--max-pixels N] (qwen25vl)
+    reference.py [--family internvl|mllama|qwen25vl|qwen3vl] --model DIR --image FILE --prompt TEXT
+                 [--max-new-tokens N] [--max-tiles N] (internvl, mllama) [--vision-attn eager|sdpa] (mllama)
+                 [--max-pixels N] (qwen25vl, qwen3vl)
 What differs per family is in FAMILIES below (the defaults) and in its prepare function (processor, prompt, model
 class, how the vision stage is timed):
   internvl  InternVL3 / InternVL3.5: GotOcr2ImageProcessor tiles at 448 px, the InternVL chat prompt with 256
@@ -25,6 +26,9 @@ class, how the vision stage is timed):
             get_rope_index as in generate(). Prefill passes logits_to_keep=1, as generate() runs it; vision_s is
             the vision tower's share of it (forward hooks, no extra call); decode positions come from the cached
             rope_deltas.
+  qwen3vl   Qwen3-VL: the same as qwen25vl with Qwen3VLForConditionalGeneration (its template has no default
+            system message; the release's preprocessor file names Qwen2VLImageProcessorFast, which 5.23 loads as
+            the torchvision Qwen2VLImageProcessor). vision_s includes the DeepStack mergers (inside visual()).
 """
 import argparse
 import json
@@ -122,7 +126,18 @@ def mllama(args, result):
 
 
 def qwen25vl(args, result):
-    from transformers import AutoProcessor, Qwen2_5_VLForConditionalGeneration
+    from transformers import Qwen2_5_VLForConditionalGeneration
+    return qwen_vl(Qwen2_5_VLForConditionalGeneration, args, result)
+
+
+def qwen3vl(args, result):
+    from transformers import Qwen3VLForConditionalGeneration
+    return qwen_vl(Qwen3VLForConditionalGeneration, args, result)
+
+
+def qwen_vl(model_class, args, result):
+    """Qwen2.5-VL and Qwen3-VL: one image through the folder's processor and chat template."""
+    from transformers import AutoProcessor
     # The max_pixels keyword is what 5.23 puts above the folder's own max_pixels (a size= keyword loses to the
     # file's key); 5.23 warns that the keyword is deprecated.
     with warnings.catch_warnings():
@@ -138,7 +153,7 @@ def qwen25vl(args, result):
     result.update(image_processor=type(ip).__name__, grid_thw=grid, patches=grid[0] * grid[1] * grid[2],
                   prompt_tokens=int(inputs["input_ids"].shape[1]))
 
-    model = load(Qwen2_5_VLForConditionalGeneration, args, result)
+    model = load(model_class, args, result)
     assert model.model.language_model.config._attn_implementation == "eager"
     assert model.model.visual.config._attn_implementation == "eager"
     # The vision tower's share of prefill: visual() runs once inside the forward pass.
@@ -160,6 +175,7 @@ FAMILIES = {
     "internvl": (internvl, dict(max_tiles=1, max_new_tokens=32)),
     "mllama": (mllama, dict(max_tiles=4, max_new_tokens=16, vision_attn="eager")),
     "qwen25vl": (qwen25vl, dict(max_new_tokens=32, max_pixels=448 * 448)),
+    "qwen3vl": (qwen3vl, dict(max_new_tokens=32, max_pixels=448 * 448)),
 }
 
 
@@ -172,7 +188,7 @@ def main():
     parser.add_argument("--max-new-tokens", type=int)
     parser.add_argument("--max-tiles", type=int, help="internvl (default 1), mllama (default 4)")
     parser.add_argument("--vision-attn", choices=("eager", "sdpa"), help="mllama: the vision tower's attention")
-    parser.add_argument("--max-pixels", type=int, help="qwen25vl (default 448*448)")
+    parser.add_argument("--max-pixels", type=int, help="qwen25vl, qwen3vl (default 448*448)")
     args = parser.parse_args()
     prepare, defaults = FAMILIES[args.family]
     for option in ("max_tiles", "vision_attn", "max_pixels"):

@@ -20,6 +20,13 @@
 #               free and ~16 GB of disk. The image is a generated 448x448 page and max_pixels is 448*448 = 200704
 #               on both sides, so it is not resized: a 32x32 patch grid (1024 patches, 256 merged tokens), what one
 #               448 px tile is to InternVL; 32 tokens
+#   qwen3vl     Qwen3-VL with internvl35's decoder exactly (Qwen3-0.6B's shape, with interleaved multimodal RoPE)
+#               and Qwen3-VL-2B's vision tower (24 blocks, 16 px patches, DeepStack), bfloat16 on disk as
+#               internvl35's (about 2.0 GB, release layout), so its decode tokens/s compares with InternVL3.5's
+#               at the same decoder shape: the summary prints that ratio when BUILD_DIR/bench/internvl35-run/
+#               holds a run (run internvl35 first). The page is qwen25vl's 448x448 one with max_pixels 448*448 =
+#               200704 on both sides (448 = 14 x 32), so it is not resized: a 28x28 patch grid (784 patches,
+#               196 merged tokens); 32 tokens
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FAMILY="${FAMILY:-internvl3}"
@@ -60,7 +67,16 @@ case "$FAMILY" in
     # default for the hub layout is Pillow's). At 448x448 with this max_pixels neither resizes.
     OURS=(--set vision.max_pixels=$MAX_PIXELS --set vision.resample=torch)
     REF=(--family qwen25vl --max-pixels $MAX_PIXELS) ;;
-  *) echo "FAMILY must be internvl3, internvl35, mllama or qwen25vl" >&2; exit 2 ;;
+  qwen3vl)
+    MODEL="$BUILD/bench/qwen3vl-1b-random"; MAKE=(--family qwen3vl); LAST=generation_config.json; NEW_DEFAULT=32
+    LABEL="Qwen3-VL-2B-vision, InternVL3.5-1B-decoder"
+    IMAGE="$BUILD/bench/qwen3vl-page-448.png"
+    MAX_PIXELS=200704
+    # The release's file names Qwen2VLImageProcessorFast: the torchvision processor on both sides (docsift's
+    # default for it too); at 448x448 with this max_pixels neither resizes.
+    OURS=(--set vision.max_pixels=$MAX_PIXELS --set vision.resample=torch)
+    REF=(--family qwen3vl --max-pixels $MAX_PIXELS) ;;
+  *) echo "FAMILY must be internvl3, internvl35, mllama, qwen25vl or qwen3vl" >&2; exit 2 ;;
 esac
 NEW="${2:-$NEW_DEFAULT}"
 
@@ -82,6 +98,7 @@ PAGES = {
         "Widgets x3                $30.00", "Gadget service (2 h)     $120.00", "Delivery                   $15.00", "",
         "Subtotal                 $165.00", "GST 10%                   $16.50", "TOTAL                    $181.50"]),
 }
+PAGES["qwen3vl"] = PAGES["qwen25vl"]  # the same page: 448 px is a whole number of merged patches for both
 page = PAGES[sys.argv[2]]
 w, h = page["size"]
 img = Image.new("RGB", (w, h), (250, 248, 240))

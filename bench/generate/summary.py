@@ -3,10 +3,12 @@
     summary.py FAMILY RUN_DIR MODEL_DIR LABEL
 RUN_DIR holds docsift.json, docsift.maxrss_kb, reference.json and the two .loadavg files. The rows each family
 shows are in ROWS; what else it prints is in its function below. Prefill includes encoding the image on both
-sides: transformers does it inside the forward pass."""
+sides: transformers does it inside the forward pass. qwen3vl's decoder is internvl35's, so its summary also prints
+its decode tokens/s over InternVL3.5's from the internvl35-run folder beside RUN_DIR, when there is one."""
 import json
 import os
 import sys
+import time
 
 
 def agreement(ours, ref):
@@ -30,7 +32,7 @@ ROWS = {
         ("decode ms/token", lambda s: 1000 * s.t["decode"] / (s.n - 1), lambda r: r["decode_ms_per_token"], ".1f",
          True),
         ("peak RSS MB", lambda s: s.rss, lambda r: r["peak_rss_mb"], ".0f", True)]),
-    "qwen25vl": ((34, 10, 14), [
+    "qwen_vl": ((34, 10, 14), [
         ("vision s", lambda s: s.t["vision"], lambda r: r["vision_s"], ".2f", True),
         ("prefill tokens/s (image included)", lambda s: s.prefill, lambda r: r["prefill_tokens_per_s"], ".1f", False),
         (*DECODE_TPS, ".2f", False),
@@ -47,6 +49,7 @@ class Sides:
         self.n = len(self.ours["ids"])
         self.prefill = self.ours["prompt_tokens"] / (self.t["vision"] + self.t["prefill"])
         self.load = [open(os.path.join(out, f + ".loadavg")).read().strip() for f in ("docsift", "reference")]
+        self.out = out
 
 
 def table(family, s):
@@ -101,16 +104,17 @@ def mllama(s, model, label):
     tail(s)
 
 
-def qwen25vl(s, model, label):
+def qwen_vl(s, model, label):
+    """Qwen2.5-VL (text keys at the config's top level) and Qwen3-VL (nested under text_config)."""
     ours, ref, t, n = s.ours, s.ref, s.t, s.n
     cfg = json.load(open(os.path.join(model, "config.json")))
     assert ours["prompt_tokens"] == ref["prompt_tokens"], "the two sides' prompts differ"
     assert ours["grid"] == [ref["grid_thw"][2], ref["grid_thw"][1]], "the two sides' patch grids differ"
     g = ref["grid_thw"]
-    print(f"{label}-shaped random weights ({cfg['num_hidden_layers']} text layers, vision depth "
-          f"{cfg['vision_config']['depth']}), CPU float32, {g[1]}x{g[2]} patches ({ref['patches'] // 4} image tokens), "
-          f"{ours['prompt_tokens']} prompt tokens, {n} new tokens, {ref['threads']} threads")
-    table("qwen25vl", s)
+    print(f"{label}-shaped random weights ({cfg.get('text_config', cfg)['num_hidden_layers']} text layers, vision "
+          f"depth {cfg['vision_config']['depth']}), CPU float32, {g[1]}x{g[2]} patches ({ref['patches'] // 4} image "
+          f"tokens), {ours['prompt_tokens']} prompt tokens, {n} new tokens, {ref['threads']} threads")
+    table("qwen_vl", s)
     print("(ratios: transformers / docsift for times and memory, docsift / transformers for tokens/s)")
     print(f"prefill s: docsift {t['vision']:.2f} vision + {t['prefill']:.2f} text; transformers {ref['prefill_s']:.2f} "
           f"(one forward pass, vision {ref['vision_s']:.2f} inside)")
@@ -122,8 +126,25 @@ def qwen25vl(s, model, label):
     tail(s)
 
 
-# run.sh's family -> the function above (InternVL3 and InternVL3.5 share one)
-FAMILIES = {"internvl3": internvl, "internvl35": internvl, "mllama": mllama, "qwen25vl": qwen25vl}
+def qwen3vl(s, model, label):
+    """qwen_vl's table, then decode tokens/s over InternVL3.5's (the same decoder shape: the issue's "within 10 %"),
+    from the internvl35 run beside this one."""
+    qwen_vl(s, model, label)
+    other = os.path.join(os.path.dirname(os.path.abspath(s.out)), "internvl35-run")
+    if not os.path.exists(os.path.join(other, "docsift.json")):
+        print(f"no {other}/docsift.json: run --family internvl35 first for the decode ratio to InternVL3.5")
+        return
+    o = Sides(other)
+    ours, theirs = s.ours["tokens_per_s"]["decode"], o.ours["tokens_per_s"]["decode"]
+    ref, ref_o = s.ref["decode_tokens_per_s"], o.ref["decode_tokens_per_s"]
+    print(f"decode tokens/s against InternVL3.5-1B (same decoder; its run of "
+          f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(os.path.getmtime(os.path.join(other, 'docsift.json'))))}"
+          f", {o.ours['prompt_tokens']} prompt tokens, load {o.load[0]} / {o.load[1]}): docsift {ours:.2f} / "
+          f"{theirs:.2f} = {ours / theirs:.3f}; transformers {ref:.2f} / {ref_o:.2f} = {ref / ref_o:.3f}")
+
+
+# run.sh's family -> the function above (InternVL3 and InternVL3.5 share one, Qwen2.5-VL and Qwen3-VL a table)
+FAMILIES = {"internvl3": internvl, "internvl35": internvl, "mllama": mllama, "qwen25vl": qwen_vl, "qwen3vl": qwen3vl}
 
 if __name__ == "__main__":
     family, out, model, label = sys.argv[1:5]

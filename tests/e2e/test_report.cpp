@@ -3,6 +3,7 @@
 // the baseline's values; a page whose file moved. Then the same report in headless Chromium,
 // checked from the DOM after load, with every console message the browser logged and every network
 // request the page made.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -148,6 +149,24 @@ TEST_CASE(
   CHECK(page.find("<image href=\"../img/") != std::string::npos);
   CHECK(page.find("<rect class=\"box") != std::string::npos);
   CHECK(page.find("data-field=\"TOTAL\" x=\"") != std::string::npos);
+  // The table the page printed: a line per row of the record's line_items, each row's box on the
+  // page linked to its line, and what the page's arithmetic said of the rows.
+  const auto records = docsift::testing::journal_lines(tmp / "results/results.jsonl");
+  const auto record = std::find_if(records.begin(), records.end(), [](const nlohmann::json& r) {
+    return r["file"] == "synthetic_invoice_001.png";
+  });
+  REQUIRE(record != records.end());
+  const std::size_t rows = (*record)["line_items"].size();
+  REQUIRE(rows > 0);
+  CHECK(page.find("<table id=\"rows\">") != std::string::npos);
+  CHECK(count(page, "<tr id=\"r-") == rows);
+  CHECK(count(page, "<rect class=\"box row\"") == rows);
+  CHECK(page.find("<a href=\"#r-1\">") != std::string::npos);
+  std::string first;  // the first row's description as HTML text
+  for (const char c : (*record)["line_items"][0]["description"].get<std::string>())
+    first += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
+  CHECK(page.find("<td class=\"value\">" + first + "</td>") != std::string::npos);
+  CHECK(page.find("<ul class=\"checks\">") != std::string::npos);
 }
 
 TEST_CASE(

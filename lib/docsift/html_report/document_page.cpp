@@ -47,6 +47,22 @@ std::string figure(const journal::Record& record, const std::vector<FieldView>& 
            std::to_string(b[3]) + "\"><title>" + escape(f.name) + ": " +
            escape(f.value.value_or("N/A")) + "</title></rect></a>\n";
   }
+  // One rectangle per table row (each lights with its line in the table below), under the fields'.
+  std::string rows_svg;
+  if (record.line_items) {
+    int n = 0;
+    for (const auto& item : *record.line_items) {
+      const auto& b = item.box;
+      ++n;
+      if (b[2] <= 0 || b[3] <= 0) continue;
+      rows_svg += "<a href=\"#r-" + std::to_string(n) + "\"><rect class=\"box row\" data-row=\"" +
+                  std::to_string(n) + "\" x=\"" + std::to_string(b[0]) + "\" y=\"" +
+                  std::to_string(b[1]) + "\" width=\"" + std::to_string(b[2]) + "\" height=\"" +
+                  std::to_string(b[3]) + "\"><title>row " + std::to_string(n) + ": " +
+                  escape(item.description) + "</title></rect></a>\n";
+    }
+  }
+  svg = rows_svg + svg;
   const int size = std::max(12, std::max(w, h) / 70);
   for (const auto& [b, label] : labels) {
     // Outside the box it names, never over its value: above it, or below it when the box is at
@@ -67,12 +83,16 @@ std::string figure(const journal::Record& record, const std::vector<FieldView>& 
                     std::to_string(h) + "\" preserveAspectRatio=\"none\"/>\n" + svg +
                     "</svg>\n<figcaption>";
   out += std::to_string(boxes) + (boxes == 1 ? " box" : " boxes") + " of the values read";
+  if (record.line_items && !record.line_items->empty()) {
+    const std::size_t n = record.line_items->size();
+    out += ", " + std::to_string(n) + (n == 1 ? " table row" : " table rows");
+  }
   if (p.full_image) out += " · <a href=\"../img/" + stem + ".full.jpg\">the page at full size</a>";
   // The colours' legend: what a box's colour says of its value.
   out +=
       "<br><span class=\"legend\"><i class=\"swatch\"></i>accepted <i class=\"swatch "
-      "review\"></i>to review <i class=\"swatch wrong\"></i>wrong (with --truth); each label sits "
-      "outside the box it names</span>";
+      "review\"></i>to review <i class=\"swatch wrong\"></i>wrong (with --truth) <i "
+      "class=\"swatch row\"></i>a table row; each label sits outside the box it names</span>";
   return out + "</figcaption></figure>\n";
 }
 
@@ -116,6 +136,67 @@ std::string fields_table(const std::vector<FieldView>& fields, const DocumentPag
                (f.changed() ? " <span class=\"muted\">(changed)</span>" : "") + "</td>";
       }
     }
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table>\n";
+}
+
+// What the engine's arithmetic said of the table (the OCR engine's checks: the rows against the
+// subtotal or total, a statement's balances), in words; empty when it said nothing.
+std::string table_checks(const journal::Record& record) {
+  if (!record.engine.is_object()) return "";
+  const auto checks = record.engine.find("checks");
+  if (checks == record.engine.end() || !checks->is_object()) return "";
+  std::string out;
+  const auto say = [&](const std::string& text, bool good) {
+    out += "<li class=\"" + std::string(good ? "right" : "wrong") + "\">" + text + "</li>";
+  };
+  if (const auto sum = checks->find("sum"); sum != checks->end() && sum->is_boolean()) {
+    say(sum->get<bool>() ? "the rows' amounts add up to the page's subtotal or total"
+                         : "the rows' amounts do not add up to the page's subtotal or total",
+        sum->get<bool>());
+  }
+  if (const auto balance = checks->find("balance"); balance != checks->end()) {
+    if (balance->is_string() && *balance == "sum")
+      say("opening balance + transactions = closing balance", true);
+    else if (balance->is_string() && *balance == "running")
+      say("the last running balance is the closing balance", true);
+    else if (balance->is_boolean() && !balance->get<bool>())
+      say("opening balance + transactions ≠ closing balance", false);
+  }
+  return out.empty() ? "" : "<ul class=\"checks\">" + out + "</ul>\n";
+}
+
+// The table the page printed, one line per row as line_items.csv has it; each row's number links
+// to its box on the page.
+std::string rows_table(const journal::Record& record) {
+  if (!record.line_items || record.line_items->empty()) return "";
+  using Item = journal::Record::LineItem;
+  using Cell = std::optional<std::string> Item::*;
+  static constexpr std::array<std::pair<const char*, Cell>, 7> kCells{
+      {{"Date", &Item::date},
+       {"Quantity", &Item::quantity},
+       {"Unit price", &Item::unit_price},
+       {"Amount", &Item::amount},
+       {"Debit", &Item::debit},
+       {"Credit", &Item::credit},
+       {"Balance", &Item::balance}}};
+  const auto& items = *record.line_items;
+  std::vector<std::pair<const char*, Cell>> shown;  // the columns some row printed
+  for (const auto& column : kCells) {
+    if (std::any_of(items.begin(), items.end(),
+                    [&](const Item& i) { return (i.*column.second).has_value(); }))
+      shown.push_back(column);
+  }
+  std::string out = "<h2>Table</h2>\n" + table_checks(record) +
+                    "<table id=\"rows\"><thead><tr><th class=\"n\">#</th><th>Description</th>";
+  for (const auto& [name, cell] : shown) out += std::string("<th>") + name + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string n = std::to_string(i + 1);
+    out += "<tr id=\"r-" + n + "\" data-row=\"" + n + "\"><td class=\"n\">" + n +
+           "</td><td class=\"value\">" + escape(items[i].description) + "</td>";
+    for (const auto& column : shown) out += value_cell(items[i].*column.second);
     out += "</tr>\n";
   }
   return out + "</tbody></table>\n";
@@ -194,7 +275,7 @@ std::string document_page(const journal::Record& record, const std::vector<Field
   body += "</header>\n<main>\n<div class=\"doc\">\n" + figure(record, fields, p) + "<div>\n";
   body += fields.empty() ? std::string("<p class=\"muted\">No fields: the page failed.</p>\n")
                          : fields_table(fields, p);
-  body += facts(record) + "</div>\n</div>\n</main>";
+  body += rows_table(record) + facts(record) + "</div>\n</div>\n</main>";
   return page({e.name + " · docsift report", p.nonce, body});
 }
 

@@ -42,11 +42,14 @@ figure .box{fill:rgba(11,87,208,.08);stroke:#0b57d0;stroke-width:3;vector-effect
 figure .box.review{fill:rgba(138,90,0,.10);stroke:#c58a00}
 figure .box.wrong{fill:rgba(179,38,30,.10);stroke:var(--bad)}
 figure .box.hot{fill:rgba(255,200,0,.35)}
+figure .box.row{fill:none;stroke:#5b7f3a;stroke-width:2;stroke-dasharray:6 3}
 figure text{fill:#0b57d0;font-weight:700;paint-order:stroke;stroke:#fff;stroke-width:4px}
 figcaption{padding:6px 8px;border-top:1px solid var(--line)}
 .swatch{display:inline-block;width:12px;height:12px;border:2px solid #0b57d0;background:rgba(11,87,208,.08);margin:0 3px 0 8px;vertical-align:middle}
 .swatch.review{border-color:#c58a00;background:rgba(138,90,0,.10)}
 .swatch.wrong{border-color:var(--bad);background:rgba(179,38,30,.10)}
+.swatch.row{border:2px dashed #5b7f3a;background:none}
+ul.checks{margin:4px 0 8px;padding-left:18px}
 .corrected{color:var(--good);font-weight:600}
 del{color:var(--muted)}
 tr.hot td,tr:target td{background:var(--hot)}
@@ -105,12 +108,14 @@ document.querySelectorAll('figure[data-src]').forEach(function(f){
     var c=f.querySelector('figcaption');if(c)c.textContent='The page image '+f.dataset.src+' is missing from the report folder.';};
   probe.src=f.dataset.src;
 });
-var light=function(field,on){
-  document.querySelectorAll('[data-field]').forEach(function(e){if(e.dataset.field===field)e.classList.toggle('hot',on);});
+var light=function(key,value,on){
+  document.querySelectorAll('[data-'+key+']').forEach(function(e){if(e.dataset[key]===value)e.classList.toggle('hot',on);});
 };
-document.querySelectorAll('[data-field]').forEach(function(e){
-  e.addEventListener('mouseenter',function(){light(e.dataset.field,true);});
-  e.addEventListener('mouseleave',function(){light(e.dataset.field,false);});
+['field','row'].forEach(function(key){
+  document.querySelectorAll('[data-'+key+']').forEach(function(e){
+    e.addEventListener('mouseenter',function(){light(key,e.dataset[key],true);});
+    e.addEventListener('mouseleave',function(){light(key,e.dataset[key],false);});
+  });
 });
 })();
 )js";
