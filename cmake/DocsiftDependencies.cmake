@@ -41,19 +41,56 @@ if(NOT DOCSIFT_WITH_TORCH)
 else()
   # The GPU architectures nvcc compiles docsift's own kernels (lib/docsift/device/cuda_plugin/) for. LibTorch's
   # CUDA setup turns TORCH_CUDA_ARCH_LIST into the -gencode flags of every .cu file (and without a
-  # list it compiles and runs a probe for local GPUs, which fails on a machine without one). The
-  # default follows the toolkit: CUDA 12.x still targets the V100 (sm_70), CUDA 13 starts at sm_75;
-  # the newest listed architecture also gets PTX, which the driver compiles for later GPUs.
+  # list it compiles and runs a probe for local GPUs, which fails on a machine without one).
+  #   - TORCH_CUDA_ARCH_LIST given (cache or environment): as given.
+  #   - DOCSIFT_CUDA_ARCHS=all, for a binary to copy to other machines: every architecture the toolkit
+  #     supports from the V100's (sm_70; CUDA 13 starts at sm_75), PTX for later GPUs.
+  #   - Otherwise the GPUs this machine has (nvidia-smi's compute capabilities), plus PTX; and on a machine
+  #     without a GPU, where the kernels cannot run, the oldest supported architecture and its PTX, which
+  #     any later GPU's driver compiles at first use: each .cu file in about a seventh of the time
+  #     (docs/install.md, "docsift's own CUDA kernels").
+  set(DOCSIFT_CUDA_ARCHS "local" CACHE STRING "local (this machine's GPUs, or the oldest with PTX without one) or all")
   if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
     find_package(CUDAToolkit QUIET)
     if(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 13.0)
-      set(TORCH_CUDA_ARCH_LIST "7.5;8.0;8.6;8.9;9.0;10.0;12.0+PTX")
+      set(_all "7.5;8.0;8.6;8.9;9.0;10.0;12.0")
     elseif(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 12.8)
-      set(TORCH_CUDA_ARCH_LIST "7.0;7.5;8.0;8.6;8.9;9.0;10.0;12.0+PTX")
+      set(_all "7.0;7.5;8.0;8.6;8.9;9.0;10.0;12.0")
     elseif(CUDAToolkit_VERSION VERSION_GREATER_EQUAL 11.8)
-      set(TORCH_CUDA_ARCH_LIST "7.0;7.5;8.0;8.6;8.9;9.0+PTX")
+      set(_all "7.0;7.5;8.0;8.6;8.9;9.0")
     else()
-      set(TORCH_CUDA_ARCH_LIST "7.0;7.5;8.0;8.6+PTX")
+      set(_all "7.0;7.5;8.0;8.6")
+    endif()
+    set(_local "")
+    if(NOT DOCSIFT_CUDA_ARCHS STREQUAL "all")
+      find_program(_nvidia_smi nvidia-smi)
+      if(_nvidia_smi)
+        execute_process(COMMAND ${_nvidia_smi} --query-gpu=compute_cap --format=csv,noheader
+                        OUTPUT_VARIABLE _caps RESULT_VARIABLE _smi_rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+        if(_smi_rc EQUAL 0)
+          string(REGEX MATCHALL "[0-9]+\\.[0-9]+" _caps "${_caps}")
+          list(REMOVE_DUPLICATES _caps)
+          foreach(_cap IN LISTS _caps)
+            if(_cap IN_LIST _all)
+              list(APPEND _local ${_cap})
+            endif()
+          endforeach()
+        endif()
+      endif()
+    endif()
+    if(DOCSIFT_CUDA_ARCHS STREQUAL "all")
+      list(POP_BACK _all _newest)
+      set(TORCH_CUDA_ARCH_LIST "${_all};${_newest}+PTX")
+    elseif(_local)
+      list(POP_BACK _local _newest)
+      set(TORCH_CUDA_ARCH_LIST "${_local};${_newest}+PTX")
+      list(REMOVE_ITEM TORCH_CUDA_ARCH_LIST "")
+      message(STATUS "docsift: CUDA kernels for this machine's GPUs: ${TORCH_CUDA_ARCH_LIST} (DOCSIFT_CUDA_ARCHS=all for every GPU)")
+    else()
+      list(GET _all 0 _oldest)
+      set(TORCH_CUDA_ARCH_LIST "${_oldest}+PTX")
+      message(STATUS "docsift: no GPU here: CUDA kernels for ${_oldest} and its PTX, compiled for a later GPU at first use "
+                     "(DOCSIFT_CUDA_ARCHS=all for native code for every GPU)")
     endif()
   endif()
   # LibTorch before 2.5 requires the target CUDA::nvToolsExt, a library CUDA 12.9 and newer toolkits no
