@@ -277,3 +277,21 @@ TEST_CASE(
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("keys decoding with extraction.tables asks each table after the fields, routed by type") {
+  const auto schema = docsift::extract::load_field_schema(docsift::extract::kBuiltinSchema);
+  const Tokenizer tokenizer = Tokenizer::load(kTokenizers / "tiny-qwen/tokenizer.json");
+  const auto plain = docsift::generate::make_key_plan(schema, tokenizer);
+  const auto tables = docsift::generate::make_key_plan(schema, tokenizer, /*tables=*/true);
+  REQUIRE(plain.fields.size() == schema.fields.size());
+  REQUIRE(tables.fields.size() == schema.fields.size() + 2);
+  const auto& items = tables.fields[schema.fields.size()];
+  CHECK(items.name == "LINE_ITEMS");
+  CHECK(items.max_tokens == 768);
+  CHECK(items.field.applies("RECEIPT"));
+  CHECK_FALSE(items.field.applies("BANK STATEMENT"));
+  CHECK(items.newline_key == tokenizer.encode("\nLINE_ITEMS:"));
+  CHECK(tables.fields.back().name == "TRANSACTIONS");
+  // The stream's bound grows by each table's key and cap: the KV cache is sized for them.
+  CHECK(tables.max_stream_tokens() >= plain.max_stream_tokens() + 768 + 1024);
+}

@@ -1,4 +1,5 @@
 #include "docsift/batch/vlm_reader.h"
+#include "docsift/batch/vlm_tables.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -42,12 +43,16 @@ struct VlmReader::State {
         device(device::resolve_device(c.model.device)),
         engine(c.model.path, /*require_weights=*/true, config::family_options(c)),
         ladder(engine, config::ladder_settings(c, device)),
-        prompt_text(extract::build_prompt(schema)),
+        prompt_text(extract::build_prompt(schema, c.extraction.tables)),
         field_names(schema.names()),
         threshold(static_cast<std::uint64_t>(c.memory.fragmentation_threshold_mb) << 20),
         pages(page_options(c)) {
-    gen = config::generation_options(c, engine.family().auto_max_new_tokens(schema),
-                                     engine.chat().stop_ids());
+    // max_new_tokens auto: the family's budget for the fields, and each table's line at its cap.
+    int auto_tokens = engine.family().auto_max_new_tokens(schema);
+    if (c.extraction.tables) {
+      for (const extract::TableSpec& t : schema.tables) auto_tokens += t.max_tokens;
+    }
+    gen = config::generation_options(c, auto_tokens, engine.chat().stop_ids());
     if (c.extraction.decoding == config::Decoding::Keys) {
       if (!gen.greedy) {
         std::ostringstream temperature;
@@ -57,7 +62,7 @@ struct VlmReader::State {
                           "; set it to 0, or extraction.decoding: free to sample");
       }
       gen.keys = std::make_shared<const generate::KeyPlan>(
-          generate::make_key_plan(schema, engine.tokenizer()));
+          generate::make_key_plan(schema, engine.tokenizer(), c.extraction.tables));
     }
     if (device.is_cuda()) {
       if (c.memory.budget_gb) {
@@ -112,8 +117,12 @@ void VlmReader::State::record_answer(const resilience::ImageRun& run,
   record.decoding = std::string(config::to_string(cfg.extraction.decoding));
   // The model's raw confidence per field with a value, from its picks' probabilities
   // (generate/confidence.h; extraction.confidence picks the aggregate).
+  std::map<std::string, std::string> scored = *record.fields;
+  if (cfg.extraction.tables) scored.merge(table_values(schema, text));
   generate::Confidences confidences = generate::field_confidences(
-      run.result, gen.keys.get(), tokenizer, *record.fields, cfg.extraction.confidence);
+      run.result, gen.keys.get(), tokenizer, scored, cfg.extraction.confidence);
+  // The tables' rows into line_items, and the lists made from them (batch/vlm_tables.h).
+  if (cfg.extraction.tables) record_tables(schema, text, record, confidences.fields);
   record.confidence = std::move(confidences.fields);
   record.document_type_confidence = confidences.document_type;
   record.tokens = Record::Tokens{run.result.prompt_tokens, run.result.generated, run.result.forced};

@@ -101,6 +101,9 @@ struct ExtractionConfig {
   Decoding decoding = Decoding::Keys;  // the vlm engine's; the ocr engine has no decoding
   // The vlm engine's field confidence from its values' token probabilities (generate/confidence.h).
   generate::Aggregate confidence = generate::Aggregate::kMin;
+  // The vlm engine also asks for the schema's tables (`tables:`), one line of JSON rows each, into
+  // the records' line_items (extract/tables.h). Off: the reference's prompt, unchanged.
+  bool tables = false;
 };
 
 using OcrConfig = ocr::Settings;  // ocr/settings.h

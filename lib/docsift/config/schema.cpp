@@ -130,6 +130,13 @@ std::vector<Field> extraction_keys() {
           "log-probability) or product (the value's probability, lower the longer it is); raw, not "
           "calibrated (docs/decoding.md)",
           generate::kAggregateNames, [](auto& c) -> auto& { return c.extraction.confidence; }),
+      bool_key(
+          "extraction.tables",
+          "vlm engine: true: also ask for the schema's tables (line items, a statement's "
+          "transactions) as one line of JSON rows each, into the records' line_items and "
+          "line_items.csv; false: the fields alone, as the reference (the OCR engine reads tables "
+          "either way)",
+          [](auto& c) -> auto& { return c.extraction.tables; }),
   };
 }
 

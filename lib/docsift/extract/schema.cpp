@@ -196,11 +196,18 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
     schema.fields.push_back(std::move(field));
   }
   if (schema.fields.empty()) throw ConfigError(path.string() + ": the field list is empty");
+  schema.tables = read_tables(root["tables"], path);
+  for (const TableSpec& t : schema.tables) {
+    if (seen.count(t.name) > 0)
+      throw ConfigError(path.string() + ": table " + t.name + " has a field's name");
+  }
   return schema;
 }
 
-std::string build_prompt(const FieldSchema& schema) {
-  const std::string first = schema.fields.front().name, last = schema.fields.back().name;
+std::string build_prompt(const FieldSchema& schema, bool tables) {
+  const bool with_tables = tables && !schema.tables.empty();
+  const std::string first = schema.fields.front().name,
+                    last = with_tables ? schema.tables.back().name : schema.fields.back().name;
   std::string prompt = "Extract key-value data from this business document image.\n\n";
   prompt += "OUTPUT RULES:\n";
   prompt += "- Output ONLY the fields below, nothing before or after them.\n";
@@ -208,6 +215,15 @@ std::string build_prompt(const FieldSchema& schema) {
   prompt +=
       "REQUIRED OUTPUT FORMAT - EXACTLY " + std::to_string(schema.fields.size()) + " LINES:\n";
   for (const Field& f : schema.fields) prompt += f.name + ": [" + f.instruction + "]\n";
+  if (with_tables) {
+    prompt += "\nTHEN ONE LINE PER TABLE, for the document types named:\n";
+    for (const TableSpec& t : schema.tables) {
+      std::string types;
+      for (const std::string& type : t.applies_to) types += (types.empty() ? "" : ", ") + type;
+      prompt +=
+          t.name + ": [" + t.instruction + "]" + (types.empty() ? "" : " (" + types + ")") + "\n";
+    }
+  }
   prompt += "\nFORMAT RULES:\n";
   prompt += "- Write every line exactly as KEY: value.\n";
   prompt += "- No markdown, no bullet points, no explanations.\n";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "docsift/extract/field.h"
+#include "docsift/extract/tables.h"
 
 namespace docsift::extract {
 
@@ -41,6 +42,9 @@ inline constexpr int kMaxFieldTokens = 4096;
 struct FieldSchema {
   std::string source;  // the file it came from
   std::vector<Field> fields;
+  // The document's tables the model may be asked for (`tables:`; extraction.tables), after the
+  // fields: each one line of JSON rows (tables.h).
+  std::vector<TableSpec> tables;
   std::vector<std::string> names() const;
   const Field* find(std::string_view name) const;
   // The one check of a name a setting gives for a field (review.fields, gate.min_field, eval's
@@ -67,8 +71,9 @@ constexpr std::string_view kBuiltinSchema = "builtin:business-documents";
 FieldSchema load_field_schema(const std::filesystem::path& path);
 
 // The reference's prompt: the task, the output rules, "REQUIRED OUTPUT FORMAT - EXACTLY N
-// LINES:", one `NAME: [instruction]` line per field, and the format rules.
-std::string build_prompt(const FieldSchema& schema);
+// LINES:", one `NAME: [instruction]` line per field, and the format rules. With `tables`, one
+// more line per table after the fields, for the document types it names.
+std::string build_prompt(const FieldSchema& schema, bool tables = false);
 
 // max_new_tokens "auto" for one model family: max(floor, fields × per_field). Each family declares
 // its own (family/<name>/): the reference's InternVL3 1000 / 50 and Llama 600 / 30 leave room for

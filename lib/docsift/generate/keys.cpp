@@ -6,7 +6,8 @@
 
 namespace docsift::generate {
 
-KeyPlan make_key_plan(const extract::FieldSchema& schema, const text::Tokenizer& tokenizer) {
+KeyPlan make_key_plan(const extract::FieldSchema& schema, const text::Tokenizer& tokenizer,
+                      bool tables) {
   KeyPlan plan;
   const std::vector<int32_t> newline = tokenizer.encode("\n");
   if (newline.size() != 1) {
@@ -27,6 +28,18 @@ KeyPlan make_key_plan(const extract::FieldSchema& schema, const text::Tokenizer&
     k.max_tokens = f.max_tokens > 0 ? f.max_tokens : extract::default_max_tokens(f.type);
     k.key = tokenizer.encode(f.name + ":");
     k.newline_key = tokenizer.encode("\n" + f.name + ":");
+    plan.fields.push_back(std::move(k));
+  }
+  // A table is asked as a field is: its key, then its line, routed by the document type.
+  for (const extract::TableSpec& t : tables ? schema.tables : std::vector<extract::TableSpec>{}) {
+    KeyedField k;
+    k.name = t.name;
+    k.field.name = t.name;
+    k.field.instruction = t.instruction;
+    k.field.applies_to = t.applies_to;
+    k.max_tokens = k.field.max_tokens = t.max_tokens;
+    k.key = tokenizer.encode(t.name + ":");
+    k.newline_key = tokenizer.encode("\n" + t.name + ":");
     plan.fields.push_back(std::move(k));
   }
   plan.type_names = schema.document_types();

@@ -61,8 +61,11 @@ struct KeyPlan {
   bool routes() const { return type_field >= 0; }
 };
 
-// Builds the plan. Throws docsift::ConfigError when the tokenizer cannot write "\n" as one token.
-KeyPlan make_key_plan(const extract::FieldSchema& schema, const text::Tokenizer& tokenizer);
+// Builds the plan. With `tables`, the schema's tables are asked after the fields, each a key like a
+// field's whose value is one line of JSON rows up to the table's max_tokens (extract/tables.h).
+// Throws docsift::ConfigError when the tokenizer cannot write "\n" as one token.
+KeyPlan make_key_plan(const extract::FieldSchema& schema, const text::Tokenizer& tokenizer,
+                      bool tables = false);
 
 // How a value's generation ended.
 enum class ValueEnd { kNewline, kCap, kStop, kType };
