@@ -1,6 +1,8 @@
 // libFuzzer target: files docsift reads whole from a path a user gives: an OCR rules file
-// (ocr.rules) and a CSV (ground truth, predictions). Problems must be docsift errors naming the
-// file, never a crash or a library exception (yaml-cpp's included).
+// (ocr.rules), a field schema (extraction.fields, its tables: included) and a CSV (ground truth,
+// predictions); and the same bytes as a model's answer, its table lines read into rows
+// (extract/tables.h). Problems must be docsift errors naming the file, or a table's `problem`,
+// never a crash or a library exception (yaml-cpp's and nlohmann's included).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,6 +11,9 @@
 #include <string>
 
 #include "docsift/error.h"
+#include "docsift/extract/response_parser.h"
+#include "docsift/extract/schema.h"
+#include "docsift/extract/tables.h"
 #include "docsift/io/csv.h"
 #include "docsift/ocr/rules.h"
 
@@ -28,6 +33,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     (void)docsift::io::read_csv(path);
   } catch (const docsift::Error&) {
+  }
+  try {
+    (void)docsift::extract::load_field_schema(path);
+  } catch (const docsift::Error&) {
+  }
+  static const docsift::extract::FieldSchema schema =
+      docsift::extract::load_field_schema(docsift::extract::kBuiltinSchema);
+  const std::string_view answer(reinterpret_cast<const char*>(data), size);
+  (void)docsift::extract::parse_response(answer, schema.names());
+  for (const auto& table : schema.tables) {
+    const auto parsed = docsift::extract::parse_table(answer, table);
+    if (!parsed.problem.empty() && !parsed.rows.empty()) __builtin_trap();  // a problem is no rows
   }
   ::close(fd);
   return 0;
