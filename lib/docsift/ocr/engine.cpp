@@ -132,8 +132,16 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
       continue;
     }
     value = it->second;
-    if (name == "DESCRIPTIONS")
-      first.items = second.items;  // the rows are the reading the list came from
+    if (name == "DESCRIPTIONS") {
+      first.items = second.items;  // the rows are the reading the list came from, and so is
+      nlohmann::json& checks = first.info["checks"];  // their balance check
+      const auto balance = second.info.find("checks");
+      if (balance != second.info.end() && balance->contains("balance")) {
+        checks["balance"] = balance->at("balance");
+      } else if (checks.is_object()) {
+        checks.erase("balance");
+      }
+    }
     if (now != second.confidence.end()) first.confidence[name] = now->second;
     if (const auto e = second.evidence.find(name); e != second.evidence.end()) {
       first.evidence[name] = e->second;

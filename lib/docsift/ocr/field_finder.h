@@ -125,9 +125,16 @@ class FieldFinder {
   void abn_by_checksum(nlohmann::json& checks);
 
   // The line items, from whole lines (a row's cells are far apart): a header row with a
-  // description column and a quantity or price column, then rows in the same block (or the next,
-  // when the header stands alone) until a line with a label.
+  // description column and a quantity or price column, then its rows (table_lines).
   void line_items();
+  // The table's `columns` and lines [first, end): under its header (table.h, table_end), or rows
+  // that check themselves on a page without one (headless_table). False without a table.
+  bool table_lines(std::vector<TableColumn>& columns, std::size_t& first, std::size_t& end) const;
+  // Per line, what it says of a table above it (table.h, Stop): a line that starts with an
+  // amount's, a date's or a period's label (not after a date, "22/03 EFTPOS"; not with a
+  // description's words after it, "Tax return preparation") ends it, a sum's label whatever
+  // follows.
+  std::vector<Stop> table_stops() const;
   struct ItemRow {
     std::string description;
     std::optional<std::string> quantity, price;
@@ -136,7 +143,16 @@ class FieldFinder {
   // A table row's item: its description, quantity and price cells (the unit price column's, or the
   // amount's when `unit_prices` is false). None without a description.
   std::optional<ItemRow> table_item(const TableRow& row, bool unit_prices) const;
-  void row_amounts_of(const TableRow& row, const ItemRow& item);
+  std::optional<long long> row_amount(const TableRow& row, const ItemRow& item) const;
+  // A transaction whose amount disagrees with its running balance only by its sign (a minus OCR
+  // lost or added, a figure in the other of debit and credit) is turned, cell and `amounts` (per
+  // item), as the balance before it (the row above's, or the opening balance) and its own say.
+  void signs_from_balances(std::vector<std::optional<long long>>& amounts);
+  // The words of `lowered` (lower case) that no label covers (no label of `kind`, when given),
+  // not abbreviated ("incl."), with `letters` letters or more (and letters only, from 3): what a
+  // line says beside its labels.
+  std::size_t unlabelled_words(const std::string& lowered, std::size_t letters = 3,
+                               const char* kind = nullptr) const;
   LineItem line_item(const TableRow& row, const ItemRow& item, bool unit_prices) const;
 
   // The supplier: the seller's name, ranked among the lines at the top (and, for a PDF's footer,
@@ -334,6 +350,7 @@ class FieldFinder {
   std::optional<std::size_t> heading;           // the segment with the document's heading
   std::string doc_type;
   bool statement = false;
+  bool transactions = false;  // line_items: the table lists a statement's transactions
   DateOrder order = DateOrder::Dmy;
   std::string page_currency;
   int with_cents = 0;

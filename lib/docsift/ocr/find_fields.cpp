@@ -147,6 +147,11 @@ void FieldFinder::labelled_values() {
         }
         if (auto v = parse(rule, value)) {
           if (!found.count(rule.field)) label_fuzzy[rule.field] = h.fuzzy;
+          // A balance keeps its sign as printed ("-$1,367.90", "$45.10 DR"): an overdrawn account.
+          if (rule.field == "OPENING_BALANCE" || rule.field == "CLOSING_BALANCE") {
+            const auto a = find_amounts(value, rules.lexicon);
+            if (!a.empty() && negative_at(value, a.back().begin, a.back().end)) v = "-" + *v;
+          }
           set(rule.field, *v, from);
           if (rule.kind == "date" || rule.kind == "period") other_dates.emplace_back(from, i);
           break;

@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <regex>
 #include <set>
+#include <string_view>
+
+#include "docsift/ocr/table_cut.h"
 
 namespace docsift::ocr::detail {
 
@@ -46,28 +49,52 @@ std::optional<FieldFinder::ItemRow> FieldFinder::item_row(std::size_t line) cons
 
 namespace {
 
-// An amount as printed with its sign: "-$45.00", "45.00-" and "(45.00)" are debits.
+// A figure's cell, printed as a debit (negative_at, around its digits).
+bool printed_negative(const std::string& printed) {
+  const std::size_t first = printed.find_first_of("0123456789");
+  if (first == std::string::npos) return false;
+  return negative_at(printed, first, printed.find_last_of("0123456789") + 1);
+}
+
+// An amount as printed with its sign, in cents.
 long long signed_cents(const std::string& printed, const std::string& amount) {
   const long long cents = amount_cents(amount).value_or(0);
-  const bool debit =
-      printed.find('-') != std::string::npos || printed.find('(') != std::string::npos;
-  return debit ? -cents : cents;
+  return printed_negative(printed) ? -cents : cents;
 }
 
 }  // namespace
 
+std::size_t FieldFinder::unlabelled_words(const std::string& lowered, std::size_t letters,
+                                          const char* kind) const {
+  const std::vector<Hit> hits = label_hits(lowered, rules);
+  std::size_t count = 0;
+  for (const Piece& p : pieces_of(lowered)) {
+    const bool labelled = std::any_of(hits.begin(), hits.end(), [&](const Hit& h) {
+      return h.at < p.end && p.begin < h.end &&
+             (kind == nullptr || rules.fields[h.rule].kind == kind);
+    });
+    const bool abbreviated = lowered[p.end - 1] == '.';
+    const std::size_t in_word = letters_in(p.word);
+    if (!labelled && !abbreviated && in_word >= letters &&
+        (letters < 3 || in_word == p.word.size()))
+      ++count;
+  }
+  return count;
+}
+
 void FieldFinder::balance_check(nlohmann::json& checks) {
   const auto open = found.find("OPENING_BALANCE"), close = found.find("CLOSING_BALANCE");
-  if (!statement || row_amounts.empty() || open == found.end() || close == found.end()) return;
+  if (!transactions || row_amounts.empty() || open == found.end() || close == found.end()) return;
   const long long opening = signed_cents(open->second, open->second),
                   closing = signed_cents(close->second, close->second);
   long long sum = opening;
   for (const long long a : row_amounts) sum += a;
   const auto list = evidence.find("DESCRIPTIONS");
-  if (std::llabs(sum - closing) <= 1) {
+  // To the cent: a statement's amounts are never rounded, so a cent off is a misprint or a misread.
+  if (sum == closing) {
     checks["balance"] = "sum";
     if (list != evidence.end()) list->second.vouched = true;
-  } else if (std::llabs(row_amounts.back() - closing) <= 1) {
+  } else if (row_amounts.back() == closing) {
     checks["balance"] = "running";
   } else {
     checks["balance"] = false;
@@ -132,9 +159,10 @@ std::optional<FieldFinder::ItemRow> FieldFinder::table_item(const TableRow& row,
   if (!price) price = amount(Column::kCredit);
   if (!price) price = amount(Column::kDebit);
   ItemRow item{clean_text(cell(Column::kDescription)), quantity_of(cell(Column::kQuantity)), price};
-  // A header whose quantity OCR misread ("Qtée"): a whole number ending the description, before
-  // the price, is the quantity, as a line read from the right has it.
-  if (!row.cells.count(Column::kQuantity) && price) {
+  // A header whose quantity OCR misread ("Qtée") over a unit price: a whole number ending the
+  // description, before the price, is the quantity, as a line read from the right has it. Not in a
+  // table that prints no unit price (a statement's "EFTPOS Coles 0862", "Support hours block 10").
+  if (unit_prices && !row.cells.count(Column::kQuantity) && price) {
     const std::size_t space = item.description.rfind(' ');
     const auto last =
         space == std::string::npos ? std::nullopt : quantity_of(item.description.substr(space + 1));
@@ -147,59 +175,106 @@ std::optional<FieldFinder::ItemRow> FieldFinder::table_item(const TableRow& row,
   return item;
 }
 
-void FieldFinder::line_items() {
-  // A table ends at a line that starts with a summary label (an amount or a date: "Subtotal",
-  // "Closing balance"); other labels inside a row ("Phone bill") are descriptions.
-  std::vector<bool> summary(page.lines.size(), false);
-  for (const auto& seg : r) {
-    if (!seg.hits.empty() && seg.hits.front().at == 0) {
-      const std::string& kind = rules.fields[seg.hits.front().rule].kind;
-      if (kind == "amount" || kind == "date" || kind == "period") summary[seg.line] = true;
+namespace {
+
+// Specks: short words of little confidence with fewer than two letters or digits ("E)", "z"; not
+// "A4").
+bool kept_word(const Word& w) {
+  const auto letters = std::count_if(w.text.begin(), w.text.end(), word_char);
+  const bool marks = letters > 0 || w.text == "&" || w.text == "-" || w.text == "$" ||
+                     w.text == "€" || w.text == "£";
+  return marks && !(w.text.size() <= 3 && w.confidence < kSpeckConfidence && letters < 2);
+}
+
+}  // namespace
+
+std::vector<Stop> FieldFinder::table_stops() const {
+  std::vector<Stop> stops(page.lines.size(), Stop::kNo);
+  for (std::size_t k = 0; k < r.size(); ++k) {
+    const Segment& seg = r[k];
+    if (seg.hits.empty() || seg.hits.front().at != 0) continue;
+    const LabelRule& rule = rules.fields[seg.hits.front().rule];
+    if (rule.kind != "amount" && rule.kind != "date" && rule.kind != "period") continue;
+    const bool first = k == 0 || r[k - 1].line != seg.line;
+    // A label after a date ("22/03   EFTPOS Woolworths", a statement's row), or followed by a
+    // description's words ("Tax return preparation"), begins a description.
+    bool dated = !first;
+    for (std::size_t before = k; dated && before-- > 0 && r[before].line == seg.line;) {
+      for (const Piece& p : pieces_of(r[before].text))
+        dated = dated && date_word(p.word, rules.lexicon);
     }
+    if (dated || (first && unlabelled_words(seg.lowered) >= 2)) continue;
+    const bool sum = rule.field == "SUBTOTAL" || rule.field == "GST" || rule.field == "TOTAL" ||
+                     rule.field == "CLOSING_BALANCE";
+    Stop& stop = stops[seg.line];
+    stop = std::max(stop, sum ? Stop::kYes : Stop::kUnlessRowFollows);
   }
+  return stops;
+}
+
+bool FieldFinder::table_lines(std::vector<TableColumn>& columns, std::size_t& first,
+                              std::size_t& end) const {
   std::optional<std::size_t> header;
-  std::vector<TableColumn> columns;
   for (std::size_t i = 0; i < page.lines.size() && !header; ++i) {
     if (auto named = table_header(page.lines[i], rules.table))
       header = i, columns = std::move(*named);
   }
-  if (!header) return;
-  // The table's lines: the header's block, or the next when the header stands alone, up to a
-  // summary.
-  const int block = page.lines[*header].block;
-  const bool alone = *header + 1 < page.lines.size() && page.lines[*header + 1].block != block;
-  std::size_t end = *header + 1;
-  while (end < page.lines.size() &&
-         (page.lines[end].block == block || (alone && page.lines[end].block == block + 1)) &&
-         !summary[end])
-    ++end;
-  // Specks: short words of little confidence with fewer than two letters or digits ("E)", "z"; not
-  // "A4").
-  const auto kept = [](const Word& w) {
-    const auto letters = std::count_if(w.text.begin(), w.text.end(), word_char);
-    const bool marks = letters > 0 || w.text == "&" || w.text == "-" || w.text == "$" ||
-                       w.text == "€" || w.text == "£";
-    return marks && !(w.text.size() <= 3 && w.confidence < kSpeckConfidence && letters < 2);
-  };
+  if (header) {
+    first = *header + 1;
+    end = table_end(page, *header, columns, table_stops(), rules.lexicon, kept_word);
+    return true;
+  }
+  auto headless = headless_table(page, rules.lexicon, kept_word);
+  if (!headless) return false;
+  columns = std::move(headless->columns);
+  first = headless->first, end = headless->end;
+  return true;
+}
+
+void FieldFinder::line_items() {
+  std::vector<TableColumn> columns;
+  std::size_t first = 0, end = 0;
+  if (!table_lines(columns, first, end)) return;
   const auto has = [&](Column c) {
     return std::any_of(columns.begin(), columns.end(),
                        [&](const TableColumn& t) { return t.kind == c; });
   };
+  // A table of transactions: a statement's, or one that prints debits, credits or balances, or
+  // dated rows between an opening and a closing balance (whatever the page's heading was read
+  // as).
+  transactions =
+      statement || has(Column::kDebit) || has(Column::kCredit) || has(Column::kBalance) ||
+      (has(Column::kDate) && found.count("OPENING_BALANCE") && found.count("CLOSING_BALANCE"));
   std::vector<std::string> descriptions, quantities, prices;
-  std::vector<std::size_t> rows;  // the lines read as items: the lists' evidence
-  for (const TableRow& row : table_rows(page, *header + 1, end, columns, rules.lexicon, kept)) {
+  std::vector<std::size_t> rows;                  // the lines read as items: the lists' evidence
+  std::vector<std::optional<long long>> amounts;  // each transaction's, signed, in cents
+  for (const TableRow& row : table_rows(page, first, end, columns, rules.lexicon, kept_word)) {
     std::optional<ItemRow> item = table_item(row, has(Column::kUnitPrice));
     // A row whose cells gave neither a quantity nor a price (a header misread, so a price sat in
     // the quantity's column; a receipt's "RM12.00" glued to a word): its own line, read from the
-    // right.
-    if (item && !item->price && !item->quantity) item = item_row(row.lines.front());
-    if (!item) continue;
+    // right. Not a dated row or one with a balance (a statement's "Opening balance").
+    if (item && !item->price && !item->quantity && !row.cells.count(Column::kDate) &&
+        !row.cells.count(Column::kBalance))
+      item = item_row(row.lines.front());
+    // A row that is a label and its amount ("Opening balance", "Subtotal" among the rows) is no
+    // item.
+    const auto described = row.cells.find(Column::kDescription);
+    if (!item || unlabelled_words(lowercase(described != row.cells.end() ? described->second
+                                                                         : item->description),
+                                  1, "amount") == 0)
+      continue;
     items.push_back(line_item(row, *item, has(Column::kUnitPrice)));
     descriptions.push_back(item->description);
     if (item->quantity) quantities.push_back(*item->quantity);
     if (item->price) prices.push_back(*item->price);
     rows.insert(rows.end(), row.lines.begin(), row.lines.end());
-    if (statement) row_amounts_of(row, *item);
+    if (transactions) amounts.push_back(row_amount(row, *item));
+  }
+  if (transactions) {
+    signs_from_balances(amounts);
+    for (const auto& a : amounts) {
+      if (a) row_amounts.push_back(*a);
+    }
   }
   const auto joined = [](const std::vector<std::string>& items) {
     std::string s;
@@ -209,8 +284,7 @@ void FieldFinder::line_items() {
   if (!descriptions.empty()) found["DESCRIPTIONS"] = joined(descriptions);
   // A table of transactions (debits, credits or balances) has no line items' quantities or prices,
   // whatever the page's heading was read as.
-  const bool items =
-      !statement && !has(Column::kDebit) && !has(Column::kCredit) && !has(Column::kBalance);
+  const bool items = !transactions;
   if (items && !quantities.empty()) found["QUANTITIES"] = joined(quantities);
   if (items && !prices.empty()) found["PRICES"] = joined(prices);
   const Evidence e = rows_evidence(page, rows);
@@ -225,9 +299,17 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
   const auto cell = [&](Column c) -> std::optional<std::string> {
     const auto it = row.cells.find(c);
     if (it == row.cells.end()) return std::nullopt;
-    if (c == Column::kDate || c == Column::kDescription) return clean_text(it->second);
+    if (c == Column::kDescription) return clean_text(it->second);
+    if (c == Column::kDate) {  // without a stop OCR reads after it ("27/09.", "17 Jun.")
+      std::string date = clean_text(it->second);
+      while (!date.empty() && (date.back() == '.' || date.back() == ',')) date.pop_back();
+      return date;
+    }
     const auto a = money(it->second, false);
-    return a ? std::optional(format_amount(a->cents, a->currency)) : std::nullopt;
+    if (!a) return std::nullopt;
+    // With its sign as printed: "-45.00", "(45.00)", "45.00-", "1,234.56 DR" are negative.
+    return (printed_negative(it->second) && a->cents != 0 ? "-" : "") +
+           format_amount(a->cents, a->currency);
   };
   LineItem out{item.description,      item.quantity,          cell(Column::kUnitPrice),
                cell(Column::kAmount), cell(Column::kDate),    cell(Column::kDebit),
@@ -238,9 +320,9 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
   return out;
 }
 
-// A statement row's amount, signed, for balance_check: its amount column as printed ("-$45.00",
+// A transaction's amount, signed, for balance_check: its amount column as printed ("-$45.00",
 // "45.00-", "(45.00)" are debits), else its credit less its debit, else the line's last word.
-void FieldFinder::row_amounts_of(const TableRow& row, const ItemRow& item) {
+std::optional<long long> FieldFinder::row_amount(const TableRow& row, const ItemRow& item) const {
   const auto cell = [&](Column c) {
     const auto it = row.cells.find(c);
     return it == row.cells.end() ? std::string() : it->second;
@@ -249,17 +331,35 @@ void FieldFinder::row_amounts_of(const TableRow& row, const ItemRow& item) {
     const auto a = money(cell(c), false);
     return a ? std::optional(a->cents) : std::nullopt;
   };
-  if (const auto a = money(cell(Column::kAmount), false)) {
-    row_amounts.push_back(
-        signed_cents(cell(Column::kAmount), format_amount(a->cents, a->currency)));
-  } else if (const auto credit = cents(Column::kCredit), debit = cents(Column::kDebit);
-             credit || debit) {
-    row_amounts.push_back(credit.value_or(0) - debit.value_or(0));
-  } else if (item.price) {
-    // Its last word, with a minus read as a word of its own before it ("Fuel - $329.43").
-    const auto& words = page.lines[row.lines.front()].words;
-    const bool minus = words.size() >= 2 && words[words.size() - 2].text == "-";
-    row_amounts.push_back(signed_cents((minus ? "-" : "") + words.back().text, *item.price));
+  if (const auto a = money(cell(Column::kAmount), false))
+    return signed_cents(cell(Column::kAmount), format_amount(a->cents, a->currency));
+  if (const auto credit = cents(Column::kCredit), debit = cents(Column::kDebit); credit || debit)
+    return credit.value_or(0) - debit.value_or(0);
+  if (!item.price) return std::nullopt;
+  // Its last word, with a minus read as a word of its own before it ("Fuel - $329.43").
+  const auto& words = page.lines[row.lines.front()].words;
+  const bool minus = words.size() >= 2 && words[words.size() - 2].text == "-";
+  return signed_cents((minus ? "-" : "") + words.back().text, *item.price);
+}
+
+void FieldFinder::signs_from_balances(std::vector<std::optional<long long>>& amounts) {
+  const auto open = found.find("OPENING_BALANCE");
+  std::optional<long long> before;
+  if (open != found.end()) before = signed_cents(open->second, open->second);
+  for (std::size_t k = 0; k < amounts.size() && k < items.size(); ++k) {
+    LineItem& item = items[k];
+    const std::optional<long long> balance =
+        item.balance ? std::optional(signed_cents(*item.balance, *item.balance)) : std::nullopt;
+    auto& a = amounts[k];
+    if (before && balance && a && *a != 0 && *before + *a != *balance && *before - *a == *balance) {
+      a = -*a;
+      if (item.amount) {
+        item.amount = item.amount->front() == '-' ? item.amount->substr(1) : "-" + *item.amount;
+      } else {
+        std::swap(item.debit, item.credit);
+      }
+    }
+    before = balance;
   }
 }
 

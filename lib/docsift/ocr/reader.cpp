@@ -226,6 +226,59 @@ cv::Mat even_out(const cv::Mat& grey) {
   return out;
 }
 
+namespace {
+
+// How many rules `lines` (a mask of thin runs, `run` long at least) holds down (`down`) or
+// across: groups of neighbouring columns (rows) with a run's worth of its pixels, away from the
+// page's edges (a scan's border, a photo's background, are not a table's).
+int rule_count(const cv::Mat& lines, bool down, int run) {
+  cv::Mat sums;
+  cv::reduce(lines / 255, sums, down ? 0 : 1, cv::REDUCE_SUM, CV_32S);
+  const int n = down ? lines.cols : lines.rows;
+  const int edge = std::max(8, n / 50);
+  int count = 0;
+  bool in_rule = false;
+  for (int i = edge; i < n - edge; ++i) {
+    const bool full = (down ? sums.at<int>(0, i) : sums.at<int>(i, 0)) >= run;
+    count += full && !in_rule ? 1 : 0;
+    in_rule = full;
+  }
+  return count;
+}
+
+}  // namespace
+
+// A ruled table's lines, white: thin runs of ink (under kThick pixels across: a letter's stem in
+// a heading, a filled band, stays) at least a fifteenth of the page's height long (rules down) or
+// an eighth of its width (rules across), on Otsu's threshold. Only on a page ruled as a table is,
+// with two rules down and two across at least, away from its edges; a page without them (a
+// receipt's dashed lines, a scan's border, an underline) is left as it is.
+cv::Mat without_rules(const cv::Mat& grey) {
+  constexpr int kThick = 5;
+  constexpr int kMinRun = 40;
+  constexpr int kMinRules = 2;
+  cv::Mat ink;
+  cv::threshold(grey, ink, 0, 255, cv::THRESH_BINARY_INV | cv::THRESH_OTSU);
+  cv::Mat rules = cv::Mat::zeros(grey.size(), CV_8U);
+  for (const bool down : {true, false}) {
+    const int run = std::max(kMinRun, down ? grey.rows / 15 : grey.cols / 8);
+    const cv::Size along = down ? cv::Size(1, run) : cv::Size(run, 1);
+    const cv::Size across = down ? cv::Size(kThick, 1) : cv::Size(1, kThick);
+    cv::Mat lines, thick;
+    cv::morphologyEx(ink, lines, cv::MORPH_OPEN, cv::getStructuringElement(cv::MORPH_RECT, along));
+    cv::morphologyEx(lines, thick, cv::MORPH_OPEN,
+                     cv::getStructuringElement(cv::MORPH_RECT, across));
+    lines -= thick;
+    if (rule_count(lines, down, run) < kMinRules) return grey;  // no table's grid
+    // A rule's pixels and the one either side of it (its antialiased edge).
+    cv::dilate(lines, lines, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3)));
+    rules |= lines;
+  }
+  cv::Mat out = grey.clone();
+  out.setTo(255, rules);
+  return out;
+}
+
 std::vector<std::string> language_list(const std::string& languages) {
   std::vector<std::string> out;
   for (std::size_t start = 0; start <= languages.size();) {
@@ -287,6 +340,7 @@ Page Reader::read(const cv::Mat& rgb, Prepared* prepared, bool evened) {
       done.deskew_degrees = -*angle;
     }
   }
+  grey = without_rules(grey);
   if (evened) grey = even_out(grey);
   Model& model = evened && !evened_.datapath.empty() ? evened_ : first_;
   Page page = recognise(grey, model);

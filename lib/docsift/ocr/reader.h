@@ -28,6 +28,12 @@ namespace docsift::ocr {
 // print) is stretched down to black.
 cv::Mat even_out(const cv::Mat& grey);
 
+// The page (8-bit grey) with a ruled table's lines whitened, as both readings see it: long thin
+// runs of ink down and across (a fifteenth of the page's height, an eighth of its width), on a
+// page that has both. Tesseract reads a rule beside a word as a letter ("|Rent", "Councitrates"),
+// and drops short words beside one (a quantity's "5") or a boxed header row.
+cv::Mat without_rules(const cv::Mat& grey);
+
 struct ReaderOptions {
   std::string language = "eng";
   bool deskew = true;

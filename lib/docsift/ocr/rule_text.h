@@ -92,5 +92,8 @@ std::string name_of(const std::string& text);
 // A postcode: four or five digits on their own.
 extern const std::regex kPostcode;
 std::vector<Segment> segments_of(const Page& page, const Rules& rules);
+// The labels of `rules` found in `lowered` (lower case), left to right, the longest where several
+// overlap.
+std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules);
 
 }  // namespace docsift::ocr::detail

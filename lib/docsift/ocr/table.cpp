@@ -1,71 +1,100 @@
 #include "docsift/ocr/table.h"
 
+#include <utf8proc.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <set>
 #include <string_view>
 
+#include "docsift/ocr/table_cut.h"
 #include "docsift/ocr/values.h"
 
 namespace docsift::ocr {
 
+using detail::Cut;
+using detail::cut_line;
+using detail::joined;
+using detail::of_figures;
+using detail::Shape;
+using detail::shape_of;
+
 namespace {
+
+// Lower case without accents: OCR drops them ("Operation" for "Opération", "Libelle").
+std::string unaccented(const std::string& s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return s;
+  utf8proc_uint8_t* mapped = nullptr;
+  const auto n = utf8proc_map(
+      reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
+      &mapped, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_STRIPMARK));
+  if (n < 0) return s;  // not UTF-8: bytes as they are
+  std::string out(reinterpret_cast<const char*>(mapped), static_cast<std::size_t>(n));
+  std::free(mapped);
+  return out;
+}
+
+// Lower case without accents or spaces: a phrase as OCR may read it in one word.
+std::string spaceless(const std::string& s) {
+  std::string out = unaccented(s);
+  out.erase(std::remove(out.begin(), out.end(), ' '), out.end());
+  return out;
+}
 
 // A header word as its column's phrases are written: lower case, without the marks around it.
 std::string header_word(const std::string& text) {
   std::string w = lowercase(text);
   // OCR reads a ruled table's lines and underlines as marks around the words ("[Date",
-  // "_Einzelpreis", "Soll|").
+  // "_Einzelpreis", "Soll|", "_—Price__", "‘Transaction"): ASCII marks, dashes and
+  // quotes.
   const auto mark = [](char c) {
-    return c == ':' || c == '.' || c == '_' || c == '|' || c == '[' || c == ']' || c == '\'';
+    return std::string_view(":._|[]'\"-~=").find(c) != std::string_view::npos;
   };
-  while (!w.empty() && mark(w.back())) w.pop_back();
-  std::size_t from = 0;
-  while (from < w.size() && mark(w[from])) ++from;
-  return w.substr(from);
+  for (bool more = true; more;) {
+    more = false;
+    for (const std::string_view dash :
+         {"\u2014", "\u2013", "\u2018", "\u2019", "\u201c", "\u201d"}) {
+      if (w.size() >= dash.size() && w.compare(0, dash.size(), dash) == 0)
+        w.erase(0, dash.size()), more = true;
+      if (w.size() >= dash.size() && w.compare(w.size() - dash.size(), dash.size(), dash) == 0)
+        w.erase(w.size() - dash.size()), more = true;
+    }
+    while (!w.empty() && mark(w.back())) w.pop_back(), more = true;
+    std::size_t from = 0;
+    while (from < w.size() && mark(w[from])) ++from;
+    if (from > 0) w.erase(0, from), more = true;
+  }
+  return w;
 }
 
-// A word that is a figure by itself: digits with at most a sign, a currency sign, separators and a
-// bracket ("4", "$38.50", "1,234.56-", "(45.00)", "2.5").
-bool figure(const std::string& s) {
-  bool digit = false;
-  for (const char c : s) {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      digit = true;
-    } else if (std::string_view("$.,-+()%").find(c) == std::string_view::npos &&
-               static_cast<unsigned char>(c) < 0x80) {
-      return false;
+// A header's words, each cut at a rule OCR read into it ("_Price__Line" is "Price" and "Line"),
+// each piece's box its share of the word's by its length.
+std::vector<Word> header_words(const Line& line) {
+  std::vector<Word> out;
+  for (const Word& word : line.words) {
+    const std::string& t = word.text;
+    const int width = word.box.right - word.box.left;
+    for (std::size_t at = 0; at < t.size();) {
+      const std::size_t end = std::min(t.find('_', at), t.find('|', at));
+      const std::size_t stop = end == std::string::npos ? t.size() : end;
+      if (stop > at) {
+        Word piece = word;
+        piece.text = t.substr(at, stop - at);
+        piece.box.left = word.box.left + static_cast<int>(width * at / t.size());
+        piece.box.right = word.box.left + static_cast<int>(width * stop / t.size());
+        out.push_back(std::move(piece));
+      }
+      at = stop + 1;
     }
   }
-  return digit;
+  return out;
 }
 
-// A word printed apart from the figure after it: a currency or a sign ("$ 38.50", "RM 12.00",
-// "- 5.00").
-bool figure_mark(const std::string& s) {
-  static const std::set<std::string> marks{"$",   "-",   "+",   "€",   "£",  "RM",
-                                           "AUD", "USD", "EUR", "GBP", "CHF"};
-  return marks.count(s) != 0;
-}
-
-// A word of a date's cell: one with a digit, or a month's name ("14/03", "14 Mar", "2025-03-14").
-bool date_word(const std::string& s, const Lexicon& lexicon) {
-  for (const char* sign : {"$", "€", "£"}) {
-    if (s.find(sign) != std::string::npos) return false;  // an amount
-  }
-  if (std::any_of(s.begin(), s.end(),
-                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
-    return true;
-  std::string folded = casefold(s);
-  while (!folded.empty() && (folded.back() == '.' || folded.back() == ',')) folded.pop_back();
-  return std::any_of(lexicon.months.begin(), lexicon.months.end(),
-                     [&](const std::vector<std::string>& names) {
-                       return std::find(names.begin(), names.end(), folded) != names.end();
-                     });
-}
-
-bool of_figures(Column c) { return c != Column::kDescription && c != Column::kDate; }
+// A table's rows may stand further apart than a block's lines (a ruled table's, rows with wrapped
+// descriptions): a line this many of its heights under the table's last one can still be a row.
+constexpr double kRowGap = 2.0;
 
 // Assigns `xs` (the figures' right edges, left to right) to the columns at `at` (left to right),
 // keeping their order, for the least total distance: which column each figure goes to.
@@ -94,7 +123,7 @@ std::vector<std::size_t> nearest_in_order(const std::vector<int>& xs, const std:
 std::optional<std::vector<TableColumn>> table_header(const Line& line, const TableWords& words) {
   std::vector<TableColumn> columns;
   std::vector<int> ranks;  // per column: its phrase's place in its list
-  const auto& w = line.words;
+  const std::vector<Word> w = header_words(line);
   for (std::size_t i = 0; i < w.size();) {
     std::size_t took = 0;
     for (std::size_t n = std::min<std::size_t>(3, w.size() - i); n >= 1 && took == 0; --n) {
@@ -104,7 +133,11 @@ std::optional<std::vector<TableColumn>> table_header(const Line& line, const Tab
         phrase += header_word(w[k].text);
       }
       for (const auto& [column, phrases] : words) {
-        const auto at = std::find(phrases.begin(), phrases.end(), phrase);
+        // Accents OCR dropped ("Operation"), or, in one word, the spaces ("Prixunitaire").
+        const auto at = std::find_if(phrases.begin(), phrases.end(), [&](const std::string& p) {
+          return p == phrase || unaccented(p) == unaccented(phrase) ||
+                 (n == 1 && p.find(' ') != std::string::npos && spaceless(p) == phrase);
+        });
         if (at == phrases.end()) continue;
         // A column named twice ("Item Code" … "Description") is the name its list gives first.
         const int rank = static_cast<int>(at - phrases.begin());
@@ -134,108 +167,73 @@ std::optional<std::vector<TableColumn>> table_header(const Line& line, const Tab
 
 namespace {
 
-// A line cut into a row's parts: a date's words at its start (when the table's first column is a
-// date), figures at its end (a sign or currency printed apart joined to its number), the
-// description between.
-struct Cut {
-  std::vector<const Word*> date, words;
-  std::vector<std::pair<std::string, Box>> figures;  // left to right
-};
-
-// `dated_until`: where the description column starts when the first column is a date (a date's
-// words stand left of it), else 0.
-Cut cut_line(const Line& line, std::size_t most_figures, int dated_until, const Lexicon& lexicon,
-             const std::function<bool(const Word&)>& kept) {
-  std::vector<const Word*> w;
-  for (const Word& word : line.words) {
-    if (kept(word)) w.push_back(&word);
-  }
-  Cut cut;
-  std::size_t from = 0, to = w.size();
-  while (from < to && from < 3 && w[from]->box.left < dated_until &&
-         date_word(w[from]->text, lexicon)) {
-    cut.date.push_back(w[from++]);
-  }
-  // From the right: figures, up to one per column of figures; a percentage (a tax rate) is passed
-  // over.
-  std::vector<std::pair<std::string, Box>> figures;
-  while (to > from && figures.size() < most_figures) {
-    const std::string& t = w[to - 1]->text;
-    if (!t.empty() && t.back() == '%' && figure(t)) {
-      --to;
-      continue;
-    }
-    if (!figure(t)) break;
-    std::pair<std::string, Box> f{t, w[to - 1]->box};
-    --to;
-    // Cents read apart from their dollars ("$129 .32"): one figure.
-    if ((t.front() == '.' || t.front() == ',') && to > from && figure(w[to - 1]->text) &&
-        std::isdigit(static_cast<unsigned char>(w[to - 1]->text.back()))) {
-      f.first.insert(0, w[to - 1]->text);
-      f.second = w[to - 1]->box.with(f.second);
-      --to;
-    }
-    if (to > from && figure_mark(w[to - 1]->text)) {
-      f.first.insert(0, w[to - 1]->text + ' ');
-      f.second = w[to - 1]->box.with(f.second);
-      --to;
-    }
-    figures.push_back(std::move(f));
-  }
-  cut.figures.assign(figures.rbegin(), figures.rend());
-  cut.words.assign(w.begin() + static_cast<long>(from), w.begin() + static_cast<long>(to));
-  return cut;
-}
-
-std::string joined(const std::vector<const Word*>& words) {
-  std::string out;
-  for (const Word* w : words) {
-    if (!out.empty()) out += ' ';
-    out += w->text;
-  }
-  return out;
-}
-
 // Lines into rows. A line of figures alone fills the row above it, when that row is short of
-// figures (a row broken over two lines by a skewed scan); a line of words alone starts a row when
-// figures alone follow it, else continues the description above it (wrapped), when close under
-// it. `cuts`: the lines from page.lines[first] on; `figure_columns`: how many columns of figures.
+// figures (a row broken over two lines by a skewed scan). A line of words alone is the first line
+// of the row below it when figures follow it (alone, or after the rest of a description: a row's
+// figures on its last line), and that row is closer to it than the row above is, or as close in
+// a table whose first row starts so; else it continues the description above it (wrapped), when
+// close under it. `cuts`: the lines from page.lines[first] on; `figure_columns`: how many columns
+// of figures.
 struct Group {
   Cut cut;
   std::vector<std::size_t> lines;
   Box box;
+  bool waiting = false;  // words alone, waiting for their row's figures on the next line
 };
 std::vector<Group> grouped(const Page& page, std::size_t first, std::vector<Cut> cuts,
                            std::size_t figure_columns) {
   std::vector<Group> groups;
+  const auto height = [&](std::size_t i) { return std::max(1, page.lines[i].box.height()); };
+  // How far line i stands under the row above it; "close" within the taller of the two lines.
+  const auto gap_above = [&](std::size_t i) {
+    return page.lines[i].box.top - page.lines[groups.back().lines.back()].box.bottom;
+  };
   const auto close_under = [&](std::size_t i) {
     return !groups.empty() &&
-           page.lines[i].box.top - groups.back().box.bottom < page.lines[i].box.height();
+           gap_above(i) < std::max(height(i), height(groups.back().lines.front()));
   };
+  const auto empty = [](const Cut& c) {
+    return c.date.empty() && c.words.empty() && c.figures.empty();
+  };
+  const auto words_only = [](const Cut& c) { return c.date.empty() && c.figures.empty(); };
+  // Whether a line has figures and no date: the end of a row whose words began above it.
+  const auto ends_row = [](const Cut& c) { return c.date.empty() && !c.figures.empty(); };
+  std::size_t top = 0;
+  while (top < cuts.size() && empty(cuts[top])) ++top;
+  const bool bottom_first = top + 1 < cuts.size() && words_only(cuts[top]) && !empty(cuts[top]) &&
+                            ends_row(cuts[top + 1]);
   for (std::size_t n = 0; n < cuts.size(); ++n) {
     Cut& cut = cuts[n];
     const std::size_t i = first + n;
-    if (cut.date.empty() && cut.words.empty() && cut.figures.empty()) continue;
+    if (empty(cut)) continue;
     const bool figures_only = cut.date.empty() && cut.words.empty();
-    const bool words_only = cut.date.empty() && cut.figures.empty();
-    const bool figures_next = n + 1 < cuts.size() && cuts[n + 1].date.empty() &&
-                              cuts[n + 1].words.empty() && !cuts[n + 1].figures.empty();
+    const bool figures_next = n + 1 < cuts.size() && ends_row(cuts[n + 1]);
     Group* into = nullptr;
-    if (figures_only && close_under(i) &&
-        groups.back().cut.figures.size() + cut.figures.size() <= figure_columns) {
+    if (!groups.empty() && groups.back().waiting && ends_row(cut) && close_under(i)) {
       into = &groups.back();
-    } else if (words_only && !figures_next && close_under(i) &&
-               !groups.back().cut.figures.empty()) {
+    } else if (figures_only && close_under(i) &&
+               groups.back().cut.figures.size() + cut.figures.size() <= figure_columns) {
       into = &groups.back();
+    } else if (words_only(cut) && close_under(i) && !groups.back().cut.figures.empty()) {
+      // Wrapped, unless the row below is closer (its figures on its last line).
+      const int below = figures_next ? page.lines[i + 1].box.top - page.lines[i].box.bottom : 0;
+      const int margin = std::max(2, height(i) / 8);
+      const bool apart = figures_next && cuts[n + 1].words.empty();  // a row broken in two
+      const bool next =
+          apart || (figures_next && (below + margin < gap_above(i) ||
+                                     (bottom_first && below <= gap_above(i) + margin)));
+      if (!next) into = &groups.back();
     }
     if (into == nullptr) {
-      groups.push_back({std::move(cut), {i}, page.lines[i].box});
+      groups.push_back({std::move(cut), {i}, page.lines[i].box, false});
+      groups.back().waiting = words_only(groups.back().cut) && figures_next;
       continue;
     }
     into->cut.words.insert(into->cut.words.end(), cut.words.begin(), cut.words.end());
     into->cut.figures.insert(into->cut.figures.end(), cut.figures.begin(), cut.figures.end());
     into->lines.push_back(i);
     into->box = into->box.with(page.lines[i].box);
+    into->waiting = false;
   }
   return groups;
 }
@@ -250,16 +248,11 @@ std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_
   for (const TableColumn& c : columns) {
     if (of_figures(c.kind)) numeric.push_back(c.kind), at.push_back(c.right);
   }
-  int dated_until = 0;  // where a date's words end: the description's header, after a date's
-  if (columns.front().kind == Column::kDate) {
-    for (const TableColumn& c : columns) {
-      if (c.kind == Column::kDescription) dated_until = c.left;
-    }
-  }
+  const Shape shape = shape_of(columns);
   end = std::min(end, page.lines.size());
   std::vector<Cut> cuts;
   for (std::size_t i = first; i < end; ++i)
-    cuts.push_back(cut_line(page.lines[i], numeric.size(), dated_until, lexicon, kept));
+    cuts.push_back(cut_line(page.lines[i], shape, lexicon, kept));
   const std::vector<Group> groups = grouped(page, first, std::move(cuts), numeric.size());
   // Where the figures stand, from the rows that print one in every column: a header need not sit
   // over its column (a proportional header over a monospace table, a receipt's drift).
@@ -291,6 +284,56 @@ std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::size_t table_end(const Page& page, std::size_t header, const std::vector<TableColumn>& columns,
+                      const std::vector<Stop>& stops, const Lexicon& lexicon,
+                      const std::function<bool(const Word&)>& kept) {
+  const Shape shape = shape_of(columns);
+  std::vector<int> edges;   // where the table's figures end: its header's, then its rows'
+  std::vector<int> counts;  // where its quantities end: a bare number ("2") aligns only there
+  for (const TableColumn& c : columns) {
+    if (of_figures(c.kind)) edges.push_back(c.right);
+    if (c.kind == Column::kQuantity) counts.push_back(c.right);
+  }
+  const std::size_t n = page.lines.size();
+  // Whether line i starts close enough under line i - 1; whether it ends in figures where the
+  // table's do (with words before them, when `words`).
+  const auto close = [&](std::size_t i) {
+    const Line& line = page.lines[i];
+    return line.box.top - page.lines[i - 1].box.bottom <= kRowGap * std::max(1, line.box.height());
+  };
+  const auto aligned = [&](std::size_t i, bool words) {
+    const Cut cut = cut_line(page.lines[i], shape, lexicon, kept);
+    if (words && cut.words.empty() && cut.date.empty()) return false;
+    const int tolerance = 2 * std::max(1, page.lines[i].box.height());
+    return std::any_of(cut.figures.begin(), cut.figures.end(), [&](const auto& f) {
+      const std::vector<int>& at = detail::bare_number(f.first) ? counts : edges;
+      return std::any_of(at.begin(), at.end(),
+                         [&](int e) { return std::abs(e - f.second.right) <= tolerance; });
+    });
+  };
+  const int block = page.lines[header].block;
+  const bool alone = header + 1 < n && page.lines[header + 1].block != block;
+  int last = alone && header + 1 < n ? page.lines[header + 1].block : block;
+  std::size_t end = header + 1;
+  for (; end < n; ++end) {
+    const Line& line = page.lines[end];
+    if (stops[end] == Stop::kYes ||
+        (stops[end] == Stop::kUnlessRowFollows &&
+         !(end + 1 < n && stops[end + 1] == Stop::kNo && close(end + 1) && aligned(end + 1, true))))
+      break;
+    if (line.block != last) {
+      // A block of its own: rows spaced apart (a ruled table, descriptions wrapped), when it
+      // starts with a row, or with words whose row follows them.
+      const bool next = end + 1 < n && page.lines[end + 1].block == line.block;
+      if (!close(end) || !(aligned(end, false) || (next && aligned(end + 1, false)))) break;
+      last = line.block;
+    }
+    for (const auto& f : cut_line(line, shape, lexicon, kept).figures)
+      edges.push_back(f.second.right);
+  }
+  return end;
 }
 
 }  // namespace docsift::ocr

@@ -62,15 +62,45 @@ std::optional<std::vector<TableColumn>> table_header(const Line& line, const Tab
 
 // The rows of page.lines[first, end) under `columns`. Each line is cut from its ends: a date's
 // words first (when the first column is a date), figures last, at most one per column of figures
-// (a sign or currency printed apart joins its number; a percentage, a tax rate, is passed over),
-// the description between. A row with a figure in every column fills them in order; one with
-// fewer puts each where its right edge is nearest, in order, against where the full rows' figures
-// end (the header's right edges when no row is full): a header need not stand over its column.
-// A line of words alone no more than a line's height under a row continues its description.
-// `lexicon`'s month names are a date's words; `kept(word)` says whether a word counts at all
-// (specks do not).
+// (a sign or currency printed apart joins its number, a balance's side after it, "1,234.56 CR";
+// a percentage, a tax rate, is passed over; a bare number left of the columns of figures, "Coles
+// 0862", ends the description), the description between, without the marks OCR reads from a
+// ruled table's lines around its words ("|Rent", "$702.65]"). A row with a figure in every column
+// fills them in order; one with fewer puts each where its right edge is nearest, in order, against
+// where the full rows' figures end (the header's right edges when no row is full): a header need
+// not stand over its column. A line of words alone no more than a line's height under a row
+// continues its description. `lexicon`'s month names are a date's words; `kept(word)` says whether
+// a word counts at all (specks do not).
 std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_t end,
                                  const std::vector<TableColumn>& columns, const Lexicon& lexicon,
                                  const std::function<bool(const Word&)>& kept);
+
+// What a line says of the table above it: nothing; that the table ends there unless a row of it
+// follows (a label that may begin a row: "Opening balance" over the transactions, a payment's
+// "EFTPOS Coles" among them); that it ends there (a sum's label: Subtotal, GST, Total, Closing
+// balance).
+enum class Stop { kNo, kUnlessRowFollows, kYes };
+
+// Where the table under the header page.lines[header] ends: the index after its last line. Its
+// lines are the header's block (and the next, when the header stands alone), then each block that
+// starts with a row (its figures ending where the table's do), or with words whose row follows,
+// no more than two line heights under the table: rows spaced further apart than a block's lines
+// (a ruled table, descriptions wrapped); up to a line whose `stops` (per line of the page) say so.
+std::size_t table_end(const Page& page, std::size_t header, const std::vector<TableColumn>& columns,
+                      const std::vector<Stop>& stops, const Lexicon& lexicon,
+                      const std::function<bool(const Word&)>& kept);
+
+// A table whose header is not on the page (printed on the page before, a table's continuation):
+// the first run of two lines or more that each end in a whole number, a unit price and their
+// product, the line's amount (to a cent), their figures standing in the same columns (a line of
+// words alone between two of them wraps a description). Its columns (description, quantity, unit
+// price, amount) where its first row's words and figures stand, and its lines, [first, end).
+// None without such a run: rows that do not check themselves are not read without a header.
+struct HeadlessTable {
+  std::vector<TableColumn> columns;
+  std::size_t first = 0, end = 0;
+};
+std::optional<HeadlessTable> headless_table(const Page& page, const Lexicon& lexicon,
+                                            const std::function<bool(const Word&)>& kept);
 
 }  // namespace docsift::ocr

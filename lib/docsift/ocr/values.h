@@ -76,6 +76,10 @@ std::vector<long long> misread_amounts(long long cents);
 // The last amount with cents in `text` (or a whole one when `whole`), formatted.
 std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon,
                                         bool whole = false);
+// Whether the amount at text[begin, end) is printed as a debit: a minus or an opening bracket
+// before it (a currency mark between), a minus or DR after it: "-$45.00", "$-45.00", "(45.00)",
+// "45.00-", "- 45.00", "1,234.56 DR".
+bool negative_at(std::string_view text, std::size_t begin, std::size_t end);
 // The value in cents of an amount as format_amount writes it.
 std::optional<long long> amount_cents(std::string_view formatted);
 

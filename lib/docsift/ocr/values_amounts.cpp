@@ -274,4 +274,27 @@ std::optional<long long> amount_cents(std::string_view formatted) {
   return std::stoll(d);
 }
 
+bool negative_at(std::string_view text, std::size_t begin, std::size_t end) {
+  std::size_t b = begin;
+  while (b > 0) {
+    const unsigned char c = static_cast<unsigned char>(text[b - 1]);
+    if (c == ' ' || c == '$' || std::isupper(c)) {
+      --b;
+    } else if (b >= 3 && text.substr(b - 3, 3) == "\u20ac") {  // €
+      b -= 3;
+    } else if (b >= 2 && text.substr(b - 2, 2) == "\u00a3") {  // £
+      b -= 2;
+    } else {
+      break;
+    }
+  }
+  if (b > 0 && (text[b - 1] == '-' || text[b - 1] == '(')) return true;
+  std::size_t e = end;
+  while (e < text.size() && text[e] == ' ') ++e;
+  if (e < text.size() && text[e] == '-') return true;
+  const std::string after = lowercase(text.substr(e, 3));
+  return after.rfind("dr", 0) == 0 &&
+         (after.size() == 2 || !std::isalnum(static_cast<unsigned char>(after[2])));
+}
+
 }  // namespace docsift::ocr
