@@ -7,7 +7,8 @@ synthetic page, the random weights of a realistic scale, file helpers) and each 
 Run from the repository root:
   scripts/pyenv.sh python3 scripts/make_fixtures.py [--family] FAMILY [--out DIR]
 FAMILY is one of the table's keys or all (no argument = internvl). --out (one family only) writes the folder
-elsewhere, e.g. to compare a remake with the committed fixtures; what was in it is removed first.
+elsewhere, e.g. to compare a remake with the committed fixtures. The builders empty their folder first, so --out
+must name a new or empty folder: one that holds anything is refused, never emptied.
 
 Nothing is downloaded. What each family writes is described in its module's docstring.
 """
@@ -39,18 +40,31 @@ def build(family, out=None):
     builder(out or os.path.join(FIXTURES, folder))
 
 
+def check_out(parser, out):
+    """Refuses an --out that holds anything: the builders empty their folder first (make_dirs), and a folder
+    given by mistake (the checkout, /tmp, a source folder) must never be emptied."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        parser.error(f"--out {out}: not a folder; name a new or empty folder")
+    if os.path.isdir(out) and os.listdir(out):
+        parser.error(f"--out {out}: the folder is not empty, and the remake would empty it first; name a new or "
+                     "empty folder")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      epilog="families: " + "; ".join(f"{k}: {v[3]}" for k, v in FAMILIES.items()))
     parser.add_argument("family", nargs="?", choices=[*FAMILIES, "all"])
     parser.add_argument("--family", dest="family_option", choices=[*FAMILIES, "all"])
-    parser.add_argument("--out", help="write here instead of tests/fixtures/<family>/ (one family only)")
+    parser.add_argument("--out", help="write here instead of tests/fixtures/<family>/ (one family only; a new or "
+                                      "empty folder)")
     args = parser.parse_args(argv)
     if args.family and args.family_option and args.family != args.family_option:
         parser.error("two different families given")
     family = args.family or args.family_option or "internvl"
     if args.out and family == "all":
         parser.error("--out takes one family")
+    if args.out:
+        check_out(parser, args.out)
     for name in (FAMILIES if family == "all" else [family]):
         build(name, args.out)
 

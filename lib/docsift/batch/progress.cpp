@@ -63,7 +63,7 @@ void Progress::image_done(int done, const Record& record) {
   }
   log_.info("image",
             count + " " + record.file + " ok tier=" + record.tier + " " + timing +
-                (record.warning ? " (decoder said: " + *record.warning + ")" : ""),
+                (record.warning ? " (warning: " + *record.warning + ")" : ""),
             fields);
 }
 

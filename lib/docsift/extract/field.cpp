@@ -1,5 +1,6 @@
 #include "docsift/extract/field.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +18,28 @@ ItemType parse_item_type(std::string_view name) {
 }
 PageRule parse_page_rule(std::string_view name) {
   return parse_name(kPageRuleNames, name, "page rule");
+}
+
+std::string folded(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  std::string out;
+  for (const char c : s)
+    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  return out;
+}
+
+bool applies_to_type(const std::vector<std::string>& applies_to, std::string_view document_type) {
+  if (applies_to.empty()) return true;
+  const std::string type = folded(document_type);
+  return std::any_of(applies_to.begin(), applies_to.end(),
+                     [&](const std::string& t) { return folded(t) == type; });
+}
+
+bool valid_schema_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
 }
 
 bool is_missing(std::string_view value) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "docsift/names.h"
 
@@ -45,6 +46,16 @@ PageRule parse_page_rule(std::string_view name);
 bool is_missing(std::string_view value);
 
 inline constexpr std::string_view kMissing = "N/A";
+
+// `s` without its surrounding whitespace, in upper case: how document types are compared.
+std::string folded(std::string_view s);
+
+// Whether a schema's `applies_to:` list holds `document_type` (ignoring case and surrounding
+// whitespace); an empty list holds every type. A field's and a table's scope read the same.
+bool applies_to_type(const std::vector<std::string>& applies_to, std::string_view document_type);
+
+// A field's or a table's name as the model writes it: upper-case letters, digits and _.
+bool valid_schema_name(std::string_view name);
 
 // An amount with its sign, as invoices and bank statements write one: negative in parentheses
 // ("($1,373.03)") or with a minus before or after it ("-$1,373.03", "1,373.03-"). Currency signs,

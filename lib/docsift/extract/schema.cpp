@@ -22,28 +22,10 @@ std::string where(const std::filesystem::path& path, const YAML::Node& node) {
          std::to_string(mark.column + 1);
 }
 
-bool valid_name(const std::string& name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-}
-
-std::string folded(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  std::string out;
-  for (const char c : s)
-    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-  return out;
-}
-
 }  // namespace
 
 bool Field::applies(std::string_view document_type) const {
-  if (applies_to.empty()) return true;
-  const std::string type = folded(document_type);
-  return std::any_of(applies_to.begin(), applies_to.end(),
-                     [&](const std::string& t) { return folded(t) == type; });
+  return applies_to_type(applies_to, document_type);
 }
 
 std::vector<std::string> FieldSchema::names() const {
@@ -174,7 +156,7 @@ FieldSchema load_field_schema(const std::filesystem::path& path) {
         throw ConfigError(where(path, value) + ": " + e.what());
       }
     }
-    if (!valid_name(field.name)) {
+    if (!valid_schema_name(field.name)) {
       throw ConfigError(where(path, node) + ": field name '" + field.name +
                         "' must be upper-case letters, digits and _");
     }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "docsift/error.h"
+#include "docsift/extract/field.h"
 #include "docsift/strict_json.h"
 
 namespace docsift::extract {
@@ -19,15 +20,6 @@ constexpr std::size_t kMaxRows = 1000;
 
 std::string where(const std::filesystem::path& path, const YAML::Node& node) {
   return path.string() + ":" + std::to_string(node.Mark().line + 1);
-}
-
-std::string upper_trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  std::string out;
-  for (const char c : s)
-    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-  return out;
 }
 
 bool known_column(const std::string& c) {
@@ -61,10 +53,7 @@ TableSpec read_table(const YAML::Node& node, const std::filesystem::path& path) 
       throw ConfigError(where(path, v) + ": " + e.what());
     }
   }
-  const bool name_ok = !t.name.empty() && std::all_of(t.name.begin(), t.name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-  if (!name_ok)
+  if (!valid_schema_name(t.name))
     throw ConfigError(where(path, node) + ": table name '" + t.name +
                       "' must be upper-case letters, digits and _");
   if (t.columns.empty() || t.columns.front() != "description" ||
@@ -93,8 +82,8 @@ std::optional<std::string> cell_text(const nlohmann::json& v) {
   } else {
     throw std::invalid_argument("a cell is neither a string nor a number");
   }
-  const std::string folded = upper_trimmed(s);
-  if (folded.empty() || folded == "N/A" || folded == "NA" || folded == "NONE") return std::nullopt;
+  const std::string upper = folded(s);
+  if (upper.empty() || upper == "N/A" || upper == "NA" || upper == "NONE") return std::nullopt;
   std::size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
@@ -104,10 +93,7 @@ std::optional<std::string> cell_text(const nlohmann::json& v) {
 }  // namespace
 
 bool TableSpec::applies(std::string_view document_type) const {
-  if (applies_to.empty()) return true;
-  const std::string type = upper_trimmed(document_type);
-  return std::any_of(applies_to.begin(), applies_to.end(),
-                     [&](const std::string& t) { return upper_trimmed(t) == type; });
+  return applies_to_type(applies_to, document_type);
 }
 
 std::vector<TableSpec> read_tables(const YAML::Node& tables, const std::filesystem::path& path) {
@@ -137,8 +123,7 @@ ParsedTable parse_table(std::string_view answer, const TableSpec& table) {
     if (line.substr(0, key.size()) == key) {
       out.found = true;
       std::string_view value = line.substr(key.size());
-      const std::string folded = upper_trimmed(value);
-      if (folded.empty() || folded == "N/A") return out;
+      if (is_missing(value)) return out;
       if (value.size() > kMaxLine) {
         out.problem = "the line is over 64 KiB";
         return out;

@@ -6,8 +6,15 @@
 #include <string>
 
 #include "docsift/error.h"
+#include "docsift/model/weights.h"
 
 namespace docsift::family {
+
+QwenTowers qwen_towers(const model::WeightLoader& load) {
+  if (load.has("model.language_model.embed_tokens.weight"))
+    return {"model.visual.", "model.language_model."};
+  return {"visual.", "model."};
+}
 
 MropeSequence::MropeSequence(const model::Decoder& decoder, at::Tensor features, int64_t rows,
                              int64_t columns, int32_t image_token, model::MropeLayout layout,

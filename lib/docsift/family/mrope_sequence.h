@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "docsift/family/family.h"
@@ -19,6 +20,14 @@
 #include "docsift/model/mrope.h"
 
 namespace docsift::family {
+
+// Where a checkpoint of the lineage keeps its two towers' weights: transformers' module tree
+// (model.visual.*, model.language_model.*), as Qwen3-VL's release and transformers 5 save them,
+// or the flat names of Qwen2.5-VL's release (visual.*, model.*). Both families read both.
+struct QwenTowers {
+  std::string vision, language;  // prefixes, ending in "."
+};
+QwenTowers qwen_towers(const model::WeightLoader& load);
 
 class MropeSequence : public Sequence {
  public:

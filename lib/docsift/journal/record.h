@@ -49,7 +49,9 @@ struct Record {
   std::string error;                       // failed: why, one line; gone: why it is gone
   std::string tier;                        // ok: the ladder's tier, or "ocr"
   std::optional<std::string> text_source;  // the OCR engine: "pdf" (the text layer) or "ocr"
-  std::optional<std::string> warning;      // what an image decoder said about a page that decoded
+  // What an image decoder said about a page that decoded, and why a model's table line gave no
+  // rows.
+  std::optional<std::string> warning;
   std::optional<std::map<std::string, std::string>> fields;  // ok: field → value
   std::optional<std::string> raw_response;  // ok: the model's answer, or the page's text
   std::optional<Tokens> tokens;             // ok

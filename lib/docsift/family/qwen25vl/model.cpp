@@ -37,17 +37,6 @@ struct Qwen25VLModel::Weights {
 
 namespace {
 
-// Where the weights live: the release's names (visual.*, model.*, lm_head) or transformers 5's
-// module tree (model.visual.*, model.language_model.*).
-struct Names {
-  std::string vision, language;
-  static Names detect(const WeightLoader& load) {
-    if (load.has("model.language_model.embed_tokens.weight"))
-      return {"model.visual.", "model.language_model."};
-    return {"visual.", "model."};
-  }
-};
-
 // Consecutive windows of the same length, attended as one batch: the full windows of a page are
 // most of them.
 at::Tensor windowed_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -94,7 +83,7 @@ Qwen25VLModel::Qwen25VLModel(const Checkpoint& checkpoint, const Qwen25VLConfig&
     : config_(config), numerics_(numerics), device_(device), w_(std::make_unique<Weights>()) {
   const VisionConfig& v = config_.vision;
   WeightLoader load(checkpoint, numerics.dtype, device);
-  const Names n = Names::detect(load);
+  const QwenTowers n = qwen_towers(load);
   Weights& w = *w_;
   const int64_t h = v.hidden, merged = h * v.merge_size * v.merge_size;
   const at::Tensor patch = load.take(n.vision + "patch_embed.proj.weight",

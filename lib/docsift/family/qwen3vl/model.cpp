@@ -62,17 +62,6 @@ struct Qwen3VLModel::Weights {
 
 namespace {
 
-// Where the weights live: transformers' module tree (model.visual.*, model.language_model.*), as
-// the release and save_pretrained write them, or the flat names (visual.*, model.*).
-struct Names {
-  std::string vision, language;
-  static Names detect(const WeightLoader& load) {
-    if (load.has("model.language_model.embed_tokens.weight"))
-      return {"model.visual.", "model.language_model."};
-    return {"visual.", "model."};
-  }
-};
-
 Norm load_norm(WeightLoader& load, const std::string& prefix, int64_t width) {
   return {load.take(prefix + "weight", {width}), load.take(prefix + "bias", {width})};
 }
@@ -130,7 +119,7 @@ Qwen3VLModel::Qwen3VLModel(const Checkpoint& checkpoint, const Qwen3VLConfig& co
     : config_(config), numerics_(numerics), device_(device), w_(std::make_unique<Weights>()) {
   const VisionConfig& v = config_.vision;
   WeightLoader load(checkpoint, numerics.dtype, device);
-  const Names n = Names::detect(load);
+  const QwenTowers n = qwen_towers(load);
   Weights& w = *w_;
   const int64_t h = v.hidden;
   const at::Tensor patch = load.take(n.vision + "patch_embed.proj.weight",
