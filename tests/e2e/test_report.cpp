@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/io/csv.h"
 #include "support/cli_runner.h"
 #include "support/fixture_files.h"
 #include "support/skip.h"
@@ -166,7 +167,21 @@ TEST_CASE(
   for (const char c : (*record)["line_items"][0]["description"].get<std::string>())
     first += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
   CHECK(page.find("<td class=\"value\">" + first + "</td>") != std::string::npos);
-  CHECK(page.find("<ul class=\"checks\">") != std::string::npos);
+  // Its rows print no amounts, so nothing ties them to the sums: the page claims nothing of them.
+  CHECK(page.find("<ul class=\"checks\">") == std::string::npos);
+  // A statement whose opening balance and transactions miss its closing balance (the samples'
+  // statements print balances their rows do not reach): the report says by how much, in the words
+  // of review.csv's check on its DESCRIPTIONS.
+  const std::string statement = file_bytes(page_of(tmp / "report", "synthetic_invoice_003.png"));
+  const auto review = docsift::io::read_csv(tmp / "results/review.csv");
+  std::string check;
+  for (const auto& row : review.rows) {
+    if (row[0] == "synthetic_invoice_003.png" && row[1] == "DESCRIPTIONS") check = row[6];
+  }
+  REQUIRE(check.find("opening balance + transactions is ") == 0);
+  CHECK(check.find(" the closing balance") != std::string::npos);
+  CHECK(statement.find("<ul class=\"checks\"><li class=\"wrong\">" + check + "</li>") !=
+        std::string::npos);
 }
 
 TEST_CASE(

@@ -1779,9 +1779,10 @@ TEST_CASE(
     }
   }
   // review.csv: one row per field the journal lists under review, in its order (rising confidence),
-  // with its value, threshold, reason and box, and an empty `corrected` cell.
+  // with its value, threshold, reason, the page's arithmetic against it and box, and an empty
+  // `corrected` cell.
   CHECK(review.header == std::vector<std::string>{"image_file", "field", "value", "confidence",
-                                                  "threshold", "reason", "x", "y", "width",
+                                                  "threshold", "reason", "check", "x", "y", "width",
                                                   "height", "corrected"});
   CHECK(review.rows.size() == to_review);
   std::string last_file;
@@ -1799,8 +1800,9 @@ TEST_CASE(
     CHECK(std::stod(row[3]) >= last_confidence);  // a page's rows in rising confidence
     last_file = row[0];
     last_confidence = std::stod(row[3]);
-    CHECK(std::stoi(row[6]) > 0);
-    CHECK(row[10].empty());
+    if (row[5] == "sums disagree") CHECK(row[6].find("SUBTOTAL + GST is ") == 0);
+    CHECK(std::stoi(row[7]) > 0);
+    CHECK(row[11].empty());
   }
   const auto summary = docsift::testing::read_summary(out.path() / "summary.json");
   CHECK(summary["review"]["fields_to_review"] == to_review);

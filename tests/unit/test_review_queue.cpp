@@ -1,4 +1,5 @@
-// The review queue's rule (extract/review_queue.h), the page's own checks that feed the OCR
+// The review queue's rule (extract/review_queue.h), review.csv's check (journal/page_arithmetic.h),
+// the page's own checks that feed the OCR
 // confidences (ocr/page_checks.h) and a calibration's per-field shifts (ocr/calibration.h).
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include "docsift/error.h"
 #include "docsift/extract/review_queue.h"
 #include "docsift/extract/schema.h"
+#include "docsift/journal/page_arithmetic.h"
 #include "docsift/ocr/calibration.h"
 #include "docsift/ocr/page_checks.h"
 #include "docsift/ocr/rules.h"
@@ -189,4 +191,36 @@ TEST_CASE(
   CHECK_THROWS_WITH_AS(
       docsift::ocr::load_calibration(write(kinds + "fields:\n  SUPPLIER: {offset: 1}\n")),
       doctest::Contains("fields.SUPPLIER: has no kind"), docsift::ConfigError);
+}
+
+TEST_CASE(
+    "review.csv's check says what the page's arithmetic says against a value, with the "
+    "difference, and nothing where it agrees") {
+  using docsift::journal::disagreement_about;
+  using docsift::journal::page_disagreements;
+  docsift::journal::Record r;
+  r.fields = Fields{{"SUBTOTAL", "$100.00"}, {"GST", "$10.00"}, {"TOTAL", "$111.00"}};
+  r.engine = nlohmann::json::parse(R"({"checks": {"balance": false, "balance_off": "-2.49",
+      "table": {"rows": 5, "sum": "3,524.00", "against": "TOTAL", "difference": "-4721.42",
+                "products": {"checked": 5, "off": 2}}}})");
+  const auto all = page_disagreements(r);
+  CHECK(disagreement_about(all, "GST") == "SUBTOTAL + GST is 1.00 under TOTAL");
+  CHECK(disagreement_about(all, "TOTAL") ==
+        "SUBTOTAL + GST is 1.00 under TOTAL; the rows' amounts sum to 3,524.00, 4,721.42 under "
+        "TOTAL");
+  CHECK(disagreement_about(all, "QUANTITIES") ==
+        "quantity × unit price is not the amount on 2 of 5 rows");
+  CHECK(disagreement_about(all, "DESCRIPTIONS") ==
+        "the rows' amounts sum to 3,524.00, 4,721.42 under TOTAL; opening balance + transactions "
+        "is 2.49 under the closing balance");
+  CHECK(disagreement_about(all, "ABN").empty());
+  // Agreement (to the cent's rounding) says nothing; nor does a record without checks.
+  r.fields = Fields{{"SUBTOTAL", "100.00"}, {"GST", "10.00"}, {"TOTAL", "110.01"}};
+  r.engine = nlohmann::json::parse(R"({"checks": {"balance": "sum",
+      "table": {"rows": 2, "sum": "110.00", "against": "SUBTOTAL", "difference": "0.01",
+                "products": {"checked": 2, "off": 0}}}})");
+  CHECK(page_disagreements(r).empty());
+  r.engine = nullptr;
+  r.fields.reset();
+  CHECK(page_disagreements(r).empty());
 }

@@ -7,6 +7,7 @@
 #include "docsift/extract/review_queue.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/page_name.h"
+#include "docsift/journal/page_arithmetic.h"
 #include "docsift/text/utf8.h"
 
 namespace docsift::batch {
@@ -135,12 +136,13 @@ std::string line_item_rows(const Record& record) {
 }
 
 std::string review_header() {
-  return "image_file,field,value,confidence,threshold,reason,x,y,width,height,corrected\n";
+  return "image_file,field,value,confidence,threshold,reason,check,x,y,width,height,corrected\n";
 }
 
 std::string review_rows(const Record& record) {
   if (!record.ok() || !record.review) return "";
   std::string out;
+  const std::vector<journal::Disagreement> disagreements = journal::page_disagreements(record);
   for (const auto& field : *record.review) {
     std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' +
                        io::csv_field(field);
@@ -167,6 +169,7 @@ std::string review_rows(const Record& record) {
         ',' + io::csv_field(record.review_reasons && why != record.review_reasons->end()
                                 ? why->second
                                 : std::string(to_string(extract::ReviewReason::kLowConfidence)));
+    line += ',' + io::csv_field(journal::disagreement_about(disagreements, field));
     const auto box = record.boxes ? record.boxes->find(field)
                                   : std::map<std::string, std::array<int, 4>>::const_iterator{};
     if (record.boxes && box != record.boxes->end()) {

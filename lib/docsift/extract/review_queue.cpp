@@ -32,19 +32,23 @@ std::size_t item_count(std::string_view value) {
   return count + (filled ? 1 : 0);
 }
 
-// SUBTOTAL + GST against TOTAL, to the cent (one cent of rounding allowed): false only when all
-// three are amounts and they do not add up.
+// False only when all three are amounts and they do not add up (sums_difference).
 bool sums_disagree(const std::map<std::string, std::string>& fields) {
-  const std::string* sub = value_of(fields, kSubtotal);
-  const std::string* tax = value_of(fields, kTax);
-  const std::string* total = value_of(fields, kTotal);
-  if (!sub || !tax || !total) return false;
-  const auto s = parse_amount(*sub), t = parse_amount(*tax), all = parse_amount(*total);
-  if (!s || !t || !all) return false;
-  return std::llround(std::abs(*s + *t - *all) * 100) > 1;
+  const auto off = sums_difference(fields);
+  return off && std::llround(std::abs(*off) * 100) > 1;
 }
 
 }  // namespace
+
+std::optional<double> sums_difference(const std::map<std::string, std::string>& fields) {
+  const std::string* sub = value_of(fields, kSubtotal);
+  const std::string* tax = value_of(fields, kTax);
+  const std::string* total = value_of(fields, kTotal);
+  if (!sub || !tax || !total) return std::nullopt;
+  const auto s = parse_amount(*sub), t = parse_amount(*tax), all = parse_amount(*total);
+  if (!s || !t || !all) return std::nullopt;
+  return *s + *t - *all;
+}
 
 std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                                       const std::map<std::string, std::string>& fields,

@@ -49,6 +49,10 @@ struct ReviewThresholds {
   bool empty() const { return !every && fields.empty(); }
 };
 
+// SUBTOTAL + GST - TOTAL when all three are amounts; the queue's "sums disagree" when it is more
+// than a cent either way.
+std::optional<double> sums_difference(const std::map<std::string, std::string>& fields);
+
 // The page's queue in the order a person works it: rising confidence, the values without one (the
 // missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"
 // or absent: none); `confidence` the fields with one. The document type is fields' DOCUMENT_TYPE;

@@ -136,10 +136,12 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
       first.items = second.items;  // the rows are the reading the list came from, and so is
       nlohmann::json& checks = first.info["checks"];  // their balance check
       const auto balance = second.info.find("checks");
-      if (balance != second.info.end() && balance->contains("balance")) {
-        checks["balance"] = balance->at("balance");
-      } else if (checks.is_object()) {
-        checks.erase("balance");
+      for (const char* key : {"balance", "balance_off"}) {
+        if (balance != second.info.end() && balance->contains(key)) {
+          checks[key] = balance->at(key);
+        } else if (checks.is_object()) {
+          checks.erase(key);
+        }
       }
     }
     if (now != second.confidence.end()) first.confidence[name] = now->second;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -98,6 +99,10 @@ void FieldFinder::balance_check(nlohmann::json& checks) {
     checks["balance"] = "running";
   } else {
     checks["balance"] = false;
+    // By how much, for review.csv's check and the report (journal/page_arithmetic.h).
+    char off[32];
+    std::snprintf(off, sizeof off, "%.2f", static_cast<double>(sum - closing) / 100.0);
+    checks["balance_off"] = off;
     if (list != evidence.end()) list->second.contradicted = true;
   }
 }

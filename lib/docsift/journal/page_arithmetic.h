@@ -1,0 +1,33 @@
+// What a page's own arithmetic says against its values, in words a reviewer can act on:
+// review.csv's `check` column and the report's table read it from here. The OCR engine records its
+// checks in the record's `engine.checks` (docs/ocr.md, "Line items"): the table's rows against the
+// subtotal or total (`table`: sum, against, difference, and `products`: rows whose quantity × unit
+// price is not their amount), a statement's opening balance + transactions against its closing
+// balance (`balance`, and `balance_off` when they disagree). SUBTOTAL + GST against TOTAL is read
+// from the fields themselves, as the review queue reads it (extract/review_queue.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "docsift/journal/record.h"
+
+namespace docsift::journal {
+
+// One disagreement: the fields it speaks against, and what it says ("the rows' amounts sum to
+// 3,524.00, 4,721.42 under TOTAL").
+struct Disagreement {
+  std::vector<std::string> fields;
+  std::string says;
+  bool of_table = false;  // the table's rows (or a statement's) disagree, not the fields alone
+};
+
+// Every disagreement the record's checks and fields show; none for a record without them (a
+// model's page, an older journal). Agreement is not listed.
+std::vector<Disagreement> page_disagreements(const Record& record);
+
+// What the page's arithmetic says against `field`, the disagreements joined by "; "; empty when it
+// says nothing against it.
+std::string disagreement_about(const std::vector<Disagreement>& all, const std::string& field);
+
+}  // namespace docsift::journal
