@@ -220,6 +220,17 @@ TEST_CASE(
       "table": {"rows": 2, "sum": "110.00", "against": "SUBTOTAL", "difference": "0.01",
                 "products": {"checked": 2, "off": 0}}}})");
   CHECK(page_disagreements(r).empty());
+  CHECK(docsift::journal::table_agreements(r) ==
+        std::vector<std::string>{
+            "the rows' amounts sum to the page's SUBTOTAL",
+            "quantity × unit price is the amount on every row that prints all three",
+            "opening balance + transactions = closing balance"});
+  // A journal edited by hand: checks of the wrong types say nothing and throw nothing.
+  r.engine = nlohmann::json::parse(R"({"checks": {"balance": "no", "balance_off": 3,
+      "table": {"sum": 1, "against": [], "difference": {}, "products": {"checked": "5",
+                "off": "2"}}}})");
+  CHECK(page_disagreements(r).empty());
+  CHECK(docsift::journal::table_agreements(r).empty());
   r.engine = nullptr;
   r.fields.reset();
   CHECK(page_disagreements(r).empty());

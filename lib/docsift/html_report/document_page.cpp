@@ -2,8 +2,6 @@
 // fields table, then the record's facts.
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -148,33 +146,11 @@ std::string fields_table(const std::vector<FieldView>& fields, const DocumentPag
 // subtotal or total, quantity × unit price, a statement's balances), in words, each disagreement
 // with its difference as review.csv's `check` gives it; empty when it said nothing.
 std::string table_checks(const journal::Record& record) {
-  if (!record.engine.is_object()) return "";
-  const auto checks = record.engine.find("checks");
-  if (checks == record.engine.end() || !checks->is_object()) return "";
   std::string out;
-  const auto say = [&](const std::string& text, bool good) {
-    out += "<li class=\"" + std::string(good ? "right" : "wrong") + "\">" + escape(text) + "</li>";
-  };
-  if (const auto table = checks->find("table"); table != checks->end() && table->is_object()) {
-    const auto difference = table->find("difference");
-    if (difference != table->end() && difference->is_string() &&
-        std::llround(std::abs(std::strtod(difference->get<std::string>().c_str(), nullptr)) *
-                     100) <= 1)
-      say("the rows' amounts sum to the page's " + table->value("against", std::string("total")),
-          true);
-    const auto products = table->find("products");
-    if (products != table->end() && products->is_object() && products->value("off", 0) == 0 &&
-        products->value("checked", 0) > 0)
-      say("quantity × unit price is the amount on every row that prints all three", true);
-  }
-  if (const auto balance = checks->find("balance"); balance != checks->end()) {
-    if (balance->is_string() && *balance == "sum")
-      say("opening balance + transactions = closing balance", true);
-    else if (balance->is_string() && *balance == "running")
-      say("the last running balance is the closing balance", true);
-  }
+  for (const std::string& said : journal::table_agreements(record))
+    out += "<li class=\"right\">" + escape(said) + "</li>";
   for (const journal::Disagreement& d : journal::page_disagreements(record)) {
-    if (d.of_table) say(d.says, false);
+    if (d.of_table) out += "<li class=\"wrong\">" + escape(d.says) + "</li>";
   }
   return out.empty() ? "" : "<ul class=\"checks\">" + out + "</ul>\n";
 }

@@ -27,28 +27,46 @@ std::string over_under(double off, const std::string& what) {
   return money(off) + (off > 0 ? " over " : " under ") + what;
 }
 
+// A count the checks hold, 0 where it is absent or not a whole number (a journal edited by hand).
+int count_of(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
+// The string at `key`, empty where it is absent or not a string.
+std::string text_of(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 // More than a cent either way: the engine's own tolerance (a cent of rounding).
 bool off_by_more_than_a_cent(double off) { return std::llround(std::abs(off) * 100) > 1; }
 
-void table_checks(const nlohmann::json& checks, std::vector<Disagreement>& out) {
+// engine.checks, when the record has it as an object.
+const nlohmann::json* checks_of(const Record& record) {
+  if (!record.engine.is_object()) return nullptr;
+  const auto checks = record.engine.find("checks");
+  return checks != record.engine.end() && checks->is_object() ? &*checks : nullptr;
+}
+
+const nlohmann::json* table_of(const nlohmann::json& checks) {
   const auto table = checks.find("table");
-  if (table == checks.end() || !table->is_object()) return;
-  const auto difference = table->find("difference");
-  const auto against = table->find("against");
-  const auto sum = table->find("sum");
-  if (difference != table->end() && difference->is_string() && against != table->end() &&
-      against->is_string() && sum != table->end() && sum->is_string()) {
-    const double off = std::strtod(difference->get<std::string>().c_str(), nullptr);
-    const std::string field = against->get<std::string>();
+  return table != checks.end() && table->is_object() ? &*table : nullptr;
+}
+
+void table_checks(const nlohmann::json& table, std::vector<Disagreement>& out) {
+  const std::string difference = text_of(table, "difference"), against = text_of(table, "against"),
+                    sum = text_of(table, "sum");
+  if (!difference.empty() && !against.empty() && !sum.empty()) {
+    const double off = std::strtod(difference.c_str(), nullptr);
     if (off_by_more_than_a_cent(off))
-      out.push_back(
-          {{"DESCRIPTIONS", field},
-           "the rows' amounts sum to " + sum->get<std::string>() + ", " + over_under(off, field),
-           true});
+      out.push_back({{"DESCRIPTIONS", against},
+                     "the rows' amounts sum to " + sum + ", " + over_under(off, against),
+                     true});
   }
-  const auto products = table->find("products");
-  if (products != table->end() && products->is_object()) {
-    const int checked = products->value("checked", 0), off = products->value("off", 0);
+  const auto products = table.find("products");
+  if (products != table.end() && products->is_object()) {
+    const int checked = count_of(*products, "checked"), off = count_of(*products, "off");
     if (off > 0)
       out.push_back({{"QUANTITIES", "PRICES"},
                      "quantity × unit price is not the amount on " + std::to_string(off) + " of " +
@@ -67,20 +85,38 @@ std::vector<Disagreement> page_disagreements(const Record& record) {
       out.push_back(
           {{"SUBTOTAL", "GST", "TOTAL"}, "SUBTOTAL + GST is " + over_under(*off, "TOTAL")});
   }
-  if (!record.engine.is_object()) return out;
-  const auto checks = record.engine.find("checks");
-  if (checks == record.engine.end() || !checks->is_object()) return out;
-  table_checks(*checks, out);
+  const nlohmann::json* checks = checks_of(record);
+  if (!checks) return out;
+  if (const nlohmann::json* table = table_of(*checks)) table_checks(*table, out);
   const auto balance = checks->find("balance");
   if (balance != checks->end() && balance->is_boolean() && !balance->get<bool>()) {
-    std::string says = "opening balance + transactions is not the closing balance";
-    const auto off = checks->find("balance_off");
-    if (off != checks->end() && off->is_string())
-      says =
-          "opening balance + transactions is " +
-          over_under(std::strtod(off->get<std::string>().c_str(), nullptr), "the closing balance");
-    out.push_back({{"DESCRIPTIONS"}, says, true});
+    const std::string off = text_of(*checks, "balance_off");
+    out.push_back({{"DESCRIPTIONS"},
+                   off.empty()
+                       ? "opening balance + transactions is not the closing balance"
+                       : "opening balance + transactions is " +
+                             over_under(std::strtod(off.c_str(), nullptr), "the closing balance"),
+                   true});
   }
+  return out;
+}
+
+std::vector<std::string> table_agreements(const Record& record) {
+  std::vector<std::string> out;
+  const nlohmann::json* checks = checks_of(record);
+  if (!checks) return out;
+  if (const nlohmann::json* table = table_of(*checks)) {
+    const std::string difference = text_of(*table, "difference");
+    if (!difference.empty() && !off_by_more_than_a_cent(std::strtod(difference.c_str(), nullptr)))
+      out.push_back("the rows' amounts sum to the page's " + text_of(*table, "against"));
+    const auto products = table->find("products");
+    if (products != table->end() && products->is_object() && count_of(*products, "off") == 0 &&
+        count_of(*products, "checked") > 0)
+      out.push_back("quantity × unit price is the amount on every row that prints all three");
+  }
+  const std::string balance = text_of(*checks, "balance");
+  if (balance == "sum") out.push_back("opening balance + transactions = closing balance");
+  if (balance == "running") out.push_back("the last running balance is the closing balance");
   return out;
 }
 

@@ -26,6 +26,10 @@ struct Disagreement {
 // model's page, an older journal). Agreement is not listed.
 std::vector<Disagreement> page_disagreements(const Record& record);
 
+// What the table's arithmetic found to agree (the rows' amounts and the subtotal, quantity × unit
+// price, a statement's balances), in words; the report lists them beside the disagreements.
+std::vector<std::string> table_agreements(const Record& record);
+
 // What the page's arithmetic says against `field`, the disagreements joined by "; "; empty when it
 // says nothing against it.
 std::string disagreement_about(const std::vector<Disagreement>& all, const std::string& field);
