@@ -18,6 +18,7 @@
 #include "docsift/ocr/finder.h"
 #include "docsift/ocr/rule_text.h"
 #include "docsift/ocr/rules.h"
+#include "docsift/ocr/table_receipt.h"
 #include "docsift/ocr/values.h"
 
 namespace docsift::ocr::detail {
@@ -135,6 +136,8 @@ class FieldFinder {
   // description's words after it, "Tax return preparation") ends it, a sum's label whatever
   // follows.
   std::vector<Stop> table_stops() const;
+  // A receipt's rows read without a heading (table_receipt.h) as the items.
+  void receipt_items(std::optional<ReceiptRows>& rows);
   struct ItemRow {
     std::string description;
     std::optional<std::string> quantity, price;

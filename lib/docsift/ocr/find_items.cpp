@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "docsift/ocr/table_cut.h"
+#include "docsift/ocr/table_receipt.h"
 
 namespace docsift::ocr::detail {
 
@@ -239,7 +240,8 @@ bool FieldFinder::table_lines(std::vector<TableColumn>& columns, std::size_t& fi
 void FieldFinder::line_items() {
   std::vector<TableColumn> columns;
   std::size_t first = 0, end = 0;
-  if (!table_lines(columns, first, end)) return;
+  std::optional<ReceiptRows> receipt = receipt_rows(page, kept_word);
+  if (!table_lines(columns, first, end)) return receipt_items(receipt);
   const auto has = [&](Column c) {
     return std::any_of(columns.begin(), columns.end(),
                        [&](const TableColumn& t) { return t.kind == c; });
@@ -275,6 +277,12 @@ void FieldFinder::line_items() {
     rows.insert(rows.end(), row.lines.begin(), row.lines.end());
     if (transactions) amounts.push_back(row_amount(row, *item));
   }
+  // A receipt's rows whose amounts add up to its total, where the heading's rows give other
+  // amounts (a name and its figures on two lines, a heading found in the footer).
+  if (receipt && receipt->sums && !transactions && !same_amounts(items, receipt->items)) {
+    items.clear();
+    return receipt_items(receipt);
+  }
   if (transactions) {
     signs_from_balances(amounts);
     for (const auto& a : amounts) {
@@ -293,6 +301,27 @@ void FieldFinder::line_items() {
   if (items && !quantities.empty()) found["QUANTITIES"] = joined(quantities);
   if (items && !prices.empty()) found["PRICES"] = joined(prices);
   const Evidence e = rows_evidence(page, rows);
+  for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
+    if (found.count(list)) evidence[list] = e;
+  }
+}
+
+// A receipt that prints no column heading: its rows where its arithmetic vouches for them
+// (table_receipt.h). PRICES are their unit prices where every row prints one, else their amounts.
+void FieldFinder::receipt_items(std::optional<ReceiptRows>& rows) {
+  if (!rows) return;
+  const bool unit = std::all_of(rows->items.begin(), rows->items.end(),
+                                [](const LineItem& i) { return i.unit_price.has_value(); });
+  std::string descriptions, quantities, prices;
+  for (const LineItem& i : rows->items) {
+    descriptions += (descriptions.empty() ? "" : " | ") + i.description;
+    if (i.quantity) quantities += (quantities.empty() ? "" : " | ") + *i.quantity;
+    prices += (prices.empty() ? "" : " | ") + *(unit ? i.unit_price : i.amount);
+  }
+  items = std::move(rows->items);
+  found["DESCRIPTIONS"] = descriptions, found["PRICES"] = prices;
+  if (!quantities.empty()) found["QUANTITIES"] = quantities;
+  const Evidence e = rows_evidence(page, rows->lines);
   for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
     if (found.count(list)) evidence[list] = e;
   }

@@ -1,0 +1,365 @@
+// A receipt's items without a column heading (table_receipt.h).
+#include "docsift/ocr/table_receipt.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+#include <string>
+
+namespace docsift::ocr {
+
+namespace {
+
+// An amount with cents as a receipt prints it: a currency mark before it ("RM13.50", "$7.10"), a
+// comma for the point ("9,90"), and a tax code read onto it ("5.90SR", "32.708R" for "32.70 SR",
+// "71.00(S)"). In cents, or none.
+std::optional<long long> cents_of(const std::string& token) {
+  static const std::regex amount(
+      R"(^(-)?(?:RM|\$)?(\d{1,3}(?:,\d{3})+|\d+)[.,](\d\d)(?:[SZ28]?R[L.]?|\(S\)|[ST])?$)");
+  std::smatch m;
+  if (!std::regex_match(token, m, amount)) return std::nullopt;
+  std::string whole = m[2].str();
+  whole.erase(std::remove(whole.begin(), whole.end(), ','), whole.end());
+  if (whole.size() > 7) return std::nullopt;  // a code's digits, not a receipt's amount
+  const long long cents = std::stoll(whole) * 100 + std::stoll(m[3].str());
+  return m[1].matched ? -cents : cents;
+}
+
+std::string plain(long long cents) {
+  const long long a = std::llabs(cents);
+  std::string s =
+      std::to_string(a / 100) + "." + (a % 100 < 10 ? "0" : "") + std::to_string(a % 100);
+  return cents < 0 ? "-" + s : s;
+}
+
+// A quantity as receipts print it: "2", "1.00", "*4", "#1", "1.00PCS", "3pc". Its number, or none.
+std::optional<std::string> quantity_of(const std::string& token) {
+  static const std::regex quantity(R"(^(?:\*|#|\xC2\xA5)?(\d{1,4}(?:\.\d{1,3})?)(?:PCS|pcs|pc)?$)");
+  std::smatch m;
+  if (!std::regex_match(token, m, quantity)) return std::nullopt;
+  return m[1].str();
+}
+
+// A tax code or a currency printed after the amount ("SR", "ZRL", "*S", "T", "RM", "Ri").
+bool trailing_code(const std::string& token) {
+  static const std::regex code(R"(^[*(]?(?:[SZ28]?R[L.]?|[STZEX]|R[A-Za-z]{1,2})\)?[.,]?$)",
+                               std::regex::icase);
+  return std::regex_match(token, code);
+}
+
+bool is_times(const std::string& t) { return t == "x" || t == "X"; }
+
+// A word of a name: two letters or more and no digit ("Teh", "H/C"; not "FMa1", a barcode).
+bool name_word(const std::string& t) {
+  std::size_t letters = 0;
+  for (const char c : t) {
+    if (std::isdigit(static_cast<unsigned char>(c))) return false;
+    if (std::isalpha(static_cast<unsigned char>(c))) ++letters;
+  }
+  return letters >= 2;
+}
+
+enum class Kind { kOther, kItem, kAtPrice, kName, kCode, kSkip, kSummary, kStop };
+
+// One line as a receipt's item reads: its name's words, a quantity, a unit price and the amount.
+struct Parsed {
+  Kind kind = Kind::kOther;
+  std::vector<std::string> name;
+  std::optional<std::string> quantity, unit_price;
+  long long amount = 0;
+  bool blank = false;  // no word that counts: marks OCR read from a rule (":", "-")
+};
+
+bool checks(const std::optional<std::string>& q, const std::optional<std::string>& p, long long a) {
+  if (!q || !p) return false;
+  const auto price = cents_of(*p);
+  return price && std::llabs(std::llround(std::atof(q->c_str()) * *price) - a) <= 1;
+}
+
+std::optional<std::string> price_of(std::string s) {
+  if (!s.empty() && s[0] == '@') s.erase(0, 1);
+  const auto c = cents_of(s);
+  return c ? std::optional(plain(*c)) : std::nullopt;
+}
+
+// "1X" (a quantity and the times sign read as one word): the quantity.
+std::optional<std::string> times_quantity(const std::string& t) {
+  if (t.size() < 2 || (t.back() != 'x' && t.back() != 'X')) return std::nullopt;
+  return quantity_of(t.substr(0, t.size() - 1));
+}
+
+// The figures before the amount, read from the right: "Q X P", "QX P", "Q @ P", "@P", "Q P" and
+// "P Q" where the quantity times the price is the amount, "*4". What is left names the item.
+void read_figures(std::vector<std::string>& t, Parsed& p) {
+  std::size_t k = t.size();
+  const auto at = [&](std::size_t back) { return t[k - back]; };
+  if (k >= 1 && trailing_code(at(1))) --k;  // a tax code before the amount ("@ 7.36 SR 131.40")
+  if (k >= 1 && quantity_of(at(1)) && !std::isdigit(static_cast<unsigned char>(at(1)[0]))) {
+    p.quantity = quantity_of(at(1)), k -= 1;  // "*4", "#1"
+  } else if (k >= 3 && price_of(at(1)) && is_times(at(2)) && quantity_of(at(3))) {
+    p.quantity = quantity_of(at(3)), p.unit_price = price_of(at(1)), k -= 3;
+  } else if (k >= 2 && price_of(at(1)) && times_quantity(at(2))) {
+    p.quantity = times_quantity(at(2)), p.unit_price = price_of(at(1)), k -= 2;
+  } else if (k >= 2 && price_of(at(1)) && (at(2) == "@" || at(1)[0] == '@')) {
+    p.unit_price = price_of(at(1));
+    k -= at(2) == "@" ? 2 : 1;
+    if (k >= 1 && quantity_of(at(1))) p.quantity = quantity_of(at(1)), k -= 1;
+  } else if (k >= 2 && checks(quantity_of(at(2)), price_of(at(1)), p.amount)) {
+    p.quantity = quantity_of(at(2)), p.unit_price = price_of(at(1)), k -= 2;
+  } else if (k >= 2 && checks(quantity_of(at(1)), price_of(at(2)), p.amount)) {
+    p.quantity = quantity_of(at(1)), p.unit_price = price_of(at(2)), k -= 2;
+  }
+  // Prices that do not check (an ex-tax price beside the price with tax, a discount): the one a
+  // quantity before them times to the amount is the unit price ("107636 3 78.00 82.68 248.04").
+  std::vector<std::string> unchecked;
+  while (k >= 1 && price_of(at(1))) unchecked.push_back(at(1)), --k;
+  for (const std::string& price : unchecked) {
+    if (!p.quantity && k >= 1 && checks(quantity_of(at(1)), price_of(price), p.amount))
+      p.quantity = quantity_of(at(1)), p.unit_price = price_of(price), --k;
+  }
+  t.resize(k);
+  // A quantity printed first: "1x", or a number the price checks ("2 TOWEL ROD 6.00 12.00"), or a
+  // number of one or two digits before the item's name (McDonald's "2 VM McChicken 15.90").
+  static const std::regex small(R"(^\d{1,2}$)"), glued(R"(^\d[A-Z]$)");
+  if (t.size() >= 2 && !p.quantity && std::regex_match(t.front(), glued)) {
+    p.quantity = t.front().substr(0, 1), t.front().erase(0, 1);  // "1M Porridge": 1, "M Porridge"
+  } else if (t.size() >= 2 && !p.quantity) {
+    if (times_quantity(t.front())) {
+      p.quantity = times_quantity(t.front()), t.erase(t.begin());
+    } else if (checks(quantity_of(t.front()), p.unit_price, p.amount) ||
+               (std::regex_match(t.front(), small) && name_word(t[1]))) {
+      p.quantity = quantity_of(t.front()), t.erase(t.begin());
+    }
+  }
+}
+
+// A name as printed, without a row number before it ("1.", "2") and marks OCR read around it.
+std::vector<std::string> name_of(std::vector<std::string> t) {
+  static const std::regex row_number(R"(^\d{1,2}\.?$)");
+  const auto mark = [](const std::string& w) {
+    return std::none_of(w.begin(), w.end(),
+                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+  };
+  while (!t.empty() &&
+         (mark(t.front()) || (t.size() >= 2 && std::regex_match(t.front(), row_number))))
+    t.erase(t.begin());
+  while (!t.empty() && mark(t.back())) t.pop_back();
+  return t;
+}
+
+// What ends an item block (a sum, a tax, a count of items, a payment; not a tax followed by a
+// description's words, "Tax return preparation"), what sits in it and is no item (a discount), and
+// what cannot be in it (a dated or labelled line of the receipt's head).
+Kind summary_kind(const std::string& lowered) {
+  static const std::regex summary(
+      R"(\btotal\b|^\W*(sub\W*total|tot\b|totqty|gross|net\b|nett|items?\s*\(?s?\)?\s*:|item\s*count|\d+\s*items?\b|qty\s*:|quantity|amount incl|serv\w*\.?\s*ch|gst|tax\b(?!\s+[a-z]{3,}\s+[a-z]{3,})|rounding|round\b|cash\b|change\b))");
+  static const std::regex skip(R"(^\W*(item\s+)?(disc\w*|saving|less\b|member))");
+  static const std::regex stop(
+      R"((\b\d{1,2}[/-]\d{1,2}[/-]\d{2,4}\b)|([a-z]{4,}\s*:)|tax invoice|receipt|invoice\s*no)");
+  // A column heading ("Item Qty Price Amount") names no item.
+  static const std::regex heading(
+      R"(\b(description|desc|qty|quantity|price|amount|amt|item|total|u\.p|uom)\b.*\b(qty|quantity|price|amount|amt|item|total|tax|rm)\b)");
+  if (std::regex_search(lowered, summary)) return Kind::kSummary;
+  if (std::regex_search(lowered, heading)) return Kind::kStop;
+  if (std::regex_search(lowered, skip)) return Kind::kSkip;
+  if (std::regex_search(lowered, stop)) return Kind::kStop;
+  return Kind::kOther;
+}
+
+Parsed parse_line(const Line& line, const std::function<bool(const Word&)>& kept) {
+  Parsed p;
+  std::vector<std::string> t;
+  std::string lowered;
+  for (const Word& w : line.words) {  // every word in `lowered`: a label's colon
+    lowered += lowered.empty() ? "" : " ";
+    for (const char c : w.text)
+      lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (kept(w) || w.text == "@") t.push_back(w.text);
+  }
+  if ((p.kind = summary_kind(lowered)) != Kind::kOther) return p;
+  p.blank = std::none_of(t.begin(), t.end(), [](const std::string& w) {
+    return std::any_of(w.begin(), w.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+  });
+  for (int codes = 0; codes < 2 && !t.empty() && trailing_code(t.back()); ++codes) t.pop_back();
+  // An amount whose point OCR lost, after the unit price it equals ("1 8.90 890"): that price.
+  if (t.size() >= 2 && price_of(t[t.size() - 2])) {
+    std::string digits = *price_of(t[t.size() - 2]);
+    digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+    if (digits == t.back()) t.back() = *price_of(t[t.size() - 2]);
+  }
+  const std::string last = t.empty() ? "" : t.back();
+  const bool at = !last.empty() && (last[0] == '@' || (t.size() >= 2 && t[t.size() - 2] == "@"));
+  const auto amount = last.empty() ? std::nullopt : price_of(last);
+  if (amount && at) {  // a name's line with its unit price: "LED TUBE*D/L -FNM @16.00"
+    p.kind = Kind::kAtPrice, p.unit_price = amount;
+    t.pop_back();
+    if (!t.empty() && t.back() == "@") t.pop_back();
+  } else if (amount) {
+    p.kind = Kind::kItem, p.amount = *cents_of(*amount);
+    t.pop_back();
+    read_figures(t, p);
+  }
+  const bool named = std::any_of(t.begin(), t.end(), name_word);
+  if (named) p.name = name_of(t);
+  if (p.kind == Kind::kOther) p.kind = named ? Kind::kName : Kind::kCode;
+  return p;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+// The first item line of the block above the summary line `end`: items, with names, codes and
+// other lines among them (a parking ticket's times under its item), no more than three lines of
+// no item in a row. `end` when none.
+std::size_t block_start(const std::vector<Parsed>& lines, std::size_t end) {
+  std::size_t first = end, gap = 0;
+  for (std::size_t i = end; i-- > 0;) {
+    const Kind k = lines[i].kind;
+    if (k == Kind::kItem) {
+      first = i, gap = 0;
+    } else if (k == Kind::kSummary || (!lines[i].blank && ++gap > 3)) {
+      break;
+    }
+  }
+  return first;
+}
+
+// The name lines over the block's first item line: up to two right over it (a name wrapped), or
+// the one over a barcode's or shelf's line there (Mr D.I.Y.'s).
+std::vector<std::size_t> names_over(const std::vector<Parsed>& lines, std::size_t first) {
+  const auto name = [&](std::size_t i) {
+    return lines[i].kind == Kind::kName || lines[i].kind == Kind::kAtPrice;
+  };
+  if (first > 1 && lines[first - 1].kind == Kind::kCode && name(first - 2)) return {first - 2};
+  std::vector<std::size_t> over;
+  for (std::size_t i = first; i-- > 0 && over.size() < 2 && name(i);) over.insert(over.begin(), i);
+  return over;
+}
+
+// Each item line's name: its own words, else the name lines over it or, where the last item line
+// without a name has a name line under it, those under it.
+ReceiptRows rows_of(const Page& page, const std::vector<Parsed>& lines, std::size_t first,
+                    std::size_t end) {
+  std::size_t last_bare = end;
+  for (std::size_t i = first; i < end; ++i) {
+    if (lines[i].kind == Kind::kItem && lines[i].name.empty()) last_bare = i;
+  }
+  const bool below = last_bare + 1 < end && lines[last_bare + 1].kind == Kind::kName;
+  ReceiptRows out;
+  std::vector<std::size_t> pending = below ? std::vector<std::size_t>{} : names_over(lines, first);
+  for (std::size_t i = first; i < end; ++i) {
+    const Parsed& p = lines[i];
+    if (!below && (p.kind == Kind::kName || p.kind == Kind::kAtPrice)) pending.push_back(i);
+    if (p.kind == Kind::kSkip) pending.clear();
+    if (p.kind != Kind::kItem) continue;
+    LineItem item{joined(p.name), p.quantity, p.unit_price, plain(p.amount), {}, {}, {}, {}, {}};
+    std::vector<std::size_t> used{i};
+    if (item.description.empty() && below) {
+      for (std::size_t j = i + 1; j < end && lines[j].kind == Kind::kName; ++j)
+        pending.push_back(j);
+    }
+    if (item.description.empty()) {
+      for (const std::size_t j : pending) {
+        item.description += (item.description.empty() ? "" : " ") + joined(lines[j].name);
+        if (!item.unit_price && lines[j].unit_price) item.unit_price = lines[j].unit_price;
+        used.push_back(j);
+      }
+    }
+    pending.clear();
+    if (item.description.empty()) continue;
+    item.box = page.lines[i].box;
+    for (const std::size_t j : used) item.box = item.box.with(page.lines[j].box);
+    out.items.push_back(std::move(item));
+    out.lines.insert(out.lines.end(), used.begin(), used.end());
+  }
+  return out;
+}
+
+// Whether `sum` is a figure printed on the summary's lines, or one of them less or more another
+// (a tax, a rounding, a discount printed there).
+bool sum_printed(const Page& page, std::size_t end, long long sum,
+                 const std::function<bool(const Word&)>& kept) {
+  std::vector<long long> figures;
+  for (std::size_t i = end; i < page.lines.size() && i < end + 12; ++i) {
+    for (const Word& w : page.lines[i].words) {
+      const auto c = kept(w) ? price_of(w.text) : std::nullopt;
+      if (c && *cents_of(*c) != 0) figures.push_back(std::llabs(*cents_of(*c)));
+    }
+  }
+  for (const long long a : figures) {
+    if (a == sum) return true;
+    for (const long long b : figures) {
+      if (a != b && (sum + a == b || sum - a == b)) return true;
+    }
+  }
+  return false;
+}
+
+// A summary line that prints a sum ("Total Sales : 8.90"), not a label alone ("Total ,").
+bool summed(const Line& line, const std::function<bool(const Word&)>& kept) {
+  return std::any_of(line.words.begin(), line.words.end(),
+                     [&](const Word& w) { return kept(w) && price_of(w.text); });
+}
+
+}  // namespace
+
+std::optional<ReceiptRows> receipt_rows(const Page& page,
+                                        const std::function<bool(const Word&)>& kept) {
+  std::vector<Parsed> lines;
+  for (const Line& line : page.lines) lines.push_back(parse_line(line, kept));
+  // A name's line whose figure is its unit price, over a line of figures without a name: the "@"
+  // before the price misread ("ISTIMEWA 653.50" over "9558606389392 *1 53.50").
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    Parsed& a = lines[i];
+    const Parsed& b = lines[i + 1];
+    if (a.kind == Kind::kItem && !a.name.empty() && !a.quantity && !a.unit_price &&
+        b.kind == Kind::kItem && b.name.empty() && b.quantity)
+      a.kind = Kind::kAtPrice, a.unit_price = plain(a.amount);
+  }
+  for (std::size_t end = 0; end < lines.size(); ++end) {
+    if (lines[end].kind != Kind::kSummary) continue;
+    const std::size_t first = block_start(lines, end);
+    // The first sum printed ends the items: rows under it are a tax summary's ("SR 6 8.90 0.53").
+    if (first == end && summed(page.lines[end], kept)) return std::nullopt;
+    if (first == end) continue;
+    ReceiptRows rows = rows_of(page, lines, first, end);
+    if (rows.items.empty()) return std::nullopt;
+    long long sum = 0;
+    bool each = true;
+    for (const LineItem& item : rows.items) {
+      const long long amount = cents_of(*item.amount).value_or(0);
+      sum += amount;
+      each = each && checks(item.quantity, item.unit_price, amount);
+    }
+    rows.sums = sum != 0 && sum_printed(page, end, std::llabs(sum), kept);
+    if (!rows.sums && !each) return std::nullopt;
+    return rows;
+  }
+  return std::nullopt;
+}
+
+bool same_amounts(const std::vector<LineItem>& a, const std::vector<LineItem>& b) {
+  const auto amounts = [](const std::vector<LineItem>& items) {
+    std::vector<long long> out;
+    for (const LineItem& i : items) {
+      const auto& figure = i.amount ? i.amount : i.unit_price;
+      std::string digits;  // without its currency, however it is printed ("RM 13.50", "$7.10")
+      for (const char c : figure.value_or("")) {
+        if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ',' || c == '-')
+          digits += c;
+      }
+      out.push_back(cents_of(digits).value_or(0));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  return amounts(a) == amounts(b);
+}
+
+}  // namespace docsift::ocr

@@ -1,0 +1,34 @@
+// A receipt's items read without a column heading (docs/ocr.md, "Line items"): the lines above
+// the receipt's summary (Subtotal, Total, GST, an item count) that end in an amount, each an item,
+// its name on its own line or on the line above or below its figures. Trusted only where the page's
+// arithmetic vouches for them: their amounts add up to a figure printed under them (alone, or with
+// a tax, rounding or discount figure printed there too), or every row's quantity times its unit
+// price is its amount.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "docsift/ocr/page.h"
+#include "docsift/ocr/rules.h"
+
+namespace docsift::ocr {
+
+struct ReceiptRows {
+  std::vector<LineItem> items;
+  std::vector<std::size_t> lines;  // the page's lines the rows were read from
+  bool sums = false;               // their amounts add up to a figure printed under them
+};
+
+// The items of the first block of such lines above a summary line, when the page's arithmetic
+// vouches for them; none otherwise. `kept(word)` says whether a word counts at all (specks do not).
+std::optional<ReceiptRows> receipt_rows(const Page& page,
+                                        const std::function<bool(const Word&)>& kept);
+
+// Whether two readings of a page's rows give the same amounts (each row's amount, else its unit
+// price), in any order.
+bool same_amounts(const std::vector<LineItem>& a, const std::vector<LineItem>& b);
+
+}  // namespace docsift::ocr

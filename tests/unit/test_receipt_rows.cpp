@@ -1,0 +1,153 @@
+// A receipt's items read without a column heading (lib/docsift/ocr/table_receipt.h; docs/ocr.md,
+// "Line items"): a name over its figures, quantity × unit price, the summary that ends the items,
+// lines in the block that are no item, and a block that nothing printed vouches for.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "docsift/ocr/page.h"
+#include "docsift/ocr/rules.h"
+#include "docsift/ocr/table_receipt.h"
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using docsift::ocr::Word;
+
+// Each line's words, left to right, at 10 px per character with one space between; 30 px apart.
+docsift::ocr::Page receipt(const std::vector<std::vector<std::string>>& lines) {
+  std::vector<Word> words;
+  int y = 20;
+  for (const auto& line : lines) {
+    int x = 20;
+    for (const auto& text : line) {
+      const int w = 10 * static_cast<int>(text.size());
+      words.push_back({text, {x, y, x + w, y + 20}, 95.0f});
+      x += w + 10;
+    }
+    y += 30;
+  }
+  return docsift::ocr::layout_page(std::move(words), 600, y + 20);
+}
+
+const auto kAll = [](const Word&) { return true; };
+
+// A seller's head, the items, then the summary: Mr D.I.Y.'s and Super Seven's layouts, a name on
+// its own line over its figures, and one with name and figures on a line.
+std::vector<std::vector<std::string>> head() {
+  return {{"KEDAI", "BUKU", "SDN", "BHD"},
+          {"NO", "8,", "JALAN", "7/118B"},
+          {"Tel", ":", "03-42601064"},
+          {"28-12-17", "18:52", "Cashier", ":", "ANN"}};
+}
+
+}  // namespace
+
+TEST_CASE("a receipt's items without a heading are its lines that end in an amount") {
+  auto lines = head();
+  lines.push_back({"KF", "MODELLING", "CLAY"});
+  lines.push_back({"9555916500133", "1", "X", "6.00", "6.00", "SR"});
+  lines.push_back({"PADLOCK", "ST-P6150", "50MM"});
+  lines.push_back({"0202", "-", "12/48"});  // a shelf's line between a name and its figures
+  lines.push_back({"6942131561507", "2X", "4.95", "9,90", "SR"});
+  lines.push_back({"PB", "D/S", "Tape", "12mm", "@", "2.50", "1.00PCS", "2.50", "T"});
+  lines.push_back({"Total", "Incl.", "GST@6%", "RM", "18.40"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  CHECK(rows->sums);
+  REQUIRE(rows->items.size() == 3);
+  CHECK(rows->items[0].description == "KF MODELLING CLAY");
+  CHECK(rows->items[0].quantity == "1");
+  CHECK(rows->items[0].unit_price == "6.00");
+  CHECK(rows->items[0].amount == "6.00");
+  CHECK(rows->items[1].description == "PADLOCK ST-P6150 50MM");
+  CHECK(rows->items[1].quantity == "2");
+  CHECK(rows->items[1].unit_price == "4.95");
+  CHECK(rows->items[1].amount == "9.90");
+  CHECK(rows->items[2].description == "PB D/S Tape 12mm");
+  CHECK(rows->items[2].quantity == "1.00");
+  CHECK(rows->items[2].unit_price == "2.50");
+  CHECK(rows->items[2].amount == "2.50");
+}
+
+TEST_CASE(
+    "the summary ends a receipt's items: its tax, payment and tax summary lines are no rows") {
+  auto lines = head();
+  lines.push_back({"2", "VM", "McChicken", "15.90"});
+  lines.push_back({"2", "M", "Coke"});  // a set meal's part: no figure, no row
+  lines.push_back({"1", "ChocTop", "1.90"});
+  lines.push_back({"Sub-total", "17.80"});
+  lines.push_back({"GST", "6%", "1.07"});
+  lines.push_back({"Total", "18.87"});
+  lines.push_back({"CASH", "20.00"});
+  lines.push_back({"CHANGE", "1.13"});
+  lines.push_back({"SR", "6", "17.80", "1.07"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  REQUIRE(rows->items.size() == 2);
+  CHECK(rows->items[0].description == "VM McChicken");
+  CHECK(rows->items[0].quantity == "2");
+  CHECK_FALSE(rows->items[0].unit_price);
+  CHECK(rows->items[0].amount == "15.90");
+  CHECK(rows->items[1].description == "ChocTop");
+  CHECK(rows->items[1].amount == "1.90");
+}
+
+TEST_CASE("a discount line among a receipt's items is no row, and the items still add up") {
+  auto lines = head();
+  lines.push_back({"Teh", "(B)"});
+  lines.push_back({"1x", "2.10", "2,10", "ZRL"});
+  lines.push_back({"Item", "Discount", "0.00"});
+  lines.push_back({"Take", "Away"});
+  lines.push_back({"4", "x", "0,20", "0.80", "ZRL"});
+  lines.push_back({"Total", "Qty:", "5"});
+  lines.push_back({"TOTAL:", "2.90"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  REQUIRE(rows->items.size() == 2);
+  CHECK(rows->items[0].description == "Teh (B)");
+  CHECK(rows->items[0].amount == "2.10");
+  CHECK(rows->items[1].description == "Take Away");
+  CHECK(rows->items[1].quantity == "4");
+  CHECK(rows->items[1].unit_price == "0.20");
+  CHECK(rows->items[1].amount == "0.80");
+}
+
+TEST_CASE("lines that end in amounts are no items where nothing printed vouches for them") {
+  auto lines = head();
+  // Two amounts that add up to no figure under them, and no quantity times a price: misread
+  // figures, or a page that is no receipt. Nothing is read rather than rows that may be wrong.
+  lines.push_back({"TOWEL", "ROD", "BRACKET", "12.00"});
+  lines.push_back({"WALL", "PLUG", "3.40", "3.50"});
+  lines.push_back({"Total", "277.90"});
+  lines.push_back({"CASH", "300.00"});
+  CHECK_FALSE(docsift::ocr::receipt_rows(receipt(lines), kAll));
+  // Nor without a summary line at all.
+  auto open = head();
+  open.push_back({"TOWEL", "ROD", "BRACKET", "12.00"});
+  open.push_back({"SCREW", "12.00"});
+  CHECK_FALSE(docsift::ocr::receipt_rows(receipt(open), kAll));
+  // A tax summary's row under the first sum printed is no item, though its figures add up.
+  auto summary = head();
+  summary.push_back({"Total", "Sales", ":", "8.90"});
+  summary.push_back({"Tax", "Code", "%", "Amt(RM)", "Tax(RM)"});
+  summary.push_back({"SR", "6", "8.90", "0.53"});
+  summary.push_back({"Total:", "8.90", "0.53"});
+  CHECK_FALSE(docsift::ocr::receipt_rows(receipt(summary), kAll));
+}
+
+TEST_CASE("a receipt without a heading gives its items to DESCRIPTIONS, QUANTITIES and PRICES") {
+  auto lines = head();
+  lines.push_back({"KF", "MODELLING", "CLAY"});
+  lines.push_back({"9555916500133", "2", "X", "6.00", "12.00", "SR"});
+  lines.push_back({"Total", "Incl.", "GST@6%", "RM", "12.00"});
+  static const auto rules = docsift::ocr::load_rules("builtin:ocr-rules");
+  const auto e = docsift::ocr::extract_fields(receipt(lines), rules,
+                                              {"DESCRIPTIONS", "QUANTITIES", "PRICES", "TOTAL"});
+  REQUIRE(e.items.size() == 1);
+  CHECK(e.fields.at("DESCRIPTIONS") == "KF MODELLING CLAY");
+  CHECK(e.fields.at("QUANTITIES") == "2");
+  CHECK(e.fields.at("PRICES") == "6.00");
+  CHECK(e.items[0].amount == "12.00");
+}
