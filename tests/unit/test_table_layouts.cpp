@@ -270,3 +270,28 @@ TEST_CASE("the balance check follows the reading the rows were taken from") {
   CHECK(merged.fields["DESCRIPTIONS"] == "Rent payment");
   CHECK(merged.info["checks"]["balance"] == "sum");
 }
+
+TEST_CASE(
+    "the rules' opening is cv::morphologyEx's with a line of ones, byte for byte, runs at the "
+    "edges and kernels of even and odd length included") {
+  cv::RNG rng(7);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int rows = rng.uniform(1, 90), cols = rng.uniform(1, 90);
+    cv::Mat ink(rows, cols, CV_8U);
+    // Runs of every length: mostly ink, so that long runs (and runs at the borders) are common.
+    rng.fill(ink, cv::RNG::UNIFORM, 0, 100);
+    ink = (ink < 85) / 255 * 255;
+    for (const bool down : {true, false}) {
+      for (const int k : {1, 2, 3, 4, 7, 8, 20, 41, 120}) {
+        CAPTURE(trial);
+        CAPTURE(down);
+        CAPTURE(k);
+        cv::Mat expected;
+        cv::morphologyEx(
+            ink, expected, cv::MORPH_OPEN,
+            cv::getStructuringElement(cv::MORPH_RECT, down ? cv::Size(1, k) : cv::Size(k, 1)));
+        CHECK(cv::countNonZero(docsift::ocr::open_along(ink, down, k) != expected) == 0);
+      }
+    }
+  }
+}

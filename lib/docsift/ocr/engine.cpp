@@ -352,9 +352,8 @@ Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& 
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
   Result out{std::move(e.fields),     std::move(e.text),     {}, std::move(info),
              std::move(e.confidence), std::move(e.evidence), {}, std::move(e.doubtful),
-             std::move(e.sums)};
+             std::move(e.sums),       std::move(e.items)};
   out.info["checks"] = e.checks;
-  out.items = std::move(e.items);
   // What the finder ranked on the first reading (ocr.write_evidence), for
   // bench/ocr/train_finder.py; the second reading and the rereading call finish with an empty info
   // and keep none.

@@ -34,6 +34,11 @@ cv::Mat even_out(const cv::Mat& grey);
 // and drops short words beside one (a quantity's "5") or a boxed header row.
 cv::Mat without_rules(const cv::Mat& grey);
 
+// `ink` (CV_8U, 0 or 255) opened with a line of ones k long, down (k × 1) or across (1 × k):
+// byte for byte cv::morphologyEx(MORPH_OPEN) with that rectangle and its default anchor and
+// borders, in time linear in the pixels whatever k is. without_rules' long rules are found so.
+cv::Mat open_along(const cv::Mat& ink, bool down, int k);
+
 struct ReaderOptions {
   std::string language = "eng";
   bool deskew = true;
