@@ -98,7 +98,7 @@ Reread read_again(
     std::string was;
     for (std::size_t w = it->first; w <= it->last && w < words.size(); ++w) {
       box = box.with(words[w].box);
-      was += (was.empty() ? "" : " ") + words[w].text;
+      append_joined(was, " ", words[w].text);
     }
     const std::optional<LineText> second = read(box);
     if (!second) continue;

@@ -43,7 +43,7 @@ std::optional<FieldFinder::ItemRow> FieldFinder::item_row(std::size_t line) cons
     words.pop_back();
   }
   std::string description;
-  for (const auto& w : words) description += (description.empty() ? "" : " ") + w;
+  for (const auto& w : words) append_joined(description, " ", w);
   description = clean_text(description);
   if (description.empty() || !has_letters(description)) return std::nullopt;
   return ItemRow{description, quantity, price};
@@ -291,7 +291,7 @@ void FieldFinder::line_items() {
   }
   const auto joined = [](const std::vector<std::string>& items) {
     std::string s;
-    for (const auto& item : items) s += (s.empty() ? "" : " | ") + item;
+    for (const auto& item : items) append_joined(s, " | ", item);
     return s;
   };
   if (!descriptions.empty()) found["DESCRIPTIONS"] = joined(descriptions);
@@ -314,9 +314,9 @@ void FieldFinder::receipt_items(std::optional<ReceiptRows>& rows) {
                                 [](const LineItem& i) { return i.unit_price.has_value(); });
   std::string descriptions, quantities, prices;
   for (const LineItem& i : rows->items) {
-    descriptions += (descriptions.empty() ? "" : " | ") + i.description;
-    if (i.quantity) quantities += (quantities.empty() ? "" : " | ") + *i.quantity;
-    prices += (prices.empty() ? "" : " | ") + *(unit ? i.unit_price : i.amount);
+    append_joined(descriptions, " | ", i.description);
+    if (i.quantity) append_joined(quantities, " | ", *i.quantity);
+    append_joined(prices, " | ", *(unit ? i.unit_price : i.amount));
   }
   items = std::move(rows->items);
   found["DESCRIPTIONS"] = descriptions, found["PRICES"] = prices;

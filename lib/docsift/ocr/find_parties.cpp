@@ -63,7 +63,7 @@ std::string FieldFinder::seller_name(std::size_t& best,
   std::string name;
   pieces.assign(1, {});
   for (std::size_t k = best; k <= last; ++k) {
-    name += (name.empty() ? "" : " ") + name_of(r[k].text);
+    append_joined(name, " ", name_of(r[k].text));
     pieces.front().push_back(k);
   }
   const std::string lowered = lowercase(name);
@@ -174,8 +174,7 @@ std::optional<std::size_t> FieldFinder::sender_line(std::string& name, std::stri
     if (!addressed) continue;
     name = parts[0];
     address.clear();
-    for (std::size_t k = 1; k < parts.size(); ++k)
-      address += (address.empty() ? "" : ", ") + parts[k];
+    for (std::size_t k = 1; k < parts.size(); ++k) append_joined(address, ", ", parts[k]);
     while (!address.empty() && (address.back() == ',' || address.back() == ' ')) address.pop_back();
     return i;
   }
@@ -241,7 +240,7 @@ void FieldFinder::business_address() {
       if (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left)
         continue;  // another column
       if (address_like(k) && r[k].hits.empty()) {
-        address += (address.empty() ? "" : " ") + clean_text(r[k].text);
+        append_joined(address, " ", clean_text(r[k].text));
         address_segments.push_back(k);
         last_line = r[k].line;
       } else if (!address.empty() || ++skipped > 2) {

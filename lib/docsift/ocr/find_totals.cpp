@@ -287,7 +287,7 @@ std::vector<WordRun> FieldFinder::doubtful_amounts() const {
     std::string text;
     float least = 100;
     for (std::size_t w = *first; w <= *last; ++w) {
-      text += (text.empty() ? "" : " ") + line.words[w].text;
+      append_joined(text, " ", line.words[w].text);
       least = std::min(least, line.words[w].confidence);
     }
     // A registration number beside a tax label ("GST Reg No : 000683900928") is no amount.

@@ -8,9 +8,14 @@
 
 namespace docsift::ocr {
 
+void append_joined(std::string& out, std::string_view separator, std::string_view item) {
+  if (!out.empty()) out += separator;
+  out += item;
+}
+
 std::string Line::text() const {
   std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + w.text;
+  for (const auto& w : words) append_joined(out, " ", w.text);
   return out;
 }
 

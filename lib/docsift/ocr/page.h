@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace docsift::ocr {
@@ -56,5 +57,10 @@ Page layout_page(std::vector<Word> words, int width, int height, double block_ga
 // control or private-use characters (a font without a Unicode map extracts as glyph ids), and
 // some that read as words (three letters or more with a vowel).
 bool usable_text_layer(const std::vector<Word>& words);
+
+// Appends `item` to `out`, after `separator` unless `out` is empty: the engine's words joined by
+// " " and a list's items by " | ". In place, where `out += (... ? "" : sep) + item` built a
+// temporary (and GCC 12 warned of an overlap it imagined in it).
+void append_joined(std::string& out, std::string_view separator, std::string_view item);
 
 }  // namespace docsift::ocr

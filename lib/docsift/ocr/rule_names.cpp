@@ -108,7 +108,7 @@ std::string repair_name(const std::string& name, const Rules& rules) {
                      [](char c) { return (c >= '1' && c <= '9') || (c >= 'a' && c <= 'z'); }))
       std::replace(word.begin(), word.end(), '0', 'O');
     word = repair_trade_word(word, rules);
-    out += (out.empty() ? "" : " ") + word;
+    append_joined(out, " ", word);
     start = end + 1;
   }
   return out;

@@ -265,7 +265,7 @@ bool known_kind(std::string_view kind) {
 
 std::string kind_names() {
   std::string out;
-  for (const KindRow& row : kKindTable) out += (out.empty() ? "" : ", ") + std::string(row.kind);
+  for (const KindRow& row : kKindTable) append_joined(out, ", ", std::string(row.kind));
   return out;
 }
 
@@ -300,7 +300,7 @@ std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
       std::vector<int> heights;
       double confidence = 0;
       for (std::size_t w = start; w < k; ++w) {
-        seg.text += (seg.text.empty() ? "" : " ") + line.words[w].text;
+        append_joined(seg.text, " ", line.words[w].text);
         // A descender ("p", "y") or a bracket makes a word's box taller than its letters.
         const std::string& t = line.words[w].text;
         const bool tall = t.find_first_of("gjpqy()[]{}|,;") != std::string::npos;

@@ -210,7 +210,7 @@ Parsed parse_line(const Line& line, const std::function<bool(const Word&)>& kept
 
 std::string joined(const std::vector<std::string>& words) {
   std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
+  for (const auto& w : words) append_joined(s, " ", w);
   return s;
 }
 
@@ -266,7 +266,7 @@ ReceiptRows rows_of(const Page& page, const std::vector<Parsed>& lines, std::siz
     }
     if (item.description.empty()) {
       for (const std::size_t j : pending) {
-        item.description += (item.description.empty() ? "" : " ") + joined(lines[j].name);
+        append_joined(item.description, " ", joined(lines[j].name));
         if (!item.unit_price && lines[j].unit_price) item.unit_price = lines[j].unit_price;
         used.push_back(j);
       }
