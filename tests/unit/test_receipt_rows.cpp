@@ -8,6 +8,7 @@
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/table_receipt.h"
+#include "support/word_pages.h"
 
 #include <doctest/doctest.h>
 
@@ -15,23 +16,9 @@ namespace {
 
 using docsift::ocr::Word;
 
-// Each line's words, left to right, at 10 px per character with one space between; 30 px apart.
-docsift::ocr::Page receipt(const std::vector<std::vector<std::string>>& lines) {
-  std::vector<Word> words;
-  int y = 20;
-  for (const auto& line : lines) {
-    int x = 20;
-    for (const auto& text : line) {
-      const int w = 10 * static_cast<int>(text.size());
-      words.push_back({text, {x, y, x + w, y + 20}, 95.0f});
-      x += w + 10;
-    }
-    y += 30;
-  }
-  return docsift::ocr::layout_page(std::move(words), 600, y + 20);
-}
+const auto receipt = docsift::testing::till_receipt;
 
-const auto kAll = [](const Word&) { return true; };
+constexpr auto kAll = docsift::testing::every_word;
 
 // A seller's head, the items, then the summary: Mr D.I.Y.'s and Super Seven's layouts, a name on
 // its own line over its figures, and one with name and figures on a line.
@@ -142,8 +129,7 @@ TEST_CASE("a receipt without a heading gives its items to DESCRIPTIONS, QUANTITI
   lines.push_back({"KF", "MODELLING", "CLAY"});
   lines.push_back({"9555916500133", "2", "X", "6.00", "12.00", "SR"});
   lines.push_back({"Total", "Incl.", "GST@6%", "RM", "12.00"});
-  static const auto rules = docsift::ocr::load_rules("builtin:ocr-rules");
-  const auto e = docsift::ocr::extract_fields(receipt(lines), rules,
+  const auto e = docsift::ocr::extract_fields(receipt(lines), docsift::testing::shipped_rules(),
                                               {"DESCRIPTIONS", "QUANTITIES", "PRICES", "TOTAL"});
   REQUIRE(e.items.size() == 1);
   CHECK(e.fields.at("DESCRIPTIONS") == "KF MODELLING CLAY");

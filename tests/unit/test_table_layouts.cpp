@@ -17,6 +17,7 @@
 #include "docsift/ocr/reader.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/table.h"
+#include "support/word_pages.h"
 
 #include <doctest/doctest.h>
 
@@ -25,27 +26,12 @@ namespace {
 using docsift::ocr::Column;
 using docsift::ocr::Word;
 
-const docsift::ocr::Rules& rules() {
-  static const auto r = docsift::ocr::load_rules("builtin:ocr-rules");
-  return r;
-}
+using docsift::testing::page_at;
+using docsift::testing::Placed;
 
-// Words at given x positions, each line at its own y, 10 px per character, 20 px tall.
-struct Placed {
-  std::string text;
-  int x;
-};
-docsift::ocr::Page page_at(const std::vector<std::pair<int, std::vector<Placed>>>& lines,
-                           float confidence = 95.0f) {
-  std::vector<Word> words;
-  for (const auto& [y, line] : lines) {
-    for (const auto& [text, x] : line)
-      words.push_back({text, {x, y, x + 10 * static_cast<int>(text.size()), y + 20}, confidence});
-  }
-  return docsift::ocr::layout_page(std::move(words), 850, 1100);
-}
+const docsift::ocr::Rules& rules() { return docsift::testing::shipped_rules(); }
 
-const auto kAll = [](const Word&) { return true; };
+constexpr auto kAll = docsift::testing::every_word;
 
 std::vector<docsift::ocr::TableRow> rows_under(const docsift::ocr::Page& page) {
   const auto header = docsift::ocr::table_header(page.lines[0], rules().table);

@@ -13,6 +13,7 @@
 #include "docsift/ocr/page_checks.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/table.h"
+#include "support/word_pages.h"
 
 #include <doctest/doctest.h>
 
@@ -21,26 +22,10 @@ namespace {
 using docsift::ocr::Column;
 using docsift::ocr::Word;
 
-const docsift::ocr::Rules& rules() {
-  static const auto r = docsift::ocr::load_rules("builtin:ocr-rules");
-  return r;
-}
+using docsift::testing::page_of;
+using docsift::testing::Placed;
 
-// Words at given x positions on lines 30 px apart, 10 px per character, 20 px tall.
-struct Placed {
-  std::string text;
-  int x;
-};
-docsift::ocr::Page page_of(const std::vector<std::vector<Placed>>& lines) {
-  std::vector<Word> words;
-  int y = 0;
-  for (const auto& line : lines) {
-    for (const auto& [text, x] : line)
-      words.push_back({text, {x, y, x + 10 * static_cast<int>(text.size()), y + 20}, 95.0f});
-    y += 30;
-  }
-  return docsift::ocr::layout_page(std::move(words), 850, 1100);
-}
+const docsift::ocr::Rules& rules() { return docsift::testing::shipped_rules(); }
 
 std::vector<Column> kinds(const std::vector<docsift::ocr::TableColumn>& columns) {
   std::vector<Column> out;
@@ -48,7 +33,7 @@ std::vector<Column> kinds(const std::vector<docsift::ocr::TableColumn>& columns)
   return out;
 }
 
-const auto kAll = [](const Word&) { return true; };
+constexpr auto kAll = docsift::testing::every_word;
 
 }  // namespace
 
