@@ -411,6 +411,10 @@ def main():
     names = [n for n in args.families.split(",") if n]
     if not args.out or not names or set(names) - set(FAMILIES):
         ap.error(f"OUT_DIR and families among {', '.join(FAMILIES)} are needed")
+    if os.path.isdir(args.out) and os.listdir(args.out):
+        # Its pages and ground_truth.jsonl would land among (or over) what is there: a run's
+        # folder, samples/, another seed's pages.
+        ap.error(f"{args.out}: the folder is not empty; name a new or empty folder")
     os.makedirs(args.out, exist_ok=True)
     rng, fonts = random.Random(args.seed), font_files()
     records, layouts, balances = [], [], []

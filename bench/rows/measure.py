@@ -73,6 +73,11 @@ def main():
     ap.add_argument("--json", help="write the figures as JSON here")
     ap.add_argument("--misses", action="store_true", help="list each statement the balance check or queue gets wrong")
     args = ap.parse_args()
+    if args.json:
+        out = os.path.realpath(args.json)
+        for folder in (args.truth_dir, args.run_dir):
+            if os.path.commonpath([out, os.path.realpath(folder)]) == os.path.realpath(folder):
+                ap.error(f"--json {args.json} is inside {folder}, which this reads; write it elsewhere")
     results = os.path.join(args.run_dir, "results.jsonl")
     with open(os.path.join(args.truth_dir, "ground_truth.jsonl")) as f:
         truth = f.readlines()
@@ -111,7 +116,7 @@ def main():
                 print(f"  {image}: {'adds up' if adds else 'does not (' + how + ')'}; check {check}; "
                       f"{'queued' if queued else 'not queued'}")
     if args.json:
-        with open(args.json, "w") as f:
+        with open(args.json, "w") as f:  # checked against the folders read before anything ran
             json.dump({"families": figures, "balance": {"statements": len(table), "checks": checks, "matrix": matrix}},
                       f, indent=1)
     return 0
