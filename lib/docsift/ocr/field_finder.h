@@ -137,7 +137,7 @@ class FieldFinder {
   // follows.
   std::vector<Stop> table_stops() const;
   // A receipt's rows read without a heading (table_receipt.h) as the items.
-  void receipt_items(std::optional<ReceiptRows>& rows);
+  void receipt_items(std::optional<ReceiptRows> rows);
   struct ItemRow {
     std::string description;
     std::optional<std::string> quantity, price;

@@ -240,8 +240,7 @@ bool FieldFinder::table_lines(std::vector<TableColumn>& columns, std::size_t& fi
 void FieldFinder::line_items() {
   std::vector<TableColumn> columns;
   std::size_t first = 0, end = 0;
-  std::optional<ReceiptRows> receipt = receipt_rows(page, kept_word);
-  if (!table_lines(columns, first, end)) return receipt_items(receipt);
+  if (!table_lines(columns, first, end)) return receipt_items(receipt_rows(page, kept_word));
   const auto has = [&](Column c) {
     return std::any_of(columns.begin(), columns.end(),
                        [&](const TableColumn& t) { return t.kind == c; });
@@ -277,11 +276,12 @@ void FieldFinder::line_items() {
     rows.insert(rows.end(), row.lines.begin(), row.lines.end());
     if (transactions) amounts.push_back(row_amount(row, *item));
   }
-  // A receipt's rows whose amounts add up to its total, where the heading's rows give other
-  // amounts (a name and its figures on two lines, a heading found in the footer).
-  if (receipt && receipt->sums && !transactions && !same_amounts(items, receipt->items)) {
+  // A receipt's rows that add up to its total where the heading's give other amounts (a name over
+  // its figures, a heading found in the footer); never a statement's.
+  if (auto receipt = transactions ? std::nullopt : receipt_rows(page, kept_word);
+      receipt && receipt->sums && !same_amounts(items, receipt->items)) {
     items.clear();
-    return receipt_items(receipt);
+    return receipt_items(std::move(receipt));
   }
   if (transactions) {
     signs_from_balances(amounts);
@@ -308,7 +308,7 @@ void FieldFinder::line_items() {
 
 // A receipt that prints no column heading: its rows where its arithmetic vouches for them
 // (table_receipt.h). PRICES are their unit prices where every row prints one, else their amounts.
-void FieldFinder::receipt_items(std::optional<ReceiptRows>& rows) {
+void FieldFinder::receipt_items(std::optional<ReceiptRows> rows) {
   if (!rows) return;
   const bool unit = std::all_of(rows->items.begin(), rows->items.end(),
                                 [](const LineItem& i) { return i.unit_price.has_value(); });
