@@ -167,8 +167,10 @@ TEST_CASE(
   for (const char c : (*record)["line_items"][0]["description"].get<std::string>())
     first += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
   CHECK(page.find("<td class=\"value\">" + first + "</td>") != std::string::npos);
-  // Its rows print no amounts, so nothing ties them to the sums: the page claims nothing of them.
-  CHECK(page.find("<ul class=\"checks\">") == std::string::npos);
+  // Its rows print a quantity and a unit price, no amount: their products make the subtotal, and
+  // the page says so.
+  CHECK(page.find("<ul class=\"checks\"><li class=\"right\">the rows&#39; amounts sum to the "
+                  "page&#39;s SUBTOTAL</li></ul>") != std::string::npos);
   // A statement whose opening balance and transactions miss its closing balance (the samples'
   // statements print balances their rows do not reach): the report says by how much, in the words
   // of review.csv's check on its DESCRIPTIONS.

@@ -217,3 +217,56 @@ TEST_CASE(
     CHECK(doubted[f].contradicted);
   }
 }
+
+TEST_CASE(
+    "a table of quantities and unit prices only: their products sum to the subtotal, or its unit "
+    "prices are the lines' amounts") {
+  using docsift::ocr::Evidence;
+  using docsift::ocr::LineItem;
+  // samples/synthetic_invoice_020.png's first rows: "Qty" and "Price", no line amount.
+  std::vector<LineItem> items{{"Copper fitting", "5", "$158.90", {}, {}, {}, {}, {}, {}},
+                              {"Network switch", "2", "$50.21", {}, {}, {}, {}, {}, {}}};
+  std::map<std::string, std::string> fields{{"DESCRIPTIONS", "Copper fitting | Network switch"},
+                                            {"QUANTITIES", "5 | 2"},
+                                            {"PRICES", "$158.90 | $50.21"},
+                                            {"SUBTOTAL", "$894.92"}};
+  const auto fresh = [] {
+    return std::map<std::string, Evidence>{
+        {"DESCRIPTIONS", {}}, {"QUANTITIES", {}}, {"PRICES", {}}, {"SUBTOTAL", {}}};
+  };
+  auto evidence = fresh();
+  nlohmann::json checks = nlohmann::json::object();
+  docsift::ocr::check_rows(items, fields, evidence, checks);
+  CHECK(checks["table"]["sum"] == "894.92");  // 5 × 158.90 + 2 × 50.21
+  CHECK(checks["table"]["difference"] == "0.00");
+  CHECK_FALSE(checks["table"].contains("products"));  // no amount to check a product against
+  for (const char* f : {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"}) {
+    CAPTURE(f);
+    CHECK(evidence[f].vouched);
+  }
+
+  // A quantity misread: the products miss the subtotal by its difference, and all are doubted.
+  items[1].quantity.emplace(1, '3');
+  evidence = fresh();
+  docsift::ocr::check_rows(items, fields, evidence, checks);
+  CHECK(checks["table"]["difference"] == "50.21");
+  for (const char* f : {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"}) {
+    CAPTURE(f);
+    CHECK(evidence[f].contradicted);
+  }
+
+  // A "Price" column that holds the lines' amounts: they, not the products, make the subtotal.
+  fields["SUBTOTAL"] = "$209.11";
+  evidence = fresh();
+  docsift::ocr::check_rows(items, fields, evidence, checks);
+  CHECK(checks["table"]["sum"] == "209.11");
+  CHECK(evidence["DESCRIPTIONS"].vouched);
+  CHECK_FALSE(evidence["QUANTITIES"].vouched);
+  // And where no row prints a quantity, the prices are summed as they are.
+  for (LineItem& i : items) i.quantity.reset();
+  fields.erase("QUANTITIES");
+  evidence = fresh();
+  docsift::ocr::check_rows(items, fields, evidence, checks);
+  CHECK(checks["table"]["sum"] == "209.11");
+  CHECK(checks["table"]["difference"] == "0.00");
+}

@@ -230,9 +230,11 @@ void Engine::reread(Result& out, const Page& page, const cv::Mat& rgb, const Pre
   std::vector<WordRun> wanted;
   for (const WordRun& run : out.doubtful) {
     const bool none = unread(out, run.field);
+    // A table's misread figure is read again wherever it is.
+    const bool figure = run.field == "QUANTITIES" || run.field == "PRICES";
     const bool wanted_here = run.field == "TOTAL"      ? !vouched_total(out)
                              : run.field == "SUPPLIER" ? none || doubtful_seller(out)
-                                                       : none;
+                                                       : figure || none;
     if (wanted_here) wanted.push_back(run);
   }
   if (wanted.empty()) return;
@@ -255,6 +257,9 @@ void Engine::reread(Result& out, const Page& page, const cv::Mat& rgb, const Pre
   const std::string seller = value_or_na(out, "SUPPLIER");
   if (take_reread_seller(out, again, again_read.replaced_for("SUPPLIER")))
     out.info["reread"]["seller"] = {{"was", seller}, {"now", out.fields.at("SUPPLIER")}};
+  std::vector<Box> cells = again_read.replaced_for("QUANTITIES");
+  for (const Box& b : again_read.replaced_for("PRICES")) cells.push_back(b);
+  if (take_reread_items(out, again, cells)) out.info["reread"]["rows"] = out.items.size();
 }
 
 Engine::Result Engine::read_words(std::vector<Word> words, int width, int height,

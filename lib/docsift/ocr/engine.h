@@ -137,7 +137,8 @@ struct Reread {
 // The text a second reading of `run` puts in, where it is sure: for TOTAL one amount with cents
 // (spaces dropped: "42. 50") at a mean probability ≥ kAmountSure; for INVOICE_DATE one date (a
 // time glued on set apart: unglued_time) at ≥ kDateSure; for SUPPLIER 4 letters or more at ≥
-// kLetterSure (cross_read.h). nullopt otherwise.
+// kLetterSure (cross_read.h); for QUANTITIES a number (digits, a decimal's point) at ≥ kAmountSure,
+// for PRICES as for TOTAL. nullopt otherwise.
 std::optional<std::string> sure_reading(const WordRun& run, const LineText& second,
                                         const Lexicon& lexicon, DateOrder order);
 // `page` with the words of each of `runs` (in reading order, as Extraction::doubtful is) replaced
@@ -156,6 +157,12 @@ bool take_reread_seller(Engine::Result& first, const Engine::Result& again,
 // Takes `again`'s INVOICE_DATE (the rules on the page read_again gave) into `first` where `first`
 // had none; marks its evidence reader_taken. Whether it took it.
 bool take_reread_date(Engine::Result& first, const Engine::Result& again);
+// Takes `again`'s rows (items, and DESCRIPTIONS, QUANTITIES and PRICES with their evidence) into
+// `first` where `replaced` (the boxes of misread figures, TableRow::Misread) is not empty and
+// `again` read as many rows with more of their quantities and prices; marks the lists' evidence
+// reader_taken. Whether it took them.
+bool take_reread_items(Engine::Result& first, const Engine::Result& again,
+                       const std::vector<Box>& replaced);
 // Takes `again`'s TOTAL (the rules on the page read_again gave) into `first` where it differs and
 // `first` had none, or the page's sums vouch for it, or it was read from `replaced` (the boxes of
 // the payment lines' words replaced); marks its

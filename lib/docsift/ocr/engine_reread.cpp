@@ -2,6 +2,7 @@
 // readings are sure enough to put in, the page with them put in, and which of the rules' values on
 // that page are taken.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -64,7 +65,13 @@ std::optional<std::string> sure_reading(const WordRun& run, const LineText& seco
   }
   std::string text = second.text;
   text.erase(std::remove(text.begin(), text.end(), ' '),
-             text.end());  // one word: "42. 50" is 42.50
+             text.end());           // one word: "42. 50" is 42.50
+  if (run.field == "QUANTITIES") {  // a count: digits, a decimal's point or comma among them
+    const bool count = !text.empty() && std::isdigit(static_cast<unsigned char>(text.front())) &&
+                       std::isdigit(static_cast<unsigned char>(text.back())) &&
+                       text.find_first_not_of("0123456789.,") == std::string::npos;
+    return count && second.mean >= kAmountSure ? std::optional(text) : std::nullopt;
+  }
   if (second.mean < kAmountSure || !second_value("amount", text, lexicon, order))
     return std::nullopt;
   return text;
@@ -133,6 +140,31 @@ bool take_reread_seller(Engine::Result& first, const Engine::Result& again,
 bool take_reread_date(Engine::Result& first, const Engine::Result& again) {
   return take_field(first, again, "INVOICE_DATE",
                     [](const std::string& before, const Evidence&) { return before == "N/A"; });
+}
+
+bool take_reread_items(Engine::Result& first, const Engine::Result& again,
+                       const std::vector<Box>& replaced) {
+  const auto cells = [](const std::vector<LineItem>& items) {
+    std::size_t n = 0;
+    for (const LineItem& i : items) n += i.quantity.has_value() + (i.unit_price || i.amount);
+    return n;
+  };
+  if (replaced.empty() || again.items.size() != first.items.size() ||
+      cells(again.items) <= cells(first.items))
+    return false;
+  for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
+    const auto value = again.fields.find(list);
+    if (value == again.fields.end()) continue;
+    first.fields[list] = value->second;
+    if (const auto e = again.evidence.find(list); e != again.evidence.end()) {
+      first.evidence[list] = e->second;
+      first.evidence[list].reader_taken = true;
+    }
+    if (const auto c = again.confidence.find(list); c != again.confidence.end())
+      first.confidence[list] = c->second;
+  }
+  first.items = again.items;
+  return true;
 }
 
 bool take_reread_total(Engine::Result& first, const Engine::Result& again,

@@ -384,6 +384,9 @@ class FieldFinder {
   std::optional<std::size_t> supplier_at;
   std::vector<std::size_t> address_segments;  // the segments BUSINESS_ADDRESS was read from
   std::vector<LineItem> items;                // line_items: the table's rows read as items
+  // line_items: the items' figures OCR misread (TableRow::Misread), for a second recognizer to read
+  // again: QUANTITIES for a quantity's, PRICES for a price's or an amount's.
+  std::vector<WordRun> misread_figures;
 };
 
 }  // namespace docsift::ocr::detail

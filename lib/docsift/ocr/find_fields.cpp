@@ -64,6 +64,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   out.doubtful = doubtful_amounts();
   for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));
+  out.doubtful.insert(out.doubtful.end(), misread_figures.begin(), misread_figures.end());
   // Reading order (read_again's contract); of two runs at one place, amounts, dates, names in turn.
   std::stable_sort(out.doubtful.begin(), out.doubtful.end(),
                    [](const WordRun& a, const WordRun& b) {

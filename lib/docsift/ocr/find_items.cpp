@@ -4,10 +4,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
-#include <regex>
-#include <set>
-#include <string_view>
 
 #include "docsift/ocr/table_cut.h"
 #include "docsift/ocr/table_receipt.h"
@@ -270,6 +266,9 @@ void FieldFinder::line_items() {
                                   1, "amount") == 0)
       continue;
     items.push_back(line_item(row, *item, has(Column::kUnitPrice)));
+    for (const TableRow::Misread& m : transactions ? std::vector<TableRow::Misread>{} : row.misread)
+      misread_figures.push_back(
+          {m.line, m.word, m.word, m.column == Column::kQuantity ? "QUANTITIES" : "PRICES"});
     descriptions.push_back(item->description);
     if (item->quantity) quantities.push_back(*item->quantity);
     if (item->price) prices.push_back(*item->price);

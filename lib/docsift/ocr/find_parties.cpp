@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <regex>
 
 namespace docsift::ocr::detail {
@@ -112,7 +113,7 @@ std::string FieldFinder::seller_name(std::size_t& best,
     const auto after = below(*next);
     const bool before_number = joined == 0 && after && registration_number(*after);
     if (!legal_below && !unfinished && !before_number) break;
-    name += " " + name_of(r[*next].text);
+    append_joined(name, " ", name_of(r[*next].text));
     pieces.push_back({*next});
   }
   return name;
@@ -157,10 +158,7 @@ std::optional<std::size_t> FieldFinder::sender_line(std::string& name, std::stri
   for (std::size_t i = 0; i < n && r[i].top <= page.height * 0.4; ++i) {
     std::string text =
         r[i].text;  // the segment: what the line has beside it is the letter's header
-    for (const std::string dot : {"\u00b7", "\u2022"}) {
-      for (std::size_t at; (at = text.find(dot)) != std::string::npos;)
-        text.replace(at, dot.size(), "|");
-    }
+    for (const char* dot : {"\u00b7", "\u2022"}) text = replace_all(text, dot, "|");
     std::vector<std::string> parts;
     for (std::size_t at = 0; at <= text.size();) {
       const std::size_t bar = std::min(text.find('|', at), text.size());
@@ -237,10 +235,16 @@ void FieldFinder::business_address() {
     std::string address;
     std::size_t skipped = 0, last_line = r[*supplier_at].line;
     for (std::size_t k = *supplier_at + 1; k < n && r[k].line <= last_line + 2; ++k) {
-      if (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left)
+      // The rest of the address's last line, read as a line of its own on a skewed page ("301
+      // Queen Street, Brisbane" then "QLD 4000"): it starts where that line ends, at its height.
+      const std::size_t at = address_segments.empty() ? k : address_segments.back();
+      const bool goes_on = at != k && r[k].left >= r[at].right &&
+                           r[k].left - r[at].right <= 2 * std::max(1, r[at].height) &&
+                           std::abs(r[k].top - r[at].top) <= std::max(1, r[at].height);
+      if (!goes_on && (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left))
         continue;  // another column
       if (address_like(k) && r[k].hits.empty()) {
-        append_joined(address, " ", clean_text(r[k].text));
+        append_joined(address, " ", clean_address(r[k].text));
         address_segments.push_back(k);
         last_line = r[k].line;
       } else if (!address.empty() || ++skipped > 2) {
@@ -258,11 +262,11 @@ void FieldFinder::contacts() {
     const std::string& t = r[i].text;
     const bool sellers_column = left_of_payer(i);
     if ((in_block(supplier_block, i) && !in_block(payer_block, i)) || sellers_column) {
-      if (looks_like_address(t)) set("BUSINESS_ADDRESS", clean_text(t), i);
+      if (looks_like_address(t)) set("BUSINESS_ADDRESS", clean_address(t), i);
       if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
     }
     if (in_block(payer_block, i) && !sellers_column) {
-      if (looks_like_address(t)) set("PAYER_ADDRESS", clean_text(t), i);
+      if (looks_like_address(t)) set("PAYER_ADDRESS", clean_address(t), i);
       if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
       if (!statement) {
         if (auto v = parse_phone(t)) set("PAYER_PHONE", *v, i);

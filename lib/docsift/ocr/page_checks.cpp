@@ -252,20 +252,38 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     }
   };
   int checked = 0, off = 0;
-  long long sum = 0;
-  bool every_amount = true;
+  // What the rows come to: each row's amount, or where it prints none, its quantity × unit price
+  // (a table of a quantity and a unit price only: samples/); and, beside it, the unit prices alone
+  // (a "Price" column that holds the line's amount).
+  long long sum = 0, prices = 0;
+  bool every_row = true, every_price = true, products = false, counted = false;
+  // Cents into `out` where `text` is an amount (plain values, not optionals, which GCC 12 takes for
+  // read uninitialised here).
+  const auto cents = [](const std::optional<std::string>& text, long long& out) {
+    const auto c = text ? amount_cents(*text) : std::nullopt;
+    out = c.value_or(0);
+    return c.has_value();
+  };
   for (const LineItem& item : items) {
-    const auto amount = item.amount ? amount_cents(*item.amount) : std::nullopt;
-    every_amount = every_amount && amount.has_value();
-    if (amount) sum += *amount;
-    const auto unit = item.unit_price ? amount_cents(*item.unit_price) : std::nullopt;
-    if (!amount || !unit || !item.quantity) continue;
-    std::string q = *item.quantity;
-    for (char& c : q) c = c == ',' ? '.' : c;
-    ++checked;
-    if (std::llabs(std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(*unit)) -
-                   *amount) > 1)
-      ++off;
+    long long printed = 0, unit = 0;
+    const bool amount = cents(item.amount, printed), priced = cents(item.unit_price, unit);
+    long long made = 0;
+    const bool product = priced && item.quantity;
+    if (product) {
+      std::string q = *item.quantity;
+      for (char& c : q) c = c == ',' ? '.' : c;
+      made = std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(unit));
+    }
+    every_price = every_price && !amount && priced;
+    counted = counted || item.quantity.has_value();
+    prices += unit;
+    every_row = every_row && (amount || product);
+    products = products || (!amount && product);
+    sum += amount ? printed : made;
+    if (amount && product) {
+      ++checked;
+      if (std::llabs(made - printed) > 1) ++off;
+    }
   }
   nlohmann::json table = {{"rows", items.size()}};
   if (checked > 0) {
@@ -273,14 +291,24 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     mark({"QUANTITIES", "PRICES"}, off == 0);
   }
   const char* against = found(fields, "SUBTOTAL") ? "SUBTOTAL" : "TOTAL";
-  if (const auto target = cents_of(fields, against); every_amount && target) {
+  const auto target = cents_of(fields, against);
+  // Unit prices are the lines' amounts where rows print no quantity to multiply them by, or where
+  // they sum to the total and their products do not.
+  if (target && every_price &&
+      (!counted || (std::llabs(sum - *target) > 1 && std::llabs(prices - *target) <= 1))) {
+    sum = prices, products = false, every_row = true;
+  }
+  if (every_row && target) {
     char difference[32];
     std::snprintf(difference, sizeof difference, "%.2f",
                   static_cast<double>(sum - *target) / 100.0);
     table["sum"] = format_amount(sum, "");
     table["against"] = against;
     table["difference"] = difference;
-    mark({"DESCRIPTIONS", against}, std::llabs(sum - *target) <= 1);
+    const bool adds_up = std::llabs(sum - *target) <= 1;
+    mark({"DESCRIPTIONS", against}, adds_up);
+    // The products summing to the total vouch for the quantities and unit prices they are made of.
+    if (products) mark({"QUANTITIES", "PRICES"}, adds_up);
   }
   checks["table"] = std::move(table);
 }

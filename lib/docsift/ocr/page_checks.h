@@ -31,9 +31,12 @@ void check_page(const std::map<std::string, std::string>& fields,
 // The table's rows (rules.h: Extraction::items) against themselves and the page: each row's
 // quantity × unit price = its amount (to a cent), vouching for QUANTITIES and PRICES when every row
 // that prints all three agrees and contradicting both when one does not; and, when every row prints
-// an amount, the amounts summing to SUBTOTAL (or TOTAL without one), vouching for DESCRIPTIONS and
-// that total or contradicting them. `checks` gets "table": {rows, products: {checked, off}, sum,
-// against, difference} (docs/ocr.md, "Line items"), what a person sees of where a table breaks.
+// an amount or a quantity and a unit price, what the rows come to (the amounts, else the products;
+// the unit prices alone where no row prints a quantity, or where they and not the products make
+// it) against SUBTOTAL (or TOTAL without one), vouching for DESCRIPTIONS and that total (and
+// QUANTITIES and PRICES where products made it) or contradicting them. `checks` gets "table":
+// {rows, products: {checked, off}, sum, against, difference} (docs/ocr.md, "Line items"), what a
+// person sees of where a table breaks.
 void check_rows(const std::vector<LineItem>& items,
                 const std::map<std::string, std::string>& fields,
                 std::map<std::string, Evidence>& evidence, nlohmann::json& checks);

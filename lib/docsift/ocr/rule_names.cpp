@@ -27,10 +27,17 @@ std::string name_of(const std::string& text) {
   if (const auto colon = name.rfind(':'); colon != std::string::npos) name = name.substr(colon + 1);
   // Tesseract reads a printed Y with its serifs as the yen sign ("MR. D.I.¥."), or as both
   // ("D.I.Y¥."); no seller's name holds one.
-  for (std::size_t at; (at = name.find("\u00a5")) != std::string::npos;) {
-    name.replace(at, 2, at > 0 && name[at - 1] == 'Y' ? "" : "Y");
+  static const std::string yen = "\u00a5";
+  std::string read;
+  for (std::size_t at = 0; at < name.size();) {
+    if (name.compare(at, yen.size(), yen) != 0) {
+      read += name[at++];
+      continue;
+    }
+    if (read.empty() || read.back() != 'Y') read += 'Y';
+    at += yen.size();
   }
-  return clean_text(name);
+  return clean_text(read);
 }
 
 // `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's

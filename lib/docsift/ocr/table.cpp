@@ -118,6 +118,42 @@ std::vector<std::size_t> nearest_in_order(const std::vector<int>& xs, const std:
   return out;
 }
 
+// What take_misread needs of the table: its columns of figures, left to right, whether the row has
+// a figure in each, where each one's figures end, and where the first starts.
+struct Misreading {
+  const std::vector<Column>& numeric;
+  const std::vector<bool>& filled;
+  const std::vector<int>& at;
+  int figures_from = 0;
+};
+
+// The last of `words` (a row's description) that is of page.lines[line] out of them, into `out`,
+// where it is a misread figure (TableRow::Misread): it stands right of where the figures start,
+// its right edge within a line's height of where a column the row has no figure in ends. A
+// description keeps one word at least.
+void take_misread(const Page& page, std::size_t line, const Misreading& table,
+                  std::vector<const Word*>& words, std::vector<TableRow::Misread>& out) {
+  const std::vector<Word>& own = page.lines[line].words;
+  const auto of_line = [&](const Word* w) {
+    return std::any_of(own.begin(), own.end(), [&](const Word& o) { return &o == w; });
+  };
+  const auto last = std::find_if(words.rbegin(), words.rend(), of_line);
+  if (table.figures_from <= 0 || words.size() < 2 || last == words.rend()) return;
+  const Word& w = **last;
+  if (w.box.left < table.figures_from) return;
+  const bool digit = std::any_of(w.text.begin(), w.text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  const int tolerance = std::max(1, page.lines[line].box.height());
+  for (std::size_t c = 0; c < table.numeric.size(); ++c) {
+    if (table.filled[c] || std::abs(w.box.right - table.at[c]) > tolerance) continue;
+    if (!digit && !(table.numeric[c] == Column::kQuantity && w.text.size() <= 3)) return;
+    out.push_back({table.numeric[c], line, static_cast<std::size_t>(&w - own.data())});
+    words.erase(std::next(last).base());
+    return;
+  }
+}
+
 }  // namespace
 
 std::optional<std::vector<TableColumn>> table_header(const Line& line, const TableWords& words) {
@@ -271,16 +307,22 @@ std::vector<TableRow> table_rows(const Page& page, std::size_t first, std::size_
     TableRow row;
     row.lines = g.lines;
     row.box = g.box;
-    if (!g.cut.date.empty()) row.cells[Column::kDate] = joined(g.cut.date);
-    if (!g.cut.words.empty()) row.cells[Column::kDescription] = joined(g.cut.words);
     std::vector<int> xs;
     for (const auto& f : g.cut.figures) xs.push_back(f.second.right);
     // A figure in every column: in order. Fewer: each to the nearest column, keeping their order.
     std::vector<std::size_t> to(xs.size());
     for (std::size_t k = 0; k < to.size(); ++k) to[k] = k;
     if (xs.size() < numeric.size()) to = nearest_in_order(xs, at);
-    for (std::size_t k = 0; k < g.cut.figures.size(); ++k)
+    std::vector<bool> filled(numeric.size(), false);
+    for (std::size_t k = 0; k < g.cut.figures.size(); ++k) {
       row.cells[numeric[to[k]]] = g.cut.figures[k].first;
+      filled[to[k]] = true;
+    }
+    std::vector<const Word*> words = g.cut.words;
+    const Misreading columns{numeric, filled, at, shape.figures_from};
+    take_misread(page, g.lines.front(), columns, words, row.misread);
+    if (!g.cut.date.empty()) row.cells[Column::kDate] = joined(g.cut.date);
+    if (!words.empty()) row.cells[Column::kDescription] = joined(words);
     rows.push_back(std::move(row));
   }
   return rows;

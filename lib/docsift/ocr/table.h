@@ -53,6 +53,16 @@ struct TableRow {
   std::vector<std::size_t>
       lines;  // the page's lines it was read from: its own, then its description's wraps
   Box box;
+  // A word of its own line that is no figure, standing where a column of figures it has none in
+  // ends, right of where the figures start: OCR's misreading of the figure ("sl" for a quantity's
+  // 1; a quantity's of 3 letters at most, another column's with a digit). Not the description's:
+  // its column and where it is (page.lines[line].words[word]), for a second recognizer to read
+  // again (engine.h, reread).
+  struct Misread {
+    Column column = Column::kQuantity;
+    std::size_t line = 0, word = 0;
+  };
+  std::vector<Misread> misread;
 };
 
 // The columns `line` names as a table's header, left to right: a description column and at least

@@ -198,4 +198,30 @@ std::string clean_text(std::string_view text) {
   return out.substr(b, e - b);
 }
 
+std::string replace_all(std::string_view text, std::string_view from, std::string_view to) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    if (!from.empty() && text.compare(at, from.size(), from) == 0) {
+      out += to;
+      at += from.size();
+    } else {
+      out += text[at++];
+    }
+  }
+  return out;
+}
+
+std::string clean_address(std::string_view text) {
+  std::string out = clean_text(text);
+  const auto is = [&](std::size_t i, int (*test)(int)) {
+    return i < out.size() && test(static_cast<unsigned char>(out[i])) != 0;
+  };
+  for (std::size_t i = 1; i + 2 < out.size(); ++i) {
+    if (out[i] == '.' && is(i - 1, std::isdigit) && is(i + 1, std::isupper) &&
+        is(i + 2, std::islower))
+      out[i] = ' ';
+  }
+  return out;
+}
+
 }  // namespace docsift::ocr

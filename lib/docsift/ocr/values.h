@@ -110,5 +110,11 @@ std::string casefold(std::string_view s);
 
 // `text` with runs of whitespace as one space, trimmed, and leading/trailing ':' '-' removed.
 std::string clean_text(std::string_view text);
+// An address as clean_text makes it, with the space OCR read as a stop between a street's number
+// and its name put back ("301.Queen Street": a dot between a digit and a capitalised word).
+std::string clean_address(std::string_view text);
+// `text` with every `from` (not empty) made `to`, built anew: in place, GCC 12 warns of an overlap
+// it imagines in std::string::replace.
+std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
 
 }  // namespace docsift::ocr
