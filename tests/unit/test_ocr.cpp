@@ -2018,3 +2018,29 @@ TEST_CASE(
   CHECK(supplier({"HERO OISTRIBUTION SDN BHD", "(123456-X)", "TAX INVOICE"}) ==
         "HERO DISTRIBUTION SDN BHD");
 }
+
+TEST_CASE(
+    "OCR document type: a tall receipt's heading under a header that fills its top third, a line "
+    "mostly the heading's; a sentence there that names one is no heading") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // Lines 30 px apart on a page 1100 px tall: line 13 stands at 390 px, 35 % down.
+  std::vector<std::string> lines{"MR. D.I.Y. (M) SDN BHD", "(CO.REG :860671-D)",
+                                 "LOT 1851-A & 1851-B, JALAN KPB 6",
+                                 "KAWASAN PERINDUSTRIAN BALAKONG"};
+  for (int k = 0; k < 9; ++k) lines.push_back("43300 SERI KEMBANGAN, SELANGOR");
+  lines.push_back("-TAX INVOICE-");
+  lines.push_back("TOTAL 12.50");
+  CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") ==
+        "TAX INVOICE");
+  lines[13] = "SIMPLIFIED TAX INVOICE";
+  CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") ==
+        "TAX INVOICE");
+  // There, a sentence whose letters are mostly not the heading's: no type.
+  lines[13] = "Keep the invoice for applicable returns";
+  CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") == "N/A");
+  // Under the top half, not even a heading alone.
+  for (int k = 0; k < 6; ++k) lines.insert(lines.begin() + 4, "JALAN KPB 6");
+  lines[19] = "-TAX INVOICE-";
+  REQUIRE(lines.size() == 21);
+  CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") == "N/A");
+}

@@ -35,7 +35,7 @@ class FieldFinder {
   Extraction run(const std::vector<std::string>& field_names);
 
  private:
-  // Document type: heading words in the top third.
+  // Document type: heading words in the top third, or a line mostly a heading's in the top half.
   void document_type();
 
   // Numeric dates: day first unless the rule or the page says otherwise.

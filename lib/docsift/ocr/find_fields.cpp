@@ -75,10 +75,16 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
 
 void FieldFinder::document_type() {
   for (std::size_t i = 0; i < n && !heading; ++i) {
-    if (r[i].top > page.height / 3) break;
+    if (r[i].top > page.height / 2) break;
+    // Under the top third (a tall receipt's seller, address and tax number fill it), only a line
+    // that is mostly its heading: "-TAX INVOICE-", "SIMPLIFIED TAX INVOICE", at least half of its
+    // letters the heading's.
+    const bool low = r[i].top > page.height / 3;
     // A heading word inside a label ("invoice" in "Invoice date") is not a heading.
     const auto heading_word = [&](const std::string& w) {
       const std::size_t at = find_phrase(r[i].lowered, w);
+      if (low && at != std::string::npos && 2 * letters_in(w) < letters_in(r[i].lowered))
+        return false;
       return at != std::string::npos &&
              std::none_of(r[i].hits.begin(), r[i].hits.end(),
                           [&](const Hit& h) { return h.at <= at && at + w.size() <= h.end; });
