@@ -2021,15 +2021,14 @@ TEST_CASE(
 
 TEST_CASE(
     "OCR document type: a tall receipt's heading under a header that fills its top third, a line "
-    "mostly the heading's; a sentence there that names one is no heading") {
+    "mostly the heading's, and a sentence there that names one is no heading") {
   const Rules rules = load_rules("builtin:ocr-rules");
   // Lines 30 px apart on a page 1100 px tall: line 13 stands at 390 px, 35 % down.
   std::vector<std::string> lines{"MR. D.I.Y. (M) SDN BHD", "(CO.REG :860671-D)",
                                  "LOT 1851-A & 1851-B, JALAN KPB 6",
                                  "KAWASAN PERINDUSTRIAN BALAKONG"};
-  for (int k = 0; k < 9; ++k) lines.push_back("43300 SERI KEMBANGAN, SELANGOR");
-  lines.push_back("-TAX INVOICE-");
-  lines.push_back("TOTAL 12.50");
+  lines.resize(13, std::string("43300 SERI KEMBANGAN, SELANGOR"));
+  lines.insert(lines.end(), {std::string("-TAX INVOICE-"), std::string("TOTAL 12.50")});
   CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") ==
         "TAX INVOICE");
   lines[13] = "SIMPLIFIED TAX INVOICE";
@@ -2039,7 +2038,7 @@ TEST_CASE(
   lines[13] = "Keep the invoice for applicable returns";
   CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") == "N/A");
   // Under the top half, not even a heading alone.
-  for (int k = 0; k < 6; ++k) lines.insert(lines.begin() + 4, "JALAN KPB 6");
+  lines.insert(lines.begin() + 4, 6, std::string("JALAN KPB 6"));
   lines[19] = "-TAX INVOICE-";
   REQUIRE(lines.size() == 21);
   CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") == "N/A");
