@@ -23,9 +23,20 @@ bool inside_any(const Box& at, const std::vector<Box>& boxes) {
   return std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.holds(at); });
 }
 
-// `again`'s `field` (value, evidence and confidence) into `first`, marked as read again, where
-// `again` has a value for it other than `first`'s and `allowed(first's value, again's evidence)`.
-// Whether it took it.
+// `again`'s `field` (value, evidence and confidence, those it has) into `first`, its evidence
+// marked as read again. `again` has the field.
+void put_field(Engine::Result& first, const Engine::Result& again, const std::string& field) {
+  first.fields[field] = again.fields.at(field);
+  if (const auto e = again.evidence.find(field); e != again.evidence.end()) {
+    first.evidence[field] = e->second;
+    first.evidence[field].reader_taken = true;
+  }
+  if (const auto c = again.confidence.find(field); c != again.confidence.end())
+    first.confidence[field] = c->second;
+}
+
+// put_field where `again` has a value for `field` other than `first`'s, with its evidence, and
+// `allowed(first's value, again's evidence)`. Whether it took it.
 bool take_field(Engine::Result& first, const Engine::Result& again, const std::string& field,
                 const std::function<bool(const std::string&, const Evidence&)>& allowed) {
   const auto before = first.fields.find(field);
@@ -36,10 +47,7 @@ bool take_field(Engine::Result& first, const Engine::Result& again, const std::s
       !allowed(before->second, e->second)) {
     return false;
   }
-  first.fields[field] = after->second;
-  first.evidence[field] = e->second;
-  first.evidence[field].reader_taken = true;
-  if (again.confidence.count(field)) first.confidence[field] = again.confidence.at(field);
+  put_field(first, again, field);
   return true;
 }
 
@@ -153,15 +161,7 @@ bool take_reread_items(Engine::Result& first, const Engine::Result& again,
       cells(again.items) <= cells(first.items))
     return false;
   for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
-    const auto value = again.fields.find(list);
-    if (value == again.fields.end()) continue;
-    first.fields[list] = value->second;
-    if (const auto e = again.evidence.find(list); e != again.evidence.end()) {
-      first.evidence[list] = e->second;
-      first.evidence[list].reader_taken = true;
-    }
-    if (const auto c = again.confidence.find(list); c != again.confidence.end())
-      first.confidence[list] = c->second;
+    if (again.fields.count(list)) put_field(first, again, list);
   }
   first.items = again.items;
   return true;

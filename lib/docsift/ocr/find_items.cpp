@@ -266,7 +266,7 @@ void FieldFinder::line_items() {
                                   1, "amount") == 0)
       continue;
     items.push_back(line_item(row, *item, has(Column::kUnitPrice)));
-    for (const TableRow::Misread& m : transactions ? std::vector<TableRow::Misread>{} : row.misread)
+    for (const TableRow::Misread& m : row.misread)
       misread_figures.push_back(
           {m.line, m.word, m.word, m.column == Column::kQuantity ? "QUANTITIES" : "PRICES"});
     descriptions.push_back(item->description);
@@ -279,10 +279,11 @@ void FieldFinder::line_items() {
   // its figures, a heading found in the footer); never a statement's.
   if (auto receipt = transactions ? std::nullopt : receipt_rows(page, kept_word);
       receipt && receipt->sums && !same_amounts(items, receipt->items)) {
-    items.clear();
+    items.clear(), misread_figures.clear();  // the heading's rows, and their figures, are not used
     return receipt_items(std::move(receipt));
   }
   if (transactions) {
+    misread_figures.clear();  // a statement's rows: no items' figures to read again
     signs_from_balances(amounts);
     for (const auto& a : amounts) {
       if (a) row_amounts.push_back(*a);
