@@ -645,6 +645,10 @@ def main():
         w = final[kind][0]
         weights = ", ".join(f"{n}: {wi:.4f}" for n, wi in zip(names, w[1:]))
         lines.append(f"  {kind}: {{intercept: {w[0]:.4f}, weights: {{{weights}}}}}  # {len(sub)} values")
+    # The rows' model is bench/rows/fit_rows.py's, fitted on other pages: kept as it is.
+    if os.path.exists(args.write):
+        with open(args.write, encoding="utf-8") as f:
+            lines += [x.rstrip("\n") for x in f if x.startswith("  row:")]
     lines.append("fields:  # each field's kind, and its own shift of the kind's intercept (fit_offsets)")
     for field, kind in kinds.items():
         offset = final[kind][1].get(field)

@@ -119,12 +119,18 @@ TEST_CASE(
   REQUIRE(items.rows.size() == 5 + 3 + 2);
   CHECK(items.header == std::vector<std::string>{"image_file", "row", "description", "quantity",
                                                  "unit_price", "amount", "date", "debit", "credit",
-                                                 "balance", "x", "y", "width", "height"});
-  CHECK(items.rows[0] == std::vector<std::string>{"text_invoice.pdf", "1", "Espresso beans 1 kg",
-                                                  "4", "$38.50", "$154.00", "", "", "", "",
-                                                  items.rows[0][10], items.rows[0][11],
-                                                  items.rows[0][12], items.rows[0][13]});
-  CHECK(std::stoi(items.rows[0][12]) > 0);
+                                                 "balance", "confidence", "x", "y", "width",
+                                                 "height"});
+  CHECK(items.rows[0] ==
+        std::vector<std::string>{"text_invoice.pdf", "1", "Espresso beans 1 kg", "4", "$38.50",
+                                 "$154.00", "", "", "", "", items.rows[0][10], items.rows[0][11],
+                                 items.rows[0][12], items.rows[0][13], items.rows[0][14]});
+  // The row's calibrated confidence (docs/confidence.md, "Rows"): its quantity × unit price is its
+  // amount and the text layer is exact, so it is well over a half.
+  const double row_confidence = std::stod(items.rows[0][10]);
+  CHECK(row_confidence > 0.5);
+  CHECK(row_confidence <= 1.0);
+  CHECK(std::stoi(items.rows[0][13]) > 0);
   CHECK(items.rows[8][0] == "text_invoice_2p.pdf#page=2");
   CHECK(items.rows[8][1] == "1");
   CHECK(items.rows[8][2] == "Cleaning tablets");

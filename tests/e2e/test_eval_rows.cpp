@@ -46,6 +46,7 @@ std::map<std::string, Figures> rows_section(const std::string& out) {
   std::getline(in, line);  // the title
   std::getline(in, line);  // the header
   while (std::getline(in, line) && !line.empty()) {
+    if (line.find(" predicted rows with a confidence: ") != std::string::npos) continue;
     std::istringstream fields(line);
     std::string name;
     Figures f;
@@ -141,6 +142,15 @@ TEST_CASE("eval: the samples' rows against ground_truth_rows.jsonl, from the jou
     CHECK(json.at("rows").at("right") == rows.right);
     CHECK(json.at("cells").at("predicted") == cells.predicted);
     CHECK(json.at("columns").at("quantity").at("right") == section.at("quantity").right);
+    // Every predicted row carries the run's confidence, and eval judges each one: the right ones
+    // are the right rows, and the line on stdout gives the same count.
+    const auto& confidence = json.at("confidence");
+    CHECK(confidence.at("rows") == rows.predicted);
+    CHECK(confidence.at("judged").size() == static_cast<std::size_t>(rows.predicted));
+    CHECK(confidence.at("right") == rows.right);
+    CHECK(confidence.at("ece").get<double>() >= 0);
+    CHECK(r.out.find("\n" + std::to_string(rows.predicted) +
+                     " predicted rows with a confidence: mean ") != std::string::npos);
     const std::string md = file_bytes(dir / "e.md");
     CHECK(md.find("\n## Rows\n") != std::string::npos);
     CHECK(md.find("| rows | " + std::to_string(rows.truth) + " | " +

@@ -136,17 +136,29 @@ TEST_CASE("a record's line items: written and read back, a bad row refused") {
                                                 "$45.00",
                                                 std::nullopt,
                                                 "$955.00",
-                                                {10, 20, 300, 25}}};
+                                                {10, 20, 300, 25},
+                                                0.875}};
   const nlohmann::json j = r.to_json();
   CHECK(j["line_items"][0]["debit"] == "$45.00");
+  CHECK(j["line_items"][0]["confidence"] == 0.875);
   CHECK_FALSE(j["line_items"][0].contains("credit"));  // a cell the row did not print is absent
   CHECK(Record::from_json(j, "x").line_items == r.line_items);
   CHECK(docsift::batch::line_item_rows(r) ==
-        "inv.pdf#page=1,1,Fuel,,,,14 Mar,$45.00,,$955.00,10,20,300,25\n");
+        "inv.pdf#page=1,1,Fuel,,,,14 Mar,$45.00,,$955.00,0.8750,10,20,300,25\n");
+  // A row without a confidence (a model's) leaves the key and the column empty.
+  r.line_items->front().confidence.reset();
+  CHECK_FALSE(r.to_json()["line_items"][0].contains("confidence"));
+  CHECK(docsift::batch::line_item_rows(r) ==
+        "inv.pdf#page=1,1,Fuel,,,,14 Mar,$45.00,,$955.00,,10,20,300,25\n");
   nlohmann::json bad = j;
   bad["line_items"][0]["box"] = {1, 2, 3};
   CHECK_THROWS_WITH_AS(Record::from_json(bad, "results.jsonl:9"),
                        doctest::Contains("box is not four integers"), docsift::MalformedInputError);
+  bad = j;
+  bad["line_items"][0]["confidence"] = 1.5;
+  CHECK_THROWS_WITH_AS(Record::from_json(bad, "results.jsonl:9"),
+                       doctest::Contains("confidence is not a number in [0, 1]"),
+                       docsift::MalformedInputError);
 }
 
 TEST_CASE(

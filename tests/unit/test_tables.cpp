@@ -3,6 +3,7 @@
 // over two lines; the line items the field finder reads from them (find_items.cpp); and the rows
 // checked against themselves and the page's subtotal (page_checks.h).
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,16 @@ using docsift::testing::page_of;
 using docsift::testing::Placed;
 
 const docsift::ocr::Rules& rules() { return docsift::testing::shipped_rules(); }
+
+// A row of a table's items: its description and the cells it prints.
+docsift::ocr::LineItem row_of(std::string description, std::optional<std::string> quantity,
+                              std::optional<std::string> unit_price,
+                              std::optional<std::string> amount) {
+  docsift::ocr::LineItem item;
+  item.description = std::move(description), item.quantity = std::move(quantity);
+  item.unit_price = std::move(unit_price), item.amount = std::move(amount);
+  return item;
+}
 
 std::vector<Column> kinds(const std::vector<docsift::ocr::TableColumn>& columns) {
   std::vector<Column> out;
@@ -183,8 +194,8 @@ TEST_CASE(
     "and where it breaks") {
   using docsift::ocr::Evidence;
   using docsift::ocr::LineItem;
-  std::vector<LineItem> items{{"Espresso beans", "4", "$38.50", "$154.00", {}, {}, {}, {}, {}},
-                              {"Milk jug", "2", "$24.95", "$49.90", {}, {}, {}, {}, {}}};
+  std::vector<LineItem> items{row_of("Espresso beans", "4", "$38.50", "$154.00"),
+                              row_of("Milk jug", "2", "$24.95", "$49.90")};
   std::map<std::string, std::string> fields{{"DESCRIPTIONS", "Espresso beans | Milk jug"},
                                             {"QUANTITIES", "4 | 2"},
                                             {"PRICES", "$38.50 | $24.95"},
@@ -202,6 +213,11 @@ TEST_CASE(
     CHECK(evidence[f].vouched);
     CHECK_FALSE(evidence[f].contradicted);
   }
+  docsift::ocr::mark_rows(items, fields, checks);
+  for (const LineItem& row : items) {
+    CHECK(row.evidence.vouched);
+    CHECK_FALSE(row.evidence.contradicted);
+  }
 
   // A misread amount: its row's product is off, and the sum misses the subtotal by the difference.
   items[1].amount = "$44.90";
@@ -216,6 +232,12 @@ TEST_CASE(
     CAPTURE(f);
     CHECK(doubted[f].contradicted);
   }
+  // Per row, the break is where its own product fails: the first row still stands.
+  docsift::ocr::mark_rows(items, fields, checks);
+  CHECK(items[0].evidence.vouched);
+  CHECK_FALSE(items[0].evidence.contradicted);
+  CHECK_FALSE(items[1].evidence.vouched);
+  CHECK(items[1].evidence.contradicted);
 }
 
 TEST_CASE(
@@ -224,8 +246,8 @@ TEST_CASE(
   using docsift::ocr::Evidence;
   using docsift::ocr::LineItem;
   // samples/synthetic_invoice_020.png's first rows: "Qty" and "Price", no line amount.
-  std::vector<LineItem> items{{"Copper fitting", "5", "$158.90", {}, {}, {}, {}, {}, {}},
-                              {"Network switch", "2", "$50.21", {}, {}, {}, {}, {}, {}}};
+  std::vector<LineItem> items{row_of("Copper fitting", "5", "$158.90", std::nullopt),
+                              row_of("Network switch", "2", "$50.21", std::nullopt)};
   std::map<std::string, std::string> fields{{"DESCRIPTIONS", "Copper fitting | Network switch"},
                                             {"QUANTITIES", "5 | 2"},
                                             {"PRICES", "$158.90 | $50.21"},
@@ -244,6 +266,13 @@ TEST_CASE(
     CAPTURE(f);
     CHECK(evidence[f].vouched);
   }
+  // No row has an amount to check itself by: the table's sum is each row's evidence.
+  docsift::ocr::mark_rows(items, fields, checks);
+  for (const LineItem& row : items) {
+    CHECK(row.evidence.sums_agree);
+    CHECK_FALSE(row.evidence.vouched);
+    CHECK_FALSE(row.evidence.contradicted);
+  }
 
   // A quantity misread: the products miss the subtotal by its difference, and all are doubted.
   items[1].quantity.emplace(1, '3');
@@ -253,6 +282,12 @@ TEST_CASE(
   for (const char* f : {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"}) {
     CAPTURE(f);
     CHECK(evidence[f].contradicted);
+  }
+  // No row prints an amount to check itself by: the table's break says nothing of which.
+  docsift::ocr::mark_rows(items, fields, checks);
+  for (const LineItem& row : items) {
+    CHECK_FALSE(row.evidence.sums_agree);
+    CHECK_FALSE(row.evidence.contradicted);
   }
 
   // A "Price" column that holds the lines' amounts: they, not the products, make the subtotal.
@@ -269,4 +304,51 @@ TEST_CASE(
   docsift::ocr::check_rows(items, fields, evidence, checks);
   CHECK(checks["table"]["sum"] == "209.11");
   CHECK(checks["table"]["difference"] == "0.00");
+}
+
+TEST_CASE(
+    "a statement's rows checked one by one: each balance is the one before moved by its amount") {
+  using docsift::ocr::LineItem;
+  std::vector<LineItem> rows(3);
+  rows[0].description = "Salary", rows[0].credit = "$1,200.00", rows[0].balance = "$1,700.00";
+  rows[1].description = "Rent", rows[1].debit = "$800.00", rows[1].balance = "$900.00";
+  rows[2].description = "Groceries", rows[2].amount = "-$45.10", rows[2].balance = "$854.90";
+  std::map<std::string, std::string> fields{{"OPENING_BALANCE", "$500.00"},
+                                            {"CLOSING_BALANCE", "$854.90"}};
+  nlohmann::json checks = {{"balance", "sum"}};
+  docsift::ocr::mark_rows(rows, fields, checks);
+  for (const LineItem& row : rows) {
+    CAPTURE(row.description);
+    CHECK(row.evidence.vouched);
+    CHECK_FALSE(row.evidence.contradicted);
+  }
+  // Rent's debit misread: its own balance no longer follows, nor does the statement's sum; the
+  // rows whose own balances follow stand.
+  rows[1].debit = "$300.00";
+  checks = {{"balance", false}};
+  docsift::ocr::mark_rows(rows, fields, checks);
+  CHECK(rows[0].evidence.vouched);
+  CHECK(rows[1].evidence.contradicted);
+  CHECK_FALSE(rows[1].evidence.vouched);
+  CHECK(rows[2].evidence.vouched);
+  // Without an opening balance the first row has nothing to follow; the statement's sum failing
+  // does not say which row is wrong.
+  fields.erase("OPENING_BALANCE");
+  docsift::ocr::mark_rows(rows, fields, checks);
+  CHECK_FALSE(rows[0].evidence.vouched);
+  CHECK_FALSE(rows[0].evidence.contradicted);
+  CHECK_FALSE(rows[0].evidence.sums_agree);
+}
+
+TEST_CASE("a row's evidence is the words whose centres lie in its box") {
+  // Two words on the row's line (confidences 80 and 40), one on the line under it (99).
+  std::vector<Word> words{{"Widget", {10, 100, 70, 120}, 80.0f},
+                          {"$5.00", {300, 100, 350, 120}, 40.0f},
+                          {"Total", {10, 200, 60, 220}, 99.0f}};
+  const docsift::ocr::Page page = docsift::ocr::layout_page(std::move(words), 850, 1100);
+  const docsift::ocr::Evidence e = docsift::ocr::row_evidence(page, {0, 95, 400, 125});
+  CHECK(e.word_min == doctest::Approx(40));
+  CHECK(e.word_mean == doctest::Approx(60));
+  CHECK(e.labelled);
+  CHECK(e.box.bottom == 125);
 }

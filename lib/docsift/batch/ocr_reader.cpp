@@ -155,7 +155,8 @@ void fill_record(Record& record, const ocr::Engine::Result& read) {
                                     item.debit,
                                     item.credit,
                                     item.balance,
-                                    {b.left, b.top, b.right - b.left, b.bottom - b.top}});
+                                    {b.left, b.top, b.right - b.left, b.bottom - b.top},
+                                    item.probability});
     }
   }
   if (const auto type = record.confidence->find("DOCUMENT_TYPE");

@@ -114,8 +114,8 @@ std::string confidence_row(const Record& record, const std::vector<std::string>&
 }
 
 std::string line_items_header() {
-  return "image_file,row,description,quantity,unit_price,amount,date,debit,credit,balance,x,y,"
-         "width,height\n";
+  return "image_file,row,description,quantity,unit_price,amount,date,debit,credit,balance,"
+         "confidence,x,y,width,height\n";
 }
 
 std::string line_item_rows(const Record& record) {
@@ -128,6 +128,12 @@ std::string line_item_rows(const Record& record) {
     for (const auto* cell : {&item.quantity, &item.unit_price, &item.amount, &item.date,
                              &item.debit, &item.credit, &item.balance}) {
       line += ',' + (*cell ? io::csv_field(**cell) : std::string());
+    }
+    line += ',';
+    if (item.confidence) {
+      char cell[16];
+      std::snprintf(cell, sizeof cell, "%.4f", *item.confidence);
+      line += cell;
     }
     for (const int v : item.box) line += ',' + std::to_string(v);
     out += line + "\n";

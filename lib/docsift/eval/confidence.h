@@ -30,6 +30,9 @@ namespace docsift::eval {
 // probability included).
 Confidences read_confidences_csv(const std::filesystem::path& path,
                                  const std::string& role = "--confidence");
+// One cell of such a file (or of line_items.csv's confidence column): a number in [0, 1], else a
+// MalformedInputError naming `where`.
+double parse_confidence(const std::string& text, const std::string& where);
 
 // One value: its confidence, and whether it was right.
 struct Judged {

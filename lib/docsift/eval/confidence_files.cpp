@@ -37,6 +37,16 @@ std::string exact(double value) {
 
 }  // namespace
 
+double parse_confidence(const std::string& text, const std::string& where) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() ||
+      std::string_view(end).find_first_not_of(" \t") != std::string_view::npos) {
+    throw MalformedInputError(where + ": '" + text + "' is not a number");
+  }
+  return checked_confidence(value, where);
+}
+
 Confidences read_confidences_csv(const fs::path& path, const std::string& role) {
   const Records cells = read_records_csv(path, role);
   Confidences out;
@@ -44,14 +54,7 @@ Confidences read_confidences_csv(const fs::path& path, const std::string& role) 
     auto& row = out[image];
     for (const auto& [field, text] : fields) {
       if (text.find_first_not_of(" \t") == std::string::npos) continue;  // no value, no confidence
-      const std::string where = path.string() + ": " + image + ", " + field;
-      char* end = nullptr;
-      const double value = std::strtod(text.c_str(), &end);
-      if (end == text.c_str() ||
-          std::string_view(end).find_first_not_of(" \t") != std::string_view::npos) {
-        throw MalformedInputError(where + ": '" + text + "' is not a number");
-      }
-      row[field] = checked_confidence(value, where);
+      row[field] = parse_confidence(text, path.string() + ": " + image + ", " + field);
     }
   }
   return out;

@@ -53,6 +53,7 @@ struct PredictionFile {
   // A journal's rows (line_items) per page, of the same records as the values; nullopt when no
   // page has any (a CSV: its rows are in line_items.csv beside it, rows.h's predicted_rows).
   std::optional<DocumentRows> rows;
+  RowConfidences row_confidences;  // the rows' confidences, where they carry one
 };
 // By extension: .jsonl → journal, anything else → CSV.
 PredictionFile read_prediction_file(const std::filesystem::path& path,

@@ -107,7 +107,8 @@ Records read_journal(const fs::path& path, const std::string& role,
                      std::vector<std::string>* failed,
                      std::optional<std::vector<std::string>>* columns,
                      std::optional<Confidences>* confidences = nullptr,
-                     std::optional<DocumentRows>* rows = nullptr) {
+                     std::optional<DocumentRows>* rows = nullptr,
+                     RowConfidences* row_confidences = nullptr) {
   Records records;
   Confidences confidence_map;
   DocumentRows row_map;
@@ -124,6 +125,7 @@ Records read_journal(const fs::path& path, const std::string& role,
         // prediction, as the run's CSV has no row for it.
         confidence_map.erase(image);
         row_map.erase(image);
+        if (row_confidences != nullptr) row_confidences->erase(image);
         if (!r.ok()) {
           records.erase(image);
           if (r.status == journal::Record::Status::Failed) {
@@ -150,7 +152,10 @@ Records read_journal(const fs::path& path, const std::string& role,
         }
         if (r.line_items) {
           auto& page_rows = row_map[image];
-          for (const auto& item : *r.line_items) page_rows.push_back(row_of(item));
+          for (const auto& item : *r.line_items) {
+            page_rows.push_back(row_of(item));
+            if (row_confidences != nullptr) (*row_confidences)[image].push_back(item.confidence);
+          }
         }
       });
   if (confidences != nullptr && any_confidence) *confidences = std::move(confidence_map);
@@ -183,8 +188,8 @@ Records read_records_jsonl(const fs::path& path, const std::string& role) {
 PredictionFile read_prediction_file(const fs::path& path, const std::string& role) {
   PredictionFile file;
   if (path.extension() == ".jsonl") {
-    file.records =
-        read_journal(path, role, &file.failed, &file.columns, &file.confidences, &file.rows);
+    file.records = read_journal(path, role, &file.failed, &file.columns, &file.confidences,
+                                &file.rows, &file.row_confidences);
   } else {
     std::vector<std::string> header;
     file.records = records_of(read_csv_input(path, role), path, &header);

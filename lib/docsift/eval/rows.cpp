@@ -122,9 +122,11 @@ std::vector<int> least_cost(const std::vector<std::vector<std::int64_t>>& cost, 
 }
 
 // One document: its truth rows against its predicted rows, counted into `e`. `scored`: the
-// columns a predicted row left unassigned is counted in.
-void score_document(const std::vector<Row>& truth, const std::vector<Row>& predicted,
-                    const Columns& scored, const extract::ScoringRules& rules, RowEvaluation& e) {
+// columns a predicted row left unassigned is counted in. Returns, per predicted row, whether it is
+// right.
+std::vector<bool> score_document(const std::vector<Row>& truth, const std::vector<Row>& predicted,
+                                 const Columns& scored, const extract::ScoringRules& rules,
+                                 RowEvaluation& e) {
   const std::size_t n = truth.size(), m = predicted.size();
   std::vector<std::vector<Columns>> agree(n, std::vector<Columns>(m));
   std::vector<std::vector<int>> weight(n, std::vector<int>(m, 0));
@@ -145,7 +147,7 @@ void score_document(const std::vector<Row>& truth, const std::vector<Row>& predi
   };
   e.rows.truth += n;
   e.rows.predicted += m;
-  std::vector<bool> paired(m, false);
+  std::vector<bool> paired(m, false), right(m, false);
   for (std::size_t i = 0; i < n; ++i) {
     const Columns truth_columns = given(truth[i]);
     count(truth_columns, &RowCounts::truth);
@@ -155,11 +157,13 @@ void score_document(const std::vector<Row>& truth, const std::vector<Row>& predi
     paired[pj] = true;
     count(given(predicted[pj]) & truth_columns, &RowCounts::predicted);
     count(agree[i][pj], &RowCounts::right);
-    if (agree[i][pj] == truth_columns) ++e.rows.right;
+    right[pj] = agree[i][pj] == truth_columns;
+    if (right[pj]) ++e.rows.right;
   }
   for (std::size_t j = 0; j < m; ++j) {
     if (!paired[j]) count(given(predicted[j]) & scored, &RowCounts::predicted);
   }
+  return right;
 }
 
 }  // namespace
@@ -190,7 +194,7 @@ std::vector<int> best_assignment(const std::vector<std::vector<int>>& weight) {
 }
 
 RowEvaluation evaluate_rows(const DocumentRows& truth, const DocumentRows& predicted,
-                            const extract::ScoringRules& rules) {
+                            const extract::ScoringRules& rules, const RowConfidences& confidences) {
   RowEvaluation e;
   Columns anywhere;  // the columns any truth row gives
   for (const auto& [document, rows] : truth) {
@@ -202,8 +206,13 @@ RowEvaluation evaluate_rows(const DocumentRows& truth, const DocumentRows& predi
     Columns scored;
     for (const Row& row : rows) scored |= given(row);
     const auto p = predicted.find(document);
-    score_document(rows, p == predicted.end() ? none : p->second, rows.empty() ? anywhere : scored,
-                   rules, e);
+    const std::vector<bool> right = score_document(rows, p == predicted.end() ? none : p->second,
+                                                   rows.empty() ? anywhere : scored, rules, e);
+    const auto c = confidences.find(document);
+    if (c == confidences.end()) continue;
+    for (std::size_t j = 0; j < right.size() && j < c->second.size(); ++j) {
+      if (c->second[j]) e.judged.push_back({document, j + 1, *c->second[j], right[j]});
+    }
   }
   return e;
 }

@@ -33,6 +33,9 @@ inline constexpr std::size_t kColumnCount = kRowColumns.size();
 using Row = std::array<std::string, kColumnCount>;
 // Document (as eval names it, io::document_key) → its rows.
 using DocumentRows = std::map<std::string, std::vector<Row>>;
+// Document → each predicted row's confidence, in its rows' order (a journal's line_items'
+// `confidence`, line_items.csv's column); nullopt for a row without one (a model's).
+using RowConfidences = std::map<std::string, std::vector<std::optional<double>>>;
 
 Row row_of(const journal::Record::LineItem& item);
 
@@ -44,14 +47,17 @@ std::vector<Row> truth_rows_of(const nlohmann::json& items, const std::string& w
 
 // line_items.csv as a run writes it (docs/run.md): image_file, the columns (any other column, the
 // row number and the box, ignored). A MalformedInputError when it is not CSV or has no image_file
-// column.
-DocumentRows read_line_items_csv(const std::filesystem::path& path, const std::string& role);
+// column, or when a confidence cell is neither empty nor a number in [0, 1]. `confidences` (when
+// given) gets the confidence column's cells.
+DocumentRows read_line_items_csv(const std::filesystem::path& path, const std::string& role,
+                                 RowConfidences* confidences = nullptr);
 
 // PRED's rows: a journal's (PredictionFile::rows), else line_items.csv beside a predictions.csv.
 // `rows` is nullopt when PRED has none to compare, and `missing` then says why, for one warning.
 struct PredictedRows {
   std::optional<DocumentRows> rows;
   std::string missing;
+  RowConfidences confidences;
 };
 PredictedRows predicted_rows(const std::filesystem::path& pred, const PredictionFile& file);
 
@@ -79,6 +85,16 @@ struct RowEvaluation {
   // rows, or of the whole truth's when the document's has none); the cells that agree.
   RowCounts rows, cells;
   std::array<RowCounts, kColumnCount> columns;  // cells, per column
+  // Each predicted row of a truth's document that carries a confidence: whether it is right (an
+  // assigned pair whose every truth cell agrees), for the rows' calibration (docs/eval.md,
+  // "Rows"). `row` counts from 1 in the document's predicted rows.
+  struct Judged {
+    std::string document;
+    std::size_t row = 0;
+    double confidence = 0;
+    bool right = false;
+  };
+  std::vector<Judged> judged;
 };
 
 // Every document of `truth` (its rows against `predicted`'s for the same document, none when it
@@ -89,7 +105,8 @@ struct RowEvaluation {
 // the assignment makes with no cell that agrees are left unassigned: a missed truth row and an
 // extra predicted one.
 RowEvaluation evaluate_rows(const DocumentRows& truth, const DocumentRows& predicted,
-                            const extract::ScoringRules& rules);
+                            const extract::ScoringRules& rules,
+                            const RowConfidences& confidences = {});
 
 // The rows of a truth that has them (`truth` not empty) against PRED's. nullopt when the truth
 // has none, or when PRED has none to compare: `not_scored` then says so (" has rows (line_items)

@@ -6,6 +6,7 @@
 
 #include "docsift/edit_distance.h"
 #include "docsift/error.h"
+#include "docsift/eval/confidence.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/rows.h"
 #include "docsift/extract/field.h"
@@ -81,7 +82,8 @@ std::vector<Row> truth_rows_of(const nlohmann::json& items, const std::string& w
   return rows;
 }
 
-DocumentRows read_line_items_csv(const fs::path& path, const std::string& role) {
+DocumentRows read_line_items_csv(const fs::path& path, const std::string& role,
+                                 RowConfidences* confidences) {
   const std::string text = read_input(path, role);
   io::CsvTable table;
   try {
@@ -89,10 +91,11 @@ DocumentRows read_line_items_csv(const fs::path& path, const std::string& role) 
   } catch (const FileError& e) {
     throw MalformedInputError(e.what());  // a syntax error, naming the line
   }
-  std::size_t image = table.header.size();
+  std::size_t image = table.header.size(), confidence = table.header.size();
   std::vector<std::size_t> column(table.header.size(), kColumnCount);
   for (std::size_t h = 0; h < table.header.size(); ++h) {
     if (table.header[h] == "image_file") image = h;
+    if (table.header[h] == "confidence") confidence = h;
     column[h] = column_index(table.header[h]);
   }
   if (image == table.header.size())
@@ -103,28 +106,36 @@ DocumentRows read_line_items_csv(const fs::path& path, const std::string& role) 
     for (std::size_t h = 0; h < cells.size(); ++h) {
       if (column[h] != kColumnCount) row[column[h]] = cells[h];
     }
-    rows[std::string(io::document_key(cells[image]))].push_back(std::move(row));
+    const std::string document(io::document_key(cells[image]));
+    rows[document].push_back(std::move(row));
+    if (confidences == nullptr) continue;
+    const std::string cell = confidence < cells.size() ? cells[confidence] : "";
+    (*confidences)[document].push_back(
+        cell.empty()
+            ? std::nullopt
+            : std::optional(parse_confidence(cell, path.string() + ": " + document + ", row " +
+                                                       std::to_string(rows[document].size()))));
   }
   return rows;
 }
 
 PredictedRows predicted_rows(const fs::path& pred, const PredictionFile& file) {
+  const auto none = [&pred](const std::string& why) {
+    return PredictedRows{std::nullopt, "PRED " + pred.string() + why, {}};
+  };
   if (pred.extension() == ".jsonl") {
-    if (file.rows) return {file.rows, ""};
-    return {std::nullopt, "PRED " + pred.string() +
-                              " has no page with line_items (a model's pages have no rows yet)"};
+    if (file.rows) return {file.rows, "", file.row_confidences};
+    return none(" has no page with line_items (a model's pages have no rows yet)");
   }
   const fs::path beside = pred.parent_path() / journal::out_files::kLineItems;
-  if (pred.filename() != journal::out_files::kPredictions) {
-    return {std::nullopt, "PRED " + pred.string() +
-                              " is no run's predictions.csv or results.jsonl, the files whose "
-                              "rows eval reads"};
-  }
-  if (!fs::exists(beside)) {
-    return {std::nullopt, "PRED " + pred.string() + " has no " +
-                              std::string(journal::out_files::kLineItems) + " beside it"};
-  }
-  return {read_line_items_csv(beside, std::string(journal::out_files::kLineItems)), ""};
+  if (pred.filename() != journal::out_files::kPredictions)
+    return none(" is no run's predictions.csv or results.jsonl, the files whose rows eval reads");
+  if (!fs::exists(beside))
+    return none(" has no " + std::string(journal::out_files::kLineItems) + " beside it");
+  PredictedRows out;
+  out.rows =
+      read_line_items_csv(beside, std::string(journal::out_files::kLineItems), &out.confidences);
+  return out;
 }
 
 std::optional<RowEvaluation> score_rows(const DocumentRows& truth, const fs::path& pred,
@@ -137,7 +148,7 @@ std::optional<RowEvaluation> score_rows(const DocumentRows& truth, const fs::pat
     not_scored = " has rows (line_items) and " + found.missing + ": the rows are not scored";
     return std::nullopt;
   }
-  return evaluate_rows(truth, *found.rows, rules);
+  return evaluate_rows(truth, *found.rows, rules, found.confidences);
 }
 
 }  // namespace docsift::eval

@@ -2,6 +2,7 @@
 #include <sstream>
 #include <string>
 
+#include "docsift/eval/confidence.h"
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/rows.h"
 
@@ -34,6 +35,33 @@ std::string markdown_line(const std::string& name, const RowCounts& c) {
          fixed(c.recall()) + " | " + fixed(c.f1()) + " |\n";
 }
 
+// The rows' confidences against their being right: how many, how many right, their mean and the
+// expected calibration error over confidence.h's ten bins.
+struct RowCalibration {
+  std::size_t rows = 0, right = 0;
+  double mean = 0, ece = 0;
+};
+RowCalibration row_calibration(const RowEvaluation& e) {
+  RowCalibration out;
+  std::vector<Judged> values;
+  for (const RowEvaluation::Judged& j : e.judged) {
+    values.push_back({j.confidence, j.right});
+    out.right += j.right ? 1 : 0;
+    out.mean += j.confidence;
+  }
+  out.rows = values.size();
+  if (out.rows > 0) out.mean /= static_cast<double>(out.rows);
+  out.ece = calibrate(values).ece;
+  return out;
+}
+
+// "312 rows with a confidence: mean 0.912, right 0.904, ECE 0.031".
+std::string calibration_line(const RowCalibration& c) {
+  return std::to_string(c.rows) + " predicted rows with a confidence: mean " + fixed(c.mean) +
+         ", right " + fixed(c.rows == 0 ? 0.0 : static_cast<double>(c.right) / c.rows) + ", ECE " +
+         fixed(c.ece);
+}
+
 }  // namespace
 
 nlohmann::json rows_json(const RowEvaluation& e) {
@@ -41,10 +69,25 @@ nlohmann::json rows_json(const RowEvaluation& e) {
   for (std::size_t c = 0; c < kColumnCount; ++c) {
     if (shown(e.columns[c])) columns[std::string(kRowColumns[c])] = counts_json(e.columns[c]);
   }
-  return {{"documents", e.documents},
-          {"rows", counts_json(e.rows)},
-          {"cells", counts_json(e.cells)},
-          {"columns", columns}};
+  nlohmann::json out = {{"documents", e.documents},
+                        {"rows", counts_json(e.rows)},
+                        {"cells", counts_json(e.cells)},
+                        {"columns", columns}};
+  if (!e.judged.empty()) {
+    const RowCalibration c = row_calibration(e);
+    nlohmann::json judged = nlohmann::json::array();
+    for (const RowEvaluation::Judged& j : e.judged)
+      judged.push_back({{"document", j.document},
+                        {"row", j.row},
+                        {"confidence", j.confidence},
+                        {"right", j.right}});
+    out["confidence"] = {{"rows", c.rows},
+                         {"right", c.right},
+                         {"mean", c.mean},
+                         {"ece", c.ece},
+                         {"judged", std::move(judged)}};
+  }
+  return out;
 }
 
 std::string rows_table(const RowEvaluation& e) {
@@ -58,6 +101,7 @@ std::string rows_table(const RowEvaluation& e) {
     name += kRowColumns[c];
     out += table_line(name, e.columns[c]);
   }
+  if (!e.judged.empty()) out += calibration_line(row_calibration(e)) + "\n";
   return out;
 }
 
@@ -77,6 +121,7 @@ std::string rows_markdown(const RowEvaluation& e) {
     name += '`';
     out << markdown_line(name, e.columns[c]);
   }
+  if (!e.judged.empty()) out << "\n" << calibration_line(row_calibration(e)) << ".\n";
   return out.str();
 }
 

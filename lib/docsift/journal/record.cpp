@@ -41,6 +41,12 @@ Record::Document document_of(const json& j) {
 }
 
 // A probability as the run writes it: a finite number in [0, 1].
+bool is_probability(const json& v) {
+  if (!v.is_number()) return false;
+  const double p = v.get<double>();
+  return p >= 0 && p <= 1;  // false for NaN too
+}
+
 // The cells of a row of line_items but its description, each named as its column (ocr/table.h's
 // names).
 constexpr std::array<std::pair<const char*, std::optional<std::string> Record::LineItem::*>, 7>
@@ -59,6 +65,7 @@ json line_items_json(const std::vector<Record::LineItem>& items) {
     for (const auto& [name, cell] : kItemCells) {
       if (item.*cell) row[name] = *(item.*cell);
     }
+    if (item.confidence) row["confidence"] = *item.confidence;
     out.push_back(std::move(row));
   }
   return out;
@@ -81,15 +88,14 @@ std::vector<Record::LineItem> line_items_of(const json& j) {
         throw io::BadRecord("\"line_items\": a row's box is not four integers");
       for (std::size_t k = 0; k < 4; ++k) item.box[k] = b[k].get<int>();
     }
+    if (row.contains("confidence") && !row["confidence"].is_null()) {
+      if (!is_probability(row["confidence"]))
+        throw io::BadRecord("\"line_items\": a row's confidence is not a number in [0, 1]");
+      item.confidence = row["confidence"].get<double>();
+    }
     out.push_back(std::move(item));
   }
   return out;
-}
-
-bool is_probability(const json& v) {
-  if (!v.is_number()) return false;
-  const double p = v.get<double>();
-  return p >= 0 && p <= 1;  // false for NaN too
 }
 
 // What a record must hold for --resume, the CSV and the summary to read it; "" when it does.

@@ -79,11 +79,14 @@ struct Record {
   std::optional<std::map<std::string, std::array<int, 4>>> boxes;
   // The OCR engine: the page's table, a row per line item or transaction (docs/run.md,
   // "line_items.csv"): each cell as its list field writes it, absent where the row printed none,
-  // and the row's [x, y, width, height] in the page's pixels.
+  // and the row's [x, y, width, height] in the page's pixels; its confidence, the calibrated
+  // probability that every cell of the row is right (docs/confidence.md, "Rows"), absent where
+  // the reader gives none (a model's rows, a calibration without a row model).
   struct LineItem {
     std::string description;
     std::optional<std::string> quantity, unit_price, amount, date, debit, credit, balance;
     std::array<int, 4> box{};
+    std::optional<double> confidence;
     bool operator==(const LineItem&) const = default;
   };
   std::optional<std::vector<LineItem>> line_items;

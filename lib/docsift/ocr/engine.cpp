@@ -335,7 +335,16 @@ void Engine::calibrate(Result& result) const {
   check_page(result.fields, result.evidence,
              rules_);  // on the final values: after the second readings and the list
   check_rows(result.items, result.fields, result.evidence, result.info["checks"]);
+  mark_rows(result.items, result.fields, result.info["checks"]);
   result.probability.clear();
+  // Each row's confidence, where the calibration has a model for rows (a user's own file may not).
+  const auto rows = calibration_.kinds.find("row");
+  nlohmann::json row_features = nlohmann::json::array();
+  for (LineItem& item : result.items) {
+    if (rows != calibration_.kinds.end())
+      item.probability = rows->second.probability(item.evidence);
+    if (write_evidence_) row_features.push_back(feature_values(item.evidence));
+  }
   nlohmann::json evidence = nlohmann::json::object();
   for (const auto& [name, e] : result.evidence) {
     const auto value = result.fields.find(name);
@@ -349,7 +358,10 @@ void Engine::calibrate(Result& result) const {
       evidence[name] = std::move(f);
     }
   }
-  if (write_evidence_) result.info["evidence"] = std::move(evidence);
+  if (write_evidence_) {
+    result.info["evidence"] = std::move(evidence);  // and per row, what fit_rows.py fits on:
+    if (!result.items.empty()) result.info["evidence_rows"] = std::move(row_features);
+  }
 }
 
 Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& field_names,

@@ -384,6 +384,9 @@ class FieldFinder {
   std::optional<std::size_t> supplier_at;
   std::vector<std::size_t> address_segments;  // the segments BUSINESS_ADDRESS was read from
   std::vector<LineItem> items;                // line_items: the table's rows read as items
+  // line_items: the rows were read in a table's columns, not by the receipt reader
+  // (table_receipt.h): a row's evidence is `labelled` then (docs/confidence.md, "Rows").
+  bool columned_items = true;
   // line_items: the items' figures OCR misread (TableRow::Misread), for a second recognizer to read
   // again: QUANTITIES for a quantity's, PRICES for a price's or an amount's.
   std::vector<WordRun> misread_figures;

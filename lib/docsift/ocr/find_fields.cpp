@@ -8,6 +8,8 @@
 #include <set>
 #include <tuple>
 
+#include "docsift/ocr/page_checks.h"
+
 namespace docsift::ocr::detail {
 
 Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
@@ -61,6 +63,10 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   out.sums = page_sums;
   out.candidates = std::move(candidates);
   out.items = std::move(items);
+  for (LineItem& item : out.items) {
+    item.evidence = row_evidence(page, item.box);
+    item.evidence.labelled = columned_items;
+  }
   out.doubtful = doubtful_amounts();
   for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));

@@ -125,23 +125,26 @@ std::optional<std::string> quantity_of(std::string cell) {
   return cell;
 }
 
-// The lists' evidence: every word of the rows they were read from, under the table's header.
-Evidence rows_evidence(const Page& page, const std::vector<std::size_t>& rows) {
+// The lists' evidence, each list found's: every word of the rows they were read from, under the
+// table's header.
+void put_lists_evidence(const Page& page, const std::vector<std::size_t>& rows,
+                        const std::map<std::string, std::string>& found,
+                        std::map<std::string, Evidence>& evidence) {
   Evidence e;
   e.labelled = true;
   double sum = 0;
   int count = 0;
   for (const std::size_t i : rows) {
     for (const Word& w : page.lines[i].words) {
-      if (count == 0) e.box = w.box;
-      e.box = e.box.with(w.box);
+      e.box = count == 0 ? w.box : e.box.with(w.box);
       e.word_min = std::min(e.word_min, static_cast<double>(w.confidence));
-      sum += w.confidence;
-      ++count;
+      sum += w.confidence, ++count;
     }
   }
   if (count > 0) e.word_mean = sum / count;
-  return e;
+  for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
+    if (found.count(list)) evidence[list] = e;
+  }
 }
 
 }  // namespace
@@ -300,10 +303,7 @@ void FieldFinder::line_items() {
   const bool items = !transactions;
   if (items && !quantities.empty()) found["QUANTITIES"] = joined(quantities);
   if (items && !prices.empty()) found["PRICES"] = joined(prices);
-  const Evidence e = rows_evidence(page, rows);
-  for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
-    if (found.count(list)) evidence[list] = e;
-  }
+  put_lists_evidence(page, rows, found, evidence);
 }
 
 // A receipt that prints no column heading: its rows where its arithmetic vouches for them
@@ -318,13 +318,10 @@ void FieldFinder::receipt_items(std::optional<ReceiptRows> rows) {
     if (i.quantity) append_joined(quantities, " | ", *i.quantity);
     append_joined(prices, " | ", *(unit ? i.unit_price : i.amount));
   }
-  items = std::move(rows->items);
+  items = std::move(rows->items), columned_items = false;
   found["DESCRIPTIONS"] = descriptions, found["PRICES"] = prices;
   if (!quantities.empty()) found["QUANTITIES"] = quantities;
-  const Evidence e = rows_evidence(page, rows->lines);
-  for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
-    if (found.count(list)) evidence[list] = e;
-  }
+  put_lists_evidence(page, rows->lines, found, evidence);
 }
 
 // The row as a LineItem: the item's description, quantity and price (the unit price's column, or
@@ -345,9 +342,11 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
     return (printed_negative(it->second) && a->cents != 0 ? "-" : "") +
            format_amount(a->cents, a->currency);
   };
-  LineItem out{item.description,      item.quantity,          cell(Column::kUnitPrice),
-               cell(Column::kAmount), cell(Column::kDate),    cell(Column::kDebit),
-               cell(Column::kCredit), cell(Column::kBalance), row.box};
+  LineItem out;
+  out.description = item.description, out.quantity = item.quantity, out.box = row.box;
+  out.unit_price = cell(Column::kUnitPrice), out.amount = cell(Column::kAmount);
+  out.date = cell(Column::kDate), out.debit = cell(Column::kDebit);
+  out.credit = cell(Column::kCredit), out.balance = cell(Column::kBalance);
   // A price read from the line's right end (item_row) is the column's the table names.
   if (item.price && !out.unit_price && !out.amount && !out.debit && !out.credit)
     (unit_prices ? out.unit_price : out.amount) = item.price;

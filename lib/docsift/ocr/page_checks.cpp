@@ -291,19 +291,26 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     mark({"QUANTITIES", "PRICES"}, off == 0);
   }
   const char* against = found(fields, "SUBTOTAL") ? "SUBTOTAL" : "TOTAL";
-  const auto target = cents_of(fields, against);
+  auto target = cents_of(fields, against);
   // Unit prices are the lines' amounts where rows print no quantity to multiply them by, or where
   // they sum to the total and their products do not.
   if (target && every_price &&
       (!counted || (std::llabs(sum - *target) > 1 && std::llabs(prices - *target) <= 1))) {
     sum = prices, products = false, every_row = true;
   }
+  // Rows priced before tax on a page whose subtotal was not read: the total less the GST.
+  std::string named = against;
+  if (const auto tax = cents_of(fields, "GST"); target && tax && named == "TOTAL" &&
+                                                std::llabs(sum - *target) > 1 &&
+                                                std::llabs(sum + *tax - *target) <= 1) {
+    *target -= *tax, named = "TOTAL less GST";
+  }
   if (every_row && target) {
     char difference[32];
     std::snprintf(difference, sizeof difference, "%.2f",
                   static_cast<double>(sum - *target) / 100.0);
     table["sum"] = format_amount(sum, "");
-    table["against"] = against;
+    table["against"] = named;
     table["difference"] = difference;
     const bool adds_up = std::llabs(sum - *target) <= 1;
     mark({"DESCRIPTIONS", against}, adds_up);

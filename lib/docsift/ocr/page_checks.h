@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/ocr/page.h"
 #include "docsift/ocr/rules.h"
 
 namespace docsift::ocr {
@@ -40,5 +41,18 @@ void check_page(const std::map<std::string, std::string>& fields,
 void check_rows(const std::vector<LineItem>& items,
                 const std::map<std::string, std::string>& fields,
                 std::map<std::string, Evidence>& evidence, nlohmann::json& checks);
+
+// A table row's evidence from the page's words whose centres lie in `box` (the row's): their
+// Tesseract confidences (rules.h: Evidence's word_min and word_mean), `exact` on a PDF's text
+// layer; `labelled` (the reader clears it for a receipt's rows read without columns).
+Evidence row_evidence(const Page& page, const Box& box);
+
+// Each row's `vouched`, `contradicted` and `sums_agree` (docs/confidence.md, "Rows"): its own
+// check (quantity × unit price = amount to a cent; a statement's balance = the balance before it,
+// the opening balance for the first, moved by its amount) vouches for it or contradicts it; the
+// table's (`checks`' "table" difference within a cent, or "balance": "sum") sets sums_agree; a
+// table that does not add up contradicts no row (it does not say which row is wrong).
+void mark_rows(std::vector<LineItem>& items, const std::map<std::string, std::string>& fields,
+               const nlohmann::json& checks);
 
 }  // namespace docsift::ocr

@@ -127,6 +127,11 @@ struct LineItem {
   std::string description;
   std::optional<std::string> quantity, unit_price, amount, date, debit, credit, balance;
   Box box;
+  // The row's own evidence (docs/confidence.md, "Rows"): its words' confidences, and the checks
+  // that tie it to the page (check_rows: its quantity × unit price, its running balance, the
+  // table's sum); `probability`, calibrated from it by the calibration's `row` model.
+  Evidence evidence;
+  std::optional<double> probability;
 };
 
 struct Extraction {

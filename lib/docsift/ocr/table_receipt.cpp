@@ -258,7 +258,8 @@ ReceiptRows rows_of(const Page& page, const std::vector<Parsed>& lines, std::siz
     if (!below && (p.kind == Kind::kName || p.kind == Kind::kAtPrice)) pending.push_back(i);
     if (p.kind == Kind::kSkip) pending.clear();
     if (p.kind != Kind::kItem) continue;
-    LineItem item{joined(p.name), p.quantity, p.unit_price, plain(p.amount), {}, {}, {}, {}, {}};
+    LineItem item{
+        joined(p.name), p.quantity, p.unit_price, plain(p.amount), {}, {}, {}, {}, {}, {}, {}};
     std::vector<std::size_t> used{i};
     if (item.description.empty() && below) {
       for (std::size_t j = i + 1; j < end && lines[j].kind == Kind::kName; ++j)
