@@ -2037,9 +2037,61 @@ TEST_CASE(
   // There, a sentence whose letters are mostly not the heading's: no type.
   lines[13] = "Keep the invoice for applicable returns";
   CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") == "N/A");
-  // Under the top half, not even a heading alone.
+  // Under the top half, a line that is only a heading (the 200's 058 prints "TAX INVOICE" under
+  // its payment), but no line with a number or a label that names one.
   lines.insert(lines.begin() + 4, 6, std::string("JALAN KPB 6"));
   lines[19] = "-TAX INVOICE-";
   REQUIRE(lines.size() == 21);
+  CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") ==
+        "TAX INVOICE");
+  lines[19] = "TAX INVOICE NO. 039170";
   CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") == "N/A");
+  lines[19] = "Invoice No: 2018020951320023885";
+  CHECK(extract_fields(page_of(lines), rules, kFieldNames).fields.at("DOCUMENT_TYPE") == "N/A");
+}
+
+TEST_CASE(
+    "OCR document type: a heading read glued or one letter off is read, and marked repaired") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  const auto read = [&](const std::string& heading) {
+    return extract_fields(page_of({"KEDAI RUNCIT ABC", heading, "TOTAL 12.50"}), rules,
+                          kFieldNames);
+  };
+  for (const char* heading : {"TAXINVOICE", "fax Tinvoice", "__..._ TAXINVOICE"}) {
+    CAPTURE(heading);
+    const Extraction e = read(heading);
+    CHECK(e.fields.at("DOCUMENT_TYPE") == "TAX INVOICE");
+    CHECK(e.evidence.at("DOCUMENT_TYPE").repaired);
+  }
+  CHECK(read("RECElPT").fields.at("DOCUMENT_TYPE") == "RECEIPT");
+  // Read as printed: not repaired.
+  CHECK_FALSE(read("TAX INVOICE").evidence.at("DOCUMENT_TYPE").repaired);
+  // Two letters off, or a line mostly of other words, is no heading.
+  CHECK(read("TAX THVOICE").fields.at("DOCUMENT_TYPE") == "N/A");
+  CHECK(read("SPECIAL RECEIPTS PROMOTION").fields.at("DOCUMENT_TYPE") == "N/A");
+}
+
+TEST_CASE(
+    "OCR document type: a page with no heading that prints a total and what was paid is a "
+    "receipt") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  const Extraction paid = extract_fields(
+      page_of({"KEDAI RUNCIT ABC", "MILO 2.50", "TOTAL 12.50", "CASH 20.00", "CHANGE 7.50"}), rules,
+      kFieldNames);
+  CHECK(paid.fields.at("DOCUMENT_TYPE") == "RECEIPT");
+  CHECK(paid.evidence.at("DOCUMENT_TYPE").repaired);  // inferred, not read
+  // A statement whose heading went unread prints a balance: no receipt.
+  CHECK(extract_fields(
+            page_of({"NAB Statement", "Opening balance $6,854.62", "Payment 20.00", "TOTAL 12.50",
+                     "CASH 20.00", "CHANGE 7.50", "Closing balance $6,866.12"}),
+            rules, kFieldNames)
+            .fields.at("DOCUMENT_TYPE") != "RECEIPT");
+  // A total alone says nothing of what the page is; a printed heading wins over the payment.
+  CHECK(
+      extract_fields(page_of({"KEDAI RUNCIT ABC", "MILO 2.50", "TOTAL 12.50"}), rules, kFieldNames)
+          .fields.at("DOCUMENT_TYPE") == "N/A");
+  CHECK(extract_fields(page_of({"KEDAI RUNCIT ABC", "TAX INVOICE", "TOTAL 12.50", "CASH 20.00",
+                                "CHANGE 7.50"}),
+                       rules, kFieldNames)
+            .fields.at("DOCUMENT_TYPE") == "TAX INVOICE");
 }

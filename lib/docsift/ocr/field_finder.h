@@ -36,6 +36,10 @@ class FieldFinder {
 
  private:
   // Document type: heading words in the top third, or a line mostly a heading's in the top half.
+  // A page with no heading that prints a total and what was paid for it (cash tendered, change)
+  // and no balance (a statement's): a receipt, the type inferred at the total's line, marked
+  // repaired (not read as printed).
+  void type_by_payment();
   void document_type();
 
   // Numeric dates: day first unless the rule or the page says otherwise.

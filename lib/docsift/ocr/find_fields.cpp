@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "docsift/edit_distance.h"
 #include "docsift/ocr/page_checks.h"
 
 namespace docsift::ocr::detail {
@@ -20,10 +21,12 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     std::string_view finds;
     void (*run)(FieldFinder& f, nlohmann::json& checks);
   };
-  static constexpr std::array<Step, 12> kSteps{{
+  static constexpr std::array<Step, 13> kSteps{{
       {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json&) { f.document_type(); }},
       {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
       {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
+      {"DOCUMENT_TYPE without a heading",
+       [](FieldFinder& f, nlohmann::json&) { f.type_by_payment(); }},
       {"INVOICE_DATE without a label",
        [](FieldFinder& f, nlohmann::json& c) { f.date_by_position(c); }},
       {"ABN without a label", [](FieldFinder& f, nlohmann::json& c) { f.abn_by_checksum(c); }},
@@ -79,6 +82,40 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   return out;
 }
 
+void FieldFinder::type_by_payment() {
+  const auto total = found_at.find("TOTAL");
+  // Not a statement's page, whose heading went unread ("NAB Statement"): it prints a balance.
+  if (found.count("DOCUMENT_TYPE") || total == found_at.end() ||
+      (tendered.empty() && change.empty()) || found.count("OPENING_BALANCE") ||
+      found.count("CLOSING_BALANCE"))
+    return;
+  set("DOCUMENT_TYPE", "RECEIPT", total->second);
+  evidence["DOCUMENT_TYPE"].repaired = true;
+}
+
+namespace {
+
+// The letters of a lowered line alone ("tax invoice" and "taxinvoice" are both "taxinvoice").
+std::string letters_only(std::string_view lowered) {
+  std::string out;
+  for (const char c : lowered) {
+    if (std::isalpha(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80)
+      out += c;
+  }
+  return out;
+}
+
+// A line that is only a heading read glued or misread: "TAXINVOICE", "fax Tinvoice", "RECElPT".
+// Its letters hold the heading's (at least 5), which are most of them, or are within one edit of
+// a heading of 7 letters or more.
+bool garbled_heading(const std::string& line, const std::string& word) {
+  if (word.size() < 5 || 2 * word.size() < line.size()) return false;
+  return line.find(word) != std::string::npos ||
+         (word.size() >= 7 && edit_distance(line, word, 1) <= 1);
+}
+
+}  // namespace
+
 void FieldFinder::document_type() {
   for (std::size_t i = 0; i < n && !heading; ++i) {
     if (r[i].top > page.height / 2) break;
@@ -99,6 +136,22 @@ void FieldFinder::document_type() {
       if (std::any_of(words.begin(), words.end(), heading_word)) {
         doc_type = type;
         heading = i;
+        break;
+      }
+    }
+  }
+  // None found: a line anywhere on the page that is mostly a heading, read glued or misread, and
+  // holds no digit ("TAX INVOICE NO. 039170", "Invoice No: 2018…" are no headings). Repaired: not
+  // read as printed.
+  for (std::size_t i = 0; i < n && !heading; ++i) {
+    if (r[i].text.find_first_of("0123456789") != std::string::npos) continue;
+    const std::string line = letters_only(r[i].lowered);
+    for (const auto& [type, words] : rules.document_types) {
+      if (std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+            return garbled_heading(line, letters_only(w));
+          })) {
+        doc_type = type, heading = i;
+        evidence["DOCUMENT_TYPE"].repaired = true;
         break;
       }
     }
