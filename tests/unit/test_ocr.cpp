@@ -2064,6 +2064,9 @@ TEST_CASE(
     CHECK(e.evidence.at("DOCUMENT_TYPE").repaired);
   }
   CHECK(read("RECElPT").fields.at("DOCUMENT_TYPE") == "RECEIPT");
+  // A heading word's accent dropped, as OCR reads it ("REÇU" read "RECU"): read, not repaired.
+  CHECK(read("RECU").fields.at("DOCUMENT_TYPE") == "RECEIPT");
+  CHECK_FALSE(read("RECU").evidence.at("DOCUMENT_TYPE").repaired);
   // Read as printed: not repaired.
   CHECK_FALSE(read("TAX INVOICE").evidence.at("DOCUMENT_TYPE").repaired);
   // Two letters off, or a line mostly of other words, is no heading.
@@ -2072,20 +2075,22 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "OCR document type: a page with no heading that prints a total and what was paid is a "
-    "receipt") {
+    "OCR document type: with no heading, a total and what was paid make a receipt, a line that "
+    "says statement and a balance a statement") {
   const Rules rules = load_rules("builtin:ocr-rules");
   const Extraction paid = extract_fields(
       page_of({"KEDAI RUNCIT ABC", "MILO 2.50", "TOTAL 12.50", "CASH 20.00", "CHANGE 7.50"}), rules,
       kFieldNames);
   CHECK(paid.fields.at("DOCUMENT_TYPE") == "RECEIPT");
   CHECK(paid.evidence.at("DOCUMENT_TYPE").repaired);  // inferred, not read
-  // A statement whose heading went unread prints a balance: no receipt.
-  CHECK(extract_fields(
-            page_of({"NAB Statement", "Opening balance $6,854.62", "Payment 20.00", "TOTAL 12.50",
-                     "CASH 20.00", "CHANGE 7.50", "Closing balance $6,866.12"}),
-            rules, kFieldNames)
-            .fields.at("DOCUMENT_TYPE") != "RECEIPT");
+  // A statement whose heading names its bank ("NAB Statement") prints a balance: a statement, never
+  // a receipt.
+  const Extraction statement =
+      extract_fields(page_of({"NAB Statement", "Opening balance $6,854.62", "TOTAL 12.50",
+                              "CASH 20.00", "CHANGE 7.50", "Closing balance $6,866.12"}),
+                     rules, kFieldNames);
+  CHECK(statement.fields.at("DOCUMENT_TYPE") == "BANK STATEMENT");
+  CHECK(statement.evidence.at("DOCUMENT_TYPE").repaired);
   // A total alone says nothing of what the page is; a printed heading wins over the payment.
   CHECK(
       extract_fields(page_of({"KEDAI RUNCIT ABC", "MILO 2.50", "TOTAL 12.50"}), rules, kFieldNames)

@@ -36,10 +36,11 @@ class FieldFinder {
 
  private:
   // Document type: heading words in the top third, or a line mostly a heading's in the top half.
-  // A page with no heading that prints a total and what was paid for it (cash tendered, change)
-  // and no balance (a statement's): a receipt, the type inferred at the total's line, marked
-  // repaired (not read as printed).
-  void type_by_payment();
+  // A page with no heading word read: a BANK STATEMENT where a line says "statement" and the page
+  // prints an opening or closing balance ("NAB Statement"); a RECEIPT where it prints a total and
+  // what was paid for it (cash tendered, change) and no balance. Marked repaired (not read as
+  // printed).
+  void type_without_heading();
   void document_type();
 
   // Numeric dates: day first unless the rule or the page says otherwise.

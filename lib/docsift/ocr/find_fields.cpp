@@ -8,7 +8,6 @@
 #include <set>
 #include <tuple>
 
-#include "docsift/edit_distance.h"
 #include "docsift/ocr/page_checks.h"
 
 namespace docsift::ocr::detail {
@@ -26,7 +25,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
       {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
       {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
       {"DOCUMENT_TYPE without a heading",
-       [](FieldFinder& f, nlohmann::json&) { f.type_by_payment(); }},
+       [](FieldFinder& f, nlohmann::json&) { f.type_without_heading(); }},
       {"INVOICE_DATE without a label",
        [](FieldFinder& f, nlohmann::json& c) { f.date_by_position(c); }},
       {"ABN without a label", [](FieldFinder& f, nlohmann::json& c) { f.abn_by_checksum(c); }},
@@ -82,39 +81,21 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   return out;
 }
 
-void FieldFinder::type_by_payment() {
-  const auto total = found_at.find("TOTAL");
-  // Not a statement's page, whose heading went unread ("NAB Statement"): it prints a balance.
-  if (found.count("DOCUMENT_TYPE") || total == found_at.end() ||
-      (tendered.empty() && change.empty()) || found.count("OPENING_BALANCE") ||
-      found.count("CLOSING_BALANCE"))
-    return;
-  set("DOCUMENT_TYPE", "RECEIPT", total->second);
-  evidence["DOCUMENT_TYPE"].repaired = true;
-}
-
-namespace {
-
-// The letters of a lowered line alone ("tax invoice" and "taxinvoice" are both "taxinvoice").
-std::string letters_only(std::string_view lowered) {
-  std::string out;
-  for (const char c : lowered) {
-    if (std::isalpha(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80)
-      out += c;
+void FieldFinder::type_without_heading() {
+  if (found.count("DOCUMENT_TYPE")) return;
+  const bool balance = found.count("OPENING_BALANCE") || found.count("CLOSING_BALANCE");
+  // A statement whose heading names its bank ("NAB Statement"): a line that says statement, on a
+  // page that prints a balance.
+  for (std::size_t i = 0; i < n && balance && !found.count("DOCUMENT_TYPE"); ++i) {
+    if (find_phrase(r[i].lowered, "statement") != std::string::npos)
+      set("DOCUMENT_TYPE", "BANK STATEMENT", i), statement = true;
   }
-  return out;
+  // A total and what was paid for it, and no balance (a statement's): a receipt.
+  const auto total = found_at.find("TOTAL");
+  if (!balance && total != found_at.end() && !(tendered.empty() && change.empty()))
+    set("DOCUMENT_TYPE", "RECEIPT", total->second);
+  if (found.count("DOCUMENT_TYPE")) evidence["DOCUMENT_TYPE"].repaired = true;
 }
-
-// A line that is only a heading read glued or misread: "TAXINVOICE", "fax Tinvoice", "RECElPT".
-// Its letters hold the heading's (at least 5), which are most of them, or are within one edit of
-// a heading of 7 letters or more.
-bool garbled_heading(const std::string& line, const std::string& word) {
-  if (word.size() < 5 || 2 * word.size() < line.size()) return false;
-  return line.find(word) != std::string::npos ||
-         (word.size() >= 7 && edit_distance(line, word, 1) <= 1);
-}
-
-}  // namespace
 
 void FieldFinder::document_type() {
   for (std::size_t i = 0; i < n && !heading; ++i) {
@@ -133,7 +114,11 @@ void FieldFinder::document_type() {
                           [&](const Hit& h) { return h.at <= at && at + w.size() <= h.end; });
     };
     for (const auto& [type, words] : rules.document_types) {
-      if (std::any_of(words.begin(), words.end(), heading_word)) {
+      // Each word as written, and without its accents as OCR often reads them ("RECU").
+      if (std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+            const std::string plain = casefold(w, true);
+            return heading_word(w) || (plain != w && heading_word(plain));
+          })) {
         doc_type = type;
         heading = i;
         break;

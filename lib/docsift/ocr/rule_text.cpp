@@ -320,6 +320,21 @@ std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
   return out;
 }
 
+std::string letters_only(std::string_view lowered) {
+  std::string out;
+  for (const char c : lowered) {
+    if (std::isalpha(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80)
+      out += c;
+  }
+  return out;
+}
+
+bool garbled_heading(const std::string& line, const std::string& word) {
+  if (word.size() < 5 || 2 * word.size() < line.size()) return false;
+  return line.find(word) != std::string::npos ||
+         (word.size() >= 7 && edit_distance(line, word, 1) <= 1);
+}
+
 }  // namespace detail
 
 }  // namespace docsift::ocr

@@ -164,15 +164,17 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
-std::string casefold(std::string_view s) {
+std::string casefold(std::string_view s, bool strip_marks) {
   if (std::all_of(s.begin(), s.end(),
                   [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     return lowercase(s);
   }
   utf8proc_uint8_t* mapped = nullptr;
-  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
-                              static_cast<utf8proc_ssize_t>(s.size()), &mapped,
-                              static_cast<utf8proc_option_t>(UTF8PROC_CASEFOLD | UTF8PROC_COMPOSE));
+  const auto n = utf8proc_map(
+      reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
+      &mapped,
+      static_cast<utf8proc_option_t>(UTF8PROC_CASEFOLD | UTF8PROC_COMPOSE |
+                                     (strip_marks ? UTF8PROC_STRIPMARK : utf8proc_option_t{})));
   if (n < 0) return lowercase(s);  // not UTF-8: bytes as they are
   std::string out(reinterpret_cast<const char*>(mapped), static_cast<std::size_t>(n));
   std::free(mapped);

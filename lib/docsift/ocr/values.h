@@ -106,7 +106,8 @@ bool looks_like_address(std::string_view text);
 // and invalid UTF-8, are kept. Labels and headings are matched so.
 std::string lowercase(std::string_view s);
 // Case-folded for every script utf8proc knows ("MÄRZ" → "märz"); invalid UTF-8 is kept as bytes.
-std::string casefold(std::string_view s);
+// `strip_marks`: the accents dropped too ("reçu" → "recu"), as OCR often reads them.
+std::string casefold(std::string_view s, bool strip_marks = false);
 
 // `text` with runs of whitespace as one space, trimmed, and leading/trailing ':' '-' removed.
 std::string clean_text(std::string_view text);
