@@ -179,6 +179,9 @@ def main():
     for name, (pages, truth, held_apart) in make_sets(args.out).items():
         run = os.path.join(args.out, name)
         if not (args.reuse and os.path.exists(os.path.join(run, "results.jsonl"))):
+            # Only an earlier run of this script is removed, never a folder --out happens to name.
+            if os.path.exists(run) and os.listdir(run) and not os.path.exists(os.path.join(run, "results.jsonl")):
+                sys.exit(f"fit_rows.py: {run} exists and holds no docsift run; pass another --out")
             shutil.rmtree(run, ignore_errors=True)
             cmd = [docsift(), "run", pages, "--out", run, "--quiet", "--follow-links", "--set",
                    "ocr.write_evidence=true", "--set", "ocr.calibration=" + flat]

@@ -114,11 +114,7 @@ void FieldFinder::document_type() {
                           [&](const Hit& h) { return h.at <= at && at + w.size() <= h.end; });
     };
     for (const auto& [type, words] : rules.document_types) {
-      // Each word as written, and without its accents as OCR often reads them ("RECU").
-      if (std::any_of(words.begin(), words.end(), [&](const std::string& w) {
-            const std::string plain = casefold(w, true);
-            return heading_word(w) || (plain != w && heading_word(plain));
-          })) {
+      if (std::any_of(words.begin(), words.end(), heading_word)) {
         doc_type = type;
         heading = i;
         break;
@@ -128,13 +124,19 @@ void FieldFinder::document_type() {
   // None found: a line anywhere on the page that is mostly a heading, read glued or misread, and
   // holds no digit ("TAX INVOICE NO. 039170", "Invoice No: 2018…" are no headings). Repaired: not
   // read as printed.
+  std::vector<std::pair<std::string, std::vector<std::string>>> spelled;  // words' letters alone
+  if (!heading) {
+    for (const auto& [type, words] : rules.document_types) {
+      spelled.emplace_back(type, std::vector<std::string>());
+      for (const std::string& w : words) spelled.back().second.push_back(letters_only(w));
+    }
+  }
   for (std::size_t i = 0; i < n && !heading; ++i) {
     if (r[i].text.find_first_of("0123456789") != std::string::npos) continue;
     const std::string line = letters_only(r[i].lowered);
-    for (const auto& [type, words] : rules.document_types) {
-      if (std::any_of(words.begin(), words.end(), [&](const std::string& w) {
-            return garbled_heading(line, letters_only(w));
-          })) {
+    for (const auto& [type, words] : spelled) {
+      if (std::any_of(words.begin(), words.end(),
+                      [&](const std::string& w) { return garbled_heading(line, w); })) {
         doc_type = type, heading = i;
         evidence["DOCUMENT_TYPE"].repaired = true;
         break;

@@ -269,11 +269,7 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     const bool amount = cents(item.amount, printed), priced = cents(item.unit_price, unit);
     long long made = 0;
     const bool product = priced && item.quantity;
-    if (product) {
-      std::string q = *item.quantity;
-      for (char& c : q) c = c == ',' ? '.' : c;
-      made = std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(unit));
-    }
+    if (product) made = quantity_times(*item.quantity, unit);
     every_price = every_price && !amount && priced;
     counted = counted || item.quantity.has_value();
     prices += unit;

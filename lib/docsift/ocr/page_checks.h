@@ -42,6 +42,9 @@ void check_rows(const std::vector<LineItem>& items,
                 const std::map<std::string, std::string>& fields,
                 std::map<std::string, Evidence>& evidence, nlohmann::json& checks);
 
+// A row's quantity ("2", "2.5", "1,5") times its unit price, in cents: what its amount should be.
+long long quantity_times(const std::string& quantity, long long unit_cents);
+
 // A table row's evidence from the page's words whose centres lie in `box` (the row's): their
 // Tesseract confidences (rules.h: Evidence's word_min and word_mean), `exact` on a PDF's text
 // layer; `labelled` (the reader clears it for a receipt's rows read without columns).

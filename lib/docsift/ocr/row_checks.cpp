@@ -32,19 +32,20 @@ std::optional<long long> movement(const LineItem& item) {
 // the row prints too little for either.
 std::optional<bool> own_check(const LineItem& item, std::optional<long long> before) {
   const auto amount = signed_cell(item.amount), unit = signed_cell(item.unit_price);
-  if (item.quantity && unit && amount) {
-    std::string q = *item.quantity;
-    for (char& c : q) c = c == ',' ? '.' : c;
-    const long long made =
-        std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(*unit));
-    return std::llabs(made - *amount) <= 1;
-  }
+  if (item.quantity && unit && amount)
+    return std::llabs(quantity_times(*item.quantity, *unit) - *amount) <= 1;
   const auto balance = signed_cell(item.balance), moved = movement(item);
   if (before && balance && moved) return *before + *moved == *balance;
   return std::nullopt;
 }
 
 }  // namespace
+
+long long quantity_times(const std::string& quantity, long long unit_cents) {
+  std::string q = quantity;
+  for (char& c : q) c = c == ',' ? '.' : c;
+  return std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(unit_cents));
+}
 
 Evidence row_evidence(const Page& page, const Box& box) {
   Evidence e;

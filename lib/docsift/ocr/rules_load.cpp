@@ -2,6 +2,7 @@
 // in its layout, checked as it is read.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -118,8 +119,15 @@ Rules load_rules(const std::string& source) {
   Rules rules;
   try {
     for (const auto& t : root["document_types"]) {
-      rules.document_types.emplace_back(t["type"].as<std::string>(),
-                                        strings(t["words"], source + ": document_types"));
+      std::vector<std::string> words = strings(t["words"], source + ": document_types");
+      // Each word also without its accents, as OCR often reads them ("REÇU" read "RECU"): the
+      // heading's finder and the seller's (never a heading) both see them.
+      for (std::size_t k = 0, written = words.size(); k < written; ++k) {
+        std::string plain = casefold(words[k], true);
+        if (std::find(words.begin(), words.end(), plain) == words.end())
+          words.push_back(std::move(plain));
+      }
+      rules.document_types.emplace_back(t["type"].as<std::string>(), std::move(words));
     }
     read_fields(root, source, rules);
     read_total(root, source, rules);
