@@ -5,7 +5,8 @@
 
 RUN_FOLDER is a `docsift run --out` folder (its results.jsonl: each ok record's fields, confidences,
 `review` list and `review_reasons`). TRUTH is a ground_truth.csv in samples/' layout, or with
---receipts a SROIE folder (NNN.json: total, date, company; bench/ocr/score.py reads it). A value is
+--receipts a SROIE folder (NNN.json: total, date, company, read by bench/ocr/score.py, and address,
+judged as BUSINESS_ADDRESS). A value is
 right by bench/confidence/refit.py's rules (the cent, the day, the seller's words, the same words);
 only the fields the truth has are judged. Prints:
 
@@ -18,6 +19,7 @@ only the fields the truth has are judged. Prints:
 """
 import argparse
 import collections
+import json
 import os
 import sys
 
@@ -30,9 +32,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run")
     ap.add_argument("truth")
-    ap.add_argument("--receipts", action="store_true", help="TRUTH is a SROIE folder (total, date, company only)")
+    ap.add_argument("--receipts", action="store_true", help="TRUTH is a SROIE folder (total, date, company, address only)")
     args = ap.parse_args()
     truth = receipts_truth(args.truth) if args.receipts else csv_truth(args.truth)
+    if args.receipts:
+        # SROIE labels the seller's address too: judged as BUSINESS_ADDRESS (the same words), so that
+        # a page counts as right only when its address is.
+        for name, t in truth.items():
+            with open(os.path.join(args.truth, name[:-4] + ".json"), encoding="utf-8") as f:
+                t["BUSINESS_ADDRESS"] = json.load(f).get("address", "")
     kinds = schema_kinds()
     latest = latest_records(os.path.join(args.run, "results.jsonl"))
     pages = accepted_pages = accepted_pages_right = 0

@@ -30,14 +30,13 @@ import argparse
 import csv
 import json
 import os
-import random
-import shutil
 import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "confidence"))
-from refit import ece, fit, latest_records, sigmoid  # noqa: E402  (one logistic regression for both)
+from refit import (ece, fit, latest_records, logit, one_model_out_of_fold, run_once,  # noqa: E402
+                   sigmoid)  # one logistic regression, and one way to run docsift, for both
 
 CALIBRATION = os.path.join(ROOT, "configs", "fields", "ocr-calibration.yaml")
 FEATURES = ["word_min", "word_min_top", "word_mean", "labelled", "vouched", "contradicted", "sums_agree", "exact"]
@@ -121,19 +120,11 @@ def judged_rows(run, truth, set_name):
 
 
 def predict(w, row):
-    return sigmoid(w[0] + sum(wi * float(row["x"].get(n, 0.0)) for n, wi in zip(FEATURES, w[1:])))
+    return sigmoid(logit(w, FEATURES, row))
 
 
-def out_of_fold(rows, folds, seed=44):
-    pages = sorted({r["page"] for r in rows})
-    random.Random(seed).shuffle(pages)
-    fold_of = {p: i % folds for i, p in enumerate(pages)}
-    for k in range(folds):
-        train = [r for r in rows if fold_of[r["page"]] != k]
-        w = fit(train, FEATURES, l2=L2)
-        for r in rows:
-            if fold_of[r["page"]] == k:
-                r["p"] = predict(w, r)
+def out_of_fold(rows, folds):
+    one_model_out_of_fold(rows, FEATURES, folds, L2)
 
 
 def report(name, rows):
@@ -178,15 +169,9 @@ def main():
     fitted, held, misprints = [], {}, []
     for name, (pages, truth, held_apart) in make_sets(args.out).items():
         run = os.path.join(args.out, name)
-        if not (args.reuse and os.path.exists(os.path.join(run, "results.jsonl"))):
-            # Only an earlier run of this script is removed, never a folder --out happens to name.
-            if os.path.exists(run) and os.listdir(run) and not os.path.exists(os.path.join(run, "results.jsonl")):
-                sys.exit(f"fit_rows.py: {run} exists and holds no docsift run; pass another --out")
-            shutil.rmtree(run, ignore_errors=True)
-            cmd = [docsift(), "run", pages, "--out", run, "--quiet", "--follow-links", "--set",
-                   "ocr.write_evidence=true", "--set", "ocr.calibration=" + flat]
-            print("$ " + " ".join(cmd), file=sys.stderr)
-            subprocess.run(cmd, check=False)
+        run_once("fit_rows.py", docsift(), pages, run,
+                 ["--follow-links", "--set", "ocr.write_evidence=true", "--set", "ocr.calibration=" + flat],
+                 args.reuse)
         rows = judged_rows(run, truth, name)
         # A statement misprinted on purpose is read right and contradicted by its own sums, as a
         # real statement almost never is: it is scored apart, never fitted.

@@ -43,7 +43,7 @@ Page misread_invoice() {
 }
 
 Engine::Result result_of(const Extraction& e) {
-  return {e.fields, e.text, "ocr", {}, e.confidence, e.evidence, {}, e.doubtful, {}, e.items};
+  return {e.fields, e.text, "ocr", {}, e.confidence, e.evidence, {}, e.doubtful, {}, e.items, {}};
 }
 
 }  // namespace

@@ -1,19 +1,24 @@
 // The review queue's rule (extract/review_queue.h), review.csv's check (journal/page_arithmetic.h),
 // the page's own checks that feed the OCR
 // confidences (ocr/page_checks.h) and a calibration's per-field shifts (ocr/calibration.h).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "docsift/error.h"
 #include "docsift/extract/review_queue.h"
 #include "docsift/extract/schema.h"
 #include "docsift/journal/page_arithmetic.h"
 #include "docsift/ocr/calibration.h"
+#include "docsift/ocr/engine.h"
+#include "docsift/ocr/page.h"
 #include "docsift/ocr/page_checks.h"
 #include "docsift/ocr/rules.h"
+#include "docsift/ocr/settings.h"
 #include "support/temp_dir.h"
 
 #include <doctest/doctest.h>
@@ -46,6 +51,26 @@ std::vector<std::pair<std::string, std::string>> queue_of(const Fields& f, const
   return out;
 }
 
+// A page's words, one line per string, 40 px apart, each word 10 px a character with a space
+// between.
+std::vector<docsift::ocr::Word> words_of(const std::vector<std::string>& lines) {
+  std::vector<docsift::ocr::Word> words;
+  int y = 20;
+  for (const auto& line : lines) {
+    int x = 20;
+    std::size_t from = 0;
+    while (from < line.size()) {
+      const std::size_t to = std::min(line.find(' ', from), line.size());
+      const std::string w = line.substr(from, to - from);
+      words.push_back({w, {x, y, x + 10 * static_cast<int>(w.size()), y + 20}, 91.0f});
+      x += 10 * static_cast<int>(w.size()) + 10;
+      from = to + 1;
+    }
+    y += 40;
+  }
+  return words;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -63,6 +88,95 @@ TEST_CASE(
   // A statement does not require TOTAL or ABN (applies_to), and a page of no type requires nothing.
   CHECK(queue_of({{"DOCUMENT_TYPE", "BANK STATEMENT"}}, {{"DOCUMENT_TYPE", 0.99}}).empty());
   CHECK(queue_of({{"TOTAL", "N/A"}}, {}).empty());
+}
+
+TEST_CASE(
+    "review queue: a required N/A the engine judged absent from the page is not missing at its "
+    "threshold, and is queued under it") {
+  const Fields receipt{{"DOCUMENT_TYPE", "RECEIPT"}, {"TOTAL", "$9.00"}, {"ABN", "N/A"}};
+  // The confidence on an N/A is the engine's that the page prints none (ocr/calibration.h).
+  CHECK(queue_of(receipt, {{"DOCUMENT_TYPE", 0.99}, {"TOTAL", 0.99}, {"ABN", 0.95}}).empty());
+  const auto doubtful = docsift::extract::review_queue(
+      schema(), receipt, {{"DOCUMENT_TYPE", 0.99}, {"TOTAL", 0.99}, {"ABN", 0.4}}, everywhere);
+  REQUIRE(doubtful.size() == 1);
+  CHECK(doubtful[0].field == "ABN");
+  CHECK(doubtful[0].reason == ReviewReason::kMissing);
+  CHECK(doubtful[0].confidence == 0.4);
+  // Without a threshold (eval given none) a judged N/A is still missing.
+  CHECK(docsift::extract::review_queue(
+            schema(), receipt, {{"DOCUMENT_TYPE", 0.99}, {"TOTAL", 0.99}, {"ABN", 0.95}}, {})
+            .size() == 1);
+}
+
+TEST_CASE(
+    "OCR absence evidence: a field's label or a run shaped like its value, read anywhere on the "
+    "page") {
+  using docsift::ocr::absence_of;
+  const auto page = [](const std::vector<std::string>& lines) {
+    return docsift::ocr::layout_page(words_of(lines), 600,
+                                     40 * static_cast<int>(lines.size()) + 60);
+  };
+  // A Malaysian receipt: a GST registration of 12 digits and a phone number, no ABN; its address
+  // in Selangor, its amounts in ringgit: from abroad.
+  const auto abroad =
+      absence_of(page({"KEDAI RUNCIT SDN BHD", "JALAN 3, 47100 SELANGOR", "GST ID: 001234567890",
+                       "TEL 03-12345678", "TOTAL RM 12.50"}),
+                 rules(), "ABN");
+  CHECK_FALSE(abroad.label_seen);
+  CHECK_FALSE(abroad.shape_seen);
+  CHECK(abroad.abroad);
+  CHECK_FALSE(abroad.home);
+  CHECK(absence_of(page({"TOTAL RM 12.50", "CASH RM 20.00"}), rules(), "ABN").abroad);
+  // An Australian receipt whose ABN was misread (its check digits fail): both seen, not abroad.
+  const auto misread = absence_of(
+      page({"CORNER STORE PTY LTD", "ABN 51 824 753 557", "TOTAL $12.50"}), rules(), "ABN");
+  CHECK(misread.label_seen);
+  CHECK(misread.shape_seen);
+  CHECK_FALSE(misread.abroad);
+  CHECK(misread.home);  // Pty Ltd
+  CHECK(absence_of(page({"7 Elizabeth Street, Hobart TAS 7000"}), rules(), "ABN").home);
+  CHECK(absence_of(page({"www.kookaburra.com.au"}), rules(), "ABN").home);
+  CHECK_FALSE(absence_of(page({"TAS 70001", "the act of 2000 pages"}), rules(), "ABN").home);
+  // 11 digits with no label: an ABN's shape alone; and what a page's edge leaves of a printed one:
+  // the label's last two words, the start of its grouping.
+  const auto bare = absence_of(page({"Ref 12345678901"}), rules(), "ABN");
+  CHECK_FALSE(bare.label_seen);
+  CHECK(bare.shape_seen);
+  const auto cut = absence_of(page({"stralian Business Number: 42 920 319 2"}), rules(), "ABN");
+  CHECK(cut.label_seen);
+  CHECK(cut.shape_seen);
+  // Another kind's shape is a value its parser reads: an amount for TOTAL.
+  CHECK(absence_of(page({"CASH 12.50"}), rules(), "TOTAL").shape_seen);
+  // A field with no label rule shows nothing.
+  const auto none = absence_of(page({"ABN 51 824 753 556"}), rules(), "DESCRIPTIONS");
+  CHECK_FALSE(none.label_seen);
+  CHECK_FALSE(none.shape_seen);
+}
+
+TEST_CASE(
+    "OCR engine: an ABN left N/A gets the shipped absence model's probability, high on a page "
+    "from abroad, low on an Australian page that prints a label") {
+  docsift::ocr::Engine engine{docsift::ocr::Settings{}};
+  const std::vector<std::string> fields = {"DOCUMENT_TYPE", "ABN", "TOTAL"};
+  const auto read = [&](const std::vector<std::string>& lines) {
+    return engine.read_words(words_of(lines), 600, 40 * static_cast<int>(lines.size()) + 60,
+                             fields);
+  };
+  const auto abroad = read({"KEDAI RUNCIT SDN BHD", "JALAN 3, 47100 SELANGOR", "RECEIPT",
+                            "TOTAL RM 12.50", "CASH RM 20.00"});
+  REQUIRE(abroad.fields.at("ABN") == "N/A");
+  REQUIRE(abroad.probability.count("ABN"));
+  CHECK(abroad.probability.at("ABN") > 0.9);
+  const auto home = read({"CORNER STORE PTY LTD", "Brisbane QLD 4000", "TAX INVOICE",
+                          "ABN 51 824 753 557", "TOTAL $12.50"});  // its check digits fail
+  REQUIRE(home.fields.at("ABN") == "N/A");
+  REQUIRE(home.probability.count("ABN"));
+  CHECK(home.probability.at("ABN") < 0.2);
+  // A value read has its own confidence, and a TOTAL left N/A none (no absence model).
+  CHECK(abroad.fields.at("TOTAL") != "N/A");
+  const auto bare = read({"KEDAI RUNCIT SDN BHD", "RECEIPT"});
+  CHECK(bare.fields.at("TOTAL") == "N/A");
+  CHECK_FALSE(bare.probability.count("TOTAL"));
 }
 
 TEST_CASE(
@@ -88,10 +202,28 @@ TEST_CASE(
   CHECK(why["GST"] == "sums disagree");
   CHECK(why["QUANTITIES"] == "counts disagree");
   CHECK(why["DESCRIPTIONS"] == "counts disagree");
-  // One cent of rounding is not a disagreement.
-  f["TOTAL"] = "$11.01";
+  // Cash rounding (to 5 cents: 2 cents either way) is not a disagreement; 3 cents is.
   f["DESCRIPTIONS"] = "a | b";
+  for (const char* total : {"$11.01", "$10.98", "$11.02"}) {
+    f["TOTAL"] = total;
+    CHECK_MESSAGE(queue_of(f, c).empty(), total);
+  }
+  f["TOTAL"] = "$11.03";
+  CHECK(queue_of(f, c).size() == 3);
+  // A subtotal printed with the tax in it, the total rounded: nothing contradicted. A "GST" that is
+  // more than a fifth of the total (the total read twice) is.
+  f = Fields{{"DOCUMENT_TYPE", "RECEIPT"},
+             {"ABN", "51 824 753 556"},
+             {"SUBTOTAL", "RM 88.97"},
+             {"GST", "RM 5.04"},
+             {"TOTAL", "RM 88.95"}};
+  c.clear();
+  for (const auto& [k, v] : f) c[k] = 0.99;
   CHECK(queue_of(f, c).empty());
+  CHECK_FALSE(docsift::extract::sums_disagree(f));
+  f["GST"] = "RM 58.00";
+  CHECK(docsift::extract::sums_disagree(f));
+  CHECK(queue_of(f, c).size() == 3);
 }
 
 TEST_CASE(

@@ -77,7 +77,7 @@ void fault_at(const resilience::FaultPlan& plan, resilience::FaultPoint point, i
 }
 
 // `line` (a page's latest record) with `changes` applied: the corrected values, confidence 1.0
-// (none for a value corrected to missing, as a run gives N/A none), out of the review queue, and
+// (none for a value corrected to missing: a person's N/A), out of the review queue, and
 // the originals kept under "corrections" (the first one, when a field is corrected again).
 json corrected_line(json line, const std::map<std::string, Change>& changes,
                     const std::string& at) {

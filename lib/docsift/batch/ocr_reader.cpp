@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <opencv2/core/mat.hpp>
 #include <optional>
+#include <string>
 #include <system_error>
 
 #include "docsift/batch/model_support.h"
@@ -124,7 +126,18 @@ std::optional<ocr::Engine::Result> read_text_layer(const std::filesystem::path& 
 
 // What the engine read, into the record: the fields, their calibrated confidences
 // (docs/confidence.md), where each value was read on the page, and the table's rows.
-void fill_record(Record& record, const ocr::Engine::Result& read) {
+// Whether `field`, left N/A, is one the page's type requires (the schema's `required` and
+// `applies_to`): only those keep the engine's probability that the page prints none.
+bool required_here(const extract::FieldSchema& schema, const std::string& field,
+                   const std::map<std::string, std::string>& fields) {
+  const extract::Field* f = schema.find(field);
+  const auto type = fields.find(std::string(extract::kDocumentTypeField));
+  return f != nullptr && f->required && type != fields.end() && type->second != "N/A" &&
+         f->applies(type->second);
+}
+
+void fill_record(Record& record, const ocr::Engine::Result& read,
+                 const extract::FieldSchema& schema) {
   record.status = Record::Status::Ok;
   record.tier = "ocr";
   record.text_source = read.text_source;
@@ -134,11 +147,17 @@ void fill_record(Record& record, const ocr::Engine::Result& read) {
   record.engine = read.info;
   record.confidence.emplace();
   record.boxes.emplace();
+  // A field left N/A has a probability only where the calibration has an `absent` model for it:
+  // that the page prints none (ocr/calibration.h); kept where the page's type requires the field,
+  // and it has no box.
   for (const auto& [field, p] : read.probability) {
     const auto value = read.fields.find(field);
-    if (value == read.fields.end() || value->second == "N/A") continue;
+    if (value == read.fields.end() ||
+        (value->second == "N/A" && !required_here(schema, field, read.fields)))
+      continue;
     (*record.confidence)[field] = p;
-    if (const auto e = read.evidence.find(field); e != read.evidence.end()) {
+    if (const auto e = read.evidence.find(field);
+        value->second != "N/A" && e != read.evidence.end()) {
       const ocr::Box& b = e->second.box;
       (*record.boxes)[field] = {b.left, b.top, b.right - b.left, b.bottom - b.top};
     }
@@ -194,7 +213,7 @@ PageOutcome OcrReader::read(const PageRequest& request) {
       read = s_->engine.read(rgb, s_->field_names);
       record.timings_s["ocr"] = seconds_since(ocr_start);
     }
-    fill_record(record, *read);
+    fill_record(record, *read, s_->schema);
   } catch (const std::exception& e) {  // an unreadable image fails this image only
     record.status = Record::Status::Failed;
     record.error = first_line(pin ? pin->named(e.what()) : e.what());

@@ -103,8 +103,8 @@ std::string confidence_row(const Record& record, const std::vector<std::string>&
     const auto value = record.fields ? record.fields->find(f)
                                      : std::map<std::string, std::string>::const_iterator{};
     const auto sure = record.confidence->find(f);
-    if (!record.fields || value == record.fields->end() || value->second == "N/A" ||
-        sure == record.confidence->end())
+    // N/A has a confidence only where the engine judged the value absent from the page.
+    if (!record.fields || value == record.fields->end() || sure == record.confidence->end())
       continue;
     char cell[32];
     std::snprintf(cell, sizeof cell, "%.4f", sure->second);

@@ -32,13 +32,25 @@ std::size_t item_count(std::string_view value) {
   return count + (filled ? 1 : 0);
 }
 
-// False only when all three are amounts and they do not add up (sums_difference).
-bool sums_disagree(const std::map<std::string, std::string>& fields) {
-  const auto off = sums_difference(fields);
-  return off && std::llround(std::abs(*off) * 100) > 1;
-}
+// Cash rounding to 5 cents (Australia's, Malaysia's) moves a bill by up to 2 cents.
+constexpr long long kRoundingCents = 2;
+// The most of a total that a tax included in it can be: a fifth, at a 25 % rate.
+constexpr double kMostIncludedTax = 0.2;
 
 }  // namespace
+
+bool sums_disagree(const std::map<std::string, std::string>& fields) {
+  const auto off = sums_difference(fields);
+  if (!off || std::llround(std::abs(*off) * 100) <= kRoundingCents) return false;
+  // A subtotal printed with the tax in it ("Subtotal (incl. GST) 5.90, GST 0.33, Total 5.90"): the
+  // page's sums do not tie the GST then, and contradict nothing.
+  const auto sub = parse_amount(*value_of(fields, kSubtotal));
+  const auto tax = parse_amount(*value_of(fields, kTax));
+  const auto total = parse_amount(*value_of(fields, kTotal));
+  const bool included = std::llround(std::abs(*sub - *total) * 100) <= kRoundingCents &&
+                        *tax >= 0 && *tax <= kMostIncludedTax * *total;
+  return !included;
+}
 
 std::optional<double> sums_difference(const std::map<std::string, std::string>& fields) {
   const std::string* sub = value_of(fields, kSubtotal);
@@ -75,6 +87,9 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                   thresholds.of(f.name)};
     if (!v) {
       if (!f.required || !type || !f.applies(*type)) continue;
+      // A confidence on N/A is the engine's that the page prints no such value (an ABN on a
+      // receipt from abroad): at its threshold, nothing is missing.
+      if (q.confidence && q.threshold && *q.confidence >= *q.threshold) continue;
       q.reason = ReviewReason::kMissing;
     } else if (!q.confidence) {
       q.reason = ReviewReason::kNoConfidence;

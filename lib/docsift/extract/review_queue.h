@@ -15,9 +15,10 @@
 namespace docsift::extract {
 
 // Why a value is queued, in the order the rule asks: a field the page's document type requires
-// came out N/A; a value carries no confidence; the page's printed sums do not tie SUBTOTAL + GST
-// to TOTAL; its lists (QUANTITIES, PRICES, DESCRIPTIONS) hold different numbers of items; the
-// value's confidence is under its threshold.
+// came out N/A, and the engine is not sure the page prints none; a value carries no confidence; the
+// page's printed sums do not tie SUBTOTAL + GST to TOTAL (sums_disagree); its lists (QUANTITIES,
+// PRICES, DESCRIPTIONS) hold different numbers of items; the value's confidence is under its
+// threshold.
 enum class ReviewReason { kMissing, kNoConfidence, kSumsDisagree, kCountsDisagree, kLowConfidence };
 inline constexpr Names<ReviewReason, 5> kReviewReasonNames{
     {{ReviewReason::kMissing, "missing"},
@@ -32,8 +33,10 @@ constexpr std::string_view to_string(ReviewReason reason) {
 struct QueuedValue {
   std::string field;
   ReviewReason reason;
-  std::optional<double> confidence;  // none for a missing value or one without
-  std::optional<double> threshold;   // the field's, when it has one
+  // None for a value without one; for a missing value, the engine's that the page prints none,
+  // where it judged that (under the threshold, or it would not be queued).
+  std::optional<double> confidence;
+  std::optional<double> threshold;  // the field's, when it has one
 };
 
 // review.threshold and review.fields, the one type run, eval and report read them as: a field's
@@ -49,13 +52,19 @@ struct ReviewThresholds {
   bool empty() const { return !every && fields.empty(); }
 };
 
-// SUBTOTAL + GST - TOTAL when all three are amounts; the queue's "sums disagree" when it is more
-// than a cent either way.
+// SUBTOTAL + GST - TOTAL when all three are amounts.
 std::optional<double> sums_difference(const std::map<std::string, std::string>& fields);
+// The queue's "sums disagree" (and review.csv's check): all three are amounts, SUBTOTAL + GST is
+// more than 2 cents off TOTAL (cash rounding to 5 cents moves a bill by up to 2), and SUBTOTAL is
+// not TOTAL itself with a GST of at most a fifth of it (a subtotal printed with the tax in it,
+// which the sums then do not tie to the GST).
+bool sums_disagree(const std::map<std::string, std::string>& fields);
 
 // The page's queue in the order a person works it: rising confidence, the values without one (the
 // missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"
-// or absent: none); `confidence` the fields with one. The document type is fields' DOCUMENT_TYPE;
+// or absent: none); `confidence` the fields with one, and a required field left N/A that the
+// engine judged absent from the page (its probability that the page prints none: not queued at
+// its threshold or over). The document type is fields' DOCUMENT_TYPE;
 // a page without one requires nothing and its sums and lists are still checked.
 std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                                       const std::map<std::string, std::string>& fields,

@@ -81,7 +81,7 @@ std::vector<Disagreement> page_disagreements(const Record& record) {
   std::vector<Disagreement> out;
   if (record.fields) {
     if (const auto off = extract::sums_difference(*record.fields);
-        off && off_by_more_than_a_cent(*off))
+        off && extract::sums_disagree(*record.fields))
       out.push_back(
           {{"SUBTOTAL", "GST", "TOTAL"}, "SUBTOTAL + GST is " + over_under(*off, "TOTAL")});
   }

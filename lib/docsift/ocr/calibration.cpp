@@ -20,7 +20,8 @@ const std::vector<std::string>& feature_names() {
       "second_agreed", "second_taken",  "second_disagreed", "exact",
       "repeated",      "legal",         "word_min_top",     "known",
       "listed",        "reader_agreed", "reader_disagreed", "reader_taken",
-      "vouched",       "contradicted"};
+      "vouched",       "contradicted",  "label_seen",       "shape_seen",
+      "abroad",        "home"};
   return names;
 }
 
@@ -58,7 +59,12 @@ std::map<std::string, double> feature_values(const Evidence& e) {
       {"reader_taken", flag(e.reader_read && e.reader_taken)},
       // The page's own checks of this value against others (page_checks.h).
       {"vouched", flag(e.vouched)},
-      {"contradicted", flag(e.contradicted)}};
+      {"contradicted", flag(e.contradicted)},
+      // What the page shows of a field left N/A (page_checks.h: absence_of).
+      {"label_seen", flag(e.label_seen)},
+      {"shape_seen", flag(e.shape_seen)},
+      {"abroad", flag(e.abroad)},
+      {"home", flag(e.home)}};
 }
 
 double Calibrator::probability(const Evidence& evidence, double offset) const {
@@ -96,10 +102,8 @@ Calibration load_calibration(const std::string& source) {
   out.source = source;
   const auto& names = feature_names();
   try {
-    read.only(root, "the file", {"kinds", "fields"});
-    for (const auto& [kind, node] :
-         read.entries(read.required(root, "kinds", "the file"), "kinds")) {
-      const std::string path = "kinds." + kind;
+    read.only(root, "the file", {"kinds", "fields", "absent"});
+    const auto calibrator = [&](const YAML::Node& node, const std::string& path) {
       Calibrator c;
       read.only(node, path, {"intercept", "weights"});
       c.intercept = read.number(read.required(node, "intercept", path), path + ".intercept");
@@ -111,7 +115,15 @@ Calibration load_calibration(const std::string& source) {
         }
         c.weights.emplace_back(name, read.number(weight, path + ".weights." + name));
       }
-      out.kinds[kind] = std::move(c);
+      return c;
+    };
+    for (const auto& [kind, node] : read.entries(read.required(root, "kinds", "the file"), "kinds"))
+      out.kinds[kind] = calibrator(node, "kinds." + kind);
+    if (const YAML::Node absent = root["absent"]; absent && !absent.IsNull()) {
+      for (const auto& [field, node] : read.entries(absent, "absent")) {
+        out.absent[field] = calibrator(node, "absent." + field);
+        out.absent_places[field] = read.place(node);
+      }
     }
     if (const YAML::Node fields = root["fields"]; fields && !fields.IsNull()) {
       for (const auto& [field, node] : read.entries(fields, "fields")) {
@@ -141,14 +153,25 @@ Calibration load_calibration(const std::string& source) {
   return out;
 }
 
+std::optional<double> Calibration::absent_probability(const std::string& field,
+                                                      const Evidence& evidence) const {
+  const auto model = absent.find(field);
+  if (model == absent.end()) return std::nullopt;
+  return model->second.probability(evidence);
+}
+
 void Calibration::check_fields(const std::vector<std::string>& field_names) const {
-  for (const auto& [field, kind] : field_kinds) {
-    if (std::find(field_names.begin(), field_names.end(), field) != field_names.end()) continue;
-    const auto place = field_places.find(field);
-    throw ConfigError((place == field_places.end() ? source : place->second) + ": fields." + field +
-                      ": not a field of the schema (extraction.fields); a misspelt name would "
-                      "leave its field calibrated as text");
-  }
+  const auto refuse = [&](const std::string& field, const std::string& place,
+                          const std::string& what) {
+    if (std::find(field_names.begin(), field_names.end(), field) != field_names.end()) return;
+    throw ConfigError(
+        place + ": " + what + field +
+        ": not a field of the schema (extraction.fields); a misspelt name would "
+        "leave its field " +
+        (what == "absent." ? "without a confidence when it is N/A" : "calibrated as text"));
+  };
+  for (const auto& [field, model] : absent) refuse(field, absent_places.at(field), "absent.");
+  for (const auto& [field, kind] : field_kinds) refuse(field, field_places.at(field), "fields.");
 }
 
 }  // namespace docsift::ocr

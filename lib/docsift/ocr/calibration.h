@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +21,8 @@ namespace docsift::ocr {
 // candidate), margin (log-scaled), second_agreed, second_taken, second_disagreed, exact, repeated,
 // legal, word_min_top (word_min's top: 0 under 85, 1 at 100), known, listed, reader_agreed,
 // reader_disagreed, reader_taken (the second recognizer's reading: cross_read.h), vouched and
-// contradicted (the page's own checks: page_checks.h).
+// contradicted (the page's own checks: page_checks.h); label_seen and shape_seen (what the page
+// shows of a field left N/A: page_checks.h, absence_of).
 std::map<std::string, double> feature_values(const Evidence& evidence);
 // The names feature_values gives, in a fixed order.
 const std::vector<std::string>& feature_names();
@@ -41,6 +43,13 @@ struct Calibration {
   // fields of one kind differ in how often they are right on the same evidence (a payer's address
   // against a seller's name), which a shift per field learns from few values.
   std::map<std::string, double> field_offsets;
+  // field → the model of the probability that the field, left N/A, is absent from the page (the
+  // top-level `absent:` entries, fitted by bench/confidence/fit_absent.py on the evidence of
+  // page_checks.h's absence_of): a required value the page does not print is then not queued as
+  // missing (extract/review_queue.h). A field not listed gets no confidence when N/A.
+  std::map<std::string, Calibrator> absent;
+  std::optional<double> absent_probability(const std::string& field,
+                                           const Evidence& evidence) const;
   // The calibrated probability that `field`'s value is right, in [0, 1].
   double probability(const std::string& field, const Evidence& evidence) const;
   // `field`'s kind: amount, date, text, id or list (text when not listed).
@@ -48,7 +57,8 @@ struct Calibration {
   // Throws docsift::ConfigError at the field's line when the file lists a field that is not one of
   // `field_names` (the schema's).
   void check_fields(const std::vector<std::string>& field_names) const;
-  std::map<std::string, std::string> field_places;  // field → "source:line:column" of its entry
+  std::map<std::string, std::string> field_places;   // field → "source:line:column" of its entry
+  std::map<std::string, std::string> absent_places;  // ... of its `absent` entry
 };
 
 // `source`: "builtin:ocr-calibration" or a YAML file in configs/fields/ocr-calibration.yaml's

@@ -331,46 +331,17 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
   evidence->listed = true;
 }
 
-void Engine::calibrate(Result& result) const {
-  check_page(result.fields, result.evidence,
-             rules_);  // on the final values: after the second readings and the list
-  check_rows(result.items, result.fields, result.evidence, result.info["checks"]);
-  mark_rows(result.items, result.fields, result.info["checks"]);
-  result.probability.clear();
-  // Each row's confidence, where the calibration has a model for rows (a user's own file may not).
-  const auto rows = calibration_.kinds.find("row");
-  nlohmann::json row_features = nlohmann::json::array();
-  for (LineItem& item : result.items) {
-    if (rows != calibration_.kinds.end())
-      item.probability = rows->second.probability(item.evidence);
-    if (write_evidence_) row_features.push_back(feature_values(item.evidence));
-  }
-  nlohmann::json evidence = nlohmann::json::object();
-  for (const auto& [name, e] : result.evidence) {
-    const auto value = result.fields.find(name);
-    if (value == result.fields.end() || value->second == "N/A") continue;
-    result.probability[name] = calibration_.probability(name, e);
-    if (write_evidence_) {
-      nlohmann::json f = feature_values(e);
-      f["candidates"] = e.candidates;
-      f["margin_points"] = e.margin;
-      f["box"] = {e.box.left, e.box.top, e.box.right - e.box.left, e.box.bottom - e.box.top};
-      evidence[name] = std::move(f);
-    }
-  }
-  if (write_evidence_) {
-    result.info["evidence"] = std::move(evidence);  // and per row, what fit_rows.py fits on:
-    if (!result.items.empty()) result.info["evidence_rows"] = std::move(row_features);
-  }
-}
-
 Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& field_names,
                               nlohmann::json info) {
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
   Result out{std::move(e.fields),     std::move(e.text),     {}, std::move(info),
              std::move(e.confidence), std::move(e.evidence), {}, std::move(e.doubtful),
-             std::move(e.sums),       std::move(e.items)};
+             std::move(e.sums),       std::move(e.items),    {}};
   out.info["checks"] = e.checks;
+  for (const auto& [field, model] : calibration_.absent) {
+    if (const auto v = out.fields.find(field); v != out.fields.end() && v->second == "N/A")
+      out.absent[field] = absence_of(page, rules_, field);
+  }
   // What the finder ranked on the first reading (ocr.write_evidence), for
   // bench/ocr/train_finder.py; the second reading and the rereading call finish with an empty info
   // and keep none.

@@ -40,13 +40,17 @@ class Engine {
     std::map<std::string, double> confidence;  // per field found: rules.h's Extraction::confidence
     std::map<std::string, Evidence>
         evidence;  // per field found (rules.h), the second reading's marks added
-    // Per field found: the calibrated probability that the value is right (calibration.h).
+    // Per field found: the calibrated probability that the value is right (calibration.h); per
+    // field left N/A that the calibration has an `absent` model for, that the page prints none.
     std::map<std::string, double> probability;
     std::vector<WordRun> doubtful;  // rules.h: Extraction's
     std::vector<long long>
         sums;  // rules.h: Extraction's; the rereading's and the evened reading's added
     // rules.h: Extraction's; the second reading's where DESCRIPTIONS was taken from it.
     std::vector<LineItem> items;
+    // Per field left N/A that the calibration has an `absent` model for: what the page shows of it
+    // (page_checks.h: absence_of).
+    std::map<std::string, Evidence> absent;
   };
   // A page image: Tesseract, then the rules.
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);

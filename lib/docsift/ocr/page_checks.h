@@ -58,4 +58,15 @@ Evidence row_evidence(const Page& page, const Box& box);
 void mark_rows(std::vector<LineItem>& items, const std::map<std::string, std::string>& fields,
                const nlohmann::json& checks);
 
+// A field the rules left N/A: whether the page shows one of its labels (`rules`' labels, matched as
+// the rules match them, or the last two words of one of three words or more), a run shaped like its
+// value that did not pass as one (an ABN's 11 digits without its check digits, or the start of its
+// grouping; another kind's value as its parser reads it), signs that the page is from abroad
+// (`rules`' regions other than Australia, amounts mostly in another currency than dollars), and
+// signs that it is Australian (`rules.home`: "QLD 4000", ".com.au", "Pty Ltd", "Australia"):
+// Evidence's `label_seen`, `shape_seen`, `abroad` and `home`, from which the calibration's `absent`
+// models give the probability that the page prints no such value (calibration.h). Nothing of a
+// field with no label rule.
+Evidence absence_of(const Page& page, const Rules& rules, const std::string& field);
+
 }  // namespace docsift::ocr

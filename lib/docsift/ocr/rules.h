@@ -48,6 +48,11 @@ struct Rules {
   // The header words of `column` (empty when the rules name none).
   const std::vector<std::string>& table_words(Column column) const;
   std::vector<std::string> banks;
+  // What shows a page to be Australian (ocr-rules.yaml's `home`, lower case): a state or
+  // territory before a four-digit postcode, a web or e-mail domain, a company form.
+  struct Home {
+    std::vector<std::string> regions, domains, company_forms;
+  } home;
   Lexicon lexicon;
   // The trained field finder's weights (finder.h): builtin:ocr-finder unless the engine loads
   // ocr.finder's file over it.
@@ -105,6 +110,12 @@ struct Evidence {
   // The page's own checks (page_checks.h): a sum, a check digit, a date order, a count of items
   // that ties this value to others passed, or failed.
   bool vouched = false, contradicted = false;
+  // A field left N/A (absence_of, page_checks.h): one of its labels was read on the page, or a run
+  // of characters shaped like its value (an ABN's 11 digits) that did not pass as one; the page is
+  // from abroad (names a country or region other than Australia, or prints its amounts in another
+  // currency than dollars), where an Australian Business Number is not printed, or shows itself
+  // Australian (Rules::home).
+  bool label_seen = false, shape_seen = false, abroad = false, home = false;
   Box box;  // the value's words, in page pixels (as read: deskewed, turned)
   // A name read over lines ("POPULAR BOOK" above "CO. (M) SDN BHD"): each line's piece, top to
   // bottom, in the same pixels; empty when the value is one line's (then `box` is its piece).

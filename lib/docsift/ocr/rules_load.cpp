@@ -161,6 +161,12 @@ Rules load_rules(const std::string& source) {
     }
     rules.table = table_words(root["table"], source);
     rules.banks = strings(root["banks"], source + ": banks");
+    // Optional, so that a rules file written before it loads as it did.
+    if (const YAML::Node home = root["home"]) {
+      rules.home.regions = strings(home["regions"], source + ": home.regions");
+      rules.home.domains = strings(home["domains"], source + ": home.domains");
+      rules.home.company_forms = strings(home["company_forms"], source + ": home.company_forms");
+    }
   } catch (const YAML::Exception& e) {
     throw ConfigError(source + ": " + e.msg +
                       " (see configs/fields/ocr-rules.yaml for the layout)");
