@@ -15,7 +15,8 @@ only the fields the truth has are judged. Prints:
 - values with a value, queued, accepted; accepted right;
 - wrong values, and how many of them are queued; missing required values (queued as "missing") and
   the truth's values the run left N/A on a field the document type requires;
-- the queue's rows by reason.
+- the queue's rows by reason;
+- per field the truth judges: its values right, and its accepted values right.
 """
 import argparse
 import collections
@@ -49,6 +50,7 @@ def main():
     required = {name: types for name, (_, types, needed) in schema_fields().items() if needed}
     missed = missed_queued = 0
     reasons = collections.Counter()
+    per_field = collections.defaultdict(lambda: [0, 0, 0, 0])
     for name, r in sorted(latest.items()):
         base = os.path.basename(name.split("#page=")[0])
         if r.get("status") != "ok" or base not in truth or r.get("review") is None:
@@ -75,6 +77,8 @@ def main():
             queued += is_queued
             judged = field in truth[base]
             ok = judged and right(field, kinds.get(field, "text"), value, truth[base][field])
+            if judged:  # [values, right, accepted, accepted right]
+                per_field[field] = [a + b for a, b in zip(per_field[field], (1, ok, not is_queued, ok and not is_queued))]
             if judged and not ok:
                 wrong += 1
                 wrong_queued += is_queued
@@ -95,6 +99,8 @@ def main():
     print(f"required values the truth has and the run left N/A: {missed}, queued {missed_queued}; "
           f"rows queued as missing: {missing_queued}")
     print("queue by reason: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
+    print("per judged field, of the values with one: right; accepted, right of those: " + "; ".join(
+        f"{f} {n[1]}/{n[0]}, {n[3]}/{n[2]}" for f, n in sorted(per_field.items())))
 
 
 if __name__ == "__main__":

@@ -630,6 +630,18 @@ TEST_CASE(
       rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "KEDAI PAPAN YEW CHUAN");
   CHECK(r.fields.at("BUSINESS_ADDRESS") == "LOT 276 JALAN BANTING 43800 DENGKIL, SELANGOR.");
+  // The seller's registration number between its name and its address is neither, however it is
+  // labelled; a date and time under the name is no address (its year is no postcode).
+  for (const char* number :
+       {"(65351-M)", "Company No: 734055-M", "({CO.NO. 1208604-T)", "Company Reg. No. : 7251 86-V",
+        "COMPANY NO(814198-X)", "(No. 193673-M)", "03 Apr 2018 18:33"}) {
+    r = extract_fields(page_of({"MAKASSAR FRESH MARKET SDN BHD", number, "GROUND FLOOR, NO.4 & 6,",
+                                "47500 SUBANG JAYA, SELANGOR."}),
+                       rules, kFieldNames);
+    CHECK_MESSAGE(
+        r.fields.at("BUSINESS_ADDRESS") == "GROUND FLOOR, NO.4 & 6, 47500 SUBANG JAYA, SELANGOR.",
+        number);
+  }
   r = extract_fields(page_of({"Wangsa Link, Wangsa Maju,", "ADVANCO COMPANY"}), rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "ADVANCO COMPANY");
   // No total label read at all: what was paid is the total.

@@ -143,10 +143,19 @@ bool FieldFinder::shares_a_word(std::size_t a, std::size_t b) const {
   return false;
 }
 
-// A company's registration number alone on its segment ("002693074-K", "(945402-P)").
+// A company's registration number alone on its segment: the number with its check letter
+// ("002693074-K", "(945402-P)", "(No. 193673-M)"), or after its label, the letter then optional
+// ("Company No: 734055-M", "CO.NO. (468592-T)", "Co-REG: 86067 1-D", "Company Reg. No. :
+// 001055194").
 bool FieldFinder::registration_number(std::size_t k) const {
-  static const std::regex kNumber(R"(^\W*\d[\d ]{4,}\s*-\s*[A-Z]\W*$)");
-  return std::regex_search(r[k].text, kNumber);
+  static const std::regex kNumber(
+      R"(^\W*(?:(?:reg(?:istration)?|no)\.?\s*[:#]?\s*)?\d[\d ]{4,}\s*-\s*[A-Z]\W*$)",
+      std::regex::icase);
+  static const std::regex kLabelled(
+      R"(^\W*(?:company|co)\b[\s.\-]*(?:reg(?:istration)?\b[\s.]*)?(?:no\b)?[\s.]*[:#]?\s*\(?\s*)"
+      R"(\d[\d ]{4,}(?:\s*-\s*[A-Z])?\W*$)",
+      std::regex::icase);
+  return std::regex_search(r[k].text, kNumber) || std::regex_search(r[k].text, kLabelled);
 }
 
 // A letter's sender line, printed small above the address window ("weclapp.com | Somestreet 42 |
@@ -242,7 +251,11 @@ void FieldFinder::business_address() {
                            r[k].left - r[at].right <= 2 * std::max(1, r[at].height) &&
                            std::abs(r[k].top - r[at].top) <= std::max(1, r[at].height);
       if (!goes_on && (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left))
-        continue;  // another column
+        continue;                                       // another column
+      if (address.empty() && registration_number(k)) {  // the seller's, above its address
+        last_line = r[k].line;
+        continue;
+      }
       if (address_like(k) && r[k].hits.empty()) {
         append_joined(address, " ", clean_address(r[k].text));
         address_segments.push_back(k);
@@ -301,7 +314,9 @@ bool FieldFinder::address_text(const std::string& t, bool regions) const {
                       [](char c) {
                         return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == ',';
                       })) ||
-         (std::regex_search(t, kPostcode) && has_letters(t) && !parse_amount(t, rules.lexicon));
+         // A date's year is no postcode ("03 Apr 2018 18:33").
+         (std::regex_search(t, kPostcode) && has_letters(t) && !parse_amount(t, rules.lexicon) &&
+          !parse_date(t, rules.lexicon));
 }
 
 // The payer's part of its block: the lines of the column its name was read in. A header of two
