@@ -642,6 +642,21 @@ TEST_CASE(
         r.fields.at("BUSINESS_ADDRESS") == "GROUND FLOOR, NO.4 & 6, 47500 SUBANG JAYA, SELANGOR.",
         number);
   }
+  // A line of place names inside the address is kept where the next line goes on with it; a line
+  // after the address that no address line follows is not.
+  r = extract_fields(page_of({"SYARIKAT PERNIAGAAN GIN KEE", "NO 290, JALAN AIR PANAS,", "SETAPAK",
+                              "53200, KUALA LUMPUR.", "TEL : 03-40210276"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("BUSINESS_ADDRESS") == "NO 290, JALAN AIR PANAS, SETAPAK 53200, KUALA LUMPUR.");
+  r = extract_fields(page_of({"SYARIKAT PERNIAGAAN GIN KEE", "NO 290, JALAN AIR PANAS, 53200",
+                              "KUALA LUMPUR", "CASHIER ALI", "TOTAL 12.00"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("BUSINESS_ADDRESS") == "NO 290, JALAN AIR PANAS, 53200 KUALA LUMPUR");
+  // Nor a phone line whose label OCR misread, though an address-like line follows it.
+  r = extract_fields(page_of({"Eucalypt IT Services", "Perth WA 6000", "mone ne: (04) 8898 8584",
+                              "www.eucalypt.com.au, Perth WA 6000"}),
+                     rules, kFieldNames);
+  CHECK(r.fields.at("BUSINESS_ADDRESS") == "Perth WA 6000");
   r = extract_fields(page_of({"Wangsa Link, Wangsa Maju,", "ADVANCO COMPANY"}), rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "ADVANCO COMPANY");
   // No total label read at all: what was paid is the total.

@@ -1,8 +1,8 @@
 // The OCR rules' steps over one page (ocr/ only): FieldFinder runs them in order, each reading the
 // page's segments and what the steps before it found. Its members are defined by concern:
-// find_fields.cpp (the order, labels, evidence), find_totals.cpp and find_totals_rank.cpp,
-// find_dates.cpp, find_parties.cpp (ABN, seller, address, payer, bank), find_domains.cpp (the
-// seller's names in the page's web and email addresses) and find_items.cpp (line items).
+// find_fields.cpp (order, labels, evidence), find_totals*.cpp, find_dates.cpp, find_parties.cpp
+// (ABN, seller, payer, bank), find_address.cpp (the seller's address), find_domains.cpp (sellers'
+// names in web and email addresses) and find_items.cpp (line items).
 #pragma once
 
 #include <algorithm>

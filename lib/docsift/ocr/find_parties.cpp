@@ -1,4 +1,5 @@
-// The parties: ABN by checksum, the seller, its address, the payer's contacts, the bank.
+// The parties: ABN by checksum, the seller, the payer's contacts, the bank (the seller's address:
+// find_address.cpp).
 // (field_finder.h)
 #include "docsift/ocr/field_finder.h"
 #include "docsift/ocr/known_names.h"
@@ -239,37 +240,6 @@ void FieldFinder::supplier() {
   }
 }
 
-void FieldFinder::business_address() {
-  if (supplier_at) {
-    std::string address;
-    std::size_t skipped = 0, last_line = r[*supplier_at].line;
-    for (std::size_t k = *supplier_at + 1; k < n && r[k].line <= last_line + 2; ++k) {
-      // The rest of the address's last line, read as a line of its own on a skewed page ("301
-      // Queen Street, Brisbane" then "QLD 4000"): it starts where that line ends, at its height.
-      const std::size_t at = address_segments.empty() ? k : address_segments.back();
-      const bool goes_on = at != k && r[k].left >= r[at].right &&
-                           r[k].left - r[at].right <= 2 * std::max(1, r[at].height) &&
-                           std::abs(r[k].top - r[at].top) <= std::max(1, r[at].height);
-      if (!goes_on && (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left))
-        continue;                                       // another column
-      if (address.empty() && registration_number(k)) {  // the seller's, above its address
-        last_line = r[k].line;
-        continue;
-      }
-      if (address_like(k) && r[k].hits.empty()) {
-        append_joined(address, " ", clean_address(r[k].text));
-        address_segments.push_back(k);
-        last_line = r[k].line;
-      } else if (!address.empty() || ++skipped > 2) {
-        break;
-      } else {
-        last_line = r[k].line;
-      }
-    }
-    if (!address.empty()) set("BUSINESS_ADDRESS", address, *supplier_at);
-  }
-}
-
 void FieldFinder::contacts() {
   for (std::size_t i = 0; i < n; ++i) {
     const std::string& t = r[i].text;
@@ -304,19 +274,6 @@ void FieldFinder::bank_name() {
     if (!found.count("BANK_NAME") && heading && *heading > 0)
       set("BANK_NAME", clean_text(r[0].text), 0);
   }
-}
-
-bool FieldFinder::address_text(const std::string& t, bool regions) const {
-  const std::string lowered = lowercase(t);
-  return looks_like_address(t) || (regions && has_any_fuzzy(lowered, rules.regions)) ||
-         (has_any(lowered, rules.address_words) &&
-          std::any_of(t.begin(), t.end(),
-                      [](char c) {
-                        return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == ',';
-                      })) ||
-         // A date's year is no postcode ("03 Apr 2018 18:33").
-         (std::regex_search(t, kPostcode) && has_letters(t) && !parse_amount(t, rules.lexicon) &&
-          !parse_date(t, rules.lexicon));
 }
 
 // The payer's part of its block: the lines of the column its name was read in. A header of two

@@ -1,0 +1,69 @@
+// The seller's address: the lines under its name (FieldFinder::business_address), and what makes a
+// line an address (address_text). (field_finder.h)
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <regex>
+#include <string>
+
+#include "docsift/ocr/field_finder.h"
+
+namespace docsift::ocr::detail {
+
+void FieldFinder::business_address() {
+  // A line of place names inside an address, which no street word, number or comma marks as one
+  // ("TAMAN AIR BIRU.", "Kelana Jaya", "SETAPAK"): taken where the next line goes on with the
+  // address, so that the address does not stop short of its postcode and city. Not a line with a
+  // label's colon or a number of three digits (a phone, however misread its label).
+  static const std::regex kNumberOrLabel(R"(\d{3}|:)");
+  const auto bridges = [&](std::size_t k) {
+    const std::string& t = r[k].text;
+    return k + 1 < n && r[k + 1].line == r[k].line + 1 && address_like(k + 1) &&
+           r[k + 1].hits.empty() && r[k].hits.empty() && has_letters(t) &&
+           !std::regex_search(t, kNumberOrLabel) && !registration_number(k) && !parse_email(t) &&
+           !parse_amount(t, rules.lexicon) && !parse_date(t, rules.lexicon);
+  };
+  if (supplier_at) {
+    std::string address;
+    std::size_t skipped = 0, last_line = r[*supplier_at].line;
+    for (std::size_t k = *supplier_at + 1; k < n && r[k].line <= last_line + 2; ++k) {
+      // The rest of the address's last line, read as a line of its own on a skewed page ("301
+      // Queen Street, Brisbane" then "QLD 4000"): it starts where that line ends, at its height.
+      const std::size_t at = address_segments.empty() ? k : address_segments.back();
+      const bool goes_on = at != k && r[k].left >= r[at].right &&
+                           r[k].left - r[at].right <= 2 * std::max(1, r[at].height) &&
+                           std::abs(r[k].top - r[at].top) <= std::max(1, r[at].height);
+      if (!goes_on && (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left))
+        continue;                                       // another column
+      if (address.empty() && registration_number(k)) {  // the seller's, above its address
+        last_line = r[k].line;
+        continue;
+      }
+      if ((address_like(k) && r[k].hits.empty()) || (!address.empty() && bridges(k))) {
+        append_joined(address, " ", clean_address(r[k].text));
+        address_segments.push_back(k);
+        last_line = r[k].line;
+      } else if (!address.empty() || ++skipped > 2) {
+        break;
+      } else {
+        last_line = r[k].line;
+      }
+    }
+    if (!address.empty()) set("BUSINESS_ADDRESS", address, *supplier_at);
+  }
+}
+
+bool FieldFinder::address_text(const std::string& t, bool regions) const {
+  const std::string lowered = lowercase(t);
+  return looks_like_address(t) || (regions && has_any_fuzzy(lowered, rules.regions)) ||
+         (has_any(lowered, rules.address_words) &&
+          std::any_of(t.begin(), t.end(),
+                      [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == ',';
+                      })) ||
+         // A date's year is no postcode ("03 Apr 2018 18:33"), nor a phone number's four digits.
+         (std::regex_search(t, kPostcode) && has_letters(t) && !parse_amount(t, rules.lexicon) &&
+          !parse_date(t, rules.lexicon) && !parse_phone(t));
+}
+
+}  // namespace docsift::ocr::detail
