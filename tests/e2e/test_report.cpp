@@ -4,6 +4,7 @@
 // checked from the DOM after load, with every console message the browser logged and every network
 // request the page made.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -167,6 +168,15 @@ TEST_CASE(
   for (const char c : (*record)["line_items"][0]["description"].get<std::string>())
     first += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
   CHECK(page.find("<td class=\"value\">" + first + "</td>") != std::string::npos);
+  // Each row's own confidence, as the record has it to three decimals, in a column of its own.
+  CHECK(page.find("<th class=\"n\">Confidence</th>") != std::string::npos);
+  for (const auto& item : (*record)["line_items"]) {
+    REQUIRE(item.contains("confidence"));
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "<td class=\"n\">%.3f</td></tr>",
+                  item["confidence"].get<double>());
+    CHECK(page.find(cell) != std::string::npos);
+  }
   // Its rows print a quantity and a unit price, no amount: their products make the subtotal, and
   // the page says so.
   CHECK(page.find("<ul class=\"checks\"><li class=\"right\">the rows&#39; amounts sum to the "

@@ -176,15 +176,21 @@ std::string rows_table(const journal::Record& record) {
                     [&](const Item& i) { return (i.*column.second).has_value(); }))
       shown.push_back(column);
   }
+  // Each row's own confidence (docs/confidence.md, "Rows"), where the engine gave one: the
+  // doubtful rows of a table are the ones to check.
+  const bool sure = std::any_of(items.begin(), items.end(),
+                                [](const Item& i) { return i.confidence.has_value(); });
   std::string out = "<h2>Table</h2>\n" + table_checks(record) +
                     "<table id=\"rows\"><thead><tr><th class=\"n\">#</th><th>Description</th>";
   for (const auto& [name, cell] : shown) out += std::string("<th>") + name + "</th>";
+  if (sure) out += "<th class=\"n\">Confidence</th>";
   out += "</tr></thead><tbody>\n";
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string n = std::to_string(i + 1);
     out += "<tr id=\"r-" + n + "\" data-row=\"" + n + "\"><td class=\"n\">" + n +
            "</td><td class=\"value\">" + escape(items[i].description) + "</td>";
     for (const auto& column : shown) out += value_cell(items[i].*column.second);
+    if (sure) out += "<td class=\"n\">" + fixed_or_empty(items[i].confidence) + "</td>";
     out += "</tr>\n";
   }
   return out + "</tbody></table>\n";

@@ -56,8 +56,9 @@ struct Record {
   std::optional<std::string> raw_response;  // ok: the model's answer, or the page's text
   std::optional<Tokens> tokens;             // ok
   std::optional<std::string> decoding;      // the vlm engine: "keys" or "free" (docs/decoding.md)
-  // ok: field → the probability that its value is right, in [0, 1], for the fields with a value
-  // (not N/A) only (docs/confidence.md).
+  // ok: field → the probability that its value is right, in [0, 1], for the fields with a value,
+  // and for a required field left N/A that the OCR engine judged, the probability that the page
+  // prints none (docs/confidence.md, "A required value left N/A").
   std::optional<std::map<std::string, double>> confidence;
   std::optional<double> document_type_confidence;
   // ok: the fields whose confidence is below review.threshold (or the field's own), for a person
