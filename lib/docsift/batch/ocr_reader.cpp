@@ -132,8 +132,8 @@ bool required_here(const extract::FieldSchema& schema, const std::string& field,
                    const std::map<std::string, std::string>& fields) {
   const extract::Field* f = schema.find(field);
   const auto type = fields.find(std::string(extract::kDocumentTypeField));
-  return f != nullptr && f->required && type != fields.end() && type->second != "N/A" &&
-         f->applies(type->second);
+  return f != nullptr && type != fields.end() && !extract::is_missing(type->second) &&
+         f->required_on(type->second);
 }
 
 void fill_record(Record& record, const ocr::Engine::Result& read,

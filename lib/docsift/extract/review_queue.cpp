@@ -39,6 +39,8 @@ constexpr double kMostIncludedTax = 0.2;
 
 }  // namespace
 
+// The queue's rule only: the OCR engine's own check (ocr/page_checks.h, the `vouched` and
+// `contradicted` evidence the calibration was fitted on) still allows one cent.
 bool sums_disagree(const std::map<std::string, std::string>& fields) {
   const auto off = sums_difference(fields);
   if (!off || std::llround(std::abs(*off) * 100) <= kRoundingCents) return false;
@@ -86,7 +88,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                   sure == confidence.end() ? std::nullopt : std::optional<double>(sure->second),
                   thresholds.of(f.name)};
     if (!v) {
-      if (!f.required || !type || !f.applies(*type)) continue;
+      if (!type || !f.required_on(*type)) continue;
       // A confidence on N/A is the engine's that the page prints no such value (an ABN on a
       // receipt from abroad): at its threshold, nothing is missing.
       if (q.confidence && q.threshold && *q.confidence >= *q.threshold) continue;

@@ -28,6 +28,11 @@ struct Field {
   std::vector<std::string> applies_to;
   // Whether the field belongs to `document_type` (compared ignoring case and surrounding spaces).
   bool applies(std::string_view document_type) const;
+  // Whether a page of `document_type` must have it: `required`, and a type it applies to (the
+  // review queue's "missing").
+  bool required_on(std::string_view document_type) const {
+    return required && applies(document_type);
+  }
 };
 
 // max_tokens when a field does not say: 32 for text, 24 for an id, 16 for an amount or a date,

@@ -333,19 +333,23 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
 
 Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& field_names,
                               nlohmann::json info) {
+  // The second reading and the rereading call finish with an empty info: only the first reading's
+  // candidates and absence evidence are kept (calibrate judges a field still N/A at the end by
+  // the first reading's page), so only it works them out.
+  const bool first_reading = !info.empty();
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
   Result out{std::move(e.fields),     std::move(e.text),     {}, std::move(info),
              std::move(e.confidence), std::move(e.evidence), {}, std::move(e.doubtful),
              std::move(e.sums),       std::move(e.items),    {}};
   out.info["checks"] = e.checks;
   for (const auto& [field, model] : calibration_.absent) {
-    if (const auto v = out.fields.find(field); v != out.fields.end() && v->second == "N/A")
+    const auto v = out.fields.find(field);
+    if (first_reading && v != out.fields.end() && v->second == "N/A")
       out.absent[field] = absence_of(page, rules_, field);
   }
   // What the finder ranked on the first reading (ocr.write_evidence), for
-  // bench/ocr/train_finder.py; the second reading and the rereading call finish with an empty info
-  // and keep none.
-  if (write_evidence_ && !out.info.empty()) {
+  // bench/ocr/train_finder.py.
+  if (write_evidence_ && first_reading) {
     for (const auto& [field, ranked] : e.candidates) {
       nlohmann::json& list = out.info["candidates"][field];
       for (const Ranked& c : ranked) {
