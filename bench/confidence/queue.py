@@ -35,13 +35,9 @@ def main():
     ap.add_argument("truth")
     ap.add_argument("--receipts", action="store_true", help="TRUTH is a SROIE folder (total, date, company, address only)")
     args = ap.parse_args()
-    truth = receipts_truth(args.truth) if args.receipts else csv_truth(args.truth)
-    if args.receipts:
-        # SROIE labels the seller's address too: judged as BUSINESS_ADDRESS (the same words), so that
-        # a page counts as right only when its address is.
-        for name, t in truth.items():
-            with open(os.path.join(args.truth, name[:-4] + ".json"), encoding="utf-8") as f:
-                t["BUSINESS_ADDRESS"] = json.load(f).get("address", "")
+    # SROIE labels the seller's address too: judged as BUSINESS_ADDRESS (the same words), so that a
+    # page counts as right only when its address is.
+    truth = receipts_truth(args.truth, address=True) if args.receipts else csv_truth(args.truth)
     kinds = schema_kinds()
     latest = latest_records(os.path.join(args.run, "results.jsonl"))
     pages = accepted_pages = accepted_pages_right = 0

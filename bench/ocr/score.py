@@ -78,8 +78,9 @@ def supplier_ok(pred, truth):
     return bool(want) and all(w in have for w in want)
 
 
-def receipts_truth(folder):
-    """The receipts' labels ({image: {TOTAL, INVOICE_DATE, SUPPLIER}}) from SROIE's JSON files."""
+def receipts_truth(folder, address=False):
+    """The receipts' labels ({image: {TOTAL, INVOICE_DATE, SUPPLIER}}) from SROIE's JSON files; with
+    `address`, the seller's address too, as BUSINESS_ADDRESS."""
     truth = {}
     for name in sorted(os.listdir(folder)):
         if name.endswith(".json"):
@@ -87,6 +88,8 @@ def receipts_truth(folder):
                 j = json.load(f)
             truth[name[:-5] + ".jpg"] = {"TOTAL": j.get("total", ""), "INVOICE_DATE": j.get("date", ""),
                                          "SUPPLIER": j.get("company", "")}
+            if address:
+                truth[name[:-5] + ".jpg"]["BUSINESS_ADDRESS"] = j.get("address", "")
     return truth
 
 

@@ -298,8 +298,9 @@ TEST_CASE(
   // The defaults: Tesseract's per-field thresholds over review.threshold.
   Config c = load(std::nullopt, {});
   CHECK(c.review.fields == shipped.fields);
-  CHECK(c.review.thresholds().of("TOTAL").value() == doctest::Approx(0.94));
-  CHECK(c.review.thresholds().of("INVOICE_DATE").value() == doctest::Approx(0.90));
+  CHECK(c.review.thresholds().of("TOTAL").value() == doctest::Approx(0.93));
+  CHECK(c.review.thresholds().of("INVOICE_DATE").value() == doctest::Approx(0.905));
+  CHECK(c.review.thresholds().of("BUSINESS_ADDRESS").value() == doctest::Approx(0.85));
   // A threshold given alone applies to every field, the fitted three included.
   c = load(std::nullopt, {"review.threshold=0"});
   CHECK(c.review.fields.empty());
@@ -308,7 +309,8 @@ TEST_CASE(
   // Choosing the second recognizer chooses its thresholds, with no second setting.
   c = load(std::nullopt, {"ocr.recognizer=both"});
   CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
-  CHECK(c.review.thresholds().of("INVOICE_DATE").value() == doctest::Approx(0.575));
+  CHECK(c.review.thresholds().of("INVOICE_DATE").value() == 0.0);
+  CHECK(c.review.thresholds().of("BUSINESS_ADDRESS").value() == doctest::Approx(0.87));
   // review.fields given wins over both, from a file or --set, and a threshold then keeps them.
   TempDir dir;
   write_text(dir.path() / "r.yaml",

@@ -93,6 +93,15 @@ TEST_CASE(
                      lexicon(), DateOrder::Dmy));
   CHECK_FALSE(
       settle("id", "12345", doubtful(10), {}, reading("12346", 1.0f), lexicon(), DateOrder::Dmy));
+  // An address (its own calibration kind) is settled as a name is, letter by letter.
+  CHECK(name_kind("address"));
+  CHECK_FALSE(name_kind("amount"));
+  const std::string address = "No 8, Jalan 7/118B, Desa Tun Razal 56000 Kuala Lumpur";
+  const std::string read = "No 8,Jalan 7/118B,Desa Tun Razak 56000 Kuala Lumpur";
+  CHECK(settle("address", address, doubtful(80), {}, reading(read, 0.99f), lexicon(),
+               DateOrder::Dmy) == "No 8, Jalan 7/118B, Desa Tun Razak 56000 Kuala Lumpur");
+  CHECK(readings_agree("address", address, "No 8,Jalan 7/118B,Desa Tun Razal 56000 Kuala Lumpur",
+                       lexicon()));
 }
 
 TEST_CASE(

@@ -657,6 +657,29 @@ TEST_CASE(
                               "www.eucalypt.com.au, Perth WA 6000"}),
                      rules, kFieldNames);
   CHECK(r.fields.at("BUSINESS_ADDRESS") == "Perth WA 6000");
+  // Two such lines in a row, where an address line follows them; a speck Tesseract read ("." or
+  // ":" alone) does not end the address. The address's evidence is its own words: their
+  // confidences, each line a part for the second recognizer, and whether it stops short.
+  Page page = page_of({"BEYOND BROTHERS HARDWARE", "LOT 1-0-2, JLN 1/50,", "DIAMOND SQUARE", ".",
+                       "OFF JLN GOMBAK", "53000 KUALA LUMPUR", "TEL : 03-40211233"});
+  page.lines[4].words[1].confidence = 41.0f;  // "JLN" of "OFF JLN GOMBAK"
+  r = extract_fields(page, rules, kFieldNames);
+  CHECK(r.fields.at("BUSINESS_ADDRESS") ==
+        "LOT 1-0-2, JLN 1/50, DIAMOND SQUARE OFF JLN GOMBAK 53000 KUALA LUMPUR");
+  const Evidence& address = r.evidence.at("BUSINESS_ADDRESS");
+  CHECK(address.parts.size() == 4);
+  CHECK(address.word_min == doctest::Approx(41.0));
+  CHECK(r.evidence.at("SUPPLIER").word_min == doctest::Approx(95.0));
+  CHECK_FALSE(address.cut);
+  r = extract_fields(
+      page_of({"BEYOND BROTHERS HARDWARE", "LOT 1-0-2, JLN 1/50,", "TEL : 03-40211233"}), rules,
+      kFieldNames);
+  CHECK(r.fields.at("BUSINESS_ADDRESS") == "LOT 1-0-2, JLN 1/50,");
+  CHECK(r.evidence.at("BUSINESS_ADDRESS").cut);  // ends with a comma
+  r = extract_fields(page_of({"BEYOND BROTHERS HARDWARE", "40300 Shah Alam, Selangor."}), rules,
+                     kFieldNames);
+  CHECK(r.fields.at("BUSINESS_ADDRESS") == "40300 Shah Alam, Selangor.");
+  CHECK(r.evidence.at("BUSINESS_ADDRESS").cut);  // starts at its postcode
   r = extract_fields(page_of({"Wangsa Link, Wangsa Maju,", "ADVANCO COMPANY"}), rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "ADVANCO COMPANY");
   // No total label read at all: what was paid is the total.

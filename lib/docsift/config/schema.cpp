@@ -186,10 +186,10 @@ std::vector<Field> ocr_reading_keys() {
           "ocr.recognizer",
           "auto (the default: both where the build has LibTorch and scripts/setup.sh converted the "
           "second recognizer, else tesseract), tesseract (Tesseract reads the page) or both: the "
-          "boxes of TOTAL, the invoice date and the seller, and the words the rules doubted, are "
-          "read again by PP-OCRv4's trained recognizer (scripts/setup.sh fetches it), the two "
-          "readings' agreement feeds the confidence, and a value Tesseract misread is taken from "
-          "the second where the rules can tell (docs/ocr.md)",
+          "boxes of TOTAL, the invoice date, the seller and its address, and the words the rules "
+          "doubted, are read again by PP-OCRv4's trained recognizer (scripts/setup.sh fetches "
+          "it), the two readings' agreement feeds the confidence, and a value Tesseract misread "
+          "is taken from the second where the rules can tell (docs/ocr.md)",
           {"auto", "tesseract", "both"}, [](auto& c) -> auto& { return c.ocr.recognizer; }),
       text_key(
           "ocr.recognizer_model",

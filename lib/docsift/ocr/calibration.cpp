@@ -14,6 +14,8 @@ namespace docsift::ocr {
 std::string_view builtin_calibration_text();  // generated from configs/fields/ocr-calibration.yaml
 
 const std::vector<std::string>& feature_names() {
+  // A table, four to a row.
+  // clang-format off
   static const std::vector<std::string> names = {
       "word_min",      "word_mean",     "labelled",         "label_fuzzy",
       "sums_agree",    "repaired",      "contested",        "margin",
@@ -21,7 +23,8 @@ const std::vector<std::string>& feature_names() {
       "repeated",      "legal",         "word_min_top",     "known",
       "listed",        "reader_agreed", "reader_disagreed", "reader_taken",
       "vouched",       "contradicted",  "label_seen",       "shape_seen",
-      "abroad",        "home"};
+      "abroad",        "home",          "cut"};
+  // clang-format on
   return names;
 }
 
@@ -64,7 +67,9 @@ std::map<std::string, double> feature_values(const Evidence& e) {
       {"label_seen", flag(e.label_seen)},
       {"shape_seen", flag(e.shape_seen)},
       {"abroad", flag(e.abroad)},
-      {"home", flag(e.home)}};
+      {"home", flag(e.home)},
+      // An address that shows it stops short (rule_text.h: address_cut).
+      {"cut", flag(e.cut)}};
 }
 
 double Calibrator::probability(const Evidence& evidence, double offset) const {

@@ -251,7 +251,7 @@ std::optional<std::string> settle(const std::string& kind, const std::string& va
     if (evidence.word_min >= kDateDoubt || second.mean < kDateSure) return std::nullopt;
     return second_value(kind, second.text, lexicon, order);
   }
-  if (kind == "text")
+  if (name_kind(kind))
     return substituted_name(value, second.text, second.probabilities, kLetterSure);
   return std::nullopt;
 }

@@ -14,8 +14,14 @@
 
 namespace docsift::ocr {
 
-// The fields cross-read: the ones a reader checks first and the rules most often misread.
-inline constexpr const char* kCrossReadFields[] = {"TOTAL", "INVOICE_DATE", "SUPPLIER"};
+// The fields cross-read: the ones a reader checks first and the rules most often misread, and
+// the seller's address, whose many words are each a chance of a misread letter.
+inline constexpr const char* kCrossReadFields[] = {"TOTAL", "INVOICE_DATE", "SUPPLIER",
+                                                   "BUSINESS_ADDRESS"};
+
+// Whether values of calibration kind `kind` are compared and settled as names are (letters and
+// digits): text, and the addresses' own kind.
+inline bool name_kind(const std::string& kind) { return kind == "text" || kind == "address"; }
 
 // `read` with a space put between a date and a time read with none between them
 // ("2018-03-1813:18:48" → "2018-03-18 13:18:48", "10/03/20185:41" → "10/03/2018 5:41").

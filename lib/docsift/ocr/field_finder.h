@@ -199,8 +199,8 @@ class FieldFinder {
     return it != found.end() ? amount_cents(it->second) : std::nullopt;
   }
 
-  // The box around the words of `segments` (each within its segment's left and right).
-  Box words_box(const std::vector<std::size_t>& segments) const;
+  // The box around the words of `segments` (each in its segment); `e` gets their confidences.
+  Box words_box(const std::vector<std::size_t>& segments, Evidence* e = nullptr) const;
 
   // A field's evidence (rules.h): what its step noted (evidence), its label, and its words.
   Evidence evidence_of(const std::string& field, const std::string& value, std::size_t at) const;

@@ -15,13 +15,26 @@ void FieldFinder::business_address() {
   // ("TAMAN AIR BIRU.", "Kelana Jaya", "SETAPAK"): taken where the next line goes on with the
   // address, so that the address does not stop short of its postcode and city. Not a line with a
   // label's colon or a number of three digits (a phone, however misread its label).
+  // Up to two such lines in a row, specks aside ("DIAMOND SQUARE", "OFF JLN GOMBAK", "53000 ...").
   static const std::regex kNumberOrLabel(R"(\d{3}|:)");
-  const auto bridges = [&](std::size_t k) {
+  const auto place_names = [&](std::size_t k) {
     const std::string& t = r[k].text;
-    return k + 1 < n && r[k + 1].line == r[k].line + 1 && address_like(k + 1) &&
-           r[k + 1].hits.empty() && r[k].hits.empty() && has_letters(t) &&
-           !std::regex_search(t, kNumberOrLabel) && !registration_number(k) && !parse_email(t) &&
-           !parse_amount(t, rules.lexicon) && !parse_date(t, rules.lexicon);
+    return r[k].hits.empty() && has_letters(t) && !std::regex_search(t, kNumberOrLabel) &&
+           !registration_number(k) && !parse_email(t) && !parse_amount(t, rules.lexicon) &&
+           !parse_date(t, rules.lexicon);
+  };
+  // A line of no letter or digit ("." or ",", specks Tesseract read) does not end the address.
+  const auto speck = [&](std::size_t k) {
+    return std::none_of(r[k].text.begin(), r[k].text.end(),
+                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+  };
+  const auto bridges = [&](std::size_t k) {
+    int names = 0;
+    for (std::size_t j = k; j + 1 < n && r[j + 1].line == r[j].line + 1; ++j) {
+      if (!speck(j) && (!place_names(j) || ++names > 2)) return false;
+      if (address_like(j + 1) && r[j + 1].hits.empty()) return true;
+    }
+    return false;
   };
   if (supplier_at) {
     std::string address;
@@ -34,8 +47,9 @@ void FieldFinder::business_address() {
                            r[k].left - r[at].right <= 2 * std::max(1, r[at].height) &&
                            std::abs(r[k].top - r[at].top) <= std::max(1, r[at].height);
       if (!goes_on && (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left))
-        continue;                                       // another column
-      if (address.empty() && registration_number(k)) {  // the seller's, above its address
+        continue;                                         // another column
+      if ((address.empty() && registration_number(k)) ||  // the seller's, above its address
+          (!address.empty() && speck(k))) {
         last_line = r[k].line;
         continue;
       }

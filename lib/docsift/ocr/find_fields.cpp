@@ -51,11 +51,12 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     if (found.count(name)) out.evidence[name] = evidence_of(name, found[name], at);
   }
   // The address is read from the lines under the seller's, and is found at the seller's segment:
-  // its box is its own lines' words (what a reviewer's report draws). Its word confidences stay
-  // the seller line's, which the calibration was fitted on (bench/confidence/README.md).
+  // its box and word confidences are its own lines' words (what a reviewer's report draws, and
+  // what tells a misread word), each line a part for the second recognizer (cross_read.h).
   if (const auto e = out.evidence.find("BUSINESS_ADDRESS");
       e != out.evidence.end() && !address_segments.empty()) {
-    e->second.box = words_box(address_segments);
+    e->second.box = words_box(address_segments, &e->second);
+    for (const std::size_t k : address_segments) e->second.parts.push_back(words_box({k}));
   }
   for (const auto& [name, value] : found) {  // the lists: read from table rows, not one segment
     if (found_at.count(name) || !evidence.count(name)) continue;
@@ -214,14 +215,18 @@ void FieldFinder::labelled_values() {
   }
 }
 
-Box FieldFinder::words_box(const std::vector<std::size_t>& segments) const {
+Box FieldFinder::words_box(const std::vector<std::size_t>& segments, Evidence* e) const {
   std::optional<Box> box;
+  double sum = 0, least = 100;
+  int words = 0;
   for (const std::size_t k : segments) {
     for (const Word& w : page.lines[r[k].line].words) {
       if (w.box.left < r[k].left || w.box.right > r[k].right) continue;
       box = box ? box->with(w.box) : w.box;
+      sum += w.confidence, least = std::min(least, static_cast<double>(w.confidence)), ++words;
     }
   }
+  if (e && words > 0) e->word_mean = sum / words, e->word_min = least;
   return box.value_or(Box{});
 }
 
@@ -274,6 +279,7 @@ Evidence FieldFinder::evidence_of(const std::string& field, const std::string& v
     e.box = box;
   }
   e.legal = has_any(lowercase(value), rules.company_forms);
+  if (field == "BUSINESS_ADDRESS" || field == "PAYER_ADDRESS") e.cut = address_cut(value);
   // The same amount or date read on another line: two readings of one figure rarely share a
   // misread.
   const std::string kind = field == "TOTAL" ? "amount" : rules_kind(field);

@@ -280,6 +280,13 @@ std::optional<std::string> parse_kind(const std::string& kind, const std::string
 // A postcode: four or five digits on their own.
 const std::regex kPostcode(R"((^|[^\d])\d{4,5}([^\d]|$))");
 
+bool address_cut(const std::string& address) {
+  static const std::regex kStartsAtPostcode(R"(^\s*\d{4,5}([^\d]|$))");
+  const std::size_t last = address.find_last_not_of(" \t");
+  return !std::regex_search(address, kPostcode) || std::regex_search(address, kStartsAtPostcode) ||
+         (last != std::string::npos && address[last] == ',');
+}
+
 std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
   std::vector<Segment> out;
   for (std::size_t i = 0; i < page.lines.size(); ++i) {

@@ -97,6 +97,10 @@ std::optional<std::string> parse_kind(const std::string& kind, const std::string
 std::string name_of(const std::string& text);
 // A postcode: four or five digits on their own.
 extern const std::regex kPostcode;
+// Whether an address shows that it stops short of its whole: it has no postcode, starts at its
+// postcode (the lines above it missed), or ends with a comma. On the 200 development receipts 26
+// of the 29 addresses read so were wrong, 69 of the other 159.
+bool address_cut(const std::string& address);
 std::vector<Segment> segments_of(const Page& page, const Rules& rules);
 // The labels of `rules` found in `lowered` (lower case), left to right, the longest where several
 // overlap.

@@ -110,6 +110,7 @@ struct Evidence {
   // The page's own checks (page_checks.h): a sum, a check digit, a date order, a count of items
   // that ties this value to others passed, or failed.
   bool vouched = false, contradicted = false;
+  bool cut = false;  // an address that stops short of its whole (rule_text.h: address_cut)
   // A field left N/A (absence_of, page_checks.h): one of its labels was read on the page, or a run
   // of characters shaped like its value (an ABN's 11 digits) that did not pass as one; the page is
   // from abroad (names a country or region other than Australia, or prints its amounts in another
