@@ -97,8 +97,9 @@ write_config() {
     '## The defaults' \
     '' \
     'As `docsift config --as-written` prints them with no config file and no `--set`; `docsift config`' \
-    'prints what this build makes of them (`ocr.recognizer: auto` is `both` where the second recognizer' \
-    'is installed, and the review thresholds then its own):' \
+    'prints what this build makes of them (`extraction.engine: auto` is `ocr` without a `model.path`,' \
+    '`vlm` with one; `ocr.recognizer: auto` is `both` where the second recognizer is installed, and' \
+    'the review thresholds then its own):' \
     '' \
     '```yaml' \
     "$defaults" \

@@ -20,8 +20,9 @@ Command add_config_command(CLI::App& root) {
   options->config.add_to(app);
   app->add_flag("--keys", options->keys, "List every key with its meaning instead");
   app->add_flag("--as-written", options->as_written,
-                "Print the settings as given, before what this build resolves (ocr.recognizer: "
-                "auto is both where the second recognizer is installed)");
+                "Print the settings as given, before what this build resolves (extraction.engine: "
+                "auto is ocr without a model, vlm with one; ocr.recognizer: auto is both where the "
+                "second recognizer is installed)");
   return {app, [options] {
             if (options->keys) {
               for (const auto& [key, help] : config::keys()) {

@@ -201,7 +201,7 @@ void limit_ocr_threads() {
 void say_ocr_engine(const config::Config& cfg, const RunArgs& o, const batch::Log& log) {
   log.info(
       "engine",
-      std::string(cfg.extraction.engine == config::Engine::Auto ? "no --model given, so " : "") +
+      std::string(cfg.keys_given.count("extraction.engine") == 0 ? "no --model given, so " : "") +
           "reading pages with the OCR engine (" + batch::ocr_readers(cfg) + "; the rules in " +
           cfg.ocr.rules + "); pass --model DIR to use a vision-language model",
       {{"engine", "ocr"}});
@@ -257,7 +257,7 @@ config::Config prepare_run(const RunArgs& o, batch::RunOptions& options, Metrics
   }
   io::check_inputs_exist(options.inputs);  // before the OCR notice and the restart below
   config::Config cfg = o.config.load(shortcuts);
-  const bool ocr = config::resolved_engine(cfg) == config::Engine::Ocr;
+  const bool ocr = cfg.extraction.engine == config::Engine::Ocr;
   if (!ocr && cfg.model.path.empty()) {
     throw ConfigError(
         "run: the vlm engine needs --model DIR (or model.path in the config); without one, "

@@ -30,7 +30,7 @@ config::Config ConfigOptions::load(const std::vector<std::string>& shortcuts) co
 config::Config ConfigOptions::load_as_written() const {
   std::optional<std::filesystem::path> file;
   if (!file_.empty()) file = file_;
-  return config::load(file, overrides_);
+  return config::load_as_written(file, overrides_);
 }
 
 }  // namespace docsift::cli

@@ -277,12 +277,17 @@ TEST_CASE(
 
 TEST_CASE(
     "engine: auto is ocr without a model and vlm with one, the shipped model configs ask for vlm") {
-  Config c;
-  CHECK(resolved_engine(c) == Engine::Ocr);
-  c.model.path = "/models/m";
-  CHECK(resolved_engine(c) == Engine::Vlm);
-  c.extraction.engine = Engine::Ocr;
-  CHECK(resolved_engine(c) == Engine::Ocr);
+  // Resolved once, as the config loads; whether it was chosen stays in keys_given.
+  Config c = load(std::nullopt, {});
+  CHECK(c.extraction.engine == Engine::Ocr);
+  CHECK(c.keys_given.count("extraction.engine") == 0);
+  CHECK(load(std::nullopt, {"model.path=/models/m"}).extraction.engine == Engine::Vlm);
+  c = load(std::nullopt, {"model.path=/models/m", "extraction.engine=ocr"});
+  CHECK(c.extraction.engine == Engine::Ocr);
+  CHECK(c.keys_given.count("extraction.engine") == 1);
+  CHECK(load(std::nullopt, {"extraction.engine=auto"}).extraction.engine == Engine::Ocr);
+  // As written (docsift config --as-written), nothing resolved.
+  CHECK(load_as_written(std::nullopt, {}).extraction.engine == Engine::Auto);
   for (const char* name : {"internvl3-8b.yaml", "internvl35-8b.yaml", "llama32-vision-11b.yaml"}) {
     CAPTURE(std::string(name));
     const Config shipped = load(std::filesystem::path(DOCSIFT_SOURCE_DIR) / "configs" / name, {});

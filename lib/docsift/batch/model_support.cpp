@@ -52,7 +52,7 @@ std::unique_ptr<PageReader> open_model_reader(const config::Config& config, bool
 
 void prepare_model_device(const config::Config& config, const Log* log) {
   // The OCR engine runs on the CPU and never asks for a device, in a worker too.
-  if (config::resolved_engine(config) == config::Engine::Ocr) return;
+  if (config.extraction.engine == config::Engine::Ocr) return;
   (void)start_device(config, log);
 }
 

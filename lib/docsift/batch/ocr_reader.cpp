@@ -64,7 +64,7 @@ std::string ocr_readers(const config::Config& c) {
 }
 
 std::string missing_recognizer(const config::Config& c) {
-  if (config::resolved_engine(c) != config::Engine::Ocr || c.ocr.recognizer != "both" ||
+  if (c.extraction.engine != config::Engine::Ocr || c.ocr.recognizer != "both" ||
       !recognizer_folder(c.ocr).empty()) {
     return "";
   }

@@ -232,7 +232,7 @@ Summary summarise(const RunOutputs& outputs, const Plan& plan, const RunFacts& f
   out.inputs = facts.o.named;
   if (facts.o.shard)
     out.shard = Summary::ShardInfo{facts.o.shard->index, facts.o.shard->count, summary.scanned_all};
-  out.engine = config::to_string(config::resolved_engine(facts.cfg));
+  out.engine = config::to_string(facts.cfg.extraction.engine);
   out.model = facts.cfg.model.path;
   out.device = facts.device;
   if (facts.supervisor) {

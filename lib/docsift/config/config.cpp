@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "docsift/config/fields.h"
 #include "docsift/edit_distance.h"
@@ -73,11 +74,6 @@ void apply_map(Config& config, const YAML::Node& map, const std::string& prefix,
 }
 
 }  // namespace
-
-Engine resolved_engine(const Config& config) {
-  if (config.extraction.engine != Engine::Auto) return config.extraction.engine;
-  return config.model.path.empty() ? Engine::Ocr : Engine::Vlm;
-}
 
 void apply_file(Config& config, const std::filesystem::path& file) {
   const std::string source = file.string();
@@ -180,18 +176,19 @@ void check_field_names(const Config& config) {
 
 }  // namespace
 
-Config load(const std::optional<std::filesystem::path>& file,
-            const std::vector<std::string>& overrides, const Abilities& abilities) {
+namespace {
+
+// Defaults, then the file, then the overrides: the settings as given.
+Config as_given(const std::optional<std::filesystem::path>& file,
+                const std::vector<std::string>& overrides) {
   Config config;
   if (file) apply_file(config, *file);
   for (const auto& assignment : overrides) apply_override(config, assignment);
-  // The second recognizer by default where it is installed (docs/ocr.md): resolved once here, so
-  // that the config's hash, a worker's config and the thresholds below all see which it is.
-  if (config.ocr.recognizer == "auto" && abilities.second_recognizer) {
-    const bool both = resolved_engine(config) == Engine::Ocr &&
-                      abilities.second_recognizer(config.ocr.recognizer_model);
-    config.ocr.recognizer = both ? "both" : "tesseract";
-  }
+  return config;
+}
+
+// What follows from the settings, whatever resolved them: the thresholds, and the names checked.
+Config finished(Config config) {
   // The thresholds mean what they say (docs/confidence.md, "Thresholds"): one given alone is every
   // field's, and the shipped per-field ones are those of the engine that makes the confidences.
   if (config.keys_given.count("review.fields") == 0) {
@@ -203,6 +200,29 @@ Config load(const std::optional<std::filesystem::path>& file,
   }
   check_field_names(config);
   return config;
+}
+
+}  // namespace
+
+Config load_as_written(const std::optional<std::filesystem::path>& file,
+                       const std::vector<std::string>& overrides) {
+  return finished(as_given(file, overrides));
+}
+
+Config load(const std::optional<std::filesystem::path>& file,
+            const std::vector<std::string>& overrides, const Abilities& abilities) {
+  Config config = as_given(file, overrides);
+  // The engine, resolved once here (a model folder given means the model reads the pages), and the
+  // second recognizer by default where it is installed (docs/ocr.md): so that the config's hash, a
+  // worker's config, the thresholds below and everything that reads the config see which it is.
+  if (config.extraction.engine == Engine::Auto)
+    config.extraction.engine = config.model.path.empty() ? Engine::Ocr : Engine::Vlm;
+  if (config.ocr.recognizer == "auto" && abilities.second_recognizer) {
+    const bool both = config.extraction.engine == Engine::Ocr &&
+                      abilities.second_recognizer(config.ocr.recognizer_model);
+    config.ocr.recognizer = both ? "both" : "tesseract";
+  }
+  return finished(std::move(config));
 }
 
 Config from_yaml(const std::string& yaml, const std::string& source) {

@@ -97,6 +97,8 @@ struct MemoryConfig {
 struct ExtractionConfig {
   // A schema file, or the built-in copy of configs/fields/business-documents.yaml.
   std::string fields = "builtin:business-documents";
+  // auto is resolved once, by load(): ocr without model.path, vlm with it. What reads a loaded
+  // config sees ocr or vlm only; keys_given says whether the user chose it.
   Engine engine = Engine::Auto;
   Decoding decoding = Decoding::Keys;  // the vlm engine's; the ocr engine has no decoding
   // The vlm engine's field confidence from its values' token probabilities (generate/confidence.h).
@@ -199,9 +201,6 @@ void apply_file(Config& config, const std::filesystem::path& file);
 // memory.tiers=[standard,cpu]). Throws ConfigError.
 void apply_override(Config& config, std::string_view assignment);
 
-// The engine a run uses: extraction.engine, with auto resolved by whether model.path is set.
-Engine resolved_engine(const Config& config);
-
 // What this build and installation can do, for the defaults that depend on it: whether the second
 // recognizer can be opened from ocr.recognizer_model (batch::second_recognizer_available; null:
 // not asked, and ocr.recognizer: auto stays auto, which reads with Tesseract alone: the defaults
@@ -211,14 +210,18 @@ struct Abilities {
 };
 
 // Defaults, then the file (if any), then the overrides in order; then what follows from them:
-// ocr.recognizer: auto is both where the OCR engine reads the pages and `abilities` can open the
-// second recognizer, else tesseract (auto where `abilities` says nothing); review.threshold given
-// without review.fields is every field's threshold (the shipped per-field ones dropped), and
-// ocr.recognizer both without review.fields takes the second recognizer's
-// (ReviewConfig::second_recognizer_fields). The settings that name fields are checked against the
-// schema (extract::FieldSchema::require).
+// extraction.engine: auto is ocr without model.path and vlm with it; ocr.recognizer: auto is both
+// where the OCR engine reads the pages and `abilities` can open the second recognizer, else
+// tesseract (auto where `abilities` says nothing); review.threshold given without review.fields is
+// every field's threshold (the shipped per-field ones dropped), and ocr.recognizer both without
+// review.fields takes the second recognizer's (ReviewConfig::second_recognizer_fields). The
+// settings that name fields are checked against the schema (extract::FieldSchema::require).
 Config load(const std::optional<std::filesystem::path>& file,
             const std::vector<std::string>& overrides, const Abilities& abilities = {});
+// The same with nothing resolved (extraction.engine and ocr.recognizer stay auto where given so):
+// the settings as written, which `docsift config --as-written` prints.
+Config load_as_written(const std::optional<std::filesystem::path>& file,
+                       const std::vector<std::string>& overrides);
 
 // The effective configuration as YAML that apply_file accepts back unchanged.
 std::string to_yaml(const Config& config);
