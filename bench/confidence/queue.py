@@ -20,7 +20,6 @@ only the fields the truth has are judged. Prints:
 """
 import argparse
 import collections
-import json
 import os
 import sys
 
