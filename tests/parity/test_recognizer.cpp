@@ -6,6 +6,7 @@
 #include <ATen/ops/sub.h>
 #include <ATen/ops/tensor.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -84,6 +85,30 @@ TEST_CASE("recognizer: PP-OCRv4 on LibTorch reads the crops as onnxruntime does"
     CHECK(reading.text == c["text"].get<std::string>());
     CHECK(reading.mean == doctest::Approx(c["score"].get<double>()).epsilon(1e-4));
     CHECK(reading.lowest <= reading.mean);
+  }
+}
+
+TEST_CASE("recognizer: the fused elementwise steps give the unfused graph's output bit for bit") {
+  const std::string model = docsift::recognize::LineReader::installed_folder();
+  if (model.empty())
+    DOCSIFT_SKIP(
+        "no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
+  const docsift::recognize::LineReader fused(model), alone(model, false);
+  // PP-LCNetV3's 38 convolutions, nearly each followed by an affine, a hard-swish and an affine.
+  MESSAGE("nodes fused: " << fused.graph().fused_nodes());
+  CHECK(fused.graph().fused_nodes() >= 200);
+  CHECK(alone.graph().fused_nodes() == 0);
+  for (const char* name : {"crop_0_plain.png", "crop_1_plain.png", "crop_2_blur.png",
+                           "crop_3_faded.png", "crop_4_squeezed.png", "crop_5_plain.png"}) {
+    CAPTURE(name);
+    const cv::Mat rgb = rgb_crop(name);
+    // The crop as given and squeezed to a third of its width: two of the padded input widths.
+    cv::Mat narrow;
+    cv::resize(rgb, narrow, cv::Size(std::max(2, rgb.cols / 3), rgb.rows));
+    for (const cv::Mat& crop : {rgb, narrow}) {
+      CHECK(at::equal(fused.probabilities(crop), alone.probabilities(crop)));
+      CHECK(fused.read(crop).text == alone.read(crop).text);
+    }
   }
 }
 

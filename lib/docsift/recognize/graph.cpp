@@ -236,7 +236,7 @@ at::Tensor run_node(const Node& n, const std::vector<const at::Tensor*>& in) {
 
 }  // namespace
 
-Graph::Graph(const std::filesystem::path& folder) {
+Graph::Graph(const std::filesystem::path& folder, bool fuse) {
   const std::string json_path = (folder / "recognizer.json").string();
   const std::string text = read_text_file(json_path, kMaxGraphJsonBytes);
   const model::SafetensorsFile weights(folder / "recognizer.safetensors");
@@ -254,12 +254,30 @@ Graph::Graph(const std::filesystem::path& folder) {
   characters_ = std::move(spec.characters);
   nodes_ = std::move(spec.nodes);
   input_ = spec.input, output_ = spec.output, slots_ = spec.slots;
+  // A chain runs where its first node is (chain.h): its nodes read only its input, the constants
+  // and each other's outputs, all there by then.
+  std::vector<std::size_t> at(nodes_.size());
+  std::iota(at.begin(), at.end(), std::size_t{0});
+  chain_of_.assign(nodes_.size(), kNotInChain);
+  if (fuse) chains_ = find_chains(nodes_, constants_, slots_, input_, output_);
+  for (std::size_t c = 0; c < chains_.size(); ++c) {
+    for (std::size_t k : chains_[c].nodes) chain_of_[k] = kInChain, at[k] = chains_[c].first;
+    chain_of_[chains_[c].first] = static_cast<int>(c);
+  }
   last_use_.assign(static_cast<std::size_t>(slots_), -1);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     for (int s : nodes_[i].inputs) {
-      if (s >= 0) last_use_[static_cast<std::size_t>(s)] = static_cast<int>(i);
+      if (s >= 0)
+        last_use_[static_cast<std::size_t>(s)] =
+            std::max(last_use_[static_cast<std::size_t>(s)], static_cast<int>(at[i]));
     }
   }
+}
+
+std::size_t Graph::fused_nodes() const {
+  std::size_t n = 0;
+  for (const Chain& c : chains_) n += c.nodes.size();
+  return n;
 }
 
 at::Tensor Graph::run(const at::Tensor& input) const {
@@ -274,7 +292,7 @@ at::Tensor Graph::run(const at::Tensor& input) const {
   };
   values[static_cast<std::size_t>(input_)] = input;
   std::vector<const at::Tensor*> in;
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+  const auto run_one = [&](std::size_t i) {
     const Node& n = nodes_[i];
     in.clear();
     for (int s : n.inputs) in.push_back(value(s));
@@ -286,12 +304,32 @@ at::Tensor Graph::run(const at::Tensor& input) const {
     } catch (const Error& e) {
       throw Error("recognizer: node " + std::to_string(i) + ": " + e.what());
     }
-    // A value no later node reads is dropped at once: memory stays at the widest layer's.
-    for (int s : n.inputs) {
-      if (s >= static_cast<int>(constants_.size()) && s != output_ &&
-          last_use_[static_cast<std::size_t>(s)] == static_cast<int>(i)) {
-        values[static_cast<std::size_t>(s)] = at::Tensor();
-      }
+  };
+  // A value no later node reads is dropped at once: memory stays at the widest layer's.
+  const auto drop_read = [&](std::size_t i, int s) {
+    if (s >= static_cast<int>(constants_.size()) && s != output_ &&
+        last_use_[static_cast<std::size_t>(s)] == static_cast<int>(i)) {
+      values[static_cast<std::size_t>(s)] = at::Tensor();
+    }
+  };
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const int chain = chain_of_[i];
+    if (chain == kInChain) continue;  // run with its chain's first node
+    if (chain == kNotInChain) {
+      run_one(i);
+      for (int s : nodes_[i].inputs) drop_read(i, s);
+      continue;
+    }
+    const Chain& c = chains_[static_cast<std::size_t>(chain)];
+    at::Tensor& x = values[static_cast<std::size_t>(c.input)];
+    if (x.scalar_type() == at::kFloat && x.dim() >= 1) {
+      values[static_cast<std::size_t>(c.output)] =
+          run_chain(c.steps, c.in_place ? std::move(x) : x, c.in_place);
+    } else {  // a value the steps were not written for: the nodes one by one
+      for (std::size_t k : c.nodes) run_one(k);
+    }
+    for (std::size_t k : c.nodes) {
+      for (int s : nodes_[k].inputs) drop_read(i, s);
     }
   }
   return values[static_cast<std::size_t>(output_)];

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/recognize/chain.h"
 #include "docsift/recognize/graph_spec.h"
 
 namespace docsift::recognize {
@@ -21,19 +22,28 @@ namespace docsift::recognize {
 class Graph {
  public:
   // Reads FOLDER/recognizer.json and FOLDER/recognizer.safetensors; throws docsift::FileError.
-  explicit Graph(const std::filesystem::path& folder);
+  // `fuse`: runs of elementwise steps in one pass each (chain.h), the same output bit for bit;
+  // false runs every node alone (the tests compare the two).
+  explicit Graph(const std::filesystem::path& folder, bool fuse = true);
 
   // input: [batch, 3, 48, width] float32 on the CPU → the graph's output (the recognizer's:
   // [batch, width / 8, classes] probabilities). Throws docsift::Error naming the node that failed.
   at::Tensor run(const at::Tensor& input) const;
 
   const std::vector<std::string>& characters() const { return characters_; }
+  // How many of the nodes run inside a fused chain.
+  std::size_t fused_nodes() const;
 
  private:
   std::vector<std::string> characters_;
   std::vector<at::Tensor> constants_;  // slot i < constants_.size() holds constant i
   std::vector<Node> nodes_;
-  std::vector<int> last_use_;  // per slot: the last node reading it, so its tensor is freed after
+  std::vector<Chain> chains_;
+  static constexpr int kNotInChain = -1, kInChain = -2;
+  std::vector<int> chain_of_;  // per node: the chain it starts, kInChain or kNotInChain
+  // per slot: the last node reading it (a chain's nodes read where the chain runs), so its tensor
+  // is freed after
+  std::vector<int> last_use_;
   int input_ = 0, output_ = 0, slots_ = 0;
 };
 

@@ -28,8 +28,8 @@ struct LineReading {
 class LineReader {
  public:
   // FOLDER holds recognizer.json and recognizer.safetensors (scripts/convert_ppocr.py);
-  // throws docsift::FileError naming the file and what is wrong with it.
-  explicit LineReader(const std::filesystem::path& folder);
+  // throws docsift::FileError naming the file and what is wrong with it. `fuse`: Graph's.
+  explicit LineReader(const std::filesystem::path& folder, bool fuse = true);
 
   // `rgb`: 8-bit, 3 channels, the line's crop (at least 2 pixels each way; wider than
   // kMaxAspect × its height is squeezed to that). Throws docsift::Error if the network fails.
@@ -41,6 +41,7 @@ class LineReader {
   // The folder where scripts/setup.sh leaves the converted model: .deps/ppocr beside the build
   // folder of this docsift, or share/docsift/ppocr where `cmake --install` puts it; "" if neither.
   static std::string installed_folder();
+  const Graph& graph() const { return graph_; }
 
   static constexpr int kHeight = 48;
   static constexpr int kMinWidth = 320;
