@@ -3,6 +3,7 @@
 #include <ATen/ops/empty_like.h>
 #include <c10/core/ScalarType.h>
 
+#include <algorithm>
 #include <optional>
 
 namespace docsift::recognize {
@@ -32,7 +33,10 @@ class Finder {
  public:
   Finder(const std::vector<Node>& nodes, const std::vector<at::Tensor>& constants, int slots,
          int graph_output)
-      : nodes_(nodes), constants_(constants), readers_(readers_of(nodes, slots, graph_output)) {}
+      : nodes_(nodes),
+        constants_(constants),
+        readers_(readers_of(nodes, slots, graph_output)),
+        graph_output_(graph_output) {}
 
   // One float32 value held by a constant of at most one dimension (a [1] or 0-d tensor: it
   // broadcasts over any value of one dimension or more without changing its shape).
@@ -119,28 +123,40 @@ class Finder {
     return std::pair{s, std::vector<std::size_t>{i, *clip, *mul, *div}};
   }
 
+  // How many times nodes `taken` read `slot`.
+  int reads_by(const std::vector<std::size_t>& taken, int slot) const {
+    int n = 0;
+    for (std::size_t k : taken) {
+      for (int s : nodes_[k].inputs) n += s == slot ? 1 : 0;
+    }
+    return n;
+  }
+
   // The longest chain from node `first` on its value `x`.
   Chain chain_from(std::size_t first, int x) const {
     Chain c{first, {}, x, x, false, {}};
-    std::optional<std::size_t> at = first;
+    std::size_t at = first;
     int reads_of_x = 0;  // reads of x by the chain's own nodes
-    while (at) {
+    while (true) {
       const int value = c.output;
       std::vector<std::size_t> taken;
-      if (const auto hs = hard_swish(*at, value)) {
-        c.steps.push_back(hs->first), taken = hs->second;
-      } else if (const std::optional<Step> s = step(*at, value)) {
-        c.steps.push_back(*s), taken = {*at};
+      Step next;
+      if (const auto hs = hard_swish(at, value)) {
+        next = hs->first, taken = hs->second;
+      } else if (const std::optional<Step> s = step(at, value)) {
+        next = *s, taken = {at};
       } else {
         break;
       }
-      for (std::size_t k : taken) {
-        for (int s : nodes_[k].inputs) reads_of_x += s == x ? 1 : 0;
-      }
+      // A value between two steps is read by the next step alone (hard-swish reads it twice).
+      if (value != x && reads_by(taken, value) != reads(value)) break;
+      c.steps.push_back(next);
+      reads_of_x += reads_by(taken, x);
       c.nodes.insert(c.nodes.end(), taken.begin(), taken.end());
       c.output = nodes_[taken.back()].output;
-      // A value between two steps must be read by the next step alone (hard-swish reads x twice).
-      at = only_reader(c.output);
+      const auto& readers = readers_.nodes[static_cast<std::size_t>(c.output)];
+      if (readers.empty() || c.output == graph_output_) break;
+      at = *std::min_element(readers.begin(), readers.end());
     }
     c.in_place = reads_of_x == reads(x);
     return c;
@@ -150,6 +166,7 @@ class Finder {
   const std::vector<Node>& nodes_;
   const std::vector<at::Tensor>& constants_;
   Readers readers_;
+  int graph_output_;
 };
 
 }  // namespace

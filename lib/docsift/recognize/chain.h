@@ -2,8 +2,8 @@
 // blocks and hard-swish: x·w + b, then x·clip(x + 3, 0, 6) / 6, then x·w + b again, eight ONNX
 // nodes around every convolution), folded into one pass over the tensor instead of eight passes
 // and eight allocations. Each step rounds as LibTorch's op does (one IEEE operation at a time, in
-// the same order, no fused multiply-add: CMake builds chain.cpp with -ffp-contract=off), so the
-// graph's output is bit for bit the unfused one's (tests/parity/test_recognizer.cpp checks).
+// the same order, no fused multiply-add: CMake builds chain_steps.cpp with -ffp-contract=off), so
+// the graph's output is bit for bit the unfused one's (tests/parity/test_recognizer.cpp checks).
 // docs/ocr.md, "How it runs", gives what it saves.
 #pragma once
 
