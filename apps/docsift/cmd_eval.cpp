@@ -106,6 +106,9 @@ std::optional<eval::Originals> restore_originals(const EvalArgs& o,
 
 struct FoundConfidences {
   std::optional<eval::Confidences> values;
+  // The pages whose table's arithmetic speaks against fields: the journal's, or that of the
+  // run's journal beside its predictions.csv; the queue a run makes queues them.
+  eval::RowsOff rows_off;
   // A CSV's confidences may be rounded where the journal's are not, and the run compares the
   // journal's: thresholds fitted on rounded numbers can split values elsewhere in the run.
   bool from_csv = false;
@@ -132,6 +135,10 @@ FoundConfidences find_confidences(const EvalArgs& o, const eval::PredictionFile&
                       "predictions.csv; --confidence FILE)");
   }
   found.from_csv = found.values && (!o.confidence.empty() || !predictions.confidences);
+  found.rows_off = predictions.rows_off;
+  const fs::path journal = fs::path(o.predictions).parent_path() / batch::out_files::kJournal;
+  if (fs::path(o.predictions).filename() == batch::out_files::kPredictions && fs::exists(journal))
+    found.rows_off = eval::read_prediction_file(journal, "results.jsonl").rows_off;
   return found;
 }
 
@@ -147,6 +154,7 @@ std::optional<eval::ConfidenceEvaluation> score_confidences(
   options.thresholds = cfg.review.thresholds();
   for (const auto& [field, value] : given.fields) options.thresholds.fields[field] = value;
   for (const auto& [field, value] : given.fields) schema.require(field, "--threshold");
+  options.rows_off = found.rows_off;
   return eval::evaluate_confidence(schema, evaluation, predictions, *found.values, options);
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -366,4 +367,59 @@ TEST_CASE(
   r.engine = nullptr;
   r.fields.reset();
   CHECK(page_disagreements(r).empty());
+}
+
+TEST_CASE(
+    "review queue: a table that does not add up queues its lists, however sure, and eval's "
+    "reading of a journal predicts it") {
+  docsift::journal::Record r;
+  r.fields = Fields{
+      {"DOCUMENT_TYPE", "TAX INVOICE"}, {"ABN", "51 824 753 556"},   {"TOTAL", "$11.00"},
+      {"QUANTITIES", "1 | 2"},          {"PRICES", "$4.00 | $3.50"}, {"DESCRIPTIONS", "a | b"}};
+  Confidences c;
+  for (const auto& [k, v] : *r.fields) c[k] = 0.99;
+  // The rows sum to 11.00 against a TOTAL of 11.00, and each quantity × unit price is its amount.
+  r.engine = nlohmann::json::parse(R"({"checks": {
+      "table": {"rows": 2, "sum": "11.00", "against": "TOTAL", "difference": "0.00",
+                "products": {"checked": 2, "off": 0}}}})");
+  CHECK(docsift::journal::table_disagreement_fields(r).empty());
+  CHECK(docsift::extract::review_queue(schema(), *r.fields, c, everywhere,
+                                       docsift::journal::table_disagreement_fields(r))
+            .empty());
+  // A row's product off, the rows 0.50 under TOTAL: the three lists go to a person, not TOTAL,
+  // which the rows' sum does not tell wrong from a row missed.
+  r.engine = nlohmann::json::parse(R"({"checks": {
+      "table": {"rows": 2, "sum": "10.50", "against": "TOTAL", "difference": "-0.50",
+                "products": {"checked": 2, "off": 1}}}})");
+  const auto off = docsift::journal::table_disagreement_fields(r);
+  CHECK(off == std::set<std::string>{"DESCRIPTIONS", "PRICES", "QUANTITIES", "TOTAL"});
+  std::map<std::string, std::string> why;
+  for (const auto& q : docsift::extract::review_queue(schema(), *r.fields, c, everywhere, off))
+    why[q.field] = std::string(to_string(q.reason));
+  CHECK(why == std::map<std::string, std::string>{{"DESCRIPTIONS", "rows disagree"},
+                                                  {"PRICES", "rows disagree"},
+                                                  {"QUANTITIES", "rows disagree"}});
+  // A statement whose balances do not add up queues its transactions.
+  r.fields = Fields{{"DOCUMENT_TYPE", "BANK STATEMENT"},
+                    {"OPENING_BALANCE", "$100.00"},
+                    {"CLOSING_BALANCE", "$90.00"},
+                    {"DESCRIPTIONS", "fee | interest"}};
+  c.clear();
+  for (const auto& [k, v] : *r.fields) c[k] = 0.99;
+  r.engine = nlohmann::json::parse(R"({"checks": {"balance": false, "balance_off": "-2.49"}})");
+  const auto statement = docsift::extract::review_queue(
+      schema(), *r.fields, c, everywhere, docsift::journal::table_disagreement_fields(r));
+  REQUIRE(statement.size() == 1);
+  CHECK(statement[0].field == "DESCRIPTIONS");
+  CHECK(statement[0].reason == ReviewReason::kRowsDisagree);
+  r.engine = nlohmann::json::parse(R"({"checks": {"balance": "sum"}})");
+  CHECK(docsift::journal::table_disagreement_fields(r).empty());
+  // Its rows against a TOTAL read on it (a "Line total" heading's figure) say nothing while its
+  // balances add up; they do when the balances do not either.
+  r.engine = nlohmann::json::parse(R"({"checks": {"balance": "running",
+      "table": {"rows": 2, "sum": "10.50", "against": "TOTAL", "difference": "-0.50"}}})");
+  CHECK(docsift::journal::table_disagreement_fields(r).empty());
+  r.engine["checks"]["balance"] = false;
+  CHECK(docsift::journal::table_disagreement_fields(r) ==
+        std::set<std::string>{"DESCRIPTIONS", "TOTAL"});
 }

@@ -240,6 +240,36 @@ TEST_CASE(
   CHECK(items[1].evidence.contradicted);
 }
 
+TEST_CASE("a table's rows priced with the tax in them add up to the total, not the subtotal") {
+  using docsift::ocr::Evidence;
+  // 015.jpg of the development receipts: SUBTOTAL before GST, the row's amount with it.
+  std::vector<docsift::ocr::LineItem> items{
+      row_of("SR: HAGER TIMER, 24HRS POWER RESERVE", "3", "82.68", "248.04")};
+  std::map<std::string, std::string> fields{
+      {"DESCRIPTIONS", "SR: HAGER TIMER, 24HRS POWER RESERVE"},
+      {"SUBTOTAL", "234.00"},
+      {"GST", "14.04"},
+      {"TOTAL", "248.04"}};
+  std::map<std::string, Evidence> evidence{
+      {"DESCRIPTIONS", {}}, {"SUBTOTAL", {}}, {"GST", {}}, {"TOTAL", {}}};
+  nlohmann::json checks = nlohmann::json::object();
+  docsift::ocr::check_rows(items, fields, evidence, checks);
+  CHECK(checks["table"]["against"] == "TOTAL");
+  CHECK(checks["table"]["difference"] == "0.00");
+  CHECK(evidence["DESCRIPTIONS"].vouched);
+  CHECK(evidence["TOTAL"].vouched);
+  CHECK_FALSE(evidence["SUBTOTAL"].contradicted);
+  // A row that matches neither stays against the subtotal, and says by how much.
+  items[0].amount = "250.00";
+  fields["DESCRIPTIONS"] = "SR: HAGER TIMER";
+  std::map<std::string, Evidence> doubted{{"DESCRIPTIONS", {}}, {"SUBTOTAL", {}}, {"TOTAL", {}}};
+  checks = nlohmann::json::object();
+  docsift::ocr::check_rows(items, fields, doubted, checks);
+  CHECK(checks["table"]["against"] == "SUBTOTAL");
+  CHECK(checks["table"]["difference"] == "16.00");
+  CHECK(doubted["DESCRIPTIONS"].contradicted);
+}
+
 TEST_CASE(
     "a table of quantities and unit prices only: their products sum to the subtotal, or its unit "
     "prices are the lines' amounts") {

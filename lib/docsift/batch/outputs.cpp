@@ -194,7 +194,8 @@ void mark_review(Record& record, const config::ReviewConfig& review,
   // The rule eval predicts the queue by from the same values (eval/confidence.cpp), so the two
   // agree.
   const auto queue =
-      extract::review_queue(schema, *record.fields, *record.confidence, review.thresholds());
+      extract::review_queue(schema, *record.fields, *record.confidence, review.thresholds(),
+                            journal::table_disagreement_fields(record));
   record.review.emplace();
   record.review_reasons.emplace();
   record.review_thresholds.emplace();

@@ -166,11 +166,15 @@ void check_groups(ConfidenceEvaluation& c, const JudgedValues& judged) {
 // The queue a run makes (lib/docsift/batch/outputs.cpp, mark_review, by the same rule): on every
 // page predicted that has confidences, scored or not.
 void count_review(ConfidenceEvaluation& c, const extract::FieldSchema& schema,
-                  const Records& predictions, const Confidences& confidences) {
+                  const Records& predictions, const Confidences& confidences,
+                  const RowsOff& rows_off) {
   for (const auto& [image, fields] : confidences) {
     const auto values = predictions.find(image);
     if (values == predictions.end()) continue;
-    const auto queue = extract::review_queue(schema, values->second, fields, c.thresholds);
+    const auto off = rows_off.find(image);
+    const auto queue =
+        extract::review_queue(schema, values->second, fields, c.thresholds,
+                              off == rows_off.end() ? std::set<std::string>{} : off->second);
     for (const extract::QueuedValue& q : queue) {
       ++c.review[q.field];
       ++c.review_total;
@@ -198,7 +202,7 @@ ConfidenceEvaluation evaluate_confidence(const extract::FieldSchema& schema,
   }
   if (!c.thresholds.empty()) {
     check_groups(c, judged);
-    count_review(c, schema, predictions, confidences);
+    count_review(c, schema, predictions, confidences, options.rows_off);
   }
   return c;
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ namespace docsift::eval {
 using Records = std::map<std::string, std::map<std::string, std::string>>;
 // image file name → field → confidence in [0, 1], for the fields with a value (confidence.h).
 using Confidences = std::map<std::string, std::map<std::string, double>>;
+// image file name → the fields its table's own arithmetic speaks against.
+using RowsOff = std::map<std::string, std::set<std::string>>;
 
 // Readers. `role` ("PRED", "GT") names the file in errors: one that is not there is an
 // InputMissingError (exit 2), one that cannot be read an InputUnreadableError (3), and one that
@@ -54,6 +57,9 @@ struct PredictionFile {
   // page has any (a CSV: its rows are in line_items.csv beside it, rows.h's predicted_rows).
   std::optional<DocumentRows> rows;
   RowConfidences row_confidences;  // the rows' confidences, where they carry one
+  // A journal's pages whose table's arithmetic speaks against some of their fields (the review
+  // queue's "rows disagree", journal/page_arithmetic.h): those fields. None from a CSV.
+  RowsOff rows_off;
 };
 // By extension: .jsonl → journal, anything else → CSV.
 PredictionFile read_prediction_file(const std::filesystem::path& path,

@@ -21,6 +21,7 @@
 #include "docsift/io/csv.h"
 #include "docsift/io/input_file.h"
 #include "docsift/io/page_name.h"
+#include "docsift/journal/page_arithmetic.h"
 #include "docsift/journal/record.h"
 #include "docsift/strict_json.h"
 
@@ -100,16 +101,11 @@ void for_each_json_line(
   if (in.bad()) io::throw_input_error(path, role, EIO);
 }
 
-// A journal's records, last per file; `failed` gets the files whose last record failed,
-// `columns` the field names of the ok ones, `confidences` their confidences and `rows` their
-// line_items.
-Records read_journal(const fs::path& path, const std::string& role,
-                     std::vector<std::string>* failed,
-                     std::optional<std::vector<std::string>>* columns,
-                     std::optional<Confidences>* confidences = nullptr,
-                     std::optional<DocumentRows>* rows = nullptr,
-                     RowConfidences* row_confidences = nullptr) {
-  Records records;
+// A journal's records, last per file, into `file`: the files whose last record failed, the field
+// names of the ok ones, their confidences, their line_items and the fields their tables'
+// arithmetic speaks against.
+void read_journal(const fs::path& path, const std::string& role, PredictionFile& file) {
+  Records& records = file.records;
   Confidences confidence_map;
   DocumentRows row_map;
   bool any_confidence = false;
@@ -125,7 +121,8 @@ Records read_journal(const fs::path& path, const std::string& role,
         // prediction, as the run's CSV has no row for it.
         confidence_map.erase(image);
         row_map.erase(image);
-        if (row_confidences != nullptr) row_confidences->erase(image);
+        file.row_confidences.erase(image);
+        file.rows_off.erase(image);
         if (!r.ok()) {
           records.erase(image);
           if (r.status == journal::Record::Status::Failed) {
@@ -146,7 +143,7 @@ Records read_journal(const fs::path& path, const std::string& role,
         // Only a record that has confidences gets an entry: a run reviews nothing on a page
         // without. Checked in [0, 1] by the record's one reader (journal/record.h), as run, merge
         // and report do.
-        if (confidences != nullptr && r.confidence) {
+        if (r.confidence) {
           confidence_map[image] = *r.confidence;
           any_confidence = true;
         }
@@ -154,16 +151,16 @@ Records read_journal(const fs::path& path, const std::string& role,
           auto& page_rows = row_map[image];
           for (const auto& item : *r.line_items) {
             page_rows.push_back(row_of(item));
-            if (row_confidences != nullptr) (*row_confidences)[image].push_back(item.confidence);
+            file.row_confidences[image].push_back(item.confidence);
           }
         }
+        if (auto off = journal::table_disagreement_fields(r); !off.empty())
+          file.rows_off[image] = std::move(off);
       });
-  if (confidences != nullptr && any_confidence) *confidences = std::move(confidence_map);
-  if (rows != nullptr && !row_map.empty()) *rows = std::move(row_map);
-  if (failed != nullptr) failed->assign(failed_set.begin(), failed_set.end());
-  if (columns != nullptr && any_ok)
-    *columns = std::vector<std::string>(column_set.begin(), column_set.end());
-  return records;
+  if (any_confidence) file.confidences = std::move(confidence_map);
+  if (!row_map.empty()) file.rows = std::move(row_map);
+  file.failed.assign(failed_set.begin(), failed_set.end());
+  if (any_ok) file.columns = std::vector<std::string>(column_set.begin(), column_set.end());
 }
 
 }  // namespace
@@ -182,14 +179,15 @@ Records read_records_csv(const fs::path& path, const std::string& role) {
 }
 
 Records read_records_jsonl(const fs::path& path, const std::string& role) {
-  return read_journal(path, role, nullptr, nullptr);
+  PredictionFile file;
+  read_journal(path, role, file);
+  return std::move(file.records);
 }
 
 PredictionFile read_prediction_file(const fs::path& path, const std::string& role) {
   PredictionFile file;
   if (path.extension() == ".jsonl") {
-    file.records = read_journal(path, role, &file.failed, &file.columns, &file.confidences,
-                                &file.rows, &file.row_confidences);
+    read_journal(path, role, file);
   } else {
     std::vector<std::string> header;
     file.records = records_of(read_csv_input(path, role), path, &header);

@@ -67,7 +67,8 @@ std::optional<double> sums_difference(const std::map<std::string, std::string>& 
 std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                                       const std::map<std::string, std::string>& fields,
                                       const std::map<std::string, double>& confidence,
-                                      const ReviewThresholds& thresholds) {
+                                      const ReviewThresholds& thresholds,
+                                      const std::set<std::string>& rows_off) {
   const std::string* type = value_of(fields, kDocumentTypeField);
   const bool sums_off = sums_disagree(fields);
   // The item counts of the page's lists that belong to its type and have a value.
@@ -97,6 +98,8 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       q.reason = ReviewReason::kNoConfidence;
     } else if (sums_off && (f.name == kSubtotal || f.name == kTax || f.name == kTotal)) {
       q.reason = ReviewReason::kSumsDisagree;
+    } else if (f.type == FieldType::kList && rows_off.count(f.name) > 0) {
+      q.reason = ReviewReason::kRowsDisagree;
     } else if (counts_off && f.type == FieldType::kList && (!type || f.applies(*type))) {
       q.reason = ReviewReason::kCountsDisagree;
     } else if (!q.threshold || *q.confidence >= *q.threshold) {

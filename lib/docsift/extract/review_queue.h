@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,14 +17,25 @@ namespace docsift::extract {
 
 // Why a value is queued, in the order the rule asks: a field the page's document type requires
 // came out N/A, and the engine is not sure the page prints none; a value carries no confidence; the
-// page's printed sums do not tie SUBTOTAL + GST to TOTAL (sums_disagree); its lists (QUANTITIES,
+// page's printed sums do not tie SUBTOTAL + GST to TOTAL (sums_disagree); the page's table does
+// not add up (its rows against the subtotal or total, quantity × unit price against a row's
+// amount, a statement's opening balance + transactions against its closing balance: the list
+// fields the engine's checks speak against, journal/page_arithmetic.h); its lists (QUANTITIES,
 // PRICES, DESCRIPTIONS) hold different numbers of items; the value's confidence is under its
 // threshold.
-enum class ReviewReason { kMissing, kNoConfidence, kSumsDisagree, kCountsDisagree, kLowConfidence };
-inline constexpr Names<ReviewReason, 5> kReviewReasonNames{
+enum class ReviewReason {
+  kMissing,
+  kNoConfidence,
+  kSumsDisagree,
+  kRowsDisagree,
+  kCountsDisagree,
+  kLowConfidence
+};
+inline constexpr Names<ReviewReason, 6> kReviewReasonNames{
     {{ReviewReason::kMissing, "missing"},
      {ReviewReason::kNoConfidence, "no confidence"},
      {ReviewReason::kSumsDisagree, "sums disagree"},
+     {ReviewReason::kRowsDisagree, "rows disagree"},
      {ReviewReason::kCountsDisagree, "counts disagree"},
      {ReviewReason::kLowConfidence, "low confidence"}}};
 constexpr std::string_view to_string(ReviewReason reason) {
@@ -65,10 +77,13 @@ bool sums_disagree(const std::map<std::string, std::string>& fields);
 // or absent: none); `confidence` the fields with one, and a required field left N/A that the
 // engine judged absent from the page (its probability that the page prints none: not queued at
 // its threshold or over). The document type is fields' DOCUMENT_TYPE;
-// a page without one requires nothing and its sums and lists are still checked.
+// a page without one requires nothing and its sums and lists are still checked. `rows_off`: the
+// fields the page's table arithmetic speaks against (journal::table_disagreement_fields); its list
+// fields with a value are queued, whatever their confidence.
 std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                                       const std::map<std::string, std::string>& fields,
                                       const std::map<std::string, double>& confidence,
-                                      const ReviewThresholds& thresholds);
+                                      const ReviewThresholds& thresholds,
+                                      const std::set<std::string>& rows_off = {});
 
 }  // namespace docsift::extract

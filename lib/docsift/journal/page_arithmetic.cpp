@@ -54,10 +54,12 @@ const nlohmann::json* table_of(const nlohmann::json& checks) {
   return table != checks.end() && table->is_object() ? &*table : nullptr;
 }
 
-void table_checks(const nlohmann::json& table, std::vector<Disagreement>& out) {
+// `balanced`: a statement whose transactions take its opening balance to its closing one; its rows
+// are not a bill's, and a subtotal or total read on it says nothing against them.
+void table_checks(const nlohmann::json& table, bool balanced, std::vector<Disagreement>& out) {
   const std::string difference = text_of(table, "difference"), against = text_of(table, "against"),
                     sum = text_of(table, "sum");
-  if (!difference.empty() && !against.empty() && !sum.empty()) {
+  if (!balanced && !difference.empty() && !against.empty() && !sum.empty()) {
     const double off = std::strtod(difference.c_str(), nullptr);
     if (off_by_more_than_a_cent(off))
       out.push_back({{"DESCRIPTIONS", against},
@@ -87,7 +89,9 @@ std::vector<Disagreement> page_disagreements(const Record& record) {
   }
   const nlohmann::json* checks = checks_of(record);
   if (!checks) return out;
-  if (const nlohmann::json* table = table_of(*checks)) table_checks(*table, out);
+  const std::string balanced = text_of(*checks, "balance");
+  if (const nlohmann::json* table = table_of(*checks))
+    table_checks(*table, balanced == "sum" || balanced == "running", out);
   const auto balance = checks->find("balance");
   if (balance != checks->end() && balance->is_boolean() && !balance->get<bool>()) {
     const std::string off = text_of(*checks, "balance_off");
@@ -117,6 +121,14 @@ std::vector<std::string> table_agreements(const Record& record) {
   const std::string balance = text_of(*checks, "balance");
   if (balance == "sum") out.push_back("opening balance + transactions = closing balance");
   if (balance == "running") out.push_back("the last running balance is the closing balance");
+  return out;
+}
+
+std::set<std::string> table_disagreement_fields(const Record& record) {
+  std::set<std::string> out;
+  for (const Disagreement& d : page_disagreements(record)) {
+    if (d.of_table) out.insert(d.fields.begin(), d.fields.end());
+  }
   return out;
 }
 

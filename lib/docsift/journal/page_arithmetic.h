@@ -4,9 +4,11 @@
 // subtotal or total (`table`: sum, against, difference, and `products`: rows whose quantity × unit
 // price is not their amount), a statement's opening balance + transactions against its closing
 // balance (`balance`, and `balance_off` when they disagree). SUBTOTAL + GST against TOTAL is read
-// from the fields themselves, as the review queue reads it (extract/review_queue.h).
+// from the fields themselves, as the review queue reads it (extract/review_queue.h). A statement
+// whose balances add up is not held against a subtotal or total read on it.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ std::vector<Disagreement> page_disagreements(const Record& record);
 // What the table's arithmetic found to agree (the rows' amounts and the subtotal, quantity × unit
 // price, a statement's balances), in words; the report lists them beside the disagreements.
 std::vector<std::string> table_agreements(const Record& record);
+
+// The fields the table's own arithmetic speaks against (the disagreements `of_table`): the review
+// queue's "rows disagree" (extract/review_queue.h), which run and eval both take from here.
+std::set<std::string> table_disagreement_fields(const Record& record);
 
 // What the page's arithmetic says against `field`, the disagreements joined by "; "; empty when it
 // says nothing against it.

@@ -294,8 +294,15 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
       (!counted || (std::llabs(sum - *target) > 1 && std::llabs(prices - *target) <= 1))) {
     sum = prices, products = false, every_row = true;
   }
-  // Rows priced before tax on a page whose subtotal was not read: the total less the GST.
   std::string named = against;
+  // Rows priced with the tax in them on a page whose subtotal is before tax ("SUBTOTAL 234.00,
+  // GST 14.04, TOTAL 248.04" under a row of 248.04): the total.
+  if (const auto total = cents_of(fields, "TOTAL"); target && total && named == "SUBTOTAL" &&
+                                                    std::llabs(sum - *target) > 1 &&
+                                                    std::llabs(sum - *total) <= 1) {
+    target = total, against = "TOTAL", named = "TOTAL";
+  }
+  // Rows priced before tax on a page whose subtotal was not read: the total less the GST.
   if (const auto tax = cents_of(fields, "GST"); target && tax && named == "TOTAL" &&
                                                 std::llabs(sum - *target) > 1 &&
                                                 std::llabs(sum + *tax - *target) <= 1) {
