@@ -245,11 +245,11 @@ void FieldFinder::contacts() {
     const std::string& t = r[i].text;
     const bool sellers_column = left_of_payer(i);
     if ((in_block(supplier_block, i) && !in_block(payer_block, i)) || sellers_column) {
-      if (looks_like_address(t)) set("BUSINESS_ADDRESS", clean_address(t), i);
+      if (looks_like_address(t, rules.lexicon)) set("BUSINESS_ADDRESS", clean_address(t), i);
       if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
     }
     if (in_block(payer_block, i) && !sellers_column) {
-      if (looks_like_address(t)) set("PAYER_ADDRESS", clean_address(t), i);
+      if (looks_like_address(t, rules.lexicon)) set("PAYER_ADDRESS", clean_address(t), i);
       if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
       if (!statement) {
         if (auto v = parse_phone(t)) set("PAYER_PHONE", *v, i);

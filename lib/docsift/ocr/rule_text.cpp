@@ -241,9 +241,10 @@ constexpr std::array<KindRow, 10> kKindTable{{
      [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_email(t); }},
     // name: words with letters, not another label's value form.
     {"name",
-     [](const std::string& t, const Lexicon&, DateOrder) -> Parsed {
+     [](const std::string& t, const Lexicon& lexicon, DateOrder) -> Parsed {
        const std::string name = clean_text(t);
-       if (!has_letters(name) || parse_email(name) || parse_phone(name) || looks_like_address(name))
+       if (!has_letters(name) || parse_email(name) || parse_phone(name) ||
+           looks_like_address(name, lexicon))
          return std::nullopt;
        return name;
      }},

@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <regex>
 #include <set>
 #include <string_view>
 
@@ -26,6 +28,22 @@ std::vector<std::string> strings(const YAML::Node& node, const std::string& wher
   std::vector<std::string> out;
   for (const auto& item : node) out.push_back(lowercase(item.as<std::string>()));
   return out;
+}
+
+// home.regions as a state and its postcode print them: the region upper-cased as a word, then
+// four digits ("VIC 3000", Australia's postcodes, the one home the rules have). ASCII punctuation
+// in a region is escaped; other bytes stand for themselves.
+std::regex state_postcode(const std::vector<std::string>& regions) {
+  std::string alternatives;
+  for (const std::string& region : regions) {
+    if (!alternatives.empty()) alternatives += '|';
+    for (const char c : region) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x80 && std::ispunct(u)) alternatives += '\\';
+      alternatives += u < 0x80 ? static_cast<char>(std::toupper(u)) : c;
+    }
+  }
+  return std::regex("\\b(" + alternatives + ")\\s+\\d{4}\\b");
 }
 
 // `table:`: each column's header phrases (table.h), every column named once; the description and
@@ -164,6 +182,7 @@ Rules load_rules(const std::string& source) {
     // Optional, so that a rules file written before it loads as it did.
     if (const YAML::Node home = root["home"]) {
       rules.home.regions = strings(home["regions"], source + ": home.regions");
+      rules.lexicon.state_postcode = state_postcode(rules.home.regions);
       rules.home.domains = strings(home["domains"], source + ": home.domains");
       rules.home.company_forms = strings(home["company_forms"], source + ": home.company_forms");
     }

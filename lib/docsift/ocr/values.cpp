@@ -130,13 +130,13 @@ std::optional<std::string> parse_website(std::string_view text) {
   return lowercase(m.str());
 }
 
-bool looks_like_address(std::string_view text) {
-  static const std::regex kState(R"(\b(NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s+\d{4}\b)");
+bool looks_like_address(std::string_view text, const Lexicon& lexicon) {
   static const std::regex kStreet(
       R"(^\s*(?:(?:Unit|Suite|Level|Shop)\s+\d+\w?,?\s+)?\d+\w?(?:[/\-]\d+)?\s+[A-Za-z][A-Za-z' ]*\s(?:Street|St|Road|Rd|Avenue|Ave|Terrace|Tce|Mall|Lane|Ln|Drive|Dr|Place|Pl|Parade|Pde|Highway|Hwy|Boulevard|Blvd|Crescent|Cres|Way|Court|Ct|Close|Square|Esplanade)\b)",
       std::regex::icase);
   const std::string s(text);
-  return std::regex_search(s, kState) || std::regex_search(s, kStreet);
+  return (lexicon.state_postcode && std::regex_search(s, *lexicon.state_postcode)) ||
+         std::regex_search(s, kStreet);
 }
 
 std::string lowercase(std::string_view s) {

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +22,9 @@ struct Lexicon {
   // How an amount's currency is written → the marks printed for it, case-folded
   // ({"RM", {"rm", "myr"}}, {"€", {"€", "eur"}}).
   std::vector<std::pair<std::string, std::vector<std::string>>> currencies;
+  // The rules' home.regions as a state and its postcode print them ("VIC 3000"): a line with one
+  // is an address (looks_like_address); none when the rules name no home.
+  std::optional<std::regex> state_postcode;
 };
 
 // Numeric dates read day first (03/04/2025 is 3 April) or month first (April 3).
@@ -97,9 +101,9 @@ std::optional<std::string> parse_email(std::string_view text);
 // www.example.com.au or http(s)://…, as printed.
 std::optional<std::string> parse_website(std::string_view text);
 
-// Whether a line reads as a street address: a state and postcode ("VIC 3000"), or a number then a
-// street word ("88 Collins Street").
-bool looks_like_address(std::string_view text);
+// Whether a line reads as a street address: a home state and postcode ("VIC 3000", the lexicon's
+// state_postcode), or a number then a street word ("88 Collins Street").
+bool looks_like_address(std::string_view text, const Lexicon& lexicon);
 
 // Letters lowered by Unicode's simple case mapping where that keeps the byte length ("ODBĚRATEL"
 // → "odběratel"), so that offsets found in the lowered text hold in the original; other bytes,
