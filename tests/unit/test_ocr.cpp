@@ -2190,3 +2190,29 @@ TEST_CASE(
                        rules, kFieldNames)
             .fields.at("DOCUMENT_TYPE") == "TAX INVOICE");
 }
+
+TEST_CASE("the rules' home: its country and its states come from the YAML alone") {
+  TempDir dir;
+  const Rules shipped = load_rules("builtin:ocr-rules");
+  CHECK(shipped.home.country == "australia");
+  CHECK(docsift::ocr::looks_like_address("Brisbane QLD 4000", shipped.lexicon));
+  // Another home: its states tell an address, Australia's no longer do.
+  YAML::Node rules_yaml = YAML::LoadFile((kSource / "configs/fields/ocr-rules.yaml").string());
+  rules_yaml["home"]["country"] = "New Zealand";
+  rules_yaml["home"]["regions"] = YAML::Load("[akl, wgn]");
+  YAML::Emitter out;
+  out << rules_yaml;
+  write_text(dir.path() / "nz.yaml", out.c_str());
+  const Rules nz = load_rules((dir.path() / "nz.yaml").string());
+  CHECK(nz.home.country == "new zealand");
+  CHECK(docsift::ocr::looks_like_address("Auckland AKL 1010", nz.lexicon));
+  CHECK_FALSE(docsift::ocr::looks_like_address("Brisbane QLD 4000", nz.lexicon));
+  // A country that is no name is refused, naming the key.
+  rules_yaml["home"]["country"] = YAML::Load("[australia]");
+  YAML::Emitter bad;
+  bad << rules_yaml;
+  write_text(dir.path() / "bad.yaml", bad.c_str());
+  CHECK_THROWS_WITH_AS(load_rules((dir.path() / "bad.yaml").string()),
+                       doctest::Contains("home.country: expected a country's name"),
+                       docsift::ConfigError);
+}

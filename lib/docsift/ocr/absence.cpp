@@ -67,7 +67,8 @@ bool shows_home(const std::string& lowered, const Rules::Home& home) {
   return region_and_postcode(lowered, home.regions) ||
          std::any_of(home.domains.begin(), home.domains.end(),
                      [&](const std::string& d) { return lowered.find(d) != std::string::npos; }) ||
-         std::any_of(home.company_forms.begin(), home.company_forms.end(), has) || has("australia");
+         std::any_of(home.company_forms.begin(), home.company_forms.end(), has) ||
+         (!home.country.empty() && has(home.country));
 }
 
 }  // namespace
@@ -89,10 +90,10 @@ Evidence absence_of(const Page& page, const Rules& rules, const std::string& fie
                                [&](const detail::Hit& h) { return h.rule == index; }) ||
                    std::any_of(tails.begin(), tails.end(), has);
     e.shape_seen = e.shape_seen || shaped_like(rule->kind, seg.text, rules.lexicon);
-    // A country or region the rules know other than Australia (an address abroad).
-    e.abroad =
-        e.abroad || std::any_of(rules.regions.begin(), rules.regions.end(),
-                                [&](const std::string& r) { return r != "australia" && has(r); });
+    // A country or region the rules know other than home's country (an address abroad).
+    e.abroad = e.abroad ||
+               std::any_of(rules.regions.begin(), rules.regions.end(),
+                           [&](const std::string& r) { return r != rules.home.country && has(r); });
     e.home = e.home || shows_home(seg.lowered, rules.home);
     for (const Amount& a : find_amounts(seg.text, rules.lexicon))
       if (!a.currency.empty()) ++marks[a.currency];

@@ -48,9 +48,10 @@ struct Rules {
   // The header words of `column` (empty when the rules name none).
   const std::vector<std::string>& table_words(Column column) const;
   std::vector<std::string> banks;
-  // What shows a page to be Australian (ocr-rules.yaml's `home`, lower case): a state or
-  // territory before a four-digit postcode, a web or e-mail domain, a company form.
+  // What shows a page to be Australian (ocr-rules.yaml's `home`, lower case): the country named,
+  // a state or territory before a four-digit postcode, a web or e-mail domain, a company form.
   struct Home {
+    std::string country;  // "" when the rules name none
     std::vector<std::string> regions, domains, company_forms;
   } home;
   Lexicon lexicon;

@@ -181,6 +181,11 @@ Rules load_rules(const std::string& source) {
     rules.banks = strings(root["banks"], source + ": banks");
     // Optional, so that a rules file written before it loads as it did.
     if (const YAML::Node home = root["home"]) {
+      if (const YAML::Node country = home["country"]) {
+        if (!country.IsScalar() || country.as<std::string>().empty())
+          throw ConfigError(source + ": home.country: expected a country's name");
+        rules.home.country = lowercase(country.as<std::string>());
+      }
       rules.home.regions = strings(home["regions"], source + ": home.regions");
       rules.lexicon.state_postcode = state_postcode(rules.home.regions);
       rules.home.domains = strings(home["domains"], source + ": home.domains");
