@@ -286,7 +286,8 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     table["products"] = {{"checked", checked}, {"off", off}};
     mark({"QUANTITIES", "PRICES"}, off == 0);
   }
-  const char* against = found(fields, "SUBTOTAL") ? "SUBTOTAL" : "TOTAL";
+  const bool subtotal = found(fields, "SUBTOTAL");
+  const char* against = subtotal ? "SUBTOTAL" : "TOTAL";
   auto target = cents_of(fields, against);
   // Unit prices are the lines' amounts where rows print no quantity to multiply them by, or where
   // they sum to the total and their products do not.
@@ -295,18 +296,17 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     sum = prices, products = false, every_row = true;
   }
   std::string named = against;
-  // Rows priced with the tax in them on a page whose subtotal is before tax ("SUBTOTAL 234.00,
-  // GST 14.04, TOTAL 248.04" under a row of 248.04): the total.
-  if (const auto total = cents_of(fields, "TOTAL"); target && total && named == "SUBTOTAL" &&
-                                                    std::llabs(sum - *target) > 1 &&
-                                                    std::llabs(sum - *total) <= 1) {
-    target = total, against = "TOTAL", named = "TOTAL";
-  }
-  // Rows priced before tax on a page whose subtotal was not read: the total less the GST.
-  if (const auto tax = cents_of(fields, "GST"); target && tax && named == "TOTAL" &&
-                                                std::llabs(sum - *target) > 1 &&
-                                                std::llabs(sum + *tax - *target) <= 1) {
-    *target -= *tax, named = "TOTAL less GST";
+  // The other figure rows may come to, taken where they miss the first and come to it: under a
+  // subtotal, the total (rows priced with the tax in them, the subtotal before it: "SUBTOTAL
+  // 234.00, GST 14.04, TOTAL 248.04" under a row of 248.04); with no subtotal read, the total less
+  // the GST (rows priced before tax).
+  const auto total = cents_of(fields, "TOTAL"), tax = cents_of(fields, "GST");
+  const std::optional<long long> other =
+      subtotal ? total : (total && tax ? std::optional<long long>(*total - *tax) : std::nullopt);
+  if (target && other && std::llabs(sum - *target) > 1 && std::llabs(sum - *other) <= 1) {
+    target = other;
+    named = subtotal ? "TOTAL" : "TOTAL less GST";
+    if (subtotal) against = "TOTAL";
   }
   if (every_row && target) {
     char difference[32];
