@@ -118,7 +118,8 @@ struct FoundConfidences {
 // predictions.csv (docs/eval.md, "Confidences").
 FoundConfidences find_confidences(const EvalArgs& o, const eval::PredictionFile& predictions,
                                   const std::optional<eval::Originals>& originals) {
-  FoundConfidences found{predictions.confidences};
+  FoundConfidences found;
+  found.values = predictions.confidences;
   const fs::path beside = fs::path(o.predictions).parent_path() / batch::out_files::kConfidence;
   if (!o.confidence.empty()) {
     found.values = eval::read_confidences_csv(o.confidence, "--confidence");

@@ -204,3 +204,48 @@ TEST_CASE(
   CHECK_THROWS_AS(docsift::io::page_count(kPages / "three_pages.pdf", two_pages),
                   docsift::FileError);
 }
+
+TEST_CASE(
+    "pages read at once: ocr.threads 1 and 3 write the same records in the same order, failed "
+    "pages and PDF pages among them") {
+  TempDir tmp;
+  const fs::path in = tmp / "in";
+  fs::create_directories(in);
+  for (const char* name :
+       {"synthetic_invoice_001.png", "synthetic_invoice_003.png", "synthetic_invoice_008.png"}) {
+    fs::copy_file(kSource / "samples" / name, in / name);
+  }
+  // Pages rendered and read, a text layer, and a file that fails: PDFs are opened one at a time.
+  for (const char* name : {"three_pages.pdf", "text_invoice_2p.pdf", "damaged.pdf"})
+    fs::copy_file(kPages / name, in / name);
+  const auto run = [&](const std::string& out, int threads) {
+    const auto r = run_docsift(
+        "run " + shell_quote(in.string()) + " --out " + shell_quote((tmp / out).string()) +
+        " --engine ocr --quiet --set ocr.threads=" + std::to_string(threads));
+    CHECK_MESSAGE(r.exit_code == 1, r.err);  // a page failed (README's table: exit 1)
+  };
+  run("one", 1);
+  run("three", 3);
+  const auto one = journal_lines(tmp / "one" / "results.jsonl");
+  const auto three = journal_lines(tmp / "three" / "results.jsonl");
+  REQUIRE(one.size() == 9);  // 3 images, 3 + 2 PDF pages, one damaged file
+  REQUIRE(three.size() == one.size());
+  int failed = 0;
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    CAPTURE(one[i]["file"].get<std::string>());
+    CHECK(three[i]["file"] == one[i]["file"]);
+    CHECK(three[i]["status"] == one[i]["status"]);
+    CHECK(three[i]["config_hash"] == one[i]["config_hash"]);  // ocr.threads changes no record
+    for (const char* key : {"fields", "confidence", "review", "boxes", "line_items", "error"}) {
+      CAPTURE(key);
+      CHECK(three[i].value(key, nlohmann::json()) == one[i].value(key, nlohmann::json()));
+    }
+    failed += one[i]["status"] == "failed";
+  }
+  CHECK(failed == 1);
+  for (const char* table :
+       {"predictions.csv", "confidence.csv", "review.csv", "line_items.csv", "documents.csv"}) {
+    CAPTURE(table);
+    CHECK(file_bytes(tmp / "three" / table) == file_bytes(tmp / "one" / table));
+  }
+}

@@ -3,7 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <opencv2/core/mat.hpp>
 #include <optional>
 #include <string>
@@ -80,48 +83,87 @@ struct OcrReader::State {
   extract::FieldSchema schema;
   std::vector<std::string> field_names;
   ocr::Engine engine;
-  io::PageOptions pages;
-  bool pdf_text;
 
   explicit State(const config::Config& c)
       : schema(extract::load_field_schema(c.extraction.fields)),
         field_names(schema.names()),
-        engine(c.ocr, second_recognizer(c.ocr)),
-        pages(page_options(c)),
-        pdf_text(c.ocr.pdf_text) {
+        engine(c.ocr, second_recognizer(c.ocr)) {
     engine.calibration().check_fields(
         field_names);  // a misspelt field in ocr.calibration is refused
   }
 };
 
-OcrReader::OcrReader(const config::Config& config) : s_(std::make_unique<State>(config)) {}
+// The engines, one for each page read at once: the first made with the reader (a bad rules file
+// or calibration is refused before the first page), the others when pages first overlap.
+struct OcrReader::Pool {
+  const config::Config config;
+  const io::PageOptions pages = page_options(config);
+  std::mutex mutex;
+  std::vector<std::unique_ptr<State>> all;
+  std::vector<State*> idle;
+
+  explicit Pool(const config::Config& c) : config(c) {
+    all.push_back(std::make_unique<State>(config));
+    idle.push_back(all.back().get());
+  }
+
+  // An engine no other page is reading with, for as long as the lease lives.
+  class Lease {
+   public:
+    explicit Lease(Pool& pool) : pool_(pool) {
+      {
+        const std::lock_guard<std::mutex> lock(pool_.mutex);
+        if (!pool_.idle.empty()) {
+          state_ = pool_.idle.back();
+          pool_.idle.pop_back();
+          return;
+        }
+      }
+      auto made = std::make_unique<State>(pool_.config);  // outside the lock: it loads models
+      const std::lock_guard<std::mutex> lock(pool_.mutex);
+      state_ = made.get();
+      pool_.all.push_back(std::move(made));
+    }
+    ~Lease() {
+      const std::lock_guard<std::mutex> lock(pool_.mutex);
+      pool_.idle.push_back(state_);
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    State& operator*() const { return *state_; }
+    State* operator->() const { return state_; }
+
+   private:
+    Pool& pool_;
+    State* state_ = nullptr;
+  };
+};
+
+OcrReader::OcrReader(const config::Config& config) : pool_(std::make_unique<Pool>(config)) {}
 OcrReader::~OcrReader() = default;
+
+int OcrReader::pages_at_once() const { return pool_->config.ocr.threads; }
 
 namespace {
 
-// A born-digital PDF's text layer, where it is usable: exact text, no rendering, no OCR. nullopt
-// when the page has none worth reading (the caller renders it). `t`: when the page's file was
-// opened, which its decode time counts from, as a rendered page's does.
-std::optional<ocr::Engine::Result> read_text_layer(const std::filesystem::path& through, int page,
-                                                   ocr::Engine& engine,
-                                                   const std::vector<std::string>& field_names,
-                                                   Record& record, Clock::time_point t) {
-  const io::PdfText layer = io::read_pdf_text(through, page);
-  constexpr double kScale = 300.0 / 72.0;  // points → pixels at 300 dpi, the OCR's resolution
+// A born-digital PDF page's text layer as the OCR's words (points → pixels at 300 dpi, the OCR's
+// resolution), where it is usable: exact text, no rendering, no OCR. nullopt when the page has
+// none worth reading (the caller renders it).
+struct LayerWords {
   std::vector<ocr::Word> words;
+  int width = 0, height = 0;
+};
+std::optional<LayerWords> layer_words(const io::PdfText& layer) {
+  constexpr double kScale = 300.0 / 72.0;
+  LayerWords out;
   for (const auto& w : layer.words) {
     const auto px = [&](double v) { return static_cast<int>(std::lround(v * kScale)); };
-    words.push_back({w.text, {px(w.left), px(w.top), px(w.right), px(w.bottom)}, 100.0f});
+    out.words.push_back({w.text, {px(w.left), px(w.top), px(w.right), px(w.bottom)}, 100.0f});
   }
-  if (!ocr::usable_text_layer(words)) return std::nullopt;
-  const int width = static_cast<int>(std::lround(layer.width * kScale));
-  const int height = static_cast<int>(std::lround(layer.height * kScale));
-  record.timings_s["decode_image"] = seconds_since(t);
-  record.image = {{"width", width}, {"height", height}};
-  t = Clock::now();
-  auto read = engine.read_words(std::move(words), width, height, field_names);
-  record.timings_s["text_layer"] = seconds_since(t);
-  return read;
+  if (!ocr::usable_text_layer(out.words)) return std::nullopt;
+  out.width = static_cast<int>(std::lround(layer.width * kScale));
+  out.height = static_cast<int>(std::lround(layer.height * kScale));
+  return out;
 }
 
 // What the engine read, into the record: the fields, their calibrated confidences
@@ -186,40 +228,65 @@ void fill_record(Record& record, const ocr::Engine::Result& read,
 
 }  // namespace
 
-PageOutcome OcrReader::read(const PageRequest& request) {
-  const std::filesystem::path& path = request.path;
-  const int page = request.page;
-  PageOutcome out;
-  Record& record = out.record;
+// What begin() did on the run's thread: the page's file opened and the page decoded, or why not.
+struct OcrReader::Decoded {
+  PageOutcome out;  // the record so far; failed when the page could not be decoded
   // The page's file opened once and checked to be the file the scan found (io/pinned_file.h); the
   // text layer and the pixels are read through this one opening, never through the name again.
   std::optional<io::PinnedFile> pin;
+  std::optional<LayerWords> layer;  // a PDF page's usable text layer (ocr.pdf_text)
+  cv::Mat rgb;                      // else its pixels
+  bool decoded = false;
+};
+
+std::function<PageOutcome()> OcrReader::begin(const PageRequest& request) {
+  auto page = std::make_shared<Decoded>();
+  Record& record = page->out.record;
   try {
     const auto t = Clock::now();
-    pin.emplace(path, request.real);
-    const std::filesystem::path& through = pin->open_path();
-    std::optional<ocr::Engine::Result> read;
-    if (s_->pdf_text && io::is_pdf(through))
-      read = read_text_layer(through, page, s_->engine, s_->field_names, record, t);
-    if (!read) {
+    page->pin.emplace(request.path, request.real);
+    const std::filesystem::path& through = page->pin->open_path();
+    if (pool_->config.ocr.pdf_text && io::is_pdf(through))
+      page->layer = layer_words(io::read_pdf_text(through, request.page));
+    if (!page->layer) {
       std::string said;
       // The OCR engine reads the decoder's matrix itself: no tensor on the way (LibTorch is the
       // models').
-      const cv::Mat rgb = io::read_page_pixels(through, page, s_->pages, &said);
-      if (!said.empty()) record.warning = pin->named(said);
-      record.timings_s["decode_image"] = seconds_since(t);
-      record.image = {{"width", rgb.cols}, {"height", rgb.rows}};
-      const auto ocr_start = Clock::now();
-      read = s_->engine.read(rgb, s_->field_names);
-      record.timings_s["ocr"] = seconds_since(ocr_start);
+      page->rgb = io::read_page_pixels(through, request.page, pool_->pages, &said);
+      if (!said.empty()) record.warning = page->pin->named(said);
+      record.image = {{"width", page->rgb.cols}, {"height", page->rgb.rows}};
+    } else {
+      record.image = {{"width", page->layer->width}, {"height", page->layer->height}};
     }
-    fill_record(record, *read, s_->schema);
+    record.timings_s["decode_image"] = seconds_since(t);
+    page->decoded = true;
   } catch (const std::exception& e) {  // an unreadable image fails this image only
     record.status = Record::Status::Failed;
-    record.error = first_line(pin ? pin->named(e.what()) : e.what());
+    record.error = first_line(page->pin ? page->pin->named(e.what()) : e.what());
   }
-  record.memory = {{"after", memory::to_json(memory::read_host_memory())}};
-  return out;
+  return [this, page] {
+    Record& record = page->out.record;
+    if (page->decoded) {
+      try {
+        const Pool::Lease s(*pool_);
+        const auto t = Clock::now();
+        const ocr::Engine::Result read =
+            page->layer ? s->engine.read_words(std::move(page->layer->words), page->layer->width,
+                                               page->layer->height, s->field_names)
+                        : s->engine.read(page->rgb, s->field_names);
+        record.timings_s[page->layer ? "text_layer" : "ocr"] = seconds_since(t);
+        page->rgb.release();
+        fill_record(record, read, s->schema);
+      } catch (const std::exception& e) {
+        record.status = Record::Status::Failed;
+        record.error = first_line(page->pin->named(e.what()));
+      }
+    }
+    record.memory = {{"after", memory::to_json(memory::read_host_memory())}};
+    return std::move(page->out);
+  };
 }
+
+PageOutcome OcrReader::read(const PageRequest& request) { return begin(request)(); }
 
 }  // namespace docsift::batch

@@ -1,8 +1,14 @@
 #include "docsift/batch/run.h"
 
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
+#include <semaphore>
+#include <utility>
 
 #include "docsift/batch/ocr_reader.h"
 #include "docsift/batch/output_folder.h"
@@ -60,73 +66,126 @@ void say_redo(const Log& log, const RecordName& name, const Redo& why) {
              {"detail", why.change}});
 }
 
-// One page read; nullopt when the run stops here, with why in summary.stopped.
-std::optional<PageOutcome> read_page(const Page& page, const PageRequest& request,
-                                     const RecordName& name, const Reading& r,
-                                     RunSummary& summary) {
+// A page whose read has begun, with what its record takes from the moment it began.
+struct Started {
+  const Page* page;
+  RecordName name;
+  std::map<std::string, Redo>::const_iterator redo;
+  std::optional<io::SourceStamp> stamp;  // of its file, taken before the file's first page is read
+  std::string started_at;
+  Clock::time_point start;
+  double begin_s = 0;  // what PageReader::begin took, on this thread
+  // With the seconds its rest took once it had a core: its record's timings_s.total is the two, not
+  // the wait for a core nor for the pages before it to be written. Deferred (read by get(), on
+  // this thread) one page at a time.
+  std::future<std::pair<PageOutcome, double>> outcome;
+};
+
+// Begins reading `page`: its rest on a thread of its own once one of `cores` is free when pages
+// are read at once, else (`cores` null) when its outcome is asked for.
+Started start_page(const Page& page, int index, bool more, std::counting_semaphore<>* cores,
+                   const Plan& plan, const Reading& r, std::optional<io::SourceStamp> stamp) {
+  Started s{&page, record_name(page.name), {}, std::move(stamp), rfc3339_now(), Clock::now(), {}};
+  s.redo = plan.redo_reason.find(s.name.key());
+  if (s.redo != plan.redo_reason.end()) say_redo(r.log, s.name, s.redo->second);
+  const std::filesystem::path real = pinned_real(*page.file, r.o.follow_links);
+  std::function<PageOutcome()> rest;
+  if (!page.error.empty()) {
+    rest = [error = page.error] { return PageOutcome{Record::failure(error), false, ""}; };
+  } else {
+    rest = r.reader.begin(
+        {page.file->path, real, page.page, index, [&r] { return r.stop.abandon(); }, more});
+  }
+  s.begin_s = seconds_since(s.start);
+  s.outcome = std::async(cores ? std::launch::async : std::launch::deferred,
+                         [rest = std::move(rest), cores] {
+                           if (cores) cores->acquire();
+                           const auto t = Clock::now();
+                           struct Release {  // also when the rest throws
+                             std::counting_semaphore<>* held;
+                             ~Release() {
+                               if (held) held->release();
+                             }
+                           } release{cores};
+                           PageOutcome out = rest();
+                           return std::pair(std::move(out), seconds_since(t));
+                         });
+  return s;
+}
+
+// A started page's outcome; nullopt when the run stops here, with why in summary.stopped.
+std::optional<std::pair<PageOutcome, double>> finish_read(Started& s, const Reading& r,
+                                                          RunSummary& summary) {
   try {
-    if (!page.error.empty()) return PageOutcome{Record::failure(page.error), false, ""};
-    return r.reader.read(request);
+    return s.outcome.get();
   } catch (const StopRequested&) {
     // The grace period ran out: this image is abandoned, unrecorded; --resume redoes it.
-    summary.stopped = "stopped by " + r.stop.name() + "; the image in flight, " + name.file +
+    summary.stopped = "stopped by " + r.stop.name() + "; the image in flight, " + s.name.file +
                       ", is left for --resume";
   } catch (const WorkerStartError& e) {
     // No worker would start (--isolate worker). With pages journaled, stop as a signal does:
     // the summary and the resume hint; with none, the run could not start at all (exit 3).
     if (summary.skipped + summary.processed == 0) throw;
-    summary.stopped =
-        std::string(e.what()) + "; " + name.file + " and the pages after it are left for --resume";
+    summary.stopped = std::string(e.what()) + "; " + s.name.file +
+                      " and the pages after it are left for --resume";
   }
   return std::nullopt;
 }
 
 // The plan's pages in order, each record written as it ends (write_page) and counted in `summary`,
-// until the last page, a stop or a write that fails (summary.stopped says which). Throws FileError
-// when the model cannot be loaded at all.
+// until the last page, a stop or a write that fails (summary.stopped says which). With the reader's
+// pages_at_once above 1 the next pages are read meanwhile on other threads; records are still
+// written, counted and shown in the plan's order, and a stop lets the pages begun finish and be
+// written. Throws FileError when the model cannot be loaded at all.
 void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
-  const io::ScannedImage* stamped_file = nullptr;
-  std::optional<io::SourceStamp> stamp;  // of stamped_file, taken before its first page is read
   // What a page of a file of several carries for its document's row (journal/record.h).
   const std::map<std::string, extract::PageRule> page_rules = extract::page_rules(r.outputs.schema);
-  for (const Page& page : plan.todo) {
-    if (summary.write_failed) break;  // a gone marker the journal could not take
-    if (r.stop.requested()) {
+  const int at_once = std::max(1, r.reader.pages_at_once());
+  // Up to twice as many pages begun as read at once: a page read before the one ahead of it is
+  // written frees its core for the next.
+  const std::size_t window = at_once > 1 ? 2 * static_cast<std::size_t>(at_once) : 1;
+  std::counting_semaphore<> cores(at_once);  // outlives `begun`, whose reads hold it
+  const int first_index = summary.skipped + summary.processed + 1;  // across resumed runs
+  const io::ScannedImage* stamped_file = nullptr;
+  std::optional<io::SourceStamp> stamp;  // of stamped_file, taken before its first page is read
+  std::deque<Started> begun;             // destroyed before a throw leaves: each read ends first
+  std::size_t next = 0;
+  while (!summary.write_failed) {  // a gone marker or a record the journal could not take
+    if (next < plan.todo.size() && r.stop.requested() && summary.stopped.empty())
       summary.stopped = "stopped by " + r.stop.name();
-      break;
+    while (summary.stopped.empty() && next < plan.todo.size() && begun.size() < window) {
+      const Page& page = plan.todo[next];
+      if (stamped_file != page.file) {
+        stamped_file = page.file;
+        stamp = io::stamp_file(page.file->path, /*with_hash=*/true,
+                               pinned_real(*page.file, r.o.follow_links));
+      }
+      begun.push_back(start_page(page, first_index + static_cast<int>(next),
+                                 next + 1 < plan.todo.size(), at_once > 1 ? &cores : nullptr, plan,
+                                 r, stamp));
+      ++next;
     }
-    const auto start = Clock::now();
-    const RecordName name = record_name(page.name);
-    const auto redo = plan.redo_reason.find(name.key());
-    if (redo != plan.redo_reason.end()) say_redo(r.log, name, redo->second);
-    const std::filesystem::path real = pinned_real(*page.file, r.o.follow_links);
-    if (stamped_file != page.file) {
-      stamped_file = page.file;
-      stamp = io::stamp_file(page.file->path, /*with_hash=*/true, real);
-    }
-    const std::string page_started = rfc3339_now();
-    const int index =
-        summary.skipped + summary.processed + 1;  // processing order across resumed runs
-    const PageRequest request{
-        page.file->path,           real, page.page, index, [&r] { return r.stop.abandon(); },
-        &page != &plan.todo.back()};
-    std::optional<PageOutcome> outcome = read_page(page, request, name, r, summary);
-    if (!outcome) break;
+    if (begun.empty()) break;
+    Started s = std::move(begun.front());
+    begun.pop_front();
+    auto read = finish_read(s, r, summary);
+    if (!read) break;
+    PageOutcome* outcome = &read->first;
     Record& record = outcome->record;
     mark_review(record, r.cfg.review, r.outputs.schema);  // the review queue (docs/confidence.md)
-    record.file = name.file;
+    record.file = s.name.file;
     record.config_hash = r.outputs.hash;
-    record.file_bytes = name.file_bytes;
-    if (page.pages > 1) record.document = Record::Document{page.pages, page_rules};
-    record.source = stamp;
-    record.started_at = page_started;
+    record.file_bytes = s.name.file_bytes;
+    if (s.page->pages > 1) record.document = Record::Document{s.page->pages, page_rules};
+    record.source = s.stamp;
+    record.started_at = s.started_at;
     record.finished_at = rfc3339_now();
-    record.timings_s["total"] = seconds_since(start);
-    PageWritten written = write_page(record, name, r.outputs);
+    record.timings_s["total"] = s.begin_s + read->second;
+    PageWritten written = write_page(record, s.name, r.outputs);
     if (written.journaled) {  // counted as the journal holds it, its CSV row written or not
       ++summary.processed;
-      if (redo != plan.redo_reason.end())
-        ++(redo->second.retry ? summary.retried : summary.changed);
+      if (s.redo != plan.redo_reason.end())
+        ++(s.redo->second.retry ? summary.retried : summary.changed);
       ++(record.ok() ? summary.ok : summary.failed);
       r.progress.image_done(summary.processed, record);
     }

@@ -231,7 +231,8 @@ Config from_yaml(const std::string& yaml, const std::string& source);
 
 // FNV-1a of the effective config: the same config gives the same hash on every platform. Where
 // results are written (output.dir) is not part of it: shards of one batch, each in its own
-// folder, have one hash, and `docsift merge` checks it. Nor is how they are scored (eval.*).
+// folder, have one hash, and `docsift merge` checks it. Nor is how they are scored (eval.*), nor
+// how many pages the OCR engine reads at once (ocr.threads), which changes no record.
 std::string hash(Config config);
 
 // Every settable key with its help text, in schema order (for --help and the README).

@@ -36,6 +36,7 @@ std::string hash(Config config) {
   config.input.follow_links = false;  // which files are read, not what a page's record says
   config.eval = {};                   // scoring settings change no result of a run (config.h)
   config.gate = {};
+  config.ocr.threads = ocr::Settings{}.threads;  // pages read at once: each reads the same
   std::uint64_t h = mix(1469598103934665603ull, to_yaml(config));
   // The files' contents too, so that editing one between runs is a changed config to --resume.
   h = mix_file(h, "extraction.fields", config.extraction.fields);

@@ -31,8 +31,9 @@ namespace {
 // (and interleaved with docsift's own lines). While a file decodes, stderr goes to an anonymous
 // in-memory file; what the decoder said is then part of docsift's own message when the image
 // fails, and nothing leaks when it decodes. The redirection is process-wide, so it lasts only as
-// long as one decode call, on the thread that runs the batch (nothing else of docsift's prints
-// then).
+// long as one decode call, on the thread that runs the batch (batch/page_reader.h's begin), which
+// also writes the log; the threads reading other pages meanwhile print nothing (Tesseract's and
+// Leptonica's messages are off, ocr/reader.cpp).
 class DecoderMessages {
  public:
   DecoderMessages() {

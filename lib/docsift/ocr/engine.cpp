@@ -167,8 +167,7 @@ Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second)
       write_evidence_(config.write_evidence),
       date_order_(date_order_of(config.date_order)),
       second_reading_(config.second_reading),
-      reader_({config.language, config.deskew, config.page_segmentation, config.threads,
-               evened_data(config)}),
+      reader_({config.language, config.deskew, config.page_segmentation, evened_data(config)}),
       second_(std::move(second)) {
   if (config.finder != rules_.finder.source) rules_.finder = load_finder(config.finder);
   evened_model_ = reader_.evened_data().empty() ? "same" : reader_.evened_data();

@@ -5,8 +5,8 @@
 // out as a first reading: none helped on the receipts, and each cost time. An evened-out page
 // (background divided out, ink darkened), read with tessdata's larger English model where setup
 // installed it, is the engine's second reading of a page whose first left its total, date or
-// seller unread or doubtful (engine.h). One reader per process; not thread-safe (it runs its own
-// second thread for the lower half of a tall page).
+// seller unread or doubtful (engine.h). Not thread-safe: a page at a time, on the caller's thread;
+// a run that reads pages at once has a reader for each (batch/ocr_reader.h).
 #pragma once
 
 #include <memory>
@@ -43,7 +43,6 @@ struct ReaderOptions {
   std::string language = "eng";
   bool deskew = true;
   std::string segmentation = "block";  // Tesseract's page segmentation: block, auto or sparse
-  int threads = 2;                     // 2: a tall page is read as two halves on two threads
   // A folder of Tesseract language data for the evened reading (tessdata's larger model, which
   // misreads other digits than Debian's fast one); "" reads it with the first reading's data.
   std::string evened_data;

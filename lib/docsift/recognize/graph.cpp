@@ -1,5 +1,6 @@
 #include "docsift/recognize/graph.h"
 
+#include <ATen/Context.h>
 #include <ATen/ops/add.h>
 #include <ATen/ops/avg_pool2d.h>
 #include <ATen/ops/batch_norm.h>
@@ -10,6 +11,7 @@
 #include <ATen/ops/div.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/mean.h>
+#include <ATen/ops/mkldnn_convolution.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/pow.h>
 #include <ATen/ops/relu.h>
@@ -105,6 +107,12 @@ at::Tensor conv(const std::vector<const at::Tensor*>& in, const Attributes& a) {
   }
   const std::optional<at::Tensor> bias =
       in.size() > 2 && in[2] ? std::optional<at::Tensor>(*in[2]) : std::nullopt;
+  // oneDNN's convolution where LibTorch has it: on the one thread a page is read with (ocr.threads;
+  // docs/ocr.md), at::conv2d sends the 1x1 convolutions to its im2col-and-GEMM path, 33.5 ms a crop
+  // against 23.1 (bench/ocr/bench_recognizer, one thread). The weights are channels last as the
+  // input is (Graph::Graph), so oneDNN reorders neither.
+  if (at::hasMKLDNN() && x.scalar_type() == at::kFloat)
+    return at::mkldnn_convolution(x, *in[1], bias, padding, a.strides, a.dilations, a.group);
   return at::conv2d(x, *in[1], bias, a.strides, padding, a.dilations, a.group);
 }
 
@@ -254,6 +262,16 @@ Graph::Graph(const std::filesystem::path& folder, bool fuse) {
   characters_ = std::move(spec.characters);
   nodes_ = std::move(spec.nodes);
   input_ = spec.input, output_ = spec.output, slots_ = spec.slots;
+  // A convolution's weight [out, in / group, kh, kw] laid out channels last, as its input is.
+  for (const Node& n : nodes_) {
+    if (n.op != Op::Conv || n.inputs.size() < 2) continue;
+    const int w = n.inputs[1];
+    if (w >= 0 && w < static_cast<int>(constants_.size()) &&
+        constants_[static_cast<std::size_t>(w)].dim() == 4) {
+      at::Tensor& weight = constants_[static_cast<std::size_t>(w)];
+      weight = weight.contiguous(at::MemoryFormat::ChannelsLast);
+    }
+  }
   // A chain runs where its first node is (chain.h): its nodes read only its input, the constants
   // and each other's outputs, all there by then.
   std::vector<std::size_t> at(nodes_.size());
