@@ -7,7 +7,8 @@
 //   ...}
 // plus the event's own keys (docs/run.md, "Logs"). --quiet drops info lines; notices (info lines
 // that change what the outputs hold: a page read again because its file changed, a failed page
-// gone), warnings and errors always show.
+// gone), warnings and errors always show. Each line is written under io's decode lock
+// (io/decode_lock.h), so that no decoder on another thread has stderr meanwhile.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -48,7 +49,8 @@ class Log {
 
   LogFormat format() const { return format_; }
   bool quiet() const { return quiet_; }
-  std::ostream& stream() const { return out_; }
+  // `text` as it is (the progress bar's redraws), at once.
+  void draw(const std::string& text) const;
 
  private:
   std::ostream& out_;

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -228,65 +227,44 @@ void fill_record(Record& record, const ocr::Engine::Result& read,
 
 }  // namespace
 
-// What begin() did on the run's thread: the page's file opened and the page decoded, or why not.
-struct OcrReader::Decoded {
-  PageOutcome out;  // the record so far; failed when the page could not be decoded
+PageOutcome OcrReader::read(const PageRequest& request) {
+  PageOutcome out;
+  Record& record = out.record;
   // The page's file opened once and checked to be the file the scan found (io/pinned_file.h); the
   // text layer and the pixels are read through this one opening, never through the name again.
   std::optional<io::PinnedFile> pin;
-  std::optional<LayerWords> layer;  // a PDF page's usable text layer (ocr.pdf_text)
-  cv::Mat rgb;                      // else its pixels
-  bool decoded = false;
-};
-
-std::function<PageOutcome()> OcrReader::begin(const PageRequest& request) {
-  auto page = std::make_shared<Decoded>();
-  Record& record = page->out.record;
   try {
     const auto t = Clock::now();
-    page->pin.emplace(request.path, request.real);
-    const std::filesystem::path& through = page->pin->open_path();
+    pin.emplace(request.path, request.real);
+    const std::filesystem::path& through = pin->open_path();
+    std::optional<LayerWords> layer;
     if (pool_->config.ocr.pdf_text && io::is_pdf(through))
-      page->layer = layer_words(io::read_pdf_text(through, request.page));
-    if (!page->layer) {
+      layer = layer_words(io::read_pdf_text(through, request.page));
+    cv::Mat rgb;
+    if (!layer) {
       std::string said;
       // The OCR engine reads the decoder's matrix itself: no tensor on the way (LibTorch is the
       // models').
-      page->rgb = io::read_page_pixels(through, request.page, pool_->pages, &said);
-      if (!said.empty()) record.warning = page->pin->named(said);
-      record.image = {{"width", page->rgb.cols}, {"height", page->rgb.rows}};
-    } else {
-      record.image = {{"width", page->layer->width}, {"height", page->layer->height}};
+      rgb = io::read_page_pixels(through, request.page, pool_->pages, &said);
+      if (!said.empty()) record.warning = pin->named(said);
     }
     record.timings_s["decode_image"] = seconds_since(t);
-    page->decoded = true;
+    record.image = {{"width", layer ? layer->width : rgb.cols},
+                    {"height", layer ? layer->height : rgb.rows}};
+    const Pool::Lease s(*pool_);
+    const auto read_start = Clock::now();
+    const ocr::Engine::Result read =
+        layer ? s->engine.read_words(std::move(layer->words), layer->width, layer->height,
+                                     s->field_names)
+              : s->engine.read(rgb, s->field_names);
+    record.timings_s[layer ? "text_layer" : "ocr"] = seconds_since(read_start);
+    fill_record(record, read, s->schema);
   } catch (const std::exception& e) {  // an unreadable image fails this image only
     record.status = Record::Status::Failed;
-    record.error = first_line(page->pin ? page->pin->named(e.what()) : e.what());
+    record.error = first_line(pin ? pin->named(e.what()) : e.what());
   }
-  return [this, page] {
-    Record& record = page->out.record;
-    if (page->decoded) {
-      try {
-        const Pool::Lease s(*pool_);
-        const auto t = Clock::now();
-        const ocr::Engine::Result read =
-            page->layer ? s->engine.read_words(std::move(page->layer->words), page->layer->width,
-                                               page->layer->height, s->field_names)
-                        : s->engine.read(page->rgb, s->field_names);
-        record.timings_s[page->layer ? "text_layer" : "ocr"] = seconds_since(t);
-        page->rgb.release();
-        fill_record(record, read, s->schema);
-      } catch (const std::exception& e) {
-        record.status = Record::Status::Failed;
-        record.error = first_line(page->pin->named(e.what()));
-      }
-    }
-    record.memory = {{"after", memory::to_json(memory::read_host_memory())}};
-    return std::move(page->out);
-  };
+  record.memory = {{"after", memory::to_json(memory::read_host_memory())}};
+  return out;
 }
-
-PageOutcome OcrReader::read(const PageRequest& request) { return begin(request)(); }
 
 }  // namespace docsift::batch

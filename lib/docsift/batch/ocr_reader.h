@@ -2,7 +2,6 @@
 // else Tesseract on the rendered page, then the field rules. No device, no ladder, no weights.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,8 +22,7 @@ bool second_recognizer_available(const std::string& recognizer_model);
 // tesseract).
 std::string ocr_readers(const config::Config& config);
 
-// ocr.threads pages at once (pages_at_once): each decoded on the run's thread (begin), then read on
-// a thread of its own with an engine of its own
+// ocr.threads pages at once (pages_at_once), each read with an engine of its own
 // (Tesseract's instances and the recognizer are not shared): a page reads the same whichever engine
 // reads it and whatever else is read meanwhile, so the outputs do not depend on ocr.threads.
 class OcrReader final : public PageReader {
@@ -32,13 +30,11 @@ class OcrReader final : public PageReader {
   explicit OcrReader(const config::Config& config);
   ~OcrReader() override;
   PageOutcome read(const PageRequest& request) override;
-  std::function<PageOutcome()> begin(const PageRequest& request) override;
   int pages_at_once() const override;
 
  private:
   struct State;
   struct Pool;
-  struct Decoded;
   std::unique_ptr<Pool> pool_;
 };
 

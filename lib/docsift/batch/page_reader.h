@@ -46,15 +46,9 @@ class PageReader {
   // Throws docsift::StopRequested when `request.interrupt` says so mid-page; everything else
   // becomes a failed record.
   virtual PageOutcome read(const PageRequest& request) = 0;
-  // A page read in two steps: what must run on the run's own thread (opening the file and
-  // decoding it: a decoder's messages are caught by swapping the process's stderr for a moment,
-  // io/image_file.cpp), then the returned rest, which may run on another thread while the run
-  // logs. By default the rest is all of `read`.
-  virtual std::function<PageOutcome()> begin(const PageRequest& request) {
-    return [this, request] { return read(request); };
-  }
-  // How many pages' rests (begin) may run at once, each on its own thread; the run still writes
-  // their records in order (batch/run.cpp). 1: one page at a time, on the run's own thread.
+  // How many pages `read` may be given at once, each from a thread of its own, while the run's
+  // thread writes the records in order and the log (batch/run.cpp); decoding stays one page at a
+  // time (io/decode_lock.h). 1: one page at a time, on the run's own thread.
   virtual int pages_at_once() const { return 1; }
   // Loads what the first page needs now (a worker does it before it says it is ready).
   virtual void warm_up() {}

@@ -50,12 +50,11 @@ void Progress::image_done(int done, const Record& record) {
   if (bar_ && !log_.quiet()) {
     constexpr int kWidth = 30;
     const int filled = total_ > 0 ? kWidth * done / total_ : kWidth;
-    log_.stream() << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] "
-                  << done << '/' << total_ << " ETA " << clock_text(eta) << "  "
-                  << printable(record.file.substr(0, 40)) << "\033[K";
-    log_.stream().flush();
+    log_.draw("\r[" + std::string(filled, '#') + std::string(kWidth - filled, '.') + "] " +
+              std::to_string(done) + '/' + std::to_string(total_) + " ETA " + clock_text(eta) +
+              "  " + printable(record.file.substr(0, 40)) + "\033[K");
     if (record.ok()) return;
-    log_.stream() << "\r\033[K";  // the error line replaces the bar, which the next page redraws
+    log_.draw("\r\033[K");  // the error line replaces the bar, which the next page redraws
   }
   if (!record.ok()) {
     log_.error("image", record.file + ": " + record.error + " " + count, fields);
@@ -68,7 +67,7 @@ void Progress::image_done(int done, const Record& record) {
 }
 
 void Progress::skipped(const io::SkippedFile& f) {
-  if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
+  if (bar_ && !log_.quiet()) log_.draw("\r\033[K");
   log_.write(f.unreadable ? Log::Level::kError : Log::Level::kWarning, "skipped",
              "skipped " + display_name(f.relative) + ": " + display_name(f.reason),
              {{"file", display_name(f.relative)},
@@ -88,7 +87,7 @@ void Progress::not_descended(const std::vector<std::filesystem::path>& folders) 
   if (folders.size() > kNamed) names += " and " + std::to_string(folders.size() - kNamed) + " more";
   const std::string count =
       std::to_string(folders.size()) + (folders.size() == 1 ? " subfolder" : " subfolders");
-  if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
+  if (bar_ && !log_.quiet()) log_.draw("\r\033[K");
   log_.warning("subfolders",
                count + " not read: " + names +
                    "; pass -r (--recursive) to read the pages in subfolders (hidden folders, "
@@ -97,7 +96,7 @@ void Progress::not_descended(const std::vector<std::filesystem::path>& folders) 
 }
 
 void Progress::gone(const Record& marker) {
-  if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
+  if (bar_ && !log_.quiet()) log_.draw("\r\033[K");
   log_.notice("gone",
               marker.file + ": gone: its last record failed and " + marker.error +
                   "; it no longer counts as failed (a gone record in the journal says so)",
@@ -105,12 +104,12 @@ void Progress::gone(const Record& marker) {
 }
 
 void Progress::worker(const std::string& event) {
-  if (bar_ && !log_.quiet()) log_.stream() << "\r\033[K";
+  if (bar_ && !log_.quiet()) log_.draw("\r\033[K");
   log_.info("worker", "worker: " + event, {{"what", event}});
 }
 
 void Progress::finish() {
-  if (!log_.quiet() && bar_) log_.stream() << '\n';
+  if (!log_.quiet() && bar_) log_.draw("\n");
 }
 
 }  // namespace docsift::batch

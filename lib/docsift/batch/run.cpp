@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -73,41 +72,34 @@ struct Started {
   std::map<std::string, Redo>::const_iterator redo;
   std::optional<io::SourceStamp> stamp;  // of its file, taken before the file's first page is read
   std::string started_at;
-  Clock::time_point start;
-  double begin_s = 0;  // what PageReader::begin took, on this thread
-  // With the seconds its rest took once it had a core: its record's timings_s.total is the two, not
-  // the wait for a core nor for the pages before it to be written. Deferred (read by get(), on
-  // this thread) one page at a time.
+  // With the seconds its read took once it had a core: its record's timings_s.total, not the wait
+  // for a core nor for the pages before it to be written. Deferred (read by get(), on this
+  // thread) one page at a time.
   std::future<std::pair<PageOutcome, double>> outcome;
 };
 
-// Begins reading `page`: its rest on a thread of its own once one of `cores` is free when pages
-// are read at once, else (`cores` null) when its outcome is asked for.
+// Begins reading `page`: on a thread of its own once one of `cores` is free when pages are read
+// at once, else (`cores` null) when its outcome is asked for.
 Started start_page(const Page& page, int index, bool more, std::counting_semaphore<>* cores,
                    const Plan& plan, const Reading& r, std::optional<io::SourceStamp> stamp) {
-  Started s{&page, record_name(page.name), {}, std::move(stamp), rfc3339_now(), Clock::now(), {}};
+  Started s{&page, record_name(page.name), {}, std::move(stamp), rfc3339_now(), {}};
   s.redo = plan.redo_reason.find(s.name.key());
   if (s.redo != plan.redo_reason.end()) say_redo(r.log, s.name, s.redo->second);
-  const std::filesystem::path real = pinned_real(*page.file, r.o.follow_links);
-  std::function<PageOutcome()> rest;
-  if (!page.error.empty()) {
-    rest = [error = page.error] { return PageOutcome{Record::failure(error), false, ""}; };
-  } else {
-    rest = r.reader.begin(
-        {page.file->path, real, page.page, index, [&r] { return r.stop.abandon(); }, more});
-  }
-  s.begin_s = seconds_since(s.start);
+  const PageRequest request{page.file->path, pinned_real(*page.file, r.o.follow_links), page.page,
+                            index,           [&r] { return r.stop.abandon(); },         more};
   s.outcome = std::async(cores ? std::launch::async : std::launch::deferred,
-                         [rest = std::move(rest), cores] {
+                         [&reader = r.reader, request, error = page.error, cores] {
                            if (cores) cores->acquire();
                            const auto t = Clock::now();
-                           struct Release {  // also when the rest throws
+                           struct Release {  // also when the read throws
                              std::counting_semaphore<>* held;
                              ~Release() {
                                if (held) held->release();
                              }
                            } release{cores};
-                           PageOutcome out = rest();
+                           PageOutcome out = error.empty()
+                                                 ? reader.read(request)
+                                                 : PageOutcome{Record::failure(error), false, ""};
                            return std::pair(std::move(out), seconds_since(t));
                          });
   return s;
@@ -142,7 +134,8 @@ void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
   const std::map<std::string, extract::PageRule> page_rules = extract::page_rules(r.outputs.schema);
   const int at_once = std::max(1, r.reader.pages_at_once());
   // Up to twice as many pages begun as read at once: a page read before the one ahead of it is
-  // written frees its core for the next.
+  // written frees its core for the next. A page waiting for a core holds nothing yet: its file is
+  // opened and decoded once it has one.
   const std::size_t window = at_once > 1 ? 2 * static_cast<std::size_t>(at_once) : 1;
   std::counting_semaphore<> cores(at_once);  // outlives `begun`, whose reads hold it
   const int first_index = summary.skipped + summary.processed + 1;  // across resumed runs
@@ -180,7 +173,7 @@ void read_pages(const Plan& plan, const Reading& r, RunSummary& summary) {
     record.source = s.stamp;
     record.started_at = s.started_at;
     record.finished_at = rfc3339_now();
-    record.timings_s["total"] = s.begin_s + read->second;
+    record.timings_s["total"] = read->second;
     PageWritten written = write_page(record, s.name, r.outputs);
     if (written.journaled) {  // counted as the journal holds it, its CSV row written or not
       ++summary.processed;

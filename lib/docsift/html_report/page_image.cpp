@@ -1,7 +1,6 @@
 #include "docsift/html_report/page_image.h"
 
 #include <algorithm>
-#include <mutex>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -132,12 +131,8 @@ PageImage render_page_image(const FoundPage& found, int page, const ImageOptions
   // person checking it should see what the reader saw.
   pages.limits.accept_truncated = true;
   std::string said;
-  // One decode at a time: io/ catches what an image decoder prints by pointing the process's stderr
-  // at a file for the length of the call (io/image_file.cpp), which two threads at once would leave
-  // pointing there; Poppler's documents share global state too. The other threads meanwhile shrink,
-  // encode and write the pages already decoded.
-  static std::mutex decode_mutex;
-  std::unique_lock<std::mutex> decoding(decode_mutex);
+  // One decode at a time (io/decode_lock.h); the other threads meanwhile shrink, encode and write
+  // the pages already decoded.
   const cv::Mat view = [&] {
     try {
       return io::read_page_pixels(pin.open_path(), page, pages, &said);  // RGB, as io decodes it
@@ -145,7 +140,6 @@ PageImage render_page_image(const FoundPage& found, int page, const ImageOptions
       throw FileError(pin.named(e.what()));
     }
   }();
-  decoding.unlock();
   PageImage out;
   cv::Mat bgr;
   if (options.full) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "docsift/error.h"
+#include "docsift/io/decode_lock.h"
 #include "docsift/io/exif.h"
 #include "docsift/io/image_header.h"
 #include "docsift/io/output_file.h"
@@ -30,13 +32,11 @@ namespace {
 // "PNG input buffer is incomplete") print to stderr, where a log shows them without a file name
 // (and interleaved with docsift's own lines). While a file decodes, stderr goes to an anonymous
 // in-memory file; what the decoder said is then part of docsift's own message when the image
-// fails, and nothing leaks when it decodes. The redirection is process-wide, so it lasts only as
-// long as one decode call, on the thread that runs the batch (batch/page_reader.h's begin), which
-// also writes the log; the threads reading other pages meanwhile print nothing (Tesseract's and
-// Leptonica's messages are off, ocr/reader.cpp).
+// fails, and nothing leaks when it decodes. The redirection is process-wide, so it is held under
+// decode_lock (decode_lock.h) for as long as one decode call.
 class DecoderMessages {
  public:
-  DecoderMessages() {
+  DecoderMessages() : decoding_(decode_lock()) {
     std::fflush(stderr);
     captured_ = UniqueFd(memfd_create("docsift-decoder-messages", MFD_CLOEXEC));
     if (captured_.valid()) saved_ = UniqueFd(dup(STDERR_FILENO));
@@ -59,10 +59,12 @@ class DecoderMessages {
       said = said.substr(0, said.find('\n'));
     }
     captured_.reset();
+    if (decoding_.owns_lock()) decoding_.unlock();
     return said;
   }
 
  private:
+  std::unique_lock<std::mutex> decoding_;  // until stderr is back
   UniqueFd captured_, saved_;  // the in-memory file; the real stderr while it is replaced
 };
 

@@ -11,15 +11,17 @@
 #include <memory>
 
 #include "docsift/error.h"
+#include "docsift/io/decode_lock.h"
 
 namespace docsift::io {
 namespace fs = std::filesystem;
 namespace {
 
-// Poppler reports a damaged file's problems on stderr by default, where a log shows them without
-// the file's name. Its one message hook is process-wide; while a file is opened or rendered, the
-// hook keeps the first message for the thread that does it (PopplerMessages), which docsift then
-// puts in its own error or the page's warning. Outside one, messages are dropped.
+// Every entry point holds decode_lock (decode_lock.h): Poppler's documents share global
+// state. Poppler reports a damaged file's problems on stderr by default, where a log shows them
+// without the file's name. Its one message hook is process-wide; while a file is opened or
+// rendered, the hook keeps the first message for the thread that does it (PopplerMessages), which
+// docsift then puts in its own error or the page's warning. Outside one, messages are dropped.
 thread_local std::string* t_poppler_said = nullptr;
 
 class PopplerMessages {
@@ -76,6 +78,7 @@ bool is_pdf(const fs::path& path) {
 }
 
 int pdf_page_count(const fs::path& path) {
+  const auto decoding = decode_lock();
   const int pages = open(path)->pages();
   if (pages <= 0) throw FileError(path.string() + ": the PDF has no pages");
   return pages;
@@ -83,6 +86,7 @@ int pdf_page_count(const fs::path& path) {
 
 PdfPixels render_pdf_page(const fs::path& path, int page, int dpi, const ImageLimits& limits,
                           std::string* said) {
+  const auto decoding = decode_lock();
   const PopplerMessages messages;
   const auto doc = open(path);
   if (page < 0 || page >= doc->pages())
@@ -134,6 +138,7 @@ PdfPixels render_pdf_page(const fs::path& path, int page, int dpi, const ImageLi
 }
 
 PdfText read_pdf_text(const fs::path& path, int page) {
+  const auto decoding = decode_lock();
   const auto doc = open(path);
   if (page < 0 || page >= doc->pages())
     throw FileError(path.string() + ": no page " + std::to_string(page + 1));
