@@ -14,8 +14,13 @@ namespace {
 // PP-OCRv4's recognizer (recognize/line_reader.h) as the engine's second reader of lines.
 class PaddleLines final : public ocr::LineRecognizer {
  public:
-  explicit PaddleLines(const std::string& folder) : reader_(folder) {}
+  explicit PaddleLines(const std::string& folder)
+      : reader_(folder), warnings_(c10::WarningUtils::get_warning_handler()) {}
   ocr::LineText read(const cv::Mat& rgb) const override {
+    // Pages are read on threads of their own (ocr.threads), where LibTorch's warnings would go to
+    // c10's own handler ("[W ...]" on stderr): they go where the thread that opened the reader
+    // sends them, the run's log (route_library_warnings).
+    const c10::WarningUtils::WarningHandlerGuard route(warnings_);
     recognize::LineReading r = reader_.read(rgb);
     return {std::move(r.text), r.mean, r.lowest, std::move(r.probabilities)};
   }
@@ -23,6 +28,7 @@ class PaddleLines final : public ocr::LineRecognizer {
 
  private:
   recognize::LineReader reader_;
+  c10::WarningHandler* warnings_;
 };
 
 class LogWarnings final : public c10::WarningHandler, public WarningRoute {
