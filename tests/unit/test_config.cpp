@@ -355,3 +355,17 @@ TEST_CASE(
   CHECK(docsift::config::hash(load(std::nullopt, {}, installed)) !=
         docsift::config::hash(load(std::nullopt, {}, absent)));
 }
+
+TEST_CASE("ocr.threads: auto by default or 1-16, and no part of the config's hash") {
+  TempDir dir;
+  CHECK_FALSE(Config().ocr.threads.has_value());
+  CHECK(from_yaml(dir, "ocr: {threads: auto}\n").ocr.threads == std::nullopt);
+  CHECK(from_yaml(dir, "ocr: {threads: 16}\n").ocr.threads == 16);
+  check_file_error("ocr: {threads: 0}\n", "1:", "ocr.threads");
+  check_file_error("ocr: {threads: 17}\n", "1:", "ocr.threads");
+  // How many pages are read at once changes no record, so a run may be resumed with another.
+  const std::string hash = docsift::config::hash(Config());
+  CHECK(docsift::config::hash(from_yaml(dir, "ocr: {threads: 1}\n")) == hash);
+  CHECK(docsift::config::hash(from_yaml(dir, "ocr: {threads: 3}\n")) == hash);
+  CHECK(docsift::config::hash(from_yaml(dir, "ocr: {deskew: false}\n")) != hash);
+}

@@ -1,5 +1,8 @@
 #include "docsift/batch/ocr_reader.h"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -141,7 +144,15 @@ struct OcrReader::Pool {
 OcrReader::OcrReader(const config::Config& config) : pool_(std::make_unique<Pool>(config)) {}
 OcrReader::~OcrReader() = default;
 
-int OcrReader::pages_at_once() const { return pool_->config.ocr.threads; }
+int OcrReader::pages_at_once() const {
+  if (pool_->config.ocr.threads) return *pool_->config.ocr.threads;
+  // auto: the cores this process may run on (its CPU affinity, which taskset and container
+  // runtimes set), at most 8: each page in flight holds its own working memory (docs/ocr.md).
+  cpu_set_t usable;
+  CPU_ZERO(&usable);
+  const int cores = sched_getaffinity(0, sizeof usable, &usable) == 0 ? CPU_COUNT(&usable) : 1;
+  return std::clamp(cores, 1, 8);
+}
 
 namespace {
 

@@ -160,10 +160,11 @@ std::vector<Field> ocr_reading_keys() {
           "block (the page as one block of text, best on receipts), auto (Tesseract's layout "
           "analysis) or sparse (text in any order)",
           {"block", "auto", "sparse"}, [](auto& c) -> auto& { return c.ocr.page_segmentation; }),
-      integer_key(
+      auto_integer_key(
           "ocr.threads",
-          "pages read at once, each on one core, 1 to 16 (the outputs are the same whatever it "
-          "is; a run sharded one core per shard sets 1)",
+          "auto (the cores this process may use, at most 8) or 1-16: pages read at once, each on "
+          "one core (the outputs are the same whatever it is; a run sharded one core per shard "
+          "sets 1)",
           1, 16, [](auto& c) -> auto& { return c.ocr.threads; }),
       word_key(
           "ocr.date_order",

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace docsift::ocr {
@@ -11,9 +12,9 @@ struct Settings {
   std::string rules = "builtin:ocr-rules";  // or a file in configs/fields/ocr-rules.yaml's layout
   bool deskew = true;                       // straighten a skewed scan before reading it
   std::string page_segmentation = "block";  // block, auto or sparse (Tesseract's PSM 6, 3, 11)
-  int threads = 2;                          // pages read at once (batch/ocr_reader.h)
-  std::string date_order = "auto";          // auto, dmy or mdy (ocr/rules.h: DateOrderRule)
-  bool pdf_text = true;                     // read a PDF's text layer where it is usable
+  std::optional<int> threads;       // pages read at once; nullopt: auto (batch/ocr_reader.h)
+  std::string date_order = "auto";  // auto, dmy or mdy (ocr/rules.h: DateOrderRule)
+  bool pdf_text = true;             // read a PDF's text layer where it is usable
   bool second_reading = true;  // a page with TOTAL, INVOICE_DATE or SUPPLIER unread or doubtful is
                                // read again, evened out
   // The second reading's language data: auto (tessdata's larger model where scripts/setup.sh put
