@@ -146,8 +146,9 @@ OcrReader::~OcrReader() = default;
 
 int OcrReader::pages_at_once() const {
   if (pool_->config.ocr.threads) return *pool_->config.ocr.threads;
-  // auto: the cores this process may run on (its CPU affinity, which taskset and container
-  // runtimes set), at most 8: each page in flight holds its own working memory (docs/ocr.md).
+  // auto: the cores this process may run on (its CPU affinity, which taskset and a container's
+  // cpuset set; a CPU quota does not), at most 8: each page in flight holds its own working
+  // memory (docs/ocr.md).
   cpu_set_t usable;
   CPU_ZERO(&usable);
   const int cores = sched_getaffinity(0, sizeof usable, &usable) == 0 ? CPU_COUNT(&usable) : 1;
