@@ -107,10 +107,11 @@ at::Tensor conv(const std::vector<const at::Tensor*>& in, const Attributes& a) {
   }
   const std::optional<at::Tensor> bias =
       in.size() > 2 && in[2] ? std::optional<at::Tensor>(*in[2]) : std::nullopt;
-  // oneDNN's convolution where LibTorch has it: on the one thread a page is read with (ocr.threads;
-  // docs/ocr.md), at::conv2d sends the 1x1 convolutions to its im2col-and-GEMM path, 33.5 ms a crop
-  // against 23.1 (bench/ocr/bench_recognizer, one thread). The weights are channels last as the
-  // input is (Graph::Graph), so oneDNN reorders neither.
+  // oneDNN's convolution where LibTorch has it, whatever thread count LibTorch believes in: where
+  // it counts one (OMP_NUM_THREADS=1, a one-core host) at::conv2d sends the 1x1 convolutions to
+  // its im2col-and-GEMM path, 33.5 ms a crop against 25.0 (bench/ocr/bench_recognizer). A run's
+  // OMP_THREAD_LIMIT=1 leaves the count at the cores, so there conv2d chose oneDNN already. The
+  // weights are channels last as the input is (Graph::Graph), so oneDNN reorders neither.
   if (at::hasMKLDNN() && x.scalar_type() == at::kFloat)
     return at::mkldnn_convolution(x, *in[1], bias, padding, a.strides, a.dilations, a.group);
   return at::conv2d(x, *in[1], bias, a.strides, padding, a.dilations, a.group);
