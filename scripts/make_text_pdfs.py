@@ -6,6 +6,9 @@
                          payer's), a table of items, subtotal, GST and total at the right
     text_invoice_2p.pdf  the same invoice over two pages, as a long invoice prints: the parties, the
                          date and the items on page 1, the last items and the sums on page 2
+    text_statement.pdf   a bank statement whose holder is printed as its "Customer" and whose
+                         transactions each have a date: fields of an invoice the rules can read on
+                         it (the first transaction's date) that a statement does not have
 
 The text is drawn in Helvetica (a standard PDF font: no font file embedded, so each file is a few
 kB). A test reads each page twice, from the text layer and rendered by Poppler then read by OCR (as
@@ -61,6 +64,25 @@ def sums(top):
             (390, top + 56, 12, True, "Total"), (490, top + 56, 12, True, f"${subtotal + gst:,.2f}")]
 
 
+STATEMENT = [
+    (50, 60, 16, True, "Westpac"),
+    (380, 60, 16, True, "Statement of account"),
+    (50, 110, 10, False, "Customer Jordan Smith"),
+    (380, 110, 10, False, "BSB 115 340"),
+    (50, 126, 10, False, "7 Elizabeth Street, Hobart TAS 7000"),
+    (380, 126, 10, False, "Account number 69811066"),
+    (300, 142, 10, False, "Statement period 01/12/2025 to 28/12/2025"),
+    (50, 180, 10, False, "Opening balance $1,136.36"),
+    (50, 220, 10, True, "Date"), (130, 220, 10, True, "Details"), (380, 220, 10, True, "Amount"),
+    (480, 220, 10, True, "Balance"),
+    (50, 240, 10, False, "05/12/2025"), (130, 240, 10, False, "Salary deposit"),
+    (380, 240, 10, False, "$1,650.00"), (480, 240, 10, False, "$2,786.36"),
+    (50, 256, 10, False, "12/12/2025"), (130, 256, 10, False, "Electricity bill"),
+    (380, 256, 10, False, "-$247.45"), (480, 256, 10, False, "$2,538.91"),
+    (50, 296, 10, False, "Closing balance $2,538.91"),
+]
+
+
 def escape(text):
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
@@ -112,6 +134,7 @@ def main():
     rest, end = table(60, ITEMS[3:])
     continued = [(50, 30, 9, False, "Northwind Traders Pty Ltd - INV-20417 - page 2 of 2")]
     write_pdf(os.path.join(OUT, "text_invoice_2p.pdf"), [HEAD + first, continued + rest + sums(end)])
+    write_pdf(os.path.join(OUT, "text_statement.pdf"), [STATEMENT])
 
 
 if __name__ == "__main__":

@@ -149,3 +149,38 @@ TEST_CASE(
   CHECK(file_bytes(dir / "merged/documents.csv") == before);
   CHECK(file_bytes(dir / "merged/line_items.csv") == items_before);
 }
+
+TEST_CASE(
+    "a statement keeps only a statement's fields: the first transaction's date is no invoice "
+    "date, its customer is its account holder; from the text layer and from pixels alike") {
+  TempDir dir;
+  fs::create_directories(dir / "in");
+  fs::copy_file(kPages / "text_statement.pdf", dir / "in" / "text_statement.pdf");
+  for (const std::string how : {"layer", "pixels"}) {
+    CAPTURE(how);
+    const bool exact = how == "layer";  // OCR may split a word ("J ordan")
+    const std::string extra = exact ? "" : " --set ocr.pdf_text=false";
+    const auto r =
+        run_docsift("run " + shell_quote((dir / "in").string()) + " --engine ocr --quiet --out " +
+                    shell_quote((dir / how).string()) + extra);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const auto records = journal_lines(dir / how / "results.jsonl");
+    REQUIRE(records.size() == 1);
+    const auto& rec = records[0];
+    REQUIRE(rec["fields"]["DOCUMENT_TYPE"] == "BANK STATEMENT");
+    CHECK(rec["fields"]["ACCOUNT_HOLDER"] == rec["engine"]["not_of_type"]["PAYER_NAME"]);
+    if (exact) CHECK(rec["fields"]["ACCOUNT_HOLDER"] == "Jordan Smith");
+    CHECK(rec["fields"]["BSB_NUMBER"] == "115 340");
+    CHECK(rec["fields"]["STATEMENT_PERIOD"] == "01/12/2025 to 28/12/2025");
+    // Read by the rules, kept in the record's engine part, left N/A with no confidence.
+    for (const auto& [field, read] : std::map<std::string, std::string>{
+             {"INVOICE_DATE", "05/12/2025"}, {"PAYER_NAME", "Jordan Smith"}}) {
+      CAPTURE(field);
+      CHECK(rec["fields"][field] == "N/A");
+      CHECK_FALSE(rec["confidence"].contains(field));
+      if (exact || field == "INVOICE_DATE") CHECK(rec["engine"]["not_of_type"][field] == read);
+    }
+    const auto csv = read_ground_truth(dir / how / "predictions.csv");
+    CHECK(csv.at("text_statement.pdf").at("INVOICE_DATE") == "N/A");
+  }
+}

@@ -324,6 +324,33 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "OCR rules: a statement's customer is its account holder; an address stops at an account's "
+    "or a phone's label read into its line") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // Two columns whose gap OCR read narrow: the account's label and number on the address's line.
+  const auto statement =
+      extract_fields(page_of({"Westpac Statement of account", "Customer Jordan Smith",
+                              "7 Elizabeth Street, Hobart TAS 7000 Account number 69811066",
+                              "BSB 115 340", "For the period 01/12/2025 to 28/12/2025",
+                              "Opening balance $1,136.36", "Closing balance $2,538.91"}),
+                     rules, kFieldNames);
+  CHECK(statement.fields.at("DOCUMENT_TYPE") == "BANK STATEMENT");
+  CHECK(statement.fields.at("ACCOUNT_HOLDER") == "Jordan Smith");
+  CHECK(statement.evidence.at("ACCOUNT_HOLDER").labelled);
+  CHECK(statement.fields.at("PAYER_ADDRESS") == "7 Elizabeth Street, Hobart TAS 7000");
+  CHECK(statement.fields.at("BANK_ACCOUNT_NUMBER") == "69811066");
+  // On an invoice the customer is the payer, not an account's holder; a phone's label ends the
+  // payer's address as an account's does.
+  const auto invoice = extract_fields(
+      page_of({"Harbour Office Supplies", "TAX INVOICE", "Customer Jordan Smith",
+               "7 Elizabeth Street, Hobart TAS 7000 Phone (03) 9123 4567", "Total $11.00"}),
+      rules, kFieldNames);
+  CHECK(invoice.fields.at("PAYER_NAME") == "Jordan Smith");
+  CHECK(invoice.fields.at("ACCOUNT_HOLDER") == "N/A");
+  CHECK(invoice.fields.at("PAYER_ADDRESS") == "7 Elizabeth Street, Hobart TAS 7000");
+}
+
+TEST_CASE(
     "OCR rules: other wordings, two labels on one line, a statement, noise that fails the checks") {
   const Rules rules = load_rules("builtin:ocr-rules");
   auto e = extract_fields(

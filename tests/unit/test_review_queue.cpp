@@ -181,6 +181,83 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "OCR engine: a value read for a field the page's type does not have is left N/A, with no "
+    "confidence, and kept in info's not_of_type; without applies_to every field stays") {
+  const std::vector<std::string> fields = schema().names();
+  // A statement whose holder is labelled as a customer and whose first row carries a date.
+  const std::vector<std::string> lines = {"NAB",
+                                          "Statement of account",
+                                          "Customer: Liam O'Connor",
+                                          "BSB: 999 584",
+                                          "Statement period: 01/02/2025 to 28/02/2025",
+                                          "Opening balance: $6,297.64",
+                                          "Date: 09/02/2025 Fuel $351.95 $6,649.59",
+                                          "Closing balance: $6,649.59"};
+  const int height = 40 * static_cast<int>(lines.size()) + 60;
+  docsift::ocr::Engine plain{docsift::ocr::Settings{}};
+  const auto all = plain.read_words(words_of(lines), 700, height, fields);
+  REQUIRE(all.fields.at("DOCUMENT_TYPE") == "BANK STATEMENT");
+  // The rules read them: without the schema's applies_to the engine keeps them.
+  REQUIRE(all.fields.at("INVOICE_DATE") != "N/A");
+  REQUIRE(all.fields.at("PAYER_NAME") != "N/A");
+  docsift::ocr::Engine typed{docsift::ocr::Settings{}, nullptr,
+                             [](const std::string& field, const std::string& type) {
+                               const auto* f = schema().find(field);
+                               return f == nullptr || f->applies(type);
+                             }};
+  const auto kept = typed.read_words(words_of(lines), 700, height, fields);
+  for (const char* field : {"INVOICE_DATE", "PAYER_NAME"}) {
+    CAPTURE(field);
+    CHECK(kept.fields.at(field) == "N/A");
+    CHECK_FALSE(kept.probability.count(field));
+    CHECK(kept.info.at("not_of_type").at(field) == all.fields.at(field));
+  }
+  // The statement's own fields are untouched.
+  for (const char* field : {"STATEMENT_PERIOD", "OPENING_BALANCE", "CLOSING_BALANCE", "BSB_NUMBER"})
+    CHECK(kept.fields.at(field) == all.fields.at(field));
+  CHECK(kept.probability.count("CLOSING_BALANCE"));
+  // A page with no type keeps every field: nothing says which type's fields it has.
+  const std::vector<std::string> untyped = {"CORNER STORE", "Date: 09/02/2025", "Total: $12.50"};
+  const auto bare = typed.read_words(words_of(untyped), 700, 180, fields);
+  REQUIRE(bare.fields.at("DOCUMENT_TYPE") == "N/A");
+  CHECK(bare.fields.at("INVOICE_DATE") != "N/A");
+  CHECK_FALSE(bare.info.contains("not_of_type"));
+}
+
+TEST_CASE(
+    "review queue: a payer's name, address or phone that is the seller's queues both, however "
+    "sure; letters and digits alone compared") {
+  Fields f{{"DOCUMENT_TYPE", "TAX INVOICE"},
+           {"ABN", "51 824 753 556"},
+           {"TOTAL", "$11.00"},
+           {"SUPPLIER", "Harbour Office Supplies"},
+           {"BUSINESS_ADDRESS", "44 Rundle Mall, Adelaide SA 5000"},
+           {"BUSINESS_PHONE", "(07) 2227 1007"},
+           {"PAYER_NAME", "Liam O'Connor"},
+           {"PAYER_ADDRESS", "88 Collins Street, Melbourne VIC 3000"},
+           {"PAYER_PHONE", "(07) 3061 8665"}};
+  Confidences c;
+  for (const auto& [k, v] : f) c[k] = 0.99;
+  CHECK(queue_of(f, c).empty());
+  CHECK(docsift::extract::parties_clash(f).empty());
+  f["PAYER_ADDRESS"] = "44 rundle mall adelaide SA 5000.";
+  f["PAYER_PHONE"] = "(07) 2227 1007";
+  const auto q = queue_of(f, c);
+  const std::map<std::string, std::string> why(q.begin(), q.end());
+  CHECK(why == std::map<std::string, std::string>{{"PAYER_ADDRESS", "parties clash"},
+                                                  {"BUSINESS_ADDRESS", "parties clash"},
+                                                  {"PAYER_PHONE", "parties clash"},
+                                                  {"BUSINESS_PHONE", "parties clash"}});
+  // A payer named as the seller is named; one side N/A clashes with nothing.
+  f = Fields{{"DOCUMENT_TYPE", "RECEIPT"},
+             {"SUPPLIER", "KEDAI RUNCIT"},
+             {"PAYER_NAME", "Kedai Runcit"},
+             {"PAYER_PHONE", "03 1234 5678"},
+             {"BUSINESS_PHONE", "N/A"}};
+  CHECK(docsift::extract::parties_clash(f) == std::set<std::string>{"PAYER_NAME", "SUPPLIER"});
+}
+
+TEST_CASE(
     "review queue: sums and list counts that disagree queue the values they tie, however sure") {
   Fields f{{"DOCUMENT_TYPE", "TAX INVOICE"},
            {"ABN", "51 824 753 556"},

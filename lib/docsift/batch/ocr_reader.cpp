@@ -89,10 +89,16 @@ struct OcrReader::State {
   explicit State(const config::Config& c)
       : schema(extract::load_field_schema(c.extraction.fields)),
         field_names(schema.names()),
-        engine(c.ocr, second_recognizer(c.ocr)) {
+        engine(c.ocr, second_recognizer(c.ocr),
+               [this](const std::string& field, const std::string& type) {
+                 const extract::Field* f = schema.find(field);
+                 return f == nullptr || f->applies(type);
+               }) {
     engine.calibration().check_fields(
         field_names);  // a misspelt field in ocr.calibration is refused
   }
+  State(const State&) = delete;  // the engine's applies_to reads this schema
+  State& operator=(const State&) = delete;
 };
 
 // The engines, one for each page read at once: the first made with the reader (a bad rules file

@@ -1,8 +1,10 @@
 #include "docsift/extract/review_queue.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 
 namespace docsift::extract {
 namespace {
@@ -37,7 +39,33 @@ constexpr long long kRoundingCents = 2;
 // The most of a total that a tax included in it can be: a fifth, at a 25 % rate.
 constexpr double kMostIncludedTax = 0.2;
 
+// A value's letters and digits alone, lower-cased: how two parties' values are compared.
+std::string party_key(std::string_view value) {
+  std::string key;
+  for (const char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || u >= 0x80) key += static_cast<char>(std::tolower(u));
+  }
+  return key;
+}
+
 }  // namespace
+
+std::set<std::string> parties_clash(const std::map<std::string, std::string>& fields) {
+  static constexpr std::pair<std::string_view, std::string_view> kPairs[] = {
+      {"PAYER_NAME", "SUPPLIER"},
+      {"PAYER_ADDRESS", "BUSINESS_ADDRESS"},
+      {"PAYER_PHONE", "BUSINESS_PHONE"}};
+  std::set<std::string> out;
+  for (const auto& [payer, seller] : kPairs) {
+    const std::string* a = value_of(fields, payer);
+    const std::string* b = value_of(fields, seller);
+    if (!a || !b) continue;
+    const std::string key = party_key(*a);
+    if (!key.empty() && key == party_key(*b)) out.insert({std::string(payer), std::string(seller)});
+  }
+  return out;
+}
 
 // The queue's rule only: the OCR engine's own check (ocr/page_checks.h, the `vouched` and
 // `contradicted` evidence the calibration was fitted on) still allows one cent.
@@ -80,6 +108,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
   }
   const bool counts_off =
       std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
+  const std::set<std::string> clash = parties_clash(fields);
 
   std::vector<QueuedValue> queue;
   for (const Field& f : schema.fields) {
@@ -102,6 +131,8 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       q.reason = ReviewReason::kRowsDisagree;
     } else if (counts_off && f.type == FieldType::kList && (!type || f.applies(*type))) {
       q.reason = ReviewReason::kCountsDisagree;
+    } else if (clash.count(f.name) > 0) {
+      q.reason = ReviewReason::kPartiesClash;
     } else if (!q.threshold || *q.confidence >= *q.threshold) {
       continue;
     }

@@ -21,22 +21,24 @@ namespace docsift::extract {
 // not add up (its rows against the subtotal or total, quantity × unit price against a row's
 // amount, a statement's opening balance + transactions against its closing balance: the list
 // fields the engine's checks speak against, journal/page_arithmetic.h); its lists (QUANTITIES,
-// PRICES, DESCRIPTIONS) hold different numbers of items; the value's confidence is under its
-// threshold.
+// PRICES, DESCRIPTIONS) hold different numbers of items; the payer's name, address or phone is
+// the seller's (parties_clash); the value's confidence is under its threshold.
 enum class ReviewReason {
   kMissing,
   kNoConfidence,
   kSumsDisagree,
   kRowsDisagree,
   kCountsDisagree,
+  kPartiesClash,
   kLowConfidence
 };
-inline constexpr Names<ReviewReason, 6> kReviewReasonNames{
+inline constexpr Names<ReviewReason, 7> kReviewReasonNames{
     {{ReviewReason::kMissing, "missing"},
      {ReviewReason::kNoConfidence, "no confidence"},
      {ReviewReason::kSumsDisagree, "sums disagree"},
      {ReviewReason::kRowsDisagree, "rows disagree"},
      {ReviewReason::kCountsDisagree, "counts disagree"},
+     {ReviewReason::kPartiesClash, "parties clash"},
      {ReviewReason::kLowConfidence, "low confidence"}}};
 constexpr std::string_view to_string(ReviewReason reason) {
   return name_of(kReviewReasonNames, reason);
@@ -71,6 +73,13 @@ std::optional<double> sums_difference(const std::map<std::string, std::string>& 
 // not TOTAL itself with a GST of at most a fifth of it (a subtotal printed with the tax in it,
 // which the sums then do not tie to the GST).
 bool sums_disagree(const std::map<std::string, std::string>& fields);
+
+// The fields whose value is the same for both parties of the page: PAYER_NAME and SUPPLIER,
+// PAYER_ADDRESS and BUSINESS_ADDRESS, PAYER_PHONE and BUSINESS_PHONE, compared by their letters and
+// digits alone, case aside ("44 Rundle Mall, Adelaide SA 5000." is "44 rundle mall adelaide sa
+// 5000"). One of each pair was read from the other party's lines: the queue's "parties clash"
+// takes both, as a person cannot tell which from the values alone.
+std::set<std::string> parties_clash(const std::map<std::string, std::string>& fields);
 
 // The page's queue in the order a person works it: rising confidence, the values without one (the
 // missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"

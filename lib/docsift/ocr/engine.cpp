@@ -160,7 +160,7 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
   return taken;
 }
 
-Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second)
+Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second, AppliesTo applies)
     : rules_(load_rules(config.rules)),
       known_sellers_(KnownNames::load(config.known_sellers)),
       calibration_(load_calibration(config.calibration)),
@@ -168,7 +168,8 @@ Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second)
       date_order_(date_order_of(config.date_order)),
       second_reading_(config.second_reading),
       reader_({config.language, config.deskew, config.page_segmentation, evened_data(config)}),
-      second_(std::move(second)) {
+      second_(std::move(second)),
+      applies_(std::move(applies)) {
   if (config.finder != rules_.finder.source) rules_.finder = load_finder(config.finder);
   evened_model_ = reader_.evened_data().empty() ? "same" : reader_.evened_data();
 }
@@ -212,6 +213,7 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
       out.info.erase("reason");  // the first reading's, which found nothing
   }
   check_known_sellers(out, page);
+  keep_type_fields(out);  // before cross_read: a field left N/A is not read again
   for (auto& [name, e] : out.evidence) {
     e.box = to_page(e.box, prepared, page.width, page.height);
     for (Box& part : e.parts) part = to_page(part, prepared, page.width, page.height);
@@ -268,8 +270,28 @@ Engine::Result Engine::read_words(std::vector<Word> words, int width, int height
   Result out = finish(page, field_names, {{"name", "ocr"}, {"words", page.words()}});
   out.text_source = "pdf";
   check_known_sellers(out, page);
+  keep_type_fields(out);
   calibrate(out);
   return out;
+}
+
+void Engine::keep_type_fields(Result& result) const {
+  const std::string type = value_or_na(result, "DOCUMENT_TYPE");
+  // A type the rules inferred from the figures ("a total paid for and no balance, so a receipt")
+  // says too little to drop what the page printed: a statement whose heading and balance were
+  // misread is typed RECEIPT, and its BSB, account and period are right.
+  const auto typed = result.evidence.find("DOCUMENT_TYPE");
+  if (!applies_ || type == "N/A" || (typed != result.evidence.end() && typed->second.inferred))
+    return;
+  nlohmann::json dropped = nlohmann::json::object();
+  for (auto& [name, value] : result.fields) {
+    if (value == "N/A" || applies_(name, type)) continue;
+    dropped[name] = value;
+    value = "N/A";
+    result.confidence.erase(name);
+    result.evidence.erase(name);
+  }
+  if (!dropped.empty()) result.info["not_of_type"] = std::move(dropped);
 }
 
 void Engine::check_known_sellers(Result& result, const Page& page) const {

@@ -24,12 +24,20 @@
 
 namespace docsift::ocr {
 
+// Whether a field belongs to a document type (the schema's `applies_to`, which batch/ocr_reader.cpp
+// gives): a value the rules read for a field the page's type does not have (a statement's first
+// transaction date as INVOICE_DATE, its closing figure as TOTAL) is left N/A, as a model under keys
+// decoding writes only its type's fields (docs/ocr.md, "Fields of another type"). Null: every
+// field belongs to every type.
+using AppliesTo = std::function<bool(const std::string& field, const std::string& type)>;
+
 class Engine {
  public:
   // Loads the rules and Tesseract's language data; throws docsift::ConfigError / FileError.
   // `second`: the second recognizer for ocr.recognizer: both (batch/ makes it; none: Tesseract
   // only).
-  explicit Engine(const Settings& settings, std::unique_ptr<LineRecognizer> second = nullptr);
+  explicit Engine(const Settings& settings, std::unique_ptr<LineRecognizer> second = nullptr,
+                  AppliesTo applies = nullptr);
 
   struct Result {
     std::map<std::string, std::string> fields;
@@ -68,6 +76,10 @@ class Engine {
   // SUPPLIER against ocr.known_sellers (known_names.h), before calibrate: the value as the list
   // spells it, or a listed name found on `page`'s lines when the value is none of them.
   void check_known_sellers(Result& result, const Page& page) const;
+  // The values of fields the page's DOCUMENT_TYPE does not have (applies_) left N/A, before the
+  // page's checks and the confidences; info's "not_of_type" keeps what was read. Nothing on a page
+  // without a type, or whose type the rules inferred from its figures (Evidence::inferred).
+  void keep_type_fields(Result& result) const;
   // ocr.recognizer: both: each of kCrossReadFields' boxes (page pixels) cut from `rgb` and read by
   // second_, its agreement set in the evidence, and a value taken from it where cross_read.h's
   // rules allow; info's "readers" and "cross_read" say what it read.
@@ -96,6 +108,7 @@ class Engine {
       evened_model_;  // what the second reading reads with: the folder of its model, or "same"
   Reader reader_;
   std::unique_ptr<LineRecognizer> second_;
+  AppliesTo applies_;
 };
 
 // The second reading (Engine::read), apart so that its rules are tested on records made by hand.

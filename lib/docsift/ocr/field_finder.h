@@ -153,8 +153,7 @@ class FieldFinder {
   std::optional<ItemRow> table_item(const TableRow& row, bool unit_prices) const;
   std::optional<long long> row_amount(const TableRow& row, const ItemRow& item) const;
   // A transaction whose amount disagrees with its running balance only by its sign (a minus OCR
-  // lost or added, a figure in the other of debit and credit) is turned, cell and `amounts` (per
-  // item), as the balance before it (the row above's, or the opening balance) and its own say.
+  // lost or added, a figure in the wrong column) is turned, cell and `amounts` (per item).
   void signs_from_balances(std::vector<std::optional<long long>>& amounts);
   // The words of `lowered` (lower case) that no label covers (no label of `kind`, when given),
   // not abbreviated ("incl."), with `letters` letters or more (and letters only, from 3): what a
@@ -183,7 +182,8 @@ class FieldFinder {
   // The supplier's and the payer's contact lines, by block.
   void contacts();
 
-  // A statement's bank: a known bank's name near the top, else its title line.
+  // A statement's bank (a known bank's name near the top, else its title line) and holder: a name
+  // under a payer's label where no holder's label was read (a statement's payer is its holder).
   void bank_name();
 
   // subtotal + GST = total, where all three were read.

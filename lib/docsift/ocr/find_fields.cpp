@@ -34,7 +34,8 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
       {"BUSINESS_ADDRESS", [](FieldFinder& f, nlohmann::json&) { f.business_address(); }},
       {"BUSINESS_PHONE, PAYER_ADDRESS, PAYER_EMAIL, PAYER_PHONE, SUPPLIER_WEBSITE",
        [](FieldFinder& f, nlohmann::json&) { f.contacts(); }},
-      {"BANK_NAME", [](FieldFinder& f, nlohmann::json&) { f.bank_name(); }},
+      {"BANK_NAME, ACCOUNT_HOLDER under a payer's label",
+       [](FieldFinder& f, nlohmann::json&) { f.bank_name(); }},
       {"checks.sum", [](FieldFinder& f, nlohmann::json& c) { f.sum_check(c); }},
       {"checks.balance", [](FieldFinder& f, nlohmann::json& c) { f.balance_check(c); }},
   }};
@@ -93,8 +94,10 @@ void FieldFinder::type_without_heading() {
   }
   // A total and what was paid for it, and no balance (a statement's): a receipt.
   const auto total = found_at.find("TOTAL");
-  if (!balance && total != found_at.end() && !(tendered.empty() && change.empty()))
+  if (!balance && total != found_at.end() && !(tendered.empty() && change.empty())) {
     set("DOCUMENT_TYPE", "RECEIPT", total->second);
+    evidence["DOCUMENT_TYPE"].inferred = true;
+  }
   if (found.count("DOCUMENT_TYPE")) evidence["DOCUMENT_TYPE"].repaired = true;
 }
 

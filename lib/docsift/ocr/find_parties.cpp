@@ -10,6 +10,24 @@
 #include <regex>
 
 namespace docsift::ocr::detail {
+namespace {
+
+// The segment's text up to the first label of a number that is no address's (an ABN, a BSB, an
+// account, a phone: "7 Elizabeth Street, Hobart TAS 7000 Account number 69811066", the next
+// column read into the line where the gap between was narrow); all of it when none.
+std::string before_number_label(const Segment& segment, const Rules& rules) {
+  // The hits' offsets are into `lowered`, which has the text's bytes where lowercasing kept them.
+  if (segment.lowered.size() != segment.text.size()) return segment.text;
+  std::size_t cut = segment.text.size();
+  for (const Hit& h : segment.hits) {
+    const std::string& kind = rules.fields[h.rule].kind;
+    if (h.at > 0 && (kind == "abn" || kind == "bsb" || kind == "account" || kind == "phone"))
+      cut = std::min(cut, h.at);
+  }
+  return segment.text.substr(0, cut);
+}
+
+}  // namespace
 
 void FieldFinder::abn_by_checksum(nlohmann::json& checks) {
   if (!found.count("ABN") && !statement) {
@@ -244,12 +262,15 @@ void FieldFinder::contacts() {
   for (std::size_t i = 0; i < n; ++i) {
     const std::string& t = r[i].text;
     const bool sellers_column = left_of_payer(i);
+    const std::string address = before_number_label(r[i], rules);
     if ((in_block(supplier_block, i) && !in_block(payer_block, i)) || sellers_column) {
-      if (looks_like_address(t, rules.lexicon)) set("BUSINESS_ADDRESS", clean_address(t), i);
+      if (looks_like_address(address, rules.lexicon))
+        set("BUSINESS_ADDRESS", clean_address(address), i);
       if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
     }
     if (in_block(payer_block, i) && !sellers_column) {
-      if (looks_like_address(t, rules.lexicon)) set("PAYER_ADDRESS", clean_address(t), i);
+      if (looks_like_address(address, rules.lexicon))
+        set("PAYER_ADDRESS", clean_address(address), i);
       if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
       if (!statement) {
         if (auto v = parse_phone(t)) set("PAYER_PHONE", *v, i);
@@ -262,6 +283,12 @@ void FieldFinder::contacts() {
 }
 
 void FieldFinder::bank_name() {
+  const auto payer = found_at.find("PAYER_NAME");
+  if (statement && !found.count("ACCOUNT_HOLDER") && payer != found_at.end()) {
+    set("ACCOUNT_HOLDER", found["PAYER_NAME"], payer->second);
+    if (const auto fuzzy = label_fuzzy.find("PAYER_NAME"); fuzzy != label_fuzzy.end())
+      label_fuzzy["ACCOUNT_HOLDER"] = fuzzy->second;  // read beside a label, as the payer's was
+  }
   if (statement) {
     for (std::size_t i = 0; i < n && i < 6 && !found.count("BANK_NAME"); ++i) {
       for (const auto& bank : rules.banks) {

@@ -112,6 +112,10 @@ struct Evidence {
   // that ties this value to others passed, or failed.
   bool vouched = false, contradicted = false;
   bool cut = false;  // an address that stops short of its whole (rule_text.h: address_cut)
+  // DOCUMENT_TYPE: told by the page's figures (a total and what was paid for it, no balance: a
+  // receipt), no heading read. Not a feature of the calibration: the engine keeps the fields of
+  // other types on such a page (engine.h, keep_type_fields).
+  bool inferred = false;
   // A field left N/A (absence_of, page_checks.h): one of its labels was read on the page, or a run
   // of characters shaped like its value (an ABN's 11 digits) that did not pass as one; the page is
   // from abroad (names a country or region other than Australia, or prints its amounts in another
