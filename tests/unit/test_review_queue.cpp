@@ -138,6 +138,9 @@ TEST_CASE(
   CHECK(absence_of(page({"7 Elizabeth Street, Hobart TAS 7000"}), rules(), "ABN").home);
   CHECK(absence_of(page({"www.kookaburra.com.au"}), rules(), "ABN").home);
   CHECK_FALSE(absence_of(page({"TAS 70001", "the act of 2000 pages"}), rules(), "ABN").home);
+  // Stops and commas may stand between the state and its postcode; letters may not.
+  CHECK(absence_of(page({"Sydney, Nsw., 2000"}), rules(), "ABN").home);
+  CHECK_FALSE(absence_of(page({"QLD4000", "NSWX 2000"}), rules(), "ABN").home);
   // 11 digits with no label: an ABN's shape alone; and what a page's edge leaves of a printed one:
   // the label's last two words, the start of its grouping.
   const auto bare = absence_of(page({"Ref 12345678901"}), rules(), "ABN");

@@ -2,7 +2,6 @@
 // "A required value left N/A"): the evidence that the page prints no such value at all, rather than
 // one OCR or the rules missed.
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <regex>
 #include <string>
@@ -40,31 +39,15 @@ std::vector<std::string> label_tails(const LabelRule& rule) {
   return out;
 }
 
-// A state or territory of `home` right before a four-digit postcode ("qld 4000", "nsw, 2000").
-bool region_and_postcode(const std::string& lowered, const std::vector<std::string>& regions) {
-  for (const std::string& region : regions) {
-    for (std::size_t at = detail::find_phrase(lowered, region); at != std::string::npos;
-         at = detail::find_phrase(lowered, region, at + 1)) {
-      std::size_t i = at + region.size();
-      while (i < lowered.size() && (lowered[i] == '.' || lowered[i] == ',' || lowered[i] == ' '))
-        ++i;
-      std::size_t digits = 0;
-      while (i + digits < lowered.size() &&
-             std::isdigit(static_cast<unsigned char>(lowered[i + digits])))
-        ++digits;
-      if (digits == 4) return true;
-    }
-  }
-  return false;
-}
-
 // The page shows itself Australian on this line: `home`'s state and postcode, domain or company
 // form, or the country named.
-bool shows_home(const std::string& lowered, const Rules::Home& home) {
+bool shows_home(const std::string& lowered, const Rules& rules) {
+  const Rules::Home& home = rules.home;
   const auto has = [&](const std::string& phrase) {
     return detail::find_phrase(lowered, phrase) != std::string::npos;
   };
-  return region_and_postcode(lowered, home.regions) ||
+  return (rules.lexicon.home_postcode &&
+          std::regex_search(lowered, *rules.lexicon.home_postcode)) ||
          std::any_of(home.domains.begin(), home.domains.end(),
                      [&](const std::string& d) { return lowered.find(d) != std::string::npos; }) ||
          std::any_of(home.company_forms.begin(), home.company_forms.end(), has) ||
@@ -94,7 +77,7 @@ Evidence absence_of(const Page& page, const Rules& rules, const std::string& fie
     e.abroad = e.abroad ||
                std::any_of(rules.regions.begin(), rules.regions.end(),
                            [&](const std::string& r) { return r != rules.home.country && has(r); });
-    e.home = e.home || shows_home(seg.lowered, rules.home);
+    e.home = e.home || shows_home(seg.lowered, rules);
     for (const Amount& a : find_amounts(seg.text, rules.lexicon))
       if (!a.currency.empty()) ++marks[a.currency];
   }

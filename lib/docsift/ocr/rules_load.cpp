@@ -30,20 +30,23 @@ std::vector<std::string> strings(const YAML::Node& node, const std::string& wher
   return out;
 }
 
-// home.regions as a state and its postcode print them: the region upper-cased as a word, then
-// four digits ("VIC 3000", Australia's postcodes, the one home the rules have). ASCII punctuation
-// in a region is escaped; other bytes stand for themselves.
-std::regex state_postcode(const std::vector<std::string>& regions) {
+// home.regions before a four-digit postcode (Australia's, the one home the rules have). As an
+// address prints them (`address`): the region upper-cased as a word, then spaces ("VIC 3000").
+// Else as any line of a lowered page may show them (values.h: Lexicon::home_postcode): the region
+// as a word, then stops, commas or spaces ("qld 4000", "nsw, 2000"). ASCII punctuation in a region
+// is escaped; other bytes stand for themselves.
+std::regex state_postcode(const std::vector<std::string>& regions, bool address) {
   std::string alternatives;
   for (const std::string& region : regions) {
     if (!alternatives.empty()) alternatives += '|';
     for (const char c : region) {
       const auto u = static_cast<unsigned char>(c);
       if (u < 0x80 && std::ispunct(u)) alternatives += '\\';
-      alternatives += u < 0x80 ? static_cast<char>(std::toupper(u)) : c;
+      alternatives += u < 0x80 && address ? static_cast<char>(std::toupper(u)) : c;
     }
   }
-  return std::regex("\\b(" + alternatives + ")\\s+\\d{4}\\b");
+  if (address) return std::regex("\\b(" + alternatives + ")\\s+\\d{4}\\b");
+  return std::regex("(^|[^a-z0-9])(" + alternatives + ")(?![a-z0-9])[., ]*\\d{4}(?!\\d)");
 }
 
 // `table:`: each column's header phrases (table.h), every column named once; the description and
@@ -187,7 +190,8 @@ Rules load_rules(const std::string& source) {
         rules.home.country = lowercase(country.as<std::string>());
       }
       rules.home.regions = strings(home["regions"], source + ": home.regions");
-      rules.lexicon.state_postcode = state_postcode(rules.home.regions);
+      rules.lexicon.state_postcode = state_postcode(rules.home.regions, /*address=*/true);
+      rules.lexicon.home_postcode = state_postcode(rules.home.regions, /*address=*/false);
       rules.home.domains = strings(home["domains"], source + ": home.domains");
       rules.home.company_forms = strings(home["company_forms"], source + ": home.company_forms");
     }

@@ -25,6 +25,9 @@ struct Lexicon {
   // The rules' home.regions as a state and its postcode print them ("VIC 3000"): a line with one
   // is an address (looks_like_address); none when the rules name no home.
   std::optional<std::regex> state_postcode;
+  // The same on a lowered line, stops and commas allowed before the postcode ("nsw, 2000"): a page
+  // that shows itself Australian (page_checks.h: absence_of's `home`).
+  std::optional<std::regex> home_postcode;
 };
 
 // Numeric dates read day first (03/04/2025 is 3 April) or month first (April 3).
