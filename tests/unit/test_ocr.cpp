@@ -252,6 +252,15 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK(value_or_none(parse_phone("Mobile 0412 345 678")) == "0412 345 678");
   CHECK(value_or_none(parse_phone("ABN 51 824 753 556")) == "<none>");
   CHECK(value_or_none(parse_email("jordan.smith@Example.com.au")) == "jordan.smith@example.com.au");
+  // A space OCR put after a stop, in an address alone on its line (or after its label) ...
+  CHECK(value_or_none(parse_email("Liam. oconnor@example.com. au")) ==
+        "liam.oconnor@example.com.au");
+  CHECK(value_or_none(parse_email("Email: tom. nguyen@example.com.au")) ==
+        "tom.nguyen@example.com.au");
+  // ... and not in running text, where the stop ends a sentence.
+  CHECK(value_or_none(parse_email("Write to us. help@example.com")) == "help@example.com");
+  CHECK(value_or_none(parse_email("help@example.com. Thanks")) == "help@example.com");
+  CHECK(value_or_none(parse_email("help@example.com. thanks")) == "help@example.com");
   CHECK(value_or_none(parse_website("Visit www.harbour.com.au today")) == "www.harbour.com.au");
   CHECK(looks_like_address("88 Collins Street, Melbourne VIC 3000", lexicon()));
   CHECK(looks_like_address("Level 2, 5 Adelaide Terrace", lexicon()));
@@ -339,6 +348,13 @@ TEST_CASE(
   CHECK(statement.evidence.at("ACCOUNT_HOLDER").labelled);
   CHECK(statement.fields.at("PAYER_ADDRESS") == "7 Elizabeth Street, Hobart TAS 7000");
   CHECK(statement.fields.at("BANK_ACCOUNT_NUMBER") == "69811066");
+  // A label before the bank's name on its line is no part of it.
+  const auto labelled = extract_fields(
+      page_of({"Kontoauszug", "Kreditinstitut: NAB", "Opening balance $1,136.36",
+               "Closing balance $2,538.91"}),
+      rules, kFieldNames);
+  CHECK(labelled.fields.at("DOCUMENT_TYPE") == "BANK STATEMENT");
+  CHECK(labelled.fields.at("BANK_NAME") == "NAB");
   // On an invoice the customer is the payer, not an account's holder; a phone's label ends the
   // payer's address as an account's does.
   const auto invoice = extract_fields(

@@ -292,10 +292,13 @@ void FieldFinder::bank_name() {
   if (statement) {
     for (std::size_t i = 0; i < n && i < 6 && !found.count("BANK_NAME"); ++i) {
       for (const auto& bank : rules.banks) {
-        if (find_phrase(r[i].lowered, bank) != std::string::npos) {
-          set("BANK_NAME", clean_text(r[i].text), i);
-          break;
-        }
+        const std::size_t at = find_phrase(r[i].lowered, bank);
+        if (at == std::string::npos) continue;
+        // From the bank's name on: a label before it ("Kreditinstitut: NAB") is no part of it.
+        // (`lowered` has the text's bytes where lowercasing kept them.)
+        const bool aligned = r[i].lowered.size() == r[i].text.size();
+        set("BANK_NAME", clean_text(aligned ? r[i].text.substr(at) : r[i].text), i);
+        break;
       }
     }
     if (!found.count("BANK_NAME") && heading && *heading > 0)

@@ -114,8 +114,19 @@ std::optional<std::string> parse_phone(std::string_view text) {
 
 std::optional<std::string> parse_email(std::string_view text) {
   static const std::regex kEmail(R"([A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)");
+  // An address alone on its line (after a label's colon, if any) that OCR read with a space after
+  // a stop, as it often does in italic or spaced type: "liam. oconnor@example.com. au". Only there,
+  // and in the domain only before a two- or three-letter ending: in running text ("Email us.
+  // help@x.com. Thanks") the stop ends a sentence.
+  static const std::regex kSpaced(
+      R"(^\s*(?:[^:@]*:\s*)?([A-Za-z0-9._%+\-]+(?:\. [A-Za-z0-9._%+\-]+)?@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+|\. [a-z]{2,3})+)\s*$)");
   std::smatch m;
   const std::string s(text);
+  if (std::regex_search(s, m, kSpaced)) {
+    std::string joined = m.str(1);
+    joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+    return lowercase(joined);
+  }
   if (!std::regex_search(s, m, kEmail)) return std::nullopt;
   return lowercase(m.str());
 }

@@ -100,6 +100,8 @@ std::optional<std::string> parse_account(std::string_view text);
 // 1300 123 456. As printed, spaces normalised.
 std::optional<std::string> parse_phone(std::string_view text);
 
+// An e-mail address, lower-cased; one alone on its line is read through the spaces OCR puts after
+// its stops ("liam. oconnor@example.com. au").
 std::optional<std::string> parse_email(std::string_view text);
 // www.example.com.au or http(s)://…, as printed.
 std::optional<std::string> parse_website(std::string_view text);
