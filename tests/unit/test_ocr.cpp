@@ -349,10 +349,10 @@ TEST_CASE(
   CHECK(statement.fields.at("PAYER_ADDRESS") == "7 Elizabeth Street, Hobart TAS 7000");
   CHECK(statement.fields.at("BANK_ACCOUNT_NUMBER") == "69811066");
   // A label before the bank's name on its line is no part of it.
-  const auto labelled = extract_fields(
-      page_of({"Kontoauszug", "Kreditinstitut: NAB", "Opening balance $1,136.36",
-               "Closing balance $2,538.91"}),
-      rules, kFieldNames);
+  const auto labelled =
+      extract_fields(page_of({"Kontoauszug", "Kreditinstitut: NAB", "Opening balance $1,136.36",
+                              "Closing balance $2,538.91"}),
+                     rules, kFieldNames);
   CHECK(labelled.fields.at("DOCUMENT_TYPE") == "BANK STATEMENT");
   CHECK(labelled.fields.at("BANK_NAME") == "NAB");
   // On an invoice the customer is the payer, not an account's holder; a phone's label ends the
