@@ -152,7 +152,7 @@ TEST_CASE(
 
 TEST_CASE(
     "a statement keeps only a statement's fields: the first transaction's date is no invoice "
-    "date, its customer is its account holder; from the text layer and from pixels alike") {
+    "date, its customer is its account holder, from the text layer and from pixels alike") {
   TempDir dir;
   fs::create_directories(dir / "in");
   fs::copy_file(kPages / "text_statement.pdf", dir / "in" / "text_statement.pdf");

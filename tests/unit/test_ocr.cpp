@@ -333,7 +333,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "OCR rules: a statement's customer is its account holder; an address stops at an account's "
+    "OCR rules: a statement's customer is its account holder, and an address stops at an account's "
     "or a phone's label read into its line") {
   const Rules rules = load_rules("builtin:ocr-rules");
   // Two columns whose gap OCR read narrow: the account's label and number on the address's line.

@@ -185,7 +185,7 @@ TEST_CASE(
 
 TEST_CASE(
     "OCR engine: a value read for a field the page's type does not have is left N/A, with no "
-    "confidence, and kept in info's not_of_type; without applies_to every field stays") {
+    "confidence, and kept in info's not_of_type, and without applies_to every field stays") {
   const std::vector<std::string> fields = schema().names();
   // A statement whose holder is labelled as a customer and whose first row carries a date.
   const std::vector<std::string> lines = {"NAB",
@@ -229,7 +229,7 @@ TEST_CASE(
 
 TEST_CASE(
     "review queue: a payer's name, address or phone that is the seller's queues both, however "
-    "sure; letters and digits alone compared") {
+    "sure, letters and digits alone compared") {
   Fields f{{"DOCUMENT_TYPE", "TAX INVOICE"},
            {"ABN", "51 824 753 556"},
            {"TOTAL", "$11.00"},
