@@ -366,6 +366,17 @@ TEST_CASE(
   CHECK(invoice.fields.at("PAYER_ADDRESS") == "7 Elizabeth Street, Hobart TAS 7000");
 }
 
+TEST_CASE("OCR rules: a German receipt's heading, Kassenbeleg, types the page and is no seller") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // The heading right of the seller's name, a column apart.
+  const auto e =
+      extract_fields(page_of({"Redgum Electrical          Kassenbeleg", "ABN 51 824 753 556",
+                              "Datum: 19/10/2025", "Gesamt $11.00"}),
+                     rules, kFieldNames);
+  CHECK(e.fields.at("DOCUMENT_TYPE") == "RECEIPT");
+  CHECK(e.fields.at("SUPPLIER") == "Redgum Electrical");
+}
+
 TEST_CASE(
     "OCR rules: other wordings, two labels on one line, a statement, noise that fails the checks") {
   const Rules rules = load_rules("builtin:ocr-rules");
