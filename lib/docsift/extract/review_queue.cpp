@@ -1,10 +1,10 @@
 #include "docsift/extract/review_queue.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstddef>
-#include <utility>
+
+#include "docsift/parties.h"
 
 namespace docsift::extract {
 namespace {
@@ -39,30 +39,23 @@ constexpr long long kRoundingCents = 2;
 // The most of a total that a tax included in it can be: a fifth, at a 25 % rate.
 constexpr double kMostIncludedTax = 0.2;
 
-// A value's letters and digits alone, lower-cased: how two parties' values are compared.
-std::string party_key(std::string_view value) {
-  std::string key;
-  for (const char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || u >= 0x80) key += static_cast<char>(std::tolower(u));
-  }
-  return key;
-}
-
 }  // namespace
 
-std::set<std::string> parties_clash(const std::map<std::string, std::string>& fields) {
-  static constexpr std::pair<std::string_view, std::string_view> kPairs[] = {
-      {"PAYER_NAME", "SUPPLIER"},
-      {"PAYER_ADDRESS", "BUSINESS_ADDRESS"},
-      {"PAYER_PHONE", "BUSINESS_PHONE"}};
+std::set<std::string> parties_clash(const FieldSchema& schema,
+                                    const std::map<std::string, std::string>& fields) {
+  const std::string* type = value_of(fields, kDocumentTypeField);
+  // Both fields of the page's type: a statement has no seller, and an address the rules or a
+  // model read as a business's there is the holder's own.
+  const auto of_type = [&](std::string_view name) {
+    const Field* f = schema.find(std::string(name));
+    return f != nullptr && (!type || f->applies(*type));
+  };
   std::set<std::string> out;
-  for (const auto& [payer, seller] : kPairs) {
+  for (const auto& [payer, seller] : kPartyFields) {
     const std::string* a = value_of(fields, payer);
     const std::string* b = value_of(fields, seller);
-    if (!a || !b) continue;
-    const std::string key = party_key(*a);
-    if (!key.empty() && key == party_key(*b)) out.insert({std::string(payer), std::string(seller)});
+    if (a && b && of_type(payer) && of_type(seller) && same_party_value(*a, *b))
+      out.insert({std::string(payer), std::string(seller)});
   }
   return out;
 }
@@ -108,7 +101,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
   }
   const bool counts_off =
       std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
-  const std::set<std::string> clash = parties_clash(fields);
+  const std::set<std::string> clash = parties_clash(schema, fields);
 
   std::vector<QueuedValue> queue;
   for (const Field& f : schema.fields) {

@@ -74,12 +74,13 @@ std::optional<double> sums_difference(const std::map<std::string, std::string>& 
 // which the sums then do not tie to the GST).
 bool sums_disagree(const std::map<std::string, std::string>& fields);
 
-// The fields whose value is the same for both parties of the page: PAYER_NAME and SUPPLIER,
-// PAYER_ADDRESS and BUSINESS_ADDRESS, PAYER_PHONE and BUSINESS_PHONE, compared by their letters and
-// digits alone, case aside ("44 Rundle Mall, Adelaide SA 5000." is "44 rundle mall adelaide sa
-// 5000"). One of each pair was read from the other party's lines: the queue's "parties clash"
-// takes both, as a person cannot tell which from the values alone.
-std::set<std::string> parties_clash(const std::map<std::string, std::string>& fields);
+// The fields whose value is the same for both parties of the page (docsift/parties.h: PAYER_NAME
+// and SUPPLIER, PAYER_ADDRESS and BUSINESS_ADDRESS, PAYER_PHONE and BUSINESS_PHONE, by their
+// letters and digits), both fields of the page's type (any, without one). One of each pair was read
+// from the other party's lines: the queue's "parties clash" takes both, as a person cannot tell
+// which from the values alone.
+std::set<std::string> parties_clash(const FieldSchema& schema,
+                                    const std::map<std::string, std::string>& fields);
 
 // The page's queue in the order a person works it: rising confidence, the values without one (the
 // missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"

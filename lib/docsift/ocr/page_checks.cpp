@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "docsift/ocr/values.h"
+#include "docsift/parties.h"
 
 namespace docsift::ocr {
 namespace {
@@ -172,20 +173,10 @@ class Checks {
   void parties() {
     const std::string* type = found(fields_, "DOCUMENT_TYPE");
     if (type && *type == "BANK STATEMENT") return;
-    const auto key = [](const std::string& s) {
-      std::string k;
-      for (const char c : s) {
-        if (std::isalnum(static_cast<unsigned char>(c)))
-          k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
-      return k;
-    };
-    for (const auto& [payer, seller] :
-         {std::pair{"PAYER_NAME", "SUPPLIER"}, std::pair{"PAYER_ADDRESS", "BUSINESS_ADDRESS"},
-          std::pair{"PAYER_PHONE", "BUSINESS_PHONE"}}) {
-      const std::string* a = found(fields_, payer);
-      const std::string* b = found(fields_, seller);
-      if (a && b && key(*a) == key(*b)) mark({payer, seller}, false);
+    for (const auto& [payer, seller] : kPartyFields) {  // literals: data() ends in a NUL
+      const std::string* a = found(fields_, payer.data());
+      const std::string* b = found(fields_, seller.data());
+      if (a && b && same_party_value(*a, *b)) mark({payer.data(), seller.data()}, false);
     }
   }
 

@@ -120,6 +120,7 @@ std::optional<std::string> parse_email(std::string_view text) {
   // help@x.com. Thanks") the stop ends a sentence.
   static const std::regex kSpaced(
       R"(^\s*(?:[^:@]*:\s*)?([A-Za-z0-9._%+\-]+(?:\. [A-Za-z0-9._%+\-]+)?@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+|\. [a-z]{2,3})+)\s*$)");
+  if (text.find('@') == std::string_view::npos) return std::nullopt;  // most lines: no regex
   std::smatch m;
   const std::string s(text);
   if (std::regex_search(s, m, kSpaced)) {
