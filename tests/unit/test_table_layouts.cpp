@@ -14,6 +14,7 @@
 
 #include "docsift/ocr/engine.h"
 #include "docsift/ocr/page.h"
+#include "docsift/ocr/page_checks.h"
 #include "docsift/ocr/reader.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/table.h"
@@ -279,5 +280,53 @@ TEST_CASE(
         CHECK(cv::countNonZero(docsift::ocr::open_along(ink, down, k) != expected) == 0);
       }
     }
+  }
+}
+
+TEST_CASE(
+    "a transaction whose figure OCR dropped gets what its balances moved by, and its own check "
+    "does not vouch for it") {
+  // Date | Description | Amount | Balance, or Debit | Credit | Balance: the rent's row prints its
+  // balance and no figure, as a word OCR lost leaves it.
+  const auto statement = [&](bool split) {
+    const std::vector<Placed> header =
+        split ? std::vector<Placed>{{"Date", 10},
+                                    {"Description", 150},
+                                    {"Debit", 400},
+                                    {"Credit", 520},
+                                    {"Balance", 650}}
+              : std::vector<Placed>{
+                    {"Date", 10}, {"Description", 150}, {"Amount", 520}, {"Balance", 650}};
+    return page_at({{0, {{"BANK", 10}, {"STATEMENT", 70}}},
+                    {40, header},
+                    {70, {{"01/07", 10}, {"Opening", 150}, {"balance", 230}, {"$1,000.00", 650}}},
+                    {100, {{"03/07", 10}, {"Rent", 150}, {"payment", 210}, {"$890.00", 650}}},
+                    {130,
+                     {{"05/07", 10},
+                      {"Interest", 150},
+                      {"credit", 240},
+                      {"1.18", split ? 540 : 530},
+                      {"$891.18", 650}}},
+                    {160, {{"28/07", 10}, {"Closing", 150}, {"balance", 230}, {"$891.18", 650}}}});
+  };
+  const std::vector<std::string> fields{"DOCUMENT_TYPE", "DESCRIPTIONS", "OPENING_BALANCE",
+                                        "CLOSING_BALANCE"};
+  for (const bool split : {false, true}) {
+    CAPTURE(split);
+    auto e = docsift::ocr::extract_fields(statement(split), rules(), fields);
+    REQUIRE(e.items.size() == 2);
+    CHECK(e.items[0].from_balances);
+    CHECK_FALSE(e.items[1].from_balances);
+    if (split) {
+      CHECK(e.items[0].debit == "$110.00");
+      CHECK_FALSE(e.items[0].amount);
+    } else {
+      CHECK(e.items[0].amount == "-$110.00");
+    }
+    CHECK(e.checks.at("balance") == "sum");
+    docsift::ocr::mark_rows(e.items, e.fields, e.checks);
+    CHECK_FALSE(e.items[0].evidence.vouched);  // taken from the balances: no check of its own
+    CHECK(e.items[1].evidence.vouched);        // $890.00 + $1.18 = $891.18
+    CHECK(e.items[0].evidence.sums_agree);
   }
 }

@@ -152,9 +152,9 @@ class FieldFinder {
   // amount's when `unit_prices` is false). None without a description.
   std::optional<ItemRow> table_item(const TableRow& row, bool unit_prices) const;
   std::optional<long long> row_amount(const TableRow& row, const ItemRow& item) const;
-  // A transaction whose amount disagrees with its running balance only by its sign (a minus OCR
-  // lost or added, a figure in the wrong column) is turned, cell and `amounts` (per item).
-  void signs_from_balances(std::vector<std::optional<long long>>& amounts);
+  // Per item: a transaction off its running balance only by its sign is turned (cell, `amounts`);
+  // one with no figure read between two balances gets their difference (`split`: as debit/credit).
+  void amounts_from_balances(std::vector<std::optional<long long>>& amounts, bool split);
   // The words of `lowered` (lower case) that no label covers (no label of `kind`, when given),
   // not abbreviated ("incl."), with `letters` letters or more (and letters only, from 3): what a
   // line says beside its labels.

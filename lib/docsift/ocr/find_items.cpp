@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 
 #include "docsift/ocr/table_cut.h"
 #include "docsift/ocr/table_receipt.h"
@@ -45,23 +44,6 @@ std::optional<FieldFinder::ItemRow> FieldFinder::item_row(std::size_t line) cons
   return ItemRow{description, quantity, price};
 }
 
-namespace {
-
-// A figure's cell, printed as a debit (negative_at, around its digits).
-bool printed_negative(const std::string& printed) {
-  const std::size_t first = printed.find_first_of("0123456789");
-  if (first == std::string::npos) return false;
-  return negative_at(printed, first, printed.find_last_of("0123456789") + 1);
-}
-
-// An amount as printed with its sign, in cents.
-long long signed_cents(const std::string& printed, const std::string& amount) {
-  const long long cents = amount_cents(amount).value_or(0);
-  return printed_negative(printed) ? -cents : cents;
-}
-
-}  // namespace
-
 std::size_t FieldFinder::unlabelled_words(const std::string& lowered, std::size_t letters,
                                           const char* kind) const {
   const std::vector<Hit> hits = label_hits(lowered, rules);
@@ -78,30 +60,6 @@ std::size_t FieldFinder::unlabelled_words(const std::string& lowered, std::size_
       ++count;
   }
   return count;
-}
-
-void FieldFinder::balance_check(nlohmann::json& checks) {
-  const auto open = found.find("OPENING_BALANCE"), close = found.find("CLOSING_BALANCE");
-  if (!transactions || row_amounts.empty() || open == found.end() || close == found.end()) return;
-  const long long opening = signed_cents(open->second, open->second),
-                  closing = signed_cents(close->second, close->second);
-  long long sum = opening;
-  for (const long long a : row_amounts) sum += a;
-  const auto list = evidence.find("DESCRIPTIONS");
-  // To the cent: a statement's amounts are never rounded, so a cent off is a misprint or a misread.
-  if (sum == closing) {
-    checks["balance"] = "sum";
-    if (list != evidence.end()) list->second.vouched = true;
-  } else if (row_amounts.back() == closing) {
-    checks["balance"] = "running";
-  } else {
-    checks["balance"] = false;
-    // By how much, for review.csv's check and the report (journal/page_arithmetic.h).
-    char off[32];
-    std::snprintf(off, sizeof off, "%.2f", static_cast<double>(sum - closing) / 100.0);
-    checks["balance_off"] = off;
-    if (list != evidence.end()) list->second.contradicted = true;
-  }
 }
 
 namespace {
@@ -287,7 +245,7 @@ void FieldFinder::line_items() {
   }
   if (transactions) {
     misread_figures.clear();  // a statement's rows: no items' figures to read again
-    signs_from_balances(amounts);
+    amounts_from_balances(amounts, has(Column::kDebit) || has(Column::kCredit));
     for (const auto& a : amounts) {
       if (a) row_amounts.push_back(*a);
     }
@@ -339,7 +297,7 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
     const auto a = money(it->second, false);
     if (!a) return std::nullopt;
     // With its sign as printed: "-45.00", "(45.00)", "45.00-", "1,234.56 DR" are negative.
-    return (printed_negative(it->second) && a->cents != 0 ? "-" : "") +
+    return (negative_printed(it->second) && a->cents != 0 ? "-" : "") +
            format_amount(a->cents, a->currency);
   };
   LineItem out;
@@ -351,49 +309,6 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
   if (item.price && !out.unit_price && !out.amount && !out.debit && !out.credit)
     (unit_prices ? out.unit_price : out.amount) = item.price;
   return out;
-}
-
-// A transaction's amount, signed, for balance_check: its amount column as printed ("-$45.00",
-// "45.00-", "(45.00)" are debits), else its credit less its debit, else the line's last word.
-std::optional<long long> FieldFinder::row_amount(const TableRow& row, const ItemRow& item) const {
-  const auto cell = [&](Column c) {
-    const auto it = row.cells.find(c);
-    return it == row.cells.end() ? std::string() : it->second;
-  };
-  const auto cents = [&](Column c) -> std::optional<long long> {
-    const auto a = money(cell(c), false);
-    return a ? std::optional(a->cents) : std::nullopt;
-  };
-  if (const auto a = money(cell(Column::kAmount), false))
-    return signed_cents(cell(Column::kAmount), format_amount(a->cents, a->currency));
-  if (const auto credit = cents(Column::kCredit), debit = cents(Column::kDebit); credit || debit)
-    return credit.value_or(0) - debit.value_or(0);
-  if (!item.price) return std::nullopt;
-  // Its last word, with a minus read as a word of its own before it ("Fuel - $329.43").
-  const auto& words = page.lines[row.lines.front()].words;
-  const bool minus = words.size() >= 2 && words[words.size() - 2].text == "-";
-  return signed_cents((minus ? "-" : "") + words.back().text, *item.price);
-}
-
-void FieldFinder::signs_from_balances(std::vector<std::optional<long long>>& amounts) {
-  const auto open = found.find("OPENING_BALANCE");
-  std::optional<long long> before;
-  if (open != found.end()) before = signed_cents(open->second, open->second);
-  for (std::size_t k = 0; k < amounts.size() && k < items.size(); ++k) {
-    LineItem& item = items[k];
-    const std::optional<long long> balance =
-        item.balance ? std::optional(signed_cents(*item.balance, *item.balance)) : std::nullopt;
-    auto& a = amounts[k];
-    if (before && balance && a && *a != 0 && *before + *a != *balance && *before - *a == *balance) {
-      a = -*a;
-      if (item.amount) {
-        item.amount = item.amount->front() == '-' ? item.amount->substr(1) : "-" + *item.amount;
-      } else {
-        std::swap(item.debit, item.credit);
-      }
-    }
-    before = balance;
-  }
 }
 
 }  // namespace docsift::ocr::detail

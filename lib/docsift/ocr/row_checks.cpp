@@ -85,7 +85,8 @@ void mark_rows(std::vector<LineItem>& items, const std::map<std::string, std::st
       open != fields.end() && open->second != "N/A")
     before = signed_cell(open->second);
   for (LineItem& item : items) {
-    const std::optional<bool> own = own_check(item, before);
+    // An amount taken from the balances (find_items.cpp) agrees with them by construction.
+    const std::optional<bool> own = item.from_balances ? std::nullopt : own_check(item, before);
     before = signed_cell(item.balance);
     // The row's own check vouches or contradicts; the table's sum is evidence of its own
     // (sums_agree). A table that does not add up contradicts no row: it says that one of its rows

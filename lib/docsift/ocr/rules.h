@@ -149,6 +149,7 @@ struct LineItem {
   // table's sum); `probability`, calibrated from it by the calibration's `row` model.
   Evidence evidence;
   std::optional<double> probability;
+  bool from_balances = false;  // its amount read off the running balances: no figure was read
 };
 
 struct Extraction {

@@ -87,6 +87,8 @@ std::optional<std::string> parse_amount(std::string_view text, const Lexicon& le
 // before it (a currency mark between), a minus or DR after it: "-$45.00", "$-45.00", "(45.00)",
 // "45.00-", "- 45.00", "1,234.56 DR".
 bool negative_at(std::string_view text, std::size_t begin, std::size_t end);
+// Whether a figure's cell is printed as a debit: negative_at around its digits.
+bool negative_printed(std::string_view cell);
 // The value in cents of an amount as format_amount writes it.
 std::optional<long long> amount_cents(std::string_view formatted);
 

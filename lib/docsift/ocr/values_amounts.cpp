@@ -297,4 +297,10 @@ bool negative_at(std::string_view text, std::size_t begin, std::size_t end) {
          (after.size() == 2 || !std::isalnum(static_cast<unsigned char>(after[2])));
 }
 
+bool negative_printed(std::string_view cell) {
+  const std::size_t first = cell.find_first_of("0123456789");
+  if (first == std::string_view::npos) return false;
+  return negative_at(cell, first, cell.find_last_of("0123456789") + 1);
+}
+
 }  // namespace docsift::ocr
