@@ -85,22 +85,36 @@ void complete_gate(eval::Gate& gate, const EvalArgs& o, const config::Config& cf
                                      : std::nullopt;
 }
 
-// --before-corrections: the values as the run read them, before `docsift review apply`.
+// --before-corrections: the values as the run read them, before `docsift review apply`, from
+// PRED's journal: PRED itself, or results.jsonl beside it. That journal beside a run's
+// predictions.csv also says which pages' tables speak against their fields (`rows_off`, which the
+// run's queue queues): one read gives both.
 std::optional<eval::Originals> restore_originals(const EvalArgs& o,
                                                  eval::PredictionFile& predictions) {
-  if (!o.before_corrections) return std::nullopt;
-  const fs::path journal = fs::path(o.predictions).extension() == ".jsonl"
-                               ? fs::path(o.predictions)
-                               : fs::path(o.predictions).parent_path() / batch::out_files::kJournal;
-  if (!fs::exists(journal)) {
-    throw ConfigError("--before-corrections: " + journal.string() +
-                      " is not there; it reads the corrections from the journal of PRED's run "
-                      "(results.jsonl beside predictions.csv)");
+  const fs::path pred(o.predictions);
+  std::optional<eval::Originals> originals;
+  if (pred.extension() == ".jsonl") {
+    if (o.before_corrections) originals = std::move(predictions.originals);
+  } else {
+    const fs::path journal = pred.parent_path() / batch::out_files::kJournal;
+    const bool beside_run =
+        pred.filename() == batch::out_files::kPredictions && fs::exists(journal);
+    if (o.before_corrections && !fs::exists(journal)) {
+      throw ConfigError("--before-corrections: " + journal.string() +
+                        " is not there; it reads the corrections from the journal of PRED's run "
+                        "(results.jsonl beside predictions.csv)");
+    }
+    if (o.before_corrections || beside_run) {
+      eval::PredictionFile run = eval::read_prediction_file(
+          journal, o.before_corrections ? "--before-corrections " + journal.string()
+                                        : std::string(batch::out_files::kJournal));
+      if (beside_run) predictions.rows_off = std::move(run.rows_off);
+      if (o.before_corrections) originals = std::move(run.originals);
+    }
   }
-  eval::Originals originals =
-      eval::read_originals(journal, "--before-corrections " + journal.string());
-  originals.restore(predictions.records);
-  if (predictions.confidences) originals.restore(*predictions.confidences);
+  if (!originals) return std::nullopt;
+  originals->restore(predictions.records);
+  if (predictions.confidences) originals->restore(*predictions.confidences);
   return originals;
 }
 
@@ -136,10 +150,7 @@ FoundConfidences find_confidences(const EvalArgs& o, const eval::PredictionFile&
                       "predictions.csv; --confidence FILE)");
   }
   found.from_csv = found.values && (!o.confidence.empty() || !predictions.confidences);
-  found.rows_off = predictions.rows_off;
-  const fs::path journal = fs::path(o.predictions).parent_path() / batch::out_files::kJournal;
-  if (fs::path(o.predictions).filename() == batch::out_files::kPredictions && fs::exists(journal))
-    found.rows_off = eval::read_prediction_file(journal, "results.jsonl").rows_off;
+  found.rows_off = predictions.rows_off;  // restore_originals read the run's journal for them
   return found;
 }
 

@@ -240,6 +240,13 @@ TEST_CASE(
   REQUIRE_MESSAGE((originals.exit_code == 0 || originals.exit_code == 4), originals.err);
   CHECK(json::parse(file_bytes(before_report))["overall"].get<double>() ==
         doctest::Approx(accuracy_before));
+  // The same from the journal itself as PRED (its originals read in the same pass as its values).
+  const CliResult from_journal =
+      run_docsift("eval " + q(run.out / "results.jsonl") + " " + q(run.gt) +
+                  " --before-corrections --report " + q(before_report));
+  REQUIRE_MESSAGE((from_journal.exit_code == 0 || from_journal.exit_code == 4), from_journal.err);
+  CHECK(json::parse(file_bytes(before_report))["overall"].get<double>() ==
+        doctest::Approx(accuracy_before));
 
   // The report marks each corrected value, the value read struck through, and lists the queue.
   const fs::path report = run.dir / "report";

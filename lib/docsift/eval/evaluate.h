@@ -42,6 +42,18 @@ Records read_records_csv(const std::filesystem::path& path, const std::string& r
 // has no row for it.
 Records read_records_jsonl(const std::filesystem::path& path, const std::string& role = "");
 
+// What a run read before a person corrected it (`docsift review apply`, docs/confidence.md,
+// "Corrections"), from its journal: per page, each corrected field's original value, and the
+// confidences of the page's last record before its first correction.
+struct Originals {
+  Records values;
+  Confidences confidences;
+  int count() const;  // corrected values
+  // Each corrected value, and its page's confidences, as they were before the corrections.
+  void restore(Records& records) const;
+  void restore(Confidences& confidences) const;
+};
+
 // A predictions file as eval reads it: the pages predicted, and the columns to check against the
 // schema (check_prediction_columns).
 struct PredictionFile {
@@ -60,24 +72,12 @@ struct PredictionFile {
   // A journal's pages whose table's arithmetic speaks against some of their fields (the review
   // queue's "rows disagree", journal/page_arithmetic.h): those fields. None from a CSV.
   RowsOff rows_off;
+  Originals originals;  // a journal's, read in the same pass; none from a CSV
 };
 // By extension: .jsonl → journal, anything else → CSV.
 PredictionFile read_prediction_file(const std::filesystem::path& path,
                                     const std::string& role = "PRED");
 Records read_predictions(const std::filesystem::path& path);  // read_prediction_file(path).records
-
-// What a run read before a person corrected it (`docsift review apply`, docs/confidence.md,
-// "Corrections"), from its journal: per page, each corrected field's original value, and the
-// confidences of the page's last record before its first correction.
-struct Originals {
-  Records values;
-  Confidences confidences;
-  int count() const;  // corrected values
-  // Each corrected value, and its page's confidences, as they were before the corrections.
-  void restore(Records& records) const;
-  void restore(Confidences& confidences) const;
-};
-Originals read_originals(const std::filesystem::path& journal, const std::string& role);
 
 // Ground truth as JSONL, as the reference's current version accepts it: one object per document,
 // its name under "image_file" and only the fields it has; the others of `field_names` are N/A for

@@ -101,9 +101,24 @@ void for_each_json_line(
   if (in.bad()) io::throw_input_error(path, role, EIO);
 }
 
+// A journal's record for page `image` in what it read before its corrections: the original values
+// of a corrected record's fields, and the confidences of the page's last uncorrected record. A page
+// read again (an uncorrected or failed record) is its new reading's.
+void add_original(const journal::Record& r, const std::string& image, Originals& o) {
+  if (!r.ok() || !r.corrections) {
+    o.values.erase(image);
+    if (r.ok() && r.confidence) o.confidences[image] = *r.confidence;
+    if (!r.ok() || !r.confidence) o.confidences.erase(image);
+    return;
+  }
+  auto& values = o.values[image];
+  values.clear();
+  for (const auto& [field, c] : *r.corrections) values[field] = c.original;
+}
+
 // A journal's records, last per file, into `file`: the files whose last record failed, the field
-// names of the ok ones, their confidences, their line_items and the fields their tables'
-// arithmetic speaks against.
+// names of the ok ones, their confidences, their line_items, the fields their tables'
+// arithmetic speaks against, and the values before their corrections.
 void read_journal(const fs::path& path, const std::string& role, PredictionFile& file) {
   Records& records = file.records;
   Confidences confidence_map;
@@ -116,6 +131,7 @@ void read_journal(const fs::path& path, const std::string& role, PredictionFile&
         const journal::Record r =
             journal::Record::from_json(json, where);  // MalformedInputError: exit 7
         const std::string image(io::document_key(fs::path(r.file).filename().string()));
+        add_original(r, image, file.originals);
         // A later record for the same file replaces the earlier one. Any record but an ok one (a
         // failure, or a run's marker for a failed page since gone) leaves the page without a
         // prediction, as the run's CSV has no row for it.
@@ -157,6 +173,10 @@ void read_journal(const fs::path& path, const std::string& role, PredictionFile&
         if (auto off = journal::table_disagreement_fields(r); !off.empty())
           file.rows_off[image] = std::move(off);
       });
+  // The confidences before a first correction, of the pages that have one.
+  Confidences& before = file.originals.confidences;
+  for (auto it = before.begin(); it != before.end();)
+    it = file.originals.values.count(it->first) ? std::next(it) : before.erase(it);
   if (any_confidence) file.confidences = std::move(confidence_map);
   if (!row_map.empty()) file.rows = std::move(row_map);
   file.failed.assign(failed_set.begin(), failed_set.end());
@@ -197,29 +217,6 @@ PredictionFile read_prediction_file(const fs::path& path, const std::string& rol
 }
 
 Records read_predictions(const fs::path& path) { return read_prediction_file(path).records; }
-
-Originals read_originals(const fs::path& journal, const std::string& role) {
-  Originals o;
-  for_each_json_line(
-      journal, role, /*torn_tail_ok=*/true,
-      [&](const nlohmann::json& json, const std::string& where) {
-        const journal::Record r = journal::Record::from_json(json, where);
-        const std::string image(io::document_key(fs::path(r.file).filename().string()));
-        if (!r.ok() || !r.corrections) {
-          o.values.erase(image);  // a page read again is its new reading's
-          if (r.ok() && r.confidence) o.confidences[image] = *r.confidence;
-          if (!r.ok() || !r.confidence) o.confidences.erase(image);
-          return;
-        }
-        auto& values = o.values[image];
-        values.clear();
-        for (const auto& [field, c] : *r.corrections) values[field] = c.original;
-      });
-  for (auto it = o.confidences.begin(); it != o.confidences.end();) {
-    it = o.values.count(it->first) ? std::next(it) : o.confidences.erase(it);
-  }
-  return o;
-}
 
 int Originals::count() const {
   int n = 0;
