@@ -18,7 +18,7 @@
 #include "docsift/eval/evaluate.h"
 #include "docsift/eval/gate.h"
 #include "docsift/eval/junit.h"
-#include "docsift/eval/plots.h"
+#include "docsift/eval/report_files.h"
 #include "docsift/eval/rows.h"
 #include "docsift/io/input_file.h"
 #include "docsift/io/output_file.h"
@@ -170,30 +170,6 @@ std::optional<eval::ConfidenceEvaluation> score_confidences(
   return eval::evaluate_confidence(schema, evaluation, predictions, *found.values, options);
 }
 
-void write_reports(const EvalArgs& o, const eval::Evaluation& evaluation, const eval::Gate& gate,
-                   const std::optional<eval::RowEvaluation>& rows,
-                   const std::optional<eval::ConfidenceEvaluation>& confidence) {
-  for (const std::string& report : o.reports) {
-    if (fs::path(report).extension() == ".md") {
-      std::string text = eval::to_markdown(evaluation, gate.baseline);
-      if (rows) text += eval::rows_markdown(*rows);
-      if (confidence) {
-        // The figures beside the report, linked by their file names.
-        io::write_file_atomic(reliability_path(report), eval::reliability_png(*confidence));
-        io::write_file_atomic(risk_coverage_path(report), eval::risk_coverage_png(*confidence));
-        text += eval::confidence_markdown(*confidence, reliability_path(report).filename().string(),
-                                          risk_coverage_path(report).filename().string());
-      }
-      io::write_file_atomic(report, text);
-    } else {
-      nlohmann::json json = eval::to_json(evaluation);
-      if (rows) json["rows"] = eval::rows_json(*rows);
-      if (confidence) json["confidence"] = eval::confidence_json(*confidence);
-      io::write_file_atomic(report, json.dump(2) + "\n");
-    }
-  }
-}
-
 void write_thresholds(const EvalArgs& o, const eval::ConfidenceEvaluation& confidence,
                       bool from_csv) {
   // A CSV's confidences are confidence.csv's four decimals: each threshold goes half a last digit
@@ -293,7 +269,7 @@ int run_eval(const EvalArgs& o, const io::ReadFiles& reads) {
   if (confidence) std::cout << eval::confidence_table(*confidence);
   // One verdict for the exit code and the JUnit file.
   const auto cases = eval::judge(evaluation, gate);
-  write_reports(o, evaluation, gate, rows, confidence);
+  eval::write_reports(o.reports, evaluation, gate, rows, confidence);
   if (!o.write_thresholds.empty()) write_thresholds(o, *confidence, found.from_csv);
   if (!o.junit.empty()) io::write_file_atomic(o.junit, eval::to_junit(evaluation, cases));
   return say_verdict(o, evaluation, predictions, cases);

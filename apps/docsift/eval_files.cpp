@@ -7,6 +7,7 @@
 
 #include "docsift/batch/output_folder.h"
 #include "docsift/error.h"
+#include "docsift/eval/report_files.h"
 #include "docsift/io/input_file.h"
 
 namespace docsift::cli {
@@ -28,8 +29,8 @@ std::vector<std::string> output_paths(const EvalArgs& o) {
     if (!is_report_name(report)) continue;
     paths.push_back(report);
     if (fs::path(report).extension() == ".md") {
-      paths.push_back(reliability_path(report).string());
-      paths.push_back(risk_coverage_path(report).string());
+      paths.push_back(eval::reliability_path(report).string());
+      paths.push_back(eval::risk_coverage_path(report).string());
     }
   }
   if (!o.junit.empty()) paths.push_back(o.junit);
@@ -61,13 +62,6 @@ void check_report_path(const std::string& path) {
     throw ConfigError("--report " + path + ": unknown report type '" +
                       fs::path(path).extension().string() + "' (FILE.json or FILE.md)");
   }
-}
-
-fs::path reliability_path(const std::string& report) {
-  return fs::path(report).replace_extension(".reliability.png");
-}
-fs::path risk_coverage_path(const std::string& report) {
-  return fs::path(report).replace_extension(".risk-coverage.png");
 }
 
 // The files eval reads, from the command line as parsed: the outputs' group is handled before the

@@ -33,9 +33,6 @@ struct EvalArgs {
 void check_input_file(const std::string& path, const std::string& role);
 // Reports by extension; anything else (and "-") is refused before any work.
 void check_report_path(const std::string& path);
-// The PNG files drawn beside a Markdown report: r.md → r.reliability.png, r.risk-coverage.png.
-std::filesystem::path reliability_path(const std::string& report);
-std::filesystem::path risk_coverage_path(const std::string& report);
 // The files eval reads, from the command line as parsed (eval_files.cpp says why from the raw
 // results).
 io::ReadFiles files_read(const CLI::App& app);
