@@ -102,6 +102,26 @@ TEST_CASE(
                DateOrder::Dmy) == "No 8, Jalan 7/118B, Desa Tun Razak 56000 Kuala Lumpur");
   CHECK(readings_agree("address", address, "No 8,Jalan 7/118B,Desa Tun Razal 56000 Kuala Lumpur",
                        lexicon()));
+  // An address takes a sure digit for a letter (a floor's or a section's number: "SRD", "US/BM"),
+  // which a name never does.
+  const std::string floor = "SRD FLR, JALAN BULAN BM US/BM";
+  const std::string floor_read = "3RD FLR, JALAN BULAN BM U5/BM";
+  CHECK(settle("address", floor, doubtful(80), {}, reading(floor_read, 0.99f), lexicon(),
+               DateOrder::Dmy) == floor_read);
+  CHECK_FALSE(settle("text", floor, doubtful(80), {}, reading(floor_read, 0.99f), lexicon(),
+                     DateOrder::Dmy));
+  // Nor an O for a zero between two digits: a postcode read "7o00" stays 7000.
+  CHECK_FALSE(settle("address", "Hobart TAS 7000", doubtful(80), {},
+                     reading("Hobart TAS 7o00", 0.99f), lexicon(), DateOrder::Dmy));
+  // An address has no initials to split: "301 Q ueen" read for "301 Queen" is not taken.
+  CHECK_FALSE(settle("address", "301 Queen Street", doubtful(80), {},
+                     reading("301 Q ueen Street", 0.99f), lexicon(), DateOrder::Dmy));
+  // Nor inside a short word of letters: "GST" read "G5T" keeps its S.
+  CHECK_FALSE(settle("address", "{GST Reg No. 001492992000) No 8", doubtful(80), {},
+                     reading("(G5T Reg No. 001492992000) No 8", 0.99f), lexicon(), DateOrder::Dmy));
+  // Not in a word of letters: "DAMANSARA" read "DA1ANSARA" keeps its M.
+  CHECK_FALSE(settle("address", "JALAN SS21/58 DAMANSARA UTAMA", doubtful(80), {},
+                     reading("JALAN SS21/58 DA1ANSARA UTAMA", 0.99f), lexicon(), DateOrder::Dmy));
 }
 
 TEST_CASE(
@@ -129,6 +149,9 @@ TEST_CASE(
                          kLetterSure) == "C W KHOO HARDWARE SDN BHD");
   CHECK_FALSE(
       substituted_name("S&Y STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterSure));
+  // Starting before it is not: a word read in front of the name is no part of it.
+  CHECK_FALSE(substituted_name("www.harveynorman.com.my", "Visit www.harveynorman.com.my",
+                               sure("Visit www.harveynorman.com.my"), kLetterSure));
   // Running on past the name (a registration number) is allowed; the name keeps its own end.
   CHECK(substituted_name("AEON CO. (H) BHD", "AEON CO. (M) BHD (126926-H)",
                          sure("AEON CO. (M) BHD (126926-H)"), kLetterSure) == "AEON CO. (M) BHD");

@@ -1033,6 +1033,19 @@ TEST_CASE("OCR totals around a rounding line and a payment: what each line can a
   }
 }
 
+TEST_CASE("OCR rules: a zero read in a name's word of letters is an O, a number's zeros stay") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  const auto named = [&](const std::string& line) {
+    return extract_fields(page_of({"TAX INVOICE", line, "TOTAL: $10.00"}), rules, kFieldNames)
+        .fields.at("PAYER_NAME");
+  };
+  CHECK(named("Customer: Liam 0'Connor") == "Liam O'Connor");
+  CHECK(named("Customer: J0RDAN SMITH") == "JORDAN SMITH");
+  CHECK(named("Customer: J0rdan Smith") == "Jordan Smith");
+  CHECK(named("Customer: Studio 504 Design") == "Studio 504 Design");
+  CHECK(named("Customer: A10 Plumbing") == "A10 Plumbing");
+}
+
 TEST_CASE("OCR seller: a legal name that names its country is a name, an address line is not") {
   const Rules rules = load_rules("builtin:ocr-rules");
   auto r = extract_fields(

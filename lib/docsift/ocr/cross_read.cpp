@@ -61,6 +61,19 @@ std::size_t word_run(const std::string& value, std::size_t at, int direction) {
   return n;
 }
 
+// Whether the word of `value` at byte `at` holds a digit, or is of at most three letters with `at`
+// its first or last ("SRD", "US", not the S of "GST").
+bool numbered_word(const std::string& value, std::size_t at) {
+  const std::size_t left = word_run(value, at, -1), right = word_run(value, at, 1);
+  if (left == 0) return false;
+  const std::size_t first = at + 1 - left, size = left + right - 1;
+  const bool digit =
+      std::any_of(value.begin() + static_cast<std::ptrdiff_t>(first),
+                  value.begin() + static_cast<std::ptrdiff_t>(first + size),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return digit || (size <= 3 && (at == first || at + 1 == first + size));
+}
+
 // One step of the alignment of the first reading's name characters with the second's.
 enum class Step { Same, Substituted, Inserted, Deleted };
 
@@ -107,6 +120,27 @@ std::vector<Aligned> align(const std::string& mine, const std::string& theirs) {
   return path;
 }
 
+// Whether a sure character of the second reading (`theirs[a.j]`, substituted for `mine[a.i]` or
+// put in before it) may be taken. Never a digit for a letter ("BILD" is not "BHD1"): OCR reads a
+// name's letters as digits, seldom the other way round; the others keep Tesseract's reading, each
+// letter settled alone ("WR. D.I.Y. (M) SON BHD": a sure M, an unsure D). With `digits` (an
+// address) a digit is taken in its words of digits and short ones ("SRD" for "3RD", "US/BM" for
+// "U5/BM"), not in a word of letters ("DAMANSARA" is not "DA1ANSARA"); nor an O for a zero between
+// two digits (a postcode's "7000" is not "7o00"; "PJU 14/3" may be "1A/3").
+bool may_take(const Aligned& a, const std::string& mine, const std::string& theirs,
+              const std::string& value, const std::vector<std::size_t>& where, bool digits) {
+  const auto b = static_cast<unsigned char>(theirs[a.j]);
+  const auto digit = [&](std::size_t i) {
+    return std::isdigit(static_cast<unsigned char>(mine[i])) != 0;
+  };
+  if (std::isdigit(b) != 0 &&
+      (a.step == Step::Inserted || std::isalpha(static_cast<unsigned char>(mine[a.i])) != 0) &&
+      !(digits && a.i < mine.size() && numbered_word(value, where[a.i])))
+    return false;
+  return !(digits && a.step == Step::Substituted && (b == 'o' || b == 'O') && mine[a.i] == '0' &&
+           a.i > 0 && a.i + 1 < mine.size() && digit(a.i - 1) && digit(a.i + 1));
+}
+
 // The second reading's name characters with their probabilities, one per code point of `read`
 // (a full-width bracket is one character, not a name's), and whether a space comes before each
 // (after another name character).
@@ -137,7 +171,8 @@ std::optional<NameRead> name_read(const std::string& read,
 }  // namespace
 
 std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
-                                            const std::vector<float>& probabilities, double sure) {
+                                            const std::vector<float>& probabilities, double sure,
+                                            bool digits) {
   const std::optional<NameRead> second = name_read(read, probabilities);
   if (!second) return std::nullopt;
   const auto& [theirs, p, spaced] = *second;
@@ -158,9 +193,10 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
     const Aligned& a = path[step];
     // An initial Tesseract read glued to the letter beside it that the second reads apart ("CW
     // KHOO" read "C W KHOO"): the space is put in. Only an initial: PP-OCR splits words too
-    // ("S&Y STAT IONERY").
+    // ("S&Y STAT IONERY"). Not in an address, which has no initials ("301 Queen Street" read
+    // "301 Q ueen").
     const bool both = a.step == Step::Same || a.step == Step::Substituted;
-    if (both && last && last->i + 1 == a.i && last->j + 1 == a.j && spaced[a.j] &&
+    if (!digits && both && last && last->i + 1 == a.i && last->j + 1 == a.j && spaced[a.j] &&
         where[a.i] == where[last->i] + 1 &&
         std::min(word_run(value, where[last->i], -1), word_run(value, where[a.i], 1)) == 1) {
       before[a.i] += ' ';
@@ -172,14 +208,7 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
     // Tesseract reads letters that are not there less often than the recognizer drops one
     // ("LIAN" read "LAN"): a letter is never taken out.
     if (a.step == Step::Deleted) continue;
-    // A sure letter only, and never a digit for a letter ("BILD" is not "BHD1"): OCR reads a
-    // name's letters as digits, seldom the other way round. The others keep Tesseract's reading,
-    // each letter settled alone ("WR. D.I.Y. (M) SON BHD": a sure M, an unsure D).
-    const auto b = static_cast<unsigned char>(theirs[a.j]);
-    if (p[a.j] < sure ||
-        (std::isdigit(b) != 0 &&
-         (a.step == Step::Inserted || std::isalpha(static_cast<unsigned char>(mine[a.i])) != 0)))
-      continue;
+    if (p[a.j] < sure || !may_take(a, mine, theirs, value, where, digits)) continue;
     if (a.step == Step::Substituted) replaced[a.i] = theirs[a.j];
     // One letter the second reads at the end of a word ("JIAWE" read "JIAWEI JIAWEI") goes after
     // that word's last letter, not before the next word's first; more (a word Tesseract missed)
@@ -192,7 +221,10 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
     ++taken;
   }
   const std::size_t allowed = std::max<std::size_t>(1, mine.size() / kNameEditsPer);
-  if (taken == 0 || edits > allowed || !before.back().empty()) return std::nullopt;
+  // The second reading may run on past the name, not start elsewhere: one letter before its first
+  // ("'SH" read "TSH"), not a word ("Visit www.…" read where the rules kept "www.…").
+  if (taken == 0 || edits > allowed || !before.back().empty() || before.front().size() > 1)
+    return std::nullopt;
   std::string out;
   std::size_t k = 0;
   for (std::size_t i = 0; i < value.size(); ++i) {
@@ -252,7 +284,8 @@ std::optional<std::string> settle(const std::string& kind, const std::string& va
     return second_value(kind, second.text, lexicon, order);
   }
   if (name_kind(kind))
-    return substituted_name(value, second.text, second.probabilities, kLetterSure);
+    return substituted_name(value, second.text, second.probabilities, kLetterSure,
+                            kind == "address");
   return std::nullopt;
 }
 

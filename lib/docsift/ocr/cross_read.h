@@ -14,10 +14,13 @@
 
 namespace docsift::ocr {
 
-// The fields cross-read: the ones a reader checks first and the rules most often misread, and
-// the seller's address, whose many words are each a chance of a misread letter.
-inline constexpr const char* kCrossReadFields[] = {"TOTAL", "INVOICE_DATE", "SUPPLIER",
-                                                   "BUSINESS_ADDRESS"};
+// The fields cross-read: the ones a reader checks first and the rules most often misread, the
+// seller's address, whose many words are each a chance of a misread letter, and the other names
+// and addresses, read letter by letter the same way ("Syiney" read "Sydney", "0'Connor"
+// "O'Connor").
+inline constexpr const char* kCrossReadFields[] = {
+    "TOTAL",         "INVOICE_DATE",     "SUPPLIER",       "BUSINESS_ADDRESS", "PAYER_NAME",
+    "PAYER_ADDRESS", "SUPPLIER_WEBSITE", "ACCOUNT_HOLDER", "BANK_NAME"};
 
 // Whether values of calibration kind `kind` are compared and settled as names are (letters and
 // digits): text, and the addresses' own kind.
@@ -53,12 +56,16 @@ std::optional<std::string> second_value(const std::string& kind, const std::stri
 // missed at a word's end goes after that word ("JIAWE" → "JIAWEI"), more before the next. An
 // initial Tesseract read glued to the letter beside it is split where the second reads a space
 // between them ("CW KHOO" → "C W KHOO"). The second reading may run on past the name (a
-// registration number), not start elsewhere; at most one change in kNameEditsPer letters. nullopt
-// when nothing is put in, or the two are not that close. bench/ocr/README.md has how the limits
-// were chosen on the 200 and the 427.
+// registration number), not start elsewhere (one letter before it at most); at most one change in
+// kNameEditsPer letters. With `digits` (an address, whose unit, floor and section numbers mix
+// digits into words: "3RD FLR", "U5/BM", OCR's "SRD", "US/BM") a sure digit for a letter is put in
+// too, in a word with a digit or first or last in one of at most three letters, but no O for a zero
+// between digits. nullopt when nothing is put in, or the two are not that close.
+// bench/ocr/README.md has how the limits were chosen on the 200 and the 427.
 inline constexpr int kNameEditsPer = 3;
 std::optional<std::string> substituted_name(const std::string& value, const std::string& read,
-                                            const std::vector<float>& probabilities, double sure);
+                                            const std::vector<float>& probabilities, double sure,
+                                            bool digits = false);
 
 // Which value a field keeps when the second reading differs: the second's where the rules can
 // tell that the first misread, nullopt to keep the first. An amount whose printed sums do not vouch
@@ -66,7 +73,8 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
 // whose words Tesseract read under kAmountDoubt, read by the second as one amount with cents at a
 // mean probability ≥ kAmountSure (in the first's currency), or read by the second as an amount
 // among `sums` at ≥ kAmountSummedSure; a date read under kDateDoubt, read by the second as one date
-// at ≥ kDateSure; a name as substituted_name puts it, each letter at ≥ kLetterSure.
+// at ≥ kDateSure; a name as substituted_name puts it, each letter at ≥ kLetterSure (an address with
+// its digits).
 // bench/ocr/README.md has how they were chosen and what each gains.
 inline constexpr double kAmountDoubt = 80, kAmountSure = 0.85;
 inline constexpr double kAmountSummedSure = 0.7;

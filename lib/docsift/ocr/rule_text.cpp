@@ -205,6 +205,32 @@ namespace {
 
 using Parsed = std::optional<std::string>;
 
+// A name with each zero OCR read in a word of letters as the O it is ("Liam 0'Connor", "J0rdan"):
+// upper case where it begins the word or stands between capitals, else lower. A word with another
+// digit, or fewer than two letters, keeps its zeros ("3M", "Studio 54", "Room 101", "O2").
+std::string zeros_as_letters(std::string name) {
+  for (std::size_t begin = 0; begin < name.size();) {
+    std::size_t end = name.find(' ', begin);
+    if (end == std::string::npos) end = name.size();
+    int letters = 0, others = 0;
+    for (std::size_t k = begin; k < end; ++k) {
+      const auto c = static_cast<unsigned char>(name[k]);
+      letters += std::isalpha(c) != 0 ? 1 : 0;
+      others += std::isdigit(c) != 0 && c != '0' ? 1 : 0;
+    }
+    for (std::size_t k = begin; letters >= 2 && others == 0 && k < end; ++k) {
+      if (name[k] != '0') continue;
+      const bool upper =
+          k == begin ||
+          (std::isupper(static_cast<unsigned char>(name[k - 1])) != 0 &&
+           (k + 1 == end || std::islower(static_cast<unsigned char>(name[k + 1])) == 0));
+      name[k] = upper ? 'O' : 'o';
+    }
+    begin = end + 1;
+  }
+  return name;
+}
+
 Parsed labelled_date(const std::string& text, const Lexicon& lexicon, DateOrder order) {
   if (auto d = parse_date(text, lexicon, order)) return d;
   // A labelled date whose first separator OCR lost ("Date: 1303/2018", 13/03/2018). Only under
@@ -246,7 +272,7 @@ constexpr std::array<KindRow, 10> kKindTable{{
        if (!has_letters(name) || parse_email(name) || parse_phone(name) ||
            looks_like_address(name, lexicon))
          return std::nullopt;
-       return name;
+       return zeros_as_letters(name);
      }},
     // text: whatever follows the label, as printed (a reference, an order number, a plate).
     {"text",
