@@ -14,9 +14,8 @@
      200 have their seller in it, none because of its own label), for the `known` and `listed`
      evidence;
    - receipts+both, receipts-427+both: each receipt set again with ocr.recognizer=both (PP-OCRv4
-     reads the boxes of TOTAL, INVOICE_DATE, SUPPLIER, BUSINESS_ADDRESS and the other names and
-     addresses again: scripts/setup.sh converts it), their rows of those fields only (the receipts'
-     truth judges the first four), for the `reader_agreed`,
+     reads the boxes of TOTAL, INVOICE_DATE, SUPPLIER and BUSINESS_ADDRESS again: scripts/setup.sh
+     converts it), their rows of those four fields only, for the `reader_agreed`,
      `reader_disagreed` and `reader_taken` evidence.
    A page read in several runs is one page for the folds below.
    Never the held-out sets (SROIE's test split, invoice2data's tests).
@@ -269,10 +268,7 @@ def fit(rows, names, l2=1.0, offsets=None):
 
 LIST_FEATURES = ("known", "listed")
 READER_FEATURES = ("reader_agreed", "reader_disagreed", "reader_taken")
-# The fields ocr.recognizer=both reads again (cross_read.h: kCrossReadFields). The receipts' truth
-# judges the first four only.
-READ_AGAIN = ("TOTAL", "INVOICE_DATE", "SUPPLIER", "BUSINESS_ADDRESS", "PAYER_NAME", "PAYER_ADDRESS",
-              "SUPPLIER_WEBSITE", "ACCOUNT_HOLDER", "BANK_NAME")
+READ_AGAIN = ("TOTAL", "INVOICE_DATE", "SUPPLIER", "BUSINESS_ADDRESS")  # the fields ocr.recognizer=both reads again (cross_read.h: kCrossReadFields)
 
 
 def read_again(row):

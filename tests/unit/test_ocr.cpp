@@ -1046,6 +1046,21 @@ TEST_CASE("OCR rules: a zero read in a name's word of letters is an O, a number'
   CHECK(named("Customer: A10 Plumbing") == "A10 Plumbing");
 }
 
+TEST_CASE("OCR seller: an address line's lead-in label is no part of the address") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  const auto e = extract_fields(page_of({"TAX INVOICE", "Harbour Office Supplies",
+                                         "Address: 88 Collins Street, Melbourne VIC 3000",
+                                         "Phone (02) 1889 4771", "", "TOTAL: $690.44"}),
+                                rules, kFieldNames);
+  CHECK(e.fields.at("SUPPLIER") == "Harbour Office Supplies");
+  CHECK(e.fields.at("BUSINESS_ADDRESS") == "88 Collins Street, Melbourne VIC 3000");
+  // A lead-in that is no address label stays: "NO: 28, JALAN ASTANA 1C" is the address.
+  const auto m = extract_fields(
+      page_of({"KEDAI BUKU SDN BHD", "NO: 28, JALAN ASTANA 1C, 41050 KLANG", "TOTAL: 10.00"}),
+      rules, kFieldNames);
+  CHECK(m.fields.at("BUSINESS_ADDRESS") == "NO: 28, JALAN ASTANA 1C, 41050 KLANG");
+}
+
 TEST_CASE("OCR seller: a legal name that names its country is a name, an address line is not") {
   const Rules rules = load_rules("builtin:ocr-rules");
   auto r = extract_fields(

@@ -1,14 +1,29 @@
-// The seller's address: the lines under its name (FieldFinder::business_address), and what makes a
-// line an address (address_text). (field_finder.h)
+// The seller's address: the lines under its name (FieldFinder::business_address), without a lead-in
+// label, and what makes a line an address (address_text). (field_finder.h)
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "docsift/ocr/field_finder.h"
 
 namespace docsift::ocr::detail {
+
+namespace {
+
+// An address line without its lead-in label ("Address: 44 Rundle Mall" → " 44 Rundle Mall"):
+// one of `labels` (lower case) before its first colon.
+std::string without_address_label(const std::string& t, const std::vector<std::string>& labels) {
+  const std::size_t colon = t.find(':');
+  if (colon == std::string::npos) return t;
+  const std::string lead = casefold(clean_text(t.substr(0, colon)));
+  if (std::find(labels.begin(), labels.end(), lead) == labels.end()) return t;
+  return t.substr(colon + 1);
+}
+
+}  // namespace
 
 void FieldFinder::business_address() {
   // A line of place names inside an address, which no street word, number or comma marks as one
@@ -54,7 +69,8 @@ void FieldFinder::business_address() {
         continue;
       }
       if ((address_like(k) && r[k].hits.empty()) || (!address.empty() && bridges(k))) {
-        append_joined(address, " ", clean_address(r[k].text));
+        append_joined(address, " ",
+                      clean_address(without_address_label(r[k].text, rules.address_labels)));
         address_segments.push_back(k);
         last_line = r[k].line;
       } else if (!address.empty() || ++skipped > 2) {

@@ -37,6 +37,7 @@ struct Rules {
   std::vector<LabelRule> fields;
   TotalRules total;
   std::vector<std::string> company_forms, not_supplier, address_words, regions;
+  std::vector<std::string> address_labels;  // "Address:" leading an address line in, lower case
   // Words that, right after a party's name label, make it part of another phrase ("Customer
   // Service", "Customer Copy"): the label then names no one.
   std::vector<std::string> party_label_phrases;

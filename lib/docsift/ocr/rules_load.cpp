@@ -160,6 +160,10 @@ Rules load_rules(const std::string& source) {
           strings(root["party_label_phrases"], source + ": party_label_phrases");
     }
     rules.address_words = strings(root["address_words"], source + ": address_words");
+    if (root["address_labels"]) {  // optional, as party_label_phrases
+      for (const auto& w : strings(root["address_labels"], source + ": address_labels"))
+        rules.address_labels.push_back(casefold(w));
+    }
     rules.regions = strings(root["regions"], source + ": regions");
     for (const auto& w : strings(root["business_words"], source + ": business_words"))
       rules.business_words.push_back(casefold(w));
