@@ -13,17 +13,16 @@
 #include "commands.h"
 #include "config_options.h"
 #include "docsift/batch/model_support.h"
-#include "docsift/batch/ocr_reader.h"
 #include "docsift/batch/output_folder.h"
 #include "docsift/batch/report.h"
 #include "docsift/batch/run.h"
 #include "docsift/batch/run_ending.h"
+#include "docsift/batch/run_start.h"
 #include "docsift/config/config.h"
 #include "docsift/error.h"
 #include "docsift/io/file_list.h"
 #include "docsift/io/input_file.h"
 #include "docsift/io/same_file.h"
-#include "docsift/memory/allocator_env.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
@@ -198,19 +197,6 @@ void limit_ocr_threads() {
   ::execv("/proc/self/exe", g_argv);  // returns only on failure: go on as we are
 }
 
-void say_ocr_engine(const config::Config& cfg, const RunArgs& o, const batch::Log& log) {
-  log.info(
-      "engine",
-      std::string(cfg.keys_given.count("extraction.engine") == 0 ? "no --model given, so " : "") +
-          "reading pages with the OCR engine (" + batch::ocr_readers(cfg) + "; the rules in " +
-          cfg.ocr.rules + "); pass --model DIR to use a vision-language model",
-      {{"engine", "ocr"}});
-  if (!o.device.empty() && o.device != "cpu") {
-    log.warning("ignored", "--device " + o.device + " is ignored: the OCR engine runs on the CPU",
-                {{"option", "--device"}});
-  }
-}
-
 // Each shard its own folder (journal, CSV, summary, lock), so every task of an array runs the same
 // command line. An --out that already is the shard's folder (a shard run again by hand) is used as
 // it is, not nested in itself.
@@ -226,24 +212,6 @@ void place_shard(batch::RunOptions& options, const RunArgs& o, const batch::Log&
                std::to_string(options.shard->count) + " (" + options.shard->source +
                "), writing to " + options.out_dir.string(),
            {{"index", options.shard->index}, {"count", options.shard->count}});
-}
-
-// The model folder named as missing before any device is asked for (which would fail first on a
-// machine without one), then the device or, with worker isolation, the worker's environment.
-void prepare_engine(const config::Config& cfg, bool ocr, const batch::Log& log) {
-  if (std::error_code ec; !ocr && !std::filesystem::exists(cfg.model.path, ec)) {
-    throw InputMissingError("--model " + cfg.model.path +
-                            ": no such folder; pass the model folder that holds config.json and "
-                            "the .safetensors weights");
-  }
-  if (cfg.memory.isolate == config::Isolation::Worker) {
-    // The supervisor never touches the device: the worker sets it up. Allocator settings are
-    // environment variables, which the worker inherits; their warnings are said once.
-    for (const std::string& warning : memory::apply_allocator_settings(cfg.memory.allocator))
-      log.warning("allocator", warning);
-  } else if (!ocr) {
-    batch::prepare_model_device(cfg, &log);
-  }
 }
 
 // Loads the config and fills `options`; everything a run checks before its first page.
@@ -269,11 +237,11 @@ config::Config prepare_run(const RunArgs& o, batch::RunOptions& options, Metrics
       options.inputs.push_back({path, true});
     options.named.push_back("--files-from " + o.files_from);
   }
-  if (ocr) say_ocr_engine(cfg, o, log);
+  batch::say_engine(cfg, o.device, log);
   options.out_dir = cfg.output.dir;
   place_shard(options, o, log);
   metrics.check(options.out_dir, cfg.model.path);
-  prepare_engine(cfg, ocr, log);
+  batch::prepare_engine(cfg, log);
   options.recursive = o.recursive;
   options.follow_links = o.follow_links || cfg.input.follow_links;
   options.resume = o.resume;
