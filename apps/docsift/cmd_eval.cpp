@@ -85,12 +85,13 @@ void complete_gate(eval::Gate& gate, const EvalArgs& o, const config::Config& cf
                                      : std::nullopt;
 }
 
-// --before-corrections: the values as the run read them, before `docsift review apply`, from
-// PRED's journal: PRED itself, or results.jsonl beside it. That journal beside a run's
-// predictions.csv also says which pages' tables speak against their fields (`rows_off`, which the
-// run's queue queues): one read gives both.
-std::optional<eval::Originals> restore_originals(const EvalArgs& o,
-                                                 eval::PredictionFile& predictions) {
+// What eval takes from PRED's run journal, read once: with --before-corrections the values as the
+// run read them, before `docsift review apply`, put back into `predictions` (and returned); for a
+// run's predictions.csv, the pages whose tables speak against their fields (`rows_off`, which the
+// run's queue queues), from results.jsonl beside it. A journal given as PRED was read with its
+// originals already (run_eval).
+std::optional<eval::Originals> read_run_journal(const EvalArgs& o,
+                                                eval::PredictionFile& predictions) {
   const fs::path pred(o.predictions);
   std::optional<eval::Originals> originals;
   if (pred.extension() == ".jsonl") {
@@ -106,8 +107,10 @@ std::optional<eval::Originals> restore_originals(const EvalArgs& o,
     }
     if (o.before_corrections || beside_run) {
       eval::PredictionFile run = eval::read_prediction_file(
-          journal, o.before_corrections ? "--before-corrections " + journal.string()
-                                        : std::string(batch::out_files::kJournal));
+          journal,
+          o.before_corrections ? "--before-corrections " + journal.string()
+                               : std::string(batch::out_files::kJournal),
+          o.before_corrections);
       if (beside_run) predictions.rows_off = std::move(run.rows_off);
       if (o.before_corrections) originals = std::move(run.originals);
     }
@@ -150,7 +153,7 @@ FoundConfidences find_confidences(const EvalArgs& o, const eval::PredictionFile&
                       "predictions.csv; --confidence FILE)");
   }
   found.from_csv = found.values && (!o.confidence.empty() || !predictions.confidences);
-  found.rows_off = predictions.rows_off;  // restore_originals read the run's journal for them
+  found.rows_off = predictions.rows_off;  // read_run_journal read the run's journal for them
   return found;
 }
 
@@ -246,8 +249,9 @@ int run_eval(const EvalArgs& o, const io::ReadFiles& reads) {
   const auto truth = fs::path(o.truth).extension() == ".jsonl"
                          ? eval::read_truth_jsonl(o.truth, schema.names(), "GT", &truth_rows)
                          : eval::read_records_csv(o.truth, "GT");
-  eval::PredictionFile predictions = eval::read_prediction_file(o.predictions);
-  const std::optional<eval::Originals> originals = restore_originals(o, predictions);
+  eval::PredictionFile predictions =
+      eval::read_prediction_file(o.predictions, "PRED", o.before_corrections);
+  const std::optional<eval::Originals> originals = read_run_journal(o, predictions);
   const auto not_predicted = eval::check_prediction_columns(
       schema, truth, predictions.columns, "PRED " + o.predictions, o.allow_missing_fields);
   const auto evaluation =

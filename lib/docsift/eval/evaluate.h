@@ -72,11 +72,12 @@ struct PredictionFile {
   // A journal's pages whose table's arithmetic speaks against some of their fields (the review
   // queue's "rows disagree", journal/page_arithmetic.h): those fields. None from a CSV.
   RowsOff rows_off;
-  Originals originals;  // a journal's, read in the same pass; none from a CSV
+  Originals originals;  // a journal's, read in the same pass when asked for; none from a CSV
 };
-// By extension: .jsonl → journal, anything else → CSV.
+// By extension: .jsonl → journal, anything else → CSV. `with_originals`: a journal's Originals too
+// (eval --before-corrections), which cost a copy of every page's confidences otherwise not needed.
 PredictionFile read_prediction_file(const std::filesystem::path& path,
-                                    const std::string& role = "PRED");
+                                    const std::string& role = "PRED", bool with_originals = false);
 Records read_predictions(const std::filesystem::path& path);  // read_prediction_file(path).records
 
 // Ground truth as JSONL, as the reference's current version accepts it: one object per document,

@@ -118,8 +118,9 @@ void add_original(const journal::Record& r, const std::string& image, Originals&
 
 // A journal's records, last per file, into `file`: the files whose last record failed, the field
 // names of the ok ones, their confidences, their line_items, the fields their tables'
-// arithmetic speaks against, and the values before their corrections.
-void read_journal(const fs::path& path, const std::string& role, PredictionFile& file) {
+// arithmetic speaks against, and (`with_originals`) the values before their corrections.
+void read_journal(const fs::path& path, const std::string& role, PredictionFile& file,
+                  bool with_originals) {
   Records& records = file.records;
   Confidences confidence_map;
   DocumentRows row_map;
@@ -131,7 +132,7 @@ void read_journal(const fs::path& path, const std::string& role, PredictionFile&
         const journal::Record r =
             journal::Record::from_json(json, where);  // MalformedInputError: exit 7
         const std::string image(io::document_key(fs::path(r.file).filename().string()));
-        add_original(r, image, file.originals);
+        if (with_originals) add_original(r, image, file.originals);
         // A later record for the same file replaces the earlier one. Any record but an ok one (a
         // failure, or a run's marker for a failed page since gone) leaves the page without a
         // prediction, as the run's CSV has no row for it.
@@ -200,14 +201,15 @@ Records read_records_csv(const fs::path& path, const std::string& role) {
 
 Records read_records_jsonl(const fs::path& path, const std::string& role) {
   PredictionFile file;
-  read_journal(path, role, file);
+  read_journal(path, role, file, /*with_originals=*/false);
   return std::move(file.records);
 }
 
-PredictionFile read_prediction_file(const fs::path& path, const std::string& role) {
+PredictionFile read_prediction_file(const fs::path& path, const std::string& role,
+                                    bool with_originals) {
   PredictionFile file;
   if (path.extension() == ".jsonl") {
-    read_journal(path, role, file);
+    read_journal(path, role, file, with_originals);
   } else {
     std::vector<std::string> header;
     file.records = records_of(read_csv_input(path, role), path, &header);
