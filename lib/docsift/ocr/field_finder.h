@@ -2,7 +2,7 @@
 // page's segments and what the steps before it found. Its members are defined by concern:
 // find_fields.cpp (order, labels, evidence), find_totals*.cpp, find_dates.cpp, find_parties.cpp
 // (ABN, seller, payer, bank), find_address.cpp (the seller's address), find_domains.cpp (sellers'
-// names in web and email addresses) and find_items.cpp (line items).
+// names in web, email addresses), find_items.cpp (line items), find_transactions.cpp (statements).
 #pragma once
 
 #include <algorithm>

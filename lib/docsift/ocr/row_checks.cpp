@@ -85,7 +85,7 @@ void mark_rows(std::vector<LineItem>& items, const std::map<std::string, std::st
       open != fields.end() && open->second != "N/A")
     before = signed_cell(open->second);
   for (LineItem& item : items) {
-    // An amount taken from the balances (find_items.cpp) agrees with them by construction.
+    // An amount taken from the balances (find_transactions.cpp) agrees with them by construction.
     const std::optional<bool> own = item.from_balances ? std::nullopt : own_check(item, before);
     before = signed_cell(item.balance);
     // The row's own check vouches or contradicts; the table's sum is evidence of its own
