@@ -38,9 +38,12 @@ docsift::batch::LogFormat log_format_of(int argc, char** argv) {
 // still decides what an error is and prints it.
 std::string parse_error_line(const CLI::App* root, const CLI::Error& error) {
   std::string message = error.what();
-  const CLI::App* at = root;  // the deepest subcommand given
-  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
-  const std::string command = at == root ? "docsift" : "docsift " + at->get_name();
+  const CLI::App* at = root;  // the deepest subcommand given, named with those above it
+  std::string command = "docsift";
+  while (!at->get_subcommands().empty()) {
+    at = at->get_subcommands().front();
+    command += " " + at->get_name();
+  }
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
     std::vector<std::string> extras = at->remaining();
     if (extras.empty()) extras = root->remaining(true);
@@ -83,6 +86,19 @@ int fail(const Failure& failure) {
   return failure.code;
 }
 
+// --log-format on every command and subcommand that has none of its own (run's feeds its log):
+// main reads it off the command line before parsing (log_format_of), so that every command's
+// errors and warnings are written as it says; this lets the parser take it.
+void add_log_format(CLI::App* app, std::string& value) {
+  if (app->get_option_no_throw("--log-format") == nullptr) {
+    app->add_option("--log-format", value,
+                    "text, or json: every stderr line a JSON object with time, level and event")
+        ->check(CLI::IsMember({"text", "json"}));
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; }))
+    add_log_format(sub, value);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,6 +137,9 @@ int main(int argc, char** argv) {
     const std::string own = command.app->get_footer();
     command.app->footer(own.empty() ? codes : own + "\n" + codes);
   }
+
+  std::string log_format;  // what the parser took of --log-format: log_format_of read it already
+  for (const Command& command : commands) add_log_format(command.app, log_format);
 
   try {
     app.parse(argc, argv);

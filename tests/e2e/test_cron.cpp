@@ -311,6 +311,40 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("--log-format json is taken by every command, and its errors and gate lines are JSON") {
+  TempDir dir;
+  const fs::path pred = dir / "predictions.csv";
+  docsift::testing::write_text(pred, "image_file,TOTAL\nsynthetic_invoice_001.png,$1.00\n");
+  const fs::path truth = dir / "truth.csv";
+  docsift::testing::write_text(truth, "image_file,TOTAL\nsynthetic_invoice_001.png,$2.00\n");
+  // eval's gate fails: exit 4, and the failure is one JSON line with its exit code.
+  const auto gate =
+      run_docsift("eval " + q(pred) + " " + q(truth) + " --min-accuracy 1 --log-format json");
+  CHECK(gate.exit_code == 4);
+  bool gate_line = false;
+  for (const std::string& line : lines_of(gate.err)) {
+    CAPTURE(line);
+    REQUIRE(nlohmann::json::accept(line));
+    const auto j = nlohmann::json::parse(line);
+    if (j["event"] == "gate") gate_line = j["exit_code"] == 4 && j["level"] == "error";
+  }
+  CHECK(gate_line);
+  // A usage error of a nested command is JSON too and names the command in full.
+  for (const char* args : {"review apply --log-format json", "report --log-format json",
+                           "merge --log-format json", "config --log-format json --frobnicate"}) {
+    CAPTURE(args);
+    const auto bad = run_docsift(args);
+    CHECK(bad.exit_code == 2);
+    const auto lines = lines_of(bad.err);
+    REQUIRE(lines.size() == 1);
+    REQUIRE(nlohmann::json::accept(lines[0]));
+    CHECK(nlohmann::json::parse(lines[0])["exit_code"] == 2);
+  }
+  const auto nested = run_docsift("review apply --log-format json");
+  CHECK(nested.err.find("`docsift review apply --help`") != std::string::npos);
+  CHECK(run_docsift("eval " + q(pred) + " " + q(truth) + " --log-format xml").exit_code == 2);
+}
+
 TEST_CASE("records, events and summary.json carry RFC 3339 UTC timestamps, in order") {
   TempDir dir;
   const auto r =

@@ -1,6 +1,7 @@
-#include "eval_files.h"
+#include "docsift/commands/eval.h"
 
 #include <cerrno>
+#include <filesystem>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -10,7 +11,7 @@
 #include "docsift/eval/report_files.h"
 #include "docsift/io/input_file.h"
 
-namespace docsift::cli {
+namespace docsift::commands {
 
 namespace fs = std::filesystem;
 
@@ -23,7 +24,7 @@ bool is_report_name(const std::string& path) {
 
 // Every file eval would write: the reports (and a Markdown report's figures), --junit and
 // --write-thresholds.
-std::vector<std::string> output_paths(const EvalArgs& o) {
+std::vector<std::string> output_paths(const EvalRequest& o) {
   std::vector<std::string> paths;
   for (const std::string& report : o.reports) {
     if (!is_report_name(report)) continue;
@@ -64,28 +65,11 @@ void check_report_path(const std::string& path) {
   }
 }
 
-// The files eval reads, from the command line as parsed: the outputs' group is handled before the
-// command's other options are stored (CLI11 runs a priority group first), so they are read from
-// the raw results, which are there from the start.
-io::ReadFiles files_read(const CLI::App& app) {
-  io::ReadFiles reads;
-  std::string predictions;
-  for (const char* name : {"PRED", "GT", "--confidence", "--baseline", "--config", "--fields"}) {
-    const CLI::Option* option = app.get_option_no_throw(name);
-    if (option == nullptr) continue;
-    for (const std::string& path : option->results()) {
-      reads.add(path, name);
-      if (std::string_view(name) == "PRED") predictions = path;
-    }
-  }
-  if (!predictions.empty()) {
-    reads.add(fs::path(predictions).parent_path() / batch::out_files::kConfidence,
-              "confidence.csv beside PRED");
-  }
-  return reads;
+std::filesystem::path confidence_beside(const std::string& predictions) {
+  return fs::path(predictions).parent_path() / batch::out_files::kConfidence;
 }
 
-void check_outputs(const EvalArgs& o, const io::ReadFiles& reads) {
+void check_outputs(const EvalRequest& o, const io::ReadFiles& reads) {
   std::set<fs::path> seen;
   for (const std::string& path : output_paths(o)) {
     const std::string option = path == o.junit              ? "--junit"
@@ -103,7 +87,7 @@ void check_outputs(const EvalArgs& o, const io::ReadFiles& reads) {
 // is no report's, which eval refuses and must not touch): a CI job reads whatever is there, so an
 // eval that ends in an error leaves none, rather than a green file from an earlier run. Nothing at
 // all when an output is one eval reads or may not write (check_outputs).
-void remove_outputs(const EvalArgs& o, const io::ReadFiles& reads) {
+void remove_outputs(const EvalRequest& o, const io::ReadFiles& reads) {
   try {
     check_outputs(o, reads);
   } catch (const ConfigError&) {
@@ -116,4 +100,4 @@ void remove_outputs(const EvalArgs& o, const io::ReadFiles& reads) {
   }
 }
 
-}  // namespace docsift::cli
+}  // namespace docsift::commands
