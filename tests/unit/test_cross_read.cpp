@@ -128,70 +128,70 @@ TEST_CASE(
     "cross-read: a name keeps Tesseract's spaces and takes the second reading's sure letters") {
   const auto sure = [](const std::string& text) { return std::vector<float>(text.size(), 0.99f); };
   CHECK(substituted_name("SANYO STATIONERY SHOP", "SANYU STATIONERYSHOP",
-                         sure("SANYU STATIONERYSHOP"), kLetterSure) == "SANYU STATIONERY SHOP");
+                         sure("SANYU STATIONERYSHOP"), kLetterTaken) == "SANYU STATIONERY SHOP");
   CHECK(substituted_name("WR, D.I.Y. (KUCHAT) SDN BHD", "MR.D.I.Y.(KUCHAI) SDN BHD",
                          sure("MR.D.I.Y.(KUCHAI) SDN BHD"),
-                         kLetterSure) == "MR, D.I.Y. (KUCHAI) SDN BHD");
+                         kLetterTaken) == "MR, D.I.Y. (KUCHAI) SDN BHD");
   // Four changes in 12 letters and digits are allowed (one in kNameEditsPer), five are too many.
   CHECK(substituted_name("WR. D.T.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD",
-                         sure("MR. D.I.Y. (M) SDN BHD"), kLetterSure) == "MR. D.I.Y. (M) SDN BHD");
+                         sure("MR. D.I.Y. (M) SDN BHD"), kLetterTaken) == "MR. D.I.Y. (M) SDN BHD");
   CHECK_FALSE(substituted_name("WR. D.T.Y. (N) SON BHO", "MR. D.I.Y. (M) SDN BHD",
-                               sure("MR. D.I.Y. (M) SDN BHD"), kLetterSure));
-  // Each letter is settled alone: the sure M is put in, the unsure D is not (the 200's 546).
+                               sure("MR. D.I.Y. (M) SDN BHD"), kLetterTaken));
+  // Each letter is settled alone: the sure M is put in, the unsure D is not.
   std::vector<float> one_unsure = sure("MR. D.I.Y. (M) SDN BHD");
-  one_unsure[16] = 0.88f;  // the D of SDN
+  one_unsure[16] = 0.78f;  // the D of SDN, under kLetterTaken
   CHECK(substituted_name("WR. D.I.Y. (M) SON BHD", "MR. D.I.Y. (M) SDN BHD", one_unsure,
-                         kLetterSure) == "MR. D.I.Y. (M) SON BHD");
+                         kLetterTaken) == "MR. D.I.Y. (M) SON BHD");
   // An initial glued to the next letter is split where the second reading splits it (the 200's
   // 609); a word the second reading splits is not (its 725: "S&Y STAT IONERY").
   CHECK(substituted_name("CW KHOO HARDWARE SDN BHD", "C W KHOO HARDWARE SDN BHD",
                          sure("C W KHOO HARDWARE SDN BHD"),
-                         kLetterSure) == "C W KHOO HARDWARE SDN BHD");
+                         kLetterTaken) == "C W KHOO HARDWARE SDN BHD");
   CHECK_FALSE(
-      substituted_name("S&Y STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterSure));
+      substituted_name("S&Y STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"), kLetterTaken));
   // Starting before it is not: a word read in front of the name is no part of it.
   CHECK_FALSE(substituted_name("www.harveynorman.com.my", "Visit www.harveynorman.com.my",
-                               sure("Visit www.harveynorman.com.my"), kLetterSure));
+                               sure("Visit www.harveynorman.com.my"), kLetterTaken));
   // Running on past the name (a registration number) is allowed; the name keeps its own end.
   CHECK(substituted_name("AEON CO. (H) BHD", "AEON CO. (M) BHD (126926-H)",
-                         sure("AEON CO. (M) BHD (126926-H)"), kLetterSure) == "AEON CO. (M) BHD");
+                         sure("AEON CO. (M) BHD (126926-H)"), kLetterTaken) == "AEON CO. (M) BHD");
   // A letter Tesseract missed is put in where the two align ("'SH" for "TSH"); '&' is a name's
   // character; a full-width bracket is one character of the second reading, with one probability.
   CHECK(substituted_name("'SH POWER HARDWARE TRADING", "TSH POWER HARDWARE TRADING",
                          sure("TSH POWER HARDWARE TRADING"),
-                         kLetterSure) == "'TSH POWER HARDWARE TRADING");
+                         kLetterTaken) == "'TSH POWER HARDWARE TRADING");
   CHECK(substituted_name("SRY STATIONERY", "S&Y STAT IONERY", sure("S&Y STAT IONERY"),
-                         kLetterSure) == "S&Y STATIONERY");
+                         kLetterTaken) == "S&Y STATIONERY");
   // A letter Tesseract missed at a word's end goes after that word, not before the next (the 200's
   // 173).
   CHECK(substituted_name("RESTAURANT JIAWE JIAWE! HOUSE", "RESTAURANT JIAWEI JIAWEI HOUSE",
                          sure("RESTAURANT JIAWEI JIAWEI HOUSE"),
-                         kLetterSure) == "RESTAURANT JIAWEI JIAWEI! HOUSE");
+                         kLetterTaken) == "RESTAURANT JIAWEI JIAWEI! HOUSE");
   // More letters there (a word Tesseract missed) stay before the next word (the 200's 671).
   CHECK(substituted_name("MYNEWS RETAIL FKA", "MYNEWS RETAILSBXFKA", sure("MYNEWS RETAILSBXFKA"),
-                         kLetterSure) == "MYNEWS RETAIL SBXFKA");
+                         kLetterTaken) == "MYNEWS RETAIL SBXFKA");
   const std::string full_width = "MR D.I.Y.\uFF08M)SDNBHD";  // 18 characters, 20 bytes
   CHECK(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, std::vector<float>(18, 0.99f),
-                         kLetterSure) == "MR D.I.Y. (M) SDN BHD");
-  CHECK_FALSE(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, sure(full_width), kLetterSure));
+                         kLetterTaken) == "MR D.I.Y. (M) SDN BHD");
+  CHECK_FALSE(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, sure(full_width), kLetterTaken));
   // A letter the second reading dropped is never taken out ("LIAN" read "LAN"); nothing to change;
   // a digit for a letter ("BILD" is not "81LD"); more changes than kNameEditsPer allows; an unsure
   // letter: nothing.
   CHECK_FALSE(substituted_name("LIAN HING STATIONERY", "LANHINGSTATIONERY",
-                               sure("LANHINGSTATIONERY"), kLetterSure));
-  CHECK_FALSE(substituted_name("AEON CO", "AEON CO", sure("AEON CO"), kLetterSure));
+                               sure("LANHINGSTATIONERY"), kLetterTaken));
+  CHECK_FALSE(substituted_name("AEON CO", "AEON CO", sure("AEON CO"), kLetterTaken));
   // "BILD" read "BHD": the sure H is put in for the L, the I the second did not read stays.
   CHECK(substituted_name("GARDENIA BAKERIES (KL) SDN BILD", "GARDENIABAKERIES(KL)SDNBHD(139386X)",
                          sure("GARDENIABAKERIES(KL)SDNBHD(139386X)"),
-                         kLetterSure) == "GARDENIA BAKERIES (KL) SDN BIHD");
-  CHECK_FALSE(substituted_name("SDN BILD", "SDN 81LD", sure("SDN 81LD"), kLetterSure));
-  CHECK(substituted_name("ABCDEFGH", "ABCDXFGY", sure("ABCDXFGY"), kLetterSure) == "ABCDXFGY");
-  CHECK_FALSE(substituted_name("ABCDEFGH", "ABCDXFYY", sure("ABCDXFYY"), kLetterSure));
+                         kLetterTaken) == "GARDENIA BAKERIES (KL) SDN BIHD");
+  CHECK_FALSE(substituted_name("SDN BILD", "SDN 81LD", sure("SDN 81LD"), kLetterTaken));
+  CHECK(substituted_name("ABCDEFGH", "ABCDXFGY", sure("ABCDXFGY"), kLetterTaken) == "ABCDXFGY");
+  CHECK_FALSE(substituted_name("ABCDEFGH", "ABCDXFYY", sure("ABCDXFYY"), kLetterTaken));
   std::vector<float> unsure = sure("AEDN CO. (M) BHD");
   unsure[2] = 0.5f;
-  CHECK_FALSE(substituted_name("AEON CO. (M) BHD", "AEDN CO. (M) BHD", unsure, kLetterSure));
+  CHECK_FALSE(substituted_name("AEON CO. (M) BHD", "AEDN CO. (M) BHD", unsure, kLetterTaken));
   // Probabilities that do not match the text (not one per character) are not trusted.
-  CHECK_FALSE(substituted_name("SANYO", "SANYU", {0.99f}, kLetterSure));
+  CHECK_FALSE(substituted_name("SANYO", "SANYU", {0.99f}, kLetterTaken));
 }
 
 TEST_CASE("cross-read: a date read with its time glued on is read as the date") {

@@ -284,7 +284,7 @@ std::optional<std::string> settle(const std::string& kind, const std::string& va
     return second_value(kind, second.text, lexicon, order);
   }
   if (name_kind(kind))
-    return substituted_name(value, second.text, second.probabilities, kLetterSure,
+    return substituted_name(value, second.text, second.probabilities, kLetterTaken,
                             kind == "address");
   return std::nullopt;
 }

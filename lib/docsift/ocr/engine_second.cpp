@@ -70,7 +70,7 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
       taken = settle(kind, value->second, e, result.sums, *second, rules_.lexicon, order);
     // Names that agree letter for letter may still differ in their spaces ("CW KHOO", "C W KHOO").
     else if (name_kind(kind))
-      taken = substituted_name(value->second, second->text, second->probabilities, kLetterSure,
+      taken = substituted_name(value->second, second->text, second->probabilities, kLetterTaken,
                                kind == "address");
     // A seller's name taken letter by letter from the second reading gets the name's repairs too:
     // a word of trade both readers misread the same way ("CONFECTIUNERY") stays repaired.
