@@ -9,20 +9,14 @@
 
 #include "commands.h"
 #include "config_options.h"
-#include "docsift/batch/log.h"
-#include "docsift/extract/schema.h"
-#include "docsift/format.h"
-#include "docsift/html_report/report.h"
+#include "docsift/commands/report.h"
 #include "exit_codes.h"
 
 namespace docsift::cli {
 
 Command add_report_command(CLI::App& root) {
-  struct Options {
-    std::string run, out = "report", truth, baseline;
-    std::vector<std::string> pages;
-    int max_side = 1100, jobs = 0;
-    bool full_pages = false, quiet = false;
+  struct Options : commands::ReportRequest {
+    bool quiet = false;
     ConfigOptions config;
   };
   auto o = std::make_shared<Options>();
@@ -51,33 +45,8 @@ Command add_report_command(CLI::App& root) {
   app->add_flag("--quiet,-q", o->quiet, "Print problems only");
   o->config.add_to(app, "; the run's, for its fields, scoring rules and review thresholds");
   return {app, [o] {
-            const config::Config cfg = o->config.load();
-            html_report::ReportOptions options;
-            options.run = o->run;
-            options.out = o->out;
-            if (!o->truth.empty()) options.truth = o->truth;
-            if (!o->baseline.empty()) options.baseline = o->baseline;
-            options.pages.assign(o->pages.begin(), o->pages.end());
-            options.schema = extract::load_field_schema(cfg.extraction.fields);
-            options.rules = cfg.eval;
-            options.thresholds = cfg.review.thresholds();
-            options.images.max_side = o->max_side;
-            options.images.full = o->full_pages;
-            options.jobs = o->jobs;
-            const html_report::ReportResult r = html_report::write_report(options);
             // Through the run's log, so that every line carries its time as a run's lines do.
-            const batch::Log log(std::cerr, g_log_format, o->quiet);
-            if (r.images_missing > 0) {
-              std::string examples;
-              for (const std::string& e : r.missing_examples) examples += "; " + e;
-              log.warning("images", std::to_string(r.images_missing) + " of " +
-                                        std::to_string(r.documents) +
-                                        " documents are shown without their page image" + examples);
-            }
-            log.info("report", "wrote " + r.index.string() + ": " + std::to_string(r.documents) +
-                                   " documents (" + std::to_string(r.failed) + " failed), " +
-                                   std::to_string(r.images) + " page images, " +
-                                   human_bytes(r.bytes));
+            commands::report(*o, o->config.load(), batch::Log(std::cerr, g_log_format, o->quiet));
             return kExitOk;
           }};
 }
