@@ -173,7 +173,8 @@ TEST_CASE(
   const std::string full_width = "MR D.I.Y.\uFF08M)SDNBHD";  // 18 characters, 20 bytes
   CHECK(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, std::vector<float>(18, 0.99f),
                          kLetterTaken) == "MR D.I.Y. (M) SDN BHD");
-  CHECK_FALSE(substituted_name("MR O.I.Y. (M) SDN BHD", full_width, sure(full_width), kLetterTaken));
+  CHECK_FALSE(
+      substituted_name("MR O.I.Y. (M) SDN BHD", full_width, sure(full_width), kLetterTaken));
   // A letter the second reading dropped is never taken out ("LIAN" read "LAN"); nothing to change;
   // a digit for a letter ("BILD" is not "81LD"); more changes than kNameEditsPer allows; an unsure
   // letter: nothing.
