@@ -64,7 +64,7 @@ void complete_gate(eval::Gate& gate, const EvalRequest& o, const config::Config&
 // run read them, before `docsift review apply`, put back into `predictions` (and returned); for a
 // run's predictions.csv, the pages whose tables speak against their fields (`rows_off`, which the
 // run's queue queues), from results.jsonl beside it. A journal given as PRED was read with its
-// originals already (run_eval).
+// originals already (evaluate).
 std::optional<eval::Originals> read_run_journal(const EvalRequest& o,
                                                 eval::PredictionFile& predictions) {
   const fs::path pred(o.predictions);
