@@ -432,6 +432,9 @@ TEST_CASE(
   CHECK(disagreement_about(all, "DESCRIPTIONS") ==
         "the rows' amounts sum to 3,524.00, 4,721.42 under TOTAL; opening balance + transactions "
         "is 2.49 under the closing balance");
+  CHECK(disagreement_about(all, "OPENING_BALANCE") ==
+        "opening balance + transactions is 2.49 under the closing balance");
+  CHECK(disagreement_about(all, "CLOSING_BALANCE") == disagreement_about(all, "OPENING_BALANCE"));
   CHECK(disagreement_about(all, "ABN").empty());
   // Agreement (to the cent's rounding) says nothing; nor does a record without checks.
   r.fields = Fields{{"SUBTOTAL", "100.00"}, {"GST", "10.00"}, {"TOTAL", "110.01"}};
@@ -485,7 +488,8 @@ TEST_CASE(
   CHECK(why == std::map<std::string, std::string>{{"DESCRIPTIONS", "rows disagree"},
                                                   {"PRICES", "rows disagree"},
                                                   {"QUANTITIES", "rows disagree"}});
-  // A statement whose balances do not add up queues its transactions.
+  // A statement whose balances do not add up queues its transactions and both balances, however
+  // sure: any of them may be the misread one.
   r.fields = Fields{{"DOCUMENT_TYPE", "BANK STATEMENT"},
                     {"OPENING_BALANCE", "$100.00"},
                     {"CLOSING_BALANCE", "$90.00"},
@@ -495,9 +499,11 @@ TEST_CASE(
   r.engine = nlohmann::json::parse(R"({"checks": {"balance": false, "balance_off": "-2.49"}})");
   const auto statement = docsift::extract::review_queue(
       schema(), *r.fields, c, everywhere, docsift::journal::table_disagreement_fields(r));
-  REQUIRE(statement.size() == 1);
-  CHECK(statement[0].field == "DESCRIPTIONS");
-  CHECK(statement[0].reason == ReviewReason::kRowsDisagree);
+  std::map<std::string, std::string> held;
+  for (const auto& q : statement) held[q.field] = std::string(to_string(q.reason));
+  CHECK(held == std::map<std::string, std::string>{{"CLOSING_BALANCE", "rows disagree"},
+                                                   {"DESCRIPTIONS", "rows disagree"},
+                                                   {"OPENING_BALANCE", "rows disagree"}});
   r.engine = nlohmann::json::parse(R"({"checks": {"balance": "sum"}})");
   CHECK(docsift::journal::table_disagreement_fields(r).empty());
   // Its rows against a TOTAL read on it (a "Line total" heading's figure) say nothing while its
@@ -507,5 +513,5 @@ TEST_CASE(
   CHECK(docsift::journal::table_disagreement_fields(r).empty());
   r.engine["checks"]["balance"] = false;
   CHECK(docsift::journal::table_disagreement_fields(r) ==
-        std::set<std::string>{"DESCRIPTIONS", "TOTAL"});
+        std::set<std::string>{"CLOSING_BALANCE", "DESCRIPTIONS", "OPENING_BALANCE", "TOTAL"});
 }

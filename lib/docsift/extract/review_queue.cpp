@@ -11,6 +11,7 @@ namespace {
 
 // The three amounts a page's arithmetic ties together (configs/fields/business-documents.yaml).
 constexpr std::string_view kSubtotal = "SUBTOTAL", kTax = "GST", kTotal = "TOTAL";
+constexpr std::string_view kOpening = "OPENING_BALANCE", kClosing = "CLOSING_BALANCE";
 
 const std::string* value_of(const std::map<std::string, std::string>& fields,
                             std::string_view name) {
@@ -120,7 +121,11 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       q.reason = ReviewReason::kNoConfidence;
     } else if (sums_off && (f.name == kSubtotal || f.name == kTax || f.name == kTotal)) {
       q.reason = ReviewReason::kSumsDisagree;
-    } else if (f.type == FieldType::kList && rows_off.count(f.name) > 0) {
+    } else if (rows_off.count(f.name) > 0 &&
+               (f.type == FieldType::kList || f.name == kOpening || f.name == kClosing)) {
+      // A table's lists, and a statement's balances, which its transactions are checked against:
+      // either balance may be the misread figure. Not an invoice's TOTAL against its rows, which a
+      // row OCR missed makes disagree as often.
       q.reason = ReviewReason::kRowsDisagree;
     } else if (counts_off && f.type == FieldType::kList && (!type || f.applies(*type))) {
       q.reason = ReviewReason::kCountsDisagree;

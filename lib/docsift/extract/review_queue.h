@@ -89,7 +89,8 @@ std::set<std::string> parties_clash(const FieldSchema& schema,
 // its threshold or over). The document type is fields' DOCUMENT_TYPE;
 // a page without one requires nothing and its sums and lists are still checked. `rows_off`: the
 // fields the page's table arithmetic speaks against (journal::table_disagreement_fields); its list
-// fields with a value are queued, whatever their confidence.
+// fields with a value are queued, whatever their confidence, and a statement's opening and closing
+// balances when its transactions do not add up between them.
 std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                                       const std::map<std::string, std::string>& fields,
                                       const std::map<std::string, double>& confidence,

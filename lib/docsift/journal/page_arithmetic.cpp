@@ -95,7 +95,8 @@ std::vector<Disagreement> page_disagreements(const Record& record) {
   const auto balance = checks->find("balance");
   if (balance != checks->end() && balance->is_boolean() && !balance->get<bool>()) {
     const std::string off = text_of(*checks, "balance_off");
-    out.push_back({{"DESCRIPTIONS"},
+    // Any of them may be the misread one: the transactions, or either balance.
+    out.push_back({{"DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE"},
                    off.empty()
                        ? "opening balance + transactions is not the closing balance"
                        : "opening balance + transactions is " +
