@@ -143,7 +143,7 @@ int run_generate(const GenerateArgs& o) {
   const config::Config cfg = load_config(o);
   (void)io::open_input(o.image, "--image");  // before the model loads: a typo costs no load
 
-  const batch::Log log(std::cerr, batch::LogFormat::kText, /*quiet=*/false);
+  const batch::Log log(std::cerr, g_log_format, /*quiet=*/false);
   const c10::Device device = batch::start_device(cfg, &log);
   family::LoadedModel engine(cfg.model.path, /*require_weights=*/true, config::family_options(cfg));
   resilience::Ladder ladder(engine, config::ladder_settings(cfg, device));

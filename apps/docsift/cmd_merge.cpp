@@ -44,7 +44,7 @@ Command add_merge_command(CLI::App& root) {
             options.allow_config_change = o->allow_config_change;
             const batch::MergeReport r = batch::merge_outputs(options);
             // Through the run's log, so that every line carries its time as a run's lines do.
-            const batch::Log log(std::cerr, batch::LogFormat::kText, o->quiet);
+            const batch::Log log(std::cerr, g_log_format, o->quiet);
             for (const auto& line : r.unfinished) log.warning("unfinished", "unfinished: " + line);
             for (const auto& line : r.duplicates) log.warning("duplicate", "duplicate: " + line);
             for (const auto& line : r.missing) log.warning("missing", "missing: " + line);

@@ -340,6 +340,19 @@ TEST_CASE("--log-format json is taken by every command, and its errors and gate 
     REQUIRE(nlohmann::json::accept(lines[0]));
     CHECK(nlohmann::json::parse(lines[0])["exit_code"] == 2);
   }
+  // merge's own lines too (its closing line), not only its usage errors.
+  const auto run = run_docsift("run " + q(kSamples / "synthetic_invoice_001.png") + " --out " +
+                               q(dir / "run") + " --quiet");
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const auto merged =
+      run_docsift("merge " + q(dir / "run") + " --out " + q(dir / "merged") + " --log-format json");
+  REQUIRE_MESSAGE(merged.exit_code == 0, merged.err);
+  const auto merge_lines = lines_of(merged.err);
+  REQUIRE_FALSE(merge_lines.empty());
+  for (const std::string& line : merge_lines) {
+    CAPTURE(line);
+    REQUIRE(nlohmann::json::accept(line));
+  }
   const auto nested = run_docsift("review apply --log-format json");
   CHECK(nested.err.find("`docsift review apply --help`") != std::string::npos);
   CHECK(run_docsift("eval " + q(pred) + " " + q(truth) + " --log-format xml").exit_code == 2);

@@ -137,6 +137,13 @@ TEST_CASE(
                          sure("MR. D.I.Y. (M) SDN BHD"), kLetterTaken) == "MR. D.I.Y. (M) SDN BHD");
   CHECK_FALSE(substituted_name("WR. D.T.Y. (N) SON BHO", "MR. D.I.Y. (M) SDN BHD",
                                sure("MR. D.I.Y. (M) SDN BHD"), kLetterTaken));
+  // Through settle, a name's letter read at 0.85 is put in (the engine takes letters at 0.8, not
+  // 0.9: "SANYO" → "SANYU" on two receipts of the 627), one at 0.75 is not.
+  CHECK(settle("text", "SANYO STATIONERY SHOP", doubtful(80), {},
+               reading("SANYU STATIONERY SHOP", 0.85f), lexicon(),
+               DateOrder::Dmy) == "SANYU STATIONERY SHOP");
+  CHECK_FALSE(settle("text", "SANYO STATIONERY SHOP", doubtful(80), {},
+                     reading("SANYU STATIONERY SHOP", 0.75f), lexicon(), DateOrder::Dmy));
   // Each letter is settled alone: the sure M is put in, the unsure D is not.
   std::vector<float> one_unsure = sure("MR. D.I.Y. (M) SDN BHD");
   one_unsure[16] = 0.78f;  // the D of SDN, under kLetterTaken
