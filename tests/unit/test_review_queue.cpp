@@ -267,6 +267,55 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "review queue: dates that contradict each other are queued, however sure, in any date order") {
+  using docsift::extract::dates_disagree;
+  Fields f{{"DOCUMENT_TYPE", "TAX INVOICE"},
+           {"ABN", "51 824 753 556"},
+           {"TOTAL", "$11.00"},
+           {"INVOICE_DATE", "03/04/2025"},
+           {"DUE_DATE", "02/05/2025"}};
+  Confidences c;
+  for (const auto& [k, v] : f) c[k] = 0.99;
+  CHECK(queue_of(f, c).empty());
+  // Due months before issued is printed so on samples/' invoices: no contradiction. Years before
+  // is a misread year, and either date may be the misread one.
+  f["DUE_DATE"] = "02/03/2025";
+  CHECK(queue_of(f, c).empty());
+  f["DUE_DATE"] = "02/03/2020";
+  CHECK(queue_of(f, c) == std::vector<std::pair<std::string, std::string>>{
+                              {"INVOICE_DATE", "dates disagree"}, {"DUE_DATE", "dates disagree"}});
+  // Over a year after it, read day first or month first: a misread year.
+  f["DUE_DATE"] = "03/05/2027";
+  CHECK(dates_disagree(schema(), f) == std::set<std::string>{"INVOICE_DATE", "DUE_DATE"});
+  // Read day first, 23 months apart; month first, 42 days: nothing says which order a value is in.
+  f["INVOICE_DATE"] = "12/01/2025";
+  f["DUE_DATE"] = "01/12/2026";
+  CHECK(dates_disagree(schema(), f).empty());
+  // Other forms of date; and a value that is no date contradicts nothing.
+  f["INVOICE_DATE"] = "3 April 2025";
+  f["DUE_DATE"] = "2023-03-02";
+  CHECK(dates_disagree(schema(), f) == std::set<std::string>{"INVOICE_DATE", "DUE_DATE"});
+  f["DUE_DATE"] = "on receipt";
+  CHECK(dates_disagree(schema(), f).empty());
+
+  // A statement period that ends before it starts (a misread year), or spans more than a year.
+  Fields s{{"DOCUMENT_TYPE", "BANK STATEMENT"}, {"STATEMENT_PERIOD", "01/04/2025 to 28/04/2025"}};
+  Confidences sure{{"DOCUMENT_TYPE", 0.99}, {"STATEMENT_PERIOD", 0.99}};
+  CHECK(queue_of(s, sure).empty());
+  s["STATEMENT_PERIOD"] = "01/04/2025 to 28/04/2020";
+  CHECK(queue_of(s, sure) ==
+        std::vector<std::pair<std::string, std::string>>{{"STATEMENT_PERIOD", "dates disagree"}});
+  s["STATEMENT_PERIOD"] = "01/04/2025 to 28/04/2027";
+  CHECK(dates_disagree(schema(), s) == std::set<std::string>{"STATEMENT_PERIOD"});
+  s["STATEMENT_PERIOD"] = "01/01/2025 to 31/12/2025";  // a whole year is a statement's
+  CHECK(dates_disagree(schema(), s).empty());
+  // Fields not of the page's type say nothing: a statement's due date is not read against it.
+  s["INVOICE_DATE"] = "03/04/2025";
+  s["DUE_DATE"] = "02/03/2020";
+  CHECK(dates_disagree(schema(), s).empty());
+}
+
+TEST_CASE(
     "review queue: sums and list counts that disagree queue the values they tie, however sure") {
   Fields f{{"DOCUMENT_TYPE", "TAX INVOICE"},
            {"ABN", "51 824 753 556"},

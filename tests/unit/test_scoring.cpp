@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "docsift/eval/dates.h"
 #include "docsift/eval/scoring.h"
+#include "docsift/extract/dates.h"
 
 namespace {
 
@@ -210,8 +210,8 @@ TEST_CASE("scoring: eval.date_order reads numeric dates in the truth and the pre
 }
 
 TEST_CASE("dates: the forms parse_dates reads, and the days it refuses") {
-  using docsift::eval::CalendarDate;
-  using docsift::eval::parse_dates;
+  using docsift::extract::CalendarDate;
+  using docsift::extract::parse_dates;
   const auto one = [](const char* text, DateOrder order = DateOrder::kDmy) {
     const auto d = parse_dates(text, order);
     return d.size() == 1 ? d[0] : CalendarDate{};

@@ -11,10 +11,13 @@
 #include <vector>
 
 #include "docsift/edit_distance.h"
-#include "docsift/eval/dates.h"
+#include "docsift/extract/dates.h"
 
 namespace docsift::eval {
 namespace {
+
+using extract::CalendarDate;
+using extract::parse_dates;
 
 using extract::FieldType;
 

@@ -10,8 +10,8 @@
 //               negative (so the common normalisation, which drops parentheses, is not tried);
 //               rules.money_tolerance allows a difference relative to the truth; a side that is
 //               not an amount scores by the normalised match alone
-//   date        every date parsed (eval/dates.h, in rules.date_order): the same day → 1, the same
-//   day
+//   date        every date parsed (extract/dates.h, in rules.date_order): the same day → 1, the
+//   same day
 //               and month in another year → 0.8, else 0; a period is as good as its worse end; a
 //               side that does not parse → 0 (only the normalised match above scores)
 //   list        items split on | and newlines only, compared by the field's item type (money as

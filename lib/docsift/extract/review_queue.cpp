@@ -1,9 +1,12 @@
 #include "docsift/extract/review_queue.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 
+#include "docsift/extract/dates.h"
 #include "docsift/parties.h"
 
 namespace docsift::extract {
@@ -12,6 +15,8 @@ namespace {
 // The three amounts a page's arithmetic ties together (configs/fields/business-documents.yaml).
 constexpr std::string_view kSubtotal = "SUBTOTAL", kTax = "GST", kTotal = "TOTAL";
 constexpr std::string_view kOpening = "OPENING_BALANCE", kClosing = "CLOSING_BALANCE";
+constexpr std::string_view kIssued = "INVOICE_DATE", kDue = "DUE_DATE",
+                           kPeriod = "STATEMENT_PERIOD";
 
 const std::string* value_of(const std::map<std::string, std::string>& fields,
                             std::string_view name) {
@@ -40,6 +45,40 @@ constexpr long long kRoundingCents = 2;
 // The most of a total that a tax included in it can be: a fifth, at a 25 % rate.
 constexpr double kMostIncludedTax = 0.2;
 
+// Whether the field `name` is one of the page's type (any, without a type).
+bool of_type(const FieldSchema& schema, const std::string* type, std::string_view name) {
+  const Field* f = schema.find(std::string(name));
+  return f != nullptr && (!type || f->applies(*type));
+}
+
+long long day_number(const CalendarDate& d) {
+  using namespace std::chrono;
+  const sys_days days{year{d.year} / month{static_cast<unsigned>(d.month)} /
+                      day{static_cast<unsigned>(d.day)}};
+  return days.time_since_epoch().count();
+}
+
+// Whether the dates `first` and `second` (the period's two, when `second` is null) contradict
+// each other in every order that reads them; false where no order does. `ordered`: the second may
+// not come before the first (a period); else only the distance counts (samples/ prints due dates
+// up to nine months before their invoice's date).
+bool contradicted(const std::string& first, const std::string* second, bool ordered) {
+  bool read = false;
+  for (const DateOrder order : {DateOrder::kDmy, DateOrder::kMdy, DateOrder::kYmd}) {
+    std::vector<CalendarDate> dates = parse_dates(first, order);
+    if (second) {
+      const std::vector<CalendarDate> more = parse_dates(*second, order);
+      if (dates.size() != 1 || more.size() != 1) continue;
+      dates.push_back(more.front());
+    }
+    if (dates.size() != 2) continue;
+    read = true;
+    const long long apart = day_number(dates[1]) - day_number(dates[0]);
+    if ((apart >= 0 || !ordered) && std::llabs(apart) <= kMostDaysApart) return false;
+  }
+  return read;
+}
+
 }  // namespace
 
 std::set<std::string> parties_clash(const FieldSchema& schema,
@@ -47,17 +86,29 @@ std::set<std::string> parties_clash(const FieldSchema& schema,
   const std::string* type = value_of(fields, kDocumentTypeField);
   // Both fields of the page's type: a statement has no seller, and an address the rules or a
   // model read as a business's there is the holder's own.
-  const auto of_type = [&](std::string_view name) {
-    const Field* f = schema.find(std::string(name));
-    return f != nullptr && (!type || f->applies(*type));
-  };
   std::set<std::string> out;
   for (const auto& [payer, seller] : kPartyFields) {
     const std::string* a = value_of(fields, payer);
     const std::string* b = value_of(fields, seller);
-    if (a && b && of_type(payer) && of_type(seller) && same_party_value(*a, *b))
+    if (a && b && of_type(schema, type, payer) && of_type(schema, type, seller) &&
+        same_party_value(*a, *b))
       out.insert({std::string(payer), std::string(seller)});
   }
+  return out;
+}
+
+std::set<std::string> dates_disagree(const FieldSchema& schema,
+                                     const std::map<std::string, std::string>& fields) {
+  const std::string* type = value_of(fields, kDocumentTypeField);
+  std::set<std::string> out;
+  const std::string* issued = value_of(fields, kIssued);
+  const std::string* due = value_of(fields, kDue);
+  if (issued && due && of_type(schema, type, kIssued) && of_type(schema, type, kDue) &&
+      contradicted(*issued, due, /*ordered=*/false))
+    out.insert({std::string(kIssued), std::string(kDue)});
+  const std::string* period = value_of(fields, kPeriod);
+  if (period && of_type(schema, type, kPeriod) && contradicted(*period, nullptr, /*ordered=*/true))
+    out.insert(std::string(kPeriod));
   return out;
 }
 
@@ -103,6 +154,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
   const bool counts_off =
       std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
   const std::set<std::string> clash = parties_clash(schema, fields);
+  const std::set<std::string> dates_off = dates_disagree(schema, fields);
 
   std::vector<QueuedValue> queue;
   for (const Field& f : schema.fields) {
@@ -131,6 +183,8 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       q.reason = ReviewReason::kCountsDisagree;
     } else if (clash.count(f.name) > 0) {
       q.reason = ReviewReason::kPartiesClash;
+    } else if (dates_off.count(f.name) > 0) {
+      q.reason = ReviewReason::kDatesDisagree;
     } else if (!q.threshold || *q.confidence >= *q.threshold) {
       continue;
     }

@@ -22,7 +22,8 @@ namespace docsift::extract {
 // amount, a statement's opening balance + transactions against its closing balance: the list
 // fields the engine's checks speak against, journal/page_arithmetic.h); its lists (QUANTITIES,
 // PRICES, DESCRIPTIONS) hold different numbers of items; the payer's name, address or phone is
-// the seller's (parties_clash); the value's confidence is under its threshold.
+// the seller's (parties_clash); two of its dates contradict each other (dates_disagree); the
+// value's confidence is under its threshold.
 enum class ReviewReason {
   kMissing,
   kNoConfidence,
@@ -30,15 +31,17 @@ enum class ReviewReason {
   kRowsDisagree,
   kCountsDisagree,
   kPartiesClash,
+  kDatesDisagree,
   kLowConfidence
 };
-inline constexpr Names<ReviewReason, 7> kReviewReasonNames{
+inline constexpr Names<ReviewReason, 8> kReviewReasonNames{
     {{ReviewReason::kMissing, "missing"},
      {ReviewReason::kNoConfidence, "no confidence"},
      {ReviewReason::kSumsDisagree, "sums disagree"},
      {ReviewReason::kRowsDisagree, "rows disagree"},
      {ReviewReason::kCountsDisagree, "counts disagree"},
      {ReviewReason::kPartiesClash, "parties clash"},
+     {ReviewReason::kDatesDisagree, "dates disagree"},
      {ReviewReason::kLowConfidence, "low confidence"}}};
 constexpr std::string_view to_string(ReviewReason reason) {
   return name_of(kReviewReasonNames, reason);
@@ -81,6 +84,17 @@ bool sums_disagree(const std::map<std::string, std::string>& fields);
 // which from the values alone.
 std::set<std::string> parties_clash(const FieldSchema& schema,
                                     const std::map<std::string, std::string>& fields);
+
+// The fields whose dates contradict each other, each a field of the page's type (any, without
+// one): DUE_DATE more than kMostDaysApart before or after INVOICE_DATE (both queued: either may be
+// the misread one; a due date a few months before its invoice's is printed so on samples/' own
+// invoices), a STATEMENT_PERIOD that ends before it starts or spans more than kMostDaysApart
+// ("01/04/2025 to 28/04/2020": a misread year). Contradicted only when every date order that reads
+// the dates (dates.h: day first, month first, year first) finds them so, as a value says nothing
+// of its order.
+inline constexpr int kMostDaysApart = 372;
+std::set<std::string> dates_disagree(const FieldSchema& schema,
+                                     const std::map<std::string, std::string>& fields);
 
 // The page's queue in the order a person works it: rising confidence, the values without one (the
 // missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"

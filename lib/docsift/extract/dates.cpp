@@ -1,13 +1,11 @@
-#include "docsift/eval/dates.h"
+#include "docsift/extract/dates.h"
 
 #include <array>
 #include <cctype>
 #include <string>
 
-namespace docsift::eval {
+namespace docsift::extract {
 namespace {
-
-using extract::DateOrder;
 
 // The text cut into runs of digits and runs of letters; `gap` is what stood before the run.
 struct Token {
@@ -143,4 +141,4 @@ std::vector<CalendarDate> parse_dates(std::string_view text, DateOrder order) {
   return dates;
 }
 
-}  // namespace docsift::eval
+}  // namespace docsift::extract
