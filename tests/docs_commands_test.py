@@ -19,6 +19,7 @@ Exits 0 when every command that ran did as shown, 1 otherwise, 77 (skipped) when
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -69,6 +70,42 @@ def workspace(source, binary):
     return root
 
 
+def run_cases(path, source, where, cases, not_run, ran, failed):
+    """Runs one file's examples in `where`; the counts so far, added to."""
+    for number, command, shown in cases:
+        label = f"{path.relative_to(source)}:{number}"
+        code = expected_exit(shown)
+        if code is None and names_own_files(command):
+            not_run.append(label)
+            continue
+        done = subprocess.run(["bash", "-c", command], cwd=where, capture_output=True,
+                              text=True, timeout=600)
+        ran += 1
+        printed = [STAMP.sub("", l) for l in (done.stdout + done.stderr).splitlines()]
+        problems = []
+        got = done.returncode
+        if code is not None:
+            # `...; echo "exit $?"` prints the code itself and exits 0.
+            m = [EXIT.match(l.strip()) for l in printed]
+            got = next((int(x.group(1)) for x in m if x), done.returncode)
+            for line in shown:
+                line = STAMP.sub("", line)
+                if "docsift: " in line and line not in printed:
+                    problems.append(f"shows the line {line!r}, which it does not print")
+        if got != (code if code is not None else 0):
+            problems.append(f"exits {got}, the docs show {code if code is not None else 0}")
+        if problems:
+            failed += 1
+            print(f"FAIL {label}: $ {command}")
+            for p in problems:
+                print(f"     {p}")
+            for line in printed[-5:]:
+                print(f"     | {line}")
+        else:
+            print(f"ok   {label}: $ {command}")
+    return ran, failed
+
+
 def main():
     source, binary = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2]).resolve()
     files = [source / "README.md"] + sorted((source / "docs").glob("*.md"))
@@ -79,37 +116,11 @@ def main():
         if not cases:
             continue
         where = workspace(source, binary)
-        for number, command, shown in cases:
-            label = f"{path.relative_to(source)}:{number}"
-            code = expected_exit(shown)
-            if code is None and names_own_files(command):
-                not_run.append(label)
-                continue
-            done = subprocess.run(["bash", "-c", command], cwd=where, capture_output=True,
-                                  text=True, timeout=600)
-            ran += 1
-            printed = [STAMP.sub("", l) for l in (done.stdout + done.stderr).splitlines()]
-            problems = []
-            got = done.returncode
-            if code is not None:
-                # `...; echo "exit $?"` prints the code itself and exits 0.
-                m = [EXIT.match(l.strip()) for l in printed]
-                got = next((int(x.group(1)) for x in m if x), done.returncode)
-                for line in shown:
-                    line = STAMP.sub("", line)
-                    if "docsift: " in line and line not in printed:
-                        problems.append(f"shows the line {line!r}, which it does not print")
-            if got != (code if code is not None else 0):
-                problems.append(f"exits {got}, the docs show {code if code is not None else 0}")
-            if problems:
-                failed += 1
-                print(f"FAIL {label}: $ {command}")
-                for p in problems:
-                    print(f"     {p}")
-                for line in printed[-5:]:
-                    print(f"     | {line}")
-            else:
-                print(f"ok   {label}: $ {command}")
+        try:
+            ran, failed = run_cases(path, source, where, cases, not_run, ran, failed)
+        finally:
+            # The links only: rmtree unlinks a link, never what it points to.
+            shutil.rmtree(where)
     for label in not_run:
         print(f"not run {label}: names the reader's own files")
     print(f"docs commands: {ran} run, {failed} failed, {len(not_run)} not run")
