@@ -6,6 +6,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "docsift/batch/device_setup.h"
 #include "docsift/config/derive.h"

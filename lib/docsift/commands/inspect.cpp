@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "docsift/config/derive.h"
