@@ -7,6 +7,9 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+# The Public Suffix List's top-level domains (libpsl-dev, its built-in copy): the review queue's
+# check of a website or email address (extract/addresses.h).
+pkg_check_modules(PSL REQUIRED IMPORTED_TARGET libpsl)
 # The OCR engine: Tesseract 5's C++ API (libtesseract-dev, with Leptonica) and its English data.
 pkg_check_modules(TESSERACT REQUIRED IMPORTED_TARGET tesseract>=4.1 lept)
 # PDF pages: Poppler's C++ library (libpoppler-cpp-dev).

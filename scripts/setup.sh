@@ -33,7 +33,7 @@ CUDA_EXTRAS=("nvidia-cusparselt-cu13==0.8.0" "nvidia-nvshmem-cu13==3.4.5" "nvidi
 APT_PACKAGES=(
   build-essential cmake pkg-config ccache python3-venv
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev doctest-dev
-  libpcre2-dev libutf8proc-dev parallel
+  libpcre2-dev libutf8proc-dev libpsl-dev parallel
   libtesseract-dev tesseract-ocr-eng libpoppler-cpp-dev
   libxml2-utils
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev

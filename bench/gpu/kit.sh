@@ -19,7 +19,7 @@
 # now) and the rest only for cv::IMREAD_LOAD_GDAL, which docsift never passes.
 set -uo pipefail
 
-KIT_DEV_PACKAGES="libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libpcre2-dev libutf8proc-dev libopencv-core-dev
+KIT_DEV_PACKAGES="libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libpcre2-dev libutf8proc-dev libpsl-dev libopencv-core-dev
   libopencv-imgproc-dev libopencv-imgcodecs-dev libtesseract-dev libleptonica-dev libpoppler-cpp-dev libpoppler-dev
   doctest-dev pkgconf pkgconf-bin libpkgconf3 tesseract-ocr-eng libxml2-utils parallel"
 # Programs kept from those packages: pkg-config for the build; xmllint and GNU parallel, which the
@@ -27,7 +27,8 @@ KIT_DEV_PACKAGES="libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libpcre2-dev l
 KIT_PROGRAMS="pkgconf xmllint parallel"
 # Where the build finds the roots of the run-time closure (what our targets link).
 KIT_ROOT_LIBS="libopencv_core.so.406 libopencv_imgproc.so.406 libopencv_imgcodecs.so.406 libtesseract.so.5
-  liblept.so.5 libpoppler-cpp.so.0 libpcre2-8.so.0 libutf8proc.so.2 libyaml-cpp.so.0.7 libarchive.so.13 libcurl.so.4
+  liblept.so.5 libpoppler-cpp.so.0 libpcre2-8.so.0 libutf8proc.so.2 libpsl.so.5 libyaml-cpp.so.0.7 libarchive.so.13
+  libcurl.so.4
   libpkgconf.so.3"
 # Present on every glibc system the kit goes to; never carried.
 KIT_BASE_LIBS="libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 ld-linux-x86-64.so.2 libpthread.so.0 libdl.so.2

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "docsift/error.h"
+#include "docsift/extract/addresses.h"
 #include "docsift/extract/review_queue.h"
 #include "docsift/extract/schema.h"
 #include "docsift/journal/page_arithmetic.h"
@@ -313,6 +314,56 @@ TEST_CASE(
   s["INVOICE_DATE"] = "03/04/2025";
   s["DUE_DATE"] = "02/03/2020";
   CHECK(dates_disagree(schema(), s).empty());
+}
+
+TEST_CASE(
+    "review queue: a website or email address no reader could reach is queued, however sure") {
+  using docsift::extract::email_well_formed;
+  using docsift::extract::is_top_level_domain;
+  using docsift::extract::malformed_addresses;
+  using docsift::extract::website_well_formed;
+  CHECK(is_top_level_domain("au"));
+  CHECK(is_top_level_domain("com"));
+  CHECK(is_top_level_domain("my"));
+  CHECK_FALSE(is_top_level_domain("du"));  // "au" misread
+  CHECK_FALSE(is_top_level_domain("u"));
+  CHECK_FALSE(is_top_level_domain("com.au"));  // a label, not a suffix
+  CHECK(website_well_formed("www.redgum.com.au"));
+  CHECK(website_well_formed("HTTPS://Shop.Example.COM/contact?x=1"));
+  CHECK(website_well_formed("http://www.aubonmoulin.fr"));
+  CHECK(website_well_formed("example.de:8080/a"));
+  CHECK(website_well_formed("bücher.de"));
+  CHECK_FALSE(website_well_formed("www.redgum.com.du"));
+  CHECK_FALSE(website_well_formed("www.blue.com.u"));
+  CHECK_FALSE(website_well_formed("www.coastal.com.au-"));
+  CHECK_FALSE(website_well_formed("https://m.facebook"));  // cut before its domain
+  CHECK_FALSE(website_well_formed("www..com.au"));
+  CHECK_FALSE(website_well_formed("www.red gum.com.au"));
+  CHECK_FALSE(website_well_formed("au"));
+  CHECK(email_well_formed("aisha.rahman@example.com.au"));
+  CHECK_FALSE(email_well_formed("aisha.rahman@example.com.du"));
+  CHECK_FALSE(email_well_formed("aisha rahman@example.com.au"));
+  CHECK_FALSE(email_well_formed("aisha@rahman@example.com.au"));
+  CHECK_FALSE(email_well_formed("@example.com.au"));
+  CHECK_FALSE(email_well_formed("aisha.rahman.example.com.au"));
+
+  Fields f{{"DOCUMENT_TYPE", "RECEIPT"},
+           {"ABN", "51 824 753 556"},
+           {"TOTAL", "$11.00"},
+           {"SUPPLIER_WEBSITE", "www.redgum.com.au"},
+           {"PAYER_EMAIL", "mei.chen@example.com.au"}};
+  Confidences c;
+  for (const auto& [k, v] : f) c[k] = 0.99;
+  CHECK(queue_of(f, c).empty());
+  f["SUPPLIER_WEBSITE"] = "www.redgum.com.du";
+  f["PAYER_EMAIL"] = "mei.chen@example";
+  CHECK(queue_of(f, c) == std::vector<std::pair<std::string, std::string>>{
+                              {"PAYER_EMAIL", "malformed"}, {"SUPPLIER_WEBSITE", "malformed"}});
+  // Not of the page's type, or N/A: nothing to check.
+  f["DOCUMENT_TYPE"] = "BANK STATEMENT";
+  CHECK(malformed_addresses(schema(), f).empty());
+  f = Fields{{"SUPPLIER_WEBSITE", "N/A"}};
+  CHECK(malformed_addresses(schema(), f).empty());
 }
 
 TEST_CASE(

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdlib>
 
+#include "docsift/extract/addresses.h"
 #include "docsift/extract/dates.h"
 #include "docsift/parties.h"
 
@@ -17,6 +18,7 @@ constexpr std::string_view kSubtotal = "SUBTOTAL", kTax = "GST", kTotal = "TOTAL
 constexpr std::string_view kOpening = "OPENING_BALANCE", kClosing = "CLOSING_BALANCE";
 constexpr std::string_view kIssued = "INVOICE_DATE", kDue = "DUE_DATE",
                            kPeriod = "STATEMENT_PERIOD";
+constexpr std::string_view kWebsite = "SUPPLIER_WEBSITE", kEmail = "PAYER_EMAIL";
 
 const std::string* value_of(const std::map<std::string, std::string>& fields,
                             std::string_view name) {
@@ -112,6 +114,19 @@ std::set<std::string> dates_disagree(const FieldSchema& schema,
   return out;
 }
 
+std::set<std::string> malformed_addresses(const FieldSchema& schema,
+                                          const std::map<std::string, std::string>& fields) {
+  const std::string* type = value_of(fields, kDocumentTypeField);
+  std::set<std::string> out;
+  const std::string* website = value_of(fields, kWebsite);
+  if (website && of_type(schema, type, kWebsite) && !website_well_formed(*website))
+    out.insert(std::string(kWebsite));
+  const std::string* email = value_of(fields, kEmail);
+  if (email && of_type(schema, type, kEmail) && !email_well_formed(*email))
+    out.insert(std::string(kEmail));
+  return out;
+}
+
 // The queue's rule only: the OCR engine's own check (ocr/page_checks.h, the `vouched` and
 // `contradicted` evidence the calibration was fitted on) still allows one cent.
 bool sums_disagree(const std::map<std::string, std::string>& fields) {
@@ -155,6 +170,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
   const std::set<std::string> clash = parties_clash(schema, fields);
   const std::set<std::string> dates_off = dates_disagree(schema, fields);
+  const std::set<std::string> malformed = malformed_addresses(schema, fields);
 
   std::vector<QueuedValue> queue;
   for (const Field& f : schema.fields) {
@@ -185,6 +201,8 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       q.reason = ReviewReason::kPartiesClash;
     } else if (dates_off.count(f.name) > 0) {
       q.reason = ReviewReason::kDatesDisagree;
+    } else if (malformed.count(f.name) > 0) {
+      q.reason = ReviewReason::kMalformed;
     } else if (!q.threshold || *q.confidence >= *q.threshold) {
       continue;
     }

@@ -22,8 +22,8 @@ namespace docsift::extract {
 // amount, a statement's opening balance + transactions against its closing balance: the list
 // fields the engine's checks speak against, journal/page_arithmetic.h); its lists (QUANTITIES,
 // PRICES, DESCRIPTIONS) hold different numbers of items; the payer's name, address or phone is
-// the seller's (parties_clash); two of its dates contradict each other (dates_disagree); the
-// value's confidence is under its threshold.
+// the seller's (parties_clash); two of its dates contradict each other (dates_disagree); a website
+// or email address is not one (malformed_addresses); the value's confidence is under its threshold.
 enum class ReviewReason {
   kMissing,
   kNoConfidence,
@@ -32,9 +32,10 @@ enum class ReviewReason {
   kCountsDisagree,
   kPartiesClash,
   kDatesDisagree,
+  kMalformed,
   kLowConfidence
 };
-inline constexpr Names<ReviewReason, 8> kReviewReasonNames{
+inline constexpr Names<ReviewReason, 9> kReviewReasonNames{
     {{ReviewReason::kMissing, "missing"},
      {ReviewReason::kNoConfidence, "no confidence"},
      {ReviewReason::kSumsDisagree, "sums disagree"},
@@ -42,6 +43,7 @@ inline constexpr Names<ReviewReason, 8> kReviewReasonNames{
      {ReviewReason::kCountsDisagree, "counts disagree"},
      {ReviewReason::kPartiesClash, "parties clash"},
      {ReviewReason::kDatesDisagree, "dates disagree"},
+     {ReviewReason::kMalformed, "malformed"},
      {ReviewReason::kLowConfidence, "low confidence"}}};
 constexpr std::string_view to_string(ReviewReason reason) {
   return name_of(kReviewReasonNames, reason);
@@ -95,6 +97,13 @@ std::set<std::string> parties_clash(const FieldSchema& schema,
 inline constexpr int kMostDaysApart = 372;
 std::set<std::string> dates_disagree(const FieldSchema& schema,
                                      const std::map<std::string, std::string>& fields);
+
+// The fields whose address no reader could reach (addresses.h), each a field of the page's type
+// (any, without one): a SUPPLIER_WEBSITE that is no well-formed website, a PAYER_EMAIL that is no
+// well-formed email address, such as one whose domain ends in no top-level domain
+// ("www.redgum.com.du": a misread .au).
+std::set<std::string> malformed_addresses(const FieldSchema& schema,
+                                          const std::map<std::string, std::string>& fields);
 
 // The page's queue in the order a person works it: rising confidence, the values without one (the
 // missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"

@@ -1,0 +1,71 @@
+#include "docsift/extract/addresses.h"
+
+#include <libpsl.h>
+
+#include <string>
+
+namespace docsift::extract {
+namespace {
+
+// ASCII letters, digits and hyphens, and any byte of a UTF-8 sequence (a domain written in its
+// own script: "bücher.de", "пример.рф").
+bool host_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Dotted labels of letters, digits and hyphens, the last a top-level domain; at least two labels.
+bool host_well_formed(std::string_view host_as_written) {
+  const std::string host = lowered(host_as_written);
+  std::size_t begin = 0, labels = 0;
+  while (true) {
+    const std::size_t dot = host.find('.', begin);
+    const std::string_view label = std::string_view(host).substr(
+        begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (label.empty() || label.front() == '-' || label.back() == '-') return false;
+    for (const char c : label) {
+      if (!host_char(c)) return false;
+    }
+    ++labels;
+    if (dot == std::string::npos) return labels >= 2 && is_top_level_domain(label);
+    begin = dot + 1;
+  }
+}
+
+}  // namespace
+
+bool is_top_level_domain(std::string_view label) {
+  if (label.empty() || label.find('.') != std::string_view::npos) return false;
+  // The list compiled into libpsl: no file is read, so the answer is the same on every machine
+  // with the same library.
+  static const psl_ctx_t* const list = psl_builtin();
+  if (list == nullptr) return true;  // a libpsl built without its list: nothing to check against
+  return psl_is_public_suffix2(list, std::string(label).c_str(),
+                               PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE) != 0;
+}
+
+bool website_well_formed(std::string_view value) {
+  std::string_view host = value;
+  if (const std::size_t scheme = host.find("://"); scheme != std::string_view::npos)
+    host.remove_prefix(scheme + 3);
+  host = host.substr(0, host.find_first_of("/:?#"));
+  return host_well_formed(host);
+}
+
+bool email_well_formed(std::string_view value) {
+  const std::size_t at = value.find('@');
+  if (at == std::string_view::npos || at == 0 || value.find('@', at + 1) != std::string_view::npos)
+    return false;
+  if (value.substr(0, at).find(' ') != std::string_view::npos) return false;
+  return host_well_formed(value.substr(at + 1));
+}
+
+}  // namespace docsift::extract
