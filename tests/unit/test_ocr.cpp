@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "docsift/abn.h"
 #include "docsift/error.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/pages.h"
@@ -203,6 +204,7 @@ void write_text_pdf(const fs::path& path, const std::vector<std::string>& lines)
 }  // namespace
 
 TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addresses") {
+  using docsift::abn_checksum_ok;
   CHECK(abn_checksum_ok("51824753556"));  // the ATO's published example
   CHECK_FALSE(abn_checksum_ok("51824753557"));
   CHECK(value_or_none(parse_abn("ABN 51 824 753 556")) == "51 824 753 556");

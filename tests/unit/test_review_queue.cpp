@@ -320,7 +320,7 @@ TEST_CASE(
     "review queue: a website or email address no reader could reach is queued, however sure") {
   using docsift::extract::email_well_formed;
   using docsift::extract::is_top_level_domain;
-  using docsift::extract::malformed_addresses;
+  using docsift::extract::malformed_values;
   using docsift::extract::website_well_formed;
   CHECK(is_top_level_domain("au"));
   CHECK(is_top_level_domain("com"));
@@ -359,11 +359,21 @@ TEST_CASE(
   f["PAYER_EMAIL"] = "mei.chen@example";
   CHECK(queue_of(f, c) == std::vector<std::pair<std::string, std::string>>{
                               {"PAYER_EMAIL", "malformed"}, {"SUPPLIER_WEBSITE", "malformed"}});
+  // An ABN whose check digits fail, in any layout of its groups; one that passes, in any.
+  f["SUPPLIER_WEBSITE"] = "www.redgum.com.au";
+  f["PAYER_EMAIL"] = "mei.chen@example.com.au";
+  f["ABN"] = "51 824 753 557";
+  CHECK(queue_of(f, c) == std::vector<std::pair<std::string, std::string>>{{"ABN", "malformed"}});
+  f["ABN"] = "5182475355";  // ten digits
+  CHECK(malformed_values(schema(), f) == std::set<std::string>{"ABN"});
+  f["ABN"] = "51-824-753-556";
+  CHECK(malformed_values(schema(), f).empty());
+  f["SUPPLIER_WEBSITE"] = "www.redgum.com.du";
   // Not of the page's type, or N/A: nothing to check.
   f["DOCUMENT_TYPE"] = "BANK STATEMENT";
-  CHECK(malformed_addresses(schema(), f).empty());
+  CHECK(malformed_values(schema(), f).empty());
   f = Fields{{"SUPPLIER_WEBSITE", "N/A"}};
-  CHECK(malformed_addresses(schema(), f).empty());
+  CHECK(malformed_values(schema(), f).empty());
 }
 
 TEST_CASE(

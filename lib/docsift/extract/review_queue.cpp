@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdlib>
 
+#include "docsift/abn.h"
 #include "docsift/extract/addresses.h"
 #include "docsift/extract/dates.h"
 #include "docsift/parties.h"
@@ -18,7 +19,7 @@ constexpr std::string_view kSubtotal = "SUBTOTAL", kTax = "GST", kTotal = "TOTAL
 constexpr std::string_view kOpening = "OPENING_BALANCE", kClosing = "CLOSING_BALANCE";
 constexpr std::string_view kIssued = "INVOICE_DATE", kDue = "DUE_DATE",
                            kPeriod = "STATEMENT_PERIOD";
-constexpr std::string_view kWebsite = "SUPPLIER_WEBSITE", kEmail = "PAYER_EMAIL";
+constexpr std::string_view kAbn = "ABN", kWebsite = "SUPPLIER_WEBSITE", kEmail = "PAYER_EMAIL";
 
 const std::string* value_of(const std::map<std::string, std::string>& fields,
                             std::string_view name) {
@@ -114,10 +115,18 @@ std::set<std::string> dates_disagree(const FieldSchema& schema,
   return out;
 }
 
-std::set<std::string> malformed_addresses(const FieldSchema& schema,
-                                          const std::map<std::string, std::string>& fields) {
+std::set<std::string> malformed_values(const FieldSchema& schema,
+                                       const std::map<std::string, std::string>& fields) {
   const std::string* type = value_of(fields, kDocumentTypeField);
   std::set<std::string> out;
+  // The ABN's digits, whatever stands between its groups ("51 824 753 556", "51-824-753-556").
+  if (const std::string* abn = value_of(fields, kAbn); abn && of_type(schema, type, kAbn)) {
+    std::string digits;
+    for (const char c : *abn) {
+      if (c >= '0' && c <= '9') digits += c;
+    }
+    if (!abn_checksum_ok(digits)) out.insert(std::string(kAbn));
+  }
   const std::string* website = value_of(fields, kWebsite);
   if (website && of_type(schema, type, kWebsite) && !website_well_formed(*website))
     out.insert(std::string(kWebsite));
@@ -170,7 +179,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
   const std::set<std::string> clash = parties_clash(schema, fields);
   const std::set<std::string> dates_off = dates_disagree(schema, fields);
-  const std::set<std::string> malformed = malformed_addresses(schema, fields);
+  const std::set<std::string> malformed = malformed_values(schema, fields);
 
   std::vector<QueuedValue> queue;
   for (const Field& f : schema.fields) {

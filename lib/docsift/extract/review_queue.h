@@ -22,8 +22,9 @@ namespace docsift::extract {
 // amount, a statement's opening balance + transactions against its closing balance: the list
 // fields the engine's checks speak against, journal/page_arithmetic.h); its lists (QUANTITIES,
 // PRICES, DESCRIPTIONS) hold different numbers of items; the payer's name, address or phone is
-// the seller's (parties_clash); two of its dates contradict each other (dates_disagree); a website
-// or email address is not one (malformed_addresses); the value's confidence is under its threshold.
+// the seller's (parties_clash); two of its dates contradict each other (dates_disagree); an ABN,
+// website or email address is not one (malformed_values); the value's confidence is under its
+// threshold.
 enum class ReviewReason {
   kMissing,
   kNoConfidence,
@@ -98,12 +99,13 @@ inline constexpr int kMostDaysApart = 372;
 std::set<std::string> dates_disagree(const FieldSchema& schema,
                                      const std::map<std::string, std::string>& fields);
 
-// The fields whose address no reader could reach (addresses.h), each a field of the page's type
-// (any, without one): a SUPPLIER_WEBSITE that is no well-formed website, a PAYER_EMAIL that is no
-// well-formed email address, such as one whose domain ends in no top-level domain
-// ("www.redgum.com.du": a misread .au).
-std::set<std::string> malformed_addresses(const FieldSchema& schema,
-                                          const std::map<std::string, std::string>& fields);
+// The fields whose value cannot be what any page prints, each a field of the page's type (any,
+// without one): an ABN that is not 11 digits whose check digits pass (docsift/abn.h), a
+// SUPPLIER_WEBSITE that is no well-formed website and a PAYER_EMAIL that is no well-formed email
+// address (addresses.h), such as one whose domain ends in no top-level domain ("www.redgum.com.du":
+// a misread .au).
+std::set<std::string> malformed_values(const FieldSchema& schema,
+                                       const std::map<std::string, std::string>& fields);
 
 // The page's queue in the order a person works it: rising confidence, the values without one (the
 // missing ones) first, then by the schema's field order. `fields` holds the page's values ("N/A"

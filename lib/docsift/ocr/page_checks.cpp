@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "docsift/abn.h"
 #include "docsift/ocr/values.h"
 #include "docsift/parties.h"
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "docsift/abn.h"
 #include "docsift/ocr/values_internal.h"
 
 namespace docsift::ocr {
@@ -65,14 +66,6 @@ std::string ocr_digits(std::string_view text) {
 }  // namespace detail
 
 using detail::digits_of;
-
-bool abn_checksum_ok(std::string_view d) {
-  static constexpr std::array<int, 11> kWeights{10, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19};
-  if (d.size() != 11 || d[0] == '0') return false;
-  int sum = 0;
-  for (int i = 0; i < 11; ++i) sum += kWeights[i] * ((d[i] - '0') - (i == 0 ? 1 : 0));
-  return sum % 89 == 0;
-}
 
 std::optional<std::string> parse_abn(std::string_view text) {
   // Digits in groups separated by single spaces, dots, dashes or ':' (OCR reads a space so).

@@ -34,9 +34,9 @@ struct Lexicon {
 enum class DateOrder { Dmy, Mdy };
 
 // An Australian Business Number: 11 digits (spaces, dots or dashes between groups) whose weighted
-// sum, after subtracting 1 from the first digit, is divisible by 89. As "51 824 753 556".
+// sum, after subtracting 1 from the first digit, is divisible by 89 (docsift/abn.h). As
+// "51 824 753 556".
 std::optional<std::string> parse_abn(std::string_view text);
-bool abn_checksum_ok(std::string_view eleven_digits);
 
 // A calendar date found in text, with where it was.
 struct Date {
