@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <string_view>
 
 namespace docsift {
@@ -21,6 +22,16 @@ inline bool abn_checksum_ok(std::string_view eleven_digits) {
     sum += kWeights[i] * ((d[i] - '0') - (i == 0 ? 1 : 0));
   }
   return sum % 89 == 0;
+}
+
+// Whether `value` writes an ABN, whatever stands between its groups ("51 824 753 556",
+// "51-824-753-556"): its digits, and nothing but them, pass abn_checksum_ok.
+inline bool abn_value_ok(std::string_view value) {
+  std::string digits;
+  for (const char c : value) {
+    if (c >= '0' && c <= '9') digits += c;
+  }
+  return abn_checksum_ok(digits);
 }
 
 }  // namespace docsift

@@ -119,14 +119,8 @@ std::set<std::string> malformed_values(const FieldSchema& schema,
                                        const std::map<std::string, std::string>& fields) {
   const std::string* type = value_of(fields, kDocumentTypeField);
   std::set<std::string> out;
-  // The ABN's digits, whatever stands between its groups ("51 824 753 556", "51-824-753-556").
-  if (const std::string* abn = value_of(fields, kAbn); abn && of_type(schema, type, kAbn)) {
-    std::string digits;
-    for (const char c : *abn) {
-      if (c >= '0' && c <= '9') digits += c;
-    }
-    if (!abn_checksum_ok(digits)) out.insert(std::string(kAbn));
-  }
+  const std::string* abn = value_of(fields, kAbn);
+  if (abn && of_type(schema, type, kAbn) && !abn_value_ok(*abn)) out.insert(std::string(kAbn));
   const std::string* website = value_of(fields, kWebsite);
   if (website && of_type(schema, type, kWebsite) && !website_well_formed(*website))
     out.insert(std::string(kWebsite));

@@ -133,13 +133,7 @@ class Checks {
   }
 
   void ids() {
-    if (const std::string* abn = found(fields_, "ABN")) {
-      std::string digits;
-      for (const char c : *abn) {
-        if (c >= '0' && c <= '9') digits += c;
-      }
-      mark({"ABN"}, digits.size() == 11 && abn_checksum_ok(digits));
-    }
+    if (const std::string* abn = found(fields_, "ABN")) mark({"ABN"}, abn_value_ok(*abn));
   }
 
   void dates() {
