@@ -3,14 +3,15 @@
 
 - TOTAL equal to the cent (any currency mark, decimal comma or dot, thousands separators);
 - INVOICE_DATE the same calendar day, the truth read day first with a 2- or 4-digit year or a
-  month name (the predictions are DD/MM/YYYY);
+  month name, month name first, or as eight digits (the predictions are DD/MM/YYYY);
 - SUPPLIER when every word of the truth appears in the prediction, leaving out company-form words
   (sdn, bhd, s, b, m, co, ltd, plt, pte, enterprise, trading, the).
 
     bench/ocr/score.py receipts PREDICTIONS.csv SROIE_DIR      # NNN.jpg + NNN.json (company, date, total)
     bench/ocr/score.py invoices PREDICTIONS.csv TRUTH.csv      # bench/ocr/invoices/truth.csv
     add --misses to list every miss with its truth and prediction.
-Prints one line per field, "FIELD accuracy right/total", and the mean of the three.
+Prints one line per field, "FIELD accuracy right/judged" (a receipt whose label is empty is not
+judged on that field), and the mean of the three.
 
 In a predictions.csv, a document of several pages is scored on its first page ("x.pdf#page=1"), as
 `docsift eval` scores it (docs/eval.md); its other pages are not scored. documents.csv has one row per
@@ -48,13 +49,23 @@ def cents(text):
 
 def day(text):
     """(day, month, year) of a date written day first: 11/02/18, 21-02-16, 06 APR 2018, 20/JAN/2017,
-    2018-03-14, (06/12/2016)."""
+    2018-03-14, (06/12/2016); or month name first (OCT 3, 2016); or eight digits run together, year
+    first or last (SROIE labels 20180304 and 25032018)."""
     if not text or text.strip().upper() == "N/A":
         return None
     t = text.lower()
     m = re.search(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", t)
     if m:
         return int(m.group(3)), int(m.group(2)), int(m.group(1))
+    m = re.fullmatch(r"\s*(\d{8})\s*", t)
+    if m:
+        g = m.group(1)
+        if g[:2] in ("19", "20") and 1 <= int(g[4:6]) <= 12:
+            return int(g[6:]), int(g[4:6]), int(g[:4])
+        return int(g[:2]), int(g[2:4]), int(g[4:])
+    m = re.search(r"([a-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})", t)
+    if m and (m.group(1) in MONTHS or m.group(1)[:3] in MONTHS):
+        return int(m.group(2)), MONTHS.get(m.group(1), MONTHS.get(m.group(1)[:3])), int(m.group(3))
     m = re.search(r"(\d{1,2})\s*[-/. ]\s*(\d{1,2}|[a-zäéû]{3,9})\.?\s*[-/. ,]\s*(\d{4}|\d{2})(?!\d)", t)
     if not m:
         return None
@@ -86,10 +97,12 @@ def receipts_truth(folder, address=False):
         if name.endswith(".json"):
             with open(os.path.join(folder, name), encoding="utf-8") as f:
                 j = json.load(f)
-            truth[name[:-5] + ".jpg"] = {"TOTAL": j.get("total", ""), "INVOICE_DATE": j.get("date", ""),
-                                         "SUPPLIER": j.get("company", "")}
+            labels = {"TOTAL": j.get("total", ""), "INVOICE_DATE": j.get("date", ""), "SUPPLIER": j.get("company", "")}
             if address:
-                truth[name[:-5] + ".jpg"]["BUSINESS_ADDRESS"] = j.get("address", "")
+                labels["BUSINESS_ADDRESS"] = j.get("address", "")
+            # A label left empty (the 200's 648.jpg has no total, the 427's 104.jpg no address,
+            # both printed on the receipt) judges nothing: neither right nor wrong.
+            truth[name[:-5] + ".jpg"] = {k: v for k, v in labels.items() if v.strip()}
     return truth
 
 
@@ -117,15 +130,18 @@ def main():
     }
     scores = []
     for field, ok in checks.items():
-        right = 0
+        right = judged = 0
         for name, t in truth.items():
+            if field not in t:
+                continue
+            judged += 1
             p = preds.get(name, {}).get(field, "N/A")
             if ok(p, t[field]):
                 right += 1
             elif misses:
                 print(f"  miss {field} {name}: truth {t[field]!r} predicted {p!r}")
-        scores.append(right / len(truth))
-        print(f"{field:<13} {right / len(truth):.3f} {right}/{len(truth)}")
+        scores.append(right / judged)
+        print(f"{field:<13} {right / judged:.3f} {right}/{judged}")
     print(f"{'mean':<13} {sum(scores) / len(scores):.3f}")
 
 

@@ -91,6 +91,7 @@ def load_pages(journal, truth, group_of, set_name):
         x = np.array([[c["x"].get(f, 0.0) for f in names] for c in ranked], dtype=np.float64).reshape(-1, len(names))
         y = np.array([cents(c["value"]) == cents(truth[base]) for c in ranked], dtype=bool)
         pages.append({"set": set_name, "page": base, "group": group_of(base), "x": x, "y": y,
+                      "values": [cents(c["value"]) for c in ranked],
                       "final": cents(r["fields"].get(FIELD, "N/A")) == cents(truth[base])})
     return pages
 
@@ -124,9 +125,18 @@ def fit(pages, dims, iterations=60):
 
 
 def pick_right(p, w):
+    """Whether the finder's pick is right: the amount whose candidates' probabilities add up
+    highest, as `fit` trains and the engine picks (find_totals_rank.cpp). The candidate-by-candidate
+    argmax picked 2 fewer of each receipt set held out (2026-12-01)."""
     if len(p["x"]) == 0:
         return False
-    return bool(p["y"][int(np.argmax(p["x"] @ w))])
+    z = p["x"] @ w
+    prob = np.exp(z - z.max())
+    share = {}
+    for value, q in zip(p["values"], prob):
+        share[value] = share.get(value, 0.0) + q
+    best = max(share, key=lambda v: (share[v], -p["values"].index(v)))
+    return bool(any(y for value, y in zip(p["values"], p["y"]) if value == best))
 
 
 def folds_of(pages, k):
@@ -143,7 +153,7 @@ def folds_of(pages, k):
 
 
 def write_yaml(path, w, names, note):
-    body = ", ".join(f"{n}: {v:.4f}" for n, v in zip(names, w))
+    body = ", ".join(f"{n}: {round(v, 4) + 0.0:.4f}" for n, v in zip(names, w))  # + 0.0: never "-0.0000"
     with open(path, "w", encoding="utf-8") as f:
         f.write("# The trained field finder (lib/docsift/ocr/finder.h, docs/ocr.md): per field, a candidate's score\n"
                 "# is the sum of weight * feature; the page's candidates compete under a softmax beside \"none\"\n"
@@ -167,8 +177,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     sets = {}
     for name, folder in (("receipts", RECEIPTS), ("receipts-427", RECEIPTS_427)):
-        truth = {k: v["TOTAL"] for k, v in receipts_truth(folder).items()}
-        companies = {k: v["SUPPLIER"] for k, v in receipts_truth(folder).items()}
+        truth = {k: v["TOTAL"] for k, v in receipts_truth(folder).items() if "TOTAL" in v}
+        companies = {k: v.get("SUPPLIER", "") for k, v in receipts_truth(folder).items()}
         sets[name] = (folder, truth, lambda b, c=companies: "r:" + seller_group(c[b]))
     for name, (layouts, count, seed) in (("varied", (FIT_LAYOUTS, 150, 1)), ("held-out", (HELD_OUT_LAYOUTS, 60, 2))):
         folder = os.path.join(args.out, name + "-pages")
@@ -225,7 +235,7 @@ def main():
 
 def end_to_end(args, sets, train, fold, fold_w, names):
     """Each fold's receipts read by docsift with that fold's weights; score.py over them all."""
-    right, total = {}, 0
+    right, total = {}, {}
     for name in ("receipts", "receipts-427"):
         folder = sets[name][0]
         rows = []
@@ -251,13 +261,15 @@ def end_to_end(args, sets, train, fold, fold_w, names):
         truth = receipts_truth(sets[name][0])
         line = []
         for field in ("TOTAL", "INVOICE_DATE", "SUPPLIER"):
-            ok = sum(right_value(field, f.get(field, "N/A"), truth[b][field]) for b, f in rows if b in truth)
-            line.append(f"{field} {ok}/{len(rows)} = {ok / max(1, len(rows)):.3f}")
+            # A receipt whose label is empty (score.py: receipts_truth) judges nothing on that field.
+            judged = [(b, f) for b, f in rows if field in truth.get(b, {})]
+            ok = sum(right_value(field, f.get(field, "N/A"), truth[b][field]) for b, f in judged)
+            line.append(f"{field} {ok}/{len(judged)} = {ok / max(1, len(judged)):.3f}")
             right[field] = right.get(field, 0) + ok
+            total[field] = total.get(field, 0) + len(judged)
         print(f"end to end, {name}, held out: " + ", ".join(line))
-        total += len(rows)
     print("end to end, all receipts, held out: " +
-          ", ".join(f"{f} {n}/{total} = {n / max(1, total):.3f}" for f, n in right.items()))
+          ", ".join(f"{f} {n}/{total[f]} = {n / max(1, total[f]):.3f}" for f, n in right.items()))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 // input split at its first NUL byte, each written to a file and loaded as a run loads it; the first
 // part is loaded as the field finder's weights (ocr.finder, ocr/finder.h) too. Every problem must
 // be a docsift::ConfigError; what is accepted must hold only finite weights and field offsets,
-// known features and kinds with parameters, and thresholds in [0, 1] for fields of the schema.
+// known features and kinds with parameters (a kind's read_again model too), and thresholds in
+// [0, 1] for fields of the schema.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -49,13 +50,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     c.check_fields(fields);
     if (!c.kinds.count("text")) __builtin_trap();
     const auto& features = docsift::ocr::feature_names();
-    for (const auto& [kind, model] : c.kinds) {
+    const auto check = [&](const docsift::ocr::Calibrator& model) {
       if (!std::isfinite(model.intercept)) __builtin_trap();
       for (const auto& [name, weight] : model.weights) {
         if (!std::isfinite(weight) ||
             std::find(features.begin(), features.end(), name) == features.end())
           __builtin_trap();
       }
+    };
+    for (const auto& [kind, model] : c.kinds) check(model);
+    // A model of the values read again: only beside its kind's own.
+    for (const auto& [kind, model] : c.read_again) {
+      if (!c.kinds.count(kind)) __builtin_trap();
+      check(model);
     }
     for (const auto& [field, kind] : c.field_kinds) {
       if (!c.kinds.count(kind) || std::find(fields.begin(), fields.end(), field) == fields.end())

@@ -85,13 +85,12 @@ std::string Calibration::kind_of(const std::string& field) const {
 }
 
 double Calibration::probability(const std::string& field, const Evidence& evidence) const {
-  const auto kind = field_kinds.find(field);
-  const auto model = kinds.find(kind == field_kinds.end() ? "text" : kind->second);
-  if (model == kinds.end()) {
-    throw ConfigError(source + ": no parameters for kind '" +
-                      (kind == field_kinds.end() ? std::string("text") : kind->second) +
-                      "' (field " + field + ")");
-  }
+  const std::string kind = kind_of(field);
+  const auto model = kinds.find(kind);
+  if (model == kinds.end())
+    throw ConfigError(source + ": no parameters for kind '" + kind + "' (field " + field + ")");
+  if (const auto again = read_again.find(kind); evidence.reader_read && again != read_again.end())
+    return again->second.probability(evidence);
   const auto offset = field_offsets.find(field);
   return model->second.probability(evidence, offset == field_offsets.end() ? 0.0 : offset->second);
 }
@@ -108,9 +107,13 @@ Calibration load_calibration(const std::string& source) {
   const auto& names = feature_names();
   try {
     read.only(root, "the file", {"kinds", "fields", "absent"});
-    const auto calibrator = [&](const YAML::Node& node, const std::string& path) {
+    const auto calibrator = [&](const YAML::Node& node, const std::string& path,
+                                bool with_read_again = false) {
       Calibrator c;
-      read.only(node, path, {"intercept", "weights"});
+      if (with_read_again)
+        read.only(node, path, {"intercept", "weights", "read_again"});
+      else
+        read.only(node, path, {"intercept", "weights"});
       c.intercept = read.number(read.required(node, "intercept", path), path + ".intercept");
       for (const auto& [name, weight] :
            read.entries(read.required(node, "weights", path), path + ".weights")) {
@@ -122,8 +125,12 @@ Calibration load_calibration(const std::string& source) {
       }
       return c;
     };
-    for (const auto& [kind, node] : read.entries(read.required(root, "kinds", "the file"), "kinds"))
-      out.kinds[kind] = calibrator(node, "kinds." + kind);
+    for (const auto& [kind, node] :
+         read.entries(read.required(root, "kinds", "the file"), "kinds")) {
+      out.kinds[kind] = calibrator(node, "kinds." + kind, true);
+      if (const YAML::Node again = node["read_again"])
+        out.read_again[kind] = calibrator(again, "kinds." + kind + ".read_again");
+    }
     if (const YAML::Node absent = root["absent"]; absent && !absent.IsNull()) {
       for (const auto& [field, node] : read.entries(absent, "absent")) {
         out.absent[field] = calibrator(node, "absent." + field);

@@ -37,7 +37,12 @@ struct Calibrator {
 
 struct Calibration {
   std::string source;
-  std::map<std::string, Calibrator> kinds;         // amount, date, text, id, list
+  std::map<std::string, Calibrator> kinds;  // amount, date, text, id, list
+  // kind → its model of the values the second recognizer read (`kinds: {K: {..., read_again:
+  // {intercept, weights}}}`), every weight fitted on those values, with no field's shift: a
+  // seller's legal form, say, weighs more once both readers have read the name
+  // (docs/confidence.md). A kind without one scores them by its own model, as the other values.
+  std::map<std::string, Calibrator> read_again;
   std::map<std::string, std::string> field_kinds;  // field → kind; a field not listed is text
   // field → its own intercept shift over its kind's model (`fields: {F: {kind: K, offset: X}}`):
   // fields of one kind differ in how often they are right on the same evidence (a payer's address

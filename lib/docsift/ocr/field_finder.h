@@ -123,10 +123,10 @@ class FieldFinder {
   void record_total(const std::vector<TotalOption>& options, const std::vector<double>& probability,
                     std::size_t best, const Paid& p, nlohmann::json& checks);
 
-  // INVOICE_DATE without a label: the most plausible date on the page, beside a time of day,
-  // high on the page, and not one a due-date or period label gave.
+  // INVOICE_DATE without a label: the most plausible (by a time, high, not a due date's).
   void date_by_position(nlohmann::json& checks);
-
+  // INVOICE_DATE's repaired year, where the page prints the date again as read (find_dates.cpp).
+  void date_from_twin(nlohmann::json& checks);
   // An ABN without its label: any group of 11 digits that passes the checksum.
   void abn_by_checksum(nlohmann::json& checks);
 

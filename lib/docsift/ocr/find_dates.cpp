@@ -15,8 +15,12 @@ void FieldFinder::decide_date_order(DateOrderRule date_order) {
     int day_first = 0, month_first = 0;
     for (const auto& seg : r) {
       for (const auto& d : find_dates(seg.text, rules.lexicon)) {
+        // Dots are the day-first countries' separator (31.12.2025); a dotted reading that works
+        // only month first is most often not a date at all: a price column's "2.13.12".
+        const bool dotted =
+            seg.text.substr(d.begin, d.end - d.begin).find('.') != std::string::npos;
         day_first += d.day_first_only ? 1 : 0;
-        month_first += d.month_first_only ? 1 : 0;
+        month_first += d.month_first_only && !dotted ? 1 : 0;
       }
     }
     if (month_first > day_first) order = DateOrder::Mdy;
@@ -48,6 +52,48 @@ void FieldFinder::date_by_position(nlohmann::json& checks) {
       set("INVOICE_DATE", format_date(*best), best_segment);
       checks["date_by_position"] = true;
       note_contest("INVOICE_DATE", format_date(*best), best_score, scored);
+    }
+  }
+}
+
+namespace {
+
+// Whether `date`'s year is the year as printed in `text`: its last run of digits, four or two
+// ("2017", "17"), not a misread undone (repaired_year: "2604" read as 2004).
+bool year_as_printed(const std::string& text, const Date& date) {
+  const std::string span = text.substr(date.begin, date.end - date.begin);
+  std::size_t end = span.size();
+  while (end > 0 && !std::isdigit(static_cast<unsigned char>(span[end - 1]))) --end;
+  std::size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(span[begin - 1]))) --begin;
+  const std::string year = span.substr(begin, end - begin);
+  const int printed = year.size() == 4 || year.size() == 2 ? std::stoi(year) : -1;
+  return printed == date.year || (year.size() == 2 && 2000 + printed == date.year);
+}
+
+}  // namespace
+
+// INVOICE_DATE whose year was not read as printed ("Date: 08/10/2604", repaired to 2004) where
+// another line prints the same day and month with a year read as printed ("DD: 08/10/2017"): the
+// clean printing is the date.
+void FieldFinder::date_from_twin(nlohmann::json& checks) {
+  const auto value = found.find("INVOICE_DATE");
+  const auto at = found_at.find("INVOICE_DATE");
+  if (value == found.end() || at == found_at.end()) return;
+  const auto dates = find_dates(r[at->second].text, rules.lexicon, order);
+  const auto chosen = std::find_if(dates.begin(), dates.end(),
+                                   [&](const Date& d) { return format_date(d) == value->second; });
+  if (chosen == dates.end() || year_as_printed(r[at->second].text, *chosen)) return;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k == at->second) continue;
+    for (const Date& d : find_dates(r[k].text, rules.lexicon, order)) {
+      if (d.day == chosen->day && d.month == chosen->month && d.year != chosen->year &&
+          year_as_printed(r[k].text, d)) {
+        value->second = format_date(d);
+        at->second = k;
+        checks["date_from_twin"] = true;
+        return;
+      }
     }
   }
 }

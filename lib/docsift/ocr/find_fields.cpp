@@ -20,7 +20,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     std::string_view finds;
     void (*run)(FieldFinder& f, nlohmann::json& checks);
   };
-  static constexpr std::array<Step, 13> kSteps{{
+  static constexpr std::array<Step, 14> kSteps{{
       {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json&) { f.document_type(); }},
       {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
       {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
@@ -28,6 +28,8 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
        [](FieldFinder& f, nlohmann::json&) { f.type_without_heading(); }},
       {"INVOICE_DATE without a label",
        [](FieldFinder& f, nlohmann::json& c) { f.date_by_position(c); }},
+      {"INVOICE_DATE whose year was misread",
+       [](FieldFinder& f, nlohmann::json& c) { f.date_from_twin(c); }},
       {"ABN without a label", [](FieldFinder& f, nlohmann::json& c) { f.abn_by_checksum(c); }},
       {"DESCRIPTIONS, QUANTITIES, PRICES", [](FieldFinder& f, nlohmann::json&) { f.line_items(); }},
       {"SUPPLIER", [](FieldFinder& f, nlohmann::json&) { f.supplier(); }},

@@ -75,15 +75,16 @@ int month_of(std::string_view word, const Lexicon& lexicon) {
   return 0;
 }
 
-// A three-letter month between a day and a year with one separator ("25/Fen/2017"): the one
-// three-letter name one letter away, or 0 when none or several are.
+// A three-letter month between a day and a year with one separator ("25/Fen/2017", "14/fMay/2017"):
+// the one three-letter name one letter away (one replaced, or one stray letter read beside it), or
+// 0 when none or several are.
 int fuzzy_month_abbreviation(std::string_view word, const Lexicon& lexicon) {
-  if (word.size() != 3) return 0;
+  if (word.size() != 3 && word.size() != 4) return 0;
   const std::string folded = casefold(word);
   int found = 0, count = 0;
   for (int m = 0; m < 12; ++m) {
     for (const auto& name : lexicon.months[static_cast<std::size_t>(m)]) {
-      // Same length, one edit: one letter replaced.
+      // One edit: a letter replaced (same length) or one more read.
       if (name.size() == 3 && edit_distance(folded, name, 1) == 1 && found != m + 1)
         found = m + 1, ++count;
     }
