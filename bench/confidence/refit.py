@@ -358,9 +358,10 @@ def fit_offsets(kind, w, rows):
 # on those values (fit_kind's reader step shifts the base model's intercept only). For a seller's
 # name the evidence weighs differently once both readers have read it: a legal form (SDN BHD)
 # weighs +1.56 there against +0.19 in the text kind, whose base model the generated pages' names
-# dominate. Out of fold on the 625 receipts read again (2026-12-01), at 95 % right: SUPPLIER kept
-# 63.0 % against 36.2 %. Not the other kinds, where the step did as well or better: TOTAL 74.7 %
-# against 75.3 % kept at 98 %, the address 17.5 % against 19.5 % at 95 %, the date 100 % either way.
+# dominate. Out of fold on the 625 receipts read again (2026-12-01, the runs before TOTAL's pick by
+# summed probability), at 95 % right: SUPPLIER kept 63.0 % against 36.2 %. Not the other kinds,
+# where the step did as well or better: TOTAL 74.7 % against 75.3 % kept at 98 %, the address
+# 17.5 % against 19.5 % at 95 %, the date 100 % either way. On the final runs: SUPPLIER 62.7 %.
 READ_AGAIN_MODEL = ("text",)
 
 

@@ -317,7 +317,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "review queue: a website or email address no reader could reach is queued, however sure") {
+    "review queue: an ABN, website or email address that cannot be one is queued, however sure") {
   using docsift::extract::email_well_formed;
   using docsift::extract::is_top_level_domain;
   using docsift::extract::malformed_values;

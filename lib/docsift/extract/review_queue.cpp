@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <string_view>
+#include <utility>
 
 #include "docsift/abn.h"
 #include "docsift/extract/addresses.h"
@@ -117,16 +119,16 @@ std::set<std::string> dates_disagree(const FieldSchema& schema,
 
 std::set<std::string> malformed_values(const FieldSchema& schema,
                                        const std::map<std::string, std::string>& fields) {
+  // Each field with a form of its own, and the check of it.
+  static constexpr std::pair<std::string_view, bool (*)(std::string_view)> kForms[] = {
+      {kAbn, abn_value_ok}, {kWebsite, website_well_formed}, {kEmail, email_well_formed}};
   const std::string* type = value_of(fields, kDocumentTypeField);
   std::set<std::string> out;
-  const std::string* abn = value_of(fields, kAbn);
-  if (abn && of_type(schema, type, kAbn) && !abn_value_ok(*abn)) out.insert(std::string(kAbn));
-  const std::string* website = value_of(fields, kWebsite);
-  if (website && of_type(schema, type, kWebsite) && !website_well_formed(*website))
-    out.insert(std::string(kWebsite));
-  const std::string* email = value_of(fields, kEmail);
-  if (email && of_type(schema, type, kEmail) && !email_well_formed(*email))
-    out.insert(std::string(kEmail));
+  for (const auto& [field, well_formed] : kForms) {
+    const std::string* value = value_of(fields, field);
+    if (value && of_type(schema, type, field) && !well_formed(*value))
+      out.insert(std::string(field));
+  }
   return out;
 }
 
