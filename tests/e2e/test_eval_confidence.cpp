@@ -148,7 +148,7 @@ TEST_CASE(
   CHECK(total["at_threshold"]["wrong_under"] == 2);
   // Without a target, the config's shipped review threshold for TOTAL is in force: Tesseract's
   // (0.945), as these confidences are, or the second recognizer's where the build reads with it by
-  // default (0.935): all 14 under either.
+  // default (0.93): all 14 under either.
   const auto plain = run_docsift("eval " + q(dir / "results.jsonl") + " " + q(kTruth) +
                                  " --set ocr.recognizer=tesseract");
   REQUIRE(plain.exit_code == 0);

@@ -78,6 +78,12 @@ TEST_CASE(
       CHECK(read[field]["score"].get<double>() > 0.9);
       CHECK(r["engine"]["evidence"][field]["reader_agreed"] == 1.0);
     }
+    // Each row's description read again (Engine::cross_read_rows): every row, each agreeing.
+    REQUIRE(read.contains("DESCRIPTIONS"));
+    CHECK(read["DESCRIPTIONS"]["rows"] == r["line_items"].size());
+    CHECK(read["DESCRIPTIONS"]["agreed"] == read["DESCRIPTIONS"]["rows"]);
+    CHECK(read["DESCRIPTIONS"]["taken"] == 0);
+    CHECK(r["engine"]["evidence"]["DESCRIPTIONS"]["reader_agreed"] == 1.0);
     // The fields are Tesseract's where the two agree: the same as reading with Tesseract alone.
     CHECK(r["fields"] == plain[i]["fields"]);
     CHECK_FALSE(plain[i]["engine"].contains("cross_read"));

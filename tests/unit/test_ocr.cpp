@@ -1174,6 +1174,27 @@ TEST_CASE(
   CHECK_MESSAGE(eval.exit_code == 0, eval.err);
 }
 
+namespace {
+
+// A record's rows' boxes are on the page as given, as its fields' are: each inside the box of the
+// words DESCRIPTIONS was read from (x, y, width, height), not where a turned or halved page had it.
+void rows_on_the_page(const nlohmann::json& rec) {
+  const auto& list = rec["boxes"]["DESCRIPTIONS"];
+  REQUIRE(list.size() == 4);
+  REQUIRE(rec["line_items"].size() >= 2);
+  const auto inside = [](int from, int size, int outer_from, int outer_size) {
+    return from >= outer_from - 4 && from + size <= outer_from + outer_size + 4;
+  };
+  for (const auto& item : rec["line_items"]) {
+    const auto& b = item["box"];
+    CAPTURE(b.dump());
+    CHECK(inside(b[0], b[2], list[0], list[2]));
+    CHECK(inside(b[1], b[3], list[1], list[3]));
+  }
+}
+
+}  // namespace
+
 TEST_CASE(
     "OCR engine on pages with nothing to read: blank, noise, upside down, recorded with a reason, "
     "never a crash") {
@@ -1207,6 +1228,7 @@ TEST_CASE(
   CHECK(turned["engine"]["prepared"]["turned_180"] == true);
   CHECK(turned["fields"]["TOTAL"] == "$2,480.62");
   CHECK(turned["fields"]["DOCUMENT_TYPE"] == "TAX INVOICE");
+  rows_on_the_page(turned);
 }
 
 TEST_CASE(
@@ -1322,6 +1344,7 @@ TEST_CASE(
   CHECK(rec["engine"]["prepared"]["scale"] == 0.5);
   CHECK(rec["fields"]["TOTAL"] == "$2,480.62");
   CHECK(rec["fields"]["INVOICE_DATE"] == "03/04/2025");
+  rows_on_the_page(rec);
 }
 
 TEST_CASE(
@@ -1857,6 +1880,72 @@ TEST_CASE(
   CHECK(no_date.fields.at("INVOICE_DATE") == "03/02/2018");
   CHECK(no_date.evidence.at("INVOICE_DATE").reader_taken);
   CHECK_FALSE(take_reread_date(no_date, with_date));  // a date is taken only where there was none
+}
+
+TEST_CASE(
+    "OCR engine: each row's description is read again, agreeing rows vouch for the list, a sure "
+    "letter is taken into the row and the list") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  const Page page = page_of({"TAX INVOICE", "Harbour Office Supplies", "",
+                             "Description        Qty     Price", "Ad paper ream        4    $69.73",
+                             "Flyers x500          3   $116.25", "", "TOTAL: $627.67"});
+  const Extraction e = extract_fields(page, rules, kFieldNames);
+  REQUIRE(e.fields.at("DESCRIPTIONS") == "Ad paper ream | Flyers x500");
+  REQUIRE(e.items.size() == 2);
+  // What is read again is the description's words alone, not its quantity and price.
+  REQUIRE(e.items[0].evidence.parts.size() == 1);
+  CHECK(e.items[0].evidence.parts[0].right == 130);  // "Ad paper ream": 13 characters from 0
+  const auto result = [&] {
+    Engine::Result r;
+    r.fields = e.fields, r.evidence = e.evidence, r.items = e.items;
+    return r;
+  };
+  const auto typed = [](std::map<int, std::string> by_top, float p) {
+    return [by_top, p](const std::vector<Box>& parts) -> std::optional<LineText> {
+      const std::string& text = by_top.at(parts.front().top);
+      return LineText{text, p, p, std::vector<float>(text.size(), p)};
+    };
+  };
+  // Both rows read as Tesseract read them: the list agreed, nothing taken.
+  Engine::Result same = result();
+  const auto agreed = cross_read_rows(
+      same, typed({{120, "Ad paper ream"}, {150, "Flyers x500"}}, 0.99f), rules.lexicon);
+  REQUIRE(agreed);
+  CHECK((*agreed)["rows"] == 2);
+  CHECK((*agreed)["agreed"] == 2);
+  CHECK(same.evidence.at("DESCRIPTIONS").reader_agreed);
+  CHECK_FALSE(same.evidence.at("DESCRIPTIONS").reader_taken);
+  CHECK(same.items[1].evidence.reader_agreed);
+  // The first read surely as "A4 paper ream": its 4 taken, into the row and the list.
+  Engine::Result fixed = result();
+  const auto taken = cross_read_rows(
+      fixed, typed({{120, "A4 paper ream"}, {150, "Flyers x500"}}, 0.99f), rules.lexicon);
+  REQUIRE(taken);
+  CHECK((*taken)["taken"] == 1);
+  CHECK((*taken)["disagreed"][0]["taken"] == "A4 paper ream");
+  CHECK(fixed.items[0].description == "A4 paper ream");
+  CHECK(fixed.fields.at("DESCRIPTIONS") == "A4 paper ream | Flyers x500");
+  CHECK(fixed.evidence.at("DESCRIPTIONS").reader_taken);
+  CHECK_FALSE(fixed.evidence.at("DESCRIPTIONS").reader_agreed);
+  // Read unsurely: nothing taken, the list disagreed (neither agreed nor taken).
+  Engine::Result unsure = result();
+  REQUIRE(cross_read_rows(unsure, typed({{120, "A4 paper ream"}, {150, "Flyers x500"}}, 0.5f),
+                          rules.lexicon));
+  CHECK(unsure.fields.at("DESCRIPTIONS") == "Ad paper ream | Flyers x500");
+  CHECK(unsure.evidence.at("DESCRIPTIONS").reader_read);
+  CHECK_FALSE(unsure.evidence.at("DESCRIPTIONS").reader_agreed);
+  CHECK_FALSE(unsure.evidence.at("DESCRIPTIONS").reader_taken);
+  // A list that is not its rows' descriptions joined takes no letter.
+  Engine::Result other = result();
+  other.fields["DESCRIPTIONS"] = "Ad paper ream";
+  REQUIRE(cross_read_rows(other, typed({{120, "A4 paper ream"}, {150, "Flyers x500"}}, 0.99f),
+                          rules.lexicon));
+  CHECK(other.items[0].description == "Ad paper ream");
+  CHECK(other.fields.at("DESCRIPTIONS") == "Ad paper ream");
+  // No list, nothing read.
+  Engine::Result none = result();
+  none.fields["DESCRIPTIONS"] = "N/A";
+  CHECK_FALSE(cross_read_rows(none, typed({}, 0.99f), rules.lexicon));
 }
 
 TEST_CASE(

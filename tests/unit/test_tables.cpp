@@ -376,9 +376,31 @@ TEST_CASE("a row's evidence is the words whose centres lie in its box") {
                           {"$5.00", {300, 100, 350, 120}, 40.0f},
                           {"Total", {10, 200, 60, 220}, 99.0f}};
   const docsift::ocr::Page page = docsift::ocr::layout_page(std::move(words), 850, 1100);
-  const docsift::ocr::Evidence e = docsift::ocr::row_evidence(page, {0, 95, 400, 125});
+  const docsift::ocr::Evidence e = docsift::ocr::row_evidence(page, {0, 95, 400, 125}, "Widget");
   CHECK(e.word_min == doctest::Approx(40));
   CHECK(e.word_mean == doctest::Approx(60));
   CHECK(e.labelled);
   CHECK(e.box.bottom == 125);
+  // What the second recognizer reads of the row: the description's word, not its price.
+  REQUIRE(e.parts.size() == 1);
+  CHECK(e.parts[0].left == 10);
+  CHECK(e.parts[0].right == 70);
+}
+
+TEST_CASE("a row's description is read again line by line, its words only") {
+  // "Coffee beans" over "1kg", a quantity 1 and the price beside the first line: one part per line
+  // of the description, the quantity's "1" (not the description's word "1kg") left out.
+  std::vector<Word> words{{"Coffee", {10, 100, 70, 120}, 90.0f},
+                          {"beans", {80, 100, 130, 120}, 90.0f},
+                          {"1", {200, 100, 210, 120}, 90.0f},
+                          {"$5.00", {300, 100, 350, 120}, 90.0f},
+                          {"1kg", {10, 130, 40, 150}, 90.0f}};
+  const docsift::ocr::Page page = docsift::ocr::layout_page(std::move(words), 850, 1100);
+  const docsift::ocr::Evidence e =
+      docsift::ocr::row_evidence(page, {0, 95, 400, 155}, "Coffee beans 1kg");
+  REQUIRE(e.parts.size() == 2);
+  CHECK(e.parts[0].left == 10);
+  CHECK(e.parts[0].right == 130);
+  CHECK(e.parts[1].top == 130);
+  CHECK(e.parts[1].right == 40);
 }

@@ -36,8 +36,10 @@ bool readings_agree(const std::string& kind, const std::string& value, const std
     }
     return false;
   }
-  // The box of a name may hold more than the rules kept of it (a registration number after it).
   const std::string key = name_key(value);
+  // A row's description, in the reading of the row's lines: its quantity and figures beside it.
+  if (kind == "list") return !key.empty() && name_key(read).find(key) != std::string::npos;
+  // The box of a name may hold more than the rules kept of it (a registration number after it).
   return !key.empty() && name_key(read).starts_with(key);
 }
 

@@ -34,7 +34,9 @@ std::string unglued_time(const std::string& read);
 // an amount of the same cents in it; for a date, the same day read either order; otherwise the
 // same letters and digits (known_names.h: name_key), case, spaces and punctuation aside
 // ("SANYU STATIONERY" = "SANYUSTATIONERY"),
-// the second reading allowed to run on past them ("… SDN BHD (1248717-W)").
+// the second reading allowed to run on past them ("… SDN BHD (1248717-W)"); for a list (a row's
+// description, `read` the reading of the row's lines) the same letters and digits anywhere in it
+// ("2 Coffee beans 1kg $12.00" says "Coffee beans 1kg", not "Coffee beans lkg").
 // `kind`: calibration.h's field kinds (amount, date, text, id, list).
 bool readings_agree(const std::string& kind, const std::string& value, const std::string& read,
                     const Lexicon& lexicon);

@@ -214,10 +214,14 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   }
   check_known_sellers(out, page);
   keep_type_fields(out);  // before cross_read: a field left N/A is not read again
-  for (auto& [name, e] : out.evidence) {
+  // Boxes on the page as given, where a report draws them and the second recognizer reads them:
+  // the fields' and the rows' (a row's box is its evidence's: row_evidence).
+  const auto on_page = [&](Evidence& e) {
     e.box = to_page(e.box, prepared, page.width, page.height);
     for (Box& part : e.parts) part = to_page(part, prepared, page.width, page.height);
-  }
+  };
+  for (auto& [name, e] : out.evidence) on_page(e);
+  for (LineItem& item : out.items) on_page(item.evidence), item.box = item.evidence.box;
   cross_read(out, rgb, prepared.turned);
   calibrate(out);
   return out;

@@ -84,6 +84,7 @@ class Engine {
   // second_, its agreement set in the evidence, and a value taken from it where cross_read.h's
   // rules allow; info's "readers" and "cross_read" say what it read.
   void cross_read(Result& result, const cv::Mat& rgb, bool turned) const;
+  // ... and each table row's description (cross_read_rows below).
   // ocr.recognizer: both: the words the rules doubted (Result::doubtful) read again by second_:
   // the payment lines' amounts where the total is not one the page's sums vouch for, the words
   // shaped like a date where no date was found, the top lines read doubtfully where the seller was
@@ -140,6 +141,19 @@ struct Taken {
 // its probability, on another scale, and a wrong line read clearly is still the wrong line.
 Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer,
                           const std::map<std::string, double>* tesseract = nullptr);
+
+// The cross-reading of a table's rows (Engine::cross_read), apart so that its rules are tested with
+// readings typed in. Each row's description (its words: Evidence::parts) read by `read`, compared
+// (readings_agree, kind list), and where they differ settled letter by letter as an address is
+// (substituted_name) into the row and DESCRIPTIONS, while DESCRIPTIONS is its rows' descriptions
+// joined; the rows' evidence and the list's marked: reader_agreed where every row read agreed,
+// reader_taken where the others were each settled, neither (reader_disagreed) otherwise. What it
+// read for the record ("rows", "agreed", "taken", and per other row its "description", "read" and
+// "taken"), or nullopt where DESCRIPTIONS is N/A or no row was read.
+std::optional<nlohmann::json> cross_read_rows(
+    Engine::Result& result,
+    const std::function<std::optional<LineText>(const std::vector<Box>&)>& read,
+    const Lexicon& lexicon);
 
 // The re-reading of doubtful words (Engine::reread), apart so that its rules are tested with
 // readings typed in. Whether a result's TOTAL is one its page's sums vouch for.

@@ -2,6 +2,7 @@
 // again, and the values the rules chose cross-read (cross_read.h).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <opencv2/core.hpp>
 #include <optional>
 #include <string>
@@ -49,6 +50,65 @@ std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, const 
   return out;
 }
 
+std::optional<nlohmann::json> cross_read_rows(
+    Engine::Result& result,
+    const std::function<std::optional<LineText>(const std::vector<Box>&)>& read,
+    const Lexicon& lexicon) {
+  const auto list = result.evidence.find("DESCRIPTIONS");
+  const auto value = result.fields.find("DESCRIPTIONS");
+  if (list == result.evidence.end() || value == result.fields.end() || value->second == "N/A")
+    return std::nullopt;
+  // The list is its rows' descriptions (find_items.cpp): a letter taken into a row's is taken into
+  // the list only where that still holds.
+  std::string joined;
+  for (const LineItem& item : result.items) append_joined(joined, " | ", item.description);
+  const bool rows_make_list = joined == value->second;
+  // Each row's description read again (its words: Evidence::parts) and compared: the lists' sums
+  // vouch for their figures, never for a description's letters ("Coffee beans lkg" in a table
+  // that adds up). A disagreement is settled as an address's letters are (substituted_name, with
+  // its digits: "Ad paper ream" read "A4 paper ream"). Row by row, so that the reviewer is shown
+  // which.
+  std::size_t rows = 0, agreed = 0, taken = 0;
+  nlohmann::json disagreed = nlohmann::json::array();
+  for (LineItem& item : result.items) {
+    if (item.description.empty() || item.evidence.parts.empty()) continue;
+    const std::optional<LineText> second = read(item.evidence.parts);
+    if (!second) continue;
+    Evidence& e = item.evidence;
+    e.reader_read = true;
+    e.reader_agreed = readings_agree("list", item.description, second->text, lexicon);
+    ++rows;
+    if (e.reader_agreed) {
+      ++agreed;
+      continue;
+    }
+    nlohmann::json row = {{"description", item.description}, {"read", second->text}};
+    const std::optional<std::string> letters =
+        rows_make_list ? substituted_name(item.description, second->text, second->probabilities,
+                                          kLetterTaken, true)
+                       : std::nullopt;
+    if (letters && *letters != item.description) {
+      row["taken"] = *letters;
+      item.description = *letters;
+      e.reader_taken = true;
+      ++taken;
+    }
+    disagreed.push_back(std::move(row));
+  }
+  if (rows == 0) return std::nullopt;
+  if (taken > 0) {
+    value->second.clear();
+    for (const LineItem& item : result.items) append_joined(value->second, " | ", item.description);
+  }
+  // The list's evidence as a value's: agreed where every row read agreed, taken where the others
+  // were each settled, disagreed otherwise.
+  list->second.reader_read = true;
+  list->second.reader_agreed = agreed == rows;
+  list->second.reader_taken = taken > 0 && agreed + taken == rows;
+  return nlohmann::json{
+      {"rows", rows}, {"agreed", agreed}, {"taken", taken}, {"disagreed", disagreed}};
+}
+
 void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
   if (!second_) return;
   nlohmann::json read = nlohmann::json::object();
@@ -85,6 +145,8 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
       e.reader_taken = true;
     }
   }
+  const auto lines = [&](const std::vector<Box>& parts) { return read_lines(parts, rgb, turned); };
+  if (auto rows = cross_read_rows(result, lines, rules_.lexicon)) read["DESCRIPTIONS"] = *rows;
   result.info["readers"] = {"tesseract", second_->name()};
   result.info["cross_read"] = std::move(read);
 }

@@ -70,7 +70,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   out.candidates = std::move(candidates);
   out.items = std::move(items);
   for (LineItem& item : out.items) {
-    item.evidence = row_evidence(page, item.box);
+    item.evidence = row_evidence(page, item.box, item.description);
     item.evidence.labelled = columned_items;
   }
   out.doubtful = doubtful_amounts();

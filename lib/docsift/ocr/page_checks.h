@@ -47,8 +47,11 @@ long long quantity_times(const std::string& quantity, long long unit_cents);
 
 // A table row's evidence from the page's words whose centres lie in `box` (the row's): their
 // Tesseract confidences (rules.h: Evidence's word_min and word_mean), `exact` on a PDF's text
-// layer; `labelled` (the reader clears it for a receipt's rows read without columns).
-Evidence row_evidence(const Page& page, const Box& box);
+// layer; `labelled` (the reader clears it for a receipt's rows read without columns); `parts`,
+// per line of the row that prints words of `description` (the row's, as the finder wrote it), the
+// box of those words, top to bottom: what the second recognizer reads again
+// (Engine::cross_read_rows).
+Evidence row_evidence(const Page& page, const Box& box, const std::string& description);
 
 // Each row's `vouched`, `contradicted` and `sums_agree` (docs/confidence.md, "Rows"): its own
 // check (quantity × unit price = amount to a cent; a statement's balance = the balance before it,

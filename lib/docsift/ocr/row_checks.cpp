@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <string>
 
+#include "docsift/ocr/known_names.h"
 #include "docsift/ocr/page_checks.h"
 #include "docsift/ocr/values.h"
 
@@ -47,21 +49,33 @@ long long quantity_times(const std::string& quantity, long long unit_cents) {
   return std::llround(std::strtod(q.c_str(), nullptr) * static_cast<double>(unit_cents));
 }
 
-Evidence row_evidence(const Page& page, const Box& box) {
+Evidence row_evidence(const Page& page, const Box& box, const std::string& description) {
   Evidence e;
   e.labelled = true;
   e.exact = page.exact;
   e.box = box;
   double sum = 0;
   int count = 0;
+  // The description's words, as clean_text left them: a word of the row is one of them where its
+  // letters and digits are one of theirs (not a quantity's "1" beside "1kg").
+  std::set<std::string> said;
+  for (std::size_t at = 0; at < description.size();) {
+    const std::size_t space = std::min(description.find(' ', at), description.size());
+    if (std::string key = name_key(description.substr(at, space - at)); !key.empty())
+      said.insert(std::move(key));
+    at = space + 1;
+  }
   for (const Line& line : page.lines) {
+    std::optional<Box> part;  // the description's words on this line: one crop to read again
     for (const Word& w : line.words) {
       const int x = (w.box.left + w.box.right) / 2, y = w.box.center_y();
       if (x < box.left || x > box.right || y < box.top || y > box.bottom) continue;
       e.word_min = std::min(e.word_min, static_cast<double>(w.confidence));
       sum += w.confidence;
       ++count;
+      if (said.count(name_key(w.text))) part = part ? part->with(w.box) : w.box;
     }
+    if (part) e.parts.push_back(*part);
   }
   if (count > 0) e.word_mean = sum / count;
   return e;
