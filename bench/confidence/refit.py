@@ -74,9 +74,10 @@ FEATURES = {
                 "second_taken", "second_disagreed", "exact", "reader_agreed", "reader_disagreed", "reader_taken",
                 "vouched", "contradicted", "cut"],
     "id": ["word_min", "word_mean", "labelled", "exact", "vouched", "contradicted"],
-    # A list's reader features are its DESCRIPTIONS' (cross_read.h: each row's description looked for
-    # in the second recognizer's reading of its words): the lists' sums vouch for their figures,
-    # never for a description's letters.
+    # A list's reader features are its DESCRIPTIONS' and PRICES' (engine.h: each row's description
+    # looked for in the second recognizer's reading of its words, each row's price word read again):
+    # the lists' sums vouch for their figures, never for a description's letters, and a table
+    # that prints no amounts checks no price.
     "list": ["word_min", "word_mean", "exact", "vouched", "contradicted", "reader_agreed", "reader_disagreed",
              "reader_taken"],
 }
@@ -273,8 +274,8 @@ def fit(rows, names, l2=1.0, offsets=None):
 LIST_FEATURES = ("known", "listed")
 READER_FEATURES = ("reader_agreed", "reader_disagreed", "reader_taken")
 # The fields ocr.recognizer=both reads again (cross_read.h: kCrossReadFields, and the rows'
-# descriptions: Engine::cross_read_rows).
-READ_AGAIN = ("TOTAL", "INVOICE_DATE", "SUPPLIER", "BUSINESS_ADDRESS", "DESCRIPTIONS")
+# descriptions and prices: engine.h's cross_read_rows and cross_read_prices).
+READ_AGAIN = ("TOTAL", "INVOICE_DATE", "SUPPLIER", "BUSINESS_ADDRESS", "DESCRIPTIONS", "PRICES")
 # The generated sets read again too (+both): their every field (a value the recognizer did not read
 # is the base run's again, reported, not fitted), so that the reader's evidence is fitted on
 # layouts beyond the receipts' and the held-out layouts are reported as the default build reads them.

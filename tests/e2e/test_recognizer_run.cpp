@@ -84,6 +84,11 @@ TEST_CASE(
     CHECK(read["DESCRIPTIONS"]["agreed"] == read["DESCRIPTIONS"]["rows"]);
     CHECK(read["DESCRIPTIONS"]["taken"] == 0);
     CHECK(r["engine"]["evidence"]["DESCRIPTIONS"]["reader_agreed"] == 1.0);
+    // ... and each row's price whose word was found: each agreeing.
+    REQUIRE(read.contains("PRICES"));
+    CHECK(read["PRICES"]["rows"].get<int>() >= 1);
+    CHECK(read["PRICES"]["agreed"] == read["PRICES"]["rows"]);
+    CHECK(r["engine"]["evidence"]["PRICES"]["reader_agreed"] == 1.0);
     // The fields are Tesseract's where the two agree: the same as reading with Tesseract alone.
     CHECK(r["fields"] == plain[i]["fields"]);
     CHECK_FALSE(plain[i]["engine"].contains("cross_read"));

@@ -22,6 +22,7 @@
 #include "docsift/ocr/engine.h"
 #include "docsift/ocr/finder.h"
 #include "docsift/ocr/page.h"
+#include "docsift/ocr/page_checks.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/values.h"
 #include "support/cli_runner.h"
@@ -1882,24 +1883,36 @@ TEST_CASE(
   CHECK_FALSE(take_reread_date(no_date, with_date));  // a date is taken only where there was none
 }
 
+namespace {
+
+// A bill of two rows, 10 px a character and 30 a line (page_of): the rows' lines at 120 and 150.
+Page two_rows_page() {
+  return page_of({"TAX INVOICE", "Harbour Office Supplies", "", "Description        Qty     Price",
+                  "Ad paper ream        4    $69.73", "Flyers x500          3   $116.25", "",
+                  "TOTAL: $627.67"});
+}
+
+// What the engine has of `e` when it cross-reads the rows: its fields, their evidence, its rows.
+Engine::Result rows_result(const Extraction& e) {
+  Engine::Result r;
+  r.fields = e.fields, r.evidence = e.evidence, r.items = e.items;
+  return r;
+}
+
+}  // namespace
+
 TEST_CASE(
     "OCR engine: each row's description is read again, agreeing rows vouch for the list, a sure "
     "letter is taken into the row and the list") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  const Page page = page_of({"TAX INVOICE", "Harbour Office Supplies", "",
-                             "Description        Qty     Price", "Ad paper ream        4    $69.73",
-                             "Flyers x500          3   $116.25", "", "TOTAL: $627.67"});
+  const Page page = two_rows_page();
   const Extraction e = extract_fields(page, rules, kFieldNames);
   REQUIRE(e.fields.at("DESCRIPTIONS") == "Ad paper ream | Flyers x500");
   REQUIRE(e.items.size() == 2);
   // What is read again is the description's words alone, not its quantity and price.
   REQUIRE(e.items[0].evidence.parts.size() == 1);
   CHECK(e.items[0].evidence.parts[0].right == 130);  // "Ad paper ream": 13 characters from 0
-  const auto result = [&] {
-    Engine::Result r;
-    r.fields = e.fields, r.evidence = e.evidence, r.items = e.items;
-    return r;
-  };
+  const auto result = [&] { return rows_result(e); };
   const auto typed = [](std::map<int, std::string> by_top, float p) {
     return [by_top, p](const std::vector<Box>& parts) -> std::optional<LineText> {
       const std::string& text = by_top.at(parts.front().top);
@@ -1946,6 +1959,61 @@ TEST_CASE(
   Engine::Result none = result();
   none.fields["DESCRIPTIONS"] = "N/A";
   CHECK_FALSE(cross_read_rows(none, typed({}, 0.99f), rules.lexicon));
+}
+
+TEST_CASE(
+    "OCR engine: each row's price is read again from the word it was read from, and a figure read "
+    "otherwise doubts the list") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  const Page page = two_rows_page();
+  const Extraction e = extract_fields(page, rules, kFieldNames);
+  REQUIRE(e.fields.at("PRICES") == "$69.73 | $116.25");
+  REQUIRE(e.items.size() == 2);
+  // The price's own word (10 px a character): not the row, not its quantity.
+  REQUIRE(e.items[0].price_box);
+  CHECK(e.items[0].price_box->left == 260);
+  CHECK(e.items[0].price_box->right == 320);
+  REQUIRE(e.items[1].price_box);
+  CHECK(e.items[1].price_box->left == 250);
+  // None where PRICES is not a cell of every row joined.
+  std::vector<LineItem> other_rows = e.items;
+  for (LineItem& item : other_rows) item.price_box.reset();
+  mark_price_words(page, other_rows, "$69.73", rules.lexicon);
+  CHECK_FALSE(other_rows[0].price_box);
+  const auto result = [&] { return rows_result(e); };
+  // Typed readings by the left edge of what is read: the prices' words only.
+  const auto typed = [](std::map<int, std::string> by_left) {
+    return [by_left](const std::vector<Box>& parts) -> std::optional<LineText> {
+      const auto it = by_left.find(parts.front().left);
+      if (it == by_left.end()) return std::nullopt;
+      return LineText{it->second, 0.99, 0.99, std::vector<float>(it->second.size(), 0.99f)};
+    };
+  };
+  Engine::Result same = result();
+  const auto agreed =
+      cross_read_prices(same, typed({{260, "$69.73"}, {250, "$116.25"}}), rules.lexicon);
+  REQUIRE(agreed);
+  CHECK((*agreed)["rows"] == 2);
+  CHECK((*agreed)["agreed"] == 2);
+  CHECK(same.evidence.at("PRICES").reader_agreed);
+  // "$116.25" read "$11.62" by the second: the list doubted, its value kept (no sum decides).
+  Engine::Result doubted = result();
+  const auto differs =
+      cross_read_prices(doubted, typed({{260, "$69.73"}, {250, "$11.62"}}), rules.lexicon);
+  REQUIRE(differs);
+  CHECK((*differs)["agreed"] == 1);
+  CHECK((*differs)["disagreed"][0]["price"] == "$116.25");
+  CHECK((*differs)["disagreed"][0]["read"] == "$11.62");
+  CHECK(doubted.evidence.at("PRICES").reader_read);
+  CHECK_FALSE(doubted.evidence.at("PRICES").reader_agreed);
+  CHECK(doubted.fields.at("PRICES") == "$69.73 | $116.25");
+  // Nothing read, or a list of another count than the rows: nothing to say.
+  Engine::Result unread = result();
+  CHECK_FALSE(cross_read_prices(unread, typed({}), rules.lexicon));
+  CHECK_FALSE(unread.evidence.at("PRICES").reader_read);
+  Engine::Result fewer = result();
+  fewer.fields["PRICES"] = "$69.73";
+  CHECK_FALSE(cross_read_prices(fewer, typed({{260, "$69.73"}}), rules.lexicon));
 }
 
 TEST_CASE(

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <opencv2/imgproc.hpp>
 #include <optional>
 #include <set>
 #include <system_error>
@@ -51,34 +50,6 @@ std::string evened_data(const Settings& config) {
   return data_folder("tessdata", [&](const std::filesystem::path& folder) {
     return missing_language(folder, config.language).empty();
   });
-}
-
-// A box in the pixels of the page as read (halved, deskewed, turned: reader.h) → the page's own
-// pixels, so that a reviewer's tool can draw it on the image as given.
-Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
-  std::vector<cv::Point2d> corners = {{double(box.left), double(box.top)},
-                                      {double(box.right), double(box.top)},
-                                      {double(box.left), double(box.bottom)},
-                                      {double(box.right), double(box.bottom)}};
-  if (prepared.turned) {
-    for (auto& c : corners) c = {width - c.x, height - c.y};
-  }
-  if (prepared.deskew_degrees != 0) {
-    const cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(width / 2.0f, height / 2.0f),
-                                              prepared.deskew_degrees, 1.0);
-    cv::Mat back;
-    cv::invertAffineTransform(m, back);
-    cv::transform(corners, corners, back);
-  }
-  double left = corners[0].x, top = corners[0].y, right = left, bottom = top;
-  for (const auto& c : corners) {
-    left = std::min(left, c.x), right = std::max(right, c.x);
-    top = std::min(top, c.y), bottom = std::max(bottom, c.y);
-  }
-  const auto px = [&](double v) {
-    return static_cast<int>(std::lround(std::max(0.0, v) / prepared.scale));
-  };
-  return {px(left), px(top), px(right), px(bottom)};
 }
 
 // Whether `result` has `field` and read none (a field not asked for is not unread).
@@ -214,14 +185,7 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   }
   check_known_sellers(out, page);
   keep_type_fields(out);  // before cross_read: a field left N/A is not read again
-  // Boxes on the page as given, where a report draws them and the second recognizer reads them:
-  // the fields' and the rows' (a row's box is its evidence's: row_evidence).
-  const auto on_page = [&](Evidence& e) {
-    e.box = to_page(e.box, prepared, page.width, page.height);
-    for (Box& part : e.parts) part = to_page(part, prepared, page.width, page.height);
-  };
-  for (auto& [name, e] : out.evidence) on_page(e);
-  for (LineItem& item : out.items) on_page(item.evidence), item.box = item.evidence.box;
+  boxes_to_page(out, prepared, page.width, page.height);
   cross_read(out, rgb, prepared.turned);
   calibrate(out);
   return out;

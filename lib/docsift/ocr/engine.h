@@ -142,6 +142,14 @@ struct Taken {
 Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer,
                           const std::map<std::string, double>* tesseract = nullptr);
 
+// A box in the pixels of the page as read (halved, deskewed, turned: reader.h) → the page's own
+// pixels (`width` × `height` as read), so that a reviewer's tool can draw it on the image as given
+// and the second recognizer cuts it from there.
+Box to_page(const Box& box, const Prepared& prepared, int width, int height);
+// Every box of `result` so: its fields' evidence (box and parts) and its rows' (box, evidence,
+// price word).
+void boxes_to_page(Engine::Result& result, const Prepared& prepared, int width, int height);
+
 // The cross-reading of a table's rows (Engine::cross_read), apart so that its rules are tested with
 // readings typed in. Each row's description (its words: Evidence::parts) read by `read`, compared
 // (readings_agree, kind list), and where they differ settled letter by letter as an address is
@@ -151,6 +159,16 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
 // read for the record ("rows", "agreed", "taken", and per other row its "description", "read" and
 // "taken"), or nullopt where DESCRIPTIONS is N/A or no row was read.
 std::optional<nlohmann::json> cross_read_rows(
+    Engine::Result& result,
+    const std::function<std::optional<LineText>(const std::vector<Box>&)>& read,
+    const Lexicon& lexicon);
+
+// ... and each row's price: the word of its PRICES entry (LineItem::price_box) read, and compared
+// as amounts are (readings_agree); PRICES' evidence marked reader_agreed where every row read
+// agreed, reader_disagreed otherwise (nothing is taken: a sum or a row's product decides a figure).
+// What it read ("rows", "agreed", and per other row its "price" and the second's "read"), or
+// nullopt where PRICES is N/A, is not one entry per row, or no row's price was read.
+std::optional<nlohmann::json> cross_read_prices(
     Engine::Result& result,
     const std::function<std::optional<LineText>(const std::vector<Box>&)>& read,
     const Lexicon& lexicon);

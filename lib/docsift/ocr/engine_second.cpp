@@ -109,6 +109,42 @@ std::optional<nlohmann::json> cross_read_rows(
       {"rows", rows}, {"agreed", agreed}, {"taken", taken}, {"disagreed", disagreed}};
 }
 
+std::optional<nlohmann::json> cross_read_prices(
+    Engine::Result& result,
+    const std::function<std::optional<LineText>(const std::vector<Box>&)>& read,
+    const Lexicon& lexicon) {
+  const auto list = result.evidence.find("PRICES");
+  const auto value = result.fields.find("PRICES");
+  if (list == result.evidence.end() || value == result.fields.end() || value->second == "N/A")
+    return std::nullopt;
+  // The rows' entries in order (mark_price_words found a word for a row only where PRICES is one
+  // cell of every row, in the rows' order).
+  std::vector<std::string> entries;
+  for (std::size_t at = 0; at <= value->second.size();) {
+    const std::size_t bar = std::min(value->second.find(" | ", at), value->second.size());
+    entries.push_back(value->second.substr(at, bar - at));
+    at = bar + 3;
+  }
+  if (entries.size() != result.items.size()) return std::nullopt;
+  std::size_t rows = 0, agreed = 0;
+  nlohmann::json disagreed = nlohmann::json::array();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const LineItem& item = result.items[i];
+    if (!item.price_box) continue;
+    const std::optional<LineText> second = read({*item.price_box});
+    if (!second) continue;
+    ++rows;
+    if (readings_agree("amount", entries[i], second->text, lexicon))
+      ++agreed;
+    else
+      disagreed.push_back({{"price", entries[i]}, {"read", second->text}});
+  }
+  if (rows == 0) return std::nullopt;
+  list->second.reader_read = true;
+  list->second.reader_agreed = agreed == rows;
+  return nlohmann::json{{"rows", rows}, {"agreed", agreed}, {"disagreed", disagreed}};
+}
+
 void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
   if (!second_) return;
   nlohmann::json read = nlohmann::json::object();
@@ -147,6 +183,7 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
   }
   const auto lines = [&](const std::vector<Box>& parts) { return read_lines(parts, rgb, turned); };
   if (auto rows = cross_read_rows(result, lines, rules_.lexicon)) read["DESCRIPTIONS"] = *rows;
+  if (auto rows = cross_read_prices(result, lines, rules_.lexicon)) read["PRICES"] = *rows;
   result.info["readers"] = {"tesseract", second_->name()};
   result.info["cross_read"] = std::move(read);
 }

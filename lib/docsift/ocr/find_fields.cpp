@@ -73,6 +73,8 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     item.evidence = row_evidence(page, item.box, item.description);
     item.evidence.labelled = columned_items;
   }
+  if (const auto prices = found.find("PRICES"); prices != found.end())
+    mark_price_words(page, out.items, prices->second, rules.lexicon);
   out.doubtful = doubtful_amounts();
   for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));

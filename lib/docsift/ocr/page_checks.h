@@ -53,6 +53,12 @@ long long quantity_times(const std::string& quantity, long long unit_cents);
 // (Engine::cross_read_rows).
 Evidence row_evidence(const Page& page, const Box& box, const std::string& description);
 
+// Each row's LineItem::price_box, where `prices` (PRICES as read) is its rows' unit prices, or
+// their amounts, joined, every row with one: the word in the row's box whose amount is that cell's
+// (the rightmost of them), none where no one word holds it ("$ 38.35" in two words).
+void mark_price_words(const Page& page, std::vector<LineItem>& items, const std::string& prices,
+                      const Lexicon& lexicon);
+
 // Each row's `vouched`, `contradicted` and `sums_agree` (docs/confidence.md, "Rows"): its own
 // check (quantity × unit price = amount to a cent; a statement's balance = the balance before it,
 // the opening balance for the first, moved by its amount) vouches for it or contradicts it; the

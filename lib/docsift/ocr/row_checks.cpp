@@ -1,5 +1,6 @@
 // Each table row's own evidence (page_checks.h: row_evidence, mark_rows; docs/confidence.md,
 // "Rows"): what a reviewer would look at to trust one row without reading the whole table.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -79,6 +80,35 @@ Evidence row_evidence(const Page& page, const Box& box, const std::string& descr
   }
   if (count > 0) e.word_mean = sum / count;
   return e;
+}
+
+void mark_price_words(const Page& page, std::vector<LineItem>& items, const std::string& prices,
+                      const Lexicon& lexicon) {
+  for (const auto cell : {&LineItem::unit_price, &LineItem::amount}) {
+    std::string joined;
+    const bool every = std::all_of(items.begin(), items.end(), [&](const LineItem& item) {
+      if (!(item.*cell)) return false;
+      append_joined(joined, " | ", *(item.*cell));
+      return true;
+    });
+    if (!every || joined != prices) continue;
+    for (LineItem& item : items) {
+      const std::optional<long long> cents = amount_cents(*(item.*cell));
+      const Box& row = item.box;
+      for (const Line& line : page.lines) {
+        for (const Word& w : line.words) {
+          const int x = (w.box.left + w.box.right) / 2, y = w.box.center_y();
+          if (x < row.left || x > row.right || y < row.top || y > row.bottom) continue;
+          for (const Amount& a : find_amounts(w.text, lexicon, true)) {
+            if (cents && a.cents == std::llabs(*cents) &&
+                (!item.price_box || w.box.left > item.price_box->left))
+              item.price_box = w.box;
+          }
+        }
+      }
+    }
+    return;
+  }
 }
 
 void mark_rows(std::vector<LineItem>& items, const std::map<std::string, std::string>& fields,

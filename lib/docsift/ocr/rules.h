@@ -151,6 +151,10 @@ struct LineItem {
   Evidence evidence;
   std::optional<double> probability;
   bool from_balances = false;  // its amount read off the running balances: no figure was read
+  // The word its PRICES entry was read from, in the page's pixels (page_checks.h:
+  // mark_price_words), for the second recognizer; none where PRICES is not one cell of every row,
+  // or no one word holds it.
+  std::optional<Box> price_box{};
 };
 
 struct Extraction {

@@ -1,0 +1,52 @@
+// The boxes of a page's reading on the page as given (engine.h: to_page, boxes_to_page).
+#include <algorithm>
+#include <cmath>
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#include <vector>
+
+#include "docsift/ocr/engine.h"
+
+namespace docsift::ocr {
+
+Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
+  std::vector<cv::Point2d> corners = {{double(box.left), double(box.top)},
+                                      {double(box.right), double(box.top)},
+                                      {double(box.left), double(box.bottom)},
+                                      {double(box.right), double(box.bottom)}};
+  if (prepared.turned) {
+    for (auto& c : corners) c = {width - c.x, height - c.y};
+  }
+  if (prepared.deskew_degrees != 0) {
+    const cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(width / 2.0f, height / 2.0f),
+                                              prepared.deskew_degrees, 1.0);
+    cv::Mat back;
+    cv::invertAffineTransform(m, back);
+    cv::transform(corners, corners, back);
+  }
+  double left = corners[0].x, top = corners[0].y, right = left, bottom = top;
+  for (const auto& c : corners) {
+    left = std::min(left, c.x), right = std::max(right, c.x);
+    top = std::min(top, c.y), bottom = std::max(bottom, c.y);
+  }
+  const auto px = [&](double v) {
+    return static_cast<int>(std::lround(std::max(0.0, v) / prepared.scale));
+  };
+  return {px(left), px(top), px(right), px(bottom)};
+}
+
+void boxes_to_page(Engine::Result& result, const Prepared& prepared, int width, int height) {
+  const auto on_page = [&](Box& box) { box = to_page(box, prepared, width, height); };
+  const auto evidence_on_page = [&](Evidence& e) {
+    on_page(e.box);
+    std::for_each(e.parts.begin(), e.parts.end(), on_page);
+  };
+  for (auto& [name, e] : result.evidence) evidence_on_page(e);
+  for (LineItem& item : result.items) {
+    on_page(item.box);
+    evidence_on_page(item.evidence);
+    if (item.price_box) on_page(*item.price_box);
+  }
+}
+
+}  // namespace docsift::ocr
