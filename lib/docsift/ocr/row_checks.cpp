@@ -14,6 +14,12 @@
 namespace docsift::ocr {
 namespace {
 
+// Whether the centre of `w` lies in `box`: a row's words, as the row's own evidence counts them.
+bool centred_in(const Word& w, const Box& box) {
+  const int x = (w.box.left + w.box.right) / 2, y = w.box.center_y();
+  return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+}
+
 // A cell as the field finder writes an amount ("-45.00" for a debit), in cents with its sign.
 std::optional<long long> signed_cell(const std::optional<std::string>& cell) {
   if (!cell) return std::nullopt;
@@ -69,8 +75,7 @@ Evidence row_evidence(const Page& page, const Box& box, const std::string& descr
   for (const Line& line : page.lines) {
     std::optional<Box> part;  // the description's words on this line: one crop to read again
     for (const Word& w : line.words) {
-      const int x = (w.box.left + w.box.right) / 2, y = w.box.center_y();
-      if (x < box.left || x > box.right || y < box.top || y > box.bottom) continue;
+      if (!centred_in(w, box)) continue;
       e.word_min = std::min(e.word_min, static_cast<double>(w.confidence));
       sum += w.confidence;
       ++count;
@@ -94,11 +99,9 @@ void mark_price_words(const Page& page, std::vector<LineItem>& items, const std:
     if (!every || joined != prices) continue;
     for (LineItem& item : items) {
       const std::optional<long long> cents = amount_cents(*(item.*cell));
-      const Box& row = item.box;
       for (const Line& line : page.lines) {
         for (const Word& w : line.words) {
-          const int x = (w.box.left + w.box.right) / 2, y = w.box.center_y();
-          if (x < row.left || x > row.right || y < row.top || y > row.bottom) continue;
+          if (!centred_in(w, item.box)) continue;
           for (const Amount& a : find_amounts(w.text, lexicon, true)) {
             if (cents && a.cents == std::llabs(*cents) &&
                 (!item.price_box || w.box.left > item.price_box->left))
