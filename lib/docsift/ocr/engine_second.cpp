@@ -7,10 +7,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "docsift/ocr/cross_read.h"
 #include "docsift/ocr/engine.h"
+#include "docsift/ocr/page_checks.h"
 
 namespace docsift::ocr {
 
@@ -50,19 +52,31 @@ std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, const 
   return out;
 }
 
+namespace {
+
+// A list field the rows are read again for: its value and its evidence, or nulls where it is N/A
+// or has no evidence.
+std::pair<std::string*, Evidence*> read_list(Engine::Result& result, const std::string& name) {
+  const auto value = result.fields.find(name);
+  const auto list = result.evidence.find(name);
+  if (list == result.evidence.end() || value == result.fields.end() || value->second == "N/A")
+    return {nullptr, nullptr};
+  return {&value->second, &list->second};
+}
+
+}  // namespace
+
 std::optional<nlohmann::json> cross_read_rows(
     Engine::Result& result,
     const std::function<std::optional<LineText>(const std::vector<Box>&)>& read,
     const Lexicon& lexicon) {
-  const auto list = result.evidence.find("DESCRIPTIONS");
-  const auto value = result.fields.find("DESCRIPTIONS");
-  if (list == result.evidence.end() || value == result.fields.end() || value->second == "N/A")
-    return std::nullopt;
+  const auto [value, list] = read_list(result, "DESCRIPTIONS");
+  if (!value) return std::nullopt;
   // The list is its rows' descriptions (find_items.cpp): a letter taken into a row's is taken into
   // the list only where that still holds.
   std::string joined;
   for (const LineItem& item : result.items) append_joined(joined, " | ", item.description);
-  const bool rows_make_list = joined == value->second;
+  const bool rows_make_list = joined == *value;
   // Each row's description read again (its words: Evidence::parts) and compared: the lists' sums
   // vouch for their figures, never for a description's letters ("Coffee beans lkg" in a table
   // that adds up). A disagreement is settled as an address's letters are (substituted_name, with
@@ -97,14 +111,14 @@ std::optional<nlohmann::json> cross_read_rows(
   }
   if (rows == 0) return std::nullopt;
   if (taken > 0) {
-    value->second.clear();
-    for (const LineItem& item : result.items) append_joined(value->second, " | ", item.description);
+    value->clear();
+    for (const LineItem& item : result.items) append_joined(*value, " | ", item.description);
   }
   // The list's evidence as a value's: agreed where every row read agreed, taken where the others
   // were each settled, disagreed otherwise.
-  list->second.reader_read = true;
-  list->second.reader_agreed = agreed == rows;
-  list->second.reader_taken = taken > 0 && agreed + taken == rows;
+  list->reader_read = true;
+  list->reader_agreed = agreed == rows;
+  list->reader_taken = taken > 0 && agreed + taken == rows;
   return nlohmann::json{
       {"rows", rows}, {"agreed", agreed}, {"taken", taken}, {"disagreed", disagreed}};
 }
@@ -113,18 +127,11 @@ std::optional<nlohmann::json> cross_read_prices(
     Engine::Result& result,
     const std::function<std::optional<LineText>(const std::vector<Box>&)>& read,
     const Lexicon& lexicon) {
-  const auto list = result.evidence.find("PRICES");
-  const auto value = result.fields.find("PRICES");
-  if (list == result.evidence.end() || value == result.fields.end() || value->second == "N/A")
-    return std::nullopt;
+  const auto [value, list] = read_list(result, "PRICES");
+  if (!value) return std::nullopt;
   // The rows' entries in order (mark_price_words found a word for a row only where PRICES is one
   // cell of every row, in the rows' order).
-  std::vector<std::string> entries;
-  for (std::size_t at = 0; at <= value->second.size();) {
-    const std::size_t bar = std::min(value->second.find(" | ", at), value->second.size());
-    entries.push_back(value->second.substr(at, bar - at));
-    at = bar + 3;
-  }
+  const std::vector<std::string> entries = items_of(*value);
   if (entries.size() != result.items.size()) return std::nullopt;
   std::size_t rows = 0, agreed = 0;
   nlohmann::json disagreed = nlohmann::json::array();
@@ -140,8 +147,8 @@ std::optional<nlohmann::json> cross_read_prices(
       disagreed.push_back({{"price", entries[i]}, {"read", second->text}});
   }
   if (rows == 0) return std::nullopt;
-  list->second.reader_read = true;
-  list->second.reader_agreed = agreed == rows;
+  list->reader_read = true;
+  list->reader_agreed = agreed == rows;
   return nlohmann::json{{"rows", rows}, {"agreed", agreed}, {"disagreed", disagreed}};
 }
 

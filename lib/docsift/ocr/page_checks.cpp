@@ -45,26 +45,6 @@ std::optional<long> day_number(std::string_view s) {
   return y * 372 + (m - 1) * 31 + (d - 1);
 }
 
-// The items of a list value, as written with " | " between them.
-std::vector<std::string> items_of(const std::string& value) {
-  std::vector<std::string> out;
-  std::string current;
-  const auto flush = [&] {
-    const auto b = current.find_first_not_of(' '), e = current.find_last_not_of(' ');
-    if (b != std::string::npos) out.push_back(current.substr(b, e - b + 1));
-    current.clear();
-  };
-  for (const char c : value) {
-    if (c == '|') {
-      flush();
-    } else {
-      current += c;
-    }
-  }
-  flush();
-  return out;
-}
-
 // Whether `label` is in `lowered` as whole words.
 bool has_words(const std::string& lowered, const std::string& label) {
   for (std::size_t at = lowered.find(label); at != std::string::npos;
@@ -213,6 +193,25 @@ class Checks {
 };
 
 }  // namespace
+
+std::vector<std::string> items_of(const std::string& value) {
+  std::vector<std::string> out;
+  std::string current;
+  const auto flush = [&] {
+    const auto b = current.find_first_not_of(' '), e = current.find_last_not_of(' ');
+    if (b != std::string::npos) out.push_back(current.substr(b, e - b + 1));
+    current.clear();
+  };
+  for (const char c : value) {
+    if (c == '|') {
+      flush();
+    } else {
+      current += c;
+    }
+  }
+  flush();
+  return out;
+}
 
 void check_page(const Fields& fields, std::map<std::string, Evidence>& evidence,
                 const Rules& rules) {

@@ -53,6 +53,10 @@ long long quantity_times(const std::string& quantity, long long unit_cents);
 // (Engine::cross_read_rows).
 Evidence row_evidence(const Page& page, const Box& box, const std::string& description);
 
+// The items of a list value, as written with " | " between them (spaces around each trimmed, empty
+// ones left out).
+std::vector<std::string> items_of(const std::string& value);
+
 // Each row's LineItem::price_box, where `prices` (PRICES as read) is its rows' unit prices, or
 // their amounts, joined, every row with one: the word in the row's box whose amount is that cell's
 // (the rightmost of them), none where no one word holds it ("$ 38.35" in two words).
