@@ -598,6 +598,20 @@ TEST_CASE(
   CHECK(why == std::map<std::string, std::string>{{"DESCRIPTIONS", "rows disagree"},
                                                   {"PRICES", "rows disagree"},
                                                   {"QUANTITIES", "rows disagree"}});
+  // Rows whose products make the sum (no amount to check a product by): a sum that misses speaks
+  // against the quantities and prices it is made of, not the descriptions alone; a journal written
+  // before `made_of` names the descriptions alone, and a hand-edited one nothing else.
+  r.engine = nlohmann::json::parse(R"({"checks": {
+      "table": {"rows": 2, "sum": "110.00", "against": "TOTAL", "difference": "99.00",
+                "made_of": ["QUANTITIES", "PRICES"]}}})");
+  CHECK(docsift::journal::table_disagreement_fields(r) ==
+        std::set<std::string>{"DESCRIPTIONS", "PRICES", "QUANTITIES", "TOTAL"});
+  r.engine["checks"]["table"].erase("made_of");
+  CHECK(docsift::journal::table_disagreement_fields(r) ==
+        std::set<std::string>{"DESCRIPTIONS", "TOTAL"});
+  r.engine["checks"]["table"]["made_of"] = nlohmann::json::array({"ABN", 3, "PRICES"});
+  CHECK(docsift::journal::table_disagreement_fields(r) ==
+        std::set<std::string>{"DESCRIPTIONS", "PRICES", "TOTAL"});
   // A statement whose balances do not add up queues its transactions and both balances, however
   // sure: any of them may be the misread one.
   r.fields = Fields{{"DOCUMENT_TYPE", "BANK STATEMENT"},

@@ -208,6 +208,8 @@ TEST_CASE(
   CHECK(checks["table"]["products"]["off"] == 0);
   CHECK(checks["table"]["against"] == "SUBTOTAL");
   CHECK(checks["table"]["difference"] == "0.00");
+  // The printed amounts make the sum, not PRICES (the unit prices) or the quantities.
+  CHECK(checks["table"]["made_of"] == nlohmann::json::array());
   for (const char* f : {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"}) {
     CAPTURE(f);
     CHECK(evidence[f].vouched);
@@ -268,6 +270,11 @@ TEST_CASE("a table's rows priced with the tax in them add up to the total, not t
   CHECK(checks["table"]["against"] == "SUBTOTAL");
   CHECK(checks["table"]["difference"] == "16.00");
   CHECK(doubted["DESCRIPTIONS"].contradicted);
+  // A receipt's PRICES that are its rows' amounts (find_items.cpp, receipt_items) make the sum.
+  fields["PRICES"] = "250.00";
+  checks = nlohmann::json::object();
+  docsift::ocr::check_rows(items, fields, doubted, checks);
+  CHECK(checks["table"]["made_of"] == nlohmann::json::array({"PRICES"}));
 }
 
 TEST_CASE(
@@ -291,6 +298,8 @@ TEST_CASE(
   docsift::ocr::check_rows(items, fields, evidence, checks);
   CHECK(checks["table"]["sum"] == "894.92");  // 5 × 158.90 + 2 × 50.21
   CHECK(checks["table"]["difference"] == "0.00");
+  // The sum is made of the quantities and unit prices: a sum that misses speaks against them too.
+  CHECK(checks["table"]["made_of"] == nlohmann::json::array({"QUANTITIES", "PRICES"}));
   CHECK_FALSE(checks["table"].contains("products"));  // no amount to check a product against
   for (const char* f : {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"}) {
     CAPTURE(f);
@@ -325,6 +334,7 @@ TEST_CASE(
   evidence = fresh();
   docsift::ocr::check_rows(items, fields, evidence, checks);
   CHECK(checks["table"]["sum"] == "209.11");
+  CHECK(checks["table"]["made_of"] == nlohmann::json::array({"PRICES"}));
   CHECK(evidence["DESCRIPTIONS"].vouched);
   CHECK_FALSE(evidence["QUANTITIES"].vouched);
   // And where no row prints a quantity, the prices are summed as they are.

@@ -61,10 +61,20 @@ void table_checks(const nlohmann::json& table, bool balanced, std::vector<Disagr
                     sum = text_of(table, "sum");
   if (!balanced && !difference.empty() && !against.empty() && !sum.empty()) {
     const double off = std::strtod(difference.c_str(), nullptr);
-    if (off_by_more_than_a_cent(off))
-      out.push_back({{"DESCRIPTIONS", against},
-                     "the rows' amounts sum to " + sum + ", " + over_under(off, against),
-                     true});
+    if (off_by_more_than_a_cent(off)) {
+      // DESCRIPTIONS (a row missed), and the lists whose figures the sum is made of
+      // (`made_of`: PRICES, QUANTITIES), any of which may hold the misread one; a journal written
+      // before `made_of` names DESCRIPTIONS alone.
+      std::vector<std::string> fields{"DESCRIPTIONS", against};
+      const auto made_of = table.find("made_of");
+      if (made_of != table.end() && made_of->is_array()) {
+        for (const auto& list : *made_of) {
+          if (list == "QUANTITIES" || list == "PRICES") fields.push_back(list.get<std::string>());
+        }
+      }
+      out.push_back({std::move(fields),
+                     "the rows' amounts sum to " + sum + ", " + over_under(off, against), true});
+    }
   }
   const auto products = table.find("products");
   if (products != table.end() && products->is_object()) {

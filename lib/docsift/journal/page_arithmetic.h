@@ -1,11 +1,12 @@
 // What a page's own arithmetic says against its values, in words a reviewer can act on:
 // review.csv's `check` column and the report's table read it from here. The OCR engine records its
 // checks in the record's `engine.checks` (docs/ocr.md, "Line items"): the table's rows against the
-// subtotal or total (`table`: sum, against, difference, and `products`: rows whose quantity × unit
-// price is not their amount), a statement's opening balance + transactions against its closing
-// balance (`balance`, and `balance_off` when they disagree). SUBTOTAL + GST against TOTAL is read
-// from the fields themselves, as the review queue reads it (extract/review_queue.h). A statement
-// whose balances add up is not held against a subtotal or total read on it.
+// subtotal or total (`table`: sum, against, difference, `made_of`: the lists whose figures the sum
+// is made of, and `products`: rows whose quantity × unit price is not their amount), a statement's
+// opening balance + transactions against its closing balance (`balance`, and `balance_off` when
+// they disagree). SUBTOTAL + GST against TOTAL is read from the fields themselves, as the review
+// queue reads it (extract/review_queue.h). A statement whose balances add up is not held against a
+// subtotal or total read on it.
 #pragma once
 
 #include <set>

@@ -280,6 +280,15 @@ void FieldFinder::contacts() {
       if (auto v = parse_website(t)) set("SUPPLIER_WEBSITE", *v, i);
     }
   }
+  // Either address's home region that OCR misread ("Brisbane OLD 4000"), put back.
+  for (const char* field : {"PAYER_ADDRESS", "BUSINESS_ADDRESS"}) {
+    const auto it = found.find(field);
+    if (it == found.end()) continue;
+    if (auto repaired = home_region_repaired(it->second, rules.home.regions)) {
+      it->second = *repaired;
+      evidence[field].repaired = true;
+    }
+  }
 }
 
 void FieldFinder::bank_name() {

@@ -25,6 +25,18 @@ int Page::words() const {
   return n;
 }
 
+namespace {
+
+// The median of `values` (the upper one of an even count), 0 when there are none.
+int median_of(std::vector<int> values) {
+  if (values.empty()) return 0;
+  std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
+                   values.end());
+  return values[values.size() / 2];
+}
+
+}  // namespace
+
 Page layout_page(std::vector<Word> words, int width, int height, double block_gap) {
   Page page;
   page.width = width;
@@ -38,7 +50,16 @@ Page layout_page(std::vector<Word> words, int width, int height, double block_ga
                                                 : a.box.left < b.box.left;
   });
   // Each line is matched against its core, the extent of the word that started it, so that a tall
-  // speck of noise joining one line cannot stretch it over the next rows.
+  // speck of noise joining one line cannot stretch it over the next rows. A line a speck started
+  // (":" of noise, 2 px high, whose centre sorts it first) takes the first word of the text's
+  // height that joins it as its core: with the speck's, the words beside it overlapped it by too
+  // little to join, and "Customer: Liam" one pixel lower than "O'Connor" became a line of its own.
+  std::vector<int> heights_of_words;
+  for (const auto& w : words) heights_of_words.push_back(w.box.height());
+  const int median_word = median_of(heights_of_words);
+  const auto text_high = [&](const Box& b) {
+    return b.height() * 2 >= median_word && b.height() <= 2 * median_word;
+  };
   std::vector<Box> cores;
   for (auto& w : words) {
     Line* home = nullptr;
@@ -48,6 +69,8 @@ Page layout_page(std::vector<Word> words, int width, int height, double block_ga
       const int overlap = std::min(core.bottom, w.box.bottom) - std::max(core.top, w.box.top);
       if (overlap * 2 > std::min(core.height(), w.box.height())) {
         home = &page.lines[k];
+        if (!text_high(core) && core.height() < w.box.height() && text_high(w.box))
+          cores[k] = w.box;
         break;
       }
     }
@@ -68,9 +91,7 @@ Page layout_page(std::vector<Word> words, int width, int height, double block_ga
   if (page.lines.empty()) return page;
   std::vector<int> heights;
   for (const auto& l : page.lines) heights.push_back(l.box.height());
-  std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
-                   heights.end());
-  const double median = heights[heights.size() / 2];
+  const double median = median_of(heights);
   for (std::size_t i = 1; i < page.lines.size(); ++i) {
     const int gap = page.lines[i].box.top - page.lines[i - 1].box.bottom;
     page.lines[i].block = page.lines[i - 1].block + (gap > block_gap * median ? 1 : 0);

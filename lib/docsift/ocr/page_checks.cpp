@@ -226,6 +226,35 @@ void check_page(const Fields& fields, std::map<std::string, Evidence>& evidence,
   checks.email();
 }
 
+namespace {
+
+// Whether PRICES is the rows' printed amounts, one per row (a receipt's rows with no unit price:
+// find_items.cpp, receipt_items).
+bool prices_are_amounts(const std::vector<LineItem>& items, const Fields& fields) {
+  const std::string* prices = found(fields, "PRICES");
+  if (!prices) return false;
+  const std::vector<std::string> listed = items_of(*prices);
+  if (listed.size() != items.size()) return false;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!items[i].amount || amount_cents(listed[i]) != amount_cents(*items[i].amount)) return false;
+  }
+  return true;
+}
+
+// The lists the rows' sum is made of besides DESCRIPTIONS (a row missed), which a sum that misses
+// speaks against too (journal/page_arithmetic.h): PRICES where its figures went into it (the unit
+// prices, alone or times the quantities: `products`, `unit_prices`; or the rows' amounts where
+// PRICES holds them), QUANTITIES where products did.
+nlohmann::json sum_made_of(const std::vector<LineItem>& items, const Fields& fields, bool products,
+                           bool unit_prices) {
+  nlohmann::json out = nlohmann::json::array();
+  if (products) out.push_back("QUANTITIES");
+  if (products || unit_prices || prices_are_amounts(items, fields)) out.push_back("PRICES");
+  return out;
+}
+
+}  // namespace
+
 void check_rows(const std::vector<LineItem>& items, const Fields& fields,
                 std::map<std::string, Evidence>& evidence, nlohmann::json& checks) {
   if (items.empty()) return;
@@ -252,9 +281,8 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
   for (const LineItem& item : items) {
     long long printed = 0, unit = 0;
     const bool amount = cents(item.amount, printed), priced = cents(item.unit_price, unit);
-    long long made = 0;
     const bool product = priced && item.quantity;
-    if (product) made = quantity_times(*item.quantity, unit);
+    const long long made = product ? quantity_times(*item.quantity, unit) : 0;
     every_price = every_price && !amount && priced;
     counted = counted || item.quantity.has_value();
     prices += unit;
@@ -276,9 +304,10 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
   auto target = cents_of(fields, against);
   // Unit prices are the lines' amounts where rows print no quantity to multiply them by, or where
   // they sum to the total and their products do not.
+  bool unit_prices = false;  // the sum is the unit prices alone
   if (target && every_price &&
       (!counted || (std::llabs(sum - *target) > 1 && std::llabs(prices - *target) <= 1))) {
-    sum = prices, products = false, every_row = true;
+    sum = prices, products = false, every_row = true, unit_prices = true;
   }
   std::string named = against;
   // The other figure rows may come to, taken where they miss the first and come to it: under a
@@ -300,6 +329,7 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     table["sum"] = format_amount(sum, "");
     table["against"] = named;
     table["difference"] = difference;
+    table["made_of"] = sum_made_of(items, fields, products, unit_prices);
     const bool adds_up = std::llabs(sum - *target) <= 1;
     mark({"DESCRIPTIONS", against}, adds_up);
     // The products summing to the total vouch for the quantities and unit prices they are made of.

@@ -129,8 +129,22 @@ std::optional<std::string> parse_website(std::string_view text) {
   static const std::regex kWeb(
       R"(((?:https?://)?www\.[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+|https?://[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)(?:/\S*)?)",
       std::regex::icase);
+  // A website that ends its line (after its label, if any) read with a space after a dot, as
+  // OCR reads one whose last letters it took for a word of their own: "www.kookaburra.com. au".
+  // Only before a two- or three-letter ending: elsewhere the stop may end a sentence.
+  static const std::regex kSpaced(
+      R"(^\s*(?:[A-Za-z\- ]*:?\s*)?(www\.[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\. [a-z]{2,3})\s*$)",
+      std::regex::icase);
+  const std::string s(text), lowered = lowercase(text);
+  // Most lines: no regex.
+  if (lowered.find("www.") == std::string::npos && lowered.find("http") == std::string::npos)
+    return std::nullopt;
   std::smatch m;
-  const std::string s(text);
+  if (std::regex_search(s, m, kSpaced)) {
+    std::string joined = m.str(1);
+    joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+    return lowercase(joined);
+  }
   if (!std::regex_search(s, m, kWeb)) return std::nullopt;
   return lowercase(m.str());
 }
@@ -229,6 +243,37 @@ std::string clean_address(std::string_view text) {
       out[i] = ' ';
   }
   return out;
+}
+
+std::optional<std::string> home_region_repaired(std::string_view address,
+                                                const std::vector<std::string>& regions) {
+  static const std::regex kRegionPostcode(R"(\b([A-Z0-9]{2,3})(\s+\d{4})\s*\.?\s*$)");
+  // The glyphs OCR takes for one another in capitals: Q and 0 for O, 5 for S, 1 and L for I.
+  const auto folded = [](std::string word) {
+    for (char& c : word) {
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (c == 'Q' || c == '0') c = 'O';
+      if (c == '5') c = 'S';
+      if (c == '1' || c == 'L') c = 'I';
+    }
+    return word;
+  };
+  const std::string s(address);
+  std::smatch m;
+  if (!std::regex_search(s, m, kRegionPostcode)) return std::nullopt;
+  const std::string word = m.str(1);
+  std::optional<std::string> region;
+  for (const std::string& r : regions) {
+    std::string as_printed = r;
+    for (char& c : as_printed) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (as_printed == word) return std::nullopt;  // it reads one
+    if (folded(r) != folded(word)) continue;
+    if (region) return std::nullopt;  // more than one
+    region = as_printed;
+  }
+  if (!region) return std::nullopt;
+  return s.substr(0, static_cast<std::size_t>(m.position(1))) + *region +
+         s.substr(static_cast<std::size_t>(m.position(1) + m.length(1)));
 }
 
 }  // namespace docsift::ocr

@@ -125,6 +125,12 @@ std::string clean_text(std::string_view text);
 // An address as clean_text makes it, with the space OCR read as a stop between a street's number
 // and its name put back ("301.Queen Street": a dot between a digit and a capitalised word).
 std::string clean_address(std::string_view text);
+// An address whose home region before its four-digit postcode OCR misread by letters it confuses
+// ("Brisbane OLD 4000", "Sydney N5W 2000"), with the region put back; none where it reads one, or
+// the word (two or three capitals and digits) is no region, or could be more than one.
+// `regions` as home.regions has them (lower case).
+std::optional<std::string> home_region_repaired(std::string_view address,
+                                                const std::vector<std::string>& regions);
 // `text` with every `from` (not empty) made `to`, built anew: in place, GCC 12 warns of an overlap
 // it imagines in std::string::replace.
 std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
