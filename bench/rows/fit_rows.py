@@ -8,10 +8,14 @@ A row is *right* when `docsift eval` matches it to a truth row and every cell th
 agrees (docs/eval.md, "Rows"): eval's own judgement, read from its report's rows.confidence.judged.
 Its evidence is the record's engine.evidence_rows (ocr.write_evidence): its words' Tesseract
 confidences, and whether its own check (quantity x unit price = amount, a statement's running
-balance) or the table's (the rows' sum, the statement's balance) vouches for it or contradicts it.
+balance) or the table's (the rows' sum, the statement's balance) vouches for it or contradicts it,
+and whether the second recognizer's reading of its description agreed, was taken, or disagreed.
 
-The sets (each run once by `build/docsift run`, with a calibration whose row model is flat, so
-that every row gets a confidence for eval to judge):
+The sets (each run twice by `build/docsift run`, with a calibration whose row model is flat, so
+that every row gets a confidence for eval to judge: as the full build reads them, each row's
+description read again by the second recognizer (the reader features), and as SET+tesseract with
+ocr.recognizer=tesseract, as the build without LibTorch reads them; one model fitted on both, a
+page's two runs in one fold):
   fitted:
   - samples: samples/ (20 synthetic invoices, samples/ground_truth_rows.jsonl);
   - receipts-55: the 55 hand-labelled SROIE training receipts of bench/rows/sroie_rows.jsonl;
@@ -39,7 +43,8 @@ from refit import (ece, fit, latest_records, logit, one_model_out_of_fold, run_o
                    sigmoid)  # one logistic regression, and one way to run docsift, for both
 
 CALIBRATION = os.path.join(ROOT, "configs", "fields", "ocr-calibration.yaml")
-FEATURES = ["word_min", "word_min_top", "word_mean", "labelled", "vouched", "contradicted", "sums_agree", "exact"]
+FEATURES = ["word_min", "word_min_top", "word_mean", "labelled", "vouched", "contradicted", "sums_agree", "exact",
+            "reader_agreed", "reader_disagreed", "reader_taken"]
 L2 = 1.0
 FIT_FAMILIES = "wrapped,no_quantity,debit_credit"
 HELD_FAMILIES = "two_pages,signed"
@@ -95,8 +100,9 @@ def document_key(name):
     return name[: -len("#page=1")] if name.endswith("#page=1") else name
 
 
-def judged_rows(run, truth, set_name):
-    """Each predicted row eval judged: its features, whether it is right, and its page."""
+def judged_rows(run, truth, set_name, page_set):
+    """Each predicted row eval judged: its features, whether it is right, and its page (named by
+    `page_set`, so that the two readings of one page fall in one fold)."""
     report = os.path.join(run, "rows-eval.json")
     subprocess.run([docsift(), "eval", os.path.join(run, "results.jsonl"), truth, "--report", report],
                    check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -114,7 +120,7 @@ def judged_rows(run, truth, set_name):
     rows = []
     for j in judged:
         x = features[j["document"]][j["row"] - 1]
-        rows.append({"x": x, "y": 1 if j["right"] else 0, "page": set_name + "/" + j["document"], "set": set_name,
+        rows.append({"x": x, "y": 1 if j["right"] else 0, "page": page_set + "/" + j["document"], "set": set_name,
                      "misprinted": j["document"] in misprinted})
     return rows
 
@@ -167,17 +173,21 @@ def main():
     flat = os.path.join(args.out, "flat-row-calibration.yaml")
     flat_calibration(flat)
     fitted, held, misprints = [], {}, []
-    for name, (pages, truth, held_apart) in make_sets(args.out).items():
-        run = os.path.join(args.out, name)
-        run_once("fit_rows.py", docsift(), pages, run,
-                 ["--follow-links", "--set", "ocr.write_evidence=true", "--set", "ocr.calibration=" + flat],
-                 args.reuse)
-        rows = judged_rows(run, truth, name)
-        # A statement misprinted on purpose is read right and contradicted by its own sums, as a
-        # real statement almost never is: it is scored apart, never fitted.
-        misprints.extend(r for r in rows if r["misprinted"])
-        rows = [r for r in rows if not r["misprinted"]]
-        (held.setdefault(name, []) if held_apart else fitted).extend(rows)
+    for base, (pages, truth, held_apart) in make_sets(args.out).items():
+        # Each set read as the full build reads it (the second recognizer reads each row's
+        # description again: the reader features) and by Tesseract alone, as the build without
+        # LibTorch does, so that a row nothing read again is scored as such rows are right.
+        for name, reader in ((base, []), (base + "+tesseract", ["--set", "ocr.recognizer=tesseract"])):
+            run = os.path.join(args.out, name)
+            run_once("fit_rows.py", docsift(), pages, run,
+                     ["--follow-links", "--set", "ocr.write_evidence=true", "--set", "ocr.calibration=" + flat]
+                     + reader, args.reuse)
+            rows = judged_rows(run, truth, name, base)
+            # A statement misprinted on purpose is read right and contradicted by its own sums, as
+            # a real statement almost never is: it is scored apart, never fitted.
+            misprints.extend(r for r in rows if r["misprinted"])
+            rows = [r for r in rows if not r["misprinted"]]
+            (held.setdefault(name, []) if held_apart else fitted).extend(rows)
     out_of_fold(fitted, args.folds)
     w = fit(fitted, FEATURES, l2=L2)
     for r in misprints + [r for rows in held.values() for r in rows]:
