@@ -1474,6 +1474,26 @@ TEST_CASE(
   CHECK(clear.fields["SUPPLIER"] == "SANYO STATIONERY");
   CHECK(clear.fields["GST"] == "5.04");
   CHECK(all.surer == std::vector<std::string>{"SUPPLIER", "TOTAL"});
+  // A statement whose rows take its opening balance to its closing one in the first reading keeps
+  // its balances and rows over a surer second reading (a generated statement: "$5,269.98" read
+  // evened out for $5,209.98); where they do not add up, the surer reading is taken.
+  Engine::Result statement = result({{"OPENING_BALANCE", "$5,209.98"},
+                                     {"CLOSING_BALANCE", "$7,641.63"},
+                                     {"DESCRIPTIONS", "Woolworths | Fuel"}},
+                                    {{"OPENING_BALANCE", 80}, {"CLOSING_BALANCE", 80}});
+  statement.info["checks"]["balance"] = "sum";
+  const Engine::Result evened = result({{"OPENING_BALANCE", "$5,269.98"},
+                                        {"CLOSING_BALANCE", "$7,641.63"},
+                                        {"DESCRIPTIONS", "Woolworths | Fuel | Coles"}},
+                                       {{"OPENING_BALANCE", 95}, {"CLOSING_BALANCE", 95}});
+  Engine::Result kept = statement;
+  CHECK(take_second_reading(kept, evened, true).surer.empty());
+  CHECK(kept.fields["OPENING_BALANCE"] == "$5,209.98");
+  CHECK(kept.fields["DESCRIPTIONS"] == "Woolworths | Fuel");
+  statement.info["checks"]["balance"] = false;
+  CHECK(take_second_reading(statement, evened, false).surer ==
+        std::vector<std::string>{"OPENING_BALANCE"});
+  CHECK(statement.fields["OPENING_BALANCE"] == "$5,269.98");
 }
 
 TEST_CASE(
