@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <regex>
+#include <utility>
 
 namespace docsift::ocr::detail {
 namespace {
@@ -227,9 +228,7 @@ void FieldFinder::supplier() {
   } else if (!statement && n > 0) {
     std::vector<int> heights;
     for (const auto& seg : r) heights.push_back(seg.height);
-    std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
-                     heights.end());
-    const double median = std::max(1, heights[heights.size() / 2]);
+    const double median = std::max(1, median_of(std::move(heights)));
     std::optional<std::size_t> best;
     double best_score = 0;
     int rank = 0;

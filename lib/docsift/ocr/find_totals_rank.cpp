@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace docsift::ocr::detail {
@@ -22,11 +23,7 @@ FieldFinder::TotalPage FieldFinder::total_page() const {
     for (const auto& a : find_amounts(g.text, rules.lexicon)) here.insert(a.cents);
     for (const long long v : here) ++out.segments_printing[v];
   }
-  if (!heights.empty()) {
-    std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
-                     heights.end());
-    out.median_height = std::max(1, heights[heights.size() / 2]);
-  }
+  if (!heights.empty()) out.median_height = std::max(1, median_of(std::move(heights)));
   out.last_line = std::max<std::size_t>(1, page.lines.size() - 1);
   return out;
 }

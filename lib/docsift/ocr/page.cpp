@@ -25,17 +25,12 @@ int Page::words() const {
   return n;
 }
 
-namespace {
-
-// The median of `values` (the upper one of an even count), 0 when there are none.
 int median_of(std::vector<int> values) {
   if (values.empty()) return 0;
   std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
                    values.end());
   return values[values.size() / 2];
 }
-
-}  // namespace
 
 Page layout_page(std::vector<Word> words, int width, int height, double block_gap) {
   Page page;

@@ -48,6 +48,10 @@ struct Page {
   int words() const;
 };
 
+// The median of `values` (the upper one of an even count), 0 when there are none: a page's, a
+// line's or a segment's word height, against which a speck or a heading is told.
+int median_of(std::vector<int> values);
+
 // Lines and blocks from words in any order. A word joins the line whose vertical centre it
 // overlaps by more than half of the smaller height; a new block starts where the gap to the line
 // above exceeds `block_gap` times the median line height.

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "docsift/edit_distance.h"
 #include "docsift/error.h"
@@ -341,9 +342,7 @@ std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
         heights.push_back(tall ? line.words[w].box.height() * 4 / 5 : line.words[w].box.height());
         confidence += line.words[w].confidence;
       }
-      std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
-                       heights.end());
-      seg.height = heights[heights.size() / 2];
+      seg.height = median_of(std::move(heights));
       seg.confidence = confidence / static_cast<double>(k - start);
       seg.lowered = lowercase(seg.text);
       seg.hits = label_hits(seg.lowered, rules);

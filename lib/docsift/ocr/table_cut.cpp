@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 #include <string_view>
+#include <utility>
 
 namespace docsift::ocr::detail {
 
@@ -94,9 +95,7 @@ Cut cut_line(const Line& line, const Shape& shape, const Lexicon& lexicon,
   // letters: a quantity's "3" beside a ruled column.
   std::vector<int> heights;
   for (const Word& word : line.words) heights.push_back(word.box.height());
-  std::nth_element(heights.begin(), heights.begin() + static_cast<long>(heights.size() / 2),
-                   heights.end());
-  const int tall = heights.empty() ? 0 : heights[heights.size() / 2] * 3 / 5;
+  const int tall = median_of(std::move(heights)) * 3 / 5;
   std::vector<const Word*> w;
   for (const Word& word : line.words) {
     if (kept(word) || (bare_number(word.text) && word.box.height() >= tall)) w.push_back(&word);
