@@ -2,6 +2,7 @@
 """Fits the OCR engine's calibrated confidences and writes configs/fields/ocr-calibration.yaml.
 
     bench/confidence/refit.py [--out DIR] [--reuse] [--folds 5] [--write FILE] [--no-write] [--sets a,b,...]
+                              [--kinds a,b,...]
 
 1. Runs `build/docsift run` with `ocr.write_evidence=true` over the development sets (each record's
    engine.evidence then holds every field's raw evidence):
@@ -66,13 +67,13 @@ FEATURES = {
     "text": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "margin", "legal", "second_agreed",
              "second_taken", "second_disagreed", "exact", "known", "listed", "reader_agreed", "reader_disagreed", "reader_taken",
              "vouched", "contradicted"],
-    # An address: as text, less the seller's list and the company form, plus `cut`; its own kind,
+    # An address: as text, less the seller's list and the company form, plus `cut` and `late`; its own kind,
     # because the readers agree on an address's many words far less often than on a name's, and
     # their agreement means less (an address both read alike was right 0.81 of the time on the
     # receipts, a seller 0.95), so that one shared model misjudged both.
     "address": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "second_agreed",
                 "second_taken", "second_disagreed", "exact", "reader_agreed", "reader_disagreed", "reader_taken",
-                "vouched", "contradicted", "cut"],
+                "vouched", "contradicted", "cut", "late"],
     "id": ["word_min", "word_mean", "labelled", "exact", "vouched", "contradicted"],
     # A list's reader features are its DESCRIPTIONS' and PRICES' (engine.h: each row's description
     # looked for in the second recognizer's reading of its words, each row's price word read again):
@@ -483,10 +484,16 @@ def main():
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--write", default=os.path.join(ROOT, "configs", "fields", "ocr-calibration.yaml"))
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--kinds", default="",
+                    help="write only these kinds (comma-separated) and their fields' offsets; keep every other "
+                         "kind's line as --write has it (a feature added to one kind, the others' fit kept)")
     ap.add_argument("--sets", default="receipts,receipts-427,samples,unseen,varied,held-out,receipts+list,"
                                       "receipts-427+list,receipts+both,receipts-427+both,samples+both,unseen+both,"
                                       "varied+both,held-out+both")
     args = ap.parse_args()
+    only = set(k for k in args.kinds.split(",") if k)
+    if only - set(FEATURES):
+        sys.exit(f"refit.py: --kinds: no kind {', '.join(sorted(only - set(FEATURES)))} (kinds: {', '.join(FEATURES)})")
     kinds = schema_kinds()
     receipts = os.environ.get("RECEIPTS", os.path.join(ROOT, "..", "shared", "data", "sroie-train"))
     receipts_427 = os.environ.get("RECEIPTS_UNSEEN", os.path.join(ROOT, ".deps", "receipts-unseen"))
@@ -754,6 +761,15 @@ def main():
 
     if args.no_write:
         return
+    # --kinds: every other kind's model and its fields' offsets stay as the file has them.
+    kept_lines = {}
+    if only and os.path.exists(args.write):
+        with open(args.write, encoding="utf-8") as f:
+            for x in f:
+                if x.startswith("absent:"):  # fit_absent.py's, kept whole below
+                    break
+                if x.startswith("  ") and ":" in x:
+                    kept_lines[x.strip().split(":", 1)[0]] = x.rstrip("\n")
     lines = ["# The OCR engine's calibrated confidences (lib/docsift/ocr/calibration.h, docs/confidence.md):",
              "# per field kind, p = 1 / (1 + exp(-(intercept + offset + sum of weight * feature))), the offset each",
              "# field's own. Written by bench/confidence/refit.py from the development receipts and the generated",
@@ -761,6 +777,9 @@ def main():
              "# by hand, refit. Out-of-fold figures and the review thresholds chosen with them: bench/confidence/README.md.",
              "kinds:"]
     for kind, names in FEATURES.items():
+        if only and kind not in only and kind in kept_lines:
+            lines.append(kept_lines[kind])
+            continue
         sub = [r for r in rows if r["kind"] == kind and not r.get("copy") and not r.get("held_out")]  # the values fitted
         w, _, again = final[kind]
         weights = ", ".join(f"{n}: {wi:.4f}" for n, wi in zip(names, w[1:]))
@@ -778,6 +797,9 @@ def main():
             lines += [x.rstrip("\n") for x in f if x.startswith("  row:")]
     lines.append("fields:  # each field's kind, and its own shift of the kind's intercept (fit_offsets)")
     for field, kind in kinds.items():
+        if only and kind not in only and field in kept_lines:
+            lines.append(kept_lines[field])
+            continue
         offset = final[kind][1].get(field)
         if offset is not None:
             lines.append(f"  {field}: {{kind: {kind}, offset: {offset:.4f}}}")

@@ -473,7 +473,11 @@ TEST_CASE(
   }
   // The rows against the balances: 1,208.81 - 509.21 - 329.43 is not 1,373.03 (rows are missing).
   CHECK(e.checks["balance"] == false);
-  CHECK(e.evidence.at("DESCRIPTIONS").contradicted);
+  for (const char* tied : {"DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE"}) {
+    CAPTURE(std::string(tied));
+    CHECK(e.evidence.at(tied).contradicted);
+    CHECK_FALSE(e.evidence.at(tied).vouched);
+  }
   // ... the closing balance they do sum to vouches for them (the minus read as a word of its own
   // counts), and a running balance column, its last row the closing balance, vouches for nothing.
   const auto statement = [&](const std::vector<std::string>& rows, const std::string& closing) {
@@ -485,11 +489,17 @@ TEST_CASE(
   };
   e = statement({"Rent payment           -$509.21", "Fuel - $329.43"}, "$370.17");
   CHECK(e.checks["balance"] == "sum");
-  CHECK(e.evidence.at("DESCRIPTIONS").vouched);
+  for (const char* tied : {"DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE"}) {
+    CAPTURE(std::string(tied));
+    CHECK(e.evidence.at(tied).vouched);
+  }
   e = statement({"Rent payment     -$509.21  $699.60", "Fuel   -$329.43  $370.17"}, "$370.17");
   CHECK(e.checks["balance"] == "running");
-  CHECK_FALSE(e.evidence.at("DESCRIPTIONS").vouched);
-  CHECK_FALSE(e.evidence.at("DESCRIPTIONS").contradicted);
+  for (const char* tied : {"DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE"}) {
+    CAPTURE(std::string(tied));
+    CHECK_FALSE(e.evidence.at(tied).vouched);
+    CHECK_FALSE(e.evidence.at(tied).contradicted);
+  }
 
   // OCR noise: an ABN with a misread digit, a date that does not exist, a BSB of 5 digits.
   e = extract_fields(page_of({"RECEIPT", "Kookaburra Cafe", "ABN 51 824 753 557",
@@ -1474,23 +1484,36 @@ TEST_CASE(
   CHECK(clear.fields["SUPPLIER"] == "SANYO STATIONERY");
   CHECK(clear.fields["GST"] == "5.04");
   CHECK(all.surer == std::vector<std::string>{"SUPPLIER", "TOTAL"});
-  // A statement whose rows take its opening balance to its closing one in the first reading keeps
-  // its balances and rows over a surer second reading (a generated statement: "$5,269.98" read
-  // evened out for $5,209.98); where they do not add up, the surer reading is taken.
+  // Values the first reading's own checks vouch for are kept over a surer, even a clearer, second
+  // reading they do not vouch for: a statement whose rows take its opening balance to its closing
+  // one (FieldFinder::balance_check; a generated statement: "$5,269.98" read evened out for
+  // $5,209.98). Where the second's checks vouch for its reading too, or the first's do not, the
+  // surer reading is taken; a total whose sums agree is held by its confidence, not by this.
   Engine::Result statement = result({{"OPENING_BALANCE", "$5,209.98"},
                                      {"CLOSING_BALANCE", "$7,641.63"},
-                                     {"DESCRIPTIONS", "Woolworths | Fuel"}},
+                                     {"DESCRIPTIONS", "Woolworths | Fuel"},
+                                     {"TOTAL", "9.45"}},
                                     {{"OPENING_BALANCE", 80}, {"CLOSING_BALANCE", 80}});
-  statement.info["checks"]["balance"] = "sum";
-  const Engine::Result evened = result({{"OPENING_BALANCE", "$5,269.98"},
-                                        {"CLOSING_BALANCE", "$7,641.63"},
-                                        {"DESCRIPTIONS", "Woolworths | Fuel | Coles"}},
-                                       {{"OPENING_BALANCE", 95}, {"CLOSING_BALANCE", 95}});
+  for (const char* tied : {"OPENING_BALANCE", "CLOSING_BALANCE", "DESCRIPTIONS"})
+    statement.evidence[tied].vouched = true;
+  statement.evidence["TOTAL"].sums_agree = true;
+  Engine::Result evened = result({{"OPENING_BALANCE", "$5,269.98"},
+                                  {"CLOSING_BALANCE", "$7,641.63"},
+                                  {"DESCRIPTIONS", "Woolworths | Fuel | Coles"},
+                                  {"TOTAL", "9.46"}},
+                                 {{"OPENING_BALANCE", 95}, {"CLOSING_BALANCE", 95}});
   Engine::Result kept = statement;
-  CHECK(take_second_reading(kept, evened, true).surer.empty());
+  CHECK(take_second_reading(kept, evened, true).surer == std::vector<std::string>{"TOTAL"});
   CHECK(kept.fields["OPENING_BALANCE"] == "$5,209.98");
   CHECK(kept.fields["DESCRIPTIONS"] == "Woolworths | Fuel");
-  statement.info["checks"]["balance"] = false;
+  CHECK(kept.fields["TOTAL"] == "9.46");
+  evened.evidence["OPENING_BALANCE"].vouched = true;
+  kept = statement;
+  CHECK(take_second_reading(kept, evened, true).surer ==
+        std::vector<std::string>{"OPENING_BALANCE", "TOTAL"});
+  CHECK(kept.fields["OPENING_BALANCE"] == "$5,269.98");
+  for (const char* tied : {"OPENING_BALANCE", "CLOSING_BALANCE", "DESCRIPTIONS"})
+    statement.evidence[tied] = {};
   CHECK(take_second_reading(statement, evened, false).surer ==
         std::vector<std::string>{"OPENING_BALANCE"});
   CHECK(statement.fields["OPENING_BALANCE"] == "$5,269.98");

@@ -23,7 +23,7 @@ const std::vector<std::string>& feature_names() {
       "repeated",      "legal",         "word_min_top",     "known",
       "listed",        "reader_agreed", "reader_disagreed", "reader_taken",
       "vouched",       "contradicted",  "label_seen",       "shape_seen",
-      "abroad",        "home",          "cut"};
+      "abroad",        "home",          "cut",              "late"};
   // clang-format on
   return names;
 }
@@ -69,7 +69,10 @@ std::map<std::string, double> feature_values(const Evidence& e) {
       {"abroad", flag(e.abroad)},
       {"home", flag(e.home)},
       // An address that shows it stops short (rule_text.h: address_cut).
-      {"cut", flag(e.cut)}};
+      {"cut", flag(e.cut)},
+      // An address that started after lines passed over under the seller's: 0, then 0.5 for one
+      // line, 1 for two (business_address passes over two at most).
+      {"late", std::min(e.lines_skipped, 2) / 2.0}};
 }
 
 double Calibrator::probability(const Evidence& evidence, double offset) const {

@@ -21,8 +21,9 @@ namespace docsift::ocr {
 // candidate), margin (log-scaled), second_agreed, second_taken, second_disagreed, exact, repeated,
 // legal, word_min_top (word_min's top: 0 under 85, 1 at 100), known, listed, reader_agreed,
 // reader_disagreed, reader_taken (the second recognizer's reading: cross_read.h), vouched and
-// contradicted (the page's own checks: page_checks.h); label_seen and shape_seen (what the page
-// shows of a field left N/A: page_checks.h, absence_of).
+// contradicted (the page's own checks: page_checks.h); label_seen, shape_seen, abroad and home
+// (what the page shows of a field left N/A: page_checks.h, absence_of); cut and late (an address
+// that stops short, one that starts after lines passed over: rules.h).
 std::map<std::string, double> feature_values(const Evidence& evidence);
 // The names feature_values gives, in a fixed order.
 const std::vector<std::string>& feature_names();

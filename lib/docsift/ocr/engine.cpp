@@ -89,19 +89,20 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
     const auto it = second.fields.find(name);
     if (value != "N/A" && it != second.fields.end() && it->second == value) agreed.insert(name);
   }
-  // A statement whose transactions take its opening balance to its closing one in the first
-  // reading (checks.balance "sum"): its transactions and both balances are kept, whatever the
-  // second reading's confidence. A surer-looking "$5,269.98" for an opening balance of $5,209.98
-  // that its rows added up from broke the sum the first reading had, and the check still held.
-  const auto checks = first.info.find("checks");
-  const bool balanced = checks != first.info.end() && checks->is_object() &&
-                        checks->value("balance", nlohmann::json()) == "sum";
+  // A value the first reading's own checks vouch for is kept over a second reading they do not
+  // vouch for: a statement's balances and transactions that add up (FieldFinder::balance_check).
+  // A surer-looking "$5,269.98" for an opening balance of $5,209.98 that its rows added up from
+  // broke the sum the first reading had. (A total its sums agree with is held by its confidence of
+  // 100 instead, as the first reading had it before the second recognizer's rereading: a total
+  // the sums repaired in the rereading, "105.00" for a printed 165.00, is no proof.)
+  const auto vouched = [](const Engine::Result& reading, const std::string& name) {
+    const auto e = reading.evidence.find(name);
+    return e != reading.evidence.end() && e->second.vouched;
+  };
   for (auto& [name, value] : first.fields) {
     const auto it = second.fields.find(name);
     if (it == second.fields.end() || it->second == "N/A" || it->second == value) continue;
-    if (balanced &&
-        (name == "OPENING_BALANCE" || name == "CLOSING_BALANCE" || name == "DESCRIPTIONS"))
-      continue;
+    if (vouched(first, name) && !vouched(second, name)) continue;
     const auto before = held.find(name);
     const auto now = second.confidence.find(name);
     if (value == "N/A") {

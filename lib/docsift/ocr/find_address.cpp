@@ -79,7 +79,9 @@ void FieldFinder::business_address() {
         last_line = r[k].line;
       }
     }
-    if (!address.empty()) set("BUSINESS_ADDRESS", address, *supplier_at);
+    if (address.empty()) return;
+    evidence["BUSINESS_ADDRESS"].lines_skipped = static_cast<int>(skipped);
+    set("BUSINESS_ADDRESS", address, *supplier_at);
   }
 }
 

@@ -28,11 +28,19 @@ void FieldFinder::balance_check(nlohmann::json& checks) {
                   closing = signed_cents(close->second, close->second);
   long long sum = opening;
   for (const long long a : row_amounts) sum += a;
-  const auto list = evidence.find("DESCRIPTIONS");
+  // What the check ties together: the transactions and both balances, vouched for when they add
+  // up (take_second_reading keeps them over a second reading whose checks do not vouch for its
+  // own), contradicted when they do not.
+  const auto mark = [&](bool passed) {
+    for (const char* field : {"DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE"}) {
+      if (evidence.count(field) || found_at.count(field))  // a list has evidence where it has words
+        (passed ? evidence[field].vouched : evidence[field].contradicted) = true;
+    }
+  };
   // To the cent: a statement's amounts are never rounded, so a cent off is a misprint or a misread.
   if (sum == closing) {
     checks["balance"] = "sum";
-    if (list != evidence.end()) list->second.vouched = true;
+    mark(true);
   } else if (row_amounts.back() == closing) {
     checks["balance"] = "running";
   } else {
@@ -41,7 +49,7 @@ void FieldFinder::balance_check(nlohmann::json& checks) {
     char off[32];
     std::snprintf(off, sizeof off, "%.2f", static_cast<double>(sum - closing) / 100.0);
     checks["balance_off"] = off;
-    if (list != evidence.end()) list->second.contradicted = true;
+    mark(false);
   }
 }
 

@@ -113,6 +113,10 @@ struct Evidence {
   // that ties this value to others passed, or failed.
   bool vouched = false, contradicted = false;
   bool cut = false;  // an address that stops short of its whole (rule_text.h: address_cut)
+  // The seller's address: lines under the seller's passed over before its first line (its
+  // registration number aside). An address that starts late has often missed its first lines:
+  // "27, Jalan Sultan Ismail" under a "Menara Dion #02-03, Level 2" that OCR read "Lavel".
+  int lines_skipped = 0;
   // DOCUMENT_TYPE: told by the page's figures (a total and what was paid for it, no balance: a
   // receipt), no heading read. Not a feature of the calibration: the engine keeps the fields of
   // other types on such a page (engine.h, keep_type_fields).
