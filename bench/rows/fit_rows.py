@@ -176,7 +176,8 @@ def main():
     for base, (pages, truth, held_apart) in make_sets(args.out).items():
         # Each set read as the full build reads it (the second recognizer reads each row's
         # description again: the reader features) and by Tesseract alone, as the build without
-        # LibTorch does, so that a row nothing read again is scored as such rows are right.
+        # LibTorch does, so that a row no second recognizer read gets the confidence such rows
+        # earn, not one learnt only from rows that were read again.
         for name, reader in ((base, []), (base + "+tesseract", ["--set", "ocr.recognizer=tesseract"])):
             run = os.path.join(args.out, name)
             run_once("fit_rows.py", docsift(), pages, run,
