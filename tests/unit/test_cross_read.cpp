@@ -251,3 +251,31 @@ TEST_CASE("cross-read: the calibration sees the second recognizer's agreement") 
   CHECK(x.at("reader_taken") == 1.0);
   CHECK(x.at("reader_disagreed") == 0.0);
 }
+
+TEST_CASE("cross-read: how far a value still is from the second reading, per letter") {
+  // Letters and digits alone, case aside; the reading may run on past the value.
+  CHECK(reading_gap("SANYU STATIONERY SHOP", "SANYUSTATIONERYSHOP") == 0.0);
+  CHECK(reading_gap("BOON SENG PAPER SDN BHD", "Boon Seng Paper Sdn Bhd (1248717-W)") == 0.0);
+  // One letter of 19 read otherwise; two of 8, one of them missing.
+  CHECK(reading_gap("SANYO STATIONERY SHOP", "SANYU STATIONERY SHOP") == doctest::Approx(1.0 / 19));
+  CHECK(reading_gap("MENTAL INITIAL", "MENTAI INITAL") == doctest::Approx(2.0 / 13));
+  // A reading that starts elsewhere is far from the value; a value with no letters is not.
+  CHECK(reading_gap("GARDENIA", "Bandar Baru GARDENIA") >= 0.5);
+  CHECK(reading_gap("...", "anything") == 0.0);
+  CHECK(reading_gap("ABC", "") == 1.0);
+}
+
+TEST_CASE("cross-read: the calibration sees how sure the second reading was, and how far apart") {
+  Evidence e;
+  e.reader_mean = 0.9, e.reader_gap = 0.1;
+  auto x = feature_values(e);
+  // Nothing where the box was not read again.
+  CHECK(x.at("reader_score") == 0.0);
+  CHECK(x.at("reader_gap") == 0.0);
+  e.reader_read = true;
+  x = feature_values(e);
+  CHECK(x.at("reader_score") == doctest::Approx(0.9));
+  CHECK(x.at("reader_gap") == doctest::Approx(0.5));  // five times the edits per letter
+  e.reader_gap = 0.4;
+  CHECK(feature_values(e).at("reader_gap") == 1.0);  // capped
+}

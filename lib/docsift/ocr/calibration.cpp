@@ -23,7 +23,8 @@ const std::vector<std::string>& feature_names() {
       "repeated",      "legal",         "word_min_top",     "known",
       "listed",        "reader_agreed", "reader_disagreed", "reader_taken",
       "vouched",       "contradicted",  "label_seen",       "shape_seen",
-      "abroad",        "home",          "cut",              "late"};
+      "abroad",        "home",          "cut",              "late",
+      "reader_score",  "reader_gap"};
   // clang-format on
   return names;
 }
@@ -72,7 +73,13 @@ std::map<std::string, double> feature_values(const Evidence& e) {
       {"cut", flag(e.cut)},
       // An address that started after lines passed over under the seller's: 0, then 0.5 for one
       // line, 1 for two (business_address passes over two at most).
-      {"late", std::min(e.lines_skipped, 2) / 2.0}};
+      {"late", std::min(e.lines_skipped, 2) / 2.0},
+      // How sure the second recognizer was of its reading, and how far the value still is from it,
+      // 1 at a fifth of its letters or more: a name or an address taken letter by letter where
+      // the two readings now agree throughout is right far more often than one left a few letters
+      // apart (docs/confidence.md).
+      {"reader_score", e.reader_read ? e.reader_mean : 0.0},
+      {"reader_gap", e.reader_read ? std::min(1.0, 5.0 * e.reader_gap) : 0.0}};
 }
 
 double Calibrator::probability(const Evidence& evidence, double offset) const {

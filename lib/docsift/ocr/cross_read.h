@@ -26,6 +26,11 @@ inline constexpr const char* kCrossReadFields[] = {"TOTAL", "INVOICE_DATE", "SUP
 // digits): text, and the addresses' own kind.
 inline bool name_kind(const std::string& kind) { return kind == "text" || kind == "address"; }
 
+// The edits between the letters and digits of `value` and those of the start of `read` (the
+// reading may run on past the value: "… SDN BHD (1248717-W)") that needs fewest, case aside, per
+// letter or digit of `value`; 0 for a value with none.
+double reading_gap(const std::string& value, const std::string& read);
+
 // `read` with a space put between a date and a time read with none between them
 // ("2018-03-1813:18:48" → "2018-03-18 13:18:48", "10/03/20185:41" → "10/03/2018 5:41").
 std::string unglued_time(const std::string& read);

@@ -187,6 +187,8 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
       value->second = *taken;
       e.reader_taken = true;
     }
+    e.reader_mean = second->mean;
+    e.reader_gap = reading_gap(value->second, second->text);
   }
   const auto lines = [&](const std::vector<Box>& parts) { return read_lines(parts, rgb, turned); };
   if (auto rows = cross_read_rows(result, lines, rules_.lexicon)) read["DESCRIPTIONS"] = *rows;

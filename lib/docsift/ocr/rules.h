@@ -109,6 +109,10 @@ struct Evidence {
       false;  // its box was read again by the second recognizer (ocr.recognizer: both)
   bool reader_agreed = false;  // ... which read the same value (cross_read.h)
   bool reader_taken = false;   // ... which read another, and the value is now that one
+  // ... the second reading's mean probability per character, and how far the value (as finally
+  // taken) still is from it: edits between their letters and digits (the reading may run on past
+  // the value) per letter of the value (cross_read.h: reading_gap).
+  double reader_mean = 0, reader_gap = 0;
   // The page's own checks (page_checks.h): a sum, a check digit, a date order, a count of items
   // that ties this value to others passed, or failed.
   bool vouched = false, contradicted = false;
