@@ -452,8 +452,9 @@ def pages_accepted(rows, threshold_of, out_dir, sets):
     """Receipt pages fully accepted as the default build reads them (+both): each value the truth
     judges accepted by `rows`' probability (r["p"]: out of fold, or the shipped model's) at its
     field's threshold, and nothing else queued on the page by the run itself (the fields the
-    receipts' truth does not judge, and a field of note left N/A). Per set: (pages, fully accepted,
-    of those with every judged value right)."""
+    receipts' truth does not judge, a field of note left N/A, and a judged value queued for another
+    reason than its confidence: sums that disagree). Per set: (pages, fully accepted, of those with
+    every judged value right)."""
     out = {}
     for name in sets:
         journal = os.path.join(out_dir, name, "results.jsonl")
@@ -471,7 +472,9 @@ def pages_accepted(rows, threshold_of, out_dir, sets):
             judged = by_page.get(base, [])
             pages += 1
             own = {r["field"] for r in judged}
-            if any(f not in own for f in record.get("review") or []):
+            reasons = record.get("review_reasons") or {}
+            if any(f not in own or reasons.get(f, "low confidence") != "low confidence"
+                   for f in record.get("review") or []):
                 continue
             if all(r["p"] >= threshold_of(r["field"]) for r in judged):
                 accepted += 1
