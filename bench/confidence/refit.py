@@ -719,8 +719,8 @@ def main():
     for r in rows:
         r["p"] = predict(final[r["kind"]], FEATURES[r["kind"]], r)
     if both:
-        # The measure of straight-through pages: a receipt page with nothing queued and
-        # every value it has right, out of fold beside the model fitted on all on the same pages.
+        # Straight-through pages: a receipt page with nothing queued and every value it has right,
+        # out of fold beside the model fitted on all on the same pages.
         pages_in = pages_accepted(both, lambda f: chosen_both[f], args.out, both_sets)
         print("## Receipt pages fully accepted, as the default build reads them (+both), at its thresholds\n")
         print("| set | pages | fully accepted, out of fold (of those, every judged value right) | the model fitted on all, in sample |")

@@ -23,7 +23,9 @@ namespace docsift::ocr {
 // reader_disagreed, reader_taken (the second recognizer's reading: cross_read.h), vouched and
 // contradicted (the page's own checks: page_checks.h); label_seen, shape_seen, abroad and home
 // (what the page shows of a field left N/A: page_checks.h, absence_of); cut and late (an address
-// that stops short, one that starts after lines passed over: rules.h).
+// that stops short, one that starts after lines passed over: rules.h); reader_score and reader_gap
+// (how sure the second reading was, and how far the value still is from it: cross_read.h,
+// reading_gap).
 std::map<std::string, double> feature_values(const Evidence& evidence);
 // The names feature_values gives, in a fixed order.
 const std::vector<std::string>& feature_names();

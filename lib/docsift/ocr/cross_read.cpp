@@ -243,23 +243,14 @@ std::optional<std::string> substituted_name(const std::string& value, const std:
 }
 
 double reading_gap(const std::string& value, const std::string& read) {
-  const std::string a = name_key(value), b = name_key(read);
+  const std::string a = name_key(value);
   if (a.empty()) return 0;
-  // cost[j]: edits between a's first i characters and b's first j; the answer is the last row's
-  // least (any prefix of b).
-  std::vector<std::size_t> cost(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) cost[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = cost[0];
-    cost[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = cost[j];
-      cost[j] = std::min({diagonal + (a[i - 1] == b[j - 1] ? 0 : 1), up + 1, cost[j - 1] + 1});
-      diagonal = up;
-    }
-  }
-  return static_cast<double>(*std::min_element(cost.begin(), cost.end())) /
-         static_cast<double>(a.size());
+  // The cheapest path to a prefix of the reading, as substituted_name aligns the two: its steps
+  // that are not the same character are the edits.
+  const std::vector<Aligned> path = align(a, name_key(read));
+  const auto edits = std::count_if(path.begin(), path.end(),
+                                   [](const Aligned& s) { return s.step != Step::Same; });
+  return static_cast<double>(edits) / static_cast<double>(a.size());
 }
 
 std::optional<std::string> second_value(const std::string& kind, const std::string& read,
