@@ -175,9 +175,12 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
     else if (name_kind(kind))
       taken = substituted_name(value->second, second->text, second->probabilities, kLetterTaken,
                                kind == "address");
-    // A seller's name taken letter by letter from the second reading gets the name's repairs too:
-    // a word of trade both readers misread the same way ("CONFECTIUNERY") stays repaired.
+    // A seller's name or address taken letter by letter from the second reading gets its repairs
+    // too: a word both readers misread the same way ("CONFECTIUNERY") stays repaired, and one the
+    // second misread alone ("Tamar" for a Taman read right) is put right again.
     if (taken && std::string_view(field) == "SUPPLIER") taken = repair_name(*taken, rules_);
+    if (taken && std::string_view(field) == "BUSINESS_ADDRESS")
+      taken = repair_address(*taken, rules_);
     if (taken && *taken == value->second) taken.reset();
     read[field] = {{"read", second->text},
                    {"score", std::round(second->mean * 1000) / 1000},

@@ -23,6 +23,30 @@ std::string without_address_label(const std::string& t, const std::vector<std::s
   return t.substr(colon + 1);
 }
 
+// A line of a label and a number, no part of an address whatever digits make it look like one
+// (docs/ocr.md, "Other fields"): a registration or tax number under its label, misread or
+// not ("Co. Reg No. (761834-D)", "(G57 Reg No. 001492992000)", "(AST ID No :000473792512)"); a
+// number with its check letter alone ("(41704i-W)", "B20737=X"); a short label and its colon
+// before none of an address's words or commas ("INV No # : BWMCO200004 7293", "Invoice :13834",
+// "T: 03-2093 7358 | F: 03-2093 7359", "Site: 1046").
+bool labelled_number(const std::string& t, const std::vector<std::string>& address_words) {
+  static const std::regex kRegistered(
+      R"(\b(?:reg(?:istration)?|co|company|id|gst|sst|roc)\b[\s.,]*(?:no|number)\b.*\d{4})",
+      std::regex::icase);
+  static const std::regex kChecked(R"(^\W*[A-Z]?\d{5}[\dA-Za-z]*\s*[-=]\s*[A-Za-z0-9%]\W*$)");
+  static const std::regex kLabel(R"(^[^\d:]{1,20}:)");
+  if (std::regex_search(t, kRegistered) || std::regex_search(t, kChecked)) return true;
+  std::smatch label;
+  if (!std::regex_search(t, label, kLabel) || !has_letters(label.str())) return false;
+  const std::string rest = lowercase(label.suffix().str());
+  return std::any_of(rest.begin(), rest.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }) &&
+         rest.find(',') == std::string::npos &&
+         std::none_of(address_words.begin(), address_words.end(), [&](const std::string& w) {
+           return find_phrase(rest, w) != std::string::npos;
+         });
+}
+
 }  // namespace
 
 void FieldFinder::business_address() {
@@ -43,11 +67,14 @@ void FieldFinder::business_address() {
     return std::none_of(r[k].text.begin(), r[k].text.end(),
                         [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
   };
+  const auto not_address = [&](std::size_t k) {
+    return registration_number(k) || labelled_number(r[k].text, rules.address_words);
+  };
   const auto bridges = [&](std::size_t k) {
     int names = 0;
-    for (std::size_t j = k; j + 1 < n && r[j + 1].line == r[j].line + 1; ++j) {
+    for (std::size_t j = k; j + 1 < n && r[j + 1].line <= r[j].line + 1; ++j) {
       if (!speck(j) && (!place_names(j) || ++names > 2)) return false;
-      if (address_like(j + 1) && r[j + 1].hits.empty()) return true;
+      if (address_like(j + 1) && r[j + 1].hits.empty() && !not_address(j + 1)) return true;
     }
     return false;
   };
@@ -62,12 +89,13 @@ void FieldFinder::business_address() {
                            r[k].left - r[at].right <= 2 * std::max(1, r[at].height) &&
                            std::abs(r[k].top - r[at].top) <= std::max(1, r[at].height);
       if (!goes_on && (r[k].left >= r[*supplier_at].right || r[k].right <= r[*supplier_at].left))
-        continue;                                         // another column
-      if ((address.empty() && registration_number(k)) ||  // the seller's, above its address
-          (!address.empty() && speck(k))) {
+        continue;  // another column
+      // The seller's numbers above its address are passed over; under it, they end it.
+      if ((address.empty() && not_address(k)) || (!address.empty() && speck(k))) {
         last_line = r[k].line;
         continue;
       }
+      if (not_address(k)) break;
       if ((address_like(k) && r[k].hits.empty()) || (!address.empty() && bridges(k))) {
         append_joined(address, " ",
                       clean_address(without_address_label(r[k].text, rules.address_labels)));
@@ -81,7 +109,7 @@ void FieldFinder::business_address() {
     }
     if (address.empty()) return;
     evidence["BUSINESS_ADDRESS"].lines_skipped = static_cast<int>(skipped);
-    set("BUSINESS_ADDRESS", address, *supplier_at);
+    set("BUSINESS_ADDRESS", repair_address(address, rules), *supplier_at);
   }
 }
 

@@ -264,7 +264,7 @@ void FieldFinder::contacts() {
     const std::string address = before_number_label(r[i], rules);
     if ((in_block(supplier_block, i) && !in_block(payer_block, i)) || sellers_column) {
       if (looks_like_address(address, rules.lexicon))
-        set("BUSINESS_ADDRESS", clean_address(address), i);
+        set("BUSINESS_ADDRESS", repair_address(clean_address(address), rules), i);
       if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
     }
     if (in_block(payer_block, i) && !sellers_column) {

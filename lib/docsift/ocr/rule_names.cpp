@@ -6,6 +6,8 @@
 #include <cctype>
 #include <regex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "docsift/edit_distance.h"
 
@@ -83,7 +85,83 @@ std::string repair_trade_word(const std::string& word, const Rules& rules) {
   return matches == 1 ? in_case_of(word, *match) : word;
 }
 
+// Whether OCR mistakes letters `a` and `b` (lower case) for each other often enough that a word of
+// an address read with one for the other is that word: the strokes they share ("TAHAN" for TAMAN,
+// "Lunpur" for Lumpur, "Tamar" for Taman, "Jin" for Jln).
+bool confusable(char a, char b) {
+  static constexpr std::string_view kPairs[] = {"hm", "mn", "nr", "hn", "il", "uv", "co", "ce"};
+  return std::any_of(std::begin(kPairs), std::end(kPairs), [&](std::string_view p) {
+    return (p[0] == a && p[1] == b) || (p[0] == b && p[1] == a);
+  });
+}
+
+// The words of an address the rules know (address_words and the words of regions), lower case.
+std::vector<std::string> address_vocabulary(const Rules& rules) {
+  std::vector<std::string> words;
+  for (const auto* list : {&rules.address_words, &rules.regions}) {
+    for (const std::string& phrase : *list) {
+      std::size_t at = 0;
+      while (at < phrase.size()) {
+        const std::size_t end = std::min(phrase.find(' ', at), phrase.size());
+        const std::string word = casefold(phrase.substr(at, end - at));
+        if (word.size() >= 3 && std::all_of(word.begin(), word.end(), [](char c) {
+              return std::islower(static_cast<unsigned char>(c)) != 0;
+            }))
+          words.push_back(word);
+        at = end + 1;
+      }
+    }
+  }
+  return words;
+}
+
+// The one word of `vocabulary` that `lowered` (letters, not itself a word of it) is read for: the
+// same length, one letter different and confusable with it, and in a word of three or four
+// letters not the first or the last (a short word so changed is too often another word of the
+// street's name: "Hall" is one stroke from Mall).
+const std::string* misread_of(const std::string& lowered,
+                              const std::vector<std::string>& vocabulary) {
+  const std::string* match = nullptr;
+  for (const std::string& w : vocabulary) {
+    if (w.size() != lowered.size()) continue;
+    if (w == lowered) return nullptr;
+    std::size_t diffs = 0, at = 0;
+    for (std::size_t i = 0; i < w.size(); ++i)
+      if (w[i] != lowered[i]) ++diffs, at = i;
+    if (diffs != 1 || !confusable(w[at], lowered[at]) ||
+        (w.size() <= 4 && (at == 0 || at + 1 == w.size())))
+      continue;
+    if (match && *match != w) return nullptr;
+    match = &w;
+  }
+  return match;
+}
+
 }  // namespace
+
+std::string repair_address(const std::string& address, const Rules& rules) {
+  const std::vector<std::string> vocabulary = address_vocabulary(rules);
+  const auto alnum = [&](std::size_t i) {
+    return i < address.size() && std::isalnum(static_cast<unsigned char>(address[i])) != 0;
+  };
+  std::string out;
+  for (std::size_t at = 0; at < address.size();) {
+    std::size_t end = at;
+    while (end < address.size() && std::isalpha(static_cast<unsigned char>(address[end]))) ++end;
+    if (end == at) {
+      out += address[at++];
+      continue;
+    }
+    std::string word = address.substr(at, end - at);
+    // A run of letters that is a word alone: no digit glued to it ("U13X", "Seksyen5").
+    if (word.size() >= 3 && (at == 0 || !alnum(at - 1)) && !alnum(end))
+      if (const std::string* fixed = misread_of(casefold(word), vocabulary))
+        word = in_case_of(word, *fixed);
+    out += word;
+    at = end;
+  }
+  return out;
+}
 
 std::string repair_name(const std::string& name, const Rules& rules) {
   std::string out;
