@@ -315,7 +315,7 @@ TEST_CASE(
   c = load(std::nullopt, {"ocr.recognizer=both"});
   CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
   CHECK(c.review.thresholds().of("INVOICE_DATE").value() == 0.0);
-  CHECK(c.review.thresholds().of("BUSINESS_ADDRESS").value() == doctest::Approx(0.885));
+  CHECK(c.review.thresholds().of("BUSINESS_ADDRESS").value() == doctest::Approx(0.895));
   // review.fields given wins over both, from a file or --set, and a threshold then keeps them.
   TempDir dir;
   write_text(dir.path() / "r.yaml",

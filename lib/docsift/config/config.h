@@ -167,7 +167,7 @@ struct ReviewConfig {
   static std::map<std::string, double> second_recognizer_fields() {
     // INVOICE_DATE 0: with the second reading every receipt's date is accepted at 98 % right.
     return {
-        {"TOTAL", 0.93}, {"INVOICE_DATE", 0.0}, {"SUPPLIER", 0.835}, {"BUSINESS_ADDRESS", 0.885}};
+        {"TOTAL", 0.93}, {"INVOICE_DATE", 0.0}, {"SUPPLIER", 0.835}, {"BUSINESS_ADDRESS", 0.895}};
   }
   // As the review queue reads them (extract/review_queue.h).
   extract::ReviewThresholds thresholds() const { return {threshold, fields}; }

@@ -115,22 +115,30 @@ std::vector<std::string> address_vocabulary(const Rules& rules) {
   return words;
 }
 
-// The one word of `vocabulary` that `lowered` (letters, not itself a word of it) is read for: the
-// same length, one letter different and confusable with it, and in a word of three or four
-// letters not the first or the last (a short word so changed is too often another word of the
-// street's name: "Hall" is one stroke from Mall).
+// Whether `read` (letters, lower case) is `word` misread: a word of six letters or more one edit
+// from it ("Selangot", "PERINIDUSTRIAN", "SEKSYENM"), not a plural's s; a shorter one the same
+// length, one letter different and confusable with it, in a word of three or four letters not the
+// first or the last (a short word so changed is too often another word of the street's name:
+// "Hall" is one stroke from Mall).
+bool misread_as(const std::string& read, const std::string& word) {
+  if (read.size() >= 6 && word.size() >= 5) {
+    return edit_distance(read, word, 1) == 1 && read != word + "s" && word != read + "s";
+  }
+  if (word.size() != read.size()) return false;
+  std::size_t diffs = 0, at = 0;
+  for (std::size_t i = 0; i < word.size(); ++i)
+    if (word[i] != read[i]) ++diffs, at = i;
+  return diffs == 1 && confusable(word[at], read[at]) &&
+         (word.size() > 4 || (at != 0 && at + 1 != word.size()));
+}
+
+// The one word of `vocabulary` that `lowered` (not itself a word of it) is read for.
 const std::string* misread_of(const std::string& lowered,
                               const std::vector<std::string>& vocabulary) {
   const std::string* match = nullptr;
   for (const std::string& w : vocabulary) {
-    if (w.size() != lowered.size()) continue;
     if (w == lowered) return nullptr;
-    std::size_t diffs = 0, at = 0;
-    for (std::size_t i = 0; i < w.size(); ++i)
-      if (w[i] != lowered[i]) ++diffs, at = i;
-    if (diffs != 1 || !confusable(w[at], lowered[at]) ||
-        (w.size() <= 4 && (at == 0 || at + 1 == w.size())))
-      continue;
+    if (!misread_as(lowered, w)) continue;
     if (match && *match != w) return nullptr;
     match = &w;
   }

@@ -73,12 +73,13 @@ enum class DateOrderRule { Dmy, Mdy, Auto };
 std::string repair_name(const std::string& name, const Rules& rules);
 
 // A seller's address as OCR read it, with each word that can only be one of the address words the
-// rules know (address_words, the words of regions) put right ("TAHAN" → "TAMAN", "Lunpur" →
-// "Lumpur", "Jin" → "Jln", "THN" → "TMN"): a word of letters alone, the same length as that one
-// word, one letter different, the two letters ones OCR takes for each other (h and m, n and m, i
-// and l, …), and in a word of three or four letters neither the first nor the last ("Hall" stays:
-// a street's own word as often as a misread Mall). Written in the word's own case; a word that
-// could be either of two stays as read.
+// rules know (address_words, the words of regions) put right: a word of six letters or more one
+// edit from it, not a plural's s ("Selangot" → "Selangor", "PERINIDUSTRIAN" → "PERINDUSTRIAN");
+// a shorter one the same length, one letter different, the two letters ones OCR takes for each
+// other (h and m, n and m, i and l, …), and in a word of three or four letters neither the first
+// nor the last ("TAHAN" → "TAMAN", "Jin" → "Jln", "THN" → "TMN"; "Hall" stays: a street's own
+// word as often as a misread Mall). A word alone (no digit glued to it), written in its own case;
+// one that could be either of two stays as read.
 std::string repair_address(const std::string& address, const Rules& rules);
 
 // `source`: "builtin:ocr-rules" or a YAML file in that layout. Throws docsift::ConfigError naming
