@@ -95,26 +95,6 @@ bool confusable(char a, char b) {
   });
 }
 
-// The words of an address the rules know (address_words and the words of regions), lower case.
-std::vector<std::string> address_vocabulary(const Rules& rules) {
-  std::vector<std::string> words;
-  for (const auto* list : {&rules.address_words, &rules.regions}) {
-    for (const std::string& phrase : *list) {
-      std::size_t at = 0;
-      while (at < phrase.size()) {
-        const std::size_t end = std::min(phrase.find(' ', at), phrase.size());
-        const std::string word = casefold(phrase.substr(at, end - at));
-        if (word.size() >= 3 && std::all_of(word.begin(), word.end(), [](char c) {
-              return std::islower(static_cast<unsigned char>(c)) != 0;
-            }))
-          words.push_back(word);
-        at = end + 1;
-      }
-    }
-  }
-  return words;
-}
-
 // Whether `read` (letters, lower case) is `word` misread: a word of six letters or more one edit
 // from it ("Selangot", "PERINIDUSTRIAN", "SEKSYENM"), not a plural's s; a shorter one the same
 // length, one letter different and confusable with it, in a word of three or four letters not the
@@ -148,7 +128,6 @@ const std::string* misread_of(const std::string& lowered,
 }  // namespace
 
 std::string repair_address(const std::string& address, const Rules& rules) {
-  const std::vector<std::string> vocabulary = address_vocabulary(rules);
   const auto alnum = [&](std::size_t i) {
     return i < address.size() && std::isalnum(static_cast<unsigned char>(address[i])) != 0;
   };
@@ -163,7 +142,7 @@ std::string repair_address(const std::string& address, const Rules& rules) {
     std::string word = address.substr(at, end - at);
     // A run of letters that is a word alone: no digit glued to it ("U13X", "Seksyen5").
     if (word.size() >= 3 && (at == 0 || !alnum(at - 1)) && !alnum(end))
-      if (const std::string* fixed = misread_of(casefold(word), vocabulary))
+      if (const std::string* fixed = misread_of(casefold(word), rules.address_vocabulary))
         word = in_case_of(word, *fixed);
     out += word;
     at = end;

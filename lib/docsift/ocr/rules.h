@@ -37,6 +37,9 @@ struct Rules {
   std::vector<LabelRule> fields;
   TotalRules total;
   std::vector<std::string> company_forms, not_supplier, address_words, regions;
+  // The words of address_words and regions of three letters or more, lower case, once: the
+  // words repair_address puts a misread one right to.
+  std::vector<std::string> address_vocabulary;
   std::vector<std::string> address_labels;  // "Address:" leading an address line in, lower case
   // Words that, right after a party's name label, make it part of another phrase ("Customer
   // Service", "Customer Copy"): the label then names no one.

@@ -133,6 +133,26 @@ void read_total(YAML::Node root, const std::string& source, Rules& rules) {
   rules.total.rounding = strings(total["rounding"], source + ": total.rounding");
 }
 
+// The words of an address the rules know (address_words and the words of regions), lower case.
+std::vector<std::string> address_vocabulary(const Rules& rules) {
+  std::vector<std::string> words;
+  for (const auto* list : {&rules.address_words, &rules.regions}) {
+    for (const std::string& phrase : *list) {
+      std::size_t at = 0;
+      while (at < phrase.size()) {
+        const std::size_t end = std::min(phrase.find(' ', at), phrase.size());
+        const std::string word = casefold(phrase.substr(at, end - at));
+        if (word.size() >= 3 && std::all_of(word.begin(), word.end(), [](char c) {
+              return std::islower(static_cast<unsigned char>(c)) != 0;
+            }))
+          words.push_back(word);
+        at = end + 1;
+      }
+    }
+  }
+  return words;
+}
+
 }  // namespace
 
 Rules load_rules(const std::string& source) {
@@ -165,6 +185,7 @@ Rules load_rules(const std::string& source) {
         rules.address_labels.push_back(casefold(w));
     }
     rules.regions = strings(root["regions"], source + ": regions");
+    rules.address_vocabulary = address_vocabulary(rules);
     for (const auto& w : strings(root["business_words"], source + ": business_words"))
       rules.business_words.push_back(casefold(w));
     const YAML::Node months = root["months"];
