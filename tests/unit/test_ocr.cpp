@@ -253,6 +253,11 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK(value_or_none(parse_account("Account statement")) == "<none>");
   CHECK(value_or_none(parse_phone("Phone (02) 1889 4771")) == "(02) 1889 4771");
   CHECK(value_or_none(parse_phone("Mobile 0412 345 678")) == "0412 345 678");
+  // An area code's number spaced as written, whatever spaces OCR lost; others as printed.
+  CHECK(value_or_none(parse_phone("Tel (02) 95394956")) == "(02) 9539 4956");
+  CHECK(value_or_none(parse_phone("(02)9539 4956")) == "(02) 9539 4956");
+  CHECK(value_or_none(parse_phone("Mobile 0412345678")) == "0412345678");
+  CHECK(value_or_none(parse_phone("+61 2 9539 4956")) == "+61 2 9539 4956");
   CHECK(value_or_none(parse_phone("ABN 51 824 753 556")) == "<none>");
   CHECK(value_or_none(parse_email("jordan.smith@Example.com.au")) == "jordan.smith@example.com.au");
   // A space OCR put after a stop, in an address alone on its line (or after its label) ...
@@ -260,8 +265,16 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
         "liam.oconnor@example.com.au");
   CHECK(value_or_none(parse_email("Email: tom. nguyen@example.com.au")) ==
         "tom.nguyen@example.com.au");
+  // ... or the stop of its name read as a comma or a space; a label or a capitalised word before
+  // the space is no part of the name.
+  CHECK(value_or_none(parse_email("mei,chen@example.com.au")) == "mei.chen@example.com.au");
+  CHECK(value_or_none(parse_email("aisha rahman@example.com.au")) == "aisha.rahman@example.com.au");
+  CHECK(value_or_none(parse_email("Email aisha@example.com.au")) == "aisha@example.com.au");
+  CHECK(value_or_none(parse_email("email aisha@example.com.au")) == "aisha@example.com.au");
+  CHECK(value_or_none(parse_email("Aisha rahman@example.com.au")) == "rahman@example.com.au");
   // ... and not in running text, where the stop ends a sentence.
   CHECK(value_or_none(parse_email("Write to us. help@example.com")) == "help@example.com");
+  CHECK(value_or_none(parse_email("Write to aisha rahman@example.com")) == "rahman@example.com");
   CHECK(value_or_none(parse_email("help@example.com. Thanks")) == "help@example.com");
   CHECK(value_or_none(parse_email("help@example.com. thanks")) == "help@example.com");
   CHECK(value_or_none(parse_website("Visit www.harbour.com.au today")) == "www.harbour.com.au");
@@ -415,6 +428,25 @@ TEST_CASE(
   CHECK(invoice.fields.at("PAYER_NAME") == "Jordan Smith");
   CHECK(invoice.fields.at("ACCOUNT_HOLDER") == "N/A");
   CHECK(invoice.fields.at("PAYER_ADDRESS") == "7 Elizabeth Street, Hobart TAS 7000");
+}
+
+TEST_CASE(
+    "OCR rules: both parties' labelled lines in one block: the payer's are its name's and those "
+    "under it, its address without its label") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // The key-value layout of the generated pages (bench/confidence/make_varied.py), which Tesseract
+  // reads as one block: the seller's "Address:" and "Tel:" above "Sold to:" are the seller's.
+  const Page page = page_of({"INVOICE", "Supplier: Ironbark Hardware", "A.B.N.: 92 419 992 410",
+                             "Address: 12 George Street, Sydney NSW 2000", "Tel: (03) 7319 2574",
+                             "Sold to: Priya Patel", "Address: 5 Adelaide Terrace, Perth WA 6000",
+                             "Tel: (07) 3376 1226", "Email: priya.patel@example.com.au",
+                             "Issued: 19/05/2025", "Total: $3,935.55"});
+  const auto e = extract_fields(page, rules, kFieldNames);
+  CHECK(e.fields.at("PAYER_NAME") == "Priya Patel");
+  CHECK(e.fields.at("PAYER_ADDRESS") == "5 Adelaide Terrace, Perth WA 6000");
+  CHECK(e.fields.at("PAYER_PHONE") == "(07) 3376 1226");
+  CHECK(e.fields.at("BUSINESS_ADDRESS") == "12 George Street, Sydney NSW 2000");
+  CHECK(e.fields.at("BUSINESS_PHONE") == "(03) 7319 2574");
 }
 
 TEST_CASE("OCR rules: a German receipt's heading, Kassenbeleg, types the page and is no seller") {
@@ -641,6 +673,9 @@ TEST_CASE(
   CHECK(at("SUBTOTAI 9.34", "subtotal") == "SUBTOTAI");
   CHECK(at("Total (inc. GST) 9.90", "total (inc gst)") == "Total (inc. GST)");
   CHECK(at("Gesamtbetrag: 12,00", "gesamtbetrag") == "Gesamtbetrag");
+  // An "m" read as the two strokes it is printed with (docs/ocr.md, "Labels").
+  CHECK(at("Aniount Due $626.11", "amount due") == "Aniount Due");
+  CHECK(at("Arnount payable 9.90", "amount payable") == "Arnount payable");
   CHECK(at("Tex 1.00", "tax") == "<none>");  // three letters: exact only
   CHECK(at("Data plan", "date") == "<none>");
   CHECK(at("Subtotal 9.00", "total") == "<none>");  // a whole word, not a part of one
@@ -1144,6 +1179,17 @@ TEST_CASE(
   CHECK(repair_address("47100 Puchong, Selangot", rules) == "47100 Puchong, Selangor");
   CHECK(repair_address("KAWASAN PERINIDUSTRIAN, SEKSYENM 5, DIARUL EHSAN", rules) ==
         "KAWASAN PERINDUSTRIAN, SEKSYEN 5, DARUL EHSAN");
+  // The home country's cities, and an "m" read as strokes or "rn" read as an "m" (the payer's
+  // addresses of the generated pages, docs/ocr.md "Other fields").
+  CHECK(repair_address("12 George Street, Syiney NSW 2000", rules) ==
+        "12 George Street, Sydney NSW 2000");
+  CHECK(repair_address("88 Collins Street, Melboume VIC 3000", rules) ==
+        "88 Collins Street, Melbourne VIC 3000");
+  CHECK(repair_address("Kornpleks Perindustrian", rules) == "Kompleks Perindustrian");
+  CHECK(repair_address("12 George Street, Sydnéy NSW 2000", rules) ==
+        "12 George Street, Sydney NSW 2000");
+  CHECK(repair_address("5 ADÉLAIDE TERRACE, PERTH", rules) == "5 ADELAIDE TERRACE, PERTH");
+  CHECK(repair_address("12 Rue de Montréal", rules) == "12 Rue de Montréal");
   // Left as read: words the rules know, letters no OCR takes for each other ("Tan", "Black"), a
   // short word's first or last letter ("Hall"), letters glued to digits ("U13X"), plurals.
   for (const char* same :
@@ -1176,6 +1222,23 @@ TEST_CASE(
                    "53300 Kuala Lumpur, Malaysia.", after, "TOTAL: 10.00"}) ==
           "Lot F1-01, 6, Jalan 8/27A, 53300 Kuala Lumpur, Malaysia.");
   }
+  // An address's line that goes on with the seller's phone: its part before the phone's label
+  // (receipt 524 of the 427).
+  CHECK(address({"MOONLIGHT CAKE HOUSE SDN BHD", "No.1, Jalan Permas 10/5, Bandar Baru Permas Jaya",
+                 "81750 Johor Bahru, Johor. Tel No.: 07-387 3322", "TOTAL: 10.00"}) ==
+        "No.1, Jalan Permas 10/5, Bandar Baru Permas Jaya 81750 Johor Bahru, Johor.");
+  // A line that starts with a street's word and has no number: before the address's first line
+  // (receipt 180), after a line that ends with a comma (receipt 160, its "Jin" put right); not a
+  // branch's name that holds such a word.
+  CHECK(address({"BHPetro Subang Airport", "Jalan Lapangan Terbang Subang", "47200 Subang",
+                 "Selangor", "TOTAL: 10.00"}) ==
+        "Jalan Lapangan Terbang Subang 47200 Subang Selangor");
+  CHECK(address({"Ottogo Enterprise", "SHELL STATION PT15944, Mukim", "Batu,", "Jin Besar Kepong",
+                 "TAX INVOICE", "TOTAL: 10.00"}) ==
+        "SHELL STATION PT15944, Mukim Batu, Jln Besar Kepong");
+  CHECK(address({"DOMINO'S PIZZA SDN BHD", "DOMINO'S PIZZA TAMAN UNIVERSITI",
+                 "30, Jln Kebudayaan 7, Tmn Universiti", "81300 Skudai, Johor", "TOTAL: 10.00"}) ==
+        "30, Jln Kebudayaan 7, Tmn Universiti 81300 Skudai, Johor");
 }
 
 TEST_CASE("OCR seller: a legal name that names its country is a name, an address line is not") {

@@ -342,6 +342,13 @@ TEST_CASE(
   CHECK_FALSE(website_well_formed("au"));
   CHECK(email_well_formed("aisha.rahman@example.com.au"));
   CHECK_FALSE(email_well_formed("aisha.rahman@example.com.du"));
+  // A generic second level misread under a country's code; a name registered under the code stays.
+  CHECK_FALSE(email_well_formed("mei.chen@example.coim.au"));
+  CHECK_FALSE(website_well_formed("www.example.c0m.au"));
+  CHECK(website_well_formed("www.con.au"));
+  CHECK(email_well_formed("jo@con.au"));
+  CHECK(website_well_formed("www.bbc.co.uk"));
+  CHECK(email_well_formed("jo@shop.example.com.my"));
   CHECK_FALSE(email_well_formed("aisha rahman@example.com.au"));
   CHECK_FALSE(email_well_formed("aisha@rahman@example.com.au"));
   CHECK_FALSE(email_well_formed("@example.com.au"));
@@ -638,4 +645,43 @@ TEST_CASE(
   r.engine["checks"]["balance"] = false;
   CHECK(docsift::journal::table_disagreement_fields(r) ==
         std::set<std::string>{"CLOSING_BALANCE", "DESCRIPTIONS", "OPENING_BALANCE", "TOTAL"});
+}
+
+TEST_CASE(
+    "review queue: the payer's name and the name its email address spells, read one or two letters "
+    "apart, are both queued") {
+  using docsift::extract::names_disagree;
+  Fields f{{"DOCUMENT_TYPE", "TAX INVOICE"},
+           {"ABN", "51 824 753 556"},
+           {"TOTAL", "$11.00"},
+           {"PAYER_NAME", "Jordan Smith"},
+           {"PAYER_EMAIL", "jordan.smith@example.com.au"}};
+  Confidences c;
+  for (const auto& [k, v] : f) c[k] = 0.99;
+  // The same name, by a stop or none; another spelling altogether says nothing.
+  for (const char* same : {"jordan.smith@example.com.au", "JordanSmith@example.com.au",
+                           "accounts@example.com.au", "j.smith@example.com.au"}) {
+    CAPTURE(std::string(same));
+    f["PAYER_EMAIL"] = same;
+    CHECK(queue_of(f, c).empty());
+  }
+  // As the generated pages read them (docs/confidence.md, "The review queue").
+  const std::vector<std::pair<std::string, std::string>> both{{"PAYER_NAME", "names disagree"},
+                                                              {"PAYER_EMAIL", "names disagree"}};
+  f["PAYER_EMAIL"] = "jjordan.smith@example.com.au";
+  CHECK(queue_of(f, c) == both);
+  f["PAYER_EMAIL"] = "jordan.smith@example.com.au";
+  f["PAYER_NAME"] = "Jordan Sinith";
+  CHECK(queue_of(f, c) == both);
+  f["PAYER_NAME"] = "Liam 0' Connor";
+  f["PAYER_EMAIL"] = "lliam.oconnor@example.com.au";
+  CHECK(queue_of(f, c) == both);
+  // A name too short to tell a misreading from another name; a page of another type.
+  f["PAYER_NAME"] = "Jo Li";
+  f["PAYER_EMAIL"] = "jo.lim@example.com.au";
+  CHECK(names_disagree(schema(), f).empty());
+  f["PAYER_NAME"] = "Jordan Sinith";
+  f["PAYER_EMAIL"] = "jordan.smith@example.com.au";
+  f["DOCUMENT_TYPE"] = "BANK STATEMENT";
+  CHECK(names_disagree(schema(), f).empty());
 }

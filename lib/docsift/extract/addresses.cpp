@@ -4,8 +4,37 @@
 
 #include <string>
 
+#include "docsift/edit_distance.h"
+
 namespace docsift::extract {
 namespace {
+
+bool public_suffix(const std::string& name) {
+  static const psl_ctx_t* const list = psl_builtin();
+  return list != nullptr &&
+         psl_is_public_suffix2(list, name.c_str(), PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE) != 0;
+}
+
+// Whether a host ends in a second-level label one letter off a generic one under its country's
+// code, where the generic one is a public suffix and it is not: "example.coim.au",
+// "example.c0m.au" (a misread com.au). A name registered under the code itself ("con.au",
+// "www.con.au") is no such label: the host needs a name before it other than "www".
+bool misread_second_level(const std::string& host) {
+  const std::size_t last = host.rfind('.');
+  if (last == std::string::npos || last == 0) return false;
+  const std::size_t second = host.rfind('.', last - 1);
+  if (second == std::string::npos) return false;  // two labels: a name under the code
+  const std::size_t third = host.rfind('.', second - 1);
+  const std::string name = host.substr(third == std::string::npos ? 0 : third + 1,
+                                       second - (third == std::string::npos ? 0 : third + 1));
+  if (second == 0 || name == "www") return false;
+  const std::string sld = host.substr(second + 1, last - second - 1), tld = host.substr(last);
+  if (public_suffix(sld + tld)) return false;
+  for (const char* generic : {"com", "net", "org", "edu", "gov"}) {
+    if (edit_distance(sld, generic, 1) == 1 && public_suffix(generic + tld)) return true;
+  }
+  return false;
+}
 
 // ASCII letters, digits and hyphens, and any byte of a UTF-8 sequence (a domain written in its
 // own script: "bücher.de", "пример.рф").
@@ -35,7 +64,8 @@ bool host_well_formed(std::string_view host_as_written) {
       if (!host_char(c)) return false;
     }
     ++labels;
-    if (dot == std::string::npos) return labels >= 2 && is_top_level_domain(label);
+    if (dot == std::string::npos)
+      return labels >= 2 && is_top_level_domain(label) && !misread_second_level(host);
     begin = dot + 1;
   }
 }

@@ -19,6 +19,9 @@ bool is_top_level_domain(std::string_view label);
 bool website_well_formed(std::string_view value);
 
 // An email address: one '@', a name before it with no space, and after it a host as a website's.
+// Either host fails too where its label under a country's code is one letter off com, net, org,
+// edu or gov, that one a public suffix there and it not, with a name before it other than "www"
+// ("example.coim.au": a misread com.au; "www.con.au", a name registered under .au, passes).
 bool email_well_formed(std::string_view value);
 
 }  // namespace docsift::extract

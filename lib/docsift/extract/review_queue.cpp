@@ -1,6 +1,7 @@
 #include "docsift/extract/review_queue.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "docsift/abn.h"
+#include "docsift/edit_distance.h"
 #include "docsift/extract/addresses.h"
 #include "docsift/extract/dates.h"
 #include "docsift/parties.h"
@@ -117,6 +119,42 @@ std::set<std::string> dates_disagree(const FieldSchema& schema,
   return out;
 }
 
+std::set<std::string> names_disagree(const FieldSchema& schema,
+                                     const std::map<std::string, std::string>& fields) {
+  constexpr std::string_view kName = "PAYER_NAME";
+  const std::string* type = value_of(fields, kDocumentTypeField);
+  const std::string* name = value_of(fields, kName);
+  const std::string* email = value_of(fields, kEmail);
+  if (!name || !email || !of_type(schema, type, kName) || !of_type(schema, type, kEmail)) return {};
+  const std::size_t at = email->find('@');
+  if (at == std::string::npos) return {};
+  std::string local;
+  for (const char c : email->substr(0, at))
+    local += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // The name's words' ASCII letters, lower case, joined by `stop` ("Liam O'Connor":
+  // "liam.oconnor").
+  const auto spelled = [&](std::string_view stop) {
+    std::string out, word;
+    for (std::size_t i = 0; i <= name->size(); ++i) {
+      const char c = i < name->size() ? (*name)[i] : ' ';
+      if (c == ' ') {
+        if (!word.empty()) out += (out.empty() ? "" : std::string(stop)) + word;
+        word.clear();
+      } else if (std::isalpha(static_cast<unsigned char>(c))) {
+        word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
+    return out;
+  };
+  int apart = 3;  // the fewest edits from either spelling, up to 3
+  for (const std::string_view stop : {std::string_view("."), std::string_view("")}) {
+    const std::string spelt = spelled(stop);
+    if (spelt.size() >= kLeastSpelledName) apart = std::min(apart, edit_distance(local, spelt, 3));
+  }
+  if (apart == 0 || apart > 2) return {};
+  return {std::string(kName), std::string(kEmail)};
+}
+
 std::set<std::string> malformed_values(const FieldSchema& schema,
                                        const std::map<std::string, std::string>& fields) {
   // Each field with a form of its own, and the check of it.
@@ -175,6 +213,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end();
   const std::set<std::string> clash = parties_clash(schema, fields);
   const std::set<std::string> dates_off = dates_disagree(schema, fields);
+  const std::set<std::string> names_off = names_disagree(schema, fields);
   const std::set<std::string> malformed = malformed_values(schema, fields);
 
   std::vector<QueuedValue> queue;
@@ -206,6 +245,8 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       q.reason = ReviewReason::kPartiesClash;
     } else if (dates_off.count(f.name) > 0) {
       q.reason = ReviewReason::kDatesDisagree;
+    } else if (names_off.count(f.name) > 0) {
+      q.reason = ReviewReason::kNamesDisagree;
     } else if (malformed.count(f.name) > 0) {
       q.reason = ReviewReason::kMalformed;
     } else if (!q.threshold || *q.confidence >= *q.threshold) {

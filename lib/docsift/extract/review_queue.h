@@ -22,7 +22,9 @@ namespace docsift::extract {
 // amount, a statement's opening balance + transactions against its closing balance: the list
 // fields the engine's checks speak against, journal/page_arithmetic.h); its lists (QUANTITIES,
 // PRICES, DESCRIPTIONS) hold different numbers of items; the payer's name, address or phone is
-// the seller's (parties_clash); two of its dates contradict each other (dates_disagree); an ABN,
+// the seller's (parties_clash); two of its dates contradict each other (dates_disagree); the
+// payer's name and the name its email address spells are one or two letters apart
+// (names_disagree); an ABN,
 // website or email address is not one (malformed_values); the value's confidence is under its
 // threshold.
 enum class ReviewReason {
@@ -33,10 +35,11 @@ enum class ReviewReason {
   kCountsDisagree,
   kPartiesClash,
   kDatesDisagree,
+  kNamesDisagree,
   kMalformed,
   kLowConfidence
 };
-inline constexpr Names<ReviewReason, 9> kReviewReasonNames{
+inline constexpr Names<ReviewReason, 10> kReviewReasonNames{
     {{ReviewReason::kMissing, "missing"},
      {ReviewReason::kNoConfidence, "no confidence"},
      {ReviewReason::kSumsDisagree, "sums disagree"},
@@ -44,6 +47,7 @@ inline constexpr Names<ReviewReason, 9> kReviewReasonNames{
      {ReviewReason::kCountsDisagree, "counts disagree"},
      {ReviewReason::kPartiesClash, "parties clash"},
      {ReviewReason::kDatesDisagree, "dates disagree"},
+     {ReviewReason::kNamesDisagree, "names disagree"},
      {ReviewReason::kMalformed, "malformed"},
      {ReviewReason::kLowConfidence, "low confidence"}}};
 constexpr std::string_view to_string(ReviewReason reason) {
@@ -97,6 +101,17 @@ std::set<std::string> parties_clash(const FieldSchema& schema,
 // of its order.
 inline constexpr int kMostDaysApart = 372;
 std::set<std::string> dates_disagree(const FieldSchema& schema,
+                                     const std::map<std::string, std::string>& fields);
+
+// PAYER_NAME and PAYER_EMAIL, both of the page's type (any, without one), where the email's name
+// (before its '@') is one or two letters from the payer's name spelled as such names are, its
+// words' letters joined by a stop or by nothing ("jordan.smith", "jordansmith"), and at least
+// kLeastSpelledName letters long: "Jordan Sinith" beside "jordan.smith@", "jjordan.smith@" beside
+// Jordan Smith. The page prints one name twice, OCR read the two apart, and the values alone do not
+// say which is misread, so both are queued. Equal, or further apart ("accounts@", "j.smith@"),
+// they say nothing.
+inline constexpr std::size_t kLeastSpelledName = 6;
+std::set<std::string> names_disagree(const FieldSchema& schema,
                                      const std::map<std::string, std::string>& fields);
 
 // The fields whose value cannot be what any page prints, each a field of the page's type (any,

@@ -1,5 +1,6 @@
 // The seller's address: the lines under its name (FieldFinder::business_address), without a lead-in
-// label, and what makes a line an address (address_text). (field_finder.h)
+// label, and what makes a line an address (address_text) (field_finder.h); and the two line
+// helpers the payer's address uses too (rule_text.h: without_address_label, before_number_label).
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -11,10 +12,6 @@
 
 namespace docsift::ocr::detail {
 
-namespace {
-
-// An address line without its lead-in label ("Address: 44 Rundle Mall" → " 44 Rundle Mall"):
-// one of `labels` (lower case) before its first colon.
 std::string without_address_label(const std::string& t, const std::vector<std::string>& labels) {
   const std::size_t colon = t.find(':');
   if (colon == std::string::npos) return t;
@@ -22,6 +19,20 @@ std::string without_address_label(const std::string& t, const std::vector<std::s
   if (std::find(labels.begin(), labels.end(), lead) == labels.end()) return t;
   return t.substr(colon + 1);
 }
+
+std::string before_number_label(const Segment& segment, const Rules& rules) {
+  // The hits' offsets are into `lowered`, which has the text's bytes where lowercasing kept them.
+  if (segment.lowered.size() != segment.text.size()) return segment.text;
+  std::size_t cut = segment.text.size();
+  for (const Hit& h : segment.hits) {
+    const std::string& kind = rules.fields[h.rule].kind;
+    if (h.at > 0 && (kind == "abn" || kind == "bsb" || kind == "account" || kind == "phone"))
+      cut = std::min(cut, h.at);
+  }
+  return segment.text.substr(0, cut);
+}
+
+namespace {
 
 // A line of a label and a number, no part of an address whatever digits make it look like one
 // (docs/ocr.md, "Other fields"): a registration or tax number under its label, misread or
@@ -45,6 +56,22 @@ bool labelled_number(const std::string& t, const std::vector<std::string>& addre
          std::none_of(address_words.begin(), address_words.end(), [&](const std::string& w) {
            return find_phrase(rest, w) != std::string::npos;
          });
+}
+
+// Whether a line starts with a street's word, once a misread one is put right ("Jalan Lapangan
+// Terbang Subang", "Jin Besar Kepong"): a line of no number that FieldFinder::business_address
+// takes before a line that is an address where the address has not begun, and after an address
+// that ends with a comma. Not a branch's name that holds such a word further on ("DOMINO'S PIZZA
+// TAMAN UNIVERSITI"), nor a note in brackets.
+bool starts_with_street_word(const std::string& text, const Rules& rules) {
+  const std::string lowered = lowercase(repair_address(text, rules));
+  const std::size_t at = lowered.find_first_not_of(' ');
+  std::size_t end = at;
+  while (end < lowered.size() && std::isalpha(static_cast<unsigned char>(lowered[end]))) ++end;
+  if (at == std::string::npos || end == at) return false;
+  const std::string word = lowered.substr(at, end - at);
+  return std::find(rules.address_words.begin(), rules.address_words.end(), word) !=
+         rules.address_words.end();
 }
 
 }  // namespace
@@ -78,6 +105,10 @@ void FieldFinder::business_address() {
     }
     return false;
   };
+  // A line that starts with a street's word and has no number (starts_with_street_word).
+  const auto street = [&](std::size_t k) {
+    return place_names(k) && starts_with_street_word(r[k].text, rules);
+  };
   if (supplier_at) {
     std::string address;
     std::size_t skipped = 0, last_line = r[*supplier_at].line;
@@ -96,7 +127,18 @@ void FieldFinder::business_address() {
         continue;
       }
       if (not_address(k)) break;
-      if ((address_like(k) && r[k].hits.empty()) || (!address.empty() && bridges(k))) {
+      // An address's line going on with the seller's phone or other number ("81750 Johor Bahru,
+      // Johor. Tel No.: 07-387 3322"): its part before the number's label.
+      const std::string lead = before_number_label(r[k], rules);
+      if (lead.size() < r[k].text.size() && address_text(lead)) {
+        append_joined(address, " ", clean_address(lead));
+        address_segments.push_back(k);
+        last_line = r[k].line;
+        continue;
+      }
+      const bool after_comma = !address.empty() && address.back() == ',';
+      if ((address_like(k) && r[k].hits.empty()) ||
+          (address.empty() ? street(k) && bridges(k) : bridges(k) || (after_comma && street(k)))) {
         append_joined(address, " ",
                       clean_address(without_address_label(r[k].text, rules.address_labels)));
         address_segments.push_back(k);

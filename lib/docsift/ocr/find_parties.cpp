@@ -11,24 +11,6 @@
 #include <utility>
 
 namespace docsift::ocr::detail {
-namespace {
-
-// The segment's text up to the first label of a number that is no address's (an ABN, a BSB, an
-// account, a phone: "7 Elizabeth Street, Hobart TAS 7000 Account number 69811066", the next
-// column read into the line where the gap between was narrow); all of it when none.
-std::string before_number_label(const Segment& segment, const Rules& rules) {
-  // The hits' offsets are into `lowered`, which has the text's bytes where lowercasing kept them.
-  if (segment.lowered.size() != segment.text.size()) return segment.text;
-  std::size_t cut = segment.text.size();
-  for (const Hit& h : segment.hits) {
-    const std::string& kind = rules.fields[h.rule].kind;
-    if (h.at > 0 && (kind == "abn" || kind == "bsb" || kind == "account" || kind == "phone"))
-      cut = std::min(cut, h.at);
-  }
-  return segment.text.substr(0, cut);
-}
-
-}  // namespace
 
 void FieldFinder::abn_by_checksum(nlohmann::json& checks) {
   if (!found.count("ABN") && !statement) {
@@ -267,9 +249,16 @@ void FieldFinder::contacts() {
         set("BUSINESS_ADDRESS", repair_address(clean_address(address), rules), i);
       if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
     }
-    if (in_block(payer_block, i) && !sellers_column) {
+    // The payer's lines are its name's and those under it: a line above, in a block of both
+    // parties' labelled lines ("Address: 12 George Street" under "Supplier:", then "Sold to:"),
+    // is the seller's.
+    if (in_block(payer_block, i) && !sellers_column &&
+        (!payer_at || r[i].line >= r[*payer_at].line)) {
       if (looks_like_address(address, rules.lexicon))
-        set("PAYER_ADDRESS", clean_address(address), i);
+        set("PAYER_ADDRESS",
+            repair_address(clean_address(without_address_label(address, rules.address_labels)),
+                           rules),
+            i);
       if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
       if (!statement) {
         if (auto v = parse_phone(t)) set("PAYER_PHONE", *v, i);

@@ -45,8 +45,15 @@ std::string name_of(const std::string& text) {
 // `fixed` (lower case) in the case of `word`: all capitals when it is, else its first letter's
 // case.
 std::string in_case_of(const std::string& word, std::string fixed) {
-  const bool upper = std::all_of(
-      word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+  // All capitals, an accented one's UTF-8 bytes (over 0x7f) among them ("ADÉLAIDE").
+  const bool upper = std::all_of(word.begin(), word.end(),
+                                 [](char c) {
+                                   return std::isupper(static_cast<unsigned char>(c)) ||
+                                          static_cast<unsigned char>(c) >= 0x80;
+                                 }) &&
+                     std::any_of(word.begin(), word.end(), [](char c) {
+                       return std::isupper(static_cast<unsigned char>(c));
+                     });
   for (std::size_t i = 0; i < fixed.size(); ++i) {
     if (upper || (i == 0 && std::isupper(static_cast<unsigned char>(word[0])))) {
       fixed[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(fixed[i])));
@@ -95,12 +102,15 @@ bool confusable(char a, char b) {
   });
 }
 
-// Whether `read` (letters, lower case) is `word` misread: a word of six letters or more one edit
-// from it ("Selangot", "PERINIDUSTRIAN", "SEKSYENM"), not a plural's s; a shorter one the same
+// Whether `read` (letters, lower case) is `word` misread: a word of five letters or more with an
+// "m" of it read as strokes or "rn" read as an "m" ("Melboume": detail::strokes_misread); a word of
+// six letters or more one edit from it ("Selangot", "PERINIDUSTRIAN", "SEKSYENM"), not a plural's
+// s; a shorter one the same
 // length, one letter different and confusable with it, in a word of three or four letters not the
 // first or the last (a short word so changed is too often another word of the street's name:
 // "Hall" is one stroke from Mall).
 bool misread_as(const std::string& read, const std::string& word) {
+  if (word.size() >= 5 && detail::strokes_misread(read, word)) return true;
   if (read.size() >= 6 && word.size() >= 5) {
     return edit_distance(read, word, 1) == 1 && read != word + "s" && word != read + "s";
   }
@@ -134,16 +144,27 @@ std::string repair_address(const std::string& address, const Rules& rules) {
   std::string out;
   for (std::size_t at = 0; at < address.size();) {
     std::size_t end = at;
-    while (end < address.size() && std::isalpha(static_cast<unsigned char>(address[end]))) ++end;
+    // Letters, accented ones among them (UTF-8's bytes over 0x7f).
+    const auto letter = [&](std::size_t i) {
+      const auto c = static_cast<unsigned char>(address[i]);
+      return std::isalpha(c) != 0 || c >= 0x80;
+    };
+    while (end < address.size() && letter(end)) ++end;
     if (end == at) {
       out += address[at++];
       continue;
     }
     std::string word = address.substr(at, end - at);
-    // A run of letters that is a word alone: no digit glued to it ("U13X", "Seksyen5").
-    if (word.size() >= 3 && (at == 0 || !alnum(at - 1)) && !alnum(end))
-      if (const std::string* fixed = misread_of(casefold(word), rules.address_vocabulary))
+    // A run of letters that is a word alone: no digit glued to it ("U13X", "Seksyen5"). A word the
+    // rules know read with an accent it does not print ("Sydnéy", "Adélaide") is that word.
+    if (word.size() >= 3 && (at == 0 || !alnum(at - 1)) && !alnum(end)) {
+      const std::string bare = casefold(word, /*strip_marks=*/true);
+      const auto& known = rules.address_vocabulary;
+      if (bare != casefold(word) && std::find(known.begin(), known.end(), bare) != known.end())
+        word = in_case_of(word, bare);
+      else if (const std::string* fixed = misread_of(bare, known))
         word = in_case_of(word, *fixed);
+    }
     out += word;
     at = end;
   }

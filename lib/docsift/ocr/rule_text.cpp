@@ -66,11 +66,26 @@ std::vector<Piece> pieces_of(const std::string& text) {
   return out;
 }
 
+bool strokes_misread(std::string_view read, std::string_view word) {
+  // The shorter of the two holds the "m" where the longer holds two strokes.
+  const bool m_split = read.size() == word.size() + 1;
+  if (!m_split && word.size() != read.size() + 1) return false;
+  const std::string_view one = m_split ? word : read, two = m_split ? read : word;
+  std::size_t at = 0;
+  while (at < one.size() && one[at] == two[at]) ++at;
+  if (at == one.size() || one[at] != 'm' || one.substr(at + 1) != two.substr(at + 2)) return false;
+  const std::string_view strokes = two.substr(at, 2);
+  return m_split ? strokes == "rn" || strokes == "ni" || strokes == "in" || strokes == "nn"
+                 : strokes == "rn";
+}
+
 // One label word against one OCR word: equal, or one edit apart when the label word has 5 letters
-// or more (shorter words would match too much: "tax" and "tex", "date" and "data").
+// or more (shorter words would match too much: "tax" and "tex", "date" and "data"), or an "m" of it
+// read as strokes ("Aniount Due").
 bool word_matches(const std::string& label_word, const std::string& word) {
   if (label_word == word) return true;
-  return label_word.size() >= 5 && edit_distance(label_word, word, 1) <= 1;
+  return label_word.size() >= 5 &&
+         (edit_distance(label_word, word, 1) <= 1 || strokes_misread(word, label_word));
 }
 
 }  // namespace detail

@@ -26,6 +26,10 @@ std::size_t digits_in(std::string_view s);
 std::string in_case_of(const std::string& word, std::string fixed);
 // Where `phrase` occurs in `text` (both lower case) as whole words, from `from`.
 std::size_t find_phrase(const std::string& text, const std::string& phrase, std::size_t from = 0);
+// Whether `read` is `word` (both lower case) with one "m" read as the two strokes it is printed
+// with ("rn", "ni", "in", "nn": "Aniount" for Amount, "Sinith") or one "rn" read as an "m"
+// ("Melboume"): one edit by its look, two by the letters, so edit distance alone misses it.
+bool strokes_misread(std::string_view read, std::string_view word);
 // The letters of a lowered line alone ("tax invoice" and "taxinvoice" are both "taxinvoice").
 std::string letters_only(std::string_view lowered);
 // Whether a line's letters (letters_only) are a heading's read glued or misread: "TAXINVOICE",
@@ -103,6 +107,14 @@ extern const std::regex kPostcode;
 // 427 more: 49 of 57, 139 of 344).
 bool address_cut(const std::string& address);
 std::vector<Segment> segments_of(const Page& page, const Rules& rules);
+// Defined in find_address.cpp, which reads addresses most; the payer's (find_parties.cpp) too.
+// The segment's text up to the first label of a number that is no address's (an ABN, a BSB, an
+// account, a phone: "7 Elizabeth Street, Hobart TAS 7000 Account number 69811066", the next
+// column read into the line where the gap between was narrow); all of it when none.
+std::string before_number_label(const Segment& segment, const Rules& rules);
+// An address line without its lead-in label ("Address: 44 Rundle Mall" → " 44 Rundle Mall"):
+// one of `labels` (lower case) before its first colon.
+std::string without_address_label(const std::string& t, const std::vector<std::string>& labels);
 // The labels of `rules` found in `lowered` (lower case), left to right, the longest where several
 // overlap.
 std::vector<Hit> label_hits(const std::string& lowered, const Rules& rules);

@@ -37,8 +37,8 @@ struct Rules {
   std::vector<LabelRule> fields;
   TotalRules total;
   std::vector<std::string> company_forms, not_supplier, address_words, regions;
-  // The words of address_words and regions of three letters or more, lower case, once: the
-  // words repair_address puts a misread one right to.
+  // The words of address_words, regions and home.cities of three letters or more, lower case,
+  // once: the words repair_address puts a misread one right to.
   std::vector<std::string> address_vocabulary;
   std::vector<std::string> address_labels;  // "Address:" leading an address line in, lower case
   // Words that, right after a party's name label, make it part of another phrase ("Customer
@@ -53,10 +53,11 @@ struct Rules {
   const std::vector<std::string>& table_words(Column column) const;
   std::vector<std::string> banks;
   // What shows a page to be Australian (ocr-rules.yaml's `home`, lower case): the country named,
-  // a state or territory before a four-digit postcode, a web or e-mail domain, a company form.
+  // a state or territory before a four-digit postcode, a web or e-mail domain, a company form; and
+  // its cities, whose names repair_address puts right (optional: empty without).
   struct Home {
     std::string country;  // "" when the rules name none
-    std::vector<std::string> regions, domains, company_forms;
+    std::vector<std::string> regions, domains, company_forms, cities;
   } home;
   Lexicon lexicon;
   // The trained field finder's weights (finder.h): builtin:ocr-finder unless the engine loads

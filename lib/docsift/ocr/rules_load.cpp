@@ -133,10 +133,11 @@ void read_total(YAML::Node root, const std::string& source, Rules& rules) {
   rules.total.rounding = strings(total["rounding"], source + ": total.rounding");
 }
 
-// The words of an address the rules know (address_words and the words of regions), lower case.
+// The words of an address the rules know (address_words and the words of regions and of the home
+// country's cities), lower case.
 std::vector<std::string> address_vocabulary(const Rules& rules) {
   std::vector<std::string> words;
-  for (const auto* list : {&rules.address_words, &rules.regions}) {
+  for (const auto* list : {&rules.address_words, &rules.regions, &rules.home.cities}) {
     for (const std::string& phrase : *list) {
       std::size_t at = 0;
       while (at < phrase.size()) {
@@ -185,7 +186,6 @@ Rules load_rules(const std::string& source) {
         rules.address_labels.push_back(casefold(w));
     }
     rules.regions = strings(root["regions"], source + ": regions");
-    rules.address_vocabulary = address_vocabulary(rules);
     for (const auto& w : strings(root["business_words"], source + ": business_words"))
       rules.business_words.push_back(casefold(w));
     const YAML::Node months = root["months"];
@@ -219,7 +219,9 @@ Rules load_rules(const std::string& source) {
       rules.lexicon.home_postcode = state_postcode(rules.home.regions, /*address=*/false);
       rules.home.domains = strings(home["domains"], source + ": home.domains");
       rules.home.company_forms = strings(home["company_forms"], source + ": home.company_forms");
+      if (home["cities"]) rules.home.cities = strings(home["cities"], source + ": home.cities");
     }
+    rules.address_vocabulary = address_vocabulary(rules);
   } catch (const YAML::Exception& e) {
     throw ConfigError(source + ": " + e.msg +
                       " (see configs/fields/ocr-rules.yaml for the layout)");

@@ -102,24 +102,47 @@ std::optional<std::string> parse_phone(std::string_view text) {
   std::smatch m;
   const std::string s(text);
   if (!std::regex_search(s, m, kPhone)) return std::nullopt;
-  return clean_text(m[1].str());
+  // An area code's number spaced as Australian ones are written, whatever spaces OCR lost
+  // ("(02) 95394956" → "(02) 9539 4956"): the pattern fixed its ten digits. The others stay as
+  // printed: a mobile's shape is also a Malaysian landline's or a tax number's.
+  const std::string printed = m[1].str();
+  if (printed.front() == '(') {
+    std::string d;
+    for (const char c : printed)
+      if (c >= '0' && c <= '9') d += c;
+    return "(" + d.substr(0, 2) + ") " + d.substr(2, 4) + " " + d.substr(6);
+  }
+  return clean_text(printed);
 }
 
 std::optional<std::string> parse_email(std::string_view text) {
   static const std::regex kEmail(R"([A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)");
   // An address alone on its line (after a label's colon, if any) that OCR read with a space after
-  // a stop, as it often does in italic or spaced type: "liam. oconnor@example.com. au". Only there,
-  // and in the domain only before a two- or three-letter ending: in running text ("Email us.
+  // a stop, as it often does in italic or spaced type: "liam. oconnor@example.com. au"; or with the
+  // stop of its name misread as a comma or a space: "mei,chen@", "aisha rahman@". Only there, and
+  // in the domain only before a two- or three-letter ending: in running text ("Email us.
   // help@x.com. Thanks") the stop ends a sentence.
   static const std::regex kSpaced(
-      R"(^\s*(?:[^:@]*:\s*)?([A-Za-z0-9._%+\-]+(?:\. [A-Za-z0-9._%+\-]+)?@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+|\. [a-z]{2,3})+)\s*$)");
+      R"(^\s*(?:[^:@]*:\s*)?([A-Za-z0-9._%+\-]+)(\. |,| )?([A-Za-z0-9._%+\-]*)@([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+|\. [a-z]{2,3})+)\s*$)");
   if (text.find('@') == std::string_view::npos) return std::nullopt;  // most lines: no regex
   std::smatch m;
   const std::string s(text);
   if (std::regex_search(s, m, kSpaced)) {
-    std::string joined = m.str(1);
-    joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
-    return lowercase(joined);
+    std::string name = m.str(1), stop = m.str(2);
+    const std::string rest = m.str(3);
+    if (stop == " " && !name.empty() && name.back() == '.') name.pop_back(), stop = ". ";
+    // A word before a space that is no part of a name: a label read without its colon ("Email
+    // aisha@…") or a capitalised word; the address is what follows it.
+    const bool label = stop == " " && (std::any_of(name.begin(), name.end(),
+                                                   [](char c) { return c >= 'A' && c <= 'Z'; }) ||
+                                       name == "email" || name == "e-mail" || name == "mail" ||
+                                       name == "to" || name == "at" || name == "contact");
+    if (label) name.clear();
+    if (!stop.empty() && !rest.empty() && !label) name += '.';
+    std::string domain = m.str(4);
+    domain.erase(std::remove(domain.begin(), domain.end(), ' '), domain.end());
+    if (name.empty() && rest.empty()) return std::nullopt;
+    return lowercase(name + rest + "@" + domain);
   }
   if (!std::regex_search(s, m, kEmail)) return std::nullopt;
   return lowercase(m.str());
