@@ -659,12 +659,22 @@ TEST_CASE(
   Confidences c;
   for (const auto& [k, v] : f) c[k] = 0.99;
   // The same name, by a stop or none; another spelling altogether says nothing.
-  for (const char* same : {"jordan.smith@example.com.au", "JordanSmith@example.com.au",
-                           "accounts@example.com.au", "j.smith@example.com.au"}) {
+  for (const char* same :
+       {"jordan.smith@example.com.au", "JordanSmith@example.com.au", "accounts@example.com.au",
+        "j.smith@example.com.au", "jordan_smith@example.com.au", "jordan-smith77@example.com.au",
+        "jordan.smith+invoices@example.com.au"}) {
     CAPTURE(std::string(same));
     f["PAYER_EMAIL"] = same;
     CHECK(queue_of(f, c).empty());
   }
+  // A title or an initial the email's name leaves out.
+  for (const char* same : {"Dr Jordan K. Smith", "Mr Jordan Smith"}) {
+    CAPTURE(std::string(same));
+    f["PAYER_NAME"] = same;
+    f["PAYER_EMAIL"] = "jordan.smith@example.com.au";
+    CHECK(queue_of(f, c).empty());
+  }
+  f["PAYER_NAME"] = "Jordan Smith";
   // As the generated pages read them (docs/confidence.md, "The review queue").
   const std::vector<std::pair<std::string, std::string>> both{{"PAYER_NAME", "names disagree"},
                                                               {"PAYER_EMAIL", "names disagree"}};

@@ -128,27 +128,34 @@ std::set<std::string> names_disagree(const FieldSchema& schema,
   if (!name || !email || !of_type(schema, type, kName) || !of_type(schema, type, kEmail)) return {};
   const std::size_t at = email->find('@');
   if (at == std::string::npos) return {};
+  // The email's name as its owner chose it among the ways to write one: lower case, any '_' or
+  // '-' a stop, without a "+tag" and the digits it ends with ("Jordan_Smith77+inv" →
+  // "jordan.smith").
   std::string local;
-  for (const char c : email->substr(0, at))
-    local += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  // The name's words' ASCII letters, lower case, joined by `stop` ("Liam O'Connor":
-  // "liam.oconnor").
-  const auto spelled = [&](std::string_view stop) {
-    std::string out, word;
-    for (std::size_t i = 0; i <= name->size(); ++i) {
-      const char c = i < name->size() ? (*name)[i] : ' ';
-      if (c == ' ') {
-        if (!word.empty()) out += (out.empty() ? "" : std::string(stop)) + word;
-        word.clear();
-      } else if (std::isalpha(static_cast<unsigned char>(c))) {
-        word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
+  for (const char c : email->substr(0, std::min(at, email->find('+'))))
+    local +=
+        c == '_' || c == '-' ? '.' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!local.empty() && std::isdigit(static_cast<unsigned char>(local.back()))) local.pop_back();
+  // The name's words' ASCII letters, lower case ("Liam O'Connor": "liam", "oconnor"), without a
+  // title or an initial, which an email's name seldom spells ("Dr Jordan K. Smith").
+  std::vector<std::string> words;
+  std::string word;
+  for (std::size_t i = 0; i <= name->size(); ++i) {
+    const char c = i < name->size() ? (*name)[i] : ' ';
+    if (c == ' ') {
+      static constexpr std::string_view kTitles[] = {"mr", "mrs", "ms", "miss", "dr"};
+      if (word.size() > 1 &&
+          std::find(std::begin(kTitles), std::end(kTitles), word) == std::end(kTitles))
+        words.push_back(word);
+      word.clear();
+    } else if (std::isalpha(static_cast<unsigned char>(c))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    return out;
-  };
-  int apart = 3;  // the fewest edits from either spelling, up to 3
+  }
+  int apart = 3;  // the fewest edits from the words joined by a stop or by nothing, up to 3
   for (const std::string_view stop : {std::string_view("."), std::string_view("")}) {
-    const std::string spelt = spelled(stop);
+    std::string spelt;
+    for (const std::string& w : words) spelt += (spelt.empty() ? "" : std::string(stop)) + w;
     if (spelt.size() >= kLeastSpelledName) apart = std::min(apart, edit_distance(local, spelt, 3));
   }
   if (apart == 0 || apart > 2) return {};

@@ -104,12 +104,13 @@ std::set<std::string> dates_disagree(const FieldSchema& schema,
                                      const std::map<std::string, std::string>& fields);
 
 // PAYER_NAME and PAYER_EMAIL, both of the page's type (any, without one), where the email's name
-// (before its '@') is one or two letters from the payer's name spelled as such names are, its
-// words' letters joined by a stop or by nothing ("jordan.smith", "jordansmith"), and at least
-// kLeastSpelledName letters long: "Jordan Sinith" beside "jordan.smith@", "jjordan.smith@" beside
-// Jordan Smith. The page prints one name twice, OCR read the two apart, and the values alone do not
-// say which is misread, so both are queued. Equal, or further apart ("accounts@", "j.smith@"),
-// they say nothing.
+// (before its '@' and any "+tag", its '_' and '-' read as stops, the digits it ends with left out)
+// is one or two letters from the payer's name spelled as such names are, its words' letters
+// joined by a stop or by nothing ("jordan.smith", "jordansmith"; a title or an initial left out),
+// and at least kLeastSpelledName letters long: "Jordan Sinith" beside "jordan.smith@",
+// "jjordan.smith@" beside Jordan Smith. The page prints one name twice, OCR read the two apart, and
+// the values alone do not say which is misread, so both are queued. Equal, or further apart
+// ("accounts@", "j.smith@"), they say nothing.
 inline constexpr std::size_t kLeastSpelledName = 6;
 std::set<std::string> names_disagree(const FieldSchema& schema,
                                      const std::map<std::string, std::string>& fields);
