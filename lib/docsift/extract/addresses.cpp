@@ -9,10 +9,19 @@
 namespace docsift::extract {
 namespace {
 
-bool public_suffix(const std::string& name) {
+// The list compiled into libpsl: no file is read, so the answer is the same on every machine with
+// the same library. Null in a libpsl built without its list.
+const psl_ctx_t* suffix_list() {
   static const psl_ctx_t* const list = psl_builtin();
-  return list != nullptr &&
-         psl_is_public_suffix2(list, name.c_str(), PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE) != 0;
+  return list;
+}
+
+// Whether `name` ("com.au", "au") is a public suffix of the list, not by its "*" rule; false
+// without a list.
+bool public_suffix(const std::string& name) {
+  return suffix_list() != nullptr &&
+         psl_is_public_suffix2(suffix_list(), name.c_str(), PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE) !=
+             0;
 }
 
 // Whether a host ends in a second-level label one letter off a generic one under its country's
@@ -74,12 +83,8 @@ bool host_well_formed(std::string_view host_as_written) {
 
 bool is_top_level_domain(std::string_view label) {
   if (label.empty() || label.find('.') != std::string_view::npos) return false;
-  // The list compiled into libpsl: no file is read, so the answer is the same on every machine
-  // with the same library.
-  static const psl_ctx_t* const list = psl_builtin();
-  if (list == nullptr) return true;  // a libpsl built without its list: nothing to check against
-  return psl_is_public_suffix2(list, std::string(label).c_str(),
-                               PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE) != 0;
+  // A libpsl built without its list: nothing to check against.
+  return suffix_list() == nullptr || public_suffix(std::string(label));
 }
 
 bool website_well_formed(std::string_view value) {
