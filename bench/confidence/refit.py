@@ -69,13 +69,13 @@ FEATURES = {
     "text": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "margin", "legal", "second_agreed",
              "second_taken", "second_disagreed", "exact", "known", "listed", "reader_agreed", "reader_disagreed", "reader_taken",
              "vouched", "contradicted", "reader_score", "reader_gap"],
-    # An address: as text, less the seller's list and the company form, plus `cut` and `late`; its own kind,
+    # An address: as text, less the seller's list and the company form, plus `cut`, `late` and `ended`; its own kind,
     # because the readers agree on an address's many words far less often than on a name's, and
     # their agreement means less (an address both read alike was right 0.81 of the time on the
     # receipts, a seller 0.95), so that one shared model misjudged both.
     "address": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "second_agreed",
                 "second_taken", "second_disagreed", "exact", "reader_agreed", "reader_disagreed", "reader_taken",
-                "vouched", "contradicted", "cut", "late"],
+                "vouched", "contradicted", "cut", "late", "ended"],
     "id": ["word_min", "word_mean", "labelled", "exact", "vouched", "contradicted"],
     # A list's reader features are its DESCRIPTIONS' and PRICES' (engine.h: each row's description
     # looked for in the second recognizer's reading of its words, each row's price word read again):

@@ -826,6 +826,7 @@ TEST_CASE(
   CHECK(address.word_min == doctest::Approx(41.0));
   CHECK(r.evidence.at("SUPPLIER").word_min == doctest::Approx(95.0));
   CHECK_FALSE(address.cut);
+  CHECK(address.ended);  // a region last
   r = extract_fields(
       page_of({"BEYOND BROTHERS HARDWARE", "LOT 1-0-2, JLN 1/50,", "TEL : 03-40211233"}), rules,
       kFieldNames);
@@ -834,7 +835,21 @@ TEST_CASE(
   r = extract_fields(page_of({"BEYOND BROTHERS HARDWARE", "40300 Shah Alam, Selangor."}), rules,
                      kFieldNames);
   CHECK(r.fields.at("BUSINESS_ADDRESS") == "40300 Shah Alam, Selangor.");
-  CHECK(r.evidence.at("BUSINESS_ADDRESS").cut);  // starts at its postcode
+  CHECK(r.evidence.at("BUSINESS_ADDRESS").cut);    // starts at its postcode
+  CHECK(r.evidence.at("BUSINESS_ADDRESS").ended);  // a region last
+  // Where an address shows its end: a region, a country or a home city last, a postcode after it
+  // aside, case and accents aside; not a town the rules do not name, nor a region mid-line.
+  for (const auto& [lines, ended] : std::vector<std::pair<std::vector<std::string>, bool>>{
+           {{"HARBOUR SUPPLIES PTY LTD", "7 Elizabeth Street", "Hobart TAS 7000"}, true},
+           {{"HARBOUR SUPPLIES PTY LTD", "5 Kings Rd, SYDNÉY"}, true},
+           {{"KEDAI ABC", "12 Jalan Ipoh, 51200 Kuala Lumpur,", "Malaysia."}, true},
+           {{"CAFE ZENTRAL GMBH", "Stephansplatz 4, 1010 Wien, Österreich"}, true},
+           {{"KEDAI ABC", "12 Jalan Ipoh,", "51200 Sentul", "TEL : 03-40211233"}, false},
+           {{"KEDAI ABC", "12 Jalan Selangor 5, 51200 Sentul"}, false}}) {
+    r = extract_fields(page_of(lines), rules, kFieldNames);
+    CAPTURE(r.fields.at("BUSINESS_ADDRESS"));
+    CHECK(r.evidence.at("BUSINESS_ADDRESS").ended == ended);
+  }
   r = extract_fields(page_of({"Wangsa Link, Wangsa Maju,", "ADVANCO COMPANY"}), rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "ADVANCO COMPANY");
   // No total label read at all: what was paid is the total.

@@ -384,6 +384,60 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "review queue: a host that lost its stop or reads a digit for a letter, an address with a sign "
+    "no address prints, and descriptions holding an amount or a count read as a letter are "
+    "malformed") {
+  using docsift::extract::email_well_formed;
+  using docsift::extract::malformed_values;
+  using docsift::extract::postal_address_well_formed;
+  using docsift::extract::website_well_formed;
+  // The stop before a generic label the country's code takes; names that merely end so stay.
+  CHECK_FALSE(website_well_formed("www.harbourcom.au"));
+  CHECK_FALSE(email_well_formed("accounts@harbournet.au"));
+  CHECK(website_well_formed("www.harbour.com.au"));
+  CHECK(website_well_formed("www.telecom.com"));  // com.com is no public suffix
+  CHECK(website_well_formed("www.con.au"));
+  // OCR's 0 and 1 for o and l inside a word; digits of a name's own stay.
+  CHECK_FALSE(email_well_formed("aisha.rahman@examp1e.com.au"));
+  CHECK_FALSE(website_well_formed("www.g0ogle.com"));
+  CHECK(website_well_formed("www.web2print.com.au"));
+  CHECK(website_well_formed("www.a1b.com"));
+  CHECK(website_well_formed("www.shop101.com.au"));
+  // A sign no address prints, where OCR read a speck or a digit.
+  CHECK(postal_address_well_formed("7 Elizabeth Street, Hobart TAS 7000"));
+  CHECK(postal_address_well_formed("No. 2 & 4, Jalan 7/118B (Lot 3), 56000 Kuala Lumpur."));
+  CHECK(postal_address_well_formed("Level 2\u20133, 12 O\u2019Connell Street, Sydney NSW 2000"));
+  CHECK(postal_address_well_formed("12 Rue de l'\u00c9glise, 75001 Paris"));
+  CHECK_FALSE(postal_address_well_formed("7 Elizabeth Street, Hobart TAS 700\u00a2"));
+  CHECK_FALSE(postal_address_well_formed("No.4\u00a2, Jalan Ginar, 40150 Shah Alam DE.\u20ac."));
+  CHECK_FALSE(postal_address_well_formed("JALAN $SS6/5A, 47301 PETALING JAYA"));
+  CHECK_FALSE(postal_address_well_formed("NO 18, JALAN BUNGA 2/12, ? 40000 SHAH ALAM"));
+  CHECK_FALSE(postal_address_well_formed("176 JLN SUNGEI BESI \u00a757100 KUALA LUMPUR"));
+  CHECK_FALSE(postal_address_well_formed("Level G2, ~ Solaris Dutamas, 50480 Kuala Lumpur"));
+  CHECK_FALSE(postal_address_well_formed("12 Main St\xff"));  // not UTF-8
+  Fields f{{"BUSINESS_ADDRESS", "7 Elizabeth Street, Hobart TAS 7000"},
+           {"PAYER_ADDRESS", "7 Elizabeth Street, Hobart TAS 7000"},
+           {"DESCRIPTIONS", "Toner cartridge | Coffee beans 1kg | Flyers x500 | Milk 2L"}};
+  CHECK(malformed_values(schema(), f).empty());
+  f["PAYER_ADDRESS"] = "7 Elizabeth Street, Hobart TAS 700\u00a2";
+  f["DESCRIPTIONS"] = "Toner cartridge | Coffee beans lkg";
+  CHECK(malformed_values(schema(), f) == std::set<std::string>{"DESCRIPTIONS", "PAYER_ADDRESS"});
+  f["PAYER_ADDRESS"] = "7 Elizabeth Street, Hobart TAS 7000";
+  for (const char* bad : {"Coffee beans 1lkg", "Coffee beans Ikg | Stapler",
+                          "Coles -$508:47 Rent payment | Woolworths", "Refund $12:50"}) {
+    CAPTURE(bad);
+    f["DESCRIPTIONS"] = bad;
+    CHECK(malformed_values(schema(), f) == std::set<std::string>{"DESCRIPTIONS"});
+  }
+  for (const char* good : {"LG monitor 24in", "Oil 1l | Flour 5kg", "Cable 3m", "Fee (incl. GST)",
+                           "SR 100100000035- 1 Meat 3 Vege $7.10 | Add Vegetable $0.50"}) {
+    CAPTURE(good);
+    f["DESCRIPTIONS"] = good;
+    CHECK(malformed_values(schema(), f).empty());
+  }
+}
+
+TEST_CASE(
     "review queue: sums and list counts that disagree queue the values they tie, however sure") {
   Fields f{{"DOCUMENT_TYPE", "TAX INVOICE"},
            {"ABN", "51 824 753 556"},

@@ -1,10 +1,13 @@
 #include "docsift/extract/addresses.h"
 
 #include <libpsl.h>
+#include <utf8proc.h>
 
+#include <algorithm>
 #include <string>
 
 #include "docsift/edit_distance.h"
+#include "docsift/utf8.h"
 
 namespace docsift::extract {
 namespace {
@@ -45,6 +48,36 @@ bool misread_second_level(const std::string& host) {
   return false;
 }
 
+// Whether the label under the host's top-level domain ends in a generic label whose stop was lost
+// ("harbourcom" under .au, where com.au is a public suffix and harbourcom.au none).
+bool lost_stop(const std::string& host) {
+  const std::size_t last = host.rfind('.');
+  if (last == std::string::npos || last == 0) return false;
+  const std::size_t before = host.rfind('.', last - 1);
+  const std::size_t from = before == std::string::npos ? 0 : before + 1;
+  const std::string name = host.substr(from, last - from), tld = host.substr(last);
+  if (public_suffix(name + tld)) return false;
+  for (const std::string generic : {"com", "net", "org", "edu", "gov"}) {
+    if (name.size() > generic.size() + 1 && name.ends_with(generic) && public_suffix(generic + tld))
+      return true;
+  }
+  return false;
+}
+
+// Whether a label has a 0 or a 1 between two letters, in a run of four letters or more with it.
+bool digit_for_letter(std::string_view label) {
+  const auto letter = [](char c) { return c >= 'a' && c <= 'z'; };
+  for (std::size_t i = 1; i + 1 < label.size(); ++i) {
+    if ((label[i] != '0' && label[i] != '1') || !letter(label[i - 1]) || !letter(label[i + 1]))
+      continue;
+    std::size_t begin = i, end = i + 1;
+    while (begin > 0 && letter(label[begin - 1])) --begin;
+    while (end < label.size() && letter(label[end])) ++end;
+    if (end - begin >= 5) return true;  // the digit and at least four letters
+  }
+  return false;
+}
+
 // ASCII letters, digits and hyphens, and any byte of a UTF-8 sequence (a domain written in its
 // own script: "bücher.de", "пример.рф").
 bool host_char(char c) {
@@ -72,9 +105,11 @@ bool host_well_formed(std::string_view host_as_written) {
     for (const char c : label) {
       if (!host_char(c)) return false;
     }
+    if (digit_for_letter(label)) return false;
     ++labels;
     if (dot == std::string::npos)
-      return labels >= 2 && is_top_level_domain(label) && !misread_second_level(host);
+      return labels >= 2 && is_top_level_domain(label) && !misread_second_level(host) &&
+             !lost_stop(host);
     begin = dot + 1;
   }
 }
@@ -101,6 +136,25 @@ bool email_well_formed(std::string_view value) {
     return false;
   if (value.substr(0, at).find(' ') != std::string_view::npos) return false;
   return host_well_formed(value.substr(at + 1));
+}
+
+bool postal_address_well_formed(std::string_view value) {
+  if (find_invalid_utf8(value) != kNoError) return false;
+  for (std::size_t at = 0; at < value.size();) {
+    const char32_t c = next_code_point(value, at);
+    switch (utf8proc_category(static_cast<utf8proc_int32_t>(c))) {
+      case UTF8PROC_CATEGORY_SC:
+      case UTF8PROC_CATEGORY_SM:
+      case UTF8PROC_CATEGORY_SK:
+      case UTF8PROC_CATEGORY_SO:
+        return false;
+      default:
+        break;
+    }
+    constexpr std::u32string_view kOdd = U"?!%*_\\[]{}\u00a7\u00b6";
+    if (kOdd.find(c) != std::u32string_view::npos) return false;
+  }
+  return true;
 }
 
 }  // namespace docsift::extract

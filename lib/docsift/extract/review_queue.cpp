@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <regex>
 #include <string_view>
 #include <utility>
 
@@ -24,6 +25,8 @@ constexpr std::string_view kOpening = "OPENING_BALANCE", kClosing = "CLOSING_BAL
 constexpr std::string_view kIssued = "INVOICE_DATE", kDue = "DUE_DATE",
                            kPeriod = "STATEMENT_PERIOD";
 constexpr std::string_view kAbn = "ABN", kWebsite = "SUPPLIER_WEBSITE", kEmail = "PAYER_EMAIL";
+constexpr std::string_view kSellerAddress = "BUSINESS_ADDRESS", kPayerAddress = "PAYER_ADDRESS",
+                           kDescriptions = "DESCRIPTIONS";
 
 const std::string* value_of(const std::map<std::string, std::string>& fields,
                             std::string_view name) {
@@ -162,11 +165,27 @@ std::set<std::string> names_disagree(const FieldSchema& schema,
   return {std::string(kName), std::string(kEmail)};
 }
 
+// Whether no item of a DESCRIPTIONS list holds a debit or a misread amount (a statement's amount
+// column read into it: "Coles -$508:47 Rent payment") or a count read as a letter before its unit
+// ("Coffee beans lkg" for 1kg, "1lkg"). A price printed in an item's name stays ("1 Meat 3 Vege
+// $7.10", as a food court's receipts print it).
+bool descriptions_well_formed(std::string_view value) {
+  static const std::regex kAmount(R"((^|[\s|])(-(\$|€|£)\d|(\$|€|£)\d+:\d\d($|\D)))");
+  static const std::regex kCountAsLetter(R"((^|[\s|])\d*[lI](kg|ml|mm|cm)($|[\s|.,]))");
+  const std::string v(value);
+  return !std::regex_search(v, kAmount) && !std::regex_search(v, kCountAsLetter);
+}
+
 std::set<std::string> malformed_values(const FieldSchema& schema,
                                        const std::map<std::string, std::string>& fields) {
   // Each field with a form of its own, and the check of it.
   static constexpr std::pair<std::string_view, bool (*)(std::string_view)> kForms[] = {
-      {kAbn, abn_value_ok}, {kWebsite, website_well_formed}, {kEmail, email_well_formed}};
+      {kAbn, abn_value_ok},
+      {kWebsite, website_well_formed},
+      {kEmail, email_well_formed},
+      {kSellerAddress, postal_address_well_formed},
+      {kPayerAddress, postal_address_well_formed},
+      {kDescriptions, descriptions_well_formed}};
   const std::string* type = value_of(fields, kDocumentTypeField);
   std::set<std::string> out;
   for (const auto& [field, well_formed] : kForms) {

@@ -25,8 +25,8 @@ namespace docsift::extract {
 // the seller's (parties_clash); two of its dates contradict each other (dates_disagree); the
 // payer's name and the name its email address spells are one or two letters apart
 // (names_disagree); an ABN,
-// website or email address is not one (malformed_values); the value's confidence is under its
-// threshold.
+// website, email or postal address, or a list of descriptions, is not one (malformed_values); the
+// value's confidence is under its threshold.
 enum class ReviewReason {
   kMissing,
   kNoConfidence,
@@ -119,7 +119,9 @@ std::set<std::string> names_disagree(const FieldSchema& schema,
 // without one): an ABN that is not 11 digits whose check digits pass (docsift/abn.h), a
 // SUPPLIER_WEBSITE that is no well-formed website and a PAYER_EMAIL that is no well-formed email
 // address (addresses.h), such as one whose domain ends in no top-level domain ("www.redgum.com.du":
-// a misread .au).
+// a misread .au); a BUSINESS_ADDRESS or PAYER_ADDRESS holding a sign no address prints ("Hobart
+// TAS 700¢"); DESCRIPTIONS with a debit or misread amount in an item ("-$508:47") or a count read
+// as a letter ("lkg").
 std::set<std::string> malformed_values(const FieldSchema& schema,
                                        const std::map<std::string, std::string>& fields);
 

@@ -24,7 +24,7 @@ const std::vector<std::string>& feature_names() {
       "listed",        "reader_agreed", "reader_disagreed", "reader_taken",
       "vouched",       "contradicted",  "label_seen",       "shape_seen",
       "abroad",        "home",          "cut",              "late",
-      "reader_score",  "reader_gap"};
+      "reader_score",  "reader_gap",    "ended"};
   // clang-format on
   return names;
 }
@@ -71,6 +71,9 @@ std::map<std::string, double> feature_values(const Evidence& e) {
       {"home", flag(e.home)},
       // An address that shows it stops short (rule_text.h: address_cut).
       {"cut", flag(e.cut)},
+      // ... and one that shows where it ends: a region, a country or a home city last (rule_text.h:
+      // address_ended).
+      {"ended", flag(e.ended)},
       // An address that started after lines passed over under the seller's: 0, then 0.5 for one
       // line, 1 for two (business_address passes over two at most).
       {"late", std::min(e.lines_skipped, 2) / 2.0},

@@ -25,7 +25,7 @@ namespace docsift::ocr {
 // (what the page shows of a field left N/A: page_checks.h, absence_of); cut and late (an address
 // that stops short, one that starts after lines passed over: rules.h); reader_score and reader_gap
 // (how sure the second reading was, and how far the value still is from it: cross_read.h,
-// reading_gap).
+// reading_gap); ended (an address read to where it ends: rule_text.h, address_ended).
 std::map<std::string, double> feature_values(const Evidence& evidence);
 // The names feature_values gives, in a fixed order.
 const std::vector<std::string>& feature_names();

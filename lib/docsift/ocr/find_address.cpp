@@ -32,6 +32,34 @@ std::string before_number_label(const Segment& segment, const Rules& rules) {
   return segment.text.substr(0, cut);
 }
 
+bool address_ended(const std::string& address, const Rules& rules) {
+  // Its words, lower case without accents; letters (UTF-8's bytes over 0x7f among them) and digits.
+  const std::string folded = casefold(address, /*strip_marks=*/true);
+  std::vector<std::string> words(1);
+  for (const char c : folded) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0 || static_cast<unsigned char>(c) >= 0x80)
+      words.back() += c;
+    else if (!words.back().empty())
+      words.emplace_back();
+  }
+  if (words.back().empty()) words.pop_back();
+  const auto number = [](const std::string& w) { return !w.empty() && digits_in(w) == w.size(); };
+  while (!words.empty() && number(words.back())) words.pop_back();
+  const auto ends_with = [&](const std::string& listed) {
+    const std::string name = casefold(listed, /*strip_marks=*/true);  // "österreich" as read
+    std::vector<std::string> tail;
+    for (std::size_t at = 0, end = 0; at <= name.size(); at = end + 1) {
+      end = std::min(name.find(' ', at), name.size());
+      if (end > at) tail.push_back(name.substr(at, end - at));
+    }
+    return !tail.empty() && tail.size() <= words.size() &&
+           std::equal(tail.rbegin(), tail.rend(), words.rbegin());
+  };
+  for (const auto* names : {&rules.regions, &rules.home.regions, &rules.home.cities})
+    if (std::any_of(names->begin(), names->end(), ends_with)) return true;
+  return false;
+}
+
 namespace {
 
 // A line of a label and a number, no part of an address whatever digits make it look like one

@@ -286,7 +286,10 @@ Evidence FieldFinder::evidence_of(const std::string& field, const std::string& v
     e.box = box;
   }
   e.legal = has_any(lowercase(value), rules.company_forms);
-  if (field == "BUSINESS_ADDRESS" || field == "PAYER_ADDRESS") e.cut = address_cut(value);
+  if (field == "BUSINESS_ADDRESS" || field == "PAYER_ADDRESS") {
+    e.cut = address_cut(value);
+    e.ended = address_ended(value, rules);
+  }
   // The same amount or date read on another line: two readings of one figure rarely share a
   // misread.
   const std::string kind = field == "TOTAL" ? "amount" : rules_kind(field);

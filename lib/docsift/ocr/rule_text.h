@@ -106,6 +106,11 @@ extern const std::regex kPostcode;
 // shipped build, 2026-11-30) 21 of the 26 addresses read so were wrong, 70 of the other 162 (the
 // 427 more: 49 of 57, 139 of 344).
 bool address_cut(const std::string& address);
+// Defined in find_address.cpp. Whether an address shows where it ends: its last words, less a
+// postcode after them, name a region, a country or one of the home country's cities ("…, 47500
+// Subang Jaya, Selangor", "Hobart TAS 7000"). An address read to its end is right far more often
+// than one that stops on a street or a town the rules do not know (docs/confidence.md).
+bool address_ended(const std::string& address, const Rules& rules);
 std::vector<Segment> segments_of(const Page& page, const Rules& rules);
 // Defined in find_address.cpp, which reads addresses most; the payer's (find_parties.cpp) too.
 // The segment's text up to the first label of a number that is no address's (an ABN, a BSB, an

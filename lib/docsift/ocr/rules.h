@@ -130,7 +130,8 @@ struct Evidence {
   // The page's own checks (page_checks.h): a sum, a check digit, a date order, a count of items
   // that ties this value to others passed, or failed.
   bool vouched = false, contradicted = false;
-  bool cut = false;  // an address that stops short of its whole (rule_text.h: address_cut)
+  bool cut = false;    // an address that stops short of its whole (rule_text.h: address_cut)
+  bool ended = false;  // an address read to where it ends (rule_text.h: address_ended)
   // The seller's address: lines under the seller's passed over before its first line (its
   // registration number aside). An address that starts late has often missed its first lines:
   // "27, Jalan Sultan Ismail" under a "Menara Dion #02-03, Level 2" that OCR read "Lavel".
