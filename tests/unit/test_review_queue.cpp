@@ -598,8 +598,10 @@ TEST_CASE(
   CHECK(disagreement_about(all, "TOTAL") ==
         "SUBTOTAL + GST is 1.00 under TOTAL; the rows' amounts sum to 3,524.00, 4,721.42 under "
         "TOTAL");
+  // A sum under its figure speaks against every list of the rows (a row missed).
   CHECK(disagreement_about(all, "QUANTITIES") ==
-        "quantity × unit price is not the amount on 2 of 5 rows");
+        "the rows' amounts sum to 3,524.00, 4,721.42 under TOTAL; quantity × unit price is not the "
+        "amount on 2 of 5 rows");
   CHECK(disagreement_about(all, "DESCRIPTIONS") ==
         "the rows' amounts sum to 3,524.00, 4,721.42 under TOTAL; opening balance + transactions "
         "is 2.49 under the closing balance");
@@ -673,6 +675,12 @@ TEST_CASE(
   r.engine["checks"]["table"]["made_of"] = nlohmann::json::array({"ABN", 3, "PRICES"});
   CHECK(docsift::journal::table_disagreement_fields(r) ==
         std::set<std::string>{"DESCRIPTIONS", "PRICES", "TOTAL"});
+  // A sum under its figure may have missed a row, which the quantities and prices miss too,
+  // whatever the sum is made of (the rows' amounts, a column of their own).
+  r.engine["checks"]["table"]["difference"] = "-21.19";
+  r.engine["checks"]["table"]["made_of"] = nlohmann::json::array();
+  CHECK(docsift::journal::table_disagreement_fields(r) ==
+        std::set<std::string>{"DESCRIPTIONS", "PRICES", "QUANTITIES", "TOTAL"});
   // A statement whose balances do not add up queues its transactions and both balances, however
   // sure: any of them may be the misread one.
   r.fields = Fields{{"DOCUMENT_TYPE", "BANK STATEMENT"},
@@ -696,9 +704,10 @@ TEST_CASE(
   r.engine = nlohmann::json::parse(R"({"checks": {"balance": "running",
       "table": {"rows": 2, "sum": "10.50", "against": "TOTAL", "difference": "-0.50"}}})");
   CHECK(docsift::journal::table_disagreement_fields(r).empty());
-  r.engine["checks"]["balance"] = false;
+  r.engine["checks"]["balance"] = false;  // (a sum under: the rows' lists too, where it has them)
   CHECK(docsift::journal::table_disagreement_fields(r) ==
-        std::set<std::string>{"CLOSING_BALANCE", "DESCRIPTIONS", "OPENING_BALANCE", "TOTAL"});
+        std::set<std::string>{"CLOSING_BALANCE", "DESCRIPTIONS", "OPENING_BALANCE", "PRICES",
+                              "QUANTITIES", "TOTAL"});
 }
 
 TEST_CASE(

@@ -34,7 +34,9 @@ std::vector<Disagreement> page_disagreements(const Record& record);
 std::vector<std::string> table_agreements(const Record& record);
 
 // The fields the table's own arithmetic speaks against (the disagreements `of_table`): the review
-// queue's "rows disagree" (extract/review_queue.h), which run and eval both take from here.
+// queue's "rows disagree" (extract/review_queue.h), which run and eval both take from here. A
+// rows' sum under its figure names QUANTITIES and PRICES whatever it is made of (a row missed);
+// the queue takes those a page has.
 std::set<std::string> table_disagreement_fields(const Record& record);
 
 // What the page's arithmetic says against `field`, the disagreements joined by "; "; empty when it
