@@ -11,9 +11,10 @@
    - samples: samples/ (synthetic, every field);
    - unseen: bench/ocr/make_unseen.py's 30 synthetic pages (every field);
    - receipts+list, receipts-427+list: each receipt set again with ocr.known_sellers listing the
-     OTHER set's sellers (a vendor master built from earlier receipts: 272 of the 427 and 145 of the
-     200 have their seller in it, none because of its own label), for the `known` and `listed`
-     evidence;
+     OTHER set's sellers and their addresses (a vendor master built from earlier receipts: 272 of
+     the 427 and 145 of the 200 have their seller in it, 233 and 132 their seller and address, none
+     because of its own label), for the `known` and `listed` evidence of SUPPLIER and
+     BUSINESS_ADDRESS;
    - receipts+both, receipts-427+both: each receipt set again with ocr.recognizer=both (PP-OCRv4
      reads the boxes of TOTAL, INVOICE_DATE, SUPPLIER and BUSINESS_ADDRESS again: scripts/setup.sh
      converts it), their rows of those four fields only, for the `reader_agreed`,
@@ -69,13 +70,13 @@ FEATURES = {
     "text": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "margin", "legal", "second_agreed",
              "second_taken", "second_disagreed", "exact", "known", "listed", "reader_agreed", "reader_disagreed", "reader_taken",
              "vouched", "contradicted", "reader_score", "reader_gap"],
-    # An address: as text, less the seller's list and the company form, plus `cut`, `late` and `ended`; its own kind,
+    # An address: as text, less the company form, plus `cut`, `late` and `ended` (`known` and `listed`: the list's address); its own kind,
     # because the readers agree on an address's many words far less often than on a name's, and
     # their agreement means less (an address both read alike was right 0.81 of the time on the
     # receipts, a seller 0.95), so that one shared model misjudged both.
     "address": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "second_agreed",
                 "second_taken", "second_disagreed", "exact", "reader_agreed", "reader_disagreed", "reader_taken",
-                "vouched", "contradicted", "cut", "late", "ended"],
+                "vouched", "contradicted", "cut", "late", "ended", "known", "listed"],
     "id": ["word_min", "word_mean", "labelled", "exact", "vouched", "contradicted"],
     # A list's reader features are its DESCRIPTIONS' and PRICES' (engine.h: each row's description
     # looked for in the second recognizer's reading of its words, each row's price word read again):
@@ -162,12 +163,19 @@ def csv_truth(path):
 
 
 def write_seller_list(truth, path, label):
-    """The sellers of one receipt set, one per line: the other set's ocr.known_sellers (a vendor
-    master that knows the sellers of earlier receipts, never the page's own label)."""
-    names = sorted({t["SUPPLIER"].strip() for t in truth.values() if t["SUPPLIER"].strip()})
+    """The sellers of one receipt set, one per line with its address after a tab (one line per
+    seller and address): the other set's ocr.known_sellers (a vendor master that knows the sellers
+    of earlier receipts and their addresses, never the page's own label)."""
+    lines = set()
+    for t in truth.values():
+        name = t.get("SUPPLIER", "").strip()
+        if not name:
+            continue
+        address = " ".join(t.get("BUSINESS_ADDRESS", "").split())
+        lines.add(name + ("\t" + address if address else ""))
     with open(path, "w", encoding="utf-8") as f:
-        f.write(f"# the sellers of {label} (SROIE training split labels), written by bench/confidence/refit.py\n")
-        f.write("\n".join(names) + "\n")
+        f.write(f"# the sellers of {label} and their addresses (SROIE training split labels), written by bench/confidence/refit.py\n")
+        f.write("\n".join(sorted(lines)) + "\n")
 
 
 def run_docsift(folder, out, extra=()):
@@ -600,8 +608,9 @@ def main():
         for r in got:
             r["held_out"] = name.removesuffix("+both") == "held-out"
         if name.endswith("+list"):
-            # A list changes SUPPLIER alone; the other fields' rows would be the same values twice.
-            got = [r for r in got if r["field"] == "SUPPLIER"]
+            # A list changes SUPPLIER and BUSINESS_ADDRESS alone; the other fields' rows would be
+            # the same values twice.
+            got = [r for r in got if r["field"] in ("SUPPLIER", "BUSINESS_ADDRESS")]
         if name.endswith("+both"):
             # The second recognizer changes the fields it reads again alone. A value it did not
             # read (its box too small; on a generated page, a field it never reads) is the base

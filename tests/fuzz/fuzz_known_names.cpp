@@ -1,7 +1,8 @@
 // libFuzzer target: a list of known sellers (ocr.known_sellers, ocr/known_names.h) and a seller's
 // value or page line as OCR may give it, one input split at its first NUL byte. The list must be
 // refused with a docsift::ConfigError or read; the match must be a listed name, within the edits
-// the rule allows.
+// the rule allows; the listed address found for it (the text as both the value and the page) within
+// the edits its own rule allows.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,6 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const std::string key = docsift::ocr::name_key(m->name);
       if (key.empty() || m->distance < 0 || m->distance > static_cast<int>(key.size() / 8))
         __builtin_trap();
+      if (const auto a = names.find_address(m->name, text, text)) {
+        const std::string address = docsift::ocr::name_key(a->name);
+        if (address.empty() || a->distance < 0 ||
+            a->distance > static_cast<int>(address.size() / 8))
+          __builtin_trap();
+      }
     }
   } catch (const docsift::Error&) {
   }

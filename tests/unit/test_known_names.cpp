@@ -50,8 +50,9 @@ fs::path write_list(const std::string& name, const std::string& text) {
 
 // The page's lines read by an engine whose ocr.known_sellers is `list` ("" for none), the list
 // written to a file of its own and removed after.
-docsift::ocr::Engine::Result read_with_list(const std::vector<std::string>& lines,
-                                            const std::string& list) {
+docsift::ocr::Engine::Result read_with_list(
+    const std::vector<std::string>& lines, const std::string& list,
+    const std::vector<std::string>& fields = kSellerFields) {
   docsift::ocr::Settings settings;
   fs::path file;
   if (!list.empty()) {
@@ -59,7 +60,7 @@ docsift::ocr::Engine::Result read_with_list(const std::vector<std::string>& line
     settings.known_sellers = file.string();
   }
   docsift::ocr::Engine engine(settings);
-  auto result = engine.read_words(words_of(lines), 600, 400, kSellerFields);
+  auto result = engine.read_words(words_of(lines), 600, 400, fields);
   if (!file.empty()) fs::remove(file);
   return result;
 }
@@ -129,6 +130,48 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "known sellers: an address after a tab is found where the page prints it and holds the value "
+    "read") {
+  const std::string head = "LOT P.T. 2811, JALAN ANGSA, TAMAN BERKELEY 41150 KLANG, SELANGOR";
+  const KnownNames list = KnownNames::from_text(
+      "SANYU STATIONERY SHOP\t NO. 31G&33G, JALAN SETIA INDAH X U13/X, 40170 SETIA ALAM\n"
+      "99 SPEED MART S/B\t" +
+          head + "\n99 SPEED MART S/B\t" + head + " 1558-TMN PUSAT KEPONG\n" + "KFC\t\n",
+      "v.txt");
+  CHECK(list.size() == 4);
+  CHECK(list.has_addresses());
+  CHECK(list.find_in("SANYU STATIONERY SHOP")->name == "SANYU STATIONERY SHOP");  // not its address
+  // A misread value, and a page that prints the whole address over two lines.
+  const std::string page =
+      "SANYO STATIONERY SHOP\nNO. 31G833G, JALAN SETIA INDAH X U13/X,\n40170 SETIA ALAN\nTOTAL "
+      "9.00";
+  auto m =
+      list.find_address("SANYU STATIONERY SHOP", "NO. 31G833G, JALAN SETIA INDAH X U13/X,", page);
+  REQUIRE(m);
+  CHECK(m->name == "NO. 31G&33G, JALAN SETIA INDAH X U13/X, 40170 SETIA ALAM");
+  CHECK(m->distance == 2);
+  CHECK_FALSE(list.find_address("SANYU STATIONERY SHOP", "NO. 31G833G", "SANYU STATIONERY SHOP"));
+  CHECK_FALSE(list.find_address("KFC", "NO. 31G&33G, JALAN SETIA INDAH X U13/X", page));
+  CHECK_FALSE(list.find_address("", "NO. 31G&33G, JALAN SETIA INDAH X U13/X", page));
+  // A branch the page prints after the head office: the branch's line, never the head office's.
+  const std::string branch = head + " 1558-TMN PUSAT KEPONG";
+  CHECK(list.find_address("99 SPEED MART S/B", branch, "99 SPEED MART S/B\n" + branch)->name ==
+        branch);
+  const std::string other = head + " 1249-TMN PANDAN CAHAYA";
+  CHECK_FALSE(list.find_address("99 SPEED MART S/B", other, "99 SPEED MART S/B\n" + other));
+  // The head office read alone on a page that prints the branch: the branch, as near as the head
+  // office and going on from it; on a page of a branch the list lacks, nothing (the head office
+  // nearest), nor the listed branch a few letters away.
+  CHECK(list.find_address("99 SPEED MART S/B", head, "99 SPEED MART S/B\n" + branch)->name ==
+        branch);
+  CHECK_FALSE(list.find_address("99 SPEED MART S/B", head, "99 SPEED MART S/B\n" + other));
+  CHECK_FALSE(
+      list.find_address("99 SPEED MART S/B", head, "99 SPEED MART S/B\n" + head + " 1076-IJOK"));
+  CHECK_THROWS_WITH_AS(KnownNames::from_text("ACME\t---\n", "v.txt"),
+                       "v.txt:1: the address '---' has no letter or digit", docsift::ConfigError);
+}
+
+TEST_CASE(
     "OCR engine with known sellers: the list's spelling, its evidence, and what was read kept in "
     "checks") {
   const std::vector<std::string> lines = {"SANYO STATIONERY SHOP",
@@ -176,4 +219,32 @@ TEST_CASE(
   CHECK(e.repaired);
   CHECK(e.box.top == 200);  // the fifth line's
   CHECK(r.info["checks"]["supplier_from_list"]["read"] == "PUSAT DAGANGAN SDN BHD");
+}
+
+TEST_CASE("OCR engine with known sellers: the seller's listed address, as the list spells it") {
+  const std::vector<std::string> fields = {"SUPPLIER", "BUSINESS_ADDRESS", "TOTAL"};
+  const std::vector<std::string> lines = {"SANYO STATIONERY SHOP", "NO. 31G833G, JALAN SETIA INDAH",
+                                          "40170 SETIA ALAM, SELANGOR", "DATE 19/10/2017",
+                                          "TOTAL RM 12.00"};
+  const auto without = read_with_list(lines, "", fields);
+  const std::string read = without.fields.at("BUSINESS_ADDRESS");
+  REQUIRE(read.find("31G833G") != std::string::npos);
+  CHECK_FALSE(without.evidence.at("BUSINESS_ADDRESS").listed);
+
+  const std::string listed = "NO. 31G&33G, JALAN SETIA INDAH, 40170 SETIA ALAM, SELANGOR";
+  const auto with = read_with_list(lines, "SANYU STATIONERY SHOP\t" + listed + "\n", fields);
+  CHECK(with.fields.at("BUSINESS_ADDRESS") == listed);
+  const auto& e = with.evidence.at("BUSINESS_ADDRESS");
+  CHECK(e.known);
+  CHECK(e.listed);
+  CHECK(e.repaired);
+  CHECK(with.info["checks"]["address_from_list"]["read"] == read);
+  CHECK(docsift::ocr::feature_values(e).at("known") == 1.0);
+
+  // Another address of the seller's: the value as read, marked as read with a list.
+  const auto other = read_with_list(
+      lines, "SANYU STATIONERY SHOP\tLOT 5, JALAN KLANG LAMA, 58000 KUALA LUMPUR\n", fields);
+  CHECK(other.fields.at("BUSINESS_ADDRESS") == read);
+  CHECK_FALSE(other.evidence.at("BUSINESS_ADDRESS").known);
+  CHECK(other.evidence.at("BUSINESS_ADDRESS").listed);
 }

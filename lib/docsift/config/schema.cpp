@@ -219,10 +219,12 @@ std::vector<Field> ocr_field_keys() {
           [](auto& c) -> auto& { return c.ocr.finder; }, Text::kNonEmpty),
       text_key(
           "ocr.known_sellers",
-          "a text file of the sellers' names the pages come from, one per line (a vendor master): "
-          "a seller read within one misread per 8 letters of a listed name is written as the list "
-          "spells it, one the rules missed is looked for on the page, and a listed seller's "
-          "confidence is higher (docs/confidence.md); empty for none",
+          "a text file of the sellers' names the pages come from, one per line (a vendor master), "
+          "each name's address after a tab optional: a seller read within one misread per 8 "
+          "letters of a listed name is written as the list spells it, one the rules missed is "
+          "looked for on the page, a listed address the page prints is the seller's address as "
+          "the list spells it, and a listed value's confidence is higher (docs/confidence.md); "
+          "empty for none",
           [](auto& c) -> auto& { return c.ocr.known_sellers; }, Text::kNullIsEmpty),
       bool_key(
           "ocr.write_evidence",

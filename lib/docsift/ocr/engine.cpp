@@ -273,64 +273,6 @@ void Engine::keep_type_fields(Result& result) const {
   if (!dropped.empty()) result.info["not_of_type"] = std::move(dropped);
 }
 
-void Engine::check_known_sellers(Result& result, const Page& page) const {
-  const auto field = result.fields.find("SUPPLIER");
-  if (known_sellers_.empty() || field == result.fields.end()) return;
-  std::optional<KnownNames::Match> match;
-  if (field->second != "N/A") match = known_sellers_.find_in(field->second);
-  Evidence* evidence = nullptr;
-  if (match) {
-    evidence = &result.evidence[field->first];
-  } else {
-    // Not the value the rules chose (or none): the nearest listed name on a line of the page, or
-    // on two lines together (a name printed over two), the topmost of equals. Its evidence is the
-    // line's words'; what the rules knew of their own choice no longer applies.
-    std::optional<KnownNames::Match> best;
-    std::vector<const Line*> best_lines;  // the line, or the two lines, it was found on
-    const auto consider = [&](const std::string& text, std::vector<const Line*> lines) {
-      if (auto m = known_sellers_.find_in(text); m && (!best || m->distance < best->distance)) {
-        best = std::move(m), best_lines = std::move(lines);
-      }
-    };
-    // Single lines first: a pair wins only when nearer than any one line.
-    for (const Line& line : page.lines) consider(line.text(), {&line});
-    for (std::size_t i = 0; i + 1 < page.lines.size(); ++i) {
-      consider(page.lines[i].text() + " " + page.lines[i + 1].text(),
-               {&page.lines[i], &page.lines[i + 1]});
-    }
-    if (!best) {
-      if (result.evidence.count(field->first)) result.evidence[field->first].listed = true;
-      return;
-    }
-    match = std::move(best);
-    Evidence found;
-    found.word_min = 100, found.word_mean = 100;
-    double sum = 0;
-    std::size_t count = 0;
-    found.box = best_lines.front()->box;
-    for (const Line* line : best_lines) {
-      for (const Word& w : line->words) {
-        found.word_min = std::min<double>(found.word_min, w.confidence);
-        sum += w.confidence, ++count;
-      }
-      found.box = found.box.with(line->box);
-    }
-    if (count > 0) found.word_mean = sum / static_cast<double>(count);
-    found.exact = page.exact;
-    found.repaired = true;  // the rules' choice overridden
-    evidence = &(result.evidence[field->first] = found);
-    result.confidence[field->first] = found.word_mean;
-  }
-  nlohmann::json& checks = result.info["checks"];
-  if (match->name != field->second) {
-    checks["supplier_from_list"] = {{"read", field->second}, {"edits", match->distance}};
-    field->second = match->name;
-    evidence->repaired = true;
-  }
-  evidence->known = true;
-  evidence->listed = true;
-}
-
 Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& field_names,
                               nlohmann::json info) {
   // The second reading and the rereading call finish with an empty info: only the first reading's

@@ -74,7 +74,8 @@ class Engine {
   // info.
   void calibrate(Result& result) const;
   // SUPPLIER against ocr.known_sellers (known_names.h), before calibrate: the value as the list
-  // spells it, or a listed name found on `page`'s lines when the value is none of them.
+  // spells it, or a listed name found on `page`'s lines when the value is none of them; then
+  // BUSINESS_ADDRESS against the seller's listed addresses (engine_known.cpp).
   void check_known_sellers(Result& result, const Page& page) const;
   // The values of fields the page's DOCUMENT_TYPE does not have (applies_) left N/A, before the
   // page's checks and the confidences; info's "not_of_type" keeps what was read. Nothing on a page

@@ -181,7 +181,9 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
     if (taken && std::string_view(field) == "SUPPLIER") taken = repair_name(*taken, rules_);
     if (taken && std::string_view(field) == "BUSINESS_ADDRESS")
       taken = repair_address(*taken, rules_);
-    if (taken && *taken == value->second) taken.reset();
+    // A value the user's list gave (ocr.known_sellers) is written as the list spells it: the
+    // second reading is evidence for it, never a change to it.
+    if (taken && (*taken == value->second || e.known)) taken.reset();
     read[field] = {{"read", second->text},
                    {"score", std::round(second->mean * 1000) / 1000},
                    {"agreed", e.reader_agreed}};

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <unordered_set>
 
 #include <utf8proc.h>
@@ -36,6 +37,42 @@ int distance_within(std::string_view pattern, std::string_view text, int limit) 
   }
   return *std::min_element(prev.begin(), prev.end());
 }
+
+// The nearest of a list's entries by edits, as they are offered: entry i of `keys` at `d` edits.
+// Two different keys equally near are no match (the list cannot say which); the same key twice
+// (a seller listed once per branch) is one. With `longer_wins`, of two keys equally near where one
+// goes on from the other (a head office's address and a branch's after it), the longer is the one.
+class Nearest {
+ public:
+  explicit Nearest(const std::vector<std::string>& keys, bool longer_wins = false)
+      : keys_(keys), longer_wins_(longer_wins) {}
+  int best() const { return best_; }
+  std::optional<std::size_t> found() const { return found_; }
+  void offer(std::size_t i, int d) {
+    if (d < best_) {
+      best_ = d, found_ = i, tied_ = false;
+    } else if (d == best_ && keys_[*found_] != keys_[i]) {
+      const std::string &held = keys_[*found_], &key = keys_[i];
+      if (longer_wins_ && held.rfind(key, 0) == 0) return;  // what is held goes on from it
+      if (longer_wins_ && key.rfind(held, 0) == 0 && !tied_) {
+        found_ = i;
+        return;
+      }
+      tied_ = true;
+    }
+  }
+  std::optional<KnownNames::Match> match(const std::vector<std::string>& spelled) const {
+    if (!found_ || tied_) return std::nullopt;
+    return KnownNames::Match{spelled[*found_], best_};
+  }
+
+ private:
+  const std::vector<std::string>& keys_;
+  bool longer_wins_;
+  int best_ = std::numeric_limits<int>::max();
+  std::optional<std::size_t> found_;
+  bool tied_ = false;
+};
 
 }  // namespace
 
@@ -98,15 +135,51 @@ KnownNames KnownNames::from_text(std::string_view text, const std::string& sourc
       line.remove_suffix(1);
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     if (line.empty() || line.front() == '#') continue;
+    // "NAME<TAB>ADDRESS": the address is the rest of the line after the name's first tab.
+    std::string_view address;
+    if (const std::size_t tab = line.find('\t'); tab != std::string_view::npos) {
+      address = line.substr(tab + 1);
+      line = line.substr(0, tab);
+      while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+      while (!address.empty() && (address.front() == ' ' || address.front() == '\t'))
+        address.remove_prefix(1);
+    }
     std::string key = name_key(line);
     if (key.empty())
       throw ConfigError(where() + "'" + std::string(line) + "' has no letter or digit");
+    std::string address_key = name_key(address);
+    if (!address.empty() && address_key.empty())
+      throw ConfigError(where() + "the address '" + std::string(address) +
+                        "' has no letter or digit");
     if (out.names_.size() == kMaxNames) {
       throw ConfigError(where() + "over " + std::to_string(kMaxNames) +
                         " names; shorten the list of known sellers");
     }
     out.names_.emplace_back(line);
     out.keys_.push_back(std::move(key));
+    out.addresses_.emplace_back(address);
+    out.address_keys_.push_back(std::move(address_key));
+    out.addressed_ = out.addressed_ || !address.empty();
+  }
+  // An address another of its seller's lines goes on from (a head office listed alone and with a
+  // branch after it, as labels of one chain's receipts give it) matches no page: the page may
+  // print a branch the list lacks. In (seller, address) order, the addresses that extend one sort
+  // right after it.
+  std::vector<std::size_t> order(out.keys_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(out.keys_[a], out.address_keys_[a]) <
+           std::tie(out.keys_[b], out.address_keys_[b]);
+  });
+  out.extended_.assign(order.size(), false);
+  for (std::size_t k = 0; k + 1 < order.size(); ++k) {
+    const std::size_t a = order[k];
+    for (std::size_t m = k + 1; m < order.size() && out.keys_[order[m]] == out.keys_[a]; ++m) {
+      const std::string& next = out.address_keys_[order[m]];
+      if (next == out.address_keys_[a]) continue;  // the same line twice
+      out.extended_[a] = next.rfind(out.address_keys_[a], 0) == 0;
+      break;
+    }
   }
   return out;
 }
@@ -125,9 +198,7 @@ std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text) cons
   };
   std::unordered_set<std::uint32_t> grams;
   for (std::size_t i = 0; i + 3 <= key.size(); ++i) grams.insert(gram(key, i));
-  int best = std::numeric_limits<int>::max();
-  std::optional<std::size_t> found;
-  bool tied = false;
+  Nearest nearest(keys_);
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     const std::string& name = keys_[i];
     int d = 0;
@@ -144,17 +215,36 @@ std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text) cons
           have += grams.count(gram(name, j)) ? 1 : 0;
         if (have < need) continue;
       }
-      d = distance_within(name, key, std::min(limit, best));
+      d = distance_within(name, key, std::min(limit, nearest.best()));
       if (d > limit) continue;
     }
-    if (d < best) {
-      best = d, found = i, tied = false;
-    } else if (d == best && keys_[*found] != name) {
-      tied = true;  // two different names as near: the list cannot say which
-    }
+    nearest.offer(i, d);
   }
-  if (!found || tied) return std::nullopt;
-  return Match{names_[*found], best};
+  return nearest.match(names_);
+}
+
+std::optional<KnownNames::Match> KnownNames::find_address(const std::string& name,
+                                                          std::string_view value,
+                                                          std::string_view page) const {
+  const std::string seller = name_key(name), read = name_key(value), printed = name_key(page);
+  if (seller.empty() || read.empty() || printed.empty()) return std::nullopt;
+  const int read_limit = static_cast<int>(read.size() / 8);
+  Nearest nearest(address_keys_, true);
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    const std::string& address = address_keys_[i];
+    if (keys_[i] != seller || address.empty()) continue;
+    // The value read lies inside the listed address (the address, or a line of it missed), so a
+    // head office listed without the branch the page goes on to print is no match.
+    if (distance_within(read, address, read_limit) > read_limit) continue;
+    const int limit = static_cast<int>(address.size() / 8);
+    if (printed.size() + static_cast<std::size_t>(limit) < address.size()) continue;
+    const int d = distance_within(address, printed, std::min(limit, nearest.best()));
+    if (d <= limit) nearest.offer(i, d);
+  }
+  // A head office nearest, that a branch's line goes on from in the list: the page may print a
+  // branch the list lacks (a branch's few letters are within an address's edits of another's).
+  if (const auto at = nearest.found(); at && extended_[*at]) return std::nullopt;
+  return nearest.match(addresses_);
 }
 
 }  // namespace docsift::ocr

@@ -3,7 +3,10 @@
 // spells it ("SANYO STATIONERY SHOP" → "SANYU STATIONERY SHOP", a shop whose logo type the OCR
 // misreads the same way on every receipt), and a seller the rules missed is looked for on the
 // page's lines. Whether the value is a listed name is evidence for its confidence (calibration.h:
-// `known`, and `listed` for a run that had a list; docs/confidence.md).
+// `known`, and `listed` for a run that had a list; docs/confidence.md). A line may give the
+// seller's address after a tab ("SANYU STATIONERY SHOP<TAB>NO. 31G&33G, JALAN SETIA INDAH X U13/X,
+// ..."): a listed seller's address found on the page is then written as the list spells it, with
+// the same evidence for BUSINESS_ADDRESS. A seller with several branches takes one line per branch.
 #pragma once
 
 #include <optional>
@@ -16,9 +19,11 @@ namespace docsift::ocr {
 class KnownNames {
  public:
   KnownNames() = default;
-  // One name per line (UTF-8; blank lines and lines starting with # skipped). "" is no list.
+  // One name per line, its address after a tab optional (UTF-8; blank lines and lines starting
+  // with # skipped). "" is no list.
   // Throws docsift::ConfigError naming the file and the line: missing or unreadable, over 4 MiB,
-  // over kMaxNames names, a line over 300 bytes, a name with no letter or digit, or a NUL byte.
+  // over kMaxNames names, a line over 300 bytes, a name or an address with no letter or digit, or
+  // a NUL byte.
   static KnownNames load(const std::string& path);
   static KnownNames from_text(std::string_view text, const std::string& source);
 
@@ -39,9 +44,23 @@ class KnownNames {
   // names equally near are no match (the list cannot say which).
   std::optional<Match> find_in(std::string_view text) const;
 
+  // The address listed for seller `name` (a name as find_in gives it) that the page prints: the
+  // value read (`value`) lies inside it, and it lies inside the page's text (`page`), each within
+  // one edit per 8 letters and digits of the inner one. The nearest to the page of the seller's
+  // addresses wins; two different ones equally near are no match, nor is a seller listed with no
+  // address, nor an address the page prints more of than the list (a branch after a head office).
+  // Of a head office's address and a branch's after it, equally near, the branch is the one; a
+  // head office nearest is no match (the page may print a branch the list lacks).
+  std::optional<Match> find_address(const std::string& name, std::string_view value,
+                                    std::string_view page) const;
+  bool has_addresses() const { return addressed_; }
+
  private:
   std::vector<std::string> names_;
-  std::vector<std::string> keys_;  // the names' letters and digits, upper-cased
+  std::vector<std::string> keys_;                      // the names' letters and digits, upper-cased
+  std::vector<std::string> addresses_, address_keys_;  // per name, "" where none is listed
+  std::vector<bool> extended_;  // per name: another line of its seller's address goes on from it
+  bool addressed_ = false;
 };
 
 // The letters and digits of `text`, ASCII upper-cased; other UTF-8 letters and digits kept as their

@@ -1,0 +1,105 @@
+// The user's vendor master (ocr.known_sellers, known_names.h) applied to a page's reading: the
+// seller as the list spells it, and the seller's listed address where the page prints it
+// (Engine::check_known_sellers; engine.h).
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "docsift/ocr/engine.h"
+
+namespace docsift::ocr {
+namespace {
+
+// BUSINESS_ADDRESS against the addresses the list gives seller `seller` ("" when the seller is
+// none of the list's): a listed address that holds the value read and that the page prints (its
+// lines' words; KnownNames::find_address) is the value, as the list spells it, with the `known`
+// evidence; with
+// no such address the value stays as read, `listed` when the list has addresses at all. A value
+// N/A stays N/A: the list says what the address is, not where the page prints it.
+void check_known_address(const KnownNames& list, Engine::Result& result, const Page& page,
+                         const std::string& seller) {
+  const auto field = result.fields.find("BUSINESS_ADDRESS");
+  const auto evidence = result.evidence.find("BUSINESS_ADDRESS");
+  if (!list.has_addresses() || field == result.fields.end() || field->second == "N/A" ||
+      evidence == result.evidence.end())
+    return;
+  evidence->second.listed = true;
+  std::string text;
+  for (const Line& line : page.lines) text += line.text() + "\n";
+  const std::optional<KnownNames::Match> match = list.find_address(seller, field->second, text);
+  if (!match) return;
+  if (match->name != field->second) {
+    result.info["checks"]["address_from_list"] = {{"read", field->second},
+                                                  {"edits", match->distance}};
+    field->second = match->name;
+    evidence->second.repaired = true;
+  }
+  evidence->second.known = true;
+}
+
+}  // namespace
+
+void Engine::check_known_sellers(Result& result, const Page& page) const {
+  const auto field = result.fields.find("SUPPLIER");
+  if (known_sellers_.empty() || field == result.fields.end()) return;
+  std::optional<KnownNames::Match> match;
+  if (field->second != "N/A") match = known_sellers_.find_in(field->second);
+  Evidence* evidence = nullptr;
+  if (match) {
+    evidence = &result.evidence[field->first];
+  } else {
+    // Not the value the rules chose (or none): the nearest listed name on a line of the page, or
+    // on two lines together (a name printed over two), the topmost of equals. Its evidence is the
+    // line's words'; what the rules knew of their own choice no longer applies.
+    std::optional<KnownNames::Match> best;
+    std::vector<const Line*> best_lines;  // the line, or the two lines, it was found on
+    const auto consider = [&](const std::string& text, std::vector<const Line*> lines) {
+      if (auto m = known_sellers_.find_in(text); m && (!best || m->distance < best->distance)) {
+        best = std::move(m), best_lines = std::move(lines);
+      }
+    };
+    // Single lines first: a pair wins only when nearer than any one line.
+    for (const Line& line : page.lines) consider(line.text(), {&line});
+    for (std::size_t i = 0; i + 1 < page.lines.size(); ++i) {
+      consider(page.lines[i].text() + " " + page.lines[i + 1].text(),
+               {&page.lines[i], &page.lines[i + 1]});
+    }
+    if (!best) {
+      if (result.evidence.count(field->first)) result.evidence[field->first].listed = true;
+      check_known_address(known_sellers_, result, page, "");
+      return;
+    }
+    match = std::move(best);
+    Evidence found;
+    found.word_min = 100, found.word_mean = 100;
+    double sum = 0;
+    std::size_t count = 0;
+    found.box = best_lines.front()->box;
+    for (const Line* line : best_lines) {
+      for (const Word& w : line->words) {
+        found.word_min = std::min<double>(found.word_min, w.confidence);
+        sum += w.confidence, ++count;
+      }
+      found.box = found.box.with(line->box);
+    }
+    if (count > 0) found.word_mean = sum / static_cast<double>(count);
+    found.exact = page.exact;
+    found.repaired = true;  // the rules' choice overridden
+    evidence = &(result.evidence[field->first] = found);
+    result.confidence[field->first] = found.word_mean;
+  }
+  nlohmann::json& checks = result.info["checks"];
+  if (match->name != field->second) {
+    checks["supplier_from_list"] = {{"read", field->second}, {"edits", match->distance}};
+    field->second = match->name;
+    evidence->repaired = true;
+  }
+  evidence->known = true;
+  evidence->listed = true;
+  check_known_address(known_sellers_, result, page, match->name);
+}
+
+}  // namespace docsift::ocr
