@@ -16,9 +16,8 @@ namespace {
 // BUSINESS_ADDRESS against the addresses the list gives seller `seller` ("" when the seller is
 // none of the list's): a listed address that holds the value read and that the page prints (its
 // lines' words; KnownNames::find_address) is the value, as the list spells it, with the `known`
-// evidence; with
-// no such address the value stays as read, `listed` when the list has addresses at all. A value
-// N/A stays N/A: the list says what the address is, not where the page prints it.
+// evidence; with no such address the value stays as read, `listed` when the list has addresses at
+// all. A value N/A stays N/A: the list says what the address is, not where the page prints it.
 void check_known_address(const KnownNames& list, Engine::Result& result, const Page& page,
                          const std::string& seller) {
   const auto field = result.fields.find("BUSINESS_ADDRESS");

@@ -162,9 +162,9 @@ KnownNames KnownNames::from_text(std::string_view text, const std::string& sourc
     out.addressed_ = out.addressed_ || !address.empty();
   }
   // An address another of its seller's lines goes on from (a head office listed alone and with a
-  // branch after it, as labels of one chain's receipts give it) matches no page: the page may
-  // print a branch the list lacks. In (seller, address) order, the addresses that extend one sort
-  // right after it.
+  // branch after it, as labels of one chain's receipts give it): found nearest, it is no match, as
+  // the page may print a branch the list lacks (find_address). In (seller, address) order, the
+  // addresses that go on from one sort right after it.
   std::vector<std::size_t> order(out.keys_.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
