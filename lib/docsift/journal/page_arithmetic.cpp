@@ -63,10 +63,11 @@ void table_checks(const nlohmann::json& table, bool balanced, std::vector<Disagr
     const double off = std::strtod(difference.c_str(), nullptr);
     if (off_by_more_than_a_cent(off)) {
       // DESCRIPTIONS (a row missed), and the lists whose figures the sum is made of
-      // (`made_of`: PRICES, QUANTITIES), any of which may hold the misread one; a journal written
-      // before `made_of` names DESCRIPTIONS alone. A sum under its figure may have missed a row,
-      // which every list of the rows then misses too: QUANTITIES and PRICES are named whatever
-      // the sum is made of (a receipt's amount column, its unit prices a list of their own).
+      // (`made_of`: PRICES, QUANTITIES), any of which may hold the misread one; for a sum over its
+      // figure, a journal written before `made_of` names DESCRIPTIONS alone. A sum under its
+      // figure may have missed a row, which every list of the rows then misses too: QUANTITIES
+      // and PRICES are named whatever the sum is made of (a receipt's amount column, its unit
+      // prices a list of their own).
       std::vector<std::string> fields{"DESCRIPTIONS", against};
       if (off < 0) fields.insert(fields.end(), {"QUANTITIES", "PRICES"});
       const auto made_of = table.find("made_of");

@@ -13,6 +13,19 @@
 namespace docsift::ocr {
 namespace {
 
+// A value the list matched: written as the list spells it (the check `check` keeps what was read
+// and how many edits away), marked `known` and `listed`.
+void take_listed(Engine::Result& result, std::string& value, Evidence& evidence,
+                 const KnownNames::Match& match, const char* check) {
+  if (match.name != value) {
+    result.info["checks"][check] = {{"read", value}, {"edits", match.distance}};
+    value = match.name;
+    evidence.repaired = true;
+  }
+  evidence.known = true;
+  evidence.listed = true;
+}
+
 // BUSINESS_ADDRESS against the addresses the list gives seller `seller` ("" when the seller is
 // none of the list's): a listed address that holds the value read and that the page prints (its
 // lines' words; KnownNames::find_address) is the value, as the list spells it, with the `known`
@@ -29,14 +42,7 @@ void check_known_address(const KnownNames& list, Engine::Result& result, const P
   std::string text;
   for (const Line& line : page.lines) text += line.text() + "\n";
   const std::optional<KnownNames::Match> match = list.find_address(seller, field->second, text);
-  if (!match) return;
-  if (match->name != field->second) {
-    result.info["checks"]["address_from_list"] = {{"read", field->second},
-                                                  {"edits", match->distance}};
-    field->second = match->name;
-    evidence->second.repaired = true;
-  }
-  evidence->second.known = true;
+  if (match) take_listed(result, field->second, evidence->second, *match, "address_from_list");
 }
 
 }  // namespace
@@ -90,14 +96,7 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
     evidence = &(result.evidence[field->first] = found);
     result.confidence[field->first] = found.word_mean;
   }
-  nlohmann::json& checks = result.info["checks"];
-  if (match->name != field->second) {
-    checks["supplier_from_list"] = {{"read", field->second}, {"edits", match->distance}};
-    field->second = match->name;
-    evidence->repaired = true;
-  }
-  evidence->known = true;
-  evidence->listed = true;
+  take_listed(result, field->second, *evidence, *match, "supplier_from_list");
   check_known_address(known_sellers_, result, page, match->name);
 }
 

@@ -53,8 +53,8 @@ class Nearest {
       best_ = d, found_ = i, tied_ = false;
     } else if (d == best_ && keys_[*found_] != keys_[i]) {
       const std::string &held = keys_[*found_], &key = keys_[i];
-      if (longer_wins_ && held.rfind(key, 0) == 0) return;  // what is held goes on from it
-      if (longer_wins_ && key.rfind(held, 0) == 0 && !tied_) {
+      if (longer_wins_ && held.starts_with(key)) return;  // what is held goes on from it
+      if (longer_wins_ && key.starts_with(held) && !tied_) {
         found_ = i;
         return;
       }
@@ -177,7 +177,7 @@ KnownNames KnownNames::from_text(std::string_view text, const std::string& sourc
     for (std::size_t m = k + 1; m < order.size() && out.keys_[order[m]] == out.keys_[a]; ++m) {
       const std::string& next = out.address_keys_[order[m]];
       if (next == out.address_keys_[a]) continue;  // the same line twice
-      out.extended_[a] = next.rfind(out.address_keys_[a], 0) == 0;
+      out.extended_[a] = next.starts_with(out.address_keys_[a]);
       break;
     }
   }
