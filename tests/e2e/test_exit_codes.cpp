@@ -293,6 +293,33 @@ std::vector<Case> cases() {
          return run_docsift("review apply " + q(in.root / "ok_run") + " --file " +
                             q(in.root / "mismatch.csv"));
        }},
+      {"review", 0, "sellers: one whole run",
+       [](const Inputs& in) {
+         return run_docsift("review sellers " + q(in.root / "ok_run") + " --out " +
+                            q(in.root / "sellers0.tsv"));
+       }},
+      {"review", 2, "sellers: --out at the run's journal",
+       [](const Inputs& in) {
+         return run_docsift("review sellers " + q(in.root / "ok_run") + " --out " +
+                            q(in.root / "ok_run" / "results.jsonl"));
+       }},
+      {"review", 3, "sellers: a journal that cannot be read",
+       [](const Inputs& in) {
+         return run_docsift("review sellers " + q(in.root / "unreadable_run") + " --out " +
+                                q(in.root / "sellers3.tsv"),
+                            in.as_user);
+       }},
+      {"review", 5, "sellers: the list refused by the file-size limit",
+       [](const Inputs& in) {
+         return run_docsift("review sellers " + q(in.root / "ok_run") + " --checked --out " +
+                                q(in.root / "sellers5.tsv"),
+                            "ulimit -f 0;");
+       }},
+      {"review", 7, "sellers: a journal with a line that is not JSON",
+       [](const Inputs& in) {
+         return run_docsift("review sellers " + q(in.root / "damaged_run") + " --out " +
+                            q(in.root / "sellers7.tsv"));
+       }},
       {"inspect", 0, "the tiny fixture",
        [model](const Inputs&) { return run_docsift("inspect " + model); }, true},
       {"inspect", 2, "a model folder that is not there",

@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 using docsift::testing::CliResult;
 using docsift::testing::file_bytes;
 using docsift::testing::journal_lines;
+using docsift::testing::latest_records;
 using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
@@ -120,14 +121,6 @@ void truth_with(const Run& run, const Made& made) {
   write_text(run.gt, text);
 }
 
-// Each page's latest record in the journal.
-std::map<std::string, json> latest(const fs::path& out) {
-  std::map<std::string, json> pages;
-  for (const json& record : journal_lines(out / "results.jsonl"))
-    pages[record["file"].get<std::string>()] = record;
-  return pages;
-}
-
 // The journal's records without the times of their corrections, to compare two applies.
 std::vector<json> timeless(const fs::path& out) {
   std::vector<json> records = journal_lines(out / "results.jsonl");
@@ -141,7 +134,7 @@ std::vector<json> timeless(const fs::path& out) {
 
 // predictions.csv, confidence.csv and review.csv agree with the journal's latest records.
 void check_tables(const fs::path& out) {
-  const auto pages = latest(out);
+  const auto pages = latest_records(out);
   const auto predictions = docsift::io::read_csv(out / "predictions.csv");
   const auto confidence = docsift::io::read_csv(out / "confidence.csv");
   REQUIRE(predictions.rows.size() == pages.size());
@@ -193,7 +186,7 @@ TEST_CASE(
   const Made made = fill(run.out / "review.csv", filled);
   REQUIRE_MESSAGE(!made.empty(), "nothing queued on these pages");
   truth_with(run, made);
-  const auto before = latest(run.out);
+  const auto before = latest_records(run.out);
   const std::size_t lines_before = journal_lines(run.out / "results.jsonl").size();
   const json summary_before = json::parse(file_bytes(run.out / "summary.json"));
   const double accuracy_before = accuracy(run, "before");
@@ -208,7 +201,7 @@ TEST_CASE(
 
   // One new record per corrected page, the originals kept beside the corrected values.
   CHECK(journal_lines(run.out / "results.jsonl").size() == lines_before + pages.size());
-  const auto after = latest(run.out);
+  const auto after = latest_records(run.out);
   for (const auto& [key, change] : made) {
     const auto& [page, field] = key;
     CAPTURE(page);

@@ -27,6 +27,23 @@ std::vector<nlohmann::json> journal_lines(const std::filesystem::path& path) {
   return out;
 }
 
+std::map<std::string, nlohmann::json> latest_records(const std::filesystem::path& out) {
+  std::map<std::string, nlohmann::json> pages;
+  for (nlohmann::json& record : journal_lines(out / "results.jsonl")) {
+    const std::string file = record["file"].get<std::string>();  // before the record moves
+    pages[file] = std::move(record);
+  }
+  return pages;
+}
+
+std::set<std::string> list_lines(const std::filesystem::path& path) {
+  std::set<std::string> lines;
+  std::ifstream in(path, std::ios::binary);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line.front() != '#') lines.insert(line);
+  return lines;
+}
+
 std::string file_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};

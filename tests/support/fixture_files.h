@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ void copy_with_config(const std::filesystem::path& from, const std::filesystem::
 
 // Every line of a results.jsonl, parsed.
 std::vector<nlohmann::json> journal_lines(const std::filesystem::path& path);
+
+// Each page's latest record in a run folder's results.jsonl, by its "file".
+std::map<std::string, nlohmann::json> latest_records(const std::filesystem::path& out);
+
+// The lines of a list file (ocr.known_sellers' format) that are neither empty nor comments.
+std::set<std::string> list_lines(const std::filesystem::path& path);
 
 // A whole file as bytes ("" when it cannot be read).
 std::string file_bytes(const std::filesystem::path& path);

@@ -130,6 +130,29 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "known sellers: a listed name that is a part of the text's (a company form alone) is not its "
+    "name") {
+  // The 427 development receipts' 017.jpg: its seller read and accepted as "SDN BHD", listed by
+  // `docsift review sellers` from that run beside the sellers it read right.
+  const KnownNames list = KnownNames::from_text(
+      "SDN BHD\nEDEN IMPRESSION SDN BHD\nGARDENIA BAKERIES (KL) SDN BHD\n", "read.txt");
+  auto m = list.find_in("Sushi Q EDEN IMPRESSION SDN BHD");
+  REQUIRE(m);
+  CHECK(m->name == "EDEN IMPRESSION SDN BHD");
+  m = list.find_in("EDEN IMPRESION SDN BHD");  // one edit from the longer, none from the part
+  REQUIRE(m);
+  CHECK(m->name == "EDEN IMPRESSION SDN BHD");
+  CHECK_FALSE(list.find_in("LIGHTROOM GALLERY SDN BHD"));  // unlisted: the part is no match
+  CHECK_FALSE(list.find_in("MAKASSAR FRESH MARKET SDN BHD"));
+  CHECK(list.find_in("SDN BHD")->name == "SDN BHD");
+  // A longer listed name only by a misread does not take a name the text holds exactly.
+  const KnownNames read = KnownNames::from_text(
+      "GARDENIA BAKERIES (KL) SDN BHD\nGA R DENIA BAK ERI ES (KL) SDN BHD X)\n", "r.txt");
+  CHECK(read.find_in("GARDENIA BAKERIES (KL) SDN BHD")->name == "GARDENIA BAKERIES (KL) SDN BHD");
+  CHECK(list.find_in("GARDENIA BAKERIES (KI) SDN BHD")->name == "GARDENIA BAKERIES (KL) SDN BHD");
+}
+
+TEST_CASE(
     "known sellers: an address after a tab is found where the page prints it and holds the value "
     "read") {
   const std::string head = "LOT P.T. 2811, JALAN ANGSA, TAMAN BERKELEY 41150 KLANG, SELANGOR";
@@ -257,4 +280,38 @@ TEST_CASE("OCR engine with known sellers: the seller's listed address, as the li
   CHECK(other.fields.at("BUSINESS_ADDRESS") == read);
   CHECK_FALSE(other.evidence.at("BUSINESS_ADDRESS").known);
   CHECK(other.evidence.at("BUSINESS_ADDRESS").listed);
+}
+
+TEST_CASE(
+    "OCR engine with known sellers from a reviewed run: a seller spelt two ways stays as read, and "
+    "company forms alone name no one") {
+  // The 200 development receipts' Gardenia bakery receipts print their customer too; a list made
+  // by `docsift review sellers` holds the customer (a run took it for the seller) and the bakery
+  // spelt two ways. Before, the tie sent the search down the page, to the customer.
+  const std::vector<std::string> lines = {"GARDENIA BAKERIES (KL) SDN BHD",
+                                          "LOT 3, JALAN PELABUR 23/1",
+                                          "40300 SHAH ALAM",
+                                          "SDN BHD",
+                                          "CASH BILL",
+                                          "MAKASSAR FRESH MARKET SDN BHD",
+                                          "DATE 19/10/2017",
+                                          "TOTAL RM 12.00"};
+  const auto r = read_with_list(lines,
+                                "GARDENIA BAKERIES (KI) SDN BHD\nGARDENIA BAKERIES (KL) SDN BND\n"
+                                "MAKASSAR FRESH MARKET SDN BHD\n");
+  CHECK(r.fields.at("SUPPLIER") == "GARDENIA BAKERIES (KL) SDN BHD");
+  CHECK_FALSE(r.evidence.at("SUPPLIER").known);
+  CHECK(r.evidence.at("SUPPLIER").listed);
+  bool tied = false;
+  CHECK_FALSE(KnownNames::from_text("ALPHA TRADING SDN BHD\nALPHA TRADINO SDN BHD\n", "t.txt")
+                  .find_in("ALPHA TRADINQ SDN BHD", &tied));
+  CHECK(tied);
+
+  // "SDN BHD" listed alone (a seller read as its company form and accepted): never a seller, on
+  // the value or on a line of its own.
+  const auto forms =
+      read_with_list({"CITY HARDWARE", "SDN BHD", "DATE 19/10/2017", "TOTAL RM 12.00"},
+                     "SDN BHD\nCITY HARDWARE TRADING\n");
+  CHECK(forms.fields.at("SUPPLIER") != "SDN BHD");
+  CHECK_FALSE(forms.evidence.at("SUPPLIER").known);
 }

@@ -6,6 +6,8 @@
 #include <limits>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include <utf8proc.h>
 
@@ -184,7 +186,8 @@ KnownNames KnownNames::from_text(std::string_view text, const std::string& sourc
   return out;
 }
 
-std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text) const {
+std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text, bool* tied) const {
+  if (tied) *tied = false;
   const std::string key = name_key(text);
   if (key.empty()) return std::nullopt;
   // The q-gram filter (q = 3), so that a long list costs little per line: a name within k edits
@@ -198,7 +201,7 @@ std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text) cons
   };
   std::unordered_set<std::uint32_t> grams;
   for (std::size_t i = 0; i + 3 <= key.size(); ++i) grams.insert(gram(key, i));
-  Nearest nearest(keys_);
+  std::vector<std::pair<std::size_t, int>> found;  // (name, edits) of each name the text holds
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     const std::string& name = keys_[i];
     int d = 0;
@@ -206,6 +209,9 @@ std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text) cons
       if (name != key)
         continue;  // a short name only as the whole text: three letters inside a line are chance
     } else {
+      // A name that is under half the text is a part of another's ("SDN BHD" of "EDEN IMPRESSION
+      // SDN BHD", a list made from values read: `docsift review sellers`), not the text's name.
+      if (name.size() * 2 < key.size()) continue;
       const int limit = static_cast<int>(name.size() / 8);
       if (key.size() + static_cast<std::size_t>(limit) < name.size())
         continue;  // too short to hold it
@@ -215,11 +221,28 @@ std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text) cons
           have += grams.count(gram(name, j)) ? 1 : 0;
         if (have < need) continue;
       }
-      d = distance_within(name, key, std::min(limit, nearest.best()));
+      d = distance_within(name, key, limit);
       if (d > limit) continue;
     }
-    nearest.offer(i, d);
+    found.emplace_back(i, d);
   }
+  // A name inside another that the text holds too is that one's part, and yields to it when the
+  // longer explains more of the text, an edit costing the 8 letters it is allowed per ("EDEN
+  // IMPRESION SDN BHD" is EDEN IMPRESSION SDN BHD's, not SDN BHD's; "GARDENIA BAKERIES (KL) SDN
+  // BHD" is not "GA R DENIA BAK ERI ES (KL) SDN BHD X)"'s, a longer name only by a misread).
+  const auto explained = [&](std::size_t i, int d) {
+    return static_cast<long>(keys_[i].size()) - 8L * d;
+  };
+  Nearest nearest(keys_);
+  for (const auto& [i, d] : found) {
+    const bool part = std::any_of(found.begin(), found.end(), [&, i = i, d = d](const auto& o) {
+      const std::string& longer = keys_[o.first];
+      return longer.size() > keys_[i].size() && longer.find(keys_[i]) != std::string::npos &&
+             explained(o.first, o.second) > explained(i, d);
+    });
+    if (!part) nearest.offer(i, d);
+  }
+  if (tied) *tied = nearest.found() && !nearest.match(names_);
   return nearest.match(names_);
 }
 

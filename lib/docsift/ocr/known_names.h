@@ -40,9 +40,14 @@ class KnownNames {
   // The listed name found in `text` (a seller's value or a page line), allowing for OCR misreads:
   // letters and digits compared without case, spaces or punctuation ("SYARIKATPERNIAGAAN" is
   // "SYARIKAT PERNIAGAAN"), the name anywhere in the text with at most one edit per 8 of its
-  // characters (none under 5 characters, where the text must be the name). The nearest wins; two
-  // names equally near are no match (the list cannot say which).
-  std::optional<Match> find_in(std::string_view text) const;
+  // characters (none under 5 characters, where the text must be the name), and a name no shorter
+  // than half the text. A name inside another that the text also holds is that one's part ("SDN
+  // BHD" of "EDEN IMPRESSION SDN BHD") and yields to it, unless the longer is as far from the text
+  // as its extra letters (an edit counted as 8 letters). The nearest wins; two names equally near
+  // are no match (the list cannot say which).
+  // `tied`, when given, says whether no match was for a tie: the text holds a listed name, but
+  // which one the list cannot say.
+  std::optional<Match> find_in(std::string_view text, bool* tied = nullptr) const;
 
   // The address listed for seller `name` (a name as find_in gives it) that the page prints: the
   // value read (`value`) lies inside it, and it lies inside the page's text (`page`), each within
