@@ -71,9 +71,9 @@ inline constexpr std::array<ExitCodeRow, 8> kExitCodes{{
      "an input file was read but is malformed: a predictions or truth CSV or JSONL, a `--baseline` "
      "report (`eval`), a journal continued by `run --resume`, merged by `merge` or read by "
      "`report` or `review sellers`; for `review apply`, a corrections CSV that is malformed or "
-     "does not match the "
-     "journal (a page not there or not ok, a field not the run's, a value that is not the page's "
-     "current one), refused whole with nothing written; the line names the file and where"},
+     "does not match the journal (a page not there or not ok, a field not the run's, a value "
+     "that is not the page's current one), refused whole with nothing written; the line names "
+     "the file and where"},
 }};
 
 // The table as Markdown (`docsift --exit-codes`), and as one line for a `--help` footer: the codes

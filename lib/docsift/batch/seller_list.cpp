@@ -21,8 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kSeller = "SUPPLIER", kAddress = "BUSINESS_ADDRESS";
-// A line of the list, as ocr/known_names.cpp caps it.
-constexpr std::size_t kMaxLineBytes = 300;
+constexpr std::size_t kMaxLineBytes = ocr::KnownNames::kMaxLineBytes;
 
 // `value` on one line: every run of spaces, tabs and line breaks one space (a tab would start the
 // address, a line break a new seller), none at either end.

@@ -33,9 +33,11 @@ struct SellerListReport {
 };
 
 // Reads each folder's journal (every page's latest record; journal/folder.h's journal_to_read
-// names the errors), and writes the list atomically (io/output_file.h): one line per seller and
-// address, sorted, no duplicate, then each seller given with no address and listed with none.
-// The list is loaded back before it is written, so that what is written is one a run accepts.
+// names the errors), and writes the list atomically (io/output_file.h), sorted: one line per
+// seller and address, the seller's spellings within the list's tolerance written as one (the
+// spelling most pages gave, a page a person corrected counting half again as much), each of its
+// addresses' spellings kept; a seller with no address given, alone. The list is loaded back
+// before it is written, so that what is written is one a run accepts.
 // Throws ConfigError (exit 2) when FILE is one of the journals read or a run folder's own file,
 // or when the list would pass its cap of lines; OutputWriteError (5) when the write fails.
 SellerListReport write_seller_list(const SellerListOptions& options);

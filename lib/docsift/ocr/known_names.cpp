@@ -18,7 +18,6 @@ namespace docsift::ocr {
 namespace {
 
 constexpr std::size_t kMaxFileBytes = 4u << 20;
-constexpr std::size_t kMaxLineBytes = 300;
 
 // The fewest edits that turn `pattern` into some substring of `text` (semi-global Levenshtein:
 // the pattern may start and end anywhere in the text), stopping early above `limit`.

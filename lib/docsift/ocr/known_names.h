@@ -28,6 +28,7 @@ class KnownNames {
   static KnownNames from_text(std::string_view text, const std::string& source);
 
   static constexpr std::size_t kMaxNames = 20'000;
+  static constexpr std::size_t kMaxLineBytes = 300;  // a line, its address included
 
   bool empty() const { return names_.empty(); }
   std::size_t size() const { return names_.size(); }
