@@ -65,6 +65,12 @@ def main():
     ap.add_argument("--reuse", action="store_true", help="keep a finished second run")
     args = ap.parse_args()
 
+    # W/first and W/second are removed before they are written, and RUN_A is copied into W: RUN_A
+    # may be neither of them (nor inside one), and W may not lie inside RUN_A.
+    run_a, work = os.path.realpath(args.first), os.path.realpath(args.work)
+    inside = lambda path, folder: os.path.commonpath([path, folder]) == folder  # noqa: E731
+    if inside(work, run_a) or any(inside(run_a, os.path.join(work, d)) for d in ("first", "second")):
+        sys.exit(f"flow_back.py: --work {args.work} would remove or copy into --first {args.first}; give another --work")
     first = os.path.join(args.work, "first")
     second = os.path.join(args.work, "second")
     sellers = os.path.join(args.work, "sellers.tsv")

@@ -103,7 +103,7 @@ struct Groups {
     if (const auto seen = of_key.find(key); seen != of_key.end()) home = &groups[seen->second];
     for (std::size_t i = 0; fuzzy && !home && i < groups.size(); ++i) {
       Group& g = groups[i];
-      const int limit = static_cast<int>(std::min(g.key.size(), key.size()) / 8);
+      const int limit = ocr::KnownNames::edits_allowed(std::min(g.key.size(), key.size()));
       const std::size_t longer = std::max(g.key.size(), key.size()),
                         shorter = std::min(g.key.size(), key.size());
       if (longer - shorter <= static_cast<std::size_t>(limit) &&

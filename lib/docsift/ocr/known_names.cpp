@@ -211,7 +211,7 @@ std::optional<KnownNames::Match> KnownNames::find_in(std::string_view text, bool
       // A name that is under half the text is a part of another's ("SDN BHD" of "EDEN IMPRESSION
       // SDN BHD", a list made from values read: `docsift review sellers`), not the text's name.
       if (name.size() * 2 < key.size()) continue;
-      const int limit = static_cast<int>(name.size() / 8);
+      const int limit = edits_allowed(name.size());
       if (key.size() + static_cast<std::size_t>(limit) < name.size())
         continue;  // too short to hold it
       if (const int need = static_cast<int>(name.size()) - 2 - 3 * limit; need > 0) {
@@ -250,7 +250,7 @@ std::optional<KnownNames::Match> KnownNames::find_address(const std::string& nam
                                                           std::string_view page) const {
   const std::string seller = name_key(name), read = name_key(value), printed = name_key(page);
   if (seller.empty() || read.empty() || printed.empty()) return std::nullopt;
-  const int read_limit = static_cast<int>(read.size() / 8);
+  const int read_limit = edits_allowed(read.size());
   Nearest nearest(address_keys_, true);
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     const std::string& address = address_keys_[i];
@@ -258,7 +258,7 @@ std::optional<KnownNames::Match> KnownNames::find_address(const std::string& nam
     // The value read lies inside the listed address (the address, or a line of it missed), so a
     // head office listed without the branch the page goes on to print is no match.
     if (distance_within(read, address, read_limit) > read_limit) continue;
-    const int limit = static_cast<int>(address.size() / 8);
+    const int limit = edits_allowed(address.size());
     if (printed.size() + static_cast<std::size_t>(limit) < address.size()) continue;
     const int d = distance_within(address, printed, std::min(limit, nearest.best()));
     if (d <= limit) nearest.offer(i, d);

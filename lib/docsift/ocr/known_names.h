@@ -29,6 +29,8 @@ class KnownNames {
 
   static constexpr std::size_t kMaxNames = 20'000;
   static constexpr std::size_t kMaxLineBytes = 300;  // a line, its address included
+  // The edits a name or address of `letters` letters and digits is matched within: one per 8.
+  static constexpr int edits_allowed(std::size_t letters) { return static_cast<int>(letters / 8); }
 
   bool empty() const { return names_.empty(); }
   std::size_t size() const { return names_.size(); }
