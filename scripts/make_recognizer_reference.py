@@ -1,23 +1,34 @@
 #!/usr/bin/env python3
-"""Line crops and PP-OCRv4's readings of them by onnxruntime, for the recognizer's parity test
+"""Line crops and the second recognizer's readings of them by onnxruntime, for the recognizer's parity test
 (tests/parity/test_recognizer.cpp): docsift's own run of the network (lib/docsift/recognize) must
 give the same classes and probabilities as the runtime the model was exported for.
 
-    python3 -m venv /tmp/rvenv && /tmp/rvenv/bin/pip install rapidocr-onnxruntime==1.4.4
-    /tmp/rvenv/bin/python scripts/make_recognizer_reference.py
+    python3 -m venv /tmp/rvenv && /tmp/rvenv/bin/pip install onnxruntime opencv-python-headless onnx
+    /tmp/rvenv/bin/pip download --no-deps rapidocr-onnxruntime==1.4.4 -d /tmp/rw   # the ONNX file's wheel
+    unzip -o /tmp/rw/rapidocr_onnxruntime-1.4.4-py3-none-any.whl \
+        rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx -d /tmp/rw
+    /tmp/rvenv/bin/python scripts/make_recognizer_reference.py /tmp/rw/rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx
+
+MODEL.onnx is the file scripts/setup.sh converts into .deps/ppocr (PP-OCRv4's); another PaddleOCR
+recognizer gives its own reference (the parity test then needs that one converted in .deps/ppocr).
 
 Writes tests/fixtures/recognizer/: crop_*.png (lines cut from samples/ pages, some blurred, faded or
 squeezed so that the network is unsure) and reference.json: per crop, the text read, PaddleOCR's
 score (mean probability of the characters kept), and per CTC step the likeliest class and its
-probability. onnxruntime and rapidocr are for this script only; docsift never runs Python.
+probability. The crop is prepared as PaddleOCR's recognizer prepares it (resize_norm_img: height 48,
+BGR, (x / 255 - 0.5) / 0.5, zeros to the batch's width) and decoded as its CTCLabelDecode decodes
+(repeats and the blank, class 0, dropped; the last class a space). onnxruntime is for this script
+only; docsift never runs Python.
 """
 import json
 import math
 import os
+import sys
 
 import cv2
 import numpy as np
-from rapidocr_onnxruntime import RapidOCR
+import onnx
+import onnxruntime
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 OUT = os.path.join(ROOT, "tests", "fixtures", "recognizer")
@@ -42,8 +53,32 @@ def prepare(image, how):
     return image
 
 
+def resize_norm_img(crop, width):
+    """PaddleOCR's: the crop at height 48 and its own width (at most `width`), normalised, in a
+    zero tensor [3, 48, width]."""
+    resized_w = min(width, math.ceil(48 * crop.shape[1] / crop.shape[0]))
+    resized = cv2.resize(crop, (resized_w, 48)).astype(np.float32).transpose(2, 0, 1) / 255
+    out = np.zeros((3, 48, width), dtype=np.float32)
+    out[:, :, :resized_w] = (resized - 0.5) / 0.5
+    return out
+
+
+def decode(probs, characters):
+    """PaddleOCR's CTCLabelDecode: (text, mean probability of the characters kept)."""
+    classes = probs.argmax(1)
+    kept = [i for i, c in enumerate(classes) if c != 0 and (i == 0 or c != classes[i - 1])]
+    text = "".join(" " if classes[i] > len(characters) else characters[classes[i] - 1] for i in kept)
+    return text, float(np.mean([probs[i].max() for i in kept])) if kept else 0.0
+
+
 def main():
-    recognizer = RapidOCR().text_rec
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    model = onnx.load(sys.argv[1])
+    characters = {p.key: p.value for p in model.metadata_props}["character"].splitlines()
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = onnxruntime.InferenceSession(sys.argv[1], options, providers=["CPUExecutionProvider"])
     os.makedirs(OUT, exist_ok=True)
     reference = []
     for i, (page, (left, top, right, bottom), how) in enumerate(CROPS):
@@ -53,18 +88,18 @@ def main():
         cv2.imwrite(os.path.join(OUT, name), crop)
         crop = cv2.imread(os.path.join(OUT, name))  # as the test reads it (lossless, but be sure)
         # docsift pads a crop to a multiple of 160 pixels (recognize/line_reader.h), as PaddleOCR pads
-        # a batch to its widest crop: the same padding here, through max_wh_ratio.
+        # a batch to its widest crop: the same padding here.
         resized = max(1, math.ceil(48 * crop.shape[1] / crop.shape[0]))
         width = -(-max(320, resized) // 160) * 160
-        batch = recognizer.resize_norm_img(crop, width / 48)[np.newaxis].astype(np.float32)
-        probs = recognizer.session(batch)[0][0]  # [steps, classes]
-        (text, score), = recognizer.postprocess_op(probs[np.newaxis])
-        reference.append({"crop": name, "text": text, "score": float(score),
+        batch = resize_norm_img(crop, width)[np.newaxis]
+        probs = session.run(None, {session.get_inputs()[0].name: batch})[0][0]  # [steps, classes]
+        text, score = decode(probs, characters)
+        reference.append({"crop": name, "text": text, "score": score,
                           "classes": probs.argmax(1).tolist(),
                           "probabilities": [round(float(p), 7) for p in probs.max(1)]})
         print(f"{name}: {text!r} {score:.4f}")
     with open(os.path.join(OUT, "reference.json"), "w", encoding="utf-8") as f:
-        json.dump({"model": "ch_PP-OCRv4_rec_infer.onnx from rapidocr-onnxruntime 1.4.4", "crops": reference},
+        json.dump({"model": os.path.basename(sys.argv[1]), "crops": reference},
                   f, ensure_ascii=False, indent=1)
 
 

@@ -127,6 +127,10 @@ TEST_CASE("review sellers refuses to write over a journal it reads or a run's ow
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("nothing was written") != std::string::npos);
   }
+  // A folder at --out: a usage error before any journal is read, not a failed write after.
+  r = run_docsift("review sellers " + q(out) + " --out " + q(inbox));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("is a folder") != std::string::npos);
   CHECK(file_bytes(out / "results.jsonl") == journal);
   CHECK(file_bytes(out / "summary.json") == summary);
   r = run_docsift("review sellers " + q(dir / "nothere") + " --out " + q(dir / "list.tsv"));

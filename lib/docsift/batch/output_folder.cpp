@@ -74,6 +74,11 @@ std::string own_file_name(const std::string& name) {
 void refuse_to_overwrite(const fs::path& path, const std::string& option,
                          const io::ReadFiles& reads, const fs::path& out_dir) {
   const std::string nothing = "; nothing was written: choose another path";
+  std::error_code ec;
+  // A folder is never replaced by the file: the write would fail after the work was done.
+  if (fs::is_directory(path, ec)) {
+    throw ConfigError(option + " " + path.string() + ": is a folder, not a file" + nothing);
+  }
   if (const std::string role = reads.role_of(path); !role.empty()) {
     throw ConfigError(option + " " + path.string() + ": is " + role + ", which this command reads" +
                       nothing);
@@ -81,7 +86,6 @@ void refuse_to_overwrite(const fs::path& path, const std::string& option,
   const std::string name = own_file_name(path.filename().string());
   if (name.empty()) return;
   const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  std::error_code ec;
   const bool output_folder = (!out_dir.empty() && same_folder(folder, out_dir)) ||
                              fs::exists(folder / out_files::kJournal, ec) ||
                              fs::exists(folder / out_files::kLock, ec);

@@ -81,10 +81,10 @@ class OutputFolder {
 };
 
 // Throws ConfigError (exit 2), before anything is written or removed, when `path`, which `option`
-// ("--junit", "--metrics") would write, is one of the files the command reads (`reads`, by device
-// and inode) or one of an output folder's own files: a name of out_files (or its temporary) in
-// `out_dir`, or in any folder that holds a journal or a lock (a run's or a merge's folder). A
-// command never writes over what it reads, nor over a run's journal or tables.
+// ("--junit", "--metrics") would write, is a folder, or one of the files the command reads
+// (`reads`, by device and inode) or one of an output folder's own files: a name of out_files (or
+// its temporary) in `out_dir`, or in any folder that holds a journal or a lock (a run's or a
+// merge's folder). A command never writes over what it reads, nor over a run's journal or tables.
 void refuse_to_overwrite(const std::filesystem::path& path, const std::string& option,
                          const io::ReadFiles& reads, const std::filesystem::path& out_dir = {});
 

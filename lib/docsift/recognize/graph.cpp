@@ -9,7 +9,10 @@
 #include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/div.h>
+#include <ATen/ops/erf.h>
+#include <ATen/ops/gelu.h>
 #include <ATen/ops/matmul.h>
+#include <ATen/ops/max_pool2d.h>
 #include <ATen/ops/mean.h>
 #include <ATen/ops/mkldnn_convolution.h>
 #include <ATen/ops/mul.h>
@@ -124,6 +127,27 @@ at::Tensor average_pool(const at::Tensor& x, const Attributes& a) {
                         a.count_include_pad != 0);
 }
 
+// MaxPool's pads, uneven where the converter wrote auto_pad's (scripts/convert_ppocr.py), go
+// first, with -inf, so that a pad is never the maximum.
+at::Tensor max_pool(const at::Tensor& x, const Attributes& a) {
+  const at::Tensor padded = at::constant_pad_nd(x, {a.pads[1], a.pads[3], a.pads[0], a.pads[2]},
+                                                -std::numeric_limits<double>::infinity());
+  return at::max_pool2d(padded, a.kernel, a.strides, {0, 0}, a.dilations, a.ceil_mode != 0);
+}
+
+// Before opset 13 the axes are an attribute, each counted in the output's rank.
+at::Tensor onnx_unsqueeze(const at::Tensor& x, const std::vector<std::int64_t>& axes) {
+  const auto rank = static_cast<std::int64_t>(x.dim() + axes.size());
+  std::vector<std::int64_t> dims;
+  for (std::int64_t axis : axes) dims.push_back(normal_axis(axis, rank));
+  std::sort(dims.begin(), dims.end());
+  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+    throw Error("Unsqueeze: an axis named twice");
+  at::Tensor out = x;
+  for (std::int64_t d : dims) out = out.unsqueeze(d);
+  return out;
+}
+
 // Softmax before opset 13 works on the input seen as 2-D: [prod(dims < axis), prod(dims >= axis)].
 at::Tensor onnx_softmax(const at::Tensor& x, std::int64_t axis) {
   axis = normal_axis(axis, x.dim());
@@ -209,6 +233,10 @@ at::Tensor run_node(const Node& n, const std::vector<const at::Tensor*>& in) {
       return at::sigmoid(x);
     case Op::HardSigmoid:
       return at::clamp(at::add(at::mul(x, a.alpha), a.beta), 0.0, 1.0);
+    case Op::Erf:
+      return at::erf(x);
+    case Op::Gelu:
+      return at::gelu(x);  // x · Φ(x), erf's form, as the exporter's five nodes compute it
     case Op::Clip:
       return onnx_clip(in);
     case Op::Conv:
@@ -217,6 +245,8 @@ at::Tensor run_node(const Node& n, const std::vector<const at::Tensor*>& in) {
       return at::batch_norm(x, *in[1], *in[2], *in[3], *in[4], false, 0.0, a.epsilon, false);
     case Op::AveragePool:
       return average_pool(x, a);
+    case Op::MaxPool:
+      return max_pool(x, a);
     case Op::GlobalAveragePool:
       return global_average_pool(x);
     case Op::MatMul:
@@ -229,6 +259,8 @@ at::Tensor run_node(const Node& n, const std::vector<const at::Tensor*>& in) {
       return reduce_mean(x, a);
     case Op::Squeeze:
       return onnx_squeeze(x, a.axes);
+    case Op::Unsqueeze:
+      return onnx_unsqueeze(x, a.axes);
     case Op::Concat:
       return onnx_concat(in, a.axis);
     case Op::Reshape:

@@ -30,16 +30,20 @@ constexpr OpInfo kOps[] = {
     {"Relu", Op::Relu, 1, 1},
     {"Sigmoid", Op::Sigmoid, 1, 1},
     {"HardSigmoid", Op::HardSigmoid, 1, 1},
+    {"Erf", Op::Erf, 1, 1},
+    {"Gelu", Op::Gelu, 1, 1},
     {"Clip", Op::Clip, 1, 3},
     {"Conv", Op::Conv, 2, 3},
     {"BatchNormalization", Op::BatchNormalization, 5, 5},
     {"AveragePool", Op::AveragePool, 1, 1},
+    {"MaxPool", Op::MaxPool, 1, 1},
     {"GlobalAveragePool", Op::GlobalAveragePool, 1, 1},
     {"MatMul", Op::MatMul, 2, 2},
     {"Transpose", Op::Transpose, 1, 1},
     {"Softmax", Op::Softmax, 1, 1},
     {"ReduceMean", Op::ReduceMean, 1, 1},
     {"Squeeze", Op::Squeeze, 1, 1},
+    {"Unsqueeze", Op::Unsqueeze, 1, 1},
     {"Concat", Op::Concat, 1, 64},
     {"Reshape", Op::Reshape, 2, 2},
     {"Shape", Op::Shape, 1, 1},
@@ -47,8 +51,8 @@ constexpr OpInfo kOps[] = {
     {"Slice", Op::Slice, 3, 5},
 };
 
-// Conv's and AveragePool's window: a 2-D kernel, the strides, dilations and pads ONNX defaults
-// filled in, each of the kernel's rank and in range.
+// Conv's, AveragePool's and MaxPool's window: a 2-D kernel, the strides, dilations and pads ONNX
+// defaults filled in, each of the kernel's rank and in range.
 void complete_kernel(Attributes& a, const std::string& where) {
   const std::size_t n = a.kernel.size();
   if (n != 2) throw FileError(where + ": only 2-D kernels are supported");
@@ -130,7 +134,9 @@ Attributes read_attributes(const json& in, Op op, const std::string& where) {
     else
       throw FileError(where + ": attribute " + key + " is not supported");
   }
-  if (op == Op::Conv || op == Op::AveragePool) complete_kernel(a, where);
+  if (op == Op::Conv || op == Op::AveragePool || op == Op::MaxPool) complete_kernel(a, where);
+  // Before opset 13 Unsqueeze's axes are an attribute, and it has no default.
+  if (op == Op::Unsqueeze && a.axes.empty()) throw FileError(where + ": Unsqueeze without axes");
   if (op == Op::Cast && a.to != 1 && a.to != 6 && a.to != 7) {
     throw FileError(where + ": Cast to ONNX type " + std::to_string(a.to) +
                     " is not supported (float, int32, int64 are)");

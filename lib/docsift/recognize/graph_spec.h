@@ -25,16 +25,20 @@ enum class Op {
   Relu,
   Sigmoid,
   HardSigmoid,
+  Erf,
+  Gelu,  // docsift's own: scripts/convert_ppocr.py folds ONNX's five-node GELU into one
   Clip,
   Conv,
   BatchNormalization,
   AveragePool,
+  MaxPool,
   GlobalAveragePool,
   MatMul,
   Transpose,
   Softmax,
   ReduceMean,
   Squeeze,
+  Unsqueeze,
   Concat,
   Reshape,
   Shape,
@@ -45,8 +49,8 @@ enum class Op {
 // The attributes an op reads; defaults as ONNX's.
 struct Attributes {
   std::vector<std::int64_t> kernel, strides, pads,
-      dilations;                         // Conv, AveragePool (filled in for 2-D)
-  std::vector<std::int64_t> perm, axes;  // Transpose; ReduceMean, Squeeze
+      dilations;                         // Conv, AveragePool, MaxPool (filled in for 2-D)
+  std::vector<std::int64_t> perm, axes;  // Transpose; ReduceMean, Squeeze, Unsqueeze
   std::int64_t group = 1, axis = 1, to = 0, ceil_mode = 0, count_include_pad = 0, keepdims = 1;
   double alpha = 0.2, beta = 0.5, epsilon = 1e-5;
 };
