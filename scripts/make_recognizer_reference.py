@@ -71,14 +71,26 @@ def decode(probs, characters):
     return text, float(np.mean([probs[i].max() for i in kept])) if kept else 0.0
 
 
+def characters_of(path):
+    """A PaddleOCR recognizer's dictionary (ONNX metadata `character`), one entry a line."""
+    meta = {p.key: p.value for p in onnx.load(path, load_external_data=False).metadata_props}
+    if "character" not in meta:
+        raise SystemExit(f"{path}: no `character` metadata (not a PaddleOCR recognizer?)")
+    return meta["character"].splitlines()
+
+
+def one_thread_session(path):
+    """onnxruntime on one thread, as docsift reads each page on one (docs/ocr.md)."""
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
-    model = onnx.load(sys.argv[1])
-    characters = {p.key: p.value for p in model.metadata_props}["character"].splitlines()
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    session = onnxruntime.InferenceSession(sys.argv[1], options, providers=["CPUExecutionProvider"])
+    characters = characters_of(sys.argv[1])
+    session = one_thread_session(sys.argv[1])
     os.makedirs(OUT, exist_ok=True)
     reference = []
     for i, (page, (left, top, right, bottom), how) in enumerate(CROPS):

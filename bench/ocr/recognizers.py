@@ -10,7 +10,8 @@ exactly (spaces and case aside) and the character error rate.
 DIR: a git copy of zzzDavid/ICDAR-2019-SROIE (the box files are read from it at get_receipts.sh's
 pinned commit); the images from .deps/receipts-unseen. --lines: each receipt's first L labelled
 lines (the seller's name and address are among the first; default 8). Needs onnxruntime, onnx and
-Pillow (a venv of its own: scripts/make_recognizer_reference.py's docstring). Training split only:
+opencv-python-headless (a venv of its own: scripts/make_recognizer_reference.py's docstring, whose
+preparation and decoding it uses). Training split only:
 the test split is held out. How the second recognizer was chosen: bench/ocr/README.md.
 """
 import argparse
@@ -21,33 +22,22 @@ import re
 import subprocess
 import sys
 
-import numpy as np
-import onnx
-import onnxruntime
-from PIL import Image
+import cv2
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+# PaddleOCR's preparation of a crop and its CTC decoding, as the parity fixtures are made.
+from make_recognizer_reference import characters_of, decode, one_thread_session, resize_norm_img  # noqa: E402
+
 COMMIT = "27be4271b251c256f695acbade9a801bffe85994"  # bench/ocr/get_receipts.sh's
 
 
-def characters(path):
-    meta = {p.key: p.value for p in onnx.load(path, load_external_data=False).metadata_props}
-    if "character" in meta:
-        return meta["character"].splitlines()
-    raise SystemExit(f"recognizers.py: {path} has no `character` metadata")
-
-
 def read(session, chars, crop):
-    """PaddleOCR's preparation (height 48, BGR, (x/255 - 0.5)/0.5, zeros to at least 320 pixels)
-    and greedy CTC decoding (repeats merged, blanks dropped, the last class a space)."""
-    width = max(8, math.ceil(48 * crop.width / crop.height))
-    pixels = np.asarray(crop.convert("RGB").resize((width, 48), Image.BILINEAR), dtype=np.float32)[:, :, ::-1]
-    x = np.zeros((1, 3, 48, max(320, width)), dtype=np.float32)
-    x[0, :, :, :width] = ((pixels / 255 - 0.5) / 0.5).transpose(2, 0, 1)
-    probs = session.run(None, {session.get_inputs()[0].name: x})[0][0]
-    classes = probs.argmax(1)
-    return "".join(" " if c > len(chars) else chars[c - 1]
-                   for i, c in enumerate(classes) if c != 0 and (i == 0 or c != classes[i - 1]))
+    """The text `session` reads in `crop` (BGR), padded with zeros to at least 320 pixels as
+    PaddleOCR pads one crop."""
+    width = max(320, math.ceil(48 * crop.shape[1] / crop.shape[0]))
+    probs = session.run(None, {session.get_inputs()[0].name: resize_norm_img(crop, width)[None]})[0][0]
+    return decode(probs, chars)[0]
 
 
 def edits(a, b):
@@ -68,13 +58,10 @@ def main():
     args = ap.parse_args()
     mirror = os.environ.get("SROIE_MIRROR") or sys.exit("recognizers.py: set SROIE_MIRROR to a git copy of zzzDavid/ICDAR-2019-SROIE")
     images = os.path.join(ROOT, ".deps", "receipts-unseen")
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
     models = {}
     for spec in args.models:
         name, path = spec.split("=", 1)
-        models[name] = (onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"]),
-                        characters(path))
+        models[name] = (one_thread_session(path), characters_of(path))
     key = lambda s: re.sub(r"\s+", "", s).upper()
     score = {name: [0, 0] for name in models}
     letters = lines = 0
@@ -82,15 +69,15 @@ def main():
     for base in files:
         boxes = subprocess.run(["git", "--git-dir", mirror, "cat-file", "-p", f"{COMMIT}:data/box/{base}.csv"],
                                capture_output=True, check=True).stdout.decode("utf-8", "replace")
-        image = Image.open(os.path.join(images, base + ".jpg"))
+        image = cv2.imread(os.path.join(images, base + ".jpg"))
         for line in boxes.splitlines()[:args.lines]:
             parts = line.split(",", 8)
             if len(parts) < 9 or not parts[8].strip():
                 continue
             xs, ys = [int(v) for v in parts[0:8:2]], [int(v) for v in parts[1:8:2]]
-            if max(xs) - min(xs) < 4 or max(ys) - min(ys) < 4:
+            crop = image[max(0, min(ys)):max(ys), max(0, min(xs)):max(xs)]
+            if crop.shape[0] < 4 or crop.shape[1] < 4:
                 continue
-            crop = image.crop((min(xs), min(ys), max(xs), max(ys)))
             truth = key(parts[8])
             lines += 1
             letters += len(truth)

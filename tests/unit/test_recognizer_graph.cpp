@@ -5,12 +5,15 @@
 #include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/equal.h>
 #include <ATen/ops/erf.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/gelu.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/max_pool2d.h>
+#include <ATen/ops/sub.h>
 #include <ATen/ops/zeros.h>
 #include <c10/core/InferenceMode.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 
@@ -34,10 +37,11 @@ const char* kGraph = R"({"format":"docsift-onnx-graph","version":1,"input":"x","
   {"op":"Squeeze","inputs":["e"],"outputs":["s"],"attributes":{"axes":[0]}},
   {"op":"Unsqueeze","inputs":["s"],"outputs":["y"],"attributes":{"axes":[0]}}]})";
 
-void write_graph(const std::filesystem::path& dir, const std::string& json) {
+void write_graph(const std::filesystem::path& dir, const std::string& json,
+                 const docsift::testing::NamedTensors& constants = {
+                     {"unused", at::zeros({1}, at::kFloat)}}) {
   std::ofstream(dir / "recognizer.json") << json;
-  docsift::testing::write_safetensors(dir / "recognizer.safetensors",
-                                      {{"unused", at::zeros({1}, at::kFloat)}});
+  docsift::testing::write_safetensors(dir / "recognizer.safetensors", constants);
 }
 
 }  // namespace
@@ -59,6 +63,31 @@ TEST_CASE(
   // The bottom-right window holds one value and three pads: it is that value's, not a pad's.
   const at::Tensor corner = x.select(2, 2).select(2, 3);  // [1, 2]
   CHECK(at::equal(y.select(2, 2).select(2, 3), at::erf(at::gelu(corner))));
+}
+
+TEST_CASE("recognizer graph: the one Gelu node computes the exporter's five nodes it replaces") {
+  // scripts/convert_ppocr.py's fold_gelu: x · (erf(x / √2) + 1) · 0.5 becomes one Gelu node; the
+  // two differ only in rounding (LibTorch's gelu multiplies by 1/√2 where the exporter divides).
+  c10::InferenceMode guard;
+  docsift::testing::TempDir folded, exported;
+  write_graph(folded.path(), R"({"format":"docsift-onnx-graph","version":1,"input":"x",
+    "output":"y","characters":["a"],"nodes":[{"op":"Gelu","inputs":["x"],"outputs":["y"]}]})");
+  write_graph(exported.path(), R"({"format":"docsift-onnx-graph","version":1,"input":"x",
+    "output":"y","characters":["a"],"nodes":[
+    {"op":"Div","inputs":["x","sqrt2"],"outputs":["d"]},
+    {"op":"Erf","inputs":["d"],"outputs":["e"]},
+    {"op":"Add","inputs":["e","one"],"outputs":["a"]},
+    {"op":"Mul","inputs":["x","a"],"outputs":["m"]},
+    {"op":"Mul","inputs":["m","half"],"outputs":["y"]}]})",
+              {{"sqrt2", at::full({1}, std::sqrt(2.0), at::kFloat)},
+               {"one", at::full({1}, 1.0, at::kFloat)},
+               {"half", at::full({1}, 0.5, at::kFloat)}});
+  const at::Tensor x = at::linspace(-6.0, 6.0, 240, at::kFloat).reshape({1, 2, 10, 12});
+  const at::Tensor a = docsift::recognize::Graph(folded.path()).run(x);
+  const at::Tensor b = docsift::recognize::Graph(exported.path()).run(x);
+  REQUIRE(a.sizes() == b.sizes());
+  CHECK(at::sub(a, b).abs().max().item<double>() < 1e-6);
+  CHECK(at::sub(a, x).abs().max().item<double>() > 0.1);  // not the identity: gelu(-1) ≈ -0.16
 }
 
 TEST_CASE("recognizer graph: an Unsqueeze without axes is refused when the graph loads") {
