@@ -45,6 +45,7 @@
    the data to --write.
 """
 import argparse
+import collections
 import csv
 import json
 import math
@@ -53,6 +54,7 @@ import random
 import re
 import subprocess
 import sys
+import unicodedata
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "ocr"))
@@ -69,14 +71,14 @@ FEATURES = {
              "second_agreed", "second_taken", "second_disagreed", "exact", "reader_agreed", "reader_disagreed", "reader_taken", "vouched", "contradicted"],
     "text": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "margin", "legal", "second_agreed",
              "second_taken", "second_disagreed", "exact", "known", "listed", "reader_agreed", "reader_disagreed", "reader_taken",
-             "vouched", "contradicted", "reader_score", "reader_gap"],
+             "vouched", "contradicted", "reader_score", "reader_gap", "agreed"],
     # An address: as text, less the company form, plus `cut`, `late` and `ended` (`known` and `listed`: the list's address); its own kind,
     # because the readers agree on an address's many words far less often than on a name's, and
     # their agreement means less (an address both read alike was right 0.81 of the time on the
     # receipts, a seller 0.95), so that one shared model misjudged both.
     "address": ["word_min", "word_min_top", "word_mean", "labelled", "repaired", "contested", "second_agreed",
                 "second_taken", "second_disagreed", "exact", "reader_agreed", "reader_disagreed", "reader_taken",
-                "vouched", "contradicted", "cut", "late", "ended", "known", "listed"],
+                "vouched", "contradicted", "cut", "late", "ended", "known", "listed", "agreed"],
     "id": ["word_min", "word_mean", "labelled", "exact", "vouched", "contradicted"],
     # A list's reader features are its DESCRIPTIONS' and PRICES' (engine.h: each row's description
     # looked for in the second recognizer's reading of its words, each row's price word read again):
@@ -210,9 +212,45 @@ def latest_records(journal):
     return latest
 
 
+# The fields the run compares pages on (ocr/engine_calibrate.cpp: kAgreedFields; batch/agreement.h).
+AGREED_FIELDS = ("SUPPLIER", "BUSINESS_ADDRESS")
+
+
+def words_key(text):
+    """ocr/known_names.h's words_key: each word (a run between ASCII spaces and punctuation) as
+    name_key keeps it (ASCII letters and digits upper-cased, other letters and digits kept, the rest
+    dropped), one space between."""
+    out = []
+    for piece in re.split(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]", text):
+        word = "".join(c.upper() if ord(c) < 0x80 else c for c in piece
+                       if ord(c) < 0x80 or unicodedata.category(c) in ("Lu", "Ll", "Lt", "Lm", "Lo", "Nd"))
+        if word:
+            out.append(word)
+    return " ".join(out)
+
+
+def agreed_pages(latest):
+    """{(field, key): pages}: how many ok pages of a run read each value of AGREED_FIELDS, the
+    count batch/agreement.h makes once the run has read every page (a value a person corrected
+    left out)."""
+    pages = collections.Counter()
+    for r in latest.values():
+        if r.get("status") != "ok":
+            continue
+        for field in AGREED_FIELDS:
+            value = (r.get("fields") or {}).get(field, "N/A")
+            key = words_key(value) if value != "N/A" else ""
+            if key and field not in (r.get("corrections") or {}):
+                pages[(field, key)] += 1
+    return pages
+
+
 def load_values(journal, truth, kinds, set_name):
-    """(page, field, kind, features, right, set) per value the truth can judge."""
+    """(page, field, kind, features, right, set) per value the truth can judge. `agreed` (another
+    page of the run read the same value) is counted here from the run's values, as the run counts
+    it; the engine's evidence has it 0, and a record's `agreement` must have the same key."""
     latest = latest_records(journal)
+    pages = agreed_pages(latest)
     out = []
     for name, r in latest.items():
         base = os.path.basename(name.split("#page=")[0])
@@ -225,6 +263,12 @@ def load_values(journal, truth, kinds, set_name):
             kind = kinds.get(field, "text")
             x = dict(evidence[field])
             x.setdefault("word_min_top", min(1.0, max(0.0, (x["word_min"] * 100 - 85) / 15)))
+            if field in AGREED_FIELDS:
+                key = words_key(value)
+                marked = ((r.get("agreement") or {}).get(field) or {}).get("key")
+                if marked is not None and marked != key:
+                    sys.exit(f"refit.py: {journal}: {name}: {field}'s key {marked!r} is not words_key's {key!r}")
+                x["agreed"] = 1.0 if pages[(field, key)] >= 2 else 0.0
             # One page in several runs (without and with a list of sellers, read again) is one page for the folds.
             out.append({"page": set_name.split("+")[0] + "/" + base, "field": field, "kind": kind, "x": x,
                         "y": 1 if right(field, kind, value, truth[base][field]) else 0, "set": set_name})

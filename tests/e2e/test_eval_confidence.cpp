@@ -20,8 +20,8 @@
 
 namespace fs = std::filesystem;
 using docsift::testing::file_bytes;
+using docsift::testing::q;
 using docsift::testing::run_docsift;
-using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
 using docsift::testing::write_text;
 
@@ -30,8 +30,6 @@ namespace {
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const fs::path kSamples = kSource / "samples";
 const fs::path kTruth = kSamples / "ground_truth.csv";
-
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
 
 bool is_missing(const std::string& v) { return v.empty() || v == "N/A" || v == "NOT_FOUND"; }
 

@@ -23,6 +23,7 @@
 namespace fs = std::filesystem;
 using docsift::testing::CliResult;
 using docsift::testing::file_bytes;
+using docsift::testing::q;
 using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
@@ -32,8 +33,6 @@ namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const fs::path kTruth = kSource / "samples" / "ground_truth.csv";
-
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
 
 // The samples' truth as lines: the header, then 20 rows (no field holds a line break).
 std::vector<std::string> truth_lines() {

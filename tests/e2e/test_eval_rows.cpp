@@ -18,8 +18,8 @@
 namespace fs = std::filesystem;
 using docsift::testing::CliResult;
 using docsift::testing::file_bytes;
+using docsift::testing::q;
 using docsift::testing::run_docsift;
-using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
 using docsift::testing::write_text;
 
@@ -28,8 +28,6 @@ namespace {
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const fs::path kSamples = kSource / "samples";
 const fs::path kRowsTruth = kSamples / "ground_truth_rows.jsonl";
-
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
 
 struct Figures {
   long truth = -1, predicted = -1, right = -1;

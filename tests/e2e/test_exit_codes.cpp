@@ -25,6 +25,7 @@
 namespace fs = std::filesystem;
 using docsift::testing::CliResult;
 using docsift::testing::file_bytes;
+using docsift::testing::q;
 using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
@@ -33,8 +34,6 @@ using docsift::testing::write_text;
 namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
-
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
 
 // (command, code) → what the row documents, from `docsift --exit-codes`: "| 3 | run, eval | … |".
 std::set<std::pair<std::string, int>> documented_pairs() {

@@ -31,8 +31,8 @@
 namespace fs = std::filesystem;
 using docsift::testing::CliResult;
 using docsift::testing::file_bytes;
+using docsift::testing::q;
 using docsift::testing::run_docsift;
-using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
 using docsift::testing::write_text;
 
@@ -40,8 +40,6 @@ namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const fs::path kPage = kSource / "samples" / "synthetic_invoice_001.png";
-
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

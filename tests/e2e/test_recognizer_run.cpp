@@ -18,6 +18,7 @@
 
 namespace fs = std::filesystem;
 using docsift::testing::journal_lines;
+using docsift::testing::latest_records;
 using docsift::testing::run_docsift;
 using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
@@ -60,13 +61,13 @@ TEST_CASE(
                                  shell_quote((tmp / "alone").string()) +
                                  " --engine ocr --quiet --set ocr.recognizer=tesseract");
   REQUIRE_MESSAGE(alone.exit_code == 0, alone.err);
-  const auto records = journal_lines(tmp / "both" / "results.jsonl");
-  const auto plain = journal_lines(tmp / "alone" / "results.jsonl");
+  // Each page's latest record: pages whose sellers agree have a second (batch/agreement.h).
+  const auto records = latest_records(tmp / "both");
+  const auto plain = latest_records(tmp / "alone");
   REQUIRE(records.size() == 3);
   REQUIRE(plain.size() == 3);
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto& r = records[i];
-    CAPTURE(r["file"].get<std::string>());
+  for (const auto& [file, r] : records) {
+    CAPTURE(file);
     CHECK(r["engine"]["readers"] == nlohmann::json({"tesseract", "ppocr-v4"}));
     const auto& read = r["engine"]["cross_read"];
     for (const char* field : {"TOTAL", "INVOICE_DATE", "SUPPLIER"}) {
@@ -90,8 +91,8 @@ TEST_CASE(
     CHECK(read["PRICES"]["agreed"] == read["PRICES"]["rows"]);
     CHECK(r["engine"]["evidence"]["PRICES"]["reader_agreed"] == 1.0);
     // The fields are Tesseract's where the two agree: the same as reading with Tesseract alone.
-    CHECK(r["fields"] == plain[i]["fields"]);
-    CHECK_FALSE(plain[i]["engine"].contains("cross_read"));
+    CHECK(r["fields"] == plain.at(file)["fields"]);
+    CHECK_FALSE(plain.at(file)["engine"].contains("cross_read"));
   }
 }
 

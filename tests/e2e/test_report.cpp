@@ -24,6 +24,7 @@
 namespace fs = std::filesystem;
 using docsift::testing::CliResult;
 using docsift::testing::file_bytes;
+using docsift::testing::q;
 using docsift::testing::run_docsift;
 using docsift::testing::run_shell;
 using docsift::testing::shell_quote;
@@ -33,8 +34,6 @@ using docsift::testing::write_text;
 namespace {
 
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
-
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;

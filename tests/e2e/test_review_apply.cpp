@@ -29,8 +29,8 @@ using docsift::testing::CliResult;
 using docsift::testing::file_bytes;
 using docsift::testing::journal_lines;
 using docsift::testing::latest_records;
+using docsift::testing::q;
 using docsift::testing::run_docsift;
-using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
 using docsift::testing::write_text;
 using nlohmann::json;
@@ -42,7 +42,6 @@ const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const char* const kPages[] = {"synthetic_invoice_005.png", "synthetic_invoice_010.png",
                               "synthetic_invoice_013.png"};
 
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
 // Every run of these pages queues most of their values, so that the loop has corrections to make
 // whatever the shipped thresholds accept on them (they are clean pages: with the defaults a
 // better reading or threshold can leave nothing queued).

@@ -19,8 +19,8 @@ using docsift::testing::CliResult;
 using docsift::testing::file_bytes;
 using docsift::testing::latest_records;
 using docsift::testing::list_lines;
+using docsift::testing::q;
 using docsift::testing::run_docsift;
-using docsift::testing::shell_quote;
 using docsift::testing::TempDir;
 using docsift::testing::write_text;
 using nlohmann::json;
@@ -30,8 +30,6 @@ namespace {
 const fs::path kSource = DOCSIFT_SOURCE_DIR;
 const char* const kPages[] = {"synthetic_invoice_005.png", "synthetic_invoice_010.png",
                               "synthetic_invoice_013.png"};
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
-
 bool queued(const json& record, const std::string& field) {
   for (const json& f : record.value("review", json::array()))
     if (f == field) return true;

@@ -26,6 +26,8 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+std::string q(const std::filesystem::path& p) { return shell_quote(p.string()); }
+
 CliResult run_shell(const std::string& command) {
   TempDir dir;
   const auto out = dir / "stdout";

@@ -1,6 +1,7 @@
 // Runs the built docsift binary as a user would and captures exit code, stdout and stderr.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace docsift::testing {
@@ -22,5 +23,8 @@ CliResult run_shell(const std::string& command);
 
 // Wraps a string in single quotes for /bin/sh.
 std::string shell_quote(const std::string& s);
+
+// A path wrapped so for /bin/sh: the e2e tests' command lines are mostly paths.
+std::string q(const std::filesystem::path& p);
 
 }  // namespace docsift::testing

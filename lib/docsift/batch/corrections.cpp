@@ -33,6 +33,8 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 namespace {
 
+constexpr const char* kCommand = "docsift review apply";
+
 // predictions.csv's field columns: the run's fields; empty when the folder has no tables.
 std::vector<std::string> table_fields(const fs::path& predictions) {
   std::error_code ec;
@@ -65,16 +67,6 @@ struct Change {
   std::string corrected, original;
   std::size_t line = 0;
 };
-
-void fault_at(const resilience::FaultPlan& plan, resilience::FaultPoint point, int n) {
-  if (plan.empty()) return;
-  const resilience::FaultSite site{point, n, std::nullopt, 1, 0, 1};
-  if (const resilience::FaultSpec* f = plan.match(site)) {
-    std::fprintf(stderr, "docsift review apply: injected fault %s\n", f->text.c_str());
-    std::fflush(stderr);
-    resilience::fire_process_fault(*f);
-  }
-}
 
 // `line` (a page's latest record) with `changes` applied: the corrected values, confidence 1.0
 // (none for a value corrected to missing: a person's N/A), out of the review queue, and
@@ -176,7 +168,7 @@ void rewrite(const OutputFolder& folder, const fs::path& journal,
       for_each_latest(journal, latest, visit);
     });
   }
-  fault_at(faults, resilience::FaultPoint::kRebuilt, 1);
+  resilience::fault_at(faults, resilience::FaultPoint::kRebuilt, 1, kCommand);
   if (d.summary) io::write_file_atomic(folder.file(out_files::kSummary), d.summary->dump(2) + "\n");
 }
 
@@ -262,7 +254,7 @@ void journal_changes(const fs::path& journal_path, const Changes& changes,
     latest[key] = Latest{offset, record.status, record.source, true};
     report.applied += static_cast<int>(page_changes.size());
     ++report.pages;
-    fault_at(faults, resilience::FaultPoint::kApplied, report.pages);
+    resilience::fault_at(faults, resilience::FaultPoint::kApplied, report.pages, kCommand);
   }
 }
 

@@ -221,6 +221,12 @@ void fill_record(Record& record, const ocr::Engine::Result& read,
       (*record.boxes)[field] = {b.left, b.top, b.right - b.left, b.bottom - b.top};
     }
   }
+  for (const auto& [field, a] : read.agreeable) {
+    const auto p = read.probability.find(field);
+    if (p == read.probability.end()) continue;
+    if (!record.agreement) record.agreement.emplace();
+    (*record.agreement)[field] = {a.key, a.weight, p->second, false};  // the run counts the pages
+  }
   if (!read.items.empty()) {
     record.line_items.emplace();
     for (const ocr::LineItem& item : read.items) {

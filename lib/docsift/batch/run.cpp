@@ -224,6 +224,14 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   }
   read_pages(plan, {cfg, o, log, stop, *reader.pages, outputs, progress}, summary);
   progress.finish();
+  // Pages that agree (agreement.h): only once every page is read, so that a run that stops leaves
+  // the count to --resume.
+  if (summary.stopped.empty()) {
+    if (std::string why = write_agreement(outputs, cfg.review); !why.empty()) {
+      summary.stopped = std::move(why);
+      summary.write_failed = true;
+    }
+  }
 
   const Summary out = summarise(
       outputs, plan,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include "docsift/batch/agreement.h"
 #include "docsift/batch/shard.h"
 #include "docsift/batch/supervisor.h"
 #include "docsift/device/footprint.h"
@@ -10,6 +11,7 @@
 #include "docsift/extract/schema.h"
 #include "docsift/io/journal.h"
 #include "docsift/io/page_name.h"
+#include "docsift/resilience/fault_spec.h"
 #include "docsift/stopwatch.h"
 #include "docsift/timestamp.h"
 #include "docsift/version.h"
@@ -304,6 +306,45 @@ std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summar
       skipped.begin(), skipped.end(), [](const io::SkippedFile& f) { return f.link_outside; }));
   summary.scanned = static_cast<int>(images.size());
   return images;
+}
+
+std::string write_agreement(RunOutputs& outputs, const config::ReviewConfig& review) {
+  PageCounts counts;
+  for_each_latest(outputs.journal.path(), outputs.latest,
+                  [&](const Record& record) { counts.add(record); });
+  if (counts.empty()) return "";  // no page the engine marked (a model's run)
+  // The records as they were counted: a record journaled below is not visited again.
+  const std::map<std::string, Latest> counted = outputs.latest;
+  const resilience::FaultPlan faults = resilience::FaultPlan::from_environment();
+  constexpr const char* kCommand = "docsift run (pages that agree)";
+  const std::string began = rfc3339_now();
+  std::string stopped;
+  int wrote = 0;
+  for_each_latest(outputs.journal.path(), counted, [&](const Record& record) {
+    if (!stopped.empty()) return;
+    std::optional<Record> next = agreed(record, counts, review, outputs.schema);
+    if (!next) return;
+    // The record's own times: the count's, not the page's read (timings_s keeps those).
+    next->started_at = began;
+    next->finished_at = rfc3339_now();
+    try {
+      outputs.journal.write(*next);
+    } catch (const io::JournalWriteError& e) {
+      stopped = e.what();  // the journal is intact up to its last complete record
+      return;
+    }
+    outputs.latest[next->key()] = Latest{outputs.journal.last_offset(), next->status, next->source,
+                                         next->corrections.has_value()};
+    resilience::fault_at(faults, resilience::FaultPoint::kApplied, ++wrote, kCommand);
+  });
+  if (wrote == 0) return stopped;
+  try {
+    outputs.rebuild_tables();
+  } catch (const std::exception& e) {
+    if (stopped.empty()) stopped = std::string(e.what()) + "; the tables are left for --resume";
+  }
+  resilience::fault_at(faults, resilience::FaultPoint::kRebuilt, 1, kCommand);
+  return stopped;
 }
 
 std::string write_gone(const std::vector<std::pair<RecordName, std::string>>& gone,

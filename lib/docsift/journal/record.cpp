@@ -8,6 +8,7 @@
 #include "docsift/error.h"
 #include "docsift/io/journal.h"
 #include "docsift/journal/get_or.h"
+#include "docsift/journal/record_marks.h"
 #include "docsift/json_fields.h"
 
 namespace docsift::journal {
@@ -193,28 +194,6 @@ void read_confidences(const json& j, Record& r) {
   }
 }
 
-// A record's corrections (review apply): absent, or field: {"original": string, "at": string} on
-// an ok record, each a field of "fields".
-void read_corrections(const json& j, Record& r) {
-  if (!j.contains("corrections") || j["corrections"].is_null()) return;
-  const json& c = j["corrections"];
-  if (!c.is_object() || r.status != Record::Status::Ok)
-    throw io::BadRecord("\"corrections\" must be an object, on an ok record");
-  r.corrections.emplace();
-  const auto text = [](const json& one, const char* key) {
-    return one.is_object() && one.contains(key) && one[key].is_string();
-  };
-  for (const auto& [name, one] : c.items()) {
-    if (!text(one, "original") || !text(one, "at") || !r.fields || r.fields->count(name) == 0) {
-      throw io::BadRecord(
-          "\"corrections." + name +
-          "\" must be {\"original\": a string, \"at\": a string} of a field of \"fields\"");
-    }
-    (*r.corrections)[name] =
-        Record::Correction{one["original"].get<std::string>(), one["at"].get<std::string>()};
-  }
-}
-
 }  // namespace
 
 Record Record::failure(std::string error) {
@@ -265,9 +244,7 @@ json Record::to_json() const {
   if (review_thresholds) j["review_thresholds"] = *review_thresholds;
   if (boxes) j["boxes"] = *boxes;
   if (line_items) j["line_items"] = line_items_json(*line_items);
-  for (const auto& [field, c] : corrections ? *corrections : std::map<std::string, Correction>{}) {
-    j["corrections"][field] = {{"original", c.original}, {"at", c.at}};
-  }
+  write_marks(*this, j);
   if (tokens) {
     j["tokens"] = {{"prompt", tokens->prompt}, {"generated", tokens->generated}};
     if (tokens->forced) j["tokens"]["forced"] = tokens->forced;
@@ -328,7 +305,7 @@ Record parse_record(const json& j) {
   }
   if (j.contains("decoding")) r.decoding = get_or<std::string>(j, "decoding", "");
   read_confidences(j, r);
-  read_corrections(j, r);
+  read_marks(j, r);
   if (j.contains("timings_s") && j["timings_s"].is_object()) {
     for (const auto& [stage, seconds] : j["timings_s"].items()) {
       if (seconds.is_number()) r.timings_s[stage] = seconds.get<double>();

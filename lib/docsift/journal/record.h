@@ -76,6 +76,19 @@ struct Record {
     bool operator==(const Correction&) const = default;
   };
   std::optional<std::map<std::string, Correction>> corrections;
+  // The OCR engine: the seller's name and address as the run compares pages on them
+  // (batch/agreement.h, docs/confidence.md "Pages that agree"): the value's key, the weight the
+  // calibration gives another page reading the same, the confidence as the page alone gave it, and
+  // whether another page of the run read the same (then `confidence` is `read` with `weight` added
+  // to its logit). Absent where the calibration weighs no agreement.
+  struct Agreement {
+    std::string key;
+    double weight = 0;
+    double read = 0;  // in [0, 1]
+    bool agreed = false;
+    bool operator==(const Agreement&) const = default;
+  };
+  std::optional<std::map<std::string, Agreement>> agreement;
   // The OCR engine: field → [x, y, width, height] of the value's words, in the page's pixels.
   std::optional<std::map<std::string, std::array<int, 4>>> boxes;
   // The OCR engine: the page's table, a row per line item or transaction (docs/run.md,

@@ -24,7 +24,7 @@ const std::vector<std::string>& feature_names() {
       "listed",        "reader_agreed", "reader_disagreed", "reader_taken",
       "vouched",       "contradicted",  "label_seen",       "shape_seen",
       "abroad",        "home",          "cut",              "late",
-      "reader_score",  "reader_gap",    "ended"};
+      "reader_score",  "reader_gap",    "ended",            "agreed"};
   // clang-format on
   return names;
 }
@@ -82,7 +82,9 @@ std::map<std::string, double> feature_values(const Evidence& e) {
       // the two readings now agree throughout is right far more often than one left a few letters
       // apart (docs/confidence.md).
       {"reader_score", e.reader_read ? e.reader_mean : 0.0},
-      {"reader_gap", e.reader_read ? std::min(1.0, 5.0 * e.reader_gap) : 0.0}};
+      {"reader_gap", e.reader_read ? std::min(1.0, 5.0 * e.reader_gap) : 0.0},
+      // Another page of the run read the same seller or address (batch/agreement.h).
+      {"agreed", flag(e.agreed)}};
 }
 
 double Calibrator::probability(const Evidence& evidence, double offset) const {
@@ -98,14 +100,30 @@ std::string Calibration::kind_of(const std::string& field) const {
 }
 
 double Calibration::probability(const std::string& field, const Evidence& evidence) const {
+  double offset = 0;
+  const Calibrator& model = model_of(field, evidence, offset);
+  return model.probability(evidence, offset);
+}
+
+const Calibrator& Calibration::model_of(const std::string& field, const Evidence& evidence,
+                                        double& offset) const {
   const std::string kind = kind_of(field);
   const auto model = kinds.find(kind);
   if (model == kinds.end())
     throw ConfigError(source + ": no parameters for kind '" + kind + "' (field " + field + ")");
+  offset = 0;
   if (const auto again = read_again.find(kind); evidence.reader_read && again != read_again.end())
-    return again->second.probability(evidence);
-  const auto offset = field_offsets.find(field);
-  return model->second.probability(evidence, offset == field_offsets.end() ? 0.0 : offset->second);
+    return again->second;
+  if (const auto own = field_offsets.find(field); own != field_offsets.end()) offset = own->second;
+  return model->second;
+}
+
+double Calibration::agreement_weight(const std::string& field, const Evidence& evidence) const {
+  double offset = 0;
+  for (const auto& [name, weight] : model_of(field, evidence, offset).weights) {
+    if (name == "agreed") return weight;
+  }
+  return 0;
 }
 
 Calibration load_calibration(const std::string& source) {

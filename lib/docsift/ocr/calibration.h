@@ -25,7 +25,8 @@ namespace docsift::ocr {
 // (what the page shows of a field left N/A: page_checks.h, absence_of); cut and late (an address
 // that stops short, one that starts after lines passed over: rules.h); reader_score and reader_gap
 // (how sure the second reading was, and how far the value still is from it: cross_read.h,
-// reading_gap); ended (an address read to where it ends: rule_text.h, address_ended).
+// reading_gap); ended (an address read to where it ends: rule_text.h, address_ended); agreed
+// (another page of the run read the same value: 0 on every page as read, batch/agreement.h).
 std::map<std::string, double> feature_values(const Evidence& evidence);
 // The names feature_values gives, in a fixed order.
 const std::vector<std::string>& feature_names();
@@ -60,6 +61,10 @@ struct Calibration {
                                            const Evidence& evidence) const;
   // The calibrated probability that `field`'s value is right, in [0, 1].
   double probability(const std::string& field, const Evidence& evidence) const;
+  // The weight of `agreed` in the model that gives `field`'s probability on this evidence (0 where
+  // it weighs none): what another page reading the same value adds to the value's logit, which
+  // the run adds once it has counted the pages (batch/agreement.h).
+  double agreement_weight(const std::string& field, const Evidence& evidence) const;
   // `field`'s kind: amount, date, text, id or list (text when not listed).
   std::string kind_of(const std::string& field) const;
   // Throws docsift::ConfigError at the field's line when the file lists a field that is not one of
@@ -67,6 +72,13 @@ struct Calibration {
   void check_fields(const std::vector<std::string>& field_names) const;
   std::map<std::string, std::string> field_places;   // field → "source:line:column" of its entry
   std::map<std::string, std::string> absent_places;  // ... of its `absent` entry
+
+ private:
+  // The model that scores `field` on this evidence (the kind's, or its read_again model for a
+  // value the second recognizer read), and the field's shift of it. Throws ConfigError for a kind
+  // the file has no parameters for.
+  const Calibrator& model_of(const std::string& field, const Evidence& evidence,
+                             double& offset) const;
 };
 
 // `source`: "builtin:ocr-calibration" or a YAML file in configs/fields/ocr-calibration.yaml's

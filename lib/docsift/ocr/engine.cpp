@@ -282,7 +282,7 @@ Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& 
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
   Result out{std::move(e.fields),     std::move(e.text),     {}, std::move(info),
              std::move(e.confidence), std::move(e.evidence), {}, std::move(e.doubtful),
-             std::move(e.sums),       std::move(e.items),    {}};
+             std::move(e.sums),       std::move(e.items),    {}, {}};
   out.info["checks"] = e.checks;
   for (const auto& [field, model] : calibration_.absent) {
     const auto v = out.fields.find(field);

@@ -59,6 +59,14 @@ class Engine {
     // Per field left N/A that the calibration has an `absent` model for: what the page shows of it
     // (page_checks.h: absence_of).
     std::map<std::string, Evidence> absent;
+    // The seller's name and address (kAgreedFields) where the calibration weighs `agreed`: the
+    // value as pages are compared (known_names.h: words_key) and what agreement adds to its logit,
+    // for the run, which counts the pages that read the same (batch/agreement.h).
+    struct Agreeable {
+      std::string key;
+      double weight = 0;
+    };
+    std::map<std::string, Agreeable> agreeable;
   };
   // A page image: Tesseract, then the rules.
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);

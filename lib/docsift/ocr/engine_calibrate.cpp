@@ -1,15 +1,27 @@
 // The confidences of a page's reading (Engine::calibrate; engine.h, calibration.h): the page's own
 // checks on the final values, then the calibrated probability of each value, each row and each
 // required value left N/A, and (ocr.write_evidence) the evidence they were computed from.
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "docsift/ocr/engine.h"
+#include "docsift/ocr/known_names.h"
 #include "docsift/ocr/page_checks.h"
 
 namespace docsift::ocr {
+namespace {
+
+// The fields pages are compared on (batch/agreement.h): who sold. A shop's name and address are
+// printed alike on its every receipt, so two pages that read them alike have read them right far
+// more often than either page's own evidence says (docs/confidence.md, "Pages that agree").
+constexpr std::string_view kAgreedFields[] = {"SUPPLIER", "BUSINESS_ADDRESS"};
+
+}  // namespace
 
 void Engine::calibrate(Result& result) const {
   check_page(result.fields, result.evidence,
@@ -17,6 +29,7 @@ void Engine::calibrate(Result& result) const {
   check_rows(result.items, result.fields, result.evidence, result.info["checks"]);
   mark_rows(result.items, result.fields, result.info["checks"]);
   result.probability.clear();
+  result.agreeable.clear();
   // Each row's confidence, where the calibration has a model for rows (a user's own file may not).
   const auto rows = calibration_.kinds.find("row");
   nlohmann::json row_features = nlohmann::json::array();
@@ -36,6 +49,12 @@ void Engine::calibrate(Result& result) const {
     const auto value = result.fields.find(name);
     if (value == result.fields.end() || value->second == "N/A") continue;
     result.probability[name] = calibration_.probability(name, e);
+    if (std::find(std::begin(kAgreedFields), std::end(kAgreedFields), name) !=
+        std::end(kAgreedFields)) {
+      const double weight = calibration_.agreement_weight(name, e);
+      const std::string key = words_key(value->second);
+      if (weight != 0 && !key.empty()) result.agreeable[name] = {key, weight};
+    }
     if (write_evidence_) {
       nlohmann::json f = feature_values(e);
       f["candidates"] = e.candidates;

@@ -106,6 +106,19 @@ std::string name_key(std::string_view text) {
   return key;
 }
 
+std::string words_key(std::string_view text) {
+  std::string key;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const auto c = i < text.size() ? static_cast<unsigned char>(text[i]) : ' ';
+    if (c >= 0x80 || std::isalnum(c)) continue;
+    const std::string word = name_key(text.substr(start, i - start));
+    if (!word.empty()) key += (key.empty() ? "" : " ") + word;
+    start = i + 1;
+  }
+  return key;
+}
+
 KnownNames KnownNames::load(const std::string& path) {
   if (path.empty()) return {};
   std::string text;

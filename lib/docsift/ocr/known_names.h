@@ -76,4 +76,10 @@ class KnownNames {
 // matched by it, and the OCR engine's two readings of a name compared (cross_read.h).
 std::string name_key(std::string_view text);
 
+// name_key of each word of `text` (a run between ASCII spaces and punctuation), one space between
+// them: two readings with the same words_key have the same words, as the truth's words are compared
+// ("Ironbark Hardware" and "IronbarkHardware" do not). Pages are compared on it
+// (batch/agreement.h).
+std::string words_key(std::string_view text);
+
 }  // namespace docsift::ocr

@@ -132,6 +132,10 @@ struct Evidence {
   bool vouched = false, contradicted = false;
   bool cut = false;    // an address that stops short of its whole (rule_text.h: address_cut)
   bool ended = false;  // an address read to where it ends (rule_text.h: address_ended)
+  // SUPPLIER, BUSINESS_ADDRESS: another page of the run read the same value (batch/agreement.h).
+  // No page knows this of itself: false as the engine reads it; the run adds the feature's weight
+  // (Calibration::agreement_weight) once it has counted the pages.
+  bool agreed = false;
   // The seller's address: lines under the seller's passed over before its first line (its
   // registration number aside). An address that starts late has often missed its first lines:
   // "27, Jalan Sultan Ismail" under a "Menara Dion #02-03, Level 2" that OCR read "Lavel".

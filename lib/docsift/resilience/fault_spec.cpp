@@ -209,4 +209,14 @@ void fire_process_fault(const FaultSpec& spec) {
   std::abort();
 }
 
+void fault_at(const FaultPlan& plan, FaultPoint point, int n, const char* command) {
+  if (plan.empty()) return;
+  const FaultSite site{point, n, std::nullopt, 1, 0, 1};
+  if (const FaultSpec* f = plan.match(site)) {
+    std::fprintf(stderr, "%s: injected fault %s\n", command, f->text.c_str());
+    std::fflush(stderr);
+    fire_process_fault(*f);
+  }
+}
+
 }  // namespace docsift::resilience

@@ -33,9 +33,10 @@ namespace docsift::resilience {
 
 enum class FaultKind { kOom, kCrash, kHang };
 // kStartup: in a worker process, before it loads the model (attempt= counts tries at starting one).
-// kApplied, kRebuilt: `docsift review apply` (crash/hang only, in the applying process itself):
-// after the image=N-th corrected record is journaled, and after the tables are rebuilt (before
-// summary.json), so that a test can kill it there (batch/corrections.h).
+// kApplied, kRebuilt: `docsift review apply` and the run's count of pages that agree (crash/hang
+// only, in that process itself): after the image=N-th corrected or agreeing record is journaled,
+// and after the tables are rebuilt (before summary.json), so that a test can kill it there
+// (batch/corrections.h, batch/agreement.h).
 enum class FaultPoint {
   kStartup,
   kStart,
@@ -94,5 +95,10 @@ class FaultPlan {
  private:
   std::vector<FaultSpec> specs_;
 };
+
+// Where a command that writes a folder's journal (review apply, a run's agreement pass) reaches
+// `point` for the n-th time: a crash or hang spec of `plan` that matches fires there, said first on
+// stderr as "COMMAND: injected fault SPEC".
+void fault_at(const FaultPlan& plan, FaultPoint point, int n, const char* command);
 
 }  // namespace docsift::resilience

@@ -1,0 +1,45 @@
+// Pages that agree (docs/confidence.md, "Pages that agree"): a shop prints its name and address
+// alike on every receipt, and where two pages of a run read them with the same words, both were
+// read right far more often than either page's own evidence says (a misread differs from page to
+// page). The OCR engine marks the values pages are compared on (journal/record.h: Record's
+// `agreement`: the value's words (ocr/known_names.h: words_key), the weight the calibration gives
+// agreement, the confidence the page alone gave); once every page of a run is read, the run counts
+// them here and gives each value that another page read alike its weight, as the calibration's
+// `agreed` feature (ocr/calibration.h), fitted with the rest by bench/confidence/refit.py.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "docsift/batch/record.h"
+#include "docsift/config/config.h"
+#include "docsift/extract/schema.h"
+
+namespace docsift::batch {
+
+// How many ok pages read each value compared (field, key), counted one record at a time: each
+// page's latest record, in any order, each once.
+class PageCounts {
+ public:
+  void add(const Record& record);
+  int pages(const std::string& field, const std::string& key) const;
+  bool empty() const { return pages_.empty(); }
+
+ private:
+  std::map<std::pair<std::string, std::string>, int> pages_;
+};
+
+// `record` (a page's latest) as the counted pages say it should be, when that differs from it: a
+// copy with Agreement::agreed set as it now is, the field's confidence the page's own (`read`) with
+// the weight added to its logit where agreed, and the review queue redone (outputs.h: mark_review).
+// A value agrees when another ok page's value of the same field has the same key. A value a person
+// corrected (review apply) neither agrees nor is agreed with: its page keeps it, at confidence 1.
+// Depends on the pages counted, not their order; a record it returned, counted in place of the one
+// it came from, gives none.
+std::optional<Record> agreed(const Record& record, const PageCounts& counts,
+                             const config::ReviewConfig& review,
+                             const extract::FieldSchema& schema);
+
+}  // namespace docsift::batch

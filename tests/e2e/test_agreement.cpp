@@ -1,0 +1,149 @@
+// Pages that agree (batch/agreement.h, docs/confidence.md "Pages that agree"), as `docsift run`
+// does it with the OCR engine: two copies of one sample page and a third page; the seller the two
+// read alike gets the calibration's weight once every page is read, the tables and summary.json
+// agree with the journal, --resume writes nothing more, a page read again as another seller takes
+// the weight back off, and a run killed with SIGKILL in the count ends, after --resume, as a run
+// never killed.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "docsift/io/csv.h"
+#include "support/cli_runner.h"
+#include "support/fixture_files.h"
+#include "support/processes.h"
+#include "support/temp_dir.h"
+
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+using docsift::testing::CliResult;
+using docsift::testing::file_bytes;
+using docsift::testing::journal_lines;
+using docsift::testing::latest_records;
+using docsift::testing::q;
+using docsift::testing::run_docsift;
+using docsift::testing::TempDir;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kSamples = fs::path(DOCSIFT_SOURCE_DIR) / "samples";
+
+// a.png and b.png one page, c.png another.
+struct Inbox {
+  TempDir dir;
+  fs::path inbox = dir / "inbox";
+  Inbox() {
+    fs::create_directories(inbox);
+    fs::copy_file(kSamples / "synthetic_invoice_005.png", inbox / "a.png");
+    fs::copy_file(kSamples / "synthetic_invoice_005.png", inbox / "b.png");
+    fs::copy_file(kSamples / "synthetic_invoice_010.png", inbox / "c.png");
+  }
+  CliResult run(const fs::path& out, const std::string& more = "") const {
+    return run_docsift("run " + q(inbox) + " --quiet --out " + q(out) + more);
+  }
+};
+
+double logit(double p) { return std::log(p / (1 - p)); }
+
+const json& seller_agreement(const json& record) { return record.at("agreement").at("SUPPLIER"); }
+
+// The tables and summary.json say what the journal's latest records say.
+void check_outputs(const fs::path& out) {
+  const auto pages = latest_records(out);
+  std::size_t queued = 0, accepted_pages = 0;
+  for (const auto& [file, record] : pages) {
+    queued += record.at("review").size();
+    accepted_pages += record.at("review").empty() ? 1 : 0;
+  }
+  CHECK(docsift::io::read_csv(out / "predictions.csv").rows.size() == pages.size());
+  CHECK(docsift::io::read_csv(out / "review.csv").rows.size() == queued);
+  const auto confidence = docsift::io::read_csv(out / "confidence.csv");
+  REQUIRE(confidence.rows.size() == pages.size());
+  const json summary = json::parse(file_bytes(out / "summary.json"));
+  CHECK(summary.at("review").at("pages_accepted").get<std::size_t>() == accepted_pages);
+  CHECK(summary.at("review").at("fields_to_review").get<std::size_t>() == queued);
+}
+
+}  // namespace
+
+TEST_CASE("run: a seller two pages read alike gets the calibration's weight, and loses it") {
+  const Inbox in;
+  const fs::path out = in.dir / "out";
+  const CliResult r = in.run(out);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  auto pages = latest_records(out);
+  REQUIRE(pages.size() == 3);
+  const json &a = pages.at("a.png"), &b = pages.at("b.png"), &c = pages.at("c.png");
+  REQUIRE(a.contains("agreement"));
+  CHECK(seller_agreement(a).at("agreed") == true);
+  CHECK(seller_agreement(b).at("agreed") == true);
+  CHECK(seller_agreement(c).at("agreed") == false);
+  CHECK(seller_agreement(a).at("key") == seller_agreement(b).at("key"));
+  const double read = seller_agreement(a).at("read"), weight = seller_agreement(a).at("weight");
+  CHECK(weight > 0);
+  CHECK(logit(a.at("confidence").at("SUPPLIER").get<double>()) ==
+        doctest::Approx(logit(read) + weight));
+  CHECK(c.at("confidence").at("SUPPLIER") == seller_agreement(c).at("read"));
+  // The pages were read once each; the count gave two of them a record more.
+  const std::size_t lines = journal_lines(out / "results.jsonl").size();
+  CHECK(lines == 5);
+  check_outputs(out);
+
+  // Nothing to read, nothing recounted: not a line more.
+  const CliResult again = in.run(out, " --resume");
+  REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+  CHECK(journal_lines(out / "results.jsonl").size() == lines);
+
+  // b.png is another page now: read again, and a.png agrees with no page any more.
+  fs::copy_file(kSamples / "synthetic_invoice_013.png", in.inbox / "b.png",
+                fs::copy_options::overwrite_existing);
+  const CliResult changed = in.run(out, " --resume");
+  REQUIRE_MESSAGE(changed.exit_code == 0, changed.err);
+  pages = latest_records(out);
+  CHECK(seller_agreement(pages.at("a.png")).at("agreed") == false);
+  CHECK(pages.at("a.png").at("confidence").at("SUPPLIER") == read);
+  check_outputs(out);
+}
+
+TEST_CASE("run: killed with SIGKILL while it counts pages that agree, --resume finishes it") {
+  const Inbox in;
+  const fs::path reference = in.dir / "reference";
+  REQUIRE(in.run(reference).exit_code == 0);
+  for (const char* point :
+       {"hang@applied:image=1", "hang@applied:image=2", "hang@rebuilt:image=1"}) {
+    CAPTURE(point);
+    const fs::path out = in.dir / (std::string("killed-") + point), err = in.dir / "err.txt";
+    fs::remove(err);
+    const pid_t child = docsift::testing::start_shell(std::string("env DOCSIFT_FAULTS=") + point +
+                                                      " " + q(DOCSIFT_BIN) + " run " + q(in.inbox) +
+                                                      " --quiet --out " + q(out) + " 2>" + q(err));
+    const bool reached = docsift::testing::wait_until(
+        [&] { return file_bytes(err).find("injected fault") != std::string::npos; }, 120);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    REQUIRE_MESSAGE(reached, file_bytes(err));
+    CHECK(WIFSIGNALED(status));
+    const CliResult resumed = in.run(out, " --resume");
+    REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.err);
+    for (const char* name : {"predictions.csv", "confidence.csv", "review.csv"}) {
+      CAPTURE(name);
+      CHECK(file_bytes(out / name) == file_bytes(reference / name));
+    }
+    const auto pages = latest_records(out), expected = latest_records(reference);
+    for (const auto& [file, record] : expected) {
+      CAPTURE(file);
+      CHECK(pages.at(file).at("confidence") == record.at("confidence"));
+      CHECK(pages.at(file).at("agreement") == record.at("agreement"));
+    }
+    check_outputs(out);
+  }
+}

@@ -1,0 +1,199 @@
+// Pages that agree (batch/agreement.h): the count over a run's latest records, the weight added to
+// the logit of each value another page read alike and taken off again when that page no longer
+// does, the review queue redone, corrected values left out; the record's `agreement` as the
+// journal holds it (journal/record.h); the weight the calibration gives it (ocr/calibration.h).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "docsift/batch/agreement.h"
+#include "docsift/batch/outputs.h"
+#include "docsift/extract/schema.h"
+#include "docsift/io/journal.h"
+#include "docsift/ocr/calibration.h"
+#include "docsift/ocr/rules.h"
+#include "support/temp_dir.h"
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using docsift::batch::agreed;
+using docsift::batch::PageCounts;
+using docsift::batch::Record;
+using docsift::testing::TempDir;
+using docsift::testing::write_text;
+
+const docsift::extract::FieldSchema& schema() {
+  static const auto s =
+      docsift::extract::load_field_schema(std::string(docsift::extract::kBuiltinSchema));
+  return s;
+}
+
+double logit(double p) { return std::log(p / (1 - p)); }
+double sigmoid(double z) { return 1 / (1 + std::exp(-z)); }
+
+// An OCR page of a receipt whose seller the engine marked with `key` at confidence `read`.
+Record page(const std::string& file, const std::string& seller, const std::string& key,
+            double read) {
+  Record r;
+  r.file = file;
+  r.status = Record::Status::Ok;
+  r.tier = "ocr";
+  r.fields = {{"DOCUMENT_TYPE", "RECEIPT"}, {"SUPPLIER", seller}, {"TOTAL", "9.50"}};
+  r.confidence = {{"DOCUMENT_TYPE", 0.99}, {"SUPPLIER", read}, {"TOTAL", 0.99}};
+  r.agreement.emplace();
+  (*r.agreement)["SUPPLIER"] = {key, 1.25, read, false};
+  r.memory = nlohmann::json::object();
+  r.tokens = Record::Tokens{0, 0};
+  return r;
+}
+
+docsift::config::ReviewConfig review() {
+  docsift::config::ReviewConfig c;
+  c.threshold = 0.5;
+  c.fields = {{"SUPPLIER", 0.8}};
+  return c;
+}
+
+bool queued(const Record& r, const std::string& field) {
+  return r.review && std::find(r.review->begin(), r.review->end(), field) != r.review->end();
+}
+
+PageCounts counted(const std::vector<Record>& records) {
+  PageCounts counts;
+  for (const Record& r : records) counts.add(r);
+  return counts;
+}
+
+// Each record as the pass leaves it: its new copy where it returned one.
+std::vector<Record> pass(const std::vector<Record>& records) {
+  const PageCounts counts = counted(records);
+  std::vector<Record> out;
+  for (const Record& r : records) out.push_back(agreed(r, counts, review(), schema()).value_or(r));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Pages that agree: a value another page read alike gets the weight on its logit") {
+  const std::vector<Record> before = {page("a.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6),
+                                      page("b.jpg", "ACME SDN. BHD.", "ACMESDNBHD", 0.7),
+                                      page("c.jpg", "ACNE SDN BHD", "ACNESDNBHD", 0.6)};
+  const PageCounts counts = counted(before);
+  CHECK(counts.pages("SUPPLIER", "ACMESDNBHD") == 2);
+  CHECK(counts.pages("SUPPLIER", "ACNESDNBHD") == 1);
+  CHECK(counts.pages("TOTAL", "ACMESDNBHD") == 0);
+
+  const std::optional<Record> a = agreed(before[0], counts, review(), schema());
+  REQUIRE(a);
+  CHECK(a->agreement->at("SUPPLIER").agreed);
+  CHECK(a->agreement->at("SUPPLIER").read == 0.6);  // what the page alone gave, kept
+  CHECK(a->confidence->at("SUPPLIER") == doctest::Approx(sigmoid(logit(0.6) + 1.25)));
+  CHECK(a->confidence->at("TOTAL") == 0.99);  // a field not compared is left as it was
+  // 0.6 was under SUPPLIER's 0.8; 0.80 is not: accepted now.
+  Record alone = before[0];
+  docsift::batch::mark_review(alone, review(), schema());
+  CHECK(queued(alone, "SUPPLIER"));
+  CHECK_FALSE(queued(*a, "SUPPLIER"));
+  // A page no other page agrees with, already as the count says: nothing to write.
+  CHECK_FALSE(agreed(before[2], counts, review(), schema()));
+
+  // The pass applied to its own output changes nothing, whichever order the pages are counted in.
+  const std::vector<Record> after = pass(before);
+  for (const Record& r : after) CHECK_FALSE(agreed(r, counted(after), review(), schema()));
+  const std::vector<Record> reversed = {after[2], after[1], after[0]};
+  for (const Record& r : reversed) CHECK_FALSE(agreed(r, counted(reversed), review(), schema()));
+}
+
+TEST_CASE("Pages that agree: agreement lost gives the page its own confidence back") {
+  std::vector<Record> pages = pass({page("a.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6),
+                                    page("b.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6)});
+  REQUIRE(pages[0].agreement->at("SUPPLIER").agreed);
+  // b.jpg's file changed and was read again: another seller now.
+  pages[1] = page("b.jpg", "BETA TRADING", "BETATRADING", 0.9);
+  const std::optional<Record> a = agreed(pages[0], counted(pages), review(), schema());
+  REQUIRE(a);
+  CHECK_FALSE(a->agreement->at("SUPPLIER").agreed);
+  CHECK(a->confidence->at("SUPPLIER") == 0.6);
+  CHECK(queued(*a, "SUPPLIER"));
+  CHECK(a->review_reasons->at("SUPPLIER") == "low confidence");
+  CHECK(a->review_thresholds->at("SUPPLIER") == 0.8);
+}
+
+TEST_CASE("Pages that agree: a corrected value neither agrees nor is agreed with") {
+  std::vector<Record> pages = {page("a.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6),
+                               page("b.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6)};
+  // A person corrected b.jpg's seller (review apply): confidence 1, the reading it replaced kept.
+  pages[1].fields->at("SUPPLIER") = "ACME SUPPLIES SDN BHD";
+  pages[1].confidence->at("SUPPLIER") = 1.0;
+  pages[1].corrections.emplace();
+  (*pages[1].corrections)["SUPPLIER"] = {"ACME SDN BHD", "2026-12-02T10:00:00Z"};
+  const PageCounts counts = counted(pages);
+  CHECK(counts.pages("SUPPLIER", "ACMESDNBHD") == 1);
+  CHECK_FALSE(agreed(pages[0], counts, review(), schema()));
+  CHECK_FALSE(agreed(pages[1], counts, review(), schema()));
+  // A failed page holds no reading to agree with.
+  Record failed = page("c.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6);
+  failed.status = Record::Status::Failed;
+  pages.push_back(failed);
+  CHECK(counted(pages).pages("SUPPLIER", "ACMESDNBHD") == 1);
+}
+
+TEST_CASE("Pages that agree: the record's agreement as the journal holds it") {
+  Record r = pass({page("a.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6),
+                   page("b.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6)})[0];
+  const Record back = Record::from_journal(r.to_json());
+  REQUIRE(back.agreement);
+  CHECK(*back.agreement == *r.agreement);
+  CHECK(back.confidence->at("SUPPLIER") == r.confidence->at("SUPPLIER"));  // to the bit
+
+  const auto rejected = [&](const nlohmann::json& agreement) {
+    nlohmann::json j = r.to_json();
+    j["agreement"] = agreement;
+    CHECK_THROWS_AS(Record::from_journal(j), docsift::io::BadRecord);
+  };
+  const nlohmann::json good = {
+      {"key", "ACMESDNBHD"}, {"weight", 1.25}, {"read", 0.6}, {"agreed", true}};
+  rejected(nlohmann::json::array());
+  rejected(
+      {{"SUPPLIER", {{"key", "ACMESDNBHD"}, {"weight", 1.25}, {"read", 1.5}, {"agreed", true}}}});
+  rejected({{"SUPPLIER", {{"key", 7}, {"weight", 1.25}, {"read", 0.6}, {"agreed", true}}}});
+  rejected({{"SUPPLIER", {{"key", "ACMESDNBHD"}, {"weight", 1.25}, {"read", 0.6}}}});
+  rejected({{"PAYER_NAME", good}});  // not a field of the record
+  nlohmann::json failed = r.to_json();
+  failed["status"] = "failed";
+  failed["error"] = "x";
+  failed["agreement"] = {{"SUPPLIER", good}};
+  CHECK_THROWS_AS(Record::from_journal(failed), docsift::io::BadRecord);
+}
+
+TEST_CASE("Pages that agree: the weight is the one of the model that scores the value") {
+  TempDir dir;
+  write_text(dir.path() / "c.yaml",
+             "kinds:\n  text: {intercept: -1.5, weights: {word_mean: 2.0, agreed: 0.75}, "
+             "read_again: {intercept: 0.5, weights: {reader_agreed: 1.0, agreed: 1.5}}}\n"
+             "  address: {intercept: -1.0, weights: {word_mean: 1.0}}\n"
+             "fields: {SUPPLIER: {kind: text, offset: -0.25}, BUSINESS_ADDRESS: address}\n");
+  const docsift::ocr::Calibration c =
+      docsift::ocr::load_calibration((dir.path() / "c.yaml").string());
+  docsift::ocr::Evidence e;
+  e.word_mean = 80;
+  CHECK(c.agreement_weight("SUPPLIER", e) == 0.75);
+  CHECK(c.agreement_weight("BUSINESS_ADDRESS", e) == 0);  // its kind weighs none
+  // The weight added to the logit is what the feature adds to it in the model.
+  const double alone = c.probability("SUPPLIER", e);
+  e.agreed = true;
+  CHECK(c.probability("SUPPLIER", e) == doctest::Approx(sigmoid(logit(alone) + 0.75)));
+  e.reader_read = e.reader_agreed = true;  // read again: that model's weight
+  CHECK(c.agreement_weight("SUPPLIER", e) == 1.5);
+  const docsift::ocr::Calibration shipped =
+      docsift::ocr::load_calibration("builtin:ocr-calibration");
+  e = {};
+  CHECK(shipped.agreement_weight("SUPPLIER", e) > 0);
+  CHECK(shipped.agreement_weight("BUSINESS_ADDRESS", e) > 0);
+}
