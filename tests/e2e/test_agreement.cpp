@@ -81,7 +81,8 @@ TEST_CASE("run: a seller two pages read alike gets the calibration's weight, and
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   auto pages = latest_records(out);
   REQUIRE(pages.size() == 3);
-  const json &a = pages.at("a.png"), &b = pages.at("b.png"), &c = pages.at("c.png");
+  const json a = pages.at("a.png"), b = pages.at("b.png"),
+             c = pages.at("c.png");  // copies: pages is read again below
   REQUIRE(a.contains("agreement"));
   CHECK(seller_agreement(a).at("agreed") == true);
   CHECK(seller_agreement(b).at("agreed") == true);

@@ -7,7 +7,8 @@
 namespace docsift::batch {
 namespace {
 
-// Whether `field` of `record` is compared with other pages: marked by the engine, not corrected.
+// Whether `field` of `record` (one its `agreement` names) is compared with other pages: not a value
+// a person corrected.
 bool compared(const Record& record, const std::string& field) {
   return !record.corrections || record.corrections->count(field) == 0;
 }
