@@ -212,6 +212,9 @@ def latest_records(journal):
     return latest
 
 
+# ocr.batch_spelling, as the default run has it (--no-spelling: as a run with it false).
+SPELLING = True
+
 # The fields the run compares pages on (ocr/engine_calibrate.cpp: kAgreedFields; batch/agreement.h).
 AGREED_FIELDS = ("SUPPLIER", "BUSINESS_ADDRESS")
 
@@ -229,20 +232,75 @@ def words_key(text):
     return " ".join(out)
 
 
+def read_value(r, field):
+    """The value of `field` as the page read it: the record's agreement keeps it where the run wrote
+    another page's spelling in its place (batch/agreement.h)."""
+    kept = ((r.get("agreement") or {}).get(field) or {}).get("read_value")
+    return kept if kept is not None else (r.get("fields") or {}).get(field, "N/A")
+
+
 def agreed_pages(latest):
-    """{(field, key): pages}: how many ok pages of a run read each value of AGREED_FIELDS, the
-    count batch/agreement.h makes once the run has read every page (a value a person corrected
-    left out)."""
-    pages = collections.Counter()
+    """{(field, key): {spelling: pages}}: the ok pages of a run that read each value of
+    AGREED_FIELDS, by the spelling each read, the count batch/agreement.h makes once the run has read
+    every page (a value a person corrected left out; a page counted by its own reading)."""
+    pages = collections.defaultdict(collections.Counter)
     for r in latest.values():
         if r.get("status") != "ok":
             continue
         for field in AGREED_FIELDS:
-            value = (r.get("fields") or {}).get(field, "N/A")
+            value = read_value(r, field)
             key = words_key(value) if value != "N/A" else ""
             if key and field not in (r.get("corrections") or {}):
-                pages[(field, key)] += 1
+                pages[(field, key)][value] += 1
     return pages
+
+
+def edits(a, b, limit):
+    """Levenshtein distance between a and b, or limit + 1 when it is over limit."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        if min(row) > limit:
+            return limit + 1
+    return row[-1]
+
+
+def agreed_groups(pages):
+    """{field: [(letters and digits as bytes, digits, spellings)]}: the values two or more pages
+    read alike, as spelling_near compares them."""
+    groups = collections.defaultdict(list)
+    for (field, key), spellings in pages.items():
+        if sum(spellings.values()) >= 2:
+            groups[field].append((key.replace(" ", "").encode(), re.sub(r"[^0-9]", "", key), spellings))
+    return groups
+
+
+def spelling_near(groups, field, key):
+    """batch/agreement.h's PageCounts::spelling_near, for a value (`key`) one page alone read: of
+    the values of `field` two or more pages read alike (agreed_groups), the one it is a misreading
+    of (the same digits; letters and digits, spaces aside, within one edit per 8 of its), the
+    nearest, none where two are equally near; its spelling the one most of its pages read (the
+    first in byte order of equals). Keys compared as UTF-8 bytes."""
+    own, digits = key.replace(" ", "").encode(), re.sub(r"[^0-9]", "", key)
+    best, found, tied = None, None, False
+    for other, their_digits, spellings in groups.get(field, []):
+        allowed = len(other) // 8
+        if their_digits != digits or abs(len(other) - len(own)) > allowed:
+            continue
+        d = edits(own, other, allowed)
+        if d > allowed:
+            continue
+        if found is None or d < best:
+            best, found, tied = d, spellings, False
+        elif d == best:
+            tied = True
+    if found is None or tied:
+        return None
+    return sorted(found.items(), key=lambda kv: (-kv[1], kv[0].encode()))[0][0]
 
 
 def load_values(journal, truth, kinds, set_name):
@@ -251,6 +309,7 @@ def load_values(journal, truth, kinds, set_name):
     it; the engine's evidence has it 0, and a record's `agreement` must have the same key."""
     latest = latest_records(journal)
     pages = agreed_pages(latest)
+    groups = agreed_groups(pages) if SPELLING else {}
     out = []
     for name, r in latest.items():
         base = os.path.basename(name.split("#page=")[0])
@@ -264,11 +323,16 @@ def load_values(journal, truth, kinds, set_name):
             x = dict(evidence[field])
             x.setdefault("word_min_top", min(1.0, max(0.0, (x["word_min"] * 100 - 85) / 15)))
             if field in AGREED_FIELDS:
+                value = read_value(r, field)
                 key = words_key(value)
                 marked = ((r.get("agreement") or {}).get(field) or {}).get("key")
                 if marked is not None and marked != key:
                     sys.exit(f"refit.py: {journal}: {name}: {field}'s key {marked!r} is not words_key's {key!r}")
-                x["agreed"] = 1.0 if pages[(field, key)] >= 2 else 0.0
+                alike = sum(pages.get((field, key), {}).values()) >= 2
+                # ocr.batch_spelling: a value one page alone read takes the spelling it misread.
+                taken = None if alike else spelling_near(groups, field, key)
+                x["agreed"] = 1.0 if alike or taken else 0.0
+                value = taken or value
             # One page in several runs (without and with a list of sellers, read again) is one page for the folds.
             out.append({"page": set_name.split("+")[0] + "/" + base, "field": field, "kind": kind, "x": x,
                         "y": 1 if right(field, kind, value, truth[base][field]) else 0, "set": set_name})
@@ -579,6 +643,8 @@ def main():
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--write", default=os.path.join(ROOT, "configs", "fields", "ocr-calibration.yaml"))
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--no-spelling", action="store_true",
+                    help="count the pages as a run with ocr.batch_spelling false: no value takes the spelling of others")
     ap.add_argument("--kinds", default="",
                     help="write only these kinds (comma-separated) and their fields' offsets; keep every other "
                          "kind's line as --write has it (a feature added to one kind, the others' fit kept)")
@@ -586,6 +652,8 @@ def main():
                                       "receipts-427+list,receipts+both,receipts-427+both,samples+both,unseen+both,"
                                       "varied+both,held-out+both")
     args = ap.parse_args()
+    global SPELLING
+    SPELLING = not args.no_spelling
     only = set(k for k in args.kinds.split(",") if k)
     if only - set(FEATURES):
         sys.exit(f"refit.py: --kinds: no kind {', '.join(sorted(only - set(FEATURES)))} (kinds: {', '.join(FEATURES)})")

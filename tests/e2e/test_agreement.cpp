@@ -3,16 +3,21 @@
 // read alike gets the calibration's weight once every page is read, the tables and summary.json
 // agree with the journal, --resume writes nothing more, a page read again as another seller takes
 // the weight back off, and a run killed with SIGKILL in the count ends, after --resume, as a run
-// never killed.
+// never killed. Receipts drawn here with one seller misspelt on one page: the run writes the
+// spelling the other pages agree on (ocr.batch_spelling), the page's own reading kept.
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "docsift/io/csv.h"
 #include "support/cli_runner.h"
@@ -52,6 +57,21 @@ struct Inbox {
 };
 
 double logit(double p) { return std::log(p / (1 - p)); }
+
+// A receipt drawn as print: the seller's name on the top line, an address, a date and a total.
+void draw_receipt(const fs::path& file, const std::string& seller) {
+  const std::vector<std::string> lines = {
+      seller,        "NO 12, JALAN TAMPOI 7/4,", "81200 JOHOR BAHRU, JOHOR",
+      "TAX INVOICE", "DATE: 12/03/2018",         "BREAD 1 X 9.50   9.50",
+      "TOTAL 9.50"};
+  cv::Mat page(1100, 850, CV_8UC1, cv::Scalar(255));
+  int y = 80;
+  for (const std::string& line : lines) {
+    cv::putText(page, line, {40, y}, cv::FONT_HERSHEY_DUPLEX, 1.0, cv::Scalar(0), 2, cv::LINE_AA);
+    y += 60;
+  }
+  REQUIRE(cv::imwrite(file.string(), page));
+}
 
 const json& seller_agreement(const json& record) { return record.at("agreement").at("SUPPLIER"); }
 
@@ -147,4 +167,52 @@ TEST_CASE("run: killed with SIGKILL while it counts pages that agree, --resume f
     }
     check_outputs(out);
   }
+}
+
+TEST_CASE("run: a seller one page misread is written as the pages that agree spell it") {
+  TempDir dir;
+  const fs::path inbox = dir / "inbox";
+  fs::create_directories(inbox);
+  draw_receipt(inbox / "a.png", "GARDENIA BAKERIES (KL) SDN BHD");
+  draw_receipt(inbox / "b.png", "GARDENIA BAKERIES (KL) SDN BHD");
+  draw_receipt(inbox / "c.png", "GARDENIA BAKERIES (KE) SDN BHD");  // one letter off
+  const auto run = [&](const fs::path& out, const std::string& more) {
+    const CliResult r = run_docsift("run " + q(inbox) + " --quiet --out " + q(out) + more);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return latest_records(out);
+  };
+
+  // ocr.batch_spelling false: each page keeps its own reading, and the third agrees with none.
+  const auto own = run(dir / "own", " --set ocr.batch_spelling=false");
+  const std::string kl = own.at("a.png").at("fields").at("SUPPLIER"),
+                    ke = own.at("c.png").at("fields").at("SUPPLIER");
+  REQUIRE(kl == own.at("b.png").at("fields").at("SUPPLIER").get<std::string>());
+  const std::string same = "Tesseract read the drawn misspelling as the right name: " + ke;
+  REQUIRE_MESSAGE(ke != kl, same);
+  CHECK(seller_agreement(own.at("c.png")).at("agreed") == false);
+  CHECK_FALSE(seller_agreement(own.at("c.png")).contains("read_value"));
+
+  // The default: the third page's seller is the two pages' spelling, agreed, its reading kept.
+  const fs::path out = dir / "out";
+  const auto pages = run(out, "");
+  const json& c = pages.at("c.png");
+  CHECK(c.at("fields").at("SUPPLIER") == kl);
+  CHECK(seller_agreement(c).at("read_value") == ke);
+  CHECK(seller_agreement(c).at("key") == seller_agreement(own.at("c.png")).at("key"));
+  CHECK(seller_agreement(c).at("agreed") == true);
+  CHECK(logit(c.at("confidence").at("SUPPLIER").get<double>()) ==
+        doctest::Approx(logit(seller_agreement(c).at("read").get<double>()) +
+                        seller_agreement(c).at("weight").get<double>()));
+  // What every output file says is the journal's: c.png's row of predictions.csv holds the
+  // spelling.
+  const auto predictions = docsift::io::read_csv(out / "predictions.csv");
+  const auto column = std::find(predictions.header.begin(), predictions.header.end(), "SUPPLIER");
+  REQUIRE(column != predictions.header.end());
+  const auto at = static_cast<std::size_t>(column - predictions.header.begin());
+  for (const auto& row : predictions.rows) CHECK(row.at(at) == kl);
+  check_outputs(out);
+  // Counted again with nothing new: not a line more.
+  const std::size_t lines = journal_lines(out / "results.jsonl").size();
+  run(out, " --resume");
+  CHECK(journal_lines(out / "results.jsonl").size() == lines);
 }

@@ -15,6 +15,7 @@
 #include "docsift/extract/schema.h"
 #include "docsift/io/journal.h"
 #include "docsift/ocr/calibration.h"
+#include "docsift/ocr/known_names.h"
 #include "docsift/ocr/rules.h"
 #include "support/temp_dir.h"
 
@@ -47,7 +48,7 @@ Record page(const std::string& file, const std::string& seller, const std::strin
   r.fields = {{"DOCUMENT_TYPE", "RECEIPT"}, {"SUPPLIER", seller}, {"TOTAL", "9.50"}};
   r.confidence = {{"DOCUMENT_TYPE", 0.99}, {"SUPPLIER", read}, {"TOTAL", 0.99}};
   r.agreement.emplace();
-  (*r.agreement)["SUPPLIER"] = {key, 1.25, read, false};
+  (*r.agreement)["SUPPLIER"] = {key, 1.25, read, false, std::nullopt};
   r.memory = nlohmann::json::object();
   r.tokens = Record::Tokens{0, 0};
   return r;
@@ -71,11 +72,17 @@ PageCounts counted(const std::vector<Record>& records) {
 }
 
 // Each record as the pass leaves it: its new copy where it returned one.
-std::vector<Record> pass(const std::vector<Record>& records) {
+std::vector<Record> pass(const std::vector<Record>& records, bool spelling = false) {
   const PageCounts counts = counted(records);
   std::vector<Record> out;
-  for (const Record& r : records) out.push_back(agreed(r, counts, review(), schema()).value_or(r));
+  for (const Record& r : records)
+    out.push_back(agreed(r, counts, review(), schema(), spelling).value_or(r));
   return out;
+}
+
+// A seller as the engine marks it: its key is its words (ocr::words_key).
+Record seller(const std::string& file, const std::string& name, double read) {
+  return page(file, name, docsift::ocr::words_key(name), read);
 }
 
 }  // namespace
@@ -89,7 +96,7 @@ TEST_CASE("Pages that agree: a value another page read alike gets the weight on 
   CHECK(counts.pages("SUPPLIER", "ACNESDNBHD") == 1);
   CHECK(counts.pages("TOTAL", "ACMESDNBHD") == 0);
 
-  const std::optional<Record> a = agreed(before[0], counts, review(), schema());
+  const std::optional<Record> a = agreed(before[0], counts, review(), schema(), false);
   REQUIRE(a);
   CHECK(a->agreement->at("SUPPLIER").agreed);
   CHECK(a->agreement->at("SUPPLIER").read == 0.6);  // what the page alone gave, kept
@@ -101,13 +108,14 @@ TEST_CASE("Pages that agree: a value another page read alike gets the weight on 
   CHECK(queued(alone, "SUPPLIER"));
   CHECK_FALSE(queued(*a, "SUPPLIER"));
   // A page no other page agrees with, already as the count says: nothing to write.
-  CHECK_FALSE(agreed(before[2], counts, review(), schema()));
+  CHECK_FALSE(agreed(before[2], counts, review(), schema(), false));
 
   // The pass applied to its own output changes nothing, whichever order the pages are counted in.
   const std::vector<Record> after = pass(before);
-  for (const Record& r : after) CHECK_FALSE(agreed(r, counted(after), review(), schema()));
+  for (const Record& r : after) CHECK_FALSE(agreed(r, counted(after), review(), schema(), false));
   const std::vector<Record> reversed = {after[2], after[1], after[0]};
-  for (const Record& r : reversed) CHECK_FALSE(agreed(r, counted(reversed), review(), schema()));
+  for (const Record& r : reversed)
+    CHECK_FALSE(agreed(r, counted(reversed), review(), schema(), false));
 }
 
 TEST_CASE("Pages that agree: agreement lost gives the page its own confidence back") {
@@ -116,7 +124,7 @@ TEST_CASE("Pages that agree: agreement lost gives the page its own confidence ba
   REQUIRE(pages[0].agreement->at("SUPPLIER").agreed);
   // b.jpg's file changed and was read again: another seller now.
   pages[1] = page("b.jpg", "BETA TRADING", "BETATRADING", 0.9);
-  const std::optional<Record> a = agreed(pages[0], counted(pages), review(), schema());
+  const std::optional<Record> a = agreed(pages[0], counted(pages), review(), schema(), false);
   REQUIRE(a);
   CHECK_FALSE(a->agreement->at("SUPPLIER").agreed);
   CHECK(a->confidence->at("SUPPLIER") == 0.6);
@@ -135,8 +143,8 @@ TEST_CASE("Pages that agree: a corrected value neither agrees nor is agreed with
   (*pages[1].corrections)["SUPPLIER"] = {"ACME SDN BHD", "2026-12-02T10:00:00Z"};
   const PageCounts counts = counted(pages);
   CHECK(counts.pages("SUPPLIER", "ACMESDNBHD") == 1);
-  CHECK_FALSE(agreed(pages[0], counts, review(), schema()));
-  CHECK_FALSE(agreed(pages[1], counts, review(), schema()));
+  CHECK_FALSE(agreed(pages[0], counts, review(), schema(), false));
+  CHECK_FALSE(agreed(pages[1], counts, review(), schema(), false));
   // A failed page holds no reading to agree with.
   Record failed = page("c.jpg", "ACME SDN BHD", "ACMESDNBHD", 0.6);
   failed.status = Record::Status::Failed;
@@ -196,4 +204,86 @@ TEST_CASE("Pages that agree: the weight is the one of the model that scores the 
   e = {};
   CHECK(shipped.agreement_weight("SUPPLIER", e) > 0);
   CHECK(shipped.agreement_weight("BUSINESS_ADDRESS", e) > 0);
+}
+
+TEST_CASE("The spelling the pages agree on: a value one page alone misread takes theirs") {
+  const std::vector<Record> before = {seller("a.jpg", "GARDENIA BAKERIES (KL) SDN BHD", 0.9),
+                                      seller("b.jpg", "GARDENIA BAKERIES (KL) SDN. BHD.", 0.9),
+                                      seller("c.jpg", "GARDENIA BAKERIES (KL) SDN BHD", 0.9),
+                                      seller("d.jpg", "GARDENIA BAKERIES (KE) SDN BHD", 0.6)};
+  const PageCounts counts = counted(before);
+  // Two spellings of the same words, one read by two pages: that one.
+  CHECK(counts.spelling_near("SUPPLIER", "GARDENIA BAKERIES KE SDN BHD") ==
+        "GARDENIA BAKERIES (KL) SDN BHD");
+  CHECK_FALSE(agreed(before[3], counts, review(), schema(), false));  // ocr.batch_spelling: false
+  const std::optional<Record> d = agreed(before[3], counts, review(), schema(), true);
+  REQUIRE(d);
+  CHECK(d->fields->at("SUPPLIER") == "GARDENIA BAKERIES (KL) SDN BHD");
+  const auto& a = d->agreement->at("SUPPLIER");
+  CHECK(a.agreed);
+  CHECK(a.read_value == "GARDENIA BAKERIES (KE) SDN BHD");  // the page's own, kept
+  CHECK(a.key == "GARDENIA BAKERIES KE SDN BHD");           // and its key: what it is counted by
+  CHECK(d->confidence->at("SUPPLIER") == doctest::Approx(sigmoid(logit(0.6) + 1.25)));
+  CHECK_FALSE(queued(*d, "SUPPLIER"));
+
+  // The journal keeps it to the byte; a read_value that is not a string is refused.
+  const Record back = Record::from_journal(d->to_json());
+  CHECK(*back.agreement == *d->agreement);
+  nlohmann::json bad = d->to_json();
+  bad["agreement"]["SUPPLIER"]["read_value"] = 7;
+  CHECK_THROWS_AS(Record::from_journal(bad), docsift::io::BadRecord);
+
+  // Counted again with the value written in, in either order: nothing more to write.
+  const std::vector<Record> after = pass(before, true);
+  CHECK(after[3].fields->at("SUPPLIER") == "GARDENIA BAKERIES (KL) SDN BHD");
+  CHECK(counted(after).pages("SUPPLIER", "GARDENIA BAKERIES KL SDN BHD") == 3);  // not 4
+  for (const Record& r : after) CHECK_FALSE(agreed(r, counted(after), review(), schema(), true));
+  const std::vector<Record> reversed = {after[3], after[2], after[1], after[0]};
+  for (const Record& r : reversed)
+    CHECK_FALSE(agreed(r, counted(reversed), review(), schema(), true));
+
+  // The pages it was taken from read again as another seller: the page's own reading back.
+  std::vector<Record> lost = {after[0], seller("b.jpg", "BETA TRADING", 0.9), after[2], after[3]};
+  lost[2] = seller("c.jpg", "BETA TRADING", 0.9);
+  const std::optional<Record> back_own = agreed(lost[3], counted(lost), review(), schema(), true);
+  REQUIRE(back_own);
+  CHECK(back_own->fields->at("SUPPLIER") == "GARDENIA BAKERIES (KE) SDN BHD");
+  CHECK_FALSE(back_own->agreement->at("SUPPLIER").read_value);
+  CHECK_FALSE(back_own->agreement->at("SUPPLIER").agreed);
+  CHECK(back_own->confidence->at("SUPPLIER") == 0.6);
+  CHECK(queued(*back_own, "SUPPLIER"));
+
+  // Another page read it as this one did: the two agree on their own reading, which is kept.
+  std::vector<Record> twice = after;
+  twice.push_back(seller("e.jpg", "GARDENIA BAKERIES (KE) SDN BHD", 0.6));
+  const std::optional<Record> own = agreed(twice[3], counted(twice), review(), schema(), true);
+  REQUIRE(own);
+  CHECK(own->fields->at("SUPPLIER") == "GARDENIA BAKERIES (KE) SDN BHD");
+  CHECK(own->agreement->at("SUPPLIER").agreed);
+  CHECK_FALSE(own->agreement->at("SUPPLIER").read_value);
+}
+
+TEST_CASE("The spelling the pages agree on: other digits, too far, or two equally near: none") {
+  const auto near = [](std::vector<Record> pages, const std::string& name) {
+    pages.push_back(seller("z.jpg", name, 0.6));
+    return counted(pages).spelling_near("SUPPLIER", docsift::ocr::words_key(name));
+  };
+  const std::vector<Record> shop = {seller("a.jpg", "NO 12, JALAN TAMPOI 7/4, JOHOR", 0.9),
+                                    seller("b.jpg", "NO 12, JALAN TAMPOI 7/4, JOHOR", 0.9)};
+  CHECK(near(shop, "NO 12, JALAN TAMPAI 7/4, JOHOR") == "NO 12, JALAN TAMPOI 7/4, JOHOR");
+  CHECK(near(shop, "NO12, JALAN TAMPOI 7/4,JOHOR") == "NO 12, JALAN TAMPOI 7/4, JOHOR");
+  CHECK_FALSE(near(shop, "NO 42, JALAN TAMPOI 7/4, JOHOR"));  // another house: its digits differ
+  // The same letters and digits, a slash lost: the same value, as they spell it.
+  CHECK(near(shop, "NO 12, JALAN TAMPOI 74, JOHOR") == "NO 12, JALAN TAMPOI 7/4, JOHOR");
+  // 22 letters and digits: two edits allowed, not three.
+  CHECK(near(shop, "NO 12, JALAN TAMPQI 7/4, JOHDR") == "NO 12, JALAN TAMPOI 7/4, JOHOR");
+  CHECK_FALSE(near(shop, "NO 12, JALAN TQMPQI 7/4, JOHDR"));
+  // One page's reading is no spelling to take.
+  CHECK_FALSE(near({shop[0]}, "NO 12, JALAN TAMPAI 7/4, JOHOR"));
+  // Equally near two values other pages agree on: the count cannot say which.
+  const std::vector<Record> two = {
+      seller("a.jpg", "ACME SDN BHD", 0.9), seller("b.jpg", "ACME SDN BHD", 0.9),
+      seller("c.jpg", "ACNE SDN BHD", 0.9), seller("d.jpg", "ACNE SDN BHD", 0.9)};
+  CHECK_FALSE(near(two, "ACXE SDN BHD"));
+  CHECK(near(two, "ACME SDM BHD") == "ACME SDN BHD");
 }

@@ -1,8 +1,12 @@
 #include "docsift/batch/agreement.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 
 #include "docsift/batch/outputs.h"
+#include "docsift/edit_distance.h"
+#include "docsift/ocr/known_names.h"
 
 namespace docsift::batch {
 namespace {
@@ -19,34 +23,100 @@ double shifted(double p, double weight) {
   return 1.0 / (1.0 + std::exp(-(std::log(p / (1 - p)) + weight)));
 }
 
+// A key (ocr::words_key) without its spaces: ocr::name_key of the value, what a vendor list is
+// matched on; and its ASCII digits alone.
+std::string letters(std::string_view key) {
+  std::string out;
+  for (const char c : key)
+    if (c != ' ') out += c;
+  return out;
+}
+std::string digits(std::string_view key) {
+  std::string out;
+  for (const char c : key)
+    if (c >= '0' && c <= '9') out += c;
+  return out;
+}
+
 }  // namespace
 
 void PageCounts::add(const Record& record) {
-  if (!record.ok() || !record.agreement) return;
+  if (!record.ok() || !record.agreement || !record.fields) return;
   for (const auto& [field, a] : *record.agreement) {
-    if (compared(record, field)) ++pages_[{field, a.key}];
+    const auto value = record.fields->find(field);
+    if (!compared(record, field) || value == record.fields->end()) continue;
+    Value& counted = pages_[{field, a.key}];
+    ++counted.pages;
+    ++counted.spellings[a.read_value ? *a.read_value : value->second];
   }
 }
 
 int PageCounts::pages(const std::string& field, const std::string& key) const {
   const auto it = pages_.find({field, key});
-  return it == pages_.end() ? 0 : it->second;
+  return it == pages_.end() ? 0 : it->second.pages;
+}
+
+std::optional<std::string> PageCounts::spelling_near(const std::string& field,
+                                                     const std::string& key) const {
+  const std::string own = letters(key), own_digits = digits(key);
+  const Value* nearest = nullptr;
+  int best = 0;
+  bool tied = false;
+  for (auto it = pages_.lower_bound({field, ""}); it != pages_.end() && it->first.first == field;
+       ++it) {
+    const std::string& theirs_key = it->first.second;
+    if (it->second.pages < 2 || theirs_key == key || digits(theirs_key) != own_digits) continue;
+    const std::string theirs = letters(theirs_key);
+    const int allowed = ocr::KnownNames::edits_allowed(theirs.size());
+    const auto gap = static_cast<long>(theirs.size()) - static_cast<long>(own.size());
+    if (std::labs(gap) > allowed) continue;
+    const int d = edit_distance(own, theirs, allowed);
+    if (d > allowed) continue;
+    if (nearest == nullptr || d < best) {
+      nearest = &it->second, best = d, tied = false;
+    } else if (d == best) {
+      tied = true;
+    }
+  }
+  if (nearest == nullptr || tied) return std::nullopt;
+  const std::string* spelling = nullptr;
+  int most = 0;
+  for (const auto& [text, pages] : nearest->spellings) {  // byte order: the first of equals
+    if (pages > most) spelling = &text, most = pages;
+  }
+  return *spelling;
 }
 
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,
-                             const config::ReviewConfig& review,
-                             const extract::FieldSchema& schema) {
-  if (!record.ok() || !record.agreement || !record.confidence) return std::nullopt;
+                             const config::ReviewConfig& review, const extract::FieldSchema& schema,
+                             bool spelling) {
+  if (!record.ok() || !record.agreement || !record.confidence || !record.fields)
+    return std::nullopt;
   Record next = record;
   bool moved = false;
   for (auto& [field, a] : *next.agreement) {
     const auto confidence = next.confidence->find(field);
-    if (!compared(record, field) || confidence == next.confidence->end()) continue;
-    const bool agrees = counts.pages(field, a.key) >= 2;
+    const auto value = next.fields->find(field);
+    if (!compared(record, field) || confidence == next.confidence->end() ||
+        value == next.fields->end())
+      continue;
+    const std::string own = a.read_value ? *a.read_value : value->second;
+    bool agrees = counts.pages(field, a.key) >= 2;
+    std::optional<std::string> taken;
+    if (!agrees && spelling) {
+      taken = counts.spelling_near(field, a.key);
+      agrees = taken.has_value();
+    }
+    const std::string& held = taken ? *taken : own;
+    const std::optional<std::string> kept = taken ? std::optional<std::string>(own) : std::nullopt;
     const double p = agrees ? shifted(a.read, a.weight) : a.read;
-    if (agrees == a.agreed && p == confidence->second) continue;
+    if (agrees == a.agreed && p == confidence->second && held == value->second &&
+        kept == a.read_value)
+      continue;
     a.agreed = agrees;
+    a.read_value = kept;
     confidence->second = p;
+    value->second = held;
     moved = true;
   }
   if (!moved) return std::nullopt;

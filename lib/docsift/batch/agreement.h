@@ -6,6 +6,13 @@
 // agreement, the confidence the page alone gave); once every page of a run is read, the run counts
 // them here and gives each value that another page read alike its weight, as the calibration's
 // `agreed` feature (ocr/calibration.h), fitted with the rest by bench/confidence/refit.py.
+//
+// A misread differs from page to page, so a name or address that one page alone read, within one
+// misread per 8 letters and digits of what two or more other pages read alike (the rule
+// ocr.known_sellers matches a vendor list by: ocr/known_names.h) and with the same digits, is that
+// value misread: with ocr.batch_spelling the run writes their spelling in its place, agreed
+// (Record::Agreement::read_value keeps the page's own). On the development receipts every value so
+// replaced but one was right after (docs/confidence.md, "The spelling the pages agree on").
 #pragma once
 
 #include <map>
@@ -19,16 +26,27 @@
 
 namespace docsift::batch {
 
-// How many ok pages read each value compared (field, key), counted one record at a time: each
-// page's latest record, in any order, each once.
+// How many ok pages read each value compared (field, key), and how they spelled it, counted one
+// record at a time: each page's latest record, in any order, each once. A page counts as it read
+// the value (its own key and spelling, not one the count wrote in its place).
 class PageCounts {
  public:
   void add(const Record& record);
   int pages(const std::string& field, const std::string& key) const;
   bool empty() const { return pages_.empty(); }
 
+  // Of the values of `field` that two or more pages read alike, the one `key` (read by one page) is
+  // a misreading of: the same digits, and its letters and digits (spaces aside) within one edit per
+  // 8 of that value's. The nearest; none where two are equally near. Its spelling: the one most of
+  // its pages read (of equals, the first in byte order).
+  std::optional<std::string> spelling_near(const std::string& field, const std::string& key) const;
+
  private:
-  std::map<std::pair<std::string, std::string>, int> pages_;
+  struct Value {
+    int pages = 0;
+    std::map<std::string, int> spellings;
+  };
+  std::map<std::pair<std::string, std::string>, Value> pages_;
 };
 
 // `record` (a page's latest) as the counted pages say it should be, when that differs from it: a
@@ -36,10 +54,12 @@ class PageCounts {
 // the weight added to its logit where agreed, and the review queue redone (outputs.h: mark_review).
 // A value agrees when another ok page's value of the same field has the same key. A value a person
 // corrected (review apply) neither agrees nor is agreed with: its page keeps it, at confidence 1.
-// Depends on the pages counted, not their order; a record it returned, counted in place of the one
-// it came from, gives none.
+// With `spelling`, a value no other page read alike takes PageCounts::spelling_near's spelling
+// where there is one (agreed, its own kept as `read_value`), and gives it back where there no
+// longer is. Depends on the pages counted, not their order; a record it returned, counted in place
+// of the one it came from, gives none.
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,
-                             const config::ReviewConfig& review,
-                             const extract::FieldSchema& schema);
+                             const config::ReviewConfig& review, const extract::FieldSchema& schema,
+                             bool spelling);
 
 }  // namespace docsift::batch

@@ -225,7 +225,8 @@ void fill_record(Record& record, const ocr::Engine::Result& read,
     const auto p = read.probability.find(field);
     if (p == read.probability.end()) continue;
     if (!record.agreement) record.agreement.emplace();
-    (*record.agreement)[field] = {a.key, a.weight, p->second, false};  // the run counts the pages
+    (*record.agreement)[field] = {a.key, a.weight, p->second, false,
+                                  std::nullopt};  // the run counts the pages
   }
   if (!read.items.empty()) {
     record.line_items.emplace();

@@ -227,7 +227,8 @@ RunSummary run_batch(const config::Config& cfg, const RunOptions& o, const Log& 
   // Pages that agree (agreement.h): only once every page is read, so that a run that stops leaves
   // the count to --resume.
   if (summary.stopped.empty()) {
-    if (std::string why = write_agreement(outputs, cfg.review); !why.empty()) {
+    if (std::string why = write_agreement(outputs, cfg.review, cfg.ocr.batch_spelling);
+        !why.empty()) {
       summary.stopped = std::move(why);
       summary.write_failed = true;
     }

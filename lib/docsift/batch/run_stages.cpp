@@ -308,7 +308,8 @@ std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summar
   return images;
 }
 
-std::string write_agreement(RunOutputs& outputs, const config::ReviewConfig& review) {
+std::string write_agreement(RunOutputs& outputs, const config::ReviewConfig& review,
+                            bool spelling) {
   PageCounts counts;
   for_each_latest(outputs.journal.path(), outputs.latest,
                   [&](const Record& record) { counts.add(record); });
@@ -322,7 +323,7 @@ std::string write_agreement(RunOutputs& outputs, const config::ReviewConfig& rev
   int wrote = 0;
   for_each_latest(outputs.journal.path(), counted, [&](const Record& record) {
     if (!stopped.empty()) return;
-    std::optional<Record> next = agreed(record, counts, review, outputs.schema);
+    std::optional<Record> next = agreed(record, counts, review, outputs.schema, spelling);
     if (!next) return;
     // The record's own times: the count's, not the page's read (timings_s keeps those).
     next->started_at = began;

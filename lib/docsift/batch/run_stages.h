@@ -137,9 +137,11 @@ std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summar
 // Pages that agree (agreement.h), once every page of the run is read: the journal's latest records
 // counted, then each record whose agreement that changes journaled anew (the journal is the commit
 // point: a run killed on the way leaves what it journaled, and --resume does the rest), then the
-// tables rebuilt once. The pages' counts are not the run's: no page is read. "" when done; else why
-// the run must stop.
-std::string write_agreement(RunOutputs& outputs, const config::ReviewConfig& review);
+// tables rebuilt once. With `spelling` (ocr.batch_spelling), a value one page alone read takes the
+// spelling of the pages it is a misreading of. The pages' counts are not the run's: no page is
+// read.
+// "" when done; else why the run must stop.
+std::string write_agreement(RunOutputs& outputs, const config::ReviewConfig& review, bool spelling);
 
 // Journals a gone marker for each of `gone` (docs/run.md, "Gone pages"), each counted in
 // summary.gone and shown by `progress`. "" when all were written; else why the run must stop.

@@ -233,6 +233,13 @@ std::vector<Field> ocr_field_keys() {
           "the calibration on",
           [](auto& c) -> auto& { return c.ocr.write_evidence; }),
       bool_key(
+          "ocr.batch_spelling",
+          "true: once every page of a run is read, a seller's name or address that one page alone "
+          "read, with the same digits and within one misread per 8 letters of what two or more "
+          "other pages read alike, is written as they spell it, the page's own reading kept in "
+          "its record (docs/confidence.md, \"The spelling the pages agree on\")",
+          [](auto& c) -> auto& { return c.ocr.batch_spelling; }),
+      bool_key(
           "ocr.pdf_text",
           "true: a PDF page with a usable text layer is read from it, not rendered and OCR'd; "
           "false: OCR every page",

@@ -80,12 +80,16 @@ struct Record {
   // (batch/agreement.h, docs/confidence.md "Pages that agree"): the value's key, the weight the
   // calibration gives another page reading the same, the confidence as the page alone gave it, and
   // whether another page of the run read the same (then `confidence` is `read` with `weight` added
-  // to its logit). Absent where the calibration weighs no agreement.
+  // to its logit). `read_value`: the value as the page read it, where the run wrote in its place
+  // the spelling two or more other pages read alike (a misread of the same name: "Pages that
+  // agree"); `key` is always the page's own reading's. Absent where the calibration weighs no
+  // agreement.
   struct Agreement {
     std::string key;
     double weight = 0;
     double read = 0;  // in [0, 1]
     bool agreed = false;
+    std::optional<std::string> read_value;
     bool operator==(const Agreement&) const = default;
   };
   std::optional<std::map<std::string, Agreement>> agreement;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "docsift/io/journal.h"
@@ -42,8 +43,8 @@ void read_corrections(const json& j, Record& r) {
 }
 
 // A record's agreement (batch/agreement.h): absent, or field: {"key": a string, "weight": a
-// number, "read": a number in [0, 1], "agreed": a boolean} on an ok record, each a field of
-// "fields".
+// number, "read": a number in [0, 1], "agreed": a boolean, "read_value": a string where the run
+// wrote another page's spelling} on an ok record, each a field of "fields".
 void read_agreement(const json& j, Record& r) {
   const json* found = ok_record_object(j, "agreement", r);
   if (!found) return;
@@ -55,14 +56,20 @@ void read_agreement(const json& j, Record& r) {
     const auto get = [&](const char* key) {
       return one.is_object() ? one.value(key, json()) : json();
     };
-    const json key = get("key"), weight = get("weight"), read = get("read"), agreed = get("agreed");
+    const json key = get("key"), weight = get("weight"), read = get("read"), agreed = get("agreed"),
+               read_value = get("read_value");
     if (!key.is_string() || !finite(weight) || !finite(read) || read.get<double>() < 0 ||
-        read.get<double>() > 1 || !agreed.is_boolean() || !r.fields || !r.fields->count(item.key()))
+        read.get<double>() > 1 || !agreed.is_boolean() ||
+        !(read_value.is_null() || read_value.is_string()) || !r.fields ||
+        !r.fields->count(item.key()))
       throw io::BadRecord("\"agreement." + item.key() +
                           "\" must be {\"key\": a string, \"weight\": a number, \"read\": a "
-                          "number in [0, 1], \"agreed\": true or false} of a field of \"fields\"");
-    (*r.agreement)[item.key()] = Record::Agreement{key.get<std::string>(), weight.get<double>(),
-                                                   read.get<double>(), agreed.get<bool>()};
+                          "number in [0, 1], \"agreed\": true or false, \"read_value\": a string "
+                          "if any} of a field of \"fields\"");
+    Record::Agreement& out = (*r.agreement)[item.key()];
+    out = Record::Agreement{key.get<std::string>(), weight.get<double>(), read.get<double>(),
+                            agreed.get<bool>(), std::nullopt};
+    if (read_value.is_string()) out.read_value = read_value.get<std::string>();
   }
 }
 
@@ -78,9 +85,11 @@ void write_marks(const Record& r, json& j) {
        r.corrections ? *r.corrections : std::map<std::string, Record::Correction>{})
     j["corrections"][field] = {{"original", c.original}, {"at", c.at}};
   for (const auto& [field, a] :
-       r.agreement ? *r.agreement : std::map<std::string, Record::Agreement>{})
-    j["agreement"][field] = {
-        {"key", a.key}, {"weight", a.weight}, {"read", a.read}, {"agreed", a.agreed}};
+       r.agreement ? *r.agreement : std::map<std::string, Record::Agreement>{}) {
+    json& out = j["agreement"][field];
+    out = {{"key", a.key}, {"weight", a.weight}, {"read", a.read}, {"agreed", a.agreed}};
+    if (a.read_value) out["read_value"] = *a.read_value;
+  }
 }
 
 }  // namespace docsift::journal

@@ -36,6 +36,10 @@ struct Settings {
   std::string finder = "builtin:ocr-finder";
   bool write_evidence =
       false;  // the record's engine.evidence: each field's raw evidence, for refitting
+  // Once every page of a run is read, a seller's name or address one page alone read within one
+  // misread per 8 letters of what two or more other pages read alike is written as they spell it
+  // (batch/agreement.h).
+  bool batch_spelling = true;
 };
 
 }  // namespace docsift::ocr
