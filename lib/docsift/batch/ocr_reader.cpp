@@ -225,8 +225,8 @@ void fill_record(Record& record, const ocr::Engine::Result& read,
     const auto p = read.probability.find(field);
     if (p == read.probability.end()) continue;
     if (!record.agreement) record.agreement.emplace();
-    (*record.agreement)[field] = {a.key, a.weight, p->second, false,
-                                  std::nullopt};  // the run counts the pages
+    // Not agreed, and the page's own reading: the run counts the pages once all are read.
+    (*record.agreement)[field] = {a.key, a.weight, p->second, false, std::nullopt};
   }
   if (!read.items.empty()) {
     record.line_items.emplace();

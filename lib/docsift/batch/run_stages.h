@@ -138,9 +138,8 @@ std::vector<io::ScannedImage> scan_pages(const RunOptions& o, RunSummary& summar
 // counted, then each record whose agreement that changes journaled anew (the journal is the commit
 // point: a run killed on the way leaves what it journaled, and --resume does the rest), then the
 // tables rebuilt once. With `spelling` (ocr.batch_spelling), a value one page alone read takes the
-// spelling of the pages it is a misreading of. The pages' counts are not the run's: no page is
-// read.
-// "" when done; else why the run must stop.
+// spelling of the pages it is a misreading of. No page is read, so the run's page counts do not
+// change. "" when done; else why the run must stop.
 std::string write_agreement(RunOutputs& outputs, const config::ReviewConfig& review, bool spelling);
 
 // Journals a gone marker for each of `gone` (docs/run.md, "Gone pages"), each counted in
