@@ -58,7 +58,7 @@ import unicodedata
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "ocr"))
-from score import cents, day, receipts_truth, supplier_ok  # noqa: E402  (the receipts' truth and scoring rules)
+from score import cents, day, edits, receipts_truth, supplier_ok  # noqa: E402  (the receipts' truth and scoring rules)
 
 KIND_OF_TYPE = {"monetary": "amount", "date": "date", "text": "text", "numeric_id": "id", "list": "list"}
 # Per kind, the features its model uses (calibration.h: feature_values). Few, so that a kind with
@@ -253,20 +253,6 @@ def agreed_pages(latest):
             if key and field not in (r.get("corrections") or {}):
                 pages[(field, key)][value] += 1
     return pages
-
-
-def edits(a, b, limit):
-    """Levenshtein distance between a and b, or limit + 1 when it is over limit."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-        if min(row) > limit:
-            return limit + 1
-    return row[-1]
 
 
 def agreed_groups(pages):

@@ -28,6 +28,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 # PaddleOCR's preparation of a crop and its CTC decoding, as the parity fixtures are made.
 from make_recognizer_reference import characters_of, decode, one_thread_session, resize_norm_img  # noqa: E402
+from score import edits  # noqa: E402  (bench/ocr/score.py, beside this script)
 
 COMMIT = "27be4271b251c256f695acbade9a801bffe85994"  # bench/ocr/get_receipts.sh's
 
@@ -38,15 +39,6 @@ def read(session, chars, crop):
     width = max(320, math.ceil(48 * crop.shape[1] / crop.shape[0]))
     probs = session.run(None, {session.get_inputs()[0].name: resize_norm_img(crop, width)[None]})[0][0]
     return decode(probs, chars)[0]
-
-
-def edits(a, b):
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        diagonal, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (ca != cb))
-    return row[-1]
 
 
 def main():

@@ -89,6 +89,21 @@ def supplier_ok(pred, truth):
     return bool(want) and all(w in have for w in want)
 
 
+def edits(a, b, limit=None):
+    """Levenshtein distance between a and b; with `limit`, limit + 1 once it is over limit (the
+    pages that agree's rule stops there: bench/confidence/refit.py)."""
+    if limit is not None and abs(len(a) - len(b)) > limit:
+        return limit + 1
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        diagonal, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (ca != cb))
+        if limit is not None and min(row) > limit:
+            return limit + 1
+    return row[-1]
+
+
 def receipts_truth(folder, address=False):
     """The receipts' labels ({image: {TOTAL, INVOICE_DATE, SUPPLIER}}) from SROIE's JSON files; with
     `address`, the seller's address too, as BUSINESS_ADDRESS."""

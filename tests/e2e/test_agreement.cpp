@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -75,13 +76,19 @@ void draw_receipt(const fs::path& file, const std::string& seller) {
 
 const json& seller_agreement(const json& record) { return record.at("agreement").at("SUPPLIER"); }
 
-// The tables and summary.json say what the journal's latest records say.
-void check_outputs(const fs::path& out) {
+// The tables and summary.json say what the journal's latest records say; returns summary.json.
+json check_outputs(const fs::path& out) {
   const auto pages = latest_records(out);
-  std::size_t queued = 0, accepted_pages = 0;
+  std::size_t queued = 0, accepted_pages = 0, compared = 0, agreed = 0, respelled = 0;
   for (const auto& [file, record] : pages) {
     queued += record.at("review").size();
     accepted_pages += record.at("review").empty() ? 1 : 0;
+    if (!record.contains("agreement") || !record.at("agreement").is_object()) continue;
+    for (const auto& [field, a] : record.at("agreement").items()) {
+      ++compared;
+      agreed += a.at("agreed").get<bool>() ? 1 : 0;
+      respelled += a.contains("read_value") ? 1 : 0;
+    }
   }
   CHECK(docsift::io::read_csv(out / "predictions.csv").rows.size() == pages.size());
   CHECK(docsift::io::read_csv(out / "review.csv").rows.size() == queued);
@@ -90,6 +97,11 @@ void check_outputs(const fs::path& out) {
   const json summary = json::parse(file_bytes(out / "summary.json"));
   CHECK(summary.at("review").at("pages_accepted").get<std::size_t>() == accepted_pages);
   CHECK(summary.at("review").at("fields_to_review").get<std::size_t>() == queued);
+  REQUIRE(compared > 0);
+  CHECK(summary.at("agreement").at("values").get<std::size_t>() == compared);
+  CHECK(summary.at("agreement").at("agreed").get<std::size_t>() == agreed);
+  CHECK(summary.at("agreement").at("respelled").get<std::size_t>() == respelled);
+  return summary;
 }
 
 }  // namespace
@@ -210,9 +222,40 @@ TEST_CASE("run: a seller one page misread is written as the pages that agree spe
   REQUIRE(column != predictions.header.end());
   const auto at = static_cast<std::size_t>(column - predictions.header.begin());
   for (const auto& row : predictions.rows) CHECK(row.at(at) == kl);
-  check_outputs(out);
-  // Counted again with nothing new: not a line more.
+  // summary.json counts it: one value respelled, the others agreed as read.
+  const json summary = check_outputs(out);
+  CHECK(summary.at("agreement").at("respelled") == 1);
+  // Queued (every value is, under a threshold of 1), its review.csv row says what the page read.
+  run(dir / "queued", " --set review.threshold=1");
+  const auto review = docsift::io::read_csv(dir / "queued" / "review.csv");
+  const auto col = [&](const std::string& name) {
+    const auto it = std::find(review.header.begin(), review.header.end(), name);
+    REQUIRE(it != review.header.end());
+    return static_cast<std::size_t>(it - review.header.begin());
+  };
+  int respelled_rows = 0;
+  for (const auto& row : review.rows) {
+    if (row.at(col("field")) != "SUPPLIER") continue;
+    const bool own = row.at(col("image_file")) == "c.png";
+    CHECK(row.at(col("value")) == kl);
+    const std::string said = "this page read \"" + ke + "\"; respelled as other pages read it";
+    CHECK((row.at(col("check")) == said) == own);
+    respelled_rows += own ? 1 : 0;
+  }
+  CHECK(respelled_rows == 1);
+  // Counted again with nothing new: not a line more; the metrics count the same values, apart.
   const std::size_t lines = journal_lines(out / "results.jsonl").size();
-  run(out, " --resume");
+  run(out, " --resume --metrics " + q(dir / "run.prom"));
   CHECK(journal_lines(out / "results.jsonl").size() == lines);
+  const std::string metrics = file_bytes(dir / "run.prom");
+  const json& counted = summary.at("agreement");
+  const auto sample = [&](const std::string& state, std::int64_t n) {
+    CHECK_MESSAGE(metrics.find("docsift_agreement_values{state=\"" + state + "\"} " +
+                               std::to_string(n) + "\n") != std::string::npos,
+                  metrics);
+  };
+  sample("respelled", 1);
+  sample("agreed", counted.at("agreed").get<std::int64_t>() - 1);
+  sample("alone",
+         counted.at("values").get<std::int64_t>() - counted.at("agreed").get<std::int64_t>());
 }

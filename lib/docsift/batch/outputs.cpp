@@ -175,7 +175,17 @@ std::string review_rows(const Record& record) {
         ',' + io::csv_field(record.review_reasons && why != record.review_reasons->end()
                                 ? why->second
                                 : std::string(to_string(extract::ReviewReason::kLowConfidence)));
-    line += ',' + io::csv_field(journal::disagreement_about(disagreements, field));
+    std::string check = journal::disagreement_about(disagreements, field);
+    // A value the run respelled as other pages read it (agreement.h): the reviewer sees what this
+    // page itself read.
+    if (const auto a = record.agreement
+                           ? record.agreement->find(field)
+                           : std::map<std::string, Record::Agreement>::const_iterator{};
+        record.agreement && a != record.agreement->end() && a->second.read_value) {
+      check += std::string(check.empty() ? "" : "; ") + "this page read \"" +
+               *a->second.read_value + "\"; respelled as other pages read it";
+    }
+    line += ',' + io::csv_field(check);
     const auto box = record.boxes ? record.boxes->find(field)
                                   : std::map<std::string, std::array<int, 4>>::const_iterator{};
     if (record.boxes && box != record.boxes->end()) {

@@ -47,6 +47,17 @@ void page_metrics(Exposition& x, const Totals& totals) {
     x.sample("docsift_review_fields{state=\"to_review\"}",
              static_cast<double>(totals.fields_to_review));
   }
+  if (totals.values_compared > 0) {  // pages that agree (batch/agreement.h)
+    x.metric("docsift_agreement_values",
+             "Values compared across the journal's ok pages (seller, address): read alike by "
+             "another page as the page read them, respelled as other pages read them, or alone.");
+    x.sample("docsift_agreement_values{state=\"agreed\"}",
+             static_cast<double>(totals.values_agreed - totals.values_respelled));
+    x.sample("docsift_agreement_values{state=\"respelled\"}",
+             static_cast<double>(totals.values_respelled));
+    x.sample("docsift_agreement_values{state=\"alone\"}",
+             static_cast<double>(totals.values_compared - totals.values_agreed));
+  }
 }
 
 // This run, the journal's tiers, time, tokens and memory, and the worker events.

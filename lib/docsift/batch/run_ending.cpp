@@ -61,6 +61,13 @@ std::string closing_line(const RunSummary& s, const std::string& journal) {
                std::to_string(t.fields_accepted) + " fields accepted, " +
                std::to_string(t.fields_to_review) + " to review (review.csv)";
   }
+  // Pages that agree (batch/agreement.h): what the run wrote that a page did not read itself.
+  if (t.values_respelled > 0) {
+    closing += "; " + std::to_string(t.values_respelled) + " of " +
+               std::to_string(t.values_compared) +
+               " names and addresses respelled as other pages read them (agreement.read_value "
+               "keeps each page's own)";
+  }
   return closing + "; " + journal;
 }
 

@@ -183,6 +183,14 @@ struct Summary {
     std::int64_t fields = 0;
   };
   std::optional<Corrections> corrections;
+  // Pages that agree (docs/confidence.md, "Pages that agree"), over the same latest ok records:
+  // the values compared, those another page read alike (agreed), and of those the ones the run
+  // wrote as the other pages spell them (respelled; the record's agreement keeps the page's own as
+  // read_value). Absent when no value was compared (a model's run).
+  struct Agreement {
+    std::int64_t values = 0, agreed = 0, respelled = 0;
+  };
+  std::optional<Agreement> agreement;
 
   // A run's.
   struct FailedFile {

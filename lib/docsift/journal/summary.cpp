@@ -19,6 +19,18 @@ json shard_json(const Summary::ShardInfo& s, bool run) {
   return j;
 }
 
+// --isolate worker's counts; the mode alone without it.
+json isolation_json(const Summary::Isolation& i) {
+  if (i.mode != "worker") return {{"mode", i.mode}};
+  return {{"mode", "worker"},
+          {"workers_started", i.workers_started},
+          {"recycles", i.recycles},
+          {"crashes", i.crashes},
+          {"timeouts", i.timeouts},
+          {"supervisor_mapped_libcuda", i.supervisor_mapped_libcuda},
+          {"supervisor_mapped_gpu_devices", i.supervisor_mapped_gpu_devices}};
+}
+
 }  // namespace
 
 json Summary::to_json() const {
@@ -62,16 +74,7 @@ json Summary::to_json() const {
     j["engine"] = engine;
     j["model"] = model;
     j["device"] = device;
-    j["isolation"] =
-        isolation.mode == "worker"
-            ? json{{"mode", "worker"},
-                   {"workers_started", isolation.workers_started},
-                   {"recycles", isolation.recycles},
-                   {"crashes", isolation.crashes},
-                   {"timeouts", isolation.timeouts},
-                   {"supervisor_mapped_libcuda", isolation.supervisor_mapped_libcuda},
-                   {"supervisor_mapped_gpu_devices", isolation.supervisor_mapped_gpu_devices}}
-            : json{{"mode", isolation.mode}};
+    j["isolation"] = isolation_json(isolation);
     j["config_hash"] = config_hash;
     j["earlier_config_hashes"] = earlier_config_hashes;
     json skipped = json::array();
@@ -98,6 +101,11 @@ json Summary::to_json() const {
   }
   if (corrections)
     j["corrections"] = {{"pages", corrections->pages}, {"fields", corrections->fields}};
+  if (agreement) {
+    j["agreement"] = {{"values", agreement->values},
+                      {"agreed", agreement->agreed},
+                      {"respelled", agreement->respelled}};
+  }
   return j;
 }
 
@@ -153,6 +161,12 @@ Summary Summary::from_json(const json& j, const std::string& where) {
   if (j.contains("corrections") && j["corrections"].is_object()) {
     s.corrections = Corrections{get_or<int>(j["corrections"], "pages", 0, where),
                                 get_or<std::int64_t>(j["corrections"], "fields", 0, where)};
+  }
+  if (j.contains("agreement") && j["agreement"].is_object()) {
+    const json& a = j["agreement"];
+    s.agreement = Agreement{get_or<std::int64_t>(a, "values", 0, where),
+                            get_or<std::int64_t>(a, "agreed", 0, where),
+                            get_or<std::int64_t>(a, "respelled", 0, where)};
   }
   return s;
 }

@@ -1,5 +1,7 @@
 #include "docsift/journal/totals.h"
 
+#include <optional>
+
 #include "docsift/extract/field.h"
 
 namespace docsift::journal {
@@ -61,6 +63,12 @@ void Totals::add(const Record& record) {
       ++corrected_pages;
       corrected_fields += static_cast<std::int64_t>(record.corrections->size());
     }
+    for (const auto& [field, a] :
+         record.agreement ? *record.agreement : std::map<std::string, Record::Agreement>{}) {
+      ++values_compared;
+      values_agreed += a.agreed ? 1 : 0;
+      values_respelled += a.read_value ? 1 : 0;
+    }
     if (record.tokens) generated += record.tokens->generated;
     model_seconds += timing("vision") + timing("prefill") + timing("decode");
   } else {
@@ -91,6 +99,10 @@ void Totals::describe(Summary& summary) const {
   }
   if (corrected_pages > 0)
     summary.corrections = Summary::Corrections{corrected_pages, corrected_fields};
+  summary.agreement =
+      values_compared > 0
+          ? std::optional(Summary::Agreement{values_compared, values_agreed, values_respelled})
+          : std::nullopt;  // not one read back from an older summary.json (review apply)
 }
 
 }  // namespace docsift::journal

@@ -28,6 +28,9 @@ struct Totals {
   // Values a person corrected (`docsift review apply`), over the latest ok records.
   int corrected_pages = 0;
   std::int64_t corrected_fields = 0;
+  // Pages that agree (batch/agreement.h), over the latest ok records: the values compared, those
+  // another page read alike, and of those the ones the run respelled as the other pages read them.
+  std::int64_t values_compared = 0, values_agreed = 0, values_respelled = 0;
 
   void add(const Record& record);
   // Fills the summary's totals: ok, failed, tiers, throughput (seconds per image, model and
