@@ -44,10 +44,8 @@ std::string csv_row(const Record& record, const std::vector<std::string>& fields
   if (!record.ok()) return "";
   std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file);
   for (const auto& f : fields) {
-    const auto value = record.fields ? record.fields->find(f)
-                                     : std::map<std::string, std::string>::const_iterator{};
-    line +=
-        ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
+    const std::string* value = journal::entry(record.fields, f);
+    line += ',' + io::csv_field(value ? *value : "N/A");
   }
   return line + "\n";
 }
@@ -100,14 +98,11 @@ std::string confidence_row(const Record& record, const std::vector<std::string>&
   for (const auto& f : fields) {
     line += ',';
     if (!record.confidence) continue;
-    const auto value = record.fields ? record.fields->find(f)
-                                     : std::map<std::string, std::string>::const_iterator{};
-    const auto sure = record.confidence->find(f);
+    const double* sure = journal::entry(record.confidence, f);
     // N/A has a confidence only where the engine judged the value absent from the page.
-    if (!record.fields || value == record.fields->end() || sure == record.confidence->end())
-      continue;
+    if (!journal::entry(record.fields, f) || !sure) continue;
     char cell[32];
-    std::snprintf(cell, sizeof cell, "%.4f", sure->second);
+    std::snprintf(cell, sizeof cell, "%.4f", *sure);
     line += cell;
   }
   return line + "\n";
@@ -152,44 +147,30 @@ std::string review_rows(const Record& record) {
   for (const auto& field : *record.review) {
     std::string line = io::csv_field(record.file_bytes ? *record.file_bytes : record.file) + ',' +
                        io::csv_field(field);
-    const auto value = record.fields ? record.fields->find(field)
-                                     : std::map<std::string, std::string>::const_iterator{};
-    line +=
-        ',' + io::csv_field(record.fields && value != record.fields->end() ? value->second : "N/A");
-    const auto number = [&line](const std::optional<std::map<std::string, double>>& of,
-                                const std::string& name) {
+    const std::string* value = journal::entry(record.fields, field);
+    line += ',' + io::csv_field(value ? *value : "N/A");
+    for (const double* number : {journal::entry(record.confidence, field),
+                                 journal::entry(record.review_thresholds, field)}) {
       line += ',';
-      if (!of) return;
-      if (const auto it = of->find(name); it != of->end()) {
-        char cell[32];
-        std::snprintf(cell, sizeof cell, "%.4f", it->second);
-        line += cell;
-      }
-    };
-    number(record.confidence, field);
-    number(record.review_thresholds, field);
-    const auto why = record.review_reasons ? record.review_reasons->find(field)
-                                           : std::map<std::string, std::string>::const_iterator{};
+      if (!number) continue;
+      char cell[32];
+      std::snprintf(cell, sizeof cell, "%.4f", *number);
+      line += cell;
+    }
+    const std::string* why = journal::entry(record.review_reasons, field);
     // Older journals say no reason: theirs was always the confidence.
-    line +=
-        ',' + io::csv_field(record.review_reasons && why != record.review_reasons->end()
-                                ? why->second
-                                : std::string(to_string(extract::ReviewReason::kLowConfidence)));
+    line += ',' + io::csv_field(
+                      why ? *why : std::string(to_string(extract::ReviewReason::kLowConfidence)));
     std::string check = journal::disagreement_about(disagreements, field);
     // A value the run respelled as other pages read it (agreement.h): the reviewer sees what this
     // page itself read.
-    if (const auto a = record.agreement
-                           ? record.agreement->find(field)
-                           : std::map<std::string, Record::Agreement>::const_iterator{};
-        record.agreement && a != record.agreement->end() && a->second.read_value) {
-      check += std::string(check.empty() ? "" : "; ") + "this page read \"" +
-               *a->second.read_value + "\"; respelled as other pages read it";
+    if (const Record::Agreement* a = journal::entry(record.agreement, field); a && a->read_value) {
+      check += std::string(check.empty() ? "" : "; ") + "this page read \"" + *a->read_value +
+               "\"; respelled as other pages read it";
     }
     line += ',' + io::csv_field(check);
-    const auto box = record.boxes ? record.boxes->find(field)
-                                  : std::map<std::string, std::array<int, 4>>::const_iterator{};
-    if (record.boxes && box != record.boxes->end()) {
-      for (const int v : box->second) line += ',' + std::to_string(v);
+    if (const std::array<int, 4>* box = journal::entry(record.boxes, field)) {
+      for (const int v : *box) line += ',' + std::to_string(v);
     } else {
       line += ",,,,";  // a model's value (or a missing one) has no box on the page
     }

@@ -18,6 +18,15 @@
 
 namespace docsift::journal {
 
+// The entry `key` of one of a record's optional maps (fields, confidence, boxes, agreement…), or
+// null where the map or the key is absent.
+template <class V>
+const V* entry(const std::optional<std::map<std::string, V>>& map, const std::string& key) {
+  if (!map) return nullptr;
+  const auto it = map->find(key);
+  return it == map->end() ? nullptr : &it->second;
+}
+
 struct Record {
   // Gone: not a reading but a marker, written by a --resume run for a page whose latest record
   // failed and whose file is no longer in the inputs (docs/run.md, "Gone pages"). It supersedes

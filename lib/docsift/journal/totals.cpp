@@ -46,9 +46,8 @@ void Totals::add(const Record& record) {
       const auto to_review = static_cast<std::int64_t>(record.review->size());
       std::int64_t with_value = 0, missing_queued = 0;
       const auto has_value = [&record](const std::string& field) {
-        const auto it = record.fields ? record.fields->find(field)
-                                      : std::map<std::string, std::string>::const_iterator{};
-        return record.fields && it != record.fields->end() && !extract::is_missing(it->second);
+        const std::string* value = entry(record.fields, field);
+        return value && !extract::is_missing(*value);
       };
       for (const auto& [field, value] :
            record.fields ? *record.fields : std::map<std::string, std::string>{}) {
