@@ -145,4 +145,18 @@ TEST_CASE("an address: the rest of its line read apart on a skewed page, and a s
         "301 Queen Street, Brisbane QLD 4000");
   CHECK(docsift::ocr::clean_address(" No.5 Jalan 3.5, KL ") == "No.5 Jalan 3.5, KL");
   CHECK(docsift::ocr::clean_address("Unit 4.B Main Rd") == "Unit 4.B Main Rd");
+  // Specks at an address's ends and a stop for the space before its postcode.
+  for (const char* read :
+       {"88 Collins Street, Melbourne VIC 3000 =", "88 Collins Street, Melbourne VIC 3000.",
+        "88 Collins Street, Melbourne VIC 3000\u00b0", "88. Collins Street, Melbourne VIC 3000",
+        "88: Collins Street, Melbourne VIC.3000", "88 Collins Street, Melbourne VIC..3000",
+        "88 Collins Street, Melbourne VIC: 3000", "88 Collins Street, Melbourne VIC. 3000"}) {
+    CAPTURE(read);
+    CHECK(docsift::ocr::clean_address(read) == "88 Collins Street, Melbourne VIC 3000");
+  }
+  // What an address prints stays: a comma that continues it, a bracket, a unit's stop, a state's.
+  CHECK(docsift::ocr::clean_address("LOT 12, 81100,") == "LOT 12, 81100,");
+  CHECK(docsift::ocr::clean_address("Jalan Besar (Block 3)") == "Jalan Besar (Block 3)");
+  CHECK(docsift::ocr::clean_address("NO. 5, JALAN 3, 47301 PETALING JAYA, SELANGOR.") ==
+        "NO. 5, JALAN 3, 47301 PETALING JAYA, SELANGOR.");
 }

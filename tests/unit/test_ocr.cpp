@@ -250,6 +250,7 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK(value_or_none(parse_bsb("BSB: 063-140")) == "063 140");
   CHECK(value_or_none(parse_bsb("063140")) == "063 140");
   CHECK(value_or_none(parse_bsb("06314")) == "<none>");
+  CHECK(value_or_none(parse_bsb("BSB Number: . 951.208")) == "951 208");  // a speck read as a stop
   CHECK(value_or_none(parse_account("Account: 3957 6099")) == "39576099");
   CHECK(value_or_none(parse_account("Account statement")) == "<none>");
   CHECK(value_or_none(parse_phone("Phone (02) 1889 4771")) == "(02) 1889 4771");
@@ -282,6 +283,9 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   // A website's last letters OCR read as a word of their own, where it ends its line ...
   CHECK(value_or_none(parse_website("Website: www.kookaburra.com. au")) == "www.kookaburra.com.au");
   CHECK(value_or_none(parse_website("www.Kookaburra.com. AU")) == "www.kookaburra.com.au");
+  CHECK(value_or_none(parse_website("www. kookaburra.com.au")) == "www.kookaburra.com.au");
+  CHECK(value_or_none(parse_website("Web: www. redgum. com. au")) == "www.redgum.com.au");
+  CHECK(value_or_none(parse_website("ww. blue.com. au")) == "www.blue.com.au");  // a w lost
   // ... and not where the stop ends a sentence, or the line goes on.
   CHECK(value_or_none(parse_website("Shop at www.harbour.com. Thanks")) == "www.harbour.com");
   CHECK(value_or_none(parse_website("www.harbour.com. au ABN 51 824 753 556")) ==
@@ -1100,6 +1104,79 @@ TEST_CASE("OCR totals: the rounding line's sum repairs a misread total and vouch
   CHECK(r.fields.at("TOTAL") == "14.06");
   CHECK(r.checks["total_from_subtotal"] == true);
   CHECK(r.confidence.at("TOTAL") < 100);
+}
+
+TEST_CASE("OCR rules: a statement's labels in other languages, and the specks OCR reads by them") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  auto e = extract_fields(
+      page_of({"Sparkasse", "Kontoauszug", "Kontoinhaber: . Aisha Rahman",
+               "BSB: 951.208   Kontonummer: 39576099", "Zeitraum: 01/07/2025 - 28/07/2025", "",
+               "Anfangssaldo: 1.208,81", "", "Endsaldo: 1.373,03"}),
+      rules, kFieldNames);
+  CHECK(e.fields.at("ACCOUNT_HOLDER") == "Aisha Rahman");  // the speck before it dropped
+  CHECK(e.fields.at("BSB_NUMBER") == "951 208");           // a speck read as a stop
+  CHECK(e.fields.at("BANK_ACCOUNT_NUMBER") == "39576099");
+  CHECK(e.fields.at("STATEMENT_PERIOD") == "01/07/2025 to 28/07/2025");
+  e = extract_fields(
+      page_of({"Banque Populaire", "Relevé de compte", "Titulaire du compte: ~~ Mei Chen",
+               "Numéro de compte: 12345678", "Période: 01/03/2025 - 31/03/2025"}),
+      rules, kFieldNames);
+  CHECK(e.fields.at("ACCOUNT_HOLDER") == "Mei Chen");
+  CHECK(e.fields.at("BANK_ACCOUNT_NUMBER") == "12345678");
+  CHECK(e.fields.at("STATEMENT_PERIOD") == "01/03/2025 to 31/03/2025");
+}
+
+TEST_CASE("OCR seller: a fragment split off the line below does not stop the name there") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // SROIE's 613.jpg as read: the name's line named by the page's website, its legal form under it
+  // with "co." a segment of its own, and the website read with a space after each dot.
+  const auto e =
+      extract_fields(page_of({"POPULAR BOOK", "co.      CM) SDN BHD", "(Co. No. 113825-W)",
+                              "No 8, Jalan 7/118B, Desa Tun Razak", "56000 Kuala Lumpur, Malaysia",
+                              "Total 11.00", "www. popular. com. my"}),
+                     rules, kFieldNames);
+  CHECK(e.fields.at("SUPPLIER") == "POPULAR BOOK CM) SDN BHD");  // not "POPULAR BOOK"
+  CHECK(e.fields.at("SUPPLIER_WEBSITE") == "www.popular.com.my");
+}
+
+TEST_CASE("OCR labels: an accent OCR dropped from a label's word is no edit") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // "Échéance" read with its first accent lost and its second kept: two bytes from the label.
+  const auto e =
+      extract_fields(page_of({"Redgum Electrical", "FACTURE", "Date: 24/08/2025",
+                              "Liam O'Connor        Echéance: 19/09/2025", "Total $11.00"}),
+                     rules, kFieldNames);
+  CHECK(e.fields.at("DUE_DATE") == "19/09/2025");
+  CHECK(e.fields.at("INVOICE_DATE") == "24/08/2025");
+}
+
+TEST_CASE("OCR totals: a subtotal under a label no rule lists is found by the page's own sums") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // "Merchandise" is no subtotal's label; its figure is the total less the tax, just above.
+  auto r = extract_fields(
+      page_of({"Blue Wren Printing Pty Ltd", "Merchandise $250.00", "GST $25.00", "Total $275.00"}),
+      rules, kFieldNames);
+  CHECK(r.fields.at("SUBTOTAL") == "$250.00");
+  CHECK(r.checks["sum"] == true);
+  // Not without a tax above nil, not a figure without cents, not one far above the total, not
+  // one that is not the total less the tax, and not beside a tax too large to be one (misread).
+  for (const auto& lines :
+       {std::vector<std::string>{"Blue Wren Printing Pty Ltd", "Merchandise $275.00", "GST $0.00",
+                                 "Total $275.00"},
+        std::vector<std::string>{"Blue Wren Printing Pty Ltd", "Merchandise 250", "GST $25.00",
+                                 "Total $275.00"},
+        std::vector<std::string>{"Blue Wren Printing Pty Ltd", "Merchandise $250.00", "",
+                                 "Delivery by courier", "Thank you", "Paid by card", "GST $25.00",
+                                 "Total $275.00"},
+        std::vector<std::string>{"Blue Wren Printing Pty Ltd", "Merchandise $240.00", "GST $25.00",
+                                 "Total $275.00"},
+        std::vector<std::string>{"Blue Wren Printing Pty Ltd", "Merchandise $75.00", "GST $200.00",
+                                 "Total $275.00"}}) {
+    CAPTURE(lines[1]);
+    r = extract_fields(page_of(lines), rules, kFieldNames);
+    CHECK(r.fields.at("TOTAL") == "$275.00");
+    CHECK(r.fields.at("SUBTOTAL") == "N/A");
+  }
 }
 
 TEST_CASE("OCR totals around a rounding line and a payment: what each line can and cannot be") {

@@ -72,9 +72,11 @@ bool wants_second_reading(const Engine::Result& first) {
     return unread(first, field) ||
            (first.fields.count(field) && sure != first.confidence.end() && sure->second < below);
   };
-  // A statement has no total or invoice date; its own keys are its period and closing balance.
+  // A statement has no total or invoice date; its own keys are its period, its balances and its
+  // account's number.
   if (value_or_na(first, "DOCUMENT_TYPE") == "BANK STATEMENT") {
-    return unread(first, "STATEMENT_PERIOD") || unread(first, "CLOSING_BALANCE");
+    return unread(first, "STATEMENT_PERIOD") || unread(first, "OPENING_BALANCE") ||
+           unread(first, "CLOSING_BALANCE") || unread(first, "BANK_ACCOUNT_NUMBER");
   }
   return doubtful("TOTAL", kDoubtful) || doubtful("INVOICE_DATE", kDoubtful) ||
          doubtful("SUPPLIER", kDoubtfulName);

@@ -181,12 +181,12 @@ class FieldFinder {
 
   // The supplier's and the payer's contact lines, by block.
   void contacts();
-
   // A statement's bank (a known bank's name near the top, else its title line) and holder: a name
   // under a payer's label where no holder's label was read (a statement's payer is its holder).
   void bank_name();
 
-  // subtotal + GST = total, where all three were read.
+  // SUBTOTAL by the page's sums where no label gave it; then subtotal + GST = total (all read).
+  void subtotal_by_sums();
   void sum_check(nlohmann::json& checks);
   // A statement's rows against its balances: the opening balance plus the rows' amounts is the
   // closing balance ("sum": DESCRIPTIONS vouched for), or the last row's amount is (a running

@@ -20,7 +20,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     std::string_view finds;
     void (*run)(FieldFinder& f, nlohmann::json& checks);
   };
-  static constexpr std::array<Step, 14> kSteps{{
+  static constexpr std::array<Step, 15> kSteps{{
       {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json&) { f.document_type(); }},
       {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
       {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
@@ -38,6 +38,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
        [](FieldFinder& f, nlohmann::json&) { f.contacts(); }},
       {"BANK_NAME, ACCOUNT_HOLDER under a payer's label",
        [](FieldFinder& f, nlohmann::json&) { f.bank_name(); }},
+      {"SUBTOTAL by the sums", [](FieldFinder& f, nlohmann::json&) { f.subtotal_by_sums(); }},
       {"checks.sum", [](FieldFinder& f, nlohmann::json& c) { f.sum_check(c); }},
       {"checks.balance", [](FieldFinder& f, nlohmann::json& c) { f.balance_check(c); }},
   }};

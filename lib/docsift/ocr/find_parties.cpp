@@ -102,7 +102,13 @@ std::string FieldFinder::seller_name(std::size_t& best,
   // "ALAM) SDN BHD"; "HOME MASTER HARDWARE &" over "ELECTRICAL"). A bracket a misread left open
   // ("(RALAYSIA? SDN BHD") takes no address line that closes none.
   for (int joined = 0; joined < 3; ++joined) {
-    const auto next = below(pieces.back().front());
+    auto next = below(pieces.back().front());
+    // A fragment OCR split off the start of the line below ("co." then "CM) SDN BHD", SROIE's
+    // 613.jpg): the name goes on in the segment after it, under the name's line.
+    const std::size_t from = pieces.back().front();
+    while (next && not_a_name(*next) && letters_in(r[*next].text) < 3 && *next + 1 < n &&
+           r[*next + 1].line == r[*next].line && r[*next + 1].left < r[from].right)
+      ++*next;
     if (!next || not_a_name(*next)) break;
     const bool legal_below = joined == 0 && !has_any(lowered, rules.company_forms) &&
                              has_any(r[*next].lowered, rules.company_forms);

@@ -234,6 +234,36 @@ void FieldFinder::add_unlabelled_totals(std::vector<TotalOption>& out,
   }
 }
 
+// How far above the total's line a subtotal is looked for by its sum: a totals block ("Net",
+// "Tax", "Total") stacks them on consecutive lines, one line between at most.
+constexpr std::size_t kSubtotalLinesAbove = 3;
+
+// A subtotal whose label no rule lists is still printed where the page sums it up: on one of the
+// lines just above the total, the amount that is the total less the tax. Only with a tax above nil
+// (with none, the subtotal is the total and says nothing), never the tax's own figure, and only a
+// figure printed with cents, so the page's arithmetic vouches for a printed value, not a made one.
+void FieldFinder::subtotal_by_sums() {
+  if (found.count("SUBTOTAL") || !found_at.count("TOTAL") || !found_at.count("GST")) return;
+  const auto total = cents("TOTAL"), tax = cents("GST");
+  if (!total || !tax || *tax <= 0 || *total <= *tax) return;
+  // A tax of more than 30 % of what it is levied on is a misread tax (no VAT or GST rate is above
+  // 27 %): SROIE's 117.jpg, "GST" 19.34 of a 20.50 total, would make 1.16 on another line a
+  // subtotal.
+  if (*tax * 10 > (*total - *tax) * 3) return;
+  const std::size_t total_line = r[found_at.at("TOTAL")].line;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (r[k].line >= total_line || r[k].line + kSubtotalLinesAbove < total_line) continue;
+    if (k == found_at.at("GST")) continue;
+    for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
+      if (!a.has_cents || a.cents != *total - *tax) continue;
+      const auto value = parse_amount(r[k].text.substr(a.begin, a.end - a.begin), rules.lexicon);
+      if (!value) continue;
+      set("SUBTOTAL", *value, k);
+      return;
+    }
+  }
+}
+
 void FieldFinder::sum_check(nlohmann::json& checks) {
   const auto subtotal = cents("SUBTOTAL"), gst = cents("GST"), total = cents("TOTAL");
   checks["sum"] = subtotal && gst && total

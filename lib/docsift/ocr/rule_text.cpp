@@ -81,11 +81,18 @@ bool strokes_misread(std::string_view read, std::string_view word) {
 
 // One label word against one OCR word: equal, or one edit apart when the label word has 5 letters
 // or more (shorter words would match too much: "tax" and "tex", "date" and "data"), or an "m" of it
-// read as strokes ("Aniount Due").
+// read as strokes ("Aniount Due"). An accent counts as no edit: OCR drops some of a word's and
+// keeps others ("Échéance" read "Echéance"), each two bytes from the letter it marks.
 bool word_matches(const std::string& label_word, const std::string& word) {
   if (label_word == word) return true;
-  return label_word.size() >= 5 &&
-         (edit_distance(label_word, word, 1) <= 1 || strokes_misread(word, label_word));
+  if (label_word.size() < 5) return false;
+  if (edit_distance(label_word, word, 1) <= 1 || strokes_misread(word, label_word)) return true;
+  const auto accented = [](const std::string& s) {
+    return std::any_of(s.begin(), s.end(),
+                       [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+  };
+  return (accented(label_word) || accented(word)) &&
+         edit_distance(casefold(label_word, true), casefold(word, true), 1) <= 1;
 }
 
 }  // namespace detail
@@ -281,10 +288,12 @@ constexpr std::array<KindRow, 10> kKindTable{{
      [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_phone(t); }},
     {"email",
      [](const std::string& t, const Lexicon&, DateOrder) -> Parsed { return parse_email(t); }},
-    // name: words with letters, not another label's value form.
+    // name: words with letters, not another label's value form. Specks OCR read before it, words
+    // of nothing but marks (". Aisha Rahman", "~~ Mei Chen"), are no part of it.
     {"name",
      [](const std::string& t, const Lexicon& lexicon, DateOrder) -> Parsed {
-       const std::string name = clean_text(t);
+       static const std::regex kMarks(R"(^(?:[!-/:-@\[-`{-~]+ )+)");
+       const std::string name = std::regex_replace(clean_text(t), kMarks, "");
        if (!has_letters(name) || parse_email(name) || parse_phone(name) ||
            looks_like_address(name, lexicon))
          return std::nullopt;

@@ -81,7 +81,9 @@ std::optional<std::string> parse_abn(std::string_view text) {
 }
 
 std::optional<std::string> parse_bsb(std::string_view text) {
-  static const std::regex kBsb(R"((^|[^\d])(\d{3})[ \-]?(\d{3})(?!\d))");
+  // Three digits, a space or a dash, three digits; a stop for the space is a speck read
+  // ("951.208").
+  static const std::regex kBsb(R"((^|[^\d])(\d{3})[ \-.]?(\d{3})(?!\d))");
   std::smatch m;
   const std::string s(text);
   if (!std::regex_search(s, m, kBsb)) return std::nullopt;
@@ -152,21 +154,22 @@ std::optional<std::string> parse_website(std::string_view text) {
   static const std::regex kWeb(
       R"(((?:https?://)?www\.[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+|https?://[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)(?:/\S*)?)",
       std::regex::icase);
-  // A website that ends its line (after its label, if any) read with a space after a dot, as
-  // OCR reads one whose last letters it took for a word of their own: "www.kookaburra.com. au".
-  // Only before a two- or three-letter ending: elsewhere the stop may end a sentence.
+  // A website that ends its line (after its label, if any) read with a space after its dots, as
+  // OCR reads one whose pieces it took for words of their own: "www.kookaburra.com. au",
+  // "www. redgum. com. au", and with a "w" lost ("ww. blue.com. au"). Only where the line ends
+  // in a two- or three-letter ending: elsewhere a stop and a space may end a sentence.
   static const std::regex kSpaced(
-      R"(^\s*(?:[A-Za-z\- ]*:?\s*)?(www\.[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\. [a-z]{2,3})\s*$)",
+      R"(^\s*(?:[A-Za-z\- ]*:?\s*)?(w{2,3})\. ?([A-Za-z0-9\-]+(?:\. ?[A-Za-z0-9\-]+)*\. ?[a-z]{2,3})\s*$)",
       std::regex::icase);
   const std::string s(text), lowered = lowercase(text);
   // Most lines: no regex.
-  if (lowered.find("www.") == std::string::npos && lowered.find("http") == std::string::npos)
+  if (lowered.find("ww") == std::string::npos && lowered.find("http") == std::string::npos)
     return std::nullopt;
   std::smatch m;
   if (std::regex_search(s, m, kSpaced)) {
-    std::string joined = m.str(1);
+    std::string joined = m.str(2);
     joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
-    return lowercase(joined);
+    return "www." + lowercase(joined);
   }
   if (!std::regex_search(s, m, kWeb)) return std::nullopt;
   return lowercase(m.str());
@@ -265,6 +268,15 @@ std::string clean_address(std::string_view text) {
         is(i + 2, std::islower))
       out[i] = ' ';
   }
+  // Specks OCR read around an address's ends: marks after its postcode ("VIC 3000 =", "SA 5000.",
+  // "QLD 4000°"), a stop or a colon after its street's number ("7. Elizabeth Street"), and a stop
+  // for the space between a region and its postcode ("SA.5000", "TAS..7000", "WA: 6000").
+  static const std::regex kAfterPostcode(R"((\d{4,5})[^A-Za-z0-9(),]+$)");
+  static const std::regex kNumberStop(R"(^(\d+)[.:]+ ([A-Z][a-z]))");
+  static const std::regex kRegionStop(R"(\b([A-Z]{2,3})(?:[.:\-]+ ?| [.:\-]+ ?)(\d{4,5})$)");
+  out = std::regex_replace(out, kAfterPostcode, "$1");
+  out = std::regex_replace(out, kNumberStop, "$1 $2");
+  out = std::regex_replace(out, kRegionStop, "$1 $2");
   return out;
 }
 
