@@ -256,9 +256,8 @@ void FieldFinder::subtotal_by_sums() {
     if (k == found_at.at("GST")) continue;
     for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
       if (!a.has_cents || a.cents != *total - *tax) continue;
-      const auto value = parse_amount(r[k].text.substr(a.begin, a.end - a.begin), rules.lexicon);
-      if (!value) continue;
-      set("SUBTOTAL", *value, k);
+      const Amount subtotal = with_currency(a);  // written as a labelled amount is
+      set("SUBTOTAL", format_amount(subtotal.cents, subtotal.currency), k);
       return;
     }
   }

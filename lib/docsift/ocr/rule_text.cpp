@@ -87,11 +87,14 @@ bool word_matches(const std::string& label_word, const std::string& word) {
   if (label_word == word) return true;
   if (label_word.size() < 5) return false;
   if (edit_distance(label_word, word, 1) <= 1 || strokes_misread(word, label_word)) return true;
-  const auto accented = [](const std::string& s) {
-    return std::any_of(s.begin(), s.end(),
-                       [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+  // Marks stripped shorten a word by its bytes over 0x7f at most: words further apart stay apart.
+  const auto high = [](const std::string& s) {
+    return static_cast<std::size_t>(std::count_if(
+        s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }));
   };
-  return (accented(label_word) || accented(word)) &&
+  const std::size_t marks = high(label_word) + high(word),
+                    longer = std::max(label_word.size(), word.size());
+  return marks > 0 && longer - std::min(label_word.size(), word.size()) <= marks + 1 &&
          edit_distance(casefold(label_word, true), casefold(word, true), 1) <= 1;
 }
 
