@@ -4,7 +4,8 @@
 // agree with the journal, --resume writes nothing more, a page read again as another seller takes
 // the weight back off, and a run killed with SIGKILL in the count ends, after --resume, as a run
 // never killed. Receipts drawn here with one seller misspelt on one page: the run writes the
-// spelling the other pages agree on (ocr.batch_spelling), the page's own reading kept.
+// spelling the other pages agree on (ocr.batch_spelling), the page's own reading kept; with one
+// address's house number another: the run queues it ("pages disagree"), and eval predicts it.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -60,11 +61,15 @@ struct Inbox {
 double logit(double p) { return std::log(p / (1 - p)); }
 
 // A receipt drawn as print: the seller's name on the top line, an address, a date and a total.
-void draw_receipt(const fs::path& file, const std::string& seller) {
-  const std::vector<std::string> lines = {
-      seller,        "NO 12, JALAN TAMPOI 7/4,", "81200 JOHOR BAHRU, JOHOR",
-      "TAX INVOICE", "DATE: 12/03/2018",         "BREAD 1 X 9.50   9.50",
-      "TOTAL 9.50"};
+void draw_receipt(const fs::path& file, const std::string& seller,
+                  const std::string& street = "NO 12, JALAN TAMPOI 7/4,") {
+  const std::vector<std::string> lines = {seller,
+                                          street,
+                                          "81200 JOHOR BAHRU, JOHOR",
+                                          "TAX INVOICE",
+                                          "DATE: 12/03/2018",
+                                          "BREAD 1 X 9.50   9.50",
+                                          "TOTAL 9.50"};
   cv::Mat page(1100, 850, CV_8UC1, cv::Scalar(255));
   int y = 80;
   for (const std::string& line : lines) {
@@ -75,6 +80,13 @@ void draw_receipt(const fs::path& file, const std::string& seller) {
 }
 
 const json& seller_agreement(const json& record) { return record.at("agreement").at("SUPPLIER"); }
+
+// The index of the column `name` of a CSV file as io::read_csv reads it.
+std::size_t column_of(const docsift::io::CsvTable& table, const std::string& name) {
+  const auto it = std::find(table.header.begin(), table.header.end(), name);
+  REQUIRE(it != table.header.end());
+  return static_cast<std::size_t>(it - table.header.begin());
+}
 
 // The tables and summary.json say what the journal's latest records say; returns summary.json.
 json check_outputs(const fs::path& out) {
@@ -228,11 +240,7 @@ TEST_CASE("run: a seller one page misread is written as the pages that agree spe
   // Queued (every value is, under a threshold of 1), its review.csv row says what the page read.
   run(dir / "queued", " --set review.threshold=1");
   const auto review = docsift::io::read_csv(dir / "queued" / "review.csv");
-  const auto col = [&](const std::string& name) {
-    const auto it = std::find(review.header.begin(), review.header.end(), name);
-    REQUIRE(it != review.header.end());
-    return static_cast<std::size_t>(it - review.header.begin());
-  };
+  const auto col = [&](const std::string& name) { return column_of(review, name); };
   int respelled_rows = 0;
   for (const auto& row : review.rows) {
     if (row.at(col("field")) != "SUPPLIER") continue;
@@ -258,4 +266,61 @@ TEST_CASE("run: a seller one page misread is written as the pages that agree spe
   sample("agreed", counted.at("agreed").get<std::int64_t>() - 1);
   sample("alone",
          counted.at("values").get<std::int64_t>() - counted.at("agreed").get<std::int64_t>());
+}
+
+TEST_CASE("run: an address one page read with other digits is queued as pages disagree, eval too") {
+  TempDir dir;
+  const fs::path inbox = dir / "inbox", out = dir / "out";
+  fs::create_directories(inbox);
+  draw_receipt(inbox / "a.png", "GARDENIA BAKERIES (KL) SDN BHD");
+  draw_receipt(inbox / "b.png", "GARDENIA BAKERIES (KL) SDN BHD");
+  draw_receipt(inbox / "c.png", "GARDENIA BAKERIES (KL) SDN BHD", "NO 17, JALAN TAMPOI 7/4,");
+  // Every threshold 0: what is queued is queued for what the pages say, not a confidence.
+  const CliResult r =
+      run_docsift("run " + q(inbox) + " --quiet --out " + q(out) + " --set review.threshold=0");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto pages = latest_records(out);
+  const json& a = pages.at("a.png");
+  const json& c = pages.at("c.png");
+  const std::string theirs = a.at("fields").at("BUSINESS_ADDRESS");
+  const std::string own = c.at("fields").at("BUSINESS_ADDRESS");
+  REQUIRE(theirs == pages.at("b.png").at("fields").at("BUSINESS_ADDRESS").get<std::string>());
+  REQUIRE_MESSAGE(own.find("17") != std::string::npos, own);
+  const json& disputed = c.at("agreement").at("BUSINESS_ADDRESS");
+  CHECK(disputed.at("disputed") == theirs);
+  CHECK(disputed.at("agreed") == false);
+  CHECK_FALSE(a.at("agreement").at("BUSINESS_ADDRESS").contains("disputed"));
+  const auto review = c.at("review").get<std::vector<std::string>>();
+  CHECK(std::find(review.begin(), review.end(), "BUSINESS_ADDRESS") != review.end());
+  CHECK(c.at("review_reasons").at("BUSINESS_ADDRESS") == "pages disagree");
+  // The pages read alike are not disputed (Tesseract may find them wanting for other reasons).
+  for (const char* page : {"a.png", "b.png"}) {
+    const json& reasons = pages.at(page).at("review_reasons");
+    CHECK(reasons.value("BUSINESS_ADDRESS", "") != "pages disagree");
+  }
+  check_outputs(out);
+  const auto rows = docsift::io::read_csv(out / "review.csv");
+  const auto col = [&](const std::string& name) { return column_of(rows, name); };
+  int disputed_rows = 0;
+  for (const auto& row : rows.rows) {
+    if (row.at(col("image_file")) != "c.png" || row.at(col("field")) != "BUSINESS_ADDRESS")
+      continue;
+    ++disputed_rows;
+    CHECK(row.at(col("reason")) == "pages disagree");
+    CHECK(row.at(col("value")) == own);
+    CHECK(row.at(col("check")) == "other pages read \"" + theirs + "\"");
+  }
+  CHECK(disputed_rows == 1);
+
+  // eval over the run's predictions.csv (results.jsonl beside it) predicts the same queue.
+  fs::copy_file(out / "predictions.csv", dir / "truth.csv");
+  const CliResult e =
+      run_docsift("eval " + q(out / "predictions.csv") + " " + q(dir / "truth.csv") +
+                  " --threshold 0 --report " + q(dir / "e.json"));
+  REQUIRE_MESSAGE(e.exit_code == 0, e.err);
+  const json predicted = json::parse(file_bytes(dir / "e.json")).at("confidence").at("review");
+  CHECK(predicted.at("total") == rows.rows.size());
+  std::size_t addresses = 0;
+  for (const auto& row : rows.rows) addresses += row.at(col("field")) == "BUSINESS_ADDRESS" ? 1 : 0;
+  CHECK(predicted.at("fields").at("BUSINESS_ADDRESS") == addresses);
 }

@@ -646,7 +646,7 @@ TEST_CASE(
                 "products": {"checked": 2, "off": 0}}}})");
   CHECK(docsift::journal::table_disagreement_fields(r).empty());
   CHECK(docsift::extract::review_queue(schema(), *r.fields, c, everywhere,
-                                       docsift::journal::table_disagreement_fields(r))
+                                       docsift::journal::page_doubts(r))
             .empty());
   // A row's product off, the rows 0.50 under TOTAL: the three lists go to a person, not TOTAL,
   // which the rows' sum does not tell wrong from a row missed.
@@ -656,7 +656,8 @@ TEST_CASE(
   const auto off = docsift::journal::table_disagreement_fields(r);
   CHECK(off == std::set<std::string>{"DESCRIPTIONS", "PRICES", "QUANTITIES", "TOTAL"});
   std::map<std::string, std::string> why;
-  for (const auto& q : docsift::extract::review_queue(schema(), *r.fields, c, everywhere, off))
+  for (const auto& q : docsift::extract::review_queue(schema(), *r.fields, c, everywhere,
+                                                      docsift::journal::page_doubts(r)))
     why[q.field] = std::string(to_string(q.reason));
   CHECK(why == std::map<std::string, std::string>{{"DESCRIPTIONS", "rows disagree"},
                                                   {"PRICES", "rows disagree"},
@@ -690,8 +691,8 @@ TEST_CASE(
   c.clear();
   for (const auto& [k, v] : *r.fields) c[k] = 0.99;
   r.engine = nlohmann::json::parse(R"({"checks": {"balance": false, "balance_off": "-2.49"}})");
-  const auto statement = docsift::extract::review_queue(
-      schema(), *r.fields, c, everywhere, docsift::journal::table_disagreement_fields(r));
+  const auto statement = docsift::extract::review_queue(schema(), *r.fields, c, everywhere,
+                                                        docsift::journal::page_doubts(r));
   std::map<std::string, std::string> held;
   for (const auto& q : statement) held[q.field] = std::string(to_string(q.reason));
   CHECK(held == std::map<std::string, std::string>{{"CLOSING_BALANCE", "rows disagree"},

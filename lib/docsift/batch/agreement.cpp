@@ -17,9 +17,10 @@ bool compared(const Record& record, const std::string& field) {
   return !record.corrections || record.corrections->count(field) == 0;
 }
 
-// `p` with `weight` added to its logit (a probability of 0 or 1 stays: its logit is infinite).
+// `p` with `weight` added to its logit (a probability of 0 or 1 stays: its logit is infinite; so
+// does any at weight 0, to the bit).
 double shifted(double p, double weight) {
-  if (p <= 0 || p >= 1) return p;
+  if (p <= 0 || p >= 1 || weight == 0) return p;
   return 1.0 / (1.0 + std::exp(-(std::log(p / (1 - p)) + weight)));
 }
 
@@ -56,35 +57,56 @@ int PageCounts::pages(const std::string& field, const std::string& key) const {
   return it == pages_.end() ? 0 : it->second.pages;
 }
 
-std::optional<std::string> PageCounts::spelling_near(const std::string& field,
-                                                     const std::string& key) const {
+const PageCounts::Value* PageCounts::nearest(const std::string& field, const std::string& key,
+                                             bool same_digits, bool& tied) const {
   const std::string own = letters(key), own_digits = digits(key);
-  const Value* nearest = nullptr;
+  const Value* found = nullptr;
   int best = 0;
-  bool tied = false;
+  tied = false;
   for (auto it = pages_.lower_bound({field, ""}); it != pages_.end() && it->first.first == field;
        ++it) {
     const std::string& theirs_key = it->first.second;
-    if (it->second.pages < 2 || theirs_key == key || digits(theirs_key) != own_digits) continue;
+    if (it->second.pages < 2 || theirs_key == key ||
+        (digits(theirs_key) == own_digits) != same_digits)
+      continue;
     const std::string theirs = letters(theirs_key);
     const int allowed = ocr::KnownNames::edits_allowed(theirs.size());
     const auto gap = static_cast<long>(theirs.size()) - static_cast<long>(own.size());
     if (std::labs(gap) > allowed) continue;
     const int d = edit_distance(own, theirs, allowed);
     if (d > allowed) continue;
-    if (nearest == nullptr || d < best) {
-      nearest = &it->second, best = d, tied = false;
+    if (found == nullptr || d < best) {
+      found = &it->second, best = d, tied = false;
     } else if (d == best) {
       tied = true;
     }
   }
-  if (nearest == nullptr || tied) return std::nullopt;
-  const std::string* spelling = nullptr;
+  return found;
+}
+
+std::string PageCounts::Value::spelling() const {
+  const std::string* out = nullptr;
   int most = 0;
-  for (const auto& [text, pages] : nearest->spellings) {  // byte order: the first of equals
-    if (pages > most) spelling = &text, most = pages;
+  for (const auto& [text, count] : spellings) {  // byte order: the first of equals
+    if (count > most) out = &text, most = count;
   }
-  return *spelling;
+  return out ? *out : std::string();
+}
+
+std::optional<std::string> PageCounts::spelling_near(const std::string& field,
+                                                     const std::string& key) const {
+  bool tied = false;
+  const Value* near = nearest(field, key, /*same_digits=*/true, tied);
+  if (near == nullptr || tied) return std::nullopt;
+  return near->spelling();
+}
+
+std::optional<std::string> PageCounts::spelling_apart(const std::string& field,
+                                                      const std::string& key) const {
+  bool tied = false;
+  const Value* near = nearest(field, key, /*same_digits=*/false, tied);
+  if (near == nullptr) return std::nullopt;
+  return near->spelling();
 }
 
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,
@@ -101,20 +123,26 @@ std::optional<Record> agreed(const Record& record, const PageCounts& counts,
         value == next.fields->end())
       continue;
     const std::string own = a.read_value ? *a.read_value : value->second;
-    bool agrees = counts.pages(field, a.key) >= 2;
+    // A payer's (weight 0: no fit has measured what agreement says of one) neither agrees nor is
+    // respelled; it is only disputed.
+    const bool weighed = a.weight != 0, alike = counts.pages(field, a.key) >= 2;
+    bool agrees = weighed && alike;
     std::optional<std::string> taken;
-    if (!agrees && spelling) {
+    if (!alike && spelling && weighed) {
       taken = counts.spelling_near(field, a.key);
       agrees = taken.has_value();
     }
+    const std::optional<std::string> disputed =
+        alike || taken ? std::nullopt : counts.spelling_apart(field, a.key);
     const std::string& held = taken ? *taken : own;
     const std::optional<std::string> kept = taken ? std::optional<std::string>(own) : std::nullopt;
     const double p = agrees ? shifted(a.read, a.weight) : a.read;
     if (agrees == a.agreed && p == confidence->second && held == value->second &&
-        kept == a.read_value)
+        kept == a.read_value && disputed == a.disputed)
       continue;
     a.agreed = agrees;
     a.read_value = kept;
+    a.disputed = disputed;
     confidence->second = p;
     value->second = held;
     moved = true;

@@ -13,6 +13,14 @@
 // value misread: with ocr.batch_spelling the run writes their spelling in its place, agreed
 // (Record::Agreement::read_value keeps the page's own). On the development receipts every value so
 // replaced but one was right after (docs/confidence.md, "The spelling the pages agree on").
+//
+// Such a value with **other digits** ("7 Elizabeth Street, Hobart TAS 7006" beside pages of "...
+// TAS 7000", "2 Gerbang Alaf Restaurants" beside "Gerbang Alaf Restaurants") is a misread digit or
+// another branch, which the values alone cannot tell apart: it is not respelled but disputed, and
+// the review queue takes it ("pages disagree"; docs/confidence.md, "Pages that disagree"). The
+// payer's name and address are compared too (one company pays every invoice of an accounts-payable
+// batch, one holder owns every statement of an account), at weight 0: never agreed nor respelled
+// (no fit has measured either on a payer), only disputed.
 #pragma once
 
 #include <map>
@@ -40,12 +48,21 @@ class PageCounts {
   // 8 of that value's. The nearest; none where two are equally near. Its spelling: the one most of
   // its pages read (of equals, the first in byte order).
   std::optional<std::string> spelling_near(const std::string& field, const std::string& key) const;
+  // The same with other digits (of two equally near, the first in byte order of their keys): the
+  // value `key` disputes.
+  std::optional<std::string> spelling_apart(const std::string& field, const std::string& key) const;
 
  private:
   struct Value {
     int pages = 0;
     std::map<std::string, int> spellings;
+    std::string spelling() const;  // the one most of its pages read; of equals, the first
   };
+  // The nearest value of `field` two or more pages read alike, not `key`, whose digits are `key`'s
+  // (`same_digits`) or not, within one edit per 8 of its letters and digits; null where none.
+  // `tied`: another was as near.
+  const Value* nearest(const std::string& field, const std::string& key, bool same_digits,
+                       bool& tied) const;
   std::map<std::pair<std::string, std::string>, Value> pages_;
 };
 
@@ -54,10 +71,12 @@ class PageCounts {
 // the weight added to its logit where agreed, and the review queue redone (outputs.h: mark_review).
 // A value agrees when another ok page's value of the same field has the same key. A value a person
 // corrected (review apply) neither agrees nor is agreed with: its page keeps it, at confidence 1.
-// With `spelling`, a value no other page read alike takes PageCounts::spelling_near's spelling
-// where there is one (agreed, its own kept as `read_value`), and gives it back where there no
-// longer is. Depends on the pages counted, not their order; a record it returned, counted in place
-// of the one it came from, gives none.
+// With `spelling`, a value no other page read alike and the calibration weighs agreement for takes
+// PageCounts::spelling_near's spelling where there is one (agreed, its own kept as `read_value`),
+// and gives it back where there no longer is. A value no other page read alike and none respelled
+// is `disputed` by PageCounts::spelling_apart's spelling, where there is one, and queued. Depends
+// on the pages counted, not their order; a record it returned, counted in place of the one it came
+// from, gives none.
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,
                              const config::ReviewConfig& review, const extract::FieldSchema& schema,
                              bool spelling);

@@ -226,7 +226,7 @@ void fill_record(Record& record, const ocr::Engine::Result& read,
     if (p == read.probability.end()) continue;
     if (!record.agreement) record.agreement.emplace();
     // Not agreed, and the page's own reading: the run counts the pages once all are read.
-    (*record.agreement)[field] = {a.key, a.weight, p->second, false, std::nullopt};
+    (*record.agreement)[field] = {a.key, a.weight, p->second, false, std::nullopt, std::nullopt};
   }
   if (!read.items.empty()) {
     record.line_items.emplace();

@@ -163,10 +163,14 @@ std::string review_rows(const Record& record) {
                       why ? *why : std::string(to_string(extract::ReviewReason::kLowConfidence)));
     std::string check = journal::disagreement_about(disagreements, field);
     // A value the run respelled as other pages read it (agreement.h): the reviewer sees what this
-    // page itself read.
-    if (const Record::Agreement* a = journal::entry(record.agreement, field); a && a->read_value) {
-      check += std::string(check.empty() ? "" : "; ") + "this page read \"" + *a->read_value +
-               "\"; respelled as other pages read it";
+    // page itself read; one they read otherwise: what they read.
+    const auto add = [&check](const std::string& says) {
+      check += std::string(check.empty() ? "" : "; ") + says;
+    };
+    if (const Record::Agreement* a = journal::entry(record.agreement, field)) {
+      if (a->read_value)
+        add("this page read \"" + *a->read_value + "\"; respelled as other pages read it");
+      if (a->disputed) add("other pages read \"" + *a->disputed + "\"");
     }
     line += ',' + io::csv_field(check);
     if (const std::array<int, 4>* box = journal::entry(record.boxes, field)) {
@@ -184,9 +188,8 @@ void mark_review(Record& record, const config::ReviewConfig& review,
   if (!record.ok() || !record.confidence || !record.fields) return;
   // The rule eval predicts the queue by from the same values (eval/confidence.cpp), so the two
   // agree.
-  const auto queue =
-      extract::review_queue(schema, *record.fields, *record.confidence, review.thresholds(),
-                            journal::table_disagreement_fields(record));
+  const auto queue = extract::review_queue(schema, *record.fields, *record.confidence,
+                                           review.thresholds(), journal::page_doubts(record));
   record.review.emplace();
   record.review_reasons.emplace();
   record.review_thresholds.emplace();

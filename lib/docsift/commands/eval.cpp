@@ -62,9 +62,9 @@ void complete_gate(eval::Gate& gate, const EvalRequest& o, const config::Config&
 
 // What eval takes from PRED's run journal, read once: with --before-corrections the values as the
 // run read them, before `docsift review apply`, put back into `predictions` (and returned); for a
-// run's predictions.csv, the pages whose tables speak against their fields (`rows_off`, which the
-// run's queue queues), from results.jsonl beside it. A journal given as PRED was read with its
-// originals already (evaluate).
+// run's predictions.csv, the pages whose records speak against their fields (`doubts`: their
+// tables, other pages; which the run's queue queues), from results.jsonl beside it. A journal given
+// as PRED was read with its originals already (evaluate).
 std::optional<eval::Originals> read_run_journal(const EvalRequest& o,
                                                 eval::PredictionFile& predictions) {
   const fs::path pred(o.predictions);
@@ -86,7 +86,7 @@ std::optional<eval::Originals> read_run_journal(const EvalRequest& o,
           o.before_corrections ? "--before-corrections " + journal.string()
                                : std::string(batch::out_files::kJournal),
           o.before_corrections);
-      if (beside_run) predictions.rows_off = std::move(run.rows_off);
+      if (beside_run) predictions.doubts = std::move(run.doubts);
       if (o.before_corrections) originals = std::move(run.originals);
     }
   }
@@ -100,7 +100,7 @@ struct FoundConfidences {
   std::optional<eval::Confidences> values;
   // The pages whose table's arithmetic speaks against fields: the journal's, or that of the
   // run's journal beside its predictions.csv; the queue a run makes queues them.
-  eval::RowsOff rows_off;
+  eval::Doubts doubts;
   // A CSV's confidences may be rounded where the journal's are not, and the run compares the
   // journal's: thresholds fitted on rounded numbers can split values elsewhere in the run.
   bool from_csv = false;
@@ -128,7 +128,7 @@ FoundConfidences find_confidences(const EvalRequest& o, const eval::PredictionFi
                       "predictions.csv; --confidence FILE)");
   }
   found.from_csv = found.values && (!o.confidence.empty() || !predictions.confidences);
-  found.rows_off = predictions.rows_off;  // read_run_journal read the run's journal for them
+  found.doubts = predictions.doubts;  // read_run_journal read the run's journal for them
   return found;
 }
 
@@ -144,7 +144,7 @@ std::optional<eval::ConfidenceEvaluation> score_confidences(
   options.thresholds = cfg.review.thresholds();
   for (const auto& [field, value] : given.fields) options.thresholds.fields[field] = value;
   for (const auto& [field, value] : given.fields) schema.require(field, "--threshold");
-  options.rows_off = found.rows_off;
+  options.doubts = found.doubts;
   return eval::evaluate_confidence(schema, evaluation, predictions, *found.values, options);
 }
 

@@ -167,14 +167,14 @@ void check_groups(ConfidenceEvaluation& c, const JudgedValues& judged) {
 // page predicted that has confidences, scored or not.
 void count_review(ConfidenceEvaluation& c, const extract::FieldSchema& schema,
                   const Records& predictions, const Confidences& confidences,
-                  const RowsOff& rows_off) {
+                  const Doubts& doubts) {
   for (const auto& [image, fields] : confidences) {
     const auto values = predictions.find(image);
     if (values == predictions.end()) continue;
-    const auto off = rows_off.find(image);
+    const auto off = doubts.find(image);
     const auto queue =
         extract::review_queue(schema, values->second, fields, c.thresholds,
-                              off == rows_off.end() ? std::set<std::string>{} : off->second);
+                              off == doubts.end() ? extract::PageDoubts{} : off->second);
     for (const extract::QueuedValue& q : queue) {
       ++c.review[q.field];
       ++c.review_total;
@@ -202,7 +202,7 @@ ConfidenceEvaluation evaluate_confidence(const extract::FieldSchema& schema,
   }
   if (!c.thresholds.empty()) {
     check_groups(c, judged);
-    count_review(c, schema, predictions, confidences, options.rows_off);
+    count_review(c, schema, predictions, confidences, options.doubts);
   }
   return c;
 }

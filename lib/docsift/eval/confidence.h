@@ -108,9 +108,9 @@ struct ConfidenceOptions {
   double correct_at = 1.0;               // text and list fields: correct at this score or above
   extract::ReviewThresholds thresholds;  // review.threshold or --threshold; may be empty
   std::optional<double> target_accuracy;
-  // The pages whose table's arithmetic speaks against fields (a journal's): queued as a run queues
-  // them, whatever their confidence.
-  RowsOff rows_off;
+  // The pages whose record speaks against fields (a journal's: their tables' arithmetic, other
+  // pages' readings): queued as a run queues them, whatever their confidence.
+  Doubts doubts;
 };
 
 // The figures for one group of values: a field, a field type, or all values.

@@ -8,11 +8,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "docsift/eval/rows.h"
+#include "docsift/extract/review_queue.h"
 #include "docsift/extract/schema.h"
 #include "docsift/extract/scoring_rules.h"
 
@@ -22,8 +22,9 @@ namespace docsift::eval {
 using Records = std::map<std::string, std::map<std::string, std::string>>;
 // image file name → field → confidence in [0, 1], for the fields with a value (confidence.h).
 using Confidences = std::map<std::string, std::map<std::string, double>>;
-// image file name → the fields its table's own arithmetic speaks against.
-using RowsOff = std::map<std::string, std::set<std::string>>;
+// image file name → what its journal record says against its values beyond the values (the
+// fields its table's own arithmetic speaks against, those other pages read otherwise).
+using Doubts = std::map<std::string, extract::PageDoubts>;
 
 // Readers. `role` ("PRED", "GT") names the file in errors: one that is not there is an
 // InputMissingError (exit 2), one that cannot be read an InputUnreadableError (3), and one that
@@ -69,9 +70,9 @@ struct PredictionFile {
   // page has any (a CSV: its rows are in line_items.csv beside it, rows.h's predicted_rows).
   std::optional<DocumentRows> rows;
   RowConfidences row_confidences;  // the rows' confidences, where they carry one
-  // A journal's pages whose table's arithmetic speaks against some of their fields (the review
-  // queue's "rows disagree", journal/page_arithmetic.h): those fields. None from a CSV.
-  RowsOff rows_off;
+  // A journal's pages whose record speaks against some of their fields (the review queue's "rows
+  // disagree" and "pages disagree", journal/page_arithmetic.h: page_doubts). None from a CSV.
+  Doubts doubts;
   Originals originals;  // a journal's, read in the same pass when asked for; none from a CSV
 };
 // By extension: .jsonl → journal, anything else → CSV. `with_originals`: a journal's Originals too

@@ -139,7 +139,7 @@ void read_journal(const fs::path& path, const std::string& role, PredictionFile&
         confidence_map.erase(image);
         row_map.erase(image);
         file.row_confidences.erase(image);
-        file.rows_off.erase(image);
+        file.doubts.erase(image);
         if (!r.ok()) {
           records.erase(image);
           if (r.status == journal::Record::Status::Failed) {
@@ -171,8 +171,7 @@ void read_journal(const fs::path& path, const std::string& role, PredictionFile&
             file.row_confidences[image].push_back(item.confidence);
           }
         }
-        if (auto off = journal::table_disagreement_fields(r); !off.empty())
-          file.rows_off[image] = std::move(off);
+        if (auto off = journal::page_doubts(r); !off.empty()) file.doubts[image] = std::move(off);
       });
   // The confidences before a first correction, of the pages that have one.
   Confidences& before = file.originals.confidences;

@@ -225,7 +225,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                                       const std::map<std::string, std::string>& fields,
                                       const std::map<std::string, double>& confidence,
                                       const ReviewThresholds& thresholds,
-                                      const std::set<std::string>& rows_off) {
+                                      const PageDoubts& doubts) {
   const std::string* type = value_of(fields, kDocumentTypeField);
   const bool sums_off = sums_disagree(fields);
   // The item counts of the page's lists that belong to its type and have a value.
@@ -259,7 +259,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       q.reason = ReviewReason::kNoConfidence;
     } else if (sums_off && (f.name == kSubtotal || f.name == kTax || f.name == kTotal)) {
       q.reason = ReviewReason::kSumsDisagree;
-    } else if (rows_off.count(f.name) > 0 &&
+    } else if (doubts.rows_off.count(f.name) > 0 &&
                (f.type == FieldType::kList || f.name == kOpening || f.name == kClosing)) {
       // A table's lists, and a statement's balances, which its transactions are checked against:
       // either balance may be the misread figure. Not an invoice's TOTAL against its rows, which a
@@ -273,6 +273,8 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
       q.reason = ReviewReason::kDatesDisagree;
     } else if (names_off.count(f.name) > 0) {
       q.reason = ReviewReason::kNamesDisagree;
+    } else if (doubts.pages_off.count(f.name) > 0) {
+      q.reason = ReviewReason::kPagesDisagree;
     } else if (malformed.count(f.name) > 0) {
       q.reason = ReviewReason::kMalformed;
     } else if (!q.threshold || *q.confidence >= *q.threshold) {

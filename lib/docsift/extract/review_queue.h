@@ -24,9 +24,9 @@ namespace docsift::extract {
 // PRICES, DESCRIPTIONS) hold different numbers of items; the payer's name, address or phone is
 // the seller's (parties_clash); two of its dates contradict each other (dates_disagree); the
 // payer's name and the name its email address spells are one or two letters apart
-// (names_disagree); an ABN,
-// website, email or postal address, or a list of descriptions, is not one (malformed_values); the
-// value's confidence is under its threshold.
+// (names_disagree); other pages of the run read the value near alike with other digits
+// (PageDoubts::pages_off, batch/agreement.h); an ABN, website, email or postal address, or a list
+// of descriptions, is not one (malformed_values); the value's confidence is under its threshold.
 enum class ReviewReason {
   kMissing,
   kNoConfidence,
@@ -36,10 +36,11 @@ enum class ReviewReason {
   kPartiesClash,
   kDatesDisagree,
   kNamesDisagree,
+  kPagesDisagree,
   kMalformed,
   kLowConfidence
 };
-inline constexpr Names<ReviewReason, 10> kReviewReasonNames{
+inline constexpr Names<ReviewReason, 11> kReviewReasonNames{
     {{ReviewReason::kMissing, "missing"},
      {ReviewReason::kNoConfidence, "no confidence"},
      {ReviewReason::kSumsDisagree, "sums disagree"},
@@ -48,6 +49,7 @@ inline constexpr Names<ReviewReason, 10> kReviewReasonNames{
      {ReviewReason::kPartiesClash, "parties clash"},
      {ReviewReason::kDatesDisagree, "dates disagree"},
      {ReviewReason::kNamesDisagree, "names disagree"},
+     {ReviewReason::kPagesDisagree, "pages disagree"},
      {ReviewReason::kMalformed, "malformed"},
      {ReviewReason::kLowConfidence, "low confidence"}}};
 constexpr std::string_view to_string(ReviewReason reason) {
@@ -74,6 +76,15 @@ struct ReviewThresholds {
     return it != fields.end() ? std::optional<double>(it->second) : every;
   }
   bool empty() const { return !every && fields.empty(); }
+};
+
+// What a page's record says against its values beyond the values themselves
+// (journal/page_arithmetic.h, page_doubts), which run and eval both read from the journal: the
+// fields the page's table arithmetic speaks against (`rows_off`), and those another page of the run
+// read otherwise (`pages_off`: batch/agreement.h, Record::Agreement::disputed).
+struct PageDoubts {
+  std::set<std::string> rows_off, pages_off;
+  bool empty() const { return rows_off.empty() && pages_off.empty(); }
 };
 
 // SUBTOTAL + GST - TOTAL when all three are amounts.
@@ -130,14 +141,14 @@ std::set<std::string> malformed_values(const FieldSchema& schema,
 // or absent: none); `confidence` the fields with one, and a required field left N/A that the
 // engine judged absent from the page (its probability that the page prints none: not queued at
 // its threshold or over). The document type is fields' DOCUMENT_TYPE;
-// a page without one requires nothing and its sums and lists are still checked. `rows_off`: the
-// fields the page's table arithmetic speaks against (journal::table_disagreement_fields); its list
-// fields with a value are queued, whatever their confidence, and a statement's opening and closing
-// balances when its transactions do not add up between them.
+// a page without one requires nothing and its sums and lists are still checked. `doubts.rows_off`:
+// the fields the page's table arithmetic speaks against; its list fields with a value are queued,
+// whatever their confidence, and a statement's opening and closing balances when its transactions
+// do not add up between them. `doubts.pages_off`: queued, whatever their confidence.
 std::vector<QueuedValue> review_queue(const FieldSchema& schema,
                                       const std::map<std::string, std::string>& fields,
                                       const std::map<std::string, double>& confidence,
                                       const ReviewThresholds& thresholds,
-                                      const std::set<std::string>& rows_off = {});
+                                      const PageDoubts& doubts = {});
 
 }  // namespace docsift::extract

@@ -147,6 +147,15 @@ std::set<std::string> table_disagreement_fields(const Record& record) {
   return out;
 }
 
+extract::PageDoubts page_doubts(const Record& record) {
+  extract::PageDoubts out{table_disagreement_fields(record), {}};
+  for (const auto& [field, a] :
+       record.agreement ? *record.agreement : std::map<std::string, Record::Agreement>{}) {
+    if (a.disputed && !entry(record.corrections, field)) out.pages_off.insert(field);
+  }
+  return out;
+}
+
 std::string disagreement_about(const std::vector<Disagreement>& all, const std::string& field) {
   std::string out;
   for (const Disagreement& d : all) {

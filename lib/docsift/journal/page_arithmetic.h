@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "docsift/extract/review_queue.h"
 #include "docsift/journal/record.h"
 
 namespace docsift::journal {
@@ -38,6 +39,11 @@ std::vector<std::string> table_agreements(const Record& record);
 // rows' sum under its figure names QUANTITIES and PRICES whatever it is made of (a row missed);
 // the queue takes those a page has.
 std::set<std::string> table_disagreement_fields(const Record& record);
+
+// The review queue's doubts of the record beyond its values (extract/review_queue.h): the table's
+// (table_disagreement_fields), and the values other pages of the run read near alike with other
+// digits (Record::Agreement::disputed; batch/agreement.h), a value a person corrected aside.
+extract::PageDoubts page_doubts(const Record& record);
 
 // What the page's arithmetic says against `field`, the disagreements joined by "; "; empty when it
 // says nothing against it.

@@ -85,20 +85,23 @@ struct Record {
     bool operator==(const Correction&) const = default;
   };
   std::optional<std::map<std::string, Correction>> corrections;
-  // The OCR engine: the seller's name and address as the run compares pages on them
-  // (batch/agreement.h, docs/confidence.md "Pages that agree"): the value's key, the weight the
-  // calibration gives another page reading the same, the confidence as the page alone gave it, and
-  // whether another page of the run read the same (then `confidence` is `read` with `weight` added
-  // to its logit). `read_value`: the value as the page read it, where the run wrote in its place
-  // the spelling two or more other pages read alike (a misread of the same name: "Pages that
-  // agree"); `key` is always the page's own reading's. Absent where the calibration weighs no
-  // agreement.
+  // The OCR engine: the seller's name and address, and the payer's, as the run compares pages on
+  // them (batch/agreement.h, docs/confidence.md "Pages that agree"): the value's key, the weight
+  // the calibration gives another page reading the same, the confidence as the page alone gave it,
+  // and whether another page of the run read the same (then `confidence` is `read` with `weight`
+  // added to its logit). `read_value`: the value as the page read it, where the run wrote in its
+  // place the spelling two or more other pages read alike (a misread of the same name: "Pages that
+  // agree"); `key` is always the page's own reading's. `disputed`: the spelling two or more other
+  // pages read alike, where this page alone read a value near it with other digits (a misread digit
+  // or another branch: the review queue's "pages disagree"). The payer's are compared at weight 0:
+  // no fit has measured what agreement says of a payer, so they never agree and are not
+  // respelled, only disputed. Absent on a model's page.
   struct Agreement {
     std::string key;
     double weight = 0;
     double read = 0;  // in [0, 1]
     bool agreed = false;
-    std::optional<std::string> read_value;
+    std::optional<std::string> read_value, disputed;
     bool operator==(const Agreement&) const = default;
   };
   std::optional<std::map<std::string, Agreement>> agreement;

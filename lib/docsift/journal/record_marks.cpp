@@ -44,7 +44,8 @@ void read_corrections(const json& j, Record& r) {
 
 // A record's agreement (batch/agreement.h): absent, or field: {"key": a string, "weight": a
 // number, "read": a number in [0, 1], "agreed": a boolean, "read_value": a string where the run
-// wrote another page's spelling} on an ok record, each a field of "fields".
+// wrote another page's spelling, "disputed": a string where other pages read it otherwise} on an
+// ok record, each a field of "fields".
 void read_agreement(const json& j, Record& r) {
   const json* found = ok_record_object(j, "agreement", r);
   if (!found) return;
@@ -57,19 +58,20 @@ void read_agreement(const json& j, Record& r) {
       return one.is_object() ? one.value(key, json()) : json();
     };
     const json key = get("key"), weight = get("weight"), read = get("read"), agreed = get("agreed"),
-               read_value = get("read_value");
+               read_value = get("read_value"), disputed = get("disputed");
     if (!key.is_string() || !finite(weight) || !finite(read) || read.get<double>() < 0 ||
         read.get<double>() > 1 || !agreed.is_boolean() ||
-        !(read_value.is_null() || read_value.is_string()) || !r.fields ||
-        !r.fields->count(item.key()))
+        !(read_value.is_null() || read_value.is_string()) ||
+        !(disputed.is_null() || disputed.is_string()) || !r.fields || !r.fields->count(item.key()))
       throw io::BadRecord("\"agreement." + item.key() +
                           "\" must be {\"key\": a string, \"weight\": a number, \"read\": a "
-                          "number in [0, 1], \"agreed\": true or false, \"read_value\": a string "
-                          "if any} of a field of \"fields\"");
+                          "number in [0, 1], \"agreed\": true or false, \"read_value\" and "
+                          "\"disputed\": strings if any} of a field of \"fields\"");
     Record::Agreement& out = (*r.agreement)[item.key()];
     out = Record::Agreement{key.get<std::string>(), weight.get<double>(), read.get<double>(),
-                            agreed.get<bool>(), std::nullopt};
+                            agreed.get<bool>(),     std::nullopt,         std::nullopt};
     if (read_value.is_string()) out.read_value = read_value.get<std::string>();
+    if (disputed.is_string()) out.disputed = disputed.get<std::string>();
   }
 }
 
@@ -89,6 +91,7 @@ void write_marks(const Record& r, json& j) {
     json& out = j["agreement"][field];
     out = {{"key", a.key}, {"weight", a.weight}, {"read", a.read}, {"agreed", a.agreed}};
     if (a.read_value) out["read_value"] = *a.read_value;
+    if (a.disputed) out["disputed"] = *a.disputed;
   }
 }
 

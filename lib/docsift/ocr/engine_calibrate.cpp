@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,14 @@ namespace {
 // printed alike on its every receipt, so two pages that read them alike have read them right far
 // more often than either page's own evidence says (docs/confidence.md, "Pages that agree").
 constexpr std::string_view kAgreedFields[] = {"SUPPLIER", "BUSINESS_ADDRESS"};
+// And who paid, at weight 0: one company pays every invoice of an accounts-payable batch, but no
+// fit has measured what agreement says of a payer, so a payer's value is only disputed where other
+// pages read it with other digits ("Pages that disagree"), never agreed nor respelled.
+constexpr std::string_view kComparedFields[] = {"PAYER_NAME", "PAYER_ADDRESS"};
+
+bool one_of(std::span<const std::string_view> names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 }  // namespace
 
@@ -49,11 +58,11 @@ void Engine::calibrate(Result& result) const {
     const auto value = result.fields.find(name);
     if (value == result.fields.end() || value->second == "N/A") continue;
     result.probability[name] = calibration_.probability(name, e);
-    if (std::find(std::begin(kAgreedFields), std::end(kAgreedFields), name) !=
-        std::end(kAgreedFields)) {
-      const double weight = calibration_.agreement_weight(name, e);
+    const bool weighed = one_of(kAgreedFields, name);
+    if (weighed || one_of(kComparedFields, name)) {
+      const double weight = weighed ? calibration_.agreement_weight(name, e) : 0.0;
       const std::string key = words_key(value->second);
-      if (weight != 0 && !key.empty()) result.agreeable[name] = {key, weight};
+      if ((weight != 0 || !weighed) && !key.empty()) result.agreeable[name] = {key, weight};
     }
     if (write_evidence_) {
       nlohmann::json f = feature_values(e);
