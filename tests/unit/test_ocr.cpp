@@ -938,6 +938,14 @@ TEST_CASE(
       page_of({"RESTORAN DE COFFEE", "Sub Total 11.54", "Total GST 0.66", "TOTAL 11.66"}), rules,
       kFieldNames);
   CHECK(r.fields.at("TOTAL") == "11.66");
+  // The tax misread, not the total (a generated invoice of a held-apart layout): 1,472.90 is 10 %
+  // of 14,729.00 and 1,472.00 no whole percentage of it, so the total as read stays, and the sums
+  // disagree for a person to see. 11.66 - 10.94 above is none, and is repaired.
+  r = extract_fields(
+      page_of({"EUCALYPT IT SERVICES", "Subtotal $14,729.00", "GST $1,472.00", "TOTAL $16,201.90"}),
+      rules, kFieldNames);
+  CHECK(r.fields.at("TOTAL") == "$16,201.90");
+  CHECK_FALSE(r.checks.contains("total_repaired"));
   // A PDF's text layer is exact: no misread to undo.
   Page exact = page_of({"RESTORAN DE COFFEE", "Sub Total 10.94", "Total GST 0.66", "TOTAL 11.66"});
   exact.exact = true;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <regex>
 
 namespace docsift::ocr::detail {
@@ -192,10 +193,22 @@ std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) 
 
 // A labelled total that no printed sum agrees with, one misread digit away from the one that
 // does ("TOTAL 11.66" under "Sub Total 10.94" and "GST 0.66"): the one repair that makes it
-// agree, as a candidate of its own.
+// agree, as a candidate of its own. Not where the tax is the misread figure: a tax is a whole
+// percentage of what it is levied on (GST 10 %, SST 6 %), and a total as read that leaves one over
+// the subtotal beside a tax as read that is none ("GST 1,472.00" for 1,472.90 on 14,729.00, "TOTAL
+// 16,201.90") is right; repaired to agree with the tax, it would be wrong and vouched for.
 void FieldFinder::add_repaired_totals(std::vector<TotalOption>& out, const Paid& p) const {
+  const auto sub = cents("SUBTOTAL"), tax = cents("GST");
+  const auto whole_rate = [&](long long levied) {  // within a cent of 1 % to 30 % of the subtotal
+    for (long long rate = 1; rate <= 30 && levied > 0; ++rate)
+      if (std::llabs(*sub * rate - levied * 100) <= 100) return true;
+    return false;
+  };
   for (std::size_t i = 0, labelled = out.size(); i < labelled && !page.exact; ++i) {
     if (sums_agree(out[i].c.amount.cents, p)) continue;
+    if (sub && tax && *sub > 0 && *tax > 0 && whole_rate(out[i].c.amount.cents - *sub) &&
+        !whole_rate(*tax))
+      continue;
     std::vector<long long> fixes;
     for (const long long v : misread_amounts(out[i].c.amount.cents)) {
       if (sums_agree(v, p)) fixes.push_back(v);
