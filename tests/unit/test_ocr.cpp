@@ -915,6 +915,14 @@ TEST_CASE(
   const auto six_hundred = misread_amounts(600);
   CHECK(std::count(six_hundred.begin(), six_hundred.end(), 0) == 0);
   CHECK(misread_amounts(0).empty());
+  // A tax at one whole rate, within a cent, the rate within its bounds.
+  CHECK(whole_percentage(1472900, 147290, 1, 30));        // 10 %
+  CHECK_FALSE(whole_percentage(1472900, 147200, 1, 30));  // 9.994 %
+  CHECK(whole_percentage(1094, 66, 1, 30));               // 6 % of 10.94 is 65.64 cents
+  CHECK_FALSE(whole_percentage(1000, 310, 1, 25));        // 31 %, over the bounds
+  CHECK(whole_percentage(1000, 310, 1, 31));
+  CHECK_FALSE(whole_percentage(1000, 0, 1, 30));  // no tax
+  CHECK_FALSE(whole_percentage(0, 10, 1, 30));    // nothing levied on
 
   const Rules rules = load_rules("builtin:ocr-rules");
   // As Tesseract read SROIE receipt 091 (bench/ocr/README.md): "TOTAL 11.66" under 10.94 + 0.66.

@@ -149,8 +149,8 @@ std::set<std::string> table_disagreement_fields(const Record& record) {
 
 extract::PageDoubts page_doubts(const Record& record) {
   extract::PageDoubts out{table_disagreement_fields(record), {}};
-  for (const auto& [field, a] :
-       record.agreement ? *record.agreement : std::map<std::string, Record::Agreement>{}) {
+  if (!record.agreement) return out;
+  for (const auto& [field, a] : *record.agreement) {
     if (a.disputed && !entry(record.corrections, field)) out.pages_off.insert(field);
   }
   return out;

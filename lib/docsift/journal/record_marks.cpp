@@ -68,8 +68,10 @@ void read_agreement(const json& j, Record& r) {
                           "number in [0, 1], \"agreed\": true or false, \"read_value\" and "
                           "\"disputed\": strings if any} of a field of \"fields\"");
     Record::Agreement& out = (*r.agreement)[item.key()];
-    out = Record::Agreement{key.get<std::string>(), weight.get<double>(), read.get<double>(),
-                            agreed.get<bool>(),     std::nullopt,         std::nullopt};
+    out.key = key.get<std::string>();
+    out.weight = weight.get<double>();
+    out.read = read.get<double>();
+    out.agreed = agreed.get<bool>();
     if (read_value.is_string()) out.read_value = read_value.get<std::string>();
     if (disputed.is_string()) out.disputed = disputed.get<std::string>();
   }

@@ -60,8 +60,7 @@ void FieldFinder::add_tax_rows(const std::vector<Amount>& amounts) {
     for (std::size_t b = a + 1; b < amounts.size(); ++b) {
       const long long tax = amounts[b].cents;
       if (!amounts[b].has_cents || tax <= 0 || tax * 4 > net) continue;
-      const long long rate = (tax * 100 + net / 2) / net;  // the nearest whole percent
-      if (rate >= 1 && std::llabs(net * rate - tax * 100) <= 100) row_sums.insert(net + tax);
+      if (whole_percentage(net, tax, 1, 25)) row_sums.insert(net + tax);
     }
   }
 }
@@ -199,16 +198,10 @@ std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) 
 // 16,201.90") is right; repaired to agree with the tax, it would be wrong and vouched for.
 void FieldFinder::add_repaired_totals(std::vector<TotalOption>& out, const Paid& p) const {
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
-  const auto whole_rate = [&](long long levied) {  // within a cent of 1 % to 30 % of the subtotal
-    for (long long rate = 1; rate <= 30 && levied > 0; ++rate)
-      if (std::llabs(*sub * rate - levied * 100) <= 100) return true;
-    return false;
-  };
+  const auto levied = [&](long long t) { return whole_percentage(*sub, t, 1, 30); };
   for (std::size_t i = 0, labelled = out.size(); i < labelled && !page.exact; ++i) {
     if (sums_agree(out[i].c.amount.cents, p)) continue;
-    if (sub && tax && *sub > 0 && *tax > 0 && whole_rate(out[i].c.amount.cents - *sub) &&
-        !whole_rate(*tax))
-      continue;
+    if (sub && tax && *tax > 0 && levied(out[i].c.amount.cents - *sub) && !levied(*tax)) continue;
     std::vector<long long> fixes;
     for (const long long v : misread_amounts(out[i].c.amount.cents)) {
       if (sums_agree(v, p)) fixes.push_back(v);

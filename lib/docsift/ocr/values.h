@@ -80,6 +80,9 @@ std::string format_amount(long long cents, std::string_view currency);
 // tables in values_internal.h and values_amounts.cpp), without a leading zero; for checking a total
 // against the page's sums.
 std::vector<long long> misread_amounts(long long cents);
+// Whether `tax` is within a cent of a whole percentage from `lowest` to `highest` of `net` (all
+// positive, in cents), as a tax levied at one rate is ("GST 1,472.90" on 14,729.00: 10 %).
+bool whole_percentage(long long net, long long tax, long long lowest, long long highest);
 // The last amount with cents in `text` (or a whole one when `whole`), formatted.
 std::optional<std::string> parse_amount(std::string_view text, const Lexicon& lexicon,
                                         bool whole = false);

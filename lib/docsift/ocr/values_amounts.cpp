@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -246,6 +247,13 @@ std::string format_amount(long long cents, std::string_view currency) {
   if (!out.empty() && std::isalpha(static_cast<unsigned char>(out.front())))
     out += ' ';  // "RM 9.90", "Kč 1.00"
   return out + grouped + "." + frac;
+}
+
+bool whole_percentage(long long net, long long tax, long long lowest, long long highest) {
+  if (net <= 0 || tax <= 0) return false;
+  // The nearest whole percent within the bounds: the distance grows either side of it.
+  const long long rate = std::clamp((tax * 100 + net / 2) / net, lowest, highest);
+  return std::llabs(net * rate - tax * 100) <= 100;
 }
 
 std::vector<long long> misread_amounts(long long cents) {
