@@ -337,9 +337,13 @@ TEST_CASE("Pages that disagree: a value one page alone read with other digits is
   CHECK(docsift::batch::review_rows(*c).find(
             R"(other pages read ""7 Elizabeth Street, Hobart TAS 7000"")") != std::string::npos);
   // d.png: the same digits, a letter misread: a payer's is not respelled (weight 0: no fit measured
-  // it), nor disputed.
+  // it), but disputed by the spelling a seller's would have taken.
   const std::optional<Record> d = agreed(before[3], counts, review(), schema(), true);
-  CHECK_FALSE(d);
+  REQUIRE(d);
+  CHECK(d->fields->at("PAYER_ADDRESS") == "7 Elizabeth Stret, Hobart TAS 7000");
+  CHECK(d->confidence->at("PAYER_ADDRESS") == 0.97);
+  CHECK(d->agreement->at("PAYER_ADDRESS").disputed == "7 Elizabeth Street, Hobart TAS 7000");
+  CHECK(d->review_reasons->at("PAYER_ADDRESS") == "pages disagree");
   // a.png: read alike by two pages, a payer's: not agreed (no record to write), nor disputed.
   CHECK_FALSE(agreed(before[0], counts, review(), schema(), true));
 

@@ -258,6 +258,8 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   // An area code's number spaced as written, whatever spaces OCR lost; others as printed.
   CHECK(value_or_none(parse_phone("Tel (02) 95394956")) == "(02) 9539 4956");
   CHECK(value_or_none(parse_phone("(02)9539 4956")) == "(02) 9539 4956");
+  CHECK(value_or_none(parse_phone("Phone: (08) 2323.9217 i")) == "(08) 2323 9217");
+  CHECK(value_or_none(parse_phone("Ph. (03) 6718-1934")) == "(03) 6718 1934");
   CHECK(value_or_none(parse_phone("Mobile 0412345678")) == "0412345678");
   CHECK(value_or_none(parse_phone("+61 2 9539 4956")) == "+61 2 9539 4956");
   CHECK(value_or_none(parse_phone("ABN 51 824 753 556")) == "<none>");
@@ -274,6 +276,16 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK(value_or_none(parse_email("Email aisha@example.com.au")) == "aisha@example.com.au");
   CHECK(value_or_none(parse_email("email aisha@example.com.au")) == "aisha@example.com.au");
   CHECK(value_or_none(parse_email("Aisha rahman@example.com.au")) == "rahman@example.com.au");
+  // A speck before it or after it; a stop of its name read as a slash, of its domain as a comma or
+  // a space (as read on generated pages).
+  CHECK(value_or_none(parse_email("\u2018aisha rahman@example.com.au")) ==
+        "aisha.rahman@example.com.au");
+  CHECK(value_or_none(parse_email("aisha rahman@example.com au")) == "aisha.rahman@example.com.au");
+  CHECK(value_or_none(parse_email("E-Mail: liam/oconnor@example.com,au -")) ==
+        "liam.oconnor@example.com.au");
+  CHECK(value_or_none(parse_email("jordan. smith@example com au")) ==
+        "jordan.smith@example.com.au");
+  CHECK(value_or_none(parse_email("Contact: help@example.com or")) == "help@example.com");
   // ... and not in running text, where the stop ends a sentence.
   CHECK(value_or_none(parse_email("Write to us. help@example.com")) == "help@example.com");
   CHECK(value_or_none(parse_email("Write to aisha rahman@example.com")) == "rahman@example.com");
@@ -302,6 +314,9 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
         "Level 2, Melbourne VIC 3000");
   CHECK(value_or_none(home_region_repaired("301 Queen Street, Brisbane QLD 4000", regions)) ==
         "<none>");  // read right
+  CHECK(value_or_none(home_region_repaired("44 Rundle Mall, Adelaide SA5000", regions)) ==
+        "44 Rundle Mall, Adelaide SA 5000");  // glued to its postcode
+  CHECK(value_or_none(home_region_repaired("Brisbane OLD4000", regions)) == "Brisbane QLD 4000");
   CHECK(value_or_none(home_region_repaired("Unit 7, Perth ZZ 6000", regions)) == "<none>");
   CHECK(value_or_none(home_region_repaired("Brisbane OLD 4000", {})) == "<none>");  // no home
   CHECK(value_or_none(home_region_repaired("OLD 4000 Brisbane", regions)) == "<none>");
@@ -1140,6 +1155,37 @@ TEST_CASE("OCR rules: a statement's labels in other languages, and the specks OC
   CHECK(e.fields.at("ACCOUNT_HOLDER") == "Mei Chen");
   CHECK(e.fields.at("BANK_ACCOUNT_NUMBER") == "12345678");
   CHECK(e.fields.at("STATEMENT_PERIOD") == "01/03/2025 to 31/03/2025");
+  // The heading broken over two lines with a speck in it, as a generated statement was read: a
+  // statement, not an invoice whose first debit is its total (and "Releve de" no seller).
+  e = extract_fields(
+      page_of({"Relevé \u2018 de", "compte", "Banque: Commonwealth Bank", "Titulaire: Aisha Rahman",
+               "Compte n°: 90537545", "\u2018Solde initial: $2,597.24", "Libellé Montant",
+               "Rent payment $1,242.77", "Phone bill $92.43", "\u2018Solde final: $3,747.54"}),
+      rules, kFieldNames);
+  CHECK(e.fields.at("DOCUMENT_TYPE") == "BANK STATEMENT");
+  CHECK(e.fields.at("TOTAL") == "N/A");
+  CHECK(e.fields.at("SUPPLIER") == "N/A");
+  CHECK(e.fields.at("BANK_NAME") == "Commonwealth Bank");
+  // A line that begins no heading is none, whatever the next line holds.
+  e = extract_fields(page_of({"Acme", "Invoicing dept"}), rules, kFieldNames);
+  CHECK(e.fields.at("DOCUMENT_TYPE") == "N/A");
+}
+
+TEST_CASE("OCR labels: a name's label of several words with specks between them") {
+  const Rules rules = load_rules("builtin:ocr-rules");
+  // A generated invoice as read: the payer's label with a colon after each word, the seller's
+  // phone with a stop in it.
+  const auto e = extract_fields(
+      page_of({"Tax Invoice",
+               "Supplier: Harbour Office Supplies :", "Address: 12 George Street, Sydney NSW 2000",
+               "Phone: (08) 2323.9217 i", "", "\u201cBilled: to: Tom Nguyen",
+               "Address: 44 Rundle Mall, Adelaide SA 5000", "Phone: (05) 3836 1918",
+               "Issued: 23/02/2025", "GST: $719.36", "Total incl. GST: $7,912.97"}),
+      rules, kFieldNames);
+  CHECK(e.fields.at("PAYER_NAME") == "Tom Nguyen");
+  CHECK(e.fields.at("PAYER_ADDRESS") == "44 Rundle Mall, Adelaide SA 5000");
+  CHECK(e.fields.at("PAYER_PHONE") == "(05) 3836 1918");
+  CHECK(e.fields.at("BUSINESS_PHONE") == "(08) 2323 9217");
 }
 
 TEST_CASE("OCR seller: a fragment split off the line below does not stop the name there") {

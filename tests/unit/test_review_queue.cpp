@@ -435,6 +435,17 @@ TEST_CASE(
     f["DESCRIPTIONS"] = good;
     CHECK(malformed_values(schema(), f).empty());
   }
+  // A party's name that is the start of an address the page read: taken from the address's line.
+  f["DESCRIPTIONS"] = "Stapler";
+  f["SUPPLIER"] = "7 Elizabeth Street, Hobart TAS";
+  f["PAYER_NAME"] = "Jordan Smith";
+  CHECK(malformed_values(schema(), f) == std::set<std::string>{"SUPPLIER"});
+  f["SUPPLIER"] = "Jordan Smith";
+  f["PAYER_NAME"] = "7 Elizabeth St";  // under 60 % of the address
+  CHECK(malformed_values(schema(), f).empty());
+  f["PAYER_NAME"] = "Elizabeth Street Hobart";  // no digit: a name that begins like a street
+  f["PAYER_ADDRESS"] = "Elizabeth Street Hobart Pty Ltd";
+  CHECK(malformed_values(schema(), f).empty());
 }
 
 TEST_CASE(

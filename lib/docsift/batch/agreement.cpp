@@ -124,7 +124,7 @@ std::optional<Record> agreed(const Record& record, const PageCounts& counts,
       continue;
     const std::string own = a.read_value ? *a.read_value : value->second;
     // A payer's (weight 0: no fit has measured what agreement says of one) neither agrees nor is
-    // respelled; it is only disputed.
+    // respelled; it is only disputed, by the spelling it would have taken too.
     const bool weighed = a.weight != 0, alike = counts.pages(field, a.key) >= 2;
     bool agrees = weighed && alike;
     std::optional<std::string> taken;
@@ -132,8 +132,9 @@ std::optional<Record> agreed(const Record& record, const PageCounts& counts,
       taken = counts.spelling_near(field, a.key);
       agrees = taken.has_value();
     }
-    const std::optional<std::string> disputed =
-        alike || taken ? std::nullopt : counts.spelling_apart(field, a.key);
+    std::optional<std::string> disputed;
+    if (!alike && !taken) disputed = counts.spelling_apart(field, a.key);
+    if (!alike && !weighed && !disputed) disputed = counts.spelling_near(field, a.key);
     const std::string& held = taken ? *taken : own;
     const std::optional<std::string> kept = taken ? std::optional<std::string>(own) : std::nullopt;
     const double p = agrees ? shifted(a.read, a.weight) : a.read;

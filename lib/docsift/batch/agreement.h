@@ -74,7 +74,8 @@ class PageCounts {
 // With `spelling`, a value no other page read alike and the calibration weighs agreement for takes
 // PageCounts::spelling_near's spelling where there is one (agreed, its own kept as `read_value`),
 // and gives it back where there no longer is. A value no other page read alike and none respelled
-// is `disputed` by PageCounts::spelling_apart's spelling, where there is one, and queued. Depends
+// is `disputed` by PageCounts::spelling_apart's spelling, where there is one, and queued; one the
+// calibration does not weigh (a payer's, which is never respelled) by spelling_near's too. Depends
 // on the pages counted, not their order; a record it returned, counted in place of the one it came
 // from, gives none.
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,

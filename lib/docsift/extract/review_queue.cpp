@@ -27,6 +27,7 @@ constexpr std::string_view kIssued = "INVOICE_DATE", kDue = "DUE_DATE",
 constexpr std::string_view kAbn = "ABN", kWebsite = "SUPPLIER_WEBSITE", kEmail = "PAYER_EMAIL";
 constexpr std::string_view kSellerAddress = "BUSINESS_ADDRESS", kPayerAddress = "PAYER_ADDRESS",
                            kDescriptions = "DESCRIPTIONS";
+constexpr std::string_view kSupplier = "SUPPLIER", kPayerName = "PAYER_NAME";
 
 const std::string* value_of(const std::map<std::string, std::string>& fields,
                             std::string_view name) {
@@ -192,6 +193,15 @@ std::set<std::string> malformed_values(const FieldSchema& schema,
     const std::string* value = value_of(fields, field);
     if (value && of_type(schema, type, field) && !well_formed(*value))
       out.insert(std::string(field));
+  }
+  // A party's name that is an address the page read (docsift/parties.h, name_is_address).
+  for (const std::string_view name : {kSupplier, kPayerName}) {
+    const std::string* value = value_of(fields, name);
+    if (!value || !of_type(schema, type, name)) continue;
+    for (const std::string_view address : {kSellerAddress, kPayerAddress}) {
+      const std::string* where = value_of(fields, address);
+      if (where && name_is_address(*value, *where)) out.insert(std::string(name));
+    }
   }
   return out;
 }

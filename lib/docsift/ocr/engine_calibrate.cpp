@@ -23,8 +23,8 @@ namespace {
 constexpr std::string_view kAgreedFields[] = {"SUPPLIER", "BUSINESS_ADDRESS"};
 // And who paid, at weight 0: one company pays every invoice of an accounts-payable batch, but no
 // fit has measured what agreement says of a payer, so a payer's value is only disputed where other
-// pages read it with other digits ("Pages that disagree"), never agreed nor respelled.
-constexpr std::string_view kComparedFields[] = {"PAYER_NAME", "PAYER_ADDRESS"};
+// pages read it otherwise ("Pages that disagree"), never agreed nor respelled.
+constexpr std::string_view kComparedFields[] = {"PAYER_NAME", "PAYER_ADDRESS", "PAYER_EMAIL"};
 
 bool one_of(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();

@@ -130,9 +130,9 @@ void FieldFinder::document_type() {
       }
     }
   }
-  // None found: a line anywhere on the page that is mostly a heading, read glued or misread, and
-  // holds no digit ("TAX INVOICE NO. 039170", "Invoice No: 2018…" are no headings). Repaired: not
-  // read as printed.
+  // None found: a line anywhere on the page that is mostly a heading, read glued or misread, or
+  // that begins one the next line ends, and holds no digit ("TAX INVOICE NO. 039170", "Invoice
+  // No: 2018…" are no headings). Repaired: not read as printed.
   std::vector<std::pair<std::string, std::vector<std::string>>> spelled;  // words' letters alone
   if (!heading) {
     for (const auto& [type, words] : rules.document_types) {
@@ -140,12 +140,18 @@ void FieldFinder::document_type() {
       for (const std::string& w : words) spelled.back().second.push_back(letters_only(w));
     }
   }
+  const auto digits = [&](std::size_t i) {
+    return r[i].text.find_first_of("0123456789") != std::string::npos;
+  };
   for (std::size_t i = 0; i < n && !heading; ++i) {
-    if (r[i].text.find_first_of("0123456789") != std::string::npos) continue;
-    const std::string line = letters_only(r[i].lowered);
+    if (digits(i)) continue;
+    const std::string line = letters_only(r[i].lowered),
+                      next = i + 1 < n && r[i + 1].line == r[i].line + 1 && !digits(i + 1)
+                                 ? letters_only(r[i + 1].lowered)
+                                 : "";
     for (const auto& [type, words] : spelled) {
       if (std::any_of(words.begin(), words.end(),
-                      [&](const std::string& w) { return garbled_heading(line, w); })) {
+                      [&](const std::string& w) { return garbled_heading(line, next, w); })) {
         doc_type = type, heading = i;
         evidence["DOCUMENT_TYPE"].repaired = true;
         break;
@@ -369,23 +375,6 @@ std::vector<FieldFinder::Value> FieldFinder::value_of(std::size_t i, const Hit& 
     }
   }
   return tries;
-}
-
-// A total's column with a row per tax rate and the sum under them ("Endbetrag" over "382,47",
-// "136,52", "518,99"): from segment k down, the first row after two or more whose last amount is
-// the sum of theirs. Each row's last amount has cents; nullopt where none sums the rows above.
-std::optional<std::size_t> FieldFinder::column_sum(std::size_t k) const {
-  constexpr int kMaxRows = 6;
-  long long sum = 0;
-  int rows = 0;
-  for (std::optional<std::size_t> at = k; at && rows <= kMaxRows; at = below(*at)) {
-    const std::vector<Amount> amounts = find_amounts(r[*at].text, rules.lexicon);
-    if (amounts.empty() || !amounts.back().has_cents) return std::nullopt;
-    if (rows >= 2 && amounts.back().cents == sum) return at;
-    sum += amounts.back().cents;
-    ++rows;
-  }
-  return std::nullopt;
 }
 
 }  // namespace docsift::ocr::detail

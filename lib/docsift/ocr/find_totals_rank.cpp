@@ -156,4 +156,21 @@ void FieldFinder::choose_total(nlohmann::json& checks) {
   record_total(options, probability, best, p, checks);
 }
 
+// A total's column with a row per tax rate and the sum under them ("Endbetrag" over "382,47",
+// "136,52", "518,99"): from segment k down, the first row after two or more whose last amount is
+// the sum of theirs. Each row's last amount has cents; nullopt where none sums the rows above.
+std::optional<std::size_t> FieldFinder::column_sum(std::size_t k) const {
+  constexpr int kMaxRows = 6;
+  long long sum = 0;
+  int rows = 0;
+  for (std::optional<std::size_t> at = k; at && rows <= kMaxRows; at = below(*at)) {
+    const std::vector<Amount> amounts = find_amounts(r[*at].text, rules.lexicon);
+    if (amounts.empty() || !amounts.back().has_cents) return std::nullopt;
+    if (rows >= 2 && amounts.back().cents == sum) return at;
+    sum += amounts.back().cents;
+    ++rows;
+  }
+  return std::nullopt;
+}
+
 }  // namespace docsift::ocr::detail

@@ -42,11 +42,21 @@ std::size_t find_phrase(const std::string& text, const std::string& phrase, std:
   return std::string::npos;
 }
 
-// A word as the fuzzy match compares it: letters and digits only ("(inc" → "inc", "gst)" → "gst").
+// A word as the fuzzy match compares it: letters and digits only ("(inc" → "inc", "gst)" → "gst",
+// "“billed:" → "billed"): of the bytes over 0x7f, a letter's kept, the quotes, dashes and bullets
+// of UTF-8's E2 80 xx (U+2000-U+203F) and the guillemets dropped.
 std::string alnum_of(std::string_view s) {
   std::string out;
-  for (const char c : s) {
-    if (word_char(c) || static_cast<unsigned char>(c) >= 0x80) out += c;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const auto next = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if (c == 0xE2 && next == 0x80 && i + 2 < s.size()) {
+      i += 2;
+    } else if (c == 0xC2 && (next == 0xAB || next == 0xBB)) {
+      i += 1;
+    } else if (word_char(s[i]) || c >= 0x80) {
+      out += s[i];
+    }
   }
   return out;
 }
@@ -124,15 +134,17 @@ std::vector<std::pair<std::size_t, std::size_t>> find_label_in(const std::string
        at = find_phrase(lowered, label, at + 1)) {
     if (!possessive_at(lowered, at + label.size())) out.emplace_back(at, at + label.size());
   }
-  if (!fuzzy) return out;
+  // Word by word: a label of several words with a speck or a colon between them ("Billed: to:")
+  // even when matched exactly; with one edit in a long word when fuzzy.
   const std::vector<Piece> want = pieces_of(label);
-  if (want.empty() ||
-      std::none_of(want.begin(), want.end(), [](const Piece& p) { return p.word.size() >= 5; }))
+  if (want.empty() || (!fuzzy && want.size() < 2) ||
+      (fuzzy &&
+       std::none_of(want.begin(), want.end(), [](const Piece& p) { return p.word.size() >= 5; })))
     return out;
   for (std::size_t i = 0; i + want.size() <= have.size(); ++i) {
     bool all = true;
     for (std::size_t k = 0; k < want.size() && all; ++k)
-      all = word_matches(want[k].word, have[i + k].word);
+      all = fuzzy ? word_matches(want[k].word, have[i + k].word) : want[k].word == have[i + k].word;
     if (!all) continue;
     const std::size_t b = have[i].begin, e = have[i + want.size() - 1].end;
     // The last word read with its possessive ("customer's" against "customer").
@@ -378,21 +390,6 @@ std::vector<Segment> segments_of(const Page& page, const Rules& rules) {
     }
   }
   return out;
-}
-
-std::string letters_only(std::string_view lowered) {
-  std::string out;
-  for (const char c : lowered) {
-    if (std::isalpha(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80)
-      out += c;
-  }
-  return out;
-}
-
-bool garbled_heading(const std::string& line, const std::string& word) {
-  if (word.size() < 5 || 2 * word.size() < line.size()) return false;
-  return line.find(word) != std::string::npos ||
-         (word.size() >= 7 && edit_distance(line, word, 1) <= 1);
 }
 
 }  // namespace detail

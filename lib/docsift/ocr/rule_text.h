@@ -30,12 +30,6 @@ std::size_t find_phrase(const std::string& text, const std::string& phrase, std:
 // with ("rn", "ni", "in", "nn": "Aniount" for Amount, "Sinith") or one "rn" read as an "m"
 // ("Melboume"): one edit by its look, two by the letters, so edit distance alone misses it.
 bool strokes_misread(std::string_view read, std::string_view word);
-// The letters of a lowered line alone ("tax invoice" and "taxinvoice" are both "taxinvoice").
-std::string letters_only(std::string_view lowered);
-// Whether a line's letters (letters_only) are a heading's read glued or misread: "TAXINVOICE",
-// "fax Tinvoice", "RECElPT". They hold the heading's (at least 5), which are most of them, or are
-// within one edit of a heading of 7 letters or more.
-bool garbled_heading(const std::string& line, const std::string& word);
 
 // A rounding moves a bill by less than one unit of its currency: a larger amount on a rounding
 // line is a misread (the "0.92" of a "0.02") or the rounded total itself ("Rounding RM 45.35").

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "docsift/abn.h"
+#include "docsift/edit_distance.h"
 #include "docsift/ocr/values_internal.h"
 
 namespace docsift::ocr {
@@ -100,12 +101,13 @@ std::optional<std::string> parse_account(std::string_view text) {
 
 std::optional<std::string> parse_phone(std::string_view text) {
   static const std::regex kPhone(
-      R"((\(0\d\)\s?\d{4}\s?\d{4}|\+61\s?\d\s?\d{4}\s?\d{4}|0\d\s\d{4}\s\d{4}|04\d{2}\s?\d{3}\s?\d{3}|1[38]00\s?\d{3}\s?\d{3}))");
+      R"((\(0\d\)\s?\d{4}[\s.\-]?\d{4}|\+61\s?\d\s?\d{4}\s?\d{4}|0\d\s\d{4}\s\d{4}|04\d{2}\s?\d{3}\s?\d{3}|1[38]00\s?\d{3}\s?\d{3}))");
   std::smatch m;
   const std::string s(text);
   if (!std::regex_search(s, m, kPhone)) return std::nullopt;
   // An area code's number spaced as Australian ones are written, whatever spaces OCR lost
-  // ("(02) 95394956" → "(02) 9539 4956"): the pattern fixed its ten digits. The others stay as
+  // ("(02) 95394956" → "(02) 9539 4956") or read as a stop or a hyphen ("(08) 2323.9217",
+  // "(03) 6718-1934"): the pattern fixed its ten digits. The others stay as
   // printed: a mobile's shape is also a Malaysian landline's or a tax number's.
   const std::string printed = m[1].str();
   if (printed.front() == '(') {
@@ -119,17 +121,28 @@ std::optional<std::string> parse_phone(std::string_view text) {
 
 std::optional<std::string> parse_email(std::string_view text) {
   static const std::regex kEmail(R"([A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)");
-  // An address alone on its line (after a label's colon, if any) that OCR read with a space after
-  // a stop, as it often does in italic or spaced type: "liam. oconnor@example.com. au"; or with the
-  // stop of its name misread as a comma or a space: "mei,chen@", "aisha rahman@". Only there, and
-  // in the domain only before a two- or three-letter ending: in running text ("Email us.
-  // help@x.com. Thanks") the stop ends a sentence.
+  // An address alone on its line (after a label's colon, if any; a speck before it and after it)
+  // that OCR read with a space after a stop, as it often does in italic or spaced type:
+  // "liam. oconnor@example.com. au"; or with a stop misread as a comma, a slash or a space:
+  // "mei,chen@", "liam/oconnor@", "aisha rahman@", "example.com,au", "example.com au". Only
+  // there, and in the domain only before a two- or three-letter ending: in running text ("Email
+  // us. help@x.com. Thanks") the stop ends a sentence.
   static const std::regex kSpaced(
-      R"(^\s*(?:[^:@]*:\s*)?([A-Za-z0-9._%+\-]+)(\. |,| )?([A-Za-z0-9._%+\-]*)@([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+|\. [a-z]{2,3})+)\s*$)");
+      R"(^\s*(?:[^:@]*:\s*)?[^A-Za-z0-9\s@:]*([A-Za-z0-9._%+\-]+)(\. |,| |/)?([A-Za-z0-9._%+\-]*)@([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+|(?:\. |,| )[a-z]{2,3})+)[\s\-.,:;|_~'"]*$)");
   if (text.find('@') == std::string_view::npos) return std::nullopt;  // most lines: no regex
   std::smatch m;
   const std::string s(text);
-  if (std::regex_search(s, m, kSpaced)) {
+  // A word after the domain and a bare space that goes on the sentence ("help@x.com or") is no
+  // ending of it.
+  const auto sentence_goes_on = [](const std::string& domain) {
+    const std::size_t space = domain.rfind(' ');
+    if (space == std::string::npos || domain[space - 1] == '.' || domain[space - 1] == ',')
+      return false;
+    const std::string word = domain.substr(space + 1);
+    return word == "or" || word == "to" || word == "at" || word == "on" || word == "in" ||
+           word == "is" || word == "by" || word == "and" || word == "the" || word == "for";
+  };
+  if (std::regex_search(s, m, kSpaced) && !sentence_goes_on(m.str(4))) {
     std::string name = m.str(1), stop = m.str(2);
     const std::string rest = m.str(3);
     if (stop == " " && !name.empty() && name.back() == '.') name.pop_back(), stop = ". ";
@@ -141,8 +154,15 @@ std::optional<std::string> parse_email(std::string_view text) {
                                        name == "to" || name == "at" || name == "contact");
     if (label) name.clear();
     if (!stop.empty() && !rest.empty() && !label) name += '.';
-    std::string domain = m.str(4);
-    domain.erase(std::remove(domain.begin(), domain.end(), ' '), domain.end());
+    // The domain's stops as printed: each space or comma between its parts one stop.
+    std::string domain;
+    for (const char c : m.str(4)) {
+      const bool stop_char = c == '.' || c == ' ' || c == ',';
+      if (!stop_char)
+        domain += c;
+      else if (domain.back() != '.')
+        domain += '.';
+    }
     if (name.empty() && rest.empty()) return std::nullopt;
     return lowercase(name + rest + "@" + domain);
   }
@@ -282,7 +302,7 @@ std::string clean_address(std::string_view text) {
 
 std::optional<std::string> home_region_repaired(std::string_view address,
                                                 const std::vector<std::string>& regions) {
-  static const std::regex kRegionPostcode(R"(\b([A-Z0-9]{2,3})(\s+\d{4})\s*\.?\s*$)");
+  static const std::regex kRegionPostcode(R"(\b([A-Z0-9]{2,3})(\s*)\d{4}\s*\.?\s*$)");
   // The glyphs OCR takes for one another in capitals: Q and 0 for O, 5 for S, 1 and L for I.
   const auto folded = [](std::string word) {
     for (char& c : word) {
@@ -301,14 +321,48 @@ std::optional<std::string> home_region_repaired(std::string_view address,
   for (const std::string& r : regions) {
     std::string as_printed = r;
     for (char& c : as_printed) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (as_printed == word) return std::nullopt;  // it reads one
+    if (as_printed == word) {  // it reads one
+      if (m.length(2) > 0) return std::nullopt;
+      region = as_printed;
+      break;
+    }
     if (folded(r) != folded(word)) continue;
     if (region) return std::nullopt;  // more than one
     region = as_printed;
   }
   if (!region) return std::nullopt;
+  // Glued to its postcode ("Adelaide SA5000"), a space put between them.
   return s.substr(0, static_cast<std::size_t>(m.position(1))) + *region +
+         (m.length(2) > 0 ? "" : " ") +
          s.substr(static_cast<std::size_t>(m.position(1) + m.length(1)));
+}
+
+std::string letters_only(std::string_view lowered) {
+  std::string out;
+  for (std::size_t i = 0; i < lowered.size();) {
+    utf8proc_int32_t cp = 0;
+    const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(lowered.data() + i),
+                                    static_cast<utf8proc_ssize_t>(lowered.size() - i), &cp);
+    if (n <= 0) {  // not UTF-8: a byte over 0x7f kept, as the heading's words may hold it
+      if (static_cast<unsigned char>(lowered[i]) >= 0x80) out += lowered[i];
+      ++i;
+      continue;
+    }
+    const auto category = utf8proc_category(cp);
+    if ((category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_ME))  // letters, marks
+      out.append(lowered.substr(i, static_cast<std::size_t>(n)));
+    i += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+bool garbled_heading(const std::string& line, const std::string& next, const std::string& word) {
+  if (word.size() < 5) return false;
+  if (2 * word.size() >= line.size() && (line.find(word) != std::string::npos ||
+                                         (word.size() >= 7 && edit_distance(line, word, 1) <= 1)))
+    return true;
+  return line.size() >= 3 && !next.empty() && word.compare(0, line.size(), line) == 0 &&
+         garbled_heading(line + next, "", word);
 }
 
 }  // namespace docsift::ocr

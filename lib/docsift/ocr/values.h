@@ -130,10 +130,20 @@ std::string clean_text(std::string_view text);
 std::string clean_address(std::string_view text);
 // An address whose home region before its four-digit postcode OCR misread by letters it confuses
 // ("Brisbane OLD 4000", "Sydney N5W 2000"), with the region put back; none where it reads one, or
-// the word (two or three capitals and digits) is no region, or could be more than one.
+// the word (two or three capitals and digits) is no region, or could be more than one; a region
+// glued to its postcode ("Adelaide SA5000") gets its space.
 // `regions` as home.regions has them (lower case).
 std::optional<std::string> home_region_repaired(std::string_view address,
                                                 const std::vector<std::string>& regions);
+// The letters of a lowered line alone, their marks kept: "tax invoice" and "taxinvoice" are both
+// "taxinvoice", "Relevé ‘ de" is "relevéde" (a quote, a dash or a stop of any script is no letter).
+std::string letters_only(std::string_view lowered);
+// Whether a line's letters (letters_only) are a heading's read glued or misread: "TAXINVOICE",
+// "fax Tinvoice", "RECElPT". They hold the heading's (at least 5), which are most of them, or are
+// within one edit of a heading of 7 letters or more. Or a heading broken over two lines: the line
+// begins it and with `next` (the next line's letters; empty for none) it is the heading ("Relevé
+// de" over "compte").
+bool garbled_heading(const std::string& line, const std::string& next, const std::string& word);
 // `text` with every `from` (not empty) made `to`, built anew: in place, GCC 12 warns of an overlap
 // it imagines in std::string::replace.
 std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
