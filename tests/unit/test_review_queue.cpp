@@ -446,6 +446,10 @@ TEST_CASE(
   f["PAYER_NAME"] = "Elizabeth Street Hobart";  // no digit: a name that begins like a street
   f["PAYER_ADDRESS"] = "Elizabeth Street Hobart Pty Ltd";
   CHECK(malformed_values(schema(), f).empty());
+  f["PAYER_NAME"] = "a";  // a speck read after its label
+  CHECK(malformed_values(schema(), f) == std::set<std::string>{"PAYER_NAME"});
+  f["PAYER_NAME"] = "Li";
+  CHECK(malformed_values(schema(), f).empty());
 }
 
 TEST_CASE(

@@ -123,8 +123,9 @@ std::optional<Record> agreed(const Record& record, const PageCounts& counts,
         value == next.fields->end())
       continue;
     const std::string own = a.read_value ? *a.read_value : value->second;
-    // A payer's (weight 0: no fit has measured what agreement says of one) neither agrees nor is
-    // respelled; it is only disputed, by the spelling it would have taken too.
+    // One at weight 0 (a payer's, the seller's website or phone: no fit has measured what
+    // agreement says of them) neither agrees nor is respelled; it is only disputed, by the
+    // spelling it would have taken too.
     const bool weighed = a.weight != 0, alike = counts.pages(field, a.key) >= 2;
     bool agrees = weighed && alike;
     std::optional<std::string> taken;

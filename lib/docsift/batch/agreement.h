@@ -18,9 +18,10 @@
 // TAS 7000", "2 Gerbang Alaf Restaurants" beside "Gerbang Alaf Restaurants") is a misread digit or
 // another branch, which the values alone cannot tell apart: it is not respelled but disputed, and
 // the review queue takes it ("pages disagree"; docs/confidence.md, "Pages that disagree"). The
-// payer's name and address are compared too (one company pays every invoice of an accounts-payable
-// batch, one holder owns every statement of an account), at weight 0: never agreed nor respelled
-// (no fit has measured either on a payer), only disputed.
+// payer's name, address and email are compared too (one company pays every invoice of an
+// accounts-payable batch, one holder owns every statement of an account), and the seller's website
+// and phone (printed alike on its every page), at weight 0: never agreed nor respelled (no fit has
+// measured them), only disputed, also where the digits are the same.
 #pragma once
 
 #include <map>
@@ -75,7 +76,7 @@ class PageCounts {
 // PageCounts::spelling_near's spelling where there is one (agreed, its own kept as `read_value`),
 // and gives it back where there no longer is. A value no other page read alike and none respelled
 // is `disputed` by PageCounts::spelling_apart's spelling, where there is one, and queued; one the
-// calibration does not weigh (a payer's, which is never respelled) by spelling_near's too. Depends
+// calibration does not weigh (weight 0: never respelled) by spelling_near's too. Depends
 // on the pages counted, not their order; a record it returned, counted in place of the one it came
 // from, gives none.
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,

@@ -27,7 +27,8 @@ constexpr std::string_view kIssued = "INVOICE_DATE", kDue = "DUE_DATE",
 constexpr std::string_view kAbn = "ABN", kWebsite = "SUPPLIER_WEBSITE", kEmail = "PAYER_EMAIL";
 constexpr std::string_view kSellerAddress = "BUSINESS_ADDRESS", kPayerAddress = "PAYER_ADDRESS",
                            kDescriptions = "DESCRIPTIONS";
-constexpr std::string_view kSupplier = "SUPPLIER", kPayerName = "PAYER_NAME";
+constexpr std::string_view kSupplier = "SUPPLIER", kPayerName = "PAYER_NAME",
+                           kHolder = "ACCOUNT_HOLDER";
 
 const std::string* value_of(const std::map<std::string, std::string>& fields,
                             std::string_view name) {
@@ -194,10 +195,15 @@ std::set<std::string> malformed_values(const FieldSchema& schema,
     if (value && of_type(schema, type, field) && !well_formed(*value))
       out.insert(std::string(field));
   }
-  // A party's name that is an address the page read (docsift/parties.h, name_is_address).
-  for (const std::string_view name : {kSupplier, kPayerName}) {
+  // A party's name of fewer than two letters (a speck read after its label: "Customer: a"), or
+  // that is an address the page read (docsift/parties.h, name_is_address).
+  for (const std::string_view name : {kSupplier, kPayerName, kHolder}) {
     const std::string* value = value_of(fields, name);
     if (!value || !of_type(schema, type, name)) continue;
+    const auto letters = std::count_if(value->begin(), value->end(), [](char c) {
+      return std::isalpha(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80;
+    });
+    if (letters < 2) out.insert(std::string(name));
     for (const std::string_view address : {kSellerAddress, kPayerAddress}) {
       const std::string* where = value_of(fields, address);
       if (where && name_is_address(*value, *where)) out.insert(std::string(name));

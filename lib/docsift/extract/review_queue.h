@@ -132,8 +132,9 @@ std::set<std::string> names_disagree(const FieldSchema& schema,
 // address (addresses.h), such as one whose domain ends in no top-level domain ("www.redgum.com.du":
 // a misread .au); a BUSINESS_ADDRESS or PAYER_ADDRESS holding a sign no address prints ("Hobart
 // TAS 700¢"); DESCRIPTIONS with a debit or misread amount in an item ("-$508:47") or a count read
-// as a letter ("lkg"); a SUPPLIER or PAYER_NAME that is the start of either address the page read
-// ("44 Rundle Mall, Adelaide SA": docsift/parties.h, name_is_address).
+// as a letter ("lkg"); a SUPPLIER, PAYER_NAME or ACCOUNT_HOLDER of fewer than two letters ("a"),
+// or that is the start of either address the page read ("44 Rundle Mall, Adelaide SA":
+// docsift/parties.h, name_is_address).
 std::set<std::string> malformed_values(const FieldSchema& schema,
                                        const std::map<std::string, std::string>& fields);
 

@@ -21,10 +21,12 @@ namespace {
 // printed alike on its every receipt, so two pages that read them alike have read them right far
 // more often than either page's own evidence says (docs/confidence.md, "Pages that agree").
 constexpr std::string_view kAgreedFields[] = {"SUPPLIER", "BUSINESS_ADDRESS"};
-// And who paid, at weight 0: one company pays every invoice of an accounts-payable batch, but no
-// fit has measured what agreement says of a payer, so a payer's value is only disputed where other
+// And who paid, and the seller's website and phone, at weight 0: one company pays every invoice
+// of an accounts-payable batch, and a seller prints one website and phone on its every page, but
+// no fit has measured what agreement says of them, so such a value is only disputed where other
 // pages read it otherwise ("Pages that disagree"), never agreed nor respelled.
-constexpr std::string_view kComparedFields[] = {"PAYER_NAME", "PAYER_ADDRESS", "PAYER_EMAIL"};
+constexpr std::string_view kComparedFields[] = {"PAYER_NAME", "PAYER_ADDRESS", "PAYER_EMAIL",
+                                                "SUPPLIER_WEBSITE", "BUSINESS_PHONE"};
 
 bool one_of(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();

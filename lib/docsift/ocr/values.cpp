@@ -178,8 +178,9 @@ std::optional<std::string> parse_website(std::string_view text) {
   // OCR reads one whose pieces it took for words of their own: "www.kookaburra.com. au",
   // "www. redgum. com. au", and with a "w" lost ("ww. blue.com. au"). Only where the line ends
   // in a two- or three-letter ending: elsewhere a stop and a space may end a sentence.
+  // Also a comma for a stop ("www.kookaburra.com,au"), and specks about it ("Web: © . www…, :").
   static const std::regex kSpaced(
-      R"(^\s*(?:[A-Za-z\- ]*:?\s*)?(w{2,3})\. ?([A-Za-z0-9\-]+(?:\. ?[A-Za-z0-9\-]+)*\. ?[a-z]{2,3})\s*$)",
+      R"(^\s*(?:[A-Za-z\- ]*:?\s*)?(?:[^A-Za-z0-9\s]+\s*)*(w{2,3})\. ?([A-Za-z0-9\-]+(?:(?:\. ?|,)[A-Za-z0-9\-]+)*(?:\. ?|,)[a-z]{2,3})[\s.,:;|_~'"\-]*$)",
       std::regex::icase);
   const std::string s(text), lowered = lowercase(text);
   // Most lines: no regex.
@@ -189,6 +190,7 @@ std::optional<std::string> parse_website(std::string_view text) {
   if (std::regex_search(s, m, kSpaced)) {
     std::string joined = m.str(2);
     joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+    std::replace(joined.begin(), joined.end(), ',', '.');
     return "www." + lowercase(joined);
   }
   if (!std::regex_search(s, m, kWeb)) return std::nullopt;
