@@ -301,6 +301,9 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   // A comma for its last stop, and specks about it (as read on generated pages).
   CHECK(value_or_none(parse_website("www.kookaburra.com,au")) == "www.kookaburra.com.au");
   CHECK(value_or_none(parse_website("Web: \u00a9 . www.harbour.com,au :")) == "www.harbour.com.au");
+  // A long line of specks fails at once (a split of them one way only).
+  CHECK(value_or_none(parse_website("Web: " + std::string(60, '.') + " ww")) == "<none>");
+  CHECK(value_or_none(parse_email(std::string(60, '.') + "@ " + std::string(60, '.'))) == "<none>");
   // ... and not where the stop ends a sentence, or the line goes on.
   CHECK(value_or_none(parse_website("Shop at www.harbour.com. Thanks")) == "www.harbour.com");
   CHECK(value_or_none(parse_website("www.harbour.com. au ABN 51 824 753 556")) ==

@@ -178,9 +178,11 @@ std::optional<std::string> parse_website(std::string_view text) {
   // OCR reads one whose pieces it took for words of their own: "www.kookaburra.com. au",
   // "www. redgum. com. au", and with a "w" lost ("ww. blue.com. au"). Only where the line ends
   // in a two- or three-letter ending: elsewhere a stop and a space may end a sentence.
-  // Also a comma for a stop ("www.kookaburra.com,au"), and specks about it ("Web: © . www…, :").
+  // Also a comma for a stop ("www.kookaburra.com,au"), and specks about it ("Web: © . www…, :"):
+  // runs of specks parted by spaces, so that a line of specks is split one way only (a regex that
+  // could split it many ways would take exponential time to fail on it).
   static const std::regex kSpaced(
-      R"(^\s*(?:[A-Za-z\- ]*:?\s*)?(?:[^A-Za-z0-9\s]+\s*)*(w{2,3})\. ?([A-Za-z0-9\-]+(?:(?:\. ?|,)[A-Za-z0-9\-]+)*(?:\. ?|,)[a-z]{2,3})[\s.,:;|_~'"\-]*$)",
+      R"(^\s*(?:[A-Za-z\- ]*:?\s*)?[^A-Za-z0-9\s]*(?:\s+[^A-Za-z0-9\s]+)*\s*(w{2,3})\. ?([A-Za-z0-9\-]+(?:(?:\. ?|,)[A-Za-z0-9\-]+)*(?:\. ?|,)[a-z]{2,3})[\s.,:;|_~'"\-]*$)",
       std::regex::icase);
   const std::string s(text), lowered = lowercase(text);
   // Most lines: no regex.
