@@ -1,5 +1,6 @@
 // libFuzzer target: what the OCR engine reads from untrusted text (OCR output, a PDF's text
-// layer): amounts, dates, labels' case folding and edit distance, and lines rebuilt from words.
+// layer): amounts, dates, phones, emails, websites, labels' case folding and edit distance, and
+// lines rebuilt from words.
 // Every offset a parser reports must lie inside the text.
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +44,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)casefold(text);
   (void)docsift::edit_distance(text.substr(0, 64), text.substr(text.size() / 2, 64), 1);
   (void)parse_abn(text), (void)parse_phone(text), (void)clean_text(text);
+  // The parsers whose patterns read a whole line: each must end on any line (a pattern that can
+  // split a run of specks many ways would not: libFuzzer's -timeout says so).
+  (void)parse_email(text), (void)parse_website(text), (void)letters_only(text);
+  (void)home_region_repaired(text, {"nsw", "sa", "qld"});
   // Words from the bytes (a PDF's text layer can say anything), laid out into lines.
   std::vector<Word> words;
   for (std::size_t i = 0; i + 4 <= size && words.size() < 200; i += 4) {
