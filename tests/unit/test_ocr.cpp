@@ -1175,6 +1175,14 @@ TEST_CASE("OCR rules: a statement's labels in other languages, and the specks OC
   // A line that begins no heading is none, whatever the next line holds.
   e = extract_fields(page_of({"Acme", "Invoicing dept"}), rules, kFieldNames);
   CHECK(e.fields.at("DOCUMENT_TYPE") == "N/A");
+  // The rule itself: the line must begin the heading the two lines make.
+  using docsift::ocr::garbled_heading, docsift::ocr::letters_only;
+  CHECK(letters_only("relev\u00e9 \u2018 de") == "relev\u00e9de");
+  CHECK(garbled_heading(letters_only("relev\u00e9 \u2018 de"), "compte",
+                        letters_only("relev\u00e9 de compte")));
+  // "acmeinvoice" holds "invoice", but "acme" begins no heading; a line alone joins nothing.
+  CHECK_FALSE(garbled_heading("acme", "invoice", "invoice"));
+  CHECK_FALSE(garbled_heading("taxi", "", "taxinvoice"));
 }
 
 TEST_CASE("OCR labels: a name's label of several words with specks between them") {

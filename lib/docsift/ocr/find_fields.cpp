@@ -143,12 +143,17 @@ void FieldFinder::document_type() {
   const auto digits = [&](std::size_t i) {
     return r[i].text.find_first_of("0123456789") != std::string::npos;
   };
+  std::vector<std::optional<std::string>> letters(heading ? 0 : n);  // each segment's, once
+  const auto letters_at = [&](std::size_t i) -> const std::string& {
+    if (!letters[i]) letters[i] = letters_only(r[i].lowered);
+    return *letters[i];
+  };
+  const std::string none;
   for (std::size_t i = 0; i < n && !heading; ++i) {
     if (digits(i)) continue;
-    const std::string line = letters_only(r[i].lowered),
-                      next = i + 1 < n && r[i + 1].line == r[i].line + 1 && !digits(i + 1)
-                                 ? letters_only(r[i + 1].lowered)
-                                 : "";
+    const std::string& line = letters_at(i);
+    const std::string& next =
+        i + 1 < n && r[i + 1].line == r[i].line + 1 && !digits(i + 1) ? letters_at(i + 1) : none;
     for (const auto& [type, words] : spelled) {
       if (std::any_of(words.begin(), words.end(),
                       [&](const std::string& w) { return garbled_heading(line, next, w); })) {

@@ -99,6 +99,24 @@ std::optional<std::string> parse_account(std::string_view text) {
   return digits_of(m[2].str());
 }
 
+namespace {
+
+// A host as printed from one OCR read with its stops spaced or misread ("example.com. au",
+// "example.com,au", "example com au"): each run of stops, spaces and commas one stop. The patterns
+// of parse_email and parse_website start it with a letter or digit.
+std::string host_as_printed(std::string_view read) {
+  std::string out;
+  for (const char c : read) {
+    if (c != '.' && c != ' ' && c != ',')
+      out += c;
+    else if (!out.empty() && out.back() != '.')
+      out += '.';
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::string> parse_phone(std::string_view text) {
   static const std::regex kPhone(
       R"((\(0\d\)\s?\d{4}[\s.\-]?\d{4}|\+61\s?\d\s?\d{4}\s?\d{4}|0\d\s\d{4}\s\d{4}|04\d{2}\s?\d{3}\s?\d{3}|1[38]00\s?\d{3}\s?\d{3}))");
@@ -154,17 +172,8 @@ std::optional<std::string> parse_email(std::string_view text) {
                                        name == "to" || name == "at" || name == "contact");
     if (label) name.clear();
     if (!stop.empty() && !rest.empty() && !label) name += '.';
-    // The domain's stops as printed: each space or comma between its parts one stop.
-    std::string domain;
-    for (const char c : m.str(4)) {
-      const bool stop_char = c == '.' || c == ' ' || c == ',';
-      if (!stop_char)
-        domain += c;
-      else if (domain.back() != '.')
-        domain += '.';
-    }
     if (name.empty() && rest.empty()) return std::nullopt;
-    return lowercase(name + rest + "@" + domain);
+    return lowercase(name + rest + "@" + host_as_printed(m.str(4)));
   }
   if (!std::regex_search(s, m, kEmail)) return std::nullopt;
   return lowercase(m.str());
@@ -190,10 +199,7 @@ std::optional<std::string> parse_website(std::string_view text) {
     return std::nullopt;
   std::smatch m;
   if (std::regex_search(s, m, kSpaced)) {
-    std::string joined = m.str(2);
-    joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
-    std::replace(joined.begin(), joined.end(), ',', '.');
-    return "www." + lowercase(joined);
+    return "www." + lowercase(host_as_printed(m.str(2)));
   }
   if (!std::regex_search(s, m, kWeb)) return std::nullopt;
   return lowercase(m.str());
