@@ -34,7 +34,9 @@ run() {
   /usr/bin/time -f '%e %M' -o "$OUT/$name.time" "$BIN" run "$dir" --out "$OUT/$name" --quiet "$@" 2>"$OUT/$name.stderr" || true
   local secs kb
   read -r secs kb <"$OUT/$name.time"
-  echo "$secs $((kb / 1024)) $(wc -l <"$OUT/$name/results.jsonl")"
+  # Pages: the journal's files (a PDF's page is FILE#page=N). Not its lines: the run's pass over
+  # the pages that agree writes a page's record again where it moved (docs/run.md).
+  echo "$secs $((kb / 1024)) $(python3 -c 'import json, sys; print(len({json.loads(l)["file"] for l in open(sys.argv[1])}))' "$OUT/$name/results.jsonl")"
 }
 # report LABEL SCORES...: the run's speed line, then its per-field scores.
 report() {
