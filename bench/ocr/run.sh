@@ -27,6 +27,7 @@ invoices=yes  # fetched once; without a network the invoice runs are skipped and
 unseen_receipts=yes  # fetched once, checked every run
 RECEIPTS_UNSEEN="$RECEIPTS_UNSEEN" "$ROOT/bench/ocr/get_receipts.sh" >/dev/null || unseen_receipts=no
 
+pages() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["images"]["pages"])' "$1/summary.json"; }
 # run NAME DIR ARGS...: one timed docsift run into $OUT/NAME; prints "seconds peak_rss_MiB pages".
 run() {
   local name=$1 dir=$2
@@ -34,9 +35,9 @@ run() {
   /usr/bin/time -f '%e %M' -o "$OUT/$name.time" "$BIN" run "$dir" --out "$OUT/$name" --quiet "$@" 2>"$OUT/$name.stderr" || true
   local secs kb
   read -r secs kb <"$OUT/$name.time"
-  # Pages: the journal's files (a PDF's page is FILE#page=N). Not its lines: the run's pass over
-  # the pages that agree writes a page's record again where it moved (docs/run.md).
-  echo "$secs $((kb / 1024)) $(python3 -c 'import json, sys; print(len({json.loads(l)["file"] for l in open(sys.argv[1])}))' "$OUT/$name/results.jsonl")"
+  # Pages: the run's summary's (images.pages), not the journal's lines: the pass over the pages
+  # that agree writes a page's record again where its agreement moved (docs/run.md).
+  echo "$secs $((kb / 1024)) $(pages "$OUT/$name")"
 }
 # report LABEL SCORES...: the run's speed line, then its per-field scores.
 report() {
