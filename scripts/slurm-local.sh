@@ -112,10 +112,7 @@ echo "task ${redo}_2: $(sacct_line "${redo}_2")"
 echo "==> one run over the same images, compared"
 "$DOCSIFT" run "$IN" --out "$WORK/single" --quiet $DOCSIFT_ARGS
 for k in $(seq 1 "$SHARDS"); do
-  # The shard's summary, not its journal's lines (a page's record is written again where the
-  # pages that agree moved it: docs/run.md).
-  printf 'shard %s: %s images\n' "$k" \
-    "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["images"]["pages"])' "$OUT/shard-$k-of-$SHARDS/summary.json")"
+  printf 'shard %s: %s images\n' "$k" "$("$ROOT/scripts/summary_value.py" "$OUT/shard-$k-of-$SHARDS/summary.json" images.pages)"
 done
 if cmp "$OUT/predictions.csv" "$WORK/single/predictions.csv"; then
   echo "merged predictions.csv equals the single run's ($(($(wc -l <"$OUT/predictions.csv") - 1)) rows); total $(since)"

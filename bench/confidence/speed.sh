@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 one() {
   local out="$work/$1-$2"
   "$3" run "$pages" --out "$out" --quiet >/dev/null 2>&1
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["throughput"]["wall_seconds_this_run"])' "$out/summary.json"
+  "$root/scripts/summary_value.py" "$out/summary.json" throughput.wall_seconds_this_run
 }
 for i in $(seq "$rounds"); do
   echo "before $(one before "$i" "$before")"

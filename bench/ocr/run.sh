@@ -27,7 +27,7 @@ invoices=yes  # fetched once; without a network the invoice runs are skipped and
 unseen_receipts=yes  # fetched once, checked every run
 RECEIPTS_UNSEEN="$RECEIPTS_UNSEEN" "$ROOT/bench/ocr/get_receipts.sh" >/dev/null || unseen_receipts=no
 
-pages() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["images"]["pages"])' "$1/summary.json"; }
+pages() { "$ROOT/scripts/summary_value.py" "$1/summary.json" images.pages; }
 # run NAME DIR ARGS...: one timed docsift run into $OUT/NAME; prints "seconds peak_rss_MiB pages".
 run() {
   local name=$1 dir=$2
@@ -35,8 +35,6 @@ run() {
   /usr/bin/time -f '%e %M' -o "$OUT/$name.time" "$BIN" run "$dir" --out "$OUT/$name" --quiet "$@" 2>"$OUT/$name.stderr" || true
   local secs kb
   read -r secs kb <"$OUT/$name.time"
-  # Pages: the run's summary's (images.pages), not the journal's lines: the pass over the pages
-  # that agree writes a page's record again where its agreement moved (docs/run.md).
   echo "$secs $((kb / 1024)) $(pages "$OUT/$name")"
 }
 # report LABEL SCORES...: the run's speed line, then its per-field scores.
@@ -64,13 +62,11 @@ else
   run invoices "$INVOICES" | report "invoices (real, born-digital PDFs)"
   # documents.csv: a file of several pages as one document (docs/run.md, "Documents of several pages").
   score invoices "$OUT/invoices/documents.csv" "$ROOT/bench/ocr/invoices/truth.csv"
-  # Each page's latest record (a page may be journaled again, as for the page count above).
-  echo "  pages read from the text layer: $(python3 -c 'import json, sys
-last = {}
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    last[r["file"]] = r.get("text_source")
-print(sum(v == "pdf" for v in last.values()))' "$OUT/invoices/results.jsonl") of $(pages "$OUT/invoices")"
+  # Each page's latest record (bench/confidence/refit.py): a page may be journaled again.
+  echo "  pages read from the text layer: $(python3 -c 'import sys; sys.path.insert(0, sys.argv[2])
+from refit import latest_records
+print(sum(r.get("text_source") == "pdf" for r in latest_records(sys.argv[1]).values()))' \
+    "$OUT/invoices/results.jsonl" "$ROOT/bench/confidence") of $(pages "$OUT/invoices")"
 fi
 run samples "$ROOT/samples" | report "samples/ (synthetic, 20)"
 "$BIN" eval "$OUT/samples/predictions.csv" "$ROOT/samples/ground_truth.csv" | sed 's/^/  /'
