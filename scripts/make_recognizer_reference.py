@@ -39,7 +39,7 @@ CROPS = [
     ("synthetic_invoice_004.png", (85, 547, 300, 577), "blur"),     # Date:26/02/2025
     ("synthetic_invoice_004.png", (83, 477, 469, 513), "faded"),    # an email address
     ("synthetic_invoice_004.png", (80, 204, 531, 237), "squeezed"), # an address, half height
-    ("synthetic_invoice_004.png", (484, 679, 582, 708), "plain"),   # $190.72, narrower than 320
+    ("synthetic_invoice_004.png", (484, 679, 582, 708), "plain"),   # $190.72, narrower than PaddleOCR's 320
 ]
 
 
@@ -99,10 +99,10 @@ def main():
         name = f"crop_{i}_{how}.png"
         cv2.imwrite(os.path.join(OUT, name), crop)
         crop = cv2.imread(os.path.join(OUT, name))  # as the test reads it (lossless, but be sure)
-        # docsift pads a crop to a multiple of 160 pixels (recognize/line_reader.h), as PaddleOCR pads
-        # a batch to its widest crop: the same padding here.
+        # docsift pads a crop to a multiple of 80 pixels and 160 at least (recognize/line_reader.h),
+        # as PaddleOCR pads a batch to its widest crop: the same padding here.
         resized = max(1, math.ceil(48 * crop.shape[1] / crop.shape[0]))
-        width = -(-max(320, resized) // 160) * 160
+        width = -(-max(160, resized) // 80) * 80
         batch = resize_norm_img(crop, width)[np.newaxis]
         probs = session.run(None, {session.get_inputs()[0].name: batch})[0][0]  # [steps, classes]
         text, score = decode(probs, characters)

@@ -179,7 +179,8 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   // same with it and without it.
   const bool read_twice = second_reading_ && page.words() > 0 && wants_second_reading(out);
   const std::map<std::string, double> tesseract = out.confidence;
-  reread(out, page, rgb, prepared, field_names);
+  PageCrops crops{rgb, prepared.turned, {}};
+  reread(out, page, crops, prepared, field_names);
   if (read_twice) {
     const Page again = reader_.read(rgb, nullptr, true);
     const Result second = finish(again, field_names, nlohmann::json::object());
@@ -199,12 +200,12 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   check_known_sellers(out, page);
   keep_type_fields(out);  // before cross_read: a field left N/A is not read again
   boxes_to_page(out, prepared, page.width, page.height);
-  cross_read(out, rgb, prepared.turned);
+  cross_read(out, crops);
   calibrate(out);
   return out;
 }
 
-void Engine::reread(Result& out, const Page& page, const cv::Mat& rgb, const Prepared& prepared,
+void Engine::reread(Result& out, const Page& page, PageCrops& crops, const Prepared& prepared,
                     const std::vector<std::string>& field_names) {
   if (!second_) return;
   // A total the page's sums vouch for has nothing to gain; a date is looked for where none was
@@ -222,7 +223,7 @@ void Engine::reread(Result& out, const Page& page, const cv::Mat& rgb, const Pre
   if (wanted.empty()) return;
   const DateOrder order = date_order_ == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
   const auto read = [&](const Box& box) {
-    return read_box(to_page(box, prepared, page.width, page.height), rgb, prepared.turned);
+    return read_box(to_page(box, prepared, page.width, page.height), crops);
   };
   const auto sure = [&](const WordRun& run, const LineText& second) {
     return sure_reading(run, second, rules_.lexicon, order);

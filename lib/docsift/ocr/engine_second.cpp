@@ -1,6 +1,7 @@
 // The engine's second recognizer (ocr.recognizer: both; engine.h): boxes of the page cut and read
 // again, and the values the rules chose cross-read (cross_read.h).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <opencv2/core.hpp>
@@ -16,28 +17,29 @@
 
 namespace docsift::ocr {
 
-std::optional<LineText> Engine::read_box(const Box& at, const cv::Mat& rgb, bool turned) const {
+std::optional<LineText> Engine::read_box(const Box& at, PageCrops& crops) const {
   // The box with a sixth of its height around it (the recognizer was trained on lines cut with a
   // margin), upright: a page read turned is cut from the page as given.
   const int pad = std::max(2, at.height() / 6);
   const cv::Rect box =
       cv::Rect(at.left - pad, at.top - pad, at.right - at.left + 2 * pad, at.height() + 2 * pad) &
-      cv::Rect(0, 0, rgb.cols, rgb.rows);
+      cv::Rect(0, 0, crops.rgb.cols, crops.rgb.rows);
   if (box.width < 2 || box.height < 2) return std::nullopt;
-  cv::Mat crop = rgb(box);
-  if (turned) cv::rotate(crop, crop, cv::ROTATE_180);
-  return second_->read(crop);
+  const std::array<int, 4> key = {box.x, box.y, box.width, box.height};
+  if (const auto known = crops.read.find(key); known != crops.read.end()) return known->second;
+  cv::Mat crop = crops.rgb(box);
+  if (crops.turned) cv::rotate(crop, crop, cv::ROTATE_180);
+  return crops.read[key] = second_->read(crop);
 }
 
-std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, const cv::Mat& rgb,
-                                           bool turned) const {
+std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, PageCrops& crops) const {
   // The recognizer reads one line: each is read alone, and the readings joined by a space
   // (probability 1); the mean and the lowest are their characters'.
   LineText out;
   double sum = 0;
   std::size_t characters = 0;
   for (const Box& at : lines) {
-    const std::optional<LineText> line = read_box(at, rgb, turned);
+    const std::optional<LineText> line = read_box(at, crops);
     if (!line || line->text.empty()) continue;
     if (!out.text.empty()) out.text += ' ', out.probabilities.push_back(1.0f);
     out.lowest = out.text.empty() ? line->lowest : std::min(out.lowest, line->lowest);
@@ -152,7 +154,7 @@ std::optional<nlohmann::json> cross_read_prices(
   return nlohmann::json{{"rows", rows}, {"agreed", agreed}, {"disagreed", disagreed}};
 }
 
-void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
+void Engine::cross_read(Result& result, PageCrops& crops) const {
   if (!second_) return;
   nlohmann::json read = nlohmann::json::object();
   const DateOrder order = date_order_ == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
@@ -163,7 +165,7 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
       continue;
     Evidence& e = evidence->second;
     std::optional<LineText> second =
-        e.parts.empty() ? read_box(e.box, rgb, turned) : read_lines(e.parts, rgb, turned);
+        e.parts.empty() ? read_box(e.box, crops) : read_lines(e.parts, crops);
     if (!second) continue;
     const std::string kind = calibration_.kind_of(field);
     e.reader_read = true;
@@ -195,7 +197,7 @@ void Engine::cross_read(Result& result, const cv::Mat& rgb, bool turned) const {
     e.reader_mean = second->mean;
     e.reader_gap = reading_gap(value->second, second->text);
   }
-  const auto lines = [&](const std::vector<Box>& parts) { return read_lines(parts, rgb, turned); };
+  const auto lines = [&](const std::vector<Box>& parts) { return read_lines(parts, crops); };
   if (auto rows = cross_read_rows(result, lines, rules_.lexicon)) read["DESCRIPTIONS"] = *rows;
   if (auto rows = cross_read_prices(result, lines, rules_.lexicon)) read["PRICES"] = *rows;
   result.info["readers"] = {"tesseract", second_->name()};

@@ -1,8 +1,9 @@
 // The second text recognizer (docs/ocr.md): PP-OCRv4's line recognizer, run on LibTorch
 // (graph.h), reading one line of text from a crop of the page. Preprocessing and decoding are
 // PaddleOCR's as the rapidocr-onnxruntime package runs them: the crop in BGR order resized to
-// height 48 (bilinear) keeping its aspect, zeros on the right to at least 320 pixels and a
-// multiple of 160 (as a batch of crops is padded to its widest),
+// height 48 (bilinear) keeping its aspect, zeros on the right to at least 160 pixels and a
+// multiple of 80 (as a batch of crops is padded to its widest; PaddleOCR pads to 320 at least,
+// which the short crops of a page's figures do not need: line_reader.cpp),
 // (x / 255 − 0.5) / 0.5, then greedy CTC: the likeliest class per step, repeats merged, blanks
 // (class 0) dropped. The model is Chinese + Latin; what it reads is returned as it reads it.
 #pragma once
@@ -44,9 +45,9 @@ class LineReader {
   const Graph& graph() const { return graph_; }
 
   static constexpr int kHeight = 48;
-  static constexpr int kMinWidth = 320;
+  static constexpr int kMinWidth = 160;
   static constexpr double kMaxAspect = 50;
-  static constexpr int kWidthStep = 160;
+  static constexpr int kWidthStep = 80;
 
  private:
   Graph graph_;
