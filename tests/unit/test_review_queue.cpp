@@ -450,6 +450,13 @@ TEST_CASE(
   CHECK(malformed_values(schema(), f) == std::set<std::string>{"PAYER_NAME"});
   f["PAYER_NAME"] = "Li";
   CHECK(malformed_values(schema(), f).empty());
+  // Letters, not bytes: one accented letter is one letter; two are a name.
+  f["PAYER_NAME"] = "\u00c9";  // É
+  CHECK(malformed_values(schema(), f) == std::set<std::string>{"PAYER_NAME"});
+  f["PAYER_NAME"] = "\u00c9\u00e9";
+  CHECK(malformed_values(schema(), f).empty());
+  f["PAYER_NAME"] = "\u4e2d\u6587";  // 中文: letters of the category Lo
+  CHECK(malformed_values(schema(), f).empty());
 }
 
 TEST_CASE(

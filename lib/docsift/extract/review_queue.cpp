@@ -1,5 +1,6 @@
 #include "docsift/extract/review_queue.h"
 
+#include <utf8proc.h>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include "docsift/extract/addresses.h"
 #include "docsift/extract/dates.h"
 #include "docsift/parties.h"
+#include "docsift/utf8.h"
 
 namespace docsift::extract {
 namespace {
@@ -167,6 +169,35 @@ std::set<std::string> names_disagree(const FieldSchema& schema,
   return {std::string(kName), std::string(kEmail)};
 }
 
+namespace {
+
+// A name's letters: code points of Unicode's letter categories, so that "É" is one letter, not
+// the two bytes it takes; a value that is not UTF-8 counts its ASCII letters alone.
+std::size_t letters_in(std::string_view value) {
+  if (find_invalid_utf8(value) != kNoError) {
+    return static_cast<std::size_t>(std::count_if(value.begin(), value.end(), [](char c) {
+      return std::isalpha(static_cast<unsigned char>(c)) != 0;
+    }));
+  }
+  std::size_t letters = 0;
+  for (std::size_t at = 0; at < value.size();) {
+    switch (utf8proc_category(static_cast<utf8proc_int32_t>(next_code_point(value, at)))) {
+      case UTF8PROC_CATEGORY_LU:
+      case UTF8PROC_CATEGORY_LL:
+      case UTF8PROC_CATEGORY_LT:
+      case UTF8PROC_CATEGORY_LM:
+      case UTF8PROC_CATEGORY_LO:
+        ++letters;
+        break;
+      default:
+        break;
+    }
+  }
+  return letters;
+}
+
+}  // namespace
+
 // Whether no item of a DESCRIPTIONS list holds a debit or a misread amount (a statement's amount
 // column read into it: "Coles -$508:47 Rent payment") or a count read as a letter before its unit
 // ("Coffee beans lkg" for 1kg, "1lkg"). A price printed in an item's name stays ("1 Meat 3 Vege
@@ -200,10 +231,7 @@ std::set<std::string> malformed_values(const FieldSchema& schema,
   for (const std::string_view name : {kSupplier, kPayerName, kHolder}) {
     const std::string* value = value_of(fields, name);
     if (!value || !of_type(schema, type, name)) continue;
-    const auto letters = std::count_if(value->begin(), value->end(), [](char c) {
-      return std::isalpha(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80;
-    });
-    if (letters < 2) out.insert(std::string(name));
+    if (letters_in(*value) < 2) out.insert(std::string(name));
     for (const std::string_view address : {kSellerAddress, kPayerAddress}) {
       const std::string* where = value_of(fields, address);
       if (where && name_is_address(*value, *where)) out.insert(std::string(name));
