@@ -35,7 +35,7 @@ at::Tensor LineReader::probabilities(const cv::Mat& rgb) const {
   // (one per shape) and memory stays flat from page to page (docs/ocr.md). PaddleOCR pads a crop
   // to 320 at least; half of a page's crops (a total, a date, a price) are narrower, and at 160
   // the 200 receipts read the same totals, dates and sellers in 5 % less time
-  // (bench/ocr/README.md, "The recognizer's padding").
+  // (bench/ocr/README.md, "the recognizer pads a crop to 160").
   const int width = ((std::max(kMinWidth, resized) + kWidthStep - 1) / kWidthStep) * kWidthStep;
   cv::Mat scaled, floats;
   cv::resize(rgb, scaled, cv::Size(resized, kHeight), 0, 0, cv::INTER_LINEAR);
