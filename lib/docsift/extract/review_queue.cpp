@@ -181,17 +181,10 @@ std::size_t letters_in(std::string_view value) {
   }
   std::size_t letters = 0;
   for (std::size_t at = 0; at < value.size();) {
-    switch (utf8proc_category(static_cast<utf8proc_int32_t>(next_code_point(value, at)))) {
-      case UTF8PROC_CATEGORY_LU:
-      case UTF8PROC_CATEGORY_LL:
-      case UTF8PROC_CATEGORY_LT:
-      case UTF8PROC_CATEGORY_LM:
-      case UTF8PROC_CATEGORY_LO:
-        ++letters;
-        break;
-      default:
-        break;
-    }
+    // Lu, Ll, Lt, Lm and Lo are utf8proc's categories 1 to 5, as known_names.cpp reads them.
+    const utf8proc_category_t category =
+        utf8proc_category(static_cast<utf8proc_int32_t>(next_code_point(value, at)));
+    if (category >= UTF8PROC_CATEGORY_LU && category <= UTF8PROC_CATEGORY_LO) ++letters;
   }
   return letters;
 }
