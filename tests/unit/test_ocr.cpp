@@ -228,6 +228,11 @@ TEST_CASE("OCR values: ABN checksum, dates, amounts, BSB, accounts, phones, addr
   CHECK(value_or_none(parse_date("29/02/2025", lexicon())) == "<none>");
   CHECK(value_or_none(parse_date("31/04/2025", lexicon())) == "<none>");
   CHECK(value_or_none(parse_date("Qty 3", lexicon())) == "<none>");
+  // A till's date without separators, before its time: day first, or year first.
+  CHECK(value_or_none(parse_date("00440010036 25032018 13:11:54", lexicon())) == "25/03/2018");
+  CHECK(value_or_none(parse_date("20180428 19:12", lexicon())) == "28/04/2018");
+  CHECK(value_or_none(parse_date("Ref 25032018", lexicon())) == "<none>");  // no time: an id
+  CHECK(value_or_none(parse_date("12345678 13:11", lexicon())) == "<none>");
   CHECK(value_or_none(parse_period("01/07/2025 to 28/07/2025", lexicon())) ==
         "01/07/2025 to 28/07/2025");
   CHECK(value_or_none(parse_period("1 July 2025 - 28 July 2025", lexicon())) ==
@@ -806,6 +811,22 @@ TEST_CASE(
                      rules, kFieldNames);
   CHECK(r.fields.at("SUPPLIER") == "BECON STATIONER Becon Enterprise Sdn Bhd");
   CHECK(r.fields.at("BUSINESS_ADDRESS") == "No. 1, Jalan Setia, 40170 Shah Alam");
+  // A name printed tilted, its company form read a line above its words and to their right
+  // (receipt 017 of the 427): the words come first. A company form alone is no name.
+  {
+    std::vector<Word> words;
+    const auto place = [&](const std::string& line, int x, int y) {
+      std::istringstream in(line);
+      for (std::string w; in >> w; x += 10 * static_cast<int>(w.size()) + 10)
+        words.push_back({w, {x, y, x + 10 * static_cast<int>(w.size()), y + 20}, 95.0f});
+    };
+    place("SDN BHD", 290, 0);
+    place("LIGHTROOM GALLERY", 100, 22);
+    place("No: 28, JALAN ASTANA 1C,", 60, 60);
+    place("BANDAR BUKIT RAJA, 41050 KLANG", 60, 90);
+    r = extract_fields(layout_page(std::move(words), 850, 1100), rules, kFieldNames);
+    CHECK(r.fields.at("SUPPLIER") == "LIGHTROOM GALLERY SDN BHD");
+  }
   r = extract_fields(
       page_of({"KEDAI PAPAN YEW CHUAN", "LOT 276 JALAN BANTING", "43800 DENGKIL, SELANGOR."}),
       rules, kFieldNames);
@@ -2197,6 +2218,20 @@ TEST_CASE("OCR rules: a payment line's amount read doubtfully is marked for a se
   CHECK(dated.doubtful[0].first == 1);
   CHECK(extract_fields(page_of({"Date: 03/02/2018", "TOTAL 5.00"}), rules, kFieldNames)
             .doubtful.empty());
+  // The words after a date's label that read as no date (receipt 249 of the 427: "27/03/2018
+  // 16:34" printed faint), on the label's segment or beyond a gap, are read again as one run; a
+  // label with no digit after it is no date's.
+  for (const char* line : {"Date: a7/OMe01S 16.34", "Date:        nomaaeois 10:58"}) {
+    CAPTURE(line);
+    const Extraction labelled = extract_fields(page_of({line, "TOTAL 5.00"}), rules, kFieldNames);
+    REQUIRE(labelled.fields.at("INVOICE_DATE") == "N/A");
+    REQUIRE(labelled.doubtful.size() == 1);
+    CHECK(labelled.doubtful[0].field == "INVOICE_DATE");
+    CHECK(labelled.doubtful[0].first == 1);
+    CHECK(labelled.doubtful[0].last == 2);
+  }
+  CHECK(extract_fields(page_of({"Date: Tuesday", "TOTAL 5.00"}), rules, kFieldNames)
+            .doubtful.empty());
 }
 
 TEST_CASE(
@@ -2397,7 +2432,7 @@ TEST_CASE(
 
 TEST_CASE(
     "OCR engine: a seller's line misread at the top is read again and taken where the seller was "
-    "doubtful") {
+    "doubtful, or below it") {
   const Rules rules = load_rules("builtin:ocr-rules");
   // Receipt 378 of the development set as Tesseract read it: the seller's line garbled, the street
   // taken for the seller, both read under kNameDoubt.
@@ -2444,7 +2479,23 @@ TEST_CASE(
                       {}};
   REQUIRE(kept.fields.at("SUPPLIER") == "JEN ULU KELANG");
   CHECK_FALSE(doubtful_seller(kept));
-  CHECK_FALSE(take_reread_seller(kept, again, reread.replaced_for("SUPPLIER")));
+  // A seller read surely gives way to a name read again above it (the page's heading, which
+  // Tesseract misread, over a street or the customer's name it read well)...
+  Engine::Result legal = kept, plain = kept;
+  REQUIRE(take_reread_seller(kept, again, reread.replaced_for("SUPPLIER")));
+  CHECK(kept.fields.at("SUPPLIER") == "PETRODELI ENTERPRISE");
+  // ... a legal name to a legal name only: not to a brand's logo over it ("BASKIN ROBBINS" over
+  // "Golden Scoop Sdn Bhd").
+  legal.evidence.at("SUPPLIER").legal = true;
+  Engine::Result logo = again;
+  logo.evidence.at("SUPPLIER").legal = false;
+  CHECK_FALSE(take_reread_seller(legal, logo, reread.replaced_for("SUPPLIER")));
+  CHECK(take_reread_seller(legal, again, reread.replaced_for("SUPPLIER")));
+  // A name read below the seller's is no heading over it.
+  Engine::Result below = again;
+  below.evidence.at("SUPPLIER").box.top += 200;
+  below.evidence.at("SUPPLIER").box.bottom += 200;
+  CHECK_FALSE(take_reread_seller(plain, below, {below.evidence.at("SUPPLIER").box}));
 }
 
 TEST_CASE(

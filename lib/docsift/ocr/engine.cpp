@@ -12,6 +12,7 @@
 #include "docsift/error.h"
 #include "docsift/ocr/cross_read.h"
 #include "docsift/ocr/page_checks.h"
+#include "docsift/ocr/rule_text.h"
 
 namespace docsift::ocr {
 namespace {
@@ -209,15 +210,30 @@ void Engine::reread(Result& out, const Page& page, PageCrops& crops, const Prepa
                     const std::vector<std::string>& field_names) {
   if (!second_) return;
   // A total the page's sums vouch for has nothing to gain; a date is looked for where none was
-  // found, a seller's line where the seller was doubtful or none.
+  // found, a seller's line where the seller was doubtful or none, or above the seller's (a faint
+  // heading Tesseract misread over the customer's or a branch's line it read well).
   std::vector<WordRun> wanted;
+  // Above a seller with a company form, only a line with one can take its place
+  // (take_reread_seller): the others are not read.
+  const std::optional<int> seller_at = seller_top(out);
+  const auto seller_e = out.evidence.find("SUPPLIER");
+  const bool legal = seller_e != out.evidence.end() && seller_e->second.legal;
+  const auto above_seller = [&](const WordRun& run) {
+    const std::vector<Word>& words = page.lines.at(run.line).words;
+    if (!seller_at || run.last >= words.size() || words[run.last].box.bottom > *seller_at)
+      return false;
+    std::string text;
+    for (std::size_t w = run.first; w <= run.last; ++w) text += words[w].text + " ";
+    return !legal || detail::has_company_form(text, rules_);
+  };
   for (const WordRun& run : out.doubtful) {
     const bool none = unread(out, run.field);
     // A table's misread figure is read again wherever it is.
     const bool figure = run.field == "QUANTITIES" || run.field == "PRICES";
-    const bool wanted_here = run.field == "TOTAL"      ? !vouched_total(out)
-                             : run.field == "SUPPLIER" ? none || doubtful_seller(out)
-                                                       : figure || none;
+    const bool wanted_here = run.field == "TOTAL" ? !vouched_total(out)
+                             : run.field == "SUPPLIER"
+                                 ? none || doubtful_seller(out) || above_seller(run)
+                                 : figure || none;
     if (wanted_here) wanted.push_back(run);
   }
   if (wanted.empty()) return;

@@ -216,9 +216,12 @@ Reread read_again(
     const std::function<std::optional<std::string>(const WordRun&, const LineText&)>& sure);
 // Whether a result's SUPPLIER was read from words under kNameDoubt (rule_text.h).
 bool doubtful_seller(const Engine::Result& result);
+// The top of the box a result's SUPPLIER was read from; nullopt where it has none.
+std::optional<int> seller_top(const Engine::Result& result);
 // Takes `again`'s SUPPLIER into `first` where it differs, was read from `replaced` (the boxes of
-// the top lines replaced), and `first` had none or a doubtful one; marks its evidence
-// reader_taken. Whether it took it.
+// the top lines replaced), and `first` had none or a doubtful one, or `again`'s was read above
+// `first`'s (with a company form where `first`'s has one); marks its evidence reader_taken.
+// Whether it took it.
 bool take_reread_seller(Engine::Result& first, const Engine::Result& again,
                         const std::vector<Box>& replaced);
 // Takes `again`'s INVOICE_DATE (the rules on the page read_again gave) into `first` where `first`

@@ -2,16 +2,14 @@
 // seller as the list spells it, and the seller's listed address where the page prints it
 // (Engine::check_known_sellers; engine.h).
 #include <algorithm>
-#include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "docsift/ocr/engine.h"
+#include "docsift/ocr/rule_text.h"
 
 namespace docsift::ocr {
 namespace {
@@ -48,33 +46,6 @@ void check_known_address(const KnownNames& list, Engine::Result& result, const P
   if (match) take_listed(result, field->second, evidence->second, *match, "address_from_list");
 }
 
-// Whether `name` is company forms alone ("SDN BHD", "Pty Ltd": the rules' company_forms, each
-// word with its punctuation aside): a list made from values read (`docsift review sellers`) can
-// hold one, which names no seller and is printed on a line of its own under many a name.
-bool forms_alone(const std::string& name, const Rules& rules) {
-  const auto bare = [](std::string word) {
-    std::string out;
-    for (const char c : word)
-      if (std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80)
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-  };
-  std::set<std::string> forms;
-  for (const std::string& form : rules.company_forms) {
-    std::istringstream words(form);
-    for (std::string w; words >> w;) forms.insert(bare(w));
-  }
-  std::istringstream words(name);
-  bool any = false;
-  for (std::string w; words >> w;) {
-    const std::string b = bare(w);
-    if (b.empty()) continue;
-    if (!forms.count(b)) return false;
-    any = true;
-  }
-  return any;
-}
-
 }  // namespace
 
 void Engine::check_known_sellers(Result& result, const Page& page) const {
@@ -83,7 +54,7 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
   std::optional<KnownNames::Match> match;
   bool tied = false;
   if (field->second != "N/A") match = known_sellers_.find_in(field->second, &tied);
-  if (match && forms_alone(match->name, rules_)) match.reset();
+  if (match && detail::forms_alone(match->name, rules_)) match.reset();
   Evidence* evidence = nullptr;
   if (match) {
     evidence = &result.evidence[field->first];
@@ -95,7 +66,7 @@ void Engine::check_known_sellers(Result& result, const Page& page) const {
     std::vector<const Line*> best_lines;  // the line, or the two lines, it was found on
     const auto consider = [&](const std::string& text, std::vector<const Line*> lines) {
       if (auto m = known_sellers_.find_in(text);
-          m && !forms_alone(m->name, rules_) && (!best || m->distance < best->distance)) {
+          m && !detail::forms_alone(m->name, rules_) && (!best || m->distance < best->distance)) {
         best = std::move(m), best_lines = std::move(lines);
       }
     };

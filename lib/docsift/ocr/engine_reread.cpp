@@ -138,10 +138,26 @@ bool doubtful_seller(const Engine::Result& result) {
   return e != result.evidence.end() && e->second.word_mean < detail::kNameDoubt;
 }
 
+std::optional<int> seller_top(const Engine::Result& result) {
+  const auto e = result.evidence.find("SUPPLIER");
+  const auto v = result.fields.find("SUPPLIER");
+  if (e == result.evidence.end() || v == result.fields.end() || v->second == "N/A")
+    return std::nullopt;
+  return e->second.box.top;
+}
+
 bool take_reread_seller(Engine::Result& first, const Engine::Result& again,
                         const std::vector<Box>& replaced) {
+  const std::optional<int> top = seller_top(first);
+  const auto was = first.evidence.find("SUPPLIER");
+  const bool legal = was != first.evidence.end() && was->second.legal;
   return take_field(first, again, "SUPPLIER", [&](const std::string& before, const Evidence& e) {
-    return (before == "N/A" || doubtful_seller(first)) && inside_any(e.box, replaced);
+    // A line above the seller's that reads as a name once read again: the page's heading, which
+    // Tesseract misread, over an address or a branch ("JLN ULU KELANG" under "PETRODELI
+    // ENTERPRISE"). Not a brand's logo over a legal name ("BASKIN ROBBINS" over "Golden Scoop Sdn
+    // Bhd"): a legal name gives way to a legal name only.
+    const bool above = top && e.box.bottom <= *top && (!legal || e.legal);
+    return (before == "N/A" || doubtful_seller(first) || above) && inside_any(e.box, replaced);
   });
 }
 

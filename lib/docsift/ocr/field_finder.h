@@ -1,8 +1,8 @@
-// The OCR rules' steps over one page (ocr/ only): FieldFinder runs them in order, each reading the
-// page's segments and what the steps before it found. Its members are defined by concern:
-// find_fields.cpp (order, labels, evidence), find_totals*.cpp, find_dates.cpp, find_parties.cpp
-// (ABN, seller, payer, bank), find_address.cpp (the seller's address), find_domains.cpp (sellers'
-// names in web, email addresses), find_items.cpp (line items), find_transactions.cpp (statements).
+// The OCR rules' steps over one page (ocr/ only), run in order, each reading the page's segments
+// and what the steps before it found. Members by concern: find_fields.cpp (order, labels,
+// evidence), find_totals*.cpp, find_dates.cpp, find_parties.cpp (ABN, seller, payer, bank),
+// find_seller.cpp (the seller's name), find_address.cpp (its address), find_domains.cpp (names in
+// web, email addresses), find_items.cpp (line items), find_transactions.cpp (statements).
 #pragma once
 
 #include <algorithm>
@@ -75,11 +75,11 @@ class FieldFinder {
   // lines (a label of an amount field: TOTAL, SUBTOTAL, GST, tendered, change, a statement's
   // balances) read from words under
   // kAmountWordDoubt, or that read as no amount with cents; and, on a page where no date was found,
-  // up to kMaxDateRereads words shaped like a date (find_dates.cpp).
+  // up to kMaxDateRereads runs: a date's label's words, words shaped like a date (find_dates.cpp).
   std::vector<WordRun> doubtful_amounts() const;
   std::vector<WordRun> doubtful_dates() const;
-  // On a page whose seller no label names, the segments of its top lines with letters that OCR read
-  // under kNameDoubt (a logo's type, a faded heading): up to kMaxNameRereads (find_parties.cpp).
+  // On a page whose seller no label names, its top lines' segments that OCR read under kNameDoubt
+  // (a logo, a faded heading), a line's as one run: up to kMaxNameRereads (find_seller.cpp).
   std::vector<WordRun> doubtful_names() const;
 
   // TOTAL: the trained finder (finder.h) picks among total_options (find_totals.cpp), each

@@ -110,6 +110,41 @@ std::vector<WordRun> FieldFinder::doubtful_dates() const {
                     [&](char s) { return std::count(word.begin(), word.end(), s) == 2; });
     return twice && digits >= 4 && digits <= kMaxDateDigits && word.size() <= 14;
   };
+  // First the words after a date's label that read as no date ("Date: a7/OMe01S 16.34", "Date:
+  // 1° 4/2017", "Date/Time 3 + 20150428/191204"): Tesseract often mangles a date printed small
+  // or faint past the date's shape. Up to kMaxLabelledDateWords of them, read as one run.
+  for (std::size_t i = 0; i < n && out.size() < kMaxDateRereads; ++i) {
+    if (r[i].lowered.size() != r[i].text.size()) continue;  // offsets of `lowered` are the text's
+    for (const Hit& h : r[i].hits) {
+      if (rules.fields[h.rule].field != "INVOICE_DATE") continue;
+      // The value: the label's segment after it, else the next segment of the line where that has
+      // no label of its own (a value printed apart from its label: "Date:      a7/OMe01S").
+      const bool last_in_segment = h.value_end >= r[i].text.size();
+      const bool next = i + 1 < n && r[i + 1].line == r[i].line && r[i + 1].hits.empty();
+      std::string value = r[i].text.substr(h.end, h.value_end > h.end ? h.value_end - h.end : 0);
+      if (last_in_segment && next) value += " " + r[i + 1].text;
+      if (!find_dates(value, rules.lexicon, order).empty()) continue;
+      const int right = last_in_segment && next ? r[i + 1].right : r[i].right;
+      const std::vector<Word>& words = page.lines[r[i].line].words;
+      std::optional<std::size_t> first, last;
+      std::size_t digits = 0;
+      std::size_t at = 0;  // where the word starts in the segment's text (its words joined by ' ')
+      for (std::size_t w = 0; w < words.size(); ++w) {
+        if (words[w].box.left < r[i].left || words[w].box.right > right) continue;
+        const bool beyond = words[w].box.left > r[i].right;  // in the next segment
+        const std::size_t end = at + words[w].text.size();
+        if (beyond || (at >= h.end && at < h.value_end)) {
+          if (!first) first = w;
+          if (w - *first < kMaxLabelledDateWords) last = w, digits += digits_in(words[w].text);
+        }
+        at = end + 1;
+      }
+      // A date has digits, however misread ("a7/OMe01S"); a label's word with none after it
+      // ("DATANG LAGI" read as "data") is no date's.
+      if (first && digits > 0) out.push_back({r[i].line, *first, *last, "INVOICE_DATE"});
+      break;
+    }
+  }
   for (std::size_t l = 0; l < page.lines.size() && out.size() < kMaxDateRereads; ++l) {
     const std::vector<Word>& words = page.lines[l].words;
     for (std::size_t w = 0; w < words.size() && out.size() < kMaxDateRereads; ++w) {

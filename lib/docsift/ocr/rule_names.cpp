@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +18,37 @@ namespace docsift::ocr {
 using namespace detail;  // repair_name (rules.h) is built from the helpers
 
 namespace detail {
+
+bool forms_alone(const std::string& name, const Rules& rules) {
+  const auto bare = [](std::string word) {
+    std::string out;
+    for (const char c : word)
+      if (std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80)
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  std::set<std::string> forms;
+  for (const std::string& form : rules.company_forms) {
+    std::istringstream words(form);
+    for (std::string w; words >> w;) forms.insert(bare(w));
+  }
+  std::istringstream words(name);
+  bool any = false;
+  for (std::string w; words >> w;) {
+    const std::string b = bare(w);
+    if (b.empty()) continue;
+    if (!forms.count(b)) return false;
+    any = true;
+  }
+  return any;
+}
+
+bool has_company_form(const std::string& text, const Rules& rules) {
+  const std::string lowered = lowercase(text);
+  return std::any_of(rules.company_forms.begin(), rules.company_forms.end(), [&](const auto& form) {
+    return find_phrase(lowered, form) != std::string::npos;
+  });
+}
 
 // A seller's name as printed, without its registration number ("AEON CO. (M) BHD (126926-H)",
 // "Dion Realties Sdn Bhd (Co. No:20154-T)") or a lead-in ("OWN BY: CHEF LEE SDN BHD").

@@ -41,6 +41,8 @@ constexpr float kAmountWordDoubt = 90.0f;
 constexpr std::size_t kMaxAmountDigits = 8;
 // On a page with no date found, the words shaped like one that a second recognizer reads again.
 constexpr std::size_t kMaxDateRereads = 4;
+// The words after a date's label read again as one run: a date and its time, with a word split off.
+constexpr std::size_t kMaxLabelledDateWords = 3;
 constexpr char kDateSeparators[] = {'/', '-', '.'};
 // More digits than this in one word is an id, not a date ("2018-03-18" has 8).
 constexpr std::size_t kMaxDateDigits = 8;
@@ -93,6 +95,12 @@ std::optional<std::string> parse_kind(const std::string& kind, const std::string
                                       const Lexicon& lexicon, DateOrder order);
 // A seller's name as printed, without its registration number or a lead-in.
 std::string name_of(const std::string& text);
+// Whether `name` is company forms alone ("SDN BHD", "Pty Ltd": the rules' company_forms, each
+// word with its punctuation aside): no seller's name, though printed on a line of its own under
+// many a name (and a list made from values read, `docsift review sellers`, can hold one).
+bool forms_alone(const std::string& name, const Rules& rules);
+// Whether `text` (any case) has one of the rules' company forms as whole words ("Sdn Bhd", "GmbH").
+bool has_company_form(const std::string& text, const Rules& rules);
 // A postcode: four or five digits on their own.
 extern const std::regex kPostcode;
 // Whether an address shows that it stops short of its whole: it has no postcode, starts at its

@@ -49,7 +49,8 @@ struct Date {
 // Every date in `text`, in order of position, in the printed forms: 03/04/2025, 3/4/25,
 // 03-04-2025, 03.04.2025, 2025-04-03, 2025/04/03, 3 April 2025, 3 Apr 2025, 06 APR 2018,
 // 20/JAN/2017, 24-MAR-18, April 3, 2025, 3rd April 2025, 3. März 2025, with month names in any
-// language of the lexicon. Two-digit years are 20YY. Dates that do not exist (31/02) are left out.
+// language of the lexicon; before a time, 25032018 and 20180428 ("25032018 13:11:54"). Two-digit
+// years are 20YY. Dates that do not exist (31/02) are left out.
 std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon,
                              DateOrder order = DateOrder::Dmy);
 // As DD/MM/YYYY.

@@ -209,6 +209,7 @@ struct DateScan {
   bool add(int d, int m, int y, std::size_t first, std::size_t last, bool numeric);
 
   std::optional<std::size_t> numeric_date(std::size_t i);
+  std::optional<std::size_t> compact_date(std::size_t i);
   std::optional<std::size_t> numeric_day_month(std::size_t i, int y);
   std::optional<std::size_t> day_then_month_name(std::size_t i);
   std::optional<std::size_t> month_name_then_day(std::size_t i);
@@ -251,6 +252,25 @@ std::optional<std::size_t> DateScan::numeric_date(std::size_t i) {
   const auto y = year_of(t[i + 4]);
   if (!num(i, 1, 2) || !y) return std::nullopt;
   return numeric_day_month(i, *y);
+}
+
+// A till's date printed without separators before its time: "25032018 13:11:54" (day first),
+// "20180428 19:12" (year first). Only before a time: alone, eight digits are as likely an id. Year
+// first where the first four digits make a year that makes a date, else day, month, year.
+std::optional<std::size_t> DateScan::compact_date(std::size_t i) {
+  const bool timed = num(i, 8, 8) && num(i + 1, 1, 2) && t[i].end < t[i + 1].begin &&
+                     i + 3 < t.size() && is_mark(t[i + 2], ":") && num(i + 3, 2, 2);
+  if (!timed) return std::nullopt;
+  const std::string_view d = t[i].text;
+  const int head = number(d.substr(0, 4));
+  if (head >= 1990 && head <= latest_year() &&
+      add(number(d.substr(6, 2)), number(d.substr(4, 2)), head, i, i, false))
+    return i;
+  const int tail = number(d.substr(4, 4));
+  if (tail >= 1990 && tail <= latest_year() &&
+      add(number(d.substr(0, 2)), number(d.substr(2, 2)), tail, i, i, false))
+    return i;
+  return std::nullopt;
 }
 
 // Day and month of a numeric date in the year `y`: read in `order` where both readings make a date,
@@ -321,6 +341,7 @@ std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon, Date
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (!scan.clear_before(i)) continue;
     std::optional<std::size_t> last = scan.numeric_date(i);
+    if (!last) last = scan.compact_date(i);
     if (!last) last = scan.day_then_month_name(i);
     if (!last) last = scan.month_name_then_day(i);
     if (last) i = *last;
