@@ -111,8 +111,8 @@ std::vector<WordRun> FieldFinder::doubtful_dates() const {
     return twice && digits >= 4 && digits <= kMaxDateDigits && word.size() <= 14;
   };
   // First the words after a date's label that read as no date ("Date: a7/OMe01S 16.34", "Date:
-  // 1° 4/2017", "Date/Time 3 + 20150428/191204"): Tesseract often mangles a date printed small
-  // or faint past the date's shape. Up to kMaxLabelledDateWords of them, read as one run.
+  // 1° 4/2017", receipts 249 and 473 of the 427): Tesseract often mangles a date printed small or
+  // faint past the date's shape. Up to kMaxLabelledDateWords of them, read as one run.
   for (std::size_t i = 0; i < n && out.size() < kMaxDateRereads; ++i) {
     if (r[i].lowered.size() != r[i].text.size()) continue;  // offsets of `lowered` are the text's
     for (const Hit& h : r[i].hits) {
