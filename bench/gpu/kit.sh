@@ -101,7 +101,9 @@ kit_pack() {
   done
   _kit_stubs "$lib" "$work" || return 1
   printf '%s\n' "${pkgs[@]}" > "$stage/PACKAGES"
-  tar -C "$stage" -cf - . | xz -T0 -6 > "$kit"
+  # -9e: the kit and the checkout travel together under the device's 64 MiB; -6 left the kit
+  # 1 MB larger, over that limit beside a 32 MB checkout (2026-12-04).
+  tar -C "$stage" -cf - . | xz -T0 -9e > "$kit"
   rm -rf "$work"
   echo "kit: ${#pkgs[@]} packages, ${#closure[@]} libraries, $(du -h "$kit" | cut -f1) at $kit"
 }

@@ -13,7 +13,8 @@
 #                                                    pages, the fused norm alone
 #   OUT=DIR [CTEST_REGEX=RE] [BG_TARGET=T] bench/gpu/session.sh C
 #                                                    a fresh machine after a kernel change: A's
-#                                                    build and decode figures, transformers', the
+#                                                    build and decode figures, transformers', every
+#                                                    family reading samples/ (families.sh), the
 #                                                    suite's cases matching RE, pages per hour
 # OUT gets summary.txt (each step's status and the figures), logs.tgz (every log), gpu.json
 # (decode against transformers), pages_*.json (bench/gpu/pages.sh).
@@ -112,8 +113,11 @@ decode_figures() {
   TAIL=6 step decode_offloaded 60 "$DEC --dtype bfloat16 --tokens 32 --profile-steps 2 --cache offloaded --json \"$W/decode_offloaded.json\""
 }
 NORM_ONLY="$DEC --dtype bfloat16 --tokens 64 --profile-steps 3 --no-decode-kernels --json \"$W/decode_bf16_norm_only.json\""
-SUMMARY='python3 "$ROOT/bench/gpu/summarize.py" "$W" "$OUT/gpu.json"'
+# gpu.json: bench/generate/results/gpu.json with this session as its latest (copy it back).
+SUMMARY='python3 "$ROOT/bench/gpu/summarize.py" "$W" "$OUT/gpu.json" "$ROOT/bench/generate/results/gpu.json"'
 REFERENCE="PYTHONUNBUFFERED=1 $PIN python3 \"$ROOT/bench/generate/reference_gpu.py\" --model \"$CKPT\" --image \"$IMG\" --device cuda --dtype bfloat16 --max-new-tokens 64 > \"$W/reference_bf16.json\"; rc=\$?; cat \"$W/reference_bf16.json\"; exit \$rc"
+# Every family's fixture reads samples/ on the device, through the whole program.
+FAMILIES='$PIN bash "$ROOT/bench/gpu/families.sh" "$BIN/docsift" "$W" "$DEVICE"'
 PAGES_INT8="MAX_NEW=96 $PAGES 50 int8; rc=\$?; cp \"$W/pages_int8.json\" \"$OUT/\" 2>/dev/null; exit \$rc"
 
 if [ "$PHASE" = A ]; then
@@ -127,8 +131,9 @@ elif [ "$PHASE" = C ]; then
   # cases that match CTEST_REGEX, then pages per hour.
   decode_figures
   TAIL=6 step reference_bf16 120 "$REFERENCE"
-  touch "$W/timed.done"
   TAIL=60 step decode_summary 20 "$SUMMARY"
+  TAIL=8 step families 90 "$FAMILIES"
+  touch "$W/timed.done"
   ctest_report 200
   TAIL=40 step pages_int8 200 "$PAGES_INT8"
 else

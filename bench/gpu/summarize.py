@@ -2,10 +2,15 @@
 """Folds the session's decode runs (bench/gpu/session.sh) into bench/generate/results/gpu.json's
 form: per run model, dtype, device, docsift_ms_per_token, transformers_ms_per_token,
 weight_bytes_per_token, bandwidth_limit_gbps, with the ratios docs/gpu.md's targets are stated in.
-    summarize.py WORK_DIR OUT_JSON
+    summarize.py WORK_DIR OUT_JSON [HISTORY_JSON]
+With HISTORY_JSON (bench/generate/results/gpu.json), OUT_JSON is that file with this session as
+"latest" and every earlier session in "earlier", newest first, so the file always holds the latest
+run and loses none; copy it back over the history after the session.
 """
+import datetime
 import json
 import os
+import subprocess
 import sys
 
 
@@ -25,8 +30,38 @@ def load(path):
     return None
 
 
+def machine():
+    """The card, its memory and driver, the cores, torch's and transformers' versions."""
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        gpu = "no nvidia-smi"
+    try:
+        import torch
+        import transformers
+        versions = f"torch {torch.__version__}, transformers {transformers.__version__}"
+    except ImportError as e:
+        versions = f"({e})"
+    return f"{gpu}; {os.cpu_count()} cores; {versions}"
+
+
+def with_history(result, history_path):
+    """The history file's sessions with `result` as the latest. The file's older form was one
+    session at its top level; it becomes the first of "earlier"."""
+    with open(history_path) as f:
+        history = json.load(f)
+    earlier = history.get("earlier", [])
+    if "latest" in history:
+        earlier = [history["latest"]] + earlier
+    elif "runs" in history:
+        earlier = [history] + earlier
+    return {"latest": result, "earlier": earlier}
+
+
 def main():
     work, out = sys.argv[1], sys.argv[2]
+    history_path = sys.argv[3] if len(sys.argv) > 3 else None
     bw = None
     log = os.path.join(work, "bandwidth.log")
     if os.path.exists(log):
@@ -68,7 +103,11 @@ def main():
         runs.append(run)
     std = next((r for r in runs if r["run"] == "decode_bf16"), None)
     off = next((r for r in runs if r["run"] == "decode_offloaded"), None)
-    result = {"bandwidth": bw, "transformers": ref, "runs": runs}
+    result = {"date": datetime.date.today().isoformat(), "machine": machine(),
+              "how": "bench/gpu/session.sh (docs/gpu.md): docsift_bench_decode and bench/generate/reference_gpu.py on "
+                     "bench/int8/make_checkpoint.py --shape 8b, 1 tile, 64 new tokens (offloaded: 32), median decode "
+                     "step after the first; bandwidth_limit_gbps from bench/gpu/bandwidth.py",
+              "bandwidth": bw, "transformers": ref, "runs": runs}
     def prefix(x, y, what, key):
         """x, y: run names (their ids) or id lists."""
         a = ids.get(x) if isinstance(x, str) else x
@@ -89,7 +128,7 @@ def main():
     if std and off and std["docsift_ms_per_token"] and off["docsift_ms_per_token"]:
         result["offloaded_over_standard"] = off["docsift_ms_per_token"] / std["docsift_ms_per_token"]
     with open(out, "w") as f:
-        json.dump(result, f, indent=1)
+        json.dump(with_history(result, history_path) if history_path else result, f, indent=1)
     for r in runs:
         print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()
                           if k not in ("profile_per_step", "cuda_api_per_step", "top_gpu_kernels")}))

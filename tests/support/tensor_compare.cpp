@@ -11,7 +11,8 @@ std::vector<int32_t> token_ids(const at::Tensor& ids) {
 
 double max_diff(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes()) return std::numeric_limits<double>::infinity();
-  return a.to(at::kFloat).sub(b.to(at::kFloat)).abs().max().item<double>();
+  // On the host: a GPU case compares its device tensors with references read on the CPU.
+  return a.to(at::kCPU, at::kFloat).sub(b.to(at::kCPU, at::kFloat)).abs().max().item<double>();
 }
 
 }  // namespace docsift::testing
