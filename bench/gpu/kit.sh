@@ -2,9 +2,10 @@
 # The GPU kit: docsift's Debian libraries, carried to a GPU machine that has PyTorch, CMake, ninja
 # and the CUDA toolkit but none of our packages and no network (docs/gpu.md).
 #
-#   bench/gpu/kit.sh pack [KIT=.gpu/kit.tar.xz]   here, after scripts/setup.sh: downloads the .debs
+#   [KIT_NO_TESSDATA=1] bench/gpu/kit.sh pack [KIT=.gpu/kit.tar.xz]
+#                                                 here, after scripts/setup.sh: downloads the .debs
 #                                                 (apt-get download), keeps what a build and a run
-#                                                 need, packs them into one archive (~35 MB)
+#                                                 need, packs them into one archive (~34 MB)
 #   source bench/gpu/kit.sh; kit_build [TARGET...] on the GPU machine: unpacks the kit into
 #                                                 /tmp/docsift-kit, builds into ROOT/build-gpu
 #                                                 (Release, TORCH_CUDA_ARCH_LIST, default 9.0);
@@ -64,6 +65,9 @@ kit_pack() {
   done
   # The packages that own those libraries, plus the build's own.
   local -a pkgs=($KIT_DEV_PACKAGES)
+  # KIT_NO_TESSDATA=1: without Tesseract's English data (1.6 MB of the kit), for a session whose
+  # cases never run Tesseract, when the checkout and the kit would pass the device's 64 MiB.
+  [ -n "${KIT_NO_TESSDATA:-}" ] && pkgs=(${KIT_DEV_PACKAGES/tesseract-ocr-eng/})
   for so in "${closure[@]}"; do
     path="$(readlink -f "${cache[$so]}")"
     # Merged /usr: dpkg knows some libraries by their /lib path.
@@ -138,7 +142,7 @@ kit_env() {
   local lib="$KIT_PREFIX/usr/lib/x86_64-linux-gnu"
   export PATH="$KIT_PREFIX/usr/bin:$PATH"
   export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  export TESSDATA_PREFIX="$(dirname "$(find "$KIT_PREFIX/usr/share/tesseract-ocr" -name eng.traineddata | head -1)")"
+  export TESSDATA_PREFIX="$(dirname "$(find "$KIT_PREFIX/usr/share/tesseract-ocr" -name eng.traineddata 2>/dev/null | head -1)")"
 }
 
 # Configures and builds ROOT/build-gpu against the Python environment's LibTorch (python3's torch)

@@ -293,8 +293,7 @@ class FieldFinder {
   };
   std::vector<Value> value_of(std::size_t i, const Hit& h) const;
   static bool has_any(const std::string& lowered, const std::vector<std::string>& words) {
-    return std::any_of(words.begin(), words.end(),
-                       [&](const auto& w) { return find_phrase(lowered, w) != std::string::npos; });
+    return has_phrase(lowered, words);
   }
   // A long region name misread by a letter ("Selanger") is still one; a short one must be exact
   // ("Kedai" is one letter from "Kedah").

@@ -297,7 +297,7 @@ Evidence FieldFinder::evidence_of(const std::string& field, const std::string& v
     e.word_min = least;
     e.box = box;
   }
-  e.legal = has_any(lowercase(value), rules.company_forms);
+  e.legal = has_company_form(value, rules);
   if (field == "BUSINESS_ADDRESS" || field == "PAYER_ADDRESS") {
     e.cut = address_cut(value);
     e.ended = address_ended(value, rules);

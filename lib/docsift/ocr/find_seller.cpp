@@ -37,7 +37,7 @@ std::optional<double> FieldFinder::seller_score(std::size_t i, double median, in
   const bool top = r[i].top <= page.height * kTopOfPage && rank < 12;
   const bool footer = r[i].top >= page.height * 0.75;
   if (!top && !footer) return std::nullopt;
-  const bool legal = has_any(lowercase(name_of(r[i].text)), rules.company_forms);
+  const bool legal = has_company_form(name_of(r[i].text), rules);
   if ((!top && !legal) || not_a_name(i)) return std::nullopt;
   if (r[i].confidence < kNameConfidence) return std::nullopt;  // a logo or a smudge read as letters
   int upper = 0, letters = 0;

@@ -43,11 +43,14 @@ bool forms_alone(const std::string& name, const Rules& rules) {
   return any;
 }
 
-bool has_company_form(const std::string& text, const Rules& rules) {
-  const std::string lowered = lowercase(text);
-  return std::any_of(rules.company_forms.begin(), rules.company_forms.end(), [&](const auto& form) {
-    return find_phrase(lowered, form) != std::string::npos;
+bool has_phrase(const std::string& lowered, const std::vector<std::string>& phrases) {
+  return std::any_of(phrases.begin(), phrases.end(), [&](const auto& phrase) {
+    return find_phrase(lowered, phrase) != std::string::npos;
   });
+}
+
+bool has_company_form(const std::string& text, const Rules& rules) {
+  return has_phrase(lowercase(text), rules.company_forms);
 }
 
 // A seller's name as printed, without its registration number ("AEON CO. (M) BHD (126926-H)",

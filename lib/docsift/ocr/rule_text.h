@@ -99,6 +99,8 @@ std::string name_of(const std::string& text);
 // word with its punctuation aside): no seller's name, though printed on a line of its own under
 // many a name (and a list made from values read, `docsift review sellers`, can hold one).
 bool forms_alone(const std::string& name, const Rules& rules);
+// Whether `lowered` (lowercase) holds one of `phrases` as whole words (find_phrase).
+bool has_phrase(const std::string& lowered, const std::vector<std::string>& phrases);
 // Whether `text` (any case) has one of the rules' company forms as whole words ("Sdn Bhd", "GmbH").
 bool has_company_form(const std::string& text, const Rules& rules);
 // A postcode: four or five digits on their own.
