@@ -127,8 +127,8 @@ if [ "$PHASE" = A ]; then
   ctest_report 200  # built and run in the background since the build
   TAIL=40 step pages_int8 200 "$PAGES_INT8"
 elif [ "$PHASE" = C ]; then
-  # A fresh machine after a change to the kernels: A's figures, transformers', then the suite's
-  # cases that match CTEST_REGEX, then pages per hour.
+  # A fresh machine after a change to the kernels: A's figures, transformers', every family on
+  # samples/, then the suite's cases that match CTEST_REGEX, then pages per hour.
   decode_figures
   TAIL=6 step reference_bf16 120 "$REFERENCE"
   TAIL=60 step decode_summary 20 "$SUMMARY"
