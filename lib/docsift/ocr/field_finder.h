@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "docsift/ocr/finder.h"
+#include "docsift/ocr/page_facts.h"
 #include "docsift/ocr/rule_text.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/table_receipt.h"
@@ -26,35 +27,23 @@ namespace docsift::ocr::detail {
 class FieldFinder {
  public:
   FieldFinder(const Page& page, const Rules& rules, DateOrderRule date_order)
-      : page(page), rules(rules), r(segments_of(page, rules)), n(r.size()) {
-    decide_date_order(date_order);
-    read_page_money();
-    mark_totals_context();
-  }
+      : page(page),
+        rules(rules),
+        r(segments_of(page, rules)),
+        n(r.size()),
+        facts(page_facts(page, r, rules, date_order)) {}
 
   Extraction run(const std::vector<std::string>& field_names);
 
  private:
-  // Document type: heading words in the top third, or a line mostly a heading's in the top half.
-  // A page with no heading word read: a BANK STATEMENT where a line says "statement" and the page
-  // prints an opening or closing balance ("NAB Statement"); a RECEIPT where it prints a total and
-  // what was paid for it (cash tendered, change) and no balance. Marked repaired (not read as
-  // printed).
-  void type_without_heading();
+  // DOCUMENT_TYPE: the one the page's heading names (PageFacts::heading), marked repaired where
+  // the heading was read garbled. A page with no heading word read: a BANK STATEMENT where a line
+  // says "statement" and the page prints an opening or closing balance ("NAB Statement"); a
+  // RECEIPT where it prints a total and what was paid for it (cash tendered, change) and no
+  // balance. Marked repaired (not read as printed).
   void document_type();
+  void type_without_heading();
 
-  // Numeric dates: day first unless the rule or the page says otherwise.
-  void decide_date_order(DateOrderRule date_order);
-
-  // The page's currency: the mark printed most often with its amounts, for amounts printed bare.
-  // And a page that prints cents prints them on its total too: a bare whole number there is noise.
-  void read_page_money();
-
-  // Lines of a tax summary table (a total there is the tax base, not the bill's total), the first
-  // line that rounds the total, and the sums of the page's tax rows (row_sums).
-  void mark_totals_context();
-  static constexpr long long kMinTaxedNet = 1000;  // 10.00: see add_tax_rows
-  void add_tax_rows(const std::vector<Amount>& amounts);
   // An amount's label followed by digits read without their point ("Total Sales Inclusive GST
   // @0.00%: 3045"): the amount they make with two decimals, where the page prints that amount with
   // its point elsewhere ("SR 0.00 30.45 0.00"). nullopt otherwise.
@@ -110,16 +99,15 @@ class FieldFinder {
   void add_repaired_totals(std::vector<TotalOption>& out, const Paid& p) const;
   void add_unlabelled_totals(std::vector<TotalOption>& out, std::optional<std::size_t> tax_at,
                              std::optional<long long> tax) const;
-  // What total_features reads of the whole page, computed once per page, not per candidate.
+  // What total_features reads of the whole page beside its facts (PageFacts: how many segments
+  // print each amount, the segments' median height, the last line), once per page, not per
+  // candidate.
   struct TotalPage {
-    std::vector<long long> ranked;               // the page's amounts with cents, largest first
-    long long largest_labelled = 0;              // the largest labelled total
-    std::map<long long, int> segments_printing;  // amount → how many segments print it
-    double median_height = 1;                    // the segments' median height, at least 1
-    std::size_t last_line = 1;                   // the last line's index, at least 1
+    std::vector<long long> ranked;   // the page's amounts with cents, largest first
+    long long largest_labelled = 0;  // the largest labelled total
   };
   TotalPage total_page() const;
-  Features total_features(const TotalOption& o, const Paid& p, const TotalPage& facts) const;
+  Features total_features(const TotalOption& o, const Paid& p, const TotalPage& whole) const;
   void record_total(const std::vector<TotalOption>& options, const std::vector<double>& probability,
                     std::size_t best, const Paid& p, nlohmann::json& checks);
 
@@ -218,19 +206,19 @@ class FieldFinder {
   }
   std::optional<Amount> money(const std::string& text, bool whole) const {
     auto all = find_amounts(text, rules.lexicon, whole);
-    if (with_cents >= 2) {
+    if (facts.with_cents >= 2) {
       all.erase(std::remove_if(all.begin(), all.end(),
                                [](const Amount& a) { return !a.has_cents && a.currency.empty(); }),
                 all.end());
     }
     if (all.empty()) return std::nullopt;
     Amount a = all.back();
-    if (a.currency.empty()) a.currency = page_currency;
+    if (a.currency.empty()) a.currency = facts.currency;
     return a;
   }
   // An amount printed bare is in the page's currency.
   Amount with_currency(Amount a) const {
-    if (a.currency.empty()) a.currency = page_currency;
+    if (a.currency.empty()) a.currency = facts.currency;
     return a;
   }
   std::optional<std::string> parse(const LabelRule& rule, const std::string& text) const {
@@ -239,7 +227,7 @@ class FieldFinder {
       if (!a) a = pointless_amount(text);
       return a ? std::optional(format_amount(a->cents, a->currency)) : std::nullopt;
     }
-    return parse_kind(rule.kind, text, rules.lexicon, order);
+    return parse_kind(rule.kind, text, rules.lexicon, facts.order);
   }
   std::optional<std::size_t> below(std::size_t i) const {
     for (std::size_t k = i + 1; k < n && r[k].line <= r[i].line + 1; ++k) {
@@ -352,23 +340,13 @@ class FieldFinder {
   const Rules& rules;
   const std::vector<Segment> r;  // the page's segments, in reading order
   const std::size_t n;
+  const PageFacts facts;
   std::map<std::string, std::string> found;
   std::map<std::string, std::size_t> found_at;  // field → segment it came from
-  std::optional<std::size_t> heading;           // the segment with the document's heading
-  std::string doc_type;
-  bool statement = false;
-  bool transactions = false;  // line_items: the table lists a statement's transactions
-  DateOrder order = DateOrder::Dmy;
-  std::string page_currency;
-  int with_cents = 0;
-  std::vector<bool> tax_summary;
-  std::optional<std::size_t> rounding_line;
-  std::optional<long long> rounding_amount;  // the rounding line's adjustment, its sign unknown
-  std::vector<bool> rounds;                  // lines that name a rounding
-  // Net + tax on one line, the tax a whole percentage of the net ("SR 6% 16.98 1.02": 18.00):
-  // a printed sum of the bill, as subtotal + tax is.
-  std::set<long long> row_sums;
-  std::set<long long> printed;       // every amount with cents read on the page
+  // A bank statement: by its heading, or (type_without_heading) a line that says statement on a
+  // page that prints a balance.
+  bool statement = facts.heading.type == "BANK STATEMENT";
+  bool transactions = false;         // line_items: the table lists a statement's transactions
   std::vector<long long> page_sums;  // choose_total: printed_sums, for Extraction::sums
   bool total_vouched = false;        // choose_total: a printed sum agrees with the TOTAL chosen
   std::map<std::string, Evidence>

@@ -9,24 +9,6 @@
 
 namespace docsift::ocr::detail {
 
-void FieldFinder::decide_date_order(DateOrderRule date_order) {
-  order = date_order == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
-  if (date_order == DateOrderRule::Auto) {
-    int day_first = 0, month_first = 0;
-    for (const auto& seg : r) {
-      for (const auto& d : find_dates(seg.text, rules.lexicon)) {
-        // Dots are the day-first countries' separator (31.12.2025); a dotted reading that works
-        // only month first is most often not a date at all: a price column's "2.13.12".
-        const bool dotted =
-            seg.text.substr(d.begin, d.end - d.begin).find('.') != std::string::npos;
-        day_first += d.day_first_only ? 1 : 0;
-        month_first += d.month_first_only && !dotted ? 1 : 0;
-      }
-    }
-    if (month_first > day_first) order = DateOrder::Mdy;
-  }
-}
-
 void FieldFinder::date_by_position(nlohmann::json& checks) {
   if (!found.count("INVOICE_DATE") && !statement) {
     static const std::regex kTime(
@@ -40,7 +22,7 @@ void FieldFinder::date_by_position(nlohmann::json& checks) {
       if (std::any_of(other_dates.begin(), other_dates.end(),
                       [&](const auto& o) { return o.first == i || o.second == i; }))
         continue;
-      for (const auto& d : find_dates(r[i].text, rules.lexicon, order)) {
+      for (const auto& d : find_dates(r[i].text, rules.lexicon, facts.order)) {
         const std::string rest = r[i].text.substr(0, d.begin) + " " + r[i].text.substr(d.end);
         double score = 10.0 - 8.0 * r[i].top / std::max(1, page.height);
         if (std::regex_search(rest, kTime)) score += 10;
@@ -80,13 +62,13 @@ void FieldFinder::date_from_twin(nlohmann::json& checks) {
   const auto value = found.find("INVOICE_DATE");
   const auto at = found_at.find("INVOICE_DATE");
   if (value == found.end() || at == found_at.end()) return;
-  const auto dates = find_dates(r[at->second].text, rules.lexicon, order);
+  const auto dates = find_dates(r[at->second].text, rules.lexicon, facts.order);
   const auto chosen = std::find_if(dates.begin(), dates.end(),
                                    [&](const Date& d) { return format_date(d) == value->second; });
   if (chosen == dates.end() || year_as_printed(r[at->second].text, *chosen)) return;
   for (std::size_t k = 0; k < n; ++k) {
     if (k == at->second) continue;
-    for (const Date& d : find_dates(r[k].text, rules.lexicon, order)) {
+    for (const Date& d : find_dates(r[k].text, rules.lexicon, facts.order)) {
       if (d.day == chosen->day && d.month == chosen->month && d.year != chosen->year &&
           year_as_printed(r[k].text, d)) {
         value->second = format_date(d);
@@ -123,7 +105,7 @@ std::vector<WordRun> FieldFinder::doubtful_dates() const {
       const bool next = i + 1 < n && r[i + 1].line == r[i].line && r[i + 1].hits.empty();
       std::string value = r[i].text.substr(h.end, h.value_end > h.end ? h.value_end - h.end : 0);
       if (last_in_segment && next) value += " " + r[i + 1].text;
-      if (!find_dates(value, rules.lexicon, order).empty()) continue;
+      if (!find_dates(value, rules.lexicon, facts.order).empty()) continue;
       const int right = last_in_segment && next ? r[i + 1].right : r[i].right;
       const std::vector<Word>& words = page.lines[r[i].line].words;
       std::optional<std::size_t> first, last;

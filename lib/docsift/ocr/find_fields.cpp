@@ -107,64 +107,9 @@ void FieldFinder::type_without_heading() {
 }
 
 void FieldFinder::document_type() {
-  for (std::size_t i = 0; i < n && !heading; ++i) {
-    if (r[i].top > page.height / 2) break;
-    // Under the top third (a tall receipt's seller, address and tax number fill it), only a line
-    // that is mostly its heading: "-TAX INVOICE-", "SIMPLIFIED TAX INVOICE", at least half of its
-    // letters the heading's.
-    const bool low = r[i].top > page.height / 3;
-    // A heading word inside a label ("invoice" in "Invoice date") is not a heading.
-    const auto heading_word = [&](const std::string& w) {
-      const std::size_t at = find_phrase(r[i].lowered, w);
-      if (low && at != std::string::npos && 2 * letters_in(w) < letters_in(r[i].lowered))
-        return false;
-      return at != std::string::npos &&
-             std::none_of(r[i].hits.begin(), r[i].hits.end(),
-                          [&](const Hit& h) { return h.at <= at && at + w.size() <= h.end; });
-    };
-    for (const auto& [type, words] : rules.document_types) {
-      if (std::any_of(words.begin(), words.end(), heading_word)) {
-        doc_type = type;
-        heading = i;
-        break;
-      }
-    }
-  }
-  // None found: a line anywhere on the page that is mostly a heading, read glued or misread, or
-  // that begins one the next line ends, and holds no digit ("TAX INVOICE NO. 039170", "Invoice
-  // No: 2018…" are no headings). Repaired: not read as printed.
-  std::vector<std::pair<std::string, std::vector<std::string>>> spelled;  // words' letters alone
-  if (!heading) {
-    for (const auto& [type, words] : rules.document_types) {
-      spelled.emplace_back(type, std::vector<std::string>());
-      for (const std::string& w : words) spelled.back().second.push_back(letters_only(w));
-    }
-  }
-  const auto digits = [&](std::size_t i) {
-    return r[i].text.find_first_of("0123456789") != std::string::npos;
-  };
-  std::vector<std::optional<std::string>> letters(heading ? 0 : n);  // each segment's, once
-  const auto letters_at = [&](std::size_t i) -> const std::string& {
-    if (!letters[i]) letters[i] = letters_only(r[i].lowered);
-    return *letters[i];
-  };
-  const std::string none;
-  for (std::size_t i = 0; i < n && !heading; ++i) {
-    if (digits(i)) continue;
-    const std::string& line = letters_at(i);
-    const std::string& next =
-        i + 1 < n && r[i + 1].line == r[i].line + 1 && !digits(i + 1) ? letters_at(i + 1) : none;
-    for (const auto& [type, words] : spelled) {
-      if (std::any_of(words.begin(), words.end(),
-                      [&](const std::string& w) { return garbled_heading(line, next, w); })) {
-        doc_type = type, heading = i;
-        evidence["DOCUMENT_TYPE"].repaired = true;
-        break;
-      }
-    }
-  }
-  if (heading) set("DOCUMENT_TYPE", doc_type, *heading);
-  statement = doc_type == "BANK STATEMENT";
+  if (!facts.heading.at) return;
+  set("DOCUMENT_TYPE", facts.heading.type, *facts.heading.at);
+  if (facts.heading.garbled) evidence["DOCUMENT_TYPE"].repaired = true;
 }
 
 void FieldFinder::labelled_values() {
@@ -176,7 +121,7 @@ void FieldFinder::labelled_values() {
           rule.field == "TOTAL" || rule.field == "_TENDERED" || rule.field == "_CHANGE";
       // Nothing below the rounding line is before rounding: a subtotal's label there ("NET
       // TOTAL 7.40" under "ROUNDING ADJ -0.02") gives the bill's total.
-      if (rule.field == "SUBTOTAL" && rounding_line && r[i].line > *rounding_line) {
+      if (rule.field == "SUBTOTAL" && facts.rounding_line && r[i].line > *facts.rounding_line) {
         for (const auto& [value, from] : value_of(i, h)) {
           if (const auto a = money(value, true); a && a->cents > kMaxRounding) {
             totals.push_back({*a, 2, from});
@@ -207,11 +152,12 @@ void FieldFinder::labelled_values() {
           if (rule.field == "TOTAL" && (!a || a->cents == 0)) a = pointless_amount(value);
           if (!a || (a->cents == 0 && rule.field == "TOTAL"))
             continue;  // "Total 0.00": a tax summary's line
-          if (rule.field == "TOTAL" && rounds[r[i].line] && a->cents <= kMaxRounding)
+          if (rule.field == "TOTAL" && facts.rounds[r[i].line] && a->cents <= kMaxRounding)
             continue;  // "Rounding Adj 0.02": the rounding, not the rounded total
           // A weak label's whole number only on a page that prints no cents: "Inclusive GST
           // @6.00%: aa 80" beside "Master Card 63.80" is a misread amount, not 80.00.
-          if (rule.field == "TOTAL" && h.strength == 1 && !a->has_cents && with_cents > 0) continue;
+          if (rule.field == "TOTAL" && h.strength == 1 && !a->has_cents && facts.with_cents > 0)
+            continue;
           auto& list = rule.field == "TOTAL"       ? totals
                        : rule.field == "_TENDERED" ? tendered
                                                    : change;
@@ -312,7 +258,7 @@ Evidence FieldFinder::evidence_of(const std::string& field, const std::string& v
       for (const auto& a : find_amounts(r[k].text, rules.lexicon))
         e.repeated = e.repeated || a.cents == *value_cents;
     } else if (kind == "date") {
-      for (const auto& d : find_dates(r[k].text, rules.lexicon, order))
+      for (const auto& d : find_dates(r[k].text, rules.lexicon, facts.order))
         e.repeated = e.repeated || format_date(d) == value;
     }
   }

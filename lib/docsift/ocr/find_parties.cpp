@@ -176,7 +176,7 @@ void FieldFinder::bank_name() {
         break;
       }
     }
-    if (!found.count("BANK_NAME") && heading && *heading > 0)
+    if (!found.count("BANK_NAME") && facts.heading.at && *facts.heading.at > 0)
       set("BANK_NAME", clean_text(r[0].text), 0);
   }
 }
@@ -230,9 +230,9 @@ bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {
   // An address line ends in a comma ("Wangsa Link, Wangsa Maju,"); a name with a legal form may
   // run into its address on a sender line ("Acme GmbH | Europa-Allee 19 | 60486 Frankfurt,").
   const bool continues = !t.empty() && t.back() == ',' && !has_any(lowered, rules.company_forms);
-  return table_header || lead_in || web || labelled || continues || (heading && i == *heading) ||
-         in_payer_column(i) || letters < 3 || digits > letters || parse_abn(t) || parse_phone(t) ||
-         parse_website(t) || parse_email(t) ||
+  return table_header || lead_in || web || labelled || continues ||
+         (facts.heading.at && i == *facts.heading.at) || in_payer_column(i) || letters < 3 ||
+         digits > letters || parse_abn(t) || parse_phone(t) || parse_website(t) || parse_email(t) ||
          // A legal name may name its country ("AMANO MALAYSIA SDN BHD"): no address for that.
          address_text(name, !legal_below && !has_any(lowered, rules.company_forms)) ||
          !find_dates(t, rules.lexicon).empty() || has_any(lowered, rules.not_supplier) ||

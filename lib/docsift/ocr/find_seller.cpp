@@ -174,7 +174,7 @@ std::vector<WordRun> FieldFinder::doubtful_names() const {
     if (r[i].top > page.height * kTopOfPage) break;
     if (letters_in(r[i].text) < 4 || r[i].confidence >= kNameDoubt) continue;
     // A contact line, a date's, a heading's, read doubtfully, is still no name.
-    if (parse_phone(r[i].text) || !find_dates(r[i].text, rules.lexicon, order).empty() ||
+    if (parse_phone(r[i].text) || !find_dates(r[i].text, rules.lexicon, facts.order).empty() ||
         has_any(r[i].lowered, rules.not_supplier))
       continue;
     const std::vector<Word>& words = page.lines[r[i].line].words;

@@ -9,84 +9,28 @@
 
 namespace docsift::ocr::detail {
 
-void FieldFinder::read_page_money() {
-  {
-    std::map<std::string, int> marks;
-    for (const auto& seg : r) {
-      for (const auto& a : find_amounts(seg.text, rules.lexicon)) {
-        if (!a.currency.empty()) ++marks[a.currency];
-        with_cents += a.has_cents ? 1 : 0;
-        if (a.has_cents) printed.insert(a.cents);
-      }
-    }
-    int best = 0;
-    for (const auto& [mark, count] : marks) {
-      if (count > best) best = count, page_currency = mark;
-    }
-  }
-}
-
-void FieldFinder::mark_totals_context() {
-  tax_summary.assign(page.lines.size(), false);
-  rounds.assign(page.lines.size(), false);
-  for (std::size_t i = 0; i < page.lines.size(); ++i) {
-    const std::string l = lowercase(page.lines[i].text());
-    const auto says = [&](const std::vector<std::string>&
-                              phrases) {  // as labels are matched: misread letters too
-      return std::any_of(phrases.begin(), phrases.end(),
-                         [&](const auto& w) { return !find_label(l, w).empty(); });
-    };
-    rounds[i] = says(rules.total.rounding);
-    if (!rounding_line && rounds[i]) {
-      rounding_line = i;
-      for (const auto& a : find_amounts(page.lines[i].text(), rules.lexicon)) {
-        if (a.has_cents && a.cents <= kMaxRounding) rounding_amount = a.cents;
-      }
-    }
-    if (says(rules.total.tax_summary)) {
-      for (std::size_t k = i; k < page.lines.size() && k <= i + 6; ++k) tax_summary[k] = true;
-    }
-    add_tax_rows(find_amounts(page.lines[i].text(), rules.lexicon));
-  }
-}
-
-// A net amount and the tax on it, in that order on one line: the tax within a cent of a whole
-// percentage (1-25 %) of a net of at least kMinTaxedNet, so that a percent is 10 cents or more and
-// a pair of unrelated amounts seldom passes. Their sum is what a bill with that one rate comes to.
-void FieldFinder::add_tax_rows(const std::vector<Amount>& amounts) {
-  for (std::size_t a = 0; a < amounts.size(); ++a) {
-    const long long net = amounts[a].cents;
-    if (!amounts[a].has_cents || net < kMinTaxedNet) continue;
-    for (std::size_t b = a + 1; b < amounts.size(); ++b) {
-      const long long tax = amounts[b].cents;
-      if (!amounts[b].has_cents || tax <= 0 || tax * 4 > net) continue;
-      if (whole_percentage(net, tax, 1, 25)) row_sums.insert(net + tax);
-    }
-  }
-}
-
 std::optional<Amount> FieldFinder::pointless_amount(const std::string& value) const {
   static const std::regex kBareDigits(R"((?:^|[^\d.,])(\d{3,7})[^\w.,]*$)");
   std::smatch m;
   if (!std::regex_search(value, m, kBareDigits)) return std::nullopt;
   const long long cents = std::stoll(m[1].str());
-  if (!printed.count(cents)) return std::nullopt;
-  return Amount{cents, true, page_currency, 0, 0};
+  if (!facts.printed.count(cents)) return std::nullopt;
+  return Amount{cents, true, facts.currency, 0, 0};
 }
 
 std::vector<long long> FieldFinder::rounded_sums(std::optional<long long> sub,
                                                  std::optional<long long> tax) const {
   std::vector<long long> out;
-  if (!rounding_line) return out;
+  if (!facts.rounding_line) return out;
   // The bill before rounding: subtotal, subtotal + tax, or a tax row's net + tax.
-  std::vector<long long> bases(row_sums.begin(), row_sums.end());
+  std::vector<long long> bases(facts.row_sums.begin(), facts.row_sums.end());
   if (sub) bases.push_back(*sub);
   if (sub && tax) bases.push_back(*sub + *tax);
   for (const long long base : bases) {
     if (base <= 0) continue;
-    if (rounding_amount) {
-      out.push_back(base + *rounding_amount);
-      out.push_back(base - *rounding_amount);
+    if (facts.rounding_amount) {
+      out.push_back(base + *facts.rounding_amount);
+      out.push_back(base - *facts.rounding_amount);
     } else {
       out.push_back((base + 2) / 5 * 5);
     }
@@ -115,7 +59,7 @@ bool FieldFinder::is_tendered(std::size_t segment) const {
 std::vector<long long> FieldFinder::figures_sum() const {
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
   std::vector<long long> out = rounded_sums(sub, tax);
-  if (!rounding_line) out.insert(out.end(), row_sums.begin(), row_sums.end());
+  if (!facts.rounding_line) out.insert(out.end(), facts.row_sums.begin(), facts.row_sums.end());
   if (sub && tax) out.push_back(*sub + *tax);
   return out;
 }
@@ -229,7 +173,7 @@ void FieldFinder::add_unlabelled_totals(std::vector<TotalOption>& out,
     if (payment_line(k)) continue;
     for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
       if (!a.has_cents || a.cents <= 0) continue;
-      if (rounds[r[k].line] && a.cents <= kMaxRounding) continue;
+      if (facts.rounds[r[k].line] && a.cents <= kMaxRounding) continue;
       if (tax_at == k && tax == a.cents) continue;
       if (std::any_of(out.begin(), out.end(), [&](const TotalOption& o) {
             return o.c.segment == k && o.c.amount.cents == a.cents;

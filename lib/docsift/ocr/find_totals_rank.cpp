@@ -13,34 +13,25 @@ namespace docsift::ocr::detail {
 
 FieldFinder::TotalPage FieldFinder::total_page() const {
   TotalPage out;
-  out.ranked.assign(printed.rbegin(), printed.rend());
+  out.ranked.assign(facts.printed.rbegin(), facts.printed.rend());
   for (const auto& t : totals)
     out.largest_labelled = std::max(out.largest_labelled, t.amount.cents);
-  std::vector<int> heights;
-  for (const auto& g : r) {
-    heights.push_back(g.height);
-    std::set<long long> here;  // a segment counts once per amount
-    for (const auto& a : find_amounts(g.text, rules.lexicon)) here.insert(a.cents);
-    for (const long long v : here) ++out.segments_printing[v];
-  }
-  if (!heights.empty()) out.median_height = std::max(1, median_of(std::move(heights)));
-  out.last_line = std::max<std::size_t>(1, page.lines.size() - 1);
   return out;
 }
 
 Features FieldFinder::total_features(const TotalOption& o, const Paid& p,
-                                     const TotalPage& facts) const {
+                                     const TotalPage& whole) const {
   const long long v = o.c.amount.cents;
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
   const Segment& s = r[o.c.segment];
   const bool label = o.source == TotalSource::Label || o.source == TotalSource::Repaired;
   const auto flag = [](bool b) { return b ? 1.0 : 0.0; };
-  const std::vector<long long>& ranked = facts.ranked;
+  const std::vector<long long>& ranked = whole.ranked;
   const auto rank =
       static_cast<double>(std::find(ranked.begin(), ranked.end(), v) - ranked.begin());
   const auto printed_on = facts.segments_printing.find(v);
   const int times = printed_on == facts.segments_printing.end() ? 0 : printed_on->second;
-  const long long largest = facts.largest_labelled;
+  const long long largest = whole.largest_labelled;
   const double median = facts.median_height;
   const std::size_t lines = facts.last_line;
   return {
@@ -54,17 +45,17 @@ Features FieldFinder::total_features(const TotalOption& o, const Paid& p,
       {"subtotal_source", flag(o.source == TotalSource::Subtotal)},
       {"repaired", flag(o.source == TotalSource::Repaired)},
       {"unlabelled", flag(o.source == TotalSource::Page)},
-      {"tax_summary", flag(tax_summary[s.line])},
+      {"tax_summary", flag(facts.tax_summary[s.line])},
       // Two printed figures agree with it; not the tendered figure itself.
       {"paid", flag(!is_tendered(o.c.segment) && p.was_paid(v))},
       {"tendered", flag(is_tendered(o.c.segment))},
       // Below the rounding line, or on it with a total's own label ("Total After Adj Incl
       // GST 17.70").
-      {"after_rounding",
-       flag(rounding_line &&
-            (s.line > *rounding_line || (s.line == *rounding_line && label && o.c.strength >= 2)))},
-      {"sub_plus_tax",
-       flag((sub && tax && v == *sub + *tax) || (!rounding_line && row_sums.count(v) != 0))},
+      {"after_rounding", flag(facts.rounding_line &&
+                              (s.line > *facts.rounding_line ||
+                               (s.line == *facts.rounding_line && label && o.c.strength >= 2)))},
+      {"sub_plus_tax", flag((sub && tax && v == *sub + *tax) ||
+                            (!facts.rounding_line && facts.row_sums.count(v) != 0))},
       {"sums_make", flag(sums_make(v))},
       {"largest_labelled", flag(v == largest)},
       {"largest_printed", flag(!ranked.empty() && v == ranked.front())},
@@ -135,9 +126,9 @@ void FieldFinder::choose_total(nlohmann::json& checks) {
   if (statement) return;  // a statement's balances are not a bill's total
   const std::vector<TotalOption> options = total_options(p);
   if (options.empty()) return;
-  const TotalPage facts = total_page();
+  const TotalPage whole = total_page();
   std::vector<Features> x;
-  for (const TotalOption& o : options) x.push_back(total_features(o, p, facts));
+  for (const TotalOption& o : options) x.push_back(total_features(o, p, whole));
   const std::vector<double> probability = rules.finder.probabilities("TOTAL", x);
   auto& out = candidates["TOTAL"];
   // The amount whose candidates' probabilities add up highest, as the finder was trained (the
