@@ -2911,6 +2911,14 @@ TEST_CASE(
                      rules, kFieldNames);
   CHECK(statement.fields.at("DOCUMENT_TYPE") == "BANK STATEMENT");
   CHECK(statement.evidence.at("DOCUMENT_TYPE").repaired);
+  // Typed so before TOTAL is chosen: a statement has no bill's total, as one with a heading has
+  // none (choose_total).
+  CHECK(statement.fields.at("TOTAL") == "N/A");
+  CHECK(extract_fields(
+            page_of({"Westpac Statement of account", "Opening balance $6,854.62", "TOTAL 12.50",
+                     "CASH 20.00", "CHANGE 7.50", "Closing balance $6,866.12"}),
+            rules, kFieldNames)
+            .fields.at("TOTAL") == "N/A");
   // A total alone says nothing of what the page is; a printed heading wins over the payment.
   CHECK(
       extract_fields(page_of({"KEDAI RUNCIT ABC", "MILO 2.50", "TOTAL 12.50"}), rules, kFieldNames)

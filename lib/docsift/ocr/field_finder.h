@@ -37,12 +37,14 @@ class FieldFinder {
 
  private:
   // DOCUMENT_TYPE: the one the page's heading names (PageFacts::heading), marked repaired where
-  // the heading was read garbled. A page with no heading word read: a BANK STATEMENT where a line
-  // says "statement" and the page prints an opening or closing balance ("NAB Statement"); a
-  // RECEIPT where it prints a total and what was paid for it (cash tendered, change) and no
-  // balance. Marked repaired (not read as printed).
+  // the heading was read garbled.
   void document_type();
-  void type_without_heading();
+  // A page with no heading word read: a BANK STATEMENT where a line says "statement" and the page
+  // prints an opening or closing balance ("NAB Statement"), before TOTAL is chosen, which a
+  // statement has none of (choose_total); a RECEIPT where it prints a total and what was paid for
+  // it (cash tendered, change) and no balance, after. Marked repaired (not read as printed).
+  void statement_without_heading();
+  void receipt_without_heading();
 
   // An amount's label followed by digits read without their point ("Total Sales Inclusive GST
   // @0.00%: 3045"): the amount they make with two decimals, where the page prints that amount with
@@ -343,8 +345,8 @@ class FieldFinder {
   const PageFacts facts;
   std::map<std::string, std::string> found;
   std::map<std::string, std::size_t> found_at;  // field → segment it came from
-  // A bank statement: by its heading, or (type_without_heading) a line that says statement on a
-  // page that prints a balance.
+  // A bank statement: by its heading, or (statement_without_heading) a line that says statement on
+  // a page that prints a balance.
   bool statement = facts.heading.type == "BANK STATEMENT";
   bool transactions = false;         // line_items: the table lists a statement's transactions
   std::vector<long long> page_sums;  // choose_total: printed_sums, for Extraction::sums

@@ -20,12 +20,14 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     std::string_view finds;
     void (*run)(FieldFinder& f, nlohmann::json& checks);
   };
-  static constexpr std::array<Step, 15> kSteps{{
+  static constexpr std::array<Step, 16> kSteps{{
       {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json&) { f.document_type(); }},
       {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
+      {"DOCUMENT_TYPE: a statement without a heading",
+       [](FieldFinder& f, nlohmann::json&) { f.statement_without_heading(); }},
       {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
-      {"DOCUMENT_TYPE without a heading",
-       [](FieldFinder& f, nlohmann::json&) { f.type_without_heading(); }},
+      {"DOCUMENT_TYPE: a receipt without a heading",
+       [](FieldFinder& f, nlohmann::json&) { f.receipt_without_heading(); }},
       {"INVOICE_DATE without a label",
        [](FieldFinder& f, nlohmann::json& c) { f.date_by_position(c); }},
       {"INVOICE_DATE whose year was misread",
@@ -88,22 +90,26 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   return out;
 }
 
-void FieldFinder::type_without_heading() {
+void FieldFinder::statement_without_heading() {
   if (found.count("DOCUMENT_TYPE")) return;
-  const bool balance = found.count("OPENING_BALANCE") || found.count("CLOSING_BALANCE");
-  // A statement whose heading names its bank ("NAB Statement"): a line that says statement, on a
-  // page that prints a balance.
-  for (std::size_t i = 0; i < n && balance && !found.count("DOCUMENT_TYPE"); ++i) {
-    if (find_phrase(r[i].lowered, "statement") != std::string::npos)
-      set("DOCUMENT_TYPE", "BANK STATEMENT", i), statement = true;
+  if (!found.count("OPENING_BALANCE") && !found.count("CLOSING_BALANCE")) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (find_phrase(r[i].lowered, "statement") == std::string::npos) continue;
+    set("DOCUMENT_TYPE", "BANK STATEMENT", i);
+    evidence["DOCUMENT_TYPE"].repaired = true;
+    statement = true;
+    return;
   }
-  // A total and what was paid for it, and no balance (a statement's): a receipt.
+}
+
+void FieldFinder::receipt_without_heading() {
+  if (found.count("DOCUMENT_TYPE")) return;
+  if (found.count("OPENING_BALANCE") || found.count("CLOSING_BALANCE")) return;
   const auto total = found_at.find("TOTAL");
-  if (!balance && total != found_at.end() && !(tendered.empty() && change.empty())) {
-    set("DOCUMENT_TYPE", "RECEIPT", total->second);
-    evidence["DOCUMENT_TYPE"].inferred = true;
-  }
-  if (found.count("DOCUMENT_TYPE")) evidence["DOCUMENT_TYPE"].repaired = true;
+  if (total == found_at.end() || (tendered.empty() && change.empty())) return;
+  set("DOCUMENT_TYPE", "RECEIPT", total->second);
+  evidence["DOCUMENT_TYPE"].inferred = true;
+  evidence["DOCUMENT_TYPE"].repaired = true;
 }
 
 void FieldFinder::document_type() {
