@@ -282,9 +282,6 @@ class FieldFinder {
     std::size_t segment;
   };
   std::vector<Value> value_of(std::size_t i, const Hit& h) const;
-  static bool has_any(const std::string& lowered, const std::vector<std::string>& words) {
-    return has_phrase(lowered, words);
-  }
   // A long region name misread by a letter ("Selanger") is still one; a short one must be exact
   // ("Kedai" is one letter from "Kedah").
   static bool has_any_fuzzy(const std::string& lowered, const std::vector<std::string>& words) {

@@ -187,7 +187,7 @@ bool FieldFinder::address_text(const std::string& t, bool regions) const {
   const std::string lowered = lowercase(t);
   return looks_like_address(t, rules.lexicon) ||
          (regions && has_any_fuzzy(lowered, rules.regions)) ||
-         (has_any(lowered, rules.address_words) &&
+         (has_phrase(lowered, rules.address_words) &&
           std::any_of(t.begin(), t.end(),
                       [](char c) {
                         return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == ',';

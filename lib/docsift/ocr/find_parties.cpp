@@ -209,17 +209,18 @@ bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {
     digits += std::isdigit(static_cast<unsigned char>(c)) ? 1 : 0;
   }
   const std::string whole = lowercase(page.lines[r[i].line].text());
-  const bool table_header = has_any(whole, rules.table_words(Column::kDescription)) &&
-                            (has_any(whole, rules.table_words(Column::kQuantity)) ||
-                             has_any(whole, rules.table_words(Column::kUnitPrice)) ||
-                             has_any(whole, rules.table_words(Column::kAmount)));
+  const bool table_header = has_phrase(whole, rules.table_words(Column::kDescription)) &&
+                            (has_phrase(whole, rules.table_words(Column::kQuantity)) ||
+                             has_phrase(whole, rules.table_words(Column::kUnitPrice)) ||
+                             has_phrase(whole, rules.table_words(Column::kAmount)));
   // A lead-in ("OWN BY:") is dropped only in front of a legal name.
-  const bool lead_in = t.find(':') != std::string::npos && !has_any(lowered, rules.company_forms);
+  const bool lead_in =
+      t.find(':') != std::string::npos && !has_phrase(lowered, rules.company_forms);
   // A web address, unless a legal form follows it: a company named for its domain ("ECOSWAY.COM
   // SDN BHD").
   const bool web =
       (lowered.find("www") != std::string::npos || lowered.find(".com") != std::string::npos) &&
-      !has_any(lowered, rules.company_forms);
+      !has_phrase(lowered, rules.company_forms);
   // A label in a name ("SUPER SEVEN CASH & CARRY") is a word of it when nothing follows it as a
   // value: a line without figures, and the label one of a payment's or a total's.
   // A segment that is one label and nothing else ("CASH") is that label.
@@ -229,15 +230,15 @@ bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {
   });
   // An address line ends in a comma ("Wangsa Link, Wangsa Maju,"); a name with a legal form may
   // run into its address on a sender line ("Acme GmbH | Europa-Allee 19 | 60486 Frankfurt,").
-  const bool continues = !t.empty() && t.back() == ',' && !has_any(lowered, rules.company_forms);
+  const bool continues = !t.empty() && t.back() == ',' && !has_phrase(lowered, rules.company_forms);
   return table_header || lead_in || web || labelled || continues ||
          (facts.heading.at && i == *facts.heading.at) || in_payer_column(i) || letters < 3 ||
          digits > letters || parse_abn(t) || parse_phone(t) || parse_website(t) || parse_email(t) ||
          // A legal name may name its country ("AMANO MALAYSIA SDN BHD"): no address for that.
-         address_text(name, !legal_below && !has_any(lowered, rules.company_forms)) ||
-         !find_dates(t, rules.lexicon).empty() || has_any(lowered, rules.not_supplier) ||
+         address_text(name, !legal_below && !has_phrase(lowered, rules.company_forms)) ||
+         !find_dates(t, rules.lexicon).empty() || has_phrase(lowered, rules.not_supplier) ||
          std::any_of(rules.document_types.begin(), rules.document_types.end(),
-                     [&](const auto& type) { return has_any(lowered, type.second); });
+                     [&](const auto& type) { return has_phrase(lowered, type.second); });
 }
 
 }  // namespace docsift::ocr::detail

@@ -98,7 +98,7 @@ std::string FieldFinder::seller_name(std::size_t& best,
   const bool trading_name =
       prev && r[*prev].block == r[best].block &&
       (r[*prev].line + 1 == r[best].line || shares_a_word(*prev, best)) &&
-      has_any(lowered, rules.company_forms) && r[*prev].confidence >= kNameConfidence &&
+      has_phrase(lowered, rules.company_forms) && r[*prev].confidence >= kNameConfidence &&
       r[best].text.find(':') == std::string::npos;  // "OWN BY: ..." names the owner alone
   if (prev && (starts_legal || trading_name) && !not_a_name(*prev, starts_legal)) {
     name = name_of(r[*prev].text) + " " + name;
@@ -125,8 +125,8 @@ std::string FieldFinder::seller_name(std::size_t& best,
            r[*next + 1].line == r[*next].line && r[*next + 1].left < r[from].right)
       ++*next;
     if (!next || not_a_name(*next)) break;
-    const bool legal_below = joined == 0 && !has_any(lowered, rules.company_forms) &&
-                             has_any(r[*next].lowered, rules.company_forms);
+    const bool legal_below = joined == 0 && !has_phrase(lowered, rules.company_forms) &&
+                             has_phrase(r[*next].lowered, rules.company_forms);
     const bool closes =
         std::count(name.begin(), name.end(), '(') > std::count(name.begin(), name.end(), ')') &&
         r[*next].text.find(')') != std::string::npos;
@@ -144,11 +144,11 @@ std::string FieldFinder::seller_name(std::size_t& best,
 
 std::optional<std::size_t> FieldFinder::name_in_full(std::size_t best,
                                                      const std::string& name) const {
-  if (has_any(lowercase(name), rules.company_forms)) return std::nullopt;
+  if (has_phrase(lowercase(name), rules.company_forms)) return std::nullopt;
   const std::string key = name_key(name);
   if (key.size() < 4) return std::nullopt;
   for (std::size_t k = best + 1; k < n && r[k].line <= r[best].line + kFullNameLines; ++k) {
-    if (name_key(r[k].text).rfind(key, 0) == 0 && has_any(r[k].lowered, rules.company_forms) &&
+    if (name_key(r[k].text).rfind(key, 0) == 0 && has_phrase(r[k].lowered, rules.company_forms) &&
         !not_a_name(k))
       return k;
   }
@@ -175,7 +175,7 @@ std::vector<WordRun> FieldFinder::doubtful_names() const {
     if (letters_in(r[i].text) < 4 || r[i].confidence >= kNameDoubt) continue;
     // A contact line, a date's, a heading's, read doubtfully, is still no name.
     if (parse_phone(r[i].text) || !find_dates(r[i].text, rules.lexicon, facts.order).empty() ||
-        has_any(r[i].lowered, rules.not_supplier))
+        has_phrase(r[i].lowered, rules.not_supplier))
       continue;
     const std::vector<Word>& words = page.lines[r[i].line].words;
     std::optional<std::size_t> first, last;

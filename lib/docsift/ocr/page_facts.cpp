@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <utility>
+#include <vector>
 
 namespace docsift::ocr::detail {
 
@@ -55,7 +56,9 @@ PageFacts page_facts(const Page& page, const std::vector<Segment>& r, const Rule
   f.tax_summary.assign(page.lines.size(), false);
   f.rounds.assign(page.lines.size(), false);
   for (std::size_t i = 0; i < page.lines.size(); ++i) {
-    const std::string l = lowercase(page.lines[i].text());
+    const std::string text = page.lines[i].text();
+    const std::string l = lowercase(text);
+    const std::vector<Amount> amounts = find_amounts(text, rules.lexicon);  // once a line
     const auto says = [&](const std::vector<std::string>&
                               phrases) {  // as labels are matched: misread letters too
       return std::any_of(phrases.begin(), phrases.end(),
@@ -64,14 +67,14 @@ PageFacts page_facts(const Page& page, const std::vector<Segment>& r, const Rule
     f.rounds[i] = says(rules.total.rounding);
     if (!f.rounding_line && f.rounds[i]) {
       f.rounding_line = i;
-      for (const auto& a : find_amounts(page.lines[i].text(), rules.lexicon)) {
+      for (const auto& a : amounts) {
         if (a.has_cents && a.cents <= kMaxRounding) f.rounding_amount = a.cents;
       }
     }
     if (says(rules.total.tax_summary)) {
       for (std::size_t k = i; k < page.lines.size() && k <= i + 6; ++k) f.tax_summary[k] = true;
     }
-    add_tax_rows(find_amounts(page.lines[i].text(), rules.lexicon), f.row_sums);
+    add_tax_rows(amounts, f.row_sums);
   }
   f.heading = heading_of(page, r, rules);
   return f;
