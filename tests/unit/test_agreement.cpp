@@ -409,3 +409,63 @@ TEST_CASE(
   CHECK(c->fields->at("SUPPLIER") == "2 Gerbang Alaf Restaurants Sdn Bhd");
   CHECK(c->review_reasons->at("SUPPLIER") == "pages disagree");
 }
+
+namespace {
+
+// A seller as the engine marks it on a page that printed its registration number `number`.
+Record registered(const std::string& file, const std::string& name, const std::string& number,
+                  double read) {
+  Record r = seller(file, name, read);
+  r.agreement->at("SUPPLIER").registration = number;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("A name read in part: the pages that print its registration number complete it") {
+  const std::vector<Record> before = {registered("a.jpg", "99 SPEED MART S/B", "519537", 0.9),
+                                      registered("b.jpg", "99 SPEED MART S/B", "519537", 0.9),
+                                      registered("c.jpg", "99 SPEED MART 5/B", "519537", 0.9),
+                                      registered("d.jpg", "99 SPEED", "519537", 0.6)};
+  const PageCounts counts = counted(before);
+  CHECK(counts.spelling_completed("SUPPLIER", "519537", "99 SPEED") == "99 SPEED MART S/B");
+  // Too far from the whole name to be a misreading of it: spelling_near has none.
+  CHECK_FALSE(counts.spelling_near("SUPPLIER", "99 SPEED"));
+  CHECK_FALSE(agreed(before[3], counts, review(), schema(), false));  // ocr.batch_spelling: false
+  const std::optional<Record> d = agreed(before[3], counts, review(), schema(), true);
+  REQUIRE(d);
+  CHECK(d->fields->at("SUPPLIER") == "99 SPEED MART S/B");
+  const auto& a = d->agreement->at("SUPPLIER");
+  CHECK(a.agreed);
+  CHECK(a.read_value == "99 SPEED");  // the page's own, kept, and its key
+  CHECK(a.key == "99 SPEED");
+  CHECK(d->confidence->at("SUPPLIER") == doctest::Approx(sigmoid(logit(0.6) + 1.25)));
+  journal_keeps(*d, "SUPPLIER", "registration");
+  const std::vector<Record> after = pass(before, true);
+  CHECK(after[3].fields->at("SUPPLIER") == "99 SPEED MART S/B");
+  settled(after, true);
+
+  const auto completed = [](std::vector<Record> pages, const std::string& name,
+                            const std::string& number) {
+    pages.push_back(registered("z.jpg", name, number, 0.6));
+    return counted(pages).spelling_completed("SUPPLIER", number, docsift::ocr::words_key(name));
+  };
+  const std::vector<Record> shop(before.begin(), before.begin() + 3);
+  // Letters and digits, spaces and punctuation aside, anywhere in the whole name.
+  CHECK(completed(shop, "SPEED MART", "519537") == "99 SPEED MART S/B");
+  CHECK(completed(shop, "99SPEED", "519537") == "99 SPEED MART S/B");
+  // Another number, another name, or no more than the page's own: nothing to complete.
+  CHECK_FALSE(completed(shop, "99 SPEED", "534506"));
+  CHECK_FALSE(completed(shop, "GOLDEN ARCHES", "519537"));
+  CHECK_FALSE(completed(shop, "99 SPEED MART S/B", "519537"));
+  // One other page is no agreement; two names as many pages each: the count cannot say which.
+  CHECK_FALSE(completed({shop[0]}, "99 SPEED", "519537"));
+  const std::vector<Record> two = {shop[0], shop[1],
+                                   registered("e.jpg", "99 SPEEDY SHOP", "519537", 0.9),
+                                   registered("f.jpg", "99 SPEEDY SHOP", "519537", 0.9)};
+  CHECK_FALSE(completed(two, "99 SPEED", "519537"));
+  // A page that printed no number is not completed by theirs.
+  std::vector<Record> unnumbered = shop;
+  unnumbered.push_back(seller("z.jpg", "99 SPEED", 0.6));
+  CHECK_FALSE(agreed(unnumbered[3], counted(unnumbered), review(), schema(), true));
+}

@@ -78,3 +78,39 @@ TEST_CASE("page facts: the heading and its type, the date order by the page or b
   CHECK(plain.currency.empty());
   CHECK(plain.rounds == std::vector<bool>{false, false, false});
 }
+
+TEST_CASE("page facts: the seller's registration number, the first at the top of the page") {
+  using docsift::testing::till_receipt;
+  CHECK(facts_of(receipt()).registration.empty());
+  const std::vector<std::string> foot = {"Thank", "you"};
+  // Its digits alone, leading zeros dropped; in brackets, after a label, or read in two pieces.
+  CHECK(facts_of(till_receipt({{"TEO", "HENG", "STATIONERY"},
+                               {"(001451637-M)"},
+                               {"TEL:", "03-3271", "9872"},
+                               foot,
+                               foot,
+                               foot,
+                               foot}))
+            .registration == "1451637");
+  CHECK(facts_of(till_receipt({{"WESTERN", "EASTERN"},
+                               {"CO", "REG", "NO", ":", "210038-k"},
+                               {"GST", "ID", ":", "000517095424"},
+                               foot,
+                               foot,
+                               foot,
+                               foot}))
+            .registration == "210038");
+  CHECK(facts_of(till_receipt({{"BOOK", "TA.K"}, {"78941", "7-W"}, foot, foot, foot, foot, foot}))
+            .registration == "789417");
+  // A telephone, a GST number with no check letter, one of four digits, a number low on the page:
+  // none.
+  CHECK(facts_of(till_receipt({{"KEDAI", "BUKU"},
+                               {"TEL:", "03-3271", "9872", "GST:", "000517095424"},
+                               {"No.", "1234-A"},
+                               foot,
+                               foot,
+                               foot,
+                               foot,
+                               {"(001451637-M)"}}))
+            .registration.empty());
+}

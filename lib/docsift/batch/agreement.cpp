@@ -49,6 +49,7 @@ void PageCounts::add(const Record& record) {
     Value& counted = pages_[{field, a.key}];
     ++counted.pages;
     ++counted.spellings[a.read_value ? *a.read_value : value->second];
+    if (a.registration) ++registered_[{field, *a.registration}][a.key];
   }
 }
 
@@ -109,6 +110,28 @@ std::optional<std::string> PageCounts::spelling_apart(const std::string& field,
   return near->spelling();
 }
 
+std::optional<std::string> PageCounts::spelling_completed(const std::string& field,
+                                                          const std::string& registration,
+                                                          const std::string& key) const {
+  const auto read = registered_.find({field, registration});
+  if (read == registered_.end()) return std::nullopt;
+  const std::string* most = nullptr;
+  int count = 0;
+  bool tied = false;
+  for (const auto& [theirs, pages] : read->second) {
+    if (pages > count) {
+      most = &theirs, count = pages, tied = false;
+    } else if (pages == count) {
+      tied = true;
+    }
+  }
+  const std::string own = letters(key);
+  if (most == nullptr || tied || count < 2 || *most == key || own.empty() ||
+      letters(*most).find(own) == std::string::npos)
+    return std::nullopt;
+  return pages_.at({field, *most}).spelling();
+}
+
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,
                              const config::ReviewConfig& review, const extract::FieldSchema& schema,
                              bool spelling) {
@@ -131,6 +154,8 @@ std::optional<Record> agreed(const Record& record, const PageCounts& counts,
     std::optional<std::string> taken;
     if (!alike && spelling && weighed) {
       taken = counts.spelling_near(field, a.key);
+      if (!taken && a.registration)
+        taken = counts.spelling_completed(field, *a.registration, a.key);
       agrees = taken.has_value();
     }
     std::optional<std::string> disputed;

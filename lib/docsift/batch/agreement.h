@@ -7,6 +7,12 @@
 // them here and gives each value that another page read alike its weight, as the calibration's
 // `agreed` feature (ocr/calibration.h), fitted with the rest by bench/confidence/refit.py.
 //
+// A name read in part ("99 SPEED" for "99 SPEED MART S/B", "PERNIAGAAN GIN KEE" from "SYARIKAT :
+// PERNIAGAAN GIN KEE") is no misreading of it, but a shop prints its registration number on every
+// receipt: where two or more pages printing the page's number read one name that holds the page's,
+// the page's is that name in part, and with ocr.batch_spelling it is completed likewise
+// (docs/confidence.md, "A name read in part").
+//
 // A misread differs from page to page, so a name or address that one page alone read, within one
 // misread per 8 letters and digits of what two or more other pages read alike (the rule
 // ocr.known_sellers matches a vendor list by: ocr/known_names.h) and with the same digits, is that
@@ -52,6 +58,14 @@ class PageCounts {
   // The same with other digits (of two equally near, the first in byte order of their keys): the
   // value `key` disputes.
   std::optional<std::string> spelling_apart(const std::string& field, const std::string& key) const;
+  // The name a page read in part completed: of the values of `field` that pages printing the
+  // seller's registration number `registration` read, the one most of them read (two or more
+  // pages, no other as many), where it is not `key` and its letters and digits (spaces aside) hold
+  // `key`'s ("99 SPEED" of "99 SPEED MART S/B", "Hardwa" of "ENW Hardware Centre (M) Sdn. Bhd.").
+  // Its spelling as spelling_near's.
+  std::optional<std::string> spelling_completed(const std::string& field,
+                                                const std::string& registration,
+                                                const std::string& key) const;
 
  private:
   struct Value {
@@ -65,6 +79,8 @@ class PageCounts {
   const Value* nearest(const std::string& field, const std::string& key, bool same_digits,
                        bool& tied) const;
   std::map<std::pair<std::string, std::string>, Value> pages_;
+  // (field, registration) → each key read on pages printing it → how many.
+  std::map<std::pair<std::string, std::string>, std::map<std::string, int>> registered_;
 };
 
 // `record` (a page's latest) as the counted pages say it should be, when that differs from it: a
@@ -78,7 +94,10 @@ class PageCounts {
 // is `disputed` by PageCounts::spelling_apart's spelling, where there is one, and queued; one the
 // calibration does not weigh (weight 0: never respelled) by spelling_near's too. Depends
 // on the pages counted, not their order; a record it returned, counted in place of the one it came
-// from, gives none.
+// from, gives none. A seller no other page read alike nor near, on a page that printed its
+// registration number, takes PageCounts::spelling_completed's where there is one, as it would a
+// spelling: a name read in part (a cut-off crop, one line of two, a lead-in read as a label) that
+// the shop's other pages, by its number, read whole.
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,
                              const config::ReviewConfig& review, const extract::FieldSchema& schema,
                              bool spelling);

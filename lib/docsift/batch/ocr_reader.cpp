@@ -226,7 +226,9 @@ void fill_record(Record& record, const ocr::Engine::Result& read,
     if (p == read.probability.end()) continue;
     if (!record.agreement) record.agreement.emplace();
     // Not agreed, and the page's own reading: the run counts the pages once all are read.
-    (*record.agreement)[field] = {a.key, a.weight, p->second, false, std::nullopt, std::nullopt};
+    Record::Agreement& marked = (*record.agreement)[field];
+    marked = {a.key, a.weight, p->second, false, std::nullopt, std::nullopt, std::nullopt};
+    if (!a.registration.empty()) marked.registration = a.registration;
   }
   if (!read.items.empty()) {
     record.line_items.emplace();

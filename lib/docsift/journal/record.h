@@ -102,6 +102,9 @@ struct Record {
     double read = 0;  // in [0, 1]
     bool agreed = false;
     std::optional<std::string> read_value, disputed;
+    // The seller's: its company registration number as the page printed it, digits alone
+    // (ocr/page_facts.h: PageFacts::registration); absent where none was read.
+    std::optional<std::string> registration;
     bool operator==(const Agreement&) const = default;
   };
   std::optional<std::map<std::string, Agreement>> agreement;

@@ -44,8 +44,9 @@ void read_corrections(const json& j, Record& r) {
 
 // A record's agreement (batch/agreement.h): absent, or field: {"key": a string, "weight": a
 // number, "read": a number in [0, 1], "agreed": a boolean, "read_value": a string where the run
-// wrote another page's spelling, "disputed": a string where other pages read it otherwise} on an
-// ok record, each a field of "fields".
+// wrote another page's spelling, "disputed": a string where other pages read it otherwise,
+// "registration": a string of digits where the page printed its seller's registration number} on
+// an ok record, each a field of "fields".
 void read_agreement(const json& j, Record& r) {
   const json* found = ok_record_object(j, "agreement", r);
   if (!found) return;
@@ -58,15 +59,19 @@ void read_agreement(const json& j, Record& r) {
       return one.is_object() ? one.value(key, json()) : json();
     };
     const json key = get("key"), weight = get("weight"), read = get("read"), agreed = get("agreed"),
-               read_value = get("read_value"), disputed = get("disputed");
+               read_value = get("read_value"), disputed = get("disputed"),
+               registration = get("registration");
     if (!key.is_string() || !finite(weight) || !finite(read) || read.get<double>() < 0 ||
         read.get<double>() > 1 || !agreed.is_boolean() ||
         !(read_value.is_null() || read_value.is_string()) ||
-        !(disputed.is_null() || disputed.is_string()) || !r.fields || !r.fields->count(item.key()))
+        !(disputed.is_null() || disputed.is_string()) ||
+        !(registration.is_null() || registration.is_string()) || !r.fields ||
+        !r.fields->count(item.key()))
       throw io::BadRecord("\"agreement." + item.key() +
                           "\" must be {\"key\": a string, \"weight\": a number, \"read\": a "
-                          "number in [0, 1], \"agreed\": true or false, \"read_value\" and "
-                          "\"disputed\": strings if any} of a field of \"fields\"");
+                          "number in [0, 1], \"agreed\": true or false, \"read_value\", "
+                          "\"disputed\" and \"registration\": strings if any} of a field of "
+                          "\"fields\"");
     Record::Agreement& out = (*r.agreement)[item.key()];
     out.key = key.get<std::string>();
     out.weight = weight.get<double>();
@@ -74,6 +79,7 @@ void read_agreement(const json& j, Record& r) {
     out.agreed = agreed.get<bool>();
     if (read_value.is_string()) out.read_value = read_value.get<std::string>();
     if (disputed.is_string()) out.disputed = disputed.get<std::string>();
+    if (registration.is_string()) out.registration = registration.get<std::string>();
   }
 }
 
@@ -94,6 +100,7 @@ void write_marks(const Record& r, json& j) {
     out = {{"key", a.key}, {"weight", a.weight}, {"read", a.read}, {"agreed", a.agreed}};
     if (a.read_value) out["read_value"] = *a.read_value;
     if (a.disputed) out["disputed"] = *a.disputed;
+    if (a.registration) out["registration"] = *a.registration;
   }
 }
 

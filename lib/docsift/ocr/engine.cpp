@@ -142,6 +142,7 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
   // What either reading's printed sums make vouches for the total: a tax row read right in one
   // reading only (the 200's 553: "16.98 1.02" first, "16.28 1.02" evened out).
   first.sums.insert(first.sums.end(), second.sums.begin(), second.sums.end());
+  if (first.registration.empty()) first.registration = second.registration;  // likewise
   return taken;
 }
 
@@ -249,6 +250,8 @@ void Engine::reread(Result& out, const Page& page, PageCrops& crops, const Prepa
   out.info["reread"] = {{"words", again_read.words}};
   if (again_read.replaced.empty()) return;
   const Result again = finish(again_read.page, field_names, nlohmann::json::object());
+  // A registration number in a top line the first reading misread: as the second read it.
+  if (out.registration.empty()) out.registration = again.registration;
   const std::string total = value_or_na(out, "TOTAL");
   if (take_reread_total(out, again, again_read.replaced_for("TOTAL")))
     out.info["reread"]["total"] = {{"was", total}, {"now", out.fields.at("TOTAL")}};
@@ -299,9 +302,10 @@ Engine::Result Engine::finish(const Page& page, const std::vector<std::string>& 
   // the first reading's page), so only it works them out.
   const bool first_reading = !info.empty();
   Extraction e = extract_fields(page, rules_, field_names, date_order_);
-  Result out{std::move(e.fields),     std::move(e.text),     {}, std::move(info),
-             std::move(e.confidence), std::move(e.evidence), {}, std::move(e.doubtful),
-             std::move(e.sums),       std::move(e.items),    {}, {}};
+  Result out{std::move(e.fields),      std::move(e.text),     {}, std::move(info),
+             std::move(e.confidence),  std::move(e.evidence), {}, std::move(e.doubtful),
+             std::move(e.sums),        std::move(e.items),    {}, {},
+             std::move(e.registration)};
   out.info["checks"] = e.checks;
   for (const auto& [field, model] : calibration_.absent) {
     const auto v = out.fields.find(field);

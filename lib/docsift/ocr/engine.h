@@ -75,8 +75,13 @@ class Engine {
     struct Agreeable {
       std::string key;
       double weight = 0;
+      std::string registration;  // the seller's: the page's registration (below); else empty
     };
     std::map<std::string, Agreeable> agreeable;
+    // The seller's registration number printed at the top of the page, digits alone, as the first
+    // reading read it, or where it read none, the words read again or the second reading; empty
+    // where none (page_facts.h: PageFacts::registration).
+    std::string registration;
   };
   // A page image: Tesseract, then the rules.
   Result read(const cv::Mat& rgb, const std::vector<std::string>& field_names);

@@ -64,7 +64,8 @@ void Engine::calibrate(Result& result) const {
     if (weighed || one_of(kComparedFields, name)) {
       const double weight = weighed ? calibration_.agreement_weight(name, e) : 0.0;
       const std::string key = words_key(value->second);
-      if ((weight != 0 || !weighed) && !key.empty()) result.agreeable[name] = {key, weight};
+      if ((weight != 0 || !weighed) && !key.empty())
+        result.agreeable[name] = {key, weight, name == "SUPPLIER" ? result.registration : ""};
     }
     if (write_evidence_) {
       nlohmann::json f = feature_values(e);

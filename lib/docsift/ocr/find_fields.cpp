@@ -70,6 +70,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     out.evidence[name].exact = page.exact;
   }
   out.sums = page_sums;
+  out.registration = facts.registration;
   out.candidates = std::move(candidates);
   out.items = std::move(items);
   for (LineItem& item : out.items) {

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,6 +28,25 @@ void add_tax_rows(const std::vector<Amount>& amounts, std::set<long long>& row_s
       if (whole_percentage(net, tax, 1, 25)) row_sums.insert(net + tax);
     }
   }
+}
+
+// PageFacts::registration: the first segment in the top of the page holding a number of 5 digits or
+// more (spaces inside it read apart: "78941 7-W") and its check letter, no letter or digit on
+// either side; its digits without leading zeros.
+std::string registration_at_top(const Page& page, const std::vector<Segment>& r) {
+  static const std::regex kNumber(
+      R"((?:^|[^0-9A-Za-z])(\d[\d ]{4,})\s*-\s*[A-Za-z](?![A-Za-z0-9]))");
+  for (const Segment& seg : r) {
+    if (seg.top > page.height * kTopOfPage) continue;
+    std::smatch m;
+    if (!std::regex_search(seg.text, m, kNumber)) continue;
+    std::string digits;
+    for (const char c : m[1].str()) {
+      if (c != ' ' && (c != '0' || !digits.empty())) digits += c;
+    }
+    if (digits.size() >= 5) return digits;
+  }
+  return {};
 }
 
 }  // namespace
@@ -77,6 +98,7 @@ PageFacts page_facts(const Page& page, const std::vector<Segment>& r, const Rule
     add_tax_rows(amounts, f.row_sums);
   }
   f.heading = heading_of(page, r, rules);
+  f.registration = registration_at_top(page, r);
   return f;
 }
 

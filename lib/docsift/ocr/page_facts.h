@@ -54,6 +54,11 @@ struct PageFacts {
   std::map<long long, int> segments_printing;
   double median_height = 1;
   std::size_t last_line = 1;
+  // The seller's company registration number, the first printed at the top of the page (a number
+  // of 5 digits or more and its check letter: "(001451637-M)", "CO REG NO : 210038-K"): its digits,
+  // leading zeros dropped ("1451637"); empty where none. A shop prints the same number on every
+  // receipt however its name is read, so the run finds its other pages by it (Extraction's).
+  std::string registration;
 };
 // `r`: the page's segments (rule_text.h: segments_of).
 PageFacts page_facts(const Page& page, const std::vector<Segment>& r, const Rules& rules,

@@ -204,6 +204,9 @@ struct Extraction {
   std::map<std::string, std::vector<Ranked>> candidates;
   // The table's rows, top to bottom: DESCRIPTIONS, QUANTITIES and PRICES are read from them.
   std::vector<LineItem> items;
+  // The seller's registration number as the page prints it at its top, digits alone; empty where
+  // none (page_facts.h: PageFacts::registration).
+  std::string registration;
 };
 
 Extraction extract_fields(const Page& page, const Rules& rules,
