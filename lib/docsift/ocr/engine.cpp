@@ -181,7 +181,7 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   // same with it and without it.
   const bool read_twice = second_reading_ && page.words() > 0 && wants_second_reading(out);
   const std::map<std::string, double> tesseract = out.confidence;
-  PageCrops crops{rgb, prepared.turned, {}};
+  PageCrops crops(rgb, prepared.turned, second_.get());
   reread(out, page, crops, prepared, field_names);
   if (read_twice) {
     const Page again = reader_.read(rgb, nullptr, true);
@@ -240,7 +240,7 @@ void Engine::reread(Result& out, const Page& page, PageCrops& crops, const Prepa
   if (wanted.empty()) return;
   const DateOrder order = date_order_ == DateOrderRule::Mdy ? DateOrder::Mdy : DateOrder::Dmy;
   const auto read = [&](const Box& box) {
-    return read_box(to_page(box, prepared, page.width, page.height), crops);
+    return crops.read(to_page(box, prepared, page.width, page.height));
   };
   const auto sure = [&](const WordRun& run, const LineText& second) {
     return sure_reading(run, second, rules_.lexicon, order);

@@ -5,7 +5,6 @@
 // journal, CSV and eval.
 #pragma once
 
-#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +18,7 @@
 #include "docsift/ocr/calibration.h"
 #include "docsift/ocr/known_names.h"
 #include "docsift/ocr/line_recognizer.h"
+#include "docsift/ocr/page_crops.h"
 #include "docsift/ocr/reader.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/settings.h"
@@ -31,15 +31,6 @@ namespace docsift::ocr {
 // decoding writes only its type's fields (docs/ocr.md, "Fields of another type"). Null: every
 // field belongs to every type.
 using AppliesTo = std::function<bool(const std::string& field, const std::string& type)>;
-
-// One page's image as the second recognizer cuts it, and what it has read of it: a box is read
-// once a page (a price the reread read is read again by the cross-reading: 6 of 207 crops over 20
-// receipts were a box read twice), each crop keyed by the rectangle cut.
-struct PageCrops {
-  const cv::Mat& rgb;
-  bool turned = false;  // read turned: crops are cut from the page as given and turned upright
-  std::map<std::array<int, 4>, std::optional<LineText>> read;
-};
 
 class Engine {
  public:
@@ -118,10 +109,6 @@ class Engine {
   // read and what was taken.
   void reread(Result& result, const Page& page, PageCrops& crops, const Prepared& prepared,
               const std::vector<std::string>& field_names);
-  // The second recognizer's reading of one box of the page (page pixels), or of a value's lines
-  // (Evidence::parts); nullopt when the box is off the page or nothing was read.
-  std::optional<LineText> read_box(const Box& box, PageCrops& crops) const;
-  std::optional<LineText> read_lines(const std::vector<Box>& lines, PageCrops& crops) const;
   Rules rules_;
   KnownNames known_sellers_;
   Calibration calibration_;

@@ -1,10 +1,7 @@
-// The engine's second recognizer (ocr.recognizer: both; engine.h): boxes of the page cut and read
-// again, and the values the rules chose cross-read (cross_read.h).
-#include <algorithm>
-#include <array>
+// The engine's second recognizer (ocr.recognizer: both; engine.h): the values the rules chose
+// cross-read (cross_read.h), their boxes cut and read once a page by page_crops.h.
 #include <cmath>
 #include <functional>
-#include <opencv2/core.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,43 +13,6 @@
 #include "docsift/ocr/page_checks.h"
 
 namespace docsift::ocr {
-
-std::optional<LineText> Engine::read_box(const Box& at, PageCrops& crops) const {
-  // The box with a sixth of its height around it (the recognizer was trained on lines cut with a
-  // margin), upright: a page read turned is cut from the page as given.
-  const int pad = std::max(2, at.height() / 6);
-  const cv::Rect box =
-      cv::Rect(at.left - pad, at.top - pad, at.right - at.left + 2 * pad, at.height() + 2 * pad) &
-      cv::Rect(0, 0, crops.rgb.cols, crops.rgb.rows);
-  if (box.width < 2 || box.height < 2) return std::nullopt;
-  const std::array<int, 4> key = {box.x, box.y, box.width, box.height};
-  if (const auto known = crops.read.find(key); known != crops.read.end()) return known->second;
-  cv::Mat crop = crops.rgb(box);
-  if (crops.turned) cv::rotate(crop, crop, cv::ROTATE_180);
-  return crops.read[key] = second_->read(crop);
-}
-
-std::optional<LineText> Engine::read_lines(const std::vector<Box>& lines, PageCrops& crops) const {
-  // The recognizer reads one line: each is read alone, and the readings joined by a space
-  // (probability 1); the mean and the lowest are their characters'.
-  LineText out;
-  double sum = 0;
-  std::size_t characters = 0;
-  for (const Box& at : lines) {
-    const std::optional<LineText> line = read_box(at, crops);
-    if (!line || line->text.empty()) continue;
-    if (!out.text.empty()) out.text += ' ', out.probabilities.push_back(1.0f);
-    out.lowest = out.text.empty() ? line->lowest : std::min(out.lowest, line->lowest);
-    out.text += line->text;
-    out.probabilities.insert(out.probabilities.end(), line->probabilities.begin(),
-                             line->probabilities.end());
-    sum += line->mean * static_cast<double>(line->probabilities.size());
-    characters += line->probabilities.size();
-  }
-  if (characters == 0) return std::nullopt;
-  out.mean = sum / static_cast<double>(characters);
-  return out;
-}
 
 namespace {
 
@@ -165,7 +125,7 @@ void Engine::cross_read(Result& result, PageCrops& crops) const {
       continue;
     Evidence& e = evidence->second;
     std::optional<LineText> second =
-        e.parts.empty() ? read_box(e.box, crops) : read_lines(e.parts, crops);
+        e.parts.empty() ? crops.read(e.box) : crops.read_lines(e.parts);
     if (!second) continue;
     const std::string kind = calibration_.kind_of(field);
     e.reader_read = true;
@@ -197,7 +157,7 @@ void Engine::cross_read(Result& result, PageCrops& crops) const {
     e.reader_mean = second->mean;
     e.reader_gap = reading_gap(value->second, second->text);
   }
-  const auto lines = [&](const std::vector<Box>& parts) { return read_lines(parts, crops); };
+  const auto lines = [&](const std::vector<Box>& parts) { return crops.read_lines(parts); };
   if (auto rows = cross_read_rows(result, lines, rules_.lexicon)) read["DESCRIPTIONS"] = *rows;
   if (auto rows = cross_read_prices(result, lines, rules_.lexicon)) read["PRICES"] = *rows;
   result.info["readers"] = {"tesseract", second_->name()};
