@@ -24,6 +24,8 @@ namespace {
 // them a second reading.
 constexpr double kDoubtfulConfidence = 45.0;
 constexpr int kDoubtfulWords = 5;
+// How much surer (mean word confidence) a reading turned 180° must be to be taken.
+constexpr double kTurnedMargin = 10.0;
 // Skew below this is left alone: rotating resamples the text, which costs more than it gains.
 constexpr double kMinDeskewDegrees = 0.3;
 // Leptonica's confidence in a skew it found, under which the page is left as it is: samples/
@@ -306,17 +308,6 @@ cv::Mat without_rules(const cv::Mat& grey) {
   return out;
 }
 
-std::vector<std::string> language_list(const std::string& languages) {
-  std::vector<std::string> out;
-  for (std::size_t start = 0; start <= languages.size();) {
-    std::size_t end = languages.find('+', start);
-    if (end == std::string::npos) end = languages.size();
-    if (end > start) out.push_back(languages.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 Reader::Reader(const ReaderOptions& options) : options_(options) {
   first_.upper = open_tesseract(options_, "");
   evened_.datapath = options_.evened_data;
@@ -349,6 +340,24 @@ Page Reader::recognise(const cv::Mat& grey, Model& model) {
   return layout_page(std::move(words), grey.cols, grey.rows);
 }
 
+bool Reader::may_be_turned(const Page& page, const cv::Mat& turned, Model& model) {
+  const int b0 = turned.rows / 3, b1 = turned.rows - b0;  // the band, in the turned page's rows
+  double upright = 0;
+  int words = 0;
+  for (const Line& line : page.lines) {
+    for (const Word& w : line.words) {
+      const int y = w.box.center_y();  // the same band in the upright page's rows
+      if (y >= turned.rows - b1 && y < turned.rows - b0) upright += w.confidence, ++words;
+    }
+  }
+  if (words < kDoubtfulWords) return true;
+  const std::vector<Word> band = read_words(*model.upper, turned.rowRange(b0, b1), b0);
+  double sum = 0;
+  for (const Word& w : band) sum += w.confidence;
+  return !band.empty() && sum / static_cast<double>(band.size()) >
+                              upright / static_cast<double>(words) + kTurnedMargin;
+}
+
 Page Reader::read(const cv::Mat& rgb, Prepared* prepared, bool evened) {
   Prepared done;
   cv::Mat grey;
@@ -374,10 +383,13 @@ Page Reader::read(const cv::Mat& rgb, Prepared* prepared, bool evened) {
   if (page.words() < kDoubtfulWords || page.mean_confidence < kDoubtfulConfidence) {
     cv::Mat turned;
     cv::rotate(grey, turned, cv::ROTATE_180);
-    Page other = recognise(turned, model);
-    if (other.words() >= kDoubtfulWords && other.mean_confidence > page.mean_confidence + 10) {
-      page = std::move(other);
-      done.turned = true;
+    if (may_be_turned(page, turned, model)) {
+      Page other = recognise(turned, model);
+      if (other.words() >= kDoubtfulWords &&
+          other.mean_confidence > page.mean_confidence + kTurnedMargin) {
+        page = std::move(other);
+        done.turned = true;
+      }
     }
   }
   if (prepared) *prepared = done;
