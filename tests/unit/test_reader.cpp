@@ -38,7 +38,7 @@ std::optional<Box> box_of(const Page& page, const std::string& text) {
 }  // namespace
 
 TEST_CASE(
-    "OCR reader: a page upside down is read turned, its middle band read turned first; the right "
+    "OCR reader: a page upside down is read turned, its middle band read turned first, and the right "
     "way up it is not") {
   using namespace docsift::ocr;
   const cv::Mat upright = docsift::io::read_page_pixels(
