@@ -1,4 +1,5 @@
-// Tesseract's reading of a page (ocr/reader.h): which way up it is read.
+// Tesseract's reading of a page (ocr/reader.h): which way up it is read, and the middle band's
+// check that decides whether a doubtful page is read turned whole.
 #include <opencv2/core.hpp>
 
 #include <cctype>
@@ -37,9 +38,7 @@ std::optional<Box> box_of(const Page& page, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE(
-    "OCR reader: a page upside down is read turned, its middle band read turned first, and the right "
-    "way up it is not") {
+TEST_CASE("OCR reader: a page upside down is read turned, and the right way up it is not") {
   using namespace docsift::ocr;
   const cv::Mat upright = docsift::io::read_page_pixels(
       kSource / "samples/synthetic_invoice_001.png", 0, docsift::io::PageOptions{});
@@ -62,4 +61,33 @@ TEST_CASE(
   // The boxes are in the pixels as read: the page turned back is the upright page.
   CHECK(std::abs(a->top - b->top) <= 3);
   CHECK(std::abs(a->left - b->left) <= 3);
+}
+
+TEST_CASE(
+    "OCR reader: a doubtful page's middle band, read turned, must read 10 points surer than its "
+    "upright words for the page to be read turned whole") {
+  using namespace docsift::ocr;
+  // A word at row y (its box 20 pixels high around it) read at `confidence`.
+  const auto word = [](int y, float confidence) {
+    return Word{"word", Box{10, y - 10, 60, y + 10}, confidence};
+  };
+  Page page;
+  page.lines.resize(3);
+  for (int k = 0; k < 6; ++k) page.lines[1].words.push_back(word(450 + 10 * k, 40));
+  page.lines[0].words.push_back(word(100, 90));  // above the band [300, 600): not counted
+  page.lines[2].words.push_back(word(600, 90));  // its centre on the band's bottom: not counted
+  const std::vector<Word> upright = words_between(page, 300, 600);
+  REQUIRE(upright.size() == 6);
+  CHECK(mean_confidence(upright) == doctest::Approx(40));
+
+  // Doubtful receipts the right way up read 12 to 32 turned against 21 to 53 upright; pages upside
+  // down 70 to 94 turned against 20 to 40 (bench/ocr/README.md).
+  CHECK_FALSE(surer_turned(upright, {word(400, 25), word(500, 20)}));
+  CHECK(surer_turned(upright, {word(400, 85), word(500, 90)}));
+  // The margin is the one a whole turned reading needs: 10 points, not more, not less.
+  CHECK_FALSE(surer_turned(upright, {word(400, 50)}));
+  CHECK(surer_turned(upright, {word(400, 50.5f)}));
+  // Nothing read turned is no reason to read the page turned.
+  CHECK_FALSE(surer_turned(upright, {}));
+  CHECK(mean_confidence({}) == 0);
 }

@@ -32,13 +32,27 @@ int median_of(std::vector<int> values) {
   return values[values.size() / 2];
 }
 
+std::vector<Word> words_between(const Page& page, int top, int bottom) {
+  std::vector<Word> out;
+  for (const Line& line : page.lines) {
+    for (const Word& w : line.words) {
+      if (w.box.center_y() >= top && w.box.center_y() < bottom) out.push_back(w);
+    }
+  }
+  return out;
+}
+
+double mean_confidence(const std::vector<Word>& words) {
+  double sum = 0;
+  for (const Word& w : words) sum += w.confidence;
+  return words.empty() ? 0.0 : sum / static_cast<double>(words.size());
+}
+
 Page layout_page(std::vector<Word> words, int width, int height, double block_gap) {
   Page page;
   page.width = width;
   page.height = height;
-  double confidence = 0;
-  for (const auto& w : words) confidence += w.confidence;
-  page.mean_confidence = words.empty() ? 0.0 : confidence / static_cast<double>(words.size());
+  page.mean_confidence = mean_confidence(words);
   // Top to bottom by centre, so each word meets the lines above it first.
   std::sort(words.begin(), words.end(), [](const Word& a, const Word& b) {
     return a.box.center_y() != b.box.center_y() ? a.box.center_y() < b.box.center_y()

@@ -56,6 +56,10 @@ int median_of(std::vector<int> values);
 // overlaps by more than half of the smaller height; a new block starts where the gap to the line
 // above exceeds `block_gap` times the median line height.
 Page layout_page(std::vector<Word> words, int width, int height, double block_gap = 1.0);
+// The words of `page` whose centres are in its rows [top, bottom).
+std::vector<Word> words_between(const Page& page, int top, int bottom);
+// The words' mean confidence (0-100), 0 when there are none: Page::mean_confidence.
+double mean_confidence(const std::vector<Word>& words);
 
 // Whether words from a PDF's text layer can be trusted over OCR: enough words, few replacement,
 // control or private-use characters (a font without a Unicode map extracts as glyph ids), and

@@ -340,22 +340,16 @@ Page Reader::recognise(const cv::Mat& grey, Model& model) {
   return layout_page(std::move(words), grey.cols, grey.rows);
 }
 
+bool surer_turned(const std::vector<Word>& upright, const std::vector<Word>& turned) {
+  return !turned.empty() && mean_confidence(turned) > mean_confidence(upright) + kTurnedMargin;
+}
+
 bool Reader::may_be_turned(const Page& page, const cv::Mat& turned, Model& model) {
-  const int b0 = turned.rows / 3, b1 = turned.rows - b0;  // the band, in the turned page's rows
-  double upright = 0;
-  int words = 0;
-  for (const Line& line : page.lines) {
-    for (const Word& w : line.words) {
-      const int y = w.box.center_y();  // the same band in the upright page's rows
-      if (y >= turned.rows - b1 && y < turned.rows - b0) upright += w.confidence, ++words;
-    }
-  }
-  if (words < kDoubtfulWords) return true;
-  const std::vector<Word> band = read_words(*model.upper, turned.rowRange(b0, b1), b0);
-  double sum = 0;
-  for (const Word& w : band) sum += w.confidence;
-  return !band.empty() && sum / static_cast<double>(band.size()) >
-                              upright / static_cast<double>(words) + kTurnedMargin;
+  // The band is symmetric about the page's middle: the same rows upright and turned.
+  const int top = turned.rows / 3, bottom = turned.rows - top;
+  const std::vector<Word> upright = words_between(page, top, bottom);
+  if (upright.size() < kDoubtfulWords) return true;  // too few to compare: the page is tried
+  return surer_turned(upright, read_words(*model.upper, turned.rowRange(top, bottom), top));
 }
 
 Page Reader::read(const cv::Mat& rgb, Prepared* prepared, bool evened) {

@@ -67,6 +67,14 @@ inline std::vector<std::string> language_list(const std::string& languages) {
   return out;
 }
 
+// Whether `turned`, words read from a page turned 180°, read surer than `upright` by the margin a
+// turned reading needs to be taken (10 points of mean confidence). Reader::read asks it of the
+// middle third of a doubtful page before it reads the page turned whole: a page upside down read
+// 70 to 94 there turned against 20 to 40 upright; a doubtful receipt the right way up 12 to 32
+// turned against 21 to 53 (bench/ocr/README.md), and read turned whole it cost a page's reading
+// for nothing.
+bool surer_turned(const std::vector<Word>& upright, const std::vector<Word>& turned);
+
 class Reader {
  public:
   // Throws docsift::FileError when Tesseract or its language data cannot be loaded, naming the
@@ -94,12 +102,8 @@ class Reader {
     std::unique_ptr<tesseract::TessBaseAPI> upper, lower;
   };
   Page recognise(const cv::Mat& grey, Model& model);
-  // Whether a doubtful upright reading `page` is worth reading again `turned` (its pixels turned
-  // 180°) whole: the band across the middle third of the page, read turned, is surer than the
-  // upright words in it by kTurnedMargin, or the band has too few upright words to tell. A page
-  // upside down read 70 to 94 there turned against 20 to 40 upright; a faint receipt the right
-  // way up 16 to 28 turned against 28 to 50 (bench/ocr/README.md), and read turned whole it cost
-  // a page's reading for nothing.
+  // Whether the middle third of `turned` (the page's pixels turned 180°) reads surer_turned than
+  // `page`'s words there; true where those are too few to compare (kDoubtfulWords).
   bool may_be_turned(const Page& page, const cv::Mat& turned, Model& model);
   ReaderOptions options_;
   Model first_;
