@@ -1,5 +1,6 @@
-// Tesseract's reading of a page (ocr/reader.h): which way up it is read, and the middle band's
-// check that decides whether a doubtful page is read turned whole.
+// Tesseract's reading of a page (ocr/reader.h): which way up it is read, the middle band's check
+// that decides whether a doubtful page is read turned whole, and the boxes of a reading read the
+// other way up than the first (engine.h: turn_boxes).
 #include <opencv2/core.hpp>
 
 #include <cctype>
@@ -7,8 +8,10 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "docsift/io/pages.h"
+#include "docsift/ocr/engine.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/reader.h"
 
@@ -90,4 +93,41 @@ TEST_CASE(
   // Nothing read turned is no reason to read the page turned.
   CHECK_FALSE(surer_turned(upright, {}));
   CHECK(mean_confidence({}) == 0);
+}
+
+TEST_CASE("OCR engine: the boxes of a reading the other way up are turned into the first's frame") {
+  using namespace docsift::ocr;
+  // A page read deskewed and at half size (as Tesseract saw it: 600 x 900), the first reading
+  // turned 180 degrees, the evened second reading upright (the 427's 399.jpg).
+  constexpr int kWidth = 600, kHeight = 900;
+  const Prepared first{1.5, true, 0.5};
+  Prepared evened = first;
+  evened.turned = false;
+  Engine::Result second;
+  const Box read_at{100, 700, 220, 730};  // its total, near the page's bottom
+  Evidence& total = second.evidence["TOTAL"];
+  total.box = read_at;
+  total.parts = {{100, 700, 150, 730}, {160, 702, 220, 728}};
+  LineItem row;
+  row.box = {40, 300, 560, 330};
+  row.evidence.box = {40, 300, 400, 330};
+  row.price_box = Box{480, 300, 560, 330};
+  second.items.push_back(row);
+
+  Engine::Result on_page = second;  // what its own Prepared makes of its boxes
+  boxes_to_page(on_page, evened, kWidth, kHeight);
+  turn_boxes(second, kWidth, kHeight);
+  CHECK(second.evidence["TOTAL"].box == Box{380, 170, 500, 200});
+  boxes_to_page(second, first, kWidth, kHeight);  // as Engine::read maps the merged result
+  const std::vector<std::pair<Box, Box>> pairs = {
+      {second.evidence["TOTAL"].box, on_page.evidence["TOTAL"].box},
+      {second.evidence["TOTAL"].parts.at(0), on_page.evidence["TOTAL"].parts.at(0)},
+      {second.evidence["TOTAL"].parts.at(1), on_page.evidence["TOTAL"].parts.at(1)},
+      {second.items.at(0).box, on_page.items.at(0).box},
+      {second.items.at(0).evidence.box, on_page.items.at(0).evidence.box},
+      {*second.items.at(0).price_box, *on_page.items.at(0).price_box}};
+  for (const auto& [turned, own] : pairs) CHECK(turned == own);
+  // Not turned, the first reading's Prepared would put the total near the page's top (the defect).
+  CHECK(to_page(read_at, first, kWidth, kHeight).top < 500);
+  CHECK(on_page.evidence["TOTAL"].box.top > 1000);
 }

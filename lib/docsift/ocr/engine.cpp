@@ -184,13 +184,21 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   PageCrops crops(rgb, prepared.turned, second_.get());
   reread(out, page, crops, prepared, field_names);
   if (read_twice) {
-    const Page again = reader_.read(rgb, nullptr, true);
-    const Result second = finish(again, field_names, nlohmann::json::object());
+    Prepared evened;
+    const Page again = reader_.read(rgb, &evened, true);
+    Result second = finish(again, field_names, nlohmann::json::object());
+    // Read the other way up than the first reading (each decides alone; the deskew and the scale
+    // are measured before either, so they agree): its boxes in the first's frame, which
+    // boxes_to_page maps below.
+    if (evened.turned != prepared.turned) turn_boxes(second, again.width, again.height);
     const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
     const Taken taken = take_second_reading(out, second, clearer, &tesseract);
     out.info["second_reading"] = {
-        {"evened", true},         {"model", evened_model_},
-        {"words", again.words()}, {"mean_confidence", round1(again.mean_confidence)},
+        {"evened", true},
+        {"model", evened_model_},
+        {"words", again.words()},
+        {"mean_confidence", round1(again.mean_confidence)},
+        {"turned_180", evened.turned},
         {"clearer", clearer},      // taken wherever it read a field
         {"filled", taken.filled},  // N/A in the first reading
         {"surer", taken.surer}};   // read more confidently than in the first

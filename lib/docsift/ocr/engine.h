@@ -159,6 +159,12 @@ Box to_page(const Box& box, const Prepared& prepared, int width, int height);
 // Every box of `result` so: its fields' evidence (box and parts) and its rows' (box, evidence,
 // price word).
 void boxes_to_page(Engine::Result& result, const Prepared& prepared, int width, int height);
+// Every box of `result` (as boxes_to_page) turned 180° within the `width` × `height` page as read:
+// a reading of the page the other way up than the reading whose Prepared will map them. The
+// evened second reading decides which way up it reads on its own (the 427's 399.jpg: the first
+// reading, 5 faint words, turned; the evened one upright), and its values are taken into the
+// first's result.
+void turn_boxes(Engine::Result& result, int width, int height);
 
 // The cross-reading of a table's rows (Engine::cross_read), apart so that its rules are tested with
 // readings typed in. Each row's description (its words: Evidence::parts) read by `read`, compared

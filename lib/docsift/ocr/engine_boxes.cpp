@@ -35,18 +35,35 @@ Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
   return {px(left), px(top), px(right), px(bottom)};
 }
 
-void boxes_to_page(Engine::Result& result, const Prepared& prepared, int width, int height) {
-  const auto on_page = [&](Box& box) { box = to_page(box, prepared, width, height); };
-  const auto evidence_on_page = [&](Evidence& e) {
-    on_page(e.box);
-    std::for_each(e.parts.begin(), e.parts.end(), on_page);
+namespace {
+
+// `change` applied to every box of `result`: its fields' evidence (box and parts) and its rows'
+// (box, evidence, price word).
+template <typename Change>
+void each_box(Engine::Result& result, const Change& change) {
+  const auto evidence = [&](Evidence& e) {
+    change(e.box);
+    std::for_each(e.parts.begin(), e.parts.end(), change);
   };
-  for (auto& [name, e] : result.evidence) evidence_on_page(e);
+  for (auto& [name, e] : result.evidence) evidence(e);
   for (LineItem& item : result.items) {
-    on_page(item.box);
-    evidence_on_page(item.evidence);
-    if (item.price_box) on_page(*item.price_box);
+    change(item.box);
+    evidence(item.evidence);
+    if (item.price_box) change(*item.price_box);
   }
+}
+
+}  // namespace
+
+void boxes_to_page(Engine::Result& result, const Prepared& prepared, int width, int height) {
+  each_box(result, [&](Box& box) { box = to_page(box, prepared, width, height); });
+}
+
+void turn_boxes(Engine::Result& result, int width, int height) {
+  // As to_page turns a box: each corner (x, y) → (width − x, height − y).
+  each_box(result, [&](Box& box) {
+    box = {width - box.right, height - box.bottom, width - box.left, height - box.top};
+  });
 }
 
 }  // namespace docsift::ocr

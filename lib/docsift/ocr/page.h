@@ -14,6 +14,7 @@ struct Box {
   int left = 0, top = 0, right = 0, bottom = 0;
   int height() const { return bottom - top; }
   int center_y() const { return (top + bottom) / 2; }
+  bool operator==(const Box&) const = default;
   // The smallest box holding this one and `other`.
   Box with(const Box& other) const {
     return {left < other.left ? left : other.left, top < other.top ? top : other.top,
