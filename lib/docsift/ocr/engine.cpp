@@ -188,8 +188,8 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
     const Page again = reader_.read(rgb, &evened, true);
     Result second = finish(again, field_names, nlohmann::json::object());
     // Read the other way up than the first reading (each decides alone; the deskew and the scale
-    // are measured before either, so they agree): its boxes in the first's frame, which
-    // boxes_to_page maps below.
+    // agree, each reading measuring them alike on the same pixels before it reads): its boxes in
+    // the first's frame, which boxes_to_page maps below.
     if (evened.turned != prepared.turned) turn_boxes(second, again.width, again.height);
     const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
     const Taken taken = take_second_reading(out, second, clearer, &tesseract);

@@ -9,33 +9,12 @@
 
 namespace docsift::ocr {
 
-Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
-  std::vector<cv::Point2d> corners = {{double(box.left), double(box.top)},
-                                      {double(box.right), double(box.top)},
-                                      {double(box.left), double(box.bottom)},
-                                      {double(box.right), double(box.bottom)}};
-  if (prepared.turned) {
-    for (auto& c : corners) c = {width - c.x, height - c.y};
-  }
-  if (prepared.deskew_degrees != 0) {
-    const cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(width / 2.0f, height / 2.0f),
-                                              prepared.deskew_degrees, 1.0);
-    cv::Mat back;
-    cv::invertAffineTransform(m, back);
-    cv::transform(corners, corners, back);
-  }
-  double left = corners[0].x, top = corners[0].y, right = left, bottom = top;
-  for (const auto& c : corners) {
-    left = std::min(left, c.x), right = std::max(right, c.x);
-    top = std::min(top, c.y), bottom = std::max(bottom, c.y);
-  }
-  const auto px = [&](double v) {
-    return static_cast<int>(std::lround(std::max(0.0, v) / prepared.scale));
-  };
-  return {px(left), px(top), px(right), px(bottom)};
-}
-
 namespace {
+
+// `box` turned 180° within a `width` × `height` page: each corner (x, y) → (width − x, height − y).
+Box turned(const Box& box, int width, int height) {
+  return {width - box.right, height - box.bottom, width - box.left, height - box.top};
+}
 
 // `change` applied to every box of `result`: its fields' evidence (box and parts) and its rows'
 // (box, evidence, price word).
@@ -55,15 +34,36 @@ void each_box(Engine::Result& result, const Change& change) {
 
 }  // namespace
 
+Box to_page(const Box& box, const Prepared& prepared, int width, int height) {
+  const Box b = prepared.turned ? turned(box, width, height) : box;
+  std::vector<cv::Point2d> corners = {{double(b.left), double(b.top)},
+                                      {double(b.right), double(b.top)},
+                                      {double(b.left), double(b.bottom)},
+                                      {double(b.right), double(b.bottom)}};
+  if (prepared.deskew_degrees != 0) {
+    const cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(width / 2.0f, height / 2.0f),
+                                              prepared.deskew_degrees, 1.0);
+    cv::Mat back;
+    cv::invertAffineTransform(m, back);
+    cv::transform(corners, corners, back);
+  }
+  double left = corners[0].x, top = corners[0].y, right = left, bottom = top;
+  for (const auto& c : corners) {
+    left = std::min(left, c.x), right = std::max(right, c.x);
+    top = std::min(top, c.y), bottom = std::max(bottom, c.y);
+  }
+  const auto px = [&](double v) {
+    return static_cast<int>(std::lround(std::max(0.0, v) / prepared.scale));
+  };
+  return {px(left), px(top), px(right), px(bottom)};
+}
+
 void boxes_to_page(Engine::Result& result, const Prepared& prepared, int width, int height) {
   each_box(result, [&](Box& box) { box = to_page(box, prepared, width, height); });
 }
 
 void turn_boxes(Engine::Result& result, int width, int height) {
-  // As to_page turns a box: each corner (x, y) → (width − x, height − y).
-  each_box(result, [&](Box& box) {
-    box = {width - box.right, height - box.bottom, width - box.left, height - box.top};
-  });
+  each_box(result, [&](Box& box) { box = turned(box, width, height); });
 }
 
 }  // namespace docsift::ocr
