@@ -72,6 +72,10 @@ TEST_CASE("page crops: on a page read turned, the crop is turned upright") {
   CHECK(upright.read(at)->text == "68x32 255");
   CHECK(turned.read(at)->text == "68x32 7");  // turned: its bottom-right now its top-left
   CHECK(turned_reader.crops.front().at<cv::Vec3b>(31, 67)[0] == 255);
+  // The page itself is left as it was: the crop is turned, not the page's pixels under it.
+  CHECK(page.at<cv::Vec3b>(77, 163)[0] == 7);
+  CHECK(page.at<cv::Vec3b>(46, 96)[0] == 255);
+  CHECK(upright.read(Box{100, 50, 140, 74})->text == "48x32 255");  // its top-left the same
 }
 
 TEST_CASE("page crops: a value's lines read one by one and joined by a space") {
@@ -88,4 +92,25 @@ TEST_CASE("page crops: a value's lines read one by one and joined by a space") {
   CHECK(two->mean == doctest::Approx(0.65));
   CHECK(reader.crops.size() == 2);
   CHECK_FALSE(crops.read_lines({Box{400, 300, 440, 324}}));
+}
+
+TEST_CASE("page crops: turned the other way up later, a box is cut as now and read again") {
+  cv::Mat page(200, 300, CV_8UC3, cv::Scalar(255, 255, 255));
+  const Box at{100, 50, 160, 74};                    // cut as x 96-164, y 46-78
+  page.at<cv::Vec3b>(77, 163) = cv::Vec3b(7, 7, 7);  // the crop's bottom-right pixel
+  Recording reader;
+  // The first reading read the page turned; a clearer second one upright (Engine::read).
+  PageCrops crops(page, true, &reader);
+  CHECK(crops.turned());
+  CHECK(crops.read(at)->text == "68x32 7");
+  crops.turn(false);
+  CHECK_FALSE(crops.turned());
+  CHECK(crops.read(at)->text == "68x32 255");  // upright: its top-left is the page's
+  CHECK(reader.crops.size() == 2);
+  CHECK(crops.crops_read() == 2);
+  // Read once each way up.
+  CHECK(crops.read(at)->text == "68x32 255");
+  crops.turn(true);
+  CHECK(crops.read(at)->text == "68x32 7");
+  CHECK(reader.crops.size() == 2);
 }

@@ -125,11 +125,13 @@ std::optional<std::string> PageCounts::spelling_completed(const std::string& fie
       tied = true;
     }
   }
-  const std::string own = letters(key);
-  if (most == nullptr || tied || count < 2 || *most == key || own.empty() ||
-      letters(*most).find(own) == std::string::npos)
-    return std::nullopt;
+  if (most == nullptr || tied || count < 2 || !holds_in_part(*most, key)) return std::nullopt;
   return pages_.at({field, *most}).spelling();
+}
+
+bool holds_in_part(std::string_view whole, std::string_view part) {
+  const std::string own = letters(part), theirs = letters(whole);
+  return !own.empty() && theirs != own && theirs.find(own) != std::string::npos;
 }
 
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,

@@ -33,6 +33,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "docsift/batch/record.h"
@@ -82,6 +83,11 @@ class PageCounts {
   // (field, registration) → each key read on pages printing it → how many.
   std::map<std::pair<std::string, std::string>, std::map<std::string, int>> registered_;
 };
+
+// Whether the name of key `whole` (ocr::words_key's) holds the one of key `part`, their letters and
+// digits compared with spaces aside, and is not the same: `part` is `whole` read in part
+// (PageCounts::spelling_completed; review.csv says "completed" for it, not "respelled").
+bool holds_in_part(std::string_view whole, std::string_view part);
 
 // `record` (a page's latest) as the counted pages say it should be, when that differs from it: a
 // copy with Agreement::agreed set as it now is, the field's confidence the page's own (`read`) with

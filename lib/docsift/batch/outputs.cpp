@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "docsift/batch/agreement.h"
 #include "docsift/extract/field.h"
 #include "docsift/extract/review_queue.h"
 #include "docsift/io/csv.h"
 #include "docsift/io/page_name.h"
 #include "docsift/journal/page_arithmetic.h"
+#include "docsift/ocr/known_names.h"
 #include "docsift/text/utf8.h"
 
 namespace docsift::batch {
@@ -162,14 +164,20 @@ std::string review_rows(const Record& record) {
     line += ',' + io::csv_field(
                       why ? *why : std::string(to_string(extract::ReviewReason::kLowConfidence)));
     std::string check = journal::disagreement_about(disagreements, field);
-    // A value the run respelled as other pages read it (agreement.h): the reviewer sees what this
-    // page itself read; one they read otherwise: what they read.
+    // A value the run respelled as other pages read it, or completed as the pages printing its
+    // registration number read it (agreement.h): the reviewer sees what this page itself read; one
+    // they read otherwise: what they read.
     const auto add = [&check](const std::string& says) {
       check += std::string(check.empty() ? "" : "; ") + says;
     };
     if (const Record::Agreement* a = journal::entry(record.agreement, field)) {
-      if (a->read_value)
-        add("this page read \"" + *a->read_value + "\"; respelled as other pages read it");
+      if (a->read_value) {
+        const bool completed =
+            a->registration && value && holds_in_part(ocr::words_key(*value), a->key);
+        add("this page read \"" + *a->read_value + "\"; " +
+            (completed ? "completed as the pages printing its registration number read it"
+                       : "respelled as other pages read it"));
+      }
       if (a->disputed) add("other pages read \"" + *a->disputed + "\"");
     }
     line += ',' + io::csv_field(check);

@@ -192,6 +192,10 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
     // the first's frame, which boxes_to_page maps below.
     if (evened.turned != prepared.turned) turn_boxes(second, again.width, again.height);
     const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
+    // The second recognizer's crops are cut the way up the clearer reading read the page: the
+    // 427's 399.jpg, read turned from 5 faint words (mean 49.5) and upright evened out (106 words,
+    // 67.9), had its values cross-read upside down (bench/ocr/README.md).
+    if (clearer && evened.turned != prepared.turned) crops.turn(evened.turned);
     const Taken taken = take_second_reading(out, second, clearer, &tesseract);
     out.info["second_reading"] = {
         {"evened", true},
@@ -199,9 +203,10 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
         {"words", again.words()},
         {"mean_confidence", round1(again.mean_confidence)},
         {"turned_180", evened.turned},
-        {"clearer", clearer},      // taken wherever it read a field
-        {"filled", taken.filled},  // N/A in the first reading
-        {"surer", taken.surer}};   // read more confidently than in the first
+        {"crops_turned_180", crops.turned()},  // the second recognizer's crops
+        {"clearer", clearer},                  // taken wherever it read a field
+        {"filled", taken.filled},              // N/A in the first reading
+        {"surer", taken.surer}};               // read more confidently than in the first
     if (!taken.filled.empty() || !taken.surer.empty())
       out.text += "\f" + second.text;  // both readings, for the record
     if (!taken.filled.empty())

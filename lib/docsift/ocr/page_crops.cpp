@@ -13,10 +13,16 @@ std::optional<LineText> PageCrops::read(const Box& at) {
       cv::Rect(at.left - pad, at.top - pad, at.right - at.left + 2 * pad, at.height() + 2 * pad) &
       cv::Rect(0, 0, rgb_.cols, rgb_.rows);
   if (box.width < 2 || box.height < 2) return std::nullopt;
-  const std::array<int, 4> key = {box.x, box.y, box.width, box.height};
+  const std::array<int, 5> key = {box.x, box.y, box.width, box.height, turned_ ? 1 : 0};
   if (const auto known = read_.find(key); known != read_.end()) return known->second;
-  cv::Mat crop = rgb_(box);
-  if (turned_) cv::rotate(crop, crop, cv::ROTATE_180);
+  // Turned into a crop of its own: rotated in place, the view would turn the page's own pixels,
+  // and the next box cut there (a value's line inside its box, a word read again) read them
+  // upside down.
+  cv::Mat crop;
+  if (turned_)
+    cv::rotate(rgb_(box), crop, cv::ROTATE_180);
+  else
+    crop = rgb_(box);
   return read_[key] = reader_->read(crop);
 }
 

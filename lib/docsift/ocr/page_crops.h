@@ -1,7 +1,7 @@
 // One page's image as the second recognizer cuts it (engine.h: ocr.recognizer both), and what it
 // has read of it: a box is read once a page (a price the rereading read is read again by the
 // cross-reading: 6 of 207 crops over 20 receipts were a box read twice), each crop keyed by the
-// rectangle cut.
+// rectangle cut and the way up it was read.
 #pragma once
 
 #include <array>
@@ -34,12 +34,18 @@ class PageCrops {
   std::optional<LineText> read_lines(const std::vector<Box>& lines);
   // How many crops the reader was given this page.
   std::size_t crops_read() const { return read_.size(); }
+  // The page's way up from now on: where a clearer second reading read it the other way up than
+  // the first (Engine::read), the crops are cut as that one read it; a box read before is read
+  // again, turned as now.
+  void turn(bool turned) { turned_ = turned; }
+  bool turned() const { return turned_; }
 
  private:
   const cv::Mat& rgb_;
   bool turned_;
   const LineRecognizer* reader_;
-  std::map<std::array<int, 4>, std::optional<LineText>> read_;  // {x, y, width, height} → reading
+  // {x, y, width, height, turned} → reading
+  std::map<std::array<int, 5>, std::optional<LineText>> read_;
 };
 
 }  // namespace docsift::ocr
