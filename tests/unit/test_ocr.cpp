@@ -24,6 +24,7 @@
 #include "docsift/ocr/finder.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/page_checks.h"
+#include "docsift/ocr/page_image.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/values.h"
 #include "support/cli_runner.h"
@@ -2243,7 +2244,7 @@ TEST_CASE(
   const Page page = page_of({"ITEMS 2", "TOTAL 4Z, 15", "CASH 50.15", "CHANGE 36. 0D"});
   const Extraction e = extract_fields(page, rules, kFieldNames);
   Engine::Result first{e.fields,   e.text, "ocr", {}, e.confidence, e.evidence, {},
-                       e.doubtful, {},     {},    {}};
+                       e.doubtful, {},     {},    {}, {},           {}};
   REQUIRE(first.fields.at("TOTAL") != "12.15");
   REQUIRE_FALSE(vouched_total(first));
   std::vector<int> asked;  // the tops of the boxes read
@@ -2265,7 +2266,8 @@ TEST_CASE(
   CHECK(reread.page.lines[3].text() == "CHANGE 38.00");
   const Extraction again = extract_fields(reread.page, rules, kFieldNames);
   const Engine::Result second{
-      again.fields, again.text, "ocr", {}, again.confidence, again.evidence, {}, {}, {}, {}, {}};
+      again.fields, again.text, "ocr", {}, again.confidence, again.evidence, {}, {}, {},
+      {},           {},         {},    {}};
   CHECK(vouched_total(second));  // 50.15 - 38.00
   REQUIRE(take_reread_total(first, second, reread.replaced_for("TOTAL")));
   CHECK(first.fields.at("TOTAL") == "12.15");
@@ -2281,7 +2283,7 @@ TEST_CASE(
   const Page undated = page_of({"Cate' 03/0/2018", "TOTAL 5.00"});
   const Extraction u = extract_fields(undated, rules, kFieldNames);
   Engine::Result no_date{u.fields,   u.text, "ocr", {}, u.confidence, u.evidence, {},
-                         u.doubtful, {},     {},    {}};
+                         u.doubtful, {},     {},    {}, {},           {}};
   const auto date_read = [](const Box&) {
     return std::optional<LineText>(
         LineText{"03/02/2018", 0.99, 0.98, std::vector<float>(10, 0.99f)});
@@ -2290,7 +2292,7 @@ TEST_CASE(
   REQUIRE(dated.replaced.size() == 1);
   const Extraction d = extract_fields(dated.page, rules, kFieldNames);
   const Engine::Result with_date{d.fields, d.text, "ocr", {}, d.confidence, d.evidence, {},
-                                 {},       {},     {},    {}};
+                                 {},       {},     {},    {}, {},           {}};
   REQUIRE(take_reread_date(no_date, with_date));
   CHECK(no_date.fields.at("INVOICE_DATE") == "03/02/2018");
   CHECK(no_date.evidence.at("INVOICE_DATE").reader_taken);
@@ -2442,7 +2444,7 @@ TEST_CASE(
   for (Word& w : page.lines[2].words) w.confidence = 60;
   const Extraction e = extract_fields(page, rules, kFieldNames);
   Engine::Result first{e.fields,   e.text, "ocr", {}, e.confidence, e.evidence, {},
-                       e.doubtful, {},     {},    {}};
+                       e.doubtful, {},     {},    {}, {},           {}};
   REQUIRE(first.fields.at("SUPPLIER") == "JEN ULU KELANG");
   REQUIRE(doubtful_seller(first));
   const auto names = std::count_if(e.doubtful.begin(), e.doubtful.end(),
@@ -2459,7 +2461,7 @@ TEST_CASE(
   const Reread reread = read_again(page, e.doubtful, read, sure);
   const Extraction a = extract_fields(reread.page, rules, kFieldNames);
   const Engine::Result again{a.fields, a.text, "ocr", {}, a.confidence, a.evidence, {},
-                             {},       {},     {},    {}};
+                             {},       {},     {},    {}, {},           {}};
   REQUIRE(take_reread_seller(first, again, reread.replaced_for("SUPPLIER")));
   CHECK(first.fields.at("SUPPLIER") == "PETRODELI ENTERPRISE");
   CHECK(first.evidence.at("SUPPLIER").reader_taken);
@@ -2472,6 +2474,8 @@ TEST_CASE(
                       {},
                       sure_first.confidence,
                       sure_first.evidence,
+                      {},
+                      {},
                       {},
                       {},
                       {},

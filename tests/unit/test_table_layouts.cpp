@@ -15,7 +15,7 @@
 #include "docsift/ocr/engine.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/page_checks.h"
-#include "docsift/ocr/reader.h"
+#include "docsift/ocr/page_image.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/table.h"
 #include "support/word_pages.h"

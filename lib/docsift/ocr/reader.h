@@ -22,23 +22,6 @@ class TessBaseAPI;
 
 namespace docsift::ocr {
 
-// The page (8-bit grey) with its background divided out and its ink darkened, as the second
-// reading sees it (Reader::read's `evened`): faint or unevenly lit print reads as black on white,
-// and ink still light after the division (its darkest 1 % of pixels above half of white, a faded
-// print) is stretched down to black.
-cv::Mat even_out(const cv::Mat& grey);
-
-// The page (8-bit grey) with a ruled table's lines whitened, as both readings see it: long thin
-// runs of ink down and across (a fifteenth of the page's height, an eighth of its width), on a
-// page that has both. Tesseract reads a rule beside a word as a letter ("|Rent", "Councitrates"),
-// and drops short words beside one (a quantity's "5") or a boxed header row.
-cv::Mat without_rules(const cv::Mat& grey);
-
-// `ink` (CV_8U, 0 or 255) opened with a line of ones k long, down (k × 1) or across (1 × k):
-// byte for byte cv::morphologyEx(MORPH_OPEN) with that rectangle and its default anchor and
-// borders, in time linear in the pixels whatever k is. without_rules' long rules are found so.
-cv::Mat open_along(const cv::Mat& ink, bool down, int k);
-
 struct ReaderOptions {
   std::string language = "eng";
   bool deskew = true;
@@ -56,16 +39,7 @@ struct Prepared {
 };
 
 // The languages of an ocr.language value, in order ("eng+deu" → eng, deu); empty names skipped.
-inline std::vector<std::string> language_list(const std::string& languages) {
-  std::vector<std::string> out;
-  for (std::size_t start = 0; start <= languages.size();) {
-    std::size_t end = languages.find('+', start);
-    if (end == std::string::npos) end = languages.size();
-    if (end > start) out.push_back(languages.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
+std::vector<std::string> language_list(const std::string& languages);
 
 // Whether `turned`, words read from a page turned 180°, read surer than `upright` by the margin a
 // turned reading needs to be taken (10 points of mean confidence). Reader::read asks it of the
@@ -86,8 +60,8 @@ class Reader {
 
   // `rgb`: 8-bit, 3 channels. Word boxes are in the pixels of the page as read (deskewed, turned).
   // A doubtful reading (few words, or a low mean confidence) is tried turned 180°.
-  // `evened`: the page's background evened out and its ink darkened first (even_out in
-  // reader.cpp), for faint thermal print, and read with `evened_data`'s model when one was given;
+  // `evened`: the page's background evened out and its ink darkened first (page_image.h:
+  // even_out), for faint thermal print, and read with `evened_data`'s model when one was given;
   // the engine's second reading.
   Page read(const cv::Mat& rgb, Prepared* prepared = nullptr, bool evened = false);
 
