@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "docsift/abn.h"
@@ -22,6 +24,7 @@
 #include "docsift/ocr/calibration.h"
 #include "docsift/ocr/engine.h"
 #include "docsift/ocr/finder.h"
+#include "docsift/ocr/line_recognizer.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/page_checks.h"
 #include "docsift/ocr/page_image.h"
@@ -2957,4 +2960,38 @@ TEST_CASE("the rules' home: its country and its states come from the YAML alone"
   CHECK_THROWS_WITH_AS(load_rules((dir.path() / "bad.yaml").string()),
                        doctest::Contains("home.country: expected a country's name"),
                        docsift::ConfigError);
+}
+
+namespace {
+
+// A second recognizer that counts the crops it is given and reads nothing in them.
+class CountingReader : public docsift::ocr::LineRecognizer {
+ public:
+  explicit CountingReader(int& crops) : crops_(crops) {}
+  docsift::ocr::LineText read(const cv::Mat&) const override {
+    ++crops_;
+    return {};
+  }
+  std::string name() const override { return "counting"; }
+
+ private:
+  int& crops_;
+};
+
+}  // namespace
+
+TEST_CASE("OCR engine on a page turned over: read turned, and the page given is left as it was") {
+  // The second recognizer's crops of a page read turned are turned upright each in an image of
+  // its own: rotated in place, through a view of the page, they turned the page's own pixels,
+  // which later crops and the evened second reading then read scrambled.
+  cv::Mat turned;
+  cv::rotate(sample_page(), turned, cv::ROTATE_180);
+  const cv::Mat before = turned.clone();
+  int crops = 0;
+  Engine engine(Settings{}, std::make_unique<CountingReader>(crops));
+  const Engine::Result r = engine.read(turned, kFieldNames);
+  CHECK(r.info["prepared"]["turned_180"] == true);
+  CHECK(r.fields.at("TOTAL") == "$2,480.62");
+  CHECK(crops > 0);  // the values read were cross-read
+  CHECK(cv::norm(turned, before, cv::NORM_INF) == 0);
 }
