@@ -1,4 +1,4 @@
-// The page image's own steps before Tesseract reads it (ocr/reader.h runs them): its skew found
+// The page image's own steps before Tesseract reads it (Reader::read runs them): its skew found
 // and undone, a ruled table's lines whitened, a faint page evened out, a tall page's cut between
 // its halves. Pixels in, pixels (or a number) out: 8-bit grey, no text read.
 #pragma once
