@@ -185,38 +185,43 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
   // The evened reading is read before the rereading and merged after it, so that every crop the
   // second recognizer reads, the rereading's too, is cut the way up the clearer reading read the
   // page.
-  Prepared evened;
-  std::optional<Page> again;
-  std::optional<Result> second;
-  bool clearer = false;
+  struct Evened {
+    Prepared prepared;
+    Page page;
+    Result result;
+    bool clearer;  // mean confidence kClearer above the first reading's
+  };
+  std::optional<Evened> evened;
   if (read_twice) {
-    again = reader_.read(rgb, &evened, true);
-    second = finish(*again, field_names, nlohmann::json::object());
+    Prepared how;
+    Page again = reader_.read(rgb, &how, true);
+    Result second = finish(again, field_names, nlohmann::json::object());
     // Read the other way up than the first reading (each decides alone; the deskew and the scale
     // agree, each reading measuring them alike on the same pixels before it reads): its boxes in
     // the first's frame, which boxes_to_page maps below.
-    if (evened.turned != prepared.turned) turn_boxes(*second, again->width, again->height);
-    clearer = again->mean_confidence > page.mean_confidence + kClearer;
+    if (how.turned != prepared.turned) turn_boxes(second, again.width, again.height);
+    const bool clearer = again.mean_confidence > page.mean_confidence + kClearer;
     // The second recognizer's crops are cut the way up the clearer reading read the page: the
     // 427's 399.jpg, read turned from 5 faint words (mean 49.5) and upright evened out (106 words,
     // 67.9), had its values cross-read upside down (bench/ocr/README.md).
-    if (clearer && evened.turned != prepared.turned) crops.turn(evened.turned);
+    if (clearer && how.turned != prepared.turned) crops.turn(how.turned);
+    evened = Evened{how, std::move(again), std::move(second), clearer};
   }
   reread(out, page, crops, prepared, field_names);
-  if (second) {
-    const Taken taken = take_second_reading(out, *second, clearer, &tesseract);
+  if (evened) {
+    const Taken taken = take_second_reading(out, evened->result, evened->clearer, &tesseract);
     out.info["second_reading"] = {
         {"evened", true},
         {"model", evened_model_},
-        {"words", again->words()},
-        {"mean_confidence", round1(again->mean_confidence)},
-        {"turned_180", evened.turned},
+        {"words", evened->page.words()},
+        {"mean_confidence", round1(evened->page.mean_confidence)},
+        {"turned_180", evened->prepared.turned},
         {"crops_turned_180", crops.turned()},  // the second recognizer's crops
-        {"clearer", clearer},                  // taken wherever it read a field
+        {"clearer", evened->clearer},          // taken wherever it read a field
         {"filled", taken.filled},              // N/A in the first reading
         {"surer", taken.surer}};               // read more confidently than in the first
     if (!taken.filled.empty() || !taken.surer.empty())
-      out.text += "\f" + second->text;  // both readings, for the record
+      out.text += "\f" + evened->result.text;  // both readings, for the record
     if (!taken.filled.empty())
       out.info.erase("reason");  // the first reading's, which found nothing
   }

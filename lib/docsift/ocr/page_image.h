@@ -13,8 +13,7 @@ namespace docsift::ocr {
 cv::Mat rotate(const cv::Mat& grey, double degrees);
 
 // The page's skew in degrees (Leptonica's sign: positive is clockwise), when Leptonica is
-// confident of it (2.0 of its confidence; samples/ turned by 2° and 3° gave 2.6 and 2.8, an
-// upright one 4.3); nullopt otherwise.
+// confident of it (kMinSkewConfidence in page_image.cpp says how much); nullopt otherwise.
 std::optional<double> find_skew(const cv::Mat& grey);
 
 // Where a tall page can be cut in two without cutting a line of text: the middle of the widest
