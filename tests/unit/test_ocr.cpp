@@ -432,6 +432,26 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "OCR rules: an address a label of the user's rules read first keeps its own words as its "
+    "evidence, not the lines under the seller") {
+  Rules rules = load_rules("builtin:ocr-rules");
+  rules.fields.push_back({"BUSINESS_ADDRESS", "text", {"head office"}, {0}});
+  const auto e = extract_fields(
+      page_of({"TAX INVOICE", "Harbour Office Supplies", "88 Collins Street, Melbourne VIC 3000",
+               "", "Head office: 12 George Street, Sydney NSW 2000", "", "TOTAL: $690.44"}),
+      rules, kFieldNames);
+  CHECK(e.fields.at("SUPPLIER") == "Harbour Office Supplies");
+  // The label's value is found first (labelled values run before the seller's address); the
+  // address step's lines under the seller are not taken, nor their words and parts.
+  CHECK(e.fields.at("BUSINESS_ADDRESS") == "12 George Street, Sydney NSW 2000");
+  const Evidence& address = e.evidence.at("BUSINESS_ADDRESS");
+  CHECK(address.labelled);
+  CHECK(address.box.top == 120);  // the fifth line's, 30 px a line
+  CHECK(address.parts.empty());
+  CHECK(address.lines_skipped == 0);
+}
+
+TEST_CASE(
     "OCR rules: a statement's customer is its account holder, and an address stops at an account's "
     "or a phone's label read into its line") {
   const Rules rules = load_rules("builtin:ocr-rules");

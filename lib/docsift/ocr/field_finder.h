@@ -1,8 +1,10 @@
-// The OCR rules' steps over one page (ocr/ only), run in order, each reading the page's segments
-// and what the steps before it found. Members by concern: find_fields.cpp (order, labels,
-// evidence), find_totals*.cpp, find_dates.cpp, find_parties.cpp (ABN, seller, payer, bank),
-// find_seller.cpp (the seller's name), find_address.cpp (its address), find_domains.cpp (names in
-// web, email addresses), find_items.cpp (line items), find_transactions.cpp (statements).
+// The OCR rules' steps over one page (ocr/ only), run in order: each a const function of the page's
+// facts (PageFacts) and of what the steps before it found, returning what it finds (a Finding, or
+// a typed result of its own), which run() alone writes (docs/ocr.md, "Rules"). Members by concern:
+// find_fields.cpp (order, labels, evidence), find_totals*.cpp, find_dates.cpp, find_parties.cpp
+// (ABN, seller, payer, bank), find_seller.cpp (the seller's name), find_address.cpp (its address),
+// find_domains.cpp (names in web, email addresses), find_items.cpp (line items),
+// find_transactions.cpp (statements).
 #pragma once
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "docsift/ocr/finder.h"
+#include "docsift/ocr/findings.h"
 #include "docsift/ocr/page_facts.h"
 #include "docsift/ocr/rule_text.h"
 #include "docsift/ocr/rules.h"
@@ -36,24 +39,36 @@ class FieldFinder {
   Extraction run(const std::vector<std::string>& field_names);
 
  private:
+  // The steps, in order (find_steps.cpp): what each returns written into what was found.
+  void find(nlohmann::json& checks);
+  // Writes a step's finding where no step before it found the field: its value, its evidence, its
+  // check; true where it was written. `repair` writes one that mends a field found before (its
+  // value and segment; the evidence stays the first finding's, marked repaired where the repair's
+  // is).
+  bool take(const std::optional<Finding>& finding, nlohmann::json& checks);
+  void repair(const std::optional<Finding>& finding, nlohmann::json& checks);
+
   // DOCUMENT_TYPE: the one the page's heading names (PageFacts::heading), marked repaired where
   // the heading was read garbled.
-  void document_type();
+  std::optional<Finding> document_type() const;
   // A page with no heading word read: a BANK STATEMENT where a line says "statement" and the page
   // prints an opening or closing balance ("NAB Statement"), before TOTAL is chosen, which a
   // statement has none of (choose_total); a RECEIPT where it prints a total and what was paid for
-  // it (cash tendered, change) and no balance, after. Marked repaired (not read as printed).
-  void statement_without_heading();
-  void receipt_without_heading();
+  // it (cash tendered, change: `pay`) and no balance, after. Marked repaired (not read as
+  // printed). Each reads the fields found before it, never changes them.
+  std::optional<Finding> statement_without_heading() const;
+  std::optional<Finding> receipt_without_heading(const Payments& pay) const;
 
   // An amount's label followed by digits read without their point ("Total Sales Inclusive GST
   // @0.00%: 3045"): the amount they make with two decimals, where the page prints that amount with
   // its point elsewhere ("SR 0.00 30.45 0.00"). nullopt otherwise.
   std::optional<Amount> pointless_amount(const std::string& value) const;
 
-  // Labelled values: the first that passes its kind's check, top to bottom. TOTAL and the
-  // payment lines are gathered as candidates and ranked by choose_total.
-  void labelled_values();
+  // Labelled values: each field's first that passes its kind's check, top to bottom (its evidence:
+  // read beside a label, and whether the label matched only with an edit). TOTAL and the payment
+  // lines are gathered as candidates, for choose_total to rank. `other_dates`: the segments of
+  // labelled dates and of their labels, whose dates are not the invoice's (date_by_position).
+  Labelled labelled_values() const;
 
   // What the bill comes to after its rounding line ("Sub-total 88.97", "Rounding Adj -0.02"): the
   // subtotal, with its tax where the tax was read, plus or minus the rounding line's amount (the
@@ -74,33 +89,25 @@ class FieldFinder {
   std::vector<WordRun> doubtful_names() const;
 
   // TOTAL: the trained finder (finder.h) picks among total_options (find_totals.cpp), each
-  // described by total_features, and record_total writes the winner with its evidence
-  // (find_totals_rank.cpp).
-  void choose_total(nlohmann::json& checks);
-  // What was paid, as the payment lines say: tendered − change, or a card's charge with no change.
-  struct Paid {
-    std::optional<long long> paid;
-    long long tendered_exact = -1;  // -1: none
-    bool was_paid(long long v) const { return v == paid.value_or(-1) || v == tendered_exact; }
-  };
-  struct Candidate;
-  struct TotalOption;
-  Paid paid() const;
-  bool is_tendered(std::size_t segment) const;
+  // described by total_features, and describe_total gives the winner its evidence
+  // (find_totals_rank.cpp). A function of the page's facts, the fields found before it and the
+  // payment lines (`pay`); run() writes what it chose (take_total).
+  TotalChoice choose_total(const Payments& pay) const;
+  void take_total(const TotalChoice& choice, nlohmann::json& checks);
   bool sums_agree(long long v, const Paid& p) const;
   std::vector<long long> figures_sum() const;
   bool sums_make(long long v) const;  // v among figures_sum()
   // The amounts sums_make accepts, and what was paid where change was given: Extraction::sums.
-  std::vector<long long> printed_sums(const Paid& p) const;
+  std::vector<long long> printed_sums(const Payments& pay) const;
   // The candidates: the labelled amounts, a labelled one's misread digit repaired, what was paid, a
   // card's charge, subtotal + tax printed below the subtotal, the subtotal, and every other amount
   // with cents on the page.
-  std::vector<TotalOption> total_options(const Paid& p) const;
+  std::vector<TotalOption> total_options(const Payments& pay) const;
   // Two of them: a labelled one's misread digit repaired, and the amounts no label names (not the
-  // tax where it was read, at `tax_at`).
+  // tax where it was read, at `tax_at`, nor a payment line's).
   void add_repaired_totals(std::vector<TotalOption>& out, const Paid& p) const;
-  void add_unlabelled_totals(std::vector<TotalOption>& out, std::optional<std::size_t> tax_at,
-                             std::optional<long long> tax) const;
+  void add_unlabelled_totals(std::vector<TotalOption>& out, const Payments& pay,
+                             std::optional<std::size_t> tax_at, std::optional<long long> tax) const;
   // What total_features reads of the whole page beside its facts (PageFacts: how many segments
   // print each amount, the segments' median height, the last line), once per page, not per
   // candidate.
@@ -108,21 +115,24 @@ class FieldFinder {
     std::vector<long long> ranked;   // the page's amounts with cents, largest first
     long long largest_labelled = 0;  // the largest labelled total
   };
-  TotalPage total_page() const;
-  Features total_features(const TotalOption& o, const Paid& p, const TotalPage& whole) const;
-  void record_total(const std::vector<TotalOption>& options, const std::vector<double>& probability,
-                    std::size_t best, const Paid& p, nlohmann::json& checks);
+  TotalPage total_page(const Payments& pay) const;
+  Features total_features(const TotalOption& o, const Payments& pay, const TotalPage& whole) const;
+  void describe_total(const std::vector<TotalOption>& options,
+                      const std::vector<double>& probability, const Paid& p,
+                      TotalChoice& choice) const;
 
   // INVOICE_DATE without a label: the most plausible (by a time, high, not a due date's).
-  void date_by_position(nlohmann::json& checks);
-  // INVOICE_DATE's repaired year, where the page prints the date again as read (find_dates.cpp).
-  void date_from_twin(nlohmann::json& checks);
+  std::optional<Finding> date_by_position() const;
+  // INVOICE_DATE's repaired year, where the page prints the date again as read (find_dates.cpp):
+  // a repair of the date found before.
+  std::optional<Finding> date_from_twin() const;
   // An ABN without its label: any group of 11 digits that passes the checksum.
-  void abn_by_checksum(nlohmann::json& checks);
+  std::optional<Finding> abn_by_checksum() const;
 
   // The line items, from whole lines (a row's cells are far apart): a header row with a
-  // description column and a quantity or price column, then its rows (table_lines).
-  void line_items();
+  // description column and a quantity or price column, then its rows (table_lines); or a
+  // statement's transactions.
+  Rows line_items() const;
   // The table's `columns` and lines [first, end): under its header (table.h, table_end), or rows
   // that check themselves on a page without one (headless_table). False without a table.
   bool table_lines(std::vector<TableColumn>& columns, std::size_t& first, std::size_t& end) const;
@@ -131,8 +141,8 @@ class FieldFinder {
   // description's words after it, "Tax return preparation") ends it, a sum's label whatever
   // follows.
   std::vector<Stop> table_stops() const;
-  // A receipt's rows read without a heading (table_receipt.h) as the items.
-  void receipt_items(std::optional<ReceiptRows> rows);
+  // A receipt's rows read without a heading (table_receipt.h) as the items; none without them.
+  Rows receipt_items(std::optional<ReceiptRows> rows) const;
   struct ItemRow {
     std::string description;
     std::optional<std::string> quantity, price;
@@ -144,7 +154,8 @@ class FieldFinder {
   std::optional<long long> row_amount(const TableRow& row, const ItemRow& item) const;
   // Per item: a transaction off its running balance only by its sign is turned (cell, `amounts`);
   // one with no figure read between two balances gets their difference (`split`: as debit/credit).
-  void amounts_from_balances(std::vector<std::optional<long long>>& amounts, bool split);
+  void amounts_from_balances(std::vector<LineItem>& items,
+                             std::vector<std::optional<long long>>& amounts, bool split) const;
   // The words of `lowered` (lower case) that no label covers (no label of `kind`, when given),
   // not abbreviated ("incl."), with `letters` letters or more (and letters only, from 3): what a
   // line says beside its labels.
@@ -152,13 +163,19 @@ class FieldFinder {
                                const char* kind = nullptr) const;
   LineItem line_item(const TableRow& row, const ItemRow& item, bool unit_prices) const;
 
+  // Where the payer's lines are: the segment and block of the payer's (or account holder's)
+  // name, where a label read it. Read by the steps after it (in_payer_column, contacts).
+  Payer payer_of() const;
   // The supplier: the seller's name, ranked among the lines at the top (and, for a PDF's footer,
   // lines at the bottom that carry a legal form): early, prominent (taller than the page's usual
   // line, in capitals), with a company-form word ("Sdn Bhd", "GmbH"); never a heading, a label, an
-  // address, a registration number or a contact line. First, where the payer's lines are: the
-  // block of the payer's (or account holder's) label.
-  void supplier();
+  // address, a registration number or a contact line; or a label's, or a letter's sender line's.
+  // Where its name was read (none for a sender line, whose block is the recipient's address
+  // window), for the address and contact steps, and what it found: the name, and a sender line's
+  // address.
+  Seller supplier() const;
   std::optional<double> seller_score(std::size_t i, double median, int& rank) const;
+  // The names the page's web and email addresses carry, as name_key()s (find_domains.cpp).
   std::vector<std::string> domain_names() const;
   bool names_a_domain(std::size_t i) const;
   std::string name_from_domain(const std::string& name) const;
@@ -166,22 +183,30 @@ class FieldFinder {
   // `pieces`: the segments the name was read from, one group per line, top to bottom.
   std::string seller_name(std::size_t& best, std::vector<std::vector<std::size_t>>& pieces) const;
 
-  // BUSINESS_ADDRESS: the address lines under the supplier's name, after any registration lines.
-  void business_address();
+  // BUSINESS_ADDRESS: the address lines under the supplier's name, after any registration lines;
+  // the segments it was read from (the evidence's words and parts).
+  Address business_address() const;
 
-  // The supplier's and the payer's contact lines, by block.
-  void contacts();
+  // The supplier's and the payer's contact lines, by block, top to bottom: the first of each
+  // field is taken.
+  std::vector<Finding> contacts() const;
+  // Either address's home region that OCR misread ("Brisbane OLD 4000"), put back: repairs.
+  std::vector<Finding> home_regions() const;
   // A statement's bank (a known bank's name near the top, else its title line) and holder: a name
   // under a payer's label where no holder's label was read (a statement's payer is its holder).
-  void bank_name();
+  std::vector<Finding> bank_name() const;
 
-  // SUBTOTAL by the page's sums where no label gave it; then subtotal + GST = total (all read).
-  void subtotal_by_sums();
-  void sum_check(nlohmann::json& checks);
+  // SUBTOTAL by the page's sums where no label gave it; then subtotal + GST = total (all read):
+  // checks.sum, null where one of the three was not found.
+  std::optional<Finding> subtotal_by_sums() const;
+  nlohmann::json sum_check() const;
   // A statement's rows against its balances: the opening balance plus the rows' amounts is the
   // closing balance ("sum": DESCRIPTIONS vouched for), or the last row's amount is (a running
   // balance column: "running", nothing vouched), or neither (DESCRIPTIONS contradicted).
-  void balance_check(nlohmann::json& checks);
+  // What it found: checks.balance, and checks.balance_off where they disagree (by how much); the
+  // fields it ties together vouched for (true) or contradicted (false), or neither.
+  std::optional<BalanceCheck> balance_check() const;
+  void take_balance_check(const std::optional<BalanceCheck>& check, nlohmann::json& checks);
 
   // A field's amount in cents, when it was found.
   std::optional<long long> cents(const char* field) const {
@@ -196,16 +221,11 @@ class FieldFinder {
   Evidence evidence_of(const std::string& field, const std::string& value, std::size_t at) const;
   // A field's kind in the rules ("" for one without labels, as SUPPLIER found by position).
   std::string rules_kind(const std::string& field) const;
-  // How many values competed for `field` and by how much `winner` (scored `best`) won.
-  void note_contest(const std::string& field, const std::string& winner, double best,
-                    const std::vector<std::pair<std::string, double>>& scored);
+  // How many values competed for a field and by how much `winner` (scored `best`) won, into its
+  // evidence `e`.
+  static void note_contest(Evidence& e, const std::string& winner, double best,
+                           const std::vector<std::pair<std::string, double>>& scored);
 
-  void set(const std::string& field, const std::string& value, std::size_t segment) {
-    if (!found.count(field)) {
-      found[field] = value;
-      found_at[field] = segment;
-    }
-  }
   std::optional<Amount> money(const std::string& text, bool whole) const {
     auto all = find_amounts(text, rules.lexicon, whole);
     if (facts.with_cents >= 2) {
@@ -318,59 +338,28 @@ class FieldFinder {
   bool in_block(std::optional<int> block, std::size_t i) const {
     return block && r[i].block == *block;
   }
-  // Labelled values: the first that passes its kind's check, top to bottom. TOTAL and the
-  // payment lines are gathered as candidates and ranked below.
-  struct Candidate {
-    Amount amount;
-    int strength;
-    std::size_t segment;
-    bool fuzzy = false;  // its label matched only with an edit
-  };
-  // Where a TOTAL candidate came from: a total's label, a labelled amount's misread digit
-  // repaired, what was paid, a card's charge, subtotal + tax printed below the subtotal, the
-  // subtotal, or an amount no label names (Page).
-  enum class TotalSource { Label, Repaired, Payment, Card, Sum, Subtotal, Page };
-  struct TotalOption {
-    Candidate c;
-    TotalSource source;
-  };
 
   const Page& page;
   const Rules& rules;
   const std::vector<Segment> r;  // the page's segments, in reading order
   const std::size_t n;
   const PageFacts facts;
+  // What the steps found, written by run()'s table alone (take, repair and each step's result
+  // kept whole), read by the steps after the one that found it.
   std::map<std::string, std::string> found;
   std::map<std::string, std::size_t> found_at;  // field → segment it came from
+  std::map<std::string, Evidence> evidence;     // what the steps noted per field (evidence_of adds)
+  std::map<std::string, std::vector<Ranked>> candidates;  // what the finder ranked (Extraction's)
   // A bank statement: by its heading, or (statement_without_heading) a line that says statement on
   // a page that prints a balance.
   bool statement = facts.heading.type == "BANK STATEMENT";
-  bool transactions = false;         // line_items: the table lists a statement's transactions
-  std::vector<long long> page_sums;  // choose_total: printed_sums, for Extraction::sums
-  bool total_vouched = false;        // choose_total: a printed sum agrees with the TOTAL chosen
-  std::map<std::string, Evidence>
-      evidence;  // what the steps noted per field (evidence_of adds the rest)
-  std::map<std::string, std::vector<Ranked>>
-      candidates;  // what the finder ranked, per field (Extraction's)
-  std::vector<long long>
-      row_amounts;  // line_items on a statement: each row's last amount, signed, in cents
-  std::map<std::string, bool>
-      label_fuzzy;  // fields read beside a label: whether it matched only with an edit
-  std::vector<Candidate> totals, tendered, change;
-  std::vector<std::pair<std::size_t, std::size_t>>
-      other_dates;  // segments whose dates are not the invoice's
-  std::optional<int> payer_block, supplier_block;
-  std::optional<std::size_t> payer_at;  // the payer's name's segment (PAYER_NAME or ACCOUNT_HOLDER)
-  std::vector<std::string> domains;     // domain_names() as name_key()s, for seller_score
-  std::optional<std::size_t> supplier_at;
-  std::vector<std::size_t> address_segments;  // the segments BUSINESS_ADDRESS was read from
-  std::vector<LineItem> items;                // line_items: the table's rows read as items
-  // line_items: the rows were read in a table's columns, not by the receipt reader
-  // (table_receipt.h): a row's evidence is `labelled` then (docs/confidence.md, "Rows").
-  bool columned_items = true;
-  // line_items: the items' figures OCR misread (TableRow::Misread), for a second recognizer to read
-  // again: QUANTITIES for a quantity's, PRICES for a price's or an amount's.
-  std::vector<WordRun> misread_figures;
+  Labelled labelled;                          // labelled_values'
+  TotalChoice total;                          // choose_total's
+  Rows rows;                                  // line_items'
+  Payer payer;                                // payer_of's
+  std::vector<std::string> domains;           // domain_names', for seller_score
+  Seller seller;                              // supplier's
+  std::vector<std::size_t> address_segments;  // business_address's, where it was taken
 };
 
 }  // namespace docsift::ocr::detail

@@ -104,7 +104,7 @@ bool starts_with_street_word(const std::string& text, const Rules& rules) {
 
 }  // namespace
 
-void FieldFinder::business_address() {
+Address FieldFinder::business_address() const {
   // A line of place names inside an address, which no street word, number or comma marks as one
   // ("TAMAN AIR BIRU.", "Kelana Jaya", "SETAPAK"): taken where the next line goes on with the
   // address, so that the address does not stop short of its postcode and city. Not a line with a
@@ -137,7 +137,9 @@ void FieldFinder::business_address() {
   const auto street = [&](std::size_t k) {
     return place_names(k) && starts_with_street_word(r[k].text, rules);
   };
-  if (supplier_at) {
+  Address out;
+  std::vector<std::size_t>& address_segments = out.segments;
+  if (const std::optional<std::size_t> supplier_at = seller.at) {
     std::string address;
     std::size_t skipped = 0, last_line = r[*supplier_at].line;
     for (std::size_t k = *supplier_at + 1; k < n && r[k].line <= last_line + 2; ++k) {
@@ -177,10 +179,12 @@ void FieldFinder::business_address() {
         last_line = r[k].line;
       }
     }
-    if (address.empty()) return;
-    evidence["BUSINESS_ADDRESS"].lines_skipped = static_cast<int>(skipped);
-    set("BUSINESS_ADDRESS", repair_address(address, rules), *supplier_at);
+    if (address.empty()) return {};
+    out.finding =
+        Finding{"BUSINESS_ADDRESS", repair_address(address, rules), *supplier_at, {}, nullptr};
+    out.finding->noted.lines_skipped = static_cast<int>(skipped);
   }
+  return out;
 }
 
 bool FieldFinder::address_text(const std::string& t, bool regions) const {

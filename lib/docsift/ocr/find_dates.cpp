@@ -9,33 +9,31 @@
 
 namespace docsift::ocr::detail {
 
-void FieldFinder::date_by_position(nlohmann::json& checks) {
-  if (!found.count("INVOICE_DATE") && !statement) {
-    static const std::regex kTime(
-        R"((^|[^\d])([01]?\d|2[0-3])\s?[:.]\s?[0-5]\d(\s?[:.]\s?[0-5]\d)?(?!\d))");
-    std::optional<Date> best;
-    std::size_t best_segment = 0;
-    double best_score = 0;
-    std::vector<std::pair<std::string, double>>
-        scored;  // each date and its score: the winner's margin
-    for (std::size_t i = 0; i < n; ++i) {
-      if (std::any_of(other_dates.begin(), other_dates.end(),
-                      [&](const auto& o) { return o.first == i || o.second == i; }))
-        continue;
-      for (const auto& d : find_dates(r[i].text, rules.lexicon, facts.order)) {
-        const std::string rest = r[i].text.substr(0, d.begin) + " " + r[i].text.substr(d.end);
-        double score = 10.0 - 8.0 * r[i].top / std::max(1, page.height);
-        if (std::regex_search(rest, kTime)) score += 10;
-        scored.emplace_back(format_date(d), score);
-        if (!best || score > best_score) best = d, best_segment = i, best_score = score;
-      }
-    }
-    if (best) {
-      set("INVOICE_DATE", format_date(*best), best_segment);
-      checks["date_by_position"] = true;
-      note_contest("INVOICE_DATE", format_date(*best), best_score, scored);
+std::optional<Finding> FieldFinder::date_by_position() const {
+  if (found.count("INVOICE_DATE") || statement) return std::nullopt;
+  static const std::regex kTime(
+      R"((^|[^\d])([01]?\d|2[0-3])\s?[:.]\s?[0-5]\d(\s?[:.]\s?[0-5]\d)?(?!\d))");
+  std::optional<Date> best;
+  std::size_t best_segment = 0;
+  double best_score = 0;
+  std::vector<std::pair<std::string, double>>
+      scored;  // each date and its score: the winner's margin
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::any_of(labelled.other_dates.begin(), labelled.other_dates.end(),
+                    [&](const auto& o) { return o.first == i || o.second == i; }))
+      continue;
+    for (const auto& d : find_dates(r[i].text, rules.lexicon, facts.order)) {
+      const std::string rest = r[i].text.substr(0, d.begin) + " " + r[i].text.substr(d.end);
+      double score = 10.0 - 8.0 * r[i].top / std::max(1, page.height);
+      if (std::regex_search(rest, kTime)) score += 10;
+      scored.emplace_back(format_date(d), score);
+      if (!best || score > best_score) best = d, best_segment = i, best_score = score;
     }
   }
+  if (!best) return std::nullopt;
+  Finding out{"INVOICE_DATE", format_date(*best), best_segment, {}, "date_by_position"};
+  note_contest(out.noted, out.value, best_score, scored);
+  return out;
 }
 
 namespace {
@@ -58,26 +56,24 @@ bool year_as_printed(const std::string& text, const Date& date) {
 // INVOICE_DATE whose year was not read as printed ("Date: 08/10/2604", repaired to 2004) where
 // another line prints the same day and month with a year read as printed ("DD: 08/10/2017"): the
 // clean printing is the date.
-void FieldFinder::date_from_twin(nlohmann::json& checks) {
+std::optional<Finding> FieldFinder::date_from_twin() const {
   const auto value = found.find("INVOICE_DATE");
   const auto at = found_at.find("INVOICE_DATE");
-  if (value == found.end() || at == found_at.end()) return;
+  if (value == found.end() || at == found_at.end()) return std::nullopt;
   const auto dates = find_dates(r[at->second].text, rules.lexicon, facts.order);
   const auto chosen = std::find_if(dates.begin(), dates.end(),
                                    [&](const Date& d) { return format_date(d) == value->second; });
-  if (chosen == dates.end() || year_as_printed(r[at->second].text, *chosen)) return;
+  if (chosen == dates.end() || year_as_printed(r[at->second].text, *chosen)) return std::nullopt;
   for (std::size_t k = 0; k < n; ++k) {
     if (k == at->second) continue;
     for (const Date& d : find_dates(r[k].text, rules.lexicon, facts.order)) {
       if (d.day == chosen->day && d.month == chosen->month && d.year != chosen->year &&
           year_as_printed(r[k].text, d)) {
-        value->second = format_date(d);
-        at->second = k;
-        checks["date_from_twin"] = true;
-        return;
+        return Finding{"INVOICE_DATE", format_date(d), k, {}, "date_from_twin"};
       }
     }
   }
+  return std::nullopt;
 }
 
 std::vector<WordRun> FieldFinder::doubtful_dates() const {

@@ -1,8 +1,8 @@
-// The order of the steps, labelled values, and each field's evidence. (field_finder.h)
+// What the steps found, as an Extraction; labelled values; each field's evidence. (field_finder.h;
+// the steps' order: find_steps.cpp)
 #include "docsift/ocr/field_finder.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <regex>
 #include <set>
@@ -13,46 +13,15 @@
 namespace docsift::ocr::detail {
 
 Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
-  // The steps in the order they run (each reads what the ones before found) and what each finds.
-  // Any field with labels and a kind in ocr-rules.yaml is found by `labelled`, whatever its name:
-  // a new labelled field needs YAML only. The others are found by the step named for them.
-  struct Step {
-    std::string_view finds;
-    void (*run)(FieldFinder& f, nlohmann::json& checks);
-  };
-  static constexpr std::array<Step, 16> kSteps{{
-      {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json&) { f.document_type(); }},
-      {"every labelled field", [](FieldFinder& f, nlohmann::json&) { f.labelled_values(); }},
-      {"DOCUMENT_TYPE: a statement without a heading",
-       [](FieldFinder& f, nlohmann::json&) { f.statement_without_heading(); }},
-      {"TOTAL", [](FieldFinder& f, nlohmann::json& c) { f.choose_total(c); }},
-      {"DOCUMENT_TYPE: a receipt without a heading",
-       [](FieldFinder& f, nlohmann::json&) { f.receipt_without_heading(); }},
-      {"INVOICE_DATE without a label",
-       [](FieldFinder& f, nlohmann::json& c) { f.date_by_position(c); }},
-      {"INVOICE_DATE whose year was misread",
-       [](FieldFinder& f, nlohmann::json& c) { f.date_from_twin(c); }},
-      {"ABN without a label", [](FieldFinder& f, nlohmann::json& c) { f.abn_by_checksum(c); }},
-      {"DESCRIPTIONS, QUANTITIES, PRICES", [](FieldFinder& f, nlohmann::json&) { f.line_items(); }},
-      {"SUPPLIER", [](FieldFinder& f, nlohmann::json&) { f.supplier(); }},
-      {"BUSINESS_ADDRESS", [](FieldFinder& f, nlohmann::json&) { f.business_address(); }},
-      {"BUSINESS_PHONE, PAYER_ADDRESS, PAYER_EMAIL, PAYER_PHONE, SUPPLIER_WEBSITE",
-       [](FieldFinder& f, nlohmann::json&) { f.contacts(); }},
-      {"BANK_NAME, ACCOUNT_HOLDER under a payer's label",
-       [](FieldFinder& f, nlohmann::json&) { f.bank_name(); }},
-      {"SUBTOTAL by the sums", [](FieldFinder& f, nlohmann::json&) { f.subtotal_by_sums(); }},
-      {"checks.sum", [](FieldFinder& f, nlohmann::json& c) { f.sum_check(c); }},
-      {"checks.balance", [](FieldFinder& f, nlohmann::json& c) { f.balance_check(c); }},
-  }};
   Extraction out;
   for (const auto& line : page.lines) out.text += line.text() + "\n";
-  for (const Step& step : kSteps) step.run(*this, out.checks);
+  find(out.checks);
   for (const auto& name : field_names) out.fields[name] = found.count(name) ? found[name] : "N/A";
   for (const auto& [name, at] : found_at)
     if (found.count(name)) out.confidence[name] = r[at].confidence;
   // A total the page's own sums vouch for is as sure as a reading gets (take_second_reading
   // keeps it over a reading whose sums do not agree).
-  if (total_vouched && out.confidence.count("TOTAL")) out.confidence["TOTAL"] = 100;
+  if (total.vouched && out.confidence.count("TOTAL")) out.confidence["TOTAL"] = 100;
   for (const auto& [name, at] : found_at) {
     if (found.count(name)) out.evidence[name] = evidence_of(name, found[name], at);
   }
@@ -69,20 +38,20 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     out.evidence[name] = evidence.at(name);
     out.evidence[name].exact = page.exact;
   }
-  out.sums = page_sums;
+  out.sums = total.sums;
   out.registration = facts.registration;
   out.candidates = std::move(candidates);
-  out.items = std::move(items);
+  out.items = std::move(rows.items);
   for (LineItem& item : out.items) {
     item.evidence = row_evidence(page, item.box, item.description);
-    item.evidence.labelled = columned_items;
+    item.evidence.labelled = rows.columned;
   }
   if (const auto prices = found.find("PRICES"); prices != found.end())
     mark_price_words(page, out.items, prices->second, rules.lexicon);
   out.doubtful = doubtful_amounts();
   for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));
-  out.doubtful.insert(out.doubtful.end(), misread_figures.begin(), misread_figures.end());
+  out.doubtful.insert(out.doubtful.end(), rows.misread.begin(), rows.misread.end());
   // Reading order (read_again's contract); of two runs at one place, amounts, dates, names in turn.
   std::stable_sort(out.doubtful.begin(), out.doubtful.end(),
                    [](const WordRun& a, const WordRun& b) {
@@ -91,35 +60,45 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   return out;
 }
 
-void FieldFinder::statement_without_heading() {
-  if (found.count("DOCUMENT_TYPE")) return;
-  if (!found.count("OPENING_BALANCE") && !found.count("CLOSING_BALANCE")) return;
+std::optional<Finding> FieldFinder::statement_without_heading() const {
+  if (found.count("DOCUMENT_TYPE")) return std::nullopt;
+  if (!found.count("OPENING_BALANCE") && !found.count("CLOSING_BALANCE")) return std::nullopt;
   for (std::size_t i = 0; i < n; ++i) {
     if (find_phrase(r[i].lowered, "statement") == std::string::npos) continue;
-    set("DOCUMENT_TYPE", "BANK STATEMENT", i);
-    evidence["DOCUMENT_TYPE"].repaired = true;
-    statement = true;
-    return;
+    Finding out{"DOCUMENT_TYPE", "BANK STATEMENT", i, {}, nullptr};
+    out.noted.repaired = true;
+    return out;
   }
+  return std::nullopt;
 }
 
-void FieldFinder::receipt_without_heading() {
-  if (found.count("DOCUMENT_TYPE")) return;
-  if (found.count("OPENING_BALANCE") || found.count("CLOSING_BALANCE")) return;
-  const auto total = found_at.find("TOTAL");
-  if (total == found_at.end() || (tendered.empty() && change.empty())) return;
-  set("DOCUMENT_TYPE", "RECEIPT", total->second);
-  evidence["DOCUMENT_TYPE"].inferred = true;
-  evidence["DOCUMENT_TYPE"].repaired = true;
+std::optional<Finding> FieldFinder::receipt_without_heading(const Payments& pay) const {
+  if (found.count("DOCUMENT_TYPE")) return std::nullopt;
+  if (found.count("OPENING_BALANCE") || found.count("CLOSING_BALANCE")) return std::nullopt;
+  const auto total_at = found_at.find("TOTAL");
+  if (total_at == found_at.end() || (pay.tendered.empty() && pay.change.empty()))
+    return std::nullopt;
+  Finding out{"DOCUMENT_TYPE", "RECEIPT", total_at->second, {}, nullptr};
+  out.noted.inferred = true;
+  out.noted.repaired = true;
+  return out;
 }
 
-void FieldFinder::document_type() {
-  if (!facts.heading.at) return;
-  set("DOCUMENT_TYPE", facts.heading.type, *facts.heading.at);
-  if (facts.heading.garbled) evidence["DOCUMENT_TYPE"].repaired = true;
+std::optional<Finding> FieldFinder::document_type() const {
+  if (!facts.heading.at) return std::nullopt;
+  Finding out{"DOCUMENT_TYPE", facts.heading.type, *facts.heading.at, {}};
+  out.noted.repaired = facts.heading.garbled;
+  return out;
 }
 
-void FieldFinder::labelled_values() {
+Labelled FieldFinder::labelled_values() const {
+  Labelled out;
+  Payments& pay = out.payments;
+  auto& totals = pay.totals;
+  // The fields found so far: the steps' before this one, then this one's (the first value of
+  // each).
+  std::map<std::string, std::string> values = found;
+  std::map<std::string, std::size_t> at = found_at;
   for (std::size_t i = 0; i < n; ++i) {
     for (const auto& h : r[i].hits) {
       const LabelRule& rule = rules.fields[h.rule];
@@ -137,12 +116,12 @@ void FieldFinder::labelled_values() {
         }
         continue;
       }
-      if (!ranked && found.count(rule.field)) {
+      if (!ranked && values.count(rule.field)) {
         // A second subtotal below the first and larger ("SUB TOTAL 169.00", a service charge
         // and tax, then "NET TOTAL 174.9"): a running total after them, a weak candidate for
         // the bill's total.
-        if (rule.field == "SUBTOTAL" && found_at["SUBTOTAL"] < i) {
-          const auto first = cents("SUBTOTAL");
+        if (rule.field == "SUBTOTAL" && at.at("SUBTOTAL") < i) {
+          const auto first = amount_cents(values.at("SUBTOTAL"));
           for (const auto& [value, from] : value_of(i, h)) {
             if (const auto a = money(value, true); a && first && a->cents > *first) {
               totals.push_back({*a, 1, from});
@@ -166,25 +145,28 @@ void FieldFinder::labelled_values() {
           if (rule.field == "TOTAL" && h.strength == 1 && !a->has_cents && facts.with_cents > 0)
             continue;
           auto& list = rule.field == "TOTAL"       ? totals
-                       : rule.field == "_TENDERED" ? tendered
-                                                   : change;
+                       : rule.field == "_TENDERED" ? pay.tendered
+                                                   : pay.change;
           list.push_back({*a, h.strength, from, h.fuzzy});
           break;
         }
         if (auto v = parse(rule, value)) {
-          if (!found.count(rule.field)) label_fuzzy[rule.field] = h.fuzzy;
           // A balance keeps its sign as printed ("-$1,367.90", "$45.10 DR"): an overdrawn account.
           if (rule.field == "OPENING_BALANCE" || rule.field == "CLOSING_BALANCE") {
             const auto a = find_amounts(value, rules.lexicon);
             if (!a.empty() && negative_at(value, a.back().begin, a.back().end)) v = "-" + *v;
           }
-          set(rule.field, *v, from);
-          if (rule.kind == "date" || rule.kind == "period") other_dates.emplace_back(from, i);
+          values[rule.field] = *v, at[rule.field] = from;
+          out.fields.push_back({rule.field, *v, from, {}, nullptr});
+          out.fields.back().noted.labelled = true;
+          out.fields.back().noted.label_fuzzy = h.fuzzy;
+          if (rule.kind == "date" || rule.kind == "period") out.other_dates.emplace_back(from, i);
           break;
         }
       }
     }
   }
+  return out;
 }
 
 Box FieldFinder::words_box(const std::vector<std::size_t>& segments, Evidence* e) const {
@@ -206,8 +188,6 @@ Evidence FieldFinder::evidence_of(const std::string& field, const std::string& v
                                   std::size_t at) const {
   Evidence e;
   if (const auto it = evidence.find(field); it != evidence.end()) e = it->second;
-  if (const auto it = label_fuzzy.find(field); it != label_fuzzy.end())
-    e.labelled = true, e.label_fuzzy = it->second;
   e.exact = page.exact;
   // The value's words: those of its line piece that carry its digits, where it is mostly digits
   // (an amount, a date, an id), preferring words whose digits are the value's ("11.80" in
@@ -291,9 +271,8 @@ std::string FieldFinder::rules_kind(const std::string& field) const {
   return "";
 }
 
-void FieldFinder::note_contest(const std::string& field, const std::string& winner, double best,
+void FieldFinder::note_contest(Evidence& e, const std::string& winner, double best,
                                const std::vector<std::pair<std::string, double>>& scored) {
-  Evidence& e = evidence[field];
   std::set<std::string> values;
   std::optional<double> runner_up;
   for (const auto& [v, score] : scored) {

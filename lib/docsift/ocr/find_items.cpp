@@ -83,11 +83,8 @@ std::optional<std::string> quantity_of(std::string cell) {
   return cell;
 }
 
-// The lists' evidence, each list found's: every word of the rows they were read from, under the
-// table's header.
-void put_lists_evidence(const Page& page, const std::vector<std::size_t>& rows,
-                        const std::map<std::string, std::string>& found,
-                        std::map<std::string, Evidence>& evidence) {
+// The lists' evidence: every word of the rows they were read from, under the table's header.
+Evidence lists_evidence(const Page& page, const std::vector<std::size_t>& rows) {
   Evidence e;
   e.labelled = true;
   double sum = 0;
@@ -100,9 +97,7 @@ void put_lists_evidence(const Page& page, const std::vector<std::size_t>& rows,
     }
   }
   if (count > 0) e.word_mean = sum / count;
-  for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
-    if (found.count(list)) evidence[list] = e;
-  }
+  return e;
 }
 
 }  // namespace
@@ -194,7 +189,10 @@ bool FieldFinder::table_lines(std::vector<TableColumn>& columns, std::size_t& fi
   return true;
 }
 
-void FieldFinder::line_items() {
+Rows FieldFinder::line_items() const {
+  Rows out;
+  std::vector<LineItem>& items = out.items;
+  std::vector<WordRun>& misread_figures = out.misread;
   std::vector<TableColumn> columns;
   std::size_t first = 0, end = 0;
   if (!table_lines(columns, first, end)) return receipt_items(receipt_rows(page, kept_word));
@@ -205,7 +203,7 @@ void FieldFinder::line_items() {
   // A table of transactions: a statement's, or one that prints debits, credits or balances, or
   // dated rows between an opening and a closing balance (whatever the page's heading was read
   // as).
-  transactions =
+  const bool transactions = out.transactions =
       statement || has(Column::kDebit) || has(Column::kCredit) || has(Column::kBalance) ||
       (has(Column::kDate) && found.count("OPENING_BALANCE") && found.count("CLOSING_BALANCE"));
   std::vector<std::string> descriptions, quantities, prices;
@@ -245,9 +243,9 @@ void FieldFinder::line_items() {
   }
   if (transactions) {
     misread_figures.clear();  // a statement's rows: no items' figures to read again
-    amounts_from_balances(amounts, has(Column::kDebit) || has(Column::kCredit));
+    amounts_from_balances(items, amounts, has(Column::kDebit) || has(Column::kCredit));
     for (const auto& a : amounts) {
-      if (a) row_amounts.push_back(*a);
+      if (a) out.amounts.push_back(*a);
     }
   }
   const auto joined = [](const std::vector<std::string>& items) {
@@ -255,19 +253,20 @@ void FieldFinder::line_items() {
     for (const auto& item : items) append_joined(s, " | ", item);
     return s;
   };
-  if (!descriptions.empty()) found["DESCRIPTIONS"] = joined(descriptions);
+  if (!descriptions.empty()) out.lists["DESCRIPTIONS"] = joined(descriptions);
   // A table of transactions (debits, credits or balances) has no line items' quantities or prices,
   // whatever the page's heading was read as.
-  const bool items = !transactions;
-  if (items && !quantities.empty()) found["QUANTITIES"] = joined(quantities);
-  if (items && !prices.empty()) found["PRICES"] = joined(prices);
-  put_lists_evidence(page, rows, found, evidence);
+  if (!transactions && !quantities.empty()) out.lists["QUANTITIES"] = joined(quantities);
+  if (!transactions && !prices.empty()) out.lists["PRICES"] = joined(prices);
+  out.evidence = lists_evidence(page, rows);
+  return out;
 }
 
 // A receipt that prints no column heading: its rows where its arithmetic vouches for them
 // (table_receipt.h). PRICES are their unit prices where every row prints one, else their amounts.
-void FieldFinder::receipt_items(std::optional<ReceiptRows> rows) {
-  if (!rows) return;
+Rows FieldFinder::receipt_items(std::optional<ReceiptRows> rows) const {
+  Rows out;
+  if (!rows) return out;
   const bool unit = std::all_of(rows->items.begin(), rows->items.end(),
                                 [](const LineItem& i) { return i.unit_price.has_value(); });
   std::string descriptions, quantities, prices;
@@ -276,10 +275,11 @@ void FieldFinder::receipt_items(std::optional<ReceiptRows> rows) {
     if (i.quantity) append_joined(quantities, " | ", *i.quantity);
     append_joined(prices, " | ", *(unit ? i.unit_price : i.amount));
   }
-  items = std::move(rows->items), columned_items = false;
-  found["DESCRIPTIONS"] = descriptions, found["PRICES"] = prices;
-  if (!quantities.empty()) found["QUANTITIES"] = quantities;
-  put_lists_evidence(page, rows->lines, found, evidence);
+  out.items = std::move(rows->items), out.columned = false;
+  out.lists["DESCRIPTIONS"] = descriptions, out.lists["PRICES"] = prices;
+  if (!quantities.empty()) out.lists["QUANTITIES"] = quantities;
+  out.evidence = lists_evidence(page, rows->lines);
+  return out;
 }
 
 // The row as a LineItem: the item's description, quantity and price (the unit price's column, or

@@ -11,16 +11,12 @@
 
 namespace docsift::ocr::detail {
 
-void FieldFinder::abn_by_checksum(nlohmann::json& checks) {
-  if (!found.count("ABN") && !statement) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (auto v = parse_abn(r[i].text)) {
-        set("ABN", *v, i);
-        checks["abn_by_checksum"] = true;
-        break;
-      }
-    }
+std::optional<Finding> FieldFinder::abn_by_checksum() const {
+  if (found.count("ABN") || statement) return std::nullopt;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (auto v = parse_abn(r[i].text)) return Finding{"ABN", *v, i, {}, "abn_by_checksum"};
   }
+  return std::nullopt;
 }
 
 // A company's registration number alone on its segment: the number with its check letter
@@ -68,23 +64,29 @@ std::optional<std::size_t> FieldFinder::sender_line(std::string& name, std::stri
   return std::nullopt;
 }
 
-void FieldFinder::supplier() {
+Payer FieldFinder::payer_of() const {
+  Payer out;
   for (const char* field : {"PAYER_NAME", "ACCOUNT_HOLDER"}) {
-    if (found_at.count(field) && !payer_block) {
-      payer_at = found_at[field];
-      payer_block = r[*payer_at].block;
+    if (found_at.count(field) && !out.block) {
+      out.at = found_at.at(field);
+      out.block = r[*out.at].block;
     }
   }
-  domains = domain_names();
+  return out;
+}
+
+Seller FieldFinder::supplier() const {
+  Seller out;
   std::string sender, sender_address;
   if (found.count("SUPPLIER")) {  // under a label ("Lieferant", "Dodavatel")
-    supplier_at = found_at["SUPPLIER"];
-    supplier_block = r[*supplier_at].block;
+    out.at = found_at.at("SUPPLIER");
+    out.block = r[*out.at].block;
   } else if (const auto at = statement ? std::nullopt : sender_line(sender, sender_address)) {
-    // Its block is the recipient's address window: no supplier_at, whose block and lines below
-    // give the seller's address and phone.
-    set("SUPPLIER", sender, *at);
-    if (!sender_address.empty()) set("BUSINESS_ADDRESS", sender_address, *at);
+    // Its block is the recipient's address window: no `at`, whose block and lines below give the
+    // seller's address and phone.
+    out.found.push_back({"SUPPLIER", sender, *at, {}, nullptr});
+    if (!sender_address.empty())
+      out.found.push_back({"BUSINESS_ADDRESS", sender_address, *at, {}, nullptr});
   } else if (!statement && n > 0) {
     std::vector<int> heights;
     for (const auto& seg : r) heights.push_back(seg.height);
@@ -104,81 +106,96 @@ void FieldFinder::supplier() {
       std::size_t at = *best;
       std::vector<std::vector<std::size_t>> pieces;
       const std::string name = seller_name(at, pieces);
-      best = at;
-      set("SUPPLIER", repair_name(name_from_domain(name), rules), *best);
+      Finding finding{"SUPPLIER", repair_name(name_from_domain(name), rules), at, {}, nullptr};
       if (pieces.size() > 1) {
-        for (const auto& piece : pieces) evidence["SUPPLIER"].parts.push_back(words_box(piece));
+        for (const auto& piece : pieces) finding.noted.parts.push_back(words_box(piece));
       }
-      evidence["SUPPLIER"].repaired = found["SUPPLIER"] != name;
-      note_contest("SUPPLIER", r[*best].text, best_score, scored);
-      supplier_block = r[*best].block;
-      supplier_at = best;
+      finding.noted.repaired = finding.value != name;
+      note_contest(finding.noted, r[at].text, best_score, scored);
+      out.found.push_back(std::move(finding));
+      out.block = r[at].block;
+      out.at = at;
     }
   }
+  return out;
 }
 
-void FieldFinder::contacts() {
+std::vector<Finding> FieldFinder::contacts() const {
+  std::vector<Finding> out;
+  const auto add = [&](const char* field, std::string value, std::size_t at) {
+    out.push_back({field, std::move(value), at, {}, nullptr});
+  };
+  const std::optional<int>& payer_block = payer.block;
   for (std::size_t i = 0; i < n; ++i) {
     const std::string& t = r[i].text;
     const bool sellers_column = left_of_payer(i);
     const std::string address = before_number_label(r[i], rules);
-    if ((in_block(supplier_block, i) && !in_block(payer_block, i)) || sellers_column) {
+    if ((in_block(seller.block, i) && !in_block(payer_block, i)) || sellers_column) {
       if (looks_like_address(address, rules.lexicon))
-        set("BUSINESS_ADDRESS", repair_address(clean_address(address), rules), i);
-      if (auto v = parse_phone(t)) set("BUSINESS_PHONE", *v, i);
+        add("BUSINESS_ADDRESS", repair_address(clean_address(address), rules), i);
+      if (auto v = parse_phone(t)) add("BUSINESS_PHONE", *v, i);
     }
     // The payer's lines are its name's and those under it: a line above, in a block of both
     // parties' labelled lines ("Address: 12 George Street" under "Supplier:", then "Sold to:"),
     // is the seller's.
     if (in_block(payer_block, i) && !sellers_column &&
-        (!payer_at || r[i].line >= r[*payer_at].line)) {
+        (!payer.at || r[i].line >= r[*payer.at].line)) {
       if (looks_like_address(address, rules.lexicon))
-        set("PAYER_ADDRESS",
+        add("PAYER_ADDRESS",
             repair_address(clean_address(without_address_label(address, rules.address_labels)),
                            rules),
             i);
-      if (auto v = parse_email(t)) set("PAYER_EMAIL", *v, i);
+      if (auto v = parse_email(t)) add("PAYER_EMAIL", *v, i);
       if (!statement) {
-        if (auto v = parse_phone(t)) set("PAYER_PHONE", *v, i);
+        if (auto v = parse_phone(t)) add("PAYER_PHONE", *v, i);
       }
     }
     if (!statement) {
-      if (auto v = parse_website(t)) set("SUPPLIER_WEBSITE", *v, i);
+      if (auto v = parse_website(t)) add("SUPPLIER_WEBSITE", *v, i);
     }
   }
-  // Either address's home region that OCR misread ("Brisbane OLD 4000"), put back.
+  return out;
+}
+
+std::vector<Finding> FieldFinder::home_regions() const {
+  std::vector<Finding> out;
   for (const char* field : {"PAYER_ADDRESS", "BUSINESS_ADDRESS"}) {
     const auto it = found.find(field);
     if (it == found.end()) continue;
     if (auto repaired = home_region_repaired(it->second, rules.home.regions)) {
-      it->second = *repaired;
-      evidence[field].repaired = true;
+      out.push_back({field, *repaired, found_at.at(field), {}, nullptr});
+      out.back().noted.repaired = true;
     }
   }
+  return out;
 }
 
-void FieldFinder::bank_name() {
-  const auto payer = found_at.find("PAYER_NAME");
-  if (statement && !found.count("ACCOUNT_HOLDER") && payer != found_at.end()) {
-    set("ACCOUNT_HOLDER", found["PAYER_NAME"], payer->second);
-    if (const auto fuzzy = label_fuzzy.find("PAYER_NAME"); fuzzy != label_fuzzy.end())
-      label_fuzzy["ACCOUNT_HOLDER"] = fuzzy->second;  // read beside a label, as the payer's was
+std::vector<Finding> FieldFinder::bank_name() const {
+  std::vector<Finding> out;
+  if (!statement) return out;
+  const auto payer_name = found_at.find("PAYER_NAME");
+  if (!found.count("ACCOUNT_HOLDER") && payer_name != found_at.end()) {
+    out.push_back({"ACCOUNT_HOLDER", found.at("PAYER_NAME"), payer_name->second, {}, nullptr});
+    // Read beside a label, as the payer's was.
+    if (const auto e = evidence.find("PAYER_NAME"); e != evidence.end() && e->second.labelled)
+      out.back().noted.labelled = true, out.back().noted.label_fuzzy = e->second.label_fuzzy;
   }
-  if (statement) {
-    for (std::size_t i = 0; i < n && i < 6 && !found.count("BANK_NAME"); ++i) {
-      for (const auto& bank : rules.banks) {
-        const std::size_t at = find_phrase(r[i].lowered, bank);
-        if (at == std::string::npos) continue;
-        // From the bank's name on: a label before it ("Kreditinstitut: NAB") is no part of it.
-        // (`lowered` has the text's bytes where lowercasing kept them.)
-        const bool aligned = r[i].lowered.size() == r[i].text.size();
-        set("BANK_NAME", clean_text(aligned ? r[i].text.substr(at) : r[i].text), i);
-        break;
-      }
+  if (found.count("BANK_NAME")) return out;
+  for (std::size_t i = 0; i < n && i < 6; ++i) {
+    for (const auto& bank : rules.banks) {
+      const std::size_t at = find_phrase(r[i].lowered, bank);
+      if (at == std::string::npos) continue;
+      // From the bank's name on: a label before it ("Kreditinstitut: NAB") is no part of it.
+      // (`lowered` has the text's bytes where lowercasing kept them.)
+      const bool aligned = r[i].lowered.size() == r[i].text.size();
+      out.push_back(
+          {"BANK_NAME", clean_text(aligned ? r[i].text.substr(at) : r[i].text), i, {}, nullptr});
+      return out;
     }
-    if (!found.count("BANK_NAME") && facts.heading.at && *facts.heading.at > 0)
-      set("BANK_NAME", clean_text(r[0].text), 0);
   }
+  if (facts.heading.at && *facts.heading.at > 0)
+    out.push_back({"BANK_NAME", clean_text(r[0].text), 0, {}, nullptr});
+  return out;
 }
 
 // The payer's part of its block: the lines of the column its name was read in. A header of two
@@ -189,15 +206,15 @@ void FieldFinder::bank_name() {
 // receipt whose "Bill To" block Tesseract read as one block with the seller's name at its top).
 bool FieldFinder::in_payer_column(std::size_t i) const {
   constexpr std::size_t kPayerLabelAbove = 3;
-  return payer_at && r[i].block == *payer_block && r[i].left < r[*payer_at].right &&
-         r[*payer_at].left < r[i].right && r[i].line + kPayerLabelAbove >= r[*payer_at].line;
+  return payer.at && r[i].block == *payer.block && r[i].left < r[*payer.at].right &&
+         r[*payer.at].left < r[i].right && r[i].line + kPayerLabelAbove >= r[*payer.at].line;
 }
 
 // A segment of the payer's block wholly left of the payer's name: the left column of a header of
 // two columns ("From" beside "Bill To"), the seller's, as in_payer_column says. Its address and
 // phone are the seller's, although the block is the payer's.
 bool FieldFinder::left_of_payer(std::size_t i) const {
-  return payer_at && in_block(payer_block, i) && r[i].right <= r[*payer_at].left;
+  return payer.at && in_block(payer.block, i) && r[i].right <= r[*payer.at].left;
 }
 
 bool FieldFinder::not_a_name(std::size_t i, bool legal_below) const {

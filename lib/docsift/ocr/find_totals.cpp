@@ -38,7 +38,7 @@ std::vector<long long> FieldFinder::rounded_sums(std::optional<long long> sub,
   return out;
 }
 
-FieldFinder::Paid FieldFinder::paid() const {
+Paid Payments::paid() const {
   Paid p;
   if (!tendered.empty() && !change.empty() &&
       tendered.back().amount.cents >= change.back().amount.cents) {
@@ -49,9 +49,10 @@ FieldFinder::Paid FieldFinder::paid() const {
   return p;
 }
 
-// The tendered figure itself: it agrees with itself whenever the change is nil.
-bool FieldFinder::is_tendered(std::size_t segment) const {
-  return !tendered.empty() && segment == tendered.back().segment;
+bool Payments::on_payment_line(std::size_t segment) const {
+  const auto on = [&](const Candidate& c) { return c.segment == segment; };
+  return std::any_of(tendered.begin(), tendered.end(), on) ||
+         std::any_of(change.begin(), change.end(), on);
 }
 
 // What the page's printed figures, payments aside, sum to: subtotal + tax, a tax row (the bill
@@ -69,11 +70,12 @@ bool FieldFinder::sums_make(long long v) const {
   return std::find(sums.begin(), sums.end(), v) != sums.end();
 }
 
-std::vector<long long> FieldFinder::printed_sums(const Paid& p) const {
+std::vector<long long> FieldFinder::printed_sums(const Payments& pay) const {
+  const Paid p = pay.paid();
   std::vector<long long> out = figures_sum();
   // What was paid where change was given: two figures that agree ("Cash 50.00", "CHANGE 44.25").
   // With no change it is the tendered figure alone, which a total read from it would vouch for.
-  if (p.paid && change.back().amount.cents > 0) out.push_back(*p.paid);
+  if (p.paid && pay.change.back().amount.cents > 0) out.push_back(*p.paid);
   return out;
 }
 
@@ -82,16 +84,18 @@ bool FieldFinder::sums_agree(long long v, const Paid& p) const {
   return p.was_paid(v) || sums_make(v);
 }
 
-std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) const {
+std::vector<TotalOption> FieldFinder::total_options(const Payments& pay) const {
+  const Paid p = pay.paid();
+  const std::vector<Candidate>& tendered = pay.tendered;
   std::vector<TotalOption> out;
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
   const auto at = [&](const char* field) {
     return found_at.count(field) ? std::optional(found_at.at(field)) : std::nullopt;
   };
-  for (const Candidate& t : totals) out.push_back({t, TotalSource::Label});
+  for (const Candidate& t : pay.totals) out.push_back({t, TotalSource::Label});
   // A subtotal's label whose amount is what was paid ("Net Total 21.20", cash 21.20, change
   // 0.00, under "5 Item(s) Total 20.00"): nobody pays a sum before tax, so it is a total too.
-  if (sub && at("SUBTOTAL") && p.was_paid(*sub) && !is_tendered(*at("SUBTOTAL"))) {
+  if (sub && at("SUBTOTAL") && p.was_paid(*sub) && !pay.is_tendered(*at("SUBTOTAL"))) {
     if (const auto a = money(r[*at("SUBTOTAL")].text, true); a && a->cents == *sub)
       out.push_back({{*a, 1, *at("SUBTOTAL")}, TotalSource::Label});
   }
@@ -130,7 +134,7 @@ std::vector<FieldFinder::TotalOption> FieldFinder::total_options(const Paid& p) 
       }
     }
   }
-  add_unlabelled_totals(out, at("GST"), tax);
+  add_unlabelled_totals(out, pay, at("GST"), tax);
   return out;
 }
 
@@ -161,16 +165,11 @@ void FieldFinder::add_repaired_totals(std::vector<TotalOption>& out, const Paid&
 // Every other amount with cents printed on the page: the finder may take one no label names. Not
 // what the rules know is something else: a rounding line's adjustment, a payment line's figure
 // (what was paid and a card's charge are proposed above), the tax.
-void FieldFinder::add_unlabelled_totals(std::vector<TotalOption>& out,
+void FieldFinder::add_unlabelled_totals(std::vector<TotalOption>& out, const Payments& pay,
                                         std::optional<std::size_t> tax_at,
                                         std::optional<long long> tax) const {
-  const auto payment_line = [&](std::size_t k) {
-    const auto on = [&](const Candidate& c) { return c.segment == k; };
-    return std::any_of(tendered.begin(), tendered.end(), on) ||
-           std::any_of(change.begin(), change.end(), on);
-  };
   for (std::size_t k = 0; k < n; ++k) {
-    if (payment_line(k)) continue;
+    if (pay.on_payment_line(k)) continue;
     for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
       if (!a.has_cents || a.cents <= 0) continue;
       if (facts.rounds[r[k].line] && a.cents <= kMaxRounding) continue;
@@ -192,14 +191,15 @@ constexpr std::size_t kSubtotalLinesAbove = 3;
 // lines just above the total, the amount that is the total less the tax. Only with a tax above nil
 // (with none, the subtotal is the total and says nothing), never the tax's own figure, and only a
 // figure printed with cents, so the page's arithmetic vouches for a printed value, not a made one.
-void FieldFinder::subtotal_by_sums() {
-  if (found.count("SUBTOTAL") || !found_at.count("TOTAL") || !found_at.count("GST")) return;
+std::optional<Finding> FieldFinder::subtotal_by_sums() const {
+  if (found.count("SUBTOTAL") || !found_at.count("TOTAL") || !found_at.count("GST"))
+    return std::nullopt;
   const auto total = cents("TOTAL"), tax = cents("GST");
-  if (!total || !tax || *tax <= 0 || *total <= *tax) return;
+  if (!total || !tax || *tax <= 0 || *total <= *tax) return std::nullopt;
   // A tax of more than 30 % of what it is levied on is a misread tax (no VAT or GST rate is above
   // 27 %): SROIE's 117.jpg, "GST" 19.34 of a 20.50 total, would make 1.16 on another line a
   // subtotal.
-  if (*tax * 10 > (*total - *tax) * 3) return;
+  if (*tax * 10 > (*total - *tax) * 3) return std::nullopt;
   const std::size_t total_line = r[found_at.at("TOTAL")].line;
   for (std::size_t k = 0; k < n; ++k) {
     if (r[k].line >= total_line || r[k].line + kSubtotalLinesAbove < total_line) continue;
@@ -207,17 +207,16 @@ void FieldFinder::subtotal_by_sums() {
     for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
       if (!a.has_cents || a.cents != *total - *tax) continue;
       const Amount subtotal = with_currency(a);  // written as a labelled amount is
-      set("SUBTOTAL", format_amount(subtotal.cents, subtotal.currency), k);
-      return;
+      return Finding{"SUBTOTAL", format_amount(subtotal.cents, subtotal.currency), k, {}, nullptr};
     }
   }
+  return std::nullopt;
 }
 
-void FieldFinder::sum_check(nlohmann::json& checks) {
+nlohmann::json FieldFinder::sum_check() const {
   const auto subtotal = cents("SUBTOTAL"), gst = cents("GST"), total = cents("TOTAL");
-  checks["sum"] = subtotal && gst && total
-                      ? nlohmann::json(std::llabs(*subtotal + *gst - *total) <= 1)
-                      : nlohmann::json(nullptr);
+  return subtotal && gst && total ? nlohmann::json(std::llabs(*subtotal + *gst - *total) <= 1)
+                                  : nlohmann::json(nullptr);
 }
 
 std::vector<WordRun> FieldFinder::doubtful_amounts() const {

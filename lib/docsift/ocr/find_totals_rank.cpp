@@ -11,16 +11,18 @@
 
 namespace docsift::ocr::detail {
 
-FieldFinder::TotalPage FieldFinder::total_page() const {
+FieldFinder::TotalPage FieldFinder::total_page(const Payments& pay) const {
   TotalPage out;
   out.ranked.assign(facts.printed.rbegin(), facts.printed.rend());
-  for (const auto& t : totals)
+  for (const auto& t : pay.totals)
     out.largest_labelled = std::max(out.largest_labelled, t.amount.cents);
   return out;
 }
 
-Features FieldFinder::total_features(const TotalOption& o, const Paid& p,
+Features FieldFinder::total_features(const TotalOption& o, const Payments& pay,
                                      const TotalPage& whole) const {
+  const Paid p = pay.paid();
+  const std::vector<Candidate>& tendered = pay.tendered;
   const long long v = o.c.amount.cents;
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
   const Segment& s = r[o.c.segment];
@@ -47,8 +49,8 @@ Features FieldFinder::total_features(const TotalOption& o, const Paid& p,
       {"unlabelled", flag(o.source == TotalSource::Page)},
       {"tax_summary", flag(facts.tax_summary[s.line])},
       // Two printed figures agree with it; not the tendered figure itself.
-      {"paid", flag(!is_tendered(o.c.segment) && p.was_paid(v))},
-      {"tendered", flag(is_tendered(o.c.segment))},
+      {"paid", flag(!pay.is_tendered(o.c.segment) && p.was_paid(v))},
+      {"tendered", flag(pay.is_tendered(o.c.segment))},
       // Below the rounding line, or on it with a total's own label ("Total After Adj Incl
       // GST 17.70").
       {"after_rounding", flag(facts.rounding_line &&
@@ -83,25 +85,22 @@ std::map<long long, double> amount_shares(const Options& options,
 
 }  // namespace
 
-// The winner written, with its checks and its evidence (how it was found, how contested).
-void FieldFinder::record_total(const std::vector<TotalOption>& options,
-                               const std::vector<double>& probability, std::size_t best,
-                               const Paid& p, nlohmann::json& checks) {
-  const TotalOption& o = options[best];
-  set("TOTAL", format_amount(o.c.amount.cents, o.c.amount.currency), o.c.segment);
+// The winner's evidence (how it was found, how contested) and its checks, into `choice`.
+void FieldFinder::describe_total(const std::vector<TotalOption>& options,
+                                 const std::vector<double>& probability, const Paid& p,
+                                 TotalChoice& choice) const {
+  const TotalOption& o = *choice.winner;
   // engine.checks says where a winner no label read came from.
   static const std::map<TotalSource, const char*> kCheck{
       {TotalSource::Payment, "total_from_payment"},   {TotalSource::Repaired, "total_repaired"},
       {TotalSource::Sum, "total_from_sum"},           {TotalSource::Card, "total_from_card"},
       {TotalSource::Subtotal, "total_from_subtotal"}, {TotalSource::Page, "total_unlabelled"}};
-  if (const auto check = kCheck.find(o.source); check != kCheck.end()) checks[check->second] = true;
-  // A total read on the page (or repaired) that a printed sum agrees with, or one found as
-  // subtotal + tax: vouched for by figures read apart from it.
-  total_vouched = o.source == TotalSource::Repaired || o.source == TotalSource::Sum ||
-                  ((o.source == TotalSource::Label || o.source == TotalSource::Page) &&
-                   sums_agree(o.c.amount.cents, p));
-  Evidence& e = evidence["TOTAL"];
-  e.sums_agree = total_vouched;
+  if (const auto check = kCheck.find(o.source); check != kCheck.end()) choice.check = check->second;
+  choice.vouched = o.source == TotalSource::Repaired || o.source == TotalSource::Sum ||
+                   ((o.source == TotalSource::Label || o.source == TotalSource::Page) &&
+                    sums_agree(o.c.amount.cents, p));
+  Evidence& e = choice.evidence;
+  e.sums_agree = choice.vouched;
   e.repaired = o.source == TotalSource::Repaired;
   e.labelled = o.source == TotalSource::Label || o.source == TotalSource::Repaired;
   e.label_fuzzy = e.labelled && o.c.fuzzy;
@@ -120,17 +119,16 @@ void FieldFinder::record_total(const std::vector<TotalOption>& options,
   e.margin = e.candidates > 1 ? 1000.0 * (share.at(o.c.amount.cents) - runner_up) : 0.0;
 }
 
-void FieldFinder::choose_total(nlohmann::json& checks) {
-  const Paid p = paid();
-  page_sums = printed_sums(p);
-  if (statement) return;  // a statement's balances are not a bill's total
-  const std::vector<TotalOption> options = total_options(p);
-  if (options.empty()) return;
-  const TotalPage whole = total_page();
+TotalChoice FieldFinder::choose_total(const Payments& pay) const {
+  TotalChoice choice;
+  choice.sums = printed_sums(pay);
+  if (statement) return choice;  // a statement's balances are not a bill's total
+  const std::vector<TotalOption> options = total_options(pay);
+  if (options.empty()) return choice;
+  const TotalPage whole = total_page(pay);
   std::vector<Features> x;
-  for (const TotalOption& o : options) x.push_back(total_features(o, p, whole));
+  for (const TotalOption& o : options) x.push_back(total_features(o, pay, whole));
   const std::vector<double> probability = rules.finder.probabilities("TOTAL", x);
-  auto& out = candidates["TOTAL"];
   // The amount whose candidates' probabilities add up highest, as the finder was trained (the
   // likelihood of the right amount wherever it was proposed: bench/ocr/train_finder.py, `fit`):
   // 33.50 proposed by its label and by cash - change outweighs a misread 3.50 that either alone
@@ -138,13 +136,24 @@ void FieldFinder::choose_total(nlohmann::json& checks) {
   const std::map<long long, double> share = amount_shares(options, probability);
   std::size_t best = 0;
   for (std::size_t i = 0; i < options.size(); ++i) {
-    out.push_back({format_amount(options[i].c.amount.cents, options[i].c.amount.currency),
-                   std::move(x[i]), probability[i]});
+    choice.ranked.push_back({format_amount(options[i].c.amount.cents, options[i].c.amount.currency),
+                             std::move(x[i]), probability[i]});
     const double mine = share.at(options[i].c.amount.cents),
                  theirs = share.at(options[best].c.amount.cents);
     if (mine > theirs || (mine == theirs && probability[i] > probability[best])) best = i;
   }
-  record_total(options, probability, best, p, checks);
+  choice.winner = options[best];
+  describe_total(options, probability, pay.paid(), choice);
+  return choice;
+}
+
+void FieldFinder::take_total(const TotalChoice& choice, nlohmann::json& checks) {
+  if (!choice.winner) return;
+  const Candidate& c = choice.winner->c;
+  if (take(Finding{"TOTAL", format_amount(c.amount.cents, c.amount.currency), c.segment,
+                   choice.evidence, choice.check},
+           checks))
+    candidates["TOTAL"] = choice.ranked;
 }
 
 // A total's column with a row per tax rate and the sum under them ("Endbetrag" over "382,47",

@@ -21,35 +21,36 @@ long long signed_cents(const std::string& printed, const std::string& amount) {
 
 }  // namespace
 
-void FieldFinder::balance_check(nlohmann::json& checks) {
+std::optional<BalanceCheck> FieldFinder::balance_check() const {
   const auto open = found.find("OPENING_BALANCE"), close = found.find("CLOSING_BALANCE");
-  if (!transactions || row_amounts.empty() || open == found.end() || close == found.end()) return;
+  const std::vector<long long>& amounts = rows.amounts;
+  if (!rows.transactions || amounts.empty() || open == found.end() || close == found.end())
+    return std::nullopt;
   const long long opening = signed_cents(open->second, open->second),
                   closing = signed_cents(close->second, close->second);
   long long sum = opening;
-  for (const long long a : row_amounts) sum += a;
+  for (const long long a : amounts) sum += a;
+  // To the cent: a statement's amounts are never rounded, so a cent off is a misprint or a misread.
+  if (sum == closing) return BalanceCheck{"sum", "", true};
+  if (amounts.back() == closing) return BalanceCheck{"running", "", std::nullopt};
+  // By how much, for review.csv's check and the report (journal/page_arithmetic.h).
+  char off[32];
+  std::snprintf(off, sizeof off, "%.2f", static_cast<double>(sum - closing) / 100.0);
+  return BalanceCheck{false, off, false};
+}
+
+void FieldFinder::take_balance_check(const std::optional<BalanceCheck>& check,
+                                     nlohmann::json& checks) {
+  if (!check) return;
+  checks["balance"] = check->result;
+  if (!check->off.empty()) checks["balance_off"] = check->off;
   // What the check ties together: the transactions and both balances, vouched for when they add
   // up (take_second_reading keeps them over a second reading whose checks do not vouch for its
   // own), contradicted when they do not.
-  const auto mark = [&](bool passed) {
-    for (const char* field : {"DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE"}) {
-      if (evidence.count(field) || found_at.count(field))  // a list has evidence where it has words
-        (passed ? evidence[field].vouched : evidence[field].contradicted) = true;
-    }
-  };
-  // To the cent: a statement's amounts are never rounded, so a cent off is a misprint or a misread.
-  if (sum == closing) {
-    checks["balance"] = "sum";
-    mark(true);
-  } else if (row_amounts.back() == closing) {
-    checks["balance"] = "running";
-  } else {
-    checks["balance"] = false;
-    // By how much, for review.csv's check and the report (journal/page_arithmetic.h).
-    char off[32];
-    std::snprintf(off, sizeof off, "%.2f", static_cast<double>(sum - closing) / 100.0);
-    checks["balance_off"] = off;
-    mark(false);
+  if (!check->vouches) return;
+  for (const char* field : {"DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE"}) {
+    if (evidence.count(field) || found_at.count(field))  // a list has evidence where it has words
+      (*check->vouches ? evidence[field].vouched : evidence[field].contradicted) = true;
   }
 }
 
@@ -75,8 +76,9 @@ std::optional<long long> FieldFinder::row_amount(const TableRow& row, const Item
   return signed_cents((minus ? "-" : "") + words.back().text, *item.price);
 }
 
-void FieldFinder::amounts_from_balances(std::vector<std::optional<long long>>& amounts,
-                                        bool split) {
+void FieldFinder::amounts_from_balances(std::vector<LineItem>& items,
+                                        std::vector<std::optional<long long>>& amounts,
+                                        bool split) const {
   const auto open = found.find("OPENING_BALANCE");
   std::optional<long long> before;
   if (open != found.end()) before = signed_cents(open->second, open->second);

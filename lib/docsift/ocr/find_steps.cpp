@@ -1,0 +1,109 @@
+// The field finder's steps in the order they run, and the only writes of what they find: each
+// step a const function of the page's facts and of the results before it (findings.h), its
+// result taken here. (field_finder.h)
+#include "docsift/ocr/field_finder.h"
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+namespace docsift::ocr::detail {
+
+void FieldFinder::find(nlohmann::json& checks) {
+  // The steps in the order they run (each reads what the ones before found) and what each finds;
+  // each lambda runs a const step and writes what it returned (take, repair), nothing else. Any
+  // field with labels and a kind in ocr-rules.yaml is found by `labelled`, whatever its name:
+  // a new labelled field needs YAML only. The others are found by the step named for them.
+  struct Step {
+    std::string_view finds;
+    void (*run)(FieldFinder& f, nlohmann::json& checks);
+  };
+  static constexpr std::array<Step, 19> kSteps{{
+      {"DOCUMENT_TYPE", [](FieldFinder& f, nlohmann::json& c) { f.take(f.document_type(), c); }},
+      {"every labelled field",
+       [](FieldFinder& f, nlohmann::json& c) {
+         f.labelled = f.labelled_values();
+         for (const Finding& finding : f.labelled.fields) f.take(finding, c);
+       }},
+      {"DOCUMENT_TYPE: a statement without a heading",
+       [](FieldFinder& f, nlohmann::json& c) {
+         const auto finding = f.statement_without_heading();
+         f.take(finding, c);
+         if (finding) f.statement = true;
+       }},
+      {"TOTAL",
+       [](FieldFinder& f, nlohmann::json& c) {
+         f.total = f.choose_total(f.labelled.payments);
+         f.take_total(f.total, c);
+       }},
+      {"DOCUMENT_TYPE: a receipt without a heading",
+       [](FieldFinder& f, nlohmann::json& c) {
+         f.take(f.receipt_without_heading(f.labelled.payments), c);
+       }},
+      {"INVOICE_DATE without a label",
+       [](FieldFinder& f, nlohmann::json& c) { f.take(f.date_by_position(), c); }},
+      {"INVOICE_DATE whose year was misread",
+       [](FieldFinder& f, nlohmann::json& c) { f.repair(f.date_from_twin(), c); }},
+      {"ABN without a label",
+       [](FieldFinder& f, nlohmann::json& c) { f.take(f.abn_by_checksum(), c); }},
+      {"DESCRIPTIONS, QUANTITIES, PRICES",
+       [](FieldFinder& f, nlohmann::json&) {
+         f.rows = f.line_items();
+         for (const auto& [list, value] : f.rows.lists) {
+           f.found[list] = value;  // a list has no one segment (found_at)
+           f.evidence[list] = f.rows.evidence;
+         }
+       }},
+      {"where the payer's lines are",
+       [](FieldFinder& f, nlohmann::json&) { f.payer = f.payer_of(); }},
+      {"the names in web and email addresses",
+       [](FieldFinder& f, nlohmann::json&) { f.domains = f.domain_names(); }},
+      {"SUPPLIER",
+       [](FieldFinder& f, nlohmann::json& c) {
+         f.seller = f.supplier();
+         for (const Finding& finding : f.seller.found) f.take(finding, c);
+       }},
+      {"BUSINESS_ADDRESS",
+       [](FieldFinder& f, nlohmann::json& c) {
+         Address address = f.business_address();
+         if (f.take(address.finding, c)) f.address_segments = std::move(address.segments);
+       }},
+      {"BUSINESS_PHONE, PAYER_ADDRESS, PAYER_EMAIL, PAYER_PHONE, SUPPLIER_WEBSITE",
+       [](FieldFinder& f, nlohmann::json& c) {
+         for (const Finding& finding : f.contacts()) f.take(finding, c);
+       }},
+      {"BUSINESS_ADDRESS, PAYER_ADDRESS: the home region misread",
+       [](FieldFinder& f, nlohmann::json& c) {
+         for (const Finding& finding : f.home_regions()) f.repair(finding, c);
+       }},
+      {"BANK_NAME, ACCOUNT_HOLDER under a payer's label",
+       [](FieldFinder& f, nlohmann::json& c) {
+         for (const Finding& finding : f.bank_name()) f.take(finding, c);
+       }},
+      {"SUBTOTAL by the sums",
+       [](FieldFinder& f, nlohmann::json& c) { f.take(f.subtotal_by_sums(), c); }},
+      {"checks.sum", [](FieldFinder& f, nlohmann::json& c) { c["sum"] = f.sum_check(); }},
+      {"checks.balance",
+       [](FieldFinder& f, nlohmann::json& c) { f.take_balance_check(f.balance_check(), c); }},
+  }};
+  for (const Step& step : kSteps) step.run(*this, checks);
+}
+
+bool FieldFinder::take(const std::optional<Finding>& finding, nlohmann::json& checks) {
+  if (!finding || found.count(finding->field)) return false;
+  found[finding->field] = finding->value;
+  found_at[finding->field] = finding->at;
+  evidence[finding->field] = finding->noted;
+  if (finding->check) checks[finding->check] = true;
+  return true;
+}
+
+void FieldFinder::repair(const std::optional<Finding>& finding, nlohmann::json& checks) {
+  if (!finding || !found.count(finding->field)) return;
+  found[finding->field] = finding->value;
+  found_at[finding->field] = finding->at;
+  if (finding->noted.repaired) evidence[finding->field].repaired = true;
+  if (finding->check) checks[finding->check] = true;
+}
+
+}  // namespace docsift::ocr::detail
