@@ -1,10 +1,10 @@
 // The OCR rules' steps over one page (ocr/ only), run in order: each a const function of the page's
 // facts (PageFacts) and of what the steps before it found, returning what it finds (a Finding, or
-// a typed result of its own), which run() alone writes (docs/ocr.md, "Rules"). Members by concern:
-// find_fields.cpp (order, labels, evidence), find_totals*.cpp, find_dates.cpp, find_parties.cpp
-// (ABN, seller, payer, bank), find_seller.cpp (the seller's name), find_address.cpp (its address),
-// find_domains.cpp (names in web, email addresses), find_items.cpp (line items),
-// find_transactions.cpp (statements).
+// a typed result of its own), which the steps' table (find_steps.cpp) alone writes (docs/ocr.md,
+// "Rules"). Members by concern: find_steps.cpp (order), find_fields.cpp (labels, evidence),
+// find_totals*.cpp, find_dates.cpp, find_parties.cpp (ABN, seller, payer, bank), find_seller.cpp
+// (the seller's name), find_address.cpp (its address), find_domains.cpp (names in web, email
+// addresses), find_items.cpp (line items), find_transactions.cpp (statements).
 #pragma once
 
 #include <algorithm>
@@ -91,7 +91,7 @@ class FieldFinder {
   // TOTAL: the trained finder (finder.h) picks among total_options (find_totals.cpp), each
   // described by total_features, and describe_total gives the winner its evidence
   // (find_totals_rank.cpp). A function of the page's facts, the fields found before it and the
-  // payment lines (`pay`); run() writes what it chose (take_total).
+  // payment lines (`pay`); the steps' table writes what it chose (take_total).
   TotalChoice choose_total(const Payments& pay) const;
   void take_total(const TotalChoice& choice, nlohmann::json& checks);
   bool sums_agree(long long v, const Paid& p) const;
@@ -344,7 +344,7 @@ class FieldFinder {
   const std::vector<Segment> r;  // the page's segments, in reading order
   const std::size_t n;
   const PageFacts facts;
-  // What the steps found, written by run()'s table alone (take, repair and each step's result
+  // What the steps found, written by the steps' table alone (take, repair and each step's result
   // kept whole), read by the steps after the one that found it.
   std::map<std::string, std::string> found;
   std::map<std::string, std::size_t> found_at;  // field → segment it came from

@@ -297,8 +297,9 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
     const auto a = money(it->second, false);
     if (!a) return std::nullopt;
     // With its sign as printed: "-45.00", "(45.00)", "45.00-", "1,234.56 DR" are negative.
-    return (negative_printed(it->second) && a->cents != 0 ? "-" : "") +
-           format_amount(a->cents, a->currency);
+    // (Appended to a "-", not prepended: GCC 12 warns, wrongly, of an overlapping copy.)
+    const std::string amount = format_amount(a->cents, a->currency);
+    return negative_printed(it->second) && a->cents != 0 ? std::string("-").append(amount) : amount;
   };
   LineItem out;
   out.description = item.description, out.quantity = item.quantity, out.box = row.box;

@@ -1,6 +1,6 @@
 // What the OCR rules' steps return (field_finder.h): each step is a const function of the page's
 // facts (page_facts.h) and of the steps' results before it, and returns one of these; the field
-// finder's run() alone writes them (docs/ocr.md, "Rules"). ocr/ only.
+// finder's table of steps (find_steps.cpp) alone writes them (docs/ocr.md, "Rules"). ocr/ only.
 #pragma once
 
 #include <cstddef>
