@@ -46,6 +46,9 @@ class FieldFinder {
   // value and segment; the evidence stays the first finding's, marked repaired where the repair's
   // is).
   bool take(const std::optional<Finding>& finding, nlohmann::json& checks);
+  void take(const std::vector<Finding>& findings, nlohmann::json& checks) {
+    for (const Finding& finding : findings) take(finding, checks);
+  }
   void repair(const std::optional<Finding>& finding, nlohmann::json& checks);
 
   // DOCUMENT_TYPE: the one the page's heading names (PageFacts::heading), marked repaired where

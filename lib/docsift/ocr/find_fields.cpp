@@ -86,7 +86,7 @@ std::optional<Finding> FieldFinder::receipt_without_heading(const Payments& pay)
 
 std::optional<Finding> FieldFinder::document_type() const {
   if (!facts.heading.at) return std::nullopt;
-  Finding out{"DOCUMENT_TYPE", facts.heading.type, *facts.heading.at, {}};
+  Finding out{"DOCUMENT_TYPE", facts.heading.type, *facts.heading.at, {}, nullptr};
   out.noted.repaired = facts.heading.garbled;
   return out;
 }

@@ -23,7 +23,7 @@ void FieldFinder::find(nlohmann::json& checks) {
       {"every labelled field",
        [](FieldFinder& f, nlohmann::json& c) {
          f.labelled = f.labelled_values();
-         for (const Finding& finding : f.labelled.fields) f.take(finding, c);
+         f.take(f.labelled.fields, c);
        }},
       {"DOCUMENT_TYPE: a statement without a heading",
        [](FieldFinder& f, nlohmann::json& c) {
@@ -61,7 +61,7 @@ void FieldFinder::find(nlohmann::json& checks) {
       {"SUPPLIER",
        [](FieldFinder& f, nlohmann::json& c) {
          f.seller = f.supplier();
-         for (const Finding& finding : f.seller.found) f.take(finding, c);
+         f.take(f.seller.found, c);
        }},
       {"BUSINESS_ADDRESS",
        [](FieldFinder& f, nlohmann::json& c) {
@@ -69,17 +69,13 @@ void FieldFinder::find(nlohmann::json& checks) {
          if (f.take(address.finding, c)) f.address_segments = std::move(address.segments);
        }},
       {"BUSINESS_PHONE, PAYER_ADDRESS, PAYER_EMAIL, PAYER_PHONE, SUPPLIER_WEBSITE",
-       [](FieldFinder& f, nlohmann::json& c) {
-         for (const Finding& finding : f.contacts()) f.take(finding, c);
-       }},
+       [](FieldFinder& f, nlohmann::json& c) { f.take(f.contacts(), c); }},
       {"BUSINESS_ADDRESS, PAYER_ADDRESS: the home region misread",
        [](FieldFinder& f, nlohmann::json& c) {
-         for (const Finding& finding : f.home_regions()) f.repair(finding, c);
+         for (const Finding& mend : f.home_regions()) f.repair(mend, c);
        }},
       {"BANK_NAME, ACCOUNT_HOLDER under a payer's label",
-       [](FieldFinder& f, nlohmann::json& c) {
-         for (const Finding& finding : f.bank_name()) f.take(finding, c);
-       }},
+       [](FieldFinder& f, nlohmann::json& c) { f.take(f.bank_name(), c); }},
       {"SUBTOTAL by the sums",
        [](FieldFinder& f, nlohmann::json& c) { f.take(f.subtotal_by_sums(), c); }},
       {"checks.sum", [](FieldFinder& f, nlohmann::json& c) { c["sum"] = f.sum_check(); }},
