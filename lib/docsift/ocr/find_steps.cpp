@@ -11,7 +11,8 @@ namespace docsift::ocr::detail {
 
 void FieldFinder::find(nlohmann::json& checks) {
   // The steps in the order they run (each reads what the ones before found) and what each finds;
-  // each lambda runs a const step and writes what it returned (take, repair), nothing else. Any
+  // each lambda runs a const step and writes what it returned, nothing else: a field by take (or
+  // repair), the rows' lists whole (they have no one segment), a step's result kept as it is. Any
   // field with labels and a kind in ocr-rules.yaml is found by `labelled`, whatever its name:
   // a new labelled field needs YAML only. The others are found by the step named for them.
   struct Step {
