@@ -214,7 +214,7 @@ class FieldFinder {
   // A field's amount in cents, when it was found.
   std::optional<long long> cents(const char* field) const {
     const auto it = found.find(field);
-    return it != found.end() ? amount_cents(it->second) : std::nullopt;
+    return it != found.end() ? amount_cents(it->second.value) : std::nullopt;
   }
 
   // The box around the words of `segments` (each in its segment); `e` gets their confidences.
@@ -347,11 +347,20 @@ class FieldFinder {
   const std::vector<Segment> r;  // the page's segments, in reading order
   const std::size_t n;
   const PageFacts facts;
-  // What the steps found, written by the steps' table alone (take, repair and each step's result
-  // kept whole), read by the steps after the one that found it.
-  std::map<std::string, std::string> found;
-  std::map<std::string, std::size_t> found_at;  // field → segment it came from
-  std::map<std::string, Evidence> evidence;     // what the steps noted per field (evidence_of adds)
+  // What the steps found, per field, written by the steps' table alone (take, repair and each
+  // step's result kept whole), read by the steps after the one that found it: a value, where it
+  // was read and what was noted of it always go together.
+  struct Found {
+    std::string value;
+    std::optional<std::size_t> at;  // the segment it was read from; none for the rows' lists
+    Evidence noted;                 // what the steps noted of it (evidence_of adds its words)
+  };
+  std::map<std::string, Found> found;
+  // The segment a found field was read from; nullopt where none was found or it has none.
+  std::optional<std::size_t> segment_of(const std::string& field) const {
+    const auto it = found.find(field);
+    return it == found.end() ? std::nullopt : it->second.at;
+  }
   std::map<std::string, std::vector<Ranked>> candidates;  // what the finder ranked (Extraction's)
   // A bank statement: by its heading, or (statement_without_heading) a line that says statement on
   // a page that prints a balance.

@@ -57,15 +57,16 @@ bool year_as_printed(const std::string& text, const Date& date) {
 // another line prints the same day and month with a year read as printed ("DD: 08/10/2017"): the
 // clean printing is the date.
 std::optional<Finding> FieldFinder::date_from_twin() const {
-  const auto value = found.find("INVOICE_DATE");
-  const auto at = found_at.find("INVOICE_DATE");
-  if (value == found.end() || at == found_at.end()) return std::nullopt;
-  const auto dates = find_dates(r[at->second].text, rules.lexicon, facts.order);
-  const auto chosen = std::find_if(dates.begin(), dates.end(),
-                                   [&](const Date& d) { return format_date(d) == value->second; });
-  if (chosen == dates.end() || year_as_printed(r[at->second].text, *chosen)) return std::nullopt;
+  const auto it = found.find("INVOICE_DATE");
+  if (it == found.end() || !it->second.at) return std::nullopt;
+  const std::size_t at = *it->second.at;
+  const auto dates = find_dates(r[at].text, rules.lexicon, facts.order);
+  const auto chosen = std::find_if(dates.begin(), dates.end(), [&](const Date& d) {
+    return format_date(d) == it->second.value;
+  });
+  if (chosen == dates.end() || year_as_printed(r[at].text, *chosen)) return std::nullopt;
   for (std::size_t k = 0; k < n; ++k) {
-    if (k == at->second) continue;
+    if (k == at) continue;
     for (const Date& d : find_dates(r[k].text, rules.lexicon, facts.order)) {
       if (d.day == chosen->day && d.month == chosen->month && d.year != chosen->year &&
           year_as_printed(r[k].text, d)) {

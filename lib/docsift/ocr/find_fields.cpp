@@ -16,15 +16,17 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
   Extraction out;
   for (const auto& line : page.lines) out.text += line.text() + "\n";
   find(out.checks);
-  for (const auto& name : field_names) out.fields[name] = found.count(name) ? found[name] : "N/A";
-  for (const auto& [name, at] : found_at)
-    if (found.count(name)) out.confidence[name] = r[at].confidence;
+  for (const auto& name : field_names) {
+    const auto it = found.find(name);
+    out.fields[name] = it != found.end() ? it->second.value : "N/A";
+  }
+  for (const auto& [name, f] : found)
+    if (f.at) out.confidence[name] = r[*f.at].confidence;
   // A total the page's own sums vouch for is as sure as a reading gets (take_second_reading
   // keeps it over a reading whose sums do not agree).
   if (total.vouched && out.confidence.count("TOTAL")) out.confidence["TOTAL"] = 100;
-  for (const auto& [name, at] : found_at) {
-    if (found.count(name)) out.evidence[name] = evidence_of(name, found[name], at);
-  }
+  for (const auto& [name, f] : found)
+    if (f.at) out.evidence[name] = evidence_of(name, f.value, *f.at);
   // The address is read from the lines under the seller's, and is found at the seller's segment:
   // its box and word confidences are its own lines' words (what a reviewer's report draws, and
   // what tells a misread word), each line a part for the second recognizer (cross_read.h).
@@ -33,9 +35,9 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     e->second.box = words_box(address_segments, &e->second);
     for (const std::size_t k : address_segments) e->second.parts.push_back(words_box({k}));
   }
-  for (const auto& [name, value] : found) {  // the lists: read from table rows, not one segment
-    if (found_at.count(name) || !evidence.count(name)) continue;
-    out.evidence[name] = evidence.at(name);
+  for (const auto& [name, f] : found) {  // the lists: read from table rows, not one segment
+    if (f.at) continue;
+    out.evidence[name] = f.noted;
     out.evidence[name].exact = page.exact;
   }
   out.sums = total.sums;
@@ -47,7 +49,7 @@ Extraction FieldFinder::run(const std::vector<std::string>& field_names) {
     item.evidence.labelled = rows.columned;
   }
   if (const auto prices = found.find("PRICES"); prices != found.end())
-    mark_price_words(page, out.items, prices->second, rules.lexicon);
+    mark_price_words(page, out.items, prices->second.value, rules.lexicon);
   out.doubtful = doubtful_amounts();
   for (WordRun& run : doubtful_dates()) out.doubtful.push_back(std::move(run));
   for (WordRun& run : doubtful_names()) out.doubtful.push_back(std::move(run));
@@ -75,10 +77,9 @@ std::optional<Finding> FieldFinder::statement_without_heading() const {
 std::optional<Finding> FieldFinder::receipt_without_heading(const Payments& pay) const {
   if (found.count("DOCUMENT_TYPE")) return std::nullopt;
   if (found.count("OPENING_BALANCE") || found.count("CLOSING_BALANCE")) return std::nullopt;
-  const auto total_at = found_at.find("TOTAL");
-  if (total_at == found_at.end() || (pay.tendered.empty() && pay.change.empty()))
-    return std::nullopt;
-  Finding out{"DOCUMENT_TYPE", "RECEIPT", total_at->second, {}, nullptr};
+  const auto total_at = segment_of("TOTAL");
+  if (!total_at || (pay.tendered.empty() && pay.change.empty())) return std::nullopt;
+  Finding out{"DOCUMENT_TYPE", "RECEIPT", *total_at, {}, nullptr};
   out.noted.inferred = true;
   out.noted.repaired = true;
   return out;
@@ -97,8 +98,12 @@ Labelled FieldFinder::labelled_values() const {
   auto& totals = pay.totals;
   // The fields found so far: the steps' before this one, then this one's (the first value of
   // each).
-  std::map<std::string, std::string> values = found;
-  std::map<std::string, std::size_t> at = found_at;
+  std::map<std::string, std::string> values;
+  std::map<std::string, std::size_t> at;
+  for (const auto& [name, f] : found) {
+    values[name] = f.value;
+    if (f.at) at[name] = *f.at;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     for (const auto& h : r[i].hits) {
       const LabelRule& rule = rules.fields[h.rule];
@@ -187,7 +192,7 @@ Box FieldFinder::words_box(const std::vector<std::size_t>& segments, Evidence* e
 Evidence FieldFinder::evidence_of(const std::string& field, const std::string& value,
                                   std::size_t at) const {
   Evidence e;
-  if (const auto it = evidence.find(field); it != evidence.end()) e = it->second;
+  if (const auto it = found.find(field); it != found.end()) e = it->second.noted;
   e.exact = page.exact;
   // The value's words: those of its line piece that carry its digits, where it is mostly digits
   // (an amount, a date, an id), preferring words whose digits are the value's ("11.80" in

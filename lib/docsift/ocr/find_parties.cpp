@@ -67,8 +67,8 @@ std::optional<std::size_t> FieldFinder::sender_line(std::string& name, std::stri
 Payer FieldFinder::payer_of() const {
   Payer out;
   for (const char* field : {"PAYER_NAME", "ACCOUNT_HOLDER"}) {
-    if (found_at.count(field) && !out.block) {
-      out.at = found_at.at(field);
+    if (const auto at = segment_of(field); at && !out.block) {
+      out.at = at;
       out.block = r[*out.at].block;
     }
   }
@@ -79,7 +79,7 @@ Seller FieldFinder::supplier() const {
   Seller out;
   std::string sender, sender_address;
   if (found.count("SUPPLIER")) {  // under a label ("Lieferant", "Dodavatel")
-    out.at = found_at.at("SUPPLIER");
+    out.at = segment_of("SUPPLIER");
     out.block = r[*out.at].block;
   } else if (const auto at = statement ? std::nullopt : sender_line(sender, sender_address)) {
     // Its block is the recipient's address window: no `at`, whose block and lines below give the
@@ -161,9 +161,9 @@ std::vector<Finding> FieldFinder::home_regions() const {
   std::vector<Finding> out;
   for (const char* field : {"PAYER_ADDRESS", "BUSINESS_ADDRESS"}) {
     const auto it = found.find(field);
-    if (it == found.end()) continue;
-    if (auto repaired = home_region_repaired(it->second, rules.home.regions)) {
-      out.push_back({field, *repaired, found_at.at(field), {}, nullptr});
+    if (it == found.end() || !it->second.at) continue;
+    if (auto repaired = home_region_repaired(it->second.value, rules.home.regions)) {
+      out.push_back({field, *repaired, *it->second.at, {}, nullptr});
       out.back().noted.repaired = true;
     }
   }
@@ -173,12 +173,13 @@ std::vector<Finding> FieldFinder::home_regions() const {
 std::vector<Finding> FieldFinder::bank_name() const {
   std::vector<Finding> out;
   if (!statement) return out;
-  const auto payer_name = found_at.find("PAYER_NAME");
-  if (!found.count("ACCOUNT_HOLDER") && payer_name != found_at.end()) {
-    out.push_back({"ACCOUNT_HOLDER", found.at("PAYER_NAME"), payer_name->second, {}, nullptr});
+  const auto payer_name = found.find("PAYER_NAME");
+  if (!found.count("ACCOUNT_HOLDER") && payer_name != found.end() && payer_name->second.at) {
+    const Found& payer = payer_name->second;
+    out.push_back({"ACCOUNT_HOLDER", payer.value, *payer.at, {}, nullptr});
     // Read beside a label, as the payer's was.
-    if (const auto e = evidence.find("PAYER_NAME"); e != evidence.end() && e->second.labelled)
-      out.back().noted.labelled = true, out.back().noted.label_fuzzy = e->second.label_fuzzy;
+    if (payer.noted.labelled)
+      out.back().noted.labelled = true, out.back().noted.label_fuzzy = payer.noted.label_fuzzy;
   }
   if (found.count("BANK_NAME")) return out;
   for (std::size_t i = 0; i < n && i < 6; ++i) {

@@ -168,8 +168,8 @@ bool FieldFinder::shares_a_word(std::size_t a, std::size_t b) const {
 
 std::vector<WordRun> FieldFinder::doubtful_names() const {
   std::vector<WordRun> out;
-  const auto e = evidence.find("SUPPLIER");
-  if (page.exact || (e != evidence.end() && e->second.labelled))
+  const auto e = found.find("SUPPLIER");
+  if (page.exact || (e != found.end() && e->second.noted.labelled))
     return out;  // a PDF's text, or a seller under its label
   for (std::size_t i = 0; i < n && out.size() < kMaxNameRereads; ++i) {
     if (r[i].top > page.height * kTopOfPage) break;

@@ -50,10 +50,8 @@ void FieldFinder::find(nlohmann::json& checks) {
       {"DESCRIPTIONS, QUANTITIES, PRICES",
        [](FieldFinder& f, nlohmann::json&) {
          f.rows = f.line_items();
-         for (const auto& [list, value] : f.rows.lists) {
-           f.found[list] = value;  // a list has no one segment (found_at)
-           f.evidence[list] = f.rows.evidence;
-         }
+         for (const auto& [list, value] : f.rows.lists)
+           f.found[list] = {value, std::nullopt, f.rows.evidence};  // no one segment
        }},
       {"where the payer's lines are",
        [](FieldFinder& f, nlohmann::json&) { f.payer = f.payer_of(); }},
@@ -88,18 +86,17 @@ void FieldFinder::find(nlohmann::json& checks) {
 
 bool FieldFinder::take(const std::optional<Finding>& finding, nlohmann::json& checks) {
   if (!finding || found.count(finding->field)) return false;
-  found[finding->field] = finding->value;
-  found_at[finding->field] = finding->at;
-  evidence[finding->field] = finding->noted;
+  found[finding->field] = {finding->value, finding->at, finding->noted};
   if (finding->check) checks[finding->check] = true;
   return true;
 }
 
 void FieldFinder::repair(const std::optional<Finding>& finding, nlohmann::json& checks) {
-  if (!finding || !found.count(finding->field)) return;
-  found[finding->field] = finding->value;
-  found_at[finding->field] = finding->at;
-  if (finding->noted.repaired) evidence[finding->field].repaired = true;
+  const auto it = finding ? found.find(finding->field) : found.end();
+  if (it == found.end()) return;
+  it->second.value = finding->value;
+  it->second.at = finding->at;
+  if (finding->noted.repaired) it->second.noted.repaired = true;
   if (finding->check) checks[finding->check] = true;
 }
 

@@ -89,9 +89,7 @@ std::vector<TotalOption> FieldFinder::total_options(const Payments& pay) const {
   const std::vector<Candidate>& tendered = pay.tendered;
   std::vector<TotalOption> out;
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
-  const auto at = [&](const char* field) {
-    return found_at.count(field) ? std::optional(found_at.at(field)) : std::nullopt;
-  };
+  const auto at = [&](const char* field) { return segment_of(field); };
   for (const Candidate& t : pay.totals) out.push_back({t, TotalSource::Label});
   // A subtotal's label whose amount is what was paid ("Net Total 21.20", cash 21.20, change
   // 0.00, under "5 Item(s) Total 20.00"): nobody pays a sum before tax, so it is a total too.
@@ -192,18 +190,18 @@ constexpr std::size_t kSubtotalLinesAbove = 3;
 // (with none, the subtotal is the total and says nothing), never the tax's own figure, and only a
 // figure printed with cents, so the page's arithmetic vouches for a printed value, not a made one.
 std::optional<Finding> FieldFinder::subtotal_by_sums() const {
-  if (found.count("SUBTOTAL") || !found_at.count("TOTAL") || !found_at.count("GST"))
-    return std::nullopt;
+  const auto total_at = segment_of("TOTAL"), tax_at = segment_of("GST");
+  if (found.count("SUBTOTAL") || !total_at || !tax_at) return std::nullopt;
   const auto total = cents("TOTAL"), tax = cents("GST");
   if (!total || !tax || *tax <= 0 || *total <= *tax) return std::nullopt;
   // A tax of more than 30 % of what it is levied on is a misread tax (no VAT or GST rate is above
   // 27 %): SROIE's 117.jpg, "GST" 19.34 of a 20.50 total, would make 1.16 on another line a
   // subtotal.
   if (*tax * 10 > (*total - *tax) * 3) return std::nullopt;
-  const std::size_t total_line = r[found_at.at("TOTAL")].line;
+  const std::size_t total_line = r[*total_at].line;
   for (std::size_t k = 0; k < n; ++k) {
     if (r[k].line >= total_line || r[k].line + kSubtotalLinesAbove < total_line) continue;
-    if (k == found_at.at("GST")) continue;
+    if (k == *tax_at) continue;
     for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
       if (!a.has_cents || a.cents != *total - *tax) continue;
       const Amount subtotal = with_currency(a);  // written as a labelled amount is

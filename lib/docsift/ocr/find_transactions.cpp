@@ -26,8 +26,8 @@ std::optional<BalanceCheck> FieldFinder::balance_check() const {
   const std::vector<long long>& amounts = rows.amounts;
   if (!rows.transactions || amounts.empty() || open == found.end() || close == found.end())
     return std::nullopt;
-  const long long opening = signed_cents(open->second, open->second),
-                  closing = signed_cents(close->second, close->second);
+  const long long opening = signed_cents(open->second.value, open->second.value),
+                  closing = signed_cents(close->second.value, close->second.value);
   long long sum = opening;
   for (const long long a : amounts) sum += a;
   // To the cent: a statement's amounts are never rounded, so a cent off is a misprint or a misread.
@@ -49,8 +49,8 @@ void FieldFinder::take_balance_check(const std::optional<BalanceCheck>& check,
   // own), contradicted when they do not.
   if (!check->vouches) return;
   for (const char* field : {"DESCRIPTIONS", "OPENING_BALANCE", "CLOSING_BALANCE"}) {
-    if (evidence.count(field) || found_at.count(field))  // a list has evidence where it has words
-      (*check->vouches ? evidence[field].vouched : evidence[field].contradicted) = true;
+    if (const auto it = found.find(field); it != found.end())
+      (*check->vouches ? it->second.noted.vouched : it->second.noted.contradicted) = true;
   }
 }
 
@@ -81,7 +81,7 @@ void FieldFinder::amounts_from_balances(std::vector<LineItem>& items,
                                         bool split) const {
   const auto open = found.find("OPENING_BALANCE");
   std::optional<long long> before;
-  if (open != found.end()) before = signed_cents(open->second, open->second);
+  if (open != found.end()) before = signed_cents(open->second.value, open->second.value);
   for (std::size_t k = 0; k < amounts.size() && k < items.size(); ++k) {
     LineItem& item = items[k];
     const std::optional<long long> balance =
