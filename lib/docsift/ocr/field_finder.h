@@ -356,22 +356,25 @@ class FieldFinder {
     Evidence noted;                 // what the steps noted of it (evidence_of adds its words)
   };
   std::map<std::string, Found> found;
+  // A bank statement: by its heading (document_type), or a line that says statement on a page that
+  // prints a balance (statement_without_heading).
+  bool statement() const {
+    const auto it = found.find("DOCUMENT_TYPE");
+    return it != found.end() && it->second.value == "BANK STATEMENT";
+  }
   // The segment a found field was read from; nullopt where none was found or it has none.
   std::optional<std::size_t> segment_of(const std::string& field) const {
     const auto it = found.find(field);
     return it == found.end() ? std::nullopt : it->second.at;
   }
   std::map<std::string, std::vector<Ranked>> candidates;  // what the finder ranked (Extraction's)
-  // A bank statement: by its heading, or (statement_without_heading) a line that says statement on
-  // a page that prints a balance.
-  bool statement = facts.heading.type == "BANK STATEMENT";
-  Labelled labelled;                          // labelled_values'
-  TotalChoice total;                          // choose_total's
-  Rows rows;                                  // line_items'
-  Payer payer;                                // payer_of's
-  std::vector<std::string> domains;           // domain_names', for seller_score
-  Seller seller;                              // supplier's
-  std::vector<std::size_t> address_segments;  // business_address's, where it was taken
+  Labelled labelled;                                      // labelled_values'
+  TotalChoice total;                                      // choose_total's
+  Rows rows;                                              // line_items'
+  Payer payer;                                            // payer_of's
+  std::vector<std::string> domains;                       // domain_names', for seller_score
+  Seller seller;                                          // supplier's
+  std::vector<std::size_t> address_segments;              // business_address's, where it was taken
 };
 
 }  // namespace docsift::ocr::detail

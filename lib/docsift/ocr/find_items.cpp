@@ -204,7 +204,7 @@ Rows FieldFinder::line_items() const {
   // dated rows between an opening and a closing balance (whatever the page's heading was read
   // as).
   const bool transactions = out.transactions =
-      statement || has(Column::kDebit) || has(Column::kCredit) || has(Column::kBalance) ||
+      statement() || has(Column::kDebit) || has(Column::kCredit) || has(Column::kBalance) ||
       (has(Column::kDate) && found.count("OPENING_BALANCE") && found.count("CLOSING_BALANCE"));
   std::vector<std::string> descriptions, quantities, prices;
   std::vector<std::size_t> rows;                  // the lines read as items: the lists' evidence

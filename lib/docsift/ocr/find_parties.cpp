@@ -12,7 +12,7 @@
 namespace docsift::ocr::detail {
 
 std::optional<Finding> FieldFinder::abn_by_checksum() const {
-  if (found.count("ABN") || statement) return std::nullopt;
+  if (found.count("ABN") || statement()) return std::nullopt;
   for (std::size_t i = 0; i < n; ++i) {
     if (auto v = parse_abn(r[i].text)) return Finding{"ABN", *v, i, {}, "abn_by_checksum"};
   }
@@ -81,13 +81,13 @@ Seller FieldFinder::supplier() const {
   if (found.count("SUPPLIER")) {  // under a label ("Lieferant", "Dodavatel")
     out.at = segment_of("SUPPLIER");
     out.block = r[*out.at].block;
-  } else if (const auto at = statement ? std::nullopt : sender_line(sender, sender_address)) {
+  } else if (const auto at = statement() ? std::nullopt : sender_line(sender, sender_address)) {
     // Its block is the recipient's address window: no `at`, whose block and lines below give the
     // seller's address and phone.
     out.found.push_back({"SUPPLIER", sender, *at, {}, nullptr});
     if (!sender_address.empty())
       out.found.push_back({"BUSINESS_ADDRESS", sender_address, *at, {}, nullptr});
-  } else if (!statement && n > 0) {
+  } else if (!statement() && n > 0) {
     std::vector<int> heights;
     for (const auto& seg : r) heights.push_back(seg.height);
     const double median = std::max(1, median_of(std::move(heights)));
@@ -146,11 +146,11 @@ std::vector<Finding> FieldFinder::contacts() const {
                            rules),
             i);
       if (auto v = parse_email(t)) add("PAYER_EMAIL", *v, i);
-      if (!statement) {
+      if (!statement()) {
         if (auto v = parse_phone(t)) add("PAYER_PHONE", *v, i);
       }
     }
-    if (!statement) {
+    if (!statement()) {
       if (auto v = parse_website(t)) add("SUPPLIER_WEBSITE", *v, i);
     }
   }
@@ -172,7 +172,7 @@ std::vector<Finding> FieldFinder::home_regions() const {
 
 std::vector<Finding> FieldFinder::bank_name() const {
   std::vector<Finding> out;
-  if (!statement) return out;
+  if (!statement()) return out;
   const auto payer_name = found.find("PAYER_NAME");
   if (!found.count("ACCOUNT_HOLDER") && payer_name != found.end() && payer_name->second.at) {
     const Found& payer = payer_name->second;

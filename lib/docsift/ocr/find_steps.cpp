@@ -27,11 +27,7 @@ void FieldFinder::find(nlohmann::json& checks) {
          f.take(f.labelled.fields, c);
        }},
       {"DOCUMENT_TYPE: a statement without a heading",
-       [](FieldFinder& f, nlohmann::json& c) {
-         const auto finding = f.statement_without_heading();
-         f.take(finding, c);
-         if (finding) f.statement = true;
-       }},
+       [](FieldFinder& f, nlohmann::json& c) { f.take(f.statement_without_heading(), c); }},
       {"TOTAL",
        [](FieldFinder& f, nlohmann::json& c) {
          f.total = f.choose_total(f.labelled.payments);

@@ -122,7 +122,7 @@ void FieldFinder::describe_total(const std::vector<TotalOption>& options,
 TotalChoice FieldFinder::choose_total(const Payments& pay) const {
   TotalChoice choice;
   choice.sums = printed_sums(pay);
-  if (statement) return choice;  // a statement's balances are not a bill's total
+  if (statement()) return choice;  // a statement's balances are not a bill's total
   const std::vector<TotalOption> options = total_options(pay);
   if (options.empty()) return choice;
   const TotalPage whole = total_page(pay);
