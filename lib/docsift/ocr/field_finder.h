@@ -124,8 +124,9 @@ class FieldFinder {
                       const std::vector<double>& probability, const Paid& p,
                       TotalChoice& choice) const;
 
-  // INVOICE_DATE without a label: the most plausible (by a time, high, not a due date's).
-  std::optional<Finding> date_by_position() const;
+  // INVOICE_DATE without a label: the most plausible (by a time, high, not a due date's), on no
+  // segment of `labelled`'s other dates (a due date and its label: Labelled::other_dates).
+  std::optional<Finding> date_by_position(const Labelled& labelled) const;
   // INVOICE_DATE's repaired year, where the page prints the date again as read (find_dates.cpp):
   // a repair of the date found before.
   std::optional<Finding> date_from_twin() const;
@@ -186,9 +187,9 @@ class FieldFinder {
   // `pieces`: the segments the name was read from, one group per line, top to bottom.
   std::string seller_name(std::size_t& best, std::vector<std::vector<std::size_t>>& pieces) const;
 
-  // BUSINESS_ADDRESS: the address lines under the supplier's name, after any registration lines;
+  // BUSINESS_ADDRESS: the address lines under `seller`'s name, after any registration lines;
   // the segments it was read from (the evidence's words and parts).
-  Address business_address() const;
+  Address business_address(const Seller& seller) const;
 
   // The supplier's and the payer's contact lines, by block, top to bottom: the first of each
   // field is taken.
@@ -208,7 +209,7 @@ class FieldFinder {
   // balance column: "running", nothing vouched), or neither (DESCRIPTIONS contradicted).
   // What it found: checks.balance, and checks.balance_off where they disagree (by how much); the
   // fields it ties together vouched for (true) or contradicted (false), or neither.
-  std::optional<BalanceCheck> balance_check() const;
+  std::optional<BalanceCheck> balance_check(const Rows& rows) const;
   void take_balance_check(const std::optional<BalanceCheck>& check, nlohmann::json& checks);
 
   // A field's amount in cents, when it was found.

@@ -104,7 +104,7 @@ bool starts_with_street_word(const std::string& text, const Rules& rules) {
 
 }  // namespace
 
-Address FieldFinder::business_address() const {
+Address FieldFinder::business_address(const Seller& seller) const {
   // A line of place names inside an address, which no street word, number or comma marks as one
   // ("TAMAN AIR BIRU.", "Kelana Jaya", "SETAPAK"): taken where the next line goes on with the
   // address, so that the address does not stop short of its postcode and city. Not a line with a

@@ -9,7 +9,7 @@
 
 namespace docsift::ocr::detail {
 
-std::optional<Finding> FieldFinder::date_by_position() const {
+std::optional<Finding> FieldFinder::date_by_position(const Labelled& labelled) const {
   if (found.count("INVOICE_DATE") || statement()) return std::nullopt;
   static const std::regex kTime(
       R"((^|[^\d])([01]?\d|2[0-3])\s?[:.]\s?[0-5]\d(\s?[:.]\s?[0-5]\d)?(?!\d))");

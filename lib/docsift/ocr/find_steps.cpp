@@ -38,7 +38,7 @@ void FieldFinder::find(nlohmann::json& checks) {
          f.take(f.receipt_without_heading(f.labelled.payments), c);
        }},
       {"INVOICE_DATE without a label",
-       [](FieldFinder& f, nlohmann::json& c) { f.take(f.date_by_position(), c); }},
+       [](FieldFinder& f, nlohmann::json& c) { f.take(f.date_by_position(f.labelled), c); }},
       {"INVOICE_DATE whose year was misread",
        [](FieldFinder& f, nlohmann::json& c) { f.repair(f.date_from_twin(), c); }},
       {"ABN without a label",
@@ -60,7 +60,7 @@ void FieldFinder::find(nlohmann::json& checks) {
        }},
       {"BUSINESS_ADDRESS",
        [](FieldFinder& f, nlohmann::json& c) {
-         Address address = f.business_address();
+         Address address = f.business_address(f.seller);
          if (f.take(address.finding, c)) f.address_segments = std::move(address.segments);
        }},
       {"BUSINESS_PHONE, PAYER_ADDRESS, PAYER_EMAIL, PAYER_PHONE, SUPPLIER_WEBSITE",
@@ -75,7 +75,7 @@ void FieldFinder::find(nlohmann::json& checks) {
        [](FieldFinder& f, nlohmann::json& c) { f.take(f.subtotal_by_sums(), c); }},
       {"checks.sum", [](FieldFinder& f, nlohmann::json& c) { c["sum"] = f.sum_check(); }},
       {"checks.balance",
-       [](FieldFinder& f, nlohmann::json& c) { f.take_balance_check(f.balance_check(), c); }},
+       [](FieldFinder& f, nlohmann::json& c) { f.take_balance_check(f.balance_check(f.rows), c); }},
   }};
   for (const Step& step : kSteps) step.run(*this, checks);
 }

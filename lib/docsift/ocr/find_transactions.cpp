@@ -21,7 +21,7 @@ long long signed_cents(const std::string& printed, const std::string& amount) {
 
 }  // namespace
 
-std::optional<BalanceCheck> FieldFinder::balance_check() const {
+std::optional<BalanceCheck> FieldFinder::balance_check(const Rows& rows) const {
   const auto open = found.find("OPENING_BALANCE"), close = found.find("CLOSING_BALANCE");
   const std::vector<long long>& amounts = rows.amounts;
   if (!rows.transactions || amounts.empty() || open == found.end() || close == found.end())
