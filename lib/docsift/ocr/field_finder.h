@@ -221,7 +221,7 @@ class FieldFinder {
   // The box around the words of `segments` (each in its segment); `e` gets their confidences.
   Box words_box(const std::vector<std::size_t>& segments, Evidence* e = nullptr) const;
 
-  // A field's evidence (rules.h): what its step noted (evidence), its label, and its words.
+  // A field's evidence (rules.h): what its step noted (Found::noted), its label, and its words.
   Evidence evidence_of(const std::string& field, const std::string& value, std::size_t at) const;
   // A field's kind in the rules ("" for one without labels, as SUPPLIER found by position).
   std::string rules_kind(const std::string& field) const;
@@ -353,12 +353,15 @@ class FieldFinder {
   // was read and what was noted of it always go together.
   struct Found {
     std::string value;
-    std::optional<std::size_t> at;  // the segment it was read from; none for the rows' lists
-    Evidence noted;                 // what the steps noted of it (evidence_of adds its words)
+    // The segment it was read from; none for the rows' lists, which replace whatever a label of
+    // a user's rules file read for them (the list's value and evidence are its rows').
+    std::optional<std::size_t> at;
+    Evidence noted;  // what the steps noted of it (evidence_of adds its words)
   };
   std::map<std::string, Found> found;
-  // A bank statement: by its heading (document_type), or a line that says statement on a page that
-  // prints a balance (statement_without_heading).
+  // A bank statement: by its heading (document_type), by a label of a user's rules file that reads
+  // "BANK STATEMENT", or a line that says statement on a page that prints a balance
+  // (statement_without_heading): what the steps found of DOCUMENT_TYPE.
   bool statement() const {
     const auto it = found.find("DOCUMENT_TYPE");
     return it != found.end() && it->second.value == "BANK STATEMENT";

@@ -80,7 +80,7 @@ Seller FieldFinder::supplier() const {
   std::string sender, sender_address;
   if (found.count("SUPPLIER")) {  // under a label ("Lieferant", "Dodavatel")
     out.at = segment_of("SUPPLIER");
-    out.block = r[*out.at].block;
+    if (out.at) out.block = r[*out.at].block;
   } else if (const auto at = statement() ? std::nullopt : sender_line(sender, sender_address)) {
     // Its block is the recipient's address window: no `at`, whose block and lines below give the
     // seller's address and phone.
