@@ -65,7 +65,7 @@ HandMade hand_made() {
         if (k == 0 || k == 5) value = "$0.01";  // read wrong
       }
       fields[field] = value;
-      values_line += "," + docsift::io::csv_field(value);
+      values_line.append(",").append(docsift::io::csv_field(value));
       if (is_missing(value)) {
         confidence_line += ",";
         continue;

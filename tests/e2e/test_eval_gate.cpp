@@ -233,7 +233,7 @@ TEST_CASE(
     const auto& row = r == 0 ? table.header : table.rows[r - 1];
     std::string line;
     for (std::size_t c = 0; c < row.size(); ++c) {
-      if (c != total) line += (line.empty() ? "" : ",") + docsift::io::csv_field(row[c]);
+      if (c != total) line.append(line.empty() ? "" : ",").append(docsift::io::csv_field(row[c]));
     }
     no_total += line + "\n";
   }

@@ -147,8 +147,10 @@ TEST_CASE("eval: the samples' rows against ground_truth_rows.jsonl, from the jou
     CHECK(confidence.at("judged").size() == static_cast<std::size_t>(rows.predicted));
     CHECK(confidence.at("right") == rows.right);
     CHECK(confidence.at("ece").get<double>() >= 0);
-    CHECK(r.out.find("\n" + std::to_string(rows.predicted) +
-                     " predicted rows with a confidence: mean ") != std::string::npos);
+    const std::string said = std::string("\n")
+                                 .append(std::to_string(rows.predicted))
+                                 .append(" predicted rows with a confidence: mean ");
+    CHECK(r.out.find(said) != std::string::npos);
     const std::string md = file_bytes(dir / "e.md");
     CHECK(md.find("\n## Rows\n") != std::string::npos);
     CHECK(md.find("| rows | " + std::to_string(rows.truth) + " | " +

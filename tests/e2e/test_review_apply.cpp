@@ -106,14 +106,14 @@ void truth_with(const Run& run, const Made& made) {
   const auto table = docsift::io::read_csv(run.gt);
   std::string text;
   for (std::size_t i = 0; i < table.header.size(); ++i)
-    text += (i ? "," : "") + docsift::io::csv_field(table.header[i]);
+    text.append(i ? "," : "").append(docsift::io::csv_field(table.header[i]));
   text += "\n";
   for (const auto& row : table.rows) {
     for (std::size_t i = 0; i < row.size(); ++i) {
       const auto corrected = made.find({row[0], table.header[i]});
-      text += (i ? "," : "") + docsift::io::csv_field(i > 0 && corrected != made.end()
-                                                          ? corrected->second.second
-                                                          : row[i]);
+      text.append(i ? "," : "")
+          .append(docsift::io::csv_field(i > 0 && corrected != made.end() ? corrected->second.second
+                                                                          : row[i]));
     }
     text += "\n";
   }

@@ -508,14 +508,15 @@ TEST_CASE(
     std::string journal;
     int records = 0;
     for (int page = k; page <= 12; page += 2) {
-      const nlohmann::json rec = {{"file", "doc.pdf#page=" + std::to_string(page)},
-                                  {"status", "ok"},
-                                  {"tier", "ocr"},
-                                  {"fields", {{"TOTAL", "$" + std::to_string(page) + ".00"}}},
-                                  {"tokens", {{"generated", 0}}},
-                                  {"timings_s", {{"total", 0.1}}},
-                                  {"memory", nlohmann::json::object()},
-                                  {"config_hash", "abc"}};
+      const nlohmann::json rec = {
+          {"file", "doc.pdf#page=" + std::to_string(page)},
+          {"status", "ok"},
+          {"tier", "ocr"},
+          {"fields", {{"TOTAL", std::string("$").append(std::to_string(page)).append(".00")}}},
+          {"tokens", {{"generated", 0}}},
+          {"timings_s", {{"total", 0.1}}},
+          {"memory", nlohmann::json::object()},
+          {"config_hash", "abc"}};
       journal += rec.dump() + "\n";
       ++records;
     }

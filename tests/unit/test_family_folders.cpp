@@ -30,7 +30,7 @@ std::string code_only(const std::string& text) {
       i = end == std::string::npos ? text.size() : end + 2;
     } else if (text.compare(i, 2, "R\"") == 0) {
       const std::size_t open = text.find('(', i);
-      const std::string close = ")" + text.substr(i + 2, open - i - 2) + "\"";
+      const std::string close = std::string(")").append(text, i + 2, open - i - 2).append("\"");
       const std::size_t end = text.find(close, open);
       i = end == std::string::npos ? text.size() : end + close.size();
       out += "\"\"";

@@ -107,7 +107,7 @@ TEST_CASE("generation_config.json refusals name the file, the problem and what t
 
   // 10,000 ids are accepted, 10,001 are not.
   std::string list = "{\"eos_token_id\": [0";
-  for (int i = 1; i < 10'000; ++i) list += "," + std::to_string(i);
+  for (int i = 1; i < 10'000; ++i) list.append(",").append(std::to_string(i));
   CHECK(eos_of(list + "]}").size() == 10'000);
   refused(list + ",1]}", "eos_token_id lists 10001 ids, more than the 10000 docsift accepts");
 }

@@ -43,7 +43,11 @@ Page misread_invoice() {
 }
 
 Engine::Result result_of(const Extraction& e) {
-  return {e.fields, e.text, "ocr", {}, e.confidence, e.evidence, {}, e.doubtful, {}, e.items, {}};
+  Engine::Result out;
+  out.fields = e.fields, out.text = e.text, out.text_source = "ocr";
+  out.confidence = e.confidence, out.evidence = e.evidence;
+  out.doubtful = e.doubtful, out.items = e.items;
+  return out;
 }
 
 }  // namespace

@@ -149,7 +149,8 @@ struct Found {
     const auto weight = [](const PageSeen::Value& v) { return v.corrected ? kCorrected : kRead; };
     const std::string& group = sellers.add(seller, weight(p.seller)).key;
     if (!address.empty())
-      addresses.try_emplace(group, Groups{false}).first->second.add(address, weight(p.address));
+      addresses.try_emplace(group, Groups{false, {}, {}})
+          .first->second.add(address, weight(p.address));
   }
 
   // The list's lines: each seller group's spelling, with each of its addresses after a tab.

@@ -48,12 +48,14 @@ class Nearest {
   explicit Nearest(const std::vector<std::string>& keys, bool longer_wins = false)
       : keys_(keys), longer_wins_(longer_wins) {}
   int best() const { return best_; }
-  std::optional<std::size_t> found() const { return found_; }
+  std::optional<std::size_t> found() const {
+    return found_ == kNone ? std::nullopt : std::optional(found_);
+  }
   void offer(std::size_t i, int d) {
     if (d < best_) {
       best_ = d, found_ = i, tied_ = false;
-    } else if (d == best_ && keys_[*found_] != keys_[i]) {
-      const std::string &held = keys_[*found_], &key = keys_[i];
+    } else if (d == best_ && found_ != kNone && keys_[found_] != keys_[i]) {
+      const std::string &held = keys_[found_], &key = keys_[i];
       if (longer_wins_ && held.starts_with(key)) return;  // what is held goes on from it
       if (longer_wins_ && key.starts_with(held) && !tied_) {
         found_ = i;
@@ -63,15 +65,18 @@ class Nearest {
     }
   }
   std::optional<KnownNames::Match> match(const std::vector<std::string>& spelled) const {
-    if (!found_ || tied_) return std::nullopt;
-    return KnownNames::Match{spelled[*found_], best_};
+    if (found_ == kNone || tied_) return std::nullopt;
+    return KnownNames::Match{spelled[found_], best_};
   }
 
  private:
   const std::vector<std::string>& keys_;
   bool longer_wins_;
   int best_ = std::numeric_limits<int>::max();
-  std::optional<std::size_t> found_;
+  // The entry held, kNone before any is offered (a plain index: GCC 12 warns of an optional's
+  // payload read uninitialized here where none can be).
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::size_t found_ = kNone;
   bool tied_ = false;
 };
 
