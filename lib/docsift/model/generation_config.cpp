@@ -79,7 +79,7 @@ GenerationConfig parse_generation_config(std::string_view text, const std::strin
   }
   config.eos_token_ids.reserve(eos->size());
   for (std::size_t i = 0; i < eos->size(); ++i) {
-    const std::string where = "[" + std::to_string(i) + "]";
+    const std::string where = std::string("[").append(std::to_string(i)).append("]");
     config.eos_token_ids.push_back(token_id((*eos)[i], source, where.c_str()));
   }
   return config;
