@@ -89,13 +89,13 @@ std::vector<TotalOption> FieldFinder::total_options(const Payments& pay) const {
   const std::vector<Candidate>& tendered = pay.tendered;
   std::vector<TotalOption> out;
   const auto sub = cents("SUBTOTAL"), tax = cents("GST");
-  const auto at = [&](const char* field) { return segment_of(field); };
+  const auto sub_at = segment_of("SUBTOTAL"), tax_at = segment_of("GST");
   for (const Candidate& t : pay.totals) out.push_back({t, TotalSource::Label});
   // A subtotal's label whose amount is what was paid ("Net Total 21.20", cash 21.20, change
   // 0.00, under "5 Item(s) Total 20.00"): nobody pays a sum before tax, so it is a total too.
-  if (sub && at("SUBTOTAL") && p.was_paid(*sub) && !pay.is_tendered(*at("SUBTOTAL"))) {
-    if (const auto a = money(r[*at("SUBTOTAL")].text, true); a && a->cents == *sub)
-      out.push_back({{*a, 1, *at("SUBTOTAL")}, TotalSource::Label});
+  if (sub && sub_at && p.was_paid(*sub) && !pay.is_tendered(*sub_at)) {
+    if (const auto a = money(r[*sub_at].text, true); a && a->cents == *sub)
+      out.push_back({{*a, 1, *sub_at}, TotalSource::Label});
   }
   add_repaired_totals(out, p);
   // What was paid (tendered - change): "Accepted total 10.00", "Change 5.00" is a total of 5.00.
@@ -108,9 +108,9 @@ std::vector<TotalOption> FieldFinder::total_options(const Payments& pay) const {
     out.push_back({tendered.back(), TotalSource::Card});
   // An amount below the subtotal that is subtotal + tax ("1 210,00 Kč" under "Celkem bez DPH
   // 1 000,00" and "DPH 21 % 210,00").
-  if (sub && tax && at("SUBTOTAL")) {
+  if (sub && tax && sub_at) {
     bool taken = false;
-    for (std::size_t k = *at("SUBTOTAL"); k < n && !taken; ++k) {
+    for (std::size_t k = *sub_at; k < n && !taken; ++k) {
       for (const auto& a : find_amounts(r[k].text, rules.lexicon)) {
         if (a.cents != *sub + *tax || a.cents <= 0) continue;
         out.push_back({{with_currency(a), 1, k}, TotalSource::Sum});
@@ -121,9 +121,9 @@ std::vector<TotalOption> FieldFinder::total_options(const Payments& pay) const {
   }
   // A subtotal with no tax read below it: a receipt that prints only "SUBTOTAL" above its payment
   // lines (the tax, if any, above it and included) bills that.
-  if (sub && *sub > 0 && at("SUBTOTAL") && (!tax || !at("GST") || *at("GST") < *at("SUBTOTAL"))) {
+  if (sub && *sub > 0 && sub_at && (!tax || !tax_at || *tax_at < *sub_at)) {
     bool taken = false;
-    for (std::size_t k = *at("SUBTOTAL"); k < n && k <= *at("SUBTOTAL") + 2 && !taken; ++k) {
+    for (std::size_t k = *sub_at; k < n && k <= *sub_at + 2 && !taken; ++k) {
       for (const auto& a : find_amounts(r[k].text, rules.lexicon, true)) {
         if (a.cents != *sub) continue;
         out.push_back({{with_currency(a), 1, k}, TotalSource::Subtotal});
@@ -132,7 +132,7 @@ std::vector<TotalOption> FieldFinder::total_options(const Payments& pay) const {
       }
     }
   }
-  add_unlabelled_totals(out, pay, at("GST"), tax);
+  add_unlabelled_totals(out, pay, tax_at, tax);
   return out;
 }
 
