@@ -2325,10 +2325,18 @@ TEST_CASE(
 namespace {
 
 // A bill of two rows, 10 px a character and 30 a line (page_of): the rows' lines at 120 and 150.
-Page two_rows_page() {
-  return page_of({"TAX INVOICE", "Harbour Office Supplies", "", "Description        Qty     Price",
-                  "Ad paper ream        4    $69.73", "Flyers x500          3   $116.25", "",
-                  "TOTAL: $627.67"});
+// Two rows whose products come to the total (4 x $69.73 + 3 x $116.25); `total` false: the page
+// prints none, and nothing checks the rows' figures.
+Page two_rows_page(bool total = true) {
+  std::vector<std::string> lines = {"TAX INVOICE",
+                                    "Harbour Office Supplies",
+                                    "",
+                                    "Description        Qty     Price",
+                                    "Ad paper ream        4    $69.73",
+                                    "Flyers x500          3   $116.25",
+                                    ""};
+  if (total) lines.push_back("TOTAL: $627.67");
+  return page_of(lines);
 }
 
 // What the engine has of `e` when it cross-reads the rows: its fields, their evidence, its rows.
@@ -2401,10 +2409,10 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "OCR engine: each row's price is read again from the word it was read from, and a figure read "
-    "otherwise doubts the list") {
+    "OCR engine: each row's price is read again from the word it was read from where nothing "
+    "checks it, and a figure read otherwise doubts the list") {
   const Rules rules = load_rules("builtin:ocr-rules");
-  const Page page = two_rows_page();
+  const Page page = two_rows_page(false);
   const Extraction e = extract_fields(page, rules, kFieldNames);
   REQUIRE(e.fields.at("PRICES") == "$69.73 | $116.25");
   REQUIRE(e.items.size() == 2);
@@ -2453,6 +2461,19 @@ TEST_CASE(
   Engine::Result fewer = result();
   fewer.fields["PRICES"] = "$69.73";
   CHECK_FALSE(cross_read_prices(fewer, typed({{260, "$69.73"}}), rules.lexicon));
+  // With the total printed, the rows' products come to it: the check settles the figures, and
+  // they are not read again (a misreading second reader is never asked).
+  const Extraction checked = extract_fields(two_rows_page(), rules, kFieldNames);
+  REQUIRE(check_table(checked.items, checked.fields).prices_checked());
+  Engine::Result settled = rows_result(checked);
+  int asked = 0;
+  const auto counting = [&](const std::vector<Box>&) -> std::optional<LineText> {
+    ++asked;
+    return LineText{"$11.62", 0.99, 0.99, std::vector<float>(6, 0.99f)};
+  };
+  CHECK_FALSE(cross_read_prices(settled, counting, rules.lexicon));
+  CHECK(asked == 0);
+  CHECK_FALSE(settled.evidence.at("PRICES").reader_read);
 }
 
 TEST_CASE(

@@ -220,6 +220,8 @@ TEST_CASE(
     CHECK(row.evidence.vouched);
     CHECK_FALSE(row.evidence.contradicted);
   }
+  // The products tie the unit prices to the amounts: PRICES is not read again.
+  CHECK(docsift::ocr::check_table(items, fields).prices_checked());
 
   // A misread amount: its row's product is off, and the sum misses the subtotal by the difference.
   items[1].amount = "$44.90";
@@ -240,6 +242,7 @@ TEST_CASE(
   CHECK_FALSE(items[0].evidence.contradicted);
   CHECK_FALSE(items[1].evidence.vouched);
   CHECK(items[1].evidence.contradicted);
+  CHECK_FALSE(docsift::ocr::check_table(items, fields).prices_checked());
 }
 
 TEST_CASE("a table's rows priced with the tax in them add up to the total, not the subtotal") {
@@ -275,6 +278,16 @@ TEST_CASE("a table's rows priced with the tax in them add up to the total, not t
   checks = nlohmann::json::object();
   docsift::ocr::check_rows(items, fields, doubted, checks);
   CHECK(checks["table"]["made_of"] == nlohmann::json::array({"PRICES"}));
+  // ... a sum that misses checks none of them (the row's product, 248.04, misses its amount too).
+  CHECK_FALSE(docsift::ocr::check_table(items, fields).prices_checked());
+  // The amount as printed, and no quantity: the sum that adds up to the total ties PRICES.
+  items[0].amount = "248.04", items[0].quantity.reset(), items[0].unit_price.reset();
+  fields["PRICES"] = "248.04";
+  const docsift::ocr::TableCheck added = docsift::ocr::check_table(items, fields);
+  REQUIRE(added.sum);
+  CHECK(added.sum->against == "TOTAL");
+  CHECK(added.sum->prices);
+  CHECK(added.prices_checked());
 }
 
 TEST_CASE(

@@ -241,31 +241,17 @@ bool prices_are_amounts(const std::vector<LineItem>& items, const Fields& fields
   return true;
 }
 
-// The lists the rows' sum is made of besides DESCRIPTIONS (a row missed), which a sum that misses
-// speaks against too (journal/page_arithmetic.h): PRICES where its figures went into it (the unit
-// prices, alone or times the quantities: `products`, `unit_prices`; or the rows' amounts where
-// PRICES holds them), QUANTITIES where products did.
-nlohmann::json sum_made_of(const std::vector<LineItem>& items, const Fields& fields, bool products,
-                           bool unit_prices) {
-  nlohmann::json out = nlohmann::json::array();
-  if (products) out.push_back("QUANTITIES");
-  if (products || unit_prices || prices_are_amounts(items, fields)) out.push_back("PRICES");
-  return out;
-}
-
 }  // namespace
 
-void check_rows(const std::vector<LineItem>& items, const Fields& fields,
-                std::map<std::string, Evidence>& evidence, nlohmann::json& checks) {
-  if (items.empty()) return;
-  const auto mark = [&](std::initializer_list<const char*> names, bool passed) {
-    for (const char* name : names) {
-      const auto e = evidence.find(name);
-      if (e != evidence.end() && found(fields, name))
-        (passed ? e->second.vouched : e->second.contradicted) = true;
-    }
-  };
-  int checked = 0, off = 0;
+bool TableCheck::prices_checked() const {
+  if (checked > 0 && off > 0) return false;
+  return checked > 0 || (sum && sum->prices && sum->adds_up());
+}
+
+TableCheck check_table(const std::vector<LineItem>& items, const Fields& fields) {
+  TableCheck out;
+  out.rows = items.size();
+  if (items.empty()) return out;
   // What the rows come to: each row's amount, or where it prints none, its quantity × unit price
   // (a table of a quantity and a unit price only: samples/); and, beside it, the unit prices alone
   // (a "Price" column that holds the line's amount).
@@ -290,14 +276,9 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     products = products || (!amount && product);
     sum += amount ? printed : made;
     if (amount && product) {
-      ++checked;
-      if (std::llabs(made - printed) > 1) ++off;
+      ++out.checked;
+      if (std::llabs(made - printed) > 1) ++out.off;
     }
-  }
-  nlohmann::json table = {{"rows", items.size()}};
-  if (checked > 0) {
-    table["products"] = {{"checked", checked}, {"off", off}};
-    mark({"QUANTITIES", "PRICES"}, off == 0);
   }
   const bool subtotal = found(fields, "SUBTOTAL");
   const char* against = subtotal ? "SUBTOTAL" : "TOTAL";
@@ -323,17 +304,50 @@ void check_rows(const std::vector<LineItem>& items, const Fields& fields,
     if (subtotal) against = "TOTAL";
   }
   if (every_row && target) {
+    out.sum =
+        TableCheck::Sum{.cents = sum,
+                        .target = *target,
+                        .against = against,
+                        .named = named,
+                        .products = products,
+                        .prices = products || unit_prices || prices_are_amounts(items, fields)};
+  }
+  return out;
+}
+
+void check_rows(const std::vector<LineItem>& items, const Fields& fields,
+                std::map<std::string, Evidence>& evidence, nlohmann::json& checks) {
+  if (items.empty()) return;
+  const auto mark = [&](std::initializer_list<const char*> names, bool passed) {
+    for (const char* name : names) {
+      const auto e = evidence.find(name);
+      if (e != evidence.end() && found(fields, name))
+        (passed ? e->second.vouched : e->second.contradicted) = true;
+    }
+  };
+  const TableCheck t = check_table(items, fields);
+  nlohmann::json table = {{"rows", t.rows}};
+  if (t.checked > 0) {
+    table["products"] = {{"checked", t.checked}, {"off", t.off}};
+    mark({"QUANTITIES", "PRICES"}, t.off == 0);
+  }
+  if (t.sum) {
     char difference[32];
     std::snprintf(difference, sizeof difference, "%.2f",
-                  static_cast<double>(sum - *target) / 100.0);
-    table["sum"] = format_amount(sum, "");
-    table["against"] = named;
+                  static_cast<double>(t.sum->cents - t.sum->target) / 100.0);
+    table["sum"] = format_amount(t.sum->cents, "");
+    table["against"] = t.sum->named;
     table["difference"] = difference;
-    table["made_of"] = sum_made_of(items, fields, products, unit_prices);
-    const bool adds_up = std::llabs(sum - *target) <= 1;
-    mark({"DESCRIPTIONS", against}, adds_up);
+    // The lists the sum is made of besides DESCRIPTIONS (a row missed), which a sum that misses
+    // speaks against too (journal/page_arithmetic.h): QUANTITIES where products went into it,
+    // PRICES where its figures did.
+    nlohmann::json made_of = nlohmann::json::array();
+    if (t.sum->products) made_of.push_back("QUANTITIES");
+    if (t.sum->prices) made_of.push_back("PRICES");
+    table["made_of"] = std::move(made_of);
+    mark({"DESCRIPTIONS", t.sum->against.c_str()}, t.sum->adds_up());
     // The products summing to the total vouch for the quantities and unit prices they are made of.
-    if (products) mark({"QUANTITIES", "PRICES"}, adds_up);
+    if (t.sum->products) mark({"QUANTITIES", "PRICES"}, t.sum->adds_up());
   }
   checks["table"] = std::move(table);
 }

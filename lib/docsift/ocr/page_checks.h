@@ -5,6 +5,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,29 @@ namespace docsift::ocr {
 // A check that passes vouches for each value it ties; one that fails contradicts them.
 void check_page(const std::map<std::string, std::string>& fields,
                 std::map<std::string, Evidence>& evidence, const Rules& rules);
+
+// What a table's rows come to (check_rows, below): `checked` rows print a quantity, a unit price
+// and an amount, `off` of them an amount that is not the product (to a cent); and, where every row
+// gives a figure (its amount, or its quantity × unit price) and the page a total, their `sum`.
+struct TableCheck {
+  std::size_t rows = 0;
+  int checked = 0, off = 0;
+  struct Sum {
+    long long cents = 0, target = 0;  // what the rows come to, and the total held against it
+    std::string against;              // the field that total is: SUBTOTAL or TOTAL
+    std::string named;                // as the record names it: `against`, or "TOTAL less GST"
+    bool products = false;            // made of quantities × unit prices
+    bool prices = false;              // PRICES' figures went into it (unit prices or amounts)
+    bool adds_up() const { return cents - target <= 1 && target - cents <= 1; }
+  };
+  std::optional<Sum> sum;
+  // Whether arithmetic ties PRICES' figures to others: every product checked agrees, or a sum they
+  // went into adds up (and no product misses). Such figures are not read again
+  // (Engine::cross_read_prices).
+  bool prices_checked() const;
+};
+TableCheck check_table(const std::vector<LineItem>& items,
+                       const std::map<std::string, std::string>& fields);
 
 // The table's rows (rules.h: Extraction::items) against themselves and the page: each row's
 // quantity × unit price = its amount (to a cent), vouching for QUANTITIES and PRICES when every row
