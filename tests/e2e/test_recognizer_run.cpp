@@ -107,6 +107,25 @@ TEST_CASE(
     CHECK(r["fields"] == plain.at(file)["fields"]);
     CHECK_FALSE(plain.at(file)["engine"].contains("cross_read"));
   }
+  // bfloat16's convolutions (recognize/graph.h): the record names them; these clean pages read
+  // the same fields.
+  const auto half =
+      run_docsift(ocr_run(in, tmp / "bfloat16", "--set ocr.recognizer_precision=bfloat16"));
+  if (!docsift::recognize::cpu_runs_bfloat16()) {
+    // Refused before a page is read, with one line saying what to set.
+    CHECK(half.exit_code == 2);
+    CHECK(half.err.find("ocr.recognizer_precision bfloat16") != std::string::npos);
+    CHECK(half.err.find("set it to float32") != std::string::npos);
+    return;
+  }
+  REQUIRE_MESSAGE(half.exit_code == 0, half.err);
+  const auto halves = latest_records(tmp / "bfloat16");
+  REQUIRE(halves.size() == 3);
+  for (const auto& [file, r] : halves) {
+    CAPTURE(file);
+    CHECK(r["engine"]["readers"] == nlohmann::json({"tesseract", "ppocr-v4 bfloat16"}));
+    CHECK(r["fields"] == records.at(file)["fields"]);
+  }
 }
 
 TEST_CASE(

@@ -27,6 +27,10 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kFixtures = fs::path(DOCSIFT_SOURCE_DIR) / "tests/fixtures/recognizer";
 
+// How far bfloat16's convolutions may move a step's probability on the fixture crops (measured on
+// Intel AMX: 0.004 to 0.039, the MESSAGE below; twice that, for CPUs that sum in another order).
+constexpr double kBfloat16Step = 0.08;
+
 cv::Mat rgb_crop(const std::string& name) {
   const cv::Mat bgr = cv::imread((kFixtures / name).string(), cv::IMREAD_COLOR);
   REQUIRE_MESSAGE(!bgr.empty(), "cannot read " << name);
@@ -85,6 +89,50 @@ TEST_CASE("recognizer: PP-OCRv4 on LibTorch reads the crops as onnxruntime does"
     CHECK(reading.text == c["text"].get<std::string>());
     CHECK(reading.mean == doctest::Approx(c["score"].get<double>()).epsilon(1e-4));
     CHECK(reading.lowest <= reading.mean);
+  }
+}
+
+TEST_CASE(
+    "recognizer: bfloat16 convolutions read the crops as onnxruntime does, to bfloat16's grain") {
+  const std::string model = docsift::recognize::LineReader::installed_folder();
+  if (model.empty())
+    DOCSIFT_SKIP(
+        "no converted recognizer in .deps/ppocr (scripts/setup.sh fetches and converts it)");
+  using docsift::recognize::Precision;
+  if (!docsift::recognize::cpu_runs_bfloat16()) {
+    // Refused at load, naming what the CPU lacks (the e2e test checks the run's own line).
+    CHECK_THROWS_WITH_AS(docsift::recognize::LineReader(model, true, Precision::BFloat16),
+                         doctest::Contains("AVX-512"), docsift::Error);
+    DOCSIFT_SKIP("this CPU has no AVX-512 (BW, VL, DQ): LibTorch has no bfloat16 convolution here");
+  }
+  const docsift::recognize::LineReader half(model, true, Precision::BFloat16),
+      full(model, true, Precision::Float32);
+  // Every dense convolution (the 1x1 ones, those of the squeeze-and-excite blocks, the stem, the
+  // neck's 1x3) and none of the depthwise ones, which bfloat16 does not make faster.
+  MESSAGE("convolutions in bfloat16: " << half.graph().bfloat16_nodes());
+  CHECK(half.graph().bfloat16_nodes() == 24);
+  CHECK(full.graph().bfloat16_nodes() == 0);
+  std::ifstream in(kFixtures / "reference.json");
+  REQUIRE_MESSAGE(in.good(), "run scripts/make_recognizer_reference.py");
+  const auto reference = nlohmann::json::parse(in);
+  for (const auto& c : reference["crops"]) {
+    const std::string name = c["crop"];
+    CAPTURE(name);
+    const cv::Mat rgb = rgb_crop(name);
+    const at::Tensor probs = half.probabilities(rgb);
+    const auto expected = c["probabilities"].get<std::vector<float>>();
+    REQUIRE(probs.size(0) == static_cast<std::int64_t>(expected.size()));
+    // Each step's likeliest class's probability, against onnxruntime's float32 one: bfloat16 keeps
+    // 8 bits of each input and weight, so a step moves by up to a few hundredths, never by float32
+    // rounding alone (the path ran) and not enough to change a letter of these crops.
+    const at::Tensor best = std::get<0>(probs.max(1));
+    const double diff =
+        at::sub(best, at::tensor(expected, at::kFloat)).abs().max().template item<double>();
+    MESSAGE("largest step difference: " << diff);
+    CHECK(diff > 1e-6);
+    CHECK(diff < kBfloat16Step);
+    CHECK(half.read(rgb).text == c["text"].get<std::string>());
+    CHECK(half.read(rgb).text == full.read(rgb).text);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "docsift/batch/device_setup.h"
 #include "docsift/batch/vlm_reader.h"
+#include "docsift/error.h"
 #include "docsift/recognize/line_reader.h"
 
 namespace docsift::batch {
@@ -14,8 +15,10 @@ namespace {
 // PP-OCRv4's recognizer (recognize/line_reader.h) as the engine's second reader of lines.
 class PaddleLines final : public ocr::LineRecognizer {
  public:
-  explicit PaddleLines(const std::string& folder)
-      : reader_(folder), warnings_(c10::WarningUtils::get_warning_handler()) {}
+  PaddleLines(const std::string& folder, recognize::Precision precision)
+      : reader_(folder, true, precision),
+        precision_(precision),
+        warnings_(c10::WarningUtils::get_warning_handler()) {}
   ocr::LineText read(const cv::Mat& rgb) const override {
     // Pages are read on threads of their own (ocr.threads), where LibTorch's warnings would go to
     // c10's own handler ("[W ...]" on stderr): they go where the thread that opened the reader
@@ -24,10 +27,15 @@ class PaddleLines final : public ocr::LineRecognizer {
     recognize::LineReading r = reader_.read(rgb);
     return {std::move(r.text), r.mean, r.lowest, std::move(r.probabilities)};
   }
-  std::string name() const override { return "ppocr-v4"; }
+  // The record names the precision where it is not float32's: such readings differ in a few
+  // letters per thousand (docs/ocr.md).
+  std::string name() const override {
+    return precision_ == recognize::Precision::BFloat16 ? "ppocr-v4 bfloat16" : "ppocr-v4";
+  }
 
  private:
   recognize::LineReader reader_;
+  recognize::Precision precision_;
   c10::WarningHandler* warnings_;
 };
 
@@ -64,8 +72,21 @@ void prepare_model_device(const config::Config& config, const Log* log) {
 
 std::string installed_recognizer_folder() { return recognize::LineReader::installed_folder(); }
 
-std::unique_ptr<ocr::LineRecognizer> open_line_recognizer(const std::string& folder) {
-  return std::make_unique<PaddleLines>(folder);
+std::string recognizer_precision_label(const std::string& precision) {
+  if (precision == "bfloat16" && !recognize::cpu_has_bfloat16())
+    return "bfloat16, emulated: this CPU has no bfloat16 units, so float32 would be faster";
+  return precision;
+}
+
+std::unique_ptr<ocr::LineRecognizer> open_line_recognizer(const std::string& folder,
+                                                          const std::string& precision) {
+  if (precision == "bfloat16" && !recognize::cpu_runs_bfloat16())
+    throw ConfigError(
+        "ocr.recognizer_precision bfloat16: this CPU has no AVX-512 (BW, VL and DQ), which "
+        "LibTorch's bfloat16 convolutions need; set it to float32");
+  return std::make_unique<PaddleLines>(folder, precision == "bfloat16"
+                                                   ? recognize::Precision::BFloat16
+                                                   : recognize::Precision::Float32);
 }
 
 }  // namespace docsift::batch

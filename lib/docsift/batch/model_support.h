@@ -36,7 +36,13 @@ std::unique_ptr<WarningRoute> route_library_warnings(const Log& log);
 // Where ocr.recognizer_model: auto finds the converted second recognizer; "" when nowhere.
 std::string installed_recognizer_folder();
 
-// The second text recognizer (PP-OCRv4, recognize/line_reader.h) read from its converted folder.
-std::unique_ptr<ocr::LineRecognizer> open_line_recognizer(const std::string& folder);
+// ocr.recognizer_precision as the run's first line names it: "float32", "bfloat16", or bfloat16
+// with a note where this CPU has no bfloat16 units (recognize/graph.h: cpu_has_bfloat16).
+std::string recognizer_precision_label(const std::string& precision);
+
+// The second text recognizer (PP-OCRv4, recognize/line_reader.h) read from its converted folder,
+// its dense convolutions in `precision` (ocr.recognizer_precision: float32 or bfloat16).
+std::unique_ptr<ocr::LineRecognizer> open_line_recognizer(const std::string& folder,
+                                                          const std::string& precision);
 
 }  // namespace docsift::batch

@@ -25,7 +25,10 @@ void prepare_model_device(const config::Config& /*config*/, const Log* /*log*/) 
 
 std::string installed_recognizer_folder() { return ""; }
 
-std::unique_ptr<ocr::LineRecognizer> open_line_recognizer(const std::string& folder) {
+std::string recognizer_precision_label(const std::string& precision) { return precision; }
+
+std::unique_ptr<ocr::LineRecognizer> open_line_recognizer(const std::string& folder,
+                                                          const std::string& /*precision*/) {
   throw ConfigError("ocr.recognizer_model " + folder + ": " + without_model_stack() +
                     " and Tesseract; set ocr.recognizer: tesseract, or build with scripts/setup.sh "
                     "for the second recognizer");

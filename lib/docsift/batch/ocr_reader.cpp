@@ -42,7 +42,7 @@ std::unique_ptr<ocr::LineRecognizer> second_recognizer(const ocr::Settings& s) {
                     ": no recognizer.json there; name the folder scripts/setup.sh " +
                     "converts PP-OCRv4's recognizer into (.deps/ppocr), or auto");
   }
-  return open_line_recognizer(folder);
+  return open_line_recognizer(folder, s.recognizer_precision);
 }
 
 }  // namespace
@@ -59,8 +59,9 @@ bool second_recognizer_available(const std::string& recognizer_model) {
 std::string ocr_readers(const config::Config& c) {
   if (c.ocr.recognizer == "both" && !recognizer_folder(c.ocr).empty() &&
       without_model_stack().empty())
-    return "Tesseract, and PP-OCRv4's recognizer for the chosen values and the words the rules "
-           "doubted";
+    return "Tesseract, and PP-OCRv4's recognizer (" +
+           recognizer_precision_label(c.ocr.recognizer_precision) +
+           ") for the chosen values and the words the rules doubted";
   if (c.ocr.recognizer == "tesseract" && c.keys_given.count("ocr.recognizer") != 0)
     return "Tesseract alone, as ocr.recognizer says";
   if (!without_model_stack().empty())

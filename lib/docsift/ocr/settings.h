@@ -31,6 +31,10 @@ struct Settings {
   // default) is resolved by config::load: both where the second recognizer is installed.
   std::string recognizer = "auto";
   std::string recognizer_model = "auto";  // auto (where scripts/setup.sh converted it) or a folder
+  // How the second recognizer's dense convolutions multiply (recognize/graph.h: Precision):
+  // float32 (the default) or bfloat16 (faster where the CPU multiplies it in hardware, and
+  // readings a little different: docs/ocr.md).
+  std::string recognizer_precision = "float32";
   // The trained field finder's weights (finder.h): builtin:ocr-finder or a file in
   // configs/fields/ocr-finder.yaml's layout.
   std::string finder = "builtin:ocr-finder";

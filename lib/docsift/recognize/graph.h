@@ -19,12 +19,27 @@
 
 namespace docsift::recognize {
 
+// How the dense convolutions multiply (the depthwise ones, the elementwise steps and the
+// classifier stay float32 always). BFloat16: their input and weights rounded to bfloat16 (8 bits of
+// mantissa), multiplied on the CPU's bfloat16 units (Intel AMX) with float32 sums, their output
+// rounded to bfloat16 and read on as float32. Those convolutions are half of a crop's time and run
+// in about a third of it; the readings differ from float32's in a few letters (docs/ocr.md,
+// "How it runs": why float32 stays the default).
+enum class Precision { Float32, BFloat16 };
+
+// Whether LibTorch's oneDNN has a bfloat16 convolution on this CPU at all (AVX-512 BW, VL and DQ;
+// elsewhere it refuses one), and whether the CPU multiplies bfloat16 in hardware (AMX-BF16 or
+// AVX512-BF16), where Precision::BFloat16 is faster; without, oneDNN converts, slower than float32.
+bool cpu_runs_bfloat16();
+bool cpu_has_bfloat16();
+
 class Graph {
  public:
   // Reads FOLDER/recognizer.json and FOLDER/recognizer.safetensors; throws docsift::FileError.
   // `fuse`: runs of elementwise steps in one pass each (chain.h), the same output bit for bit;
   // false runs every node alone (the tests compare the two).
-  explicit Graph(const std::filesystem::path& folder, bool fuse = true);
+  explicit Graph(const std::filesystem::path& folder, bool fuse = true,
+                 Precision precision = Precision::Float32);
 
   // input: [batch, 3, 48, width] float32 on the CPU → the graph's output (the recognizer's:
   // [batch, width / 8, classes] probabilities). Throws docsift::Error naming the node that failed.
@@ -33,10 +48,14 @@ class Graph {
   const std::vector<std::string>& characters() const { return characters_; }
   // How many of the nodes run inside a fused chain.
   std::size_t fused_nodes() const;
+  // How many convolutions run in bfloat16 (Precision::BFloat16's dense ones; 0 in float32).
+  std::size_t bfloat16_nodes() const;
 
  private:
   std::vector<std::string> characters_;
   std::vector<at::Tensor> constants_;  // slot i < constants_.size() holds constant i
+  // per node: a dense convolution's weight and bias in bfloat16 (Precision::BFloat16), else empty
+  std::vector<at::Tensor> half_weight_, half_bias_;
   std::vector<Node> nodes_;
   std::vector<Chain> chains_;
   static constexpr int kNotInChain = -1, kInChain = -2;

@@ -14,7 +14,8 @@
 
 namespace docsift::recognize {
 
-LineReader::LineReader(const std::filesystem::path& folder, bool fuse) : graph_(folder, fuse) {}
+LineReader::LineReader(const std::filesystem::path& folder, bool fuse, Precision precision)
+    : graph_(folder, fuse, precision) {}
 
 std::string LineReader::installed_folder() {
   return data_folder("ppocr", [](const std::filesystem::path& folder) {

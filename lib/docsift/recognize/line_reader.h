@@ -29,8 +29,10 @@ struct LineReading {
 class LineReader {
  public:
   // FOLDER holds recognizer.json and recognizer.safetensors (scripts/convert_ppocr.py);
-  // throws docsift::FileError naming the file and what is wrong with it. `fuse`: Graph's.
-  explicit LineReader(const std::filesystem::path& folder, bool fuse = true);
+  // throws docsift::FileError naming the file and what is wrong with it. `fuse`, `precision`:
+  // Graph's.
+  explicit LineReader(const std::filesystem::path& folder, bool fuse = true,
+                      Precision precision = Precision::Float32);
 
   // `rgb`: 8-bit, 3 channels, the line's crop (at least 2 pixels each way; wider than
   // kMaxAspect × its height is squeezed to that). Throws docsift::Error if the network fails.
