@@ -28,7 +28,7 @@ class PaddleLines final : public ocr::LineRecognizer {
     return {std::move(r.text), r.mean, r.lowest, std::move(r.probabilities)};
   }
   // The record names the precision where it is not float32's: such readings differ in a few
-  // letters per thousand (docs/ocr.md).
+  // letters (docs/ocr.md).
   std::string name() const override {
     return precision_ == recognize::Precision::BFloat16 ? "ppocr-v4 bfloat16" : "ppocr-v4";
   }
@@ -74,7 +74,8 @@ std::string installed_recognizer_folder() { return recognize::LineReader::instal
 
 std::string recognizer_precision_label(const std::string& precision) {
   if (precision == "bfloat16" && !recognize::cpu_has_bfloat16())
-    return "bfloat16, emulated: this CPU has no bfloat16 units, so float32 would be faster";
+    return "bfloat16, converted: this CPU has no bfloat16 units, so it is likely slower than "
+           "float32";
   return precision;
 }
 

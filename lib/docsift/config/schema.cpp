@@ -202,7 +202,8 @@ std::vector<Field> ocr_reading_keys() {
           "ocr.recognizer_precision",
           "how the second recognizer's dense convolutions multiply: float32 (the default) or "
           "bfloat16, which reads a crop in three quarters of the time where the CPU multiplies "
-          "bfloat16 in hardware (Intel AMX or AVX512-BF16; elsewhere it is slower) and reads a few "
+          "bfloat16 in hardware (Intel AMX or AVX512-BF16; elsewhere likely slower, not measured) "
+          "and reads a few "
           "values differently, letting a few more wrong ones through (docs/ocr.md)",
           {"float32", "bfloat16"}, [](auto& c) -> auto& { return c.ocr.recognizer_precision; }),
   };

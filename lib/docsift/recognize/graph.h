@@ -29,7 +29,8 @@ enum class Precision { Float32, BFloat16 };
 
 // Whether LibTorch's oneDNN has a bfloat16 convolution on this CPU at all (AVX-512 BW, VL and DQ;
 // elsewhere it refuses one), and whether the CPU multiplies bfloat16 in hardware (AMX-BF16 or
-// AVX512-BF16), where Precision::BFloat16 is faster; without, oneDNN converts, slower than float32.
+// AVX512-BF16), where Precision::BFloat16 is faster; without, oneDNN converts (likely slower than
+// float32; not measured here).
 bool cpu_runs_bfloat16();
 bool cpu_has_bfloat16();
 
