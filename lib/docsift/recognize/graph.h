@@ -20,11 +20,12 @@
 namespace docsift::recognize {
 
 // How the dense convolutions multiply (the depthwise ones, the elementwise steps and the
-// classifier stay float32 always). BFloat16: their input and weights rounded to bfloat16 (8 bits of
-// mantissa), multiplied on the CPU's bfloat16 units (Intel AMX) with float32 sums, their output
-// rounded to bfloat16 and read on as float32. Those convolutions are half of a crop's time and run
-// in about a third of it; the readings differ from float32's in a few letters (docs/ocr.md,
-// "How it runs": why float32 stays the default).
+// classifier stay float32 always). BFloat16: their input, weights and bias rounded to bfloat16 (8
+// bits of mantissa), multiplied on the CPU's bfloat16 units (Intel AMX) with float32 sums, their
+// output rounded to bfloat16 and read on as float32. Those convolutions are half of a crop's time
+// (18 of 35 ms); in bfloat16, with the rounding to and fro, a crop takes 24-26 ms against 33-35.
+// The readings differ from float32's in a few letters (docs/ocr.md, "How it runs": why float32
+// stays the default).
 enum class Precision { Float32, BFloat16 };
 
 // Whether LibTorch's oneDNN has a bfloat16 convolution on this CPU at all (AVX-512 BW, VL and DQ;

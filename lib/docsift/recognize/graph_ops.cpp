@@ -211,8 +211,9 @@ at::Tensor onnx_concat(const std::vector<const at::Tensor*>& in, std::int64_t ax
 
 }  // namespace
 
-// A dense convolution in bfloat16 (Precision::BFloat16): the input rounded once, the weights
-// rounded when the graph loaded; oneDNN sums in float32 and rounds the output to bfloat16, which
+// A dense convolution in bfloat16 (Precision::BFloat16): the input rounded once, the weights and
+// bias rounded when the graph loaded (oneDNN takes a bias of the weights' type); oneDNN sums in
+// float32 and rounds the output to bfloat16, which
 // goes on as float32. Channels last throughout, as the float32 path.
 at::Tensor half_conv(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
                      const Attributes& a) {
