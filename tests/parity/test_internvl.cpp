@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "docsift/device/devices.h"
 #include "docsift/error.h"
@@ -381,6 +382,18 @@ TEST_CASE(
     MESSAGE(fixtures.filename().string()
             << ": fixed-shape step against eager, " << n << " steps, max abs logit diff "
             << max_step_diff(fixed, eager));
+    // Seen only on a loaded machine (scripts/test.sh; 1 run in 77 beside a docsift run):
+    // InternVL3's diff at 1.67e-4, about 170 float32 steps at the logits' size (13), where it is
+    // otherwise 5.2e-6, the same value each time. The thread count does not move it (1 and 2 give
+    // 5.2e-6). Caught once: the first eager run was the odd one out, 1.65e-4 from a repeat of
+    // itself, from the first step on. A failure prints which step diverged and whether the eager
+    // path repeats itself.
+    const Steps again = decode_steps(*loaded.model, image, prompt, n, StepMode::kEager);
+    std::ostringstream per_step;
+    for (std::size_t i = 0; i < eager.logits.size(); ++i)
+      per_step << ' ' << max_diff(fixed.logits[i], eager.logits[i]);
+    INFO("fixed against eager, per step:" << per_step.str() << "; eager against eager run again: "
+                                          << max_step_diff(again, eager));
     CHECK(eager.tokens == greedy);
     CHECK(fixed.tokens == greedy);
     CHECK(max_step_diff(fixed, eager) <= 5e-5);  // float32, sums over 294 keys against 294 + masked
