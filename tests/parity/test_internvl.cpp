@@ -382,15 +382,11 @@ TEST_CASE(
     MESSAGE(fixtures.filename().string()
             << ": fixed-shape step against eager, " << n << " steps, max abs logit diff "
             << max_step_diff(fixed, eager));
-    // Seen only on a loaded machine (scripts/test.sh; 1 run in 77 beside a docsift run):
-    // InternVL3's diff at 1.67e-4, about 170 float32 steps at the logits' size (13), where it is
-    // otherwise 5.2e-6, the same value each time. The thread count does not move it (1 and 2 give
-    // 5.2e-6). Caught three times: the first eager run was the odd one out, 1.65e-4 from a repeat
-    // of itself, from the first step on; its image features and embeddings were the same bit for
-    // bit, its first layer's keys not (their sum -2664.2456 against -2664.2866, each time), while
-    // a matrix product made first in the process repeated itself exactly. InternVL3.5 (no q/k/v
-    // biases) never differed. A failure prints which step diverged and whether the eager path
-    // repeats itself.
+    // This bound once failed now and then on a loaded machine (1 run in 50 to 100): the first
+    // eager run of the process was 1.7e-4 off, because RoPE's first cos table had half its values
+    // from MKL's low-accuracy kernel (docs/architecture.md, "The same values every run"). The
+    // model's constructor now settles MKL's vector math first. A failure prints which step
+    // diverged and whether the eager path repeats itself.
     const Steps again = decode_steps(*loaded.model, image, prompt, n, StepMode::kEager);
     std::ostringstream per_step;
     for (std::size_t i = 0; i < eager.logits.size(); ++i)

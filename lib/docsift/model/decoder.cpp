@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "docsift/device/vector_math.h"
 #include "docsift/error.h"
 #include "docsift/model/weights.h"
 
@@ -46,6 +47,9 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
                               numerics.float16_residual == model::Float16Residual::Float32
                           ? at::kFloat
                           : numerics.dtype) {
+  // A model built without LoadedModel (tests, benches) settles MKL's vector math here: RoPE's
+  // first cos, on two threads, could otherwise be off by 1e-4 (device/vector_math.h).
+  device::settle_vector_math();
   const bool int8 = numerics.quantization == model::Quantization::Int8;
   const bool bias = c.attention_bias;
   const int64_t q_out = c.heads * c.head_dim, kv_out = c.kv_heads * c.head_dim;
