@@ -382,7 +382,7 @@ TEST_CASE(
     MESSAGE(fixtures.filename().string()
             << ": fixed-shape step against eager, " << n << " steps, max abs logit diff "
             << max_step_diff(fixed, eager));
-    // This bound once failed now and then on a loaded machine (1 run in 50 to 100): the first
+    // This bound once failed now and then on a loaded machine (8 runs of 694): the first
     // eager run of the process was 1.7e-4 off, because RoPE's first cos table had half its values
     // from MKL's low-accuracy kernel (docs/architecture.md, "The same values every run"). The
     // model's constructor now settles MKL's vector math first. A failure prints which step

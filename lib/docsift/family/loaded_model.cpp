@@ -1,6 +1,5 @@
 #include "docsift/family/loaded_model.h"
 
-#include "docsift/device/vector_math.h"
 #include "docsift/error.h"
 
 namespace docsift::family {
@@ -22,7 +21,6 @@ void LoadedModel::load(at::Device device, const model::Numerics& numerics) {
                     ": no weight files (.safetensors); `docsift inspect` can plan such a folder "
                     "from config.json, but generating needs the weights");
   }
-  device::settle_vector_math();  // before any family's first op (device/vector_math.h)
   model_ = family_->load(checkpoint_, numerics, device);
   ++loads_;
 }

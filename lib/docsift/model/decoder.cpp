@@ -47,8 +47,9 @@ Decoder::Decoder(WeightLoader& load, const DecoderConfig& c, const std::string& 
                               numerics.float16_residual == model::Float16Residual::Float32
                           ? at::kFloat
                           : numerics.dtype) {
-  // A model built without LoadedModel (tests, benches) settles MKL's vector math here: RoPE's
-  // first cos, on two threads, could otherwise be off by 1e-4 (device/vector_math.h).
+  // Every family's language model is a Decoder, built before any of the model's ops run: MKL's
+  // vector math is settled here, or RoPE's first cos, on two threads, can be 1e-4 off
+  // (device/vector_math.h).
   device::settle_vector_math();
   const bool int8 = numerics.quantization == model::Quantization::Int8;
   const bool bias = c.attention_bias;

@@ -35,7 +35,7 @@ bool cpu_has_bfloat16() {
 }
 
 Graph::Graph(const std::filesystem::path& folder, bool fuse, Precision precision) {
-  device::settle_vector_math();  // its exp, tanh and sqrt: the same values from page one
+  device::settle_vector_math();  // its erf and sqrt: the same values from page one
   if (precision == Precision::BFloat16 && !cpu_runs_bfloat16())
     throw Error(
         "recognizer: bfloat16 convolutions need a CPU with AVX-512 (BW, VL and DQ), which "
