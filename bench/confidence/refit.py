@@ -27,7 +27,9 @@
    PP-OCRv4: set ocr.evened_model and ocr.recognizer_model, or the figures change).
 2. Labels each value right or wrong: TOTAL, INVOICE_DATE and SUPPLIER by bench/ocr/score.py's rules
    (the cent, the calendar day, every word of the seller's name), the receipts' BUSINESS_ADDRESS
-   (SROIE's address) by the same words; the synthetic sets' other fields:
+   (SROIE's address) by the same words; the lists (DESCRIPTIONS, QUANTITIES, PRICES) of the 200's
+   receipts whose item rows are labelled (bench/rows/sroie_rows.jsonl: ROWS_TRUTH), and of the
+   synthetic sets, item by item (a figure by its value); the synthetic sets' other fields:
    amounts to the cent, dates the same day, ids the same digits, text and list items the same
    words (case and punctuation aside). A value where the truth has none (N/A) is wrong.
 3. Per field kind (amount, date, text, id, list: configs/fields/business-documents.yaml's types;
@@ -47,6 +49,7 @@
 import argparse
 import collections
 import csv
+import decimal
 import json
 import math
 import os
@@ -155,8 +158,69 @@ def right(field, kind, pred, truth):
     if kind == "id":
         return re.sub(r"\D", "", pred) == re.sub(r"\D", "", truth)
     if kind == "list":
-        return [words(x) for x in pred.split("|")] == [words(x) for x in truth.split("|")]
+        if [words(x) for x in pred.split("|")] == [words(x) for x in truth.split("|")]:
+            return True
+        # A list of figures by their values too: "3.70" is the "3.7000" a receipt prints as a unit
+        # price, "1" its "1.00" quantity.
+        if field in ("PRICES", "QUANTITIES"):
+            p, t = [number(x) for x in pred.split("|")], [number(x) for x in truth.split("|")]
+            return len(p) == len(t) and None not in p and p == t
+        return False
     return words(pred) == words(truth)
+
+
+def number(text):
+    """The figure in `text` as a Decimal ("RM 13.50", "3.7000", "1,200", "-0.89", "56,02"), or None."""
+    m = re.search(r"-?\d[\d.,']*", text)
+    if not m:
+        return None
+    s = m.group(0).rstrip(".,").replace("'", "")
+    # A comma before the last one or two digits, with no point after it, is a decimal comma.
+    s = s.replace(".", "").replace(",", ".") if re.search(r",\d{1,2}$", s) else s.replace(",", "")
+    try:
+        return decimal.Decimal(s)
+    except decimal.InvalidOperation:
+        return None
+
+
+# The item rows of development receipts labelled by eye (bench/rows/README.md), as the engine writes
+# a receipt's lists (find_items.cpp): DESCRIPTIONS; QUANTITIES of the rows that print one (N/A where
+# none does); PRICES the unit prices where every row prints one, else the amounts. A cell left out
+# because it could not be read (bench/rows/README.md names them) leaves its list unjudged, as does a
+# row without the figure its list needs.
+ROWS_TRUTH = os.path.join(ROOT, "bench", "rows", "sroie_rows.jsonl")
+UNREADABLE = {("061.jpg", "PRICES"), ("077.jpg", "QUANTITIES"), ("173.jpg", "PRICES")}
+
+
+def rows_truth(path=ROWS_TRUTH):
+    """{image: {DESCRIPTIONS, QUANTITIES, PRICES}} of the receipts whose rows are labelled."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            items, lists = r["line_items"], {}
+            lists["DESCRIPTIONS"] = " | ".join(i["description"] for i in items)
+            lists["QUANTITIES"] = " | ".join(i["quantity"] for i in items if "quantity" in i) or "N/A"
+            cell = "unit_price" if all("unit_price" in i for i in items) else "amount"
+            if all(cell in i for i in items):
+                lists["PRICES"] = " | ".join(i[cell] for i in items)
+            out[r["image_file"]] = {k: v for k, v in lists.items() if (r["image_file"], k) not in UNREADABLE}
+    return out
+
+
+def receipts_with_rows(folder):
+    """The receipts' labels (score.py's, with the address) and, where their rows are labelled, their lists."""
+    truth = receipts_truth(folder, address=True)
+    for image, lists in rows_truth().items():
+        if image in truth:
+            truth[image].update(lists)
+    return truth
+
+
+def shipped_threshold():
+    """review.threshold as the build ships it (lib/docsift/config/config.h)."""
+    with open(os.path.join(ROOT, "lib", "docsift", "config", "config.h"), encoding="utf-8") as f:
+        return float(re.search(r"double threshold = ([0-9.]+);", f.read()).group(1))
 
 
 def csv_truth(path):
@@ -320,7 +384,9 @@ def load_values(journal, truth, kinds, set_name):
                 x["agreed"] = 1.0 if alike or taken else 0.0
                 value = taken or value
             # One page in several runs (without and with a list of sellers, read again) is one page for the folds.
+            # `shipped`: the confidence the run gave it, by the calibration it was run with.
             out.append({"page": set_name.split("+")[0] + "/" + base, "field": field, "kind": kind, "x": x,
+                        "shipped": (r.get("confidence") or {}).get(field),
                         "y": 1 if right(field, kind, value, truth[base][field]) else 0, "set": set_name})
     return out
 
@@ -654,12 +720,12 @@ def main():
     lists = {"receipts": os.path.join(args.out, "sellers-of-receipts-427.txt"),
              "receipts-427": os.path.join(args.out, "sellers-of-receipts.txt")}
     sets = {
-        "receipts": (receipts, lambda: receipts_truth(receipts, address=True)),
+        "receipts": (receipts, lambda: receipts_with_rows(receipts)),
         "receipts-427": (receipts_427, lambda: receipts_truth(receipts_427, address=True)),
         "receipts+list": (receipts, lambda: receipts_truth(receipts, address=True)),
         "receipts-427+list": (receipts_427, lambda: receipts_truth(receipts_427, address=True)),
         # +both: the same receipts with ocr.recognizer=both (PP-OCRv4 reads the READ_AGAIN fields' boxes again).
-        "receipts+both": (receipts, lambda: receipts_truth(receipts, address=True)),
+        "receipts+both": (receipts, lambda: receipts_with_rows(receipts)),
         "receipts-427+both": (receipts_427, lambda: receipts_truth(receipts_427, address=True)),
         "samples": (os.path.join(ROOT, "samples"), lambda: csv_truth(os.path.join(ROOT, "samples", "ground_truth.csv"))),
         "unseen": (unseen_pages, lambda: csv_truth(os.path.join(unseen_pages, "ground_truth.csv"))),
@@ -794,7 +860,7 @@ def main():
             print(f"| {f} | {acc:.3f} | {cov:.3f} ({n}/{total}) | {queued:.3f} |")
         print()
         both_sets = ("receipts+both", "receipts-427+both")
-        pages_oof = pages_accepted(both, lambda f: chosen_both[f], args.out, both_sets)
+        pages_oof = pages_accepted(both, lambda f: chosen_both.get(f, default), args.out, both_sets)
     for label, part in groups:
         if not part:
             continue
@@ -815,6 +881,33 @@ def main():
         else:
             print()
 
+    # The lists, the receipts' where their rows are labelled (ROWS_TRUTH) and the generated pages':
+    # out of fold, beside the confidences the runs gave (the calibration they were run with), both
+    # at the shipped review.threshold: what refitting changes. A value the run gave no confidence
+    # counts as 0.
+    listed_rows = [(label, [r for r in part if r["kind"] == "list"]) for label, part in
+                   (("development receipts", dev), ("read again (recognizer both)", both),
+                    ("generated pages, fitted layouts", synthetic), ("the same, read again", both_generated))]
+    if any(part for _, part in listed_rows):
+        shipped = shipped_threshold()
+        print(f"## Lists: the receipts' item rows (bench/rows, {len(rows_truth())} receipts labelled) and the generated "
+              f"pages', at the shipped review.threshold {shipped:.3f}: out of fold, and as run\n")
+        print("| set | field | values | right | out of fold: accepted right | accepted | wrong values queued "
+              "| as run: accepted right | accepted | wrong values queued |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for label, part in listed_rows:
+            for f in ("DESCRIPTIONS", "QUANTITIES", "PRICES"):
+                sub = [r for r in part if r["field"] == f]
+                if not sub:
+                    continue
+                cells = []
+                for key in ("p", "shipped"):
+                    judged = [dict(r, p=r[key] or 0.0) for r in sub]
+                    acc, cov, queued, n, total, w = at_threshold(judged, shipped)
+                    cells.append(f"{acc:.3f} | {cov:.3f} ({n}/{total}) | " + (f"{queued:.3f} ({w})" if w else "(none wrong)"))
+                print(f"| {label} | {f} | {len(sub)} | {sum(r['y'] for r in sub)} | {cells[0]} | {cells[1]} |")
+        print()
+
     # The model fitted on all the data, as shipped, on that same data: what a run gives (in sample,
     # so a little better than the out-of-fold figures above).
     # Fitted on every page but the held-out layouts', which get their probabilities from it alone.
@@ -828,7 +921,7 @@ def main():
     if both:
         # Straight-through pages: a receipt page with nothing queued and every value it has right,
         # out of fold beside the model fitted on all on the same pages.
-        pages_in = pages_accepted(both, lambda f: chosen_both[f], args.out, both_sets)
+        pages_in = pages_accepted(both, lambda f: chosen_both.get(f, default), args.out, both_sets)
         print("## Receipt pages fully accepted, as the default build reads them (+both), at its thresholds\n")
         print("| set | pages | fully accepted, out of fold (of those, every judged value right) | the model fitted on all, in sample |")
         print("|---|---|---|---|")

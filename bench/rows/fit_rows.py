@@ -18,7 +18,7 @@ ocr.recognizer=tesseract, as the build without LibTorch reads them; one model fi
 page's two runs in one fold):
   fitted:
   - samples: samples/ (20 synthetic invoices, samples/ground_truth_rows.jsonl);
-  - receipts-55: the 55 hand-labelled SROIE training receipts of bench/rows/sroie_rows.jsonl;
+  - receipts: the hand-labelled SROIE training receipts of bench/rows/sroie_rows.jsonl (100);
   - tables-fit: make_tables.py --seed 7 --count 60, families wrapped, no_quantity, debit_credit.
   held apart (never fitted):
   - tables-held-layouts: make_tables.py --seed 3 --count 40, families two_pages and signed
@@ -72,16 +72,17 @@ def flat_calibration(path):
 def make_sets(out):
     """{name: (pages folder, truth jsonl, held apart)}, the generated pages made where missing."""
     sets = {"samples": (os.path.join(ROOT, "samples"), os.path.join(ROOT, "samples", "ground_truth_rows.jsonl"), False)}
-    receipts = os.path.join(out, "receipts-55-pages")
-    truth55 = os.path.join(ROOT, "bench", "rows", "sroie_rows.jsonl")
-    if not os.path.isdir(receipts):
-        os.makedirs(receipts)
-        source = os.path.join(ROOT, "..", "shared", "data", "sroie-train")
-        with open(truth55, encoding="utf-8") as f:
-            for line in f:
-                name = json.loads(line)["image_file"]
+    receipts = os.path.join(out, "receipts-pages")
+    truth = os.path.join(ROOT, "bench", "rows", "sroie_rows.jsonl")
+    # Every labelled receipt linked, those labelled since an earlier run's too.
+    os.makedirs(receipts, exist_ok=True)
+    source = os.path.join(ROOT, "..", "shared", "data", "sroie-train")
+    with open(truth, encoding="utf-8") as f:
+        for line in f:
+            name = json.loads(line)["image_file"]
+            if not os.path.lexists(os.path.join(receipts, name)):
                 os.symlink(os.path.join(source, name), os.path.join(receipts, name))
-    sets["receipts-55"] = (receipts, truth55, False)
+    sets["receipts"] = (receipts, truth, False)
     for name, seed, count, families, held in (("tables-fit", 7, 60, FIT_FAMILIES, False),
                                                ("tables-held-layouts", 3, 40, HELD_FAMILIES, True),
                                                ("tables-held-pages", 3, 45, FIT_FAMILIES, True)):

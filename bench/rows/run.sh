@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/rows/run.sh: docsift's line items on the 55 hand-labelled SROIE receipts, scored by
+# bench/rows/run.sh: docsift's line items on the 100 hand-labelled SROIE receipts, scored by
 # `docsift eval` against bench/rows/sroie_rows.jsonl (README.md beside this file).
 #
 #   bench/rows/run.sh                 # the default reading (ocr.recognizer: auto)
