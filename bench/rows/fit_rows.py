@@ -182,7 +182,8 @@ def main():
         for name, reader in ((base, []), (base + "+tesseract", ["--set", "ocr.recognizer=tesseract"])):
             run = os.path.join(args.out, name)
             run_once("fit_rows.py", docsift(), pages, run,
-                     ["--follow-links", "--set", "ocr.write_evidence=true", "--set", "ocr.calibration=" + flat]
+                     ["--follow-links", "--set", "input.accept_truncated=true", "--set", "ocr.write_evidence=true",
+                      "--set", "ocr.calibration=" + flat]
                      + reader, args.reuse)
             rows = judged_rows(run, truth, name, base)
             # A statement misprinted on purpose is read right and contradicted by its own sums, as
