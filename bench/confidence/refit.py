@@ -218,9 +218,10 @@ def receipts_with_rows(folder):
 
 
 def shipped_threshold():
-    """review.threshold as the build ships it (lib/docsift/config/config.h)."""
-    with open(os.path.join(ROOT, "lib", "docsift", "config", "config.h"), encoding="utf-8") as f:
-        return float(re.search(r"double threshold = ([0-9.]+);", f.read()).group(1))
+    """review.threshold as the build ships it: `docsift config`'s (the binary the runs use)."""
+    shown = subprocess.run([os.environ.get("DOCSIFT", os.path.join(ROOT, "build", "docsift")), "config"],
+                           check=True, capture_output=True, text=True).stdout
+    return float(re.search(r"^review:\n  threshold: ([0-9.]+)$", shown, re.M).group(1))
 
 
 def csv_truth(path):
