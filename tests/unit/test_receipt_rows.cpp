@@ -137,3 +137,136 @@ TEST_CASE("a receipt without a heading gives its items to DESCRIPTIONS, QUANTITI
   CHECK(e.fields.at("PRICES") == "6.00");
   CHECK(e.items[0].amount == "12.00");
 }
+
+TEST_CASE(
+    "where a receipt's rows do not add up, those whose quantity times price is the amount stay") {
+  auto lines = head();
+  lines.push_back({"DOUBLE", "EXT", "BOX"});
+  lines.push_back({"9553114461423", "1X", "25.90", "25.90"});
+  lines.push_back({"SPONGE", "MESH"});
+  lines.push_back({"6928794601200", "1X", "2,30", "25.30"});  // 2.30 misread: checks nothing
+  lines.push_back({"PLASTIC", "BAGS"});
+  lines.push_back({"99999", "1X", "0.20", "0.20"});
+  lines.push_back({"Total", "Incl.", "GST@6%", "RM", "28.40"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  CHECK_FALSE(rows->sums);
+  REQUIRE(rows->items.size() == 2);
+  CHECK(rows->items[0].description == "DOUBLE EXT BOX");
+  CHECK(rows->items[0].amount == "25.90");
+  CHECK(rows->items[1].description == "PLASTIC BAGS");
+  CHECK(rows->items[1].unit_price == "0.20");
+  CHECK(docsift::ocr::checked_rows(rows->items) == 2);
+  CHECK(rows->lines.size() == 4);  // only the kept rows' lines are their evidence
+}
+
+TEST_CASE("a quantity and its unit price read as one word, either way round, are read apart") {
+  auto lines = head();
+  lines.push_back({"OPEN", "CODE", "ITEM"});
+  lines.push_back({"0025679", "U", "2x11.80", "23.60", "§"});  // a mark after the amount
+  lines.push_back({"Coca-Cola", "320ml"});
+  lines.push_back({"9555589200385", "1.40*1", "1.40"});
+  lines.push_back({"Whole", "Chicken"});
+  lines.push_back({"2006031014359", "10.99*1.306", "14.35"});
+  lines.push_back({"Total", "39.35"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  CHECK(rows->sums);
+  REQUIRE(rows->items.size() == 3);
+  CHECK(rows->items[0].description == "OPEN CODE ITEM");
+  CHECK(rows->items[0].quantity == "2");
+  CHECK(rows->items[0].unit_price == "11.80");
+  CHECK(rows->items[1].quantity == "1");
+  CHECK(rows->items[1].unit_price == "1.40");
+  CHECK(rows->items[2].description == "Whole Chicken");
+  CHECK(rows->items[2].quantity == "1.306");
+  CHECK(rows->items[2].unit_price == "10.99");
+  CHECK(rows->items[2].amount == "14.35");
+}
+
+TEST_CASE("an amount read as two words at its point, or without its point, is read whole") {
+  auto lines = head();
+  lines.push_back({"Guiness", "Stout", "(B)"});
+  lines.push_back({"4", "x", "15.", "40", "61.60", "SR"});
+  lines.push_back({"GLOVE", "1200"});
+  lines.push_back({"1432", "6", "2.12", "1272", "SR"});  // 6 x 2.12 gives the point back
+  lines.push_back({"TOTAL:", "74.32"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  CHECK(rows->sums);
+  REQUIRE(rows->items.size() == 2);
+  CHECK(rows->items[0].description == "Guiness Stout (B)");
+  CHECK(rows->items[0].unit_price == "15.40");
+  CHECK(rows->items[1].description == "GLOVE 1200");
+  CHECK(rows->items[1].quantity == "6");
+  CHECK(rows->items[1].unit_price == "2.12");
+  CHECK(rows->items[1].amount == "12.72");
+  // A number that nothing on its line gives a point stays no amount.
+  auto code = head();
+  code.push_back({"GLOVE", "1200"});
+  code.push_back({"1432", "6", "2.12", "1273"});
+  code.push_back({"TOTAL:", "12.72"});
+  CHECK_FALSE(docsift::ocr::receipt_rows(receipt(code), kAll));
+}
+
+TEST_CASE(
+    "names under their items are read across a rule's mark, and promotions come off the sum") {
+  auto lines = head();
+  lines.push_back({"1x", "000008204363", "14,99SR"});
+  lines.push_back({"KIT", "KAT", "SHARE", "B"});
+  lines.push_back({"Item", "promo", "@9,99", "-5,00"});
+  lines.push_back({"1x", "000001018506", "21,10SR"});
+  lines.push_back({"."});
+  lines.push_back({"BERYLS", "TTOW"});
+  lines.push_back({"1x", "000001057437", "18,", "295R"});  // "18.29 SR" read in two words
+  lines.push_back({"VH", "BOX", "180G"});
+  lines.push_back({"Sub-total", "49.38"});  // 54.38 less the promotion's 5.00
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  CHECK(rows->sums);
+  REQUIRE(rows->items.size() == 3);
+  CHECK(rows->items[0].description == "KIT KAT SHARE B");
+  CHECK(rows->items[0].amount == "14.99");
+  CHECK(rows->items[1].description == "BERYLS TTOW");
+  CHECK(rows->items[1].amount == "21.10");
+  CHECK(rows->items[2].description == "VH BOX 180G");
+  CHECK(rows->items[2].amount == "18.29");
+}
+
+TEST_CASE("an item's quantity and unit price printed on the line under its name and amount") {
+  auto lines = head();
+  lines.push_back({"620", "CARNATION", "SUSU", "KRIMER", "RH7,50", "z"});  // "RM" read "RH"
+  lines.push_back({"03", "X", "RM", "2.50"});
+  lines.push_back({"8402", "GULA", "PASIR", "1K", "=", "RN23.60", "z"});
+  lines.push_back({"@8", "X", "RM", "2.95"});
+  lines.push_back({"Total", "Sales", "RM", "31.10"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  CHECK(rows->sums);
+  REQUIRE(rows->items.size() == 2);
+  CHECK(rows->items[0].description == "620 CARNATION SUSU KRIMER");
+  CHECK(rows->items[0].quantity == "03");
+  CHECK(rows->items[0].unit_price == "2.50");
+  CHECK(rows->items[0].amount == "7.50");
+  CHECK(rows->items[1].description == "8402 GULA PASIR 1K");
+  CHECK(rows->items[1].quantity == "8");
+  CHECK(rows->items[1].unit_price == "2.95");
+  CHECK(rows->items[1].amount == "23.60");
+}
+
+TEST_CASE(
+    "a heading's rows give way to a receipt's rows that check, and a row with no figure goes") {
+  auto lines = head();
+  lines.push_back({"Description", "Qty", "Price", "Amount"});
+  lines.push_back({"HEINEKEN", "(5", "BTL)"});
+  lines.push_back({"2x", "95.00", "190.00", "SR"});
+  lines.push_back({"Total", "Incl.", "GST", "RM", "199.00"});  // 190.00 misread: nothing adds up
+  const auto e = docsift::ocr::extract_fields(receipt(lines), docsift::testing::shipped_rules(),
+                                              {"DESCRIPTIONS", "QUANTITIES", "PRICES", "TOTAL"});
+  REQUIRE(e.items.size() == 1);
+  CHECK(e.items[0].description == "HEINEKEN (5 BTL)");
+  CHECK(e.items[0].quantity == "2");
+  CHECK(e.items[0].unit_price == "95.00");
+  CHECK(e.items[0].amount == "190.00");
+  CHECK(e.fields.at("DESCRIPTIONS") == "HEINEKEN (5 BTL)");
+}

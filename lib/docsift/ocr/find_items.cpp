@@ -224,7 +224,11 @@ Rows FieldFinder::line_items() const {
                                                                          : item->description),
                                   1, "amount") == 0)
       continue;
-    items.push_back(line_item(row, *item, has(Column::kUnitPrice)));
+    LineItem read = line_item(row, *item, has(Column::kUnitPrice));
+    // An item's row gives a figure; one that gives none is a heading's words misread, a wrapped
+    // line or a detail line read as a row of its own.
+    if (!transactions && !read.quantity && !read.unit_price && !read.amount) continue;
+    items.push_back(std::move(read));
     for (const TableRow::Misread& m : row.misread)
       misread_figures.push_back(
           {m.line, m.word, m.word, m.column == Column::kQuantity ? "QUANTITIES" : "PRICES"});
@@ -234,10 +238,12 @@ Rows FieldFinder::line_items() const {
     rows.insert(rows.end(), row.lines.begin(), row.lines.end());
     if (transactions) amounts.push_back(row_amount(row, *item));
   }
-  // A receipt's rows that add up to its total where the heading's give other amounts (a name over
-  // its figures, a heading found in the footer); never a statement's.
+  // A receipt's rows that add up to its total, or more of whose rows check (quantity times unit
+  // price) than the heading's, where the heading's give other amounts (a name over its figures, a
+  // heading found in the footer); never a statement's.
   if (auto receipt = transactions ? std::nullopt : receipt_rows(page, kept_word);
-      receipt && receipt->sums && !same_amounts(items, receipt->items)) {
+      receipt && (receipt->sums || checked_rows(receipt->items) > checked_rows(items)) &&
+      !same_amounts(items, receipt->items)) {
     items.clear(), misread_figures.clear();  // the heading's rows, and their figures, are not used
     return receipt_items(std::move(receipt));
   }

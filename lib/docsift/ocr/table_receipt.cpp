@@ -3,65 +3,21 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdlib>
 #include <regex>
 #include <string>
+
+#include "docsift/ocr/receipt_words.h"
 
 namespace docsift::ocr {
 
 namespace {
 
-// An amount with cents as a receipt prints it: a currency mark before it ("RM13.50", "$7.10"), a
-// comma for the point ("9,90"), and a tax code read onto it ("5.90SR", "32.708R" for "32.70 SR",
-// "71.00(S)"). In cents, or none.
-std::optional<long long> cents_of(const std::string& token) {
-  static const std::regex amount(
-      R"(^(-)?(?:RM|\$)?(\d{1,3}(?:,\d{3})+|\d+)[.,](\d\d)(?:[SZ28]?R[L.]?|\(S\)|[ST])?$)");
-  std::smatch m;
-  if (!std::regex_match(token, m, amount)) return std::nullopt;
-  std::string whole = m[2].str();
-  whole.erase(std::remove(whole.begin(), whole.end(), ','), whole.end());
-  if (whole.size() > 7) return std::nullopt;  // a code's digits, not a receipt's amount
-  const long long cents = std::stoll(whole) * 100 + std::stoll(m[3].str());
-  return m[1].matched ? -cents : cents;
-}
+using receipt_words::cents_of, receipt_words::checks, receipt_words::is_times, receipt_words::mark,
+    receipt_words::name_word, receipt_words::plain, receipt_words::price_of,
+    receipt_words::quantity_of, receipt_words::times_quantity, receipt_words::trailing_code;
 
-std::string plain(long long cents) {
-  const long long a = std::llabs(cents);
-  std::string s =
-      std::to_string(a / 100) + "." + (a % 100 < 10 ? "0" : "") + std::to_string(a % 100);
-  return cents < 0 ? "-" + s : s;
-}
-
-// A quantity as receipts print it: "2", "1.00", "*4", "#1", "1.00PCS", "3pc". Its number, or none.
-std::optional<std::string> quantity_of(const std::string& token) {
-  static const std::regex quantity(R"(^(?:\*|#|\xC2\xA5)?(\d{1,4}(?:\.\d{1,3})?)(?:PCS|pcs|pc)?$)");
-  std::smatch m;
-  if (!std::regex_match(token, m, quantity)) return std::nullopt;
-  return m[1].str();
-}
-
-// A tax code or a currency printed after the amount ("SR", "ZRL", "*S", "T", "RM", "Ri").
-bool trailing_code(const std::string& token) {
-  static const std::regex code(R"(^[*(]?(?:[SZ28]?R[L.]?|[STZEX]|R[A-Za-z]{1,2})\)?[.,]?$)",
-                               std::regex::icase);
-  return std::regex_match(token, code);
-}
-
-bool is_times(const std::string& t) { return t == "x" || t == "X"; }
-
-// A word of a name: two letters or more and no digit ("Teh", "H/C"; not "FMa1", a barcode).
-bool name_word(const std::string& t) {
-  std::size_t letters = 0;
-  for (const char c : t) {
-    if (std::isdigit(static_cast<unsigned char>(c))) return false;
-    if (std::isalpha(static_cast<unsigned char>(c))) ++letters;
-  }
-  return letters >= 2;
-}
-
-enum class Kind { kOther, kItem, kAtPrice, kName, kCode, kSkip, kSummary, kStop };
+// kFigures: a quantity and its unit price alone, under its item's name and amount ("03 X RM 2.50").
+enum class Kind { kOther, kItem, kAtPrice, kFigures, kName, kCode, kSkip, kSummary, kStop };
 
 // One line as a receipt's item reads: its name's words, a quantity, a unit price and the amount.
 struct Parsed {
@@ -70,25 +26,9 @@ struct Parsed {
   std::optional<std::string> quantity, unit_price;
   long long amount = 0;
   bool blank = false;  // no word that counts: marks OCR read from a rule (":", "-")
+  std::optional<std::size_t>
+      figures;  // the kFigures line under it that gave its quantity and price
 };
-
-bool checks(const std::optional<std::string>& q, const std::optional<std::string>& p, long long a) {
-  if (!q || !p) return false;
-  const auto price = cents_of(*p);
-  return price && std::llabs(std::llround(std::atof(q->c_str()) * *price) - a) <= 1;
-}
-
-std::optional<std::string> price_of(std::string s) {
-  if (!s.empty() && s[0] == '@') s.erase(0, 1);
-  const auto c = cents_of(s);
-  return c ? std::optional(plain(*c)) : std::nullopt;
-}
-
-// "1X" (a quantity and the times sign read as one word): the quantity.
-std::optional<std::string> times_quantity(const std::string& t) {
-  if (t.size() < 2 || (t.back() != 'x' && t.back() != 'X')) return std::nullopt;
-  return quantity_of(t.substr(0, t.size() - 1));
-}
 
 // The figures before the amount, read from the right: "Q X P", "QX P", "Q @ P", "@P", "Q P" and
 // "P Q" where the quantity times the price is the amount, "*4". What is left names the item.
@@ -119,6 +59,10 @@ void read_figures(std::vector<std::string>& t, Parsed& p) {
     if (!p.quantity && k >= 1 && checks(quantity_of(at(1)), price_of(price), p.amount))
       p.quantity = quantity_of(at(1)), p.unit_price = price_of(price), --k;
   }
+  // A discount's column after them: "P Q 0.00 A" ("RM 2.80 2 0.00 RM5.60").
+  if (!unchecked.empty() && !p.quantity && k >= 2 &&
+      checks(quantity_of(at(1)), price_of(at(2)), p.amount))
+    p.quantity = quantity_of(at(1)), p.unit_price = price_of(at(2)), k -= 2;
   t.resize(k);
   // A quantity printed first: "1x", or a number the price checks ("2 TOWEL ROD 6.00 12.00"), or a
   // number of one or two digits before the item's name (McDonald's "2 VM McChicken 15.90").
@@ -138,10 +82,6 @@ void read_figures(std::vector<std::string>& t, Parsed& p) {
 // A name as printed, without a row number before it ("1.", "2") and marks OCR read around it.
 std::vector<std::string> name_of(std::vector<std::string> t) {
   static const std::regex row_number(R"(^\d{1,2}\.?$)");
-  const auto mark = [](const std::string& w) {
-    return std::none_of(w.begin(), w.end(),
-                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
-  };
   while (!t.empty() &&
          (mark(t.front()) || (t.size() >= 2 && std::regex_match(t.front(), row_number))))
     t.erase(t.begin());
@@ -154,8 +94,10 @@ std::vector<std::string> name_of(std::vector<std::string> t) {
 // what cannot be in it (a dated or labelled line of the receipt's head).
 Kind summary_kind(const std::string& lowered) {
   static const std::regex summary(
-      R"(\btotal\b|^\W*(sub\W*total|tot\b|totqty|gross|net\b|nett|items?\s*\(?s?\)?\s*:|item\s*count|\d+\s*items?\b|qty\s*:|quantity|amount incl|serv\w*\.?\s*ch|gst|tax\b(?!\s+[a-z]{3,}\s+[a-z]{3,})|rounding|round\b|cash\b|change\b))");
-  static const std::regex skip(R"(^\W*(item\s+)?(disc\w*|saving|less\b|member))");
+      R"(total(\b|qty)|te[mn]\s*count|^\W*(sub\W*tota|tot\b|totqty|gross|net\b|nett|items?\s*\(?s?\)?\s*:|\d+\s*items?\b|qty\s*:|quantity|amount incl|serv\w*\.?\s*ch|gst|tax\b(?!\s+[a-z]{3,}\s+[a-z]{3,})|rounding|round\b|cash\b|change\b))");
+  // A discount or a tax by its rate: a percentage, then a figure ("@NIsc 10.00% -5.59").
+  static const std::regex skip(
+      R"(^\W*(item\s+)?(saving|less\b|member|promo)|\bdisc\w*\b|\d\s*%.*\d[.,]\d\d\W*$)");
   static const std::regex stop(
       R"((\b\d{1,2}[/-]\d{1,2}[/-]\d{2,4}\b)|([a-z]{4,}\s*:)|tax invoice|receipt|invoice\s*no)");
   // A column heading ("Item Qty Price Amount") names no item.
@@ -178,18 +120,26 @@ Parsed parse_line(const Line& line, const std::function<bool(const Word&)>& kept
       lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (kept(w) || w.text == "@") t.push_back(w.text);
   }
-  if ((p.kind = summary_kind(lowered)) != Kind::kOther) return p;
-  p.blank = std::none_of(t.begin(), t.end(), [](const std::string& w) {
-    return std::any_of(w.begin(), w.end(),
-                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
-  });
-  for (int codes = 0; codes < 2 && !t.empty() && trailing_code(t.back()); ++codes) t.pop_back();
-  // An amount whose point OCR lost, after the unit price it equals ("1 8.90 890"): that price.
-  if (t.size() >= 2 && price_of(t[t.size() - 2])) {
-    std::string digits = *price_of(t[t.size() - 2]);
-    digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
-    if (digits == t.back()) t.back() = *price_of(t[t.size() - 2]);
+  p.kind = summary_kind(lowered);
+  if (p.kind == Kind::kSummary || p.kind == Kind::kStop) return p;
+  p.blank = std::all_of(t.begin(), t.end(), mark);
+  receipt_words::mend(t);
+  if (p.kind ==
+      Kind::kSkip) {  // a discount: its figure, whatever sign OCR read ("~5,40", "RM-0.41")
+    std::string figure;
+    for (const char c : t.empty() ? std::string() : t.back()) {
+      if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ',') figure += c;
+    }
+    p.amount = cents_of(figure).value_or(0);
+    return p;
   }
+  if (t.size() == 3 && is_times(t[1]) && price_of(t[2]) &&
+      quantity_of(t[0].front() == '@' ? t[0].substr(1) : t[0])) {
+    p.kind = Kind::kFigures, p.unit_price = price_of(t[2]);
+    p.quantity = quantity_of(t[0].front() == '@' ? t[0].substr(1) : t[0]);
+    return p;
+  }
+  receipt_words::restore_point(t);
   const std::string last = t.empty() ? "" : t.back();
   const bool at = !last.empty() && (last[0] == '@' || (t.size() >= 2 && t[t.size() - 2] == "@"));
   const auto amount = last.empty() ? std::nullopt : price_of(last);
@@ -242,16 +192,28 @@ std::vector<std::size_t> names_over(const std::vector<Parsed>& lines, std::size_
   return over;
 }
 
+struct Read {
+  LineItem item;
+  std::vector<std::size_t> lines;  // the page's lines it was read from
+};
+
 // Each item line's name: its own words, else the name lines over it or, where the last item line
-// without a name has a name line under it, those under it.
-ReceiptRows rows_of(const Page& page, const std::vector<Parsed>& lines, std::size_t first,
-                    std::size_t end) {
+// without a name has a name line under it (across marks OCR read from a rule), those under it.
+
+std::vector<Read> rows_of(const Page& page, const std::vector<Parsed>& lines, std::size_t first,
+                          std::size_t end) {
   std::size_t last_bare = end;
   for (std::size_t i = first; i < end; ++i) {
     if (lines[i].kind == Kind::kItem && lines[i].name.empty()) last_bare = i;
   }
-  const bool below = last_bare + 1 < end && lines[last_bare + 1].kind == Kind::kName;
-  ReceiptRows out;
+  // The next line that is not a mark OCR read from a rule (".", ":").
+  const auto next = [&](std::size_t i) {
+    while (++i < end && lines[i].blank) {
+    }
+    return i;
+  };
+  const bool below = next(last_bare) < end && lines[next(last_bare)].kind == Kind::kName;
+  std::vector<Read> out;
   std::vector<std::size_t> pending = below ? std::vector<std::size_t>{} : names_over(lines, first);
   for (std::size_t i = first; i < end; ++i) {
     const Parsed& p = lines[i];
@@ -261,8 +223,9 @@ ReceiptRows rows_of(const Page& page, const std::vector<Parsed>& lines, std::siz
     LineItem item{
         joined(p.name), p.quantity, p.unit_price, plain(p.amount), {}, {}, {}, {}, {}, {}, {}};
     std::vector<std::size_t> used{i};
+    if (p.figures) used.push_back(*p.figures);
     if (item.description.empty() && below) {
-      for (std::size_t j = i + 1; j < end && lines[j].kind == Kind::kName; ++j)
+      for (std::size_t j = next(i); j < end && lines[j].kind == Kind::kName; j = next(j))
         pending.push_back(j);
     }
     if (item.description.empty()) {
@@ -276,8 +239,7 @@ ReceiptRows rows_of(const Page& page, const std::vector<Parsed>& lines, std::siz
     if (item.description.empty()) continue;
     item.box = page.lines[i].box;
     for (const std::size_t j : used) item.box = item.box.with(page.lines[j].box);
-    out.items.push_back(std::move(item));
-    out.lines.insert(out.lines.end(), used.begin(), used.end());
+    out.push_back({std::move(item), std::move(used)});
   }
   return out;
 }
@@ -323,40 +285,79 @@ std::optional<ReceiptRows> receipt_rows(const Page& page,
         b.kind == Kind::kItem && b.name.empty() && b.quantity)
       a.kind = Kind::kAtPrice, a.unit_price = plain(a.amount);
   }
+  // An item's line over its quantity and unit price ("620 CARNATION RM7.50" over "03 X RM 2.50").
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    Parsed& a = lines[i];
+    Parsed& b = lines[i + 1];
+    if (a.kind == Kind::kItem && !a.quantity && !a.unit_price && b.kind == Kind::kFigures &&
+        checks(b.quantity, b.unit_price, a.amount))
+      a.quantity = b.quantity, a.unit_price = b.unit_price, a.figures = i + 1, b.kind = Kind::kCode;
+  }
   for (std::size_t end = 0; end < lines.size(); ++end) {
     if (lines[end].kind != Kind::kSummary) continue;
     const std::size_t first = block_start(lines, end);
     // The first sum printed ends the items: rows under it are a tax summary's ("SR 6 8.90 0.53").
     if (first == end && summed(page.lines[end], kept)) return std::nullopt;
     if (first == end) continue;
-    ReceiptRows rows = rows_of(page, lines, first, end);
-    if (rows.items.empty()) return std::nullopt;
+    std::vector<Read> reads = rows_of(page, lines, first, end);
+    if (reads.empty()) return std::nullopt;
     long long sum = 0;
     bool each = true;
-    for (const LineItem& item : rows.items) {
-      const long long amount = cents_of(*item.amount).value_or(0);
+    for (const Read& r : reads) {
+      const long long amount = cents_of(*r.item.amount).value_or(0);
       sum += amount;
-      each = each && checks(item.quantity, item.unit_price, amount);
+      each = each && checks(r.item.quantity, r.item.unit_price, amount);
     }
-    rows.sums = sum != 0 && sum_printed(page, end, std::llabs(sum), kept);
-    if (!rows.sums && !each) return std::nullopt;
+    // Discounts printed among the items come off their sum ("Item promo @9,99 -5,00").
+    long long discounts = 0;
+    for (std::size_t i = first; i < end; ++i) {
+      if (lines[i].kind == Kind::kSkip) discounts += lines[i].amount;
+    }
+    ReceiptRows rows;
+    rows.sums =
+        sum != 0 && (sum_printed(page, end, std::llabs(sum), kept) ||
+                     (discounts != 0 && sum_printed(page, end, std::llabs(sum) - discounts, kept)));
+    for (Read& r : reads) {
+      // Where the rows do not add up (a figure misread on another row), those whose own figures
+      // vouch for them: quantity times unit price is the amount.
+      if (!rows.sums && !each &&
+          !checks(r.item.quantity, r.item.unit_price, cents_of(*r.item.amount).value_or(0)))
+        continue;
+      rows.items.push_back(std::move(r.item));
+      rows.lines.insert(rows.lines.end(), r.lines.begin(), r.lines.end());
+    }
+    if (rows.items.empty()) return std::nullopt;
     return rows;
   }
   return std::nullopt;
 }
 
+namespace {
+
+// A cell's figure in cents without its currency, however it is printed ("RM 13.50", "$7.10").
+std::optional<long long> cell_cents(const std::optional<std::string>& cell) {
+  std::string digits;
+  for (const char c : cell.value_or("")) {
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ',' || c == '-')
+      digits += c;
+  }
+  return cents_of(digits);
+}
+
+}  // namespace
+
+std::size_t checked_rows(const std::vector<LineItem>& items) {
+  return static_cast<std::size_t>(std::count_if(items.begin(), items.end(), [](const LineItem& i) {
+    const auto price = cell_cents(i.unit_price), amount = cell_cents(i.amount);
+    return price && amount && checks(i.quantity, plain(*price), *amount);
+  }));
+}
+
 bool same_amounts(const std::vector<LineItem>& a, const std::vector<LineItem>& b) {
   const auto amounts = [](const std::vector<LineItem>& items) {
     std::vector<long long> out;
-    for (const LineItem& i : items) {
-      const auto& figure = i.amount ? i.amount : i.unit_price;
-      std::string digits;  // without its currency, however it is printed ("RM 13.50", "$7.10")
-      for (const char c : figure.value_or("")) {
-        if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ',' || c == '-')
-          digits += c;
-      }
-      out.push_back(cents_of(digits).value_or(0));
-    }
+    for (const LineItem& i : items)
+      out.push_back(cell_cents(i.amount ? i.amount : i.unit_price).value_or(0));
     std::sort(out.begin(), out.end());
     return out;
   };

@@ -2,8 +2,9 @@
 // the receipt's summary (Subtotal, Total, GST, an item count) that end in an amount, each an item,
 // its name on its own line or on the line above or below its figures. Trusted only where the page's
 // arithmetic vouches for them: their amounts add up to a figure printed under them (alone, or with
-// a tax, rounding or discount figure printed there too), or every row's quantity times its unit
-// price is its amount.
+// a tax, rounding or discount figure printed there too, or less the discounts printed among the
+// items), or every row's quantity times its unit price is its amount. Where neither holds (one
+// figure misread), the rows whose own quantity times unit price is their amount are kept.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,10 @@ struct ReceiptRows {
 // vouches for them; none otherwise. `kept(word)` says whether a word counts at all (specks do not).
 std::optional<ReceiptRows> receipt_rows(const Page& page,
                                         const std::function<bool(const Word&)>& kept);
+
+// How many of the rows vouch for themselves: their quantity times their unit price is their
+// amount, however the figures are printed ("RM 2.50").
+std::size_t checked_rows(const std::vector<LineItem>& items);
 
 // Whether two readings of a page's rows give the same amounts (each row's amount, else its unit
 // price), in any order.
