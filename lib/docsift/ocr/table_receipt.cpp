@@ -24,10 +24,10 @@ struct Parsed {
   Kind kind = Kind::kOther;
   std::vector<std::string> name;
   std::optional<std::string> quantity, unit_price;
-  long long amount = 0;
-  bool blank = false;  // no word that counts: marks OCR read from a rule (":", "-")
-  std::optional<std::size_t>
-      figures;  // the kFigures line under it that gave its quantity and price
+  long long amount = 0;  // in cents; a discount line's (kSkip) figure, whatever sign OCR read
+  bool blank = false;    // no word that counts: marks OCR read from a rule (":", "-")
+  // The kFigures line under it that gave its quantity and unit price.
+  std::optional<std::size_t> figures;
 };
 
 // The figures before the amount, read from the right: "Q X P", "QX P", "Q @ P", "@P", "Q P" and
@@ -124,8 +124,8 @@ Parsed parse_line(const Line& line, const std::function<bool(const Word&)>& kept
   if (p.kind == Kind::kSummary || p.kind == Kind::kStop) return p;
   p.blank = std::all_of(t.begin(), t.end(), mark);
   receipt_words::mend(t);
-  if (p.kind ==
-      Kind::kSkip) {  // a discount: its figure, whatever sign OCR read ("~5,40", "RM-0.41")
+  // A discount: its figure, whatever sign OCR read ("~5,40", "RM-0.41").
+  if (p.kind == Kind::kSkip) {
     std::string figure;
     for (const char c : t.empty() ? std::string() : t.back()) {
       if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ',') figure += c;
@@ -133,10 +133,12 @@ Parsed parse_line(const Line& line, const std::function<bool(const Word&)>& kept
     p.amount = cents_of(figure).value_or(0);
     return p;
   }
-  if (t.size() == 3 && is_times(t[1]) && price_of(t[2]) &&
-      quantity_of(t[0].front() == '@' ? t[0].substr(1) : t[0])) {
-    p.kind = Kind::kFigures, p.unit_price = price_of(t[2]);
-    p.quantity = quantity_of(t[0].front() == '@' ? t[0].substr(1) : t[0]);
+  // A quantity and its unit price alone ("03 X RM2.50", "@8 X RM2.95"): its item is over it.
+  const std::string count = t.size() != 3         ? std::string()
+                            : t[0].front() == '@' ? t[0].substr(1)
+                                                  : t[0];
+  if (t.size() == 3 && is_times(t[1]) && price_of(t[2]) && quantity_of(count)) {
+    p.kind = Kind::kFigures, p.unit_price = price_of(t[2]), p.quantity = quantity_of(count);
     return p;
   }
   receipt_words::restore_point(t);
