@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "docsift/ocr/findings.h"
 #include "docsift/ocr/page.h"
 #include "docsift/ocr/rules.h"
 #include "docsift/ocr/table_receipt.h"
@@ -269,4 +270,81 @@ TEST_CASE(
   CHECK(e.items[0].unit_price == "95.00");
   CHECK(e.items[0].amount == "190.00");
   CHECK(e.fields.at("DESCRIPTIONS") == "HEINEKEN (5 BTL)");
+}
+
+TEST_CASE("figures in other orders: price times quantity, a unit, a code, a mark, four places") {
+  auto lines = head();
+  lines.push_back({"Plastic", "spoons", "8pcs"});
+  lines.push_back({"5.90", "x", "3", "17.70", "SR"});  // the price first, the times sign apart
+  lines.push_back({"FLOWER", "BUNCH", "-", "ROSE"});
+  lines.push_back({"122", "pcs", "@", "18.90", "2,305.80", "SR"});  // a unit after the quantity
+  lines.push_back({"UNICORN", "GLUE", "STICK"});
+  lines.push_back({"2", "27755", "5.80", "11.60"});  // an item's code between quantity and price
+  lines.push_back({"ORDER", "CHIT", "NCR"});
+  lines.push_back(
+      {"3", "X", "2.9000", ":", "8.70", "SR"});  // four places, a mark before the amount
+  lines.push_back({"Total", "RM", "2,343.80"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  CHECK(rows->sums);
+  CHECK_FALSE(rows->unplaced);
+  REQUIRE(rows->items.size() == 4);
+  const std::vector<std::pair<std::string, std::string>> figures = {
+      {"3", "5.90"}, {"122", "18.90"}, {"2", "5.80"}, {"3", "2.90"}};
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    CAPTURE(i);
+    CHECK(rows->items[i].quantity == figures[i].first);
+    CHECK(rows->items[i].unit_price == figures[i].second);
+  }
+  CHECK(rows->items[3].description == "ORDER CHIT NCR");
+}
+
+TEST_CASE("lists the rows show misread are doubted: PRICES that are amounts, figures in a name") {
+  using docsift::ocr::detail::doubted;
+  docsift::ocr::detail::Rows rows;
+  docsift::ocr::LineItem item;
+  item.description = "Plastic spoons 8pcs", item.quantity = "3", item.amount = "17.70";
+  rows.items = {item};
+  rows.lists = {{"DESCRIPTIONS", item.description}, {"PRICES", "17.70"}};
+  CHECK_FALSE(doubted(rows, "PRICES"));  // a heading's amount column: its own column says so
+  rows.columned = false;                 // the receipt reader's rows
+  CHECK(doubted(rows, "PRICES"));        // three at 17.70 each is not 17.70
+  CHECK_FALSE(doubted(rows, "DESCRIPTIONS"));
+  rows.items[0].quantity = "1.00";
+  CHECK_FALSE(doubted(rows, "PRICES"));
+  rows.unplaced = true;  // its line printed another figure ("5.90 ~ 3 17.70")
+  CHECK(doubted(rows, "PRICES"));
+  rows.items[0].unit_price = "5.90", rows.lists["PRICES"] = "5.90";  // PRICES of unit prices
+  CHECK_FALSE(doubted(rows, "PRICES"));
+  rows.items[0].description = "2 Meat 2 Vege $8.70 1";  // the row's figures read into its name
+  CHECK(doubted(rows, "DESCRIPTIONS"));
+  rows.transactions = true;  // a statement's rows: their balances check them
+  CHECK_FALSE(doubted(rows, "DESCRIPTIONS"));
+  // A receipt's one figure a line is its price: nothing speaks against it.
+  auto lines = head();
+  lines.push_back({"Plastic", "spoons", "8pcs"});
+  lines.push_back({"17.70", "SR"});
+  lines.push_back({"Total", "RM", "17.70"});
+  const auto e = docsift::ocr::extract_fields(receipt(lines), docsift::testing::shipped_rules(),
+                                              {"DESCRIPTIONS", "PRICES", "TOTAL"});
+  REQUIRE(e.items.size() == 1);
+  CHECK(e.fields.at("PRICES") == "17.70");
+  CHECK_FALSE(e.evidence.at("PRICES").contradicted);
+  CHECK_FALSE(e.evidence.at("DESCRIPTIONS").contradicted);
+}
+
+TEST_CASE("a heading's row named as a receipt's summary contradicts every list of the rows") {
+  auto lines = head();
+  lines.push_back({"DESCRIPTION", "AMOUNT"});
+  lines.push_back({"MAKANAN", "2.30"});
+  lines.push_back({"MINUMAN", "1.40"});
+  // The sum misread, so no receipt rows that add up take the heading's place.
+  lines.push_back({"Sub", "Total", "Incl.", "GST", "RM", "3.79"});
+  lines.push_back({"Round", "Adjustmt", "RM", "0.00"});
+  lines.push_back({"Total", "RM", "3.79"});
+  const auto e = docsift::ocr::extract_fields(receipt(lines), docsift::testing::shipped_rules(),
+                                              {"DESCRIPTIONS", "PRICES", "TOTAL"});
+  CHECK(e.fields.at("DESCRIPTIONS") == "MAKANAN | MINUMAN | Sub Total Incl. GST | Round Adjustmt");
+  CHECK(e.evidence.at("DESCRIPTIONS").contradicted);
+  CHECK(e.evidence.at("PRICES").contradicted);
 }

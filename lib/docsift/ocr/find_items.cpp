@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <sstream>
 
+#include "docsift/ocr/page_checks.h"
+#include "docsift/ocr/receipt_words.h"
 #include "docsift/ocr/table_cut.h"
 #include "docsift/ocr/table_receipt.h"
 
@@ -84,6 +88,26 @@ std::optional<std::string> quantity_of(std::string cell) {
 }
 
 // The lists' evidence: every word of the rows they were read from, under the table's header.
+// Whether a row's name holds a figure with cents: the row's figures read into its name ("2 Meat
+// 2 Vege $8.70 1", under a heading whose columns were misread).
+bool figures_in_names(const std::vector<LineItem>& items) {
+  return std::any_of(items.begin(), items.end(), [](const LineItem& i) {
+    std::istringstream words(i.description);
+    std::string w;
+    while (words >> w) {
+      if (receipt_words::price_of(w)) return true;
+    }
+    return false;
+  });
+}
+
+// The quantities and unit prices the rows give.
+std::size_t figures(const std::vector<LineItem>& items) {
+  std::size_t n = 0;
+  for (const LineItem& i : items) n += (i.quantity ? 1 : 0) + (i.unit_price ? 1 : 0);
+  return n;
+}
+
 Evidence lists_evidence(const Page& page, const std::vector<std::size_t>& rows) {
   Evidence e;
   e.labelled = true;
@@ -240,10 +264,13 @@ Rows FieldFinder::line_items() const {
   }
   // A receipt's rows that add up to its total, or more of whose rows check (quantity times unit
   // price) than the heading's, where the heading's give other amounts (a name over its figures, a
-  // heading found in the footer); never a statement's.
+  // heading found in the footer), or the same amounts but fewer quantities and prices (a quantity
+  // column misread: "2 ChicMcMuf fin" as a name) or names holding figures ("Vege $8.70 1"); never
+  // a statement's.
   if (auto receipt = transactions ? std::nullopt : receipt_rows(page, kept_word);
       receipt && (receipt->sums || checked_rows(receipt->items) > checked_rows(items)) &&
-      !same_amounts(items, receipt->items)) {
+      (!same_amounts(items, receipt->items) || figures(receipt->items) > figures(items) ||
+       (figures_in_names(items) && !figures_in_names(receipt->items)))) {
     items.clear(), misread_figures.clear();  // the heading's rows, and their figures, are not used
     return receipt_items(std::move(receipt));
   }
@@ -281,7 +308,7 @@ Rows FieldFinder::receipt_items(std::optional<ReceiptRows> rows) const {
     if (i.quantity) append_joined(quantities, " | ", *i.quantity);
     append_joined(prices, " | ", *(unit ? i.unit_price : i.amount));
   }
-  out.items = std::move(rows->items), out.columned = false;
+  out.items = std::move(rows->items), out.columned = false, out.unplaced = !unit && rows->unplaced;
   out.lists["DESCRIPTIONS"] = descriptions, out.lists["PRICES"] = prices;
   if (!quantities.empty()) out.lists["QUANTITIES"] = quantities;
   out.evidence = lists_evidence(page, rows->lines);
@@ -316,6 +343,27 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
   if (item.price && !out.unit_price && !out.amount && !out.debit && !out.credit)
     (unit_prices ? out.unit_price : out.amount) = item.price;
   return out;
+}
+
+bool doubted(const Rows& rows, const std::string& list) {
+  if (rows.transactions) return false;  // a statement's rows: their balances check them
+  // A row named as a receipt's summary ("Total Qty"): no item, so no list of the rows is right.
+  if (std::any_of(rows.items.begin(), rows.items.end(),
+                  [](const LineItem& i) { return summary_line(i.description); }))
+    return true;
+  if (list == "DESCRIPTIONS") return figures_in_names(rows.items);
+  const auto found = rows.lists.find(list);
+  // A heading's rows: the column read says whether PRICES are unit prices or amounts.
+  if (list != "PRICES" || rows.columned || found == rows.lists.end()) return false;
+  const std::vector<std::string> prices = items_of(found->second);
+  if (prices.size() != rows.items.size()) return false;
+  bool amounts = true, counted = false;
+  for (std::size_t i = 0; i < prices.size(); ++i) {
+    const LineItem& item = rows.items[i];
+    amounts = amounts && !item.unit_price && item.amount && prices[i] == *item.amount;
+    counted = counted || (item.quantity && std::strtod(item.quantity->c_str(), nullptr) != 1.0);
+  }
+  return amounts && (counted || rows.unplaced);
 }
 
 }  // namespace docsift::ocr::detail

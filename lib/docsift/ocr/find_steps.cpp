@@ -46,8 +46,11 @@ void FieldFinder::find(nlohmann::json& checks) {
       {"DESCRIPTIONS, QUANTITIES, PRICES",
        [](FieldFinder& f, nlohmann::json&) {
          f.rows = f.line_items();
-         for (const auto& [list, value] : f.rows.lists)
-           f.found[list] = {value, std::nullopt, f.rows.evidence};  // no one segment
+         for (const auto& [list, value] : f.rows.lists) {
+           Evidence e = f.rows.evidence;
+           e.contradicted = doubted(f.rows, list);
+           f.found[list] = {value, std::nullopt, e};  // no one segment
+         }
        }},
       {"where the payer's lines are",
        [](FieldFinder& f, nlohmann::json&) { f.payer = f.payer_of(); }},

@@ -97,7 +97,17 @@ struct Rows {
   // The items' figures OCR misread (TableRow::Misread), for a second recognizer to read again:
   // QUANTITIES for a quantity's, PRICES for a price's or an amount's.
   std::vector<WordRun> misread;
+  // A receipt's row printed a figure none of its cells holds (ReceiptRows::unplaced).
+  bool unplaced = false;
 };
+
+// Whether the rows themselves say that `list` was misread, which contradicts it
+// (docs/confidence.md, "Rows"): any list where a row is named as a receipt's summary ("Total
+// Qty", table_receipt.h), DESCRIPTIONS where a name holds a figure with cents (the row's figures
+// read into it), or a receipt's PRICES made of amounts (no heading read) where a row's
+// quantity is not 1 or its line prints a figure no cell holds (the unit price, which is then not
+// its amount). Never a statement's.
+bool doubted(const Rows& rows, const std::string& list);
 
 // The segment and block of the payer's (or account holder's) name, where a label read it.
 struct Payer {

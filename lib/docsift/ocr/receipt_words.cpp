@@ -12,10 +12,10 @@ namespace docsift::ocr::receipt_words {
 
 // An amount with cents as a receipt prints it: a currency mark before it ("RM13.50", "$7.10"), a
 // comma for the point ("9,90"), and a tax code read onto it ("5.90SR", "32.708R" for "32.70 SR",
-// "71.00(S)"). In cents, or none.
+// "71.00(S)"), and a unit price's four places ("2.9000"). In cents, or none.
 std::optional<long long> cents_of(const std::string& token) {
   static const std::regex amount(
-      R"(^(-)?(?:R[MHN]|\$)?(\d{1,3}(?:,\d{3})+|\d+)[.,](\d\d)(?:[SZ258]?R[L.]?|\(S\)|[ST])?$)");
+      R"(^(-)?(?:R[MHN]|\$)?(\d{1,3}(?:,\d{3})+|\d+)[.,](\d\d)(?:00)?(?:[SZ258]?R[L.]?|\(S\)|[ST])?$)");
   std::smatch m;
   if (!std::regex_match(token, m, amount)) return std::nullopt;
   std::string whole = m[2].str();
@@ -38,6 +38,12 @@ std::optional<std::string> quantity_of(const std::string& token) {
   std::smatch m;
   if (!std::regex_match(token, m, quantity)) return std::nullopt;
   return m[1].str();
+}
+
+bool unit_word(const std::string& token) {
+  static const std::regex unit(R"(^(?:pcs?|pes|ea|units?|kg|g|ltr|l|btl|pkt|ctn|box)\.?$)",
+                               std::regex::icase);
+  return std::regex_match(token, unit);
 }
 
 // A tax code or a currency printed after the amount ("SR", "ZRL", "*S", "T", "RM", "Ri").

@@ -15,6 +15,8 @@ std::optional<long long> cents_of(const std::string& token);
 std::string plain(long long cents);
 // A quantity as receipts print it ("2", "1.00", "*4", "1.00PCS"): its number, or none.
 std::optional<std::string> quantity_of(const std::string& token);
+// A unit printed after a quantity ("pcs", "EA", "kg"; "pes" as OCR reads "pcs").
+bool unit_word(const std::string& token);
 // A tax code or a currency printed after the amount ("SR", "ZRL", "*S", "T", "RM").
 bool trailing_code(const std::string& token);
 // A mark OCR read from a rule or a speck: no letter or digit ("|", "§", ":").

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "docsift/ocr/receipt_words.h"
+#include "docsift/ocr/values.h"
 
 namespace docsift::ocr {
 
@@ -14,7 +15,8 @@ namespace {
 
 using receipt_words::cents_of, receipt_words::checks, receipt_words::is_times, receipt_words::mark,
     receipt_words::name_word, receipt_words::plain, receipt_words::price_of,
-    receipt_words::quantity_of, receipt_words::times_quantity, receipt_words::trailing_code;
+    receipt_words::quantity_of, receipt_words::times_quantity, receipt_words::trailing_code,
+    receipt_words::unit_word;
 
 // kFigures: a quantity and its unit price alone, under its item's name and amount ("03 X RM 2.50").
 enum class Kind { kOther, kItem, kAtPrice, kFigures, kName, kCode, kSkip, kSummary, kStop };
@@ -28,11 +30,16 @@ struct Parsed {
   bool blank = false;    // no word that counts: marks OCR read from a rule (":", "-")
   // The kFigures line under it that gave its quantity and unit price.
   std::optional<std::size_t> figures;
+  // An item's line that prints a figure with cents no cell holds (its unit price, in an order not
+  // read: "5.90 ~ 3 17.70"): its amount may not be its price.
+  bool unplaced = false;
 };
 
-// The figures before the amount, read from the right: "Q X P", "QX P", "Q @ P", "@P", "Q P" and
-// "P Q" where the quantity times the price is the amount, "*4". What is left names the item.
+// The figures before the amount, read from the right: "Q X P", "P X Q" where it checks, "QX P",
+// "Q @ P" (a unit between: "122 pcs @ 18.90"), "@P", "Q P", "P Q" and "Q code P" where the
+// quantity times the price is the amount, "*4". What is left names the item.
 void read_figures(std::vector<std::string>& t, Parsed& p) {
+  static const std::regex code(R"(^\d{5,}$)");  // an item's code between its quantity and price
   std::size_t k = t.size();
   const auto at = [&](std::size_t back) { return t[k - back]; };
   if (k >= 1 && trailing_code(at(1))) --k;  // a tax code before the amount ("@ 7.36 SR 131.40")
@@ -40,16 +47,25 @@ void read_figures(std::vector<std::string>& t, Parsed& p) {
     p.quantity = quantity_of(at(1)), k -= 1;  // "*4", "#1"
   } else if (k >= 3 && price_of(at(1)) && is_times(at(2)) && quantity_of(at(3))) {
     p.quantity = quantity_of(at(3)), p.unit_price = price_of(at(1)), k -= 3;
+  } else if (k >= 3 && is_times(at(2)) && checks(quantity_of(at(1)), price_of(at(3)), p.amount)) {
+    p.quantity = quantity_of(at(1)), p.unit_price = price_of(at(3)), k -= 3;  // "5.90 x 3 17.70"
   } else if (k >= 2 && price_of(at(1)) && times_quantity(at(2))) {
     p.quantity = times_quantity(at(2)), p.unit_price = price_of(at(1)), k -= 2;
   } else if (k >= 2 && price_of(at(1)) && (at(2) == "@" || at(1)[0] == '@')) {
     p.unit_price = price_of(at(1));
     k -= at(2) == "@" ? 2 : 1;
-    if (k >= 1 && quantity_of(at(1))) p.quantity = quantity_of(at(1)), k -= 1;
+    if (k >= 1 && quantity_of(at(1))) {
+      p.quantity = quantity_of(at(1)), k -= 1;
+    } else if (k >= 2 && unit_word(at(1)) && quantity_of(at(2))) {
+      p.quantity = quantity_of(at(2)), k -= 2;  // "122 pcs @ 18.90"
+    }
   } else if (k >= 2 && checks(quantity_of(at(2)), price_of(at(1)), p.amount)) {
     p.quantity = quantity_of(at(2)), p.unit_price = price_of(at(1)), k -= 2;
   } else if (k >= 2 && checks(quantity_of(at(1)), price_of(at(2)), p.amount)) {
     p.quantity = quantity_of(at(1)), p.unit_price = price_of(at(2)), k -= 2;
+  } else if (k >= 3 && std::regex_match(at(2), code) &&
+             checks(quantity_of(at(3)), price_of(at(1)), p.amount)) {
+    p.quantity = quantity_of(at(3)), p.unit_price = price_of(at(1)), k -= 3;  // "2 27755 5.80"
   }
   // Prices that do not check (an ex-tax price beside the price with tax, a discount): the one a
   // quantity before them times to the amount is the unit price ("107636 3 78.00 82.68 248.04").
@@ -63,6 +79,12 @@ void read_figures(std::vector<std::string>& t, Parsed& p) {
   if (!unchecked.empty() && !p.quantity && k >= 2 &&
       checks(quantity_of(at(1)), price_of(at(2)), p.amount))
     p.quantity = quantity_of(at(1)), p.unit_price = price_of(at(2)), k -= 2;
+  const auto other_figure = [&](const std::string& w) {
+    const auto c = cents_of(w.front() == '@' ? w.substr(1) : w);
+    return c && *c != 0 && *c != p.amount && !(p.unit_price && price_of(w) == p.unit_price);
+  };
+  p.unplaced = std::any_of(unchecked.begin(), unchecked.end(), other_figure) ||
+               std::any_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(k), other_figure);
   t.resize(k);
   // A quantity printed first: "1x", or a number the price checks ("2 TOWEL ROD 6.00 12.00"), or a
   // number of one or two digits before the item's name (McDonald's "2 VM McChicken 15.90").
@@ -81,7 +103,7 @@ void read_figures(std::vector<std::string>& t, Parsed& p) {
 
 // A name as printed, without a row number before it ("1.", "2") and marks OCR read around it.
 std::vector<std::string> name_of(std::vector<std::string> t) {
-  static const std::regex row_number(R"(^\d{1,2}\.?$)");
+  static const std::regex row_number(R"(^\W*\d{1,2}[.,]?$)");  // "1.", "“1,"; not 7" (inches)
   while (!t.empty() &&
          (mark(t.front()) || (t.size() >= 2 && std::regex_match(t.front(), row_number))))
     t.erase(t.begin());
@@ -99,7 +121,7 @@ Kind summary_kind(const std::string& lowered) {
   static const std::regex skip(
       R"(^\W*(item\s+)?(saving|less\b|member|promo)|\bdisc\w*\b|\d\s*%.*\d[.,]\d\d\W*$)");
   static const std::regex stop(
-      R"((\b\d{1,2}[/-]\d{1,2}[/-]\d{2,4}\b)|([a-z]{4,}\s*:)|tax invoice|receipt|invoice\s*no)");
+      R"((\b\d{1,2}[/-]\d{1,2}[/-]\d{2,4}\b)|(\b\d{1,2}-[a-z]{3}-\d{2,4}\b)|([a-z]{4,}\s*:)|tax invoice|receipt|invoice\s*no)");
   // A column heading ("Item Qty Price Amount") names no item.
   static const std::regex heading(
       R"(\b(description|desc|qty|quantity|price|amount|amt|item|total|u\.p|uom)\b.*\b(qty|quantity|price|amount|amt|item|total|tax|rm)\b)");
@@ -115,9 +137,7 @@ Parsed parse_line(const Line& line, const std::function<bool(const Word&)>& kept
   std::vector<std::string> t;
   std::string lowered;
   for (const Word& w : line.words) {  // every word in `lowered`: a label's colon
-    lowered += lowered.empty() ? "" : " ";
-    for (const char c : w.text)
-      lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    lowered += (lowered.empty() ? "" : " ") + lowercase(w.text);
     if (kept(w) || w.text == "@") t.push_back(w.text);
   }
   p.kind = summary_kind(lowered);
@@ -152,6 +172,8 @@ Parsed parse_line(const Line& line, const std::function<bool(const Word&)>& kept
   } else if (amount) {
     p.kind = Kind::kItem, p.amount = *cents_of(*amount);
     t.pop_back();
+    // Marks OCR read before the amount ("3 X 2.9000 : 8.70", "ROM = 5,90"); not an "@".
+    while (!t.empty() && t.back() != "@" && mark(t.back())) t.pop_back();
     read_figures(t, p);
   }
   const bool named = std::any_of(t.begin(), t.end(), name_word);
@@ -197,6 +219,7 @@ std::vector<std::size_t> names_over(const std::vector<Parsed>& lines, std::size_
 struct Read {
   LineItem item;
   std::vector<std::size_t> lines;  // the page's lines it was read from
+  bool unplaced = false;           // Parsed::unplaced of its item's line
 };
 
 // Each item line's name: its own words, else the name lines over it or, where the last item line
@@ -241,7 +264,7 @@ std::vector<Read> rows_of(const Page& page, const std::vector<Parsed>& lines, st
     if (item.description.empty()) continue;
     item.box = page.lines[i].box;
     for (const std::size_t j : used) item.box = item.box.with(page.lines[j].box);
-    out.push_back({std::move(item), std::move(used)});
+    out.push_back({std::move(item), std::move(used), p.unplaced});
   }
   return out;
 }
@@ -325,6 +348,7 @@ std::optional<ReceiptRows> receipt_rows(const Page& page,
       if (!rows.sums && !each &&
           !checks(r.item.quantity, r.item.unit_price, cents_of(*r.item.amount).value_or(0)))
         continue;
+      rows.unplaced = rows.unplaced || r.unplaced;
       rows.items.push_back(std::move(r.item));
       rows.lines.insert(rows.lines.end(), r.lines.begin(), r.lines.end());
     }
@@ -347,6 +371,10 @@ std::optional<long long> cell_cents(const std::optional<std::string>& cell) {
 }
 
 }  // namespace
+
+bool summary_line(const std::string& text) {
+  return summary_kind(lowercase(text)) == Kind::kSummary;
+}
 
 std::size_t checked_rows(const std::vector<LineItem>& items) {
   return static_cast<std::size_t>(std::count_if(items.begin(), items.end(), [](const LineItem& i) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "docsift/ocr/page.h"
@@ -21,12 +22,20 @@ struct ReceiptRows {
   std::vector<LineItem> items;
   std::vector<std::size_t> lines;  // the page's lines the rows were read from
   bool sums = false;               // their amounts add up to a figure printed under them
+  // A row's line prints a figure with cents that none of its cells holds (its unit price, read
+  // in no order the reader knows): the row's amount may not be its price.
+  bool unplaced = false;
 };
 
 // The items of the first block of such lines above a summary line, when the page's arithmetic
 // vouches for them; none otherwise. `kept(word)` says whether a word counts at all (specks do not).
 std::optional<ReceiptRows> receipt_rows(const Page& page,
                                         const std::function<bool(const Word&)>& kept);
+
+// Whether a line's text ends a receipt's items (a sum, a tax, a count of items, a payment:
+// "Total Qty", "Sub Total Incl. GST", "Round Adjustmt"), as the reader above finds its summary: a
+// row a heading's columns read under that name is no item (findings.h, `doubted`).
+bool summary_line(const std::string& text);
 
 // How many of the rows vouch for themselves: their quantity times their unit price is their
 // amount, however the figures are printed ("RM 2.50").
