@@ -48,7 +48,7 @@ void FieldFinder::find(nlohmann::json& checks) {
          f.rows = f.line_items();
          for (const auto& [list, value] : f.rows.lists) {
            Evidence e = f.rows.evidence;
-           e.contradicted = doubted(f.rows, list);
+           e.contradicted = e.contradicted || doubted(f.rows, list);
            f.found[list] = {value, std::nullopt, e};  // no one segment
          }
        }},
