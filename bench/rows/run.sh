@@ -21,7 +21,7 @@ second=$root/bench/rows/sroie_rows_second.jsonl
 held_out=$root/bench/rows/sroie_rows_unseen.jsonl
 out=${OUT:-$(mktemp -d /tmp/rows-run.XXXXXX)}
 
-names() { grep -o '"image_file": "[^"]*"' "$@" | cut -d'"' -f4; }
+names() { grep -ho '"image_file": "[^"]*"' "$@" | cut -d'"' -f4; }
 # The 427 are named as the 200 are (NNN.jpg) but are other receipts: each set its own folder.
 imgs=$(mktemp -d /tmp/rows-imgs.XXXXXX)
 trap 'rm -rf "$imgs"' EXIT
