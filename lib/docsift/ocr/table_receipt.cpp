@@ -137,7 +137,8 @@ Parsed parse_line(const Line& line, const std::function<bool(const Word&)>& kept
   std::vector<std::string> t;
   std::string lowered;
   for (const Word& w : line.words) {  // every word in `lowered`: a label's colon
-    lowered += (lowered.empty() ? "" : " ") + lowercase(w.text);
+    if (!lowered.empty()) lowered += ' ';
+    lowered += lowercase(w.text);
     if (kept(w) || w.text == "@") t.push_back(w.text);
   }
   p.kind = summary_kind(lowered);
