@@ -355,15 +355,12 @@ bool doubted(const Rows& rows, const std::string& list) {
   const auto found = rows.lists.find(list);
   // A heading's rows: the column read says whether PRICES are unit prices or amounts.
   if (list != "PRICES" || rows.columned || found == rows.lists.end()) return false;
-  const std::vector<std::string> prices = items_of(found->second);
-  if (prices.size() != rows.items.size()) return false;
-  bool amounts = true, counted = false;
-  for (std::size_t i = 0; i < prices.size(); ++i) {
-    const LineItem& item = rows.items[i];
-    amounts = amounts && !item.unit_price && item.amount && prices[i] == *item.amount;
-    counted = counted || (item.quantity && std::strtod(item.quantity->c_str(), nullptr) != 1.0);
-  }
-  return amounts && (counted || rows.unplaced);
+  const auto priced = [](const LineItem& i) { return i.unit_price.has_value(); };
+  const bool counted = std::any_of(rows.items.begin(), rows.items.end(), [](const LineItem& i) {
+    return i.quantity && std::strtod(i.quantity->c_str(), nullptr) != 1.0;
+  });
+  return std::none_of(rows.items.begin(), rows.items.end(), priced) &&
+         prices_are_amounts(rows.items, found->second) && (counted || rows.unplaced);
 }
 
 }  // namespace docsift::ocr::detail

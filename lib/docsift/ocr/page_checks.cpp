@@ -226,22 +226,14 @@ void check_page(const Fields& fields, std::map<std::string, Evidence>& evidence,
   checks.email();
 }
 
-namespace {
-
-// Whether PRICES is the rows' printed amounts, one per row (a receipt's rows with no unit price:
-// find_items.cpp, receipt_items).
-bool prices_are_amounts(const std::vector<LineItem>& items, const Fields& fields) {
-  const std::string* prices = found(fields, "PRICES");
-  if (!prices) return false;
-  const std::vector<std::string> listed = items_of(*prices);
+bool prices_are_amounts(const std::vector<LineItem>& items, const std::string& prices) {
+  const std::vector<std::string> listed = items_of(prices);
   if (listed.size() != items.size()) return false;
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (!items[i].amount || amount_cents(listed[i]) != amount_cents(*items[i].amount)) return false;
   }
   return true;
 }
-
-}  // namespace
 
 bool TableCheck::prices_checked() const {
   if (checked > 0 && off > 0) return false;
@@ -304,13 +296,14 @@ TableCheck check_table(const std::vector<LineItem>& items, const Fields& fields)
     if (subtotal) against = "TOTAL";
   }
   if (every_row && target) {
-    out.sum =
-        TableCheck::Sum{.cents = sum,
-                        .target = *target,
-                        .against = against,
-                        .named = named,
-                        .products = products,
-                        .prices = products || unit_prices || prices_are_amounts(items, fields)};
+    out.sum = TableCheck::Sum{
+        .cents = sum,
+        .target = *target,
+        .against = against,
+        .named = named,
+        .products = products,
+        .prices = products || unit_prices ||
+                  (found(fields, "PRICES") && prices_are_amounts(items, *found(fields, "PRICES")))};
   }
   return out;
 }

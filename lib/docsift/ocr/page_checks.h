@@ -80,6 +80,9 @@ Evidence row_evidence(const Page& page, const Box& box, const std::string& descr
 // The items of a list value, as written with " | " between them (spaces around each trimmed, empty
 // ones left out).
 std::vector<std::string> items_of(const std::string& value);
+// Whether PRICES (`prices`, items joined by " | ") is the rows' printed amounts, one per row (a
+// receipt's rows with no unit price: find_items.cpp, receipt_items).
+bool prices_are_amounts(const std::vector<LineItem>& items, const std::string& prices);
 
 // Each row's LineItem::price_box, where `prices` (PRICES as read) is its rows' unit prices, or
 // their amounts, joined, every row with one: the word in the row's box whose amount is that cell's
