@@ -318,6 +318,11 @@ TEST_CASE(
   CHECK(c.review.fields == ReviewConfig::second_recognizer_fields());
   CHECK(c.review.thresholds().of("INVOICE_DATE").value() == 0.0);
   CHECK(c.review.thresholds().of("BUSINESS_ADDRESS").value() == doctest::Approx(0.82));
+  // A receipt's descriptions are held to their own (docs/confidence.md); with Tesseract alone
+  // they keep review.threshold.
+  CHECK(c.review.thresholds().of("DESCRIPTIONS").value() == doctest::Approx(0.765));
+  CHECK(load(std::nullopt, {"ocr.recognizer=tesseract"}).review.thresholds().of("DESCRIPTIONS") ==
+        c.review.threshold);
   // review.fields given wins over both, from a file or --set, and a threshold then keeps them.
   TempDir dir;
   write_text(dir.path() / "r.yaml",
