@@ -677,13 +677,18 @@ TEST_CASE(
                 "products": {"checked": 2, "off": 1}}}})");
   const auto off = docsift::journal::table_disagreement_fields(r);
   CHECK(off == std::set<std::string>{"DESCRIPTIONS", "PRICES", "QUANTITIES", "TOTAL"});
-  std::map<std::string, std::string> why;
-  for (const auto& q : docsift::extract::review_queue(schema(), *r.fields, c, everywhere,
-                                                      docsift::journal::page_doubts(r)))
-    why[q.field] = std::string(to_string(q.reason));
-  CHECK(why == std::map<std::string, std::string>{{"DESCRIPTIONS", "rows disagree"},
-                                                  {"PRICES", "rows disagree"},
-                                                  {"QUANTITIES", "rows disagree"}});
+  // Each value queued, and why.
+  const auto why = [&] {
+    std::map<std::string, std::string> out;
+    for (const auto& q : docsift::extract::review_queue(schema(), *r.fields, c, everywhere,
+                                                        docsift::journal::page_doubts(r)))
+      out[q.field] = std::string(to_string(q.reason));
+    return out;
+  };
+  const std::map<std::string, std::string> lists_queued{{"DESCRIPTIONS", "rows disagree"},
+                                                        {"PRICES", "rows disagree"},
+                                                        {"QUANTITIES", "rows disagree"}};
+  CHECK(why() == lists_queued);
   // Rows whose products make the sum (no amount to check a product by): a sum that misses speaks
   // against the quantities and prices it is made of, not the descriptions alone; a journal written
   // before `made_of` names the descriptions alone, and a hand-edited one nothing else.
@@ -704,6 +709,16 @@ TEST_CASE(
   r.engine["checks"]["table"]["made_of"] = nlohmann::json::array();
   CHECK(docsift::journal::table_disagreement_fields(r) ==
         std::set<std::string>{"DESCRIPTIONS", "PRICES", "QUANTITIES", "TOTAL"});
+  // A receipt's rows that add up to no figure printed under them and do not each check: every
+  // list of them is queued, however sure, though their one row's amount is the TOTAL read.
+  r.engine = nlohmann::json::parse(R"({"checks": {"rows_unchecked": true,
+      "table": {"rows": 1, "sum": "11.00", "against": "TOTAL", "difference": "0.00",
+                "made_of": ["PRICES"]}}})");
+  CHECK(docsift::journal::table_disagreement_fields(r) ==
+        std::set<std::string>{"DESCRIPTIONS", "PRICES", "QUANTITIES"});
+  CHECK(why() == lists_queued);
+  r.engine["checks"]["rows_unchecked"] = false;
+  CHECK(docsift::journal::table_disagreement_fields(r).empty());
   // A statement whose balances do not add up queues its transactions and both balances, however
   // sure: any of them may be the misread one.
   r.fields = Fields{{"DOCUMENT_TYPE", "BANK STATEMENT"},

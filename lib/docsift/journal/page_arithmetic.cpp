@@ -106,6 +106,14 @@ std::vector<Disagreement> page_disagreements(const Record& record) {
   const std::string balanced = text_of(*checks, "balance");
   if (const nlohmann::json* table = table_of(*checks))
     table_checks(*table, balanced == "sum" || balanced == "running", out);
+  // A receipt's rows read without a heading that neither add up to a figure printed under them nor
+  // each check (engine.checks.rows_unchecked, docs/ocr.md): a figure of them misread, whichever.
+  if (const auto unchecked = checks->find("rows_unchecked");
+      unchecked != checks->end() && unchecked->is_boolean() && unchecked->get<bool>())
+    out.push_back({{"DESCRIPTIONS", "QUANTITIES", "PRICES"},
+                   "the rows' amounts add up to no figure printed under them, and quantity × unit "
+                   "price is not the amount on every row",
+                   true});
   const auto balance = checks->find("balance");
   if (balance != checks->end() && balance->is_boolean() && !balance->get<bool>()) {
     const std::string off = text_of(*checks, "balance_off");

@@ -102,32 +102,29 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
     const auto e = reading.evidence.find(name);
     return e != reading.evidence.end() && e->second.vouched;
   };
+  // The first reading's rows that neither add up nor each check give way, as none would, to the
+  // second's that do (find_steps.cpp: rows_unchecked).
+  const bool rows_give_way = rows_unchecked(first) && !rows_unchecked(second);
   for (auto& [name, value] : first.fields) {
     const auto it = second.fields.find(name);
     if (it == second.fields.end() || it->second == "N/A" || it->second == value) continue;
     if (vouched(first, name) && !vouched(second, name)) continue;
     const auto before = held.find(name);
     const auto now = second.confidence.find(name);
+    const bool list = name == "DESCRIPTIONS" || name == "QUANTITIES" || name == "PRICES";
     if (value == "N/A") {
       taken.filled.push_back(name);
-    } else if (clearer || (before != held.end() && now != second.confidence.end() &&
-                           now->second > before->second)) {
+    } else if (clearer || (list && rows_give_way) ||
+               (before != held.end() && now != second.confidence.end() &&
+                now->second > before->second)) {
       taken.surer.push_back(name);
     } else {
       continue;
     }
     value = it->second;
     if (name == "DESCRIPTIONS") {
-      first.items = second.items;  // the rows are the reading the list came from, and so is
-      nlohmann::json& checks = first.info["checks"];  // their balance check
-      const auto balance = second.info.find("checks");
-      for (const char* key : {"balance", "balance_off"}) {
-        if (balance != second.info.end() && balance->contains(key)) {
-          checks[key] = balance->at(key);
-        } else if (checks.is_object()) {
-          checks.erase(key);
-        }
-      }
+      first.items = second.items;       // the rows are the reading the list came from, and so are
+      take_rows_checks(first, second);  // their checks
     }
     if (now != second.confidence.end()) first.confidence[name] = now->second;
     if (const auto e = second.evidence.find(name); e != second.evidence.end()) {
@@ -219,7 +216,7 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
         {"crops_turned_180", crops.turned()},  // the second recognizer's crops
         {"clearer", evened->clearer},          // taken wherever it read a field
         {"filled", taken.filled},              // N/A in the first reading
-        {"surer", taken.surer}};               // read more confidently than in the first
+        {"surer", taken.surer}};  // read more surely than in the first, or rows that check
     if (!taken.filled.empty() || !taken.surer.empty())
       out.text += "\f" + evened->result.text;  // both readings, for the record
     if (!taken.filled.empty())

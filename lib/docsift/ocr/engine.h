@@ -225,6 +225,12 @@ bool take_reread_seller(Engine::Result& first, const Engine::Result& again,
 // Takes `again`'s INVOICE_DATE (the rules on the page read_again gave) into `first` where `first`
 // had none; marks its evidence reader_taken. Whether it took it.
 bool take_reread_date(Engine::Result& first, const Engine::Result& again);
+// Whether a result's rows are a receipt's that neither add up nor each check
+// (`engine.checks.rows_unchecked`, find_steps.cpp).
+bool rows_unchecked(const Engine::Result& result);
+// `from`'s checks of its rows into `first`, whose rows were just taken from `from`: a statement's
+// balance check (`balance`, `balance_off`) and `rows_unchecked`, those `from` lacks erased.
+void take_rows_checks(Engine::Result& first, const Engine::Result& from);
 // Takes `again`'s rows (items, and DESCRIPTIONS, QUANTITIES and PRICES with their evidence) into
 // `first` where `replaced` (the boxes of misread figures, TableRow::Misread) is not empty and
 // `again` read as many rows with more of their quantities and prices; marks the lists' evidence

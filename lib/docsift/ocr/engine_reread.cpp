@@ -166,6 +166,25 @@ bool take_reread_date(Engine::Result& first, const Engine::Result& again) {
                     [](const std::string& before, const Evidence&) { return before == "N/A"; });
 }
 
+bool rows_unchecked(const Engine::Result& result) {
+  const auto checks = result.info.find("checks");
+  return checks != result.info.end() && checks->is_object() &&
+         checks->value("rows_unchecked", false);
+}
+
+void take_rows_checks(Engine::Result& first, const Engine::Result& from) {
+  nlohmann::json& checks = first.info["checks"];
+  if (!checks.is_object()) checks = nlohmann::json::object();
+  const auto theirs = from.info.find("checks");
+  for (const char* key : {"balance", "balance_off", "rows_unchecked"}) {
+    if (theirs != from.info.end() && theirs->is_object() && theirs->contains(key)) {
+      checks[key] = theirs->at(key);
+    } else {
+      checks.erase(key);
+    }
+  }
+}
+
 bool take_reread_items(Engine::Result& first, const Engine::Result& again,
                        const std::vector<Box>& replaced) {
   const auto cells = [](const std::vector<LineItem>& items) {
@@ -180,6 +199,7 @@ bool take_reread_items(Engine::Result& first, const Engine::Result& again,
     if (again.fields.count(list)) put_field(first, again, list);
   }
   first.items = again.items;
+  take_rows_checks(first, again);
   return true;
 }
 

@@ -266,8 +266,8 @@ Rows FieldFinder::line_items() const {
   // price) than the heading's, where the heading's give other amounts (a name over its figures, a
   // heading found in the footer), or the same amounts but fewer quantities and prices (a quantity
   // column misread: "2 ChicMcMuf fin" as a name) or names holding figures ("Vege $8.70 1"); never
-  // a statement's.
-  if (auto receipt = transactions ? std::nullopt : receipt_rows(page, kept_word);
+  // a statement's. Only receipt rows that vouch for themselves replace a heading's.
+  if (auto receipt = transactions ? std::nullopt : receipt_rows(page, kept_word, true);
       receipt && (receipt->sums || checked_rows(receipt->items) > checked_rows(items)) &&
       (!same_amounts(items, receipt->items) || figures(receipt->items) > figures(items) ||
        (figures_in_names(items) && !figures_in_names(receipt->items)))) {
@@ -295,8 +295,9 @@ Rows FieldFinder::line_items() const {
   return out;
 }
 
-// A receipt that prints no column heading: its rows where its arithmetic vouches for them
-// (table_receipt.h). PRICES are their unit prices where every row prints one, else their amounts.
+// A receipt that prints no column heading: its rows, `unsummed` where its arithmetic does not
+// vouch for them (table_receipt.h). PRICES are their unit prices where every row prints one, else
+// their amounts.
 Rows FieldFinder::receipt_items(std::optional<ReceiptRows> rows) const {
   Rows out;
   if (!rows) return out;
@@ -308,6 +309,7 @@ Rows FieldFinder::receipt_items(std::optional<ReceiptRows> rows) const {
     if (i.quantity) append_joined(quantities, " | ", *i.quantity);
     append_joined(prices, " | ", *(unit ? i.unit_price : i.amount));
   }
+  out.unsummed = !rows->sums && checked_rows(rows->items) < rows->items.size();
   out.items = std::move(rows->items), out.columned = false, out.unplaced = !unit && rows->unplaced;
   out.lists["DESCRIPTIONS"] = descriptions, out.lists["PRICES"] = prices;
   if (!quantities.empty()) out.lists["QUANTITIES"] = quantities;
@@ -347,6 +349,7 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
 
 bool doubted(const Rows& rows, const std::string& list) {
   if (rows.transactions) return false;  // a statement's rows: their balances check them
+  if (rows.unsummed) return true;
   // A row named as a receipt's summary ("Total Qty"): no item, so no list of the rows is right.
   if (std::any_of(rows.items.begin(), rows.items.end(),
                   [](const LineItem& i) { return summary_line(i.description); }))

@@ -44,8 +44,9 @@ void FieldFinder::find(nlohmann::json& checks) {
       {"ABN without a label",
        [](FieldFinder& f, nlohmann::json& c) { f.take(f.abn_by_checksum(), c); }},
       {"DESCRIPTIONS, QUANTITIES, PRICES",
-       [](FieldFinder& f, nlohmann::json&) {
+       [](FieldFinder& f, nlohmann::json& c) {
          f.rows = f.line_items();
+         if (f.rows.unsummed) c["rows_unchecked"] = true;  // the review queue's "rows disagree"
          for (const auto& [list, value] : f.rows.lists) {
            Evidence e = f.rows.evidence;
            e.contradicted = e.contradicted || doubted(f.rows, list);

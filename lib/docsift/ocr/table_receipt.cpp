@@ -299,7 +299,8 @@ bool summed(const Line& line, const std::function<bool(const Word&)>& kept) {
 }  // namespace
 
 std::optional<ReceiptRows> receipt_rows(const Page& page,
-                                        const std::function<bool(const Word&)>& kept) {
+                                        const std::function<bool(const Word&)>& kept,
+                                        bool vouched_only) {
   std::vector<Parsed> lines;
   for (const Line& line : page.lines) lines.push_back(parse_line(line, kept));
   // A name's line whose figure is its unit price, over a line of figures without a name: the "@"
@@ -328,12 +329,7 @@ std::optional<ReceiptRows> receipt_rows(const Page& page,
     std::vector<Read> reads = rows_of(page, lines, first, end);
     if (reads.empty()) return std::nullopt;
     long long sum = 0;
-    bool each = true;
-    for (const Read& r : reads) {
-      const long long amount = cents_of(*r.item.amount).value_or(0);
-      sum += amount;
-      each = each && checks(r.item.quantity, r.item.unit_price, amount);
-    }
+    for (const Read& r : reads) sum += cents_of(*r.item.amount).value_or(0);
     // Discounts printed among the items come off their sum ("Item promo @9,99 -5,00").
     long long discounts = 0;
     for (std::size_t i = first; i < end; ++i) {
@@ -343,10 +339,12 @@ std::optional<ReceiptRows> receipt_rows(const Page& page,
     rows.sums =
         sum != 0 && (sum_printed(page, end, std::llabs(sum), kept) ||
                      (discounts != 0 && sum_printed(page, end, std::llabs(sum) - discounts, kept)));
+    // Every row read is given, whether or not the sums vouch for it: a row the arithmetic leaves
+    // unchecked (a figure misread on it or on another) gets the row line's low confidence and
+    // queues its lists (docs/confidence.md), rather than being dropped unseen. `vouched_only`
+    // keeps, where the rows do not add up, those whose quantity times unit price is their amount.
     for (Read& r : reads) {
-      // Where the rows do not add up (a figure misread on another row), those whose own figures
-      // vouch for them: quantity times unit price is the amount.
-      if (!rows.sums && !each &&
+      if (vouched_only && !rows.sums &&
           !checks(r.item.quantity, r.item.unit_price, cents_of(*r.item.amount).value_or(0)))
         continue;
       rows.unplaced = rows.unplaced || r.unplaced;

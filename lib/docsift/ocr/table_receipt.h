@@ -1,10 +1,10 @@
 // A receipt's items read without a column heading (docs/ocr.md, "Line items"): the lines above
 // the receipt's summary (Subtotal, Total, GST, an item count) that end in an amount, each an item,
-// its name on its own line or on the line above or below its figures. Trusted only where the page's
-// arithmetic vouches for them: their amounts add up to a figure printed under them (alone, or with
-// a tax, rounding or discount figure printed there too, or less the discounts printed among the
-// items), or every row's quantity times its unit price is its amount. Where neither holds (one
-// figure misread), the rows whose own quantity times unit price is their amount are kept.
+// its name on its own line or on the line above or below its figures. Every row read is given;
+// `sums` says whether the page's arithmetic vouches for them: their amounts add up to a figure
+// printed under them (alone, or with a tax, rounding or discount figure printed there too, or less
+// the discounts printed among the items). Rows it leaves unchecked (one figure misread) keep the
+// row line's low confidence and queue their lists, as dropping them would lose the rows read right.
 #pragma once
 
 #include <cstddef>
@@ -27,10 +27,13 @@ struct ReceiptRows {
   bool unplaced = false;
 };
 
-// The items of the first block of such lines above a summary line, when the page's arithmetic
-// vouches for them; none otherwise. `kept(word)` says whether a word counts at all (specks do not).
+// The items of the first block of such lines above a summary line; none where no block is found.
+// `kept(word)` says whether a word counts at all (specks do not). `vouched_only`: where the rows
+// do not add up, only those whose own quantity times unit price is their amount, and none where
+// no row does (what may replace a heading's rows, find_items.cpp).
 std::optional<ReceiptRows> receipt_rows(const Page& page,
-                                        const std::function<bool(const Word&)>& kept);
+                                        const std::function<bool(const Word&)>& kept,
+                                        bool vouched_only = false);
 
 // Whether a line's text ends a receipt's items (a sum, a tax, a count of items, a payment:
 // "Total Qty", "Sub Total Incl. GST", "Round Adjustmt"), as the reader above finds its summary: a
