@@ -222,6 +222,17 @@ TEST_CASE(
   }
   // The products tie the unit prices to the amounts: PRICES is not read again.
   CHECK(docsift::ocr::check_table(items, fields).prices_checked());
+  // A receipt's rows the reader found to add up under them to nothing (rows_unchecked) vouch for
+  // nothing, though their sum meets the subtotal read.
+  std::map<std::string, Evidence> unvouched{
+      {"DESCRIPTIONS", {}}, {"QUANTITIES", {}}, {"PRICES", {}}, {"SUBTOTAL", {}}};
+  checks = {{"rows_unchecked", true}};
+  docsift::ocr::check_rows(items, fields, unvouched, checks);
+  CHECK(checks["table"]["difference"] == "0.00");
+  for (const char* f : {"DESCRIPTIONS", "QUANTITIES", "PRICES", "SUBTOTAL"}) {
+    CAPTURE(f);
+    CHECK_FALSE(unvouched[f].vouched);
+  }
 
   // A misread amount: its row's product is off, and the sum misses the subtotal by the difference.
   items[1].amount = "$44.90";
