@@ -1850,6 +1850,41 @@ TEST_CASE(
   CHECK(take_second_reading(statement, evened, false).surer ==
         std::vector<std::string>{"OPENING_BALANCE"});
   CHECK(statement.fields["OPENING_BALANCE"] == "$5,269.98");
+
+  // A receipt's rows that neither add up nor each check (rows_unchecked) give way to a second
+  // reading's that do, however sure the first's: the rows and their checks come with
+  // DESCRIPTIONS, and a list both read alike takes the second's evidence, not the first's doubt.
+  Engine::Result unchecked =
+      result({{"DESCRIPTIONS", "MILO | BRAD"}, {"QUANTITIES", "1 | 2"}, {"PRICES", "3.50 | 9.00"}},
+             {{"DESCRIPTIONS", 90}, {"QUANTITIES", 90}, {"PRICES", 90}});
+  unchecked.info["checks"] = {{"rows_unchecked", true}};
+  unchecked.items.resize(2);
+  for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"})
+    unchecked.evidence[list].contradicted = true;
+  Engine::Result checked =
+      result({{"DESCRIPTIONS", "MILO | BREAD"}, {"QUANTITIES", "1 | 2"}, {"PRICES", "3.50 | 4.50"}},
+             {{"DESCRIPTIONS", 60}, {"QUANTITIES", 70}, {"PRICES", 60}});
+  checked.items.resize(2);
+  checked.items[1].description = "BREAD";
+  for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) checked.evidence[list] = {};
+  Engine::Result given = unchecked;
+  CHECK(take_second_reading(given, checked, false).surer ==
+        std::vector<std::string>{"DESCRIPTIONS", "PRICES"});
+  CHECK(given.items[1].description == "BREAD");
+  CHECK_FALSE(rows_unchecked(given));
+  CHECK_FALSE(given.evidence["QUANTITIES"].contradicted);
+  CHECK_FALSE(given.evidence["QUANTITIES"].second_taken);
+  CHECK(given.evidence["QUANTITIES"].second_agreed);
+  CHECK(given.confidence["QUANTITIES"] == 70);
+  // Where the second reading's rows do not check either, the surer first reading stays, and so
+  // does its doubt.
+  checked.info["checks"] = {{"rows_unchecked", true}};
+  given = unchecked;
+  CHECK(take_second_reading(given, checked, false).surer.empty());
+  CHECK(given.fields["DESCRIPTIONS"] == "MILO | BRAD");
+  CHECK(rows_unchecked(given));
+  CHECK(given.evidence["QUANTITIES"].contradicted);
+  CHECK(given.confidence["QUANTITIES"] == 90);
 }
 
 TEST_CASE(

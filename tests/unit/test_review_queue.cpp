@@ -717,8 +717,13 @@ TEST_CASE(
   CHECK(docsift::journal::table_disagreement_fields(r) ==
         std::set<std::string>{"DESCRIPTIONS", "PRICES", "QUANTITIES"});
   CHECK(why() == lists_queued);
+  // Nor does the report say that they agree with the TOTAL (the page's checks take no word of
+  // theirs).
+  CHECK(docsift::journal::table_agreements(r).empty());
   r.engine["checks"]["rows_unchecked"] = false;
   CHECK(docsift::journal::table_disagreement_fields(r).empty());
+  CHECK(docsift::journal::table_agreements(r) ==
+        std::vector<std::string>{"the rows' amounts sum to the page's TOTAL"});
   // A statement whose balances do not add up queues its transactions and both balances, however
   // sure: any of them may be the misread one.
   r.fields = Fields{{"DOCUMENT_TYPE", "BANK STATEMENT"},

@@ -233,6 +233,15 @@ TEST_CASE(
     CAPTURE(f);
     CHECK_FALSE(unvouched[f].vouched);
   }
+  // Nor does their sum agree for any row: each row keeps its own check only.
+  docsift::ocr::mark_rows(items, fields, checks);
+  for (const LineItem& row : items) {
+    CHECK(row.evidence.vouched);
+    CHECK_FALSE(row.evidence.sums_agree);
+  }
+  checks.erase("rows_unchecked");
+  docsift::ocr::mark_rows(items, fields, checks);
+  for (const LineItem& row : items) CHECK(row.evidence.sums_agree);
 
   // A misread amount: its row's product is off, and the sum misses the subtotal by the difference.
   items[1].amount = "$44.90";

@@ -105,6 +105,7 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
   // The first reading's rows that neither add up nor each check give way, as none would, to the
   // second's that do (find_steps.cpp: rows_unchecked).
   const bool rows_give_way = rows_unchecked(first) && !rows_unchecked(second);
+  bool rows_taken = false;
   for (auto& [name, value] : first.fields) {
     const auto it = second.fields.find(name);
     if (it == second.fields.end() || it->second == "N/A" || it->second == value) continue;
@@ -125,12 +126,23 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
     if (name == "DESCRIPTIONS") {
       first.items = second.items;       // the rows are the reading the list came from, and so are
       take_rows_checks(first, second);  // their checks
+      rows_taken = true;
     }
     if (now != second.confidence.end()) first.confidence[name] = now->second;
     if (const auto e = second.evidence.find(name); e != second.evidence.end()) {
       first.evidence[name] = e->second;
       first.evidence[name].second_taken = true;
     }
+  }
+  // A list's evidence is its rows' (doubted, findings.h): where the second reading's rows were
+  // taken, a list both readings read alike takes the second's evidence and confidence, not the
+  // first's doubt of rows that are gone.
+  for (const char* list : {"QUANTITIES", "PRICES"}) {
+    const auto e = second.evidence.find(list);
+    if (!rows_taken || !agreed.count(list) || e == second.evidence.end()) continue;
+    first.evidence[list] = e->second;
+    if (const auto now = second.confidence.find(list); now != second.confidence.end())
+      first.confidence[list] = now->second;
   }
   for (auto& [name, e] : first.evidence) {
     e.second_read = true;

@@ -295,7 +295,7 @@ Rows FieldFinder::line_items() const {
   return out;
 }
 
-// A receipt that prints no column heading: its rows, `unsummed` where its arithmetic does not
+// A receipt that prints no column heading: its rows, `unchecked` where its arithmetic does not
 // vouch for them (table_receipt.h). PRICES are their unit prices where every row prints one, else
 // their amounts.
 Rows FieldFinder::receipt_items(std::optional<ReceiptRows> rows) const {
@@ -309,7 +309,7 @@ Rows FieldFinder::receipt_items(std::optional<ReceiptRows> rows) const {
     if (i.quantity) append_joined(quantities, " | ", *i.quantity);
     append_joined(prices, " | ", *(unit ? i.unit_price : i.amount));
   }
-  out.unsummed = !rows->sums && checked_rows(rows->items) < rows->items.size();
+  out.unchecked = !rows->sums && checked_rows(rows->items) < rows->items.size();
   out.items = std::move(rows->items), out.columned = false, out.unplaced = !unit && rows->unplaced;
   out.lists["DESCRIPTIONS"] = descriptions, out.lists["PRICES"] = prices;
   if (!quantities.empty()) out.lists["QUANTITIES"] = quantities;
@@ -349,7 +349,7 @@ LineItem FieldFinder::line_item(const TableRow& row, const ItemRow& item, bool u
 
 bool doubted(const Rows& rows, const std::string& list) {
   if (rows.transactions) return false;  // a statement's rows: their balances check them
-  if (rows.unsummed) return true;
+  if (rows.unchecked) return true;
   // A row named as a receipt's summary ("Total Qty"): no item, so no list of the rows is right.
   if (std::any_of(rows.items.begin(), rows.items.end(),
                   [](const LineItem& i) { return summary_line(i.description); }))

@@ -46,7 +46,7 @@ void FieldFinder::find(nlohmann::json& checks) {
       {"DESCRIPTIONS, QUANTITIES, PRICES",
        [](FieldFinder& f, nlohmann::json& c) {
          f.rows = f.line_items();
-         if (f.rows.unsummed) c["rows_unchecked"] = true;  // the review queue's "rows disagree"
+         if (f.rows.unchecked) c["rows_unchecked"] = true;  // the review queue's "rows disagree"
          for (const auto& [list, value] : f.rows.lists) {
            Evidence e = f.rows.evidence;
            e.contradicted = e.contradicted || doubted(f.rows, list);

@@ -101,11 +101,11 @@ struct Rows {
   bool unplaced = false;
   // A receipt's rows neither add up to a figure printed under them nor each check (quantity times
   // unit price is the amount): a figure of them misread, which no list of them can be trusted with.
-  bool unsummed = false;
+  bool unchecked = false;
 };
 
 // Whether the rows themselves say that `list` was misread, which contradicts it
-// (docs/confidence.md, "Rows"): any list of a receipt's rows that are `unsummed`, any list where
+// (docs/confidence.md, "Rows"): any list of a receipt's rows that are `unchecked`, any list where
 // a row is named as a receipt's summary ("Total Qty", table_receipt.h), DESCRIPTIONS where a name
 // holds a figure with cents (the row's figures read into it), or a receipt's PRICES made of amounts
 // (no heading read) where a row's quantity is not 1 or its line prints a figure no cell holds (the

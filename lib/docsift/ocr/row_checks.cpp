@@ -118,8 +118,12 @@ void mark_rows(std::vector<LineItem>& items, const std::map<std::string, std::st
                const nlohmann::json& checks) {
   // The whole table's check: its rows sum to the subtotal (or total), or a statement's
   // transactions take the opening balance to the closing one.
+  // A receipt's rows that neither add up under them nor each check (`rows_unchecked`) meet a
+  // figure read elsewhere by chance as often as not: no sum of theirs vouches (check_rows).
   std::optional<bool> table;
-  if (const auto t = checks.find("table"); t != checks.end() && t->contains("difference")) {
+  const bool unchecked = checks.is_object() && checks.value("rows_unchecked", false);
+  if (const auto t = checks.find("table");
+      !unchecked && t != checks.end() && t->contains("difference")) {
     const auto off = amount_cents(t->at("difference").get<std::string>());
     table = off && *off <= 1;
   }
