@@ -138,9 +138,9 @@ std::vector<std::string> table_agreements(const Record& record) {
   const nlohmann::json* checks = checks_of(record);
   if (!checks) return out;
   if (const nlohmann::json* table = table_of(*checks)) {
-    // Rows that neither add up under them nor each check (`rows_unchecked`) agree with a TOTAL read
-    // elsewhere by chance as often as not: the page's checks take no word of theirs
-    // (docs/confidence.md), and neither does the report.
+    // Rows that neither add up under them nor each check (`rows_unchecked`) can meet a TOTAL read
+    // elsewhere by chance (one row that is the total line misread): the page's checks take no
+    // word of theirs (docs/confidence.md), and neither does the report.
     const std::string difference = text_of(*table, "difference");
     if (!rows_unchecked(*checks) && !difference.empty() &&
         !off_by_more_than_a_cent(std::strtod(difference.c_str(), nullptr)))

@@ -118,8 +118,8 @@ void mark_rows(std::vector<LineItem>& items, const std::map<std::string, std::st
                const nlohmann::json& checks) {
   // The whole table's check: its rows sum to the subtotal (or total), or a statement's
   // transactions take the opening balance to the closing one.
-  // A receipt's rows that neither add up under them nor each check (`rows_unchecked`) meet a
-  // figure read elsewhere by chance as often as not: no sum of theirs vouches (check_rows).
+  // A receipt's rows that neither add up under them nor each check (`rows_unchecked`) can meet a
+  // figure read elsewhere by chance: no sum of theirs vouches (check_rows).
   std::optional<bool> table;
   const bool unchecked = checks.is_object() && checks.value("rows_unchecked", false);
   if (const auto t = checks.find("table");
