@@ -1,5 +1,6 @@
 #include "support/processes.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,17 +36,33 @@ pid_t start_and_wait_for_journal(const std::string& command, const std::filesyst
   return child;
 }
 
+namespace {
+
+// A /proc file's bytes, or "" where its process left while it was read: the read then fails with
+// ESRCH, which libstdc++'s filebuf throws on, and the workers the tests watch exit at any moment.
+std::string proc_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string out;
+  char buf[4096];
+  ssize_t got;
+  while ((got = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(got));
+  ::close(fd);
+  return got < 0 ? "" : out;
+}
+
+}  // namespace
+
 std::vector<pid_t> workers_for(const std::filesystem::path& out) {
   std::vector<pid_t> pids;
   const std::string wanted = std::string("worker") + '\0' + "--for" + '\0' + out.string() + '\0';
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmd(entry.path() / "cmdline");
-    const std::string cmdline{std::istreambuf_iterator<char>(cmd), {}};
+    const std::string cmdline = proc_file(entry.path() / "cmdline");
     if (cmdline.find(wanted) == std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    const std::string text{std::istreambuf_iterator<char>(stat), {}};
+    const std::string text = proc_file(entry.path() / "stat");
+    if (text.empty()) continue;  // gone since its command line was read
     // The state follows the command name's closing parenthesis: "pid (comm) Z ...".
     const auto close = text.rfind(')');
     if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z') continue;
