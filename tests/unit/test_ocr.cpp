@@ -1885,6 +1885,39 @@ TEST_CASE(
   CHECK(rows_unchecked(given));
   CHECK(given.evidence["QUANTITIES"].contradicted);
   CHECK(given.confidence["QUANTITIES"] == 90);
+
+  // Nor to a second reading that read no rows: the rows read right beside the misread one stay.
+  const Engine::Result none =
+      result({{"DESCRIPTIONS", "N/A"}, {"QUANTITIES", "N/A"}, {"PRICES", "N/A"}}, {});
+  given = unchecked;
+  CHECK(take_second_reading(given, none, false).surer.empty());
+  CHECK(given.fields["DESCRIPTIONS"] == "MILO | BRAD");
+  CHECK(given.items.size() == 2);
+
+  // A table is one reading's, and the first list the readings read apart decides whose.
+  // DESCRIPTIONS the first read surer keep its rows, and with them its PRICES, however surer the
+  // second's: the rows and the lists say the same.
+  Engine::Result table =
+      result({{"DESCRIPTIONS", "MILO | BREAD"}, {"QUANTITIES", "1 | 2"}, {"PRICES", "3.50 | 4.60"}},
+             {{"DESCRIPTIONS", 90}, {"QUANTITIES", 90}, {"PRICES", 40}});
+  table.items.resize(2);
+  Engine::Result other =
+      result({{"DESCRIPTIONS", "MIL0 | BREAD"}, {"QUANTITIES", "N/A"}, {"PRICES", "3.50 | 4.50"}},
+             {{"DESCRIPTIONS", 60}, {"PRICES", 95}});
+  other.items.resize(3);
+  CHECK(take_second_reading(table, other, false).surer.empty());
+  CHECK(table.fields["PRICES"] == "3.50 | 4.60");
+  CHECK(table.items.size() == 2);
+  // Read alike, the descriptions leave it to the prices, and the whole table comes: a list the
+  // second reading read none of is N/A, with that reading's evidence of its absence.
+  other.fields["DESCRIPTIONS"] = "MILO | BREAD";
+  other.absent["QUANTITIES"].word_mean = 12;
+  CHECK(take_second_reading(table, other, false).surer == std::vector<std::string>{"PRICES"});
+  CHECK(table.fields["PRICES"] == "3.50 | 4.50");
+  CHECK(table.fields["QUANTITIES"] == "N/A");
+  CHECK_FALSE(table.confidence.count("QUANTITIES"));
+  CHECK(table.absent.at("QUANTITIES").word_mean == 12);
+  CHECK(table.items.size() == 3);
 }
 
 TEST_CASE(

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
-#include <set>
 #include <system_error>
 #include <utility>
 
@@ -53,6 +52,8 @@ std::string evened_data(const Settings& config) {
   });
 }
 
+}  // namespace
+
 // Whether `result` has `field` and read none (a field not asked for is not unread).
 bool unread(const Engine::Result& result, const std::string& field) {
   const auto it = result.fields.find(field);
@@ -63,96 +64,6 @@ bool unread(const Engine::Result& result, const std::string& field) {
 std::string value_or_na(const Engine::Result& result, const std::string& field) {
   const auto it = result.fields.find(field);
   return it == result.fields.end() ? "N/A" : it->second;
-}
-
-}  // namespace
-
-bool wants_second_reading(const Engine::Result& first) {
-  const auto doubtful = [&](const char* field, double below) {
-    const auto sure = first.confidence.find(field);
-    return unread(first, field) ||
-           (first.fields.count(field) && sure != first.confidence.end() && sure->second < below);
-  };
-  // A statement has no total or invoice date; its own keys are its period, its balances and its
-  // account's number.
-  if (value_or_na(first, "DOCUMENT_TYPE") == "BANK STATEMENT") {
-    return unread(first, "STATEMENT_PERIOD") || unread(first, "OPENING_BALANCE") ||
-           unread(first, "CLOSING_BALANCE") || unread(first, "BANK_ACCOUNT_NUMBER");
-  }
-  return doubtful("TOTAL", kDoubtful) || doubtful("INVOICE_DATE", kDoubtful) ||
-         doubtful("SUPPLIER", kDoubtfulName);
-}
-
-Taken take_second_reading(Engine::Result& first, const Engine::Result& second, bool clearer,
-                          const std::map<std::string, double>* tesseract) {
-  Taken taken;
-  const std::map<std::string, double>& held = tesseract ? *tesseract : first.confidence;
-  std::set<std::string> agreed;  // read the same by both readings
-  for (const auto& [name, value] : first.fields) {
-    const auto it = second.fields.find(name);
-    if (value != "N/A" && it != second.fields.end() && it->second == value) agreed.insert(name);
-  }
-  // A value the first reading's own checks vouch for is kept over a second reading they do not
-  // vouch for: a statement's balances and transactions that add up (FieldFinder::balance_check).
-  // A surer-looking "$5,269.98" for an opening balance of $5,209.98 that its rows added up from
-  // broke the sum the first reading had. (A total its sums agree with is held by its confidence of
-  // 100 instead, as the first reading had it before the second recognizer's rereading: a total
-  // the sums repaired in the rereading, "105.00" for a printed 165.00, is no proof.)
-  const auto vouched = [](const Engine::Result& reading, const std::string& name) {
-    const auto e = reading.evidence.find(name);
-    return e != reading.evidence.end() && e->second.vouched;
-  };
-  // The first reading's rows that neither add up nor each check give way, as none would, to the
-  // second's that do (find_steps.cpp: rows_unchecked).
-  const bool rows_give_way = rows_unchecked(first) && !rows_unchecked(second);
-  bool rows_taken = false;
-  for (auto& [name, value] : first.fields) {
-    const auto it = second.fields.find(name);
-    if (it == second.fields.end() || it->second == "N/A" || it->second == value) continue;
-    if (vouched(first, name) && !vouched(second, name)) continue;
-    const auto before = held.find(name);
-    const auto now = second.confidence.find(name);
-    const bool list = name == "DESCRIPTIONS" || name == "QUANTITIES" || name == "PRICES";
-    if (value == "N/A") {
-      taken.filled.push_back(name);
-    } else if (clearer || (list && rows_give_way) ||
-               (before != held.end() && now != second.confidence.end() &&
-                now->second > before->second)) {
-      taken.surer.push_back(name);
-    } else {
-      continue;
-    }
-    value = it->second;
-    if (name == "DESCRIPTIONS") {
-      first.items = second.items;       // the rows are the reading the list came from, and so are
-      take_rows_checks(first, second);  // their checks
-      rows_taken = true;
-    }
-    if (now != second.confidence.end()) first.confidence[name] = now->second;
-    if (const auto e = second.evidence.find(name); e != second.evidence.end()) {
-      first.evidence[name] = e->second;
-      first.evidence[name].second_taken = true;
-    }
-  }
-  // A list's evidence is its rows' (doubted, findings.h): where the second reading's rows were
-  // taken, a list both readings read alike takes the second's evidence and confidence, not the
-  // first's doubt of rows that are gone.
-  for (const char* list : {"QUANTITIES", "PRICES"}) {
-    const auto e = second.evidence.find(list);
-    if (!rows_taken || !agreed.count(list) || e == second.evidence.end()) continue;
-    first.evidence[list] = e->second;
-    if (const auto now = second.confidence.find(list); now != second.confidence.end())
-      first.confidence[list] = now->second;
-  }
-  for (auto& [name, e] : first.evidence) {
-    e.second_read = true;
-    e.second_agreed = agreed.count(name) > 0;
-  }
-  // What either reading's printed sums make vouches for the total: a tax row read right in one
-  // reading only (the 200's 553: "16.98 1.02" first, "16.28 1.02" evened out).
-  first.sums.insert(first.sums.end(), second.sums.begin(), second.sums.end());
-  if (first.registration.empty()) first.registration = second.registration;  // likewise
-  return taken;
 }
 
 Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second, AppliesTo applies)

@@ -140,12 +140,17 @@ constexpr double kDoubtful = 35.0;
 constexpr double kDoubtfulName = 60.0;
 constexpr double kClearer = 15.0;
 bool wants_second_reading(const Engine::Result& first);
+// `field`'s value in `result`, or "N/A" where it has none.
+std::string value_or_na(const Engine::Result& result, const std::string& field);
+// Whether `result` has `field` and read none (a field not asked for is not unread).
+bool unread(const Engine::Result& result, const std::string& field);
 struct Taken {
   std::vector<std::string> filled;  // N/A in the first reading
   std::vector<std::string> surer;   // read differently, and more confidently, by the second
 };
-// Merges `second` into `first` (fields, their confidences and evidence); says what it took, and
-// marks each field's evidence with what the second reading said of it. `tesseract`: the
+// Merges `second` into `first` (fields, their confidences and evidence; a table whole, from one
+// reading: its rows, their checks and the three lists); says what it took, and marks each field's
+// evidence with what the second reading said of it (second_reading.cpp). `tesseract`: the
 // confidences the second reading is held against, the first reading's as Tesseract gave them
 // (first.confidence where null): a value the second recognizer put in since (Engine::reread) has
 // its probability, on another scale, and a wrong line read clearly is still the wrong line.
