@@ -1912,7 +1912,9 @@ TEST_CASE(
   // second reading read none of is N/A, with that reading's evidence of its absence.
   other.fields["DESCRIPTIONS"] = "MILO | BREAD";
   other.absent["QUANTITIES"].word_mean = 12;
-  CHECK(take_second_reading(table, other, false).surer == std::vector<std::string>{"PRICES"});
+  const Taken whole = take_second_reading(table, other, false);
+  CHECK(whole.surer == std::vector<std::string>{"PRICES"});
+  CHECK(whole.emptied == std::vector<std::string>{"QUANTITIES"});
   CHECK(table.fields["PRICES"] == "3.50 | 4.50");
   CHECK(table.fields["QUANTITIES"] == "N/A");
   CHECK_FALSE(table.confidence.count("QUANTITIES"));

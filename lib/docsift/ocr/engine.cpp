@@ -139,7 +139,9 @@ Engine::Result Engine::read(const cv::Mat& rgb, const std::vector<std::string>& 
         {"crops_turned_180", crops.turned()},  // the second recognizer's crops
         {"clearer", evened->clearer},          // taken wherever it read a field
         {"filled", taken.filled},              // N/A in the first reading
-        {"surer", taken.surer}};  // read more surely than in the first, or rows that check
+        {"surer", taken.surer}};  // read more surely than in the first, or a table taken whole
+    if (!taken.emptied.empty())   // lists of the first reading's table, which gave way
+      out.info["second_reading"]["emptied"] = taken.emptied;
     if (!taken.filled.empty() || !taken.surer.empty())
       out.text += "\f" + evened->result.text;  // both readings, for the record
     if (!taken.filled.empty())

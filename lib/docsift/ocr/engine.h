@@ -145,8 +145,9 @@ std::string value_or_na(const Engine::Result& result, const std::string& field);
 // Whether `result` has `field` and read none (a field not asked for is not unread).
 bool unread(const Engine::Result& result, const std::string& field);
 struct Taken {
-  std::vector<std::string> filled;  // N/A in the first reading
-  std::vector<std::string> surer;   // read differently, and more confidently, by the second
+  std::vector<std::string> filled;   // N/A in the first reading
+  std::vector<std::string> surer;    // read differently, and more confidently, by the second
+  std::vector<std::string> emptied;  // a list the second reading's table, taken, has none of
 };
 // Merges `second` into `first` (fields, their confidences and evidence; a table whole, from one
 // reading: its rows, their checks and the three lists); says what it took, and marks each field's

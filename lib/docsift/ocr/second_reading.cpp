@@ -78,8 +78,10 @@ void take_second_table(Engine::Result& first, const Engine::Result& second, bool
   for (const char* list : kTableLists) {
     const std::string before = value_or_na(first, list), after = value_or_na(second, list);
     if (!first.fields.count(list) && !second.fields.count(list)) continue;  // not asked for
-    if (before != after && after != "N/A")
-      (before == "N/A" ? taken.filled : taken.surer).push_back(list);
+    if (before != after) {
+      auto& said = after == "N/A" ? taken.emptied : before == "N/A" ? taken.filled : taken.surer;
+      said.push_back(list);
+    }
     put_second(first, second, list);
   }
   first.items = second.items;
@@ -123,6 +125,7 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
   take_second_table(first, second, clearer, held, taken);
   std::sort(taken.filled.begin(), taken.filled.end());  // in the fields' order, as the record
   std::sort(taken.surer.begin(), taken.surer.end());    // lists them
+  std::sort(taken.emptied.begin(), taken.emptied.end());
   for (auto& [name, e] : first.evidence) {
     e.second_read = true;
     e.second_agreed = agreed.count(name) > 0;
