@@ -17,9 +17,16 @@ only the fields the truth has are judged. Prints:
   the truth's values the run left N/A on a field the document type requires;
 - the queue's rows by reason;
 - per field the truth judges: its values right, and its accepted values right.
+
+With --sums-total, it prints instead the TOTALs queued as "sums disagree", surest first, each right
+or wrong, and what each bar of review.sums_total (in steps of 0.005) would accept: the run must
+queue every such TOTAL (`docsift run ... --set review.sums_total=1`). The shipped bar is the lowest
+at which every TOTAL accepted was right on the 200 development receipts (docs/confidence.md, "A
+sure TOTAL over sums that disagree").
 """
 import argparse
 import collections
+import math
 import os
 import sys
 
@@ -33,12 +40,16 @@ def main():
     ap.add_argument("run")
     ap.add_argument("truth")
     ap.add_argument("--receipts", action="store_true", help="TRUTH is a SROIE folder (total, date, company, address only)")
+    ap.add_argument("--sums-total", action="store_true",
+                    help="the TOTALs queued as sums disagree, and the bar review.sums_total would fit")
     args = ap.parse_args()
     # SROIE labels the seller's address too: judged as BUSINESS_ADDRESS (the same words), so that a
     # page counts as right only when its address is.
     truth = receipts_truth(args.truth, address=True) if args.receipts else csv_truth(args.truth)
     kinds = schema_kinds()
     latest = latest_records(os.path.join(args.run, "results.jsonl"))
+    if args.sums_total:
+        return sums_total(latest, truth, kinds)
     pages = accepted_pages = accepted_pages_right = 0
     values = queued = right_accepted = judged_accepted = accepted = wrong = wrong_queued = missing_queued = 0
     # The truth's values of required fields (ABN, TOTAL on invoices and receipts) the run left N/A.
@@ -96,6 +107,26 @@ def main():
     print("queue by reason: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
     print("per judged field, of the values with one: right; accepted, right of those: " + "; ".join(
         f"{f} {n[1]}/{n[0]}, {n[3]}/{n[2]}" for f, n in sorted(per_field.items())))
+
+
+def sums_total(latest, truth, kinds):
+    """The TOTALs queued for their sums, and the lowest bar over which every one accepted is right."""
+    totals = []
+    for name, r in sorted(latest.items()):
+        base = os.path.basename(name.split("#page=")[0])
+        if (r.get("review_reasons") or {}).get("TOTAL") != "sums disagree" or "TOTAL" not in truth.get(base, {}):
+            continue
+        ok = right("TOTAL", kinds.get("TOTAL", "amount"), r["fields"]["TOTAL"], truth[base]["TOTAL"])
+        totals.append((r["confidence"]["TOTAL"], ok, base))
+    totals.sort(reverse=True)
+    print(f"TOTALs queued as sums disagree: {len(totals)}, right {sum(ok for _, ok, _ in totals)}")
+    print("  " + " ".join(f"{c:.4f}{'+' if ok else '-'}" for c, ok, _ in totals))
+    wrong = [c for c, ok, _ in totals if not ok]
+    lowest = (math.floor(max(wrong) / 0.005) + 1) * 0.005 if wrong else 0.0
+    for bar in sorted({round(lowest, 3), 0.93, 0.95, 0.97, 0.98}):
+        taken = [ok for c, ok, _ in totals if c >= bar]
+        print(f"  bar {bar:.3f}: accepted {len(taken)}, right {sum(taken)}, wrong {len(taken) - sum(taken)}")
+    print(f"lowest bar (steps of 0.005) over which every accepted TOTAL is right: {lowest:.3f}")
 
 
 if __name__ == "__main__":

@@ -506,6 +506,37 @@ TEST_CASE(
   CHECK(queue_of(f, c).size() == 3);
 }
 
+TEST_CASE("review queue: a TOTAL at review.sums_total is accepted over sums that disagree") {
+  const Fields f{{"DOCUMENT_TYPE", "RECEIPT"},
+                 {"ABN", "51 824 753 556"},
+                 {"SUBTOTAL", "RM 10.00"},
+                 {"GST", "RM 1.00"},
+                 {"TOTAL", "RM 11.50"}};
+  Confidences c;
+  for (const auto& [k, v] : f) c[k] = 0.99;
+  docsift::extract::ReviewThresholds t{0.5, {}};
+  const auto why = [&] {
+    std::map<std::string, std::string> out;
+    for (const auto& q : docsift::extract::review_queue(schema(), f, c, t))
+      out[q.field] = std::string(to_string(q.reason));
+    return out;
+  };
+  // Without the bar (1, the type's default), every TOTAL whose sums disagree is queued.
+  CHECK(why() == std::map<std::string, std::string>{{"GST", "sums disagree"},
+                                                    {"SUBTOTAL", "sums disagree"},
+                                                    {"TOTAL", "sums disagree"}});
+  // At the bar TOTAL is accepted and its sums still queue the other two; under it, queued.
+  t.sums_total = 0.99;
+  CHECK(why() == std::map<std::string, std::string>{{"GST", "sums disagree"},
+                                                    {"SUBTOTAL", "sums disagree"}});
+  c["TOTAL"] = 0.98;
+  CHECK(why().at("TOTAL") == "sums disagree");
+  // Over the bar, TOTAL is held to its own threshold as any value is.
+  t.sums_total = 0.97;
+  t.fields["TOTAL"] = 0.985;
+  CHECK(why().at("TOTAL") == "low confidence");
+}
+
 TEST_CASE(
     "review queue: rising confidence, a value without a confidence first, no threshold queues "
     "nothing for it") {

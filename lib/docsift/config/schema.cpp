@@ -322,6 +322,11 @@ std::vector<Field> review_keys() {
           "when not given, the engine's own: Tesseract's, or the second recognizer's with "
           "ocr.recognizer: both",
           0.0, 1.0, [](auto& c) -> auto& { return c.review.fields; }),
+      real_key(
+          "review.sums_total",
+          "a TOTAL at or above this confidence is accepted though SUBTOTAL + GST do not tie to it "
+          "(SUBTOTAL and GST are still queued as sums disagree); 1 queues every such TOTAL",
+          0.0, 1.0, Bound::kClosed, [](auto& c) -> auto& { return c.review.sums_total; }),
   };
 }
 

@@ -17,7 +17,8 @@ namespace docsift::extract {
 
 // Why a value is queued, in the order the rule asks: a field the page's document type requires
 // came out N/A, and the engine is not sure the page prints none; a value carries no confidence; the
-// page's printed sums do not tie SUBTOTAL + GST to TOTAL (sums_disagree); the page's table does
+// page's printed sums do not tie SUBTOTAL + GST to TOTAL (sums_disagree; TOTAL only under
+// ReviewThresholds::sums_total); the page's table does
 // not add up (its rows against the subtotal or total, quantity × unit price against a row's
 // amount, a statement's opening balance + transactions against its closing balance: the list
 // fields the engine's checks speak against, journal/page_arithmetic.h); its lists (QUANTITIES,
@@ -71,6 +72,10 @@ struct QueuedValue {
 struct ReviewThresholds {
   std::optional<double> every;           // review.threshold
   std::map<std::string, double> fields;  // review.fields
+  // review.sums_total: a TOTAL at or above this confidence is not queued for its sums (SUBTOTAL and
+  // GST still are); 1, every such TOTAL is. Its confidence weighs the sums already
+  // (docs/confidence.md, "A sure TOTAL over sums that disagree").
+  double sums_total = 1.0;
   std::optional<double> of(const std::string& field) const {
     const auto it = fields.find(field);
     return it != fields.end() ? std::optional<double>(it->second) : every;
