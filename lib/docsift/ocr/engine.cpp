@@ -66,6 +66,22 @@ std::string value_or_na(const Engine::Result& result, const std::string& field) 
   return it == result.fields.end() ? "N/A" : it->second;
 }
 
+void put_reading(Engine::Result& into, const Engine::Result& from, const std::string& field,
+                 bool Evidence::*mark, bool marked) {
+  into.fields[field] = value_or_na(from, field);
+  into.confidence.erase(field);
+  into.evidence.erase(field);
+  into.absent.erase(field);
+  if (const auto c = from.confidence.find(field); c != from.confidence.end())
+    into.confidence[field] = c->second;
+  if (const auto e = from.evidence.find(field); e != from.evidence.end()) {
+    into.evidence[field] = e->second;
+    into.evidence[field].*mark = marked;
+  }
+  if (const auto a = from.absent.find(field); a != from.absent.end())
+    into.absent[field] = a->second;
+}
+
 Engine::Engine(const Settings& config, std::unique_ptr<LineRecognizer> second, AppliesTo applies)
     : rules_(load_rules(config.rules)),
       known_sellers_(KnownNames::load(config.known_sellers)),

@@ -144,6 +144,12 @@ bool wants_second_reading(const Engine::Result& first);
 std::string value_or_na(const Engine::Result& result, const std::string& field);
 // Whether `result` has `field` and read none (a field not asked for is not unread).
 bool unread(const Engine::Result& result, const std::string& field);
+// `from`'s `field` into `into`, the one way a value passes from one reading to another: its value
+// (N/A where it has none), confidence, evidence and evidence of absence, `into`'s own dropped
+// where `from` has none; that evidence's `mark` (Evidence::second_taken, reader_taken) set to
+// `marked`.
+void put_reading(Engine::Result& into, const Engine::Result& from, const std::string& field,
+                 bool Evidence::*mark, bool marked);
 struct Taken {
   std::vector<std::string> filled;   // N/A in the first reading
   std::vector<std::string> surer;    // read differently, and more confidently, by the second

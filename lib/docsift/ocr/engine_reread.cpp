@@ -23,20 +23,9 @@ bool inside_any(const Box& at, const std::vector<Box>& boxes) {
   return std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.holds(at); });
 }
 
-// `again`'s `field` (value, evidence and confidence, those it has) into `first`, its evidence
-// marked as read again. `again` has the field.
-void put_field(Engine::Result& first, const Engine::Result& again, const std::string& field) {
-  first.fields[field] = again.fields.at(field);
-  if (const auto e = again.evidence.find(field); e != again.evidence.end()) {
-    first.evidence[field] = e->second;
-    first.evidence[field].reader_taken = true;
-  }
-  if (const auto c = again.confidence.find(field); c != again.confidence.end())
-    first.confidence[field] = c->second;
-}
-
-// put_field where `again` has a value for `field` other than `first`'s, with its evidence, and
-// `allowed(first's value, again's evidence)`. Whether it took it.
+// `again`'s `field` into `first` (put_reading, marked reader_taken) where `again` has a value for
+// `field` other than `first`'s, with its evidence, and `allowed(first's value, again's evidence)`.
+// Whether it took it.
 bool take_field(Engine::Result& first, const Engine::Result& again, const std::string& field,
                 const std::function<bool(const std::string&, const Evidence&)>& allowed) {
   const auto before = first.fields.find(field);
@@ -47,7 +36,7 @@ bool take_field(Engine::Result& first, const Engine::Result& again, const std::s
       !allowed(before->second, e->second)) {
     return false;
   }
-  put_field(first, again, field);
+  put_reading(first, again, field, &Evidence::reader_taken, true);
   return true;
 }
 
@@ -196,7 +185,7 @@ bool take_reread_items(Engine::Result& first, const Engine::Result& again,
       cells(again.items) <= cells(first.items))
     return false;
   for (const char* list : {"DESCRIPTIONS", "QUANTITIES", "PRICES"}) {
-    if (again.fields.count(list)) put_field(first, again, list);
+    if (again.fields.count(list)) put_reading(first, again, list, &Evidence::reader_taken, true);
   }
   first.items = again.items;
   take_rows_checks(first, again);

@@ -38,24 +38,6 @@ bool second_wins(const Engine::Result& first, const Engine::Result& second, bool
   return before != held.end() && now != second.confidence.end() && now->second > before->second;
 }
 
-// `second`'s `name` into `first`: value, confidence and evidence, marked taken where the value is
-// another; an N/A with the second reading's evidence of absence.
-void put_second(Engine::Result& first, const Engine::Result& second, const std::string& name) {
-  const std::string value = value_or_na(second, name);
-  const bool other = value != value_or_na(first, name);
-  first.fields[name] = value;
-  first.confidence.erase(name);
-  first.evidence.erase(name);
-  if (const auto now = second.confidence.find(name); now != second.confidence.end())
-    first.confidence[name] = now->second;
-  if (const auto e = second.evidence.find(name); e != second.evidence.end()) {
-    first.evidence[name] = e->second;
-    first.evidence[name].second_taken = other;
-  }
-  if (const auto a = second.absent.find(name); a != second.absent.end())
-    first.absent[name] = a->second;
-}
-
 // A table is one reading's: its rows, their checks and the three lists they make, so that
 // line_items.csv and the lists always say the same. The second reading's table is taken whole
 // where the first list the readings read apart (kTableLists' order) is the second's by
@@ -82,7 +64,7 @@ void take_second_table(Engine::Result& first, const Engine::Result& second, bool
       auto& said = after == "N/A" ? taken.emptied : before == "N/A" ? taken.filled : taken.surer;
       said.push_back(list);
     }
-    put_second(first, second, list);
+    put_reading(first, second, list, &Evidence::second_taken, before != after);
   }
   first.items = second.items;
   take_rows_checks(first, second);
@@ -120,7 +102,7 @@ Taken take_second_reading(Engine::Result& first, const Engine::Result& second, b
         value_or_na(second, name) == value || !second_wins(first, second, clearer, held, name))
       continue;
     (value == "N/A" ? taken.filled : taken.surer).push_back(name);
-    put_second(first, second, name);
+    put_reading(first, second, name, &Evidence::second_taken, true);
   }
   take_second_table(first, second, clearer, held, taken);
   std::sort(taken.filled.begin(), taken.filled.end());  // in the fields' order, as the record
