@@ -1922,6 +1922,31 @@ TEST_CASE(
   CHECK(table.items.size() == 3);
 }
 
+TEST_CASE("OCR readings: a value passes from one reading to another whole, stale parts dropped") {
+  Engine::Result into, from;
+  into.fields["TOTAL"] = "12.00";
+  into.confidence["TOTAL"] = 0.4;
+  into.evidence["TOTAL"].word_mean = 40;
+  into.absent["TOTAL"].word_mean = 5;  // left from an N/A before
+  from.fields["TOTAL"] = "12.50";
+  from.evidence["TOTAL"].word_mean = 90;  // no confidence: the reading gave none
+  put_reading(into, from, "TOTAL", &Evidence::reader_taken, true);
+  CHECK(into.fields["TOTAL"] == "12.50");
+  CHECK_FALSE(into.confidence.count("TOTAL"));  // not the other value's 0.4
+  CHECK(into.evidence["TOTAL"].word_mean == 90);
+  CHECK(into.evidence["TOTAL"].reader_taken);
+  CHECK_FALSE(into.evidence["TOTAL"].second_taken);
+  CHECK_FALSE(into.absent.count("TOTAL"));
+  // A field the reading has none of passes as N/A, with its evidence of absence.
+  from.absent["ABN"].word_mean = 7;
+  into.fields["ABN"] = "51 824 753 556";
+  into.confidence["ABN"] = 0.9;
+  put_reading(into, from, "ABN", &Evidence::second_taken, true);
+  CHECK(into.fields["ABN"] == "N/A");
+  CHECK_FALSE(into.confidence.count("ABN"));
+  CHECK(into.absent["ABN"].word_mean == 7);
+}
+
 TEST_CASE(
     "OCR engine on PDFs: a born-digital page is read from its text layer with no OCR, a scanned "
     "one by OCR") {

@@ -521,10 +521,14 @@ TEST_CASE("review queue: a TOTAL at review.sums_total is accepted over sums that
       out[q.field] = std::string(to_string(q.reason));
     return out;
   };
-  // Without the bar (1, the type's default), every TOTAL whose sums disagree is queued.
+  // Without the bar (1, the type's default), every TOTAL whose sums disagree is queued, one at a
+  // confidence of 1 too.
   CHECK(why() == std::map<std::string, std::string>{{"GST", "sums disagree"},
                                                     {"SUBTOTAL", "sums disagree"},
                                                     {"TOTAL", "sums disagree"}});
+  c["TOTAL"] = 1.0;
+  CHECK(why().at("TOTAL") == "sums disagree");
+  c["TOTAL"] = 0.99;
   // At the bar TOTAL is accepted and its sums still queue the other two; under it, queued.
   t.sums_total = 0.99;
   CHECK(why() == std::map<std::string, std::string>{{"GST", "sums disagree"},

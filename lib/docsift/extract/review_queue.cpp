@@ -295,7 +295,7 @@ std::vector<QueuedValue> review_queue(const FieldSchema& schema,
     } else if (!q.confidence) {
       q.reason = ReviewReason::kNoConfidence;
     } else if (sums_off && (f.name == kSubtotal || f.name == kTax ||
-                            (f.name == kTotal && *q.confidence < thresholds.sums_total))) {
+                            (f.name == kTotal && !thresholds.sure_over_sums(*q.confidence)))) {
       q.reason = ReviewReason::kSumsDisagree;
     } else if (doubts.rows_off.count(f.name) > 0 &&
                (f.type == FieldType::kList || f.name == kOpening || f.name == kClosing)) {

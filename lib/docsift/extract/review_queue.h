@@ -73,9 +73,12 @@ struct ReviewThresholds {
   std::optional<double> every;           // review.threshold
   std::map<std::string, double> fields;  // review.fields
   // review.sums_total: a TOTAL at or above this confidence is not queued for its sums (SUBTOTAL and
-  // GST still are); 1, every such TOTAL is. Its confidence weighs the sums already
-  // (docs/confidence.md, "A sure TOTAL over sums that disagree").
+  // GST still are); 1, every such TOTAL is, one at a confidence of 1 too. Its confidence weighs the
+  // sums already (docs/confidence.md, "A sure TOTAL over sums that disagree").
   double sums_total = 1.0;
+  bool sure_over_sums(double total_confidence) const {
+    return sums_total < 1.0 && total_confidence >= sums_total;
+  }
   std::optional<double> of(const std::string& field) const {
     const auto it = fields.find(field);
     return it != fields.end() ? std::optional<double>(it->second) : every;
