@@ -26,12 +26,11 @@ sure TOTAL over sums that disagree").
 """
 import argparse
 import collections
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refit import csv_truth, latest_records, right, schema_fields, schema_kinds  # noqa: E402
+from refit import csv_truth, latest_records, right, schema_fields, schema_kinds, sums_total_bar  # noqa: E402
 from score import receipts_truth  # noqa: E402  (refit puts bench/ocr on the path)
 
 
@@ -121,11 +120,9 @@ def sums_total(latest, truth, kinds):
     totals.sort(reverse=True)
     print(f"TOTALs queued as sums disagree: {len(totals)}, right {sum(ok for _, ok, _ in totals)}")
     print("  " + " ".join(f"{c:.4f}{'+' if ok else '-'}" for c, ok, _ in totals))
-    wrong = [c for c, ok, _ in totals if not ok]
-    # Over the surest wrong one; 1 (review.sums_total's "queue every such TOTAL") where that is 1.
-    lowest = min((math.floor(max(wrong) / 0.005) + 1) * 0.005, 1.0) if wrong else 0.0
+    lowest = sums_total_bar([(c, ok) for c, ok, _ in totals])
     for bar in sorted({round(lowest, 3), 0.93, 0.95, 0.97, 0.98}):
-        taken = [ok for c, ok, _ in totals if c >= bar]
+        taken = [ok for c, ok, _ in totals if bar < 1 and c >= bar]  # 1: every one queued
         print(f"  bar {bar:.3f}: accepted {len(taken)}, right {sum(taken)}, wrong {len(taken) - sum(taken)}")
     print(f"lowest bar (steps of 0.005) over which every accepted TOTAL is right: {lowest:.3f}")
 

@@ -46,6 +46,13 @@
    read again by PP-OCRv4, the synthetic pages), and the receipt pages fully accepted as the default
    build reads them, out of fold beside in sample (pages_accepted); writes the model fitted on all
    the data to --write.
+5. Fits review.sums_total again on the refitted confidences (sums_total_report): the runs queue
+   every TOTAL whose page's sums disagree (--set review.sums_total=1, which moves no value and no
+   evidence), and the bar is the lowest over which every such TOTAL of the 200 is right, out of
+   fold, checked on the 427 (and the other way round), as read by default and by Tesseract alone.
+   A page whose TOTAL passes it counts as accepted whole in step 4. The bar is printed, not written:
+   it is review.sums_total's default (lib/docsift/config/config.h). A run --reuse reads that was
+   made without review.sums_total=1 marks only the TOTALs under its own bar.
 """
 import argparse
 import collections
@@ -229,11 +236,24 @@ def receipts_with_rows(folder):
     return truth
 
 
-def shipped_threshold():
-    """review.threshold as the build ships it: `docsift config`'s (the binary the runs use)."""
+def shipped_review(key="threshold"):
+    """review.KEY (threshold, sums_total) as the build ships it: `docsift config`'s (the binary the
+    runs use)."""
     shown = subprocess.run([os.environ.get("DOCSIFT", os.path.join(ROOT, "build", "docsift")), "config"],
                            check=True, capture_output=True, text=True).stdout
-    return float(re.search(r"^review:\n  threshold: ([0-9.]+)$", shown, re.M).group(1))
+    review = re.search(r"^review:\n((?:  .*\n)+)", shown, re.M).group(1)
+    return float(re.search(rf"^  {key}: ([0-9.]+)$", review, re.M).group(1))
+
+
+def sums_total_bar(totals, step=0.005):
+    """review.sums_total's rule (docs/confidence.md, "A sure TOTAL over sums that disagree"): the
+    lowest bar, in steps of `step`, over which every TOTAL queued as "sums disagree" is right.
+    `totals`: (confidence, right) pairs. 0 where none is wrong; 1 (queue every one) where the surest
+    wrong one is at 1."""
+    wrong = [c for c, ok in totals if not ok]
+    if not wrong:
+        return 0.0
+    return min((math.floor(max(wrong) / step) + 1) * step, 1.0)
 
 
 def csv_truth(path):
@@ -258,8 +278,12 @@ def write_seller_list(truth, path, label):
 
 
 def run_docsift(folder, out, extra=()):
+    # review.sums_total=1: every TOTAL whose page's sums disagree is queued as such, whatever its
+    # confidence, so that the bar is fitted on the refitted confidences (sums_total_bar). It moves
+    # no value and no evidence: the queue alone.
     cmd = [os.environ.get("DOCSIFT", os.path.join(ROOT, "build", "docsift")), "run", folder, "--out", out, "--quiet",
-           "--set", "input.accept_truncated=true", "--set", "ocr.write_evidence=true", *extra]
+           "--set", "input.accept_truncated=true", "--set", "ocr.write_evidence=true",
+           "--set", "review.sums_total=1", *extra]
     print("$ " + " ".join(cmd), file=sys.stderr)
     subprocess.run(cmd, check=False)
 
@@ -398,8 +422,10 @@ def load_values(journal, truth, kinds, set_name):
                 value = taken or value
             # One page in several runs (without and with a list of sellers, read again) is one page for the folds.
             # `shipped`: the confidence the run gave it, by the calibration it was run with.
+            # `sums`: queued as "sums disagree" (every such TOTAL: run_docsift's review.sums_total=1).
             out.append({"page": set_name.split("+")[0] + "/" + base, "field": field, "kind": kind, "x": x,
                         "shipped": (r.get("confidence") or {}).get(field),
+                        "sums": (r.get("review_reasons") or {}).get(field) == "sums disagree",
                         "y": 1 if right(field, kind, value, truth[base][field]) else 0, "set": set_name})
     return out
 
@@ -629,13 +655,14 @@ def out_of_fold(rows, folds, seed=44):
                 r["p"] = predict(model, names, r)
 
 
-def pages_accepted(rows, threshold_of, out_dir, sets):
+def pages_accepted(rows, threshold_of, out_dir, sets, sums_bar):
     """Receipt pages fully accepted as the default build reads them (+both): each value the truth
     judges accepted by `rows`' probability (r["p"]: out of fold, or the shipped model's) at its
     field's threshold, and nothing else queued on the page by the run itself (the fields the
     receipts' truth does not judge, a field of note left N/A, and a judged value queued for another
-    reason than its confidence: sums that disagree). Per set: (pages, fully accepted, of those with
-    every judged value right)."""
+    reason than its confidence: sums that disagree, but for a TOTAL at or over `sums_bar` under 1, as
+    review.sums_total accepts it). Per set: (pages, fully accepted, of those with every judged value
+    right)."""
     out = {}
     for name in sets:
         journal = os.path.join(out_dir, name, "results.jsonl")
@@ -652,16 +679,57 @@ def pages_accepted(rows, threshold_of, out_dir, sets):
             base = os.path.basename(file.split("#page=")[0])
             judged = by_page.get(base, [])
             pages += 1
-            own = {r["field"] for r in judged}
+            own = {r["field"]: r for r in judged}
             reasons = record.get("review_reasons") or {}
-            if any(f not in own or reasons.get(f, "low confidence") != "low confidence"
-                   for f in record.get("review") or []):
+
+            def passes(f):  # queued by the run, yet accepted here if its probability passes
+                why = reasons.get(f, "low confidence")
+                return f in own and (why == "low confidence" or
+                                     (f == "TOTAL" and why == "sums disagree" and sums_bar < 1 and
+                                      own[f]["p"] >= sums_bar))
+            if not all(passes(f) for f in record.get("review") or []):
                 continue
             if all(r["p"] >= threshold_of(r["field"]) for r in judged):
                 accepted += 1
                 right_too += all(r["y"] for r in judged)
         out[name] = (pages, accepted, right_too)
     return out
+
+
+def sums_total_report(rows):
+    """review.sums_total fitted again on the refitted confidences (out of fold): for each receipt
+    set, the TOTALs queued as "sums disagree", the bar they fit (sums_total_bar) and what it accepts
+    on the other set, held out from the bar; as the default build reads them (+both) and by
+    Tesseract alone. Returns the bar fitted on the 200 as the default build reads them (Tesseract
+    alone without a +both run; the shipped bar without either)."""
+    pairs = (("receipts+both", "receipts-427+both"), ("receipts", "receipts-427"))
+    totals = {name: [(r["p"], r["y"]) for r in rows if r["set"] == name and r["field"] == "TOTAL" and r["sums"]]
+              for pair in pairs for name in pair}
+    shipped = shipped_review("sums_total")
+    print(f"## review.sums_total: a TOTAL over sums that disagree, out of fold (shipped: {shipped:.3f})\n")
+    print("The lowest bar, in steps of 0.005, over which every TOTAL queued as sums disagree is right on the set "
+          "it is fitted on, and what that bar accepts on the other set (docs/confidence.md).\n")
+    print("| read | fitted on | TOTALs queued for sums (right) | its bar | held out on | accepted there | right there |")
+    print("|---|---|---|---|---|---|---|")
+    for pair in pairs:
+        for fit_on, check_on in (pair, pair[::-1]):
+            if not totals[fit_on]:
+                continue
+            bar = sums_total_bar(totals[fit_on])
+            taken = [ok for p, ok in totals[check_on] if bar < 1 and p >= bar]
+            print(f"| {'+both' if fit_on.endswith('+both') else 'Tesseract alone'} | {fit_on.removesuffix('+both')} | "
+                  f"{len(totals[fit_on])} ({sum(ok for _, ok in totals[fit_on])}) | {bar:.3f} | "
+                  f"{check_on.removesuffix('+both')} | {len(taken) if totals[check_on] else '-'} | "
+                  f"{sum(taken) if totals[check_on] else '-'} |")
+    print()
+    for name, part in totals.items():  # surest first, + right, - wrong
+        if part:
+            print(f"- {name}: " + " ".join(f"{p:.4f}{'+' if ok else '-'}" for p, ok in sorted(part, reverse=True)))
+    print()
+    for name in ("receipts+both", "receipts"):
+        if totals[name]:
+            return sums_total_bar(totals[name])
+    return shipped
 
 
 def ece(rows):
@@ -873,7 +941,9 @@ def main():
             print(f"| {f} | {acc:.3f} | {cov:.3f} ({n}/{total}) | {queued:.3f} |")
         print()
         both_sets = ("receipts+both", "receipts-427+both")
-        pages_oof = pages_accepted(both, lambda f: chosen_both.get(f, default), args.out, both_sets)
+    sums_bar = sums_total_report(rows)
+    if both:
+        pages_oof = pages_accepted(both, lambda f: chosen_both.get(f, default), args.out, both_sets, sums_bar)
     for label, part in groups:
         if not part:
             continue
@@ -902,7 +972,7 @@ def main():
                    (("development receipts", dev), ("read again (recognizer both)", both),
                     ("generated pages, fitted layouts", synthetic), ("the same, read again", both_generated))]
     if any(part for _, part in listed_rows):
-        shipped = shipped_threshold()
+        shipped = shipped_review("threshold")
         print(f"## Lists: the receipts' item rows (bench/rows, {len(rows_truth())} receipts labelled) and the generated "
               f"pages', at the shipped review.threshold {shipped:.3f}: out of fold, and as run\n")
         print("| set | field | values | right | out of fold: accepted right | accepted | wrong values queued "
@@ -934,7 +1004,7 @@ def main():
     if both:
         # Straight-through pages: a receipt page with nothing queued and every value it has right,
         # out of fold beside the model fitted on all on the same pages.
-        pages_in = pages_accepted(both, lambda f: chosen_both.get(f, default), args.out, both_sets)
+        pages_in = pages_accepted(both, lambda f: chosen_both.get(f, default), args.out, both_sets, sums_bar)
         print("## Receipt pages fully accepted, as the default build reads them (+both), at its thresholds\n")
         print("| set | pages | fully accepted, out of fold (of those, every judged value right) | the model fitted on all, in sample |")
         print("|---|---|---|---|")
