@@ -336,7 +336,7 @@ TEST_CASE(
   CHECK(from_yaml(to_yaml(load(std::nullopt, {"ocr.recognizer=both"})), "worker").review.fields ==
         ReviewConfig::second_recognizer_fields());
   // The bar a TOTAL passes its sums at reaches the queue's thresholds, and the worker.
-  CHECK(load(std::nullopt, {}).review.thresholds().sums_total == doctest::Approx(0.97));
+  CHECK(load(std::nullopt, {}).review.thresholds().sums_total == doctest::Approx(0.98));
   c = load(std::nullopt, {"review.sums_total=1"});
   CHECK(c.review.thresholds().sums_total == 1.0);
   CHECK(from_yaml(to_yaml(c), "worker").review.thresholds().sums_total == 1.0);
