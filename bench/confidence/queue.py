@@ -20,9 +20,11 @@ only the fields the truth has are judged. Prints:
 
 With --sums-total, it prints instead the TOTALs queued as "sums disagree", surest first, each right
 or wrong, and what each bar of review.sums_total (in steps of 0.005) would accept: the run must
-queue every such TOTAL (`docsift run ... --set review.sums_total=1`). The shipped bar is the lowest
-at which every TOTAL accepted was right on the 200 development receipts (docs/confidence.md, "A
-sure TOTAL over sums that disagree").
+queue every such TOTAL (`docsift run ... --set review.sums_total=1`). These are the confidences as
+run, in sample where the calibration saw the pages; the shipped bar is the lowest at which every
+TOTAL accepted was right on the 200 development receipts out of fold, as bench/confidence/refit.py
+fits it by the same rule (sums_total_bar; docs/confidence.md, "A sure TOTAL over sums that
+disagree").
 """
 import argparse
 import collections
