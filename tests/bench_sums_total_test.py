@@ -5,6 +5,8 @@
 
 - sums_total_bar: the lowest bar, in steps of 0.005, over which every TOTAL queued as "sums
   disagree" is right; 0 where none is wrong, 1 where the surest wrong one is at 1.
+- sure_over_sums: a TOTAL at or over the bar passes its sums; a bar of 1 passes none, as the
+  queue's ReviewThresholds::sure_over_sums.
 - pages_accepted: a page whose TOTAL the run queued as "sums disagree" (the refit's runs queue every
   such TOTAL: review.sums_total=1) counts as accepted whole only where the refitted probability is
   at or over the bar; any other reason still holds the page.
@@ -26,7 +28,7 @@ def check(what, got, want):
 
 def main():
     sys.path.insert(0, os.path.join(sys.argv[1], "bench", "confidence"))
-    from refit import pages_accepted, sums_total_bar
+    from refit import pages_accepted, sums_total_bar, sure_over_sums
 
     check("none wrong", sums_total_bar([(0.99, True), (0.5, True)]), 0.0)
     check("no TOTAL", sums_total_bar([]), 0.0)
@@ -35,6 +37,9 @@ def main():
     check("a wrong one on a step", round(sums_total_bar([(0.95, False)]), 3), 0.955)
     check("a sure wrong one queues all", sums_total_bar([(1.0, False)]), 1.0)
     check("never over 1", sums_total_bar([(0.998, False)]), 1.0)
+    check("at the bar", sure_over_sums(0.98, 0.98), True)
+    check("under the bar", sure_over_sums(0.9799, 0.98), False)
+    check("a bar of 1 accepts none, one at 1 too", sure_over_sums(1.0, 1.0), False)
 
     with tempfile.TemporaryDirectory() as out:
         os.makedirs(os.path.join(out, "receipts+both"))

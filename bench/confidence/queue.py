@@ -32,7 +32,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refit import csv_truth, latest_records, right, schema_fields, schema_kinds, sums_total_bar  # noqa: E402
+from refit import csv_truth, latest_records, right, schema_fields, schema_kinds, sums_total_bar, sure_over_sums  # noqa: E402
 from score import receipts_truth  # noqa: E402  (refit puts bench/ocr on the path)
 
 
@@ -124,7 +124,7 @@ def sums_total(latest, truth, kinds):
     print("  " + " ".join(f"{c:.4f}{'+' if ok else '-'}" for c, ok, _ in totals))
     lowest = sums_total_bar([(c, ok) for c, ok, _ in totals])
     for bar in sorted({round(lowest, 3), 0.93, 0.95, 0.97, 0.98}):
-        taken = [ok for c, ok, _ in totals if bar < 1 and c >= bar]  # 1: every one queued
+        taken = [ok for c, ok, _ in totals if sure_over_sums(c, bar)]
         print(f"  bar {bar:.3f}: accepted {len(taken)}, right {sum(taken)}, wrong {len(taken) - sum(taken)}")
     print(f"lowest bar (steps of 0.005) over which every accepted TOTAL is right: {lowest:.3f}")
 

@@ -256,6 +256,13 @@ def sums_total_bar(totals, step=0.005):
     return min((math.floor(max(wrong) / step) + 1) * step, 1.0)
 
 
+def sure_over_sums(p, bar):
+    """Whether a TOTAL at probability `p` is accepted over sums that disagree at review.sums_total
+    `bar`, as the queue decides (ReviewThresholds::sure_over_sums, lib/docsift/extract/review_queue.h):
+    a bar of 1 accepts none, one at 1 too."""
+    return bar < 1 and p >= bar
+
+
 def csv_truth(path):
     with open(path, newline="", encoding="utf-8") as f:
         return {r["image_file"]: {k: v for k, v in r.items() if k != "image_file"} for r in csv.DictReader(f)}
@@ -684,9 +691,8 @@ def pages_accepted(rows, threshold_of, out_dir, sets, sums_bar):
 
             def passes(f):  # queued by the run, yet accepted here if its probability passes
                 why = reasons.get(f, "low confidence")
-                return f in own and (why == "low confidence" or
-                                     (f == "TOTAL" and why == "sums disagree" and sums_bar < 1 and
-                                      own[f]["p"] >= sums_bar))
+                return f in own and (why == "low confidence" or (f == "TOTAL" and why == "sums disagree" and
+                                                                 sure_over_sums(own[f]["p"], sums_bar)))
             if not all(passes(f) for f in record.get("review") or []):
                 continue
             if all(r["p"] >= threshold_of(r["field"]) for r in judged):
@@ -716,7 +722,7 @@ def sums_total_report(rows):
             if not totals[fit_on]:
                 continue
             bar = sums_total_bar(totals[fit_on])
-            taken = [ok for p, ok in totals[check_on] if bar < 1 and p >= bar]
+            taken = [ok for p, ok in totals[check_on] if sure_over_sums(p, bar)]
             print(f"| {'+both' if fit_on.endswith('+both') else 'Tesseract alone'} | {fit_on.removesuffix('+both')} | "
                   f"{len(totals[fit_on])} ({sum(ok for _, ok in totals[fit_on])}) | {bar:.3f} | "
                   f"{check_on.removesuffix('+both')} | {len(taken) if totals[check_on] else '-'} | "
