@@ -381,3 +381,28 @@ TEST_CASE("a heading's row named as a receipt's summary contradicts every list o
   CHECK(e.evidence.at("DESCRIPTIONS").contradicted);
   CHECK(e.evidence.at("PRICES").contradicted);
 }
+
+TEST_CASE("a quantity and unit price with OCR's specks between them are placed where they check") {
+  auto lines = head();
+  // Gardenia's "WHOLEMEAL 2.78 @ 3 8.34" as Tesseract reads it: a colon on the price, a speck
+  // read as 3.8 and the quantity after the at sign, four words from the price.
+  lines.push_back({"WHOLEMEAL", "2.78:", "3.8", "@", "3", "8.34"});
+  lines.push_back({"ORDER", "CHIT", "NCR"});
+  lines.push_back({"3", "X", "2.9000", "So", "8.70", "SR"});  // a speck read as a word
+  // No pair checks: 7 x 1.10 is not 2.70, so no quantity and no unit price.
+  lines.push_back({"KOPI", "O", "7", "1.10", "2.70"});
+  lines.push_back({"Total", "RM", "19.74"});
+  const auto rows = docsift::ocr::receipt_rows(receipt(lines), kAll);
+  REQUIRE(rows);
+  CHECK(rows->sums);
+  REQUIRE(rows->items.size() == 3);
+  CHECK(rows->items[0].description == "WHOLEMEAL");
+  CHECK(rows->items[0].quantity == "3");
+  CHECK(rows->items[0].unit_price == "2.78");
+  CHECK(rows->items[1].description == "ORDER CHIT NCR");
+  CHECK(rows->items[1].quantity == "3");
+  CHECK(rows->items[1].unit_price == "2.90");
+  CHECK(rows->items[2].description == "KOPI O 7");  // an unchecked price is no name
+  CHECK_FALSE(rows->items[2].quantity);
+  CHECK_FALSE(rows->items[2].unit_price);
+}

@@ -83,6 +83,30 @@ std::optional<std::string> price_of(std::string s) {
   return c ? std::optional(plain(*c)) : std::nullopt;
 }
 
+std::optional<Pair> checked_pair(const std::vector<std::string>& t, std::size_t k, long long a) {
+  const auto whole_quantity = [](const std::string& w) -> std::optional<std::string> {
+    const auto q = quantity_of(w);
+    const double n = q ? std::atof(q->c_str()) : 0;
+    if (n < 2 || n != std::floor(n)) return std::nullopt;
+    return q;
+  };
+  const auto price = [](std::string w) {
+    while (!w.empty() && mark(w.substr(w.size() - 1))) w.pop_back();  // "2.13:"
+    return w.empty() ? std::nullopt : price_of(w);
+  };
+  std::optional<Pair> found;
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = i + 1; j < k && j <= i + 4; ++j) {
+      for (const auto& [q, p] : {std::pair{i, j}, std::pair{j, i}}) {
+        const auto quantity = whole_quantity(t[q]);
+        const auto unit = price(t[p]);
+        if (checks(quantity, unit, a)) found = Pair{*quantity, *unit, i};
+      }
+    }
+  }
+  return found;
+}
+
 // "1X" (a quantity and the times sign read as one word): the quantity.
 std::optional<std::string> times_quantity(const std::string& t) {
   if (t.size() < 2 || (t.back() != 'x' && t.back() != 'X')) return std::nullopt;

@@ -3,6 +3,7 @@
 // without a heading). Used by the reader of a receipt's rows (table_receipt.h).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,16 @@ bool name_word(const std::string& t);
 bool checks(const std::optional<std::string>& q, const std::optional<std::string>& p, long long a);
 // A price as a plain figure ("@2.50" → "2.50"), or none.
 std::optional<std::string> price_of(std::string s);
+// A quantity and a unit price that no rule of the line's order placed, and where they are.
+struct Pair {
+  std::string quantity, unit_price;
+  std::size_t first = 0;  // the position of the first of the two in the line's words
+};
+// The last pair among the words t[0, k), at most four words apart in either order with OCR's
+// specks between them ("O.C. WHITE 2.13: 3.8 @ 3" before 6.39: 3 x 2.13), whose product is `a`
+// cents to the cent: a whole quantity of 2 or more (1 x the amount says nothing of which word is
+// its price), a price with cents (a mark OCR read after it dropped). None where no pair checks.
+std::optional<Pair> checked_pair(const std::vector<std::string>& t, std::size_t k, long long a);
 // "1X" (a quantity and the times sign read as one word): the quantity.
 std::optional<std::string> times_quantity(const std::string& t);
 // Figures whose point OCR lost, given back where the line's other figures give it

@@ -79,6 +79,10 @@ void read_figures(std::vector<std::string>& t, Parsed& p) {
   if (!unchecked.empty() && !p.quantity && k >= 2 &&
       checks(quantity_of(at(1)), price_of(at(2)), p.amount))
     p.quantity = quantity_of(at(1)), p.unit_price = price_of(at(2)), k -= 2;
+  if (!p.quantity && !p.unit_price) {  // specks between them ("2.13: 3.8 @ 3"): where they check
+    if (const auto pair = receipt_words::checked_pair(t, k, p.amount))
+      p.quantity = pair->quantity, p.unit_price = pair->unit_price, k = pair->first;
+  }
   const auto other_figure = [&](const std::string& w) {
     const auto c = cents_of(w.front() == '@' ? w.substr(1) : w);
     return c && *c != 0 && *c != p.amount && !(p.unit_price && price_of(w) == p.unit_price);
