@@ -35,10 +35,11 @@ struct Pair {
   std::string quantity, unit_price;
   std::size_t first = 0;  // the position of the first of the two in the line's words
 };
-// The last pair among the words t[0, k), at most four words apart in either order with OCR's
-// specks between them ("O.C. WHITE 2.13: 3.8 @ 3" before 6.39: 3 x 2.13), whose product is `a`
-// cents to the cent: a whole quantity of 2 or more (1 x the amount says nothing of which word is
-// its price), a price with cents (a mark OCR read after it dropped). None where no pair checks.
+// The pair among the words t[0, k) that starts furthest right, at most four words apart in
+// either order with OCR's specks between them ("O.C. WHITE 2.13: 3.8 @ 3" before 6.39: 3 x 2.13),
+// whose product is `a` cents to the cent: a whole quantity of 2 or more (1 x the amount says
+// nothing of which word is its price), a price with cents (a mark OCR read after it dropped).
+// None where no pair checks.
 std::optional<Pair> checked_pair(const std::vector<std::string>& t, std::size_t k, long long a);
 // "1X" (a quantity and the times sign read as one word): the quantity.
 std::optional<std::string> times_quantity(const std::string& t);
