@@ -137,6 +137,17 @@ TEST_CASE("run: a seller two pages read alike gets the calibration's weight, and
   CHECK(logit(a.at("confidence").at("SUPPLIER").get<double>()) ==
         doctest::Approx(logit(read) + weight));
   CHECK(c.at("confidence").at("SUPPLIER") == seller_agreement(c).at("read"));
+  // The date is marked by its year, at weight 0: compared, never agreed (three pages are too few
+  // for a year apart: none is disputed).
+  for (const json* page : {&a, &b, &c}) {
+    const std::string date = page->at("fields").at("INVOICE_DATE");
+    REQUIRE(date.size() == 10);
+    const json& marked = page->at("agreement").at("INVOICE_DATE");
+    CHECK(marked.at("key") == date.substr(6));
+    CHECK(marked.at("weight") == 0.0);
+    CHECK(marked.at("agreed") == false);
+    CHECK_FALSE(marked.contains("disputed"));
+  }
   // The pages were read once each; the count gave two of them a record more.
   const std::size_t lines = journal_lines(out / "results.jsonl").size();
   CHECK(lines == 5);

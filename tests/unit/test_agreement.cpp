@@ -483,3 +483,93 @@ TEST_CASE("A name read in part: the pages that print its registration number com
   unnumbered.push_back(seller("z.jpg", "99 SPEED", 0.6));
   CHECK_FALSE(agreed(unnumbered[3], counted(unnumbered), review(), schema(), true));
 }
+
+namespace {
+
+// A page whose date the engine marked by its year (ocr/engine_calibrate.cpp), at weight 0.
+Record dated(const std::string& file, const std::string& date, double read) {
+  Record r = page(file, "ACME SDN BHD", "ACME SDN BHD", 0.9);
+  r.agreement->clear();  // the date's alone
+  (*r.fields)["INVOICE_DATE"] = date;
+  (*r.confidence)["INVOICE_DATE"] = read;
+  (*r.agreement)["INVOICE_DATE"] = {date.substr(6), 0.0,          read,        false,
+                                    std::nullopt,   std::nullopt, std::nullopt};
+  return r;
+}
+
+// A page's file name, `n`.png (appended, not concatenated: GCC 12 warns falsely of the latter).
+std::string png(int n) {
+  std::string name = std::to_string(n);
+  name.append(".png");
+  return name;
+}
+
+// `n` pages dated in 2017 and 2018, then `more`.
+std::vector<Record> batch(int n, const std::vector<Record>& more) {
+  static const char* const kDates[] = {"12/03/2017", "02/05/2018", "03/05/2018"};
+  std::vector<Record> out;
+  for (int i = 0; i < n; ++i) out.push_back(dated(png(i), kDates[i % 3], 0.95));
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "A year apart from the run's: one page alone read it, outside the span the dates lie in") {
+  // Nine pages of 2017 and 2018 and one of 2013 (a misread 8): the 2013 is disputed and queued,
+  // its value and confidence the page's own.
+  const std::vector<Record> before = batch(9, {dated("x.png", "15/03/2013", 0.99)});
+  const PageCounts counts = counted(before);
+  CHECK(counts.years_apart("INVOICE_DATE", "2013") == "2017 to 2018");
+  const std::optional<Record> x = agreed(before.back(), counts, review(), schema(), true);
+  REQUIRE(x);
+  CHECK(x->fields->at("INVOICE_DATE") == "15/03/2013");
+  CHECK(x->confidence->at("INVOICE_DATE") == 0.99);
+  CHECK(x->agreement->at("INVOICE_DATE").disputed == "2017 to 2018");
+  CHECK_FALSE(x->agreement->at("INVOICE_DATE").agreed);
+  REQUIRE(queued(*x, "INVOICE_DATE"));
+  CHECK(x->review_reasons->at("INVOICE_DATE") == "pages disagree");
+  CHECK(docsift::batch::review_rows(*x).find(R"(other pages read ""2017 to 2018"")") !=
+        std::string::npos);
+  // Pages of a year read alike neither agree (weight 0: nothing to write) nor are disputed.
+  CHECK_FALSE(agreed(before.front(), counts, review(), schema(), true));
+  journal_keeps(*x, "INVOICE_DATE", "disputed");
+  settled(pass(before, true), true);
+  // Corrected, it is disputed by nothing.
+  Record corrected = *x;
+  corrected.corrections.emplace();
+  (*corrected.corrections)["INVOICE_DATE"] = {"15/03/2013", "2026-12-08T00:00:00Z"};
+  CHECK(docsift::journal::page_doubts(corrected).pages_off.empty());
+  CHECK(docsift::journal::page_doubts(*x).pages_off == std::set<std::string>{"INVOICE_DATE"});
+}
+
+TEST_CASE("A year apart from the run's: not where too few pages, two pages, or the span say so") {
+  // Eight pages and the one: under PageCounts::kMinDated dated pages, nothing is apart.
+  const std::vector<Record> few = batch(8, {dated("x.png", "15/03/2013", 0.99)});
+  CHECK(PageCounts::kMinDated == 10);
+  CHECK_FALSE(counted(few).years_apart("INVOICE_DATE", "2013"));
+  CHECK_FALSE(agreed(few.back(), counted(few), review(), schema(), true));
+  // Two pages read 2013: a year two pages read is no misread digit.
+  const std::vector<Record> two =
+      batch(9, {dated("x.png", "15/03/2013", 0.99), dated("y.png", "16/03/2013", 0.99)});
+  CHECK_FALSE(counted(two).years_apart("INVOICE_DATE", "2013"));
+  // A year one page alone read inside the span (2016 beside 2017 and 2018) is not apart.
+  const std::vector<Record> inside = batch(9, {dated("x.png", "15/03/2016", 0.99)});
+  CHECK(counted(inside).years_apart("INVOICE_DATE", "2016") == std::nullopt);
+  // Invoices of many years (no span of three holds 9 in 10 of them): none is apart.
+  std::vector<Record> years;
+  for (int y = 2013; y <= 2024; ++y)
+    years.push_back(dated(png(y), std::string("01/02/").append(std::to_string(y)), 0.95));
+  const PageCounts spread = counted(years);
+  for (int y = 2013; y <= 2024; ++y)
+    CHECK_FALSE(spread.years_apart("INVOICE_DATE", std::to_string(y)));
+  // 9 in 10 of the dated pages in the span: 17 of 20 are not (three pages alone of 2011 to 2013
+  // lie outside), 27 of 30 are.
+  std::vector<Record> share = batch(17, {});
+  for (const char* d : {"01/01/2011", "01/01/2012", "01/01/2013"})
+    share.push_back(dated(png(std::stoi(d + 6)), d, 0.9));
+  CHECK_FALSE(counted(share).years_apart("INVOICE_DATE", "2011"));
+  for (int i = 100; i < 110; ++i) share.push_back(dated(png(i), "02/05/2018", 0.9));
+  CHECK(counted(share).years_apart("INVOICE_DATE", "2011") == "2017 to 2018");
+}

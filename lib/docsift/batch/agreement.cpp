@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 #include "docsift/batch/outputs.h"
@@ -37,6 +38,12 @@ std::string digits(std::string_view key) {
   for (const char c : key)
     if (c >= '0' && c <= '9') out += c;
   return out;
+}
+
+// Whether the schema types `field` as a date: the engine keys it by its year.
+bool dated(const extract::FieldSchema& schema, const std::string& field) {
+  const extract::Field* f = schema.find(field);
+  return f != nullptr && f->type == extract::FieldType::kDate;
 }
 
 }  // namespace
@@ -129,6 +136,36 @@ std::optional<std::string> PageCounts::spelling_completed(const std::string& fie
   return pages_.at({field, *most}).spelling();
 }
 
+std::optional<std::string> PageCounts::years_apart(const std::string& field,
+                                                   const std::string& key) const {
+  // Each year read (a key of four digits: the engine's) and how many pages read it, in order.
+  std::map<int, int> years;
+  int dated = 0;
+  for (auto it = pages_.lower_bound({field, ""}); it != pages_.end() && it->first.first == field;
+       ++it) {
+    const std::string& year = it->first.second;
+    if (year.size() != 4 || digits(year) != year) continue;
+    years[std::stoi(year)] += it->second.pages, dated += it->second.pages;
+  }
+  if (dated < kMinDated || key.size() != 4 || digits(key) != key || pages(field, key) != 1)
+    return std::nullopt;
+  // The span most pages read: one beginning at a year read holds as many as any other.
+  int first = 0, most = 0;
+  for (const auto& [start, unused] : years) {
+    int in = 0;
+    for (auto y = years.find(start); y != years.end() && y->first < start + kDatedSpan; ++y)
+      in += y->second;
+    if (in > most) first = start, most = in;
+  }
+  const int own = std::stoi(key);
+  if (most * 10 < dated * 9 || (own >= first && own < first + kDatedSpan)) return std::nullopt;
+  int last = first;  // the span's last year read
+  for (auto y = years.find(first); y != years.end() && y->first < first + kDatedSpan; ++y)
+    last = y->first;
+  return last == first ? std::to_string(first)
+                       : std::to_string(first) + " to " + std::to_string(last);
+}
+
 bool holds_in_part(std::string_view whole, std::string_view part) {
   const std::string own = letters(part), theirs = letters(whole);
   return !own.empty() && theirs != own && theirs.find(own) != std::string::npos;
@@ -153,16 +190,20 @@ std::optional<Record> agreed(const Record& record, const PageCounts& counts,
     // spelling it would have taken too.
     const bool weighed = a.weight != 0, alike = counts.pages(field, a.key) >= 2;
     bool agrees = weighed && alike;
-    std::optional<std::string> taken;
-    if (!alike && spelling && weighed) {
-      taken = counts.spelling_near(field, a.key);
-      if (!taken && a.registration)
-        taken = counts.spelling_completed(field, *a.registration, a.key);
-      agrees = taken.has_value();
+    std::optional<std::string> taken, disputed;
+    if (dated(schema, field)) {  // keyed by its year: only a year apart is disputed
+      agrees = false;
+      disputed = counts.years_apart(field, a.key);
+    } else {
+      if (!alike && spelling && weighed) {
+        taken = counts.spelling_near(field, a.key);
+        if (!taken && a.registration)
+          taken = counts.spelling_completed(field, *a.registration, a.key);
+        agrees = taken.has_value();
+      }
+      if (!alike && !taken) disputed = counts.spelling_apart(field, a.key);
+      if (!alike && !weighed && !disputed) disputed = counts.spelling_near(field, a.key);
     }
-    std::optional<std::string> disputed;
-    if (!alike && !taken) disputed = counts.spelling_apart(field, a.key);
-    if (!alike && !weighed && !disputed) disputed = counts.spelling_near(field, a.key);
     const std::string& held = taken ? *taken : own;
     const std::optional<std::string> kept = taken ? std::optional<std::string>(own) : std::nullopt;
     const double p = agrees ? shifted(a.read, a.weight) : a.read;

@@ -28,6 +28,12 @@
 // accounts-payable batch, one holder owns every statement of an account), and the seller's website
 // and phone (printed alike on its every page), at weight 0: never agreed nor respelled (no fit has
 // measured them), only disputed, also where the digits are the same.
+//
+// A batch is of a period (a month's receipts, a quarter's invoices), and a date's year misread
+// ("15/03/2013" for 15-03-18, "04/06/2000" for 2018) is one no other page reads: the engine marks a
+// date with its year as key, at weight 0 (never agreed), and a year one page alone read, outside
+// the span of kDatedSpan years in which at least 9 in 10 of the run's kMinDated or more dated pages
+// lie, is disputed by that span and queued (docs/confidence.md, "A year apart from the run's").
 #pragma once
 
 #include <map>
@@ -67,6 +73,12 @@ class PageCounts {
   std::optional<std::string> spelling_completed(const std::string& field,
                                                 const std::string& registration,
                                                 const std::string& key) const;
+  // The years the run's dates of `field` lie in ("2016 to 2018", "2025"), where the year `key`
+  // (a page's date's: its key) is apart from them: of kMinDated or more dated pages, 9 in 10 or
+  // more read a year in the span of kDatedSpan consecutive years that most pages read (of equals,
+  // the earliest), `key`'s is outside it, and no other page read it.
+  std::optional<std::string> years_apart(const std::string& field, const std::string& key) const;
+  static constexpr int kDatedSpan = 3, kMinDated = 10;
 
  private:
   struct Value {
@@ -103,7 +115,9 @@ bool holds_in_part(std::string_view whole, std::string_view part);
 // from, gives none. A seller no other page read alike nor near, on a page that printed its
 // registration number, takes PageCounts::spelling_completed's where there is one, as it would a
 // spelling: a name read in part (a cut-off crop, one line of two, a lead-in read as a label) that
-// the shop's other pages, by its number, read whole.
+// the shop's other pages, by its number, read whole. A date (the schema's
+// `date` type) neither agrees nor is respelled: it is disputed by PageCounts::years_apart's span
+// where there is one.
 std::optional<Record> agreed(const Record& record, const PageCounts& counts,
                              const config::ReviewConfig& review, const extract::FieldSchema& schema,
                              bool spelling);

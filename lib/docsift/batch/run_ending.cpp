@@ -65,8 +65,8 @@ std::string closing_line(const RunSummary& s, const std::string& journal) {
   if (t.values_respelled > 0) {
     closing += "; " + std::to_string(t.values_respelled) + " of " +
                std::to_string(t.values_compared) +
-               " names and addresses respelled as other pages read them (agreement.read_value "
-               "keeps each page's own)";
+               " values compared across pages respelled as other pages read them "
+               "(agreement.read_value keeps each page's own)";
   }
   return closing + "; " + journal;
 }

@@ -62,7 +62,8 @@ class Engine {
     std::map<std::string, Evidence> absent;
     // The seller's name and address (kAgreedFields) where the calibration weighs `agreed`: the
     // value as pages are compared (known_names.h: words_key) and what agreement adds to its logit,
-    // for the run, which counts the pages that read the same (batch/agreement.h).
+    // for the run, which counts the pages that read the same (batch/agreement.h); the fields
+    // compared at weight 0 likewise, and the date by its year (engine_calibrate.cpp).
     struct Agreeable {
       std::string key;
       double weight = 0;

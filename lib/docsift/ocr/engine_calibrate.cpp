@@ -28,6 +28,21 @@ constexpr std::string_view kAgreedFields[] = {"SUPPLIER", "BUSINESS_ADDRESS"};
 constexpr std::string_view kComparedFields[] = {"PAYER_NAME", "PAYER_ADDRESS", "PAYER_EMAIL",
                                                 "SUPPLIER_WEBSITE", "BUSINESS_PHONE"};
 
+// And the date, keyed by its year, at weight 0 too: a batch is of a period, so a year one page
+// alone read, apart from the years the run's other dates lie in, is a misread digit more often than
+// not ("04/06/2000" for 2018; docs/confidence.md, "A year apart from the run's"), and is disputed.
+constexpr std::string_view kDatedFields[] = {"INVOICE_DATE"};
+
+// The year of a date as the rules write it (values.h: format_date, DD/MM/YYYY); empty where the
+// value is not one.
+std::string year_of(std::string_view date) {
+  if (date.size() != 10 || date[2] != '/' || date[5] != '/') return "";
+  const std::string_view year = date.substr(6);
+  for (const char c : year)
+    if (c < '0' || c > '9') return "";
+  return std::string(year);
+}
+
 bool one_of(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -66,6 +81,9 @@ void Engine::calibrate(Result& result) const {
       const std::string key = words_key(value->second);
       if ((weight != 0 || !weighed) && !key.empty())
         result.agreeable[name] = {key, weight, name == "SUPPLIER" ? result.registration : ""};
+    } else if (one_of(kDatedFields, name)) {
+      if (std::string year = year_of(value->second); !year.empty())
+        result.agreeable[name] = {std::move(year), 0.0, ""};
     }
     if (write_evidence_) {
       nlohmann::json f = feature_values(e);
