@@ -13,6 +13,7 @@
 #include "docsift/ocr/engine.h"
 #include "docsift/ocr/known_names.h"
 #include "docsift/ocr/page_checks.h"
+#include "docsift/ocr/values.h"
 
 namespace docsift::ocr {
 namespace {
@@ -32,16 +33,6 @@ constexpr std::string_view kComparedFields[] = {"PAYER_NAME", "PAYER_ADDRESS", "
 // alone read, apart from the years the run's other dates lie in, is a misread digit more often than
 // not ("04/06/2000" for 2018; docs/confidence.md, "A year apart from the run's"), and is disputed.
 constexpr std::string_view kDatedFields[] = {"INVOICE_DATE"};
-
-// The year of a date as the rules write it (values.h: format_date, DD/MM/YYYY); empty where the
-// value is not one.
-std::string year_of(std::string_view date) {
-  if (date.size() != 10 || date[2] != '/' || date[5] != '/') return "";
-  const std::string_view year = date.substr(6);
-  for (const char c : year)
-    if (c < '0' || c > '9') return "";
-  return std::string(year);
-}
 
 bool one_of(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -82,8 +73,9 @@ void Engine::calibrate(Result& result) const {
       if ((weight != 0 || !weighed) && !key.empty())
         result.agreeable[name] = {key, weight, name == "SUPPLIER" ? result.registration : ""};
     } else if (one_of(kDatedFields, name)) {
-      if (std::string year = year_of(value->second); !year.empty())
-        result.agreeable[name] = {std::move(year), 0.0, ""};
+      // Its year as format_date wrote it: four digits.
+      if (formatted_date(value->second))
+        result.agreeable[name] = {value->second.substr(6), 0.0, ""};
     }
     if (write_evidence_) {
       nlohmann::json f = feature_values(e);

@@ -31,18 +31,9 @@ std::optional<long long> cents_of(const Fields& fields, const char* name) {
 // DD/MM/YYYY, as format_date writes it, as a sortable day number (not a calendar count: enough to
 // order two dates and bound a span by about a year).
 std::optional<long> day_number(std::string_view s) {
-  if (s.size() != 10 || s[2] != '/' || s[5] != '/') return std::nullopt;
-  const auto num = [&](std::size_t at, std::size_t n) {
-    long v = 0;
-    for (std::size_t i = at; i < at + n; ++i) {
-      if (s[i] < '0' || s[i] > '9') return -1L;
-      v = v * 10 + (s[i] - '0');
-    }
-    return v;
-  };
-  const long d = num(0, 2), m = num(3, 2), y = num(6, 4);
-  if (d < 1 || m < 1 || y < 0) return std::nullopt;
-  return y * 372 + (m - 1) * 31 + (d - 1);
+  const std::optional<Date> d = formatted_date(s);
+  if (!d) return std::nullopt;
+  return d->year * 372L + (d->month - 1) * 31L + (d->day - 1);
 }
 
 // Whether `label` is in `lowered` as whole words.

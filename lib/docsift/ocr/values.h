@@ -55,6 +55,9 @@ std::vector<Date> find_dates(std::string_view text, const Lexicon& lexicon,
                              DateOrder order = DateOrder::Dmy);
 // As DD/MM/YYYY.
 std::string format_date(const Date& date);
+// A value format_date wrote, read back: two digits of day, two of month, four of year, a day and a
+// month of 1 or more; none where `text` is not one.
+std::optional<Date> formatted_date(std::string_view text);
 // The first date in `text`, as DD/MM/YYYY.
 std::optional<std::string> parse_date(std::string_view text, const Lexicon& lexicon,
                                       DateOrder order = DateOrder::Dmy);

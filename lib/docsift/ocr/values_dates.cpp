@@ -355,6 +355,22 @@ std::string format_date(const Date& date) {
   return out;
 }
 
+std::optional<Date> formatted_date(std::string_view text) {
+  if (text.size() != 10 || text[2] != '/' || text[5] != '/') return std::nullopt;
+  const auto number = [&](std::size_t at, std::size_t n) {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') return -1;
+      v = v * 10 + (text[i] - '0');
+    }
+    return v;
+  };
+  Date out;
+  out.day = number(0, 2), out.month = number(3, 2), out.year = number(6, 4);
+  if (out.day < 1 || out.month < 1 || out.year < 0) return std::nullopt;
+  return out;
+}
+
 std::optional<std::string> parse_date(std::string_view text, const Lexicon& lexicon,
                                       DateOrder order) {
   const auto all = find_dates(text, lexicon, order);
