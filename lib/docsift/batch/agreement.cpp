@@ -147,8 +147,9 @@ std::optional<std::string> PageCounts::years_apart(const std::string& field,
     if (year.size() != 4 || digits(year) != year) continue;
     years[std::stoi(year)] += it->second.pages, dated += it->second.pages;
   }
-  if (dated < kMinDated || key.size() != 4 || digits(key) != key || pages(field, key) != 1)
-    return std::nullopt;
+  // No floor on the pages counted: the page's own year is among them and outside the span, so the
+  // 9 in 10 below already needs 10 dated pages or more.
+  if (key.size() != 4 || digits(key) != key || pages(field, key) != 1) return std::nullopt;
   // The span most pages read: one beginning at a year read holds as many as any other.
   int first = 0, most = 0;
   for (const auto& [start, unused] : years) {

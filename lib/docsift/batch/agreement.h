@@ -32,8 +32,9 @@
 // A batch is of a period (a month's receipts, a quarter's invoices), and a date's year misread
 // ("15/03/2013" for 15-03-18, "04/06/2000" for 2018) is one no other page reads: the engine marks a
 // date with its year as key, at weight 0 (never agreed), and a year one page alone read, outside
-// the span of kDatedSpan years in which at least 9 in 10 of the run's kMinDated or more dated pages
-// lie, is disputed by that span and queued (docs/confidence.md, "A year apart from the run's").
+// the span of kDatedSpan years in which at least 9 in 10 of the run's dated pages lie (so 10 dated
+// pages at least), is disputed by that span and queued (docs/confidence.md, "A year apart from the
+// run's").
 #pragma once
 
 #include <map>
@@ -74,11 +75,12 @@ class PageCounts {
                                                 const std::string& registration,
                                                 const std::string& key) const;
   // The years the run's dates of `field` lie in ("2016 to 2018", "2025"), where the year `key`
-  // (a page's date's: its key) is apart from them: of kMinDated or more dated pages, 9 in 10 or
-  // more read a year in the span of kDatedSpan consecutive years that most pages read (of equals,
-  // the earliest), `key`'s is outside it, and no other page read it.
+  // (a page's date's: its key) is apart from them: of the dated pages, 9 in 10 or more read a
+  // year in the span of kDatedSpan consecutive years that most pages read (of equals, the
+  // earliest), `key`'s is outside it, and no other page read it. With one page outside, that is
+  // 10 dated pages at least.
   std::optional<std::string> years_apart(const std::string& field, const std::string& key) const;
-  static constexpr int kDatedSpan = 3, kMinDated = 10;
+  static constexpr int kDatedSpan = 3;
 
  private:
   struct Value {
